@@ -1,0 +1,269 @@
+/*
+ * analyzer-args.c - decodes the argument bytes of an API_CALL record with
+ * the API's signature string. Trusts neither: every length is checked
+ * against the bytes that remain.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dt-analyzer.h"
+
+void dt_args_begin(struct dt_args_iter *it, const char *sig,
+		   const uint8_t *args, uint32_t len)
+{
+	it->sig = sig ? sig : "";
+	it->p = args;
+	it->end = args + len;
+}
+
+static int scalar_width(char c, const char **s)
+{
+	switch (c) {
+	case 'e':
+		return 4;
+	case 'p':
+		return 8;
+	case 'i':
+	case 'u':
+	case 'f':
+		if (**s == '4' || **s == '8')
+			return *(*s)++ - '0';
+		if (**s == '1' || **s == '2') /* reserved for narrow ints */
+			return *(*s)++ - '0';
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+static bool take(struct dt_args_iter *it, void *dst, size_t n)
+{
+	if ((size_t)(it->end - it->p) < n)
+		return false;
+	memcpy(dst, it->p, n);
+	it->p += n;
+	return true;
+}
+
+static void set_scalar(struct dt_arg *a, const uint8_t *src)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, src, a->width);
+	a->u = v;
+	a->i = (int64_t)v;
+	if (a->width < 8 && (v >> (a->width * 8 - 1)) & 1)
+		a->i = (int64_t)(v | ~0ull << (a->width * 8));
+	if (a->code == 'u' || a->code == 'p')
+		a->i = (int64_t)v;
+	if (a->code == 'f') {
+		if (a->width == 4) {
+			float f;
+			memcpy(&f, src, 4);
+			a->f = f;
+		} else {
+			memcpy(&a->f, src, 8);
+		}
+	}
+}
+
+int dt_args_next(struct dt_args_iter *it, struct dt_arg *a)
+{
+	const char *s = it->sig;
+	const char *colon;
+	uint8_t buf[8];
+	uint32_t n;
+
+	if (*s == 0)
+		return it->p == it->end ? 0 : -1;
+	memset(a, 0, sizeof(*a));
+	colon = strchr(s, ':');
+	if (!colon)
+		return -1;
+	a->name = s;
+	a->name_len = (uint32_t)(colon - s);
+	s = colon + 1;
+	if (*s == '>') {
+		a->out = true;
+		s++;
+	}
+	a->code = *s++;
+	switch (a->code) {
+	case 'a': {
+		a->elem = *s++;
+		int w = scalar_width(a->elem, &s);
+		if (w < 0 || !take(it, &n, 4) ||
+		    (uint64_t)n * (uint32_t)w > (uint64_t)(it->end - it->p))
+			return -1;
+		a->width = (uint8_t)w;
+		a->count = n;
+		a->data = it->p;
+		it->p += (size_t)n * (uint32_t)w;
+		break;
+	}
+	case 'x':
+	case 'k':
+	case 's':
+		if (!take(it, &n, 4) || n > (uint64_t)(it->end - it->p))
+			return -1;
+		a->count = n;
+		a->data = it->p;
+		it->p += n;
+		if (a->code == 'k' && n >= 4) {
+			/* the float reading; 'f' holds the double one */
+			float f;
+			memcpy(&f, a->data, 4);
+			a->f = f;
+		}
+		break;
+	default: {
+		int w = scalar_width(a->code, &s);
+		if (w < 0 || !take(it, buf, (size_t)w))
+			return -1;
+		a->width = (uint8_t)w;
+		set_scalar(a, buf);
+	}
+	}
+	if (*s == '=') {
+		a->type = ++s;
+		while (*s && *s != ',')
+			s++;
+		a->type_len = (uint32_t)(s - a->type);
+	}
+	if (*s == ',')
+		s++;
+	else if (*s)
+		return -1;
+	it->sig = s;
+	return 1;
+}
+
+double dt_hostscalar_guess(const struct dt_arg *a)
+{
+	double d;
+
+	if (a->count < 8)
+		return a->f;
+	memcpy(&d, a->data, 8);
+	/* A double's low half read as a float is 0 or vanishingly small; a
+	 * float followed by anything reads as a tiny or huge double. */
+	if (fabs(a->f) < 1e-20 &&
+	    (d == 0 || (fabs(d) >= 1e-20 && fabs(d) <= 1e20)))
+		return d;
+	return a->f;
+}
+
+uint64_t dt_arg_elem_u(const struct dt_arg *a, uint32_t i)
+{
+	uint64_t v = 0;
+
+	if (i < a->count)
+		memcpy(&v, a->data + (size_t)i * a->width, a->width);
+	return v;
+}
+
+int64_t dt_arg_elem_i(const struct dt_arg *a, uint32_t i)
+{
+	uint64_t v = dt_arg_elem_u(a, i);
+
+	if (a->width < 8 && (v >> (a->width * 8 - 1)) & 1)
+		v |= ~0ull << (a->width * 8);
+	return (int64_t)v;
+}
+
+/* Append to buf with snprintf semantics, tracking the would-be length. */
+#define APPEND(...)                                                          \
+	do {                                                                 \
+		int k_ = snprintf(buf + (len < (int)size ? len : (int)size), \
+				  len < (int)size ? size - (size_t)len : 0,  \
+				  __VA_ARGS__);                              \
+		if (k_ > 0)                                                  \
+			len += k_;                                           \
+	} while (0)
+
+static int format_elem(char code, const struct dt_arg *a, uint32_t i,
+		       char *buf, size_t size)
+{
+	int len = 0;
+
+	if (code == 'p')
+		APPEND("0x%" PRIx64, dt_arg_elem_u(a, i));
+	else if (code == 'u')
+		APPEND("%" PRIu64, dt_arg_elem_u(a, i));
+	else if (code == 'f') {
+		double d;
+		if (a->width == 4) {
+			float f;
+			memcpy(&f, a->data + (size_t)i * 4, 4);
+			d = f;
+		} else {
+			memcpy(&d, a->data + (size_t)i * 8, 8);
+		}
+		APPEND("%g", d);
+	} else
+		APPEND("%" PRId64, dt_arg_elem_i(a, i));
+	return len;
+}
+
+int dt_arg_format(const struct dt_arg *a, char *buf, size_t size)
+{
+	int len = 0;
+
+	if (size)
+		buf[0] = 0;
+	switch (a->code) {
+	case 'p':
+		if (a->u)
+			APPEND("0x%" PRIx64, a->u);
+		else
+			APPEND("NULL");
+		break;
+	case 'u':
+		APPEND("%" PRIu64, a->u);
+		break;
+	case 'i':
+	case 'e':
+		APPEND("%" PRId64, a->i);
+		break;
+	case 'f':
+		APPEND("%g", a->f);
+		break;
+	case 'a':
+		APPEND("[");
+		for (uint32_t i = 0; i < a->count; i++) {
+			char tmp[32];
+			format_elem(a->elem, a, i, tmp, sizeof(tmp));
+			APPEND("%s%s", i ? "," : "", tmp);
+		}
+		APPEND("]");
+		break;
+	case 'k':
+		if (a->count == 0)
+			APPEND("NULL");
+		else
+			APPEND("%g", dt_hostscalar_guess(a));
+		break;
+	case 's':
+		APPEND("\"");
+		for (uint32_t i = 0; i < a->count; i++) {
+			unsigned char c = a->data[i];
+			if (c == '"' || c == '\\')
+				APPEND("\\%c", c);
+			else if (c < 32 || c >= 127)
+				APPEND("\\x%02x", c);
+			else
+				APPEND("%c", c);
+		}
+		APPEND("\"");
+		break;
+	case 'x':
+		APPEND("<%u bytes", a->count);
+		for (uint32_t i = 0; i < a->count && i < 64; i++)
+			APPEND("%s%02x", i ? "" : ": ", a->data[i]);
+		APPEND("%s>", a->count > 64 ? "..." : "");
+		break;
+	}
+	return len;
+}

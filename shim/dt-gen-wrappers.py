@@ -1,0 +1,779 @@
+#!/usr/bin/env python3
+"""Generate dnntrace's cuDNN wrappers from the installed cuDNN headers.
+
+Reads every function named cudnn* that <cudnn.h> declares (preprocessed by the C compiler, parsed
+with pycparser), decides how each argument is recorded from its type and from the first matching
+line of the hand-written annotation file, and writes three files:
+
+  dt-wrappers.c  one exported wrapper per function, plus the API name/signature/flag tables;
+  dt-api.h       the API ids and the tables' declarations (includes no CUDA header);
+  cudnn-api.txt  the listing committed to the repository, so a cuDNN update reads as a diff.
+
+The argument encoding is the one trace/FORMAT.md specifies under "Call arguments"; one Field per
+argument produces its signature entry, its byte count and its store, so the three cannot disagree.
+
+This is not a general C binding generator: it handles the parameter shapes cuDNN uses and fails,
+naming the function and parameter, on anything else, on a pointer parameter that no annotation
+describes, and on an annotation line that describes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import fnmatch
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from typing import Dict, List, Optional, Set, Tuple
+
+from pycparser import c_ast, c_generator, c_parser
+
+GENERATOR = "shim/dt-gen-wrappers.py"
+
+# GNU extensions pycparser cannot parse; they carry nothing the wrappers need.
+NEUTRALIZE = [
+    "-D__attribute__(...)=",
+    "-D__extension__=",
+    "-D__asm__(...)=",
+    "-D__asm(...)=",
+    "-D__restrict=",
+    "-D__restrict__=",
+    "-D__inline=inline",
+    "-D__inline__=inline",
+]
+
+# Local names a wrapper declares; a cuDNN parameter must not be called like one of them.
+WRAPPER_LOCALS = {"real_t", "real", "t", "t0", "t1", "ret", "ok", "len", "p"}
+
+DEPRECATED = 1  # bit 0 of dt_api_flags
+
+
+class GenError(Exception):
+    """A fact about the headers or the annotations that the generator cannot turn into code."""
+
+
+# --------------------------------------------------------------------------- element types
+
+
+@dataclasses.dataclass(frozen=True)
+class Elem:
+    """What a value (a by-value argument, or what a pointer points to) is, for recording."""
+
+    kind: str  # "scalar", "pointer", "struct", "void", "char" or "opaque"
+    code: str = ""  # signature code: "i4", "e=cudnnDataType_t", "p", "x=cudnnFooPerf_t"
+    ctype: str = ""  # C type name, for sizeof()
+
+
+POINTER = Elem("pointer", "p", "void *")
+VOID = Elem("void")
+CHAR = Elem("char")
+
+# Base code -> (bytes, store function, cast applied to the value).
+ENCODINGS = {
+    "i4": (4, "dt_put_i32", ""),
+    "u4": (4, "dt_put_u32", ""),
+    "i8": (8, "dt_put_i64", ""),
+    "u8": (8, "dt_put_u64", ""),
+    "f4": (4, "dt_put_f32", ""),
+    "f8": (8, "dt_put_f64", ""),
+    "e": (4, "dt_put_i32", "(int32_t)"),
+    "p": (8, "dt_put_ptr", ""),
+}
+
+# Builtin arithmetic types on LP64 hosts, keyed by their sorted type specifiers
+# ("signed" and a redundant "int" dropped).
+BUILTIN_CODES = {
+    ("int",): "i4",
+    ("unsigned",): "u4",
+    ("long",): "i8",
+    ("long", "long"): "i8",
+    ("long", "unsigned"): "u8",
+    ("long", "long", "unsigned"): "u8",
+    ("float",): "f4",
+    ("double",): "f8",
+}
+
+INTEGER_CODES = {"i4", "u4", "i8", "u8"}
+
+
+def base_code(code: str) -> str:
+    return code.split("=", 1)[0]
+
+
+def builtin_key(names: List[str]) -> Tuple[str, ...]:
+    words = [w for w in names if w != "signed"]
+    if len(words) > 1:
+        words = [w for w in words if w != "int"]
+    return tuple(sorted(words or ["int"]))
+
+
+class Types:
+    """Resolves the typedefs and structs of the parsed headers into Elems."""
+
+    def __init__(self, ast: c_ast.FileAST):
+        self.typedefs: Dict[str, c_ast.Typedef] = {}
+        self.complete: Set[str] = set()
+        for node in ast.ext:
+            if isinstance(node, c_ast.Typedef):
+                self.typedefs[node.name] = node
+            spec = node
+            while isinstance(spec, (c_ast.Decl, c_ast.Typedef, c_ast.TypeDecl, c_ast.PtrDecl)):
+                spec = spec.type
+            if isinstance(spec, c_ast.Struct) and spec.decls is not None:
+                self.complete.add(spec.name)
+
+    def elem(self, node) -> Elem:
+        """The Elem of a value of type `node` (a TypeDecl, PtrDecl or FuncDecl)."""
+        if isinstance(node, (c_ast.PtrDecl, c_ast.FuncDecl)):
+            return POINTER
+        if not isinstance(node, c_ast.TypeDecl):
+            raise GenError("unsupported type %s" % type_text(node))
+        spec = node.type
+        if isinstance(spec, c_ast.Enum):
+            return Elem("scalar", "e=enum " + spec.name, "enum " + spec.name)
+        if isinstance(spec, c_ast.Struct):
+            return self._struct(spec.name, "struct " + spec.name)
+        names = spec.names
+        if names == ["void"]:
+            return VOID
+        if names == ["char"]:
+            return CHAR
+        key = builtin_key(names)
+        if key in BUILTIN_CODES:
+            return Elem("scalar", BUILTIN_CODES[key], " ".join(names))
+        if len(names) == 1 and names[0] in self.typedefs:
+            return self._typedef(names[0])
+        raise GenError("unsupported type %s" % " ".join(names))
+
+    def _typedef(self, name: str) -> Elem:
+        target = self.typedefs[name].type
+        if isinstance(target, c_ast.PtrDecl):
+            if not self._opaque(target.type):
+                raise GenError("typedef %s points to a complete type" % name)
+            return POINTER
+        if isinstance(target, c_ast.FuncDecl):
+            return POINTER
+        spec = target.type
+        if isinstance(spec, c_ast.Enum):
+            return Elem("scalar", "e=" + name, name)
+        if isinstance(spec, c_ast.Struct):
+            return self._struct(spec.name, name)
+        inner = self.elem(target)
+        return dataclasses.replace(inner, ctype=name) if inner.kind == "scalar" else inner
+
+    def _struct(self, tag: Optional[str], ctype: str) -> Elem:
+        if tag is None or tag in self.complete:
+            return Elem("struct", "x=" + ctype, ctype)
+        return Elem("opaque", "", ctype)
+
+    def _opaque(self, node) -> bool:
+        """Whether a pointer to `node` is a handle: to void, a function or an incomplete struct."""
+        if isinstance(node, c_ast.FuncDecl):
+            return True
+        return isinstance(node, c_ast.TypeDecl) and self.elem(node).kind in ("void", "opaque")
+
+
+def type_text(node) -> str:
+    """The C type of a declarator with its name left out, e.g. `const int[]`."""
+    node = copy.deepcopy(node)
+    inner = node
+    while not isinstance(inner, c_ast.TypeDecl):
+        inner = inner.type
+    inner.declname = None
+    return c_generator.CGenerator().visit(node).replace(" [", "[")
+
+
+# --------------------------------------------------------------------------- headers
+
+
+@dataclasses.dataclass
+class Param:
+    """One parameter of a cuDNN function, as declared."""
+
+    name: str
+    decl: str  # `const int dimA[]`
+    abstract: str  # `const int[]`
+    node: c_ast.Node  # the declarator's type node
+    is_pointer: bool  # declared as a pointer or array (annotations apply to these only)
+
+
+@dataclasses.dataclass
+class Function:
+    """One cuDNN function, as declared."""
+
+    name: str
+    ret: c_ast.Node
+    params: List[Param]
+    deprecated: bool = False
+
+
+def preprocess(cc: List[str], include_dir: str) -> Tuple[str, List[str]]:
+    """Preprocess include_dir's cudnn.h; return the text and the cuDNN headers it read."""
+    # Included by path, so that cudnn.h and the headers it includes with quotes come from
+    # include_dir even when the compiler's own flags name another cuDNN.
+    source = '#include "%s"\n' % os.path.join(os.path.abspath(include_dir), "cudnn.h")
+    with tempfile.TemporaryDirectory() as tmp:
+        deps = os.path.join(tmp, "deps")
+        cmd = cc + ["-E", "-P", "-MD", "-MF", deps, "-I", include_dir] + NEUTRALIZE
+        cmd += ["-x", "c", "-"]
+        try:
+            proc = subprocess.run(cmd, input=source, capture_output=True, text=True, check=False)
+        except OSError as e:
+            raise GenError("cannot run %s: %s" % (cc[0], e)) from e
+        if proc.returncode != 0:
+            raise GenError("%s failed:\n%s" % (" ".join(cmd), proc.stderr))
+        with open(deps, encoding="utf-8") as f:
+            files = f.read().replace("\\\n", " ").split(":", 1)[1].split()
+    return proc.stdout, [f for f in files if os.path.basename(f).startswith("cudnn")]
+
+
+def read_functions(text: str) -> Tuple[List[Function], Types]:
+    """Every function declared with a name starting with `cudnn`, sorted by name."""
+    try:
+        ast = c_parser.CParser().parse(text, "<cudnn.h preprocessed>")
+    except c_parser.ParseError as e:
+        raise GenError("pycparser cannot parse the preprocessed headers: %s" % e) from e
+    functions = {}
+    for node in ast.ext:
+        if (isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl)
+                and node.name.startswith("cudnn")):
+            params = read_params(node.name, node.type)
+            functions[node.name] = Function(node.name, node.type.type, params)
+    return [functions[name] for name in sorted(functions)], Types(ast)
+
+
+def read_params(name: str, func: c_ast.FuncDecl) -> List[Param]:
+    params = func.args.params if func.args else []
+    if len(params) == 1 and params[0].name is None and type_text(params[0].type) == "void":
+        return []
+    if any(p.name is None for p in params):
+        raise GenError("%s: unnamed parameter" % name)
+    gen = c_generator.CGenerator()
+    return [Param(p.name, gen.visit(p).replace(" [", "["), type_text(p.type), p.type,
+                  isinstance(p.type, (c_ast.PtrDecl, c_ast.ArrayDecl)))
+            for p in params]
+
+
+def deprecated_names(headers: List[str]) -> Set[str]:
+    """Functions declared after CUDNN_DEPRECATED, which preprocessing removes."""
+    names = set()
+    for path in headers:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+        text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", " ", text, flags=re.M)
+        for statement in re.split(r"[;{}]", text):
+            if re.search(r"\bCUDNN_DEPRECATED\b", statement):
+                m = re.search(r"\b(cudnn\w+)\s*\(", statement)
+                if m:
+                    names.add(m.group(1))
+    return names
+
+
+def header_version(headers: List[str]) -> Tuple[str, int]:
+    """cuDNN's version from cudnn_version.h: ("9.19.0", 91900), by cuDNN 9's numbering."""
+    path = next((h for h in headers if os.path.basename(h) == "cudnn_version.h"), None)
+    if path is None:
+        raise GenError("cudnn.h did not include cudnn_version.h")
+    with open(path, encoding="utf-8", errors="replace") as f:
+        defines = dict(re.findall(r"^\s*#\s*define\s+CUDNN_(\w+)\s+(\d+)\s*$", f.read(), re.M))
+    try:
+        major, minor, patch = (int(defines[k]) for k in ("MAJOR", "MINOR", "PATCHLEVEL"))
+    except KeyError as e:
+        raise GenError("%s defines no CUDNN_%s" % (path, e.args[0])) from e
+    return "%d.%d.%d" % (major, minor, patch), major * 10000 + minor * 100 + patch
+
+
+# --------------------------------------------------------------------------- annotations
+
+
+@dataclasses.dataclass
+class Rule:
+    """One line of the annotation file."""
+
+    where: str  # "file:line", for messages
+    func_glob: str
+    param_glob: str
+    role: str  # role name: value, in, out, scalar, string, outstring, payload, outpayload
+    length: Optional[List[str]] = None  # LEN atoms (one, or two for min): "4", "n", "*n"
+    args: Optional[List[str]] = None  # payload/outpayload parameter names
+    used: bool = False
+
+    def matches(self, func: str, param: str) -> bool:
+        return (fnmatch.fnmatchcase(func, self.func_glob)
+                and fnmatch.fnmatchcase(param, self.param_glob))
+
+
+ATOM = r"\d+|\*?[A-Za-z_]\w*"
+ROLE_RE = re.compile(
+    r"(?P<plain>value|in|out|scalar|string)"
+    r"|(?P<array>in|out|outstring)\[(?:(?P<atom>%s)|min\((?P<a>%s),(?P<b>%s)\))\]"
+    r"|(?P<payload>payload|outpayload)\((?P<args>\w+(?:,\w+)*)\)" % (ATOM, ATOM, ATOM))
+
+
+def read_rules(path: str) -> List[Rule]:
+    rules = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            words = line.split("#", 1)[0].split(None, 2)
+            if not words:
+                continue
+            where = "%s:%d" % (path, lineno)
+            if len(words) != 3:
+                raise GenError("%s: expected `function-glob param-glob role`" % where)
+            rules.append(parse_role(where, words[0], words[1], "".join(words[2].split())))
+    return rules
+
+
+def parse_role(where: str, func_glob: str, param_glob: str, role: str) -> Rule:
+    m = ROLE_RE.fullmatch(role)
+    if not m:
+        raise GenError("%s: unknown role %r" % (where, role))
+    name = m.group("plain") or m.group("array") or m.group("payload")
+    rule = Rule(where, func_glob, param_glob, name)
+    if m.group("array"):
+        rule.length = [m.group("atom")] if m.group("atom") else [m.group("a"), m.group("b")]
+    if m.group("payload"):
+        rule.args = m.group("args").split(",")
+        if len(rule.args) != (2 if rule.role == "payload" else 3):
+            raise GenError("%s: wrong number of parameters for %s" % (where, rule.role))
+    return rule
+
+
+# --------------------------------------------------------------------------- fields
+
+
+@dataclasses.dataclass
+class Field:
+    """How one argument is recorded: its signature entry, its size and its store."""
+
+    name: str  # in the signature
+    code: str  # signature code, ">" first for outputs
+    size: str  # C expression: bytes it takes in the record
+    put: str  # C expression storing it at p and returning the advanced p
+    count: Optional[str] = None  # C expression for count_var(name), the variable part of size
+    elem_size: Optional[Tuple[str, int]] = None  # (C type, bytes) of an array's elements
+
+
+def count_var(name: str) -> str:
+    """The wrapper's local holding a variable-length field's element or byte count."""
+    return "n_" + name
+
+
+def fixed_field(name: str, code: str, value: str, out: bool = False) -> Field:
+    size, put, cast = ENCODINGS[base_code(code)]
+    return Field(name, (">" if out else "") + code, str(size), "%s(p, %s%s)" % (put, cast, value))
+
+
+def array_field(name: str, elem: Elem, count: str, out: bool) -> Field:
+    size = ENCODINGS[base_code(elem.code)][0]
+    n = count_var(name)
+    return Field(name, (">" if out else "") + "a" + elem.code, "4 + %s * %d" % (n, size),
+                 "dt_put_array(p, %s, %s, %d)" % (name, n, size), count, (elem.ctype, size))
+
+
+def blob_field(name: str, code: str, nbytes: str, out: bool, src: Optional[str] = None) -> Field:
+    """A byte-counted field: nbytes (a C expression) bytes from src, by default the parameter."""
+    n = count_var(name)
+    return Field(name, (">" if out else "") + code, "4 + " + n,
+                 "dt_put_array(p, %s, %s, 1)" % (src or name, n), nbytes)
+
+
+class FieldMaker:
+    """Builds the Fields of one function's parameters from their types and rules."""
+
+    def __init__(self, func: Function, types: Types, status: bool):
+        self.types = types
+        self.params = {p.name: p for p in func.params}
+        # Outputs are read only when the call succeeded; without a status, always.
+        self.status = status
+        self.uses_ok = False  # whether a Field tests the wrapper's `ok`
+
+    def by_value(self, param: Param) -> Field:
+        elem = self.types.elem(param.node)
+        if elem.kind not in ("scalar", "pointer"):
+            raise GenError("cannot record a %s passed by value" % elem.kind)
+        return fixed_field(param.name, elem.code, param.name)
+
+    def pointer(self, param: Param, rule: Optional[Rule]) -> Field:
+        target = self.types.elem(param.node.type)
+        if rule is None:
+            if target.kind != "void":
+                raise GenError("pointer parameter matches no annotation")
+            return fixed_field(param.name, "p", param.name)
+        if rule.role.startswith("out") and "const" in getattr(param.node.type, "quals", []):
+            raise GenError("%s: role %s on a pointer to const" % (rule.where, rule.role))
+        try:
+            return getattr(self, "role_" + rule.role)(param, target, rule)
+        except GenError as e:
+            raise GenError("%s: %s" % (rule.where, e)) from e
+
+    def if_ok(self, expr: str, out: bool) -> str:
+        """A variable-length output's byte or element count: 0 unless the call succeeded."""
+        if not (out and self.status):
+            return expr
+        self.uses_ok = True
+        return "ok ? %s : 0" % expr
+
+    def read(self, name: str, zero: str, out: bool) -> str:
+        """The element a pointer points to, or `zero`."""
+        cond = name
+        if out and self.status:
+            self.uses_ok = True
+            cond = "ok && " + name
+        return "((%s) ? *%s : %s)" % (cond, name, zero)
+
+    def role_value(self, param: Param, target: Elem, rule: Rule) -> Field:
+        return fixed_field(param.name, "p", param.name)
+
+    def role_in(self, param: Param, target: Elem, rule: Rule) -> Field:
+        return self.element(param, target, rule, False)
+
+    def role_out(self, param: Param, target: Elem, rule: Rule) -> Field:
+        return self.element(param, target, rule, True)
+
+    def element(self, param: Param, target: Elem, rule: Rule, out: bool) -> Field:
+        """One element, or an array of rule.length elements, read through the pointer."""
+        name = param.name
+        if target.kind not in ("scalar", "pointer", "struct"):
+            raise GenError("role %s needs a pointer to a complete type" % rule.role)
+        length = "1" if rule.length is None else self.length(rule, out)
+        if target.kind == "struct":
+            nbytes = "dt_bytes(%s, %s, sizeof(%s))" % (name, length, target.ctype)
+            return blob_field(name, target.code, self.if_ok(nbytes, out), out)
+        if rule.length is None:
+            zero = "NULL" if target.kind == "pointer" else "0"
+            return fixed_field(name, target.code, self.read(name, zero, out), out)
+        size = ENCODINGS[base_code(target.code)][0]
+        count = "dt_count(%s, %s, %d)" % (name, length, size)
+        return array_field(name, target, self.if_ok(count, out), out)
+
+    def role_scalar(self, param: Param, target: Elem, rule: Rule) -> Field:
+        self.need(target, "void", rule)
+        return blob_field(param.name, "k", "dt_hostscalar_len(%s)" % param.name, False)
+
+    def role_string(self, param: Param, target: Elem, rule: Rule) -> Field:
+        self.need(target, "char", rule)
+        return blob_field(param.name, "s", "dt_strlen(%s, DT_MAX_STRING)" % param.name, False)
+
+    def role_outstring(self, param: Param, target: Elem, rule: Rule) -> Field:
+        self.need(target, "char", rule)
+        nbytes = "dt_strlen(%s, %s)" % (param.name, self.length(rule, True))
+        return blob_field(param.name, "s", self.if_ok(nbytes, True), True)
+
+    def role_payload(self, param: Param, target: Elem, rule: Rule) -> Field:
+        self.need(target, "void", rule)
+        type_arg, count = (self.integer(a) for a in rule.args)
+        nbytes = "dt_bytes(%s, %s, dt_backend_type_size(%s))" % (param.name, count, type_arg)
+        return blob_field(param.name, "x", nbytes, False)
+
+    def role_outpayload(self, param: Param, target: Elem, rule: Rule) -> Field:
+        self.need(target, "void", rule)
+        type_arg, requested = (self.integer(a) for a in rule.args[:2])
+        got = self.deref(rule.args[2])
+        count = "dt_min64(%s, %s ? *%s : %s)" % (requested, got, got, requested)
+        nbytes = "dt_bytes(%s, %s, dt_backend_type_size(%s))" % (param.name, count, type_arg)
+        return blob_field(param.name, "x", self.if_ok(nbytes, True), True)
+
+    @staticmethod
+    def need(target: Elem, kind: str, rule: Rule) -> None:
+        if target.kind != kind:
+            raise GenError("role %s needs a pointer to %s" % (rule.role, kind))
+
+    def length(self, rule: Rule, out: bool) -> str:
+        """The C expression of an array role's LEN."""
+        atoms = []
+        for atom in rule.length:
+            if atom.isdigit():
+                atoms.append(atom)
+            elif atom.startswith("*"):
+                if not out:
+                    raise GenError("%s: only outputs take a length stored by the call" % atom)
+                name = self.deref(atom[1:])
+                atoms.append("(%s ? *%s : 0)" % (name, name))
+            else:
+                atoms.append(self.integer(atom))
+        return atoms[0] if len(atoms) == 1 else "dt_min64(%s, %s)" % tuple(atoms)
+
+    def integer(self, name: str) -> str:
+        """`name`, checked to be an integer or enum parameter passed by value."""
+        param = self.params.get(name)
+        if param is None or param.is_pointer or \
+                base_code(self.types.elem(param.node).code) not in INTEGER_CODES | {"e"}:
+            raise GenError("%s is not an integer parameter" % name)
+        return name
+
+    def deref(self, name: str) -> str:
+        """`name`, checked to be a pointer to an integer."""
+        param = self.params.get(name)
+        if param is None or not param.is_pointer or \
+                base_code(self.types.elem(param.node.type).code) not in INTEGER_CODES:
+            raise GenError("%s is not a pointer to an integer" % name)
+        return name
+
+
+def return_kind(func: Function, types: Types) -> str:
+    """"status", "void", "s" (a string) or the scalar code of what the function returns."""
+    if type_text(func.ret) == "cudnnStatus_t":
+        return "status"
+    elem = types.elem(func.ret)
+    if elem.kind == "void":
+        return "void"
+    if isinstance(func.ret, c_ast.PtrDecl) and types.elem(func.ret.type).kind == "char":
+        return "s"
+    if elem.kind == "scalar":
+        return elem.code
+    raise GenError("%s: unsupported return type %s" % (func.name, type_text(func.ret)))
+
+
+def return_field(kind: str) -> Optional[Field]:
+    """The `return` pseudo-parameter of functions that return no status."""
+    if kind in ("status", "void"):
+        return None
+    if kind == "s":
+        return blob_field("return", "s", "dt_strlen(ret, DT_MAX_STRING)", False, src="ret")
+    return fixed_field("return", kind, "ret")
+
+
+# --------------------------------------------------------------------------- one API
+
+
+@dataclasses.dataclass
+class Api:
+    """A cuDNN function with the Fields that record its calls."""
+
+    func: Function
+    ret_kind: str
+    fields: List[Field]
+    uses_ok: bool
+
+    @property
+    def signature(self) -> str:
+        return ",".join("%s:%s" % (f.name, f.code) for f in self.fields)
+
+
+def describe(func: Function, types: Types, rules: List[Rule]) -> Api:
+    """Match each parameter with its rule and build the Fields of the call."""
+    ret_kind = return_kind(func, types)
+    maker = FieldMaker(func, types, ret_kind == "status")
+    fields, errors = [], []
+    for param in func.params:
+        rule = None
+        if param.is_pointer:
+            rule = next((r for r in rules if r.matches(func.name, param.name)), None)
+        if rule is not None:
+            rule.used = True
+        try:
+            if param.name in WRAPPER_LOCALS or param.name.startswith("n_"):
+                raise GenError("name clashes with the wrapper's locals")
+            fields.append(maker.pointer(param, rule) if param.is_pointer
+                          else maker.by_value(param))
+        except GenError as e:
+            errors.append("%s: parameter %s (%s): %s" % (func.name, param.name, param.decl, e))
+    if errors:
+        raise GenError("\n".join(errors))
+    extra = return_field(ret_kind)
+    return Api(func, ret_kind, fields + ([extra] if extra else []), maker.uses_ok)
+
+
+# --------------------------------------------------------------------------- C output
+
+
+FALLBACK = {"status": "CUDNN_STATUS_NOT_INITIALIZED", "s": '"cuDNN is not loaded"', "void": ""}
+
+C_HELPERS = """\
+static inline int64_t dt_min64(int64_t a, int64_t b)
+{
+\treturn a < b ? a : b;
+}
+
+/* Bytes of `count` elements of `elem` bytes at ptr, within DT_MAX_BLOB. */
+static inline uint32_t dt_bytes(const void *ptr, int64_t count, uint32_t elem)
+{
+\treturn elem ? dt_count(ptr, count, elem) * elem : 0;
+}
+"""
+
+
+def c_declarator(ctype: str, name: str) -> str:
+    return ctype + name if ctype.endswith("*") else ctype + " " + name
+
+
+def c_wrapper(api: Api) -> str:
+    """The exported wrapper: resolve, enter, call and time, record, leave."""
+    func = api.func
+    ret = type_text(func.ret)
+    args = ", ".join(p.name for p in func.params)
+    void = api.ret_kind == "void"
+    fallback = FALLBACK.get(api.ret_kind, "0")
+    lines = [
+        "DT_EXPORT %s(%s)" % (c_declarator(ret, func.name),
+                              ", ".join(p.decl for p in func.params) or "void"),
+        "{",
+        "\ttypedef %s(%s);" % (c_declarator(ret, "(*real_t)"),
+                               ", ".join(p.abstract for p in func.params) or "void"),
+        "\treal_t real = (real_t)dt_real(DT_API_%s);" % func.name,
+        "\tif (DT_UNLIKELY(!real))",
+        "\t\treturn%s;" % (" " + fallback if fallback else ""),
+        "\tstruct dt_thread *t = dt_enter();",
+    ]
+    if void:
+        lines += ["\tif (!t) {", "\t\treal(%s);" % args, "\t\treturn;", "\t}"]
+    else:
+        lines += ["\tif (!t)", "\t\treturn real(%s);" % args]
+    lines += [
+        "\tuint64_t t0 = dt_now();",
+        "\t%sreal(%s);" % ("" if void else c_declarator(ret, "ret") + " = ", args),
+        "\tuint64_t t1 = dt_now();",
+    ]
+    lines += c_record(api)
+    lines += ["\tdt_leave(t);"] + ([] if void else ["\treturn ret;"]) + ["}"]
+    return "\n".join(lines) + "\n"
+
+
+def c_record(api: Api) -> List[str]:
+    """The lines that size the API_CALL record and store the arguments into it."""
+    lines = ["\tconst int ok = ret == CUDNN_STATUS_SUCCESS;"] if api.uses_ok else []
+    lines += ["\tuint32_t %s = %s;" % (count_var(f.name), f.count) for f in api.fields if f.count]
+    status = "(int32_t)ret" if api.ret_kind == "status" else "0"
+    lines += [
+        "\tuint32_t len = %s;" % (" + ".join(f.size for f in api.fields) or "0"),
+        "\tuint8_t *p = dt_call_begin(t, DT_API_%s, t0, t1, %s, len);" % (api.func.name, status),
+        "\tif (p) {",
+    ]
+    lines += ["\t\tp = %s;" % f.put for f in api.fields]
+    return lines + ["\t\tdt_call_end(t);", "\t}"]
+
+
+def c_string(text: str) -> str:
+    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def c_table(decl: str, apis: List[Api], value) -> str:
+    rows = ["\t[DT_API_%s] = %s," % (a.func.name, value(a)) for a in apis]
+    return "%s = {\n%s\n};\n" % (decl, "\n".join(rows))
+
+
+def array_static_asserts(apis: List[Api]) -> List[str]:
+    """Arrays are copied as they lie in memory: their elements must have the recorded size."""
+    sizes = {f.elem_size for a in apis for f in a.fields if f.elem_size}
+    return ['_Static_assert(sizeof(%s) == %d, "array element size");' % s for s in sorted(sizes)]
+
+
+def c_file(apis: List[Api], banner: str) -> str:
+    parts = [
+        "/* %s */\n" % banner,
+        '#include <cudnn.h>\n\n#include "dt-shim.h"\n#include "dt-api.h"\n',
+        "\n".join(array_static_asserts(apis)) + "\n",
+        C_HELPERS,
+        c_table("const char *const dt_api_names[DT_API_COUNT]", apis,
+                lambda a: c_string(a.func.name)),
+        c_table("const char *const dt_api_sigs[DT_API_COUNT]", apis,
+                lambda a: c_string(a.signature)),
+        c_table("const uint16_t dt_api_flags[DT_API_COUNT]", apis,
+                lambda a: str(DEPRECATED if a.func.deprecated else 0)),
+    ]
+    return "\n".join(parts + [c_wrapper(a) for a in apis])
+
+
+def h_file(apis: List[Api], version: int, banner: str) -> str:
+    ids = "\n".join("\tDT_API_%s = %d," % (a.func.name, i) for i, a in enumerate(apis))
+    hidden = '__attribute__((visibility("hidden")))'
+    return f"""/* {banner} */
+#ifndef DT_API_H
+#define DT_API_H
+
+#include <stdint.h>
+
+/* CUDNN_VERSION of the headers the wrappers were generated from. */
+#define DT_CUDNN_HEADER_VERSION {version}
+
+#define DT_API_COUNT {len(apis)}
+
+/* Ids of the wrapped cuDNN functions: their index in name (strcmp) order. */
+enum dt_api {{
+{ids}
+}};
+
+/* dt_api_flags bits */
+#define DT_API_DEPRECATED {DEPRECATED}u
+
+/* Function names, argument signatures (trace/FORMAT.md, "Call arguments") and flags, by id. */
+{hidden} extern const char *const dt_api_names[DT_API_COUNT];
+{hidden} extern const char *const dt_api_sigs[DT_API_COUNT];
+{hidden} extern const uint16_t dt_api_flags[DT_API_COUNT];
+
+#endif /* DT_API_H */
+"""
+
+
+def listing(apis: List[Api], version: str) -> str:
+    lines = ["# cuDNN %s API as wrapped by dnntrace (generated by %s; do not edit)"
+             % (version, GENERATOR)]
+    for api in apis:
+        lines.append("%s(%s) -> %s%s" % (api.func.name, api.signature, api.ret_kind,
+                                          " deprecated" if api.func.deprecated else ""))
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- main
+
+
+def generate(args) -> Dict[str, str]:
+    """The three output files' contents, by path."""
+    text, headers = preprocess(shlex.split(args.cc), args.include_dir)
+    functions, types = read_functions(text)
+    if not functions:
+        raise GenError("no cudnn* function found in %s" % args.include_dir)
+    deprecated = deprecated_names(headers)
+    for func in functions:
+        func.deprecated = func.name in deprecated
+    version, version_number = header_version(headers)
+    rules = read_rules(args.annotations)
+    apis, errors = [], []
+    for func in functions:
+        try:
+            apis.append(describe(func, types, rules))
+        except GenError as e:
+            errors.append(str(e))
+    errors += ["%s: stale line: no pointer parameter has it as its first match" % r.where
+               for r in rules if not r.used]
+    if errors:
+        raise GenError("\n".join(errors))
+    banner = ("Generated by %s from %s/cudnn.h (cuDNN %s) and %s; do not edit."
+              % (GENERATOR, args.include_dir, version, args.annotations))
+    return {
+        args.out_c: c_file(apis, banner),
+        args.out_h: h_file(apis, version_number, banner),
+        args.out_list: listing(apis, version),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Generate dnntrace's cuDNN wrappers.")
+    parser.add_argument("--include-dir", required=True, help="directory holding cudnn.h")
+    parser.add_argument("--annotations", required=True, help="the annotation file")
+    parser.add_argument("--out-c", required=True, help="wrappers to write (dt-wrappers.c)")
+    parser.add_argument("--out-h", required=True, help="API ids to write (dt-api.h)")
+    parser.add_argument("--out-list", required=True, help="API listing to write (cudnn-api.txt)")
+    parser.add_argument("--cc", default="cc",
+                        help="C compiler command that preprocesses, with any flags it needs")
+    args = parser.parse_args()
+    try:
+        outputs = generate(args)
+    except GenError as e:
+        print("%s: error: %s" % (os.path.basename(sys.argv[0]), e), file=sys.stderr)
+        return 1
+    for path, content in outputs.items():
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(content)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

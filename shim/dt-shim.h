@@ -1,0 +1,123 @@
+/*
+ * dt-shim.h - what the generated cuDNN wrappers need from the shim runtime.
+ *
+ * Private to shim/. The wrappers (generated into dt-wrappers.c from the cuDNN
+ * headers) resolve the real function, time the call, and encode the arguments
+ * into one API_CALL record with the helpers below. The argument encoding is
+ * specified in trace/FORMAT.md ("Call arguments").
+ */
+#ifndef DT_SHIM_H
+#define DT_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define DT_EXPORT __attribute__((visibility("default")))
+#define DT_HIDDEN __attribute__((visibility("hidden")))
+#define DT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define DT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Largest number of bytes one variable-length argument may take in a record. */
+#define DT_MAX_BLOB 16384u
+/* Largest input string recorded, in bytes. */
+#define DT_MAX_STRING 4096u
+
+struct dt_thread;
+
+/* The real function for an API id, resolved on first use; NULL (after one
+ * message on stderr) when no cuDNN library is loaded in the process. */
+DT_HIDDEN extern void *volatile dt_real_table[];
+DT_HIDDEN void *dt_real_resolve(unsigned api);
+static inline void *dt_real(unsigned api)
+{
+	void *fn = dt_real_table[api];
+	return DT_LIKELY(fn != NULL) ? fn : dt_real_resolve(api);
+}
+
+/* Enter a wrapper. Returns the calling thread's recorder, or NULL when this
+ * call is not to be recorded (recording off or failed, or the call was made
+ * from inside another wrapper). A non-NULL result must be passed to
+ * dt_leave() once the record is written. */
+DT_HIDDEN struct dt_thread *dt_enter(void);
+DT_HIDDEN void dt_leave(struct dt_thread *t);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t dt_now(void);
+
+/* Reserve an API_CALL record with `len` argument bytes; returns where the
+ * arguments go, or NULL when the record was lost (then skip dt_call_end). */
+DT_HIDDEN uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
+				 uint64_t t1, int32_t status, uint32_t len);
+DT_HIDDEN void dt_call_end(struct dt_thread *t);
+
+/* Element size of a cudnnBackendAttributeType_t value; 0 when unknown. */
+DT_HIDDEN uint32_t dt_backend_type_size(int64_t attr_type);
+
+/* Elements of an array argument to record: 0 for a NULL pointer or a count
+ * below 1, otherwise count capped so the array fits in DT_MAX_BLOB bytes. */
+static inline uint32_t dt_count(const void *ptr, int64_t count, uint32_t elem)
+{
+	if (!ptr || count <= 0)
+		return 0;
+	if ((uint64_t)count > DT_MAX_BLOB / elem)
+		return DT_MAX_BLOB / elem;
+	return (uint32_t)count;
+}
+
+/* Bytes of a host scalar (alpha, beta) to record: the scalar may be a float
+ * or a double depending on the call's data type, which is only known
+ * offline; read 8 bytes unless that would cross into the next page. */
+static inline uint32_t dt_hostscalar_len(const void *p)
+{
+	if (!p)
+		return 0;
+	return ((uintptr_t)p & 4095u) <= 4088u ? 8u : 4u;
+}
+
+/* Length of an input string to record. */
+static inline uint32_t dt_strlen(const char *s, size_t max)
+{
+	if (!s)
+		return 0;
+	if (max > DT_MAX_STRING)
+		max = DT_MAX_STRING;
+	return (uint32_t)strnlen(s, max);
+}
+
+/* Little-endian stores (the shim runs on little-endian hosts only). */
+static inline uint8_t *dt_put(uint8_t *p, const void *v, size_t n)
+{
+	memcpy(p, v, n);
+	return p + n;
+}
+static inline uint8_t *dt_put_i32(uint8_t *p, int32_t v) { return dt_put(p, &v, 4); }
+static inline uint8_t *dt_put_u32(uint8_t *p, uint32_t v) { return dt_put(p, &v, 4); }
+static inline uint8_t *dt_put_i64(uint8_t *p, int64_t v) { return dt_put(p, &v, 8); }
+static inline uint8_t *dt_put_u64(uint8_t *p, uint64_t v) { return dt_put(p, &v, 8); }
+static inline uint8_t *dt_put_f32(uint8_t *p, float v) { return dt_put(p, &v, 4); }
+static inline uint8_t *dt_put_f64(uint8_t *p, double v) { return dt_put(p, &v, 8); }
+static inline uint8_t *dt_put_ptr(uint8_t *p, const void *v)
+{
+	uint64_t u = (uint64_t)(uintptr_t)v;
+	return dt_put(p, &u, 8);
+}
+/* A variable-length field: u32 count, then count elements of elem bytes. */
+static inline uint8_t *dt_put_array(uint8_t *p, const void *src, uint32_t count,
+				    uint32_t elem)
+{
+	p = dt_put_u32(p, count);
+	if (count)
+		p = dt_put(p, src, (size_t)count * elem);
+	return p;
+}
+
+#include <time.h>
+static inline uint64_t dt_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif /* DT_SHIM_H */

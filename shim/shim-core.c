@@ -1,0 +1,389 @@
+/*
+ * shim-core.c - the recording side of libdnntrace.so.
+ *
+ * Per-thread state, the process's one trace writer (opened at the first
+ * recorded call), configuration from DNNTRACE_* variables, and the process
+ * lifecycle: fork, exec, fatal signals and exit. The wrappers themselves
+ * are generated (dt-wrappers.c); finding the real cuDNN is shim-resolve.c's
+ * job. Nothing here may change what the application sees from cuDNN.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "dt-api.h"
+#include "dt-config.h"
+#include "dt-shim.h"
+#include "dt-trace.h"
+#include "shim-internal.h"
+
+enum rec_state { ST_UNSET, ST_ON, ST_OFF };
+
+static struct {
+	_Atomic int state;          /* enum rec_state */
+	_Atomic unsigned epoch;     /* bumped by fork and exec: threads re-attach */
+	_Atomic(struct dt_writer *) writer;
+	pthread_mutex_t lock;       /* opening and closing the writer */
+	_Atomic uint64_t seq;
+	pthread_key_t key;          /* thread exit: detach the ring */
+	bool key_ok;
+	bool open_failed;           /* do not retry until fork/exec */
+	struct dt_writer_config cfg;
+	char template_buf[PATH_MAX];
+} g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+struct dt_thread {
+	struct dt_ring *ring;
+	uint32_t tid;
+	uint32_t depth;
+	unsigned epoch;
+	bool broken; /* no ring could be had for this thread */
+};
+
+/* initial-exec: the shim is preloaded, so its TLS is static and every
+ * wrapper reaches it with one instruction instead of a __tls_get_addr call. */
+static __thread struct dt_thread tls __attribute__((tls_model("initial-exec")));
+
+void dt_warn(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "dnntrace: ");
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(buf) - 1)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	(void)!write(STDERR_FILENO, buf, (size_t)n);
+}
+
+/* ---------------------------------------------------------- configuration */
+
+static uint64_t env_size(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v)
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': n <<= 10; end++; break;
+	case 'm': case 'M': n <<= 20; end++; break;
+	case 'g': case 'G': n <<= 30; end++; break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	if (*end)
+		goto bad;
+	return n;
+bad:
+	dt_warn("ignoring %s=%s: not a number", name, v);
+	return def;
+}
+
+static bool env_true(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0 &&
+	       strcasecmp(v, "no") != 0 && strcasecmp(v, "off") != 0;
+}
+
+static void load_config(void)
+{
+	const char *out = getenv("DNNTRACE_OUTPUT");
+
+	memset(&g.cfg, 0, sizeof(g.cfg));
+	if (out && *out) {
+		snprintf(g.template_buf, sizeof(g.template_buf), "%s", out);
+		g.cfg.path_template = g.template_buf;
+	}
+	g.cfg.ring_size = (uint32_t)env_size("DNNTRACE_BUFFER_SIZE", 0);
+	g.cfg.flush_ms = (uint32_t)env_size("DNNTRACE_FLUSH_MS", 0);
+	g.cfg.level = (int)env_size("DNNTRACE_ZSTD_LEVEL", 0);
+	g.cfg.api_names = dt_api_names;
+	g.cfg.api_sigs = dt_api_sigs;
+	g.cfg.api_flags = dt_api_flags;
+	g.cfg.api_count = DT_API_COUNT;
+}
+
+/* Decide, once, whether this process records. */
+static int init_state(void)
+{
+	int st = atomic_load(&g.state);
+
+	if (st != ST_UNSET)
+		return st;
+	pthread_mutex_lock(&g.lock);
+	st = atomic_load(&g.state);
+	if (st == ST_UNSET) {
+		load_config();
+		if (!g.key_ok)
+			g.key_ok = pthread_key_create(&g.key, dt_thread_exit) == 0;
+		st = env_true("DNNTRACE_DISABLE") ? ST_OFF : ST_ON;
+		atomic_store(&g.state, st);
+	}
+	pthread_mutex_unlock(&g.lock);
+	return st;
+}
+
+/* --------------------------------------------------------------- signals */
+
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+				     SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+
+/* A signal that would end the process: finish the file (the writer thread
+ * does the work; this only asks and waits a moment), then let the signal's
+ * default action happen. SA_RESETHAND already restored it, and the signal
+ * is blocked until this returns. */
+static void on_fatal_signal(int sig)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+	int saved = errno;
+
+	if (w)
+		dt_writer_close_async(w, DT_END_SIGNAL, sig, 2000);
+	raise(sig);
+	errno = saved;
+}
+
+/* Only signals whose disposition is still the default: an application
+ * that handles a signal keeps it, and then exits through exit(). */
+static void install_signal_handlers(void)
+{
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction old, sa;
+
+		if (sigaction(fatal_signals[i], NULL, &old) ||
+		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		sa.sa_flags = SA_RESETHAND | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static void announce(struct dt_writer *w)
+{
+	const char *manifest = getenv("DNNTRACE_MANIFEST");
+
+	if (manifest && *manifest) {
+		char line[PATH_MAX + 2];
+		int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
+		int n = snprintf(line, sizeof(line), "%s\n", dt_writer_path(w));
+		if (fd >= 0) {
+			/* one write below PIPE_BUF: lines of processes never mix */
+			(void)!write(fd, line, (size_t)n);
+			close(fd);
+		}
+	}
+	if (env_true("DNNTRACE_VERBOSE"))
+		dt_warn("recording pid %d to %s", (int)getpid(),
+			dt_writer_path(w));
+}
+
+static struct dt_writer *open_writer(void)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+
+	if (w || g.open_failed)
+		return w;
+	pthread_mutex_lock(&g.lock);
+	w = atomic_load(&g.writer);
+	if (!w && !g.open_failed) {
+		struct dt_kv info[8];
+		size_t n = dt_shim_info(info, sizeof(info) / sizeof(info[0]));
+
+		g.cfg.info = info;
+		g.cfg.n_info = n;
+		w = dt_writer_open(&g.cfg);
+		g.cfg.info = NULL;
+		g.cfg.n_info = 0;
+		if (w) {
+			atomic_store(&g.writer, w);
+			install_signal_handlers();
+			announce(w);
+		} else {
+			g.open_failed = true;
+			dt_warn("cannot create the trace file (%s): %s; "
+				"recording is off",
+				g.cfg.path_template ? g.cfg.path_template
+						    : DT_DEFAULT_TEMPLATE,
+				strerror(errno));
+		}
+	}
+	pthread_mutex_unlock(&g.lock);
+	return w;
+}
+
+static void close_writer(enum dt_end_reason reason, int code)
+{
+	struct dt_writer *w;
+
+	pthread_mutex_lock(&g.lock);
+	w = atomic_exchange(&g.writer, NULL);
+	atomic_fetch_add(&g.epoch, 1);
+	pthread_mutex_unlock(&g.lock);
+	if (w)
+		dt_writer_close(w, reason, code);
+}
+
+/* ------------------------------------------------------ per-thread state */
+
+static uint32_t gettid_cached(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+void dt_thread_exit(void *arg)
+{
+	struct dt_thread *t = arg;
+
+	if (t->ring && t->epoch == atomic_load(&g.epoch))
+		dt_ring_detach(t->ring);
+	t->ring = NULL;
+}
+
+/* First recorded call of this thread (or first since fork or exec). */
+static bool attach_thread(struct dt_thread *t)
+{
+	struct dt_writer *w = open_writer();
+	unsigned epoch = atomic_load(&g.epoch);
+	char name[17] = "";
+
+	if (!w)
+		return false;
+	t->tid = gettid_cached();
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	t->ring = dt_writer_attach(w, t->tid, name);
+	t->epoch = epoch;
+	if (!t->ring) {
+		dt_warn("no memory for thread %u's buffer; its calls are "
+			"not recorded", t->tid);
+		return false;
+	}
+	if (g.key_ok)
+		pthread_setspecific(g.key, t);
+	return true;
+}
+
+struct dt_thread *dt_enter(void)
+{
+	struct dt_thread *t = &tls;
+
+	if (DT_UNLIKELY(atomic_load_explicit(&g.state, memory_order_relaxed) !=
+			ST_ON) &&
+	    init_state() != ST_ON)
+		return NULL;
+	if (t->depth) /* a call made from inside a wrapped call */
+		return NULL;
+	if (DT_UNLIKELY(t->epoch != atomic_load_explicit(&g.epoch,
+							 memory_order_relaxed) ||
+			!t->ring)) {
+		if (t->broken && t->epoch == atomic_load(&g.epoch))
+			return NULL;
+		t->broken = !attach_thread(t);
+		if (t->broken) {
+			t->epoch = atomic_load(&g.epoch);
+			return NULL;
+		}
+	}
+	t->depth = 1;
+	return t;
+}
+
+void dt_leave(struct dt_thread *t)
+{
+	t->depth = 0;
+}
+
+uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
+		       uint64_t t1, int32_t status, uint32_t len)
+{
+	uint32_t size = dt_rec_align((uint32_t)sizeof(struct dt_rec_api_call) + len);
+	struct dt_rec_api_call *r;
+
+	if (DT_UNLIKELY(len > DT_REC_MAX - sizeof(*r)))
+		return NULL;
+	r = dt_ring_reserve(t->ring, size);
+	if (DT_UNLIKELY(!r))
+		return NULL;
+	r->hdr.type = DT_REC_API_CALL;
+	r->hdr.reserved = 0;
+	r->hdr.size = size;
+	r->api = (uint16_t)api;
+	r->flags = 0;
+	r->tid = t->tid;
+	r->seq = atomic_fetch_add_explicit(&g.seq, 1, memory_order_relaxed) + 1;
+	r->t_begin = t0;
+	r->t_end = t1;
+	r->status = status;
+	r->len = len;
+	/* zero the alignment padding so files are reproducible */
+	memset((uint8_t *)(r + 1) + len, 0, size - sizeof(*r) - len);
+	return (uint8_t *)(r + 1);
+}
+
+void dt_call_end(struct dt_thread *t)
+{
+	dt_ring_commit(t->ring);
+}
+
+/* -------------------------------------------------------------- lifecycle */
+
+static void after_fork_child(void)
+{
+	/* The writer, its thread and every other thread's ring belong to the
+	 * parent; the child starts over with a file of its own. */
+	pthread_mutex_init(&g.lock, NULL);
+	struct dt_writer *w = atomic_exchange(&g.writer, NULL);
+	if (w)
+		dt_writer_abandon(w);
+	g.open_failed = false;
+	atomic_fetch_add(&g.epoch, 1);
+	tls.ring = NULL;
+}
+
+void dt_before_exec(void)
+{
+	if (atomic_load(&g.writer))
+		close_writer(DT_END_EXEC, 0);
+	g.open_failed = false;
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_child);
+	init_state();
+}
+
+__attribute__((destructor)) static void shim_fini(void)
+{
+	close_writer(DT_END_EXIT, dt_exit_code());
+	/* calls made after this point (other threads, later destructors)
+	 * are forwarded without recording */
+	atomic_store(&g.state, ST_OFF);
+}

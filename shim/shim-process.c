@@ -1,0 +1,111 @@
+/*
+ * shim-process.c - process events the trace must not miss: exec replaces
+ * the image (finish the file first), exit gives the status for the END
+ * record. Each wrapper does its small part and calls the C library's own
+ * function; nothing else changes.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "shim-internal.h"
+
+static volatile int exit_code;
+
+int dt_exit_code(void)
+{
+	return exit_code;
+}
+
+/* The next definition of `name` after the shim, looked up once. */
+#define NEXT(name)                                                           \
+	static __typeof__(&name) real_;                                      \
+	if (!real_)                                                          \
+		real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+
+DT_EXPORT __attribute__((noreturn)) void exit(int code)
+{
+	NEXT(exit);
+	exit_code = code;
+	real_(code);
+	__builtin_unreachable();
+}
+
+DT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	NEXT(execve);
+	dt_before_exec();
+	return real_(path, argv, envp);
+}
+
+DT_EXPORT int execv(const char *path, char *const argv[])
+{
+	NEXT(execv);
+	dt_before_exec();
+	return real_(path, argv);
+}
+
+DT_EXPORT int execvp(const char *file, char *const argv[])
+{
+	NEXT(execvp);
+	dt_before_exec();
+	return real_(file, argv);
+}
+
+DT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	NEXT(execvpe);
+	dt_before_exec();
+	return real_(file, argv, envp);
+}
+
+DT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	NEXT(fexecve);
+	dt_before_exec();
+	return real_(fd, argv, envp);
+}
+
+/* The execl family is variadic: gather the list into an argv array (on the
+ * stack, as the C library does) and go through the wrappers above. */
+#define GATHER_ARGS(first, ap, argv)                                         \
+	size_t n_ = 1;                                                       \
+	va_list count_;                                                      \
+	va_copy(count_, ap);                                                 \
+	while (va_arg(count_, char *))                                       \
+		n_++;                                                        \
+	va_end(count_);                                                      \
+	char *argv[n_ + 1];                                                  \
+	argv[0] = (char *)(first);                                           \
+	for (size_t i_ = 1; i_ <= n_; i_++)                                  \
+		argv[i_] = va_arg(ap, char *)
+
+DT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	GATHER_ARGS(arg, ap, argv);
+	va_end(ap);
+	return execv(path, argv);
+}
+
+DT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	GATHER_ARGS(arg, ap, argv);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+DT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	GATHER_ARGS(arg, ap, argv);
+	char *const *envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}

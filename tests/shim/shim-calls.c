@@ -1,0 +1,138 @@
+/*
+ * shim-calls.c - a program that drives the real libcudnn through its
+ * descriptor API (no GPU needed), for the shim's tests. Each mode makes a
+ * known set of calls; test-shim.sh checks the trace against them.
+ *
+ *   shim-calls calls          one of each kind of argument the shim captures
+ *   shim-calls threads N M    N threads making M calls each
+ *   shim-calls fork           calls before and after fork(), in both processes
+ *   shim-calls sigterm        calls, then a SIGTERM to itself
+ *   shim-calls exec           calls, then exec of `true`
+ */
+#define _GNU_SOURCE
+#include <cudnn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Checked call: these are all calls that succeed without a GPU. */
+#define OK(call)                                                             \
+	do {                                                                 \
+		cudnnStatus_t s_ = (call);                                   \
+		if (s_ != CUDNN_STATUS_SUCCESS) {                            \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__,         \
+				__LINE__, #call, cudnnGetErrorString(s_));   \
+			exit(1);                                             \
+		}                                                            \
+	} while (0)
+
+static void tensor_calls(void)
+{
+	cudnnTensorDescriptor_t t;
+	int dims[4] = { 2, 3, 4, 5 }, strides[4] = { 60, 20, 5, 1 };
+	int nb = 0, gd[4] = { 0 }, gs[4] = { 0 };
+	cudnnDataType_t dt;
+
+	OK(cudnnCreateTensorDescriptor(&t));
+	OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, 8, 16, 32, 64));
+	OK(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 4, dims, strides));
+	OK(cudnnGetTensorNdDescriptor(t, 4, &dt, &nb, gd, gs));
+	/* fails: negative size; recorded with its status */
+	if (cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, -1, 1, 1, 1) ==
+	    CUDNN_STATUS_SUCCESS)
+		exit(1);
+	OK(cudnnDestroyTensorDescriptor(t));
+}
+
+static void conv_calls(void)
+{
+	cudnnConvolutionDescriptor_t c;
+	int pad[2] = { 1, 2 }, stride[2] = { 3, 4 }, dil[2] = { 1, 1 };
+
+	OK(cudnnCreateConvolutionDescriptor(&c));
+	OK(cudnnSetConvolutionNdDescriptor(c, 2, pad, stride, dil, CUDNN_CROSS_CORRELATION,
+					   CUDNN_DATA_FLOAT));
+	OK(cudnnSetConvolutionGroupCount(c, 4));
+	OK(cudnnDestroyConvolutionDescriptor(c));
+}
+
+static void backend_calls(void)
+{
+	cudnnBackendDescriptor_t d;
+	int64_t dims[4] = { 1, 8, 16, 16 }, strides[4] = { 2048, 1, 128, 8 };
+	int64_t uid = 42, align = 16, got[4] = { 0 }, n = 0;
+	cudnnDataType_t dt = CUDNN_DATA_BFLOAT16;
+
+	OK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &d));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1,
+				    &align));
+	OK(cudnnBackendFinalize(d));
+	OK(cudnnBackendGetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, &n, got));
+	OK(cudnnBackendDestroyDescriptor(d));
+}
+
+static void *thread_main(void *arg)
+{
+	long m = (long)arg;
+
+	for (long i = 0; i < m; i++) {
+		cudnnTensorDescriptor_t t;
+		OK(cudnnCreateTensorDescriptor(&t));
+		OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 1,
+					      (int)i + 1));
+		OK(cudnnDestroyTensorDescriptor(t));
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "calls";
+
+	if (!strcmp(mode, "calls")) {
+		size_t v = cudnnGetVersion();
+		printf("version %zu: %s\n", v, cudnnGetErrorString(CUDNN_STATUS_BAD_PARAM));
+		tensor_calls();
+		conv_calls();
+		backend_calls();
+	} else if (!strcmp(mode, "threads") && argc == 4) {
+		int n = atoi(argv[2]);
+		pthread_t th[64];
+		for (int i = 0; i < n && i < 64; i++)
+			pthread_create(&th[i], NULL, thread_main, (void *)atol(argv[3]));
+		for (int i = 0; i < n && i < 64; i++)
+			pthread_join(th[i], NULL);
+	} else if (!strcmp(mode, "fork")) {
+		tensor_calls();
+		pid_t pid = fork();
+		if (pid == 0) {
+			conv_calls();
+			conv_calls();
+			exit(0);
+		}
+		int st;
+		waitpid(pid, &st, 0);
+		backend_calls();
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	} else if (!strcmp(mode, "sigterm")) {
+		tensor_calls();
+		raise(SIGTERM);
+		pause();
+	} else if (!strcmp(mode, "exec")) {
+		conv_calls();
+		execlp("true", "true", (char *)NULL);
+		return 1;
+	} else {
+		fprintf(stderr, "usage: %s calls | threads N M | fork | sigterm | exec\n", argv[0]);
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,113 @@
+#!/bin/sh
+# libdnntrace.so on real programs calling the real libcudnn (no GPU needed):
+# every call recorded once with its arguments and outputs, dlopen+dlsym
+# callers, threads, fork, SIGTERM, exec and DNNTRACE_DISABLE.
+# usage: test-shim.sh DNNTRACE LIBDNNTRACE SHIM_CALLS SHIM_DLOPEN CUDNN_LIBDIR
+set -u
+dnntrace=$1 shim=$2 calls=$3 dlopen_prog=$4 cudnn_libdir=$5
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LD_LIBRARY_PATH="$cudnn_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fail=0
+
+bad() { echo "FAIL: $*"; fail=1; }
+
+# has FILE PATTERN: the dump of FILE has a line matching the extended regex
+has() {
+	"$dnntrace" dump "$1" >"$tmp/dump" 2>&1 || bad "dump $1"
+	grep -Eq -- "$2" "$tmp/dump" || { bad "no line matches: $2"; sed 's/^/    /' "$tmp/dump" | head -50; }
+}
+# count FILE: number of calls recorded
+count() { "$dnntrace" dump "$1" | grep -c '^API_CALL'; }
+# only FILE-GLOB: exactly one file matches; prints it
+only() {
+	set -- $1
+	[ $# = 1 ] && [ -f "$1" ] || { bad "expected one trace, found: $*"; return 1; }
+	echo "$1"
+}
+
+# --- one of each kind of argument ------------------------------------
+"$dnntrace" record -q -o "$tmp/calls-%p.dnnt" -- "$calls" calls >/dev/null || bad "calls mode failed"
+f=$(only "$tmp/calls-*.dnnt") && {
+	n=$(count "$f"); [ "$n" = 21 ] || bad "calls: $n calls recorded, expected 21"
+	has "$f" '^API_CALL seq=1 .* cudnnGetVersion\(return=[0-9]{5}\) = 0$'
+	has "$f" ' cudnnGetErrorString\(status=2000, return="CUDNN_STATUS_BAD_PARAM"\) = 0$'
+	has "$f" ' cudnnCreateTensorDescriptor\(tensorDesc=>0x[0-9a-f]+\) = 0$'
+	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=1, dataType=2, n=8, c=16, h=32, w=64\) = 0$'
+	has "$f" ' cudnnSetTensorNdDescriptor\(tensorDesc=0x[0-9a-f]+, dataType=0, nbDims=4, dimA=\[2,3,4,5\], strideA=\[60,20,5,1\]\) = 0$'
+	has "$f" ' cudnnGetTensorNdDescriptor\(tensorDesc=0x[0-9a-f]+, nbDimsRequested=4, dataType=>0, nbDims=>4, dimA=>\[2,3,4,5\], strideA=>\[60,20,5,1\]\) = 0$'
+	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=0, dataType=0, n=-1, c=1, h=1, w=1\) = 2000$'
+	has "$f" ' cudnnSetConvolutionNdDescriptor\(convDesc=0x[0-9a-f]+, arrayLength=2, padA=\[1,2\], filterStrideA=\[3,4\], dilationA=\[1,1\], mode=1, computeType=0\) = 0$'
+	has "$f" ' cudnnSetConvolutionGroupCount\(convDesc=0x[0-9a-f]+, groupCount=4\) = 0$'
+	has "$f" ' cudnnBackendCreateDescriptor\(descriptorType=17, descriptor=>0x[0-9a-f]+\) = 0$'
+	has "$f" ' cudnnBackendSetAttribute\(descriptor=0x[0-9a-f]+, attributeName=901, attributeType=1, elementCount=1, arrayOfElements=<4 bytes: 09000000>\) = 0$'
+	has "$f" ' cudnnBackendSetAttribute\(descriptor=0x[0-9a-f]+, attributeName=903, attributeType=3, elementCount=4, arrayOfElements=<32 bytes: 0008000000000000010000000000000080000000000000000800000000000000>\) = 0$'
+	has "$f" ' cudnnBackendGetAttribute\(descriptor=0x[0-9a-f]+, attributeName=902, attributeType=3, requestedElementCount=4, elementCount=>4, arrayOfElements=><32 bytes: 0100000000000000080000000000000010000000000000001000000000000000>\) = 0$'
+	# the created handle is the one later calls use
+	h=$(grep -Eo 'cudnnBackendCreateDescriptor\(descriptorType=17, descriptor=>0x[0-9a-f]+' "$tmp/dump" | sed 's/.*=>//')
+	grep -q "cudnnBackendFinalize(descriptor=$h) = 0" "$tmp/dump" || bad "finalize of $h not found"
+	"$dnntrace" info "$f" >"$tmp/info" || bad "info failed"
+	grep -q '^ended: *clean (exit 0)' "$tmp/info" || bad "calls: not a clean end: $(cat "$tmp/info")"
+	grep -q '^cuDNN: *built against 9[0-9]*, loaded .*libcudnn.so' "$tmp/info" || bad "info lacks the cuDNN line"
+}
+
+# --- dlopen + dlsym, as XLA does ---------------------------------------
+DNNTRACE_OUTPUT="$tmp/dl-%p.dnnt" LD_PRELOAD="$shim" "$dlopen_prog" "$cudnn_libdir/libcudnn.so.9" >/dev/null ||
+	bad "dlopen program failed"
+f=$(only "$tmp/dl-*.dnnt") && {
+	n=$(count "$f"); [ "$n" = 3 ] || bad "dlopen: $n calls recorded, expected 3"
+	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=0, dataType=0, n=7, c=7, h=7, w=7\) = 0$'
+}
+
+# --- threads: every call of every thread, none twice -------------------
+"$dnntrace" record -q -o "$tmp/th-%p.dnnt" -- "$calls" threads 6 2000 || bad "threads mode failed"
+f=$(only "$tmp/th-*.dnnt") && {
+	n=$(count "$f"); [ "$n" = 36000 ] || bad "threads: $n calls, expected 36000"
+	tids=$("$dnntrace" dump "$f" | grep '^API_CALL' | sed 's/.* tid=\([0-9]*\) .*/\1/' | sort | uniq -c | awk '$1 == 6000' | wc -l)
+	[ "$tids" = 6 ] || bad "threads: expected 6 threads of 6000 calls, got $tids"
+	seqs=$("$dnntrace" dump "$f" | grep '^API_CALL' | sed 's/^API_CALL seq=\([0-9]*\) .*/\1/' | sort -n | uniq | wc -l)
+	[ "$seqs" = 36000 ] || bad "threads: $seqs distinct sequence numbers, expected 36000"
+}
+
+# --- fork: the child writes its own file --------------------------------
+"$dnntrace" record -q -o "$tmp/fork-%p.dnnt" -- "$calls" fork || bad "fork mode failed"
+set -- "$tmp"/fork-*.dnnt
+if [ $# = 2 ]; then
+	for f in "$@"; do
+		n=$(count "$f")
+		case $n in
+		7) has "$f" 'cudnnSetTensorNdDescriptor'; has "$f" 'cudnnBackendFinalize' ;; # parent: 6 + 9
+		8) has "$f" 'cudnnSetConvolutionNdDescriptor' ;;                          # child: 2 x 4
+		15) has "$f" 'cudnnBackendFinalize' ;;
+		*) bad "fork: a file with $n calls" ;;
+		esac
+		"$dnntrace" info "$f" | grep -q '^ended: *clean' || bad "fork: $f not clean"
+	done
+	ns=$(for f in "$@"; do count "$f"; done | sort -n | tr '\n' ' ')
+	[ "$ns" = "8 15 " ] || bad "fork: call counts $ns, expected 8 (child) and 15 (parent)"
+else
+	bad "fork: expected 2 traces, found $#"
+fi
+
+# --- SIGTERM leaves a complete file --------------------------------------
+"$dnntrace" record -q -o "$tmp/term-%p.dnnt" -- "$calls" sigterm
+[ $? = 143 ] || bad "sigterm: exit status not 128+15"
+f=$(only "$tmp/term-*.dnnt") && {
+	n=$(count "$f"); [ "$n" = 6 ] || bad "sigterm: $n calls, expected 6"
+	"$dnntrace" info "$f" | grep -q '^ended: *clean (signal 15)' || bad "sigterm: $("$dnntrace" info "$f" | grep ended)"
+}
+
+# --- exec finishes the file first ------------------------------------------
+"$dnntrace" record -q -o "$tmp/exec-%p.dnnt" -- "$calls" exec || bad "exec mode failed"
+f=$(only "$tmp/exec-*.dnnt") && {
+	n=$(count "$f"); [ "$n" = 4 ] || bad "exec: $n calls, expected 4"
+	"$dnntrace" info "$f" | grep -q '^ended: *clean (exec 0)' || bad "exec: $("$dnntrace" info "$f" | grep ended)"
+}
+
+# --- DNNTRACE_DISABLE: pure forwarding, no file ----------------------------
+DNNTRACE_DISABLE=1 "$dnntrace" record -q -o "$tmp/off-%p.dnnt" -- "$calls" calls >/dev/null || bad "disabled run failed"
+set -- "$tmp"/off-*.dnnt
+[ -e "$1" ] && bad "DNNTRACE_DISABLE=1 still wrote $*"
+
+[ $fail = 0 ] && echo "shim: all checks passed"
+exit $fail

@@ -1,0 +1,47 @@
+#!/bin/sh
+# The dnntrace command's error paths: bad usage and unreadable or foreign
+# input give one sentence on stderr and exit status 2; --help exits 0.
+set -u
+dnntrace=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+expect() { # expect STATUS PATTERN -- ARGS...
+	want=$1 pat=$2
+	shift 3
+	"$dnntrace" "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: dnntrace $*: exit $got, expected $want"; cat "$tmp/err"; fail=1
+	elif ! grep -q -- "$pat" "$tmp/err" "$tmp/out"; then
+		echo "FAIL: dnntrace $*: output lacks '$pat'"; cat "$tmp/out" "$tmp/err"; fail=1
+	fi
+}
+
+printf 'not a trace, just text\n' >"$tmp/text.dnnt"
+: >"$tmp/empty.dnnt"
+printf '\120\052\115\030\004\000\000\000ABCD' >"$tmp/skippable.dnnt"
+
+expect 2 'usage: dnntrace' --
+expect 2 "'frobnicate' is not a dnntrace command" -- frobnicate
+expect 0 'usage: dnntrace <command>' -- --help
+expect 0 'usage: dnntrace dump' -- help dump
+expect 0 'dnntrace [0-9]' -- --version
+expect 2 'expected a trace file' -- info
+expect 2 'cannot read .*nonexistent.dnnt: No such file' -- info "$tmp/nonexistent.dnnt"
+expect 2 'not a dnntrace file' -- info "$tmp/text.dnnt"
+expect 2 'not a dnntrace file' -- dump "$tmp/empty.dnnt"
+expect 2 'not a dnntrace file' -- dump "$tmp/skippable.dnnt"
+expect 2 'cannot read' -- dump "$tmp"
+expect 2 'unknown option' -- dump --bogus "$tmp/text.dnnt"
+expect 2 'expected one trace file' -- dump
+expect 2 '--calls takes a number' -- info --calls x "$tmp/text.dnnt"
+expect 2 'expected a command to run' -- record
+expect 2 'bad output template' -- record -o 'x%z' -- true
+expect 0 'usage: dnntrace record' -- record --help
+expect 127 'cannot run' -- record -q -- "$tmp/no-such-program"
+expect 0 'no trace written' -- record -o "$tmp/t-%p.dnnt" -- true
+
+[ $fail = 0 ] && echo "all error paths behave"
+exit $fail

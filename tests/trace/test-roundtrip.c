@@ -1,0 +1,151 @@
+/*
+ * test-roundtrip.c - every record type written through the writer comes
+ * back from the reader with the same fields and tail; the header carries
+ * the identity and API table; the end summary counts what was lost.
+ */
+#define _GNU_SOURCE
+#include <unistd.h>
+
+#include "trace-test-util.h"
+
+static const char *info_get(const struct dt_file_info *fi, const char *key)
+{
+	for (size_t i = 0; i < fi->n_info; i++)
+		if (!strcmp(fi->info[i].key, key))
+			return fi->info[i].value;
+	return NULL;
+}
+
+int main(void)
+{
+	const char *dir = dt_test_tmpdir();
+	struct dt_writer *w = test_writer(dir, "rt-%p.dnnt", 0);
+	struct dt_ring *r = dt_writer_attach(w, 4242, "worker");
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s", dt_writer_path(w));
+	CHECK(r != NULL);
+
+	/* one of each type, by hand */
+	CHECK(test_put_call(r, 1, 7));
+	struct dt_rec_string s = { .id = 3, .len = 5 };
+	CHECK(test_put(r, DT_REC_STRING, &s, sizeof(s), "hello", 5));
+	struct dt_rec_process p = { .t = 11, .pid = 12, .ppid = 13,
+				    .event = DT_PROC_FORK, .len = 6 };
+	CHECK(test_put(r, DT_REC_PROCESS, &p, sizeof(p), "a\0b\0c", 6));
+	struct dt_rec_clock c = { .mono = 21, .other = 22, .clock = DT_CLOCK_REALTIME };
+	CHECK(test_put(r, DT_REC_CLOCK, &c, sizeof(c), NULL, 0));
+	struct dt_rec_info in = { .key_len = 1, .len = 3 };
+	CHECK(test_put(r, DT_REC_INFO, &in, sizeof(in), "kvv", 3));
+	struct dt_rec_apidef ad = { .api = 9, .flags = 1, .name_len = 1, .len = 4 };
+	CHECK(test_put(r, DT_REC_APIDEF, &ad, sizeof(ad), "fsig", 4));
+	struct dt_rec_hdr unknown = { 0 };
+	CHECK(test_put(r, 999, &unknown, sizeof(unknown), "zzzzzzzz", 8));
+	/* a record larger than half the ring is refused and counted */
+	static uint8_t big[1 << 20];
+	struct dt_rec_string bs = { .id = 1, .len = sizeof(big) };
+	CHECK(!test_put(r, DT_REC_STRING, &bs, sizeof(bs), big, sizeof(big)));
+	dt_ring_detach(r);
+	dt_writer_close(w, DT_END_EXIT, 3);
+
+	struct dt_reader *rd = dt_reader_open(path, NULL, NULL, 0);
+	CHECK(rd != NULL);
+	if (!rd)
+		TEST_DONE();
+	const struct dt_file_info *fi = dt_reader_info(rd);
+	CHECK(!memcmp(fi->hdr.magic, "DNNTRACE", 8));
+	CHECK_EQ_U(fi->hdr.major, DT_FORMAT_MAJOR);
+	CHECK_EQ_U(fi->hdr.pid, getpid());
+	CHECK_EQ_U(fi->hdr.ppid, getppid());
+	CHECK_EQ_S(info_get(fi, "test.key"), "test value");
+	CHECK(info_get(fi, "host") != NULL);
+	CHECK(info_get(fi, "cmdline") != NULL);
+	CHECK_EQ_U(fi->n_apis, 2);
+	CHECK_EQ_S(fi->apis[0].name, "cudnnAlpha");
+	CHECK_EQ_S(fi->apis[1].sig, "data:ai4,alpha:k");
+	CHECK_EQ_U(fi->apis[1].flags, DT_APIDEF_DEPRECATED);
+
+	const struct dt_rec_hdr *h;
+	int seen[DT_REC_TYPE_COUNT] = { 0 }, unknowns = 0;
+	while (dt_reader_next(rd, &h) == 1) {
+		uint32_t len;
+		const uint8_t *t = dt_rec_tail(h, &len);
+
+		if (h->type >= DT_REC_TYPE_COUNT) {
+			CHECK_EQ_U(h->type, 999);
+			unknowns++;
+			continue;
+		}
+		seen[h->type]++;
+		switch (h->type) {
+		case DT_REC_API_CALL: {
+			const struct dt_rec_api_call *a = (const void *)h;
+			int32_t n;
+			CHECK_EQ_U(a->tid, 4242);
+			CHECK_EQ_U(a->seq, 1);
+			CHECK_EQ_U(a->t_end, 15);
+			CHECK_EQ_U(len, 12);
+			memcpy(&n, t, 4);
+			CHECK_EQ_U(n, 7);
+			break;
+		}
+		case DT_REC_STRING:
+			CHECK_EQ_U(((const struct dt_rec_string *)h)->id, 3);
+			CHECK(len == 5 && !memcmp(t, "hello", 5));
+			break;
+		case DT_REC_PROCESS:
+			CHECK_EQ_U(((const struct dt_rec_process *)h)->ppid, 13);
+			CHECK_EQ_U(((const struct dt_rec_process *)h)->event, DT_PROC_FORK);
+			CHECK(len == 6 && !memcmp(t, "a\0b\0c", 6));
+			break;
+		case DT_REC_CLOCK:
+			/* each frame starts with one of the writer's own */
+			if (((const struct dt_rec_clock *)h)->mono == 21)
+				CHECK_EQ_U(((const struct dt_rec_clock *)h)->other, 22);
+			break;
+		case DT_REC_INFO:
+			CHECK(len == 3 && !memcmp(t, "kvv", 3));
+			break;
+		case DT_REC_APIDEF:
+			CHECK_EQ_U(((const struct dt_rec_apidef *)h)->api, 9);
+			CHECK(len == 4 && !memcmp(t, "fsig", 4));
+			break;
+		case DT_REC_THREAD:
+			CHECK_EQ_U(((const struct dt_rec_thread *)h)->tid, 4242);
+			CHECK(len == 6 && !memcmp(t, "worker", 6));
+			break;
+		case DT_REC_LOSS:
+			CHECK_EQ_U(((const struct dt_rec_loss *)h)->count, 1);
+			CHECK_EQ_U(((const struct dt_rec_loss *)h)->tid, 4242);
+			break;
+		case DT_REC_END: {
+			const struct dt_rec_end *e = (const void *)h;
+			CHECK_EQ_U(e->reason, DT_END_EXIT);
+			CHECK_EQ_U(e->code, 3);
+			CHECK_EQ_U(e->lost, 1);
+			CHECK_EQ_U(e->calls, 1);
+			break;
+		}
+		}
+	}
+	for (int t = 1; t < DT_REC_TYPE_COUNT; t++)
+		if (!seen[t])
+			fprintf(stderr, "record type %d never read back\n", t),
+				dt_test_failures++;
+	CHECK_EQ_U(unknowns, 1);
+	const struct dt_file_stats *st = dt_reader_stats(rd);
+	CHECK_EQ_U(st->end, DT_FILE_CLEAN);
+	CHECK(st->have_index);
+	CHECK_EQ_U(st->lost, 1);
+	CHECK_EQ_U(st->calls, 1);
+	CHECK_EQ_U(st->unknown, 1);
+	CHECK_EQ_U(st->bytes_lost, 0);
+	dt_reader_close(rd);
+
+	/* the file was created 0600 and is never overwritten */
+	struct dt_writer *w2 = test_writer(dir, "rt-%p.dnnt", 0);
+	CHECK(strcmp(dt_writer_path(w2), path) != 0);
+	CHECK(strstr(dt_writer_path(w2), ".1.dnnt") != NULL);
+	dt_writer_close(w2, DT_END_CLOSE, 0);
+	TEST_DONE();
+}

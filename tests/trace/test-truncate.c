@@ -1,0 +1,123 @@
+/*
+ * test-truncate.c - a trace cut at every byte offset (as a killed process
+ * or a full disk leaves it) reads cleanly up to its last complete frame,
+ * and says how it ended.
+ */
+#define _GNU_SOURCE
+#include <zstd.h>
+
+#include "trace-test-util.h"
+
+struct frame {
+	size_t end;        /* offset just past the frame */
+	uint64_t records;  /* records it holds (PAD excluded) */
+};
+
+/* Walk the frames of a complete file, counting records in each. */
+static size_t frames_of(const uint8_t *buf, size_t size, struct frame *fr,
+			size_t max)
+{
+	size_t off = 0, n = 0;
+
+	while (off < size && n < max) {
+		uint32_t magic, len;
+		uint64_t recs = 0;
+		memcpy(&magic, buf + off, 4);
+		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			memcpy(&len, buf + off + 4, 4);
+			if (magic == DT_FRAME_META)
+				for (size_t p = 0; p < len;) {
+					const struct dt_rec_hdr *h = (const void *)(buf + off + 8 + p);
+					recs++;
+					p += h->size;
+				}
+			off += 8 + len;
+		} else {
+			size_t c = ZSTD_findFrameCompressedSize(buf + off, size - off);
+			unsigned long long d = ZSTD_getFrameContentSize(buf + off, size - off);
+			uint8_t *out = malloc(d);
+			ZSTD_decompress(out, d, buf + off, c);
+			for (size_t p = 0; p < d;) {
+				const struct dt_rec_hdr *h = (const void *)(out + p);
+				recs += h->type != DT_REC_PAD;
+				p += h->size;
+			}
+			free(out);
+			off += c;
+		}
+		fr[n++] = (struct frame){ off, recs };
+	}
+	return n;
+}
+
+int main(void)
+{
+	const char *dir = dt_test_tmpdir();
+	struct dt_writer *w = test_writer(dir, "cut.dnnt", 0);
+	struct dt_ring *r = dt_writer_attach(w, 1, "t");
+	char path[512];
+	uint64_t seq = 0;
+	struct frame fr[64];
+
+	snprintf(path, sizeof(path), "%s", dt_writer_path(w));
+	for (int f = 0; f < 4; f++) {
+		for (int i = 0; i < 20 + f * 7; i++)
+			test_put_call(r, ++seq, i);
+		CHECK(dt_writer_flush(w, 5000) == 0);
+	}
+	dt_ring_detach(r);
+	dt_writer_close(w, DT_END_EXIT, 0);
+
+	size_t size = 0;
+	uint8_t *full = test_slurp(path, &size);
+	CHECK(full != NULL);
+	size_t nf = frames_of(full, size, fr, 64);
+	CHECK(nf >= 6); /* header, 4 data frames, end, index */
+	CHECK_EQ_U(fr[nf - 1].end, size);
+
+	for (size_t cut = 0; cut <= size; cut++) {
+		uint8_t *copy = malloc(cut ? cut : 1); /* exact size: overreads trip ASan */
+		memcpy(copy, full, cut);
+		int err = 0;
+		struct dt_reader *rd = dt_reader_open_mem(copy, cut, &err, NULL, 0);
+		uint64_t expect = 0;
+		size_t whole = 0;
+
+		for (size_t i = 1; i < nf && fr[i].end <= cut; i++) {
+			expect += fr[i].records;
+			whole = i;
+		}
+		if (cut < fr[0].end) {
+			CHECK(rd == NULL);
+			CHECK(err == DT_ERR_NOT_TRACE || err == DT_ERR_CORRUPT);
+			free(copy);
+			continue;
+		}
+		CHECK(rd != NULL);
+		if (!rd) {
+			free(copy);
+			continue;
+		}
+		const struct dt_rec_hdr *h;
+		uint64_t got = 0;
+		while (dt_reader_next(rd, &h) == 1)
+			got++;
+		const struct dt_file_stats *st = dt_reader_stats(rd);
+		if (got != expect) {
+			fprintf(stderr, "cut at %zu: %" PRIu64 " records, expected %" PRIu64 "\n",
+				cut, got, expect);
+			dt_test_failures++;
+		}
+		if (cut == size)
+			CHECK_EQ_U(st->end, DT_FILE_CLEAN);
+		else if (fr[whole].end == cut && whole < nf - 2)
+			CHECK_EQ_U(st->end, DT_FILE_NO_END);
+		else if (fr[whole].end != cut)
+			CHECK_EQ_U(st->end, DT_FILE_TRUNCATED);
+		CHECK_EQ_U(st->bytes_lost, cut - fr[whole].end);
+		dt_reader_close(rd);
+		free(copy);
+	}
+	free(full);
+	TEST_DONE();
+}

@@ -1,0 +1,178 @@
+/*
+ * cmd-dump.c - `dnntrace dump`: every record of a trace, one line each, in
+ * file order; calls with their decoded arguments. --raw adds the bytes.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dt-analyzer.h"
+#include "dt-tools.h"
+
+static void print_escaped(FILE *out, const uint8_t *p, uint32_t n)
+{
+	fputc('"', out);
+	for (uint32_t i = 0; i < n; i++) {
+		if (p[i] == '"' || p[i] == '\\')
+			fprintf(out, "\\%c", p[i]);
+		else if (p[i] == 0)
+			fputs("\\0", out);
+		else if (p[i] < 32 || p[i] >= 127)
+			fprintf(out, "\\x%02x", p[i]);
+		else
+			fputc(p[i], out);
+	}
+	fputc('"', out);
+}
+
+static void print_time(FILE *out, const char *name, uint64_t t, uint64_t t0)
+{
+	int64_t d = (int64_t)(t - t0);
+	uint64_t a = d < 0 ? (uint64_t)-d : (uint64_t)d;
+
+	fprintf(out, " %s=%s%" PRIu64 ".%09" PRIu64, name, d < 0 ? "-" : "",
+		a / 1000000000u, a % 1000000000u);
+}
+
+static void print_args(FILE *out, const struct dt_api_def *api,
+		       const uint8_t *args, uint32_t len)
+{
+	struct dt_args_iter it;
+	struct dt_arg a;
+	char buf[1024];
+	int rc, i = 0;
+
+	dt_args_begin(&it, api->sig, args, len);
+	while ((rc = dt_args_next(&it, &a)) == 1) {
+		dt_arg_format(&a, buf, sizeof(buf));
+		fprintf(out, "%s%.*s=%s%s", i++ ? ", " : "", (int)a.name_len,
+			a.name, a.out ? ">" : "", buf);
+	}
+	if (rc < 0)
+		fprintf(out, "%s<%u argument bytes do not match the signature>",
+			i ? ", " : "", len);
+}
+
+static void print_call(FILE *out, const struct dt_file_info *fi,
+		       const struct dt_rec_api_call *c)
+{
+	const struct dt_api_def *api = c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
+	uint32_t len;
+	const uint8_t *args = dt_rec_tail(&c->hdr, &len);
+
+	fprintf(out, "API_CALL seq=%" PRIu64 " tid=%u", c->seq, c->tid);
+	print_time(out, "t", c->t_begin, fi->hdr.start_mono);
+	fprintf(out, " dur=%" PRIu64 "ns ", c->t_end - c->t_begin);
+	if (api && api->name) {
+		fprintf(out, "%s(", api->name);
+		print_args(out, api, args, len);
+	} else {
+		fprintf(out, "api#%u(<%u bytes>", c->api, len);
+	}
+	fprintf(out, ") = %d\n", c->status);
+}
+
+static void print_generic(FILE *out, const struct dt_file_info *fi,
+			  const struct dt_rec_hdr *h)
+{
+	const struct dt_rec_desc *d = dt_rec_describe(h->type);
+	uint32_t len;
+	const uint8_t *tail;
+
+	if (!d) {
+		fprintf(out, "UNKNOWN type=%u size=%u\n", h->type, h->size);
+		return;
+	}
+	fputs(d->name, out);
+	for (uint32_t i = 3; i < d->n_fields; i++) { /* after type/reserved/size */
+		const struct dt_field_desc *f = &d->fields[i];
+		uint64_t v = dt_field_get(h, f);
+
+		if (!strcmp(f->name, "len") || !strcmp(f->name, "reserved"))
+			continue;
+		if (f->name[0] == 't' && (f->name[1] == 0 || f->name[1] == '_'))
+			print_time(out, f->name, v, fi->hdr.start_mono);
+		else if (f->type[0] == 'i')
+			fprintf(out, " %s=%" PRId64, f->name, (int64_t)v);
+		else
+			fprintf(out, " %s=%" PRIu64, f->name, v);
+	}
+	tail = dt_rec_tail(h, &len);
+	if (tail && len) {
+		fputc(' ', out);
+		print_escaped(out, tail, len);
+	}
+	fputc('\n', out);
+}
+
+static void print_raw(FILE *out, const struct dt_rec_hdr *h)
+{
+	const uint8_t *p = (const uint8_t *)h;
+
+	for (uint32_t i = 0; i < h->size; i += 16) {
+		fprintf(out, "    %06x ", i);
+		for (uint32_t j = i; j < i + 16 && j < h->size; j++)
+			fprintf(out, " %02x", p[j]);
+		fputc('\n', out);
+	}
+}
+
+static void dump_help(FILE *f)
+{
+	fprintf(f, "usage: dnntrace dump [--raw] FILE\n\n"
+		   "Prints every record of a trace in file order, one line "
+		   "each. Calls show their\ndecoded arguments (outputs marked "
+		   "'>') and returned status.\n\n"
+		   "  --raw       also print each record's bytes in hex\n"
+		   "  -h, --help  show this help\n");
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "raw", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool raw = false;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'r')
+			raw = true;
+		else if (c == 'h')
+			return dump_help(stdout), 0;
+		else
+			return dt_usage_error("dump", "unknown option");
+	}
+	if (argc - optind != 1)
+		return dt_usage_error("dump", "expected one trace file");
+
+	return dt_dump_file(argv[optind], raw);
+}
+
+int dt_dump_file(const char *path, bool raw)
+{
+	struct dt_reader *r = dt_open_trace(path);
+	if (!r)
+		return EXIT_USAGE;
+	const struct dt_file_info *fi = dt_reader_info(r);
+	const struct dt_rec_hdr *h;
+	while (dt_reader_next(r, &h) == 1) {
+		if (h->type == DT_REC_API_CALL)
+			print_call(stdout, fi, (const void *)h);
+		else
+			print_generic(stdout, fi, h);
+		if (raw)
+			print_raw(stdout, h);
+	}
+	const struct dt_file_stats *st = dt_reader_stats(r);
+	if (st->end != DT_FILE_CLEAN)
+		dt_error("warning: %s: %s%s%s", path,
+			 dt_file_end_name(st->end), st->error[0] ? ": " : "",
+			 st->error);
+	dt_reader_close(r);
+	return 0;
+}

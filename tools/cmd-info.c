@@ -1,0 +1,192 @@
+/*
+ * cmd-info.c - `dnntrace info`: who wrote a trace, what it holds, and how
+ * it ended. Reads the whole file (streaming) for the totals.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dt-tools.h"
+
+static const char *info_get(const struct dt_file_info *fi, const char *key)
+{
+	for (size_t i = 0; i < fi->n_info; i++)
+		if (!strcmp(fi->info[i].key, key))
+			return fi->info[i].value;
+	return NULL;
+}
+
+static void print_kv(const char *label, const char *value)
+{
+	if (value && *value)
+		printf("%-12s %s\n", label, value);
+}
+
+struct api_count {
+	uint32_t api;
+	uint64_t calls;
+	uint64_t failed;
+	uint64_t ns;
+};
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct api_count *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return x->api < y->api ? -1 : x->api > y->api;
+}
+
+static void info_help(FILE *f)
+{
+	fprintf(f, "usage: dnntrace info [--calls N] FILE...\n\n"
+		   "Shows who wrote each trace (program, host, pid, ranks, "
+		   "cuDNN), what it holds\n(records, calls per function, "
+		   "threads, records lost) and how it ended.\n\n"
+		   "  --calls N   list the N most called functions (default "
+		   "10, 0 for none, -1 for all)\n"
+		   "  -h, --help  show this help\n");
+}
+
+int dt_info_file(const char *path, long top)
+{
+	struct dt_reader *r = dt_open_trace(path);
+	char b1[64], b2[64];
+
+	if (!r)
+		return EXIT_USAGE;
+	const struct dt_file_info *fi = dt_reader_info(r);
+	struct api_count *counts = calloc(fi->n_apis ? fi->n_apis : 1, sizeof(*counts));
+	uint64_t last = fi->hdr.start_mono, threads = 0;
+	const struct dt_rec_hdr *h;
+
+	while (dt_reader_next(r, &h) == 1) {
+		if (h->type == DT_REC_API_CALL) {
+			const struct dt_rec_api_call *c = (const void *)h;
+			if (c->t_end > last)
+				last = c->t_end;
+			if (counts && c->api < fi->n_apis) {
+				counts[c->api].calls++;
+				counts[c->api].failed += c->status != 0;
+				counts[c->api].ns += c->t_end - c->t_begin;
+			}
+		} else if (h->type == DT_REC_THREAD) {
+			threads++;
+		}
+	}
+	const struct dt_file_stats *st = dt_reader_stats(r);
+	if (st->have_end && st->end_rec.t > last)
+		last = st->end_rec.t;
+
+	time_t secs = (time_t)(fi->hdr.start_real / 1000000000u);
+	struct tm tm;
+	char when[64];
+	gmtime_r(&secs, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+
+	printf("%-12s %s (%s)\n", "file:", path,
+	       dt_fmt_bytes(st->file_size, b1, sizeof(b1)));
+	printf("%-12s %u.%u\n", "format:", fi->hdr.major, fi->hdr.minor);
+	print_kv("program:", info_get(fi, "cmdline"));
+	printf("%-12s %s, pid %u (parent %u)\n", "process:",
+	       info_get(fi, "host") ? info_get(fi, "host") : "?", fi->hdr.pid,
+	       fi->hdr.ppid);
+	printf("%-12s %s, for %s\n", "started:", when,
+	       dt_fmt_ns(last - fi->hdr.start_mono, b2, sizeof(b2)));
+	const char *loaded = info_get(fi, "cudnn.file");
+	if (!loaded)
+		loaded = info_get(fi, "cudnn.path");
+	if (info_get(fi, "cudnn.built") || loaded)
+		printf("%-12s built against %s, loaded %s\n", "cuDNN:",
+		       info_get(fi, "cudnn.built") ? info_get(fi, "cudnn.built") : "?",
+		       loaded ? loaded : "?");
+	for (size_t i = 0; i < fi->n_info; i++)
+		if (!strncmp(fi->info[i].key, "env.", 4))
+			printf("%-12s %s=%s\n", "environment:", fi->info[i].key + 4,
+			       fi->info[i].value);
+	print_kv("recorder:", info_get(fi, "dnntrace.version"));
+
+	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
+	       " calls, %" PRIu64 " threads)\n",
+	       "records:", st->records, st->frames, st->calls, threads);
+	printf("%-12s %" PRIu64 " records%s\n", "lost:", st->lost,
+	       st->lost ? " (buffers were full; see LOSS records)" : "");
+	if (st->unknown)
+		printf("%-12s %" PRIu64 " records of types this version does "
+		       "not know\n", "skipped:", st->unknown);
+	printf("%-12s %s", "ended:", dt_file_end_name(st->end));
+	if (st->have_end) {
+		static const char *const why[] = { "exit", "signal", "exec", "closed" };
+		const char *w = st->end_rec.reason < 4 ? why[st->end_rec.reason] : "?";
+		printf(" (%s %d)", w, st->end_rec.code);
+	}
+	if (st->bytes_lost)
+		printf(", last %s unreadable",
+		       dt_fmt_bytes(st->bytes_lost, b1, sizeof(b1)));
+	if (st->error[0] && st->end != DT_FILE_CLEAN)
+		printf(": %s", st->error);
+	printf("\n%-12s %s\n", "index:",
+	       st->have_index ? "yes" : "no");
+
+	if (counts && top != 0 && st->calls) {
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < fi->n_apis; i++)
+			if (counts[i].calls)
+				counts[n++] = (struct api_count){ i, counts[i].calls,
+								  counts[i].failed,
+								  counts[i].ns };
+		qsort(counts, n, sizeof(*counts), by_calls);
+		printf("\n%10s %8s %12s  %s\n", "calls", "failed", "host time",
+		       "function");
+		for (uint32_t i = 0; i < n && (top < 0 || i < (uint32_t)top); i++)
+			printf("%10" PRIu64 " %8" PRIu64 " %12s  %s\n",
+			       counts[i].calls, counts[i].failed,
+			       dt_fmt_ns(counts[i].ns, b1, sizeof(b1)),
+			       fi->apis[counts[i].api].name);
+		if (top >= 0 && n > (uint32_t)top)
+			printf("%10s (%u more functions; --calls -1 lists all)\n",
+			       "", n - (uint32_t)top);
+	}
+	free(counts);
+	dt_reader_close(r);
+	return 0;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "calls", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long top = 10;
+	int c, rc = 0;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'c') {
+			top = strtol(optarg, &end, 10);
+			if (*end || end == optarg || top < -1)
+				return dt_usage_error("info", "--calls takes a number");
+		} else if (c == 'h') {
+			return info_help(stdout), 0;
+		} else {
+			return dt_usage_error("info", "unknown option");
+		}
+	}
+	if (optind == argc)
+		return dt_usage_error("info", "expected a trace file");
+	for (int i = optind; i < argc; i++) {
+		if (i > optind)
+			putchar('\n');
+		int one = dt_info_file(argv[i], top);
+		if (one > rc)
+			rc = one;
+	}
+	return rc;
+}

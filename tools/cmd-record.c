@@ -1,0 +1,263 @@
+/*
+ * cmd-record.c - `dnntrace record`: run a program with libdnntrace.so
+ * preloaded, then say where its traces went.
+ *
+ * Every process of the program that calls cuDNN writes its own file; each
+ * appends its file's path to a manifest that this command reads at the end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dt-config.h"
+#include "dt-tools.h"
+
+static void record_help(FILE *f)
+{
+	fprintf(f,
+		"usage: dnntrace record [options] [--] COMMAND [ARGS...]\n\n"
+		"Runs COMMAND with every cuDNN call recorded. Each process that "
+		"calls cuDNN\nwrites one trace file; the paths are printed at "
+		"the end.\n\n"
+		"  -o, --output TEMPLATE  trace file names (default %s):\n"
+		"                         %%p pid, %%h host, %%t start time, "
+		"%%q{VAR} environment\n"
+		"                         variable, %%%% a percent sign; missing "
+		"folders are created\n"
+		"      --buffer-size N    ring buffer per thread, bytes (K/M "
+		"suffixes; default 1M)\n"
+		"      --flush-ms N       longest time records wait in memory "
+		"(default 500)\n"
+		"      --disable          preload the shim but record nothing "
+		"(overhead baseline)\n"
+		"  -q, --quiet            do not print where the traces went\n"
+		"  -h, --help             show this help\n\n"
+		"The same settings work without this command:\n"
+		"  LD_PRELOAD=%s \\\n"
+		"  DNNTRACE_OUTPUT=TEMPLATE COMMAND [ARGS...]\n"
+		"(also DNNTRACE_BUFFER_SIZE, DNNTRACE_FLUSH_MS, DNNTRACE_DISABLE=1,"
+		" DNNTRACE_VERBOSE=1).\n",
+		DT_DEFAULT_TEMPLATE, DT_LIBDIR "/libdnntrace.so");
+}
+
+/* libdnntrace.so: $DNNTRACE_LIB, the build tree, then the install. */
+static const char *find_shim(char *buf, size_t size)
+{
+	const char *env = getenv("DNNTRACE_LIB");
+	const char *cands[] = { "%s/../shim/libdnntrace.so",
+				"%s/../lib/dnntrace/libdnntrace.so" };
+
+	if (env && *env)
+		return access(env, R_OK) == 0 ? realpath(env, buf) : NULL;
+	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), cands[i], dt_self_dir());
+		if (access(p, R_OK) == 0 && realpath(p, buf))
+			return buf;
+	}
+	snprintf(buf, size, "%s/libdnntrace.so", DT_LIBDIR);
+	return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+/* A relative template is taken from here, not from each process's own
+ * working directory (programs change it). */
+static int absolute_template(const char *tmpl, char *buf, size_t size)
+{
+	char cwd[PATH_MAX];
+
+	if (tmpl[0] == '/')
+		return snprintf(buf, size, "%s", tmpl) >= (int)size ? -1 : 0;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	return snprintf(buf, size, "%s/%s", cwd, tmpl) >= (int)size ? -1 : 0;
+}
+
+static int set_preload(const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+	int rc;
+
+	if (old && *old) {
+		if (asprintf(&v, "%s:%s", shim, old) < 0)
+			return -1;
+	} else {
+		v = strdup(shim);
+	}
+	rc = v ? setenv("LD_PRELOAD", v, 1) : -1;
+	free(v);
+	return rc;
+}
+
+/* Paths the processes wrote into the manifest, one per line. */
+static size_t read_manifest(const char *path, char ***out)
+{
+	FILE *f = fopen(path, "r");
+	char line[PATH_MAX + 2];
+	char **v = NULL;
+	size_t n = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char **nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		if ((v[n] = strdup(line)))
+			n++;
+	}
+	if (f)
+		fclose(f);
+	*out = v;
+	return n;
+}
+
+static pid_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "flush-ms", required_argument, NULL, 'f' },
+		{ "disable", no_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *tmpl = DT_DEFAULT_TEMPLATE;
+	bool quiet = false;
+	char **paths;
+	size_t n;
+	int c, rc;
+
+	optind = 1;
+	/* '+': options end at the command, whose own options are its own */
+	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			tmpl = optarg;
+			break;
+		case 'b':
+			setenv("DNNTRACE_BUFFER_SIZE", optarg, 1);
+			break;
+		case 'f':
+			setenv("DNNTRACE_FLUSH_MS", optarg, 1);
+			break;
+		case 'd':
+			setenv("DNNTRACE_DISABLE", "1", 1);
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			record_help(stdout);
+			return 0;
+		default:
+			return dt_usage_error("record", "unknown option");
+		}
+	}
+	if (optind == argc)
+		return dt_usage_error("record", "expected a command to run");
+	rc = dt_record_run(argv + optind, tmpl, &paths, &n);
+	if (rc < 0)
+		return EXIT_USAGE;
+	if (!quiet) {
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%s %s\n",
+				i ? "         " : "dnntrace: trace", paths[i]);
+		if (!n)
+			fprintf(stderr, "dnntrace: no trace written: no process "
+					"of the program called cuDNN\n");
+	}
+	dt_free_paths(paths, n);
+	return rc;
+}
+
+void dt_free_paths(char **paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths)
+{
+	char shim[PATH_MAX], abs_tmpl[PATH_MAX], test[PATH_MAX];
+	char manifest[] = "/tmp/dnntrace-manifest-XXXXXX";
+	int status;
+
+	*paths = NULL;
+	*n_paths = 0;
+	if (dt_expand_template(tmpl, test, sizeof(test)))
+		return -dt_usage_error("record", "bad output template '%s' "
+				      "(known: %%p %%h %%t %%q{VAR} %%%%)", tmpl);
+	if (absolute_template(tmpl, abs_tmpl, sizeof(abs_tmpl)))
+		return -dt_usage_error("record", "output template too long");
+	if (!find_shim(shim, sizeof(shim))) {
+		dt_error("cannot find libdnntrace.so (looked next to this "
+			 "program and in %s; set DNNTRACE_LIB)", DT_LIBDIR);
+		return -1;
+	}
+	int mfd = mkstemp(manifest);
+	if (mfd < 0) {
+		dt_error("cannot create %s: %s", manifest, strerror(errno));
+		return 1;
+	}
+	close(mfd);
+	if (set_preload(shim) || setenv("DNNTRACE_OUTPUT", abs_tmpl, 1) ||
+	    setenv("DNNTRACE_MANIFEST", manifest, 1)) {
+		dt_error("cannot set the environment: %s", strerror(errno));
+		unlink(manifest);
+		return 1;
+	}
+
+	child_pid = fork();
+	if (child_pid < 0) {
+		dt_error("fork: %s", strerror(errno));
+		unlink(manifest);
+		return 1;
+	}
+	if (child_pid == 0) {
+		execvp(cmd[0], cmd);
+		dt_error("cannot run %s: %s", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	/* The terminal's ^C reaches the child by itself; a SIGTERM sent to
+	 * this process is passed on, and either way we wait for the child so
+	 * its traces are complete before we print them. */
+	struct sigaction sa = { .sa_handler = forward_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	while (waitpid(child_pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			dt_error("waitpid: %s", strerror(errno));
+			status = 1 << 8;
+			break;
+		}
+	*n_paths = read_manifest(manifest, paths);
+	unlink(manifest);
+	if (WIFSIGNALED(status)) {
+		dt_error("%s was killed by signal %d", cmd[0], WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}

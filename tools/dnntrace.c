@@ -1,0 +1,162 @@
+/*
+ * dnntrace.c - the dnntrace command: dispatches to one subcommand per
+ * source file (cmd-*.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dt-config.h"
+#include "dt-tools.h"
+
+static const struct dt_cmd commands[] = {
+	{ "record", cmd_record, "run a program and record its cuDNN calls" },
+	{ "info", cmd_info, "show a trace's identity, totals and how it ended" },
+	{ "dump", cmd_dump, "print every record of a trace, one per line" },
+	{ "demo", cmd_demo, "record the bundled cuDNN sample and show the trace" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: dnntrace <command> [options] [arguments]\n\n"
+		   "Records every cuDNN call of a program, and analyzes the "
+		   "traces.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'dnntrace <command> --help' describes a command.\n");
+}
+
+void dt_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("dnntrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int dt_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "dnntrace %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'dnntrace %s --help'.\n", cmd);
+	return EXIT_USAGE;
+}
+
+struct dt_reader *dt_open_trace(const char *path)
+{
+	char why[256];
+	int err;
+	struct dt_reader *r = dt_reader_open(path, &err, why, sizeof(why));
+
+	if (!r) {
+		if (err == DT_ERR_IO)
+			dt_error("%s", why);
+		else
+			dt_error("%s: %s", path, why);
+	}
+	return r;
+}
+
+const char *dt_self_dir(void)
+{
+	static char dir[PATH_MAX];
+
+	if (!dir[0]) {
+		ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+		if (n <= 0)
+			return ".";
+		dir[n] = 0;
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+	}
+	return dir;
+}
+
+const char *dt_fmt_bytes(uint64_t n, char *buf, size_t size)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%llu B", (unsigned long long)n);
+	else
+		snprintf(buf, size, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+const char *dt_fmt_ns(uint64_t ns, char *buf, size_t size)
+{
+	if (ns < 10000)
+		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
+	else if (ns < 10000000)
+		snprintf(buf, size, "%.1f us", ns / 1e3);
+	else if (ns < 10000000000ull)
+		snprintf(buf, size, "%.1f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.2f s", ns / 1e9);
+	return buf;
+}
+
+const char *dt_file_end_name(enum dt_file_end end)
+{
+	switch (end) {
+	case DT_FILE_CLEAN:
+		return "clean";
+	case DT_FILE_NO_END:
+		return "incomplete (the process ended without finishing the file)";
+	case DT_FILE_TRUNCATED:
+		return "truncated";
+	case DT_FILE_CORRUPT:
+		return "corrupt";
+	}
+	return "unknown";
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : NULL;
+
+	if (!name) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(name, "-h") || !strcmp(name, "--help") ||
+	    !strcmp(name, "help")) {
+		if (argc > 2 && strcmp(name, "help") == 0) {
+			char *sub[] = { argv[2], "--help", NULL };
+			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+				if (!strcmp(commands[i].name, argv[2]))
+					return commands[i].run(2, sub);
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("dnntrace %s\n", DT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return commands[i].run(argc - 1, argv + 1);
+	dt_error("'%s' is not a dnntrace command", name);
+	usage(stderr);
+	return EXIT_USAGE;
+}

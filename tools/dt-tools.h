@@ -1,0 +1,61 @@
+/*
+ * dt-tools.h - what the dnntrace subcommands share: the command table,
+ * error reporting and exit codes. Private to tools/.
+ */
+#ifndef DT_TOOLS_H
+#define DT_TOOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dt-trace.h"
+
+/* Exit codes: 0 success, 1 the command's own failure (a gate, a child that
+ * failed), 2 bad usage or unreadable input. */
+enum { EXIT_USAGE = 2 };
+
+struct dt_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+/* Run cmd with the shim preloaded and traces named from tmpl; wait for
+ * it. Returns its exit status (128 + signal when killed), or a negative
+ * number when it could not be started (the reason is printed). *paths gets
+ * the traces its processes wrote (free with dt_free_paths). */
+int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths);
+void dt_free_paths(char **paths, size_t n);
+
+/* Print a trace's summary / every record, as `info` / `dump` do. Return an
+ * exit code. */
+int dt_info_file(const char *path, long top_calls);
+int dt_dump_file(const char *path, bool raw);
+
+/* Print "dnntrace: <message>" on stderr. */
+void dt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print the usage error, a hint to --help, and return EXIT_USAGE. */
+int dt_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Open a trace or say why not (one sentence on stderr); NULL on failure. */
+struct dt_reader *dt_open_trace(const char *path);
+
+/* Folder holding the running dnntrace executable (static storage). */
+const char *dt_self_dir(void);
+
+/* Human-readable byte count and duration, into buf. */
+const char *dt_fmt_bytes(uint64_t n, char *buf, size_t size);
+const char *dt_fmt_ns(uint64_t ns, char *buf, size_t size);
+
+/* How a file ended, as a phrase ("clean", "truncated", ...). */
+const char *dt_file_end_name(enum dt_file_end end);
+
+#endif /* DT_TOOLS_H */

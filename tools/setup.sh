@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs what building dnntrace needs (Debian/Ubuntu packages), then
+# configures and builds it in ./build. Safe to run again: installs only
+# what is missing and rebuilds only what changed.
+#
+# The CUDA toolkit with cuDNN is expected in /usr/local/cuda (or $CUDA_HOME);
+# without it everything but libdnntrace.so and the sample program builds.
+set -eu
+cd "$(dirname "$0")/.."
+
+packages="meson ninja-build gcc pkg-config libzstd-dev libelf-dev python3 python3-pycparser"
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup: installing$missing"
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+fi
+
+if [ ! -f build/build.ninja ]; then
+	meson setup build
+fi
+ninja -C build

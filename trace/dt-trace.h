@@ -1,0 +1,283 @@
+/*
+ * dt-trace.h - the dnntrace trace file: its writer and its reader.
+ *
+ * This is the only public header of trace/. It depends on libzstd and libc
+ * alone, never on CUDA. The byte layout is documented in trace/FORMAT.md.
+ *
+ * Writing: a process opens one dt_writer; every recording thread attaches a
+ * dt_ring (a single-producer ring buffer) and appends records to it without
+ * locks or system calls; a background thread drains the rings, compresses
+ * chunks of records into independent zstd frames and writes them. When a
+ * ring is full, records are counted as lost, never waited for.
+ *
+ * Reading: dt_reader streams a file frame by frame with bounded memory and
+ * tells how the file ended.
+ */
+#ifndef DT_TRACE_H
+#define DT_TRACE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dt-records.h"
+
+#define DT_FORMAT_MAJOR 1
+#define DT_FORMAT_MINOR 0
+
+/* The file header, first thing in the first (skippable) frame. */
+#define DT_FILE_MAGIC "DNNTRACE"
+struct dt_file_header {
+	char magic[8];
+	uint16_t major;
+	uint16_t minor;
+	uint32_t flags;
+	uint64_t start_mono; /* CLOCK_MONOTONIC ns when the file was created */
+	uint64_t start_real; /* CLOCK_REALTIME ns, read right after */
+	uint32_t pid;
+	uint32_t ppid;
+};
+
+/* zstd skippable frame magics used by the format. */
+#define DT_FRAME_HEADER 0x184D2A50u /* file header + identity records */
+#define DT_FRAME_META 0x184D2A51u   /* metadata records, end summary */
+#define DT_FRAME_SEEK 0x184D2A5Eu   /* zstd seekable-format seek table */
+#define DT_SEEK_FOOTER_MAGIC 0x8F92EAB1u
+
+/* Largest record the format allows (header included). */
+#define DT_REC_MAX (1u << 20)
+
+static inline uint32_t dt_rec_align(uint32_t n) { return (n + 7u) & ~7u; }
+
+/* ---------------------------------------------------------------- writer */
+
+struct dt_writer;
+
+/* A thread's ring buffer. The owning thread is the only producer, the
+ * writer thread the only consumer. Positions count bytes since the start
+ * and never wrap; the buffer index is position & mask. */
+struct dt_ring {
+	/* producer side, written by the owning thread only */
+	uint64_t head_local;  /* reserved, not yet published */
+	uint64_t tail_cache;  /* last tail seen */
+	_Atomic uint64_t head; /* published: records below are complete */
+	_Atomic uint64_t lost; /* records dropped, read by the writer */
+	uint8_t *buf;
+	uint32_t mask;
+	uint32_t tid;
+	struct dt_writer *writer;
+	uint32_t kick_mark; /* fill level above which the writer is woken */
+	uint32_t reserved;
+	char pad_[64];
+	/* consumer side, written by the writer thread only */
+	_Atomic uint64_t tail;
+	uint64_t lost_seen;
+	_Atomic int detached; /* the owning thread is gone */
+	struct dt_ring *next;
+};
+
+struct dt_kv {
+	const char *key;
+	const char *value;
+};
+
+struct dt_writer_config {
+	/* Output file name template: %p pid, %h host, %t start time
+	 * (YYYYmmdd-HHMMSS), %q{VAR} environment value, %% a percent sign.
+	 * NULL means DT_DEFAULT_TEMPLATE. */
+	const char *path_template;
+	uint32_t ring_size;  /* bytes per thread, power of two; 0: 1 MiB */
+	uint32_t chunk_size; /* uncompressed bytes per frame; 0: 1 MiB */
+	uint32_t flush_ms;   /* longest time data waits in memory; 0: 500 */
+	int level;           /* zstd level; 0: 1 */
+	mode_t mode;         /* file mode; 0: 0600 */
+	/* Identity facts for the header (beyond those the writer gathers
+	 * itself: host, command line, rank variables, clocks). */
+	const struct dt_kv *info;
+	size_t n_info;
+	/* API table: names and argument signatures, indexed by API id. */
+	const char *const *api_names;
+	const char *const *api_sigs;
+	const uint16_t *api_flags;
+	uint32_t api_count;
+};
+
+#define DT_DEFAULT_TEMPLATE "dnntrace-%h-%p.dnnt"
+
+/* Expand a file name template into buf. Returns 0, or -1 with errno set
+ * (EINVAL for a malformed template, ENAMETOOLONG). */
+int dt_expand_template(const char *tmpl, char *buf, size_t size);
+
+/* Create the trace file (never overwriting one: a name taken already gets
+ * a .1, .2, ... suffix), write its header and start the writer thread.
+ * Returns NULL with errno set on failure. */
+struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg);
+
+/* Path of the file being written. */
+const char *dt_writer_path(const struct dt_writer *w);
+
+/* Give the calling thread a ring. Allocates; call once per thread. Returns
+ * NULL if memory is short. */
+struct dt_ring *dt_writer_attach(struct dt_writer *w, uint32_t tid,
+				 const char *thread_name);
+
+/* The thread owning r is done with it; the writer drains and frees it. */
+void dt_ring_detach(struct dt_ring *r);
+
+/* Drain every ring, write the end summary and the seek table, close the
+ * file and free w. Safe to call from one thread while others may still
+ * append (their later records are dropped and counted). */
+void dt_writer_close(struct dt_writer *w, enum dt_end_reason reason,
+		     int code);
+
+/* dt_writer_close() for a signal handler: asks the writer thread to finish
+ * the file and waits at most timeout_ms for it, without freeing anything.
+ * Returns 0 when the file is complete. */
+int dt_writer_close_async(struct dt_writer *w, enum dt_end_reason reason,
+			  int code, unsigned timeout_ms);
+
+/* Write out everything recorded so far (a frame), waiting at most
+ * timeout_ms for the writer thread. Returns 0 when done in time. */
+int dt_writer_flush(struct dt_writer *w, unsigned timeout_ms);
+
+/* After fork(), in the child: forget w without touching its thread, lock
+ * or file (they belong to the parent). Leaks its memory on purpose. */
+void dt_writer_abandon(struct dt_writer *w);
+
+/* Total records lost so far (all rings). */
+uint64_t dt_writer_lost(struct dt_writer *w);
+
+/* Slow path of dt_ring_reserve, out of line. */
+void *dt_ring_reserve_slow(struct dt_ring *r, uint32_t size);
+void dt_ring_commit_slow(struct dt_ring *r);
+
+/*
+ * Reserve `size` bytes (a multiple of 8, at most DT_REC_MAX) for one record
+ * and return where it goes, or NULL when the ring is full (the record is
+ * counted as lost). Fill in the record, then call dt_ring_commit().
+ */
+static inline void *dt_ring_reserve(struct dt_ring *r, uint32_t size)
+{
+	uint64_t head = r->head_local;
+	uint32_t off = (uint32_t)head & r->mask;
+
+	if (__builtin_expect(off + size > r->mask + 1u ||
+				     head + size - r->tail_cache > r->mask + 1u,
+			     0))
+		return dt_ring_reserve_slow(r, size);
+	r->head_local = head + size;
+	return r->buf + off;
+}
+
+/* Publish every record reserved so far to the writer thread. */
+static inline void dt_ring_commit(struct dt_ring *r)
+{
+	atomic_store_explicit(&r->head, r->head_local, memory_order_release);
+	if (__builtin_expect(r->head_local - r->tail_cache > r->kick_mark, 0))
+		dt_ring_commit_slow(r);
+}
+
+/* ---------------------------------------------------------------- reader */
+
+enum dt_read_error {
+	DT_OK = 0,
+	DT_ERR_IO = -1,        /* the file could not be read (errno) */
+	DT_ERR_NOT_TRACE = -2, /* not a dnntrace file */
+	DT_ERR_VERSION = -3,   /* written by a newer, incompatible format */
+	DT_ERR_CORRUPT = -4,   /* a frame or record is malformed */
+	DT_ERR_NOMEM = -5,
+};
+
+/* How a file ended, known once dt_reader_next() returned 0. */
+enum dt_file_end {
+	DT_FILE_CLEAN,     /* END summary and seek table present */
+	DT_FILE_NO_END,    /* all frames whole, but no END: the process died */
+	DT_FILE_TRUNCATED, /* the last frame is cut short */
+	DT_FILE_CORRUPT,   /* a frame failed to decode; reading stopped */
+};
+
+struct dt_api_def {
+	const char *name;
+	const char *sig;
+	uint16_t flags;
+};
+
+struct dt_file_info {
+	struct dt_file_header hdr;
+	/* INFO records of the header, in file order */
+	struct dt_kv *info;
+	size_t n_info;
+	/* API table from the APIDEF records, indexed by API id; an entry
+	 * with a NULL name was not defined */
+	struct dt_api_def *apis;
+	uint32_t n_apis;
+};
+
+struct dt_file_stats {
+	enum dt_file_end end;
+	uint64_t file_size;
+	uint64_t frames;         /* data frames decoded */
+	uint64_t records;        /* records returned */
+	uint64_t calls;          /* API_CALL records among them */
+	uint64_t unknown;        /* records of types this reader does not know */
+	uint64_t bytes_lost;     /* trailing bytes that could not be decoded */
+	uint64_t lost;           /* records the writer reported lost */
+	bool have_end;
+	struct dt_rec_end end_rec; /* valid when have_end */
+	bool have_index;
+	uint32_t index_frames;
+	char error[160];         /* why the file ended early, if it did */
+};
+
+struct dt_reader;
+
+/* Open a trace and read its header. On failure returns NULL and, when err
+ * is non-NULL, stores a dt_read_error and a sentence in errbuf. */
+struct dt_reader *dt_reader_open(const char *path, int *err, char *errbuf,
+				 size_t errlen);
+/* Same on a memory buffer (not copied: keep it alive while reading). */
+struct dt_reader *dt_reader_open_mem(const void *data, size_t size, int *err,
+				     char *errbuf, size_t errlen);
+void dt_reader_close(struct dt_reader *r);
+
+const struct dt_file_info *dt_reader_info(const struct dt_reader *r);
+
+/* Next record of the body, in file order. Returns 1 and sets *rec (valid
+ * until the next call), or 0 at the end of what can be read; then
+ * dt_reader_stats() says how the file ended. The record's fixed fields are
+ * checked against its size; its tail is rec + fixed size, `len` bytes. */
+int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec);
+
+const struct dt_file_stats *dt_reader_stats(const struct dt_reader *r);
+
+/* ------------------------------------------------ record descriptions */
+
+/* One fixed field of a record type, for generic printers and tests. */
+struct dt_field_desc {
+	const char *name;
+	const char *type; /* "u16", "u64", ... */
+	uint16_t offset;
+	uint16_t size;
+};
+
+struct dt_rec_desc {
+	uint16_t type;
+	const char *name; /* "API_CALL" */
+	uint32_t fixed;   /* size of the fixed part, header included */
+	enum dt_tail_kind tail;
+	const struct dt_field_desc *fields;
+	uint32_t n_fields;
+};
+
+/* Description of a record type, or NULL if unknown. */
+const struct dt_rec_desc *dt_rec_describe(uint16_t type);
+
+/* Read a fixed field's value as an unsigned/signed 64-bit number. */
+uint64_t dt_field_get(const void *rec, const struct dt_field_desc *f);
+
+/* Tail of a record (bytes after the fixed fields) and its length. */
+const uint8_t *dt_rec_tail(const struct dt_rec_hdr *rec, uint32_t *len);
+
+#endif /* DT_TRACE_H */

@@ -1,0 +1,506 @@
+/*
+ * trace-reader.c - streams a dnntrace file, frame by frame.
+ *
+ * Memory stays bounded by one frame whatever the file's size. No length
+ * field is trusted: every size is checked against what is left of the frame
+ * or file before it is used. A file cut short or damaged yields every record
+ * of the frames before the damage, and dt_reader_stats() says what happened.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "dt-trace.h"
+
+/* Decompressed frames and skippable payloads larger than this are taken as
+ * corrupt (the writer makes 1 to 2 MiB chunks). */
+#define FRAME_MAX (256u << 20)
+#define IN_STEP (128u << 10)
+
+struct dt_reader {
+	int fd;             /* -1 when reading from memory */
+	const uint8_t *mem;
+	uint64_t size;
+	uint64_t off;       /* the next frame starts here */
+
+	struct dt_file_info info;
+	struct dt_file_stats stats;
+	uint64_t loss_sum;  /* counts of LOSS records seen */
+
+	ZSTD_DCtx *dctx;
+	uint8_t *in;
+	uint8_t *out;       /* the current frame's records */
+	size_t out_cap;
+	size_t out_len;
+	size_t out_pos;
+	bool done;
+};
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static int read_at(struct dt_reader *r, uint64_t off, void *buf, size_t n)
+{
+	if (off > r->size || n > r->size - off)
+		return -1;
+	if (r->fd < 0) {
+		memcpy(buf, r->mem + off, n);
+		return 0;
+	}
+	while (n) {
+		ssize_t k = pread(r->fd, buf, n, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		buf = (uint8_t *)buf + k;
+		off += (uint64_t)k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Stop reading: the file ends here, for the reason given. */
+static void stop(struct dt_reader *r, enum dt_file_end end, uint64_t from,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	r->done = true;
+	r->stats.end = end;
+	r->stats.bytes_lost = r->size > from ? r->size - from : 0;
+	va_start(ap, fmt);
+	vsnprintf(r->stats.error, sizeof(r->stats.error), fmt, ap);
+	va_end(ap);
+}
+
+/* Size of the record at p if it is well formed within avail bytes, else 0. */
+static uint32_t check_record(const uint8_t *p, size_t avail)
+{
+	const struct dt_rec_hdr *h = (const void *)p;
+	const struct dt_rec_desc *d;
+	uint32_t len;
+
+	if (avail < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
+	    h->size > avail)
+		return 0;
+	d = dt_rec_describe(h->type);
+	if (!d)
+		return h->size; /* unknown types are skipped by size */
+	if (h->size < d->fixed)
+		return 0;
+	dt_rec_tail(h, &len);
+	if (len > h->size - d->fixed)
+		return 0;
+	return h->size;
+}
+
+static int ensure_out(struct dt_reader *r, size_t n)
+{
+	if (n <= r->out_cap)
+		return 0;
+	uint8_t *p = realloc(r->out, n);
+	if (!p)
+		return -1;
+	r->out = p;
+	r->out_cap = n;
+	return 0;
+}
+
+static char *dup_n(const uint8_t *p, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s) {
+		memcpy(s, p, n);
+		s[n] = 0;
+	}
+	return s;
+}
+
+static int add_info(struct dt_file_info *fi, const struct dt_rec_info *rec)
+{
+	uint32_t len;
+	const uint8_t *t = dt_rec_tail(&rec->hdr, &len);
+	struct dt_kv *kv;
+
+	if (rec->key_len > len)
+		return -1;
+	kv = realloc(fi->info, (fi->n_info + 1) * sizeof(*kv));
+	if (!kv)
+		return -1;
+	fi->info = kv;
+	kv[fi->n_info].key = dup_n(t, rec->key_len);
+	kv[fi->n_info].value = dup_n(t + rec->key_len, len - rec->key_len);
+	fi->n_info++;
+	return 0;
+}
+
+static int add_api(struct dt_file_info *fi, const struct dt_rec_apidef *rec)
+{
+	uint32_t len;
+	const uint8_t *t = dt_rec_tail(&rec->hdr, &len);
+
+	if (rec->name_len > len)
+		return -1;
+	if (rec->api >= fi->n_apis) {
+		uint32_t n = (uint32_t)rec->api + 1;
+		struct dt_api_def *a = realloc(fi->apis, n * sizeof(*a));
+		if (!a)
+			return -1;
+		memset(a + fi->n_apis, 0, (n - fi->n_apis) * sizeof(*a));
+		fi->apis = a;
+		fi->n_apis = n;
+	}
+	struct dt_api_def *a = &fi->apis[rec->api];
+	free((void *)a->name);
+	free((void *)a->sig);
+	a->name = dup_n(t, rec->name_len);
+	a->sig = dup_n(t + rec->name_len, len - rec->name_len);
+	a->flags = rec->flags;
+	return 0;
+}
+
+static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
+{
+	uint8_t hdr8[8];
+	uint32_t len;
+	uint8_t *p;
+
+	if (read_at(r, 0, hdr8, 8) || get_le32(hdr8) != DT_FRAME_HEADER) {
+		snprintf(errbuf, errlen, "not a dnntrace file");
+		return DT_ERR_NOT_TRACE;
+	}
+	len = get_le32(hdr8 + 4);
+	if (len < sizeof(struct dt_file_header) || len > FRAME_MAX) {
+		snprintf(errbuf, errlen, "not a dnntrace file");
+		return DT_ERR_NOT_TRACE;
+	}
+	p = malloc(len);
+	if (!p)
+		return DT_ERR_NOMEM;
+	if (read_at(r, 8, p, len)) {
+		free(p);
+		snprintf(errbuf, errlen,
+			 "the file ends inside its header (%llu of %u bytes)",
+			 (unsigned long long)r->size, len + 8);
+		return DT_ERR_CORRUPT;
+	}
+	memcpy(&r->info.hdr, p, sizeof(r->info.hdr));
+	if (memcmp(r->info.hdr.magic, DT_FILE_MAGIC, 8) != 0) {
+		free(p);
+		snprintf(errbuf, errlen, "not a dnntrace file");
+		return DT_ERR_NOT_TRACE;
+	}
+	if (r->info.hdr.major != DT_FORMAT_MAJOR) {
+		free(p);
+		snprintf(errbuf, errlen,
+			 "format version %u.%u is not supported (this reader "
+			 "reads %u.x)",
+			 r->info.hdr.major, r->info.hdr.minor, DT_FORMAT_MAJOR);
+		return DT_ERR_VERSION;
+	}
+	for (size_t pos = sizeof(struct dt_file_header); pos < len;) {
+		const struct dt_rec_hdr *h = (const void *)(p + pos);
+		uint32_t size = check_record(p + pos, len - pos);
+		int rc = 0;
+
+		if (!size) {
+			free(p);
+			snprintf(errbuf, errlen,
+				 "malformed record in the file header");
+			return DT_ERR_CORRUPT;
+		}
+		if (h->type == DT_REC_INFO)
+			rc = add_info(&r->info, (const void *)h);
+		else if (h->type == DT_REC_APIDEF)
+			rc = add_api(&r->info, (const void *)h);
+		if (rc) {
+			free(p);
+			snprintf(errbuf, errlen,
+				 "malformed record in the file header");
+			return DT_ERR_CORRUPT;
+		}
+		pos += size;
+	}
+	free(p);
+	r->off = 8 + (uint64_t)len;
+	return DT_OK;
+}
+
+static struct dt_reader *open_common(struct dt_reader *r, int *err,
+				     char *errbuf, size_t errlen)
+{
+	char dummy[8];
+	int rc;
+
+	if (!errbuf) {
+		errbuf = dummy;
+		errlen = sizeof(dummy);
+	}
+	r->stats.file_size = r->size;
+	r->dctx = ZSTD_createDCtx();
+	r->in = malloc(IN_STEP);
+	if (!r->dctx || !r->in) {
+		rc = DT_ERR_NOMEM;
+		snprintf(errbuf, errlen, "out of memory");
+	} else {
+		rc = parse_header(r, errbuf, errlen);
+	}
+	if (err)
+		*err = rc;
+	if (rc != DT_OK) {
+		dt_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct dt_reader *dt_reader_open(const char *path, int *err, char *errbuf,
+				 size_t errlen)
+{
+	struct dt_reader *r = calloc(1, sizeof(*r));
+	struct stat st;
+
+	if (!r) {
+		if (err)
+			*err = DT_ERR_NOMEM;
+		return NULL;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0 || fstat(r->fd, &st) || !S_ISREG(st.st_mode)) {
+		int e = r->fd < 0 ? errno : EISDIR;
+		if (errbuf)
+			snprintf(errbuf, errlen, "cannot read %s: %s", path,
+				 strerror(e ? e : EISDIR));
+		if (err)
+			*err = DT_ERR_IO;
+		if (r->fd >= 0)
+			close(r->fd);
+		free(r);
+		return NULL;
+	}
+	r->size = (uint64_t)st.st_size;
+	return open_common(r, err, errbuf, errlen);
+}
+
+struct dt_reader *dt_reader_open_mem(const void *data, size_t size, int *err,
+				     char *errbuf, size_t errlen)
+{
+	struct dt_reader *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		if (err)
+			*err = DT_ERR_NOMEM;
+		return NULL;
+	}
+	r->fd = -1;
+	r->mem = data;
+	r->size = size;
+	return open_common(r, err, errbuf, errlen);
+}
+
+void dt_reader_close(struct dt_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	for (size_t i = 0; i < r->info.n_info; i++) {
+		free((void *)r->info.info[i].key);
+		free((void *)r->info.info[i].value);
+	}
+	for (uint32_t i = 0; i < r->info.n_apis; i++) {
+		free((void *)r->info.apis[i].name);
+		free((void *)r->info.apis[i].sig);
+	}
+	free(r->info.info);
+	free(r->info.apis);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->in);
+	free(r->out);
+	free(r);
+}
+
+const struct dt_file_info *dt_reader_info(const struct dt_reader *r)
+{
+	return &r->info;
+}
+
+const struct dt_file_stats *dt_reader_stats(const struct dt_reader *r)
+{
+	return &r->stats;
+}
+
+/* Decode the zstd frame at r->off into r->out. */
+static void load_zstd_frame(struct dt_reader *r)
+{
+	uint8_t head[18]; /* ZSTD_FRAMEHEADERSIZE_MAX, not in the stable API */
+	size_t hn = sizeof(head);
+	unsigned long long content;
+	uint64_t pos = r->off;
+
+	if (hn > r->size - r->off)
+		hn = (size_t)(r->size - r->off);
+	if (read_at(r, r->off, head, hn))
+		return stop(r, DT_FILE_CORRUPT, r->off, "read error");
+	content = ZSTD_getFrameContentSize(head, hn);
+	if (content == ZSTD_CONTENTSIZE_ERROR) {
+		if (hn < sizeof(head))
+			return stop(r, DT_FILE_TRUNCATED, r->off,
+				    "the last frame is cut short");
+		return stop(r, DT_FILE_CORRUPT, r->off,
+			    "bad frame header at offset %llu",
+			    (unsigned long long)r->off);
+	}
+	if (content == ZSTD_CONTENTSIZE_UNKNOWN || content > FRAME_MAX)
+		return stop(r, DT_FILE_CORRUPT, r->off,
+			    "frame at offset %llu has no usable size",
+			    (unsigned long long)r->off);
+	if (ensure_out(r, (size_t)content ? (size_t)content : 1))
+		return stop(r, DT_FILE_CORRUPT, r->off, "out of memory");
+
+	ZSTD_outBuffer ob = { r->out, (size_t)content, 0 };
+	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+	for (;;) {
+		size_t n = IN_STEP, ret;
+
+		if (n > r->size - pos)
+			n = (size_t)(r->size - pos);
+		if (n == 0)
+			return stop(r, DT_FILE_TRUNCATED, r->off,
+				    "the last frame is cut short");
+		if (read_at(r, pos, r->in, n))
+			return stop(r, DT_FILE_CORRUPT, r->off, "read error");
+		ZSTD_inBuffer ib = { r->in, n, 0 };
+		ret = ZSTD_decompressStream(r->dctx, &ob, &ib);
+		if (ZSTD_isError(ret))
+			return stop(r, DT_FILE_CORRUPT, r->off,
+				    "frame at offset %llu: %s",
+				    (unsigned long long)r->off,
+				    ZSTD_getErrorName(ret));
+		pos += ib.pos;
+		if (ret == 0)
+			break;
+		if (ib.pos == 0 && ob.pos == ob.size)
+			return stop(r, DT_FILE_CORRUPT, r->off,
+				    "frame at offset %llu is larger than it "
+				    "says", (unsigned long long)r->off);
+	}
+	if (ob.pos != content)
+		return stop(r, DT_FILE_CORRUPT, r->off,
+			    "frame at offset %llu is smaller than it says",
+			    (unsigned long long)r->off);
+	r->off = pos;
+	r->out_len = ob.pos;
+	r->out_pos = 0;
+	r->stats.frames++;
+}
+
+static void load_seek_table(struct dt_reader *r, uint32_t len)
+{
+	uint8_t foot[9];
+
+	if (len < 9 || read_at(r, r->off + 8 + len - 9, foot, 9))
+		return;
+	uint32_t n = get_le32(foot);
+	uint8_t desc = foot[4];
+	uint32_t entry = (desc & 0x80) ? 12 : 8;
+
+	if (get_le32(foot + 5) != DT_SEEK_FOOTER_MAGIC ||
+	    (uint64_t)n * entry + 9 != len)
+		return;
+	r->stats.have_index = true;
+	r->stats.index_frames = n;
+}
+
+/* Make the next frame's records current, or finish. */
+static void load_frame(struct dt_reader *r)
+{
+	uint8_t h[8];
+	uint64_t left = r->size - r->off;
+	uint32_t magic, len;
+
+	r->out_len = r->out_pos = 0;
+	if (left == 0) {
+		r->done = true;
+		r->stats.end = r->stats.have_end ? DT_FILE_CLEAN : DT_FILE_NO_END;
+		return;
+	}
+	if (left < 4 || read_at(r, r->off, h, left < 8 ? 4 : 8))
+		return stop(r, DT_FILE_TRUNCATED, r->off,
+			    "the last frame is cut short");
+	magic = get_le32(h);
+	if (magic == ZSTD_MAGICNUMBER)
+		return load_zstd_frame(r);
+	if ((magic & 0xFFFFFFF0u) != ZSTD_MAGIC_SKIPPABLE_START)
+		return stop(r, DT_FILE_CORRUPT, r->off,
+			    "unknown frame at offset %llu",
+			    (unsigned long long)r->off);
+	if (left < 8 || (len = get_le32(h + 4)) > left - 8)
+		return stop(r, DT_FILE_TRUNCATED, r->off,
+			    "the last frame is cut short");
+	if (magic == DT_FRAME_META) {
+		if (len > FRAME_MAX || ensure_out(r, len ? len : 1) ||
+		    read_at(r, r->off + 8, r->out, len))
+			return stop(r, DT_FILE_CORRUPT, r->off,
+				    "unreadable metadata frame at offset %llu",
+				    (unsigned long long)r->off);
+		r->out_len = len;
+	} else if (magic == DT_FRAME_SEEK) {
+		load_seek_table(r, len);
+	}
+	/* other skippable frames belong to someone else: skip them */
+	r->off += 8 + (uint64_t)len;
+}
+
+int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
+{
+	for (;;) {
+		if (r->out_pos < r->out_len) {
+			const struct dt_rec_hdr *h =
+				(const void *)(r->out + r->out_pos);
+			uint32_t size = check_record(r->out + r->out_pos,
+						     r->out_len - r->out_pos);
+
+			if (!size) {
+				r->out_len = 0;
+				stop(r, DT_FILE_CORRUPT, r->off,
+				     "malformed record in the frame ending at "
+				     "offset %llu", (unsigned long long)r->off);
+				continue;
+			}
+			r->out_pos += size;
+			if (h->type == DT_REC_PAD)
+				continue;
+			r->stats.records++;
+			if (!dt_rec_describe(h->type))
+				r->stats.unknown++;
+			else if (h->type == DT_REC_API_CALL)
+				r->stats.calls++;
+			else if (h->type == DT_REC_LOSS)
+				r->loss_sum += ((const struct dt_rec_loss *)h)->count;
+			else if (h->type == DT_REC_END) {
+				r->stats.have_end = true;
+				memcpy(&r->stats.end_rec, h, sizeof(r->stats.end_rec));
+			}
+			r->stats.lost = r->stats.have_end ? r->stats.end_rec.lost
+							  : r->loss_sum;
+			*rec = h;
+			return 1;
+		}
+		if (r->done)
+			return 0;
+		load_frame(r);
+	}
+}

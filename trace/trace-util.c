@@ -1,0 +1,105 @@
+/*
+ * trace-util.c - file name templates and small file reads for the writer.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dt-trace.h"
+#include "trace-util.h"
+
+size_t dt_read_small_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+
+	if (fd < 0)
+		return 0;
+	while (n < size) {
+		ssize_t k = read(fd, buf + n, size - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	return n;
+}
+
+/* Append s to the output, with '/' replaced: a value never adds a folder. */
+static int put_value(char *buf, size_t size, size_t *n, const char *s,
+		     size_t len)
+{
+	if (*n + len >= size)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		buf[(*n)++] = s[i] == '/' ? '_' : s[i];
+	return 0;
+}
+
+int dt_expand_template(const char *tmpl, char *buf, size_t size)
+{
+	size_t n = 0;
+	char tmp[256];
+
+	for (const char *p = tmpl; *p; p++) {
+		int rc = 0;
+
+		if (*p != '%') {
+			if (n + 1 >= size)
+				return errno = ENAMETOOLONG, -1;
+			buf[n++] = *p;
+			continue;
+		}
+		switch (*++p) {
+		case '%':
+			rc = put_value(buf, size, &n, "%", 1);
+			break;
+		case 'p':
+			snprintf(tmp, sizeof(tmp), "%d", (int)getpid());
+			rc = put_value(buf, size, &n, tmp, strlen(tmp));
+			break;
+		case 'h':
+			if (gethostname(tmp, sizeof(tmp)))
+				strcpy(tmp, "localhost");
+			tmp[sizeof(tmp) - 1] = 0;
+			rc = put_value(buf, size, &n, tmp, strlen(tmp));
+			break;
+		case 't': {
+			time_t now = time(NULL);
+			struct tm tm;
+			localtime_r(&now, &tm);
+			strftime(tmp, sizeof(tmp), "%Y%m%d-%H%M%S", &tm);
+			rc = put_value(buf, size, &n, tmp, strlen(tmp));
+			break;
+		}
+		case 'q': {
+			const char *end;
+			if (p[1] != '{' || !(end = strchr(p + 2, '}')) ||
+			    end == p + 2 || (size_t)(end - p - 2) >= sizeof(tmp))
+				return errno = EINVAL, -1;
+			memcpy(tmp, p + 2, (size_t)(end - p - 2));
+			tmp[end - p - 2] = 0;
+			const char *v = getenv(tmp);
+			if (v)
+				rc = put_value(buf, size, &n, v, strlen(v));
+			p = end;
+			break;
+		}
+		default:
+			return errno = EINVAL, -1;
+		}
+		if (rc)
+			return errno = ENAMETOOLONG, -1;
+	}
+	if (n == 0)
+		return errno = EINVAL, -1;
+	buf[n] = 0;
+	return 0;
+}

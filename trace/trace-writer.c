@@ -1,0 +1,784 @@
+/*
+ * trace-writer.c - writes a dnntrace file from per-thread ring buffers.
+ *
+ * Recording threads only append to their own ring (dt-trace.h, inline). A
+ * background thread drains the rings into a chunk, compresses each full or
+ * old enough chunk into one independent zstd frame, and writes it with one
+ * write(2), so a killed process leaves every finished frame readable. The
+ * file opens with a skippable header frame and, on a clean close, ends with a
+ * skippable END frame and a zstd seekable-format seek table. This file knows
+ * nothing of cuDNN: the API table and identity facts come from the caller.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "dt-trace.h"
+#include "trace-util.h"
+
+#define RING_MIN (64u * 1024)
+#define RING_DEFAULT (1u << 20)
+#define CHUNK_DEFAULT (1u << 20)
+#define FLUSH_MS_DEFAULT 500u
+
+struct seek_entry {
+	uint32_t csize;
+	uint32_t dsize;
+};
+
+struct dt_writer {
+	int fd;
+	char path[PATH_MAX];
+	uint32_t ring_size;
+	uint32_t flush_ms;
+
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock; /* rings list; the chunk and file (writer side) */
+	struct dt_ring *rings;
+
+	_Atomic uint32_t wake;     /* futex word the writer thread sleeps on */
+	_Atomic int sleeping;
+	_Atomic int stop;          /* close requested */
+	_Atomic int closed;        /* the file is complete */
+	enum dt_end_reason end_reason;
+	int end_code;
+	_Atomic uint64_t flush_req;
+	_Atomic uint64_t flush_done;
+
+	/* chunk being filled, then compressed (writer thread or closer) */
+	uint8_t *chunk;
+	size_t chunk_len;
+	size_t chunk_cap;
+	uint64_t chunk_t0; /* when the chunk got its first record */
+	ZSTD_CCtx *cctx;
+	uint8_t *zbuf;
+	size_t zcap;
+
+	struct seek_entry *seek;
+	size_t n_seek;
+	size_t seek_cap;
+
+	uint64_t records;
+	uint64_t calls;
+	_Atomic uint64_t lost_total;
+	bool io_error;
+};
+
+/* ------------------------------------------------------------ utilities */
+
+static void futex_wake(_Atomic uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t val, unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static int seek_add(struct dt_writer *w, uint32_t csize, uint32_t dsize)
+{
+	if (w->n_seek == w->seek_cap) {
+		size_t cap = w->seek_cap ? w->seek_cap * 2 : 64;
+		struct seek_entry *s = realloc(w->seek, cap * sizeof(*s));
+		if (!s)
+			return -1;
+		w->seek = s;
+		w->seek_cap = cap;
+	}
+	w->seek[w->n_seek++] = (struct seek_entry){ csize, dsize };
+	return 0;
+}
+
+/* Write one skippable frame (magic, size, payload) and index it. */
+static int write_skippable(struct dt_writer *w, uint32_t magic,
+			   const void *payload, uint32_t len)
+{
+	uint8_t hdr[8];
+
+	put_le32(hdr, magic);
+	put_le32(hdr + 4, len);
+	if (write_all(w->fd, hdr, 8) || write_all(w->fd, payload, len))
+		return -1;
+	return seek_add(w, len + 8, 0);
+}
+
+/* --------------------------------------------------- building records */
+
+/* A growable byte buffer of records, for the header and END frames. */
+struct recbuf {
+	uint8_t *p;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+static void *recbuf_add(struct recbuf *b, uint16_t type, uint32_t fixed,
+			const void *tail1, uint32_t len1, const void *tail2,
+			uint32_t len2)
+{
+	uint32_t size = dt_rec_align(fixed + len1 + len2);
+	uint8_t *rec;
+
+	if (b->len + size > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + size)
+			cap *= 2;
+		uint8_t *p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	rec = b->p + b->len;
+	memset(rec, 0, size);
+	((struct dt_rec_hdr *)rec)->type = type;
+	((struct dt_rec_hdr *)rec)->size = size;
+	if (len1)
+		memcpy(rec + fixed, tail1, len1);
+	if (len2)
+		memcpy(rec + fixed + len1, tail2, len2);
+	b->len += size;
+	return rec;
+}
+
+static void add_info(struct recbuf *b, const char *key, const char *value,
+		     size_t vlen)
+{
+	uint32_t klen = (uint32_t)strlen(key);
+	struct dt_rec_info *r;
+
+	if (vlen > 65536)
+		vlen = 65536;
+	r = recbuf_add(b, DT_REC_INFO, sizeof(*r), key, klen, value,
+		       (uint32_t)vlen);
+	if (r) {
+		r->key_len = klen;
+		r->len = klen + (uint32_t)vlen;
+	}
+}
+
+static void add_info_str(struct recbuf *b, const char *key, const char *value)
+{
+	if (value)
+		add_info(b, key, value, strlen(value));
+}
+
+/* Environment variables that say which rank of a job this process is. */
+static const char *const rank_vars[] = {
+	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+	"GROUP_RANK", "TORCHELASTIC_RUN_ID", "OMPI_COMM_WORLD_RANK",
+	"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
+	"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MV2_COMM_WORLD_RANK",
+	"MV2_COMM_WORLD_LOCAL_RANK", "SLURM_PROCID", "SLURM_LOCALID",
+	"SLURM_NTASKS", "SLURM_JOB_ID", "SLURM_STEP_ID", "PALS_RANKID",
+	"PALS_LOCAL_RANKID", "ALPS_APP_PE", "PBS_JOBID", "LSB_JOBID",
+	"CUDA_VISIBLE_DEVICES",
+};
+
+static void add_identity(struct recbuf *b, const struct dt_file_header *h)
+{
+	char buf[PATH_MAX];
+	size_t n;
+
+	if (gethostname(buf, sizeof(buf)) == 0) {
+		buf[sizeof(buf) - 1] = 0;
+		add_info_str(b, "host", buf);
+	}
+	n = dt_read_small_file("/proc/self/cmdline", buf, sizeof(buf));
+	if (n) {
+		struct dt_rec_process *p =
+			recbuf_add(b, DT_REC_PROCESS, sizeof(*p), buf,
+				   (uint32_t)n, NULL, 0);
+		if (p) {
+			p->t = h->start_mono;
+			p->pid = h->pid;
+			p->ppid = h->ppid;
+			p->event = DT_PROC_START;
+			p->len = (uint32_t)n;
+		}
+		for (size_t i = 0; i + 1 < n; i++)
+			if (buf[i] == 0)
+				buf[i] = ' ';
+		add_info(b, "cmdline", buf, strnlen(buf, n));
+	}
+	ssize_t k = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (k > 0)
+		add_info(b, "exe", buf, (size_t)k);
+	if (getcwd(buf, sizeof(buf)))
+		add_info_str(b, "cwd", buf);
+	n = dt_read_small_file("/proc/sys/kernel/random/boot_id", buf,
+			       sizeof(buf));
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == 0))
+		n--;
+	if (n)
+		add_info(b, "boot_id", buf, n);
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+		const char *v = getenv(rank_vars[i]);
+		if (v) {
+			snprintf(buf, sizeof(buf), "env.%s", rank_vars[i]);
+			add_info_str(b, buf, v);
+		}
+	}
+}
+
+static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
+			const struct dt_file_header *h)
+{
+	struct recbuf b = { 0 };
+	int rc;
+
+	/* The fixed header is not a record; it is 8-byte sized like one. */
+	struct dt_rec_hdr *room = recbuf_add(&b, DT_REC_PAD, sizeof(*h), NULL,
+					     0, NULL, 0);
+	if (!room)
+		return -1;
+	memcpy(room, h, sizeof(*h));
+	add_identity(&b, h);
+	for (size_t i = 0; i < cfg->n_info; i++)
+		add_info_str(&b, cfg->info[i].key, cfg->info[i].value);
+	for (uint32_t i = 0; i < cfg->api_count; i++) {
+		const char *name = cfg->api_names[i];
+		const char *sig = cfg->api_sigs ? cfg->api_sigs[i] : "";
+		uint32_t nl = (uint32_t)strlen(name), sl = (uint32_t)strlen(sig);
+		struct dt_rec_apidef *a = recbuf_add(&b, DT_REC_APIDEF,
+						     sizeof(*a), name, nl, sig, sl);
+		if (a) {
+			a->api = (uint16_t)i;
+			a->flags = cfg->api_flags ? cfg->api_flags[i] : 0;
+			a->name_len = nl;
+			a->len = nl + sl;
+		}
+	}
+	struct dt_rec_clock *c = recbuf_add(&b, DT_REC_CLOCK, sizeof(*c), NULL,
+					    0, NULL, 0);
+	if (c) {
+		c->mono = h->start_mono;
+		c->other = h->start_real;
+		c->clock = DT_CLOCK_REALTIME;
+	}
+	rc = b.oom ? -1
+		   : write_skippable(w, DT_FRAME_HEADER, b.p, (uint32_t)b.len);
+	free(b.p);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the file */
+
+static int mkdirs_for(const char *path)
+{
+	char dir[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(dir))
+		return -1;
+	memcpy(dir, path, n + 1);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(dir, 0777) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* Open a new file at `path`, or at path with .1, .2, ... inserted before
+ * its .dnnt extension when taken. Never overwrites, never follows a
+ * symbolic link at the last component. */
+static int create_file(char *path, size_t size, mode_t mode)
+{
+	char base[PATH_MAX];
+	const char *ext = "";
+	size_t n = strlen(path);
+
+	if (n >= sizeof(base))
+		return errno = ENAMETOOLONG, -1;
+	memcpy(base, path, n + 1);
+	if (n > 5 && strcmp(path + n - 5, ".dnnt") == 0) {
+		base[n - 5] = 0;
+		ext = ".dnnt";
+	}
+	mkdirs_for(path);
+	for (int i = 0; i < 10000; i++) {
+		if (i && snprintf(path, size, "%s.%d%s", base, i, ext) >= (int)size)
+			return errno = ENAMETOOLONG, -1;
+		int fd = open(path,
+			      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				      O_CLOEXEC | O_APPEND,
+			      mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return errno = EEXIST, -1;
+}
+
+/* -------------------------------------------------------------- chunks */
+
+static int write_frame(struct dt_writer *w)
+{
+	size_t c;
+
+	if (!w->chunk_len)
+		return 0;
+	c = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->chunk, w->chunk_len);
+	if (ZSTD_isError(c) || write_all(w->fd, w->zbuf, c) ||
+	    seek_add(w, (uint32_t)c, (uint32_t)w->chunk_len)) {
+		if (!w->io_error)
+			fprintf(stderr, "dnntrace: cannot write %s: %s\n",
+				w->path,
+				ZSTD_isError(c) ? ZSTD_getErrorName(c)
+						: strerror(errno));
+		w->io_error = true;
+	}
+	w->chunk_len = 0;
+	return w->io_error ? -1 : 0;
+}
+
+/* Append one record to the chunk. Every chunk starts with a CLOCK record
+ * so that each frame can be put on the wall clock on its own. */
+static void chunk_add(struct dt_writer *w, const void *rec, uint32_t size)
+{
+	if (w->chunk_len + size > w->chunk_cap)
+		write_frame(w);
+	if (w->chunk_len == 0) {
+		struct dt_rec_clock c = { .hdr = { DT_REC_CLOCK, 0, sizeof(c) } };
+		c.mono = dt_clock_mono();
+		c.other = dt_clock_real();
+		c.clock = DT_CLOCK_REALTIME;
+		memcpy(w->chunk, &c, sizeof(c));
+		w->chunk_len = sizeof(c);
+		w->chunk_t0 = c.mono;
+		w->records++;
+	}
+	memcpy(w->chunk + w->chunk_len, rec, size);
+	w->chunk_len += size;
+	w->records++;
+}
+
+static void emit_loss(struct dt_writer *w, uint32_t tid, uint64_t count,
+		      uint32_t reason)
+{
+	struct dt_rec_loss l = { .hdr = { DT_REC_LOSS, 0, sizeof(l) } };
+
+	l.t = dt_clock_mono();
+	l.count = count;
+	l.tid = tid;
+	l.reason = reason;
+	chunk_add(w, &l, sizeof(l));
+}
+
+/* Move every complete record of r into the chunk. Returns true when r is
+ * detached and empty, so it can be freed. */
+static bool drain_ring(struct dt_writer *w, struct dt_ring *r)
+{
+	int detached = atomic_load_explicit(&r->detached, memory_order_acquire);
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+
+	while (tail < head) {
+		const struct dt_rec_hdr *h =
+			(const void *)(r->buf + ((uint32_t)tail & r->mask));
+		uint32_t size = h->size;
+
+		if (size < sizeof(*h) || size % 8 || size > head - tail) {
+			/* cannot happen unless memory was overwritten */
+			atomic_fetch_add(&r->lost, 1);
+			tail = head;
+			break;
+		}
+		if (h->type != DT_REC_PAD) {
+			if (h->type == DT_REC_API_CALL)
+				w->calls++;
+			chunk_add(w, h, size);
+		}
+		tail += size;
+	}
+	atomic_store_explicit(&r->tail, tail, memory_order_release);
+
+	uint64_t lost = atomic_load_explicit(&r->lost, memory_order_relaxed);
+	if (lost != r->lost_seen) {
+		emit_loss(w, r->tid, lost - r->lost_seen, DT_LOSS_FULL);
+		atomic_fetch_add(&w->lost_total, lost - r->lost_seen);
+		r->lost_seen = lost;
+	}
+	return detached && tail == head;
+}
+
+static void drain_all(struct dt_writer *w)
+{
+	struct dt_ring **pp = &w->rings;
+
+	while (*pp) {
+		struct dt_ring *r = *pp;
+		if (drain_ring(w, r)) {
+			*pp = r->next;
+			free(r->buf);
+			free(r);
+		} else {
+			pp = &r->next;
+		}
+	}
+}
+
+static void write_end(struct dt_writer *w)
+{
+	struct {
+		struct dt_rec_end e;
+	} f = { { .hdr = { DT_REC_END, 0, sizeof(struct dt_rec_end) } } };
+	uint8_t *tbl;
+	size_t n, len;
+
+	write_frame(w);
+	f.e.t = dt_clock_mono();
+	f.e.records = w->records;
+	f.e.calls = w->calls;
+	f.e.lost = atomic_load(&w->lost_total);
+	f.e.reason = w->end_reason;
+	f.e.code = w->end_code;
+	write_skippable(w, DT_FRAME_META, &f, sizeof(f));
+
+	/* Seek table: one entry per frame written, then the footer. */
+	n = w->n_seek;
+	len = n * 8 + 9;
+	tbl = malloc(len);
+	if (!tbl)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		put_le32(tbl + i * 8, w->seek[i].csize);
+		put_le32(tbl + i * 8 + 4, w->seek[i].dsize);
+	}
+	put_le32(tbl + n * 8, (uint32_t)n);
+	tbl[n * 8 + 4] = 0; /* descriptor: no checksums */
+	put_le32(tbl + n * 8 + 5, DT_SEEK_FOOTER_MAGIC);
+	uint8_t hdr[8];
+	put_le32(hdr, DT_FRAME_SEEK);
+	put_le32(hdr + 4, (uint32_t)len);
+	if (write_all(w->fd, hdr, 8) || write_all(w->fd, tbl, len))
+		w->io_error = true;
+	free(tbl);
+}
+
+static void *writer_main(void *arg)
+{
+	struct dt_writer *w = arg;
+	sigset_t all;
+
+	/* Signals go to the application's threads, never to this one: a
+	 * handler that ends the process must find this thread free to write. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "dnntrace-wr");
+
+	for (;;) {
+		uint32_t seen = atomic_load(&w->wake);
+		bool stopping = atomic_load(&w->stop);
+
+		pthread_mutex_lock(&w->lock);
+		drain_all(w);
+		uint64_t req = atomic_load(&w->flush_req);
+		if (stopping) {
+			drain_all(w); /* what arrived while draining */
+			write_end(w);
+			close(w->fd);
+			w->fd = -1;
+			pthread_mutex_unlock(&w->lock);
+			atomic_store(&w->closed, 1);
+			return NULL;
+		}
+		if (w->chunk_len &&
+		    (req != atomic_load(&w->flush_done) ||
+		     dt_clock_mono() - w->chunk_t0 >= w->flush_ms * 1000000ull))
+			write_frame(w);
+		atomic_store(&w->flush_done, req);
+		pthread_mutex_unlock(&w->lock);
+
+		atomic_store(&w->sleeping, 1);
+		futex_wait(&w->wake, seen, w->flush_ms / 4 + 1);
+		atomic_store(&w->sleeping, 0);
+	}
+}
+
+/* --------------------------------------------------------- public API */
+
+static void kick(struct dt_writer *w)
+{
+	atomic_fetch_add(&w->wake, 1);
+	futex_wake(&w->wake);
+}
+
+void dt_ring_commit_slow(struct dt_ring *r)
+{
+	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+	if (r->head_local - r->tail_cache > r->kick_mark &&
+	    atomic_exchange(&r->writer->sleeping, 0))
+		kick(r->writer);
+}
+
+void *dt_ring_reserve_slow(struct dt_ring *r, uint32_t size)
+{
+	uint32_t cap = r->mask + 1;
+	uint64_t head = r->head_local;
+	uint32_t off = (uint32_t)head & r->mask;
+	uint32_t pad = off + size > cap ? cap - off : 0;
+
+	if (size > cap / 2) {
+		atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
+		return NULL;
+	}
+	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+	if (head + pad + size - r->tail_cache > cap) {
+		atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
+		if (atomic_exchange(&r->writer->sleeping, 0))
+			kick(r->writer);
+		return NULL;
+	}
+	if (pad) {
+		struct dt_rec_hdr *h = (void *)(r->buf + off);
+		h->type = DT_REC_PAD;
+		h->reserved = 0;
+		h->size = pad;
+		head += pad;
+	}
+	r->head_local = head + size;
+	return r->buf + ((uint32_t)head & r->mask);
+}
+
+struct dt_ring *dt_writer_attach(struct dt_writer *w, uint32_t tid,
+				 const char *thread_name)
+{
+	struct dt_ring *r = calloc(1, sizeof(*r));
+
+	if (!r || posix_memalign((void **)&r->buf, 64, w->ring_size)) {
+		free(r);
+		return NULL;
+	}
+	r->mask = w->ring_size - 1;
+	r->tid = tid;
+	r->writer = w;
+	r->kick_mark = w->ring_size / 2;
+
+	uint32_t nl = thread_name ? (uint32_t)strnlen(thread_name, 64) : 0;
+	uint32_t size = dt_rec_align(sizeof(struct dt_rec_thread) + nl);
+	struct dt_rec_thread *t = dt_ring_reserve(r, size);
+	memset(t, 0, size); /* an empty ring always has room */
+	t->hdr.type = DT_REC_THREAD;
+	t->hdr.size = size;
+	t->t = dt_clock_mono();
+	t->tid = tid;
+	t->len = nl;
+	if (nl)
+		memcpy(t + 1, thread_name, nl);
+	dt_ring_commit(r);
+
+	pthread_mutex_lock(&w->lock);
+	r->next = w->rings;
+	w->rings = r;
+	pthread_mutex_unlock(&w->lock);
+	return r;
+}
+
+void dt_ring_detach(struct dt_ring *r)
+{
+	atomic_store_explicit(&r->detached, 1, memory_order_release);
+}
+
+const char *dt_writer_path(const struct dt_writer *w)
+{
+	return w->path;
+}
+
+uint64_t dt_writer_lost(struct dt_writer *w)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&w->lock);
+	for (struct dt_ring *r = w->rings; r; r = r->next)
+		n += atomic_load(&r->lost) - r->lost_seen;
+	pthread_mutex_unlock(&w->lock);
+	return n + atomic_load(&w->lost_total);
+}
+
+static uint32_t pow2_at_least(uint32_t v, uint32_t min)
+{
+	uint32_t p = min;
+
+	while (p < v && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+static void free_writer_buffers(struct dt_writer *w)
+{
+	ZSTD_freeCCtx(w->cctx);
+	free(w->chunk);
+	free(w->zbuf);
+	free(w->seek);
+	w->cctx = NULL;
+	w->chunk = w->zbuf = NULL;
+	w->seek = NULL;
+}
+
+struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
+{
+	struct dt_writer *w = calloc(1, sizeof(*w));
+	struct dt_file_header h = { .major = DT_FORMAT_MAJOR,
+				    .minor = DT_FORMAT_MINOR };
+	int err;
+
+	if (!w)
+		return NULL;
+	w->fd = -1;
+	pthread_mutex_init(&w->lock, NULL);
+	w->ring_size = pow2_at_least(cfg->ring_size ? cfg->ring_size
+						    : RING_DEFAULT,
+				     RING_MIN);
+	w->flush_ms = cfg->flush_ms ? cfg->flush_ms : FLUSH_MS_DEFAULT;
+	w->chunk_cap = cfg->chunk_size ? cfg->chunk_size : CHUNK_DEFAULT;
+	if (w->chunk_cap < 2 * DT_REC_MAX)
+		w->chunk_cap = 2 * DT_REC_MAX; /* any record fits a chunk */
+	w->zcap = ZSTD_compressBound(w->chunk_cap);
+	w->chunk = malloc(w->chunk_cap);
+	w->zbuf = malloc(w->zcap);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->chunk || !w->zbuf || !w->cctx) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel,
+			       cfg->level ? cfg->level : 1);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1);
+
+	if (dt_expand_template(cfg->path_template ? cfg->path_template
+						  : DT_DEFAULT_TEMPLATE,
+			       w->path, sizeof(w->path)))
+		goto fail;
+	w->fd = create_file(w->path, sizeof(w->path),
+			    cfg->mode ? cfg->mode : 0600);
+	if (w->fd < 0)
+		goto fail;
+
+	memcpy(h.magic, DT_FILE_MAGIC, 8);
+	h.start_mono = dt_clock_mono();
+	h.start_real = dt_clock_real();
+	h.pid = (uint32_t)getpid();
+	h.ppid = (uint32_t)getppid();
+	if (write_header(w, cfg, &h)) {
+		err = errno ? errno : EIO;
+		unlink(w->path);
+		errno = err;
+		goto fail;
+	}
+	if (pthread_create(&w->thread, NULL, writer_main, w)) {
+		unlink(w->path);
+		errno = EAGAIN;
+		goto fail;
+	}
+	w->thread_started = true;
+	return w;
+fail:
+	err = errno;
+	if (w->fd >= 0)
+		close(w->fd);
+	free_writer_buffers(w);
+	free(w);
+	errno = err;
+	return NULL;
+}
+
+int dt_writer_flush(struct dt_writer *w, unsigned timeout_ms)
+{
+	uint64_t req = atomic_fetch_add(&w->flush_req, 1) + 1;
+
+	kick(w);
+	for (unsigned waited = 0; atomic_load(&w->flush_done) < req;
+	     waited++) {
+		if (waited >= timeout_ms || atomic_load(&w->closed))
+			return -1;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+void dt_writer_close(struct dt_writer *w, enum dt_end_reason reason, int code)
+{
+	if (atomic_exchange(&w->stop, 1))
+		return; /* someone else is closing it */
+	w->end_reason = reason;
+	w->end_code = code;
+	kick(w);
+	if (w->thread_started)
+		pthread_join(w->thread, NULL);
+	/* Rings of threads that are still running stay allocated, and so does
+	 * w: such a thread may still append (its records are lost). */
+	pthread_mutex_lock(&w->lock);
+	free_writer_buffers(w);
+	pthread_mutex_unlock(&w->lock);
+}
+
+int dt_writer_close_async(struct dt_writer *w, enum dt_end_reason reason,
+			  int code, unsigned timeout_ms)
+{
+	if (!atomic_exchange(&w->stop, 1)) {
+		w->end_reason = reason;
+		w->end_code = code;
+	}
+	kick(w);
+	for (unsigned waited = 0; !atomic_load(&w->closed); waited++) {
+		if (waited >= timeout_ms)
+			return -1;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+void dt_writer_abandon(struct dt_writer *w)
+{
+	(void)w; /* its thread did not survive the fork; nothing to do */
+}
