@@ -596,6 +596,9 @@ struct dt_ring *dt_writer_attach(struct dt_writer *w, uint32_t tid,
 		free(r);
 		return NULL;
 	}
+	/* Touch every page now: page faults on the recording path would cost
+	 * more than the recording itself. */
+	memset(r->buf, 0, w->ring_size);
 	r->mask = w->ring_size - 1;
 	r->tid = tid;
 	r->writer = w;
