@@ -183,8 +183,8 @@ int64_t dt_arg_elem_i(const struct dt_arg *a, uint32_t i)
 			len += k_;                                           \
 	} while (0)
 
-static int format_elem(char code, const struct dt_arg *a, uint32_t i,
-		       char *buf, size_t size)
+static int format_elem(char code, const struct dt_arg *a, uint32_t i, char *buf,
+		       size_t size)
 {
 	int len = 0;
 

@@ -15,20 +15,20 @@
 
 /* One decoded argument. */
 struct dt_arg {
-	const char *name;  /* points into the signature; name_len bytes */
+	const char *name; /* points into the signature; name_len bytes */
 	uint32_t name_len;
-	const char *type;  /* element type after '=', or NULL; type_len bytes */
+	const char *type; /* element type after '=', or NULL; type_len bytes */
 	uint32_t type_len;
-	bool out;          /* value stored by the callee ('>') */
-	char code;         /* 'i' 'u' 'f' 'e' 'p' scalars; 'a' array;
-			      'x' bytes; 'k' host scalar; 's' string */
-	char elem;         /* for 'a': the element's code */
-	uint8_t width;     /* scalar or array element width in bytes */
-	uint64_t u;        /* scalar value, zero-extended */
-	int64_t i;         /* scalar value, sign-extended */
-	double f;          /* 'f' scalars */
+	bool out;            /* value stored by the callee ('>') */
+	char code;           /* 'i' 'u' 'f' 'e' 'p' scalars; 'a' array;
+				'x' bytes; 'k' host scalar; 's' string */
+	char elem;           /* for 'a': the element's code */
+	uint8_t width;       /* scalar or array element width in bytes */
+	uint64_t u;          /* scalar value, zero-extended */
+	int64_t i;           /* scalar value, sign-extended */
+	double f;            /* 'f' scalars */
 	const uint8_t *data; /* 'a' 'x' 'k' 's': the bytes */
-	uint32_t count;    /* 'a': elements; 'x' 'k' 's': bytes */
+	uint32_t count;      /* 'a': elements; 'x' 'k' 's': bytes */
 };
 
 struct dt_args_iter {

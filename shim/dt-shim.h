@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define DT_EXPORT __attribute__((visibility("default")))
-#define DT_HIDDEN __attribute__((visibility("hidden")))
-#define DT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define DT_EXPORT      __attribute__((visibility("default")))
+#define DT_HIDDEN      __attribute__((visibility("hidden")))
+#define DT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define DT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* Largest number of bytes one variable-length argument may take in a record. */
@@ -91,12 +91,30 @@ static inline uint8_t *dt_put(uint8_t *p, const void *v, size_t n)
 	memcpy(p, v, n);
 	return p + n;
 }
-static inline uint8_t *dt_put_i32(uint8_t *p, int32_t v) { return dt_put(p, &v, 4); }
-static inline uint8_t *dt_put_u32(uint8_t *p, uint32_t v) { return dt_put(p, &v, 4); }
-static inline uint8_t *dt_put_i64(uint8_t *p, int64_t v) { return dt_put(p, &v, 8); }
-static inline uint8_t *dt_put_u64(uint8_t *p, uint64_t v) { return dt_put(p, &v, 8); }
-static inline uint8_t *dt_put_f32(uint8_t *p, float v) { return dt_put(p, &v, 4); }
-static inline uint8_t *dt_put_f64(uint8_t *p, double v) { return dt_put(p, &v, 8); }
+static inline uint8_t *dt_put_i32(uint8_t *p, int32_t v)
+{
+	return dt_put(p, &v, 4);
+}
+static inline uint8_t *dt_put_u32(uint8_t *p, uint32_t v)
+{
+	return dt_put(p, &v, 4);
+}
+static inline uint8_t *dt_put_i64(uint8_t *p, int64_t v)
+{
+	return dt_put(p, &v, 8);
+}
+static inline uint8_t *dt_put_u64(uint8_t *p, uint64_t v)
+{
+	return dt_put(p, &v, 8);
+}
+static inline uint8_t *dt_put_f32(uint8_t *p, float v)
+{
+	return dt_put(p, &v, 4);
+}
+static inline uint8_t *dt_put_f64(uint8_t *p, double v)
+{
+	return dt_put(p, &v, 8);
+}
 static inline uint8_t *dt_put_ptr(uint8_t *p, const void *v)
 {
 	uint64_t u = (uint64_t)(uintptr_t)v;

@@ -31,14 +31,14 @@
 enum rec_state { ST_UNSET, ST_ON, ST_OFF };
 
 static struct {
-	_Atomic int state;          /* enum rec_state */
-	_Atomic unsigned epoch;     /* bumped by fork and exec: threads re-attach */
+	_Atomic int state;      /* enum rec_state */
+	_Atomic unsigned epoch; /* bumped by fork and exec: threads re-attach */
 	_Atomic(struct dt_writer *) writer;
-	pthread_mutex_t lock;       /* opening and closing the writer */
+	pthread_mutex_t lock; /* opening and closing the writer */
 	_Atomic uint64_t seq;
-	pthread_key_t key;          /* thread exit: detach the ring */
+	pthread_key_t key; /* thread exit: detach the ring */
 	bool key_ok;
-	bool open_failed;           /* do not retry until fork/exec */
+	bool open_failed; /* do not retry until fork/exec */
 	struct dt_writer_config cfg;
 	char template_buf[PATH_MAX];
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -86,9 +86,21 @@ static uint64_t env_size(const char *name, uint64_t def)
 	if (errno || end == v)
 		goto bad;
 	switch (*end) {
-	case 'k': case 'K': n <<= 10; end++; break;
-	case 'm': case 'M': n <<= 20; end++; break;
-	case 'g': case 'G': n <<= 30; end++; break;
+	case 'k':
+	case 'K':
+		n <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		n <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		n <<= 30;
+		end++;
+		break;
 	}
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
@@ -138,7 +150,8 @@ static int init_state(void)
 	if (st == ST_UNSET) {
 		load_config();
 		if (!g.key_ok)
-			g.key_ok = pthread_key_create(&g.key, dt_thread_exit) == 0;
+			g.key_ok =
+				pthread_key_create(&g.key, dt_thread_exit) == 0;
 		st = env_true("DNNTRACE_DISABLE") ? ST_OFF : ST_ON;
 		atomic_store(&g.state, st);
 	}
@@ -148,8 +161,8 @@ static int init_state(void)
 
 /* --------------------------------------------------------------- signals */
 
-static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
-				     SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+static const int fatal_signals[] = { SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
+				     SIGSEGV, SIGBUS,  SIGFPE, SIGILL };
 
 /* A signal that would end the process: finish the file (the writer thread
  * does the work; this only asks and waits a moment), then let the signal's
@@ -170,7 +183,8 @@ static void on_fatal_signal(int sig)
  * that handles a signal keeps it, and then exits through exit(). */
 static void install_signal_handlers(void)
 {
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]);
+	     i++) {
 		struct sigaction old, sa;
 
 		if (sigaction(fatal_signals[i], NULL, &old) ||
@@ -195,7 +209,8 @@ static void announce(struct dt_writer *w)
 		int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
 		int n = snprintf(line, sizeof(line), "%s\n", dt_writer_path(w));
 		if (fd >= 0) {
-			/* one write below PIPE_BUF: lines of processes never mix */
+			/* one write below PIPE_BUF: lines of processes never
+			 * mix */
 			(void)!write(fd, line, (size_t)n);
 			close(fd);
 		}
@@ -282,7 +297,8 @@ static bool attach_thread(struct dt_thread *t)
 	t->epoch = epoch;
 	if (!t->ring) {
 		dt_warn("no memory for thread %u's buffer; its calls are "
-			"not recorded", t->tid);
+			"not recorded",
+			t->tid);
 		return false;
 	}
 	if (g.key_ok)
@@ -300,8 +316,8 @@ struct dt_thread *dt_enter(void)
 		return NULL;
 	if (t->depth) /* a call made from inside a wrapped call */
 		return NULL;
-	if (DT_UNLIKELY(t->epoch != atomic_load_explicit(&g.epoch,
-							 memory_order_relaxed) ||
+	if (DT_UNLIKELY(t->epoch != atomic_load_explicit(
+					    &g.epoch, memory_order_relaxed) ||
 			!t->ring)) {
 		if (t->broken && t->epoch == atomic_load(&g.epoch))
 			return NULL;
@@ -323,7 +339,8 @@ void dt_leave(struct dt_thread *t)
 uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 		       uint64_t t1, int32_t status, uint32_t len)
 {
-	uint32_t size = dt_rec_align((uint32_t)sizeof(struct dt_rec_api_call) + len);
+	uint32_t size =
+		dt_rec_align((uint32_t)sizeof(struct dt_rec_api_call) + len);
 	struct dt_rec_api_call *r;
 
 	if (DT_UNLIKELY(len > DT_REC_MAX - sizeof(*r)))

@@ -97,7 +97,8 @@ void *dt_real_resolve(unsigned api)
 		if (!atomic_exchange(&warned, 1))
 			dt_warn(h ? "%s is not in the loaded cuDNN library; "
 				    "calls to it fail"
-				  : "no cuDNN library is loaded in this process "
+				  : "no cuDNN library is loaded in this "
+				    "process "
 				    "(first call: %s); cuDNN calls fail with "
 				    "CUDNN_STATUS_NOT_INITIALIZED",
 				dt_api_names[api]);
@@ -169,13 +170,13 @@ static void *cudnn_dlsym(dlsym_fn next, void *handle, const char *name)
  * jump, the caller's return address intact): keep the `return next(...)`
  * in tail position, and keep this file compiled with optimization.
  */
-#define DLSYM_BODY(handle, name)                                             \
-	dlsym_fn next = real_dlsym();                                        \
-	if (!next)                                                           \
-		return NULL;                                                 \
-	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT || !name ||        \
-	    strncmp(name, "cudnn", 5) != 0)                                  \
-		return next(handle, name);                                   \
+#define DLSYM_BODY(handle, name)                                      \
+	dlsym_fn next = real_dlsym();                                 \
+	if (!next)                                                    \
+		return NULL;                                          \
+	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT || !name || \
+	    strncmp(name, "cudnn", 5) != 0)                           \
+		return next(handle, name);                            \
 	return cudnn_dlsym(next, handle, name)
 
 /* Programs built against glibc >= 2.34 ask for dlsym@GLIBC_2.34, older
@@ -209,7 +210,7 @@ uint32_t dt_backend_type_size(int64_t type)
 		[24] = 1,              /* CHAR */
 		[25] = 4,              /* SIGNAL_MODE */
 		[26] = 16,             /* FRACTION: two int64_t */
-		[27 ... 30] = 4,       /* NORM_MODE .. MOE_GROUPED_MATMUL_MODE */
+		[27 ... 30] = 4, /* NORM_MODE .. MOE_GROUPED_MATMUL_MODE */
 	};
 
 	if (type < 0 || (uint64_t)type >= sizeof(size))

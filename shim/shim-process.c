@@ -20,10 +20,10 @@ int dt_exit_code(void)
 }
 
 /* The next definition of `name` after the shim, looked up once. */
-#define NEXT(name)                                                           \
-	static __typeof__(&name) real_;                                      \
-	if (!real_)                                                          \
-		real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+#define NEXT(name)                      \
+	static __typeof__(&name) real_; \
+	if (!real_)                     \
+	real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
 
 DT_EXPORT __attribute__((noreturn)) void exit(int code)
 {
@@ -70,17 +70,17 @@ DT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 
 /* The execl family is variadic: gather the list into an argv array (on the
  * stack, as the C library does) and go through the wrappers above. */
-#define GATHER_ARGS(first, ap, argv)                                         \
-	size_t n_ = 1;                                                       \
-	va_list count_;                                                      \
-	va_copy(count_, ap);                                                 \
-	while (va_arg(count_, char *))                                       \
-		n_++;                                                        \
-	va_end(count_);                                                      \
-	char *argv[n_ + 1];                                                  \
-	argv[0] = (char *)(first);                                           \
-	for (size_t i_ = 1; i_ <= n_; i_++)                                  \
-		argv[i_] = va_arg(ap, char *)
+#define GATHER_ARGS(first, ap, argv)        \
+	size_t n_ = 1;                      \
+	va_list count_;                     \
+	va_copy(count_, ap);                \
+	while (va_arg(count_, char *))      \
+		n_++;                       \
+	va_end(count_);                     \
+	char *argv[n_ + 1];                 \
+	argv[0] = (char *)(first);          \
+	for (size_t i_ = 1; i_ <= n_; i_++) \
+	argv[i_] = va_arg(ap, char *)
 
 DT_EXPORT int execl(const char *path, const char *arg, ...)
 {

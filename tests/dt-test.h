@@ -13,44 +13,46 @@
 
 static int dt_test_failures __attribute__((unused));
 
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n",         \
-				__FILE__, __LINE__, #cond);                  \
-			dt_test_failures++;                                  \
-		}                                                            \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+				__LINE__, #cond);                              \
+			dt_test_failures++;                                    \
+		}                                                              \
 	} while (0)
 
-#define CHECK_EQ_U(a, b)                                                     \
-	do {                                                                 \
-		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);             \
-		if (a_ != b_) {                                              \
-			fprintf(stderr,                                      \
-				"%s:%d: %s == %s failed: %" PRIu64           \
-				" != %" PRIu64 "\n",                         \
-				__FILE__, __LINE__, #a, #b, a_, b_);         \
-			dt_test_failures++;                                  \
-		}                                                            \
+#define CHECK_EQ_U(a, b)                                             \
+	do {                                                         \
+		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);     \
+		if (a_ != b_) {                                      \
+			fprintf(stderr,                              \
+				"%s:%d: %s == %s failed: %" PRIu64   \
+				" != %" PRIu64 "\n",                 \
+				__FILE__, __LINE__, #a, #b, a_, b_); \
+			dt_test_failures++;                          \
+		}                                                    \
 	} while (0)
 
-#define CHECK_EQ_S(a, b)                                                     \
-	do {                                                                 \
-		const char *a_ = (a), *b_ = (b);                             \
-		if (!a_ || !b_ || strcmp(a_, b_)) {                          \
-			fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != " \
-				"\"%s\"\n", __FILE__, __LINE__, #a, #b,      \
-				a_ ? a_ : "(null)", b_ ? b_ : "(null)");     \
-			dt_test_failures++;                                  \
-		}                                                            \
+#define CHECK_EQ_S(a, b)                                                 \
+	do {                                                             \
+		const char *a_ = (a), *b_ = (b);                         \
+		if (!a_ || !b_ || strcmp(a_, b_)) {                      \
+			fprintf(stderr,                                  \
+				"%s:%d: %s == %s failed: \"%s\" != "     \
+				"\"%s\"\n",                              \
+				__FILE__, __LINE__, #a, #b,              \
+				a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+			dt_test_failures++;                              \
+		}                                                        \
 	} while (0)
 
-#define TEST_DONE()                                                          \
-	do {                                                                 \
-		if (dt_test_failures)                                        \
-			fprintf(stderr, "%d check(s) failed\n",              \
-				dt_test_failures);                           \
-		return dt_test_failures ? 1 : 0;                             \
+#define TEST_DONE()                                             \
+	do {                                                    \
+		if (dt_test_failures)                           \
+			fprintf(stderr, "%d check(s) failed\n", \
+				dt_test_failures);              \
+		return dt_test_failures ? 1 : 0;                \
 	} while (0)
 
 /* A fresh scratch folder under $TMPDIR; the path is static storage. */
@@ -59,7 +61,8 @@ static inline const char *dt_test_tmpdir(void)
 	static char dir[256];
 	const char *base = getenv("TMPDIR");
 
-	snprintf(dir, sizeof(dir), "%s/dnntrace-test-XXXXXX", base ? base : "/tmp");
+	snprintf(dir, sizeof(dir), "%s/dnntrace-test-XXXXXX",
+		 base ? base : "/tmp");
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		exit(1);

@@ -17,17 +17,19 @@
 
 static void demo_help(FILE *f)
 {
-	fprintf(f, "usage: dnntrace demo [-o TEMPLATE] [-n ITERATIONS] [--no-dump]\n\n"
-		   "Records the bundled cuDNN sample program (legacy "
-		   "convolution, activation,\npooling, softmax, and a backend "
-		   "convolution graph), then prints 'dnntrace info'\nand "
-		   "'dnntrace dump' of its trace.\n\n"
-		   "  -o, --output TEMPLATE  trace file name (default "
-		   "dnntrace-demo-%%p.dnnt)\n"
-		   "  -n N                   iterations of the sample's compute "
-		   "calls (default 3)\n"
-		   "      --no-dump          print only 'info'\n"
-		   "  -h, --help             show this help\n");
+	fprintf(f,
+		"usage: dnntrace demo [-o TEMPLATE] [-n ITERATIONS] "
+		"[--no-dump]\n\n"
+		"Records the bundled cuDNN sample program (legacy "
+		"convolution, activation,\npooling, softmax, and a backend "
+		"convolution graph), then prints 'dnntrace info'\nand "
+		"'dnntrace dump' of its trace.\n\n"
+		"  -o, --output TEMPLATE  trace file name (default "
+		"dnntrace-demo-%%p.dnnt)\n"
+		"  -n N                   iterations of the sample's compute "
+		"calls (default 3)\n"
+		"      --no-dump          print only 'info'\n"
+		"  -h, --help             show this help\n");
 }
 
 static const char *find_sample(char *buf, size_t size)
@@ -56,15 +58,25 @@ int cmd_demo(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:n:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': tmpl = optarg; break;
-		case 'n': iters = optarg; break;
-		case 'D': dump = false; break;
-		case 'h': demo_help(stdout); return 0;
-		default: return dt_usage_error("demo", "unknown option");
+		case 'o':
+			tmpl = optarg;
+			break;
+		case 'n':
+			iters = optarg;
+			break;
+		case 'D':
+			dump = false;
+			break;
+		case 'h':
+			demo_help(stdout);
+			return 0;
+		default:
+			return dt_usage_error("demo", "unknown option");
 		}
 	}
 	if (optind != argc)
-		return dt_usage_error("demo", "unexpected argument '%s'", argv[optind]);
+		return dt_usage_error("demo", "unexpected argument '%s'",
+				      argv[optind]);
 	if (!find_sample(sample, sizeof(sample))) {
 		dt_error("the sample program dnntrace-sample was not built "
 			 "(it needs libcudnn and the CUDA runtime)");

@@ -57,7 +57,8 @@ static void print_args(FILE *out, const struct dt_api_def *api,
 static void print_call(FILE *out, const struct dt_file_info *fi,
 		       const struct dt_rec_api_call *c)
 {
-	const struct dt_api_def *api = c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
+	const struct dt_api_def *api =
+		c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
 	uint32_t len;
 	const uint8_t *args = dt_rec_tail(&c->hdr, &len);
 
@@ -85,7 +86,8 @@ static void print_generic(FILE *out, const struct dt_file_info *fi,
 		return;
 	}
 	fputs(d->name, out);
-	for (uint32_t i = 3; i < d->n_fields; i++) { /* after type/reserved/size */
+	for (uint32_t i = 3; i < d->n_fields;
+	     i++) { /* after type/reserved/size */
 		const struct dt_field_desc *f = &d->fields[i];
 		uint64_t v = dt_field_get(h, f);
 
@@ -170,9 +172,8 @@ int dt_dump_file(const char *path, bool raw)
 	}
 	const struct dt_file_stats *st = dt_reader_stats(r);
 	if (st->end != DT_FILE_CLEAN)
-		dt_error("warning: %s: %s%s%s", path,
-			 dt_file_end_name(st->end), st->error[0] ? ": " : "",
-			 st->error);
+		dt_error("warning: %s: %s%s%s", path, dt_file_end_name(st->end),
+			 st->error[0] ? ": " : "", st->error);
 	dt_reader_close(r);
 	return 0;
 }

@@ -60,7 +60,8 @@ int dt_info_file(const char *path, long top)
 	if (!r)
 		return EXIT_USAGE;
 	const struct dt_file_info *fi = dt_reader_info(r);
-	struct api_count *counts = calloc(fi->n_apis ? fi->n_apis : 1, sizeof(*counts));
+	struct api_count *counts =
+		calloc(fi->n_apis ? fi->n_apis : 1, sizeof(*counts));
 	uint64_t last = fi->hdr.start_mono, threads = 0;
 	const struct dt_rec_hdr *h;
 
@@ -92,9 +93,9 @@ int dt_info_file(const char *path, long top)
 	       dt_fmt_bytes(st->file_size, b1, sizeof(b1)));
 	printf("%-12s %u.%u\n", "format:", fi->hdr.major, fi->hdr.minor);
 	print_kv("program:", info_get(fi, "cmdline"));
-	printf("%-12s %s, pid %u (parent %u)\n", "process:",
-	       info_get(fi, "host") ? info_get(fi, "host") : "?", fi->hdr.pid,
-	       fi->hdr.ppid);
+	printf("%-12s %s, pid %u (parent %u)\n",
+	       "process:", info_get(fi, "host") ? info_get(fi, "host") : "?",
+	       fi->hdr.pid, fi->hdr.ppid);
 	printf("%-12s %s, for %s\n", "started:", when,
 	       dt_fmt_ns(last - fi->hdr.start_mono, b2, sizeof(b2)));
 	const char *loaded = info_get(fi, "cudnn.file");
@@ -102,11 +103,13 @@ int dt_info_file(const char *path, long top)
 		loaded = info_get(fi, "cudnn.path");
 	if (info_get(fi, "cudnn.built") || loaded)
 		printf("%-12s built against %s, loaded %s\n", "cuDNN:",
-		       info_get(fi, "cudnn.built") ? info_get(fi, "cudnn.built") : "?",
+		       info_get(fi, "cudnn.built") ? info_get(fi, "cudnn.built")
+						   : "?",
 		       loaded ? loaded : "?");
 	for (size_t i = 0; i < fi->n_info; i++)
 		if (!strncmp(fi->info[i].key, "env.", 4))
-			printf("%-12s %s=%s\n", "environment:", fi->info[i].key + 4,
+			printf("%-12s %s=%s\n",
+			       "environment:", fi->info[i].key + 4,
 			       fi->info[i].value);
 	print_kv("recorder:", info_get(fi, "dnntrace.version"));
 
@@ -117,11 +120,14 @@ int dt_info_file(const char *path, long top)
 	       st->lost ? " (buffers were full; see LOSS records)" : "");
 	if (st->unknown)
 		printf("%-12s %" PRIu64 " records of types this version does "
-		       "not know\n", "skipped:", st->unknown);
+		       "not know\n",
+		       "skipped:", st->unknown);
 	printf("%-12s %s", "ended:", dt_file_end_name(st->end));
 	if (st->have_end) {
-		static const char *const why[] = { "exit", "signal", "exec", "closed" };
-		const char *w = st->end_rec.reason < 4 ? why[st->end_rec.reason] : "?";
+		static const char *const why[] = { "exit", "signal", "exec",
+						   "closed" };
+		const char *w =
+			st->end_rec.reason < 4 ? why[st->end_rec.reason] : "?";
 		printf(" (%s %d)", w, st->end_rec.code);
 	}
 	if (st->bytes_lost)
@@ -129,26 +135,28 @@ int dt_info_file(const char *path, long top)
 		       dt_fmt_bytes(st->bytes_lost, b1, sizeof(b1)));
 	if (st->error[0] && st->end != DT_FILE_CLEAN)
 		printf(": %s", st->error);
-	printf("\n%-12s %s\n", "index:",
-	       st->have_index ? "yes" : "no");
+	printf("\n%-12s %s\n", "index:", st->have_index ? "yes" : "no");
 
 	if (counts && top != 0 && st->calls) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < fi->n_apis; i++)
 			if (counts[i].calls)
-				counts[n++] = (struct api_count){ i, counts[i].calls,
-								  counts[i].failed,
-								  counts[i].ns };
+				counts[n++] =
+					(struct api_count){ i, counts[i].calls,
+							    counts[i].failed,
+							    counts[i].ns };
 		qsort(counts, n, sizeof(*counts), by_calls);
 		printf("\n%10s %8s %12s  %s\n", "calls", "failed", "host time",
 		       "function");
-		for (uint32_t i = 0; i < n && (top < 0 || i < (uint32_t)top); i++)
+		for (uint32_t i = 0; i < n && (top < 0 || i < (uint32_t)top);
+		     i++)
 			printf("%10" PRIu64 " %8" PRIu64 " %12s  %s\n",
 			       counts[i].calls, counts[i].failed,
 			       dt_fmt_ns(counts[i].ns, b1, sizeof(b1)),
 			       fi->apis[counts[i].api].name);
 		if (top >= 0 && n > (uint32_t)top)
-			printf("%10s (%u more functions; --calls -1 lists all)\n",
+			printf("%10s (%u more functions; --calls -1 lists "
+			       "all)\n",
 			       "", n - (uint32_t)top);
 	}
 	free(counts);
@@ -172,7 +180,8 @@ int cmd_info(int argc, char **argv)
 		if (c == 'c') {
 			top = strtol(optarg, &end, 10);
 			if (*end || end == optarg || top < -1)
-				return dt_usage_error("info", "--calls takes a number");
+				return dt_usage_error("info",
+						      "--calls takes a number");
 		} else if (c == 'h') {
 			return info_help(stdout), 0;
 		} else {

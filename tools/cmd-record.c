@@ -25,13 +25,15 @@ static void record_help(FILE *f)
 {
 	fprintf(f,
 		"usage: dnntrace record [options] [--] COMMAND [ARGS...]\n\n"
-		"Runs COMMAND with every cuDNN call recorded. Each process that "
+		"Runs COMMAND with every cuDNN call recorded. Each process "
+		"that "
 		"calls cuDNN\nwrites one trace file; the paths are printed at "
 		"the end.\n\n"
 		"  -o, --output TEMPLATE  trace file names (default %s):\n"
 		"                         %%p pid, %%h host, %%t start time, "
 		"%%q{VAR} environment\n"
-		"                         variable, %%%% a percent sign; missing "
+		"                         variable, %%%% a percent sign; "
+		"missing "
 		"folders are created\n"
 		"      --buffer-size N    ring buffer per thread, bytes (K/M "
 		"suffixes; default 1M)\n"
@@ -44,7 +46,8 @@ static void record_help(FILE *f)
 		"The same settings work without this command:\n"
 		"  LD_PRELOAD=%s \\\n"
 		"  DNNTRACE_OUTPUT=TEMPLATE COMMAND [ARGS...]\n"
-		"(also DNNTRACE_BUFFER_SIZE, DNNTRACE_FLUSH_MS, DNNTRACE_DISABLE=1,"
+		"(also DNNTRACE_BUFFER_SIZE, DNNTRACE_FLUSH_MS, "
+		"DNNTRACE_DISABLE=1,"
 		" DNNTRACE_VERBOSE=1).\n",
 		DT_DEFAULT_TEMPLATE, DT_LIBDIR "/libdnntrace.so");
 }
@@ -182,8 +185,9 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "%s %s\n",
 				i ? "         " : "dnntrace: trace", paths[i]);
 		if (!n)
-			fprintf(stderr, "dnntrace: no trace written: no process "
-					"of the program called cuDNN\n");
+			fprintf(stderr,
+				"dnntrace: no trace written: no process "
+				"of the program called cuDNN\n");
 	}
 	dt_free_paths(paths, n);
 	return rc;
@@ -205,13 +209,16 @@ int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths)
 	*paths = NULL;
 	*n_paths = 0;
 	if (dt_expand_template(tmpl, test, sizeof(test)))
-		return -dt_usage_error("record", "bad output template '%s' "
-				      "(known: %%p %%h %%t %%q{VAR} %%%%)", tmpl);
+		return -dt_usage_error("record",
+				       "bad output template '%s' "
+				       "(known: %%p %%h %%t %%q{VAR} %%%%)",
+				       tmpl);
 	if (absolute_template(tmpl, abs_tmpl, sizeof(abs_tmpl)))
 		return -dt_usage_error("record", "output template too long");
 	if (!find_shim(shim, sizeof(shim))) {
 		dt_error("cannot find libdnntrace.so (looked next to this "
-			 "program and in %s; set DNNTRACE_LIB)", DT_LIBDIR);
+			 "program and in %s; set DNNTRACE_LIB)",
+			 DT_LIBDIR);
 		return -1;
 	}
 	int mfd = mkstemp(manifest);
@@ -256,7 +263,8 @@ int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths)
 	*n_paths = read_manifest(manifest, paths);
 	unlink(manifest);
 	if (WIFSIGNALED(status)) {
-		dt_error("%s was killed by signal %d", cmd[0], WTERMSIG(status));
+		dt_error("%s was killed by signal %d", cmd[0],
+			 WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}
 	return WEXITSTATUS(status);

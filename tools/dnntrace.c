@@ -16,9 +16,11 @@
 
 static const struct dt_cmd commands[] = {
 	{ "record", cmd_record, "run a program and record its cuDNN calls" },
-	{ "info", cmd_info, "show a trace's identity, totals and how it ended" },
+	{ "info", cmd_info,
+	  "show a trace's identity, totals and how it ended" },
 	{ "dump", cmd_dump, "print every record of a trace, one per line" },
-	{ "demo", cmd_demo, "record the bundled cuDNN sample and show the trace" },
+	{ "demo", cmd_demo,
+	  "record the bundled cuDNN sample and show the trace" },
 };
 
 static void usage(FILE *f)
@@ -27,7 +29,8 @@ static void usage(FILE *f)
 		   "Records every cuDNN call of a program, and analyzes the "
 		   "traces.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-8s %s\n", commands[i].name,
+			commands[i].summary);
 	fprintf(f, "\n'dnntrace <command> --help' describes a command.\n");
 }
 
@@ -121,7 +124,8 @@ const char *dt_file_end_name(enum dt_file_end end)
 	case DT_FILE_CLEAN:
 		return "clean";
 	case DT_FILE_NO_END:
-		return "incomplete (the process ended without finishing the file)";
+		return "incomplete (the process ended without finishing the "
+		       "file)";
 	case DT_FILE_TRUNCATED:
 		return "truncated";
 	case DT_FILE_CORRUPT:
@@ -142,7 +146,8 @@ int main(int argc, char **argv)
 	    !strcmp(name, "help")) {
 		if (argc > 2 && strcmp(name, "help") == 0) {
 			char *sub[] = { argv[2], "--help", NULL };
-			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			for (size_t i = 0;
+			     i < sizeof(commands) / sizeof(commands[0]); i++)
 				if (!strcmp(commands[i].name, argv[2]))
 					return commands[i].run(2, sub);
 		}

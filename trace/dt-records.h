@@ -17,67 +17,67 @@
  *   NONE  no tail;   TEXT  UTF-8 text;   BYTES  opaque bytes;
  *   ARGS  a call's arguments, laid out by the signature of its API (APIDEF).
  */
-#define DT_RECORD_TYPES(X)                                                   \
-	X(0, PAD, pad, NONE)             /* filler, skipped by readers */    \
-	X(1, API_CALL, api_call, ARGS)   /* one call into cuDNN */           \
-	X(2, STRING, string, TEXT)       /* an interned string */            \
-	X(3, THREAD, thread, TEXT)       /* a thread and its name */         \
-	X(4, PROCESS, process, TEXT)     /* process start, fork, exec */     \
-	X(5, CLOCK, clock, NONE)         /* two clocks read together */      \
-	X(6, LOSS, loss, NONE)           /* records dropped by a thread */   \
-	X(7, END, end, NONE)             /* how and when recording ended */  \
-	X(8, INFO, info, TEXT)           /* key = value identity fact */     \
-	X(9, APIDEF, apidef, TEXT)       /* an API id, its name, signature */
+#define DT_RECORD_TYPES(X)                                                \
+	X(0, PAD, pad, NONE)           /* filler, skipped by readers */   \
+	X(1, API_CALL, api_call, ARGS) /* one call into cuDNN */          \
+	X(2, STRING, string, TEXT)     /* an interned string */           \
+	X(3, THREAD, thread, TEXT)     /* a thread and its name */        \
+	X(4, PROCESS, process, TEXT)   /* process start, fork, exec */    \
+	X(5, CLOCK, clock, NONE)       /* two clocks read together */     \
+	X(6, LOSS, loss, NONE)         /* records dropped by a thread */  \
+	X(7, END, end, NONE)           /* how and when recording ended */ \
+	X(8, INFO, info, TEXT)         /* key = value identity fact */    \
+	X(9, APIDEF, apidef, TEXT)     /* an API id, its name, signature */
 
 /* F(R, type, name) with type one of u8 u16 u32 u64 i32 i64; R is passed
  * through unchanged so expansions can name the record. */
 #define DT_FIELDS_pad(F, R)
-#define DT_FIELDS_api_call(F, R)                                                \
-	F(R, u16, api)     /* index into the APIDEF table of this file */       \
-	F(R, u16, flags)   /* DT_CALL_* */                                      \
-	F(R, u32, tid)     /* kernel thread id */                               \
-	F(R, u64, seq)     /* process-wide call order, from 1 */                \
-	F(R, u64, t_begin) /* CLOCK_MONOTONIC ns before the call */             \
-	F(R, u64, t_end)   /* CLOCK_MONOTONIC ns after it returned */           \
-	F(R, i32, status)  /* cudnnStatus_t returned, 0 for other returns */    \
+#define DT_FIELDS_api_call(F, R)                                             \
+	F(R, u16, api)     /* index into the APIDEF table of this file */    \
+	F(R, u16, flags)   /* DT_CALL_* */                                   \
+	F(R, u32, tid)     /* kernel thread id */                            \
+	F(R, u64, seq)     /* process-wide call order, from 1 */             \
+	F(R, u64, t_begin) /* CLOCK_MONOTONIC ns before the call */          \
+	F(R, u64, t_end)   /* CLOCK_MONOTONIC ns after it returned */        \
+	F(R, i32, status)  /* cudnnStatus_t returned, 0 for other returns */ \
 	F(R, u32, len)
-#define DT_FIELDS_string(F, R)                                                  \
-	F(R, u32, id)                                                           \
+#define DT_FIELDS_string(F, R) \
+	F(R, u32, id)          \
 	F(R, u32, len)
-#define DT_FIELDS_thread(F, R)                                                  \
-	F(R, u64, t)       /* when the thread was first seen */                 \
-	F(R, u32, tid)                                                          \
-	F(R, u32, len)     /* name */
-#define DT_FIELDS_process(F, R)                                                 \
-	F(R, u64, t)                                                            \
-	F(R, u32, pid)                                                          \
-	F(R, u32, ppid)                                                         \
-	F(R, u32, event)   /* DT_PROC_* */                                      \
-	F(R, u32, len)     /* command line, arguments separated by NUL */
-#define DT_FIELDS_clock(F, R)                                                   \
-	F(R, u64, mono)    /* CLOCK_MONOTONIC ns */                             \
-	F(R, u64, other)   /* the other clock, read right after */              \
-	F(R, u32, clock)   /* DT_CLOCK_*: which clock `other` is */             \
+#define DT_FIELDS_thread(F, R)                            \
+	F(R, u64, t) /* when the thread was first seen */ \
+	F(R, u32, tid)                                    \
+	F(R, u32, len) /* name */
+#define DT_FIELDS_process(F, R)          \
+	F(R, u64, t)                     \
+	F(R, u32, pid)                   \
+	F(R, u32, ppid)                  \
+	F(R, u32, event) /* DT_PROC_* */ \
+	F(R, u32, len)   /* command line, arguments separated by NUL */
+#define DT_FIELDS_clock(F, R)                                     \
+	F(R, u64, mono)  /* CLOCK_MONOTONIC ns */                 \
+	F(R, u64, other) /* the other clock, read right after */  \
+	F(R, u32, clock) /* DT_CLOCK_*: which clock `other` is */ \
 	F(R, u32, reserved)
-#define DT_FIELDS_loss(F, R)                                                    \
-	F(R, u64, t)                                                            \
-	F(R, u64, count)   /* records dropped since the last LOSS of tid */     \
-	F(R, u32, tid)                                                          \
-	F(R, u32, reason)  /* DT_LOSS_* */
-#define DT_FIELDS_end(F, R)                                                     \
-	F(R, u64, t)                                                            \
-	F(R, u64, records) /* records written to the file body */               \
-	F(R, u64, calls)   /* API_CALL records among them */                    \
-	F(R, u64, lost)    /* records dropped, all threads */                   \
-	F(R, u32, reason)  /* DT_END_* */                                       \
+#define DT_FIELDS_loss(F, R)                                              \
+	F(R, u64, t)                                                      \
+	F(R, u64, count) /* records dropped since the last LOSS of tid */ \
+	F(R, u32, tid)                                                    \
+	F(R, u32, reason) /* DT_LOSS_* */
+#define DT_FIELDS_end(F, R)                                       \
+	F(R, u64, t)                                              \
+	F(R, u64, records) /* records written to the file body */ \
+	F(R, u64, calls)   /* API_CALL records among them */      \
+	F(R, u64, lost)    /* records dropped, all threads */     \
+	F(R, u32, reason)  /* DT_END_* */                         \
 	F(R, i32, code)    /* exit status or signal number */
-#define DT_FIELDS_info(F, R)                                                    \
-	F(R, u32, key_len) /* the tail is key bytes, then value bytes */        \
+#define DT_FIELDS_info(F, R)                                             \
+	F(R, u32, key_len) /* the tail is key bytes, then value bytes */ \
 	F(R, u32, len)
-#define DT_FIELDS_apidef(F, R)                                                  \
-	F(R, u16, api)                                                          \
-	F(R, u16, flags)   /* DT_APIDEF_* */                                    \
-	F(R, u32, name_len) /* the tail is the name, then the signature */     \
+#define DT_FIELDS_apidef(F, R)                                             \
+	F(R, u16, api)                                                     \
+	F(R, u16, flags)    /* DT_APIDEF_* */                              \
+	F(R, u32, name_len) /* the tail is the name, then the signature */ \
 	F(R, u32, len)
 
 enum dt_call_flags {
@@ -98,10 +98,10 @@ enum dt_clock_id {
 };
 
 enum dt_loss_reason {
-	DT_LOSS_FULL = 1,     /* the thread's buffer was full */
-	DT_LOSS_TOO_BIG = 2,  /* one record larger than a buffer can hold */
-	DT_LOSS_NOBUF = 3,    /* no buffer could be allocated for the thread */
-	DT_LOSS_IO = 4,       /* the writer could not write the file */
+	DT_LOSS_FULL = 1,    /* the thread's buffer was full */
+	DT_LOSS_TOO_BIG = 2, /* one record larger than a buffer can hold */
+	DT_LOSS_NOBUF = 3,   /* no buffer could be allocated for the thread */
+	DT_LOSS_IO = 4,      /* the writer could not write the file */
 };
 
 enum dt_end_reason {
@@ -111,7 +111,8 @@ enum dt_end_reason {
 	DT_END_CLOSE = 3,  /* recording was stopped explicitly */
 };
 
-/* Every record starts with this; size counts the header and is a multiple of 8. */
+/* Every record starts with this; size counts the header and is a multiple of 8.
+ */
 struct dt_rec_hdr {
 	uint16_t type;
 	uint16_t reserved;
@@ -126,10 +127,10 @@ typedef int32_t dt_i32;
 typedef int64_t dt_i64;
 
 #define DT_FIELD_DECL_(R, type, name) dt_##type name;
-#define DT_REC_STRUCT_(id, NAME, name, tail)                                 \
-	struct dt_rec_##name {                                               \
-		struct dt_rec_hdr hdr;                                       \
-		DT_FIELDS_##name(DT_FIELD_DECL_, name)                             \
+#define DT_REC_STRUCT_(id, NAME, name, tail)           \
+	struct dt_rec_##name {                         \
+		struct dt_rec_hdr hdr;                 \
+		DT_FIELDS_##name(DT_FIELD_DECL_, name) \
 	};
 DT_RECORD_TYPES(DT_REC_STRUCT_)
 #undef DT_REC_STRUCT_
@@ -138,7 +139,7 @@ enum dt_rec_type {
 #define DT_REC_ENUM_(id, NAME, name, tail) DT_REC_##NAME = id,
 	DT_RECORD_TYPES(DT_REC_ENUM_)
 #undef DT_REC_ENUM_
-	DT_REC_TYPE_COUNT
+		DT_REC_TYPE_COUNT
 };
 
 enum dt_tail_kind { DT_TAIL_NONE, DT_TAIL_TEXT, DT_TAIL_BYTES, DT_TAIL_ARGS };

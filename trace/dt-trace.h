@@ -41,15 +41,18 @@ struct dt_file_header {
 };
 
 /* zstd skippable frame magics used by the format. */
-#define DT_FRAME_HEADER 0x184D2A50u /* file header + identity records */
-#define DT_FRAME_META 0x184D2A51u   /* metadata records, end summary */
-#define DT_FRAME_SEEK 0x184D2A5Eu   /* zstd seekable-format seek table */
+#define DT_FRAME_HEADER      0x184D2A50u /* file header + identity records */
+#define DT_FRAME_META        0x184D2A51u /* metadata records, end summary */
+#define DT_FRAME_SEEK        0x184D2A5Eu /* zstd seekable-format seek table */
 #define DT_SEEK_FOOTER_MAGIC 0x8F92EAB1u
 
 /* Largest record the format allows (header included). */
 #define DT_REC_MAX (1u << 20)
 
-static inline uint32_t dt_rec_align(uint32_t n) { return (n + 7u) & ~7u; }
+static inline uint32_t dt_rec_align(uint32_t n)
+{
+	return (n + 7u) & ~7u;
+}
 
 /* ---------------------------------------------------------------- writer */
 
@@ -60,8 +63,8 @@ struct dt_writer;
  * and never wrap; the buffer index is position & mask. */
 struct dt_ring {
 	/* producer side, written by the owning thread only */
-	uint64_t head_local;  /* reserved, not yet published */
-	uint64_t tail_cache;  /* last tail seen */
+	uint64_t head_local;   /* reserved, not yet published */
+	uint64_t tail_cache;   /* last tail seen */
 	_Atomic uint64_t head; /* published: records below are complete */
 	_Atomic uint64_t lost; /* records dropped, read by the writer */
 	uint8_t *buf;
@@ -129,8 +132,7 @@ void dt_ring_detach(struct dt_ring *r);
 /* Drain every ring, write the end summary and the seek table, close the
  * file and free w. Safe to call from one thread while others may still
  * append (their later records are dropped and counted). */
-void dt_writer_close(struct dt_writer *w, enum dt_end_reason reason,
-		     int code);
+void dt_writer_close(struct dt_writer *w, enum dt_end_reason reason, int code);
 
 /* dt_writer_close() for a signal handler: asks the writer thread to finish
  * the file and waits at most timeout_ms for it, without freeing anything.
@@ -218,17 +220,17 @@ struct dt_file_info {
 struct dt_file_stats {
 	enum dt_file_end end;
 	uint64_t file_size;
-	uint64_t frames;         /* data frames decoded */
-	uint64_t records;        /* records returned */
-	uint64_t calls;          /* API_CALL records among them */
-	uint64_t unknown;        /* records of types this reader does not know */
-	uint64_t bytes_lost;     /* trailing bytes that could not be decoded */
-	uint64_t lost;           /* records the writer reported lost */
+	uint64_t frames;     /* data frames decoded */
+	uint64_t records;    /* records returned */
+	uint64_t calls;      /* API_CALL records among them */
+	uint64_t unknown;    /* records of types this reader does not know */
+	uint64_t bytes_lost; /* trailing bytes that could not be decoded */
+	uint64_t lost;       /* records the writer reported lost */
 	bool have_end;
 	struct dt_rec_end end_rec; /* valid when have_end */
 	bool have_index;
 	uint32_t index_frames;
-	char error[160];         /* why the file ended early, if it did */
+	char error[160]; /* why the file ended early, if it did */
 };
 
 struct dt_reader;

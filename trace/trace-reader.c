@@ -22,21 +22,21 @@
 /* Decompressed frames and skippable payloads larger than this are taken as
  * corrupt (the writer makes 1 to 2 MiB chunks). */
 #define FRAME_MAX (256u << 20)
-#define IN_STEP (128u << 10)
+#define IN_STEP   (128u << 10)
 
 struct dt_reader {
-	int fd;             /* -1 when reading from memory */
+	int fd; /* -1 when reading from memory */
 	const uint8_t *mem;
 	uint64_t size;
-	uint64_t off;       /* the next frame starts here */
+	uint64_t off; /* the next frame starts here */
 
 	struct dt_file_info info;
 	struct dt_file_stats stats;
-	uint64_t loss_sum;  /* counts of LOSS records seen */
+	uint64_t loss_sum; /* counts of LOSS records seen */
 
 	ZSTD_DCtx *dctx;
 	uint8_t *in;
-	uint8_t *out;       /* the current frame's records */
+	uint8_t *out; /* the current frame's records */
 	size_t out_cap;
 	size_t out_len;
 	size_t out_pos;
@@ -395,7 +395,8 @@ static void load_zstd_frame(struct dt_reader *r)
 		if (ib.pos == 0 && ob.pos == ob.size)
 			return stop(r, DT_FILE_CORRUPT, r->off,
 				    "frame at offset %llu is larger than it "
-				    "says", (unsigned long long)r->off);
+				    "says",
+				    (unsigned long long)r->off);
 	}
 	if (ob.pos != content)
 		return stop(r, DT_FILE_CORRUPT, r->off,
@@ -434,7 +435,8 @@ static void load_frame(struct dt_reader *r)
 	r->out_len = r->out_pos = 0;
 	if (left == 0) {
 		r->done = true;
-		r->stats.end = r->stats.have_end ? DT_FILE_CLEAN : DT_FILE_NO_END;
+		r->stats.end =
+			r->stats.have_end ? DT_FILE_CLEAN : DT_FILE_NO_END;
 		return;
 	}
 	if (left < 4 || read_at(r, r->off, h, left < 8 ? 4 : 8))
@@ -477,7 +479,8 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 				r->out_len = 0;
 				stop(r, DT_FILE_CORRUPT, r->off,
 				     "malformed record in the frame ending at "
-				     "offset %llu", (unsigned long long)r->off);
+				     "offset %llu",
+				     (unsigned long long)r->off);
 				continue;
 			}
 			r->out_pos += size;
@@ -489,13 +492,16 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 			else if (h->type == DT_REC_API_CALL)
 				r->stats.calls++;
 			else if (h->type == DT_REC_LOSS)
-				r->loss_sum += ((const struct dt_rec_loss *)h)->count;
+				r->loss_sum +=
+					((const struct dt_rec_loss *)h)->count;
 			else if (h->type == DT_REC_END) {
 				r->stats.have_end = true;
-				memcpy(&r->stats.end_rec, h, sizeof(r->stats.end_rec));
+				memcpy(&r->stats.end_rec, h,
+				       sizeof(r->stats.end_rec));
 			}
-			r->stats.lost = r->stats.have_end ? r->stats.end_rec.lost
-							  : r->loss_sum;
+			r->stats.lost = r->stats.have_end
+						? r->stats.end_rec.lost
+						: r->loss_sum;
 			*rec = h;
 			return 1;
 		}

@@ -8,7 +8,7 @@
 
 #include "dt-trace.h"
 
-#define SIZE_u8 1
+#define SIZE_u8  1
 #define SIZE_u16 2
 #define SIZE_u32 4
 #define SIZE_u64 8
@@ -18,29 +18,33 @@
 /* No record struct may contain padding: its size must be the header plus
  * the sum of its fields, so that the C struct is the byte layout. */
 #define FIELD_SIZE_(R, type, name) +SIZE_##type
-#define CHECK_NO_PADDING_(id, NAME, name, tail)                              \
-	_Static_assert(sizeof(struct dt_rec_##name) ==                       \
-			       sizeof(struct dt_rec_hdr) DT_FIELDS_##name(FIELD_SIZE_, name), \
+#define CHECK_NO_PADDING_(id, NAME, name, tail)                             \
+	_Static_assert(sizeof(struct dt_rec_##name) ==                      \
+			       sizeof(struct dt_rec_hdr)                    \
+				       DT_FIELDS_##name(FIELD_SIZE_, name), \
 		       "struct dt_rec_" #name " has padding");
 DT_RECORD_TYPES(CHECK_NO_PADDING_)
 _Static_assert(sizeof(struct dt_rec_hdr) == 8, "record header is 8 bytes");
 _Static_assert(sizeof(struct dt_file_header) == 40, "file header size");
 
-#define FIELD_DESC_(rec, type, fname)                                        \
+#define FIELD_DESC_(rec, type, fname) \
 	{ #fname, #type, offsetof(struct dt_rec_##rec, fname), SIZE_##type },
-#define FIELDS_(id, NAME, name, tail)                                        \
-	static const struct dt_field_desc fields_##name[] = {                \
-		{ "type", "u16", 0, 2 },                                     \
-		{ "reserved", "u16", 2, 2 },                                 \
-		{ "size", "u32", 4, 4 },                                     \
-		DT_FIELDS_##name(FIELD_DESC_, name)                          \
+#define FIELDS_(id, NAME, name, tail)                         \
+	static const struct dt_field_desc fields_##name[] = { \
+		{ "type", "u16", 0, 2 },                      \
+		{ "reserved", "u16", 2, 2 },                  \
+		{ "size", "u32", 4, 4 },                      \
+		DT_FIELDS_##name(FIELD_DESC_, name)           \
 	};
 DT_RECORD_TYPES(FIELDS_)
 
 static const struct dt_rec_desc rec_descs[] = {
-#define DESC_(id, NAME, name, tail)                                          \
-	[id] = { id, #NAME, sizeof(struct dt_rec_##name), DT_TAIL_##tail,    \
-		 fields_##name,                                              \
+#define DESC_(id, NAME, name, tail)            \
+	[id] = { id,                           \
+		 #NAME,                        \
+		 sizeof(struct dt_rec_##name), \
+		 DT_TAIL_##tail,               \
+		 fields_##name,                \
 		 sizeof(fields_##name) / sizeof(fields_##name[0]) },
 	DT_RECORD_TYPES(DESC_)
 #undef DESC_

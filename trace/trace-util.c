@@ -82,7 +82,8 @@ int dt_expand_template(const char *tmpl, char *buf, size_t size)
 		case 'q': {
 			const char *end;
 			if (p[1] != '{' || !(end = strchr(p + 2, '}')) ||
-			    end == p + 2 || (size_t)(end - p - 2) >= sizeof(tmp))
+			    end == p + 2 ||
+			    (size_t)(end - p - 2) >= sizeof(tmp))
 				return errno = EINVAL, -1;
 			memcpy(tmp, p + 2, (size_t)(end - p - 2));
 			tmp[end - p - 2] = 0;

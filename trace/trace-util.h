@@ -16,8 +16,14 @@ static inline uint64_t dt_clock_read(clockid_t id)
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-static inline uint64_t dt_clock_mono(void) { return dt_clock_read(CLOCK_MONOTONIC); }
-static inline uint64_t dt_clock_real(void) { return dt_clock_read(CLOCK_REALTIME); }
+static inline uint64_t dt_clock_mono(void)
+{
+	return dt_clock_read(CLOCK_MONOTONIC);
+}
+static inline uint64_t dt_clock_real(void)
+{
+	return dt_clock_read(CLOCK_REALTIME);
+}
 
 /* Read up to size bytes of a small file (such as one under /proc); returns
  * the number of bytes read, 0 on any error. */

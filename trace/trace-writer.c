@@ -28,9 +28,9 @@
 #include "dt-trace.h"
 #include "trace-util.h"
 
-#define RING_MIN (64u * 1024)
-#define RING_DEFAULT (1u << 20)
-#define CHUNK_DEFAULT (1u << 20)
+#define RING_MIN         (64u * 1024)
+#define RING_DEFAULT     (1u << 20)
+#define CHUNK_DEFAULT    (1u << 20)
 #define FLUSH_MS_DEFAULT 500u
 
 struct seek_entry {
@@ -49,10 +49,10 @@ struct dt_writer {
 	pthread_mutex_t lock; /* rings list; the chunk and file (writer side) */
 	struct dt_ring *rings;
 
-	_Atomic uint32_t wake;     /* futex word the writer thread sleeps on */
+	_Atomic uint32_t wake; /* futex word the writer thread sleeps on */
 	_Atomic int sleeping;
-	_Atomic int stop;          /* close requested */
-	_Atomic int closed;        /* the file is complete */
+	_Atomic int stop;   /* close requested */
+	_Atomic int closed; /* the file is complete */
 	enum dt_end_reason end_reason;
 	int end_code;
 	_Atomic uint64_t flush_req;
@@ -208,13 +208,31 @@ static void add_info_str(struct recbuf *b, const char *key, const char *value)
 
 /* Environment variables that say which rank of a job this process is. */
 static const char *const rank_vars[] = {
-	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
-	"GROUP_RANK", "TORCHELASTIC_RUN_ID", "OMPI_COMM_WORLD_RANK",
-	"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
-	"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MV2_COMM_WORLD_RANK",
-	"MV2_COMM_WORLD_LOCAL_RANK", "SLURM_PROCID", "SLURM_LOCALID",
-	"SLURM_NTASKS", "SLURM_JOB_ID", "SLURM_STEP_ID", "PALS_RANKID",
-	"PALS_LOCAL_RANKID", "ALPS_APP_PE", "PBS_JOBID", "LSB_JOBID",
+	"RANK",
+	"LOCAL_RANK",
+	"WORLD_SIZE",
+	"LOCAL_WORLD_SIZE",
+	"GROUP_RANK",
+	"TORCHELASTIC_RUN_ID",
+	"OMPI_COMM_WORLD_RANK",
+	"OMPI_COMM_WORLD_LOCAL_RANK",
+	"OMPI_COMM_WORLD_SIZE",
+	"PMIX_RANK",
+	"PMI_RANK",
+	"PMI_SIZE",
+	"MPI_LOCALRANKID",
+	"MV2_COMM_WORLD_RANK",
+	"MV2_COMM_WORLD_LOCAL_RANK",
+	"SLURM_PROCID",
+	"SLURM_LOCALID",
+	"SLURM_NTASKS",
+	"SLURM_JOB_ID",
+	"SLURM_STEP_ID",
+	"PALS_RANKID",
+	"PALS_LOCAL_RANKID",
+	"ALPS_APP_PE",
+	"PBS_JOBID",
+	"LSB_JOBID",
 	"CUDA_VISIBLE_DEVICES",
 };
 
@@ -271,8 +289,8 @@ static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
 	int rc;
 
 	/* The fixed header is not a record; it is 8-byte sized like one. */
-	struct dt_rec_hdr *room = recbuf_add(&b, DT_REC_PAD, sizeof(*h), NULL,
-					     0, NULL, 0);
+	struct dt_rec_hdr *room =
+		recbuf_add(&b, DT_REC_PAD, sizeof(*h), NULL, 0, NULL, 0);
 	if (!room)
 		return -1;
 	memcpy(room, h, sizeof(*h));
@@ -282,9 +300,10 @@ static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
 	for (uint32_t i = 0; i < cfg->api_count; i++) {
 		const char *name = cfg->api_names[i];
 		const char *sig = cfg->api_sigs ? cfg->api_sigs[i] : "";
-		uint32_t nl = (uint32_t)strlen(name), sl = (uint32_t)strlen(sig);
-		struct dt_rec_apidef *a = recbuf_add(&b, DT_REC_APIDEF,
-						     sizeof(*a), name, nl, sig, sl);
+		uint32_t nl = (uint32_t)strlen(name),
+			 sl = (uint32_t)strlen(sig);
+		struct dt_rec_apidef *a = recbuf_add(
+			&b, DT_REC_APIDEF, sizeof(*a), name, nl, sig, sl);
 		if (a) {
 			a->api = (uint16_t)i;
 			a->flags = cfg->api_flags ? cfg->api_flags[i] : 0;
@@ -292,8 +311,8 @@ static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
 			a->len = nl + sl;
 		}
 	}
-	struct dt_rec_clock *c = recbuf_add(&b, DT_REC_CLOCK, sizeof(*c), NULL,
-					    0, NULL, 0);
+	struct dt_rec_clock *c =
+		recbuf_add(&b, DT_REC_CLOCK, sizeof(*c), NULL, 0, NULL, 0);
 	if (c) {
 		c->mono = h->start_mono;
 		c->other = h->start_real;
@@ -344,7 +363,8 @@ static int create_file(char *path, size_t size, mode_t mode)
 	}
 	mkdirs_for(path);
 	for (int i = 0; i < 10000; i++) {
-		if (i && snprintf(path, size, "%s.%d%s", base, i, ext) >= (int)size)
+		if (i &&
+		    snprintf(path, size, "%s.%d%s", base, i, ext) >= (int)size)
 			return errno = ENAMETOOLONG, -1;
 		int fd = open(path,
 			      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
@@ -385,7 +405,8 @@ static void chunk_add(struct dt_writer *w, const void *rec, uint32_t size)
 	if (w->chunk_len + size > w->chunk_cap)
 		write_frame(w);
 	if (w->chunk_len == 0) {
-		struct dt_rec_clock c = { .hdr = { DT_REC_CLOCK, 0, sizeof(c) } };
+		struct dt_rec_clock c = { .hdr = { DT_REC_CLOCK, 0,
+						   sizeof(c) } };
 		c.mono = dt_clock_mono();
 		c.other = dt_clock_real();
 		c.clock = DT_CLOCK_REALTIME;
@@ -676,9 +697,8 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 		return NULL;
 	w->fd = -1;
 	pthread_mutex_init(&w->lock, NULL);
-	w->ring_size = pow2_at_least(cfg->ring_size ? cfg->ring_size
-						    : RING_DEFAULT,
-				     RING_MIN);
+	w->ring_size = pow2_at_least(
+		cfg->ring_size ? cfg->ring_size : RING_DEFAULT, RING_MIN);
 	w->flush_ms = cfg->flush_ms ? cfg->flush_ms : FLUSH_MS_DEFAULT;
 	w->chunk_cap = cfg->chunk_size ? cfg->chunk_size : CHUNK_DEFAULT;
 	if (w->chunk_cap < 2 * DT_REC_MAX)
@@ -738,8 +758,7 @@ int dt_writer_flush(struct dt_writer *w, unsigned timeout_ms)
 	uint64_t req = atomic_fetch_add(&w->flush_req, 1) + 1;
 
 	kick(w);
-	for (unsigned waited = 0; atomic_load(&w->flush_done) < req;
-	     waited++) {
+	for (unsigned waited = 0; atomic_load(&w->flush_done) < req; waited++) {
 		if (waited >= timeout_ms || atomic_load(&w->closed))
 			return -1;
 		struct timespec ts = { 0, 1000000 };

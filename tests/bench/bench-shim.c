@@ -34,17 +34,20 @@ int main(int argc, char **argv)
 
 	if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &d))
 		return 1;
-	for (int i = 0; i < 10000; i++) /* warm up: first calls resolve symbols */
-		cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
+	for (int i = 0; i < 10000;
+	     i++) /* warm up: first calls resolve symbols */
+		cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID,
+					 CUDNN_TYPE_INT64, 1, &uid);
 	for (int b = 0; b < batches; b++) {
 		uint64_t t0 = now_ns();
 		for (int i = 0; i < BATCH; i++)
-			cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64,
-						 1, &uid);
+			cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID,
+						 CUDNN_TYPE_INT64, 1, &uid);
 		per_call[b] = (double)(now_ns() - t0) / BATCH;
 	}
 	qsort(per_call, (size_t)batches, sizeof(double), cmp);
-	printf("%.1f %.1f\n", per_call[batches / 2], per_call[batches * 9 / 10]);
+	printf("%.1f %.1f\n", per_call[batches / 2],
+	       per_call[batches * 9 / 10]);
 	cudnnBackendDestroyDescriptor(d);
 	return 0;
 }

@@ -27,13 +27,19 @@ static uint64_t now_ns(void)
 }
 
 static const char *const names[] = { "cudnnBackendSetAttribute" };
-static const char *const sigs[] = { "descriptor:p,attributeName:e,attributeType:e" };
+static const char *const sigs[] = {
+	"descriptor:p,attributeName:e,attributeType:e"
+};
 
-static struct dt_writer *open_writer(const char *dir, const char *name, uint32_t ring)
+static struct dt_writer *open_writer(const char *dir, const char *name,
+				     uint32_t ring)
 {
 	char tmpl[512];
-	struct dt_writer_config cfg = { .path_template = tmpl, .ring_size = ring,
-					.api_names = names, .api_sigs = sigs, .api_count = 1 };
+	struct dt_writer_config cfg = { .path_template = tmpl,
+					.ring_size = ring,
+					.api_names = names,
+					.api_sigs = sigs,
+					.api_count = 1 };
 
 	snprintf(tmpl, sizeof(tmpl), "%s/%s", dir, name);
 	struct dt_writer *w = dt_writer_open(&cfg);
@@ -62,7 +68,8 @@ static inline int put_call(struct dt_ring *r, uint64_t i, uint64_t t)
 	c->t_end = t + 90 + (i & 63);
 	c->status = 0;
 	c->len = 16;
-	uint64_t args[2] = { 0x55e8c64c2140 + (i & 0xff) * 0x70, 900 + (i % 7) };
+	uint64_t args[2] = { 0x55e8c64c2140 + (i & 0xff) * 0x70,
+			     900 + (i % 7) };
 	memcpy(c + 1, args, 16);
 	dt_ring_commit(r);
 	return 1;
@@ -80,12 +87,14 @@ int main(int argc, char **argv)
 	/* append cost: 256 MiB ring holds all n records, nothing waits */
 	struct dt_writer *w = open_writer(dir, "append.dnnt", 256u << 20);
 	struct dt_ring *r = dt_writer_attach(w, 1, "bench");
-	uint64_t m = n < (256u << 20) / 64 - 1024 ? n : (256u << 20) / 64 - 1024;
+	uint64_t m =
+		n < (256u << 20) / 64 - 1024 ? n : (256u << 20) / 64 - 1024;
 	uint64_t t0 = now_ns(), dropped = 0;
 	for (uint64_t i = 0; i < m; i++)
 		dropped += !put_call(r, i, t0 + i * 100);
 	uint64_t t1 = now_ns();
-	printf("append:  %.2f ns per 64-byte record (%llu records, %llu dropped)\n",
+	printf("append:  %.2f ns per 64-byte record (%llu records, %llu "
+	       "dropped)\n",
 	       (double)(t1 - t0) / (double)m, (unsigned long long)m,
 	       (unsigned long long)dropped);
 	dt_ring_detach(r);
@@ -106,10 +115,12 @@ int main(int argc, char **argv)
 	fseek(f, 0, SEEK_END);
 	long size = ftell(f);
 	fclose(f);
-	printf("writer:  %.2f M records/s (%llu records in %.3f s, file %.1f MiB, "
+	printf("writer:  %.2f M records/s (%llu records in %.3f s, file %.1f "
+	       "MiB, "
 	       "%.1f bytes per record)\n",
-	       (double)n / ((double)(t1 - t0) / 1e9) / 1e6, (unsigned long long)n,
-	       (double)(t1 - t0) / 1e9, size / 1048576.0, (double)size / (double)n);
+	       (double)n / ((double)(t1 - t0) / 1e9) / 1e6,
+	       (unsigned long long)n, (double)(t1 - t0) / 1e9, size / 1048576.0,
+	       (double)size / (double)n);
 
 	/* read it back: the reader's speed, and a check that all arrived */
 	struct dt_reader *rd = dt_reader_open(path, NULL, NULL, 0);
@@ -119,10 +130,13 @@ int main(int argc, char **argv)
 	while (dt_reader_next(rd, &h) == 1)
 		calls += h->type == DT_REC_API_CALL;
 	t1 = now_ns();
-	/* each failed reservation counts as lost, though this producer retried */
-	printf("reader:  %.2f M records/s (%llu calls read back; %llu reservations "
+	/* each failed reservation counts as lost, though this producer retried
+	 */
+	printf("reader:  %.2f M records/s (%llu calls read back; %llu "
+	       "reservations "
 	       "retried)\n",
-	       (double)calls / ((double)(t1 - t0) / 1e9) / 1e6, (unsigned long long)calls,
+	       (double)calls / ((double)(t1 - t0) / 1e9) / 1e6,
+	       (unsigned long long)calls,
 	       (unsigned long long)dt_reader_stats(rd)->lost);
 	dt_reader_close(rd);
 	unlink(path);

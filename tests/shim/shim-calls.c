@@ -20,14 +20,14 @@
 #include <unistd.h>
 
 /* Checked call: these are all calls that succeed without a GPU. */
-#define OK(call)                                                             \
-	do {                                                                 \
-		cudnnStatus_t s_ = (call);                                   \
-		if (s_ != CUDNN_STATUS_SUCCESS) {                            \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__,         \
-				__LINE__, #call, cudnnGetErrorString(s_));   \
-			exit(1);                                             \
-		}                                                            \
+#define OK(call)                                                               \
+	do {                                                                   \
+		cudnnStatus_t s_ = (call);                                     \
+		if (s_ != CUDNN_STATUS_SUCCESS) {                              \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, \
+				#call, cudnnGetErrorString(s_));               \
+			exit(1);                                               \
+		}                                                              \
 	} while (0)
 
 static void tensor_calls(void)
@@ -38,12 +38,13 @@ static void tensor_calls(void)
 	cudnnDataType_t dt;
 
 	OK(cudnnCreateTensorDescriptor(&t));
-	OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, 8, 16, 32, 64));
+	OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, 8,
+				      16, 32, 64));
 	OK(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 4, dims, strides));
 	OK(cudnnGetTensorNdDescriptor(t, 4, &dt, &nb, gd, gs));
 	/* fails: negative size; recorded with its status */
-	if (cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, -1, 1, 1, 1) ==
-	    CUDNN_STATUS_SUCCESS)
+	if (cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+				       -1, 1, 1, 1) == CUDNN_STATUS_SUCCESS)
 		exit(1);
 	OK(cudnnDestroyTensorDescriptor(t));
 }
@@ -54,7 +55,8 @@ static void conv_calls(void)
 	int pad[2] = { 1, 2 }, stride[2] = { 3, 4 }, dil[2] = { 1, 1 };
 
 	OK(cudnnCreateConvolutionDescriptor(&c));
-	OK(cudnnSetConvolutionNdDescriptor(c, 2, pad, stride, dil, CUDNN_CROSS_CORRELATION,
+	OK(cudnnSetConvolutionNdDescriptor(c, 2, pad, stride, dil,
+					   CUDNN_CROSS_CORRELATION,
 					   CUDNN_DATA_FLOAT));
 	OK(cudnnSetConvolutionGroupCount(c, 4));
 	OK(cudnnDestroyConvolutionDescriptor(c));
@@ -68,14 +70,19 @@ static void backend_calls(void)
 	cudnnDataType_t dt = CUDNN_DATA_BFLOAT16;
 
 	OK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &d));
-	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt));
-	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims));
-	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides));
-	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
-	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1,
-				    &align));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DATA_TYPE,
+				    CUDNN_TYPE_DATA_TYPE, 1, &dt));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS,
+				    CUDNN_TYPE_INT64, 4, dims));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_STRIDES,
+				    CUDNN_TYPE_INT64, 4, strides));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID,
+				    CUDNN_TYPE_INT64, 1, &uid));
+	OK(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT,
+				    CUDNN_TYPE_INT64, 1, &align));
 	OK(cudnnBackendFinalize(d));
-	OK(cudnnBackendGetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, &n, got));
+	OK(cudnnBackendGetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS,
+				    CUDNN_TYPE_INT64, 4, &n, got));
 	OK(cudnnBackendDestroyDescriptor(d));
 }
 
@@ -86,7 +93,8 @@ static void *thread_main(void *arg)
 	for (long i = 0; i < m; i++) {
 		cudnnTensorDescriptor_t t;
 		OK(cudnnCreateTensorDescriptor(&t));
-		OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 1,
+		OK(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW,
+					      CUDNN_DATA_FLOAT, 1, 1, 1,
 					      (int)i + 1));
 		OK(cudnnDestroyTensorDescriptor(t));
 	}
@@ -99,7 +107,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(mode, "calls")) {
 		size_t v = cudnnGetVersion();
-		printf("version %zu: %s\n", v, cudnnGetErrorString(CUDNN_STATUS_BAD_PARAM));
+		printf("version %zu: %s\n", v,
+		       cudnnGetErrorString(CUDNN_STATUS_BAD_PARAM));
 		tensor_calls();
 		conv_calls();
 		backend_calls();
@@ -107,7 +116,8 @@ int main(int argc, char **argv)
 		int n = atoi(argv[2]);
 		pthread_t th[64];
 		for (int i = 0; i < n && i < 64; i++)
-			pthread_create(&th[i], NULL, thread_main, (void *)atol(argv[3]));
+			pthread_create(&th[i], NULL, thread_main,
+				       (void *)atol(argv[3]));
 		for (int i = 0; i < n && i < 64; i++)
 			pthread_join(th[i], NULL);
 	} else if (!strcmp(mode, "fork")) {
@@ -131,7 +141,10 @@ int main(int argc, char **argv)
 		execlp("true", "true", (char *)NULL);
 		return 1;
 	} else {
-		fprintf(stderr, "usage: %s calls | threads N M | fork | sigterm | exec\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s calls | threads N M | fork | sigterm | "
+			"exec\n",
+			argv[0]);
 		return 2;
 	}
 	return 0;

@@ -13,7 +13,8 @@ typedef int (*destroy_fn)(void *);
 
 int main(int argc, char **argv)
 {
-	void *h = dlopen(argc > 1 ? argv[1] : "libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen(argc > 1 ? argv[1] : "libcudnn.so.9",
+			 RTLD_NOW | RTLD_LOCAL);
 	void *t = NULL;
 
 	if (!h) {
@@ -22,7 +23,8 @@ int main(int argc, char **argv)
 	}
 	create_fn create = (create_fn)dlsym(h, "cudnnCreateTensorDescriptor");
 	set4d_fn set = (set4d_fn)dlsym(h, "cudnnSetTensor4dDescriptor");
-	destroy_fn destroy = (destroy_fn)dlsym(h, "cudnnDestroyTensorDescriptor");
+	destroy_fn destroy =
+		(destroy_fn)dlsym(h, "cudnnDestroyTensorDescriptor");
 	if (!create || !set || !destroy)
 		return 1;
 	/* NCHW, FLOAT, 7x7x7x7: a shape nothing else uses */

@@ -40,7 +40,8 @@ static const char *find(const struct syms *s, const char *name)
 }
 
 /* Version name of each verdef index. */
-static const char *verdef_name(Elf *e, Elf_Scn *scn, size_t strndx, unsigned idx)
+static const char *verdef_name(Elf *e, Elf_Scn *scn, size_t strndx,
+			       unsigned idx)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t off = 0;
@@ -88,18 +89,22 @@ static int read_exports(const char *path, struct syms *out)
 		return -1;
 	GElf_Shdr sh;
 	gelf_getshdr(dynsym, &sh);
-	Elf_Data *d = elf_getdata(dynsym, NULL), *vd = versym ? elf_getdata(versym, NULL) : NULL;
+	Elf_Data *d = elf_getdata(dynsym, NULL),
+		 *vd = versym ? elf_getdata(versym, NULL) : NULL;
 	size_t n = sh.sh_size / sh.sh_entsize;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Versym ver = 0;
 		gelf_getsym(d, (int)i, &sym);
-		if (sym.st_shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		if (sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    GELF_ST_BIND(sym.st_info) == STB_LOCAL)
 			continue;
 		if (vd)
 			gelf_getversym(vd, (int)i, &ver);
-		const char *vname = verdef ? verdef_name(e, verdef, verdef_str, ver & 0x7fff) : NULL;
+		const char *vname = verdef ? verdef_name(e, verdef, verdef_str,
+							 ver & 0x7fff)
+					   : NULL;
 		add(out, elf_strptr(e, sh.sh_link, sym.st_name), vname);
 	}
 	elf_end(e);
@@ -114,7 +119,8 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s LIBDNNTRACE LIBCUDNN API-LISTING\n", argv[0]);
+		fprintf(stderr, "usage: %s LIBDNNTRACE LIBCUDNN API-LISTING\n",
+			argv[0]);
 		return 2;
 	}
 	elf_version(EV_CURRENT);
@@ -126,45 +132,52 @@ int main(int argc, char **argv)
 		if (line[0] != '#' && strchr(line, '('))
 			*strchr(line, '(') = 0, add(&decl, line, NULL);
 	fclose(f);
-	printf("%zu declared functions, %zu shim exports, %zu real exports\n", decl.n,
-	       shim.n, real.n);
+	printf("%zu declared functions, %zu shim exports, %zu real exports\n",
+	       decl.n, shim.n, real.n);
 	CHECK(decl.n > 200);
 
-	static const char *const libc_fns[] = { "dlsym", "exit", "execve", "execv", "execvp",
-						"execvpe", "fexecve", "execl", "execlp",
+	static const char *const libc_fns[] = { "dlsym",   "exit",   "execve",
+						"execv",   "execvp", "execvpe",
+						"fexecve", "execl",  "execlp",
 						"execle" };
 	for (size_t i = 0; i < shim.n; i++) {
 		bool is_libc = false;
-		for (size_t j = 0; j < sizeof(libc_fns) / sizeof(libc_fns[0]); j++)
+		for (size_t j = 0; j < sizeof(libc_fns) / sizeof(libc_fns[0]);
+		     j++)
 			is_libc |= !strcmp(shim.name[i], libc_fns[j]);
 		if (is_libc) {
 			CHECK(!strncmp(shim.version[i], "GLIBC_", 6));
 			continue;
 		}
 		if (!find(&decl, shim.name[i])) {
-			fprintf(stderr, "exported but not declared: %s\n", shim.name[i]);
+			fprintf(stderr, "exported but not declared: %s\n",
+				shim.name[i]);
 			dt_test_failures++;
 		} else if (strcmp(shim.version[i], "libcudnn.so.9")) {
-			fprintf(stderr, "%s has version '%s', not libcudnn.so.9\n", shim.name[i],
-				shim.version[i]);
+			fprintf(stderr,
+				"%s has version '%s', not libcudnn.so.9\n",
+				shim.name[i], shim.version[i]);
 			dt_test_failures++;
 		}
 	}
 	for (size_t i = 0; i < decl.n; i++)
 		if (!find(&shim, decl.name[i])) {
-			fprintf(stderr, "declared but not wrapped: %s\n", decl.name[i]);
+			fprintf(stderr, "declared but not wrapped: %s\n",
+				decl.name[i]);
 			dt_test_failures++;
 		}
 	for (size_t i = 0; i < real.n; i++) {
 		if (strncmp(real.name[i], "cudnn", 5))
 			continue;
 		if (!find(&decl, real.name[i]))
-			printf("not in the headers, left unwrapped: %s\n", real.name[i]);
+			printf("not in the headers, left unwrapped: %s\n",
+			       real.name[i]);
 		else
 			CHECK(find(&shim, real.name[i]) != NULL);
 	}
 	for (size_t i = 0; i < decl.n; i++)
 		if (!find(&real, decl.name[i]))
-			printf("declared but not exported by %s: %s\n", argv[2], decl.name[i]);
+			printf("declared but not exported by %s: %s\n", argv[2],
+			       decl.name[i]);
 	TEST_DONE();
 }

@@ -22,7 +22,8 @@ static void table(const struct dt_rec_desc *d, char *buf, size_t size)
 			      "|---:|---:|---|---|\n",
 			      d->name, d->type, d->fixed);
 	for (uint32_t i = 0; i < d->n_fields; i++)
-		n += (size_t)snprintf(buf + n, size - n, "| %u | %u | %s | `%s` |\n",
+		n += (size_t)snprintf(buf + n, size - n,
+				      "| %u | %u | %s | `%s` |\n",
 				      d->fields[i].offset, d->fields[i].size,
 				      d->fields[i].type, d->fields[i].name);
 	snprintf(buf + n, size - n, "\nTail: %s.\n", tail_name[d->tail]);
@@ -36,7 +37,8 @@ int main(int argc, char **argv)
 
 	if (!print) {
 		if (argc != 2) {
-			fprintf(stderr, "usage: %s FORMAT.md | --print\n", argv[0]);
+			fprintf(stderr, "usage: %s FORMAT.md | --print\n",
+				argv[0]);
 			return 2;
 		}
 		doc = (char *)test_slurp(argv[1], &size);
@@ -55,8 +57,10 @@ int main(int argc, char **argv)
 		if (print) {
 			printf("%s\n", expect);
 		} else if (!strstr(doc, expect)) {
-			fprintf(stderr, "FORMAT.md lacks or differs from this "
-				"table (regenerate with --print):\n%s\n", expect);
+			fprintf(stderr,
+				"FORMAT.md lacks or differs from this "
+				"table (regenerate with --print):\n%s\n",
+				expect);
 			dt_test_failures++;
 		}
 	}

@@ -30,14 +30,22 @@ int main(void)
 	CHECK(test_put_call(r, 1, 7));
 	struct dt_rec_string s = { .id = 3, .len = 5 };
 	CHECK(test_put(r, DT_REC_STRING, &s, sizeof(s), "hello", 5));
-	struct dt_rec_process p = { .t = 11, .pid = 12, .ppid = 13,
-				    .event = DT_PROC_FORK, .len = 6 };
+	struct dt_rec_process p = { .t = 11,
+				    .pid = 12,
+				    .ppid = 13,
+				    .event = DT_PROC_FORK,
+				    .len = 6 };
 	CHECK(test_put(r, DT_REC_PROCESS, &p, sizeof(p), "a\0b\0c", 6));
-	struct dt_rec_clock c = { .mono = 21, .other = 22, .clock = DT_CLOCK_REALTIME };
+	struct dt_rec_clock c = { .mono = 21,
+				  .other = 22,
+				  .clock = DT_CLOCK_REALTIME };
 	CHECK(test_put(r, DT_REC_CLOCK, &c, sizeof(c), NULL, 0));
 	struct dt_rec_info in = { .key_len = 1, .len = 3 };
 	CHECK(test_put(r, DT_REC_INFO, &in, sizeof(in), "kvv", 3));
-	struct dt_rec_apidef ad = { .api = 9, .flags = 1, .name_len = 1, .len = 4 };
+	struct dt_rec_apidef ad = { .api = 9,
+				    .flags = 1,
+				    .name_len = 1,
+				    .len = 4 };
 	CHECK(test_put(r, DT_REC_APIDEF, &ad, sizeof(ad), "fsig", 4));
 	struct dt_rec_hdr unknown = { 0 };
 	CHECK(test_put(r, 999, &unknown, sizeof(unknown), "zzzzzzzz", 8));
@@ -94,14 +102,18 @@ int main(void)
 			CHECK(len == 5 && !memcmp(t, "hello", 5));
 			break;
 		case DT_REC_PROCESS:
-			CHECK_EQ_U(((const struct dt_rec_process *)h)->ppid, 13);
-			CHECK_EQ_U(((const struct dt_rec_process *)h)->event, DT_PROC_FORK);
+			CHECK_EQ_U(((const struct dt_rec_process *)h)->ppid,
+				   13);
+			CHECK_EQ_U(((const struct dt_rec_process *)h)->event,
+				   DT_PROC_FORK);
 			CHECK(len == 6 && !memcmp(t, "a\0b\0c", 6));
 			break;
 		case DT_REC_CLOCK:
 			/* each frame starts with one of the writer's own */
 			if (((const struct dt_rec_clock *)h)->mono == 21)
-				CHECK_EQ_U(((const struct dt_rec_clock *)h)->other, 22);
+				CHECK_EQ_U(
+					((const struct dt_rec_clock *)h)->other,
+					22);
 			break;
 		case DT_REC_INFO:
 			CHECK(len == 3 && !memcmp(t, "kvv", 3));
@@ -111,7 +123,8 @@ int main(void)
 			CHECK(len == 4 && !memcmp(t, "fsig", 4));
 			break;
 		case DT_REC_THREAD:
-			CHECK_EQ_U(((const struct dt_rec_thread *)h)->tid, 4242);
+			CHECK_EQ_U(((const struct dt_rec_thread *)h)->tid,
+				   4242);
 			CHECK(len == 6 && !memcmp(t, "worker", 6));
 			break;
 		case DT_REC_LOSS:

@@ -8,7 +8,7 @@
 
 #include "trace-test-util.h"
 
-#define THREADS 8
+#define THREADS    8
 #define PER_THREAD 200000
 
 struct worker {
@@ -75,7 +75,8 @@ static void check_file(const char *path, bool expect_lossless)
 	dt_reader_close(rd);
 }
 
-static void run_round(const char *dir, const char *name, uint32_t ring, bool lossless)
+static void run_round(const char *dir, const char *name, uint32_t ring,
+		      bool lossless)
 {
 	struct dt_writer *w = test_writer(dir, name, ring);
 	struct worker wk[THREADS];

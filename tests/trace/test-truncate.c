@@ -9,8 +9,8 @@
 #include "trace-test-util.h"
 
 struct frame {
-	size_t end;        /* offset just past the frame */
-	uint64_t records;  /* records it holds (PAD excluded) */
+	size_t end;       /* offset just past the frame */
+	uint64_t records; /* records it holds (PAD excluded) */
 };
 
 /* Walk the frames of a complete file, counting records in each. */
@@ -27,18 +27,23 @@ static size_t frames_of(const uint8_t *buf, size_t size, struct frame *fr,
 			memcpy(&len, buf + off + 4, 4);
 			if (magic == DT_FRAME_META)
 				for (size_t p = 0; p < len;) {
-					const struct dt_rec_hdr *h = (const void *)(buf + off + 8 + p);
+					const struct dt_rec_hdr *h =
+						(const void *)(buf + off + 8 +
+							       p);
 					recs++;
 					p += h->size;
 				}
 			off += 8 + len;
 		} else {
-			size_t c = ZSTD_findFrameCompressedSize(buf + off, size - off);
-			unsigned long long d = ZSTD_getFrameContentSize(buf + off, size - off);
+			size_t c = ZSTD_findFrameCompressedSize(buf + off,
+								size - off);
+			unsigned long long d =
+				ZSTD_getFrameContentSize(buf + off, size - off);
 			uint8_t *out = malloc(d);
 			ZSTD_decompress(out, d, buf + off, c);
 			for (size_t p = 0; p < d;) {
-				const struct dt_rec_hdr *h = (const void *)(out + p);
+				const struct dt_rec_hdr *h =
+					(const void *)(out + p);
 				recs += h->type != DT_REC_PAD;
 				p += h->size;
 			}
@@ -76,10 +81,12 @@ int main(void)
 	CHECK_EQ_U(fr[nf - 1].end, size);
 
 	for (size_t cut = 0; cut <= size; cut++) {
-		uint8_t *copy = malloc(cut ? cut : 1); /* exact size: overreads trip ASan */
+		uint8_t *copy = malloc(
+			cut ? cut : 1); /* exact size: overreads trip ASan */
 		memcpy(copy, full, cut);
 		int err = 0;
-		struct dt_reader *rd = dt_reader_open_mem(copy, cut, &err, NULL, 0);
+		struct dt_reader *rd =
+			dt_reader_open_mem(copy, cut, &err, NULL, 0);
 		uint64_t expect = 0;
 		size_t whole = 0;
 
@@ -104,7 +111,9 @@ int main(void)
 			got++;
 		const struct dt_file_stats *st = dt_reader_stats(rd);
 		if (got != expect) {
-			fprintf(stderr, "cut at %zu: %" PRIu64 " records, expected %" PRIu64 "\n",
+			fprintf(stderr,
+				"cut at %zu: %" PRIu64
+				" records, expected %" PRIu64 "\n",
 				cut, got, expect);
 			dt_test_failures++;
 		}

@@ -12,7 +12,8 @@
 #include "dt-trace.h"
 
 static const char *const test_api_names[] = { "cudnnAlpha", "cudnnBeta" };
-static const char *const test_api_sigs[] = { "n:i4,desc:>p", "data:ai4,alpha:k" };
+static const char *const test_api_sigs[] = { "n:i4,desc:>p",
+					     "data:ai4,alpha:k" };
 static const uint16_t test_api_flags[] = { 0, DT_APIDEF_DEPRECATED };
 
 static inline struct dt_writer *test_writer(const char *dir, const char *name,
@@ -64,8 +65,11 @@ static inline bool test_put(struct dt_ring *r, uint16_t type, void *fixed,
 /* An API_CALL of test API 0 whose argument n is `n`. */
 static inline bool test_put_call(struct dt_ring *r, uint64_t seq, int32_t n)
 {
-	struct dt_rec_api_call c = { .api = 0, .tid = r->tid, .seq = seq,
-				     .t_begin = seq * 10, .t_end = seq * 10 + 5,
+	struct dt_rec_api_call c = { .api = 0,
+				     .tid = r->tid,
+				     .seq = seq,
+				     .t_begin = seq * 10,
+				     .t_end = seq * 10 + 5,
 				     .len = 12 };
 	uint8_t args[12];
 	uint64_t desc = 0x1000 + (uint64_t)n;
