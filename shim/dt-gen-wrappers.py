@@ -626,14 +626,19 @@ def c_wrapper(api: Api) -> str:
         lines += ["\tif (!t) {", "\t\treal(%s);" % args, "\t\treturn;", "\t}"]
     else:
         lines += ["\tif (!t)", "\t\treturn real(%s);" % args]
-    lines += [
-        "\tuint64_t t0 = dt_now();",
-        "\t%sreal(%s);" % ("" if void else c_declarator(ret, "ret") + " = ", args),
-        "\tuint64_t t1 = dt_now();",
-    ]
+    call = "\t%sreal(%s);" % ("" if void else c_declarator(ret, "ret") + " = ", args)
+    if launches_work(func):
+        call = "\tdt_gpu_begin(t);\n%s\n\tdt_gpu_end(t);" % call
+    lines += ["\tuint64_t t0 = dt_now();", call, "\tuint64_t t1 = dt_now();"]
     lines += c_record(api)
     lines += ["\tdt_leave(t);"] + ([] if void else ["\treturn ret;"]) + ["}"]
     return "\n".join(lines) + "\n"
+
+
+def launches_work(func: Function) -> bool:
+    """Calls that take a cuDNN handle first are the ones that can put work on
+    the GPU; their kernels are attributed to the call (dt_gpu_begin/end)."""
+    return bool(func.params) and func.params[0].decl.split()[0] == "cudnnHandle_t"
 
 
 def c_record(api: Api) -> List[str]:

@@ -9,6 +9,7 @@
 #ifndef DT_SHIM_H
 #define DT_SHIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -23,7 +24,34 @@
 /* Largest input string recorded, in bytes. */
 #define DT_MAX_STRING 4096u
 
-struct dt_thread;
+/* A recording thread's state (shim-core.c owns it). */
+struct dt_thread {
+	struct dt_ring *ring;
+	uint64_t seq;     /* the current call's sequence number */
+	uint32_t tid;
+	uint32_t depth;   /* 1 inside a wrapped call */
+	unsigned epoch;   /* the process epoch its ring belongs to */
+	bool broken;      /* no ring could be had for this thread */
+	bool gpu_tagged;  /* an attribution id is pushed for this call */
+};
+
+/* Nonzero while GPU activity is recorded: calls that can launch work then
+ * tag what they launch with their sequence number (cupti/). */
+DT_HIDDEN extern volatile int dt_gpu_tagging;
+DT_HIDDEN void dt_gpu_push(struct dt_thread *t);
+DT_HIDDEN void dt_gpu_pop(struct dt_thread *t);
+
+static inline void dt_gpu_begin(struct dt_thread *t)
+{
+	if (DT_UNLIKELY(dt_gpu_tagging))
+		dt_gpu_push(t);
+}
+
+static inline void dt_gpu_end(struct dt_thread *t)
+{
+	if (DT_UNLIKELY(t->gpu_tagged))
+		dt_gpu_pop(t);
+}
 
 /* The real function for an API id, resolved on first use; NULL (after one
  * message on stderr) when no cuDNN library is loaded in the process. */

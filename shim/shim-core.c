@@ -24,6 +24,7 @@
 
 #include "dt-api.h"
 #include "dt-config.h"
+#include "dt-cupti.h"
 #include "dt-shim.h"
 #include "dt-trace.h"
 #include "shim-internal.h"
@@ -43,13 +44,6 @@ static struct {
 	char template_buf[PATH_MAX];
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-struct dt_thread {
-	struct dt_ring *ring;
-	uint32_t tid;
-	uint32_t depth;
-	unsigned epoch;
-	bool broken; /* no ring could be had for this thread */
-};
 
 /* initial-exec: the shim is preloaded, so its TLS is static and every
  * wrapper reaches it with one instruction instead of a __tls_get_addr call. */
@@ -230,7 +224,9 @@ static struct dt_writer *open_writer(void)
 	w = atomic_load(&g.writer);
 	if (!w && !g.open_failed) {
 		struct dt_kv info[8];
-		size_t n = dt_shim_info(info, sizeof(info) / sizeof(info[0]));
+		size_t n = dt_shim_info(info, sizeof(info) / sizeof(info[0]) - 1);
+
+		info[n++] = (struct dt_kv){ "gpu", dt_cupti_state() };
 
 		g.cfg.info = info;
 		g.cfg.n_info = n;
@@ -266,6 +262,79 @@ static void close_writer(enum dt_end_reason reason, int code)
 		dt_writer_close(w, reason, code);
 }
 
+/* ------------------------------------------------------------ GPU activity */
+
+volatile int dt_gpu_tagging;
+static _Atomic int gpu_started;
+
+static struct dt_thread *current_thread(void);
+
+/* The sink for CUPTI's records: they go to the ring of whichever thread
+ * hands them over (CUPTI's own, the flusher, or one at exit). Those are not
+ * the application's threads, so waiting a little for room is allowed. */
+static int emit_activity(const void *rec, uint32_t size)
+{
+	struct dt_thread *t = current_thread();
+
+	if (!t)
+		return 0;
+	for (int tries = 0; tries < 200; tries++) {
+		void *p = dt_ring_reserve(t->ring, size);
+		if (p) {
+			memcpy(p, rec, size);
+			dt_ring_commit(t->ring);
+			return 1;
+		}
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+static const struct dt_cupti_sink gpu_sink = { emit_activity };
+
+static void gpu_atexit(void)
+{
+	dt_gpu_tagging = 0;
+	dt_cupti_stop();
+}
+
+/* Start recording GPU activity, once; before the trace file exists, so
+ * that its header can say whether GPU activity is in it. */
+static void start_gpu(void)
+{
+	if (atomic_exchange(&gpu_started, 1))
+		return;
+	if (dt_cupti_start(&gpu_sink, g.cfg.flush_ms)) {
+		/* registered now, after the CUDA runtime's own handlers, so it
+		 * runs before them: CUPTI is flushed while CUDA still works */
+		atexit(gpu_atexit);
+		dt_gpu_tagging = 1;
+	}
+}
+
+void dt_gpu_push(struct dt_thread *t)
+{
+	dt_cupti_push(t->seq);
+	t->gpu_tagged = true;
+}
+
+void dt_gpu_pop(struct dt_thread *t)
+{
+	dt_cupti_pop();
+	t->gpu_tagged = false;
+}
+
+/* The CUDA driver calls this when CUDA_INJECTION64_PATH names this library
+ * (`dnntrace record` sets it): GPU activity is then recorded from the
+ * first kernel, also in processes that never call cuDNN. */
+DT_EXPORT int InitializeInjection(void)
+{
+	if (init_state() == ST_ON)
+		start_gpu();
+	return 1;
+}
+
 /* ------------------------------------------------------ per-thread state */
 
 static uint32_t gettid_cached(void)
@@ -285,6 +354,7 @@ void dt_thread_exit(void *arg)
 /* First recorded call of this thread (or first since fork or exec). */
 static bool attach_thread(struct dt_thread *t)
 {
+	start_gpu();
 	struct dt_writer *w = open_writer();
 	unsigned epoch = atomic_load(&g.epoch);
 	char name[17] = "";
@@ -306,6 +376,27 @@ static bool attach_thread(struct dt_thread *t)
 	return true;
 }
 
+/* Give t a ring of the current epoch; false if none can be had (tried
+ * once per thread and epoch). */
+static bool ensure_ring(struct dt_thread *t)
+{
+	unsigned epoch = atomic_load_explicit(&g.epoch, memory_order_relaxed);
+
+	if (DT_LIKELY(t->epoch == epoch && t->ring))
+		return true;
+	if (t->broken && t->epoch == epoch)
+		return false;
+	t->broken = !attach_thread(t);
+	if (t->broken)
+		t->epoch = epoch;
+	return !t->broken;
+}
+
+static struct dt_thread *current_thread(void)
+{
+	return init_state() == ST_ON && ensure_ring(&tls) ? &tls : NULL;
+}
+
 struct dt_thread *dt_enter(void)
 {
 	struct dt_thread *t = &tls;
@@ -316,18 +407,10 @@ struct dt_thread *dt_enter(void)
 		return NULL;
 	if (t->depth) /* a call made from inside a wrapped call */
 		return NULL;
-	if (DT_UNLIKELY(t->epoch != atomic_load_explicit(
-					    &g.epoch, memory_order_relaxed) ||
-			!t->ring)) {
-		if (t->broken && t->epoch == atomic_load(&g.epoch))
-			return NULL;
-		t->broken = !attach_thread(t);
-		if (t->broken) {
-			t->epoch = atomic_load(&g.epoch);
-			return NULL;
-		}
-	}
+	if (DT_UNLIKELY(!ensure_ring(t)))
+		return NULL;
 	t->depth = 1;
+	t->seq = atomic_fetch_add_explicit(&g.seq, 1, memory_order_relaxed) + 1;
 	return t;
 }
 
@@ -354,7 +437,7 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	r->api = (uint16_t)api;
 	r->flags = 0;
 	r->tid = t->tid;
-	r->seq = atomic_fetch_add_explicit(&g.seq, 1, memory_order_relaxed) + 1;
+	r->seq = t->seq;
 	r->t_begin = t0;
 	r->t_end = t1;
 	r->status = status;
@@ -376,6 +459,8 @@ static void after_fork_child(void)
 	/* The writer, its thread and every other thread's ring belong to the
 	 * parent; the child starts over with a file of its own. */
 	pthread_mutex_init(&g.lock, NULL);
+	dt_gpu_tagging = 0; /* CUPTI does not follow a fork */
+	dt_cupti_forget();
 	struct dt_writer *w = atomic_exchange(&g.writer, NULL);
 	if (w)
 		dt_writer_abandon(w);
@@ -399,6 +484,7 @@ __attribute__((constructor)) static void shim_init(void)
 
 __attribute__((destructor)) static void shim_fini(void)
 {
+	gpu_atexit();
 	close_writer(DT_END_EXIT, dt_exit_code());
 	/* calls made after this point (other threads, later destructors)
 	 * are forwarded without recording */

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dt-analyzer.h"
@@ -72,6 +73,89 @@ static void print_call(FILE *out, const struct dt_file_info *fi,
 		fprintf(out, "api#%u(<%u bytes>", c->api, len);
 	}
 	fprintf(out, ") = %d\n", c->status);
+}
+
+/* What dump remembers while it streams: where the CUPTI clock stands
+ * against the monotonic one, and which call each recent launch belongs to
+ * (CUPTI correlation ids grow; kernels finish soon after their launch, so
+ * a direct-mapped table of recent ids is enough). */
+#define CORR_SLOTS (1u << 16)
+struct dump_state {
+	int64_t cupti_to_mono; /* add to a CUPTI time to get a monotonic one */
+	struct {
+		uint32_t corr;
+		uint64_t call;
+	} corr[CORR_SLOTS];
+};
+
+static uint64_t call_of(const struct dump_state *ds, uint32_t corr)
+{
+	return ds->corr[corr % CORR_SLOTS].corr == corr
+		       ? ds->corr[corr % CORR_SLOTS].call
+		       : 0;
+}
+
+static void print_span(FILE *out, const struct dt_file_info *fi,
+		       const struct dump_state *ds, uint64_t start,
+		       uint64_t end, uint32_t corr)
+{
+	uint64_t call = call_of(ds, corr);
+
+	print_time(out, "t", start + (uint64_t)ds->cupti_to_mono,
+		   fi->hdr.start_mono);
+	fprintf(out, " dur=%" PRIu64 "ns", end - start);
+	if (call)
+		fprintf(out, " call=%" PRIu64, call);
+	else
+		fprintf(out, " corr=%u", corr);
+}
+
+static void print_gpu(FILE *out, const struct dt_file_info *fi,
+		      const struct dump_state *ds, const struct dt_rec_hdr *h)
+{
+	uint32_t len;
+	const uint8_t *tail = dt_rec_tail(h, &len);
+
+	if (h->type == DT_REC_KERNEL) {
+		const struct dt_rec_kernel *k = (const void *)h;
+		fputs("KERNEL", out);
+		print_span(out, fi, ds, k->start, k->end, k->corr);
+		fprintf(out,
+			" dev=%u stream=%u grid=[%d,%d,%d] block=[%d,%d,%d] "
+			"smem=%d+%d regs=%u%s ",
+			k->device, k->stream, k->grid_x, k->grid_y, k->grid_z,
+			k->block_x, k->block_y, k->block_z, k->static_smem,
+			k->dynamic_smem, k->registers,
+			k->flags & DT_KERNEL_NO_TIME ? " untimed" : "");
+		print_escaped(out, tail, len);
+	} else if (h->type == DT_REC_MEMCPY) {
+		const struct dt_rec_memcpy *m = (const void *)h;
+		fputs("MEMCPY", out);
+		print_span(out, fi, ds, m->start, m->end, m->corr);
+		fprintf(out, " dev=%u stream=%u bytes=%" PRIu64 " kind=%u",
+			m->device, m->stream, m->bytes, m->copy_kind);
+	} else {
+		const struct dt_rec_memset *m = (const void *)h;
+		fputs("MEMSET", out);
+		print_span(out, fi, ds, m->start, m->end, m->corr);
+		fprintf(out, " dev=%u stream=%u bytes=%" PRIu64 " value=%u",
+			m->device, m->stream, m->bytes, m->value);
+	}
+	fputc('\n', out);
+}
+
+/* Keep what later records need to be printed well. */
+static void track(struct dump_state *ds, const struct dt_rec_hdr *h)
+{
+	if (h->type == DT_REC_CORR) {
+		const struct dt_rec_corr *c = (const void *)h;
+		ds->corr[c->corr % CORR_SLOTS].corr = c->corr;
+		ds->corr[c->corr % CORR_SLOTS].call = c->call;
+	} else if (h->type == DT_REC_CLOCK) {
+		const struct dt_rec_clock *c = (const void *)h;
+		if (c->clock == DT_CLOCK_CUPTI)
+			ds->cupti_to_mono = (int64_t)(c->mono - c->other);
+	}
 }
 
 static void print_generic(FILE *out, const struct dt_file_info *fi,
@@ -162,9 +246,22 @@ int dt_dump_file(const char *path, bool raw)
 		return EXIT_USAGE;
 	const struct dt_file_info *fi = dt_reader_info(r);
 	const struct dt_rec_hdr *h;
+	struct dump_state *ds = calloc(1, sizeof(*ds));
+	if (!ds) {
+		dt_reader_close(r);
+		dt_error("out of memory");
+		return 1;
+	}
+	/* until a calibration says otherwise, CUPTI's clock is the realtime
+	 * clock (its default) */
+	ds->cupti_to_mono = (int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
 	while (dt_reader_next(r, &h) == 1) {
+		track(ds, h);
 		if (h->type == DT_REC_API_CALL)
 			print_call(stdout, fi, (const void *)h);
+		else if (h->type == DT_REC_KERNEL || h->type == DT_REC_MEMCPY ||
+			 h->type == DT_REC_MEMSET)
+			print_gpu(stdout, fi, ds, h);
 		else
 			print_generic(stdout, fi, h);
 		if (raw)
@@ -174,6 +271,7 @@ int dt_dump_file(const char *path, bool raw)
 	if (st->end != DT_FILE_CLEAN)
 		dt_error("warning: %s: %s%s%s", path, dt_file_end_name(st->end),
 			 st->error[0] ? ": " : "", st->error);
+	free(ds);
 	dt_reader_close(r);
 	return 0;
 }

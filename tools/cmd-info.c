@@ -62,7 +62,9 @@ int dt_info_file(const char *path, long top)
 	const struct dt_file_info *fi = dt_reader_info(r);
 	struct api_count *counts =
 		calloc(fi->n_apis ? fi->n_apis : 1, sizeof(*counts));
-	uint64_t last = fi->hdr.start_mono, threads = 0;
+	uint64_t last = fi->hdr.start_mono, threads = 0, kernels = 0;
+	uint64_t attributed = 0, copies = 0, untimed = 0;
+	char device[160] = "";
 	const struct dt_rec_hdr *h;
 
 	while (dt_reader_next(r, &h) == 1) {
@@ -77,6 +79,24 @@ int dt_info_file(const char *path, long top)
 			}
 		} else if (h->type == DT_REC_THREAD) {
 			threads++;
+		} else if (h->type == DT_REC_KERNEL) {
+			const struct dt_rec_kernel *k = (const void *)h;
+			kernels++;
+			untimed += (k->flags & DT_KERNEL_NO_TIME) != 0;
+		} else if (h->type == DT_REC_CORR) {
+			attributed++;
+		} else if (h->type == DT_REC_MEMCPY ||
+			   h->type == DT_REC_MEMSET) {
+			copies++;
+		} else if (h->type == DT_REC_DEVICE && !device[0]) {
+			const struct dt_rec_device *d = (const void *)h;
+			uint32_t len;
+			const uint8_t *name = dt_rec_tail(h, &len);
+			snprintf(device, sizeof(device),
+				 "%.*s, %u SMs, sm_%u%u, %.0f GB/s, %.0f GiB",
+				 (int)len, name, d->sms, d->cc_major,
+				 d->cc_minor, d->mem_bandwidth / 1e6,
+				 d->global_mem / 1073741824.0);
 		}
 	}
 	const struct dt_file_stats *st = dt_reader_stats(r);
@@ -112,10 +132,18 @@ int dt_info_file(const char *path, long top)
 			       "environment:", fi->info[i].key + 4,
 			       fi->info[i].value);
 	print_kv("recorder:", info_get(fi, "dnntrace.version"));
+	print_kv("GPU:", device);
+	print_kv("GPU trace:", info_get(fi, "gpu"));
 
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",
 	       "records:", st->records, st->frames, st->calls, threads);
+	if (kernels || copies)
+		printf("%-12s %" PRIu64 " kernels (%" PRIu64
+		       " launches made in calls), %" PRIu64
+		       " copies and sets%s\n",
+		       "GPU work:", kernels, attributed, copies,
+		       untimed ? ", some kernels untimed" : "");
 	printf("%-12s %" PRIu64 " records%s\n", "lost:", st->lost,
 	       st->lost ? " (buffers were full; see LOSS records)" : "");
 	if (st->unknown)

@@ -47,8 +47,11 @@ static void record_help(FILE *f)
 		"  LD_PRELOAD=%s \\\n"
 		"  DNNTRACE_OUTPUT=TEMPLATE COMMAND [ARGS...]\n"
 		"(also DNNTRACE_BUFFER_SIZE, DNNTRACE_FLUSH_MS, "
-		"DNNTRACE_DISABLE=1,"
-		" DNNTRACE_VERBOSE=1).\n",
+		"DNNTRACE_DISABLE=1, DNNTRACE_CUPTI=0,\n"
+		"DNNTRACE_VERBOSE=1). GPU kernels are recorded through CUPTI, "
+		"from the first\nkernel when CUDA_INJECTION64_PATH names the "
+		"library too (record sets it),\nelse from the first cuDNN "
+		"call.\n",
 		DT_DEFAULT_TEMPLATE, DT_LIBDIR "/libdnntrace.so");
 }
 
@@ -227,6 +230,11 @@ int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths)
 		return 1;
 	}
 	close(mfd);
+	/* The CUDA driver then starts GPU recording at cuInit, from the first
+	 * kernel on, also in processes that never call cuDNN. Another tool's
+	 * injection (Nsight's) is left in place. */
+	if (!getenv("CUDA_INJECTION64_PATH"))
+		setenv("CUDA_INJECTION64_PATH", shim, 1);
 	if (set_preload(shim) || setenv("DNNTRACE_OUTPUT", abs_tmpl, 1) ||
 	    setenv("DNNTRACE_MANIFEST", manifest, 1)) {
 		dt_error("cannot set the environment: %s", strerror(errno));

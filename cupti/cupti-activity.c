@@ -1,0 +1,512 @@
+/*
+ * cupti-activity.c - records GPU activity with CUPTI's Activity API.
+ *
+ * Loads libcupti at run time, reusing the copy the process already has
+ * (PyTorch links one; a second copy would be a second, conflicting CUPTI).
+ * Enables concurrent kernel, memcpy and memset records, and external
+ * correlation with CUSTOM2 ids (PyTorch's profiler uses CUSTOM0/1) carried
+ * by the launch API records only, the cheapest set that attributes every
+ * kernel. Buffers are parsed in CUPTI's completion callback into compact
+ * dnntrace records. No callback subscriber is ever taken: that would blind
+ * PyTorch's profiler for the whole process.
+ */
+#define _GNU_SOURCE
+#include <cupti.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dt-cupti.h"
+#include "dt-trace.h"
+
+#define BUFFER_SIZE (4u << 20) /* CUPTI advises 1 to 10 MiB */
+#define CUPTI_SONAME "libcupti.so.13"
+
+/* The CUPTI functions used, looked up in the loaded library. */
+#define CUPTI_FUNCTIONS(X)                                                   \
+	X(cuptiGetVersion, (uint32_t *))                                     \
+	X(cuptiGetResultString, (CUptiResult, const char **))                \
+	X(cuptiGetTimestamp, (uint64_t *))                                   \
+	X(cuptiGetCallbackName, (CUpti_CallbackDomain, uint32_t,             \
+				 const char **))                             \
+	X(cuptiActivityRegisterCallbacks,                                    \
+	  (CUpti_BuffersCallbackRequestFunc,                                 \
+	   CUpti_BuffersCallbackCompleteFunc))                               \
+	X(cuptiActivityEnable, (CUpti_ActivityKind))                         \
+	X(cuptiActivityEnableAndDump, (CUpti_ActivityKind))                  \
+	X(cuptiActivityEnableRuntimeApi, (CUpti_CallbackId, uint8_t))        \
+	X(cuptiActivityEnableDriverApi, (CUpti_CallbackId, uint8_t))         \
+	X(cuptiActivityGetNextRecord, (uint8_t *, size_t,                    \
+				       CUpti_Activity **))                   \
+	X(cuptiActivityFlushAll, (uint32_t))                                 \
+	X(cuptiActivityGetNumDroppedRecords, (CUcontext, uint32_t, size_t *)) \
+	X(cuptiActivityPushExternalCorrelationId,                            \
+	  (CUpti_ExternalCorrelationKind, uint64_t))                         \
+	X(cuptiActivityPopExternalCorrelationId,                             \
+	  (CUpti_ExternalCorrelationKind, uint64_t *))
+
+static struct {
+#define FN_PTR_(name, args) CUptiResult(*name) args;
+	CUPTI_FUNCTIONS(FN_PTR_)
+#undef FN_PTR_
+} cu;
+
+static struct {
+	pthread_once_t once;
+	int on;
+	char state[PATH_MAX + 96];
+	struct dt_cupti_sink sink;
+	unsigned flush_ms;
+	pthread_t flusher;
+	bool flusher_started;
+	_Atomic int stopping;
+	_Atomic uint64_t dropped;
+	_Atomic uint64_t no_time;
+	_Atomic int active; /* some activity was recorded */
+} c = { .once = PTHREAD_ONCE_INIT };
+
+static const char *result_name(CUptiResult r)
+{
+	const char *s = NULL;
+
+	if (cu.cuptiGetResultString && !cu.cuptiGetResultString(r, &s) && s)
+		return s;
+	return "unknown CUPTI error";
+}
+
+/* ------------------------------------------------------------- loading */
+
+static int find_cudart(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *base;
+
+	(void)size;
+	if (!info->dlpi_name || !(base = strrchr(info->dlpi_name, '/')))
+		return 0;
+	if (strncmp(base + 1, "libcudart.so", 12) != 0)
+		return 0;
+	snprintf(data, PATH_MAX, "%.*s", (int)(base - info->dlpi_name),
+		 info->dlpi_name);
+	return 1;
+}
+
+/* The CUPTI of this process: the one already loaded, else one next to the
+ * CUDA runtime in use, else the toolkit's. *path gets where it came from. */
+static void *load_cupti(char *path, size_t size)
+{
+	const char *env = getenv("DNNTRACE_CUPTI_PATH");
+	char dir[PATH_MAX] = "";
+	void *h;
+
+	h = dlopen(CUPTI_SONAME, RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		h = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
+	if (!h && env && *env && (h = dlopen(env, RTLD_NOW)))
+		snprintf(path, size, "%s", env);
+	if (!h && dl_iterate_phdr(find_cudart, dir)) {
+		snprintf(path, size, "%s/%s", dir, CUPTI_SONAME);
+		h = dlopen(path, RTLD_NOW);
+	}
+	const char *home = getenv("CUDA_HOME");
+	if (!h && home && *home) {
+		snprintf(path, size, "%s/lib64/%s", home, CUPTI_SONAME);
+		h = dlopen(path, RTLD_NOW);
+	}
+	if (!h) {
+		snprintf(path, size, "/usr/local/cuda/lib64/%s", CUPTI_SONAME);
+		h = dlopen(path, RTLD_NOW);
+	}
+	if (!h)
+		h = dlopen(CUPTI_SONAME, RTLD_NOW);
+	if (h) {
+		/* say which file it really is */
+		struct link_map *lm;
+		if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm->l_name)
+			snprintf(path, size, "%s", lm->l_name);
+	}
+	return h;
+}
+
+/* ------------------------------------------------------------- records */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#define REC_INIT(rec, TYPE)                                                  \
+	do {                                                                 \
+		memset(&(rec), 0, sizeof(rec));                              \
+		(rec).hdr.type = (TYPE);                                     \
+		(rec).hdr.size = dt_rec_align(sizeof(rec));                  \
+	} while (0)
+
+/* A record with a text tail, built on the stack. */
+static void emit_with_text(void *fixed, uint32_t fixed_size, const char *text)
+{
+	uint32_t len = text ? (uint32_t)strnlen(text, 4096) : 0;
+	uint32_t size = dt_rec_align(fixed_size + len);
+	uint8_t buf[8192] __attribute__((aligned(8)));
+
+	memset(buf, 0, size);
+	memcpy(buf, fixed, fixed_size);
+	memcpy(buf + fixed_size, text, len);
+	((struct dt_rec_hdr *)buf)->size = size;
+	/* `len` is the last fixed field of every record with a tail */
+	memcpy(buf + fixed_size - 4, &len, 4);
+	c.sink.emit(buf, size);
+}
+
+/* A calibration pair for the CUPTI clock; only once there is activity, so
+ * that a process with no GPU work gets no trace file from it. */
+static void emit_clock(void)
+{
+	struct dt_rec_clock r;
+	uint64_t ts = 0;
+
+	if (!atomic_load(&c.active))
+		return;
+	REC_INIT(r, DT_REC_CLOCK);
+	r.mono = mono_ns();
+	if (cu.cuptiGetTimestamp(&ts) != CUPTI_SUCCESS)
+		return;
+	r.other = ts;
+	r.clock = DT_CLOCK_CUPTI;
+	c.sink.emit(&r, sizeof(r));
+}
+
+static void on_kernel(const CUpti_ActivityKernel10 *k)
+{
+	struct dt_rec_kernel r;
+
+	REC_INIT(r, DT_REC_KERNEL);
+	r.start = k->start;
+	r.end = k->end;
+	r.corr = k->correlationId;
+	r.device = k->deviceId;
+	r.context = k->contextId;
+	r.stream = k->streamId;
+	r.grid_x = k->gridX;
+	r.grid_y = k->gridY;
+	r.grid_z = k->gridZ;
+	r.block_x = k->blockX;
+	r.block_y = k->blockY;
+	r.block_z = k->blockZ;
+	r.static_smem = k->staticSharedMemory;
+	r.dynamic_smem = k->dynamicSharedMemory;
+	r.registers = k->registersPerThread;
+	r.graph_id = k->graphId;
+	r.graph_node = k->graphNodeId;
+	if (k->start == 0 && k->end == 0) {
+		r.flags |= DT_KERNEL_NO_TIME;
+		atomic_fetch_add(&c.no_time, 1);
+	}
+	emit_with_text(&r, sizeof(r), k->name);
+}
+
+static void on_memcpy(const CUpti_ActivityMemcpy6 *m)
+{
+	struct dt_rec_memcpy r;
+
+	REC_INIT(r, DT_REC_MEMCPY);
+	r.start = m->start;
+	r.end = m->end;
+	r.bytes = m->bytes;
+	r.corr = m->correlationId;
+	r.device = m->deviceId;
+	r.context = m->contextId;
+	r.stream = m->streamId;
+	r.copy_kind = m->copyKind;
+	r.src_kind = m->srcKind;
+	r.dst_kind = m->dstKind;
+	r.flags = m->flags;
+	c.sink.emit(&r, sizeof(r));
+}
+
+static void on_memset(const CUpti_ActivityMemset4 *m)
+{
+	struct dt_rec_memset r;
+
+	REC_INIT(r, DT_REC_MEMSET);
+	r.start = m->start;
+	r.end = m->end;
+	r.bytes = m->bytes;
+	r.corr = m->correlationId;
+	r.device = m->deviceId;
+	r.context = m->contextId;
+	r.stream = m->streamId;
+	r.value = m->value;
+	r.mem_kind = m->memoryKind;
+	c.sink.emit(&r, sizeof(r));
+}
+
+static void on_external(const CUpti_ActivityExternalCorrelation *e)
+{
+	struct dt_rec_corr r;
+
+	if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2)
+		return; /* someone else's (PyTorch's profiler uses 0 and 1) */
+	REC_INIT(r, DT_REC_CORR);
+	r.call = e->externalId;
+	r.corr = e->correlationId;
+	c.sink.emit(&r, sizeof(r));
+}
+
+static void on_device(const CUpti_ActivityDevice5 *d)
+{
+	struct dt_rec_device r;
+
+	REC_INIT(r, DT_REC_DEVICE);
+	r.global_mem = d->globalMemorySize;
+	r.mem_bandwidth = d->globalMemoryBandwidth;
+	r.id = d->id;
+	r.cc_major = d->computeCapabilityMajor;
+	r.cc_minor = d->computeCapabilityMinor;
+	r.sms = d->numMultiprocessors;
+	r.core_clock = d->coreClockRate;
+	r.l2_size = d->l2CacheSize;
+	r.max_threads_per_sm = d->maxWarpsPerMultiprocessor *
+			       d->numThreadsPerWarp;
+	emit_with_text(&r, sizeof(r), d->name);
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size,
+				      size_t *max_records)
+{
+	*buffer = NULL;
+	if (posix_memalign((void **)buffer, 8, BUFFER_SIZE))
+		*buffer = NULL; /* CUPTI drops records and counts them */
+	*size = BUFFER_SIZE;
+	*max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
+				      uint8_t *buffer, size_t size,
+				      size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+	size_t dropped = 0;
+
+	(void)ctx;
+	(void)stream;
+	(void)size;
+	if (valid && !atomic_exchange(&c.active, 1))
+		emit_clock(); /* the first calibration goes before the first kernel */
+	while (valid &&
+	       cu.cuptiActivityGetNextRecord(buffer, valid, &rec) ==
+		       CUPTI_SUCCESS) {
+		switch (rec->kind) {
+		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		case CUPTI_ACTIVITY_KIND_KERNEL:
+			on_kernel((const void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_MEMCPY:
+			on_memcpy((const void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_MEMSET:
+			on_memset((const void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+			on_external((const void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_DEVICE:
+			on_device((const void *)rec);
+			break;
+		default:
+			break; /* launch API records: carriers only */
+		}
+	}
+	free(buffer);
+	if (cu.cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) ==
+		    CUPTI_SUCCESS &&
+	    dropped) {
+		struct dt_rec_loss l;
+		REC_INIT(l, DT_REC_LOSS);
+		l.t = mono_ns();
+		l.count = dropped;
+		l.reason = DT_LOSS_CUPTI;
+		c.sink.emit(&l, sizeof(l));
+		atomic_fetch_add(&c.dropped, dropped);
+	}
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+/* Launch APIs (and asynchronous copies and sets) carry the external
+ * correlation records; enable exactly those, by name, in both layers. */
+static bool is_launch_api(const char *name)
+{
+	static const char *const prefixes[] = {
+		"cuLaunch", "cuGraphLaunch", "cudaLaunch", "__cudaLaunch",
+		"cudaGraphLaunch",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return (!strncmp(name, "cuMem", 5) || !strncmp(name, "cudaMem", 7)) &&
+	       strstr(name, "Async") &&
+	       (strstr(name, "cpy") || strstr(name, "set"));
+}
+
+static int enable_launch_apis(void)
+{
+	int n = 0;
+
+	for (uint32_t id = 1; id < CUPTI_DRIVER_TRACE_CBID_SIZE + 64; id++) {
+		const char *name = NULL;
+		if (cu.cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id,
+					    &name) == CUPTI_SUCCESS &&
+		    name && is_launch_api(name) &&
+		    cu.cuptiActivityEnableDriverApi(id, 1) == CUPTI_SUCCESS)
+			n++;
+	}
+	for (uint32_t id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE + 64; id++) {
+		const char *name = NULL;
+		if (cu.cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id,
+					    &name) == CUPTI_SUCCESS &&
+		    name && is_launch_api(name) &&
+		    cu.cuptiActivityEnableRuntimeApi(id, 1) == CUPTI_SUCCESS)
+			n++;
+	}
+	return n;
+}
+
+static void *flusher_main(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "dnntrace-cupti");
+	while (!atomic_load(&c.stopping)) {
+		struct timespec ts = { c.flush_ms / 1000,
+				       (long)(c.flush_ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+		if (!atomic_load(&c.stopping))
+			dt_cupti_flush(0);
+	}
+	return NULL;
+}
+
+static void set_off(const char *fmt, const char *detail)
+{
+	snprintf(c.state, sizeof(c.state), fmt, detail);
+}
+
+static void start_once(void)
+{
+	char path[PATH_MAX] = "";
+	const char *env = getenv("DNNTRACE_CUPTI");
+	uint32_t version = 0;
+	void *h;
+	CUptiResult r;
+
+	if (env && !strcmp(env, "0"))
+		return set_off("off: switched off (DNNTRACE_CUPTI=0)%s", "");
+	if (!(h = load_cupti(path, sizeof(path))))
+		return set_off("off: no CUPTI library found (%s)", dlerror());
+#define FN_LOAD_(name, args)                                                 \
+	if (!(*(void **)&cu.name = dlsym(h, #name)))                         \
+		return set_off("off: CUPTI lacks " #name "%s", "");
+	CUPTI_FUNCTIONS(FN_LOAD_)
+#undef FN_LOAD_
+	if ((r = cu.cuptiGetVersion(&version)) != CUPTI_SUCCESS)
+		return set_off("off: cuptiGetVersion failed: %s",
+			       result_name(r));
+	if (version < 130000 && version >= 1000) {
+		snprintf(c.state, sizeof(c.state),
+			 "off: CUPTI %u from %s is older than 13.0", version,
+			 path);
+		return;
+	}
+	if ((r = cu.cuptiActivityRegisterCallbacks(buffer_requested,
+						   buffer_completed)) ||
+	    (r = cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))) {
+		/* e.g. no GPU, or a profiler that owns CUPTI */
+		return set_off("off: CUPTI refused kernel records: %s",
+			       result_name(r));
+	}
+	cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+	cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+	bool attributed =
+		cu.cuptiActivityEnable(
+			CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) ==
+			CUPTI_SUCCESS &&
+		enable_launch_apis() > 0;
+	cu.cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE);
+	c.on = 1;
+	snprintf(c.state, sizeof(c.state),
+		 "on: CUPTI %u.%u.%u from %s%s", version / 10000,
+		 version / 100 % 100, version % 100, path,
+		 attributed ? "" : " (kernels not attributed to calls)");
+	if (pthread_create(&c.flusher, NULL, flusher_main, NULL) == 0)
+		c.flusher_started = true;
+}
+
+static const struct dt_cupti_sink *pending_sink;
+static unsigned pending_flush_ms;
+
+static void start_with_args(void)
+{
+	c.sink = *pending_sink;
+	c.flush_ms = pending_flush_ms ? pending_flush_ms : 500;
+	start_once();
+}
+
+int dt_cupti_start(const struct dt_cupti_sink *sink, unsigned flush_ms)
+{
+	pending_sink = sink;
+	pending_flush_ms = flush_ms;
+	pthread_once(&c.once, start_with_args);
+	return c.on;
+}
+
+const char *dt_cupti_state(void)
+{
+	return c.state[0] ? c.state : "off: not started";
+}
+
+void dt_cupti_push(uint64_t id)
+{
+	cu.cuptiActivityPushExternalCorrelationId(
+		CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id);
+}
+
+void dt_cupti_pop(void)
+{
+	uint64_t last;
+
+	cu.cuptiActivityPopExternalCorrelationId(
+		CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &last);
+}
+
+void dt_cupti_flush(int forced)
+{
+	if (!c.on)
+		return;
+	cu.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+	emit_clock();
+}
+
+void dt_cupti_stop(void)
+{
+	if (!c.on || atomic_exchange(&c.stopping, 1))
+		return;
+	if (c.flusher_started)
+		pthread_join(c.flusher, NULL);
+	dt_cupti_flush(1);
+}
+
+void dt_cupti_forget(void)
+{
+	c.on = 0;
+	c.flusher_started = false;
+}
