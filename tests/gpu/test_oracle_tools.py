@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""CPU unit tests for the oracle tools: cudnn_log_calls.py, dnntrace_calls.py, compare_calls.py.
+
+The log records below copy the shapes cuDNN 9.19 wrote on CPU and H200 runs (header, `i!` body,
+trailer; entry and exit records of backend calls; W/E annotations; pseudo-functions; the internal
+cudnnSetTensor4dDescriptorEx; calls made inside cudnnBackendFinalize). Runs anywhere with
+Python 3.9+: `python3 tests/gpu/test_oracle_tools.py`.
+"""
+
+import io
+import json
+import os
+import stat
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import compare_calls  # noqa: E402
+import cudnn_log_calls  # noqa: E402
+import dnntrace_calls  # noqa: E402
+
+
+def record(func, fields=(), sev="I", pid=100, tid=100, status=None):
+    """One record in the 9.19 format; fields are (name, value) or (name, value, [sub-lines])."""
+    lines = ["%s! CuDNN (v91900 56) function %s() called:" % (sev, func)]
+    p = sev.lower() + "!"
+    for field in fields:
+        lines.append("%s     %s: %s" % (p, field[0], field[1]))
+        for sub in (field[2] if len(field) > 2 else ()):
+            lines.append("%s         %s" % (p, sub))
+    if status is not None:
+        lines.append("%s     status: type=cudnnStatus_t; val=%s;" % (p, status))
+    lines.append("%s Time: 2026-11-21T09:23:55.458102 (0d+0h+0m+0s since start)" % p)
+    lines.append("%s Process=%d; Thread=%d; GPU=NULL; Handle=NULL; StreamId=NULL." % (p, pid, tid))
+    return "\n".join(lines) + "\n\n\n"
+
+
+def t4(func, n, extra=(), **kw):
+    """A SetTensor4dDescriptor(-Ex) record with dims n,3,4,5."""
+    fields = [("dataType", "type=cudnnDataType_t; val=CUDNN_DATA_FLOAT (0);")]
+    if func == "cudnnSetTensor4dDescriptor":
+        fields.insert(0, ("format", "type=cudnnTensorFormat_t; val=CUDNN_TENSOR_NCHW (0);"))
+    fields += [(k, "type=int; val=%d;" % v) for k, v in (("n", n), ("c", 3), ("h", 4), ("w", 5))]
+    return record(func, fields + list(extra), **kw)
+
+
+EX_STRIDES = [("nStride", "type=int; val=60;"), ("cStride", "type=int; val=20;")]
+SUCCESS = "CUDNN_STATUS_SUCCESS (0)"
+DESC = ("descriptor", "type=CUDNN_BACKEND_TENSOR_DESCRIPTOR:",
+        ["type: type=cudnnDataType_t; val=CUDNN_DATA_FLOAT (0);", "nbDims: type=int; val=4;"])
+
+
+def count(text):
+    counter = cudnn_log_calls.CallCounter()
+    for rec in cudnn_log_calls.read_records(io.StringIO(text)):
+        counter.add(rec)
+    return counter.result(), counter
+
+
+class LogCallsTest(unittest.TestCase):
+    def test_backend_entry_and_exit_count_once(self):
+        log = (record("cudnnBackendCreateDescriptor",
+                      [("descriptorType", "type=cudnnBackendDescriptorType_t; val=CUDNN_BACKEND_TENSOR_DESCRIPTOR (17);")])
+               + record("cudnnBackendCreateDescriptor", status=SUCCESS)
+               + record("cudnnBackendSetAttribute", [DESC]) + record("cudnnBackendSetAttribute", status=SUCCESS))
+        self.assertEqual(count(log)[0], {"cudnnBackendCreateDescriptor": 1, "cudnnBackendSetAttribute": 1})
+
+    def test_create_exit_with_outputs_pseudo_and_error_record(self):
+        log = (record("cudnnCreate", [("handle", "location=host; addr=0x7fff610fade0;")])
+               + record("cudnnGraphLibraryConfigInit", [("apiLog", "type=cudnnLibConfig_t; val=AUTO;")])
+               + record("cudnnCreate", [("compute_capability_major", "type=int; val=0;")],
+                        status="CUDNN_STATUS_NOT_INITIALIZED (1001)")
+               + record("cudnnCreate", [("Info", "Traceback contains 1 message(s)")], sev="E"))
+        result, counter = count(log)
+        self.assertEqual(result, {"cudnnCreate": 1})
+        self.assertEqual(counter.stats["warning/error records"], 1)
+
+    def test_get_error_string_status_argument_is_not_an_exit(self):
+        log = record("cudnnGetErrorString", status="CUDNN_STATUS_BAD_PARAM (2000)") * 3
+        self.assertEqual(count(log)[0], {"cudnnGetErrorString": 3})
+
+    def test_pseudo_functions_dropped(self):
+        log = "".join(record(name) for name in (
+            "cudnnBackendExecuteInternal", "cudnnBackendFinalizeGraphVisualize",
+            "cudnnBackendFinalizeEngineCfgVisualize", "cudnnBackendExecuteGraphVisualize",
+            "cudnnBackendGetAttribute_CUDNN_ATTR_ENGINEHEUR_RESULTS_engine_config_support_checks",
+            "cudnnGraphLibraryConfigInit"))
+        self.assertEqual(count(log)[0], {})
+
+    def test_internal_set_tensor_4d_ex_dropped(self):
+        log = t4("cudnnSetTensor4dDescriptor", 2) + t4("cudnnSetTensor4dDescriptorEx", 2, EX_STRIDES)
+        self.assertEqual(count(log)[0], {"cudnnSetTensor4dDescriptor": 1})
+
+    def test_application_ex_after_internal_one_counts(self):
+        log = (t4("cudnnSetTensor4dDescriptor", 2) + t4("cudnnSetTensor4dDescriptorEx", 2, EX_STRIDES)
+               + t4("cudnnSetTensor4dDescriptorEx", 2, EX_STRIDES))
+        self.assertEqual(count(log)[0], {"cudnnSetTensor4dDescriptor": 1, "cudnnSetTensor4dDescriptorEx": 1})
+
+    def test_failed_parent_logs_no_callee(self):
+        log = (t4("cudnnSetTensor4dDescriptor", -1)
+               + record("cudnnSetTensor4dDescriptor", [("Info", "Traceback contains 1 message(s)")], sev="E")
+               + t4("cudnnSetTensor4dDescriptorEx", 2, EX_STRIDES))
+        self.assertEqual(count(log)[0], {"cudnnSetTensor4dDescriptor": 1, "cudnnSetTensor4dDescriptorEx": 1})
+
+    def test_callee_with_other_values_counts(self):
+        log = t4("cudnnSetTensor4dDescriptor", 2) + t4("cudnnSetTensor4dDescriptorEx", 9, EX_STRIDES)
+        self.assertEqual(count(log)[0], {"cudnnSetTensor4dDescriptor": 1, "cudnnSetTensor4dDescriptorEx": 1})
+
+    def test_nesting_is_per_thread(self):
+        log = (t4("cudnnSetTensor4dDescriptor", 2, tid=1)
+               + t4("cudnnSetTensor4dDescriptor", 7, tid=2)
+               + t4("cudnnSetTensor4dDescriptorEx", 2, EX_STRIDES, tid=1)
+               + record("cudnnGetVersion", tid=2)
+               + t4("cudnnSetTensor4dDescriptorEx", 7, EX_STRIDES, tid=2))
+        self.assertEqual(count(log)[0], {"cudnnSetTensor4dDescriptor": 2, "cudnnSetTensor4dDescriptorEx": 1,
+                                         "cudnnGetVersion": 1})
+
+    def test_calls_inside_a_backend_call_are_internal(self):
+        inner = (record("cudnnBackendGetMetadataFromGraph")
+                 + record("cudnnBackendCreateDescriptor") + record("cudnnBackendCreateDescriptor", status=SUCCESS)
+                 + record("cudnnBackendFinalize", [DESC]) + record("cudnnBackendFinalize", status=SUCCESS)
+                 + record("cudnnCreate") + record("cudnnCreate", status=SUCCESS)
+                 + record("cudnnSetStream") + record("cudnnGetStream")
+                 + record("cudnnBackendExecute") + record("cudnnBackendExecuteInternal")
+                 + record("cudnnBackendExecute", status=SUCCESS))
+        other_thread = record("cudnnGetVersion", tid=7)
+        log = (record("cudnnBackendFinalize", [DESC]) + record("cudnnBackendFinalizeEngineCfgVisualize")
+               + inner + other_thread + record("cudnnBackendFinalize", status=SUCCESS)
+               + record("cudnnBackendFinalize", [("Info", "Traceback contains 1 message(s)")], sev="W")
+               + record("cudnnSetStream"))
+        result, counter = count(log)
+        self.assertEqual(result, {"cudnnBackendFinalize": 1, "cudnnGetVersion": 1, "cudnnSetStream": 1})
+        self.assertEqual(counter.dropped[("bracket", "cudnnBackendFinalize", "cudnnBackendFinalize")], 1)
+
+    def test_exit_without_entry_is_reported(self):
+        result, counter = count(record("cudnnBackendFinalize", status=SUCCESS))
+        self.assertEqual(result, {})
+        self.assertEqual(counter.stats["exit records without an entry"], 1)
+
+    def test_older_documented_format(self):
+        log = ("cuDNN (v90000) function cudnnSetActivationDescriptor() called:\n"
+               "    mode: type=cudnnActivationMode_t; val=CUDNN_ACTIVATION_RELU (1);\n"
+               "    reluNanOpt: type=cudnnNanPropagation_t; val=CUDNN_NOT_PROPAGATE_NAN (0);\n"
+               "    coef: type=double; val=1000.000000;\n"
+               "Time: 2017-11-21T14:14:21.366171 (0d+0h+1m+5s since start)\n"
+               "Process: 21264, Thread: 21264, cudnn_handle: NULL, cudnn_stream: NULL.\n\n"
+               "cuDNN (v90000) function cudnnBackendFinalize() called:\n"
+               "    status: type=cudnnStatus_t; val=CUDNN_STATUS_SUCCESS (0);\n"
+               "Time: 2017-11-21T14:14:21.366180 (0d+0h+1m+5s since start)\n"
+               "Process: 21264, Thread: 21264, cudnn_handle: NULL, cudnn_stream: NULL.\n")
+        recs = list(cudnn_log_calls.read_records(io.StringIO(log)))
+        self.assertEqual(recs[0].thread(), ("21264", "21264"))
+        self.assertEqual(count(log)[0], {"cudnnSetActivationDescriptor": 1})
+
+    def test_main_writes_json_and_fails_on_empty_log(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log, out, empty = (os.path.join(tmp, n) for n in ("a.log", "a.json", "empty.log"))
+            with open(log, "w") as f:
+                f.write(t4("cudnnSetTensor4dDescriptor", 2) + t4("cudnnSetTensor4dDescriptorEx", 2, EX_STRIDES))
+            open(empty, "w").close()
+            self.assertEqual(cudnn_log_calls.main([log, "-o", out]), 0)
+            with open(out) as f:
+                self.assertEqual(json.load(f), {"cudnnSetTensor4dDescriptor": 1})
+            with redirect_stderr(io.StringIO()):
+                self.assertEqual(cudnn_log_calls.main([empty]), 2)
+
+
+class DnntraceCallsTest(unittest.TestCase):
+    def test_call_name(self):
+        line = ("API_CALL seq=12 tid=4242 t=0.001234567 dur=850ns cudnnSetTensor4dDescriptor("
+                "tensorDesc=0x5581, format=0, dims=(1,2)) -> CUDNN_STATUS_SUCCESS")
+        self.assertEqual(dnntrace_calls.call_name(line), "cudnnSetTensor4dDescriptor")
+        self.assertEqual(dnntrace_calls.call_name("API_CALL cudnnGetVersion() -> 91900"), "cudnnGetVersion")
+        self.assertIsNone(dnntrace_calls.call_name("API_CALL seq=1 no paren"))
+        self.assertIsNone(dnntrace_calls.call_name("API_CALL (x)"))
+
+    def test_count_dump(self):
+        counts = dnntrace_calls.collections.Counter()
+        lines = ["HEADER pid=1\n", "API_CALL seq=1 a=1 cudnnCreate(handle=0x1) -> X\n",
+                 "  API_CALL indented is not a record\n", "STRING id=1 cudnnCreate(\n",
+                 "API_CALL seq=2 broken\n", "LOSS t=1 count=3\n", "API_CALL seq=3 a=1 cudnnCreate(h) -> X\n"]
+        self.assertEqual(dnntrace_calls.count_dump(lines, counts), (1, 1))
+        self.assertEqual(counts, {"cudnnCreate": 2})
+
+    def test_main_with_a_fake_dnntrace(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = os.path.join(tmp, "dnntrace")
+            with open(fake, "w") as f:
+                f.write('#!/bin/sh\n[ "$1" = dump ] || exit 2\ncat "$2"\n')
+            os.chmod(fake, stat.S_IRWXU)
+            traces = []
+            for i, body in enumerate(("API_CALL seq=1 t=0 cudnnSetStream(h, s) -> OK\n",
+                                      "API_CALL seq=1 t=0 cudnnSetStream(h, s) -> OK\n"
+                                      "API_CALL seq=2 t=0 cudnnBackendExecute(h, p, v) -> OK\n")):
+                traces.append(os.path.join(tmp, "%d.dnnt" % i))
+                with open(traces[-1], "w") as f:
+                    f.write(body)
+            out = os.path.join(tmp, "c.json")
+            self.assertEqual(dnntrace_calls.main([fake] + traces + ["-o", out]), 0)
+            with open(out) as f:
+                self.assertEqual(json.load(f), {"cudnnBackendExecute": 1, "cudnnSetStream": 2})
+            with redirect_stderr(io.StringIO()):
+                self.assertEqual(dnntrace_calls.main([os.path.join(tmp, "missing")] + traces), 2)
+
+
+class CompareCallsTest(unittest.TestCase):
+    def run_main(self, a, b, *flags):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for name, data in (("a.json", a), ("b.json", b)):
+                paths.append(os.path.join(tmp, name))
+                with open(paths[-1], "w") as f:
+                    f.write(data if isinstance(data, str) else json.dumps(data))
+            out = io.StringIO()
+            with redirect_stdout(out), redirect_stderr(io.StringIO()):
+                rc = compare_calls.main(list(flags) + paths)
+            return rc, out.getvalue()
+
+    def test_all_match(self):
+        rc, out = self.run_main({"cudnnCreate": 2, "cudnnSetStream": 5}, {"cudnnSetStream": 5, "cudnnCreate": 2})
+        self.assertEqual(rc, 0)
+        self.assertIn("calls: 2 functions, 2 match, 0 differ", out)
+
+    def test_difference_and_missing_function(self):
+        rc, out = self.run_main({"cudnnCreate": 2, "cudnnSetStream": 4}, {"cudnnSetStream": 5, "cudnnGetVersion": 1})
+        self.assertEqual(rc, 1)
+        self.assertIn("calls: 3 functions, 0 match, 3 differ", out)
+        self.assertRegex(out, r"cudnnSetStream\s+4\s+5\s+NO\s+\(-1\)")
+
+    def test_ignore(self):
+        rc, out = self.run_main({"cudnnCreate": 2}, {"cudnnCreate": 2, "cudnnGetVersion": 1},
+                                "--ignore", "cudnnGetVersion")
+        self.assertEqual(rc, 0)
+        self.assertIn("calls: 1 functions, 1 match, 0 differ", out)
+        self.assertIn("ignored: cudnnGetVersion", out)
+
+    def test_bad_input_and_nothing_to_compare(self):
+        self.assertEqual(self.run_main("[1, 2]", {})[0], 2)
+        self.assertEqual(self.run_main("{not json", {})[0], 2)
+        self.assertEqual(self.run_main({"cudnnCreate": "2"}, {})[0], 2)
+        self.assertEqual(self.run_main({}, {})[0], 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
