@@ -51,7 +51,8 @@
 	X(cuptiActivityPushExternalCorrelationId,                            \
 	  (CUpti_ExternalCorrelationKind, uint64_t))                         \
 	X(cuptiActivityPopExternalCorrelationId,                             \
-	  (CUpti_ExternalCorrelationKind, uint64_t *))
+	  (CUpti_ExternalCorrelationKind, uint64_t *))                       \
+	X(cuptiActivityRegisterTimestampCallback, (CUpti_TimestampCallbackFunc))
 
 static struct {
 #define FN_PTR_(name, args) CUptiResult(*name) args;
@@ -59,9 +60,13 @@ static struct {
 #undef FN_PTR_
 } cu;
 
+volatile int dt_cupti_tagging;
+
 static struct {
 	pthread_once_t once;
 	int on;
+	_Atomic int yielded;      /* another CUPTI client has the callbacks */
+	_Atomic uint64_t rearm_at; /* when to take them back (0: not yet) */
 	char state[PATH_MAX + 96];
 	struct dt_cupti_sink sink;
 	unsigned flush_ms;
@@ -382,6 +387,65 @@ static int enable_launch_apis(void)
 	return n;
 }
 
+/* Our callbacks and kinds: at start, and again after another client let
+ * CUPTI go. *attributed: whether launches can be tied to calls. */
+static CUptiResult arm(bool *attributed)
+{
+	CUptiResult r;
+
+	if ((r = cu.cuptiActivityRegisterCallbacks(buffer_requested,
+						   buffer_completed)) ||
+	    (r = cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)))
+		return r;
+	cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+	cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+	*attributed = cu.cuptiActivityEnable(
+			      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) ==
+			      CUPTI_SUCCESS &&
+		      enable_launch_apis() > 0;
+	return CUPTI_SUCCESS;
+}
+
+static void emit_state(enum dt_gpu_state state, int code, const char *why)
+{
+	struct dt_rec_gpu_state r;
+
+	REC_INIT(r, DT_REC_GPU_STATE);
+	r.t = mono_ns();
+	r.state = state;
+	r.code = code;
+	r.dropped = atomic_load(&c.dropped);
+	emit_with_text(&r, sizeof(r), why);
+}
+
+/* CUPTI's default clock, put back after a client that changed it. */
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Another client is done with CUPTI (it disabled kernel records or
+ * finalized, and has been quiet since): take it back. */
+static void rearm(void)
+{
+	bool attributed;
+	CUptiResult r;
+
+	cu.cuptiActivityRegisterTimestampCallback(realtime_ns);
+	r = arm(&attributed);
+	atomic_store(&c.rearm_at, 0);
+	if (r != CUPTI_SUCCESS) {
+		emit_state(DT_GPU_OFF, r, "could not take CUPTI back");
+		return;
+	}
+	atomic_store(&c.yielded, 0);
+	dt_cupti_tagging = attributed;
+	emit_state(DT_GPU_RESUMED, 0, "the other CUPTI client let go");
+	emit_clock();
+}
+
 static void *flusher_main(void *arg)
 {
 	(void)arg;
@@ -390,8 +454,13 @@ static void *flusher_main(void *arg)
 		struct timespec ts = { c.flush_ms / 1000,
 				       (long)(c.flush_ms % 1000) * 1000000L };
 		nanosleep(&ts, NULL);
-		if (!atomic_load(&c.stopping))
+		if (atomic_load(&c.stopping))
+			break;
+		if (!atomic_load(&c.yielded))
 			dt_cupti_flush(0);
+		else if (atomic_load(&c.rearm_at) &&
+			 mono_ns() >= atomic_load(&c.rearm_at))
+			rearm();
 	}
 	return NULL;
 }
@@ -427,22 +496,15 @@ static void start_once(void)
 			 path);
 		return;
 	}
-	if ((r = cu.cuptiActivityRegisterCallbacks(buffer_requested,
-						   buffer_completed)) ||
-	    (r = cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))) {
+	bool attributed;
+	if ((r = arm(&attributed)) != CUPTI_SUCCESS) {
 		/* e.g. no GPU, or a profiler that owns CUPTI */
 		return set_off("off: CUPTI refused kernel records: %s",
 			       result_name(r));
 	}
-	cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
-	cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
-	bool attributed =
-		cu.cuptiActivityEnable(
-			CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) ==
-			CUPTI_SUCCESS &&
-		enable_launch_apis() > 0;
 	cu.cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE);
 	c.on = 1;
+	dt_cupti_tagging = attributed;
 	snprintf(c.state, sizeof(c.state),
 		 "on: CUPTI %u.%u.%u from %s%s", version / 10000,
 		 version / 100 % 100, version % 100, path,
@@ -490,7 +552,7 @@ void dt_cupti_pop(void)
 
 void dt_cupti_flush(int forced)
 {
-	if (!c.on)
+	if (!c.on || atomic_load(&c.yielded))
 		return;
 	cu.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 	emit_clock();
@@ -507,6 +569,72 @@ void dt_cupti_stop(void)
 
 void dt_cupti_forget(void)
 {
+	dt_cupti_tagging = 0;
 	c.on = 0;
 	c.flusher_started = false;
+}
+
+/* ---------------------------------------------------- sharing CUPTI
+ *
+ * CUPTI has one set of activity callbacks per process. When another client
+ * (PyTorch's profiler) registers its own, ours stop receiving records: hand
+ * over cleanly (flush ours first, say so in the trace) and take CUPTI back
+ * once that client has disabled kernel records or finalized. These are the
+ * CUPTI functions the application's libraries call; the shim's own CUPTI
+ * calls never come here (they go through `cu`).
+ */
+
+#define DT_EXPORT __attribute__((visibility("default")))
+#define REARM_DELAY_NS 200000000ull /* let the other client finish tearing down */
+
+static void *real_cupti(const char *name)
+{
+	void *h = dlopen(CUPTI_SONAME, RTLD_NOW | RTLD_NOLOAD);
+
+	if (!h)
+		h = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
+	return h ? dlsym(h, name) : NULL;
+}
+
+#define REAL(name)                                                           \
+	static __typeof__(&name) real_;                                      \
+	if (!real_)                                                          \
+		real_ = (__typeof__(&name))real_cupti(#name);                \
+	if (!real_)                                                          \
+	return CUPTI_ERROR_NOT_INITIALIZED
+
+DT_EXPORT CUptiResult
+cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request,
+			       CUpti_BuffersCallbackCompleteFunc complete)
+{
+	REAL(cuptiActivityRegisterCallbacks);
+	if (c.on && request != buffer_requested &&
+	    !atomic_exchange(&c.yielded, 1)) {
+		dt_cupti_tagging = 0;
+		cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		emit_state(DT_GPU_TAKEN, 0,
+			   "another CUPTI client (a profiler) took over");
+	}
+	atomic_store(&c.rearm_at, 0);
+	return real_(request, complete);
+}
+
+DT_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
+{
+	REAL(cuptiActivityDisable);
+	CUptiResult r = real_(kind);
+	if (atomic_load(&c.yielded) &&
+	    (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+	     kind == CUPTI_ACTIVITY_KIND_KERNEL))
+		atomic_store(&c.rearm_at, mono_ns() + REARM_DELAY_NS);
+	return r;
+}
+
+DT_EXPORT CUptiResult cuptiFinalize(void)
+{
+	REAL(cuptiFinalize);
+	CUptiResult r = real_();
+	if (atomic_load(&c.yielded))
+		atomic_store(&c.rearm_at, mono_ns() + REARM_DELAY_NS);
+	return r;
 }

@@ -35,15 +35,15 @@ struct dt_thread {
 	bool gpu_tagged;  /* an attribution id is pushed for this call */
 };
 
-/* Nonzero while GPU activity is recorded: calls that can launch work then
- * tag what they launch with their sequence number (cupti/). */
-DT_HIDDEN extern volatile int dt_gpu_tagging;
+/* Nonzero while GPU activity is recorded (cupti/): calls that can launch
+ * work then tag what they launch with their sequence number. */
+DT_HIDDEN extern volatile int dt_cupti_tagging;
 DT_HIDDEN void dt_gpu_push(struct dt_thread *t);
 DT_HIDDEN void dt_gpu_pop(struct dt_thread *t);
 
 static inline void dt_gpu_begin(struct dt_thread *t)
 {
-	if (DT_UNLIKELY(dt_gpu_tagging))
+	if (DT_UNLIKELY(dt_cupti_tagging))
 		dt_gpu_push(t);
 }
 

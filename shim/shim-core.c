@@ -264,7 +264,6 @@ static void close_writer(enum dt_end_reason reason, int code)
 
 /* ------------------------------------------------------------ GPU activity */
 
-volatile int dt_gpu_tagging;
 static _Atomic int gpu_started;
 
 static struct dt_thread *current_thread(void);
@@ -295,7 +294,6 @@ static const struct dt_cupti_sink gpu_sink = { emit_activity };
 
 static void gpu_atexit(void)
 {
-	dt_gpu_tagging = 0;
 	dt_cupti_stop();
 }
 
@@ -309,7 +307,6 @@ static void start_gpu(void)
 		/* registered now, after the CUDA runtime's own handlers, so it
 		 * runs before them: CUPTI is flushed while CUDA still works */
 		atexit(gpu_atexit);
-		dt_gpu_tagging = 1;
 	}
 }
 
@@ -459,8 +456,7 @@ static void after_fork_child(void)
 	/* The writer, its thread and every other thread's ring belong to the
 	 * parent; the child starts over with a file of its own. */
 	pthread_mutex_init(&g.lock, NULL);
-	dt_gpu_tagging = 0; /* CUPTI does not follow a fork */
-	dt_cupti_forget();
+	dt_cupti_forget(); /* CUPTI does not follow a fork */
 	struct dt_writer *w = atomic_exchange(&g.writer, NULL);
 	if (w)
 		dt_writer_abandon(w);

@@ -159,13 +159,19 @@ def main():
                  os.path.join(out, name + ".both.log"))
         b_theirs, b_total = profiler_kernels(bprof) if os.path.exists(bprof) else ({}, 0)
         btraces = [os.path.join(bdir, f) for f in sorted(os.listdir(bdir))]
-        n_k = 0
+        n_k, states = 0, []
         for t in btraces:
-            n_k += subprocess.run([dnntrace, "dump", t], capture_output=True,
-                                  text=True).stdout.count("\nKERNEL ")
-        print("together: exit %d; profiler saw %d kernels (%d under cuDNN ops); dnntrace "
-              "recorded %d kernels in %d file(s)" % (rc, b_total, sum(b_theirs.values()), n_k,
-                                                     len(btraces)))
+            dump = subprocess.run([dnntrace, "dump", t], capture_output=True, text=True).stdout
+            n_k += dump.count("\nKERNEL ")
+            states += [l for l in dump.splitlines() if l.startswith("GPU_STATE")]
+        print("together: exit %d; profiler saw %d kernels (%d under cuDNN ops, %d alone); "
+              "dnntrace recorded %d kernels in %d file(s)"
+              % (rc, b_total, sum(b_theirs.values()), sum(theirs.values()), n_k, len(btraces)))
+        for line in states:
+            print("  " + line)
+        # the profiler must see what it sees without dnntrace
+        if b_theirs != theirs:
+            same = False
     sys.exit(0 if same and not early else 1)
 
 

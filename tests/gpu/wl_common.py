@@ -91,6 +91,10 @@ def run_timed(step, iters, warmup, sync):
     if prof is not None:
         prof.__exit__(None, None, None)
         prof.export_chrome_trace(profile)
+        # one more step after a pause, for a tracer that resumes once the profiler is done
+        time.sleep(1.0)
+        step()
+        sync()
     return elapsed * 1000.0 / iters, results
 
 

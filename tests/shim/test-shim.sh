@@ -49,6 +49,12 @@ f=$(only "$tmp/calls-*.dnnt") && {
 	"$dnntrace" info "$f" >"$tmp/info" || bad "info failed"
 	grep -q '^ended: *clean (exit 0)' "$tmp/info" || bad "calls: not a clean end: $(cat "$tmp/info")"
 	grep -q '^cuDNN: *built against 9[0-9]*, loaded .*libcudnn.so' "$tmp/info" || bad "info lacks the cuDNN line"
+	# no GPU here: the header says GPU activity is off, and why
+	grep -q '^GPU trace: *off: ' "$tmp/info" || bad "info lacks 'GPU trace: off: <why>': $(grep GPU "$tmp/info")"
+}
+DNNTRACE_CUPTI=0 "$dnntrace" record -q -o "$tmp/nocupti-%p.dnnt" -- "$calls" calls >/dev/null || bad "DNNTRACE_CUPTI=0 run failed"
+f=$(only "$tmp/nocupti-*.dnnt") && {
+	"$dnntrace" info "$f" | grep -q '^GPU trace: *off: switched off (DNNTRACE_CUPTI=0)' || bad "DNNTRACE_CUPTI=0 not reported"
 }
 
 # --- dlopen + dlsym, as XLA does ---------------------------------------
