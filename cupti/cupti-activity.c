@@ -76,6 +76,7 @@ static struct {
 	_Atomic uint64_t dropped;
 	_Atomic uint64_t no_time;
 	_Atomic int active; /* some activity was recorded */
+	_Atomic int final_flush; /* 1: asked of the flusher, 2: done */
 } c = { .once = PTHREAD_ONCE_INIT };
 
 static const char *result_name(CUptiResult r)
@@ -451,9 +452,18 @@ static void *flusher_main(void *arg)
 	(void)arg;
 	pthread_setname_np(pthread_self(), "dnntrace-cupti");
 	while (!atomic_load(&c.stopping)) {
-		struct timespec ts = { c.flush_ms / 1000,
-				       (long)(c.flush_ms % 1000) * 1000000L };
-		nanosleep(&ts, NULL);
+		/* sleep flush_ms in 10 ms slices, to answer a final flush soon */
+		for (unsigned slept = 0; slept < c.flush_ms &&
+					 !atomic_load(&c.final_flush);
+		     slept += 10) {
+			struct timespec ts = { 0, 10000000L };
+			nanosleep(&ts, NULL);
+		}
+		if (atomic_load(&c.final_flush) == 1) {
+			dt_cupti_flush(1);
+			atomic_store(&c.final_flush, 2);
+			break;
+		}
 		if (atomic_load(&c.stopping))
 			break;
 		if (!atomic_load(&c.yielded))
@@ -565,6 +575,20 @@ void dt_cupti_stop(void)
 	if (c.flusher_started)
 		pthread_join(c.flusher, NULL);
 	dt_cupti_flush(1);
+}
+
+int dt_cupti_flush_async(unsigned timeout_ms)
+{
+	if (!c.on || !c.flusher_started)
+		return -1;
+	atomic_store(&c.final_flush, 1);
+	for (unsigned waited = 0; atomic_load(&c.final_flush) != 2; waited++) {
+		if (waited >= timeout_ms)
+			return -1;
+		struct timespec ts = { 0, 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
 }
 
 void dt_cupti_forget(void)

@@ -44,6 +44,11 @@ void dt_cupti_pop(void);
  * which then carry no times). Also writes a clock calibration record. */
 void dt_cupti_flush(int forced);
 
+/* dt_cupti_flush(1) for a signal handler: the flusher thread does it
+ * (CUPTI may not be called from a handler); waits at most timeout_ms.
+ * Returns 0 when done. Recording stops with it. */
+int dt_cupti_flush_async(unsigned timeout_ms);
+
 /* Stop the flusher and flush everything, before the process exits. */
 void dt_cupti_stop(void);
 

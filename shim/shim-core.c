@@ -130,6 +130,12 @@ static void load_config(void)
 	g.cfg.api_sigs = dt_api_sigs;
 	g.cfg.api_flags = dt_api_flags;
 	g.cfg.api_count = DT_API_COUNT;
+	/* the trace starts now, though its file is created at the first event */
+	struct timespec m, r;
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	g.cfg.start_mono = (uint64_t)m.tv_sec * 1000000000u + (uint64_t)m.tv_nsec;
+	g.cfg.start_real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
 }
 
 /* Decide, once, whether this process records. */
@@ -164,9 +170,11 @@ static const int fatal_signals[] = { SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
  * is blocked until this returns. */
 static void on_fatal_signal(int sig)
 {
-	struct dt_writer *w = atomic_load(&g.writer);
 	int saved = errno;
 
+	/* kernels still in CUPTI's buffers; their records may create the file */
+	dt_cupti_flush_async(1000);
+	struct dt_writer *w = atomic_load(&g.writer);
 	if (w)
 		dt_writer_close_async(w, DT_END_SIGNAL, sig, 2000);
 	raise(sig);
@@ -177,6 +185,10 @@ static void on_fatal_signal(int sig)
  * that handles a signal keeps it, and then exits through exit(). */
 static void install_signal_handlers(void)
 {
+	static _Atomic int done;
+
+	if (atomic_exchange(&done, 1))
+		return;
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]);
 	     i++) {
 		struct sigaction old, sa;
@@ -307,6 +319,7 @@ static void start_gpu(void)
 		/* registered now, after the CUDA runtime's own handlers, so it
 		 * runs before them: CUPTI is flushed while CUDA still works */
 		atexit(gpu_atexit);
+		install_signal_handlers();
 	}
 }
 

@@ -64,6 +64,8 @@ int dt_info_file(const char *path, long top)
 		calloc(fi->n_apis ? fi->n_apis : 1, sizeof(*counts));
 	uint64_t last = fi->hdr.start_mono, threads = 0, kernels = 0;
 	uint64_t attributed = 0, copies = 0, untimed = 0;
+	/* CUPTI's clock is CLOCK_REALTIME until a calibration says otherwise */
+	int64_t cupti_to_mono = (int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
 	char device[160] = "";
 	const struct dt_rec_hdr *h;
 
@@ -79,8 +81,15 @@ int dt_info_file(const char *path, long top)
 			}
 		} else if (h->type == DT_REC_THREAD) {
 			threads++;
+		} else if (h->type == DT_REC_CLOCK) {
+			const struct dt_rec_clock *c = (const void *)h;
+			if (c->clock == DT_CLOCK_CUPTI)
+				cupti_to_mono = (int64_t)(c->mono - c->other);
 		} else if (h->type == DT_REC_KERNEL) {
 			const struct dt_rec_kernel *k = (const void *)h;
+			uint64_t end = k->end + (uint64_t)cupti_to_mono;
+			if (k->end && end > last)
+				last = end;
 			kernels++;
 			untimed += (k->flags & DT_KERNEL_NO_TIME) != 0;
 		} else if (h->type == DT_REC_CORR) {
@@ -125,7 +134,7 @@ int dt_info_file(const char *path, long top)
 		printf("%-12s built against %s, loaded %s\n", "cuDNN:",
 		       info_get(fi, "cudnn.built") ? info_get(fi, "cudnn.built")
 						   : "?",
-		       loaded ? loaded : "?");
+		       loaded ? loaded : "none (no cuDNN call)");
 	for (size_t i = 0; i < fi->n_info; i++)
 		if (!strncmp(fi->info[i].key, "env.", 4))
 			printf("%-12s %s=%s\n",

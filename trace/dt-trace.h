@@ -34,7 +34,7 @@ struct dt_file_header {
 	uint16_t major;
 	uint16_t minor;
 	uint32_t flags;
-	uint64_t start_mono; /* CLOCK_MONOTONIC ns when the file was created */
+	uint64_t start_mono; /* CLOCK_MONOTONIC ns when recording began */
 	uint64_t start_real; /* CLOCK_REALTIME ns, read right after */
 	uint32_t pid;
 	uint32_t ppid;
@@ -96,6 +96,10 @@ struct dt_writer_config {
 	uint32_t flush_ms;   /* longest time data waits in memory; 0: 500 */
 	int level;           /* zstd level; 0: 1 */
 	mode_t mode;         /* file mode; 0: 0600 */
+	/* When recording began (CLOCK_MONOTONIC and CLOCK_REALTIME ns, read
+	 * together); 0: when the file is created. */
+	uint64_t start_mono;
+	uint64_t start_real;
 	/* Identity facts for the header (beyond those the writer gathers
 	 * itself: host, command line, rank variables, clocks). */
 	const struct dt_kv *info;

@@ -726,8 +726,8 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 		goto fail;
 
 	memcpy(h.magic, DT_FILE_MAGIC, 8);
-	h.start_mono = dt_clock_mono();
-	h.start_real = dt_clock_real();
+	h.start_mono = cfg->start_mono ? cfg->start_mono : dt_clock_mono();
+	h.start_real = cfg->start_real ? cfg->start_real : dt_clock_real();
 	h.pid = (uint32_t)getpid();
 	h.ppid = (uint32_t)getppid();
 	if (write_header(w, cfg, &h)) {

@@ -1,0 +1,24 @@
+#!/bin/sh
+# A CUDA program that makes no cuDNN call still gets a trace: its kernels,
+# and zero calls; also when it dies of SIGTERM. Skips (77) without a GPU.
+# usage: test-no-cudnn.sh DNNTRACE GPU_CUBLAS
+set -u
+dnntrace=$1 prog=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$prog" >/dev/null 2>&1
+[ $? = 77 ] && { echo "no GPU: skipped"; exit 77; }
+fail=0
+for mode in normal sigterm; do
+	"$dnntrace" record -q -o "$tmp/$mode-%p.dnnt" -- "$prog" $mode >/dev/null 2>&1
+	f=$(ls "$tmp"/$mode-*.dnnt 2>/dev/null | head -1)
+	[ -f "$f" ] || { echo "FAIL: $mode: no trace"; fail=1; continue; }
+	"$dnntrace" info "$f" >"$tmp/info"
+	calls=$("$dnntrace" dump "$f" | grep -c '^API_CALL')
+	kernels=$("$dnntrace" dump "$f" | grep -c '^KERNEL')
+	echo "$mode: $calls calls, $kernels kernels; $(grep '^ended' "$tmp/info")"
+	[ "$calls" = 0 ] || { echo "FAIL: $mode: $calls cuDNN calls recorded"; fail=1; }
+	[ "$kernels" -ge 10 ] || { echo "FAIL: $mode: $kernels kernels, expected at least 10 SGEMMs"; fail=1; }
+	grep -q '^ended: *clean' "$tmp/info" || { echo "FAIL: $mode: not a clean end"; fail=1; }
+done
+exit $fail
