@@ -58,4 +58,32 @@ double dt_hostscalar_guess(const struct dt_arg *a);
 int64_t dt_arg_elem_i(const struct dt_arg *a, uint32_t i);
 uint64_t dt_arg_elem_u(const struct dt_arg *a, uint32_t i);
 
+/* ----------------------------------------------------- cuDNN's names */
+
+/* One enumerator of a cuDNN enum type; the table (cudnn-enums.c) is
+ * generated from the cuDNN headers and sorted by type, then value. */
+struct dt_enum_name {
+	const char *type;
+	const char *name;
+	int64_t value;
+};
+extern const struct dt_enum_name dt_cudnn_enums[];
+extern const size_t dt_cudnn_enums_count;
+
+/* The name of value in enum `type` (type_len bytes), or NULL. */
+const char *dt_enum_name(const char *type, size_t type_len, int64_t value);
+
+/* The cudnnStatus_t's name, or NULL for a value cuDNN does not define. */
+const char *dt_status_name(int64_t status);
+
+/*
+ * Print a call's arguments as `dnntrace dump` shows them: name=value,
+ * enums by name, and the payloads of cudnnBackendSetAttribute and
+ * cudnnBackendGetAttribute decoded by their attribute type. Returns the
+ * length snprintf would have written, or -1 when the bytes do not match the
+ * signature.
+ */
+int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
+		   uint32_t len, char *buf, size_t size);
+
 #endif /* DT_ANALYZER_H */

@@ -36,25 +36,6 @@ static void print_time(FILE *out, const char *name, uint64_t t, uint64_t t0)
 		a / 1000000000u, a % 1000000000u);
 }
 
-static void print_args(FILE *out, const struct dt_api_def *api,
-		       const uint8_t *args, uint32_t len)
-{
-	struct dt_args_iter it;
-	struct dt_arg a;
-	char buf[1024];
-	int rc, i = 0;
-
-	dt_args_begin(&it, api->sig, args, len);
-	while ((rc = dt_args_next(&it, &a)) == 1) {
-		dt_arg_format(&a, buf, sizeof(buf));
-		fprintf(out, "%s%.*s=%s%s", i++ ? ", " : "", (int)a.name_len,
-			a.name, a.out ? ">" : "", buf);
-	}
-	if (rc < 0)
-		fprintf(out, "%s<%u argument bytes do not match the signature>",
-			i ? ", " : "", len);
-}
-
 static void print_call(FILE *out, const struct dt_file_info *fi,
 		       const struct dt_rec_api_call *c)
 {
@@ -66,13 +47,21 @@ static void print_call(FILE *out, const struct dt_file_info *fi,
 	fprintf(out, "API_CALL seq=%" PRIu64 " tid=%u", c->seq, c->tid);
 	print_time(out, "t", c->t_begin, fi->hdr.start_mono);
 	fprintf(out, " dur=%" PRIu64 "ns ", c->t_end - c->t_begin);
-	if (api && api->name) {
-		fprintf(out, "%s(", api->name);
-		print_args(out, api, args, len);
-	} else {
+	const char *status = dt_status_name(c->status);
+	char buf[16384];
+
+	if (!api || !api->name)
 		fprintf(out, "api#%u(<%u bytes>", c->api, len);
-	}
-	fprintf(out, ") = %d\n", c->status);
+	else if (dt_call_format(api->name, api->sig, args, len, buf,
+				sizeof(buf)) < 0)
+		fprintf(out, "%s(<%u argument bytes do not match the signature>",
+			api->name, len);
+	else
+		fprintf(out, "%s(%s", api->name, buf);
+	if (status)
+		fprintf(out, ") = %s\n", status);
+	else
+		fprintf(out, ") = %d\n", c->status);
 }
 
 /* What dump remembers while it streams: where the CUPTI clock stands

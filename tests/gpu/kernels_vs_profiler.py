@@ -28,7 +28,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CUDNN_OP = re.compile(r"cudnn|^aten::convolution_backward$")
-MARKER = re.compile(r"cudnnSetTensor4dDescriptor\(.* n=7, c=7, h=7, w=7\) = 0$")
+MARKER = re.compile(r"cudnnSetTensor4dDescriptor\(.* n=7, c=7, h=7, w=7\) = CUDNN_STATUS_SUCCESS$")
 API = re.compile(r"^API_CALL seq=(\d+) tid=\d+ t=([\d.]+) dur=(\d+)ns (\w+)\(")
 CORR = re.compile(r"^CORR call=(\d+) corr=(\d+)")
 KERNEL = re.compile(r'^KERNEL t=([\d.-]+) dur=(\d+)ns (call|corr)=(\d+) .* "(.*)"$')

@@ -30,22 +30,22 @@ only() {
 "$dnntrace" record -q -o "$tmp/calls-%p.dnnt" -- "$calls" calls >/dev/null || bad "calls mode failed"
 f=$(only "$tmp/calls-*.dnnt") && {
 	n=$(count "$f"); [ "$n" = 21 ] || bad "calls: $n calls recorded, expected 21"
-	has "$f" '^API_CALL seq=1 .* cudnnGetVersion\(return=[0-9]{5}\) = 0$'
-	has "$f" ' cudnnGetErrorString\(status=2000, return="CUDNN_STATUS_BAD_PARAM"\) = 0$'
-	has "$f" ' cudnnCreateTensorDescriptor\(tensorDesc=>0x[0-9a-f]+\) = 0$'
-	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=1, dataType=2, n=8, c=16, h=32, w=64\) = 0$'
-	has "$f" ' cudnnSetTensorNdDescriptor\(tensorDesc=0x[0-9a-f]+, dataType=0, nbDims=4, dimA=\[2,3,4,5\], strideA=\[60,20,5,1\]\) = 0$'
-	has "$f" ' cudnnGetTensorNdDescriptor\(tensorDesc=0x[0-9a-f]+, nbDimsRequested=4, dataType=>0, nbDims=>4, dimA=>\[2,3,4,5\], strideA=>\[60,20,5,1\]\) = 0$'
-	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=0, dataType=0, n=-1, c=1, h=1, w=1\) = 2000$'
-	has "$f" ' cudnnSetConvolutionNdDescriptor\(convDesc=0x[0-9a-f]+, arrayLength=2, padA=\[1,2\], filterStrideA=\[3,4\], dilationA=\[1,1\], mode=1, computeType=0\) = 0$'
-	has "$f" ' cudnnSetConvolutionGroupCount\(convDesc=0x[0-9a-f]+, groupCount=4\) = 0$'
-	has "$f" ' cudnnBackendCreateDescriptor\(descriptorType=17, descriptor=>0x[0-9a-f]+\) = 0$'
-	has "$f" ' cudnnBackendSetAttribute\(descriptor=0x[0-9a-f]+, attributeName=901, attributeType=1, elementCount=1, arrayOfElements=<4 bytes: 09000000>\) = 0$'
-	has "$f" ' cudnnBackendSetAttribute\(descriptor=0x[0-9a-f]+, attributeName=903, attributeType=3, elementCount=4, arrayOfElements=<32 bytes: 0008000000000000010000000000000080000000000000000800000000000000>\) = 0$'
-	has "$f" ' cudnnBackendGetAttribute\(descriptor=0x[0-9a-f]+, attributeName=902, attributeType=3, requestedElementCount=4, elementCount=>4, arrayOfElements=><32 bytes: 0100000000000000080000000000000010000000000000001000000000000000>\) = 0$'
+	has "$f" '^API_CALL seq=1 .* cudnnGetVersion\(return=[0-9]{5}\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnGetErrorString\(status=CUDNN_STATUS_BAD_PARAM, return="CUDNN_STATUS_BAD_PARAM"\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnCreateTensorDescriptor\(tensorDesc=>0x[0-9a-f]+\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=CUDNN_TENSOR_NHWC, dataType=CUDNN_DATA_HALF, n=8, c=16, h=32, w=64\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnSetTensorNdDescriptor\(tensorDesc=0x[0-9a-f]+, dataType=CUDNN_DATA_FLOAT, nbDims=4, dimA=\[2,3,4,5\], strideA=\[60,20,5,1\]\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnGetTensorNdDescriptor\(tensorDesc=0x[0-9a-f]+, nbDimsRequested=4, dataType=>CUDNN_DATA_FLOAT, nbDims=>4, dimA=>\[2,3,4,5\], strideA=>\[60,20,5,1\]\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=CUDNN_TENSOR_NCHW, dataType=CUDNN_DATA_FLOAT, n=-1, c=1, h=1, w=1\) = CUDNN_STATUS_BAD_PARAM$'
+	has "$f" ' cudnnSetConvolutionNdDescriptor\(convDesc=0x[0-9a-f]+, arrayLength=2, padA=\[1,2\], filterStrideA=\[3,4\], dilationA=\[1,1\], mode=CUDNN_CROSS_CORRELATION, computeType=CUDNN_DATA_FLOAT\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnSetConvolutionGroupCount\(convDesc=0x[0-9a-f]+, groupCount=4\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnBackendCreateDescriptor\(descriptorType=CUDNN_BACKEND_TENSOR_DESCRIPTOR, descriptor=>0x[0-9a-f]+\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnBackendSetAttribute\(descriptor=0x[0-9a-f]+, attributeName=CUDNN_ATTR_TENSOR_DATA_TYPE, attributeType=CUDNN_TYPE_DATA_TYPE, elementCount=1, arrayOfElements=CUDNN_DATA_BFLOAT16\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnBackendSetAttribute\(descriptor=0x[0-9a-f]+, attributeName=CUDNN_ATTR_TENSOR_STRIDES, attributeType=CUDNN_TYPE_INT64, elementCount=4, arrayOfElements=\[2048,1,128,8\]\) = CUDNN_STATUS_SUCCESS$'
+	has "$f" ' cudnnBackendGetAttribute\(descriptor=0x[0-9a-f]+, attributeName=CUDNN_ATTR_TENSOR_DIMENSIONS, attributeType=CUDNN_TYPE_INT64, requestedElementCount=4, elementCount=>4, arrayOfElements=>\[1,8,16,16\]\) = CUDNN_STATUS_SUCCESS$'
 	# the created handle is the one later calls use
-	h=$(grep -Eo 'cudnnBackendCreateDescriptor\(descriptorType=17, descriptor=>0x[0-9a-f]+' "$tmp/dump" | sed 's/.*=>//')
-	grep -q "cudnnBackendFinalize(descriptor=$h) = 0" "$tmp/dump" || bad "finalize of $h not found"
+	h=$(grep -Eo 'cudnnBackendCreateDescriptor\(descriptorType=CUDNN_BACKEND_TENSOR_DESCRIPTOR, descriptor=>0x[0-9a-f]+' "$tmp/dump" | sed 's/.*=>//')
+	grep -q "cudnnBackendFinalize(descriptor=$h) = CUDNN_STATUS_SUCCESS" "$tmp/dump" || bad "finalize of $h not found"
 	"$dnntrace" info "$f" >"$tmp/info" || bad "info failed"
 	grep -q '^ended: *clean (exit 0)' "$tmp/info" || bad "calls: not a clean end: $(cat "$tmp/info")"
 	grep -q '^cuDNN: *built against 9[0-9]*, loaded .*libcudnn.so' "$tmp/info" || bad "info lacks the cuDNN line"
@@ -62,7 +62,7 @@ DNNTRACE_OUTPUT="$tmp/dl-%p.dnnt" LD_PRELOAD="$shim" "$dlopen_prog" "$cudnn_libd
 	bad "dlopen program failed"
 f=$(only "$tmp/dl-*.dnnt") && {
 	n=$(count "$f"); [ "$n" = 3 ] || bad "dlopen: $n calls recorded, expected 3"
-	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=0, dataType=0, n=7, c=7, h=7, w=7\) = 0$'
+	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=CUDNN_TENSOR_NCHW, dataType=CUDNN_DATA_FLOAT, n=7, c=7, h=7, w=7\) = CUDNN_STATUS_SUCCESS$'
 }
 
 # --- threads: every call of every thread, none twice -------------------

@@ -1,0 +1,209 @@
+/*
+ * analyzer-cudnn.c - what the analyzer knows of cuDNN's vocabulary: enum
+ * names (from the generated table), and how backend attribute payloads are
+ * laid out, by cudnnBackendAttributeType_t value (those values are ABI and
+ * never change).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt-analyzer.h"
+
+struct enum_key {
+	const char *type;
+	size_t type_len;
+	int64_t value;
+};
+
+static int cmp_type(const struct enum_key *k, const char *type)
+{
+	int c = strncmp(k->type, type, k->type_len);
+
+	if (c == 0 && type[k->type_len] != 0)
+		return -1; /* k->type is a prefix of type: shorter sorts first */
+	return c;
+}
+
+static int cmp_enum(const void *key, const void *elem)
+{
+	const struct enum_key *k = key;
+	const struct dt_enum_name *e = elem;
+	int c = cmp_type(k, e->type);
+
+	if (c)
+		return c;
+	return k->value < e->value ? -1 : k->value > e->value;
+}
+
+const char *dt_enum_name(const char *type, size_t type_len, int64_t value)
+{
+	struct enum_key k = { type, type_len, value };
+	const struct dt_enum_name *e;
+
+	if (!type)
+		return NULL;
+	e = bsearch(&k, dt_cudnn_enums, dt_cudnn_enums_count,
+		    sizeof(dt_cudnn_enums[0]), cmp_enum);
+	return e ? e->name : NULL;
+}
+
+const char *dt_status_name(int64_t status)
+{
+	return dt_enum_name("cudnnStatus_t", 13, status);
+}
+
+/* Element layout of each cudnnBackendAttributeType_t, by value. */
+static const struct {
+	char code;        /* 'p' pointer, 'e' enum, 'i'/'u' int, 'f' float,
+			     'b' bool, 'c' char, 'r' fraction */
+	uint8_t size;
+	const char *type; /* the enum's type, for 'e' */
+} backend_types[] = {
+	[0] = { 'p', 8, NULL },                            /* HANDLE */
+	[1] = { 'e', 4, "cudnnDataType_t" },
+	[2] = { 'b', 1, NULL },                            /* BOOLEAN */
+	[3] = { 'i', 8, NULL },                            /* INT64 */
+	[4] = { 'f', 4, NULL },                            /* FLOAT */
+	[5] = { 'f', 8, NULL },                            /* DOUBLE */
+	[6] = { 'p', 8, NULL },                            /* VOID_PTR */
+	[7] = { 'e', 4, "cudnnConvolutionMode_t" },
+	[8] = { 'e', 4, "cudnnBackendHeurMode_t" },
+	[9] = { 'e', 4, "cudnnBackendKnobType_t" },
+	[10] = { 'e', 4, "cudnnNanPropagation_t" },
+	[11] = { 'e', 4, "cudnnBackendNumericalNote_t" },
+	[12] = { 'e', 4, "cudnnBackendLayoutType_t" },
+	[13] = { 'e', 4, "cudnnBackendAttributeName_t" },
+	[14] = { 'e', 4, "cudnnPointwiseMode_t" },
+	[15] = { 'p', 8, NULL },                           /* BACKEND_DESCRIPTOR */
+	[16] = { 'e', 4, "cudnnGenStatsMode_t" },
+	[17] = { 'e', 4, "cudnnBnFinalizeStatsMode_t" },
+	[18] = { 'e', 4, "cudnnReduceTensorOp_t" },
+	[19] = { 'e', 4, "cudnnBackendBehaviorNote_t" },
+	[20] = { 'e', 4, "cudnnBackendTensorReordering_t" },
+	[21] = { 'e', 4, "cudnnResampleMode_t" },
+	[22] = { 'e', 4, "cudnnPaddingMode_t" },
+	[23] = { 'i', 4, NULL },                           /* INT32 */
+	[24] = { 'c', 1, NULL },                           /* CHAR */
+	[25] = { 'e', 4, "cudnnSignalMode_t" },
+	[26] = { 'r', 16, NULL },                          /* FRACTION */
+	[27] = { 'e', 4, "cudnnBackendNormMode_t" },
+	[28] = { 'e', 4, "cudnnBackendNormFwdPhase_t" },
+	[29] = { 'e', 4, "cudnnRngDistribution_t" },
+	[30] = { 'e', 4, "cudnnMoeGroupedMatmulMode_t" },
+};
+
+#define APPEND(...)                                                          \
+	do {                                                                 \
+		int k_ = snprintf(buf + (len < (int)size ? len : (int)size), \
+				  len < (int)size ? size - (size_t)len : 0,  \
+				  __VA_ARGS__);                              \
+		if (k_ > 0)                                                  \
+			len += k_;                                           \
+	} while (0)
+
+/* A backend attribute payload, decoded by its attribute type. */
+static int format_payload(int64_t type, const uint8_t *p, uint32_t n,
+			  char *buf, size_t size)
+{
+	int len = 0;
+
+	if (type < 0 || (size_t)type >= sizeof(backend_types) / sizeof(backend_types[0]) ||
+	    !backend_types[type].size || n % backend_types[type].size)
+		return -1;
+	uint32_t es = backend_types[type].size, count = n / es;
+	char code = backend_types[type].code;
+	if (code == 'c') {
+		APPEND("\"%.*s\"", (int)strnlen((const char *)p, n), p);
+		return len;
+	}
+	if (count != 1)
+		APPEND("[");
+	for (uint32_t i = 0; i < count; i++, p += es) {
+		int64_t iv = 0;
+		uint64_t uv = 0;
+		const char *name;
+
+		if (i)
+			APPEND(",");
+		memcpy(&uv, p, es < 8 ? es : 8);
+		iv = es == 4 ? (int32_t)uv : (int64_t)uv;
+		switch (code) {
+		case 'p':
+			APPEND(uv ? "0x%" PRIx64 : "NULL", uv);
+			break;
+		case 'e':
+			name = dt_enum_name(backend_types[type].type,
+					    strlen(backend_types[type].type), iv);
+			if (name)
+				APPEND("%s", name);
+			else
+				APPEND("%" PRId64, iv);
+			break;
+		case 'b':
+			APPEND("%s", uv ? "true" : "false");
+			break;
+		case 'f':
+			if (es == 4) {
+				float f;
+				memcpy(&f, p, 4);
+				APPEND("%g", f);
+			} else {
+				double d;
+				memcpy(&d, p, 8);
+				APPEND("%g", d);
+			}
+			break;
+		case 'r': {
+			int64_t num, den;
+			memcpy(&num, p, 8);
+			memcpy(&den, p + 8, 8);
+			APPEND("%" PRId64 "/%" PRId64, num, den);
+			break;
+		}
+		default:
+			APPEND("%" PRId64, iv);
+		}
+	}
+	if (count != 1)
+		APPEND("]");
+	return len;
+}
+
+int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
+		   uint32_t arglen, char *buf, size_t size)
+{
+	bool backend_attr = api_name &&
+			    (!strcmp(api_name, "cudnnBackendSetAttribute") ||
+			     !strcmp(api_name, "cudnnBackendGetAttribute"));
+	int64_t attr_type = -1;
+	struct dt_args_iter it;
+	struct dt_arg a;
+	int len = 0, rc, i = 0;
+	char val[2048];
+
+	if (size)
+		buf[0] = 0;
+	dt_args_begin(&it, sig, args, arglen);
+	while ((rc = dt_args_next(&it, &a)) == 1) {
+		const char *name = NULL;
+
+		if (a.code == 'e')
+			name = dt_enum_name(a.type, a.type_len, a.i);
+		if (backend_attr && a.name_len == 13 &&
+		    !memcmp(a.name, "attributeType", 13))
+			attr_type = a.i;
+		if (name)
+			snprintf(val, sizeof(val), "%s", name);
+		else if (backend_attr && a.code == 'x' &&
+			 format_payload(attr_type, a.data, a.count, val,
+					sizeof(val)) >= 0)
+			;
+		else
+			dt_arg_format(&a, val, sizeof(val));
+		APPEND("%s%.*s=%s%s", i++ ? ", " : "", (int)a.name_len, a.name,
+		       a.out ? ">" : "", val);
+	}
+	return rc < 0 ? -1 : len;
+}
