@@ -103,9 +103,8 @@ static const struct {
 			len += k_;                                           \
 	} while (0)
 
-/* A backend attribute payload, decoded by its attribute type. */
-static int format_payload(int64_t type, const uint8_t *p, uint32_t n,
-			  char *buf, size_t size)
+int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
+			      char *buf, size_t size)
 {
 	int len = 0;
 
@@ -171,6 +170,54 @@ static int format_payload(int64_t type, const uint8_t *p, uint32_t n,
 	return len;
 }
 
+/*
+ * The algorithm search results of cudnnFind... and cudnnGet..._v7: arrays of
+ * cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t, which share one
+ * layout (part of cuDNN's ABI): int algo, int status, float time (ms),
+ * size_t memory, int determinism, int mathType, int reserved[3].
+ */
+#define PERF_SIZE 48
+static int format_perf(const char *type, size_t type_len, const uint8_t *p,
+		       uint32_t n, char *buf, size_t size)
+{
+	static const char *const algo_types[][2] = {
+		{ "cudnnConvolutionFwdAlgoPerf_t", "cudnnConvolutionFwdAlgo_t" },
+		{ "cudnnConvolutionBwdDataAlgoPerf_t", "cudnnConvolutionBwdDataAlgo_t" },
+		{ "cudnnConvolutionBwdFilterAlgoPerf_t", "cudnnConvolutionBwdFilterAlgo_t" },
+	};
+	const char *algo_type = NULL;
+	int len = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		if (strlen(algo_types[i][0]) == type_len &&
+		    !memcmp(type, algo_types[i][0], type_len))
+			algo_type = algo_types[i][1];
+	if (!algo_type || n % PERF_SIZE)
+		return -1;
+	APPEND("[");
+	for (uint32_t i = 0; i < n / PERF_SIZE; i++, p += PERF_SIZE) {
+		int32_t algo, status, det, math;
+		float time;
+		uint64_t mem;
+		const char *an, *sn;
+
+		memcpy(&algo, p, 4);
+		memcpy(&status, p + 4, 4);
+		memcpy(&time, p + 8, 4);
+		memcpy(&mem, p + 16, 8);
+		memcpy(&det, p + 24, 4);
+		memcpy(&math, p + 28, 4);
+		an = dt_enum_name(algo_type, strlen(algo_type), algo);
+		sn = dt_status_name(status);
+		APPEND("%s{algo=%s status=%s time=%gms workspace=%" PRIu64
+		       " deterministic=%d math=%d}",
+		       i ? " " : "", an ? an : "?", sn ? sn : "?", time, mem, det,
+		       math);
+	}
+	APPEND("]");
+	return len;
+}
+
 int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
 		   uint32_t arglen, char *buf, size_t size)
 {
@@ -197,8 +244,12 @@ int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
 		if (name)
 			snprintf(val, sizeof(val), "%s", name);
 		else if (backend_attr && a.code == 'x' &&
-			 format_payload(attr_type, a.data, a.count, val,
-					sizeof(val)) >= 0)
+			 dt_backend_payload_format(attr_type, a.data, a.count,
+						   val, sizeof(val)) >= 0)
+			;
+		else if (a.code == 'x' && a.type &&
+			 format_perf(a.type, a.type_len, a.data, a.count, val,
+				     sizeof(val)) >= 0)
 			;
 		else
 			dt_arg_format(&a, val, sizeof(val));

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dt-trace.h"
+
 /* One decoded argument. */
 struct dt_arg {
 	const char *name; /* points into the signature; name_len bytes */
@@ -85,5 +87,58 @@ const char *dt_status_name(int64_t status);
  */
 int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
 		   uint32_t len, char *buf, size_t size);
+
+/* A backend attribute payload of n bytes, decoded by its
+ * cudnnBackendAttributeType_t (enums by name, arrays in brackets). Returns
+ * the length snprintf would have written, -1 for an unknown type or a size
+ * that is not a whole number of elements. */
+int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
+			      char *buf, size_t size);
+
+/* ----------------------------------------------------------- the model */
+
+/* One operation the program executed: a call that can launch GPU work. */
+struct dt_op {
+	uint64_t seq;        /* the API_CALL's seq */
+	uint32_t tid;
+	uint64_t t_begin;    /* host, CLOCK_MONOTONIC ns */
+	uint64_t t_end;
+	const char *api;     /* function name */
+	int32_t status;
+	const char *desc;    /* what it computed: tensors, parameters, graph */
+	uint32_t plan;       /* backend plan id (1, 2, ... in this trace), 0 for legacy */
+	int64_t engine;      /* backend: global engine index; legacy: algo; -1 unknown */
+	int64_t workspace;   /* bytes, -1 unknown */
+	uint32_t kernels;    /* GPU kernels, copies and sets it launched */
+	uint64_t gpu_ns;     /* their summed durations */
+	uint64_t gpu_start;  /* first start and last end, CLOCK_MONOTONIC ns */
+	uint64_t gpu_end;
+	const char *first_kernel; /* name of its first kernel, or NULL */
+};
+
+struct dt_model_stats {
+	uint64_t ops;           /* op executions */
+	uint64_t undecoded;     /* calls whose arguments did not decode */
+	uint64_t other_kernels; /* kernels launched outside any cuDNN call */
+	uint64_t late_kernels;  /* kernels that came after their op was out */
+};
+
+struct dt_model;
+
+/* A model for one trace; fi must outlive it. */
+struct dt_model *dt_model_new(const struct dt_file_info *fi);
+void dt_model_free(struct dt_model *m);
+
+/* Replay one record, in file order. */
+void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *rec);
+
+/* The trace has ended: every op still waiting for kernels may go. */
+void dt_model_finish(struct dt_model *m);
+
+/* The next op execution whose kernels are in, in call order: 1 and *op
+ * (its strings valid until the next call), or 0 when none is ready. */
+int dt_model_next_op(struct dt_model *m, struct dt_op *op);
+
+const struct dt_model_stats *dt_model_stats(const struct dt_model *m);
 
 #endif /* DT_ANALYZER_H */

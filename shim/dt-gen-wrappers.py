@@ -690,11 +690,11 @@ def launches_work(func: Function) -> bool:
     """Whether a call can put work on the GPU, so that its kernels are tagged
     with it (dt_gpu_begin/end, about 0.2 us a call while CUPTI records).
 
-    Work is done on a cuDNN handle's stream, so such a call takes a handle;
-    by cuDNN's naming, queries (Get, Query) and the handle's own management
-    (cudnnDestroy, cudnnSetStream) launch nothing."""
-    takes_handle = any(p.decl.split()[0] == "cudnnHandle_t" and "*" not in p.decl
-                       for p in func.params)
+    Work is done on a cuDNN handle's stream, so such a call takes a handle
+    (or creates one: cudnnCreate launches too); by cuDNN's naming, queries
+    (Get, Query) and the handle's own management (cudnnDestroy,
+    cudnnSetStream) launch nothing."""
+    takes_handle = any(p.decl.split()[0] == "cudnnHandle_t" for p in func.params)
     is_query = "Get" in func.name or "Query" in func.name
     return takes_handle and not is_query and func.name not in ("cudnnDestroy", "cudnnSetStream")
 

@@ -19,6 +19,7 @@ static const struct dt_cmd commands[] = {
 	{ "info", cmd_info,
 	  "show a trace's identity, totals and how it ended" },
 	{ "dump", cmd_dump, "print every record of a trace, one per line" },
+	{ "ops", cmd_ops, "list the operations the program executed on the GPU" },
 	{ "demo", cmd_demo,
 	  "record the bundled cuDNN sample and show the trace" },
 };

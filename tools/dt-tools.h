@@ -25,6 +25,7 @@ int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
 
 /* Run cmd with the shim preloaded and traces named from tmpl; wait for
  * it. Returns its exit status (128 + signal when killed), or a negative

@@ -1,0 +1,1124 @@
+/*
+ * analyzer-model.c - replays a trace's cuDNN calls to rebuild what cuDNN
+ * held, and lists the operations the program executed.
+ *
+ * Legacy descriptors are rebuilt generically: every argument of a setter
+ * (cudnnSet*, first parameter a descriptor) is kept on the descriptor it
+ * sets, under the parameter's name; tensors and filters are also put in a
+ * common shape (dims, strides, data type). Backend descriptors keep every
+ * attribute set on them and every attribute read back from them. An
+ * operation graph is described when it is finalized (programs destroy the
+ * graph before they execute its plan), and that description follows the
+ * engine config and plan built from it. A call that can launch GPU work
+ * becomes an op execution; the kernels CUPTI tied to it are added before
+ * it is handed out. Nothing here includes a CUDA header.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dt-analyzer.h"
+
+#define MAX_DIMS 8
+/* Ops wait this long (host time) for their kernels before they are handed
+ * out: CUPTI delivers kernel records some flushes after the launch. */
+#define HORIZON_NS 3000000000ull
+
+/* ------------------------------------------------------------- strings */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		size_t room = b->cap - b->len;
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		while (cap < b->len + (size_t)n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			return;
+		b->p = p;
+		b->cap = cap;
+	}
+}
+
+static char *sb_take(struct sbuf *b)
+{
+	char *p = b->p ? b->p : strdup("");
+	b->p = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+/* ------------------------------------------------------------- objects */
+
+/* One argument kept from a legacy setter. */
+struct field {
+	const char *name; /* into the file's signature strings */
+	uint32_t name_len;
+	const char *type;
+	uint32_t type_len;
+	char code;
+	uint32_t count; /* arrays: elements kept */
+	int64_t v[MAX_DIMS];
+	double f;
+};
+
+/* One backend attribute: as set, or as cuDNN returned it. */
+struct battr {
+	int64_t name;
+	int64_t type;
+	uint32_t bytes;
+	uint8_t *data;
+};
+
+struct tensor {
+	bool valid;
+	int64_t dtype;
+	int nb;
+	int64_t dims[MAX_DIMS];
+	int64_t strides[MAX_DIMS];
+	int64_t uid;
+	bool is_virtual;
+};
+
+/* What is known of an engine configuration: shared by the plans built
+ * from it, and completed when the program asks cuDNN about it later. */
+struct cfg_info {
+	char *graph;       /* the operation graph, described */
+	int64_t engine;    /* global engine index, -1 unknown */
+};
+
+struct cfg_list {
+	struct cfg_info info;
+	struct cfg_list *next;
+};
+
+struct plan_info {
+	uint32_t id;       /* 1, 2, ... in finalize order */
+	struct cfg_info *cfg;
+	int64_t workspace; /* -1 unknown */
+	uint64_t executions;
+	struct plan_info *next;
+};
+
+struct obj {
+	uint64_t ptr;
+	bool live;
+	const char *kind;  /* legacy: from cudnnCreate<Kind>Descriptor */
+	uint32_t kind_len;
+	int64_t btype;     /* backend descriptor type, -1 for legacy */
+	struct field *fields;
+	uint32_t n_fields;
+	struct battr *attrs;
+	uint32_t n_attrs;
+	struct tensor t;   /* tensors and filters, normalized */
+	char *graph;       /* OPERATIONGRAPH: its description at finalize */
+	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
+	struct plan_info *plan;
+};
+
+struct pending {
+	struct dt_op op;
+	char *desc;
+	char *first_kernel;
+	struct pending *next;
+};
+
+struct dt_model {
+	const struct dt_file_info *fi;
+	struct obj *objs; /* open addressing by ptr */
+	size_t cap, used;
+	struct plan_info *plans;
+	uint32_t n_plans;
+	struct cfg_list *cfgs; /* every cfg_info, owned here */
+	/* constants looked up by name in the generated enum table */
+	int64_t bt_tensor, bt_graph, bt_engine, bt_cfg, bt_heur, bt_plan,
+		bt_varpack;
+	int64_t a_graph_ops, a_heur_graph, a_heur_results, a_cfg_engine,
+		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
+		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual;
+	/* ops waiting for their kernels, in call order */
+	struct pending *head, *tail;
+	struct pending *out; /* last op handed out */
+	uint64_t last_out;   /* its seq */
+	uint64_t now;        /* latest host time seen */
+	int64_t cupti_to_mono;
+	/* the most recent calls, by seq: a call that launched work but is
+	 * not a compute call (cudnnCreate, a dropout setter) becomes an op
+	 * when its first launch shows up */
+	struct recent {
+		uint64_t seq;
+		uint64_t t_begin, t_end;
+		uint32_t tid;
+		int32_t status;
+		const char *api;
+	} recent[1 << 16];
+	/* CUPTI correlation id -> call, direct-mapped on recent ids */
+	struct {
+		uint32_t corr;
+		uint64_t call;
+	} corr[1 << 16];
+	struct dt_model_stats stats;
+};
+
+static int64_t enum_value(const char *type, const char *name)
+{
+	for (size_t i = 0; i < dt_cudnn_enums_count; i++)
+		if (!strcmp(dt_cudnn_enums[i].type, type) &&
+		    !strcmp(dt_cudnn_enums[i].name, name))
+			return dt_cudnn_enums[i].value;
+	return -12345; /* matches nothing a trace holds */
+}
+
+static struct cfg_info *new_cfg(struct dt_model *m)
+{
+	struct cfg_list *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->info.engine = -1;
+	c->next = m->cfgs;
+	m->cfgs = c;
+	return &c->info;
+}
+
+static uint64_t hash_ptr(uint64_t p)
+{
+	p ^= p >> 33;
+	p *= 0xff51afd7ed558ccdull;
+	return p ^ (p >> 33);
+}
+
+static void obj_clear(struct obj *o)
+{
+	free(o->fields);
+	for (uint32_t i = 0; i < o->n_attrs; i++)
+		free(o->attrs[i].data);
+	free(o->attrs);
+	free(o->graph);
+	uint64_t ptr = o->ptr;
+	memset(o, 0, sizeof(*o));
+	o->ptr = ptr;
+	o->btype = -1;
+}
+
+static struct obj *obj_find(struct dt_model *m, uint64_t ptr, bool create);
+
+static void grow(struct dt_model *m)
+{
+	struct obj *old = m->objs;
+	size_t ocap = m->cap;
+
+	m->cap = ocap ? ocap * 2 : 1024;
+	m->objs = calloc(m->cap, sizeof(*m->objs));
+	m->used = 0;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].ptr) {
+			struct obj *o = obj_find(m, old[i].ptr, true);
+			*o = old[i];
+		}
+	free(old);
+}
+
+/* Objects are never removed from the table (a destroyed one is marked not
+ * live), so probing stays simple; the table holds one entry per address. */
+static struct obj *obj_find(struct dt_model *m, uint64_t ptr, bool create)
+{
+	if (!ptr)
+		return NULL;
+	if (create && (m->used + 1) * 2 > m->cap)
+		grow(m);
+	if (!m->cap)
+		return NULL;
+	for (size_t i = hash_ptr(ptr) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (m->objs[i].ptr == ptr)
+			return &m->objs[i];
+		if (!m->objs[i].ptr) {
+			if (!create)
+				return NULL;
+			m->used++;
+			memset(&m->objs[i], 0, sizeof(m->objs[i]));
+			m->objs[i].ptr = ptr;
+			m->objs[i].btype = -1;
+			return &m->objs[i];
+		}
+	}
+}
+
+/* ------------------------------------------------------ legacy setters */
+
+static void set_field(struct obj *o, const struct dt_arg *a)
+{
+	struct field *f = NULL;
+
+	for (uint32_t i = 0; i < o->n_fields; i++)
+		if (o->fields[i].name_len == a->name_len &&
+		    !memcmp(o->fields[i].name, a->name, a->name_len))
+			f = &o->fields[i];
+	if (!f) {
+		struct field *nf = realloc(o->fields, (o->n_fields + 1) * sizeof(*nf));
+		if (!nf)
+			return;
+		o->fields = nf;
+		f = &o->fields[o->n_fields++];
+	}
+	memset(f, 0, sizeof(*f));
+	f->name = a->name;
+	f->name_len = a->name_len;
+	f->type = a->type;
+	f->type_len = a->type_len;
+	f->code = a->code;
+	f->f = a->f;
+	if (a->code == 'a') {
+		f->count = a->count < MAX_DIMS ? a->count : MAX_DIMS;
+		for (uint32_t i = 0; i < f->count; i++)
+			f->v[i] = dt_arg_elem_i(a, i);
+	} else {
+		f->v[0] = a->i;
+	}
+}
+
+static const struct field *field(const struct obj *o, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (uint32_t i = 0; i < o->n_fields; i++)
+		if (o->fields[i].name_len == n && !memcmp(o->fields[i].name, name, n))
+			return &o->fields[i];
+	return NULL;
+}
+
+static int64_t fval(const struct obj *o, const char *name, int64_t def)
+{
+	const struct field *f = field(o, name);
+	return f ? f->v[0] : def;
+}
+
+/* Fully packed strides for dims in order (NCHW...). */
+static void packed(struct tensor *t)
+{
+	int64_t s = 1;
+	for (int i = t->nb - 1; i >= 0; i--) {
+		t->strides[i] = s;
+		s *= t->dims[i];
+	}
+}
+
+/* Channels-last strides for dims given as N, C, spatial... */
+static void packed_nhwc(struct tensor *t)
+{
+	int64_t s = 1;
+
+	if (t->nb < 3)
+		return packed(t);
+	t->strides[1] = s;
+	s *= t->dims[1];
+	for (int i = t->nb - 1; i >= 2; i--) {
+		t->strides[i] = s;
+		s *= t->dims[i];
+	}
+	t->strides[0] = s;
+}
+
+/* Put a legacy tensor or filter descriptor's setter arguments into the
+ * common shape, whichever setter was used. */
+static void normalize_legacy(struct obj *o, const char *setter)
+{
+	struct tensor *t = &o->t;
+	const struct field *dims;
+	bool nhwc = fval(o, "format", 0) == 1; /* CUDNN_TENSOR_NHWC */
+
+	memset(t, 0, sizeof(*t));
+	t->dtype = fval(o, "dataType", -1);
+	if (strstr(setter, "4dDescriptor")) {
+		static const char *const names[2][4] = { { "n", "c", "h", "w" },
+							 { "k", "c", "h", "w" } };
+		bool filter = field(o, "k") != NULL;
+		t->nb = 4;
+		for (int i = 0; i < 4; i++)
+			t->dims[i] = fval(o, names[filter][i], 0);
+		if (strstr(setter, "4dDescriptorEx")) {
+			static const char *const st[4] = { "nStride", "cStride",
+							   "hStride", "wStride" };
+			for (int i = 0; i < 4; i++)
+				t->strides[i] = fval(o, st[i], 0);
+		} else if (nhwc) {
+			packed_nhwc(t);
+		} else {
+			packed(t);
+		}
+	} else if ((dims = field(o, "dimA")) || (dims = field(o, "filterDimA"))) {
+		const struct field *str = field(o, "strideA");
+		t->nb = (int)dims->count;
+		memcpy(t->dims, dims->v, sizeof(int64_t) * dims->count);
+		if (str && str->count == dims->count &&
+		    !strstr(setter, "NdDescriptorEx"))
+			memcpy(t->strides, str->v, sizeof(int64_t) * str->count);
+		else if (nhwc)
+			packed_nhwc(t);
+		else
+			packed(t);
+	} else {
+		return;
+	}
+	t->valid = true;
+}
+
+/* ----------------------------------------------------- backend objects */
+
+static struct battr *battr(struct obj *o, int64_t name)
+{
+	for (uint32_t i = 0; i < o->n_attrs; i++)
+		if (o->attrs[i].name == name)
+			return &o->attrs[i];
+	return NULL;
+}
+
+static void set_battr(struct obj *o, int64_t name, int64_t type,
+		      const uint8_t *data, uint32_t bytes)
+{
+	struct battr *a = battr(o, name);
+
+	if (!a) {
+		struct battr *na = realloc(o->attrs, (o->n_attrs + 1) * sizeof(*na));
+		if (!na)
+			return;
+		o->attrs = na;
+		a = &o->attrs[o->n_attrs++];
+		a->data = NULL;
+	}
+	free(a->data);
+	a->name = name;
+	a->type = type;
+	a->bytes = bytes;
+	a->data = malloc(bytes ? bytes : 1);
+	if (a->data && bytes)
+		memcpy(a->data, data, bytes);
+}
+
+static int64_t battr_i64(struct obj *o, int64_t name, int64_t def)
+{
+	struct battr *a = battr(o, name);
+	int64_t v = 0;
+
+	if (!a || !a->bytes)
+		return def;
+	memcpy(&v, a->data, a->bytes < 8 ? a->bytes : 8);
+	if (a->bytes == 4)
+		v = (int32_t)v;
+	else if (a->bytes == 1)
+		v = (int8_t)v;
+	return v;
+}
+
+/* Element i of a descriptor-array attribute (a handle). */
+static uint64_t battr_ptr(struct obj *o, int64_t name, uint32_t i)
+{
+	struct battr *a = battr(o, name);
+	uint64_t v = 0;
+
+	if (a && (i + 1) * 8 <= a->bytes)
+		memcpy(&v, a->data + i * 8, 8);
+	return v;
+}
+
+static void backend_tensor(struct dt_model *m, struct obj *o)
+{
+	struct tensor *t = &o->t;
+	struct battr *d = battr(o, m->a_t_dims), *s = battr(o, m->a_t_strides);
+
+	memset(t, 0, sizeof(*t));
+	if (!d || !s || d->bytes != s->bytes || d->bytes > MAX_DIMS * 8)
+		return;
+	t->nb = (int)(d->bytes / 8);
+	memcpy(t->dims, d->data, d->bytes);
+	memcpy(t->strides, s->data, s->bytes);
+	t->dtype = battr_i64(o, m->a_t_dtype, -1);
+	t->uid = battr_i64(o, m->a_t_uid, -1);
+	t->is_virtual = battr_i64(o, m->a_t_virtual, 0) != 0;
+	t->valid = true;
+}
+
+/* ---------------------------------------------------------- describing */
+
+static const char *short_enum(const char *type, int64_t v, char *buf,
+			      size_t size, const char *strip)
+{
+	const char *n = dt_enum_name(type, strlen(type), v);
+
+	if (!n) {
+		snprintf(buf, size, "%" PRId64, v);
+		return buf;
+	}
+	if (strip && !strncmp(n, strip, strlen(strip)))
+		n += strlen(strip);
+	snprintf(buf, size, "%s", n);
+	return buf;
+}
+
+/* NCHW-like when strides fall with the dimension order, NHWC-like when the
+ * second dimension is the innermost; else plainly strided. */
+static const char *layout(const struct tensor *t)
+{
+	static const char *const nchw[] = { "", "", "", "NCW", "NCHW", "NCDHW" };
+	static const char *const nhwc[] = { "", "", "", "NWC", "NHWC", "NDHWC" };
+	bool dec = true, cl = t->nb >= 3 && t->strides[1] == 1;
+
+	for (int i = 1; i < t->nb; i++)
+		if (t->strides[i] > t->strides[i - 1])
+			dec = false;
+	for (int i = 2; cl && i < t->nb; i++)
+		if (t->strides[i] < t->dims[1] ||
+		    (i > 2 && t->strides[i] > t->strides[i - 1]))
+			cl = false;
+	if (dec)
+		return t->nb <= 5 && t->nb >= 3 ? nchw[t->nb] : "packed";
+	if (cl)
+		return t->nb <= 5 ? nhwc[t->nb] : "channels-last";
+	return "strided";
+}
+
+static void describe_tensor(struct sbuf *b, const struct tensor *t)
+{
+	char dt[48];
+
+	if (!t->valid) {
+		sb_printf(b, "?");
+		return;
+	}
+	if (t->uid >= 0 && t->uid != 0)
+		sb_printf(b, "#%" PRId64, t->uid);
+	sb_printf(b, "[");
+	for (int i = 0; i < t->nb; i++)
+		sb_printf(b, "%s%" PRId64, i ? "," : "", t->dims[i]);
+	sb_printf(b, "]%s:%s", t->is_virtual ? "virtual" : "",
+		  short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
+			     "CUDNN_DATA_"));
+	sb_printf(b, ":%s", layout(t));
+}
+
+/* A legacy descriptor's kept arguments, compactly. */
+static void describe_fields(struct sbuf *b, const struct obj *o)
+{
+	sb_printf(b, "{");
+	for (uint32_t i = 0, n = 0; i < o->n_fields; i++) {
+		const struct field *f = &o->fields[i];
+		char tmp[96];
+		if (f->code == 'p')
+			continue;
+		sb_printf(b, "%s%.*s=", n++ ? " " : "", (int)f->name_len, f->name);
+		if (f->code == 'a') {
+			sb_printf(b, "[");
+			for (uint32_t k = 0; k < f->count; k++)
+				sb_printf(b, "%s%" PRId64, k ? "," : "", f->v[k]);
+			sb_printf(b, "]");
+		} else if (f->code == 'e' && f->type) {
+			char t[64];
+			snprintf(t, sizeof(t), "%.*s", (int)f->type_len, f->type);
+			sb_printf(b, "%s", short_enum(t, f->v[0], tmp, sizeof(tmp), "CUDNN_"));
+		} else if (f->code == 'f') {
+			sb_printf(b, "%g", f->f);
+		} else {
+			sb_printf(b, "%" PRId64, f->v[0]);
+		}
+	}
+	sb_printf(b, "}");
+}
+
+/* An attribute name without its descriptor's prefix. */
+static const char *attr_short(int64_t name, char *buf, size_t size)
+{
+	const char *n = dt_enum_name("cudnnBackendAttributeName_t", 27, name);
+	static const char *const prefixes[] = {
+		"CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_",
+		"CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_",
+		"CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_",
+		"CUDNN_ATTR_OPERATION_", "CUDNN_ATTR_CONVOLUTION_",
+		"CUDNN_ATTR_POINTWISE_", "CUDNN_ATTR_MATMUL_",
+		"CUDNN_ATTR_REDUCTION_", "CUDNN_ATTR_RESAMPLE_", "CUDNN_ATTR_",
+	};
+
+	if (!n) {
+		snprintf(buf, size, "attr%" PRId64, name);
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(n, prefixes[i], strlen(prefixes[i]))) {
+			n += strlen(prefixes[i]);
+			break;
+		}
+	snprintf(buf, size, "%s", n);
+	return buf;
+}
+
+static void describe_battrs(struct dt_model *m, struct sbuf *b, struct obj *o,
+			    int depth);
+
+static void describe_battr_value(struct dt_model *m, struct sbuf *b,
+				 const struct battr *a, int depth)
+{
+	if (a->type == 15) { /* BACKEND_DESCRIPTOR: describe what it points to */
+		uint32_t n = a->bytes / 8;
+		if (n != 1)
+			sb_printf(b, "[");
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t p;
+			memcpy(&p, a->data + i * 8, 8);
+			struct obj *d = obj_find(m, p, false);
+			if (i)
+				sb_printf(b, ",");
+			if (d && d->btype == m->bt_tensor && d->t.valid)
+				describe_tensor(b, &d->t);
+			else if (d && d->btype >= 0 && depth < 3)
+				describe_battrs(m, b, d, depth + 1);
+			else
+				sb_printf(b, "?");
+		}
+		if (n != 1)
+			sb_printf(b, "]");
+		return;
+	}
+	char tmp[512];
+	dt_backend_payload_format(a->type, a->data, a->bytes, tmp, sizeof(tmp));
+	sb_printf(b, "%s", tmp);
+}
+
+/* TYPE(attr=value ...) of a backend descriptor, nested ones inline. */
+static void describe_battrs(struct dt_model *m, struct sbuf *b, struct obj *o,
+			    int depth)
+{
+	char name[96], tn[96];
+
+	sb_printf(b, "%s(", short_enum("cudnnBackendDescriptorType_t", o->btype,
+				       tn, sizeof(tn), "CUDNN_BACKEND_"));
+	for (uint32_t i = 0; i < o->n_attrs; i++) {
+		sb_printf(b, "%s%s=", i ? " " : "",
+			  attr_short(o->attrs[i].name, name, sizeof(name)));
+		describe_battr_value(m, b, &o->attrs[i], depth);
+	}
+	sb_printf(b, ")");
+}
+
+/* The operation graph as it is when finalized: its operations. */
+static char *describe_graph(struct dt_model *m, struct obj *g)
+{
+	struct battr *ops = battr(g, m->a_graph_ops);
+	struct sbuf b = { 0 };
+
+	for (uint32_t i = 0; ops && i < ops->bytes / 8; i++) {
+		struct obj *op = obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
+		if (i)
+			sb_printf(&b, " ; ");
+		if (op && op->btype >= 0)
+			describe_battrs(m, &b, op, 1);
+		else
+			sb_printf(&b, "?");
+	}
+	return sb_take(&b);
+}
+
+/* ------------------------------------------------------------- the ops */
+
+/* Keep the queue in call order (an op found late, through its launches,
+ * goes before later calls that are already queued). */
+static void insert_pending(struct dt_model *m, struct pending *p)
+{
+	if (!m->tail || m->tail->op.seq < p->op.seq) {
+		if (m->tail)
+			m->tail->next = p;
+		else
+			m->head = p;
+		m->tail = p;
+		return;
+	}
+	struct pending **pp = &m->head;
+	while (*pp && (*pp)->op.seq < p->op.seq)
+		pp = &(*pp)->next;
+	p->next = *pp;
+	*pp = p;
+}
+
+static struct pending *add_op(struct dt_model *m,
+			      const struct dt_rec_api_call *c, const char *name,
+			      char *desc)
+{
+	struct pending *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		free(desc);
+		return NULL;
+	}
+	p->op.seq = c->seq;
+	p->op.tid = c->tid;
+	p->op.t_begin = c->t_begin;
+	p->op.t_end = c->t_end;
+	p->op.api = name;
+	p->op.status = c->status;
+	p->op.engine = -1;
+	p->op.workspace = -1;
+	p->desc = desc;
+	insert_pending(m, p);
+	m->stats.ops++;
+	return p;
+}
+
+static struct pending *pending_of(struct dt_model *m, uint64_t seq)
+{
+	/* kernels come for recent calls: search from the head, which holds
+	 * the oldest not yet handed out */
+	for (struct pending *p = m->head; p; p = p->next)
+		if (p->op.seq == seq)
+			return p;
+	return NULL;
+}
+
+/* A legacy call that can launch work: its descriptors and scalars. */
+static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
+		      const struct dt_api_def *api, const uint8_t *args,
+		      uint32_t len)
+{
+	struct dt_args_iter it;
+	struct dt_arg a;
+	struct sbuf b = { 0 };
+	int64_t algo = -1, ws = -1;
+
+	dt_args_begin(&it, api->sig, args, len);
+	while (dt_args_next(&it, &a) == 1) {
+		char tmp[96], t[64];
+		if (a.name_len == 6 && !memcmp(a.name, "handle", 6))
+			continue;
+		if (a.code == 'p' && a.name_len > 4 &&
+		    !memcmp(a.name + a.name_len - 4, "Desc", 4)) {
+			struct obj *o = obj_find(m, a.u, false);
+			sb_printf(&b, "%s%.*s=", b.len ? " " : "", (int)a.name_len - 4, a.name);
+			if (!o)
+				sb_printf(&b, "?");
+			else if (o->t.valid)
+				describe_tensor(&b, &o->t);
+			else
+				describe_fields(&b, o);
+		} else if (a.code == 'e' && a.type) {
+			snprintf(t, sizeof(t), "%.*s", (int)a.type_len, a.type);
+			sb_printf(&b, "%s%.*s=%s", b.len ? " " : "", (int)a.name_len, a.name,
+				  short_enum(t, a.i, tmp, sizeof(tmp), "CUDNN_"));
+			if (a.name_len == 4 && !memcmp(a.name, "algo", 4))
+				algo = a.i;
+		} else if (a.code == 'u' && a.name_len >= 13 &&
+			   !strncasecmp(a.name, "workspacesize", 13)) {
+			ws = a.i;
+		}
+	}
+	struct pending *p = add_op(m, c, api->name, sb_take(&b));
+	if (p) {
+		p->op.engine = algo;
+		p->op.workspace = ws;
+	}
+}
+
+static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
+			    const struct dt_api_def *api, const uint8_t *args,
+			    uint32_t len)
+{
+	struct dt_args_iter it;
+	struct dt_arg a;
+	uint64_t plan = 0, varpack = 0;
+	struct sbuf b = { 0 };
+
+	dt_args_begin(&it, api->sig, args, len);
+	while (dt_args_next(&it, &a) == 1) {
+		if (a.name_len == 13 && !memcmp(a.name, "executionPlan", 13))
+			plan = a.u;
+		else if (a.name_len == 11 && !memcmp(a.name, "variantPack", 11))
+			varpack = a.u;
+	}
+	struct obj *po = obj_find(m, plan, false);
+	struct plan_info *pi = po ? po->plan : NULL;
+	if (pi) {
+		pi->executions++;
+		sb_printf(&b, "plan=%u %s", pi->id,
+			  pi->cfg && pi->cfg->graph ? pi->cfg->graph : "(graph unknown)");
+	} else {
+		sb_printf(&b, "plan=? (not finalized in this trace)");
+	}
+	struct pending *p = add_op(m, c, api->name, sb_take(&b));
+	if (p && pi) {
+		p->op.plan = pi->id;
+		p->op.engine = pi->cfg ? pi->cfg->engine : -1;
+		p->op.workspace = pi->workspace;
+	}
+	(void)varpack;
+}
+
+/* --------------------------------------------------------------- calls */
+
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Can this call launch GPU work? The same rule the shim uses to tag
+ * launches: it takes a handle by value and is not a query. */
+static bool launches(const struct dt_api_def *api)
+{
+	return (strstr(api->sig, "handle:p,") == api->sig ||
+		strstr(api->sig, ",handle:p")) &&
+	       !strstr(api->name, "Get") && !strstr(api->name, "Query") &&
+	       strcmp(api->name, "cudnnDestroy") && strcmp(api->name, "cudnnSetStream");
+}
+
+static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
+			    const char *name, struct dt_arg *args, int n)
+{
+	bool ok = c->status == 0;
+
+	if (!strcmp(name, "cudnnBackendCreateDescriptor") && n == 2 && ok) {
+		struct obj *o = obj_find(m, args[1].u, true);
+		if (o) {
+			obj_clear(o);
+			o->live = true;
+			o->btype = args[0].i;
+		}
+	} else if (!strcmp(name, "cudnnBackendDestroyDescriptor") && n == 1) {
+		struct obj *o = obj_find(m, args[0].u, false);
+		if (o)
+			o->live = false;
+	} else if (!strcmp(name, "cudnnBackendSetAttribute") && n == 5 && ok) {
+		struct obj *o = obj_find(m, args[0].u, false);
+		if (o && o->btype >= 0)
+			set_battr(o, args[1].i, args[2].i, args[4].data, args[4].count);
+	} else if (!strcmp(name, "cudnnBackendGetAttribute") && n == 6 && ok) {
+		struct obj *o = obj_find(m, args[0].u, false);
+		if (!o || o->btype < 0)
+			return;
+		set_battr(o, args[1].i, args[2].i, args[5].data, args[5].count);
+		int64_t attr = args[1].i;
+		if (attr == m->a_heur_results) {
+			/* engine configs cuDNN filled in: they run this graph */
+			struct obj *g = obj_find(m, battr_ptr(o, m->a_heur_graph, 0), false);
+			for (uint32_t i = 0; i < args[5].count / 8; i++) {
+				struct obj *cfg = obj_find(m, battr_ptr(o, attr, i), false);
+				if (!cfg)
+					continue;
+				cfg->cfg = new_cfg(m);
+				if (cfg->cfg && g && g->graph)
+					cfg->cfg->graph = strdup(g->graph);
+			}
+		} else if (attr == m->a_cfg_engine) {
+			/* the engine read back shares the config's knowledge */
+			struct obj *e = obj_find(m, battr_ptr(o, attr, 0), false);
+			if (e)
+				e->cfg = o->cfg;
+		} else if (attr == m->a_engine_index && o->cfg) {
+			o->cfg->engine = battr_i64(o, attr, -1);
+		} else if (attr == m->a_plan_ws && o->plan) {
+			o->plan->workspace = battr_i64(o, attr, -1);
+		}
+	} else if (!strcmp(name, "cudnnBackendFinalize") && n == 1 && ok) {
+		struct obj *o = obj_find(m, args[0].u, false);
+		if (!o || o->btype < 0)
+			return;
+		if (o->btype == m->bt_tensor) {
+			backend_tensor(m, o);
+		} else if (o->btype == m->bt_graph) {
+			free(o->graph);
+			o->graph = describe_graph(m, o);
+		} else if (o->btype == m->bt_engine) {
+			struct obj *g = obj_find(m, battr_ptr(o, m->a_engine_graph, 0), false);
+			o->cfg = new_cfg(m);
+			if (o->cfg) {
+				o->cfg->engine = battr_i64(o, m->a_engine_index, -1);
+				if (g && g->graph)
+					o->cfg->graph = strdup(g->graph);
+			}
+		} else if (o->btype == m->bt_cfg) {
+			struct obj *e = obj_find(m, battr_ptr(o, m->a_cfg_engine, 0), false);
+			if (e && e->cfg)
+				o->cfg = e->cfg;
+		} else if (o->btype == m->bt_plan) {
+			struct obj *cfg = obj_find(m, battr_ptr(o, m->a_plan_cfg, 0), false);
+			struct plan_info *pi = calloc(1, sizeof(*pi));
+			if (!pi)
+				return;
+			pi->id = ++m->n_plans;
+			pi->cfg = cfg ? cfg->cfg : NULL;
+			pi->workspace = battr_i64(o, m->a_plan_ws, -1);
+			pi->next = m->plans;
+			m->plans = pi;
+			o->plan = pi;
+		}
+	} else if (!strcmp(name, "cudnnBackendExecute") && n == 3) {
+		/* handled by the caller (it needs the whole call) */
+	}
+}
+
+static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
+{
+	const struct dt_file_info *fi = m->fi;
+	const struct dt_api_def *api = c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
+	struct dt_arg args[40];
+	struct dt_args_iter it;
+	uint32_t len;
+	const uint8_t *data = dt_rec_tail(&c->hdr, &len);
+	int n = 0, rc = 0;
+
+	if (c->t_end > m->now)
+		m->now = c->t_end;
+	if (!api || !api->name)
+		return;
+	struct recent *rc_ = &m->recent[c->seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
+	*rc_ = (struct recent){ c->seq, c->t_begin, c->t_end, c->tid, c->status, api->name };
+	dt_args_begin(&it, api->sig, data, len);
+	while (n < 40 && (rc = dt_args_next(&it, &args[n])) == 1)
+		n++;
+	if (rc < 0) {
+		m->stats.undecoded++;
+		return;
+	}
+	const char *name = api->name;
+	bool ok = c->status == 0;
+
+	if (starts(name, "cudnnBackend")) {
+		on_backend_call(m, c, name, args, n);
+		if (!strcmp(name, "cudnnBackendExecute"))
+			backend_execute(m, c, api, data, len);
+		return;
+	}
+	/* cudnnCreate<Kind>Descriptor(&d): a new legacy descriptor */
+	if (starts(name, "cudnnCreate") && n == 1 && args[0].out && ok &&
+	    strstr(name, "Descriptor")) {
+		struct obj *o = obj_find(m, args[0].u, true);
+		if (o) {
+			obj_clear(o);
+			o->live = true;
+			o->kind = name + 11;
+			o->kind_len = (uint32_t)(strstr(name, "Descriptor") - o->kind);
+		}
+		return;
+	}
+	if (starts(name, "cudnnDestroy") && n == 1) {
+		struct obj *o = obj_find(m, args[0].u, false);
+		if (o)
+			o->live = false;
+		return;
+	}
+	/* a setter: its arguments describe the descriptor it is given first */
+	if (starts(name, "cudnnSet") && n > 1 && args[0].code == 'p' && ok &&
+	    strcmp(name, "cudnnSetStream") && strcmp(name, "cudnnSetCallback")) {
+		struct obj *o = obj_find(m, args[0].u, false);
+		if (!o)
+			return;
+		for (int i = 1; i < n; i++)
+			set_field(o, &args[i]);
+		normalize_legacy(o, name);
+		return;
+	}
+	if (launches(api))
+		legacy_op(m, c, api, data, len);
+}
+
+/* ----------------------------------------------------------- kernels */
+
+/* Call `seq` launched GPU work: make sure it is an op. */
+static void launched(struct dt_model *m, uint64_t seq)
+{
+	const struct recent *r = &m->recent[seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
+
+	if (pending_of(m, seq) || r->seq != seq || !r->api)
+		return;
+	if (seq <= m->last_out) {
+		m->stats.late_kernels++;
+		return;
+	}
+	struct dt_rec_api_call c = { .seq = r->seq, .tid = r->tid, .t_begin = r->t_begin,
+				     .t_end = r->t_end, .status = r->status };
+	add_op(m, &c, r->api, strdup(""));
+}
+
+static void on_kernel(struct dt_model *m, uint32_t corr, uint64_t start,
+		      uint64_t end, const char *kname, uint32_t klen)
+{
+	uint64_t call = m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))].corr == corr
+				? m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))].call
+				: 0;
+	uint64_t s = start + (uint64_t)m->cupti_to_mono;
+	uint64_t e = end + (uint64_t)m->cupti_to_mono;
+
+	if (!call) {
+		m->stats.other_kernels++;
+		return;
+	}
+	struct pending *p = pending_of(m, call);
+	if (!p) {
+		m->stats.late_kernels++;
+		return;
+	}
+	struct dt_op *op = &p->op;
+	if (!op->kernels || s < op->gpu_start)
+		op->gpu_start = s;
+	if (e > op->gpu_end)
+		op->gpu_end = e;
+	op->kernels++;
+	op->gpu_ns += end > start ? end - start : 0;
+	if (!p->first_kernel && kname)
+		p->first_kernel = strndup(kname, klen);
+}
+
+/* ------------------------------------------------------------- public */
+
+struct dt_model *dt_model_new(const struct dt_file_info *fi)
+{
+	struct dt_model *m = calloc(1, sizeof(*m));
+	const char *bt = "cudnnBackendDescriptorType_t";
+	const char *an = "cudnnBackendAttributeName_t";
+
+	if (!m)
+		return NULL;
+	m->fi = fi;
+	m->cupti_to_mono = (int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
+	m->bt_tensor = enum_value(bt, "CUDNN_BACKEND_TENSOR_DESCRIPTOR");
+	m->bt_graph = enum_value(bt, "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR");
+	m->bt_engine = enum_value(bt, "CUDNN_BACKEND_ENGINE_DESCRIPTOR");
+	m->bt_cfg = enum_value(bt, "CUDNN_BACKEND_ENGINECFG_DESCRIPTOR");
+	m->bt_heur = enum_value(bt, "CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR");
+	m->bt_plan = enum_value(bt, "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR");
+	m->bt_varpack = enum_value(bt, "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR");
+	m->a_graph_ops = enum_value(an, "CUDNN_ATTR_OPERATIONGRAPH_OPS");
+	m->a_heur_graph = enum_value(an, "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH");
+	m->a_heur_results = enum_value(an, "CUDNN_ATTR_ENGINEHEUR_RESULTS");
+	m->a_cfg_engine = enum_value(an, "CUDNN_ATTR_ENGINECFG_ENGINE");
+	m->a_engine_graph = enum_value(an, "CUDNN_ATTR_ENGINE_OPERATION_GRAPH");
+	m->a_engine_index = enum_value(an, "CUDNN_ATTR_ENGINE_GLOBAL_INDEX");
+	m->a_plan_cfg = enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG");
+	m->a_plan_ws = enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE");
+	m->a_t_dtype = enum_value(an, "CUDNN_ATTR_TENSOR_DATA_TYPE");
+	m->a_t_dims = enum_value(an, "CUDNN_ATTR_TENSOR_DIMENSIONS");
+	m->a_t_strides = enum_value(an, "CUDNN_ATTR_TENSOR_STRIDES");
+	m->a_t_uid = enum_value(an, "CUDNN_ATTR_TENSOR_UNIQUE_ID");
+	m->a_t_virtual = enum_value(an, "CUDNN_ATTR_TENSOR_IS_VIRTUAL");
+	return m;
+}
+
+void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
+{
+	uint32_t len;
+	const uint8_t *tail;
+
+	switch (h->type) {
+	case DT_REC_API_CALL:
+		on_call(m, (const void *)h);
+		break;
+	case DT_REC_CORR: {
+		const struct dt_rec_corr *c = (const void *)h;
+		size_t slot = c->corr % (sizeof(m->corr) / sizeof(m->corr[0]));
+		m->corr[slot].corr = c->corr;
+		m->corr[slot].call = c->call;
+		launched(m, c->call);
+		break;
+	}
+	case DT_REC_CLOCK: {
+		const struct dt_rec_clock *c = (const void *)h;
+		if (c->clock == DT_CLOCK_CUPTI)
+			m->cupti_to_mono = (int64_t)(c->mono - c->other);
+		break;
+	}
+	case DT_REC_KERNEL: {
+		const struct dt_rec_kernel *k = (const void *)h;
+		tail = dt_rec_tail(h, &len);
+		if (!(k->flags & DT_KERNEL_NO_TIME))
+			on_kernel(m, k->corr, k->start, k->end, (const char *)tail, len);
+		break;
+	}
+	case DT_REC_MEMCPY: {
+		const struct dt_rec_memcpy *c = (const void *)h;
+		on_kernel(m, c->corr, c->start, c->end, NULL, 0);
+		break;
+	}
+	case DT_REC_MEMSET: {
+		const struct dt_rec_memset *c = (const void *)h;
+		on_kernel(m, c->corr, c->start, c->end, NULL, 0);
+		break;
+	}
+	}
+}
+
+void dt_model_finish(struct dt_model *m)
+{
+	m->now = UINT64_MAX;
+}
+
+int dt_model_next_op(struct dt_model *m, struct dt_op *op)
+{
+	struct pending *p = m->head;
+
+	if (m->out) {
+		free(m->out->desc);
+		free(m->out->first_kernel);
+		free(m->out);
+		m->out = NULL;
+	}
+	if (!p || (m->now != UINT64_MAX && p->op.t_end + HORIZON_NS > m->now))
+		return 0;
+	m->head = p->next;
+	if (!m->head)
+		m->tail = NULL;
+	m->out = p;
+	m->last_out = p->op.seq;
+	*op = p->op;
+	op->desc = p->desc;
+	op->first_kernel = p->first_kernel;
+	return 1;
+}
+
+const struct dt_model_stats *dt_model_stats(const struct dt_model *m)
+{
+	return &m->stats;
+}
+
+void dt_model_free(struct dt_model *m)
+{
+	if (!m)
+		return;
+	struct dt_op op;
+	m->now = UINT64_MAX;
+	while (dt_model_next_op(m, &op))
+		;
+	while (m->cfgs) {
+		struct cfg_list *n = m->cfgs->next;
+		free(m->cfgs->info.graph);
+		free(m->cfgs);
+		m->cfgs = n;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->objs[i].ptr)
+			obj_clear(&m->objs[i]);
+	free(m->objs);
+	while (m->plans) {
+		struct plan_info *n = m->plans->next;
+		free(m->plans);
+		m->plans = n;
+	}
+	free(m);
+}

@@ -1,0 +1,354 @@
+/*
+ * cmd-ops.c - `dnntrace ops`: every operation the program executed on the
+ * GPU through cuDNN, as the analyzer's model decodes it: what it computed
+ * (tensors, parameters, graph), what cuDNN chose (engine or algorithm,
+ * workspace) and what it cost (host time, kernels, GPU time).
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt-analyzer.h"
+#include "dt-tools.h"
+
+#define OPS_SCHEMA_VERSION 1
+
+enum format { TEXT, JSON };
+
+static void ops_help(FILE *f)
+{
+	fprintf(f,
+		"usage: dnntrace ops [--format text|json] [--plans] [--call N] FILE\n\n"
+		"Lists every cuDNN call that executed work on the GPU, in call "
+		"order: the\noperation with its tensors ([dims]:type:layout) and "
+		"parameters, the engine\n(backend plans) or algorithm (legacy "
+		"calls), the workspace, the host time, and\nthe kernels it "
+		"launched with their GPU time.\n\n"
+		"  --format F  text (default) or json (schema dnntrace.ops, "
+		"version %d)\n"
+		"  --plans     list each distinct problem (operation and "
+		"shapes, or backend\n"
+		"              graph) once, with its executions and GPU time\n"
+		"  --call N    show call N (its seq) in full, with its kernels\n"
+		"  -h, --help  show this help\n",
+		OPS_SCHEMA_VERSION);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static const char *engine_str(const struct dt_op *op, char *buf, size_t size)
+{
+	if (op->engine < 0)
+		return "?";
+	snprintf(buf, size, "%s%" PRId64, op->plan ? "eng" : "algo", op->engine);
+	return buf;
+}
+
+static void print_op_text(FILE *out, const struct dt_file_info *fi,
+			  const struct dt_op *op)
+{
+	char h[32], g[32], e[32], w[32];
+
+	fprintf(out, "%8" PRIu64 " %11.6f %9s %9s %4u %-8s %9s %s %s%s\n",
+		op->seq, (double)(op->t_begin - fi->hdr.start_mono) / 1e9,
+		dt_fmt_ns(op->t_end - op->t_begin, h, sizeof(h)),
+		op->kernels ? dt_fmt_ns(op->gpu_ns, g, sizeof(g)) : "-",
+		op->kernels, engine_str(op, e, sizeof(e)),
+		op->workspace >= 0 ? dt_fmt_bytes((uint64_t)op->workspace, w, sizeof(w))
+				   : "?",
+		op->api + 5, op->desc, op->status ? " FAILED" : "");
+}
+
+static void print_op_json(FILE *out, const struct dt_file_info *fi,
+			  const struct dt_op *op, bool first)
+{
+	fprintf(out, "%s\n    {\"seq\": %" PRIu64 ", \"tid\": %u, \"t\": %" PRIu64
+		", \"host_ns\": %" PRIu64 ", \"api\": ",
+		first ? "" : ",", op->seq, op->tid, op->t_begin - fi->hdr.start_mono,
+		op->t_end - op->t_begin);
+	json_str(out, op->api);
+	fprintf(out, ", \"status\": %d, \"plan\": %u, \"engine\": %" PRId64
+		", \"workspace\": %" PRId64 ", \"kernels\": %u, \"gpu_ns\": %" PRIu64
+		", \"desc\": ",
+		op->status, op->plan, op->engine, op->workspace, op->kernels, op->gpu_ns);
+	json_str(out, op->desc);
+	fprintf(out, ", \"first_kernel\": ");
+	if (op->first_kernel)
+		json_str(out, op->first_kernel);
+	else
+		fputs("null", out);
+	fputc('}', out);
+}
+
+/* Distinct problems: the op's function and description. */
+struct problem {
+	char *key;
+	const char *api;
+	uint32_t plan;
+	int64_t engine, workspace;
+	uint64_t count, gpu_ns, host_ns, kernels;
+};
+
+struct problems {
+	struct problem *v;
+	size_t n, cap;
+};
+
+static void add_problem(struct problems *ps, const struct dt_op *op)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		struct problem *p = &ps->v[i];
+		if (p->api == op->api && !strcmp(p->key, op->desc)) {
+			p->count++;
+			p->gpu_ns += op->gpu_ns;
+			p->host_ns += op->t_end - op->t_begin;
+			p->kernels += op->kernels;
+			if (op->engine != p->engine)
+				p->engine = -2; /* changed */
+			return;
+		}
+	}
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? ps->cap * 2 : 64;
+		struct problem *v = realloc(ps->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		ps->v = v;
+		ps->cap = cap;
+	}
+	ps->v[ps->n++] = (struct problem){ strdup(op->desc), op->api, op->plan,
+					   op->engine, op->workspace, 1, op->gpu_ns,
+					   op->t_end - op->t_begin, op->kernels };
+}
+
+static int by_gpu(const void *a, const void *b)
+{
+	const struct problem *x = a, *y = b;
+
+	if (x->gpu_ns != y->gpu_ns)
+		return x->gpu_ns < y->gpu_ns ? 1 : -1;
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+static void print_problems(FILE *out, struct problems *ps, enum format fmt)
+{
+	char g[32], h[32], w[32];
+
+	qsort(ps->v, ps->n, sizeof(*ps->v), by_gpu);
+	if (fmt == TEXT)
+		printf("%8s %10s %10s %8s %9s  %s\n", "count", "GPU time", "host time",
+		       "engine", "workspace", "problem");
+	for (size_t i = 0; i < ps->n; i++) {
+		struct problem *p = &ps->v[i];
+		char e[32];
+		if (p->engine == -2)
+			snprintf(e, sizeof(e), "varies");
+		else if (p->engine < 0)
+			snprintf(e, sizeof(e), "?");
+		else
+			snprintf(e, sizeof(e), "%s%" PRId64, p->plan ? "eng" : "algo",
+				 p->engine);
+		if (fmt == TEXT) {
+			fprintf(out, "%8" PRIu64 " %10s %10s %8s %9s  %s %s\n", p->count,
+				dt_fmt_ns(p->gpu_ns, g, sizeof(g)),
+				dt_fmt_ns(p->host_ns, h, sizeof(h)), e,
+				p->workspace >= 0 ? dt_fmt_bytes((uint64_t)p->workspace, w, sizeof(w))
+						  : "?",
+				p->api + 5, p->key);
+		} else {
+			fprintf(out, "%s\n    {\"api\": ", i ? "," : "");
+			json_str(out, p->api);
+			fprintf(out, ", \"count\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
+				", \"host_ns\": %" PRIu64 ", \"kernels\": %" PRIu64
+				", \"engine\": %" PRId64 ", \"workspace\": %" PRId64 ", \"desc\": ",
+				p->count, p->gpu_ns, p->host_ns, p->kernels, p->engine,
+				p->workspace);
+			json_str(out, p->key);
+			fputc('}', out);
+		}
+		free(p->key);
+	}
+	free(ps->v);
+}
+
+/* --call N: the call, its decoded state and its kernels. */
+static void show_call(const struct dt_file_info *fi, const struct dt_rec_hdr *h,
+		      uint64_t want, uint32_t *corrs, size_t *n_corrs)
+{
+	char buf[16384];
+	uint32_t len;
+	const uint8_t *t = dt_rec_tail(h, &len);
+
+	if (h->type == DT_REC_API_CALL) {
+		const struct dt_rec_api_call *c = (const void *)h;
+		const struct dt_api_def *api =
+			c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
+		if (c->seq != want || !api || !api->name)
+			return;
+		dt_call_format(api->name, api->sig, t, len, buf, sizeof(buf));
+		const char *st = dt_status_name(c->status);
+		printf("call %" PRIu64 " (thread %u, %.6f s, %" PRIu64 " ns):\n  %s(%s) = %s\n",
+		       c->seq, c->tid, (double)(c->t_begin - fi->hdr.start_mono) / 1e9,
+		       c->t_end - c->t_begin, api->name, buf, st ? st : "?");
+	} else if (h->type == DT_REC_CORR) {
+		const struct dt_rec_corr *c = (const void *)h;
+		if (c->call == want && *n_corrs < 4096)
+			corrs[(*n_corrs)++] = c->corr;
+	} else if (h->type == DT_REC_KERNEL) {
+		const struct dt_rec_kernel *k = (const void *)h;
+		for (size_t i = 0; i < *n_corrs; i++)
+			if (corrs[i] == k->corr)
+				printf("  kernel %.*s: %" PRIu64 " ns, grid [%d,%d,%d] "
+				       "block [%d,%d,%d]\n",
+				       (int)len, t, k->end - k->start, k->grid_x, k->grid_y,
+				       k->grid_z, k->block_x, k->block_y, k->block_z);
+	}
+}
+
+int cmd_ops(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "plans", no_argument, NULL, 'p' },
+		{ "call", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum format fmt = TEXT;
+	bool plans = false;
+	int64_t call = -1;
+	int c;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				fmt = TEXT;
+			else if (!strcmp(optarg, "json"))
+				fmt = JSON;
+			else
+				return dt_usage_error("ops", "--format takes text or json");
+			break;
+		case 'p':
+			plans = true;
+			break;
+		case 'c':
+			call = strtoll(optarg, &end, 10);
+			if (*end || end == optarg || call < 1)
+				return dt_usage_error("ops", "--call takes a call's seq number");
+			break;
+		case 'h':
+			ops_help(stdout);
+			return 0;
+		default:
+			return dt_usage_error("ops", "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return dt_usage_error("ops", "expected one trace file");
+
+	const char *path = argv[optind];
+	struct dt_reader *r = dt_open_trace(path);
+	if (!r)
+		return EXIT_USAGE;
+	const struct dt_file_info *fi = dt_reader_info(r);
+	struct dt_model *m = dt_model_new(fi);
+	struct problems ps = { 0 };
+	const struct dt_rec_hdr *h;
+	struct dt_op op;
+	uint32_t *corrs = call > 0 ? calloc(4096, sizeof(*corrs)) : NULL;
+	size_t n_corrs = 0;
+	bool first = true, done = false;
+
+	if (!m) {
+		dt_reader_close(r);
+		dt_error("out of memory");
+		return 1;
+	}
+	if (fmt == JSON)
+		printf("{\"schema\": \"dnntrace.ops\", \"version\": %d, \"file\": ",
+		       OPS_SCHEMA_VERSION);
+	if (fmt == JSON) {
+		json_str(stdout, path);
+		printf(", \"%s\": [", plans ? "problems" : "ops");
+	} else if (!plans && call < 0) {
+		printf("%8s %11s %9s %9s %4s %-8s %9s %s\n", "seq", "t (s)", "host",
+		       "GPU", "kern", "engine", "workspace", "operation");
+	}
+	while (!done) {
+		done = dt_reader_next(r, &h) != 1;
+		if (done)
+			dt_model_finish(m);
+		else {
+			dt_model_feed(m, h);
+			if (call > 0)
+				show_call(fi, h, (uint64_t)call, corrs, &n_corrs);
+		}
+		while (dt_model_next_op(m, &op)) {
+			if (call > 0) {
+				if (op.seq == (uint64_t)call) {
+					char e[32], w[32];
+					printf("  operation: %s\n  engine: %s, workspace: %s, "
+					       "%u kernels, GPU %" PRIu64 " ns\n",
+					       op.desc, engine_str(&op, e, sizeof(e)),
+					       op.workspace >= 0
+						       ? dt_fmt_bytes((uint64_t)op.workspace, w,
+								      sizeof(w))
+						       : "?",
+					       op.kernels, op.gpu_ns);
+				}
+			} else if (plans) {
+				add_problem(&ps, &op);
+			} else if (fmt == JSON) {
+				print_op_json(stdout, fi, &op, first);
+				first = false;
+			} else {
+				print_op_text(stdout, fi, &op);
+			}
+		}
+	}
+	if (plans)
+		print_problems(stdout, &ps, fmt);
+	const struct dt_model_stats *ms = dt_model_stats(m);
+	const struct dt_file_stats *st = dt_reader_stats(r);
+	if (fmt == JSON) {
+		printf("\n  ], \"stats\": {\"ops\": %" PRIu64 ", \"undecoded_calls\": %" PRIu64
+		       ", \"other_kernels\": %" PRIu64 ", \"late_kernels\": %" PRIu64
+		       ", \"file_end\": ",
+		       ms->ops, ms->undecoded, ms->other_kernels, ms->late_kernels);
+		json_str(stdout, dt_file_end_name(st->end));
+		printf("}}\n");
+	} else if (call < 0) {
+		printf("# %" PRIu64 " operations; %" PRIu64 " kernels ran outside cuDNN "
+		       "calls%s\n", ms->ops, ms->other_kernels,
+		       ms->undecoded ? "; some calls could not be decoded" : "");
+	}
+	if (ms->late_kernels)
+		dt_error("warning: %" PRIu64 " kernels arrived too late to be added to "
+			 "their operation", ms->late_kernels);
+	if (st->end != DT_FILE_CLEAN)
+		dt_error("warning: %s: %s%s%s; decoded what is there", path,
+			 dt_file_end_name(st->end), st->error[0] ? ": " : "", st->error);
+	free(corrs);
+	dt_model_free(m);
+	dt_reader_close(r);
+	return 0;
+}
