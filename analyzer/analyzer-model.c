@@ -108,6 +108,7 @@ struct tensor {
  * from it, and completed when the program asks cuDNN about it later. */
 struct cfg_info {
 	char *graph;       /* the operation graph, described */
+	char *graph_json;  /* its tensors, as JSON */
 	int64_t engine;    /* global engine index, -1 unknown */
 };
 
@@ -136,6 +137,7 @@ struct obj {
 	uint32_t n_attrs;
 	struct tensor t;   /* tensors and filters, normalized */
 	char *graph;       /* OPERATIONGRAPH: its description at finalize */
+	char *graph_json;  /* and its tensors */
 	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
 	struct plan_info *plan;
 };
@@ -143,6 +145,7 @@ struct obj {
 struct pending {
 	struct dt_op op;
 	char *desc;
+	char *tensors;
 	char *first_kernel;
 	struct pending *next;
 };
@@ -205,6 +208,15 @@ static struct cfg_info *new_cfg(struct dt_model *m)
 	return &c->info;
 }
 
+/* What an engine config runs: the graph of g, as described at finalize. */
+static void copy_graph(struct cfg_info *c, const struct obj *g)
+{
+	if (!c || !g || !g->graph)
+		return;
+	c->graph = strdup(g->graph);
+	c->graph_json = g->graph_json ? strdup(g->graph_json) : NULL;
+}
+
 static uint64_t hash_ptr(uint64_t p)
 {
 	p ^= p >> 33;
@@ -219,6 +231,7 @@ static void obj_clear(struct obj *o)
 		free(o->attrs[i].data);
 	free(o->attrs);
 	free(o->graph);
+	free(o->graph_json);
 	uint64_t ptr = o->ptr;
 	memset(o, 0, sizeof(*o));
 	o->ptr = ptr;
@@ -501,6 +514,26 @@ static const char *layout(const struct tensor *t)
 	return "strided";
 }
 
+/* The tensor in JSON, for the checkers: role, uid, dims, strides, type. */
+static void tensor_json(struct sbuf *j, const struct tensor *t, const char *role,
+			int role_len)
+{
+	char dt[48];
+
+	if (!j || !t->valid)
+		return;
+	sb_printf(j, "%s{\"role\": \"%.*s\", \"uid\": %" PRId64 ", \"dims\": [",
+		  j->len ? ", " : "", role_len, role, t->uid);
+	for (int i = 0; i < t->nb; i++)
+		sb_printf(j, "%s%" PRId64, i ? ", " : "", t->dims[i]);
+	sb_printf(j, "], \"strides\": [");
+	for (int i = 0; i < t->nb; i++)
+		sb_printf(j, "%s%" PRId64, i ? ", " : "", t->strides[i]);
+	sb_printf(j, "], \"dtype\": \"%s\", \"virtual\": %s}",
+		  short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt), "CUDNN_DATA_"),
+		  t->is_virtual ? "true" : "false");
+}
+
 static void describe_tensor(struct sbuf *b, const struct tensor *t)
 {
 	char dt[48];
@@ -574,11 +607,12 @@ static const char *attr_short(int64_t name, char *buf, size_t size)
 	return buf;
 }
 
-static void describe_battrs(struct dt_model *m, struct sbuf *b, struct obj *o,
-			    int depth);
+static void describe_battrs(struct dt_model *m, struct sbuf *b, struct sbuf *j,
+			    struct obj *o, int depth);
 
 static void describe_battr_value(struct dt_model *m, struct sbuf *b,
-				 const struct battr *a, int depth)
+				 struct sbuf *j, const struct battr *a,
+				 const char *role, int depth)
 {
 	if (a->type == 15) { /* BACKEND_DESCRIPTOR: describe what it points to */
 		uint32_t n = a->bytes / 8;
@@ -590,10 +624,12 @@ static void describe_battr_value(struct dt_model *m, struct sbuf *b,
 			struct obj *d = obj_find(m, p, false);
 			if (i)
 				sb_printf(b, ",");
-			if (d && d->btype == m->bt_tensor && d->t.valid)
+			if (d && d->btype == m->bt_tensor && d->t.valid) {
 				describe_tensor(b, &d->t);
-			else if (d && d->btype >= 0 && depth < 3)
-				describe_battrs(m, b, d, depth + 1);
+				tensor_json(j, &d->t, role, (int)strlen(role));
+			} else if (d && d->btype >= 0 && depth < 3) {
+				describe_battrs(m, b, j, d, depth + 1);
+			}
 			else
 				sb_printf(b, "?");
 		}
@@ -606,9 +642,10 @@ static void describe_battr_value(struct dt_model *m, struct sbuf *b,
 	sb_printf(b, "%s", tmp);
 }
 
-/* TYPE(attr=value ...) of a backend descriptor, nested ones inline. */
-static void describe_battrs(struct dt_model *m, struct sbuf *b, struct obj *o,
-			    int depth)
+/* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
+ * tensors also go to j as JSON when j is given. */
+static void describe_battrs(struct dt_model *m, struct sbuf *b, struct sbuf *j,
+			    struct obj *o, int depth)
 {
 	char name[96], tn[96];
 
@@ -617,26 +654,28 @@ static void describe_battrs(struct dt_model *m, struct sbuf *b, struct obj *o,
 	for (uint32_t i = 0; i < o->n_attrs; i++) {
 		sb_printf(b, "%s%s=", i ? " " : "",
 			  attr_short(o->attrs[i].name, name, sizeof(name)));
-		describe_battr_value(m, b, &o->attrs[i], depth);
+		describe_battr_value(m, b, j, &o->attrs[i], name, depth);
 	}
 	sb_printf(b, ")");
 }
 
-/* The operation graph as it is when finalized: its operations. */
-static char *describe_graph(struct dt_model *m, struct obj *g)
+/* The operation graph as it is when finalized: its operations, and its
+ * tensors in JSON (*json). */
+static char *describe_graph(struct dt_model *m, struct obj *g, char **json)
 {
 	struct battr *ops = battr(g, m->a_graph_ops);
-	struct sbuf b = { 0 };
+	struct sbuf b = { 0 }, j = { 0 };
 
 	for (uint32_t i = 0; ops && i < ops->bytes / 8; i++) {
 		struct obj *op = obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
 		if (i)
 			sb_printf(&b, " ; ");
 		if (op && op->btype >= 0)
-			describe_battrs(m, &b, op, 1);
+			describe_battrs(m, &b, &j, op, 1);
 		else
 			sb_printf(&b, "?");
 	}
+	*json = sb_take(&j);
 	return sb_take(&b);
 }
 
@@ -702,7 +741,7 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 {
 	struct dt_args_iter it;
 	struct dt_arg a;
-	struct sbuf b = { 0 };
+	struct sbuf b = { 0 }, j = { 0 };
 	int64_t algo = -1, ws = -1;
 
 	dt_args_begin(&it, api->sig, args, len);
@@ -714,12 +753,14 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		    !memcmp(a.name + a.name_len - 4, "Desc", 4)) {
 			struct obj *o = obj_find(m, a.u, false);
 			sb_printf(&b, "%s%.*s=", b.len ? " " : "", (int)a.name_len - 4, a.name);
-			if (!o)
+			if (!o) {
 				sb_printf(&b, "?");
-			else if (o->t.valid)
+			} else if (o->t.valid) {
 				describe_tensor(&b, &o->t);
-			else
+				tensor_json(&j, &o->t, a.name, (int)a.name_len - 4);
+			} else {
 				describe_fields(&b, o);
+			}
 		} else if (a.code == 'e' && a.type) {
 			snprintf(t, sizeof(t), "%.*s", (int)a.type_len, a.type);
 			sb_printf(&b, "%s%.*s=%s", b.len ? " " : "", (int)a.name_len, a.name,
@@ -735,6 +776,9 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 	if (p) {
 		p->op.engine = algo;
 		p->op.workspace = ws;
+		p->tensors = sb_take(&j);
+	} else {
+		free(j.p);
 	}
 }
 
@@ -768,6 +812,8 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 		p->op.plan = pi->id;
 		p->op.engine = pi->cfg ? pi->cfg->engine : -1;
 		p->op.workspace = pi->workspace;
+		if (pi->cfg && pi->cfg->graph_json)
+			p->tensors = strdup(pi->cfg->graph_json);
 	}
 	(void)varpack;
 }
@@ -823,8 +869,7 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 				if (!cfg)
 					continue;
 				cfg->cfg = new_cfg(m);
-				if (cfg->cfg && g && g->graph)
-					cfg->cfg->graph = strdup(g->graph);
+				copy_graph(cfg->cfg, g);
 			}
 		} else if (attr == m->a_cfg_engine) {
 			/* the engine read back shares the config's knowledge */
@@ -844,15 +889,14 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			backend_tensor(m, o);
 		} else if (o->btype == m->bt_graph) {
 			free(o->graph);
-			o->graph = describe_graph(m, o);
+			free(o->graph_json);
+			o->graph = describe_graph(m, o, &o->graph_json);
 		} else if (o->btype == m->bt_engine) {
 			struct obj *g = obj_find(m, battr_ptr(o, m->a_engine_graph, 0), false);
 			o->cfg = new_cfg(m);
-			if (o->cfg) {
+			if (o->cfg)
 				o->cfg->engine = battr_i64(o, m->a_engine_index, -1);
-				if (g && g->graph)
-					o->cfg->graph = strdup(g->graph);
-			}
+			copy_graph(o->cfg, g);
 		} else if (o->btype == m->bt_cfg) {
 			struct obj *e = obj_find(m, battr_ptr(o, m->a_cfg_engine, 0), false);
 			if (e && e->cfg)
@@ -1075,6 +1119,7 @@ int dt_model_next_op(struct dt_model *m, struct dt_op *op)
 
 	if (m->out) {
 		free(m->out->desc);
+		free(m->out->tensors);
 		free(m->out->first_kernel);
 		free(m->out);
 		m->out = NULL;
@@ -1088,6 +1133,7 @@ int dt_model_next_op(struct dt_model *m, struct dt_op *op)
 	m->last_out = p->op.seq;
 	*op = p->op;
 	op->desc = p->desc;
+	op->tensors_json = p->tensors ? p->tensors : "";
 	op->first_kernel = p->first_kernel;
 	return 1;
 }
@@ -1108,6 +1154,7 @@ void dt_model_free(struct dt_model *m)
 	while (m->cfgs) {
 		struct cfg_list *n = m->cfgs->next;
 		free(m->cfgs->info.graph);
+		free(m->cfgs->info.graph_json);
 		free(m->cfgs);
 		m->cfgs = n;
 	}

@@ -114,6 +114,8 @@ struct dt_op {
 	uint64_t gpu_start;  /* first start and last end, CLOCK_MONOTONIC ns */
 	uint64_t gpu_end;
 	const char *first_kernel; /* name of its first kernel, or NULL */
+	const char *tensors_json; /* its tensors: comma-separated JSON objects
+				     {role, uid, dims, strides, dtype, virtual} */
 };
 
 struct dt_model_stats {

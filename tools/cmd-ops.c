@@ -88,7 +88,7 @@ static void print_op_json(FILE *out, const struct dt_file_info *fi,
 		", \"desc\": ",
 		op->status, op->plan, op->engine, op->workspace, op->kernels, op->gpu_ns);
 	json_str(out, op->desc);
-	fprintf(out, ", \"first_kernel\": ");
+	fprintf(out, ", \"tensors\": [%s], \"first_kernel\": ", op->tensors_json);
 	if (op->first_kernel)
 		json_str(out, op->first_kernel);
 	else

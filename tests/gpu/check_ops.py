@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Check what dnntrace's model decoded for every execution against cuDNN's own API log.
+
+    check_ops.py DNNTRACE TRACE CUDNN_LOG [CUDNN_LOG...]
+
+The trace and the log(s) must come from the same run (CUDNN_LOGLEVEL_DBG=3 and dnntrace
+together). For every cudnnBackendExecute the application made, in order, it compares the
+engine id and the graph's tensors (uid, dims, strides, data type, virtual) that `dnntrace ops
+--format json` reports with what cuDNN printed in the call's record; for every legacy
+convolution call (forward, backward data, backward filter) the algorithm, the workspace size
+and the dims and strides of its tensors. Executes that cuDNN made inside other calls (XLA's
+autotuning inside cudnnBackendFinalize) are not application calls and are skipped, as the
+call-count oracle does.
+
+Prints a summary per kind and the first mismatches; the last line is
+`ops: N compared, M agree, K differ`. Exit 0 when all agree. Logs may be gzipped.
+"""
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cudnn_log_calls as logs  # noqa: E402
+
+FIELD = re.compile(r"^(\s*)(\w+): type=([^;:]+)(?:; val=(.*?);?)?:?$")
+# Public functions that log an entry and an exit record; internal ones (such as
+# cudnnBackendGetMetadataFromGraph) log an entry only and cannot be bracketed.
+ENTRY_EXIT = {"cudnnCreate"} | {"cudnnBackend" + f for f in (
+    "CreateDescriptor", "DestroyDescriptor", "Initialize", "Finalize", "SetAttribute",
+    "GetAttribute", "Execute", "PopulateCudaGraph", "UpdateCudaGraph")}
+LEGACY_CONV = ("cudnnConvolutionForward", "cudnnConvolutionBackwardData",
+               "cudnnConvolutionBackwardFilter")
+
+
+def ints(text):
+    return [int(v) for v in re.findall(r"-?\d+", text)]
+
+
+def enum_short(val):
+    """`CUDNN_DATA_BFLOAT16 (9)` -> `BFLOAT16`."""
+    name = val.split(" (")[0]
+    return name[len("CUDNN_DATA_"):] if name.startswith("CUDNN_DATA_") else name
+
+
+def blocks(body, block_type):
+    """Each nested block of the given type as {field: value} (one level of fields)."""
+    out, i = [], 0
+    while i < len(body):
+        m = FIELD.match(body[i])
+        if m and m.group(3) == block_type:
+            depth, fields = len(m.group(1)), {"_name": m.group(2)}
+            i += 1
+            while i < len(body):
+                f = FIELD.match(body[i])
+                if not f or len(f.group(1)) <= depth:
+                    break
+                if f.group(4) is not None and f.group(2) not in fields:
+                    fields[f.group(2)] = f.group(4)
+                i += 1
+            out.append(fields)
+            continue
+        i += 1
+    return out
+
+
+def first_value(body, name):
+    for line in body:
+        m = FIELD.match(line)
+        if m and m.group(2) == name and m.group(4) is not None:
+            return m.group(4)
+    return None
+
+
+def app_records(paths):
+    """The application's entry records, in log order, with nested calls left out."""
+    for path in paths:
+        opener = gzip.open if path.endswith(".gz") else open
+        open_calls = {}  # thread -> [function of entries awaiting their exit]
+        with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+            for rec in logs.read_records(f):
+                if rec.is_annotation() or logs.is_pseudo(rec.func):
+                    continue
+                stack = open_calls.setdefault(rec.thread(), [])
+                if rec.is_exit():
+                    if rec.func in stack:
+                        del stack[len(stack) - 1 - stack[::-1].index(rec.func)]
+                    continue
+                nested = bool(stack)
+                if rec.func in ENTRY_EXIT:
+                    stack.append(rec.func)
+                if not nested:
+                    yield rec
+
+
+def log_tensor(t):
+    return (int(t.get("uid", "0")), tuple(ints(t.get("dimA", ""))),
+            tuple(ints(t.get("strideA", ""))), enum_short(t.get("type", "?")),
+            t.get("isVirtual", "false") == "true")
+
+
+def from_log(paths):
+    execs, convs = [], []
+    for rec in app_records(paths):
+        if rec.func == "cudnnBackendExecute":
+            engine = first_value(rec.body, "engine_id")
+            tensors = {log_tensor(t) for t in blocks(rec.body, "CUDNN_BACKEND_TENSOR_DESCRIPTOR")}
+            execs.append((int(engine) if engine else None, tensors))
+        elif rec.func in LEGACY_CONV:
+            ts = {}
+            for t in blocks(rec.body, "cudnnTensorDescriptor_t"):
+                ts[t["_name"]] = (tuple(ints(t.get("dimA", ""))), tuple(ints(t.get("strideA", ""))))
+            for t in blocks(rec.body, "cudnnFilterDescriptor_t"):
+                ts[t["_name"]] = (tuple(ints(t.get("dimA", ""))), None)
+            algo = first_value(rec.body, "algo")
+            ws = first_value(rec.body, "workSpaceSizeInBytes")
+            convs.append((rec.func, ints(algo)[-1] if algo else None,
+                          int(ws) if ws else None, ts))
+    return execs, convs
+
+
+def from_trace(dnntrace, trace):
+    out = subprocess.run([dnntrace, "ops", "--format", "json", trace], capture_output=True,
+                         text=True, check=True).stdout
+    execs, convs = [], []
+    for op in json.loads(out)["ops"]:
+        if op["api"] == "cudnnBackendExecute":
+            tensors = {(t["uid"], tuple(t["dims"]), tuple(t["strides"]), t["dtype"], t["virtual"])
+                       for t in op["tensors"]}
+            execs.append((op["engine"] if op["engine"] >= 0 else None, tensors))
+        elif op["api"] in LEGACY_CONV:
+            ts = {t["role"] + "Desc": (tuple(t["dims"]), tuple(t["strides"])) for t in op["tensors"]}
+            convs.append((op["api"], op["engine"], op["workspace"], ts))
+    return execs, convs
+
+
+def compare_legacy_tensors(ours, theirs):
+    """The log names legacy descriptors by parameter (xDesc, wDesc, ...); filters have no
+    strides in the log."""
+    for name, (dims, strides) in theirs.items():
+        mine = ours.get(name)
+        if not mine or mine[0] != dims or (strides is not None and mine[1] != strides):
+            return False
+    return True
+
+
+def main(argv):
+    if len(argv) < 4:
+        sys.exit(__doc__)
+    dnntrace, trace, log_paths = argv[1], argv[2], argv[3:]
+    l_execs, l_convs = from_log(log_paths)
+    t_execs, t_convs = from_trace(dnntrace, trace)
+    problems, compared, agree = [], 0, 0
+    if len(l_execs) != len(t_execs):
+        problems.append("cudnnBackendExecute: %d in the trace, %d in the log"
+                        % (len(t_execs), len(l_execs)))
+    engine_ok = tensors_ok = 0
+    for i, ((te, tt), (le, lt)) in enumerate(zip(t_execs, l_execs)):
+        compared += 1
+        e_ok, t_ok = te == le, tt == lt
+        engine_ok += e_ok
+        tensors_ok += t_ok
+        agree += e_ok and t_ok
+        if not (e_ok and t_ok) and len(problems) < 10:
+            problems.append("execute #%d: engine %s vs log %s; tensors only in trace %s, only "
+                            "in log %s" % (i + 1, te, le, sorted(tt - lt)[:2], sorted(lt - tt)[:2]))
+    print("cudnnBackendExecute: %d compared; engine ids agree on %d, tensors on %d"
+          % (min(len(t_execs), len(l_execs)), engine_ok, tensors_ok))
+    if len(l_convs) != len(t_convs):
+        problems.append("legacy convolutions: %d in the trace, %d in the log"
+                        % (len(t_convs), len(l_convs)))
+    conv_ok = 0
+    for i, (t, l) in enumerate(zip(t_convs, l_convs)):
+        compared += 1
+        ok = t[0] == l[0] and t[1] == l[1] and t[2] == l[2] and compare_legacy_tensors(t[3], l[3])
+        conv_ok += ok
+        agree += ok
+        if not ok and len(problems) < 10:
+            problems.append("legacy #%d: trace %s algo %s ws %s vs log %s algo %s ws %s"
+                            % (i + 1, t[0], t[1], t[2], l[0], l[1], l[2]))
+    print("legacy convolutions: %d compared; %d agree (algorithm, workspace, tensors)"
+          % (min(len(t_convs), len(l_convs)), conv_ok))
+    for p in problems:
+        print("  " + p)
+    differ = compared - agree + (len(l_execs) != len(t_execs)) + (len(l_convs) != len(t_convs))
+    print("ops: %d compared, %d agree, %d differ" % (compared, agree, differ))
+    return 0 if differ == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
