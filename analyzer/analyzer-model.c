@@ -110,6 +110,7 @@ struct cfg_info {
 	char *graph;       /* the operation graph, described */
 	char *graph_json;  /* its tensors, as JSON */
 	int64_t engine;    /* global engine index, -1 unknown */
+	char *knobs;       /* "TILE_SIZE=4 KBLOCK=3", once known */
 };
 
 struct cfg_list {
@@ -120,6 +121,7 @@ struct cfg_list {
 struct plan_info {
 	uint32_t id;       /* 1, 2, ... in finalize order */
 	struct cfg_info *cfg;
+	uint64_t cfg_ptr;  /* the engine config descriptor it was built from */
 	int64_t workspace; /* -1 unknown */
 	uint64_t executions;
 	struct plan_info *next;
@@ -160,6 +162,7 @@ struct dt_model {
 	/* constants looked up by name in the generated enum table */
 	int64_t bt_tensor, bt_graph, bt_engine, bt_cfg, bt_heur, bt_plan,
 		bt_varpack;
+	int64_t a_cfg_knobs, a_knob_type, a_knob_value;
 	int64_t a_graph_ops, a_heur_graph, a_heur_results, a_cfg_engine,
 		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
 		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual;
@@ -782,6 +785,28 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 	}
 }
 
+/* The knob choices of an engine config, as the program set them or read
+ * them back: "TILE_SIZE=4 KBLOCK=3"; NULL when none are known (yet). */
+static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr)
+{
+	struct obj *cfg = obj_find(m, cfg_ptr, false);
+	struct battr *kc = cfg && cfg->btype == m->bt_cfg ? battr(cfg, m->a_cfg_knobs) : NULL;
+	struct sbuf b = { 0 };
+	char tmp[96];
+
+	for (uint32_t i = 0; kc && i < kc->bytes / 8; i++) {
+		struct obj *k = obj_find(m, battr_ptr(cfg, m->a_cfg_knobs, i), false);
+		int64_t type = k ? battr_i64(k, m->a_knob_type, -1) : -1;
+		if (type < 0)
+			continue;
+		sb_printf(&b, "%s%s=%" PRId64, b.len ? " " : "",
+			  short_enum("cudnnBackendKnobType_t", type, tmp, sizeof(tmp),
+				     "CUDNN_KNOB_TYPE_"),
+			  battr_i64(k, m->a_knob_value, -1));
+	}
+	return b.len ? sb_take(&b) : (free(b.p), NULL);
+}
+
 static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 			    const struct dt_api_def *api, const uint8_t *args,
 			    uint32_t len)
@@ -802,13 +827,19 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	struct plan_info *pi = po ? po->plan : NULL;
 	if (pi) {
 		pi->executions++;
+		/* the program may have read the knobs after building the plan */
+		if (pi->cfg && !pi->cfg->knobs)
+			pi->cfg->knobs = knobs_of(m, pi->cfg_ptr);
 		sb_printf(&b, "plan=%u %s", pi->id,
 			  pi->cfg && pi->cfg->graph ? pi->cfg->graph : "(graph unknown)");
+		if (pi->cfg && pi->cfg->knobs)
+			sb_printf(&b, " knobs{%s}", pi->cfg->knobs);
 	} else {
 		sb_printf(&b, "plan=? (not finalized in this trace)");
 	}
 	struct pending *p = add_op(m, c, api->name, sb_take(&b));
 	if (p && pi) {
+		p->op.knobs = pi->cfg ? pi->cfg->knobs : NULL;
 		p->op.plan = pi->id;
 		p->op.engine = pi->cfg ? pi->cfg->engine : -1;
 		p->op.workspace = pi->workspace;
@@ -908,6 +939,7 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 				return;
 			pi->id = ++m->n_plans;
 			pi->cfg = cfg ? cfg->cfg : NULL;
+			pi->cfg_ptr = cfg ? cfg->ptr : 0;
 			pi->workspace = battr_i64(o, m->a_plan_ws, -1);
 			pi->next = m->plans;
 			m->plans = pi;
@@ -1062,6 +1094,9 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	m->a_t_strides = enum_value(an, "CUDNN_ATTR_TENSOR_STRIDES");
 	m->a_t_uid = enum_value(an, "CUDNN_ATTR_TENSOR_UNIQUE_ID");
 	m->a_t_virtual = enum_value(an, "CUDNN_ATTR_TENSOR_IS_VIRTUAL");
+	m->a_cfg_knobs = enum_value(an, "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES");
+	m->a_knob_type = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE");
+	m->a_knob_value = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE");
 	return m;
 }
 
@@ -1155,6 +1190,7 @@ void dt_model_free(struct dt_model *m)
 		struct cfg_list *n = m->cfgs->next;
 		free(m->cfgs->info.graph);
 		free(m->cfgs->info.graph_json);
+		free(m->cfgs->info.knobs);
 		free(m->cfgs);
 		m->cfgs = n;
 	}

@@ -108,6 +108,7 @@ struct dt_op {
 	const char *desc;    /* what it computed: tensors, parameters, graph */
 	uint32_t plan;       /* backend plan id (1, 2, ... in this trace), 0 for legacy */
 	int64_t engine;      /* backend: global engine index; legacy: algo; -1 unknown */
+	const char *knobs;   /* backend: the engine's knob choices, "TILE_SIZE=4 KBLOCK=3", or NULL */
 	int64_t workspace;   /* bytes, -1 unknown */
 	uint32_t kernels;    /* GPU kernels, copies and sets it launched */
 	uint64_t gpu_ns;     /* their summed durations */

@@ -88,7 +88,17 @@ static void print_op_json(FILE *out, const struct dt_file_info *fi,
 		", \"desc\": ",
 		op->status, op->plan, op->engine, op->workspace, op->kernels, op->gpu_ns);
 	json_str(out, op->desc);
-	fprintf(out, ", \"tensors\": [%s], \"first_kernel\": ", op->tensors_json);
+	fprintf(out, ", \"knobs\": {");
+	/* "A=1 B=2" -> "A": 1, "B": 2 */
+	for (const char *k = op->knobs; k && *k;) {
+		const char *eq = strchr(k, '='), *sp = strchr(k, ' ');
+		if (!eq)
+			break;
+		fprintf(out, "%s\"%.*s\": %lld", k == op->knobs ? "" : ", ", (int)(eq - k), k,
+			strtoll(eq + 1, NULL, 10));
+		k = sp ? sp + 1 : "";
+	}
+	fprintf(out, "}, \"tensors\": [%s], \"first_kernel\": ", op->tensors_json);
 	if (op->first_kernel)
 		json_str(out, op->first_kernel);
 	else

@@ -6,7 +6,7 @@
 The trace and the log(s) must come from the same run (CUDNN_LOGLEVEL_DBG=3 and dnntrace
 together). For every cudnnBackendExecute the application made, in order, it compares the
 engine id and the graph's tensors (uid, dims, strides, data type, virtual) that `dnntrace ops
---format json` reports with what cuDNN printed in the call's record; for every legacy
+--format json` reports, and the engine's knob choices, with what cuDNN printed in the call's record; for every legacy
 convolution call (forward, backward data, backward filter) the algorithm, the workspace size
 and the dims and strides of its tensors. Executes that cuDNN made inside other calls (XLA's
 autotuning inside cudnnBackendFinalize) are not application calls and are skipped, as the
@@ -96,6 +96,25 @@ def app_records(paths):
                     yield rec
 
 
+def log_knobs(body):
+    """{knob: value} of the record's first knobDesc block."""
+    knobs, inside = {}, None
+    for line in body:
+        m = FIELD.match(line)
+        if not m:
+            continue
+        if m.group(2) == "knobDesc":
+            if inside is not None:
+                break
+            inside = len(m.group(1))
+        elif inside is not None:
+            if len(m.group(1)) <= inside:
+                break
+            if m.group(2).startswith("CUDNN_KNOB_TYPE_") and m.group(4) is not None:
+                knobs[m.group(2)[len("CUDNN_KNOB_TYPE_"):]] = int(m.group(4))
+    return knobs
+
+
 def log_tensor(t):
     return (int(t.get("uid", "0")), tuple(ints(t.get("dimA", ""))),
             tuple(ints(t.get("strideA", ""))), enum_short(t.get("type", "?")),
@@ -108,7 +127,7 @@ def from_log(paths):
         if rec.func == "cudnnBackendExecute":
             engine = first_value(rec.body, "engine_id")
             tensors = {log_tensor(t) for t in blocks(rec.body, "CUDNN_BACKEND_TENSOR_DESCRIPTOR")}
-            execs.append((int(engine) if engine else None, tensors))
+            execs.append((int(engine) if engine else None, tensors, log_knobs(rec.body)))
         elif rec.func in LEGACY_CONV:
             ts = {}
             for t in blocks(rec.body, "cudnnTensorDescriptor_t"):
@@ -130,7 +149,7 @@ def from_trace(dnntrace, trace):
         if op["api"] == "cudnnBackendExecute":
             tensors = {(t["uid"], tuple(t["dims"]), tuple(t["strides"]), t["dtype"], t["virtual"])
                        for t in op["tensors"]}
-            execs.append((op["engine"] if op["engine"] >= 0 else None, tensors))
+            execs.append((op["engine"] if op["engine"] >= 0 else None, tensors, op["knobs"]))
         elif op["api"] in LEGACY_CONV:
             ts = {t["role"] + "Desc": (tuple(t["dims"]), tuple(t["strides"])) for t in op["tensors"]}
             convs.append((op["api"], op["engine"], op["workspace"], ts))
@@ -157,18 +176,20 @@ def main(argv):
     if len(l_execs) != len(t_execs):
         problems.append("cudnnBackendExecute: %d in the trace, %d in the log"
                         % (len(t_execs), len(l_execs)))
-    engine_ok = tensors_ok = 0
-    for i, ((te, tt), (le, lt)) in enumerate(zip(t_execs, l_execs)):
+    engine_ok = tensors_ok = knobs_ok = 0
+    for i, ((te, tt, tk), (le, lt, lk)) in enumerate(zip(t_execs, l_execs)):
         compared += 1
-        e_ok, t_ok = te == le, tt == lt
+        e_ok, t_ok, k_ok = te == le, tt == lt, tk == lk
         engine_ok += e_ok
         tensors_ok += t_ok
-        agree += e_ok and t_ok
-        if not (e_ok and t_ok) and len(problems) < 10:
-            problems.append("execute #%d: engine %s vs log %s; tensors only in trace %s, only "
-                            "in log %s" % (i + 1, te, le, sorted(tt - lt)[:2], sorted(lt - tt)[:2]))
-    print("cudnnBackendExecute: %d compared; engine ids agree on %d, tensors on %d"
-          % (min(len(t_execs), len(l_execs)), engine_ok, tensors_ok))
+        knobs_ok += k_ok
+        agree += e_ok and t_ok and k_ok
+        if not (e_ok and t_ok and k_ok) and len(problems) < 10:
+            problems.append("execute #%d: engine %s vs log %s; knobs %s vs log %s; tensors only "
+                            "in trace %s, only in log %s" % (i + 1, te, le, tk, lk,
+                                                            sorted(tt - lt)[:2], sorted(lt - tt)[:2]))
+    print("cudnnBackendExecute: %d compared; engine ids agree on %d, knobs on %d, tensors on %d"
+          % (min(len(t_execs), len(l_execs)), engine_ok, knobs_ok, tensors_ok))
     if len(l_convs) != len(t_convs):
         problems.append("legacy convolutions: %d in the trace, %d in the log"
                         % (len(t_convs), len(l_convs)))
