@@ -388,18 +388,39 @@ static int enable_launch_apis(void)
 	return n;
 }
 
+/* Which activity kinds to record: DNNTRACE_CUPTI_KINDS, a comma-separated
+ * subset of kernel, memcpy, memset (all by default). */
+enum { KIND_KERNEL = 1, KIND_MEMCPY = 2, KIND_MEMSET = 4 };
+static unsigned wanted_kinds(void)
+{
+	const char *env = getenv("DNNTRACE_CUPTI_KINDS");
+	unsigned k = 0;
+
+	if (!env || !*env)
+		return KIND_KERNEL | KIND_MEMCPY | KIND_MEMSET;
+	k |= strstr(env, "kernel") ? KIND_KERNEL : 0;
+	k |= strstr(env, "memcpy") ? KIND_MEMCPY : 0;
+	k |= strstr(env, "memset") ? KIND_MEMSET : 0;
+	return k;
+}
+
 /* Our callbacks and kinds: at start, and again after another client let
  * CUPTI go. *attributed: whether launches can be tied to calls. */
 static CUptiResult arm(bool *attributed)
 {
+	unsigned kinds = wanted_kinds();
 	CUptiResult r;
 
 	if ((r = cu.cuptiActivityRegisterCallbacks(buffer_requested,
-						   buffer_completed)) ||
+						   buffer_completed)))
+		return r;
+	if ((kinds & KIND_KERNEL) &&
 	    (r = cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)))
 		return r;
-	cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
-	cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+	if (kinds & KIND_MEMCPY)
+		cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+	if (kinds & KIND_MEMSET)
+		cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
 	*attributed = cu.cuptiActivityEnable(
 			      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) ==
 			      CUPTI_SUCCESS &&
@@ -490,6 +511,9 @@ static void start_once(void)
 
 	if (env && !strcmp(env, "0"))
 		return set_off("off: switched off (DNNTRACE_CUPTI=0)%s", "");
+	if (!wanted_kinds())
+		return set_off("off: DNNTRACE_CUPTI_KINDS names no kind "
+			       "(kernel, memcpy, memset)%s", "");
 	if (!(h = load_cupti(path, sizeof(path))))
 		return set_off("off: no CUPTI library found (%s)", dlerror());
 #define FN_LOAD_(name, args)                                                 \
@@ -515,10 +539,13 @@ static void start_once(void)
 	cu.cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE);
 	c.on = 1;
 	dt_cupti_tagging = attributed;
+	unsigned k = wanted_kinds();
 	snprintf(c.state, sizeof(c.state),
-		 "on: CUPTI %u.%u.%u from %s%s", version / 10000,
+		 "on: CUPTI %u.%u.%u from %s (%s%s%s)%s", version / 10000,
 		 version / 100 % 100, version % 100, path,
-		 attributed ? "" : " (kernels not attributed to calls)");
+		 k & KIND_KERNEL ? "kernels" : "", k & KIND_MEMCPY ? " memcpy" : "",
+		 k & KIND_MEMSET ? " memset" : "",
+		 attributed ? "" : ", not attributed to calls");
 	if (pthread_create(&c.flusher, NULL, flusher_main, NULL) == 0)
 		c.flusher_started = true;
 }

@@ -155,6 +155,9 @@ int dt_info_file(const char *path, long top)
 		       untimed ? ", some kernels untimed" : "");
 	printf("%-12s %" PRIu64 " records%s\n", "lost:", st->lost,
 	       st->lost ? " (buffers were full; see LOSS records)" : "");
+	if (st->gpu_dropped)
+		printf("%-12s %" PRIu64 " GPU activity records dropped by CUPTI\n",
+		       "", st->gpu_dropped);
 	if (st->unknown)
 		printf("%-12s %" PRIu64 " records of types this version does "
 		       "not know\n",

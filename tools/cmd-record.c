@@ -41,6 +41,9 @@ static void record_help(FILE *f)
 		"(default 500)\n"
 		"      --disable          preload the shim but record nothing "
 		"(overhead baseline)\n"
+		"      --gpu KINDS        GPU activity to record: any of kernel,"
+		"memcpy,memset,\n"
+		"                         or none (default: all three)\n"
 		"  -q, --quiet            do not print where the traces went\n"
 		"  -h, --help             show this help\n\n"
 		"The same settings work without this command:\n"
@@ -142,6 +145,7 @@ int cmd_record(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "flush-ms", required_argument, NULL, 'f' },
 		{ "disable", no_argument, NULL, 'd' },
+		{ "gpu", required_argument, NULL, 'g' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -167,6 +171,15 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'd':
 			setenv("DNNTRACE_DISABLE", "1", 1);
+			break;
+		case 'g':
+			if (!strcmp(optarg, "none"))
+				setenv("DNNTRACE_CUPTI", "0", 1);
+			else if (strspn(optarg, "kernelmcpystes,") != strlen(optarg))
+				return dt_usage_error("record", "--gpu takes kernel, "
+						      "memcpy, memset or none");
+			else
+				setenv("DNNTRACE_CUPTI_KINDS", optarg, 1);
 			break;
 		case 'q':
 			quiet = true;

@@ -230,6 +230,7 @@ struct dt_file_stats {
 	uint64_t unknown;    /* records of types this reader does not know */
 	uint64_t bytes_lost; /* trailing bytes that could not be decoded */
 	uint64_t lost;       /* records the writer reported lost */
+	uint64_t gpu_dropped; /* GPU activity records CUPTI dropped */
 	bool have_end;
 	struct dt_rec_end end_rec; /* valid when have_end */
 	bool have_index;

@@ -466,6 +466,15 @@ static void load_frame(struct dt_reader *r)
 	r->off += 8 + (uint64_t)len;
 }
 
+/* CUPTI's drops are not the writer's: END does not count them. */
+static void count_loss(struct dt_reader *r, const struct dt_rec_loss *l)
+{
+	if (l->reason == DT_LOSS_CUPTI)
+		r->stats.gpu_dropped += l->count;
+	else
+		r->loss_sum += l->count;
+}
+
 int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 {
 	for (;;) {
@@ -492,8 +501,7 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 			else if (h->type == DT_REC_API_CALL)
 				r->stats.calls++;
 			else if (h->type == DT_REC_LOSS)
-				r->loss_sum +=
-					((const struct dt_rec_loss *)h)->count;
+				count_loss(r, (const void *)h);
 			else if (h->type == DT_REC_END) {
 				r->stats.have_end = true;
 				memcpy(&r->stats.end_rec, h,

@@ -8,6 +8,7 @@
  *   shim-calls fork           calls before and after fork(), in both processes
  *   shim-calls sigterm        calls, then a SIGTERM to itself
  *   shim-calls exec           calls, then exec of `true`
+ *   shim-calls sleep          calls, then sleeps (for a SIGKILL)
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -136,6 +137,9 @@ int main(int argc, char **argv)
 		tensor_calls();
 		raise(SIGTERM);
 		pause();
+	} else if (!strcmp(mode, "sleep")) {
+		tensor_calls();
+		sleep(30);
 	} else if (!strcmp(mode, "exec")) {
 		conv_calls();
 		execlp("true", "true", (char *)NULL);

@@ -103,6 +103,17 @@ f=$(only "$tmp/term-*.dnnt") && {
 	"$dnntrace" info "$f" | grep -q '^ended: *clean (signal 15)' || bad "sigterm: $("$dnntrace" info "$f" | grep ended)"
 }
 
+# --- SIGKILL: everything flushed before it is readable ---------------------
+DNNTRACE_OUTPUT="$tmp/kill-%p.dnnt" LD_PRELOAD="$shim" "$calls" sleep &
+pid=$!
+sleep 2 # more than DNNTRACE_FLUSH_MS (500 ms) after the calls
+kill -9 $pid
+wait $pid 2>/dev/null
+f=$(only "$tmp/kill-*.dnnt") && {
+	n=$(count "$f"); [ "$n" = 6 ] || bad "sigkill: $n calls, expected 6"
+	"$dnntrace" info "$f" | grep -q '^ended: *incomplete' || bad "sigkill: $("$dnntrace" info "$f" | grep ended)"
+}
+
 # --- exec finishes the file first ------------------------------------------
 "$dnntrace" record -q -o "$tmp/exec-%p.dnnt" -- "$calls" exec || bad "exec mode failed"
 f=$(only "$tmp/exec-*.dnnt") && {
