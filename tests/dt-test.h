@@ -6,10 +6,12 @@
 #ifndef DT_TEST_H
 #define DT_TEST_H
 
+#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int dt_test_failures __attribute__((unused));
 
