@@ -102,6 +102,7 @@ struct tensor {
 	int64_t strides[MAX_DIMS];
 	int64_t uid;
 	bool is_virtual;
+	bool by_value; /* a host scalar passed by value (e.g. a scale) */
 };
 
 /* What is known of an engine configuration: shared by the plans built
@@ -165,7 +166,8 @@ struct dt_model {
 	int64_t a_cfg_knobs, a_knob_type, a_knob_value;
 	int64_t a_graph_ops, a_heur_graph, a_heur_results, a_cfg_engine,
 		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
-		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual;
+		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
+		a_t_by_value;
 	/* ops waiting for their kernels, in call order */
 	struct pending *head, *tail;
 	struct pending *out; /* last op handed out */
@@ -475,6 +477,7 @@ static void backend_tensor(struct dt_model *m, struct obj *o)
 	t->dtype = battr_i64(o, m->a_t_dtype, -1);
 	t->uid = battr_i64(o, m->a_t_uid, -1);
 	t->is_virtual = battr_i64(o, m->a_t_virtual, 0) != 0;
+	t->by_value = battr_i64(o, m->a_t_by_value, 0) != 0;
 	t->valid = true;
 }
 
@@ -532,9 +535,9 @@ static void tensor_json(struct sbuf *j, const struct tensor *t, const char *role
 	sb_printf(j, "], \"strides\": [");
 	for (int i = 0; i < t->nb; i++)
 		sb_printf(j, "%s%" PRId64, i ? ", " : "", t->strides[i]);
-	sb_printf(j, "], \"dtype\": \"%s\", \"virtual\": %s}",
+	sb_printf(j, "], \"dtype\": \"%s\", \"virtual\": %s, \"by_value\": %s}",
 		  short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt), "CUDNN_DATA_"),
-		  t->is_virtual ? "true" : "false");
+		  t->is_virtual ? "true" : "false", t->by_value ? "true" : "false");
 }
 
 static void describe_tensor(struct sbuf *b, const struct tensor *t)
@@ -550,7 +553,7 @@ static void describe_tensor(struct sbuf *b, const struct tensor *t)
 	sb_printf(b, "[");
 	for (int i = 0; i < t->nb; i++)
 		sb_printf(b, "%s%" PRId64, i ? "," : "", t->dims[i]);
-	sb_printf(b, "]%s:%s", t->is_virtual ? "virtual" : "",
+	sb_printf(b, "]%s:%s", t->is_virtual ? "virtual" : t->by_value ? "byvalue" : "",
 		  short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
 			     "CUDNN_DATA_"));
 	sb_printf(b, ":%s", layout(t));
@@ -1094,6 +1097,7 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	m->a_t_strides = enum_value(an, "CUDNN_ATTR_TENSOR_STRIDES");
 	m->a_t_uid = enum_value(an, "CUDNN_ATTR_TENSOR_UNIQUE_ID");
 	m->a_t_virtual = enum_value(an, "CUDNN_ATTR_TENSOR_IS_VIRTUAL");
+	m->a_t_by_value = enum_value(an, "CUDNN_ATTR_TENSOR_IS_BY_VALUE");
 	m->a_cfg_knobs = enum_value(an, "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES");
 	m->a_knob_type = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE");
 	m->a_knob_value = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE");
