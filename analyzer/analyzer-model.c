@@ -854,6 +854,8 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 
 /* --------------------------------------------------------------- calls */
 
+static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr);
+
 static bool starts(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -885,6 +887,9 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 		struct obj *o = obj_find(m, args[0].u, false);
 		if (o)
 			o->live = false;
+		/* an engine config read back from a plan: keep its knobs */
+		if (o && o->btype == m->bt_cfg && o->cfg && !o->cfg->knobs)
+			o->cfg->knobs = knobs_of(m, o->ptr);
 	} else if (!strcmp(name, "cudnnBackendSetAttribute") && n == 5 && ok) {
 		struct obj *o = obj_find(m, args[0].u, false);
 		if (o && o->btype >= 0)
@@ -914,6 +919,15 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			o->cfg->engine = battr_i64(o, attr, -1);
 		} else if (attr == m->a_plan_ws && o->plan) {
 			o->plan->workspace = battr_i64(o, attr, -1);
+		} else if (attr == m->a_plan_cfg && o->plan) {
+			/* the plan's engine config, read back (dnntrace does
+			 * this once per plan): what is learned through it is
+			 * the plan's */
+			struct obj *cfg = obj_find(m, battr_ptr(o, attr, 0), false);
+			if (cfg && !o->plan->cfg)
+				o->plan->cfg = new_cfg(m);
+			if (cfg)
+				cfg->cfg = o->plan->cfg;
 		}
 	} else if (!strcmp(name, "cudnnBackendFinalize") && n == 1 && ok) {
 		struct obj *o = obj_find(m, args[0].u, false);

@@ -33,7 +33,16 @@ struct dt_thread {
 	unsigned epoch;   /* the process epoch its ring belongs to */
 	bool broken;      /* no ring could be had for this thread */
 	bool gpu_tagged;  /* an attribution id is pushed for this call */
+	bool by_dnntrace; /* calls made now are the recorder's own */
+	unsigned api;     /* the call being recorded */
+	const uint8_t *args; /* its argument bytes, once recorded */
+	int32_t status;   /* and what it returned */
 };
+
+/* Calls after which shim-plans.c has something to do. */
+DT_HIDDEN extern const bool dt_plan_hooked[];
+DT_HIDDEN void dt_plan_hook(struct dt_thread *t, int32_t status);
+DT_HIDDEN void dt_plans_init(void);
 
 /* Nonzero while GPU activity is recorded (cupti/): calls that can launch
  * work then tag what they launch with their sequence number. */

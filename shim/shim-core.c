@@ -445,7 +445,7 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	r->hdr.reserved = 0;
 	r->hdr.size = size;
 	r->api = (uint16_t)api;
-	r->flags = 0;
+	r->flags = t->by_dnntrace ? DT_CALL_BY_DNNTRACE : 0;
 	r->tid = t->tid;
 	r->seq = t->seq;
 	r->t_begin = t0;
@@ -454,12 +454,17 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	r->len = len;
 	/* zero the alignment padding so files are reproducible */
 	memset((uint8_t *)(r + 1) + len, 0, size - sizeof(*r) - len);
+	t->api = api;
+	t->args = (const uint8_t *)(r + 1);
+	t->status = status;
 	return (uint8_t *)(r + 1);
 }
 
 void dt_call_end(struct dt_thread *t)
 {
 	dt_ring_commit(t->ring);
+	if (DT_UNLIKELY(dt_plan_hooked[t->api]))
+		dt_plan_hook(t, t->status);
 }
 
 /* -------------------------------------------------------------- lifecycle */

@@ -59,9 +59,11 @@ static void print_call(FILE *out, const struct dt_file_info *fi,
 	else
 		fprintf(out, "%s(%s", api->name, buf);
 	if (status)
-		fprintf(out, ") = %s\n", status);
+		fprintf(out, ") = %s", status);
 	else
-		fprintf(out, ") = %d\n", c->status);
+		fprintf(out, ") = %d", c->status);
+	/* asked by dnntrace itself, not the program (once per plan) */
+	fputs(c->flags & DT_CALL_BY_DNNTRACE ? " [dnntrace]\n" : "\n", out);
 }
 
 /* What dump remembers while it streams: where the CUPTI clock stands

@@ -167,6 +167,7 @@ enum dt_gpu_state {
 
 enum dt_call_flags {
 	DT_CALL_NESTED = 1 << 0, /* made while another call was in progress */
+	DT_CALL_BY_DNNTRACE = 1 << 1, /* the recorder asked cuDNN itself */
 };
 
 enum dt_apidef_flags {
