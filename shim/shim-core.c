@@ -40,6 +40,8 @@ static struct {
 	pthread_key_t key; /* thread exit: detach the ring */
 	bool key_ok;
 	bool open_failed; /* do not retry until fork/exec */
+	bool closing;     /* exit or exec: no new file */
+	pid_t writer_pid; /* the process the writer belongs to */
 	struct dt_writer_config cfg;
 	char template_buf[PATH_MAX];
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -123,7 +125,12 @@ static void load_config(void)
 		snprintf(g.template_buf, sizeof(g.template_buf), "%s", out);
 		g.cfg.path_template = g.template_buf;
 	}
-	g.cfg.ring_size = (uint32_t)env_size("DNNTRACE_BUFFER_SIZE", 0);
+	uint64_t ring = env_size("DNNTRACE_BUFFER_SIZE", 0);
+	if (ring > (1u << 30)) {
+		dt_warn("DNNTRACE_BUFFER_SIZE is at most 1G; using 1G");
+		ring = 1u << 30;
+	}
+	g.cfg.ring_size = (uint32_t)ring;
 	g.cfg.flush_ms = (uint32_t)env_size("DNNTRACE_FLUSH_MS", 0);
 	g.cfg.level = (int)env_size("DNNTRACE_ZSTD_LEVEL", 0);
 	g.cfg.api_names = dt_api_names;
@@ -172,11 +179,14 @@ static void on_fatal_signal(int sig)
 {
 	int saved = errno;
 
-	/* kernels still in CUPTI's buffers; their records may create the file */
-	dt_cupti_flush_async(1000);
-	struct dt_writer *w = atomic_load(&g.writer);
-	if (w)
-		dt_writer_close_async(w, DT_END_SIGNAL, sig, 2000);
+	/* kernels still in CUPTI's buffers; their records may create the
+	 * file. Not in a vfork child: the writer is its parent's. */
+	if (!g.writer_pid || g.writer_pid == getpid()) {
+		dt_cupti_flush_async(1000);
+		struct dt_writer *w = atomic_load(&g.writer);
+		if (w)
+			dt_writer_close_async(w, DT_END_SIGNAL, sig, 2000);
+	}
 	raise(sig);
 	errno = saved;
 }
@@ -202,6 +212,28 @@ static void install_signal_handlers(void)
 		sigemptyset(&sa.sa_mask);
 		sigaction(fatal_signals[i], &sa, NULL);
 	}
+}
+
+/* ------------------------------------------------------------ exit status */
+
+/* The status the process exits with, whether main returned it or exit()
+ * was called: on_exit handlers get it. Registered when the first file is
+ * opened, after the C library registered the loader's own exit work, so
+ * that it runs before the destructors that finish the file. */
+static int exit_status;
+
+static void note_exit_status(int status, void *arg)
+{
+	(void)arg;
+	exit_status = status;
+}
+
+static void watch_exit_status(void)
+{
+	static bool done; /* copied by fork, as the registration is */
+
+	if (!done)
+		done = on_exit(note_exit_status, NULL) == 0;
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -230,11 +262,11 @@ static struct dt_writer *open_writer(void)
 {
 	struct dt_writer *w = atomic_load(&g.writer);
 
-	if (w || g.open_failed)
+	if (w || g.open_failed || g.closing)
 		return w;
 	pthread_mutex_lock(&g.lock);
 	w = atomic_load(&g.writer);
-	if (!w && !g.open_failed) {
+	if (!w && !g.open_failed && !g.closing) {
 		struct dt_kv info[8];
 		size_t n = dt_shim_info(info, sizeof(info) / sizeof(info[0]) - 1);
 
@@ -246,8 +278,10 @@ static struct dt_writer *open_writer(void)
 		g.cfg.info = NULL;
 		g.cfg.n_info = 0;
 		if (w) {
+			g.writer_pid = getpid();
 			atomic_store(&g.writer, w);
 			install_signal_handlers();
+			watch_exit_status();
 			announce(w);
 		} else {
 			g.open_failed = true;
@@ -262,16 +296,29 @@ static struct dt_writer *open_writer(void)
 	return w;
 }
 
-static void close_writer(enum dt_end_reason reason, int code)
+/* Finish the file. Only the process that opened it may: a vfork child,
+ * or one made with a raw clone, shares or copies the parent's writer but
+ * not its thread. No new file is opened meanwhile (threads still calling
+ * cuDNN would otherwise start one); `reopen` allows it again after. */
+static void close_writer(enum dt_end_reason reason, int code, bool reopen)
 {
 	struct dt_writer *w;
 
+	if (g.writer_pid != getpid())
+		return;
 	pthread_mutex_lock(&g.lock);
+	g.closing = true;
 	w = atomic_exchange(&g.writer, NULL);
 	atomic_fetch_add(&g.epoch, 1);
 	pthread_mutex_unlock(&g.lock);
 	if (w)
 		dt_writer_close(w, reason, code);
+	if (reopen) {
+		pthread_mutex_lock(&g.lock);
+		g.closing = false;
+		atomic_fetch_add(&g.epoch, 1); /* threads that failed try again */
+		pthread_mutex_unlock(&g.lock);
+	}
 }
 
 /* ------------------------------------------------------------ GPU activity */
@@ -290,7 +337,7 @@ static int emit_activity(const void *rec, uint32_t size)
 	if (!t)
 		return 0;
 	for (int tries = 0; tries < 200; tries++) {
-		void *p = dt_ring_reserve(t->ring, size);
+		void *p = dt_ring_try_reserve(t->ring, size);
 		if (p) {
 			memcpy(p, rec, size);
 			dt_ring_commit(t->ring);
@@ -299,6 +346,7 @@ static int emit_activity(const void *rec, uint32_t size)
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}
+	dt_ring_count_lost(t->ring); /* given up after 200 ms: one lost */
 	return 0;
 }
 
@@ -364,9 +412,10 @@ void dt_thread_exit(void *arg)
 /* First recorded call of this thread (or first since fork or exec). */
 static bool attach_thread(struct dt_thread *t)
 {
+	/* the epoch first: a writer closed after it makes this ring stale */
+	unsigned epoch = atomic_load(&g.epoch);
 	start_gpu();
 	struct dt_writer *w = open_writer();
-	unsigned epoch = atomic_load(&g.epoch);
 	char name[17] = "";
 
 	if (!w)
@@ -377,7 +426,7 @@ static bool attach_thread(struct dt_thread *t)
 	t->epoch = epoch;
 	if (!t->ring) {
 		dt_warn("no memory for thread %u's buffer; its calls are "
-			"not recorded",
+			"not recorded (counted as lost)",
 			t->tid);
 		return false;
 	}
@@ -417,8 +466,12 @@ struct dt_thread *dt_enter(void)
 		return NULL;
 	if (t->depth) /* a call made from inside a wrapped call */
 		return NULL;
-	if (DT_UNLIKELY(!ensure_ring(t)))
+	if (DT_UNLIKELY(!ensure_ring(t))) {
+		struct dt_writer *w = atomic_load(&g.writer);
+		if (w)
+			dt_writer_count_lost(w, DT_LOSS_NOBUF);
 		return NULL;
+	}
 	t->depth = 1;
 	t->seq = atomic_fetch_add_explicit(&g.seq, 1, memory_order_relaxed) + 1;
 	return t;
@@ -479,14 +532,20 @@ static void after_fork_child(void)
 	if (w)
 		dt_writer_abandon(w);
 	g.open_failed = false;
+	g.closing = false;
 	atomic_fetch_add(&g.epoch, 1);
 	tls.ring = NULL;
+	/* the child's trace starts now, and says it is a fork's child */
+	load_config();
+	g.cfg.proc_event = DT_PROC_FORK;
 }
 
 void dt_before_exec(void)
 {
-	if (atomic_load(&g.writer))
-		close_writer(DT_END_EXEC, 0);
+	if (!atomic_load(&g.writer) || g.writer_pid != getpid())
+		return;
+	dt_cupti_flush_async(1000); /* kernels still in CUPTI's buffers */
+	close_writer(DT_END_EXEC, 0, true);
 	g.open_failed = false;
 }
 
@@ -498,9 +557,11 @@ __attribute__((constructor)) static void shim_init(void)
 
 __attribute__((destructor)) static void shim_fini(void)
 {
+	if (g.writer_pid && g.writer_pid != getpid())
+		return; /* a raw clone's child: the writer is the parent's */
 	gpu_atexit();
-	close_writer(DT_END_EXIT, dt_exit_code());
-	/* calls made after this point (other threads, later destructors)
-	 * are forwarded without recording */
+	/* calls made from now on (other threads, later destructors) are
+	 * forwarded without recording */
 	atomic_store(&g.state, ST_OFF);
+	close_writer(DT_END_EXIT, exit_status, false);
 }

@@ -24,7 +24,5 @@ DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);
 /* Finish the trace before the process image is replaced. */
 DT_HIDDEN void dt_before_exec(void);
 
-/* The status passed to exit(), when the application called it. */
-DT_HIDDEN int dt_exit_code(void);
 
 #endif /* DT_SHIM_INTERNAL_H */

@@ -1,7 +1,6 @@
 /*
  * shim-process.c - process events the trace must not miss: exec replaces
- * the image (finish the file first), exit gives the status for the END
- * record. Each wrapper does its small part and calls the C library's own
+ * the image (finish the file first). Each wrapper does its small part and calls the C library's own
  * function; nothing else changes.
  */
 #define _GNU_SOURCE
@@ -12,26 +11,11 @@
 
 #include "shim-internal.h"
 
-static volatile int exit_code;
-
-int dt_exit_code(void)
-{
-	return exit_code;
-}
-
 /* The next definition of `name` after the shim, looked up once. */
 #define NEXT(name)                      \
 	static __typeof__(&name) real_; \
 	if (!real_)                     \
 	real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
-
-DT_EXPORT __attribute__((noreturn)) void exit(int code)
-{
-	NEXT(exit);
-	exit_code = code;
-	real_(code);
-	__builtin_unreachable();
-}
 
 DT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {

@@ -66,7 +66,8 @@ struct dt_ring {
 	uint64_t head_local;   /* reserved, not yet published */
 	uint64_t tail_cache;   /* last tail seen */
 	_Atomic uint64_t head; /* published: records below are complete */
-	_Atomic uint64_t lost; /* records dropped, read by the writer */
+	_Atomic uint64_t lost; /* records dropped, ring full */
+	_Atomic uint64_t lost_big; /* records too large for the ring */
 	uint8_t *buf;
 	uint32_t mask;
 	uint32_t tid;
@@ -77,6 +78,7 @@ struct dt_ring {
 	/* consumer side, written by the writer thread only */
 	_Atomic uint64_t tail;
 	uint64_t lost_seen;
+	uint64_t lost_big_seen;
 	_Atomic int detached; /* the owning thread is gone */
 	struct dt_ring *next;
 };
@@ -100,6 +102,7 @@ struct dt_writer_config {
 	 * together); 0: when the file is created. */
 	uint64_t start_mono;
 	uint64_t start_real;
+	uint32_t proc_event; /* DT_PROC_*: how this process came to be */
 	/* Identity facts for the header (beyond those the writer gathers
 	 * itself: host, command line, rank variables, clocks). */
 	const struct dt_kv *info;
@@ -134,8 +137,9 @@ struct dt_ring *dt_writer_attach(struct dt_writer *w, uint32_t tid,
 void dt_ring_detach(struct dt_ring *r);
 
 /* Drain every ring, write the end summary and the seek table, close the
- * file and free w. Safe to call from one thread while others may still
- * append (their later records are dropped and counted). */
+ * file and free w's buffers. Safe to call from one thread while others may
+ * still append: what they commit after the final drain is not in the file
+ * (stop them first), and their rings and w itself stay allocated. */
 void dt_writer_close(struct dt_writer *w, enum dt_end_reason reason, int code);
 
 /* dt_writer_close() for a signal handler: asks the writer thread to finish
@@ -154,6 +158,15 @@ void dt_writer_abandon(struct dt_writer *w);
 
 /* Total records lost so far (all rings). */
 uint64_t dt_writer_lost(struct dt_writer *w);
+
+/* dt_ring_reserve() for a caller that may retry: a full ring is not
+ * counted as a loss; call dt_ring_count_lost() when giving up. */
+void *dt_ring_try_reserve(struct dt_ring *r, uint32_t size);
+void dt_ring_count_lost(struct dt_ring *r);
+
+/* A record dropped where no ring could take it (reason DT_LOSS_NOBUF, say):
+ * counted, and reported in a LOSS record and in END. */
+void dt_writer_count_lost(struct dt_writer *w, enum dt_loss_reason why);
 
 /* Slow path of dt_ring_reserve, out of line. */
 void *dt_ring_reserve_slow(struct dt_ring *r, uint32_t size);

@@ -46,12 +46,14 @@ struct dt_writer {
 
 	pthread_t thread;
 	bool thread_started;
-	pthread_mutex_t lock; /* rings list; the chunk and file (writer side) */
+	pthread_mutex_t lock;       /* the chunk and the file */
+	pthread_mutex_t rings_lock; /* the list of rings: attach and unlink */
 	struct dt_ring *rings;
 
 	_Atomic uint32_t wake; /* futex word the writer thread sleeps on */
 	_Atomic int sleeping;
-	_Atomic int stop;   /* close requested */
+	_Atomic int closing; /* dt_writer_close* called (once) */
+	_Atomic int stop;    /* close requested, reason set */
 	_Atomic int closed; /* the file is complete */
 	enum dt_end_reason end_reason;
 	int end_code;
@@ -73,7 +75,12 @@ struct dt_writer {
 
 	uint64_t records;
 	uint64_t calls;
+	uint64_t chunk_records; /* in the chunk being filled */
+	uint64_t chunk_calls;
 	_Atomic uint64_t lost_total;
+	/* records dropped outside any ring, by reason (DT_LOSS_*) */
+	_Atomic uint64_t lost_other[DT_LOSS_CUPTI + 1];
+	uint64_t lost_other_seen[DT_LOSS_CUPTI + 1];
 	bool io_error;
 };
 
@@ -236,7 +243,8 @@ static const char *const rank_vars[] = {
 	"CUDA_VISIBLE_DEVICES",
 };
 
-static void add_identity(struct recbuf *b, const struct dt_file_header *h)
+static void add_identity(struct recbuf *b, const struct dt_file_header *h,
+			 uint32_t proc_event)
 {
 	char buf[PATH_MAX];
 	size_t n;
@@ -254,7 +262,7 @@ static void add_identity(struct recbuf *b, const struct dt_file_header *h)
 			p->t = h->start_mono;
 			p->pid = h->pid;
 			p->ppid = h->ppid;
-			p->event = DT_PROC_START;
+			p->event = proc_event;
 			p->len = (uint32_t)n;
 		}
 		for (size_t i = 0; i + 1 < n; i++)
@@ -294,7 +302,7 @@ static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
 	if (!room)
 		return -1;
 	memcpy(room, h, sizeof(*h));
-	add_identity(&b, h);
+	add_identity(&b, h, cfg->proc_event);
 	for (size_t i = 0; i < cfg->n_info; i++)
 		add_info_str(&b, cfg->info[i].key, cfg->info[i].value);
 	for (uint32_t i = 0; i < cfg->api_count; i++) {
@@ -393,8 +401,13 @@ static int write_frame(struct dt_writer *w)
 				ZSTD_isError(c) ? ZSTD_getErrorName(c)
 						: strerror(errno));
 		w->io_error = true;
+		/* the chunk's records are not in the file: they are lost */
+		w->records -= w->chunk_records;
+		w->calls -= w->chunk_calls;
+		atomic_fetch_add(&w->lost_total, w->chunk_records);
 	}
 	w->chunk_len = 0;
+	w->chunk_records = w->chunk_calls = 0;
 	return w->io_error ? -1 : 0;
 }
 
@@ -414,10 +427,16 @@ static void chunk_add(struct dt_writer *w, const void *rec, uint32_t size)
 		w->chunk_len = sizeof(c);
 		w->chunk_t0 = c.mono;
 		w->records++;
+		w->chunk_records++;
 	}
 	memcpy(w->chunk + w->chunk_len, rec, size);
 	w->chunk_len += size;
 	w->records++;
+	w->chunk_records++;
+	if (((const struct dt_rec_hdr *)rec)->type == DT_REC_API_CALL) {
+		w->calls++;
+		w->chunk_calls++;
+	}
 }
 
 static void emit_loss(struct dt_writer *w, uint32_t tid, uint64_t count,
@@ -451,11 +470,8 @@ static bool drain_ring(struct dt_writer *w, struct dt_ring *r)
 			tail = head;
 			break;
 		}
-		if (h->type != DT_REC_PAD) {
-			if (h->type == DT_REC_API_CALL)
-				w->calls++;
+		if (h->type != DT_REC_PAD)
 			chunk_add(w, h, size);
-		}
 		tail += size;
 	}
 	atomic_store_explicit(&r->tail, tail, memory_order_release);
@@ -466,21 +482,50 @@ static bool drain_ring(struct dt_writer *w, struct dt_ring *r)
 		atomic_fetch_add(&w->lost_total, lost - r->lost_seen);
 		r->lost_seen = lost;
 	}
+	lost = atomic_load_explicit(&r->lost_big, memory_order_relaxed);
+	if (lost != r->lost_big_seen) {
+		emit_loss(w, r->tid, lost - r->lost_big_seen, DT_LOSS_TOO_BIG);
+		atomic_fetch_add(&w->lost_total, lost - r->lost_big_seen);
+		r->lost_big_seen = lost;
+	}
 	return detached && tail == head;
 }
 
+/* Drain every ring. The list lock is held only to read the list's head and
+ * to unlink finished rings: a thread attaching never waits for compression
+ * or for the disk. New rings are pushed at the head; only this thread
+ * changes the links of rings already in the list. */
 static void drain_all(struct dt_writer *w)
 {
-	struct dt_ring **pp = &w->rings;
+	struct dt_ring *r, *next, *dead = NULL;
 
-	while (*pp) {
-		struct dt_ring *r = *pp;
+	pthread_mutex_lock(&w->rings_lock);
+	r = w->rings;
+	pthread_mutex_unlock(&w->rings_lock);
+	for (; r; r = next) {
+		next = r->next;
 		if (drain_ring(w, r)) {
+			pthread_mutex_lock(&w->rings_lock);
+			struct dt_ring **pp = &w->rings;
+			while (*pp != r)
+				pp = &(*pp)->next;
 			*pp = r->next;
-			free(r->buf);
-			free(r);
-		} else {
-			pp = &r->next;
+			pthread_mutex_unlock(&w->rings_lock);
+			r->next = dead;
+			dead = r;
+		}
+	}
+	for (; dead; dead = next) {
+		next = dead->next;
+		free(dead->buf);
+		free(dead);
+	}
+	for (uint32_t why = 1; why <= DT_LOSS_CUPTI; why++) {
+		uint64_t n = atomic_load(&w->lost_other[why]);
+		if (n != w->lost_other_seen[why]) {
+			emit_loss(w, 0, n - w->lost_other_seen[why], why);
+			atomic_fetch_add(&w->lost_total, n - w->lost_other_seen[why]);
+			w->lost_other_seen[why] = n;
 		}
 	}
 }
@@ -538,9 +583,10 @@ static void *writer_main(void *arg)
 		uint32_t seen = atomic_load(&w->wake);
 		bool stopping = atomic_load(&w->stop);
 
+		/* the request is read first: all it asks for is committed */
+		uint64_t req = atomic_load(&w->flush_req);
 		pthread_mutex_lock(&w->lock);
 		drain_all(w);
-		uint64_t req = atomic_load(&w->flush_req);
 		if (stopping) {
 			drain_all(w); /* what arrived while draining */
 			write_end(w);
@@ -579,7 +625,7 @@ void dt_ring_commit_slow(struct dt_ring *r)
 		kick(r->writer);
 }
 
-void *dt_ring_reserve_slow(struct dt_ring *r, uint32_t size)
+static void *reserve_slow(struct dt_ring *r, uint32_t size, bool count)
 {
 	uint32_t cap = r->mask + 1;
 	uint64_t head = r->head_local;
@@ -587,12 +633,14 @@ void *dt_ring_reserve_slow(struct dt_ring *r, uint32_t size)
 	uint32_t pad = off + size > cap ? cap - off : 0;
 
 	if (size > cap / 2) {
-		atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&r->lost_big, 1, memory_order_relaxed);
 		return NULL;
 	}
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	if (head + pad + size - r->tail_cache > cap) {
-		atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
+		if (count)
+			atomic_fetch_add_explicit(&r->lost, 1,
+						  memory_order_relaxed);
 		if (atomic_exchange(&r->writer->sleeping, 0))
 			kick(r->writer);
 		return NULL;
@@ -606,6 +654,33 @@ void *dt_ring_reserve_slow(struct dt_ring *r, uint32_t size)
 	}
 	r->head_local = head + size;
 	return r->buf + ((uint32_t)head & r->mask);
+}
+
+void *dt_ring_reserve_slow(struct dt_ring *r, uint32_t size)
+{
+	return reserve_slow(r, size, true);
+}
+
+void *dt_ring_try_reserve(struct dt_ring *r, uint32_t size)
+{
+	uint64_t head = r->head_local;
+	uint32_t off = (uint32_t)head & r->mask;
+
+	if (off + size > r->mask + 1u || head + size - r->tail_cache > r->mask + 1u)
+		return reserve_slow(r, size, false);
+	r->head_local = head + size;
+	return r->buf + off;
+}
+
+void dt_ring_count_lost(struct dt_ring *r)
+{
+	atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
+}
+
+void dt_writer_count_lost(struct dt_writer *w, enum dt_loss_reason why)
+{
+	if (why <= DT_LOSS_CUPTI)
+		atomic_fetch_add(&w->lost_other[why], 1);
 }
 
 struct dt_ring *dt_writer_attach(struct dt_writer *w, uint32_t tid,
@@ -638,10 +713,10 @@ struct dt_ring *dt_writer_attach(struct dt_writer *w, uint32_t tid,
 		memcpy(t + 1, thread_name, nl);
 	dt_ring_commit(r);
 
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->rings_lock);
 	r->next = w->rings;
 	w->rings = r;
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->rings_lock);
 	return r;
 }
 
@@ -659,10 +734,10 @@ uint64_t dt_writer_lost(struct dt_writer *w)
 {
 	uint64_t n = 0;
 
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->rings_lock);
 	for (struct dt_ring *r = w->rings; r; r = r->next)
 		n += atomic_load(&r->lost) - r->lost_seen;
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->rings_lock);
 	return n + atomic_load(&w->lost_total);
 }
 
@@ -697,6 +772,7 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 		return NULL;
 	w->fd = -1;
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->rings_lock, NULL);
 	w->ring_size = pow2_at_least(
 		cfg->ring_size ? cfg->ring_size : RING_DEFAULT, RING_MIN);
 	w->flush_ms = cfg->flush_ms ? cfg->flush_ms : FLUSH_MS_DEFAULT;
@@ -769,10 +845,11 @@ int dt_writer_flush(struct dt_writer *w, unsigned timeout_ms)
 
 void dt_writer_close(struct dt_writer *w, enum dt_end_reason reason, int code)
 {
-	if (atomic_exchange(&w->stop, 1))
+	if (atomic_exchange(&w->closing, 1))
 		return; /* someone else is closing it */
 	w->end_reason = reason;
 	w->end_code = code;
+	atomic_store(&w->stop, 1); /* after the reason: the writer reads it */
 	kick(w);
 	if (w->thread_started)
 		pthread_join(w->thread, NULL);
@@ -786,9 +863,10 @@ void dt_writer_close(struct dt_writer *w, enum dt_end_reason reason, int code)
 int dt_writer_close_async(struct dt_writer *w, enum dt_end_reason reason,
 			  int code, unsigned timeout_ms)
 {
-	if (!atomic_exchange(&w->stop, 1)) {
+	if (!atomic_exchange(&w->closing, 1)) {
 		w->end_reason = reason;
 		w->end_code = code;
+		atomic_store(&w->stop, 1);
 	}
 	kick(w);
 	for (unsigned waited = 0; !atomic_load(&w->closed); waited++) {

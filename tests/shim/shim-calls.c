@@ -9,6 +9,9 @@
  *   shim-calls sigterm        calls, then a SIGTERM to itself
  *   shim-calls exec           calls, then exec of `true`
  *   shim-calls sleep          calls, then sleeps (for a SIGKILL)
+ *   shim-calls ret3           calls, then returns 3 from main
+ *   shim-calls vfork          a vfork child execs `true`, then calls
+ *   shim-calls exitrace       threads keep calling while main exits
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -137,6 +140,25 @@ int main(int argc, char **argv)
 		tensor_calls();
 		raise(SIGTERM);
 		pause();
+	} else if (!strcmp(mode, "ret3")) {
+		conv_calls();
+		return 3;
+	} else if (!strcmp(mode, "vfork")) {
+		tensor_calls();
+		pid_t pid = vfork();
+		if (pid == 0) {
+			execlp("true", "true", (char *)NULL);
+			_exit(127);
+		}
+		int st;
+		waitpid(pid, &st, 0);
+		conv_calls();
+	} else if (!strcmp(mode, "exitrace")) {
+		pthread_t th;
+		for (int i = 0; i < 4; i++)
+			pthread_create(&th, NULL, thread_main, (void *)100000L);
+		usleep(50000);
+		exit(0);
 	} else if (!strcmp(mode, "sleep")) {
 		tensor_calls();
 		sleep(30);

@@ -114,6 +114,26 @@ f=$(only "$tmp/kill-*.dnnt") && {
 	"$dnntrace" info "$f" | grep -q '^ended: *incomplete' || bad "sigkill: $("$dnntrace" info "$f" | grep ended)"
 }
 
+# --- the exit status, when main returns it -----------------------------------
+"$dnntrace" record -q -o "$tmp/ret-%p.dnnt" -- "$calls" ret3
+[ $? = 3 ] || bad "ret3: exit status not 3"
+f=$(only "$tmp/ret-*.dnnt") && {
+	"$dnntrace" info "$f" | grep -q '^ended: *clean (exit 3)' || bad "ret3: $("$dnntrace" info "$f" | grep ended)"
+}
+
+# --- a vfork child's exec leaves the parent's file alone ----------------------
+"$dnntrace" record -q -o "$tmp/vfork-%p.dnnt" -- "$calls" vfork || bad "vfork mode failed"
+f=$(only "$tmp/vfork-*.dnnt") && {
+	n=$(count "$f"); [ "$n" = 10 ] || bad "vfork: $n calls, expected 10"
+	"$dnntrace" info "$f" | grep -q '^ended: *clean (exit 0)' || bad "vfork: $("$dnntrace" info "$f" | grep ended)"
+}
+
+# --- threads still calling while main exits: one file, complete --------------
+"$dnntrace" record -q -o "$tmp/race-%p.dnnt" -- "$calls" exitrace || bad "exitrace mode failed"
+f=$(only "$tmp/race-*.dnnt") && {
+	"$dnntrace" info "$f" | grep -q '^ended: *clean (exit 0)' || bad "exitrace: $("$dnntrace" info "$f" | grep ended)"
+}
+
 # --- exec finishes the file first ------------------------------------------
 "$dnntrace" record -q -o "$tmp/exec-%p.dnnt" -- "$calls" exec || bad "exec mode failed"
 f=$(only "$tmp/exec-*.dnnt") && {
