@@ -25,12 +25,13 @@ static int scalar_width(char c, const char **s)
 		return 4;
 	case 'p':
 		return 8;
-	case 'i':
-	case 'u':
-	case 'f':
+	case 'f': /* float or double only */
 		if (**s == '4' || **s == '8')
 			return *(*s)++ - '0';
-		if (**s == '1' || **s == '2') /* reserved for narrow ints */
+		return -1;
+	case 'i':
+	case 'u':
+		if (**s == '1' || **s == '2' || **s == '4' || **s == '8')
 			return *(*s)++ - '0';
 		return -1;
 	default:

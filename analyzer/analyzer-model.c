@@ -24,6 +24,9 @@
 #include "dt-analyzer.h"
 
 #define MAX_DIMS 8
+/* A graph's description stops growing here: a descriptor may list itself,
+ * or list others many times over (a crafted trace would make it explode). */
+#define DESC_MAX (64u << 10)
 /* Ops wait this long (host time) for their kernels before they are handed
  * out: CUPTI delivers kernel records some flushes after the launch. */
 #define HORIZON_NS 3000000000ull
@@ -620,6 +623,8 @@ static void describe_battr_value(struct dt_model *m, struct sbuf *b,
 				 struct sbuf *j, const struct battr *a,
 				 const char *role, int depth)
 {
+	if (b->len > DESC_MAX)
+		return;
 	if (a->type == 15) { /* BACKEND_DESCRIPTOR: describe what it points to */
 		uint32_t n = a->bytes / 8;
 		if (n != 1)
@@ -655,6 +660,10 @@ static void describe_battrs(struct dt_model *m, struct sbuf *b, struct sbuf *j,
 {
 	char name[96], tn[96];
 
+	if (b->len > DESC_MAX || (j && j->len > DESC_MAX)) {
+		sb_printf(b, "...");
+		return;
+	}
 	sb_printf(b, "%s(", short_enum("cudnnBackendDescriptorType_t", o->btype,
 				       tn, sizeof(tn), "CUDNN_BACKEND_"));
 	for (uint32_t i = 0; i < o->n_attrs; i++) {
@@ -672,7 +681,7 @@ static char *describe_graph(struct dt_model *m, struct obj *g, char **json)
 	struct battr *ops = battr(g, m->a_graph_ops);
 	struct sbuf b = { 0 }, j = { 0 };
 
-	for (uint32_t i = 0; ops && i < ops->bytes / 8; i++) {
+	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len <= DESC_MAX; i++) {
 		struct obj *op = obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
 		if (i)
 			sb_printf(&b, " ; ");

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,12 +287,45 @@ static void on_device(const CUpti_ActivityDevice5 *d)
 	emit_with_text(&r, sizeof(r), d->name);
 }
 
+/*
+ * The buffers handed to CUPTI, so that only those are parsed and freed: when
+ * another client gives CUPTI back, buffers it requested may still complete
+ * through our callback, and they are its to free, not ours.
+ */
+#define OWNED_MAX 256
+static struct {
+	pthread_mutex_t lock;
+	uint8_t *buf[OWNED_MAX];
+} owned = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool own(uint8_t *b, bool add)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&owned.lock);
+	for (int i = 0; i < OWNED_MAX && !found; i++) {
+		if (add && !owned.buf[i]) {
+			owned.buf[i] = b;
+			found = true;
+		} else if (!add && owned.buf[i] == b) {
+			owned.buf[i] = NULL;
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&owned.lock);
+	return found;
+}
+
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size,
 				      size_t *max_records)
 {
 	*buffer = NULL;
 	if (posix_memalign((void **)buffer, 8, BUFFER_SIZE))
 		*buffer = NULL; /* CUPTI drops records and counts them */
+	else if (!own(*buffer, true)) {
+		free(*buffer); /* too many outstanding: let CUPTI drop */
+		*buffer = NULL;
+	}
 	*size = BUFFER_SIZE;
 	*max_records = 0;
 }
@@ -306,6 +340,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
 	(void)ctx;
 	(void)stream;
 	(void)size;
+	if (!buffer || !own(buffer, false))
+		return; /* another client's buffer */
 	if (valid && !atomic_exchange(&c.active, 1))
 		emit_clock(); /* the first calibration goes before the first kernel */
 	while (valid &&
@@ -470,7 +506,12 @@ static void rearm(void)
 
 static void *flusher_main(void *arg)
 {
+	sigset_t all;
+
 	(void)arg;
+	/* a fatal signal's handler waits for this thread: never run it here */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_setname_np(pthread_self(), "dnntrace-cupti");
 	while (!atomic_load(&c.stopping)) {
 		/* sleep flush_ms in 10 ms slices, to answer a final flush soon */
@@ -524,7 +565,7 @@ static void start_once(void)
 	if ((r = cu.cuptiGetVersion(&version)) != CUPTI_SUCCESS)
 		return set_off("off: cuptiGetVersion failed: %s",
 			       result_name(r));
-	if (version < 130000 && version >= 1000) {
+	if (version < 130000) { /* CUPTI 12 reports 19..28: other layouts */
 		snprintf(c.state, sizeof(c.state),
 			 "off: CUPTI %u from %s is older than 13.0", version,
 			 path);

@@ -2,9 +2,9 @@
 # libdnntrace.so on real programs calling the real libcudnn (no GPU needed):
 # every call recorded once with its arguments and outputs, dlopen+dlsym
 # callers, threads, fork, SIGTERM, exec and DNNTRACE_DISABLE.
-# usage: test-shim.sh DNNTRACE LIBDNNTRACE SHIM_CALLS SHIM_DLOPEN CUDNN_LIBDIR
+# usage: test-shim.sh DNNTRACE LIBDNNTRACE SHIM_CALLS SHIM_DLOPEN CUDNN_LIBDIR NEXT_HOOK
 set -u
-dnntrace=$1 shim=$2 calls=$3 dlopen_prog=$4 cudnn_libdir=$5
+dnntrace=$1 shim=$2 calls=$3 dlopen_prog=$4 cudnn_libdir=$5 next_hook=$6
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export LD_LIBRARY_PATH="$cudnn_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -64,6 +64,10 @@ f=$(only "$tmp/dl-*.dnnt") && {
 	n=$(count "$f"); [ "$n" = 3 ] || bad "dlopen: $n calls recorded, expected 3"
 	has "$f" ' cudnnSetTensor4dDescriptor\(tensorDesc=0x[0-9a-f]+, format=CUDNN_TENSOR_NCHW, dataType=CUDNN_DATA_FLOAT, n=7, c=7, h=7, w=7\) = CUDNN_STATUS_SUCCESS$'
 }
+
+# --- dlsym(RTLD_NEXT) keeps its meaning for other preloaded libraries ------
+out=$(DNNTRACE_OUTPUT="$tmp/next-%p.dnnt" LD_PRELOAD="$shim:$next_hook" "$dlopen_prog" "$cudnn_libdir/libcudnn.so.9" 2>&1)
+[ "$out" = "[hooked] dlopen calls made" ] || bad "RTLD_NEXT through the shim's dlsym: $out"
 
 # --- threads: every call of every thread, none twice -------------------
 "$dnntrace" record -q -o "$tmp/th-%p.dnnt" -- "$calls" threads 6 2000 || bad "threads mode failed"

@@ -1,7 +1,7 @@
 /*
- * fuzz-reader.c - libFuzzer target for the trace reader and the argument
- * decoder: any input must be read without crashing, leaking or reading out
- * of bounds. Built as a fuzzer with clang (-Dfuzz=enabled); otherwise
+ * fuzz-reader.c - libFuzzer target for the trace reader, the argument
+ * decoder and the model behind `dnntrace ops`: any input must be read
+ * without crashing, leaking or reading out of bounds, in bounded time. Built as a fuzzer with clang (-Dfuzz=enabled); otherwise
  * fuzz-main.c runs the seed corpus through it as an ordinary test.
  */
 #include <stddef.h>
@@ -21,6 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!r)
 		return 0;
 	const struct dt_file_info *fi = dt_reader_info(r);
+	struct dt_model *m = dt_model_new(fi);
+	struct dt_op op;
 	while (dt_reader_next(r, &h) == 1) {
 		const struct dt_rec_api_call *c = (const void *)h;
 		struct dt_args_iter it;
@@ -28,12 +30,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t len;
 		const uint8_t *t = dt_rec_tail(h, &len);
 
+		dt_model_feed(m, h);
+		while (dt_model_next_op(m, &op))
+			;
 		if (h->type != DT_REC_API_CALL || c->api >= fi->n_apis)
 			continue;
 		dt_args_begin(&it, fi->apis[c->api].sig, t, len);
 		while (dt_args_next(&it, &a) == 1)
 			dt_arg_format(&a, buf, sizeof(buf));
+		dt_call_format(fi->apis[c->api].name, fi->apis[c->api].sig, t,
+			       len, buf, sizeof(buf));
 	}
+	dt_model_finish(m);
+	while (dt_model_next_op(m, &op))
+		;
+	dt_model_free(m);
 	dt_reader_stats(r);
 	dt_reader_close(r);
 	return 0;
