@@ -50,6 +50,11 @@ NEUTRALIZE = [
     "-D__inline__=inline",
 ]
 
+# What is read of a variable-length input of a call that failed: cuDNN's arrays of dims hold at
+# most CUDNN_DIM_MAX (8) elements.
+FAILED_CAP_ELEMENTS = 8
+FAILED_CAP_BYTES = 64
+
 # Local names a wrapper declares; a cuDNN parameter must not be called like one of them.
 WRAPPER_LOCALS = {"real_t", "real", "t", "t0", "t1", "ret", "ok", "len", "p"}
 
@@ -471,6 +476,15 @@ class FieldMaker:
         self.uses_ok = True
         return "ok ? %s : 0" % expr
 
+    def if_failed_cap(self, expr: str, out: bool, cap: int) -> str:
+        """A variable-length input's count when the call failed: at most cap. Inputs are read
+        after the call; a call cuDNN rejected may carry a bogus length, and the shim must not
+        read far past what the caller really passed."""
+        if out or not self.status:
+            return expr
+        self.uses_ok = True
+        return "dt_cap_failed(%s, ok, %d)" % (expr, cap)
+
     def read(self, name: str, zero: str, out: bool) -> str:
         """The element a pointer points to, or `zero`."""
         cond = name
@@ -496,12 +510,14 @@ class FieldMaker:
         length = "1" if rule.length is None else self.length(rule, out)
         if target.kind == "struct":
             nbytes = "dt_bytes(%s, %s, sizeof(%s))" % (name, length, target.ctype)
+            nbytes = self.if_failed_cap(nbytes, out, FAILED_CAP_BYTES)
             return blob_field(name, target.code, self.if_ok(nbytes, out), out)
         if rule.length is None:
             zero = "NULL" if target.kind == "pointer" else "0"
             return fixed_field(name, target.code, self.read(name, zero, out), out)
         size = ENCODINGS[base_code(target.code)][0]
         count = "dt_count(%s, %s, %d)" % (name, length, size)
+        count = self.if_failed_cap(count, out, FAILED_CAP_ELEMENTS)
         return array_field(name, target, self.if_ok(count, out), out)
 
     def role_scalar(self, param: Param, target: Elem, rule: Rule) -> Field:
@@ -521,6 +537,7 @@ class FieldMaker:
         self.need(target, "void", rule)
         type_arg, count = (self.integer(a) for a in rule.args)
         nbytes = "dt_bytes(%s, %s, dt_backend_type_size(%s))" % (param.name, count, type_arg)
+        nbytes = self.if_failed_cap(nbytes, False, FAILED_CAP_BYTES)
         return blob_field(param.name, "x", nbytes, False)
 
     def role_outpayload(self, param: Param, target: Elem, rule: Rule) -> Field:
@@ -641,6 +658,12 @@ C_HELPERS = """\
 static inline int64_t dt_min64(int64_t a, int64_t b)
 {
 \treturn a < b ? a : b;
+}
+
+/* A failed call's input count, at most cap (see the generator). */
+static inline uint32_t dt_cap_failed(uint32_t n, int ok, uint32_t cap)
+{
+	return ok || n <= cap ? n : cap;
 }
 
 /* Bytes of `count` elements of `elem` bytes at ptr, within DT_MAX_BLOB. */
