@@ -83,11 +83,10 @@ static void query_plan(cudnnBackendDescriptor_t plan)
 			get(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
 			    &index, NULL);
 	}
-	/* how many knobs, then that many choice descriptors to fill */
-	int64_t k = 0, made = 0;
-	get(cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-	    0, NULL, &k);
-	for (; made < k && made < MAX_KNOBS; made++)
+	/* cuDNN does not say how many knobs a config has without descriptors
+	 * to fill: make one per knob type there is (as the frontend does) */
+	int64_t made = 0;
+	for (; made < CUDNN_KNOB_TYPE_COUNTS && made < MAX_KNOBS; made++)
 		if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR,
 						 &knobs[made]))
 			break;

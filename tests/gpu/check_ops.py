@@ -128,7 +128,8 @@ def from_log(paths):
     for rec in app_records(paths):
         if rec.func == "cudnnBackendExecute":
             engine = first_value(rec.body, "engine_id")
-            tensors = {log_tensor(t) for t in blocks(rec.body, "CUDNN_BACKEND_TENSOR_DESCRIPTOR")}
+            tensors = {log_tensor(t) for t in blocks(rec.body, "CUDNN_BACKEND_TENSOR_DESCRIPTOR")
+                       if t.get("isByVal") != "true"}
             execs.append((int(engine) if engine else None, tensors, log_knobs(rec.body)))
         elif rec.func in LEGACY_CONV:
             ts = {}
@@ -149,7 +150,7 @@ def from_trace(dnntrace, trace):
     execs, convs = [], []
     for op in json.loads(out)["ops"]:
         if op["api"] == "cudnnBackendExecute":
-            # cuDNN's record leaves out tensors passed by value (host scalars)
+            # tensors passed by value (host scalars) are left out on both sides
             tensors = {(t["uid"], tuple(t["dims"]), tuple(t["strides"]), t["dtype"], t["virtual"])
                        for t in op["tensors"] if not t.get("by_value")}
             execs.append((op["engine"] if op["engine"] >= 0 else None, tensors, op["knobs"]))
