@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dt-analyzer.h"
+#include "analyzer-util.h"
 
 void dt_args_begin(struct dt_args_iter *it, const char *sig,
 		   const uint8_t *args, uint32_t len)
@@ -173,16 +174,6 @@ int64_t dt_arg_elem_i(const struct dt_arg *a, uint32_t i)
 		v |= ~0ull << (a->width * 8);
 	return (int64_t)v;
 }
-
-/* Append to buf with snprintf semantics, tracking the would-be length. */
-#define APPEND(...)                                                          \
-	do {                                                                 \
-		int k_ = snprintf(buf + (len < (int)size ? len : (int)size), \
-				  len < (int)size ? size - (size_t)len : 0,  \
-				  __VA_ARGS__);                              \
-		if (k_ > 0)                                                  \
-			len += k_;                                           \
-	} while (0)
 
 static int format_elem(char code, const struct dt_arg *a, uint32_t i, char *buf,
 		       size_t size)

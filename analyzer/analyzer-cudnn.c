@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dt-analyzer.h"
+#include "analyzer-util.h"
 
 struct enum_key {
 	const char *type;
@@ -93,15 +94,6 @@ static const struct {
 	[29] = { 'e', 4, "cudnnRngDistribution_t" },
 	[30] = { 'e', 4, "cudnnMoeGroupedMatmulMode_t" },
 };
-
-#define APPEND(...)                                                          \
-	do {                                                                 \
-		int k_ = snprintf(buf + (len < (int)size ? len : (int)size), \
-				  len < (int)size ? size - (size_t)len : 0,  \
-				  __VA_ARGS__);                              \
-		if (k_ > 0)                                                  \
-			len += k_;                                           \
-	} while (0)
 
 int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 			      char *buf, size_t size)
