@@ -115,6 +115,7 @@ struct cfg_info {
 	char *graph_json;  /* its tensors, as JSON */
 	int64_t engine;    /* global engine index, -1 unknown */
 	char *knobs;       /* "TILE_SIZE=4 KBLOCK=3", once known */
+	char *notes;       /* numerical notes: "TENSOR_CORE ...", once known */
 };
 
 struct cfg_list {
@@ -145,6 +146,7 @@ struct obj {
 	char *graph;       /* OPERATIONGRAPH: its description at finalize */
 	char *graph_json;  /* and its tensors */
 	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
+	uint64_t stream;      /* a cuDNN handle: its stream (0: default) */
 	struct plan_info *plan;
 };
 
@@ -152,6 +154,7 @@ struct pending {
 	struct dt_op op;
 	char *desc;
 	char *tensors;
+	char *pointers;
 	char *first_kernel;
 	struct pending *next;
 };
@@ -166,7 +169,8 @@ struct dt_model {
 	/* constants looked up by name in the generated enum table */
 	int64_t bt_tensor, bt_graph, bt_engine, bt_cfg, bt_heur, bt_plan,
 		bt_varpack;
-	int64_t a_cfg_knobs, a_knob_type, a_knob_value;
+	int64_t a_cfg_knobs, a_knob_type, a_knob_value, a_engine_notes,
+		a_vp_uids, a_vp_ptrs, a_vp_ws;
 	int64_t a_graph_ops, a_heur_graph, a_heur_results, a_cfg_engine,
 		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
 		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
@@ -759,6 +763,22 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 	struct sbuf b = { 0 }, j = { 0 };
 	int64_t algo = -1, ws = -1;
 
+	struct sbuf ptrs = { 0 };
+	uint64_t stream = 0;
+
+	/* data pointers first: a tensor's follows its descriptor */
+	dt_args_begin(&it, api->sig, args, len);
+	while (dt_args_next(&it, &a) == 1) {
+		if (a.code != 'p' || a.out)
+			continue;
+		if (a.name_len == 6 && !memcmp(a.name, "handle", 6)) {
+			struct obj *h = obj_find(m, a.u, false);
+			stream = h ? h->stream : 0;
+		} else if (!(a.name_len > 4 && !memcmp(a.name + a.name_len - 4, "Desc", 4))) {
+			sb_printf(&ptrs, "%s\"%.*s\": \"0x%" PRIx64 "\"", ptrs.len ? ", " : "",
+				  (int)a.name_len, a.name, a.u);
+		}
+	}
 	dt_args_begin(&it, api->sig, args, len);
 	while (dt_args_next(&it, &a) == 1) {
 		char tmp[96], t[64];
@@ -791,9 +811,12 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 	if (p) {
 		p->op.engine = algo;
 		p->op.workspace = ws;
+		p->op.stream = stream;
 		p->tensors = sb_take(&j);
+		p->pointers = sb_take(&ptrs);
 	} else {
 		free(j.p);
+		free(ptrs.p);
 	}
 }
 
@@ -819,6 +842,23 @@ static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr)
 	return b.len ? sb_take(&b) : (free(b.p), NULL);
 }
 
+/* "uid": "0x..." of the variant pack's data pointers; *ws its workspace. */
+static char *varpack_pointers(struct dt_model *m, uint64_t varpack, uint64_t *ws)
+{
+	struct obj *vp = obj_find(m, varpack, false);
+	struct battr *uids = vp ? battr(vp, m->a_vp_uids) : NULL;
+	struct sbuf b = { 0 };
+
+	*ws = vp ? battr_ptr(vp, m->a_vp_ws, 0) : 0;
+	for (uint32_t i = 0; uids && i < uids->bytes / 8; i++) {
+		int64_t uid;
+		memcpy(&uid, uids->data + i * 8, 8);
+		sb_printf(&b, "%s\"%" PRId64 "\": \"0x%" PRIx64 "\"", b.len ? ", " : "", uid,
+			  battr_ptr(vp, m->a_vp_ptrs, i));
+	}
+	return sb_take(&b);
+}
+
 static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 			    const struct dt_api_def *api, const uint8_t *args,
 			    uint32_t len)
@@ -828,12 +868,18 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	uint64_t plan = 0, varpack = 0;
 	struct sbuf b = { 0 };
 
+	uint64_t stream = 0;
+
 	dt_args_begin(&it, api->sig, args, len);
 	while (dt_args_next(&it, &a) == 1) {
 		if (a.name_len == 13 && !memcmp(a.name, "executionPlan", 13))
 			plan = a.u;
 		else if (a.name_len == 11 && !memcmp(a.name, "variantPack", 11))
 			varpack = a.u;
+		else if (a.name_len == 6 && !memcmp(a.name, "handle", 6)) {
+			struct obj *h = obj_find(m, a.u, false);
+			stream = h ? h->stream : 0;
+		}
 	}
 	struct obj *po = obj_find(m, plan, false);
 	struct plan_info *pi = po ? po->plan : NULL;
@@ -846,24 +892,47 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 			  pi->cfg && pi->cfg->graph ? pi->cfg->graph : "(graph unknown)");
 		if (pi->cfg && pi->cfg->knobs)
 			sb_printf(&b, " knobs{%s}", pi->cfg->knobs);
+		if (pi->cfg && pi->cfg->notes && *pi->cfg->notes)
+			sb_printf(&b, " notes{%s}", pi->cfg->notes);
 	} else {
 		sb_printf(&b, "plan=? (not finalized in this trace)");
 	}
 	struct pending *p = add_op(m, c, api->name, sb_take(&b));
+	if (p) {
+		p->op.stream = stream;
+		p->pointers = varpack_pointers(m, varpack, &p->op.workspace_ptr);
+	}
 	if (p && pi) {
 		p->op.knobs = pi->cfg ? pi->cfg->knobs : NULL;
+		p->op.notes = pi->cfg ? pi->cfg->notes : NULL;
 		p->op.plan = pi->id;
 		p->op.engine = pi->cfg ? pi->cfg->engine : -1;
 		p->op.workspace = pi->workspace;
 		if (pi->cfg && pi->cfg->graph_json)
 			p->tensors = strdup(pi->cfg->graph_json);
 	}
-	(void)varpack;
 }
 
 /* --------------------------------------------------------------- calls */
 
 static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr);
+
+/* An engine's numerical notes, read back: "TENSOR_CORE DOWN_CONVERT_INPUTS". */
+static char *notes_of(struct obj *o, int64_t attr)
+{
+	struct battr *a = battr(o, attr);
+	struct sbuf b = { 0 };
+	char tmp[96];
+
+	for (uint32_t i = 0; a && i + 4 <= a->bytes; i += 4) {
+		int32_t v;
+		memcpy(&v, a->data + i, 4);
+		sb_printf(&b, "%s%s", b.len ? " " : "",
+			  short_enum("cudnnBackendNumericalNote_t", v, tmp, sizeof(tmp),
+				     "CUDNN_NUMERICAL_NOTE_"));
+	}
+	return sb_take(&b);
+}
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -926,6 +995,9 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 				e->cfg = o->cfg;
 		} else if (attr == m->a_engine_index && o->cfg) {
 			o->cfg->engine = battr_i64(o, attr, -1);
+		} else if (attr == m->a_engine_notes && o->cfg) {
+			free(o->cfg->notes);
+			o->cfg->notes = notes_of(o, attr);
 		} else if (attr == m->a_plan_ws && o->plan) {
 			o->plan->workspace = battr_i64(o, attr, -1);
 		} else if (attr == m->a_plan_cfg && o->plan) {
@@ -1006,6 +1078,21 @@ static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 		on_backend_call(m, c, name, args, n);
 		if (!strcmp(name, "cudnnBackendExecute"))
 			backend_execute(m, c, api, data, len);
+		return;
+	}
+	/* handles and the stream each works on */
+	if (!strcmp(name, "cudnnCreate") && n == 1 && ok) {
+		struct obj *o = obj_find(m, args[0].u, true);
+		if (o) {
+			obj_clear(o);
+			o->live = true;
+		}
+		return;
+	}
+	if (!strcmp(name, "cudnnSetStream") && n == 2 && ok) {
+		struct obj *o = obj_find(m, args[0].u, true);
+		if (o)
+			o->stream = args[1].u;
 		return;
 	}
 	/* cudnnCreate<Kind>Descriptor(&d): a new legacy descriptor */
@@ -1124,6 +1211,10 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	m->a_cfg_knobs = enum_value(an, "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES");
 	m->a_knob_type = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE");
 	m->a_knob_value = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE");
+	m->a_engine_notes = enum_value(an, "CUDNN_ATTR_ENGINE_NUMERICAL_NOTE");
+	m->a_vp_uids = enum_value(an, "CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS");
+	m->a_vp_ptrs = enum_value(an, "CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS");
+	m->a_vp_ws = enum_value(an, "CUDNN_ATTR_VARIANT_PACK_WORKSPACE");
 	return m;
 }
 
@@ -1182,6 +1273,7 @@ int dt_model_next_op(struct dt_model *m, struct dt_op *op)
 	if (m->out) {
 		free(m->out->desc);
 		free(m->out->tensors);
+		free(m->out->pointers);
 		free(m->out->first_kernel);
 		free(m->out);
 		m->out = NULL;
@@ -1196,6 +1288,7 @@ int dt_model_next_op(struct dt_model *m, struct dt_op *op)
 	*op = p->op;
 	op->desc = p->desc;
 	op->tensors_json = p->tensors ? p->tensors : "";
+	op->pointers_json = p->pointers ? p->pointers : "";
 	op->first_kernel = p->first_kernel;
 	return 1;
 }
@@ -1218,6 +1311,7 @@ void dt_model_free(struct dt_model *m)
 		free(m->cfgs->info.graph);
 		free(m->cfgs->info.graph_json);
 		free(m->cfgs->info.knobs);
+		free(m->cfgs->info.notes);
 		free(m->cfgs);
 		m->cfgs = n;
 	}

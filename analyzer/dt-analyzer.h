@@ -109,6 +109,9 @@ struct dt_op {
 	uint32_t plan;       /* backend plan id (1, 2, ... in this trace), 0 for legacy */
 	int64_t engine;      /* backend: global engine index; legacy: algo; -1 unknown */
 	const char *knobs;   /* backend: the engine's knob choices, "TILE_SIZE=4 KBLOCK=3", or NULL */
+	const char *notes;   /* backend: numerical notes, "TENSOR_CORE ...", or NULL */
+	uint64_t stream;     /* the stream of the handle it ran on (0: default) */
+	uint64_t workspace_ptr; /* backend: the variant pack's workspace */
 	int64_t workspace;   /* bytes, -1 unknown */
 	uint32_t kernels;    /* GPU kernels, copies and sets it launched */
 	uint64_t gpu_ns;     /* their summed durations */
@@ -116,7 +119,9 @@ struct dt_op {
 	uint64_t gpu_end;
 	const char *first_kernel; /* name of its first kernel, or NULL */
 	const char *tensors_json; /* its tensors: comma-separated JSON objects
-				     {role, uid, dims, strides, dtype, virtual} */
+				     {role, uid, dims, strides, dtype, virtual, by_value} */
+	const char *pointers_json; /* device pointers: "x": "0x..." (legacy) or
+				      "uid": "0x..." (backend), comma-separated */
 };
 
 struct dt_model_stats {

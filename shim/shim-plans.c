@@ -4,7 +4,8 @@
  * Programs built on cuDNN's frontend read a plan's workspace size, engine
  * and knobs back themselves, and the trace has those answers. A program
  * that does not leaves them unknown; so right after an execution plan is
- * finalized, the shim asks cuDNN once, through the wrappers, with the calls
+ * finalized, the shim asks cuDNN once (workspace size, engine, numerical
+ * notes, knob choices), through the wrappers, with the calls
  * marked as its own (DT_CALL_BY_DNNTRACE). Never per execution.
  * DNNTRACE_PLAN_QUERY=0 switches this off.
  */
@@ -79,9 +80,14 @@ static void query_plan(cudnnBackendDescriptor_t plan)
 	    !cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &eng)) {
 		get(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
 		    1, &eng, &n);
-		if (n == 1)
+		if (n == 1) {
+			cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
 			get(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
 			    &index, NULL);
+			get(eng, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+			    CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT,
+			    notes, NULL);
+		}
 	}
 	/* cuDNN does not say how many knobs a config has without descriptors
 	 * to fill: make one per knob type there is (as the frontend does) */

@@ -98,7 +98,16 @@ static void print_op_json(FILE *out, const struct dt_file_info *fi,
 			strtoll(eq + 1, NULL, 10));
 		k = sp ? sp + 1 : "";
 	}
-	fprintf(out, "}, \"tensors\": [%s], \"first_kernel\": ", op->tensors_json);
+	fprintf(out, "}, \"notes\": [");
+	for (const char *n = op->notes; n && *n;) {
+		const char *sp = strchr(n, ' ');
+		int l = sp ? (int)(sp - n) : (int)strlen(n);
+		fprintf(out, "%s\"%.*s\"", n == op->notes ? "" : ", ", l, n);
+		n = sp ? sp + 1 : "";
+	}
+	fprintf(out, "], \"stream\": \"0x%" PRIx64 "\", \"workspace_ptr\": \"0x%" PRIx64
+		"\", \"pointers\": {%s}, \"tensors\": [%s], \"first_kernel\": ",
+		op->stream, op->workspace_ptr, op->pointers_json, op->tensors_json);
 	if (op->first_kernel)
 		json_str(out, op->first_kernel);
 	else

@@ -6,7 +6,7 @@
 The trace and the log(s) must come from the same run (CUDNN_LOGLEVEL_DBG=3 and dnntrace
 together). For every cudnnBackendExecute the application made, in order, it compares the
 engine id and the graph's tensors (uid, dims, strides, data type, virtual) that `dnntrace ops
---format json` reports, and the engine's knob choices, with what cuDNN printed in the call's record; for every legacy
+--format json` reports, and the engine's knob choices and numerical notes, with what cuDNN printed in the call's record; for every legacy
 convolution call (forward, backward data, backward filter) the algorithm, the workspace size
 and the dims and strides of its tensors. Executes that cuDNN made inside other calls (XLA's
 autotuning inside cudnnBackendFinalize) are not application calls and are skipped, as the
@@ -96,6 +96,25 @@ def app_records(paths):
                     yield rec
 
 
+def log_notes(body):
+    """The numerical notes (TENSOR_CORE, ...) of the record's first numericalNotes block."""
+    notes, inside = set(), None
+    for line in body:
+        m = FIELD.match(line)
+        if not m:
+            continue
+        if m.group(2) == "numericalNotes":
+            if inside is not None:
+                break
+            inside = len(m.group(1))
+        elif inside is not None:
+            if len(m.group(1)) <= inside:
+                break
+            if m.group(2).startswith("CUDNN_NUMERICAL_NOTE_") and m.group(4) == "true":
+                notes.add(m.group(2)[len("CUDNN_NUMERICAL_NOTE_"):])
+    return notes
+
+
 def log_knobs(body):
     """{knob: value} of the record's first knobDesc block."""
     knobs, inside = {}, None
@@ -130,7 +149,8 @@ def from_log(paths):
             engine = first_value(rec.body, "engine_id")
             tensors = {log_tensor(t) for t in blocks(rec.body, "CUDNN_BACKEND_TENSOR_DESCRIPTOR")
                        if t.get("isByVal") != "true"}
-            execs.append((int(engine) if engine else None, tensors, log_knobs(rec.body)))
+            execs.append((int(engine) if engine else None, tensors, log_knobs(rec.body),
+                          log_notes(rec.body)))
         elif rec.func in LEGACY_CONV:
             ts = {}
             for t in blocks(rec.body, "cudnnTensorDescriptor_t"):
@@ -153,7 +173,8 @@ def from_trace(dnntrace, trace):
             # tensors passed by value (host scalars) are left out on both sides
             tensors = {(t["uid"], tuple(t["dims"]), tuple(t["strides"]), t["dtype"], t["virtual"])
                        for t in op["tensors"] if not t.get("by_value")}
-            execs.append((op["engine"] if op["engine"] >= 0 else None, tensors, op["knobs"]))
+            execs.append((op["engine"] if op["engine"] >= 0 else None, tensors, op["knobs"],
+                          set(op["notes"])))
         elif op["api"] in LEGACY_CONV:
             ts = {t["role"] + "Desc": (tuple(t["dims"]), tuple(t["strides"])) for t in op["tensors"]}
             convs.append((op["api"], op["engine"], op["workspace"], ts))
@@ -180,26 +201,31 @@ def main(argv):
     if len(l_execs) != len(t_execs):
         problems.append("cudnnBackendExecute: %d in the trace, %d in the log"
                         % (len(t_execs), len(l_execs)))
-    engine_ok = tensors_ok = knobs_ok = knobs_unknown = 0
-    for i, ((te, tt, tk), (le, lt, lk)) in enumerate(zip(t_execs, l_execs)):
+    engine_ok = tensors_ok = knobs_ok = knobs_unknown = notes_ok = notes_unknown = 0
+    for i, ((te, tt, tk, tn), (le, lt, lk, ln)) in enumerate(zip(t_execs, l_execs)):
         compared += 1
-        # knobs the program never read back are unknown to the trace, not wrong
+        # what nobody read back is unknown to the trace, not wrong
         if not tk and lk:
             knobs_unknown += 1
             tk = lk
-        e_ok, t_ok, k_ok = te == le, tt == lt, tk == lk
+        if not tn and ln:
+            notes_unknown += 1
+            tn = ln
+        e_ok, t_ok, k_ok, n_ok = te == le, tt == lt, tk == lk, tn == ln
         engine_ok += e_ok
         tensors_ok += t_ok
         knobs_ok += k_ok
-        agree += e_ok and t_ok and k_ok
-        if not (e_ok and t_ok and k_ok) and len(problems) < 10:
-            problems.append("execute #%d: engine %s vs log %s; knobs %s vs log %s; tensors only "
-                            "in trace %s, only in log %s" % (i + 1, te, le, tk, lk,
-                                                            sorted(tt - lt)[:2], sorted(lt - tt)[:2]))
-    print("cudnnBackendExecute: %d compared; engine ids agree on %d, knobs on %d (%d unknown: "
-          "the program never read them), tensors on %d"
+        notes_ok += n_ok
+        agree += e_ok and t_ok and k_ok and n_ok
+        if not (e_ok and t_ok and k_ok and n_ok) and len(problems) < 10:
+            problems.append("execute #%d: engine %s vs log %s; knobs %s vs log %s; notes %s vs "
+                            "log %s; tensors only in trace %s, only in log %s"
+                            % (i + 1, te, le, tk, lk, sorted(tn), sorted(ln),
+                               sorted(tt - lt)[:2], sorted(lt - tt)[:2]))
+    print("cudnnBackendExecute: %d compared; engine ids agree on %d, knobs on %d (%d unknown), "
+          "numerical notes on %d (%d unknown), tensors on %d"
           % (min(len(t_execs), len(l_execs)), engine_ok, knobs_ok - knobs_unknown, knobs_unknown,
-             tensors_ok))
+             notes_ok - notes_unknown, notes_unknown, tensors_ok))
     if len(l_convs) != len(t_convs):
         problems.append("legacy convolutions: %d in the trace, %d in the log"
                         % (len(t_convs), len(l_convs)))
