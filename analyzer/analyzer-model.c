@@ -832,12 +832,13 @@ static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr)
 	for (uint32_t i = 0; kc && i < kc->bytes / 8; i++) {
 		struct obj *k = obj_find(m, battr_ptr(cfg, m->a_cfg_knobs, i), false);
 		int64_t type = k ? battr_i64(k, m->a_knob_type, -1) : -1;
-		if (type < 0)
+		int64_t value = k ? battr_i64(k, m->a_knob_value, -1) : -1;
+		if (type < 0 || value == -1) /* -1: left at its default */
 			continue;
 		sb_printf(&b, "%s%s=%" PRId64, b.len ? " " : "",
 			  short_enum("cudnnBackendKnobType_t", type, tmp, sizeof(tmp),
 				     "CUDNN_KNOB_TYPE_"),
-			  battr_i64(k, m->a_knob_value, -1));
+			  value);
 	}
 	return b.len ? sb_take(&b) : (free(b.p), NULL);
 }
