@@ -795,6 +795,10 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 				tensor_json(&j, &o->t, a.name, (int)a.name_len - 4);
 			} else {
 				describe_fields(&b, o);
+				/* RNN calls carry their algorithm in the
+				 * descriptor */
+				if (algo < 0 && field(o, "algo"))
+					algo = fval(o, "algo", -1);
 			}
 		} else if (a.code == 'e' && a.type) {
 			snprintf(t, sizeof(t), "%.*s", (int)a.type_len, a.type);
