@@ -1118,6 +1118,26 @@ static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 			o->live = false;
 		return;
 	}
+	/* the scale/bias/mean/variance tensor batch norm derives from x:
+	 * 1xCx1x1 (spatial modes) or 1xCxHxW (per activation), in float for
+	 * half and bfloat16 data, as cuDNN documents it */
+	if (!strcmp(name, "cudnnDeriveBNTensorDescriptor") && n == 3 && ok) {
+		struct obj *d = obj_find(m, args[0].u, false);
+		struct obj *x = obj_find(m, args[1].u, false);
+		if (!d || !x || !x->t.valid)
+			return;
+		d->t = x->t;
+		d->t.dims[0] = 1;
+		for (int i = 2; i < d->t.nb; i++)
+			if (args[2].i != enum_value("cudnnBatchNormMode_t",
+						    "CUDNN_BATCHNORM_PER_ACTIVATION"))
+				d->t.dims[i] = 1;
+		if (x->t.dtype == enum_value("cudnnDataType_t", "CUDNN_DATA_HALF") ||
+		    x->t.dtype == enum_value("cudnnDataType_t", "CUDNN_DATA_BFLOAT16"))
+			d->t.dtype = enum_value("cudnnDataType_t", "CUDNN_DATA_FLOAT");
+		packed(&d->t);
+		return;
+	}
 	/* a setter: its arguments describe the descriptor it is given first */
 	if (starts(name, "cudnnSet") && n > 1 && args[0].code == 'p' && ok &&
 	    strcmp(name, "cudnnSetStream") && strcmp(name, "cudnnSetCallback")) {
