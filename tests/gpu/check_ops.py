@@ -237,8 +237,11 @@ def main(argv):
         conv_ok += ok
         agree += ok
         if not ok and len(problems) < 10:
-            problems.append("legacy #%d: trace %s algo %s ws %s vs log %s algo %s ws %s"
-                            % (i + 1, t[0], t[1], t[2], l[0], l[1], l[2]))
+            bad = [(k, t[3].get(k), v) for k, v in l[3].items()
+                   if not compare_legacy_tensors(t[3], {k: v})]
+            problems.append("legacy #%d: trace %s algo %s ws %s vs log %s algo %s ws %s; "
+                            "tensors (name, trace, log) %s"
+                            % (i + 1, t[0], t[1], t[2], l[0], l[1], l[2], bad[:2]))
     print("legacy calls that execute: %d compared; %d agree (algorithm, workspace, tensors)"
           % (min(len(t_convs), len(l_convs)), conv_ok))
     for p in problems:
