@@ -8,7 +8,8 @@
 #   2. `dnntrace record` run with the same iterations: ms/iter and checksum (must equal the plain one);
 #   3. oracle run: `dnntrace record` and cuDNN's API log (CUDNN_LOGLEVEL_DBG=3) in the SAME process,
 #      fewer iterations (logging is slow); calls per function from the trace (dnntrace_calls.py)
-#      compared with the calls per function in the log (cudnn_log_calls.py) by compare_calls.py.
+#      compared with the calls per function in the log (cudnn_log_calls.py) by compare_calls.py,
+#      and what `dnntrace ops` decoded for every execution compared with the log (check_ops.py).
 # Writes everything under OUTDIR (<wl>.* files, traces in <wl>.timing/ and <wl>.oracle/) and a
 # table to OUTDIR/summary.txt and stdout. Exit status: 0 when every workload that ran has an equal
 # (or, for the nondeterministic ones, close) checksum and a matching oracle; 1 otherwise (a run
@@ -120,9 +121,17 @@ oracle() {
 	"$PY" "$HERE/compare_calls.py" "${COMPARE_FLAGS[@]}" "$OUT/$name.dnntrace.json" "$OUT/$name.cudnn.json" \
 		>"$OUT/$name.compare.txt" 2>&1
 	rc=$?
-	local line
+	local line ops_rc ops_line
 	line=$(grep '^calls: ' "$OUT/$name.compare.txt" | sed 's/^calls: //')
-	if [ $rc -eq 0 ]; then echo "match: $line"; else echo "MISMATCH: $line"; fi
+	# what the model decoded for every execution, against the same log
+	"$PY" "$HERE/check_ops.py" "$DNNTRACE" "${traces[0]}" "${logs[@]}" >"$OUT/$name.ops.txt" 2>&1
+	ops_rc=$?
+	ops_line=$(grep '^ops: ' "$OUT/$name.ops.txt" | sed 's/^ops: //')
+	if [ $rc -eq 0 ] && [ $ops_rc -eq 0 ]; then
+		echo "match: $line; ops $ops_line"
+	else
+		echo "MISMATCH: $line; ops $ops_line"
+	fi
 }
 
 # workload NAME: all runs of one workload; appends its row to $ROWS, sets FAILED/RAN.
