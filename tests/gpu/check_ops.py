@@ -173,7 +173,10 @@ def from_trace(dnntrace, trace):
                        for t in op["tensors"] if not t.get("by_value")}
             execs.append((op["engine"] if op["engine"] >= 0 else None, tensors, op["knobs"],
                           set(op["notes"])))
-        else:
+        elif op["desc"]:
+            # (an op with no description is a call that is no computation,
+            # cudnnCreate say, listed because it launched work; it launched
+            # nothing in other runs, so it is not compared)
             ts = {t["role"] + "Desc": (tuple(t["dims"]), tuple(t["strides"])) for t in op["tensors"]}
             convs.append((op["api"], op["engine"] if "algo" in op["desc"] else None,
                           op["workspace"] if op["workspace"] >= 0 else None, ts))
