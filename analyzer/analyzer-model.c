@@ -196,6 +196,15 @@ struct dt_model {
 		uint32_t corr;
 		uint64_t call;
 	} corr[1 << 16];
+	/* kernels of calls whose API_CALL record is still to come (a long
+	 * call is recorded when it returns, its launches as CUPTI flushes) */
+	struct orphan {
+		uint64_t call;
+		uint32_t kernels;
+		uint64_t gpu_ns, start, end;
+		char *first_kernel;
+	} orphans[1024];
+	uint64_t max_seq; /* the highest call seq seen */
 	struct dt_model_stats stats;
 };
 
@@ -738,6 +747,17 @@ static struct pending *add_op(struct dt_model *m,
 	p->op.engine = -1;
 	p->op.workspace = -1;
 	p->desc = desc;
+	/* launches that came before the call's record */
+	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) / sizeof(m->orphans[0]))];
+	if (o->call == c->seq && o->kernels) {
+		p->op.kernels = o->kernels;
+		p->op.gpu_ns = o->gpu_ns;
+		p->op.gpu_start = o->start;
+		p->op.gpu_end = o->end;
+		p->first_kernel = o->first_kernel;
+		o->first_kernel = NULL;
+		o->call = 0;
+	}
 	insert_pending(m, p);
 	m->stats.ops++;
 	return p;
@@ -1053,7 +1073,7 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 	}
 }
 
-static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
+static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 {
 	const struct dt_file_info *fi = m->fi;
 	const struct dt_api_def *api = c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
@@ -1065,6 +1085,8 @@ static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 
 	if (c->t_end > m->now)
 		m->now = c->t_end;
+	if (c->seq > m->max_seq)
+		m->max_seq = c->seq;
 	if (!api || !api->name)
 		return;
 	struct recent *rc_ = &m->recent[c->seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
@@ -1153,6 +1175,20 @@ static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 		legacy_op(m, c, api, data, len);
 }
 
+static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
+{
+	uint64_t ops = m->stats.ops;
+
+	on_call_inner(m, c);
+	/* a call that is no computation but launched work before its record
+	 * came (cudnnCreate, say) is listed too */
+	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) / sizeof(m->orphans[0]))];
+	const struct dt_file_info *fi = m->fi;
+	if (m->stats.ops == ops && o->call == c->seq && o->kernels &&
+	    c->api < fi->n_apis && fi->apis[c->api].name)
+		add_op(m, c, fi->apis[c->api].name, strdup(""));
+}
+
 /* ----------------------------------------------------------- kernels */
 
 /* Call `seq` launched GPU work: make sure it is an op. */
@@ -1185,6 +1221,24 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint64_t start,
 		return;
 	}
 	struct pending *p = pending_of(m, call);
+	if (!p && call > m->max_seq) {
+		/* its call is still running: keep the kernel for it */
+		struct orphan *o = &m->orphans[call % (sizeof(m->orphans) / sizeof(m->orphans[0]))];
+		if (o->call != call) {
+			free(o->first_kernel);
+			memset(o, 0, sizeof(*o));
+			o->call = call;
+		}
+		if (!o->kernels || s < o->start)
+			o->start = s;
+		if (e > o->end)
+			o->end = e;
+		o->kernels++;
+		o->gpu_ns += end > start ? end - start : 0;
+		if (!o->first_kernel && kname)
+			o->first_kernel = strndup(kname, klen);
+		return;
+	}
 	if (!p) {
 		m->stats.late_kernels++;
 		return;
@@ -1331,6 +1385,8 @@ void dt_model_free(struct dt_model *m)
 	m->now = UINT64_MAX;
 	while (dt_model_next_op(m, &op))
 		;
+	for (size_t i = 0; i < sizeof(m->orphans) / sizeof(m->orphans[0]); i++)
+		free(m->orphans[i].first_kernel);
 	while (m->cfgs) {
 		struct cfg_list *n = m->cfgs->next;
 		free(m->cfgs->info.graph);
