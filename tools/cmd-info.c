@@ -11,7 +11,7 @@
 
 #include "dt-tools.h"
 
-static const char *info_get(const struct dt_file_info *fi, const char *key)
+const char *dt_info_get(const struct dt_file_info *fi, const char *key)
 {
 	for (size_t i = 0; i < fi->n_info; i++)
 		if (!strcmp(fi->info[i].key, key))
@@ -121,18 +121,18 @@ int dt_info_file(const char *path, long top)
 	printf("%-12s %s (%s)\n", "file:", path,
 	       dt_fmt_bytes(st->file_size, b1, sizeof(b1)));
 	printf("%-12s %u.%u\n", "format:", fi->hdr.major, fi->hdr.minor);
-	print_kv("program:", info_get(fi, "cmdline"));
+	print_kv("program:", dt_info_get(fi, "cmdline"));
 	printf("%-12s %s, pid %u (parent %u)\n",
-	       "process:", info_get(fi, "host") ? info_get(fi, "host") : "?",
+	       "process:", dt_info_get(fi, "host") ? dt_info_get(fi, "host") : "?",
 	       fi->hdr.pid, fi->hdr.ppid);
 	printf("%-12s %s, for %s\n", "started:", when,
 	       dt_fmt_ns(last - fi->hdr.start_mono, b2, sizeof(b2)));
-	const char *loaded = info_get(fi, "cudnn.file");
+	const char *loaded = dt_info_get(fi, "cudnn.file");
 	if (!loaded)
-		loaded = info_get(fi, "cudnn.path");
-	if (info_get(fi, "cudnn.built") || loaded)
+		loaded = dt_info_get(fi, "cudnn.path");
+	if (dt_info_get(fi, "cudnn.built") || loaded)
 		printf("%-12s built against %s, loaded %s\n", "cuDNN:",
-		       info_get(fi, "cudnn.built") ? info_get(fi, "cudnn.built")
+		       dt_info_get(fi, "cudnn.built") ? dt_info_get(fi, "cudnn.built")
 						   : "?",
 		       loaded ? loaded : "none (no cuDNN call)");
 	for (size_t i = 0; i < fi->n_info; i++)
@@ -140,9 +140,9 @@ int dt_info_file(const char *path, long top)
 			printf("%-12s %s=%s\n",
 			       "environment:", fi->info[i].key + 4,
 			       fi->info[i].value);
-	print_kv("recorder:", info_get(fi, "dnntrace.version"));
+	print_kv("recorder:", dt_info_get(fi, "dnntrace.version"));
 	print_kv("GPU:", device);
-	print_kv("GPU trace:", info_get(fi, "gpu"));
+	print_kv("GPU trace:", dt_info_get(fi, "gpu"));
 
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",

@@ -26,6 +26,7 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Run cmd with the shim preloaded and traces named from tmpl; wait for
  * it. Returns its exit status (128 + signal when killed), or a negative
@@ -38,6 +39,9 @@ void dt_free_paths(char **paths, size_t n);
  * exit code. */
 int dt_info_file(const char *path, long top_calls);
 int dt_dump_file(const char *path, bool raw);
+
+/* The value of an INFO key of a trace's header, or NULL. */
+const char *dt_info_get(const struct dt_file_info *fi, const char *key);
 
 /* Print "dnntrace: <message>" on stderr. */
 void dt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -29,5 +29,6 @@ check sample.ops.json ops --format json "$t"
 check sample.plans ops --plans "$t"
 check sample.call120 ops --call 120 "$t"
 check sample.call22 ops --call 22 "$t"
+check sample.report report "$t"
 [ $fail = 0 ] && echo "golden outputs match"
 exit $fail
