@@ -22,13 +22,13 @@ static void demo_help(FILE *f)
 		"[--no-dump]\n\n"
 		"Records the bundled cuDNN sample program (legacy "
 		"convolution, activation,\npooling, softmax, and a backend "
-		"convolution graph), then prints 'dnntrace info'\nand "
-		"'dnntrace dump' of its trace.\n\n"
+		"convolution graph), then prints 'dnntrace info',\n"
+		"'dnntrace report' and 'dnntrace dump' of its trace.\n\n"
 		"  -o, --output TEMPLATE  trace file name (default "
 		"dnntrace-demo-%%p.dnnt)\n"
 		"  -n N                   iterations of the sample's compute "
 		"calls (default 3)\n"
-		"      --no-dump          print only 'info'\n"
+		"      --no-dump          print only 'info' and 'report'\n"
 		"  -h, --help             show this help\n");
 }
 
@@ -98,6 +98,11 @@ int cmd_demo(int argc, char **argv)
 		printf("\n$ dnntrace info %s\n", paths[i]);
 		fflush(stdout);
 		dt_info_file(paths[i], 10);
+		printf("\n$ dnntrace report %s\n", paths[i]);
+		fflush(stdout);
+		char *rargv[] = { "report", paths[i], NULL };
+		cmd_report(2, rargv);
+		fflush(stdout);
 		if (dump) {
 			printf("\n$ dnntrace dump %s\n", paths[i]);
 			fflush(stdout);

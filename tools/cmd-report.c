@@ -234,10 +234,15 @@ int cmd_report(int argc, char **argv)
 		printf("GPU:      %s\n", v);
 	printf("ended:    %s; %" PRIu64 " calls, %" PRIu64 " records lost\n",
 	       dt_file_end_name(st->end), st->calls, st->lost);
-	printf("\nGPU time (kernels, copies and sets, summed)   %s\n",
-	       dt_fmt_ns(gpu_ns, b1, sizeof(b1)));
-	printf("  %-40s %10s %s\n", "in cuDNN operations",
-	       dt_fmt_ns(cudnn_ns, b1, sizeof(b1)), pct(cudnn_ns, gpu_ns, b2, sizeof(b2)));
+	if (!gpu_ns)
+		printf("\nno GPU activity in this trace (the GPU line says why)\n");
+	else
+		printf("\nGPU time (kernels, copies and sets, summed)   %s\n",
+		       dt_fmt_ns(gpu_ns, b1, sizeof(b1)));
+	if (gpu_ns)
+		printf("  %-40s %10s %s\n", "in cuDNN operations",
+		       dt_fmt_ns(cudnn_ns, b1, sizeof(b1)),
+		       pct(cudnn_ns, gpu_ns, b2, sizeof(b2)));
 	for (size_t f = 0; f <= N_FAMILIES; f++)
 		if (fam_n[f])
 			printf("  %-40s %10s %s  (%" PRIu64 " kernels)\n",
@@ -253,7 +258,10 @@ int cmd_report(int argc, char **argv)
 
 	/* operations by problem */
 	qsort(ps, n_ps, sizeof(*ps), by_gpu);
-	printf("\n%8s %10s %7s %10s %10s %10s %10s %8s  %s\n", "count", "GPU time",
+	if (!n_ps)
+		printf("\nno operation ran on the GPU through cuDNN\n");
+	else
+		printf("\n%8s %10s %7s %10s %10s %10s %10s %8s  %s\n", "count", "GPU time",
 	       "share", "mean", "median", "min", "max", "engine", "operation");
 	for (size_t i = 0; i < n_ps; i++) {
 		struct problem *p = &ps[i];

@@ -37,6 +37,10 @@ expect 2 'cannot read' -- dump "$tmp"
 expect 2 'unknown option' -- dump --bogus "$tmp/text.dnnt"
 expect 2 'expected one trace file' -- dump
 expect 2 '--calls takes a number' -- info --calls x "$tmp/text.dnnt"
+expect 2 'expected one trace file' -- report
+expect 2 'not a dnntrace file' -- report "$tmp/text.dnnt"
+expect 2 'expected one trace file' -- ops
+expect 2 '--format takes text or json' -- ops --format xml "$tmp/text.dnnt"
 expect 2 'expected a command to run' -- record
 expect 2 'bad output template' -- record -o 'x%z' -- true
 expect 0 'usage: dnntrace record' -- record --help
