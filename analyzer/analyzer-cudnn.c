@@ -23,7 +23,8 @@ static int cmp_type(const struct enum_key *k, const char *type)
 	int c = strncmp(k->type, type, k->type_len);
 
 	if (c == 0 && type[k->type_len] != 0)
-		return -1; /* k->type is a prefix of type: shorter sorts first */
+		return -1; /* k->type is a prefix of type: shorter sorts first
+			    */
 	return c;
 }
 
@@ -57,18 +58,18 @@ const char *dt_status_name(int64_t status)
 
 /* Element layout of each cudnnBackendAttributeType_t, by value. */
 static const struct {
-	char code;        /* 'p' pointer, 'e' enum, 'i'/'u' int, 'f' float,
-			     'b' bool, 'c' char, 'r' fraction */
+	char code; /* 'p' pointer, 'e' enum, 'i'/'u' int, 'f' float,
+		      'b' bool, 'c' char, 'r' fraction */
 	uint8_t size;
 	const char *type; /* the enum's type, for 'e' */
 } backend_types[] = {
-	[0] = { 'p', 8, NULL },                            /* HANDLE */
+	[0] = { 'p', 8, NULL }, /* HANDLE */
 	[1] = { 'e', 4, "cudnnDataType_t" },
-	[2] = { 'b', 1, NULL },                            /* BOOLEAN */
-	[3] = { 'i', 8, NULL },                            /* INT64 */
-	[4] = { 'f', 4, NULL },                            /* FLOAT */
-	[5] = { 'f', 8, NULL },                            /* DOUBLE */
-	[6] = { 'p', 8, NULL },                            /* VOID_PTR */
+	[2] = { 'b', 1, NULL }, /* BOOLEAN */
+	[3] = { 'i', 8, NULL }, /* INT64 */
+	[4] = { 'f', 4, NULL }, /* FLOAT */
+	[5] = { 'f', 8, NULL }, /* DOUBLE */
+	[6] = { 'p', 8, NULL }, /* VOID_PTR */
 	[7] = { 'e', 4, "cudnnConvolutionMode_t" },
 	[8] = { 'e', 4, "cudnnBackendHeurMode_t" },
 	[9] = { 'e', 4, "cudnnBackendKnobType_t" },
@@ -77,7 +78,7 @@ static const struct {
 	[12] = { 'e', 4, "cudnnBackendLayoutType_t" },
 	[13] = { 'e', 4, "cudnnBackendAttributeName_t" },
 	[14] = { 'e', 4, "cudnnPointwiseMode_t" },
-	[15] = { 'p', 8, NULL },                           /* BACKEND_DESCRIPTOR */
+	[15] = { 'p', 8, NULL }, /* BACKEND_DESCRIPTOR */
 	[16] = { 'e', 4, "cudnnGenStatsMode_t" },
 	[17] = { 'e', 4, "cudnnBnFinalizeStatsMode_t" },
 	[18] = { 'e', 4, "cudnnReduceTensorOp_t" },
@@ -85,10 +86,10 @@ static const struct {
 	[20] = { 'e', 4, "cudnnBackendTensorReordering_t" },
 	[21] = { 'e', 4, "cudnnResampleMode_t" },
 	[22] = { 'e', 4, "cudnnPaddingMode_t" },
-	[23] = { 'i', 4, NULL },                           /* INT32 */
-	[24] = { 'c', 1, NULL },                           /* CHAR */
+	[23] = { 'i', 4, NULL }, /* INT32 */
+	[24] = { 'c', 1, NULL }, /* CHAR */
 	[25] = { 'e', 4, "cudnnSignalMode_t" },
-	[26] = { 'r', 16, NULL },                          /* FRACTION */
+	[26] = { 'r', 16, NULL }, /* FRACTION */
 	[27] = { 'e', 4, "cudnnBackendNormMode_t" },
 	[28] = { 'e', 4, "cudnnBackendNormFwdPhase_t" },
 	[29] = { 'e', 4, "cudnnRngDistribution_t" },
@@ -100,7 +101,8 @@ int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 {
 	int len = 0;
 
-	if (type < 0 || (size_t)type >= sizeof(backend_types) / sizeof(backend_types[0]) ||
+	if (type < 0 ||
+	    (size_t)type >= sizeof(backend_types) / sizeof(backend_types[0]) ||
 	    !backend_types[type].size || n % backend_types[type].size)
 		return -1;
 	uint32_t es = backend_types[type].size, count = n / es;
@@ -126,7 +128,8 @@ int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 			break;
 		case 'e':
 			name = dt_enum_name(backend_types[type].type,
-					    strlen(backend_types[type].type), iv);
+					    strlen(backend_types[type].type),
+					    iv);
 			if (name)
 				APPEND("%s", name);
 			else
@@ -173,9 +176,12 @@ static int format_perf(const char *type, size_t type_len, const uint8_t *p,
 		       uint32_t n, char *buf, size_t size)
 {
 	static const char *const algo_types[][2] = {
-		{ "cudnnConvolutionFwdAlgoPerf_t", "cudnnConvolutionFwdAlgo_t" },
-		{ "cudnnConvolutionBwdDataAlgoPerf_t", "cudnnConvolutionBwdDataAlgo_t" },
-		{ "cudnnConvolutionBwdFilterAlgoPerf_t", "cudnnConvolutionBwdFilterAlgo_t" },
+		{ "cudnnConvolutionFwdAlgoPerf_t",
+		  "cudnnConvolutionFwdAlgo_t" },
+		{ "cudnnConvolutionBwdDataAlgoPerf_t",
+		  "cudnnConvolutionBwdDataAlgo_t" },
+		{ "cudnnConvolutionBwdFilterAlgoPerf_t",
+		  "cudnnConvolutionBwdFilterAlgo_t" },
 	};
 	const char *algo_type = NULL;
 	int len = 0;
@@ -203,8 +209,8 @@ static int format_perf(const char *type, size_t type_len, const uint8_t *p,
 		sn = dt_status_name(status);
 		APPEND("%s{algo=%s status=%s time=%gms workspace=%" PRIu64
 		       " deterministic=%d math=%d}",
-		       i ? " " : "", an ? an : "?", sn ? sn : "?", time, mem, det,
-		       math);
+		       i ? " " : "", an ? an : "?", sn ? sn : "?", time, mem,
+		       det, math);
 	}
 	APPEND("]");
 	return len;
@@ -213,8 +219,8 @@ static int format_perf(const char *type, size_t type_len, const uint8_t *p,
 int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
 		   uint32_t arglen, char *buf, size_t size)
 {
-	bool backend_attr = api_name &&
-			    (!strcmp(api_name, "cudnnBackendSetAttribute") ||
+	bool backend_attr =
+		api_name && (!strcmp(api_name, "cudnnBackendSetAttribute") ||
 			     !strcmp(api_name, "cudnnBackendGetAttribute"));
 	int64_t attr_type = -1;
 	struct dt_args_iter it;

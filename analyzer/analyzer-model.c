@@ -111,11 +111,11 @@ struct tensor {
 /* What is known of an engine configuration: shared by the plans built
  * from it, and completed when the program asks cuDNN about it later. */
 struct cfg_info {
-	char *graph;       /* the operation graph, described */
-	char *graph_json;  /* its tensors, as JSON */
-	int64_t engine;    /* global engine index, -1 unknown */
-	char *knobs;       /* "TILE_SIZE=4 KBLOCK=3", once known */
-	char *notes;       /* numerical notes: "TENSOR_CORE ...", once known */
+	char *graph;      /* the operation graph, described */
+	char *graph_json; /* its tensors, as JSON */
+	int64_t engine;   /* global engine index, -1 unknown */
+	char *knobs;      /* "TILE_SIZE=4 KBLOCK=3", once known */
+	char *notes;      /* numerical notes: "TENSOR_CORE ...", once known */
 };
 
 struct cfg_list {
@@ -124,7 +124,7 @@ struct cfg_list {
 };
 
 struct plan_info {
-	uint32_t id;       /* 1, 2, ... in finalize order */
+	uint32_t id; /* 1, 2, ... in finalize order */
 	struct cfg_info *cfg;
 	uint64_t cfg_ptr;  /* the engine config descriptor it was built from */
 	int64_t workspace; /* -1 unknown */
@@ -135,16 +135,16 @@ struct plan_info {
 struct obj {
 	uint64_t ptr;
 	bool live;
-	const char *kind;  /* legacy: from cudnnCreate<Kind>Descriptor */
+	const char *kind; /* legacy: from cudnnCreate<Kind>Descriptor */
 	uint32_t kind_len;
-	int64_t btype;     /* backend descriptor type, -1 for legacy */
+	int64_t btype; /* backend descriptor type, -1 for legacy */
 	struct field *fields;
 	uint32_t n_fields;
 	struct battr *attrs;
 	uint32_t n_attrs;
-	struct tensor t;   /* tensors and filters, normalized */
-	char *graph;       /* OPERATIONGRAPH: its description at finalize */
-	char *graph_json;  /* and its tensors */
+	struct tensor t;      /* tensors and filters, normalized */
+	char *graph;          /* OPERATIONGRAPH: its description at finalize */
+	char *graph_json;     /* and its tensors */
 	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
 	uint64_t stream;      /* a cuDNN handle: its stream (0: default) */
 	struct plan_info *plan;
@@ -287,7 +287,8 @@ static struct obj *obj_find(struct dt_model *m, uint64_t ptr, bool create)
 		grow(m);
 	if (!m->cap)
 		return NULL;
-	for (size_t i = hash_ptr(ptr) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+	for (size_t i = hash_ptr(ptr) & (m->cap - 1);;
+	     i = (i + 1) & (m->cap - 1)) {
 		if (m->objs[i].ptr == ptr)
 			return &m->objs[i];
 		if (!m->objs[i].ptr) {
@@ -313,7 +314,8 @@ static void set_field(struct obj *o, const struct dt_arg *a)
 		    !memcmp(o->fields[i].name, a->name, a->name_len))
 			f = &o->fields[i];
 	if (!f) {
-		struct field *nf = realloc(o->fields, (o->n_fields + 1) * sizeof(*nf));
+		struct field *nf =
+			realloc(o->fields, (o->n_fields + 1) * sizeof(*nf));
 		if (!nf)
 			return;
 		o->fields = nf;
@@ -340,7 +342,8 @@ static const struct field *field(const struct obj *o, const char *name)
 	size_t n = strlen(name);
 
 	for (uint32_t i = 0; i < o->n_fields; i++)
-		if (o->fields[i].name_len == n && !memcmp(o->fields[i].name, name, n))
+		if (o->fields[i].name_len == n &&
+		    !memcmp(o->fields[i].name, name, n))
 			return &o->fields[i];
 	return NULL;
 }
@@ -389,14 +392,16 @@ static void normalize_legacy(struct obj *o, const char *setter)
 	t->dtype = fval(o, "dataType", -1);
 	if (strstr(setter, "4dDescriptor")) {
 		static const char *const names[2][4] = { { "n", "c", "h", "w" },
-							 { "k", "c", "h", "w" } };
+							 { "k", "c", "h",
+							   "w" } };
 		bool filter = field(o, "k") != NULL;
 		t->nb = 4;
 		for (int i = 0; i < 4; i++)
 			t->dims[i] = fval(o, names[filter][i], 0);
 		if (strstr(setter, "4dDescriptorEx")) {
 			static const char *const st[4] = { "nStride", "cStride",
-							   "hStride", "wStride" };
+							   "hStride",
+							   "wStride" };
 			for (int i = 0; i < 4; i++)
 				t->strides[i] = fval(o, st[i], 0);
 		} else if (nhwc) {
@@ -404,13 +409,15 @@ static void normalize_legacy(struct obj *o, const char *setter)
 		} else {
 			packed(t);
 		}
-	} else if ((dims = field(o, "dimA")) || (dims = field(o, "filterDimA"))) {
+	} else if ((dims = field(o, "dimA")) ||
+		   (dims = field(o, "filterDimA"))) {
 		const struct field *str = field(o, "strideA");
 		t->nb = (int)dims->count;
 		memcpy(t->dims, dims->v, sizeof(int64_t) * dims->count);
 		if (str && str->count == dims->count &&
 		    !strstr(setter, "NdDescriptorEx"))
-			memcpy(t->strides, str->v, sizeof(int64_t) * str->count);
+			memcpy(t->strides, str->v,
+			       sizeof(int64_t) * str->count);
 		else if (nhwc)
 			packed_nhwc(t);
 		else
@@ -437,7 +444,8 @@ static void set_battr(struct obj *o, int64_t name, int64_t type,
 	struct battr *a = battr(o, name);
 
 	if (!a) {
-		struct battr *na = realloc(o->attrs, (o->n_attrs + 1) * sizeof(*na));
+		struct battr *na =
+			realloc(o->attrs, (o->n_attrs + 1) * sizeof(*na));
 		if (!na)
 			return;
 		o->attrs = na;
@@ -518,8 +526,12 @@ static const char *short_enum(const char *type, int64_t v, char *buf,
  * second dimension is the innermost; else plainly strided. */
 static const char *layout(const struct tensor *t)
 {
-	static const char *const nchw[] = { "", "", "", "NCW", "NCHW", "NCDHW" };
-	static const char *const nhwc[] = { "", "", "", "NWC", "NHWC", "NDHWC" };
+	static const char *const nchw[] = {
+		"", "", "", "NCW", "NCHW", "NCDHW"
+	};
+	static const char *const nhwc[] = {
+		"", "", "", "NWC", "NHWC", "NDHWC"
+	};
 	bool dec = true, cl = t->nb >= 3 && t->strides[1] == 1;
 
 	for (int i = 1; i < t->nb; i++)
@@ -537,8 +549,8 @@ static const char *layout(const struct tensor *t)
 }
 
 /* The tensor in JSON, for the checkers: role, uid, dims, strides, type. */
-static void tensor_json(struct sbuf *j, const struct tensor *t, const char *role,
-			int role_len)
+static void tensor_json(struct sbuf *j, const struct tensor *t,
+			const char *role, int role_len)
 {
 	char dt[48];
 
@@ -552,8 +564,10 @@ static void tensor_json(struct sbuf *j, const struct tensor *t, const char *role
 	for (int i = 0; i < t->nb; i++)
 		sb_printf(j, "%s%" PRId64, i ? ", " : "", t->strides[i]);
 	sb_printf(j, "], \"dtype\": \"%s\", \"virtual\": %s, \"by_value\": %s}",
-		  short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt), "CUDNN_DATA_"),
-		  t->is_virtual ? "true" : "false", t->by_value ? "true" : "false");
+		  short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
+			     "CUDNN_DATA_"),
+		  t->is_virtual ? "true" : "false",
+		  t->by_value ? "true" : "false");
 }
 
 static void describe_tensor(struct sbuf *b, const struct tensor *t)
@@ -569,7 +583,10 @@ static void describe_tensor(struct sbuf *b, const struct tensor *t)
 	sb_printf(b, "[");
 	for (int i = 0; i < t->nb; i++)
 		sb_printf(b, "%s%" PRId64, i ? "," : "", t->dims[i]);
-	sb_printf(b, "]%s:%s", t->is_virtual ? "virtual" : t->by_value ? "byvalue" : "",
+	sb_printf(b, "]%s:%s",
+		  t->is_virtual ? "virtual"
+		  : t->by_value ? "byvalue"
+				: "",
 		  short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
 			     "CUDNN_DATA_"));
 	sb_printf(b, ":%s", layout(t));
@@ -584,16 +601,21 @@ static void describe_fields(struct sbuf *b, const struct obj *o)
 		char tmp[96];
 		if (f->code == 'p')
 			continue;
-		sb_printf(b, "%s%.*s=", n++ ? " " : "", (int)f->name_len, f->name);
+		sb_printf(b, "%s%.*s=", n++ ? " " : "", (int)f->name_len,
+			  f->name);
 		if (f->code == 'a') {
 			sb_printf(b, "[");
 			for (uint32_t k = 0; k < f->count; k++)
-				sb_printf(b, "%s%" PRId64, k ? "," : "", f->v[k]);
+				sb_printf(b, "%s%" PRId64, k ? "," : "",
+					  f->v[k]);
 			sb_printf(b, "]");
 		} else if (f->code == 'e' && f->type) {
 			char t[64];
-			snprintf(t, sizeof(t), "%.*s", (int)f->type_len, f->type);
-			sb_printf(b, "%s", short_enum(t, f->v[0], tmp, sizeof(tmp), "CUDNN_"));
+			snprintf(t, sizeof(t), "%.*s", (int)f->type_len,
+				 f->type);
+			sb_printf(b, "%s",
+				  short_enum(t, f->v[0], tmp, sizeof(tmp),
+					     "CUDNN_"));
 		} else if (f->code == 'f') {
 			sb_printf(b, "%g", f->f);
 		} else {
@@ -611,9 +633,13 @@ static const char *attr_short(int64_t name, char *buf, size_t size)
 		"CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_",
 		"CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_",
 		"CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_",
-		"CUDNN_ATTR_OPERATION_", "CUDNN_ATTR_CONVOLUTION_",
-		"CUDNN_ATTR_POINTWISE_", "CUDNN_ATTR_MATMUL_",
-		"CUDNN_ATTR_REDUCTION_", "CUDNN_ATTR_RESAMPLE_", "CUDNN_ATTR_",
+		"CUDNN_ATTR_OPERATION_",
+		"CUDNN_ATTR_CONVOLUTION_",
+		"CUDNN_ATTR_POINTWISE_",
+		"CUDNN_ATTR_MATMUL_",
+		"CUDNN_ATTR_REDUCTION_",
+		"CUDNN_ATTR_RESAMPLE_",
+		"CUDNN_ATTR_",
 	};
 
 	if (!n) {
@@ -638,7 +664,8 @@ static void describe_battr_value(struct dt_model *m, struct sbuf *b,
 {
 	if (b->len > DESC_MAX)
 		return;
-	if (a->type == 15) { /* BACKEND_DESCRIPTOR: describe what it points to */
+	if (a->type ==
+	    15) { /* BACKEND_DESCRIPTOR: describe what it points to */
 		uint32_t n = a->bytes / 8;
 		if (n != 1)
 			sb_printf(b, "[");
@@ -653,8 +680,7 @@ static void describe_battr_value(struct dt_model *m, struct sbuf *b,
 				tensor_json(j, &d->t, role, (int)strlen(role));
 			} else if (d && d->btype >= 0 && depth < 3) {
 				describe_battrs(m, b, j, d, depth + 1);
-			}
-			else
+			} else
 				sb_printf(b, "?");
 		}
 		if (n != 1)
@@ -677,8 +703,9 @@ static void describe_battrs(struct dt_model *m, struct sbuf *b, struct sbuf *j,
 		sb_printf(b, "...");
 		return;
 	}
-	sb_printf(b, "%s(", short_enum("cudnnBackendDescriptorType_t", o->btype,
-				       tn, sizeof(tn), "CUDNN_BACKEND_"));
+	sb_printf(b, "%s(",
+		  short_enum("cudnnBackendDescriptorType_t", o->btype, tn,
+			     sizeof(tn), "CUDNN_BACKEND_"));
 	for (uint32_t i = 0; i < o->n_attrs; i++) {
 		sb_printf(b, "%s%s=", i ? " " : "",
 			  attr_short(o->attrs[i].name, name, sizeof(name)));
@@ -694,8 +721,10 @@ static char *describe_graph(struct dt_model *m, struct obj *g, char **json)
 	struct battr *ops = battr(g, m->a_graph_ops);
 	struct sbuf b = { 0 }, j = { 0 };
 
-	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len <= DESC_MAX; i++) {
-		struct obj *op = obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
+	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len <= DESC_MAX;
+	     i++) {
+		struct obj *op =
+			obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
 		if (i)
 			sb_printf(&b, " ; ");
 		if (op && op->btype >= 0)
@@ -748,7 +777,8 @@ static struct pending *add_op(struct dt_model *m,
 	p->op.workspace = -1;
 	p->desc = desc;
 	/* launches that came before the call's record */
-	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) / sizeof(m->orphans[0]))];
+	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
+						 sizeof(m->orphans[0]))];
 	if (o->call == c->seq && o->kernels) {
 		p->op.kernels = o->kernels;
 		p->op.gpu_ns = o->gpu_ns;
@@ -794,9 +824,11 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		if (a.name_len == 6 && !memcmp(a.name, "handle", 6)) {
 			struct obj *h = obj_find(m, a.u, false);
 			stream = h ? h->stream : 0;
-		} else if (!(a.name_len > 4 && !memcmp(a.name + a.name_len - 4, "Desc", 4))) {
-			sb_printf(&ptrs, "%s\"%.*s\": \"0x%" PRIx64 "\"", ptrs.len ? ", " : "",
-				  (int)a.name_len, a.name, a.u);
+		} else if (!(a.name_len > 4 &&
+			     !memcmp(a.name + a.name_len - 4, "Desc", 4))) {
+			sb_printf(&ptrs, "%s\"%.*s\": \"0x%" PRIx64 "\"",
+				  ptrs.len ? ", " : "", (int)a.name_len, a.name,
+				  a.u);
 		}
 	}
 	dt_args_begin(&it, api->sig, args, len);
@@ -807,12 +839,14 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		if (a.code == 'p' && a.name_len > 4 &&
 		    !memcmp(a.name + a.name_len - 4, "Desc", 4)) {
 			struct obj *o = obj_find(m, a.u, false);
-			sb_printf(&b, "%s%.*s=", b.len ? " " : "", (int)a.name_len - 4, a.name);
+			sb_printf(&b, "%s%.*s=", b.len ? " " : "",
+				  (int)a.name_len - 4, a.name);
 			if (!o) {
 				sb_printf(&b, "?");
 			} else if (o->t.valid) {
 				describe_tensor(&b, &o->t);
-				tensor_json(&j, &o->t, a.name, (int)a.name_len - 4);
+				tensor_json(&j, &o->t, a.name,
+					    (int)a.name_len - 4);
 			} else {
 				describe_fields(&b, o);
 				/* RNN calls carry their algorithm in the
@@ -822,8 +856,10 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 			}
 		} else if (a.code == 'e' && a.type) {
 			snprintf(t, sizeof(t), "%.*s", (int)a.type_len, a.type);
-			sb_printf(&b, "%s%.*s=%s", b.len ? " " : "", (int)a.name_len, a.name,
-				  short_enum(t, a.i, tmp, sizeof(tmp), "CUDNN_"));
+			sb_printf(
+				&b, "%s%.*s=%s", b.len ? " " : "",
+				(int)a.name_len, a.name,
+				short_enum(t, a.i, tmp, sizeof(tmp), "CUDNN_"));
 			if (a.name_len == 4 && !memcmp(a.name, "algo", 4))
 				algo = a.i;
 		} else if (a.code == 'u' && a.name_len >= 13 &&
@@ -849,26 +885,30 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr)
 {
 	struct obj *cfg = obj_find(m, cfg_ptr, false);
-	struct battr *kc = cfg && cfg->btype == m->bt_cfg ? battr(cfg, m->a_cfg_knobs) : NULL;
+	struct battr *kc = cfg && cfg->btype == m->bt_cfg
+				   ? battr(cfg, m->a_cfg_knobs)
+				   : NULL;
 	struct sbuf b = { 0 };
 	char tmp[96];
 
 	for (uint32_t i = 0; kc && i < kc->bytes / 8; i++) {
-		struct obj *k = obj_find(m, battr_ptr(cfg, m->a_cfg_knobs, i), false);
+		struct obj *k =
+			obj_find(m, battr_ptr(cfg, m->a_cfg_knobs, i), false);
 		int64_t type = k ? battr_i64(k, m->a_knob_type, -1) : -1;
 		int64_t value = k ? battr_i64(k, m->a_knob_value, -1) : -1;
 		if (type < 0 || value == -1) /* -1: left at its default */
 			continue;
 		sb_printf(&b, "%s%s=%" PRId64, b.len ? " " : "",
-			  short_enum("cudnnBackendKnobType_t", type, tmp, sizeof(tmp),
-				     "CUDNN_KNOB_TYPE_"),
+			  short_enum("cudnnBackendKnobType_t", type, tmp,
+				     sizeof(tmp), "CUDNN_KNOB_TYPE_"),
 			  value);
 	}
 	return b.len ? sb_take(&b) : (free(b.p), NULL);
 }
 
 /* "uid": "0x..." of the variant pack's data pointers; *ws its workspace. */
-static char *varpack_pointers(struct dt_model *m, uint64_t varpack, uint64_t *ws)
+static char *varpack_pointers(struct dt_model *m, uint64_t varpack,
+			      uint64_t *ws)
 {
 	struct obj *vp = obj_find(m, varpack, false);
 	struct battr *uids = vp ? battr(vp, m->a_vp_uids) : NULL;
@@ -878,7 +918,8 @@ static char *varpack_pointers(struct dt_model *m, uint64_t varpack, uint64_t *ws
 	for (uint32_t i = 0; uids && i < uids->bytes / 8; i++) {
 		int64_t uid;
 		memcpy(&uid, uids->data + i * 8, 8);
-		sb_printf(&b, "%s\"%" PRId64 "\": \"0x%" PRIx64 "\"", b.len ? ", " : "", uid,
+		sb_printf(&b, "%s\"%" PRId64 "\": \"0x%" PRIx64 "\"",
+			  b.len ? ", " : "", uid,
 			  battr_ptr(vp, m->a_vp_ptrs, i));
 	}
 	return sb_take(&b);
@@ -910,11 +951,13 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	struct plan_info *pi = po ? po->plan : NULL;
 	if (pi) {
 		pi->executions++;
-		/* the program may have read the knobs after building the plan */
+		/* the program may have read the knobs after building the plan
+		 */
 		if (pi->cfg && !pi->cfg->knobs)
 			pi->cfg->knobs = knobs_of(m, pi->cfg_ptr);
 		sb_printf(&b, "plan=%u %s", pi->id,
-			  pi->cfg && pi->cfg->graph ? pi->cfg->graph : "(graph unknown)");
+			  pi->cfg && pi->cfg->graph ? pi->cfg->graph
+						    : "(graph unknown)");
 		if (pi->cfg && pi->cfg->knobs)
 			sb_printf(&b, " knobs{%s}", pi->cfg->knobs);
 		if (pi->cfg && pi->cfg->notes && *pi->cfg->notes)
@@ -925,7 +968,8 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	struct pending *p = add_op(m, c, api->name, sb_take(&b));
 	if (p) {
 		p->op.stream = stream;
-		p->pointers = varpack_pointers(m, varpack, &p->op.workspace_ptr);
+		p->pointers =
+			varpack_pointers(m, varpack, &p->op.workspace_ptr);
 	}
 	if (p && pi) {
 		p->op.knobs = pi->cfg ? pi->cfg->knobs : NULL;
@@ -953,8 +997,8 @@ static char *notes_of(struct obj *o, int64_t attr)
 		int32_t v;
 		memcpy(&v, a->data + i, 4);
 		sb_printf(&b, "%s%s", b.len ? " " : "",
-			  short_enum("cudnnBackendNumericalNote_t", v, tmp, sizeof(tmp),
-				     "CUDNN_NUMERICAL_NOTE_"));
+			  short_enum("cudnnBackendNumericalNote_t", v, tmp,
+				     sizeof(tmp), "CUDNN_NUMERICAL_NOTE_"));
 	}
 	return sb_take(&b);
 }
@@ -971,7 +1015,8 @@ static bool launches(const struct dt_api_def *api)
 	return (strstr(api->sig, "handle:p,") == api->sig ||
 		strstr(api->sig, ",handle:p")) &&
 	       !strstr(api->name, "Get") && !strstr(api->name, "Query") &&
-	       strcmp(api->name, "cudnnDestroy") && strcmp(api->name, "cudnnSetStream");
+	       strcmp(api->name, "cudnnDestroy") &&
+	       strcmp(api->name, "cudnnSetStream");
 }
 
 static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
@@ -996,7 +1041,8 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 	} else if (!strcmp(name, "cudnnBackendSetAttribute") && n == 5 && ok) {
 		struct obj *o = obj_find(m, args[0].u, false);
 		if (o && o->btype >= 0)
-			set_battr(o, args[1].i, args[2].i, args[4].data, args[4].count);
+			set_battr(o, args[1].i, args[2].i, args[4].data,
+				  args[4].count);
 	} else if (!strcmp(name, "cudnnBackendGetAttribute") && n == 6 && ok) {
 		struct obj *o = obj_find(m, args[0].u, false);
 		if (!o || o->btype < 0)
@@ -1004,10 +1050,13 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 		set_battr(o, args[1].i, args[2].i, args[5].data, args[5].count);
 		int64_t attr = args[1].i;
 		if (attr == m->a_heur_results) {
-			/* engine configs cuDNN filled in: they run this graph */
-			struct obj *g = obj_find(m, battr_ptr(o, m->a_heur_graph, 0), false);
+			/* engine configs cuDNN filled in: they run this graph
+			 */
+			struct obj *g = obj_find(
+				m, battr_ptr(o, m->a_heur_graph, 0), false);
 			for (uint32_t i = 0; i < args[5].count / 8; i++) {
-				struct obj *cfg = obj_find(m, battr_ptr(o, attr, i), false);
+				struct obj *cfg = obj_find(
+					m, battr_ptr(o, attr, i), false);
 				if (!cfg)
 					continue;
 				cfg->cfg = new_cfg(m);
@@ -1015,7 +1064,8 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			}
 		} else if (attr == m->a_cfg_engine) {
 			/* the engine read back shares the config's knowledge */
-			struct obj *e = obj_find(m, battr_ptr(o, attr, 0), false);
+			struct obj *e =
+				obj_find(m, battr_ptr(o, attr, 0), false);
 			if (e)
 				e->cfg = o->cfg;
 		} else if (attr == m->a_engine_index && o->cfg) {
@@ -1029,7 +1079,8 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			/* the plan's engine config, read back (dnntrace does
 			 * this once per plan): what is learned through it is
 			 * the plan's */
-			struct obj *cfg = obj_find(m, battr_ptr(o, attr, 0), false);
+			struct obj *cfg =
+				obj_find(m, battr_ptr(o, attr, 0), false);
 			if (cfg && !o->plan->cfg)
 				o->plan->cfg = new_cfg(m);
 			if (cfg)
@@ -1046,17 +1097,21 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			free(o->graph_json);
 			o->graph = describe_graph(m, o, &o->graph_json);
 		} else if (o->btype == m->bt_engine) {
-			struct obj *g = obj_find(m, battr_ptr(o, m->a_engine_graph, 0), false);
+			struct obj *g = obj_find(
+				m, battr_ptr(o, m->a_engine_graph, 0), false);
 			o->cfg = new_cfg(m);
 			if (o->cfg)
-				o->cfg->engine = battr_i64(o, m->a_engine_index, -1);
+				o->cfg->engine =
+					battr_i64(o, m->a_engine_index, -1);
 			copy_graph(o->cfg, g);
 		} else if (o->btype == m->bt_cfg) {
-			struct obj *e = obj_find(m, battr_ptr(o, m->a_cfg_engine, 0), false);
+			struct obj *e = obj_find(
+				m, battr_ptr(o, m->a_cfg_engine, 0), false);
 			if (e && e->cfg)
 				o->cfg = e->cfg;
 		} else if (o->btype == m->bt_plan) {
-			struct obj *cfg = obj_find(m, battr_ptr(o, m->a_plan_cfg, 0), false);
+			struct obj *cfg = obj_find(
+				m, battr_ptr(o, m->a_plan_cfg, 0), false);
 			struct plan_info *pi = calloc(1, sizeof(*pi));
 			if (!pi)
 				return;
@@ -1076,7 +1131,8 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 {
 	const struct dt_file_info *fi = m->fi;
-	const struct dt_api_def *api = c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
+	const struct dt_api_def *api =
+		c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
 	struct dt_arg args[40];
 	struct dt_args_iter it;
 	uint32_t len;
@@ -1089,8 +1145,10 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		m->max_seq = c->seq;
 	if (!api || !api->name)
 		return;
-	struct recent *rc_ = &m->recent[c->seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
-	*rc_ = (struct recent){ c->seq, c->t_begin, c->t_end, c->tid, c->status, api->name };
+	struct recent *rc_ =
+		&m->recent[c->seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
+	*rc_ = (struct recent){ c->seq, c->t_begin, c->t_end,
+				c->tid, c->status,  api->name };
 	dt_args_begin(&it, api->sig, data, len);
 	while (n < 40 && (rc = dt_args_next(&it, &args[n])) == 1)
 		n++;
@@ -1130,7 +1188,8 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 			obj_clear(o);
 			o->live = true;
 			o->kind = name + 11;
-			o->kind_len = (uint32_t)(strstr(name, "Descriptor") - o->kind);
+			o->kind_len = (uint32_t)(strstr(name, "Descriptor") -
+						 o->kind);
 		}
 		return;
 	}
@@ -1151,18 +1210,23 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		d->t = x->t;
 		d->t.dims[0] = 1;
 		for (int i = 2; i < d->t.nb; i++)
-			if (args[2].i != enum_value("cudnnBatchNormMode_t",
-						    "CUDNN_BATCHNORM_PER_ACTIVATION"))
+			if (args[2].i !=
+			    enum_value("cudnnBatchNormMode_t",
+				       "CUDNN_BATCHNORM_PER_ACTIVATION"))
 				d->t.dims[i] = 1;
-		if (x->t.dtype == enum_value("cudnnDataType_t", "CUDNN_DATA_HALF") ||
-		    x->t.dtype == enum_value("cudnnDataType_t", "CUDNN_DATA_BFLOAT16"))
-			d->t.dtype = enum_value("cudnnDataType_t", "CUDNN_DATA_FLOAT");
+		if (x->t.dtype ==
+			    enum_value("cudnnDataType_t", "CUDNN_DATA_HALF") ||
+		    x->t.dtype == enum_value("cudnnDataType_t",
+					     "CUDNN_DATA_BFLOAT16"))
+			d->t.dtype = enum_value("cudnnDataType_t",
+						"CUDNN_DATA_FLOAT");
 		packed(&d->t);
 		return;
 	}
 	/* a setter: its arguments describe the descriptor it is given first */
 	if (starts(name, "cudnnSet") && n > 1 && args[0].code == 'p' && ok &&
-	    strcmp(name, "cudnnSetStream") && strcmp(name, "cudnnSetCallback")) {
+	    strcmp(name, "cudnnSetStream") &&
+	    strcmp(name, "cudnnSetCallback")) {
 		struct obj *o = obj_find(m, args[0].u, false);
 		if (!o)
 			return;
@@ -1182,7 +1246,8 @@ static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 	on_call_inner(m, c);
 	/* a call that is no computation but launched work before its record
 	 * came (cudnnCreate, say) is listed too */
-	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) / sizeof(m->orphans[0]))];
+	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
+						 sizeof(m->orphans[0]))];
 	const struct dt_file_info *fi = m->fi;
 	if (m->stats.ops == ops && o->call == c->seq && o->kernels &&
 	    c->api < fi->n_apis && fi->apis[c->api].name)
@@ -1194,7 +1259,8 @@ static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 /* Call `seq` launched GPU work: make sure it is an op. */
 static void launched(struct dt_model *m, uint64_t seq)
 {
-	const struct recent *r = &m->recent[seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
+	const struct recent *r =
+		&m->recent[seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
 
 	if (pending_of(m, seq) || r->seq != seq || !r->api)
 		return;
@@ -1202,17 +1268,23 @@ static void launched(struct dt_model *m, uint64_t seq)
 		m->stats.late_kernels++;
 		return;
 	}
-	struct dt_rec_api_call c = { .seq = r->seq, .tid = r->tid, .t_begin = r->t_begin,
-				     .t_end = r->t_end, .status = r->status };
+	struct dt_rec_api_call c = { .seq = r->seq,
+				     .tid = r->tid,
+				     .t_begin = r->t_begin,
+				     .t_end = r->t_end,
+				     .status = r->status };
 	add_op(m, &c, r->api, strdup(""));
 }
 
 static void on_kernel(struct dt_model *m, uint32_t corr, uint64_t start,
 		      uint64_t end, const char *kname, uint32_t klen)
 {
-	uint64_t call = m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))].corr == corr
-				? m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))].call
-				: 0;
+	uint64_t call =
+		m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))].corr ==
+				corr
+			? m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))]
+				  .call
+			: 0;
 	uint64_t s = start + (uint64_t)m->cupti_to_mono;
 	uint64_t e = end + (uint64_t)m->cupti_to_mono;
 
@@ -1223,7 +1295,8 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint64_t start,
 	struct pending *p = pending_of(m, call);
 	if (!p && call > m->max_seq) {
 		/* its call is still running: keep the kernel for it */
-		struct orphan *o = &m->orphans[call % (sizeof(m->orphans) / sizeof(m->orphans[0]))];
+		struct orphan *o = &m->orphans[call % (sizeof(m->orphans) /
+						       sizeof(m->orphans[0]))];
 		if (o->call != call) {
 			free(o->first_kernel);
 			memset(o, 0, sizeof(*o));
@@ -1274,13 +1347,16 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	m->bt_plan = enum_value(bt, "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR");
 	m->bt_varpack = enum_value(bt, "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR");
 	m->a_graph_ops = enum_value(an, "CUDNN_ATTR_OPERATIONGRAPH_OPS");
-	m->a_heur_graph = enum_value(an, "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH");
+	m->a_heur_graph =
+		enum_value(an, "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH");
 	m->a_heur_results = enum_value(an, "CUDNN_ATTR_ENGINEHEUR_RESULTS");
 	m->a_cfg_engine = enum_value(an, "CUDNN_ATTR_ENGINECFG_ENGINE");
 	m->a_engine_graph = enum_value(an, "CUDNN_ATTR_ENGINE_OPERATION_GRAPH");
 	m->a_engine_index = enum_value(an, "CUDNN_ATTR_ENGINE_GLOBAL_INDEX");
-	m->a_plan_cfg = enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG");
-	m->a_plan_ws = enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE");
+	m->a_plan_cfg =
+		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG");
+	m->a_plan_ws =
+		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE");
 	m->a_t_dtype = enum_value(an, "CUDNN_ATTR_TENSOR_DATA_TYPE");
 	m->a_t_dims = enum_value(an, "CUDNN_ATTR_TENSOR_DIMENSIONS");
 	m->a_t_strides = enum_value(an, "CUDNN_ATTR_TENSOR_STRIDES");
@@ -1324,7 +1400,8 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 		const struct dt_rec_kernel *k = (const void *)h;
 		tail = dt_rec_tail(h, &len);
 		if (!(k->flags & DT_KERNEL_NO_TIME))
-			on_kernel(m, k->corr, k->start, k->end, (const char *)tail, len);
+			on_kernel(m, k->corr, k->start, k->end,
+				  (const char *)tail, len);
 		break;
 	}
 	case DT_REC_MEMCPY: {

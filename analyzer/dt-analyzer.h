@@ -99,29 +99,35 @@ int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 
 /* One operation the program executed: a call that can launch GPU work. */
 struct dt_op {
-	uint64_t seq;        /* the API_CALL's seq */
+	uint64_t seq; /* the API_CALL's seq */
 	uint32_t tid;
-	uint64_t t_begin;    /* host, CLOCK_MONOTONIC ns */
+	uint64_t t_begin; /* host, CLOCK_MONOTONIC ns */
 	uint64_t t_end;
-	const char *api;     /* function name */
+	const char *api; /* function name */
 	int32_t status;
-	const char *desc;    /* what it computed: tensors, parameters, graph */
-	uint32_t plan;       /* backend plan id (1, 2, ... in this trace), 0 for legacy */
-	int64_t engine;      /* backend: global engine index; legacy: algo; -1 unknown */
-	const char *knobs;   /* backend: the engine's knob choices, "TILE_SIZE=4 KBLOCK=3", or NULL */
-	const char *notes;   /* backend: numerical notes, "TENSOR_CORE ...", or NULL */
-	uint64_t stream;     /* the stream of the handle it ran on (0: default) */
+	const char *desc;  /* what it computed: tensors, parameters, graph */
+	uint32_t plan;     /* backend plan id (1, 2, ... in this trace), 0 for
+			      legacy */
+	int64_t engine;    /* backend: global engine index; legacy: algo; -1
+			      unknown */
+	const char *knobs; /* backend: the engine's knob choices, "TILE_SIZE=4
+			      KBLOCK=3", or NULL */
+	const char *notes; /* backend: numerical notes, "TENSOR_CORE ...", or
+			      NULL */
+	uint64_t stream;   /* the stream of the handle it ran on (0: default) */
 	uint64_t workspace_ptr; /* backend: the variant pack's workspace */
-	int64_t workspace;   /* bytes, -1 unknown */
-	uint32_t kernels;    /* GPU kernels, copies and sets it launched */
-	uint64_t gpu_ns;     /* their summed durations */
-	uint64_t gpu_start;  /* first start and last end, CLOCK_MONOTONIC ns */
+	int64_t workspace;      /* bytes, -1 unknown */
+	uint32_t kernels;       /* GPU kernels, copies and sets it launched */
+	uint64_t gpu_ns;        /* their summed durations */
+	uint64_t gpu_start; /* first start and last end, CLOCK_MONOTONIC ns */
 	uint64_t gpu_end;
 	const char *first_kernel; /* name of its first kernel, or NULL */
 	const char *tensors_json; /* its tensors: comma-separated JSON objects
-				     {role, uid, dims, strides, dtype, virtual, by_value} */
-	const char *pointers_json; /* device pointers: "x": "0x..." (legacy) or
-				      "uid": "0x..." (backend), comma-separated */
+				     {role, uid, dims, strides, dtype, virtual,
+				     by_value} */
+	const char
+		*pointers_json; /* device pointers: "x": "0x..." (legacy) or
+				   "uid": "0x..." (backend), comma-separated */
 };
 
 struct dt_model_stats {

@@ -28,31 +28,29 @@
 #include "dt-cupti.h"
 #include "dt-trace.h"
 
-#define BUFFER_SIZE (4u << 20) /* CUPTI advises 1 to 10 MiB */
+#define BUFFER_SIZE  (4u << 20) /* CUPTI advises 1 to 10 MiB */
 #define CUPTI_SONAME "libcupti.so.13"
 
 /* The CUPTI functions used, looked up in the loaded library. */
-#define CUPTI_FUNCTIONS(X)                                                   \
-	X(cuptiGetVersion, (uint32_t *))                                     \
-	X(cuptiGetResultString, (CUptiResult, const char **))                \
-	X(cuptiGetTimestamp, (uint64_t *))                                   \
-	X(cuptiGetCallbackName, (CUpti_CallbackDomain, uint32_t,             \
-				 const char **))                             \
-	X(cuptiActivityRegisterCallbacks,                                    \
-	  (CUpti_BuffersCallbackRequestFunc,                                 \
-	   CUpti_BuffersCallbackCompleteFunc))                               \
-	X(cuptiActivityEnable, (CUpti_ActivityKind))                         \
-	X(cuptiActivityEnableAndDump, (CUpti_ActivityKind))                  \
-	X(cuptiActivityEnableRuntimeApi, (CUpti_CallbackId, uint8_t))        \
-	X(cuptiActivityEnableDriverApi, (CUpti_CallbackId, uint8_t))         \
-	X(cuptiActivityGetNextRecord, (uint8_t *, size_t,                    \
-				       CUpti_Activity **))                   \
-	X(cuptiActivityFlushAll, (uint32_t))                                 \
-	X(cuptiActivityGetNumDroppedRecords, (CUcontext, uint32_t, size_t *)) \
-	X(cuptiActivityPushExternalCorrelationId,                            \
-	  (CUpti_ExternalCorrelationKind, uint64_t))                         \
-	X(cuptiActivityPopExternalCorrelationId,                             \
-	  (CUpti_ExternalCorrelationKind, uint64_t *))                       \
+#define CUPTI_FUNCTIONS(X)                                                     \
+	X(cuptiGetVersion, (uint32_t *))                                       \
+	X(cuptiGetResultString, (CUptiResult, const char **))                  \
+	X(cuptiGetTimestamp, (uint64_t *))                                     \
+	X(cuptiGetCallbackName,                                                \
+	  (CUpti_CallbackDomain, uint32_t, const char **))                     \
+	X(cuptiActivityRegisterCallbacks, (CUpti_BuffersCallbackRequestFunc,   \
+					   CUpti_BuffersCallbackCompleteFunc)) \
+	X(cuptiActivityEnable, (CUpti_ActivityKind))                           \
+	X(cuptiActivityEnableAndDump, (CUpti_ActivityKind))                    \
+	X(cuptiActivityEnableRuntimeApi, (CUpti_CallbackId, uint8_t))          \
+	X(cuptiActivityEnableDriverApi, (CUpti_CallbackId, uint8_t))           \
+	X(cuptiActivityGetNextRecord, (uint8_t *, size_t, CUpti_Activity **))  \
+	X(cuptiActivityFlushAll, (uint32_t))                                   \
+	X(cuptiActivityGetNumDroppedRecords, (CUcontext, uint32_t, size_t *))  \
+	X(cuptiActivityPushExternalCorrelationId,                              \
+	  (CUpti_ExternalCorrelationKind, uint64_t))                           \
+	X(cuptiActivityPopExternalCorrelationId,                               \
+	  (CUpti_ExternalCorrelationKind, uint64_t *))                         \
 	X(cuptiActivityRegisterTimestampCallback, (CUpti_TimestampCallbackFunc))
 
 static struct {
@@ -66,7 +64,7 @@ volatile int dt_cupti_tagging;
 static struct {
 	pthread_once_t once;
 	int on;
-	_Atomic int yielded;      /* another CUPTI client has the callbacks */
+	_Atomic int yielded;       /* another CUPTI client has the callbacks */
 	_Atomic uint64_t rearm_at; /* when to take them back (0: not yet) */
 	char state[PATH_MAX + 96];
 	struct dt_cupti_sink sink;
@@ -76,7 +74,7 @@ static struct {
 	_Atomic int stopping;
 	_Atomic uint64_t dropped;
 	_Atomic uint64_t no_time;
-	_Atomic int active; /* some activity was recorded */
+	_Atomic int active;      /* some activity was recorded */
 	_Atomic int final_flush; /* 1: asked of the flusher, 2: done */
 } c = { .once = PTHREAD_ONCE_INIT };
 
@@ -151,11 +149,11 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-#define REC_INIT(rec, TYPE)                                                  \
-	do {                                                                 \
-		memset(&(rec), 0, sizeof(rec));                              \
-		(rec).hdr.type = (TYPE);                                     \
-		(rec).hdr.size = dt_rec_align(sizeof(rec));                  \
+#define REC_INIT(rec, TYPE)                                 \
+	do {                                                \
+		memset(&(rec), 0, sizeof(rec));             \
+		(rec).hdr.type = (TYPE);                    \
+		(rec).hdr.size = dt_rec_align(sizeof(rec)); \
 	} while (0)
 
 /* A record with a text tail, built on the stack. */
@@ -282,8 +280,8 @@ static void on_device(const CUpti_ActivityDevice5 *d)
 	r.sms = d->numMultiprocessors;
 	r.core_clock = d->coreClockRate;
 	r.l2_size = d->l2CacheSize;
-	r.max_threads_per_sm = d->maxWarpsPerMultiprocessor *
-			       d->numThreadsPerWarp;
+	r.max_threads_per_sm =
+		d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp;
 	emit_with_text(&r, sizeof(r), d->name);
 }
 
@@ -343,10 +341,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
 	if (!buffer || !own(buffer, false))
 		return; /* another client's buffer */
 	if (valid && !atomic_exchange(&c.active, 1))
-		emit_clock(); /* the first calibration goes before the first kernel */
-	while (valid &&
-	       cu.cuptiActivityGetNextRecord(buffer, valid, &rec) ==
-		       CUPTI_SUCCESS) {
+		emit_clock(); /* the first calibration goes before the first
+				 kernel */
+	while (valid && cu.cuptiActivityGetNextRecord(buffer, valid, &rec) ==
+				CUPTI_SUCCESS) {
 		switch (rec->kind) {
 		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 		case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -389,8 +387,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
 static bool is_launch_api(const char *name)
 {
 	static const char *const prefixes[] = {
-		"cuLaunch", "cuGraphLaunch", "cudaLaunch", "__cudaLaunch",
-		"cudaGraphLaunch",
+		"cuLaunch",     "cuGraphLaunch",   "cudaLaunch",
+		"__cudaLaunch", "cudaGraphLaunch",
 	};
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
@@ -514,9 +512,10 @@ static void *flusher_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_setname_np(pthread_self(), "dnntrace-cupti");
 	while (!atomic_load(&c.stopping)) {
-		/* sleep flush_ms in 10 ms slices, to answer a final flush soon */
-		for (unsigned slept = 0; slept < c.flush_ms &&
-					 !atomic_load(&c.final_flush);
+		/* sleep flush_ms in 10 ms slices, to answer a final flush soon
+		 */
+		for (unsigned slept = 0;
+		     slept < c.flush_ms && !atomic_load(&c.final_flush);
 		     slept += 10) {
 			struct timespec ts = { 0, 10000000L };
 			nanosleep(&ts, NULL);
@@ -554,11 +553,12 @@ static void start_once(void)
 		return set_off("off: switched off (DNNTRACE_CUPTI=0)%s", "");
 	if (!wanted_kinds())
 		return set_off("off: DNNTRACE_CUPTI_KINDS names no kind "
-			       "(kernel, memcpy, memset)%s", "");
+			       "(kernel, memcpy, memset)%s",
+			       "");
 	if (!(h = load_cupti(path, sizeof(path))))
 		return set_off("off: no CUPTI library found (%s)", dlerror());
-#define FN_LOAD_(name, args)                                                 \
-	if (!(*(void **)&cu.name = dlsym(h, #name)))                         \
+#define FN_LOAD_(name, args)                         \
+	if (!(*(void **)&cu.name = dlsym(h, #name))) \
 		return set_off("off: CUPTI lacks " #name "%s", "");
 	CUPTI_FUNCTIONS(FN_LOAD_)
 #undef FN_LOAD_
@@ -584,7 +584,8 @@ static void start_once(void)
 	snprintf(c.state, sizeof(c.state),
 		 "on: CUPTI %u.%u.%u from %s (%s%s%s)%s", version / 10000,
 		 version / 100 % 100, version % 100, path,
-		 k & KIND_KERNEL ? "kernels" : "", k & KIND_MEMCPY ? " memcpy" : "",
+		 k & KIND_KERNEL ? "kernels" : "",
+		 k & KIND_MEMCPY ? " memcpy" : "",
 		 k & KIND_MEMSET ? " memset" : "",
 		 attributed ? "" : ", not attributed to calls");
 	if (pthread_create(&c.flusher, NULL, flusher_main, NULL) == 0)
@@ -677,7 +678,8 @@ void dt_cupti_forget(void)
  */
 
 #define DT_EXPORT __attribute__((visibility("default")))
-#define REARM_DELAY_NS 200000000ull /* let the other client finish tearing down */
+#define REARM_DELAY_NS \
+	200000000ull /* let the other client finish tearing down */
 
 static void *real_cupti(const char *name)
 {
@@ -688,11 +690,11 @@ static void *real_cupti(const char *name)
 	return h ? dlsym(h, name) : NULL;
 }
 
-#define REAL(name)                                                           \
-	static __typeof__(&name) real_;                                      \
-	if (!real_)                                                          \
-		real_ = (__typeof__(&name))real_cupti(#name);                \
-	if (!real_)                                                          \
+#define REAL(name)                                            \
+	static __typeof__(&name) real_;                       \
+	if (!real_)                                           \
+		real_ = (__typeof__(&name))real_cupti(#name); \
+	if (!real_)                                           \
 	return CUPTI_ERROR_NOT_INITIALIZED
 
 DT_EXPORT CUptiResult

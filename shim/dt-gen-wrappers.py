@@ -298,7 +298,7 @@ def read_enums(ast: c_ast.FileAST) -> List[Tuple[str, str, int]]:
 def enums_file(enums: List[Tuple[str, str, int]], banner: str) -> str:
     """The analyzer's table of cuDNN enum names (C, no CUDA header needed)."""
     rows = ['\t{ "%s", "%s", %d },' % e for e in enums]
-    return ("/* %s */\n#include \"dt-analyzer.h\"\n\n"
+    return ("/* clang-format off */\n/* %s */\n#include \"dt-analyzer.h\"\n\n"
             "const struct dt_enum_name dt_cudnn_enums[] = {\n%s\n};\n"
             "const size_t dt_cudnn_enums_count = %d;\n" % (banner, "\n".join(rows), len(enums)))
 

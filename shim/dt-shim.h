@@ -27,16 +27,16 @@
 /* A recording thread's state (shim-core.c owns it). */
 struct dt_thread {
 	struct dt_ring *ring;
-	uint64_t seq;     /* the current call's sequence number */
+	uint64_t seq; /* the current call's sequence number */
 	uint32_t tid;
-	uint32_t depth;   /* 1 inside a wrapped call */
-	unsigned epoch;   /* the process epoch its ring belongs to */
-	bool broken;      /* no ring could be had for this thread */
-	bool gpu_tagged;  /* an attribution id is pushed for this call */
-	bool by_dnntrace; /* calls made now are the recorder's own */
-	unsigned api;     /* the call being recorded */
+	uint32_t depth;      /* 1 inside a wrapped call */
+	unsigned epoch;      /* the process epoch its ring belongs to */
+	bool broken;         /* no ring could be had for this thread */
+	bool gpu_tagged;     /* an attribution id is pushed for this call */
+	bool by_dnntrace;    /* calls made now are the recorder's own */
+	unsigned api;        /* the call being recorded */
 	const uint8_t *args; /* its argument bytes, once recorded */
-	int32_t status;   /* and what it returned */
+	int32_t status;      /* and what it returned */
 };
 
 /* Calls after which shim-plans.c has something to do. */

@@ -46,7 +46,6 @@ static struct {
 	char template_buf[PATH_MAX];
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-
 /* initial-exec: the shim is preloaded, so its TLS is static and every
  * wrapper reaches it with one instruction instead of a __tls_get_addr call. */
 static __thread struct dt_thread tls __attribute__((tls_model("initial-exec")));
@@ -137,12 +136,15 @@ static void load_config(void)
 	g.cfg.api_sigs = dt_api_sigs;
 	g.cfg.api_flags = dt_api_flags;
 	g.cfg.api_count = DT_API_COUNT;
-	/* the trace starts now, though its file is created at the first event */
+	/* the trace starts now, though its file is created at the first event
+	 */
 	struct timespec m, r;
 	clock_gettime(CLOCK_MONOTONIC, &m);
 	clock_gettime(CLOCK_REALTIME, &r);
-	g.cfg.start_mono = (uint64_t)m.tv_sec * 1000000000u + (uint64_t)m.tv_nsec;
-	g.cfg.start_real = (uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
+	g.cfg.start_mono =
+		(uint64_t)m.tv_sec * 1000000000u + (uint64_t)m.tv_nsec;
+	g.cfg.start_real =
+		(uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
 }
 
 /* Decide, once, whether this process records. */
@@ -268,7 +270,8 @@ static struct dt_writer *open_writer(void)
 	w = atomic_load(&g.writer);
 	if (!w && !g.open_failed && !g.closing) {
 		struct dt_kv info[8];
-		size_t n = dt_shim_info(info, sizeof(info) / sizeof(info[0]) - 1);
+		size_t n =
+			dt_shim_info(info, sizeof(info) / sizeof(info[0]) - 1);
 
 		info[n++] = (struct dt_kv){ "gpu", dt_cupti_state() };
 
@@ -316,7 +319,8 @@ static void close_writer(enum dt_end_reason reason, int code, bool reopen)
 	if (reopen) {
 		pthread_mutex_lock(&g.lock);
 		g.closing = false;
-		atomic_fetch_add(&g.epoch, 1); /* threads that failed try again */
+		atomic_fetch_add(&g.epoch,
+				 1); /* threads that failed try again */
 		pthread_mutex_unlock(&g.lock);
 	}
 }

@@ -24,5 +24,4 @@ DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);
 /* Finish the trace before the process image is replaced. */
 DT_HIDDEN void dt_before_exec(void);
 
-
 #endif /* DT_SHIM_INTERNAL_H */

@@ -21,7 +21,8 @@
 #include "shim-internal.h"
 
 #define MAX_KNOBS 64
-#define SLOTS 4096 /* plans alive at once; a collision forgets the older one */
+#define SLOTS     4096 /* plans alive at once; a collision forgets the older one \
+			*/
 
 const bool dt_plan_hooked[DT_API_COUNT] = {
 	[DT_API_cudnnBackendCreateDescriptor] = true,
@@ -72,29 +73,31 @@ static void query_plan(cudnnBackendDescriptor_t plan)
 
 	get(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
 	    &ws, NULL);
-	if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg))
+	if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR,
+					 &cfg))
 		return;
 	get(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
 	    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg, &n);
-	if (n == 1 &&
-	    !cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &eng)) {
-		get(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-		    1, &eng, &n);
+	if (n == 1 && !cudnnBackendCreateDescriptor(
+			      CUDNN_BACKEND_ENGINE_DESCRIPTOR, &eng)) {
+		get(cfg, CUDNN_ATTR_ENGINECFG_ENGINE,
+		    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &eng, &n);
 		if (n == 1) {
-			cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
-			get(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
-			    &index, NULL);
+			cudnnBackendNumericalNote_t
+				notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+			get(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
+			    CUDNN_TYPE_INT64, 1, &index, NULL);
 			get(eng, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
-			    CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT,
-			    notes, NULL);
+			    CUDNN_TYPE_NUMERICAL_NOTE,
+			    CUDNN_NUMERICAL_NOTE_TYPE_COUNT, notes, NULL);
 		}
 	}
 	/* cuDNN does not say how many knobs a config has without descriptors
 	 * to fill: make one per knob type there is (as the frontend does) */
 	int64_t made = 0;
 	for (; made < CUDNN_KNOB_TYPE_COUNTS && made < MAX_KNOBS; made++)
-		if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR,
-						 &knobs[made]))
+		if (cudnnBackendCreateDescriptor(
+			    CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &knobs[made]))
 			break;
 	if (made) {
 		get(cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,

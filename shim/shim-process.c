@@ -1,7 +1,7 @@
 /*
  * shim-process.c - process events the trace must not miss: exec replaces
- * the image (finish the file first). Each wrapper does its small part and calls the C library's own
- * function; nothing else changes.
+ * the image (finish the file first). Each wrapper does its small part and calls
+ * the C library's own function; nothing else changes.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -54,7 +54,8 @@ static void print_call(FILE *out, const struct dt_file_info *fi,
 		fprintf(out, "api#%u(<%u bytes>", c->api, len);
 	else if (dt_call_format(api->name, api->sig, args, len, buf,
 				sizeof(buf)) < 0)
-		fprintf(out, "%s(<%u argument bytes do not match the signature>",
+		fprintf(out,
+			"%s(<%u argument bytes do not match the signature>",
 			api->name, len);
 	else
 		fprintf(out, "%s(%s", api->name, buf);

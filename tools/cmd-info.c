@@ -65,7 +65,8 @@ int dt_info_file(const char *path, long top)
 	uint64_t last = fi->hdr.start_mono, threads = 0, kernels = 0;
 	uint64_t attributed = 0, copies = 0, untimed = 0;
 	/* CUPTI's clock is CLOCK_REALTIME until a calibration says otherwise */
-	int64_t cupti_to_mono = (int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
+	int64_t cupti_to_mono =
+		(int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
 	char device[160] = "";
 	const struct dt_rec_hdr *h;
 
@@ -122,8 +123,8 @@ int dt_info_file(const char *path, long top)
 	       dt_fmt_bytes(st->file_size, b1, sizeof(b1)));
 	printf("%-12s %u.%u\n", "format:", fi->hdr.major, fi->hdr.minor);
 	print_kv("program:", dt_info_get(fi, "cmdline"));
-	printf("%-12s %s, pid %u (parent %u)\n",
-	       "process:", dt_info_get(fi, "host") ? dt_info_get(fi, "host") : "?",
+	printf("%-12s %s, pid %u (parent %u)\n", "process:",
+	       dt_info_get(fi, "host") ? dt_info_get(fi, "host") : "?",
 	       fi->hdr.pid, fi->hdr.ppid);
 	printf("%-12s %s, for %s\n", "started:", when,
 	       dt_fmt_ns(last - fi->hdr.start_mono, b2, sizeof(b2)));
@@ -132,8 +133,9 @@ int dt_info_file(const char *path, long top)
 		loaded = dt_info_get(fi, "cudnn.path");
 	if (dt_info_get(fi, "cudnn.built") || loaded)
 		printf("%-12s built against %s, loaded %s\n", "cuDNN:",
-		       dt_info_get(fi, "cudnn.built") ? dt_info_get(fi, "cudnn.built")
-						   : "?",
+		       dt_info_get(fi, "cudnn.built")
+			       ? dt_info_get(fi, "cudnn.built")
+			       : "?",
 		       loaded ? loaded : "none (no cuDNN call)");
 	for (size_t i = 0; i < fi->n_info; i++)
 		if (!strncmp(fi->info[i].key, "env.", 4))
@@ -156,7 +158,8 @@ int dt_info_file(const char *path, long top)
 	printf("%-12s %" PRIu64 " records%s\n", "lost:", st->lost,
 	       st->lost ? " (buffers were full; see LOSS records)" : "");
 	if (st->gpu_dropped)
-		printf("%-12s %" PRIu64 " GPU activity records dropped by CUPTI\n",
+		printf("%-12s %" PRIu64
+		       " GPU activity records dropped by CUPTI\n",
 		       "", st->gpu_dropped);
 	if (st->unknown)
 		printf("%-12s %" PRIu64 " records of types this version does "

@@ -21,9 +21,11 @@ enum format { TEXT, JSON };
 static void ops_help(FILE *f)
 {
 	fprintf(f,
-		"usage: dnntrace ops [--format text|json] [--plans] [--call N] FILE\n\n"
+		"usage: dnntrace ops [--format text|json] [--plans] [--call N] "
+		"FILE\n\n"
 		"Lists every cuDNN call that executed work on the GPU, in call "
-		"order: the\noperation with its tensors ([dims]:type:layout) and "
+		"order: the\noperation with its tensors ([dims]:type:layout) "
+		"and "
 		"parameters, the engine\n(backend plans) or algorithm (legacy "
 		"calls), the workspace, the host time, and\nthe kernels it "
 		"launched with their GPU time.\n\n"
@@ -32,7 +34,8 @@ static void ops_help(FILE *f)
 		"  --plans     list each distinct problem (operation and "
 		"shapes, or backend\n"
 		"              graph) once, with its executions and GPU time\n"
-		"  --call N    show call N (its seq) in full, with its kernels\n"
+		"  --call N    show call N (its seq) in full, with its "
+		"kernels\n"
 		"  -h, --help  show this help\n",
 		OPS_SCHEMA_VERSION);
 }
@@ -56,7 +59,8 @@ static const char *engine_str(const struct dt_op *op, char *buf, size_t size)
 {
 	if (op->engine < 0)
 		return "?";
-	snprintf(buf, size, "%s%" PRId64, op->plan ? "eng" : "algo", op->engine);
+	snprintf(buf, size, "%s%" PRId64, op->plan ? "eng" : "algo",
+		 op->engine);
 	return buf;
 }
 
@@ -70,23 +74,27 @@ static void print_op_text(FILE *out, const struct dt_file_info *fi,
 		dt_fmt_ns(op->t_end - op->t_begin, h, sizeof(h)),
 		op->kernels ? dt_fmt_ns(op->gpu_ns, g, sizeof(g)) : "-",
 		op->kernels, engine_str(op, e, sizeof(e)),
-		op->workspace >= 0 ? dt_fmt_bytes((uint64_t)op->workspace, w, sizeof(w))
-				   : "?",
+		op->workspace >= 0
+			? dt_fmt_bytes((uint64_t)op->workspace, w, sizeof(w))
+			: "?",
 		op->api + 5, op->desc, op->status ? " FAILED" : "");
 }
 
 static void print_op_json(FILE *out, const struct dt_file_info *fi,
 			  const struct dt_op *op, bool first)
 {
-	fprintf(out, "%s\n    {\"seq\": %" PRIu64 ", \"tid\": %u, \"t\": %" PRIu64
+	fprintf(out,
+		"%s\n    {\"seq\": %" PRIu64 ", \"tid\": %u, \"t\": %" PRIu64
 		", \"host_ns\": %" PRIu64 ", \"api\": ",
-		first ? "" : ",", op->seq, op->tid, op->t_begin - fi->hdr.start_mono,
-		op->t_end - op->t_begin);
+		first ? "" : ",", op->seq, op->tid,
+		op->t_begin - fi->hdr.start_mono, op->t_end - op->t_begin);
 	json_str(out, op->api);
-	fprintf(out, ", \"status\": %d, \"plan\": %u, \"engine\": %" PRId64
-		", \"workspace\": %" PRId64 ", \"kernels\": %u, \"gpu_ns\": %" PRIu64
-		", \"desc\": ",
-		op->status, op->plan, op->engine, op->workspace, op->kernels, op->gpu_ns);
+	fprintf(out,
+		", \"status\": %d, \"plan\": %u, \"engine\": %" PRId64
+		", \"workspace\": %" PRId64
+		", \"kernels\": %u, \"gpu_ns\": %" PRIu64 ", \"desc\": ",
+		op->status, op->plan, op->engine, op->workspace, op->kernels,
+		op->gpu_ns);
 	json_str(out, op->desc);
 	fprintf(out, ", \"knobs\": {");
 	/* "A=1 B=2" -> "A": 1, "B": 2 */
@@ -94,8 +102,8 @@ static void print_op_json(FILE *out, const struct dt_file_info *fi,
 		const char *eq = strchr(k, '='), *sp = strchr(k, ' ');
 		if (!eq)
 			break;
-		fprintf(out, "%s\"%.*s\": %lld", k == op->knobs ? "" : ", ", (int)(eq - k), k,
-			strtoll(eq + 1, NULL, 10));
+		fprintf(out, "%s\"%.*s\": %lld", k == op->knobs ? "" : ", ",
+			(int)(eq - k), k, strtoll(eq + 1, NULL, 10));
 		k = sp ? sp + 1 : "";
 	}
 	fprintf(out, "}, \"notes\": [");
@@ -105,9 +113,12 @@ static void print_op_json(FILE *out, const struct dt_file_info *fi,
 		fprintf(out, "%s\"%.*s\"", n == op->notes ? "" : ", ", l, n);
 		n = sp ? sp + 1 : "";
 	}
-	fprintf(out, "], \"stream\": \"0x%" PRIx64 "\", \"workspace_ptr\": \"0x%" PRIx64
+	fprintf(out,
+		"], \"stream\": \"0x%" PRIx64
+		"\", \"workspace_ptr\": \"0x%" PRIx64
 		"\", \"pointers\": {%s}, \"tensors\": [%s], \"first_kernel\": ",
-		op->stream, op->workspace_ptr, op->pointers_json, op->tensors_json);
+		op->stream, op->workspace_ptr, op->pointers_json,
+		op->tensors_json);
 	if (op->first_kernel)
 		json_str(out, op->first_kernel);
 	else
@@ -151,9 +162,11 @@ static void add_problem(struct problems *ps, const struct dt_op *op)
 		ps->v = v;
 		ps->cap = cap;
 	}
-	ps->v[ps->n++] = (struct problem){ strdup(op->desc), op->api, op->plan,
-					   op->engine, op->workspace, 1, op->gpu_ns,
-					   op->t_end - op->t_begin, op->kernels };
+	ps->v[ps->n++] = (struct problem){
+		strdup(op->desc), op->api, op->plan,   op->engine,
+		op->workspace,    1,       op->gpu_ns, op->t_end - op->t_begin,
+		op->kernels
+	};
 }
 
 static int by_gpu(const void *a, const void *b)
@@ -171,8 +184,8 @@ static void print_problems(FILE *out, struct problems *ps, enum format fmt)
 
 	qsort(ps->v, ps->n, sizeof(*ps->v), by_gpu);
 	if (fmt == TEXT)
-		printf("%8s %10s %10s %8s %9s  %s\n", "count", "GPU time", "host time",
-		       "engine", "workspace", "problem");
+		printf("%8s %10s %10s %8s %9s  %s\n", "count", "GPU time",
+		       "host time", "engine", "workspace", "problem");
 	for (size_t i = 0; i < ps->n; i++) {
 		struct problem *p = &ps->v[i];
 		char e[32];
@@ -181,23 +194,28 @@ static void print_problems(FILE *out, struct problems *ps, enum format fmt)
 		else if (p->engine < 0)
 			snprintf(e, sizeof(e), "?");
 		else
-			snprintf(e, sizeof(e), "%s%" PRId64, p->plan ? "eng" : "algo",
-				 p->engine);
+			snprintf(e, sizeof(e), "%s%" PRId64,
+				 p->plan ? "eng" : "algo", p->engine);
 		if (fmt == TEXT) {
-			fprintf(out, "%8" PRIu64 " %10s %10s %8s %9s  %s %s\n", p->count,
-				dt_fmt_ns(p->gpu_ns, g, sizeof(g)),
+			fprintf(out, "%8" PRIu64 " %10s %10s %8s %9s  %s %s\n",
+				p->count, dt_fmt_ns(p->gpu_ns, g, sizeof(g)),
 				dt_fmt_ns(p->host_ns, h, sizeof(h)), e,
-				p->workspace >= 0 ? dt_fmt_bytes((uint64_t)p->workspace, w, sizeof(w))
-						  : "?",
+				p->workspace >= 0
+					? dt_fmt_bytes((uint64_t)p->workspace,
+						       w, sizeof(w))
+					: "?",
 				p->api + 5, p->key);
 		} else {
 			fprintf(out, "%s\n    {\"api\": ", i ? "," : "");
 			json_str(out, p->api);
-			fprintf(out, ", \"count\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
-				", \"host_ns\": %" PRIu64 ", \"kernels\": %" PRIu64
-				", \"engine\": %" PRId64 ", \"workspace\": %" PRId64 ", \"desc\": ",
-				p->count, p->gpu_ns, p->host_ns, p->kernels, p->engine,
-				p->workspace);
+			fprintf(out,
+				", \"count\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
+				", \"host_ns\": %" PRIu64
+				", \"kernels\": %" PRIu64
+				", \"engine\": %" PRId64
+				", \"workspace\": %" PRId64 ", \"desc\": ",
+				p->count, p->gpu_ns, p->host_ns, p->kernels,
+				p->engine, p->workspace);
 			json_str(out, p->key);
 			fputc('}', out);
 		}
@@ -222,8 +240,10 @@ static void show_call(const struct dt_file_info *fi, const struct dt_rec_hdr *h,
 			return;
 		dt_call_format(api->name, api->sig, t, len, buf, sizeof(buf));
 		const char *st = dt_status_name(c->status);
-		printf("call %" PRIu64 " (thread %u, %.6f s, %" PRIu64 " ns):\n  %s(%s) = %s\n",
-		       c->seq, c->tid, (double)(c->t_begin - fi->hdr.start_mono) / 1e9,
+		printf("call %" PRIu64 " (thread %u, %.6f s, %" PRIu64
+		       " ns):\n  %s(%s) = %s\n",
+		       c->seq, c->tid,
+		       (double)(c->t_begin - fi->hdr.start_mono) / 1e9,
 		       c->t_end - c->t_begin, api->name, buf, st ? st : "?");
 	} else if (h->type == DT_REC_CORR) {
 		const struct dt_rec_corr *c = (const void *)h;
@@ -233,10 +253,12 @@ static void show_call(const struct dt_file_info *fi, const struct dt_rec_hdr *h,
 		const struct dt_rec_kernel *k = (const void *)h;
 		for (size_t i = 0; i < *n_corrs; i++)
 			if (corrs[i] == k->corr)
-				printf("  kernel %.*s: %" PRIu64 " ns, grid [%d,%d,%d] "
+				printf("  kernel %.*s: %" PRIu64
+				       " ns, grid [%d,%d,%d] "
 				       "block [%d,%d,%d]\n",
-				       (int)len, t, k->end - k->start, k->grid_x, k->grid_y,
-				       k->grid_z, k->block_x, k->block_y, k->block_z);
+				       (int)len, t, k->end - k->start,
+				       k->grid_x, k->grid_y, k->grid_z,
+				       k->block_x, k->block_y, k->block_z);
 	}
 }
 
@@ -264,7 +286,8 @@ int cmd_ops(int argc, char **argv)
 			else if (!strcmp(optarg, "json"))
 				fmt = JSON;
 			else
-				return dt_usage_error("ops", "--format takes text or json");
+				return dt_usage_error(
+					"ops", "--format takes text or json");
 			break;
 		case 'p':
 			plans = true;
@@ -272,7 +295,9 @@ int cmd_ops(int argc, char **argv)
 		case 'c':
 			call = strtoll(optarg, &end, 10);
 			if (*end || end == optarg || call < 1)
-				return dt_usage_error("ops", "--call takes a call's seq number");
+				return dt_usage_error(
+					"ops",
+					"--call takes a call's seq number");
 			break;
 		case 'h':
 			ops_help(stdout);
@@ -303,14 +328,16 @@ int cmd_ops(int argc, char **argv)
 		return 1;
 	}
 	if (fmt == JSON)
-		printf("{\"schema\": \"dnntrace.ops\", \"version\": %d, \"file\": ",
+		printf("{\"schema\": \"dnntrace.ops\", \"version\": %d, "
+		       "\"file\": ",
 		       OPS_SCHEMA_VERSION);
 	if (fmt == JSON) {
 		json_str(stdout, path);
 		printf(", \"%s\": [", plans ? "problems" : "ops");
 	} else if (!plans && call < 0) {
-		printf("%8s %11s %9s %9s %4s %-8s %9s %s\n", "seq", "t (s)", "host",
-		       "GPU", "kern", "engine", "workspace", "operation");
+		printf("%8s %11s %9s %9s %4s %-8s %9s %s\n", "seq", "t (s)",
+		       "host", "GPU", "kern", "engine", "workspace",
+		       "operation");
 	}
 	while (!done) {
 		done = dt_reader_next(r, &h) != 1;
@@ -319,18 +346,24 @@ int cmd_ops(int argc, char **argv)
 		else {
 			dt_model_feed(m, h);
 			if (call > 0)
-				show_call(fi, h, (uint64_t)call, corrs, &n_corrs);
+				show_call(fi, h, (uint64_t)call, corrs,
+					  &n_corrs);
 		}
 		while (dt_model_next_op(m, &op)) {
 			if (call > 0) {
 				if (op.seq == (uint64_t)call) {
 					char e[32], w[32];
-					printf("  operation: %s\n  engine: %s, workspace: %s, "
-					       "%u kernels, GPU %" PRIu64 " ns\n",
-					       op.desc, engine_str(&op, e, sizeof(e)),
+					printf("  operation: %s\n  engine: %s, "
+					       "workspace: %s, "
+					       "%u kernels, GPU %" PRIu64
+					       " ns\n",
+					       op.desc,
+					       engine_str(&op, e, sizeof(e)),
 					       op.workspace >= 0
-						       ? dt_fmt_bytes((uint64_t)op.workspace, w,
-								      sizeof(w))
+						       ? dt_fmt_bytes(
+								 (uint64_t)op
+									 .workspace,
+								 w, sizeof(w))
 						       : "?",
 					       op.kernels, op.gpu_ns);
 				}
@@ -349,23 +382,31 @@ int cmd_ops(int argc, char **argv)
 	const struct dt_model_stats *ms = dt_model_stats(m);
 	const struct dt_file_stats *st = dt_reader_stats(r);
 	if (fmt == JSON) {
-		printf("\n  ], \"stats\": {\"ops\": %" PRIu64 ", \"undecoded_calls\": %" PRIu64
-		       ", \"other_kernels\": %" PRIu64 ", \"late_kernels\": %" PRIu64
-		       ", \"file_end\": ",
-		       ms->ops, ms->undecoded, ms->other_kernels, ms->late_kernels);
+		printf("\n  ], \"stats\": {\"ops\": %" PRIu64
+		       ", \"undecoded_calls\": %" PRIu64
+		       ", \"other_kernels\": %" PRIu64
+		       ", \"late_kernels\": %" PRIu64 ", \"file_end\": ",
+		       ms->ops, ms->undecoded, ms->other_kernels,
+		       ms->late_kernels);
 		json_str(stdout, dt_file_end_name(st->end));
 		printf("}}\n");
 	} else if (call < 0) {
-		printf("# %" PRIu64 " operations; %" PRIu64 " kernels ran outside cuDNN "
-		       "calls%s\n", ms->ops, ms->other_kernels,
-		       ms->undecoded ? "; some calls could not be decoded" : "");
+		printf("# %" PRIu64 " operations; %" PRIu64
+		       " kernels ran outside cuDNN "
+		       "calls%s\n",
+		       ms->ops, ms->other_kernels,
+		       ms->undecoded ? "; some calls could not be decoded"
+				     : "");
 	}
 	if (ms->late_kernels)
-		dt_error("warning: %" PRIu64 " kernels arrived too late to be added to "
-			 "their operation", ms->late_kernels);
+		dt_error("warning: %" PRIu64
+			 " kernels arrived too late to be added to "
+			 "their operation",
+			 ms->late_kernels);
 	if (st->end != DT_FILE_CLEAN)
 		dt_error("warning: %s: %s%s%s; decoded what is there", path,
-			 dt_file_end_name(st->end), st->error[0] ? ": " : "", st->error);
+			 dt_file_end_name(st->end), st->error[0] ? ": " : "",
+			 st->error);
 	free(corrs);
 	dt_model_free(m);
 	dt_reader_close(r);

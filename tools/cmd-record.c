@@ -41,7 +41,8 @@ static void record_help(FILE *f)
 		"(default 500)\n"
 		"      --disable          preload the shim but record nothing "
 		"(overhead baseline)\n"
-		"      --gpu KINDS        GPU activity to record: any of kernel,"
+		"      --gpu KINDS        GPU activity to record: any of "
+		"kernel,"
 		"memcpy,memset,\n"
 		"                         or none (default: all three)\n"
 		"  -q, --quiet            do not print where the traces went\n"
@@ -175,8 +176,10 @@ int cmd_record(int argc, char **argv)
 		case 'g':
 			if (!strcmp(optarg, "none"))
 				setenv("DNNTRACE_CUPTI", "0", 1);
-			else if (strspn(optarg, "kernelmcpystes,") != strlen(optarg))
-				return dt_usage_error("record", "--gpu takes kernel, "
+			else if (strspn(optarg, "kernelmcpystes,") !=
+				 strlen(optarg))
+				return dt_usage_error("record",
+						      "--gpu takes kernel, "
 						      "memcpy, memset or none");
 			else
 				setenv("DNNTRACE_CUPTI_KINDS", optarg, 1);

@@ -118,7 +118,8 @@ static void report_help(FILE *f)
 
 static const char *pct(uint64_t part, uint64_t whole, char *buf, size_t size)
 {
-	snprintf(buf, size, "%5.1f%%", whole ? 100.0 * (double)part / (double)whole : 0.0);
+	snprintf(buf, size, "%5.1f%%",
+		 whole ? 100.0 * (double)part / (double)whole : 0.0);
 	return buf;
 }
 
@@ -138,7 +139,8 @@ int cmd_report(int argc, char **argv)
 		if (c == 't') {
 			top = strtol(optarg, &end, 10);
 			if (*end || end == optarg || top < 0)
-				return dt_usage_error("report", "--top takes a number");
+				return dt_usage_error("report",
+						      "--top takes a number");
 		} else if (c == 'h') {
 			return report_help(stdout), 0;
 		} else {
@@ -154,7 +156,8 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	const struct dt_file_info *fi = dt_reader_info(r);
 	struct dt_model *m = dt_model_new(fi);
-	struct api_row *apis = calloc(fi->n_apis ? fi->n_apis : 1, sizeof(*apis));
+	struct api_row *apis =
+		calloc(fi->n_apis ? fi->n_apis : 1, sizeof(*apis));
 	uint32_t *corr = calloc(CORR_SLOTS, sizeof(*corr));
 	uint64_t fam_ns[N_FAMILIES + 1] = { 0 }, fam_n[N_FAMILIES + 1] = { 0 };
 	uint64_t cudnn_ns = 0, copy_ns = 0, copies = 0, host_ns = 0;
@@ -175,7 +178,8 @@ int cmd_report(int argc, char **argv)
 		} else {
 			dt_model_feed(m, h);
 			if (h->type == DT_REC_API_CALL) {
-				const struct dt_rec_api_call *a = (const void *)h;
+				const struct dt_rec_api_call *a =
+					(const void *)h;
 				uint64_t d = a->t_end - a->t_begin;
 				if (a->api < fi->n_apis &&
 				    !(a->flags & DT_CALL_BY_DNNTRACE)) {
@@ -196,7 +200,9 @@ int cmd_report(int argc, char **argv)
 				const struct dt_rec_kernel *k = (const void *)h;
 				uint32_t len;
 				const uint8_t *name = dt_rec_tail(h, &len);
-				uint64_t d = k->end > k->start ? k->end - k->start : 0;
+				uint64_t d = k->end > k->start
+						     ? k->end - k->start
+						     : 0;
 				if (corr[k->corr % CORR_SLOTS] == k->corr) {
 					cudnn_ns += d;
 				} else {
@@ -204,10 +210,13 @@ int cmd_report(int argc, char **argv)
 					fam_ns[f] += d;
 					fam_n[f]++;
 				}
-			} else if (h->type == DT_REC_MEMCPY || h->type == DT_REC_MEMSET) {
+			} else if (h->type == DT_REC_MEMCPY ||
+				   h->type == DT_REC_MEMSET) {
 				const struct dt_rec_memcpy *k = (const void *)h;
-				/* start and end sit at the same place in both */
-				copy_ns += k->end > k->start ? k->end - k->start : 0;
+				/* start and end sit at the same place in both
+				 */
+				copy_ns += k->end > k->start ? k->end - k->start
+							     : 0;
 				copies++;
 			}
 		}
@@ -228,14 +237,16 @@ int cmd_report(int argc, char **argv)
 		printf("program:  %s\n", v);
 	printf("process:  %s, pid %u\n",
 	       (v = dt_info_get(fi, "host")) ? v : "?", fi->hdr.pid);
-	if ((v = dt_info_get(fi, "cudnn.file")) || (v = dt_info_get(fi, "cudnn.path")))
+	if ((v = dt_info_get(fi, "cudnn.file")) ||
+	    (v = dt_info_get(fi, "cudnn.path")))
 		printf("cuDNN:    %s\n", v);
 	if ((v = dt_info_get(fi, "gpu")))
 		printf("GPU:      %s\n", v);
 	printf("ended:    %s; %" PRIu64 " calls, %" PRIu64 " records lost\n",
 	       dt_file_end_name(st->end), st->calls, st->lost);
 	if (!gpu_ns)
-		printf("\nno GPU activity in this trace (the GPU line says why)\n");
+		printf("\nno GPU activity in this trace (the GPU line says "
+		       "why)\n");
 	else
 		printf("\nGPU time (kernels, copies and sets, summed)   %s\n",
 		       dt_fmt_ns(gpu_ns, b1, sizeof(b1)));
@@ -246,13 +257,16 @@ int cmd_report(int argc, char **argv)
 	for (size_t f = 0; f <= N_FAMILIES; f++)
 		if (fam_n[f])
 			printf("  %-40s %10s %s  (%" PRIu64 " kernels)\n",
-			       f < N_FAMILIES ? families[f].family : "other kernels",
+			       f < N_FAMILIES ? families[f].family
+					      : "other kernels",
 			       dt_fmt_ns(fam_ns[f], b1, sizeof(b1)),
-			       pct(fam_ns[f], gpu_ns, b2, sizeof(b2)), fam_n[f]);
+			       pct(fam_ns[f], gpu_ns, b2, sizeof(b2)),
+			       fam_n[f]);
 	if (copies)
-		printf("  %-40s %10s %s  (%" PRIu64 ")\n", "memory copies and sets",
-		       dt_fmt_ns(copy_ns, b1, sizeof(b1)), pct(copy_ns, gpu_ns, b2, sizeof(b2)),
-		       copies);
+		printf("  %-40s %10s %s  (%" PRIu64 ")\n",
+		       "memory copies and sets",
+		       dt_fmt_ns(copy_ns, b1, sizeof(b1)),
+		       pct(copy_ns, gpu_ns, b2, sizeof(b2)), copies);
 	printf("host time inside cuDNN calls                  %s\n",
 	       dt_fmt_ns(host_ns, b1, sizeof(b1)));
 
@@ -261,8 +275,9 @@ int cmd_report(int argc, char **argv)
 	if (!n_ps)
 		printf("\nno operation ran on the GPU through cuDNN\n");
 	else
-		printf("\n%8s %10s %7s %10s %10s %10s %10s %8s  %s\n", "count", "GPU time",
-	       "share", "mean", "median", "min", "max", "engine", "operation");
+		printf("\n%8s %10s %7s %10s %10s %10s %10s %8s  %s\n", "count",
+		       "GPU time", "share", "mean", "median", "min", "max",
+		       "engine", "operation");
 	for (size_t i = 0; i < n_ps; i++) {
 		struct problem *p = &ps[i];
 		char e[32];
@@ -274,36 +289,43 @@ int cmd_report(int argc, char **argv)
 				snprintf(e, sizeof(e), "?");
 			else
 				snprintf(e, sizeof(e), "%" PRId64, p->engine);
-			printf("%8" PRIu64 " %10s %7s %10s %10s %10s %10s %8s  %s %.160s\n",
+			printf("%8" PRIu64
+			       " %10s %7s %10s %10s %10s %10s %8s  %s %.160s\n",
 			       p->count, dt_fmt_ns(p->gpu_ns, b1, sizeof(b1)),
 			       pct(p->gpu_ns, cudnn_ns, b2, sizeof(b2)),
 			       dt_fmt_ns(p->gpu_ns / p->count, b3, sizeof(b3)),
-			       dt_fmt_ns(p->times[p->n_times / 2], b4, sizeof(b4)),
+			       dt_fmt_ns(p->times[p->n_times / 2], b4,
+					 sizeof(b4)),
 			       dt_fmt_ns(p->times[0], b5, sizeof(b5)),
-			       dt_fmt_ns(p->times[p->n_times - 1], b6, sizeof(b6)), e,
-			       p->api + 5, p->key);
+			       dt_fmt_ns(p->times[p->n_times - 1], b6,
+					 sizeof(b6)),
+			       e, p->api + 5, p->key);
 		}
 		free(p->key);
 		free(p->times);
 	}
 	if (top && n_ps > (size_t)top)
-		printf("%8s (%zu more problems; --top 0 lists all)\n", "", n_ps - (size_t)top);
+		printf("%8s (%zu more problems; --top 0 lists all)\n", "",
+		       n_ps - (size_t)top);
 
 	/* host time by function */
-	printf("\n%10s %8s %12s %10s %10s %10s  %s\n", "calls", "failed", "host time",
-	       "avg", "min", "max", "function");
+	printf("\n%10s %8s %12s %10s %10s %10s  %s\n", "calls", "failed",
+	       "host time", "avg", "min", "max", "function");
 	for (long shown = 0; top == 0 || shown < top; shown++) {
 		uint32_t best = UINT32_MAX;
 		for (uint32_t i = 0; i < fi->n_apis; i++)
-			if (apis[i].calls && (best == UINT32_MAX || apis[i].ns > apis[best].ns))
+			if (apis[i].calls &&
+			    (best == UINT32_MAX || apis[i].ns > apis[best].ns))
 				best = i;
 		if (best == UINT32_MAX)
 			break;
 		struct api_row *row = &apis[best];
-		printf("%10" PRIu64 " %8" PRIu64 " %12s %10s %10s %10s  %s\n", row->calls,
-		       row->failed, dt_fmt_ns(row->ns, b1, sizeof(b1)),
+		printf("%10" PRIu64 " %8" PRIu64 " %12s %10s %10s %10s  %s\n",
+		       row->calls, row->failed,
+		       dt_fmt_ns(row->ns, b1, sizeof(b1)),
 		       dt_fmt_ns(row->ns / row->calls, b2, sizeof(b2)),
-		       dt_fmt_ns(row->min, b3, sizeof(b3)), dt_fmt_ns(row->max, b4, sizeof(b4)),
+		       dt_fmt_ns(row->min, b3, sizeof(b3)),
+		       dt_fmt_ns(row->max, b4, sizeof(b4)),
 		       fi->apis[best].name);
 		row->calls = 0;
 	}

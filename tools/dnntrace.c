@@ -19,8 +19,10 @@ static const struct dt_cmd commands[] = {
 	{ "info", cmd_info,
 	  "show a trace's identity, totals and how it ended" },
 	{ "dump", cmd_dump, "print every record of a trace, one per line" },
-	{ "ops", cmd_ops, "list the operations the program executed on the GPU" },
-	{ "report", cmd_report, "where the time went: GPU time, operations, calls" },
+	{ "ops", cmd_ops,
+	  "list the operations the program executed on the GPU" },
+	{ "report", cmd_report,
+	  "where the time went: GPU time, operations, calls" },
 	{ "demo", cmd_demo,
 	  "record the bundled cuDNN sample and show the trace" },
 };

@@ -17,22 +17,22 @@
  *   NONE  no tail;   TEXT  UTF-8 text;   BYTES  opaque bytes;
  *   ARGS  a call's arguments, laid out by the signature of its API (APIDEF).
  */
-#define DT_RECORD_TYPES(X)                                                \
-	X(0, PAD, pad, NONE)           /* filler, skipped by readers */   \
-	X(1, API_CALL, api_call, ARGS) /* one call into cuDNN */          \
-	X(2, STRING, string, TEXT)     /* an interned string */           \
-	X(3, THREAD, thread, TEXT)     /* a thread and its name */        \
-	X(4, PROCESS, process, TEXT)   /* process start, fork, exec */    \
-	X(5, CLOCK, clock, NONE)       /* two clocks read together */     \
-	X(6, LOSS, loss, NONE)         /* records dropped by a thread */  \
-	X(7, END, end, NONE)           /* how and when recording ended */ \
-	X(8, INFO, info, TEXT)         /* key = value identity fact */    \
-	X(9, APIDEF, apidef, TEXT)     /* an API id, its name, signature */ \
-	X(10, KERNEL, kernel, TEXT)    /* a GPU kernel and its name */    \
-	X(11, MEMCPY, memcpy, NONE)    /* a GPU memory copy */            \
-	X(12, MEMSET, memset, NONE)    /* a GPU memory set */             \
-	X(13, CORR, corr, NONE)        /* a launch's call, for kernels */ \
-	X(14, DEVICE, device, TEXT)    /* a GPU and its peak rates */     \
+#define DT_RECORD_TYPES(X)                                                     \
+	X(0, PAD, pad, NONE)              /* filler, skipped by readers */     \
+	X(1, API_CALL, api_call, ARGS)    /* one call into cuDNN */            \
+	X(2, STRING, string, TEXT)        /* an interned string */             \
+	X(3, THREAD, thread, TEXT)        /* a thread and its name */          \
+	X(4, PROCESS, process, TEXT)      /* process start, fork, exec */      \
+	X(5, CLOCK, clock, NONE)          /* two clocks read together */       \
+	X(6, LOSS, loss, NONE)            /* records dropped by a thread */    \
+	X(7, END, end, NONE)              /* how and when recording ended */   \
+	X(8, INFO, info, TEXT)            /* key = value identity fact */      \
+	X(9, APIDEF, apidef, TEXT)        /* an API id, its name, signature */ \
+	X(10, KERNEL, kernel, TEXT)       /* a GPU kernel and its name */      \
+	X(11, MEMCPY, memcpy, NONE)       /* a GPU memory copy */              \
+	X(12, MEMSET, memset, NONE)       /* a GPU memory set */               \
+	X(13, CORR, corr, NONE)           /* a launch's call, for kernels */   \
+	X(14, DEVICE, device, TEXT)       /* a GPU and its peak rates */       \
 	X(15, GPU_STATE, gpu_state, TEXT) /* GPU recording on, off, why */
 
 /* F(R, type, name) with type one of u8 u16 u32 u64 i32 i64; R is passed
@@ -88,81 +88,83 @@
 
 /* GPU activity (from CUPTI). Times are on the CUPTI clock: CLOCK records
  * with clock DT_CLOCK_CUPTI map it to CLOCK_MONOTONIC. */
-#define DT_FIELDS_kernel(F, R)                                               \
-	F(R, u64, start)                                                     \
-	F(R, u64, end)                                                       \
-	F(R, u32, corr)       /* CUPTI correlation id of the launch */       \
-	F(R, u32, device)                                                    \
-	F(R, u32, context)                                                   \
-	F(R, u32, stream)                                                    \
-	F(R, i32, grid_x)                                                    \
-	F(R, i32, grid_y)                                                    \
-	F(R, i32, grid_z)                                                    \
-	F(R, i32, block_x)                                                   \
-	F(R, i32, block_y)                                                   \
-	F(R, i32, block_z)                                                   \
-	F(R, i32, static_smem)                                               \
-	F(R, i32, dynamic_smem)                                              \
-	F(R, u32, registers)  /* per thread */                               \
-	F(R, u32, graph_id)   /* 0 unless launched by a CUDA graph */        \
-	F(R, u64, graph_node)                                                \
-	F(R, u32, flags)      /* DT_KERNEL_* */                              \
-	F(R, u32, len)        /* the kernel's (mangled) name */
-#define DT_FIELDS_memcpy(F, R)                                               \
-	F(R, u64, start)                                                     \
-	F(R, u64, end)                                                       \
-	F(R, u64, bytes)                                                     \
-	F(R, u32, corr)                                                      \
-	F(R, u32, device)                                                    \
-	F(R, u32, context)                                                   \
-	F(R, u32, stream)                                                    \
-	F(R, u8, copy_kind)   /* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, ... */ \
-	F(R, u8, src_kind)    /* CUpti_ActivityMemoryKind */                 \
-	F(R, u8, dst_kind)                                                   \
-	F(R, u8, flags)       /* CUpti_ActivityFlag bits: 1 async */         \
+#define DT_FIELDS_kernel(F, R)                                       \
+	F(R, u64, start)                                             \
+	F(R, u64, end)                                               \
+	F(R, u32, corr) /* CUPTI correlation id of the launch */     \
+	F(R, u32, device)                                            \
+	F(R, u32, context)                                           \
+	F(R, u32, stream)                                            \
+	F(R, i32, grid_x)                                            \
+	F(R, i32, grid_y)                                            \
+	F(R, i32, grid_z)                                            \
+	F(R, i32, block_x)                                           \
+	F(R, i32, block_y)                                           \
+	F(R, i32, block_z)                                           \
+	F(R, i32, static_smem)                                       \
+	F(R, i32, dynamic_smem)                                      \
+	F(R, u32, registers) /* per thread */                        \
+	F(R, u32, graph_id)  /* 0 unless launched by a CUDA graph */ \
+	F(R, u64, graph_node)                                        \
+	F(R, u32, flags) /* DT_KERNEL_* */                           \
+	F(R, u32, len)   /* the kernel's (mangled) name */
+#define DT_FIELDS_memcpy(F, R)                                             \
+	F(R, u64, start)                                                   \
+	F(R, u64, end)                                                     \
+	F(R, u64, bytes)                                                   \
+	F(R, u32, corr)                                                    \
+	F(R, u32, device)                                                  \
+	F(R, u32, context)                                                 \
+	F(R, u32, stream)                                                  \
+	F(R, u8, copy_kind) /* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 \
+			       DtoD, ... */                                \
+	F(R, u8, src_kind)  /* CUpti_ActivityMemoryKind */                 \
+	F(R, u8, dst_kind)                                                 \
+	F(R, u8, flags) /* CUpti_ActivityFlag bits: 1 async */             \
 	F(R, u32, reserved)
-#define DT_FIELDS_memset(F, R)                                               \
-	F(R, u64, start)                                                     \
-	F(R, u64, end)                                                       \
-	F(R, u64, bytes)                                                     \
-	F(R, u32, corr)                                                      \
-	F(R, u32, device)                                                    \
-	F(R, u32, context)                                                   \
-	F(R, u32, stream)                                                    \
-	F(R, u32, value)                                                     \
+#define DT_FIELDS_memset(F, R) \
+	F(R, u64, start)       \
+	F(R, u64, end)         \
+	F(R, u64, bytes)       \
+	F(R, u32, corr)        \
+	F(R, u32, device)      \
+	F(R, u32, context)     \
+	F(R, u32, stream)      \
+	F(R, u32, value)       \
 	F(R, u32, mem_kind)
-#define DT_FIELDS_corr(F, R)                                                 \
-	F(R, u64, call)       /* seq of the API_CALL that launched */        \
-	F(R, u32, corr)       /* CUPTI correlation id of the launch */       \
+#define DT_FIELDS_corr(F, R)                                     \
+	F(R, u64, call) /* seq of the API_CALL that launched */  \
+	F(R, u32, corr) /* CUPTI correlation id of the launch */ \
 	F(R, u32, reserved)
-#define DT_FIELDS_device(F, R)                                               \
-	F(R, u64, global_mem)   /* bytes */                                  \
-	F(R, u64, mem_bandwidth) /* global memory, kB/s */                   \
-	F(R, u32, id)                                                        \
-	F(R, u32, cc_major)                                                  \
-	F(R, u32, cc_minor)                                                  \
-	F(R, u32, sms)                                                       \
-	F(R, u32, core_clock)   /* kHz */                                    \
-	F(R, u32, l2_size)      /* bytes */                                  \
-	F(R, u32, max_threads_per_sm)                                        \
-	F(R, u32, len)          /* device name */
-#define DT_FIELDS_gpu_state(F, R)                                            \
-	F(R, u64, t)                                                         \
-	F(R, u32, state)      /* DT_GPU_* */                                 \
-	F(R, i32, code)       /* CUptiResult or errno behind it */           \
-	F(R, u64, dropped)    /* records CUPTI dropped so far */             \
-	F(R, u32, reserved)                                                  \
-	F(R, u32, len)        /* why, in words */
+#define DT_FIELDS_device(F, R)                             \
+	F(R, u64, global_mem)    /* bytes */               \
+	F(R, u64, mem_bandwidth) /* global memory, kB/s */ \
+	F(R, u32, id)                                      \
+	F(R, u32, cc_major)                                \
+	F(R, u32, cc_minor)                                \
+	F(R, u32, sms)                                     \
+	F(R, u32, core_clock) /* kHz */                    \
+	F(R, u32, l2_size)    /* bytes */                  \
+	F(R, u32, max_threads_per_sm)                      \
+	F(R, u32, len) /* device name */
+#define DT_FIELDS_gpu_state(F, R)                               \
+	F(R, u64, t)                                            \
+	F(R, u32, state)   /* DT_GPU_* */                       \
+	F(R, i32, code)    /* CUptiResult or errno behind it */ \
+	F(R, u64, dropped) /* records CUPTI dropped so far */   \
+	F(R, u32, reserved)                                     \
+	F(R, u32, len) /* why, in words */
 
 enum dt_kernel_flags {
-	DT_KERNEL_NO_TIME = 1 << 0, /* CUPTI could not time it (start = end = 0) */
+	DT_KERNEL_NO_TIME =
+		1 << 0, /* CUPTI could not time it (start = end = 0) */
 };
 
 enum dt_gpu_state {
-	DT_GPU_ON = 1,       /* recording GPU activity */
-	DT_GPU_OFF = 2,      /* not recording: no GPU, no CUPTI, switched off */
-	DT_GPU_TAKEN = 3,    /* another profiler took CUPTI over */
-	DT_GPU_RESUMED = 4,  /* it let go; recording again */
+	DT_GPU_ON = 1,      /* recording GPU activity */
+	DT_GPU_OFF = 2,     /* not recording: no GPU, no CUPTI, switched off */
+	DT_GPU_TAKEN = 3,   /* another profiler took CUPTI over */
+	DT_GPU_RESUMED = 4, /* it let go; recording again */
 };
 
 enum dt_call_flags {

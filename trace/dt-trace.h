@@ -63,10 +63,10 @@ struct dt_writer;
  * and never wrap; the buffer index is position & mask. */
 struct dt_ring {
 	/* producer side, written by the owning thread only */
-	uint64_t head_local;   /* reserved, not yet published */
-	uint64_t tail_cache;   /* last tail seen */
-	_Atomic uint64_t head; /* published: records below are complete */
-	_Atomic uint64_t lost; /* records dropped, ring full */
+	uint64_t head_local;       /* reserved, not yet published */
+	uint64_t tail_cache;       /* last tail seen */
+	_Atomic uint64_t head;     /* published: records below are complete */
+	_Atomic uint64_t lost;     /* records dropped, ring full */
 	_Atomic uint64_t lost_big; /* records too large for the ring */
 	uint8_t *buf;
 	uint32_t mask;
@@ -237,12 +237,12 @@ struct dt_file_info {
 struct dt_file_stats {
 	enum dt_file_end end;
 	uint64_t file_size;
-	uint64_t frames;     /* data frames decoded */
-	uint64_t records;    /* records returned */
-	uint64_t calls;      /* API_CALL records among them */
-	uint64_t unknown;    /* records of types this reader does not know */
-	uint64_t bytes_lost; /* trailing bytes that could not be decoded */
-	uint64_t lost;       /* records the writer reported lost */
+	uint64_t frames;      /* data frames decoded */
+	uint64_t records;     /* records returned */
+	uint64_t calls;       /* API_CALL records among them */
+	uint64_t unknown;     /* records of types this reader does not know */
+	uint64_t bytes_lost;  /* trailing bytes that could not be decoded */
+	uint64_t lost;        /* records the writer reported lost */
 	uint64_t gpu_dropped; /* GPU activity records CUPTI dropped */
 	bool have_end;
 	struct dt_rec_end end_rec; /* valid when have_end */

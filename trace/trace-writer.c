@@ -54,7 +54,7 @@ struct dt_writer {
 	_Atomic int sleeping;
 	_Atomic int closing; /* dt_writer_close* called (once) */
 	_Atomic int stop;    /* close requested, reason set */
-	_Atomic int closed; /* the file is complete */
+	_Atomic int closed;  /* the file is complete */
 	enum dt_end_reason end_reason;
 	int end_code;
 	_Atomic uint64_t flush_req;
@@ -524,7 +524,8 @@ static void drain_all(struct dt_writer *w)
 		uint64_t n = atomic_load(&w->lost_other[why]);
 		if (n != w->lost_other_seen[why]) {
 			emit_loss(w, 0, n - w->lost_other_seen[why], why);
-			atomic_fetch_add(&w->lost_total, n - w->lost_other_seen[why]);
+			atomic_fetch_add(&w->lost_total,
+					 n - w->lost_other_seen[why]);
 			w->lost_other_seen[why] = n;
 		}
 	}
@@ -633,7 +634,8 @@ static void *reserve_slow(struct dt_ring *r, uint32_t size, bool count)
 	uint32_t pad = off + size > cap ? cap - off : 0;
 
 	if (size > cap / 2) {
-		atomic_fetch_add_explicit(&r->lost_big, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&r->lost_big, 1,
+					  memory_order_relaxed);
 		return NULL;
 	}
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -666,7 +668,8 @@ void *dt_ring_try_reserve(struct dt_ring *r, uint32_t size)
 	uint64_t head = r->head_local;
 	uint32_t off = (uint32_t)head & r->mask;
 
-	if (off + size > r->mask + 1u || head + size - r->tail_cache > r->mask + 1u)
+	if (off + size > r->mask + 1u ||
+	    head + size - r->tail_cache > r->mask + 1u)
 		return reserve_slow(r, size, false);
 	r->head_local = head + size;
 	return r->buf + off;

@@ -15,8 +15,11 @@ static const char *const sigs[] = { "handle:p,executionPlan:p,variantPack:p" };
 
 static void put_execute(struct dt_ring *r, uint64_t seq)
 {
-	struct dt_rec_api_call c = { .api = 0, .tid = r->tid, .seq = seq,
-				     .t_begin = seq * 1000, .t_end = seq * 1000 + 500,
+	struct dt_rec_api_call c = { .api = 0,
+				     .tid = r->tid,
+				     .seq = seq,
+				     .t_begin = seq * 1000,
+				     .t_end = seq * 1000 + 500,
 				     .len = 24 };
 	uint64_t args[3] = { 0x10, 0x20 + seq, 0x30 };
 
@@ -32,7 +35,9 @@ static void put_corr(struct dt_ring *r, uint64_t call, uint32_t corr)
 static void put_kernel(struct dt_ring *r, uint32_t corr, uint64_t start,
 		       uint64_t end, const char *name)
 {
-	struct dt_rec_kernel k = { .start = start, .end = end, .corr = corr,
+	struct dt_rec_kernel k = { .start = start,
+				   .end = end,
+				   .corr = corr,
 				   .len = (uint32_t)strlen(name) };
 	CHECK(test_put(r, DT_REC_KERNEL, &k, sizeof(k), name, k.len));
 }
@@ -42,8 +47,10 @@ int main(void)
 	const char *dir = dt_test_tmpdir();
 	char tmpl[512];
 	snprintf(tmpl, sizeof(tmpl), "%s/model.dnnt", dir);
-	struct dt_writer_config cfg = { .path_template = tmpl, .api_names = names,
-					.api_sigs = sigs, .api_count = 1 };
+	struct dt_writer_config cfg = { .path_template = tmpl,
+					.api_names = names,
+					.api_sigs = sigs,
+					.api_count = 1 };
 	struct dt_writer *w = dt_writer_open(&cfg);
 	CHECK(w != NULL);
 	if (!w)
@@ -78,7 +85,8 @@ int main(void)
 	while (dt_reader_next(rd, &h) == 1) {
 		dt_model_feed(m, h);
 		while (n < 4 && dt_model_next_op(m, &op))
-			n++; /* nothing is ready before the end: the trace is short */
+			n++; /* nothing is ready before the end: the trace is
+				short */
 	}
 	CHECK_EQ_U(n, 0);
 	dt_model_finish(m);

@@ -23,13 +23,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "no usable GPU\n");
 		return 77;
 	}
-	if (cudaMalloc((void **)&a, N * N * 4) || cudaMalloc((void **)&b, N * N * 4) ||
+	if (cudaMalloc((void **)&a, N * N * 4) ||
+	    cudaMalloc((void **)&b, N * N * 4) ||
 	    cudaMalloc((void **)&c, N * N * 4) || cudaMemset(a, 0, N * N * 4) ||
 	    cudaMemset(b, 0, N * N * 4) || cublasCreate(&h))
 		return 1;
 	for (int i = 0; i < 10; i++)
-		if (cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, a, N, b, N, &zero, c,
-				N))
+		if (cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, a,
+				N, b, N, &zero, c, N))
 			return 1;
 	if (argc > 1 && !strcmp(argv[1], "sigterm")) {
 		cudaDeviceSynchronize();

@@ -16,7 +16,8 @@ __attribute__((visibility("default"))) int puts(const char *s)
 	if (!next)
 		next = (int (*)(const char *))dlsym(RTLD_NEXT, "puts");
 	if (!next || next == puts) {
-		static const char msg[] = "next-hook: dlsym(RTLD_NEXT) found the hook itself\n";
+		static const char msg[] =
+			"next-hook: dlsym(RTLD_NEXT) found the hook itself\n";
 		(void)!write(2, msg, sizeof(msg) - 1);
 		_exit(3);
 	}

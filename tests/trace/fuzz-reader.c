@@ -1,8 +1,9 @@
 /*
  * fuzz-reader.c - libFuzzer target for the trace reader, the argument
  * decoder and the model behind `dnntrace ops`: any input must be read
- * without crashing, leaking or reading out of bounds, in bounded time. Built as a fuzzer with clang (-Dfuzz=enabled); otherwise
- * fuzz-main.c runs the seed corpus through it as an ordinary test.
+ * without crashing, leaking or reading out of bounds, in bounded time. Built as
+ * a fuzzer with clang (-Dfuzz=enabled); otherwise fuzz-main.c runs the seed
+ * corpus through it as an ordinary test.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -47,20 +47,29 @@ int main(void)
 				    .name_len = 1,
 				    .len = 4 };
 	CHECK(test_put(r, DT_REC_APIDEF, &ad, sizeof(ad), "fsig", 4));
-	struct dt_rec_kernel k = { .start = 100, .end = 250, .corr = 77,
-				   .grid_x = 4, .block_x = 128, .len = 6 };
+	struct dt_rec_kernel k = { .start = 100,
+				   .end = 250,
+				   .corr = 77,
+				   .grid_x = 4,
+				   .block_x = 128,
+				   .len = 6 };
 	CHECK(test_put(r, DT_REC_KERNEL, &k, sizeof(k), "kernel", 6));
-	struct dt_rec_memcpy mc = { .start = 1, .end = 2, .bytes = 4096,
+	struct dt_rec_memcpy mc = { .start = 1,
+				    .end = 2,
+				    .bytes = 4096,
 				    .copy_kind = 1 };
 	CHECK(test_put(r, DT_REC_MEMCPY, &mc, sizeof(mc), NULL, 0));
 	struct dt_rec_memset ms = { .start = 3, .end = 4, .bytes = 512 };
 	CHECK(test_put(r, DT_REC_MEMSET, &ms, sizeof(ms), NULL, 0));
 	struct dt_rec_corr co = { .call = 1, .corr = 77 };
 	CHECK(test_put(r, DT_REC_CORR, &co, sizeof(co), NULL, 0));
-	struct dt_rec_device dv = { .mem_bandwidth = 4800000000ull, .sms = 132,
-				    .cc_major = 9, .len = 4 };
+	struct dt_rec_device dv = { .mem_bandwidth = 4800000000ull,
+				    .sms = 132,
+				    .cc_major = 9,
+				    .len = 4 };
 	CHECK(test_put(r, DT_REC_DEVICE, &dv, sizeof(dv), "H200", 4));
-	struct dt_rec_gpu_state gs = { .state = DT_GPU_TAKEN, .code = 39,
+	struct dt_rec_gpu_state gs = { .state = DT_GPU_TAKEN,
+				       .code = 39,
 				       .len = 3 };
 	CHECK(test_put(r, DT_REC_GPU_STATE, &gs, sizeof(gs), "why", 3));
 	struct dt_rec_hdr unknown = { 0 };
@@ -145,15 +154,19 @@ int main(void)
 			break;
 		case DT_REC_KERNEL:
 			CHECK_EQ_U(((const struct dt_rec_kernel *)h)->end, 250);
-			CHECK_EQ_U(((const struct dt_rec_kernel *)h)->block_x, 128);
+			CHECK_EQ_U(((const struct dt_rec_kernel *)h)->block_x,
+				   128);
 			CHECK(len == 6 && !memcmp(t, "kernel", 6));
 			break;
 		case DT_REC_MEMCPY:
-			CHECK_EQ_U(((const struct dt_rec_memcpy *)h)->bytes, 4096);
-			CHECK_EQ_U(((const struct dt_rec_memcpy *)h)->copy_kind, 1);
+			CHECK_EQ_U(((const struct dt_rec_memcpy *)h)->bytes,
+				   4096);
+			CHECK_EQ_U(((const struct dt_rec_memcpy *)h)->copy_kind,
+				   1);
 			break;
 		case DT_REC_MEMSET:
-			CHECK_EQ_U(((const struct dt_rec_memset *)h)->bytes, 512);
+			CHECK_EQ_U(((const struct dt_rec_memset *)h)->bytes,
+				   512);
 			break;
 		case DT_REC_CORR:
 			CHECK_EQ_U(((const struct dt_rec_corr *)h)->corr, 77);
@@ -163,7 +176,8 @@ int main(void)
 			CHECK(len == 4 && !memcmp(t, "H200", 4));
 			break;
 		case DT_REC_GPU_STATE:
-			CHECK_EQ_U(((const struct dt_rec_gpu_state *)h)->code, 39);
+			CHECK_EQ_U(((const struct dt_rec_gpu_state *)h)->code,
+				   39);
 			CHECK(len == 3 && !memcmp(t, "why", 3));
 			break;
 		case DT_REC_LOSS:

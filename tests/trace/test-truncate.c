@@ -27,9 +27,11 @@ static size_t frames_of(const uint8_t *buf, size_t size, struct frame *fr,
 			memcpy(&len, buf + off + 4, 4);
 			if (magic == DT_FRAME_META)
 				for (size_t p = 0; p < len;) {
-					/* frames are not 8-aligned in the file */
+					/* frames are not 8-aligned in the file
+					 */
 					struct dt_rec_hdr h;
-					memcpy(&h, buf + off + 8 + p, sizeof(h));
+					memcpy(&h, buf + off + 8 + p,
+					       sizeof(h));
 					recs++;
 					p += h.size;
 				}
