@@ -21,9 +21,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analyzer-cost.h"
 #include "dt-analyzer.h"
 
-#define MAX_DIMS 8
+#define MAX_DIMS DT_MAX_DIMS
 /* A graph's description stops growing here: a descriptor may list itself,
  * or list others many times over (a crafted trace would make it explode). */
 #define DESC_MAX (64u << 10)
@@ -97,25 +98,16 @@ struct battr {
 	uint8_t *data;
 };
 
-struct tensor {
-	bool valid;
-	int64_t dtype;
-	int nb;
-	int64_t dims[MAX_DIMS];
-	int64_t strides[MAX_DIMS];
-	int64_t uid;
-	bool is_virtual;
-	bool by_value; /* a host scalar passed by value (e.g. a scale) */
-};
-
 /* What is known of an engine configuration: shared by the plans built
  * from it, and completed when the program asks cuDNN about it later. */
 struct cfg_info {
 	char *graph;      /* the operation graph, described */
 	char *graph_json; /* its tensors, as JSON */
+	char *brief;      /* its tensors and parameters, compactly */
 	int64_t engine;   /* global engine index, -1 unknown */
 	char *knobs;      /* "TILE_SIZE=4 KBLOCK=3", once known */
 	char *notes;      /* numerical notes: "TENSOR_CORE ...", once known */
+	struct dt_cost cost; /* what one execution computes and moves */
 };
 
 struct cfg_list {
@@ -129,12 +121,13 @@ struct plan_info {
 	uint64_t cfg_ptr;  /* the engine config descriptor it was built from */
 	int64_t workspace; /* -1 unknown */
 	uint64_t executions;
+	const char *desc; /* as its executions show it (kept) */
+	const char *desc_knobs, *desc_notes; /* what desc was made from */
 	struct plan_info *next;
 };
 
 struct obj {
 	uint64_t ptr;
-	bool live;
 	const char *kind; /* legacy: from cudnnCreate<Kind>Descriptor */
 	uint32_t kind_len;
 	int64_t btype; /* backend descriptor type, -1 for legacy */
@@ -142,22 +135,39 @@ struct obj {
 	uint32_t n_fields;
 	struct battr *attrs;
 	uint32_t n_attrs;
-	struct tensor t;      /* tensors and filters, normalized */
-	char *graph;          /* OPERATIONGRAPH: its description at finalize */
-	char *graph_json;     /* and its tensors */
+	struct dt_tensor t;  /* tensors and filters, normalized */
+	uint64_t chash;      /* legacy: its content, hashed */
+	uint64_t owner;      /* a knob choice: the config it belongs to */
+	char *graph;         /* OPERATIONGRAPH: its description at finalize */
+	char *graph_json;    /* and its tensors */
+	struct dt_cost cost; /* and its cost */
+	char *snap;          /* other descriptors: their description when
+				finalized (the program may destroy and reuse
+				what they point to before building a graph) */
+	char *snap_json;     /* and their tensors */
+	struct dt_cost_part *part; /* operations: their cost */
+	char *brief; /* operations: their tensors, compactly; graphs: all of
+			their operations' */
 	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
 	uint64_t stream;      /* a cuDNN handle: its stream (0: default) */
 	struct plan_info *plan;
 };
 
+/* An op waiting for its kernels. Its strings belong to the model (shared
+ * by every op of a problem), but for the pointers and the kernel name. */
 struct pending {
 	struct dt_op op;
-	char *desc;
-	char *tensors;
+	const char *desc;
+	const char *problem; /* NULL: the same as desc */
+	const char *brief;   /* NULL: the same as problem */
+	const char *tensors;
 	char *pointers;
 	char *first_kernel;
+	int tc_hint; /* what its kernels' names say of tensor cores */
 	struct pending *next;
 };
+
+#define LEGACY_BUCKETS 4096
 
 struct dt_model {
 	const struct dt_file_info *fi;
@@ -168,15 +178,19 @@ struct dt_model {
 	struct cfg_list *cfgs; /* every cfg_info, owned here */
 	/* constants looked up by name in the generated enum table */
 	int64_t bt_tensor, bt_graph, bt_engine, bt_cfg, bt_heur, bt_plan,
-		bt_varpack;
+		bt_varpack, bt_knob_choice, bt_pointwise, bt_conv;
 	int64_t a_cfg_knobs, a_knob_type, a_knob_value, a_engine_notes,
 		a_vp_uids, a_vp_ptrs, a_vp_ws;
 	int64_t a_graph_ops, a_heur_graph, a_heur_results, a_cfg_engine,
 		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
 		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
-		a_t_by_value;
-	/* ops waiting for their kernels, in call order */
+		a_t_by_value, a_norm_phase, a_pw_mode, a_conv_pre, a_conv_post,
+		a_conv_stride, a_conv_dil;
+	/* ops waiting for their kernels, in call order, and by seq (open
+	 * addressing, linear probing; at most half full) */
 	struct pending *head, *tail;
+	struct pending **by_seq;
+	size_t by_seq_cap, n_pending;
 	struct pending *out; /* last op handed out */
 	uint64_t last_out;   /* its seq */
 	uint64_t now;        /* latest host time seen */
@@ -201,11 +215,22 @@ struct dt_model {
 	struct orphan {
 		uint64_t call;
 		uint32_t kernels;
+		int32_t device;
+		uint32_t converts;
+		uint64_t convert_ns;
 		uint64_t gpu_ns, start, end;
 		char *first_kernel;
 	} orphans[1024];
 	uint64_t max_seq; /* the highest call seq seen */
 	struct dt_model_stats stats;
+	void (*on_build)(void *arg, const struct dt_plan_build *b);
+	void *on_build_arg;
+	bool details;       /* pointers for every op (dnntrace ops) */
+	uint8_t *api_class; /* enum api_class by API id */
+	int64_t bn_per_activation, dt_half, dt_bf16, dt_float;
+	struct legacy_entry *legacy[LEGACY_BUCKETS];
+	char **kept; /* strings ops may still point to, freed at the end */
+	size_t n_kept, cap_kept;
 };
 
 static int64_t enum_value(const char *type, const char *name)
@@ -224,6 +249,7 @@ static struct cfg_info *new_cfg(struct dt_model *m)
 	if (!c)
 		return NULL;
 	c->info.engine = -1;
+	c->info.cost.dtype = -1;
 	c->next = m->cfgs;
 	m->cfgs = c;
 	return &c->info;
@@ -236,6 +262,8 @@ static void copy_graph(struct cfg_info *c, const struct obj *g)
 		return;
 	c->graph = strdup(g->graph);
 	c->graph_json = g->graph_json ? strdup(g->graph_json) : NULL;
+	c->brief = g->brief ? strdup(g->brief) : NULL;
+	c->cost = g->cost;
 }
 
 static uint64_t hash_ptr(uint64_t p)
@@ -253,6 +281,10 @@ static void obj_clear(struct obj *o)
 	free(o->attrs);
 	free(o->graph);
 	free(o->graph_json);
+	free(o->snap);
+	free(o->snap_json);
+	free(o->part);
+	free(o->brief);
 	uint64_t ptr = o->ptr;
 	memset(o, 0, sizeof(*o));
 	o->ptr = ptr;
@@ -277,8 +309,8 @@ static void grow(struct dt_model *m)
 	free(old);
 }
 
-/* Objects are never removed from the table (a destroyed one is marked not
- * live), so probing stays simple; the table holds one entry per address. */
+/* The descriptors alive, by address: open addressing, linear probing, at
+ * most half full. */
 static struct obj *obj_find(struct dt_model *m, uint64_t ptr, bool create)
 {
 	if (!ptr)
@@ -301,6 +333,25 @@ static struct obj *obj_find(struct dt_model *m, uint64_t ptr, bool create)
 			return &m->objs[i];
 		}
 	}
+}
+
+/* A destroyed descriptor leaves the table: what the model keeps of it
+ * (snapshots, plans, configs) lives elsewhere, and memory stays bounded
+ * by the descriptors alive. Backward-shift deletion keeps probing valid. */
+static void obj_remove(struct dt_model *m, struct obj *o)
+{
+	size_t mask = m->cap - 1, i = (size_t)(o - m->objs);
+
+	obj_clear(o);
+	m->used--;
+	for (size_t j = (i + 1) & mask; m->objs[j].ptr; j = (j + 1) & mask) {
+		size_t k = hash_ptr(m->objs[j].ptr) & mask;
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			m->objs[i] = m->objs[j];
+			i = j;
+		}
+	}
+	memset(&m->objs[i], 0, sizeof(m->objs[i]));
 }
 
 /* ------------------------------------------------------ legacy setters */
@@ -355,7 +406,7 @@ static int64_t fval(const struct obj *o, const char *name, int64_t def)
 }
 
 /* Fully packed strides for dims in order (NCHW...). */
-static void packed(struct tensor *t)
+static void packed(struct dt_tensor *t)
 {
 	int64_t s = 1;
 	for (int i = t->nb - 1; i >= 0; i--) {
@@ -365,7 +416,7 @@ static void packed(struct tensor *t)
 }
 
 /* Channels-last strides for dims given as N, C, spatial... */
-static void packed_nhwc(struct tensor *t)
+static void packed_nhwc(struct dt_tensor *t)
 {
 	int64_t s = 1;
 
@@ -384,7 +435,7 @@ static void packed_nhwc(struct tensor *t)
  * common shape, whichever setter was used. */
 static void normalize_legacy(struct obj *o, const char *setter)
 {
-	struct tensor *t = &o->t;
+	struct dt_tensor *t = &o->t;
 	const struct field *dims;
 	bool nhwc = fval(o, "format", 0) == 1; /* CUDNN_TENSOR_NHWC */
 
@@ -489,7 +540,7 @@ static uint64_t battr_ptr(struct obj *o, int64_t name, uint32_t i)
 
 static void backend_tensor(struct dt_model *m, struct obj *o)
 {
-	struct tensor *t = &o->t;
+	struct dt_tensor *t = &o->t;
 	struct battr *d = battr(o, m->a_t_dims), *s = battr(o, m->a_t_strides);
 
 	memset(t, 0, sizeof(*t));
@@ -524,7 +575,7 @@ static const char *short_enum(const char *type, int64_t v, char *buf,
 
 /* NCHW-like when strides fall with the dimension order, NHWC-like when the
  * second dimension is the innermost; else plainly strided. */
-static const char *layout(const struct tensor *t)
+static const char *layout(const struct dt_tensor *t)
 {
 	static const char *const nchw[] = {
 		"", "", "", "NCW", "NCHW", "NCDHW"
@@ -549,7 +600,7 @@ static const char *layout(const struct tensor *t)
 }
 
 /* The tensor in JSON, for the checkers: role, uid, dims, strides, type. */
-static void tensor_json(struct sbuf *j, const struct tensor *t,
+static void tensor_json(struct sbuf *j, const struct dt_tensor *t,
 			const char *role, int role_len)
 {
 	char dt[48];
@@ -570,7 +621,7 @@ static void tensor_json(struct sbuf *j, const struct tensor *t,
 		  t->by_value ? "true" : "false");
 }
 
-static void describe_tensor(struct sbuf *b, const struct tensor *t)
+static void describe_tensor(struct sbuf *b, const struct dt_tensor *t)
 {
 	char dt[48];
 
@@ -678,6 +729,11 @@ static void describe_battr_value(struct dt_model *m, struct sbuf *b,
 			if (d && d->btype == m->bt_tensor && d->t.valid) {
 				describe_tensor(b, &d->t);
 				tensor_json(j, &d->t, role, (int)strlen(role));
+			} else if (d && d->snap) {
+				sb_printf(b, "%s", d->snap);
+				if (j && d->snap_json && *d->snap_json)
+					sb_printf(j, "%s%s", j->len ? ", " : "",
+						  d->snap_json);
 			} else if (d && d->btype >= 0 && depth < 3) {
 				describe_battrs(m, b, j, d, depth + 1);
 			} else
@@ -714,12 +770,15 @@ static void describe_battrs(struct dt_model *m, struct sbuf *b, struct sbuf *j,
 	sb_printf(b, ")");
 }
 
-/* The operation graph as it is when finalized: its operations, and its
- * tensors in JSON (*json). */
-static char *describe_graph(struct dt_model *m, struct obj *g, char **json)
+/* The operation graph as it is when finalized: its operations, its
+ * tensors in JSON (*json) and its cost. */
+static char *describe_graph(struct dt_model *m, struct obj *g, char **json,
+			    struct dt_cost *cost)
 {
 	struct battr *ops = battr(g, m->a_graph_ops);
 	struct sbuf b = { 0 }, j = { 0 };
+	const struct dt_cost_part *parts[64];
+	int n_parts = 0;
 
 	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len <= DESC_MAX;
 	     i++) {
@@ -727,16 +786,268 @@ static char *describe_graph(struct dt_model *m, struct obj *g, char **json)
 			obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
 		if (i)
 			sb_printf(&b, " ; ");
-		if (op && op->btype >= 0)
+		if (op && op->snap) {
+			sb_printf(&b, "%s", op->snap);
+			if (op->snap_json && *op->snap_json)
+				sb_printf(&j, "%s%s", j.len ? ", " : "",
+					  op->snap_json);
+		} else if (op && op->btype >= 0) {
 			describe_battrs(m, &b, &j, op, 1);
-		else
+		} else {
 			sb_printf(&b, "?");
+		}
+		if (op && op->part &&
+		    n_parts < (int)(sizeof(parts) / sizeof(parts[0])))
+			parts[n_parts++] = op->part;
 	}
+	dt_cost_graph(cost, parts, n_parts);
 	*json = sb_take(&j);
 	return sb_take(&b);
 }
 
+/* The graph's operations' briefs merged: each tensor once (by what
+ * follows its role), without the uids that told them apart. */
+static char *graph_brief(struct dt_model *m, struct obj *g)
+{
+	struct battr *ops = battr(g, m->a_graph_ops);
+	struct sbuf b = { 0 }, seen = { 0 };
+
+	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len < 4096; i++) {
+		struct obj *op =
+			obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
+		for (const char *t = op ? op->brief : NULL; t && *t;) {
+			size_t n = strcspn(t, " ");
+			const char *eq = memchr(t, '=', n);
+			const char *what = eq ? eq + 1 : t;
+			size_t wn = n - (size_t)(what - t);
+			char key[160];
+			snprintf(key, sizeof(key), "|%.*s|", (int)wn, what);
+			if (!seen.p || !strstr(seen.p, key)) {
+				sb_printf(&seen, "%s", key);
+				/* ROLE=#uid[dims]... -> ROLE[dims]...; the
+				 * parameters (pad=[1,1]) are lower case and
+				 * stay as they are */
+				const char *br = memchr(t, '[', n);
+				if (eq && br && *t >= 'A' && *t <= 'Z')
+					sb_printf(&b, "%s%.*s%.*s",
+						  b.len ? " " : "",
+						  (int)(eq - t), t,
+						  (int)(n - (size_t)(br - t)),
+						  br);
+				else
+					sb_printf(&b, "%s%.*s",
+						  b.len ? " " : "", (int)n, t);
+			}
+			t += n;
+			while (*t == ' ')
+				t++;
+		}
+	}
+	free(seen.p);
+	return sb_take(&b);
+}
+
+/* Which backend descriptors are described when finalized: all but the
+ * tensors (kept in their own form), graphs and what is built from them. */
+static bool snapshot_type(const struct dt_model *m, int64_t btype)
+{
+	return btype >= 0 && btype != m->bt_tensor && btype != m->bt_graph &&
+	       btype != m->bt_engine && btype != m->bt_cfg &&
+	       btype != m->bt_heur && btype != m->bt_plan &&
+	       btype != m->bt_varpack && btype != m->bt_knob_choice;
+}
+
+/* A tensor's role in an operation, from its attribute's name:
+ * CUDNN_ATTR_OPERATION_MATMUL_ADESC -> A, ..._CONVOLUTION_BWD_DATA_DX ->
+ * DX. */
+static const char *role_name(const char *attr, char *buf, size_t size)
+{
+	static const char *const kinds[] = {
+		"CONVOLUTION_FORWARD_",
+		"CONVOLUTION_BWD_DATA_",
+		"CONVOLUTION_BWD_FILTER_",
+		"MATMUL_",
+		"POINTWISE_",
+		"REDUCTION_",
+		"NORM_FWD_",
+		"NORM_BWD_",
+		"SDPA_FWD_",
+		"SDPA_BWD_",
+		"RESAMPLE_FWD_",
+		"RESAMPLE_BWD_",
+		"GENSTATS_",
+		"BN_FINALIZE_",
+		"BN_BWD_WEIGHTS_",
+		"RESHAPE_",
+		"CONCAT_",
+		"MOE_GROUPED_MATMUL_",
+		"RNG_",
+		NULL,
+	};
+	const char *r = attr;
+	size_t n;
+
+	if (!strncmp(r, "CUDNN_ATTR_OPERATION_", 21))
+		r += 21;
+	for (const char *const *k = kinds; *k; k++)
+		if (!strncmp(r, *k, strlen(*k))) {
+			r += strlen(*k);
+			break;
+		}
+	n = strlen(r);
+	if (n > 5 && !strcmp(r + n - 5, "_DESC"))
+		n -= 5;
+	else if (n > 4 && !strcmp(r + n - 4, "DESC"))
+		n -= 4;
+	snprintf(buf, size, "%.*s", (int)n, r);
+	return buf;
+}
+
+/* A convolution descriptor's geometry: "pad=[1,1] stride=[1,1]
+ * dilation=[1,1]" (and the padding after, when it differs). */
+static void conv_brief(struct dt_model *m, struct sbuf *b, struct obj *conv)
+{
+	static const char *const names[] = { "pad", "pad_post", "stride",
+					     "dilation" };
+	int64_t attrs[] = { m->a_conv_pre, m->a_conv_post, m->a_conv_stride,
+			    m->a_conv_dil };
+	struct battr *pre = battr(conv, m->a_conv_pre),
+		     *post = battr(conv, m->a_conv_post);
+
+	for (int i = 0; i < 4; i++) {
+		struct battr *a = battr(conv, attrs[i]);
+		if (!a || !a->bytes || a->bytes % 8)
+			continue;
+		if (i == 1 && pre && post && pre->bytes == post->bytes &&
+		    !memcmp(pre->data, post->data, pre->bytes))
+			continue;
+		sb_printf(b, "%s%s=[", b->len ? " " : "", names[i]);
+		for (uint32_t k = 0; k < a->bytes / 8; k++) {
+			int64_t v;
+			memcpy(&v, a->data + k * 8, 8);
+			sb_printf(b, "%s%" PRId64, k ? "," : "", v);
+		}
+		sb_printf(b, "]");
+	}
+}
+
+/* An operation's cost, from the tensors its attributes point to now. */
+static struct dt_cost_part *cost_part(struct dt_model *m, struct obj *o)
+{
+	const char *type =
+		dt_enum_name("cudnnBackendDescriptorType_t", 28, o->btype);
+	struct dt_role_tensor ts[DT_PART_TENSORS];
+	const char *mode = NULL;
+	struct sbuf brief = { 0 };
+	int n = 0;
+
+	if (!type || !strstr(type, "BACKEND_OPERATION_"))
+		return NULL;
+	for (uint32_t i = 0; i < o->n_attrs; i++) {
+		const struct battr *a = &o->attrs[i];
+		if (a->type != 15) /* BACKEND_DESCRIPTOR */
+			continue;
+		for (uint32_t k = 0; k < a->bytes / 8 && n < DT_PART_TENSORS;
+		     k++) {
+			struct obj *t =
+				obj_find(m, battr_ptr(o, a->name, k), false);
+			const char *attr = dt_enum_name(
+				"cudnnBackendAttributeName_t", 27, a->name);
+			if (t && t->btype == m->bt_tensor && t->t.valid && attr)
+				ts[n++] =
+					(struct dt_role_tensor){ attr, &t->t };
+			else if (t && t->btype == m->bt_pointwise)
+				mode = dt_enum_name(
+					"cudnnPointwiseMode_t", 20,
+					battr_i64(t, m->a_pw_mode, -1));
+			else if (t && t->btype == m->bt_conv)
+				conv_brief(m, &brief, t);
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		char role[96];
+		if (ts[i].t->is_virtual || ts[i].t->by_value)
+			continue;
+		sb_printf(&brief, "%s%s=", brief.len ? " " : "",
+			  role_name(ts[i].attr, role, sizeof(role)));
+		describe_tensor(&brief, ts[i].t);
+	}
+	free(o->brief);
+	o->brief = sb_take(&brief);
+	struct dt_cost_part *p = malloc(sizeof(*p));
+	if (p)
+		dt_cost_backend_op(p, type, ts, n,
+				   battr_i64(o, m->a_norm_phase, 1), mode);
+	return p;
+}
+
 /* ------------------------------------------------------------- the ops */
+
+static size_t seq_slot(const struct dt_model *m, uint64_t seq)
+{
+	return (size_t)((seq * 0x9e3779b97f4a7c15ull) >> 20) &
+	       (m->by_seq_cap - 1);
+}
+
+static struct pending *pending_of(struct dt_model *m, uint64_t seq)
+{
+	if (!m->by_seq_cap)
+		return NULL;
+	for (size_t i = seq_slot(m, seq);; i = (i + 1) & (m->by_seq_cap - 1)) {
+		struct pending *p = m->by_seq[i];
+		if (!p || p->op.seq == seq)
+			return p;
+	}
+}
+
+static void index_put(struct dt_model *m, struct pending *p)
+{
+	if ((m->n_pending + 1) * 2 > m->by_seq_cap) {
+		size_t cap = m->by_seq_cap ? m->by_seq_cap * 2 : 1024;
+		struct pending **old = m->by_seq, **v = calloc(cap, sizeof(*v));
+		size_t ocap = m->by_seq_cap;
+		if (!v)
+			return; /* the op is still queued; found no more */
+		m->by_seq = v;
+		m->by_seq_cap = cap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i]) {
+				size_t k = seq_slot(m, old[i]->op.seq);
+				while (v[k])
+					k = (k + 1) & (cap - 1);
+				v[k] = old[i];
+			}
+		free(old);
+	}
+	size_t k = seq_slot(m, p->op.seq);
+	while (m->by_seq[k])
+		k = (k + 1) & (m->by_seq_cap - 1);
+	m->by_seq[k] = p;
+	m->n_pending++;
+}
+
+/* Remove p, shifting back the entries of its probe run that follow. */
+static void index_drop(struct dt_model *m, struct pending *p)
+{
+	size_t mask = m->by_seq_cap - 1, i;
+
+	if (!m->by_seq_cap)
+		return;
+	for (i = seq_slot(m, p->op.seq); m->by_seq[i] != p; i = (i + 1) & mask)
+		if (!m->by_seq[i])
+			return;
+	m->n_pending--;
+	for (size_t j = (i + 1) & mask; m->by_seq[j]; j = (j + 1) & mask) {
+		size_t k = seq_slot(m, m->by_seq[j]->op.seq);
+		/* j's entry may fill the hole at i unless its home lies
+		 * cyclically in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			m->by_seq[i] = m->by_seq[j];
+			i = j;
+		}
+	}
+	m->by_seq[i] = NULL;
+}
 
 /* Keep the queue in call order (an op found late, through its launches,
  * goes before later calls that are already queued). */
@@ -759,14 +1070,12 @@ static void insert_pending(struct dt_model *m, struct pending *p)
 
 static struct pending *add_op(struct dt_model *m,
 			      const struct dt_rec_api_call *c, const char *name,
-			      char *desc)
+			      const char *desc)
 {
 	struct pending *p = calloc(1, sizeof(*p));
 
-	if (!p) {
-		free(desc);
+	if (!p)
 		return NULL;
-	}
 	p->op.seq = c->seq;
 	p->op.tid = c->tid;
 	p->op.t_begin = c->t_begin;
@@ -775,6 +1084,10 @@ static struct pending *add_op(struct dt_model *m,
 	p->op.status = c->status;
 	p->op.engine = -1;
 	p->op.workspace = -1;
+	p->op.tensor_cores = -1;
+	p->tc_hint = -1;
+	p->op.device = -1;
+	dt_cost_legacy(&p->op.cost, name, NULL, 0, NULL);
 	p->desc = desc;
 	/* launches that came before the call's record */
 	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
@@ -784,100 +1097,235 @@ static struct pending *add_op(struct dt_model *m,
 		p->op.gpu_ns = o->gpu_ns;
 		p->op.gpu_start = o->start;
 		p->op.gpu_end = o->end;
+		p->op.device = o->device;
+		p->op.converts = o->converts;
+		p->op.convert_ns = o->convert_ns;
 		p->first_kernel = o->first_kernel;
 		o->first_kernel = NULL;
 		o->call = 0;
 	}
 	insert_pending(m, p);
+	index_put(m, p);
 	m->stats.ops++;
 	return p;
 }
 
-static struct pending *pending_of(struct dt_model *m, uint64_t seq)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-	/* kernels come for recent calls: search from the head, which holds
-	 * the oldest not yet handed out */
-	for (struct pending *p = m->head; p; p = p->next)
-		if (p->op.seq == seq)
-			return p;
-	return NULL;
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
 }
 
-/* A legacy call that can launch work: its descriptors and scalars. */
-static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
-		      const struct dt_api_def *api, const uint8_t *args,
-		      uint32_t len)
+static uint64_t mix_bytes(uint64_t h, const void *p, size_t n)
 {
-	struct dt_args_iter it;
-	struct dt_arg a;
-	struct sbuf b = { 0 }, j = { 0 };
-	int64_t algo = -1, ws = -1;
+	const uint8_t *b = p;
+	uint64_t v;
 
-	struct sbuf ptrs = { 0 };
-	uint64_t stream = 0;
-
-	/* data pointers first: a tensor's follows its descriptor */
-	dt_args_begin(&it, api->sig, args, len);
-	while (dt_args_next(&it, &a) == 1) {
-		if (a.code != 'p' || a.out)
-			continue;
-		if (a.name_len == 6 && !memcmp(a.name, "handle", 6)) {
-			struct obj *h = obj_find(m, a.u, false);
-			stream = h ? h->stream : 0;
-		} else if (!(a.name_len > 4 &&
-			     !memcmp(a.name + a.name_len - 4, "Desc", 4))) {
-			sb_printf(&ptrs, "%s\"%.*s\": \"0x%" PRIx64 "\"",
-				  ptrs.len ? ", " : "", (int)a.name_len, a.name,
-				  a.u);
-		}
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&v, b, 8);
+		h = mix(h, v);
 	}
-	dt_args_begin(&it, api->sig, args, len);
-	while (dt_args_next(&it, &a) == 1) {
-		char tmp[96], t[64];
-		if (a.name_len == 6 && !memcmp(a.name, "handle", 6))
+	v = n;
+	for (size_t i = 0; i < n; i++)
+		v = v << 8 | b[i];
+	return mix(h, v);
+}
+
+/* A legacy descriptor's content, hashed: calls on descriptors that hold
+ * the same values share one description however often the program
+ * creates and sets them again. */
+static void rehash(struct obj *o)
+{
+	uint64_t h = mix_bytes(0x1234, o->kind ? o->kind : "", o->kind_len);
+
+	for (uint32_t i = 0; i < o->n_fields; i++) {
+		const struct field *f = &o->fields[i];
+		if (f->code == 'p') /* other descriptors, state buffers */
 			continue;
-		if (a.code == 'p' && a.name_len > 4 &&
-		    !memcmp(a.name + a.name_len - 4, "Desc", 4)) {
-			struct obj *o = obj_find(m, a.u, false);
+		h = mix_bytes(h, f->name, f->name_len);
+		h = mix(h, (uint64_t)f->code << 32 | f->count);
+		h = mix_bytes(h, f->v,
+			      sizeof(f->v[0]) * (f->count ? f->count : 1));
+		h = mix_bytes(h, &f->f, sizeof(f->f));
+	}
+	if (o->t.valid)
+		h = mix_bytes(h, &o->t, sizeof(o->t));
+	o->chash = h | 1; /* 0 stays "no descriptor" */
+}
+
+/* What calls of one legacy problem share: described once. */
+struct legacy_entry {
+	uint64_t key;
+	char *desc, *problem, *tensors;
+	struct dt_cost cost;
+	int64_t algo, workspace;
+	int tensor_cores;
+	struct legacy_entry *next;
+};
+
+static int64_t field_of(const void *desc, const char *name, int64_t def)
+{
+	return fval(desc, name, def);
+}
+
+static bool is_desc(const struct dt_arg *a)
+{
+	return a->code == 'p' && a->name_len > 4 &&
+	       !strncasecmp(a->name + a->name_len - 4, "Desc", 4);
+}
+
+static bool is_handle(const struct dt_arg *a)
+{
+	return a->name_len == 6 && !memcmp(a->name, "handle", 6);
+}
+
+/* Describe a legacy call's problem: its descriptors and scalars. */
+static struct legacy_entry *legacy_describe(struct dt_model *m,
+					    const struct dt_api_def *api,
+					    const struct dt_arg *args, int n,
+					    uint64_t key)
+{
+	struct legacy_entry *e = calloc(1, sizeof(*e));
+	struct sbuf b = { 0 }, j = { 0 };
+	struct dt_legacy_arg la[40];
+	int n_la = 0;
+	size_t algo_at = 0, algo_len = 0; /* where desc names the algorithm */
+
+	if (!e)
+		return NULL;
+	e->key = key;
+	e->algo = -1;
+	e->workspace = -1;
+	e->tensor_cores = -1;
+	for (int i = 0; i < n; i++) {
+		const struct dt_arg *a = &args[i];
+		char tmp[96], t[64];
+		if (is_handle(a))
+			continue;
+		struct dt_legacy_arg *l = n_la < 40 ? &la[n_la++] : NULL;
+		if (l)
+			*l = (struct dt_legacy_arg){ .name = a->name,
+						     .name_len = a->name_len,
+						     .value = a->i };
+		if (is_desc(a)) {
+			struct obj *o = obj_find(m, a->u, false);
 			sb_printf(&b, "%s%.*s=", b.len ? " " : "",
-				  (int)a.name_len - 4, a.name);
+				  (int)a->name_len - 4, a->name);
 			if (!o) {
 				sb_printf(&b, "?");
 			} else if (o->t.valid) {
 				describe_tensor(&b, &o->t);
-				tensor_json(&j, &o->t, a.name,
-					    (int)a.name_len - 4);
+				tensor_json(&j, &o->t, a->name,
+					    (int)a->name_len - 4);
+				if (l)
+					l->t = &o->t;
 			} else {
 				describe_fields(&b, o);
+				if (l)
+					l->desc = o;
 				/* RNN calls carry their algorithm in the
 				 * descriptor */
-				if (algo < 0 && field(o, "algo"))
-					algo = fval(o, "algo", -1);
+				if (e->algo < 0 && field(o, "algo"))
+					e->algo = fval(o, "algo", -1);
+				/* a convolution held to FMA math */
+				if (fval(o, "mathType", -1) == 3)
+					e->tensor_cores = 0;
 			}
-		} else if (a.code == 'e' && a.type) {
-			snprintf(t, sizeof(t), "%.*s", (int)a.type_len, a.type);
-			sb_printf(
-				&b, "%s%.*s=%s", b.len ? " " : "",
-				(int)a.name_len, a.name,
-				short_enum(t, a.i, tmp, sizeof(tmp), "CUDNN_"));
-			if (a.name_len == 4 && !memcmp(a.name, "algo", 4))
-				algo = a.i;
-		} else if (a.code == 'u' && a.name_len >= 13 &&
-			   !strncasecmp(a.name, "workspacesize", 13)) {
-			ws = a.i;
+		} else if (a->code == 'e' && a->type) {
+			size_t at = b.len;
+			snprintf(t, sizeof(t), "%.*s", (int)a->type_len,
+				 a->type);
+			sb_printf(&b, "%s%.*s=%s", b.len ? " " : "",
+				  (int)a->name_len, a->name,
+				  short_enum(t, a->i, tmp, sizeof(tmp),
+					     "CUDNN_"));
+			if (a->name_len == 4 && !memcmp(a->name, "algo", 4)) {
+				e->algo = a->i;
+				algo_at = at;
+				algo_len = b.len - at;
+			}
+		} else if (a->code == 'u' && a->name_len >= 13 &&
+			   !strncasecmp(a->name, "workspacesize", 13)) {
+			e->workspace = a->i;
 		}
 	}
-	struct pending *p = add_op(m, c, api->name, sb_take(&b));
-	if (p) {
-		p->op.engine = algo;
-		p->op.workspace = ws;
-		p->op.stream = stream;
-		p->tensors = sb_take(&j);
-		p->pointers = sb_take(&ptrs);
-	} else {
-		free(j.p);
-		free(ptrs.p);
+	dt_cost_legacy(&e->cost, api->name, la, n_la, field_of);
+	e->desc = sb_take(&b);
+	e->tensors = sb_take(&j);
+	/* a convolution's algorithm is cuDNN's answer (through Find or Get),
+	 * not part of the problem; softmax's and RNNs' are the program's */
+	if (algo_len && strstr(api->name, "Convolution")) {
+		e->problem = strdup(e->desc);
+		if (e->problem) {
+			size_t len = strlen(e->problem);
+			memmove(e->problem + algo_at,
+				e->problem + algo_at + algo_len,
+				len - algo_at - algo_len + 1);
+			if (*e->problem == ' ')
+				memmove(e->problem, e->problem + 1,
+					strlen(e->problem));
+		}
 	}
+	if (!e->problem)
+		e->problem = strdup(e->desc);
+	return e;
+}
+
+/* A legacy call that can launch work. */
+static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
+		      const struct dt_api_def *api, const struct dt_arg *args,
+		      int n)
+{
+	uint64_t stream = 0, key = mix(0x5eed, c->api);
+	struct sbuf ptrs = { 0 };
+
+	/* the problem's key: the descriptors' contents and the scalars;
+	 * data pointers only go to the details (a tensor's follows its
+	 * descriptor) */
+	for (int i = 0; i < n; i++) {
+		const struct dt_arg *a = &args[i];
+		if (is_handle(a)) {
+			struct obj *h = obj_find(m, a->u, false);
+			stream = h ? h->stream : 0;
+		} else if (is_desc(a)) {
+			struct obj *o = obj_find(m, a->u, false);
+			key = mix(key, o ? o->chash : 0);
+		} else if (a->code == 'p') {
+			if (m->details && !a->out)
+				sb_printf(&ptrs,
+					  "%s\"%.*s\": \"0x%" PRIx64 "\"",
+					  ptrs.len ? ", " : "",
+					  (int)a->name_len, a->name, a->u);
+		} else if (a->data) {
+			key = mix_bytes(mix(key, a->count), a->data,
+					a->code == 'a' ? a->count * a->width
+						       : a->count);
+		} else {
+			key = mix(key, a->u);
+		}
+	}
+	size_t slot = key & (LEGACY_BUCKETS - 1);
+	struct legacy_entry *e = m->legacy[slot];
+	while (e && e->key != key)
+		e = e->next;
+	if (!e &&
+	    (e = legacy_describe(m, &m->fi->apis[c->api], args, n, key))) {
+		e->next = m->legacy[slot];
+		m->legacy[slot] = e;
+	}
+	struct pending *p = add_op(m, c, api->name, e ? e->desc : "");
+	if (!p || !e) {
+		free(ptrs.p);
+		return;
+	}
+	p->op.engine = e->algo;
+	p->op.workspace = e->workspace;
+	p->op.stream = stream;
+	p->op.tensor_cores = e->tensor_cores;
+	p->op.cost = e->cost;
+	p->problem = e->problem;
+	p->tensors = e->tensors;
+	p->pointers = ptrs.p;
 }
 
 /* The knob choices of an engine config, as the program set them or read
@@ -925,25 +1373,61 @@ static char *varpack_pointers(struct dt_model *m, uint64_t varpack,
 	return sb_take(&b);
 }
 
-static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
-			    const struct dt_api_def *api, const uint8_t *args,
-			    uint32_t len)
+/* Strings ops may point to stay until the model is freed. */
+static const char *keep(struct dt_model *m, char *s)
 {
-	struct dt_args_iter it;
-	struct dt_arg a;
-	uint64_t plan = 0, varpack = 0;
+	if (!s)
+		return NULL;
+	if (m->n_kept == m->cap_kept) {
+		size_t cap = m->cap_kept ? m->cap_kept * 2 : 64;
+		char **v = realloc(m->kept, cap * sizeof(*v));
+		if (!v)
+			return s; /* leaked rather than freed early */
+		m->kept = v;
+		m->cap_kept = cap;
+	}
+	m->kept[m->n_kept++] = s;
+	return s;
+}
+
+/* "plan=3 <graph> knobs{...} notes{...}": described again only when what
+ * is known of its engine changed. */
+static const char *plan_desc(struct dt_model *m, struct plan_info *pi)
+{
+	struct cfg_info *cfg = pi->cfg;
+	const char *knobs = cfg ? cfg->knobs : NULL;
+	const char *notes = cfg ? cfg->notes : NULL;
 	struct sbuf b = { 0 };
 
-	uint64_t stream = 0;
+	if (pi->desc && pi->desc_knobs == knobs && pi->desc_notes == notes)
+		return pi->desc;
+	sb_printf(&b, "plan=%u %s", pi->id,
+		  cfg && cfg->graph ? cfg->graph : "(graph unknown)");
+	if (knobs)
+		sb_printf(&b, " knobs{%s}", knobs);
+	if (notes && *notes)
+		sb_printf(&b, " notes{%s}", notes);
+	pi->desc = keep(m, sb_take(&b));
+	pi->desc_knobs = knobs;
+	pi->desc_notes = notes;
+	return pi->desc;
+}
 
-	dt_args_begin(&it, api->sig, args, len);
-	while (dt_args_next(&it, &a) == 1) {
-		if (a.name_len == 13 && !memcmp(a.name, "executionPlan", 13))
-			plan = a.u;
-		else if (a.name_len == 11 && !memcmp(a.name, "variantPack", 11))
-			varpack = a.u;
-		else if (a.name_len == 6 && !memcmp(a.name, "handle", 6)) {
-			struct obj *h = obj_find(m, a.u, false);
+static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
+			    const struct dt_api_def *api,
+			    const struct dt_arg *args, int n)
+{
+	uint64_t plan = 0, varpack = 0, stream = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct dt_arg *a = &args[i];
+		if (a->name_len == 13 && !memcmp(a->name, "executionPlan", 13))
+			plan = a->u;
+		else if (a->name_len == 11 &&
+			 !memcmp(a->name, "variantPack", 11))
+			varpack = a->u;
+		else if (is_handle(a)) {
+			struct obj *h = obj_find(m, a->u, false);
 			stream = h ? h->stream : 0;
 		}
 	}
@@ -954,32 +1438,34 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 		/* the program may have read the knobs after building the plan
 		 */
 		if (pi->cfg && !pi->cfg->knobs)
-			pi->cfg->knobs = knobs_of(m, pi->cfg_ptr);
-		sb_printf(&b, "plan=%u %s", pi->id,
-			  pi->cfg && pi->cfg->graph ? pi->cfg->graph
-						    : "(graph unknown)");
-		if (pi->cfg && pi->cfg->knobs)
-			sb_printf(&b, " knobs{%s}", pi->cfg->knobs);
-		if (pi->cfg && pi->cfg->notes && *pi->cfg->notes)
-			sb_printf(&b, " notes{%s}", pi->cfg->notes);
-	} else {
-		sb_printf(&b, "plan=? (not finalized in this trace)");
+			pi->cfg->knobs =
+				(char *)keep(m, knobs_of(m, pi->cfg_ptr));
 	}
-	struct pending *p = add_op(m, c, api->name, sb_take(&b));
-	if (p) {
-		p->op.stream = stream;
+	struct pending *p = add_op(m, c, api->name,
+				   pi ? plan_desc(m, pi)
+				      : "plan=? (not finalized in this trace)");
+	if (!p)
+		return;
+	p->op.stream = stream;
+	if (m->details)
 		p->pointers =
 			varpack_pointers(m, varpack, &p->op.workspace_ptr);
-	}
-	if (p && pi) {
-		p->op.knobs = pi->cfg ? pi->cfg->knobs : NULL;
-		p->op.notes = pi->cfg ? pi->cfg->notes : NULL;
-		p->op.plan = pi->id;
-		p->op.engine = pi->cfg ? pi->cfg->engine : -1;
-		p->op.workspace = pi->workspace;
-		if (pi->cfg && pi->cfg->graph_json)
-			p->tensors = strdup(pi->cfg->graph_json);
-	}
+	if (!pi)
+		return;
+	struct cfg_info *cfg = pi->cfg;
+	p->op.plan = pi->id;
+	p->op.workspace = pi->workspace;
+	if (!cfg)
+		return;
+	p->op.knobs = cfg->knobs;
+	p->op.notes = cfg->notes;
+	p->op.engine = cfg->engine;
+	p->op.cost = cfg->cost;
+	p->problem = cfg->graph;
+	p->brief = cfg->brief;
+	p->tensors = cfg->graph_json;
+	if (cfg->notes)
+		p->op.tensor_cores = strstr(cfg->notes, "TENSOR_CORE") != NULL;
 }
 
 /* --------------------------------------------------------------- calls */
@@ -1019,37 +1505,106 @@ static bool launches(const struct dt_api_def *api)
 	       strcmp(api->name, "cudnnSetStream");
 }
 
+/* What a function does to the model's state, by its name: worked out
+ * once per API of the file. */
+enum api_class {
+	API_UNKNOWN, /* not classified yet */
+	API_OTHER,
+	API_BK_CREATE,
+	API_BK_DESTROY,
+	API_BK_SET,
+	API_BK_GET,
+	API_BK_FINALIZE,
+	API_BK_EXECUTE,
+	API_BK_OTHER,
+	API_CREATE_HANDLE,
+	API_SET_STREAM,
+	API_CREATE_DESC,
+	API_DESTROY,
+	API_DERIVE_BN,
+	API_SETTER,
+	API_LAUNCH,
+};
+
+static enum api_class classify(const struct dt_api_def *api)
+{
+	static const struct {
+		const char *name;
+		enum api_class c;
+	} exact[] = {
+		{ "cudnnBackendCreateDescriptor", API_BK_CREATE },
+		{ "cudnnBackendDestroyDescriptor", API_BK_DESTROY },
+		{ "cudnnBackendSetAttribute", API_BK_SET },
+		{ "cudnnBackendGetAttribute", API_BK_GET },
+		{ "cudnnBackendFinalize", API_BK_FINALIZE },
+		{ "cudnnBackendExecute", API_BK_EXECUTE },
+		{ "cudnnCreate", API_CREATE_HANDLE },
+		{ "cudnnSetStream", API_SET_STREAM },
+		{ "cudnnDeriveBNTensorDescriptor", API_DERIVE_BN },
+		{ "cudnnSetCallback", API_OTHER },
+	};
+	const char *name = api->name;
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(name, exact[i].name))
+			return exact[i].c;
+	if (starts(name, "cudnnBackend"))
+		return API_BK_OTHER;
+	if (starts(name, "cudnnCreate") && strstr(name, "Descriptor"))
+		return API_CREATE_DESC;
+	if (starts(name, "cudnnDestroy"))
+		return API_DESTROY;
+	if (starts(name, "cudnnSet"))
+		return API_SETTER;
+	return launches(api) ? API_LAUNCH : API_OTHER;
+}
+
 static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
-			    const char *name, struct dt_arg *args, int n)
+			    enum api_class cls, struct dt_arg *args, int n)
 {
 	bool ok = c->status == 0;
 
-	if (!strcmp(name, "cudnnBackendCreateDescriptor") && n == 2 && ok) {
+	if (cls == API_BK_CREATE && n == 2 && ok) {
 		struct obj *o = obj_find(m, args[1].u, true);
 		if (o) {
 			obj_clear(o);
-			o->live = true;
 			o->btype = args[0].i;
 		}
-	} else if (!strcmp(name, "cudnnBackendDestroyDescriptor") && n == 1) {
+	} else if (cls == API_BK_DESTROY && n == 1) {
 		struct obj *o = obj_find(m, args[0].u, false);
-		if (o)
-			o->live = false;
 		/* an engine config read back from a plan: keep its knobs */
 		if (o && o->btype == m->bt_cfg && o->cfg && !o->cfg->knobs)
-			o->cfg->knobs = knobs_of(m, o->ptr);
-	} else if (!strcmp(name, "cudnnBackendSetAttribute") && n == 5 && ok) {
+			o->cfg->knobs = (char *)keep(m, knobs_of(m, o->ptr));
+		if (o)
+			obj_remove(m, o);
+	} else if (cls == API_BK_SET && n == 5 && ok) {
 		struct obj *o = obj_find(m, args[0].u, false);
 		if (o && o->btype >= 0)
 			set_battr(o, args[1].i, args[2].i, args[4].data,
 				  args[4].count);
-	} else if (!strcmp(name, "cudnnBackendGetAttribute") && n == 6 && ok) {
+	} else if (cls == API_BK_GET && n == 6 && ok) {
 		struct obj *o = obj_find(m, args[0].u, false);
 		if (!o || o->btype < 0)
 			return;
 		set_battr(o, args[1].i, args[2].i, args[5].data, args[5].count);
 		int64_t attr = args[1].i;
-		if (attr == m->a_heur_results) {
+		if (attr == m->a_cfg_knobs) {
+			/* the knob descriptors cuDNN filled in belong to this
+			 * config: reading their values completes its knobs */
+			for (uint32_t i = 0; i < args[5].count / 8; i++) {
+				struct obj *k = obj_find(
+					m, battr_ptr(o, attr, i), false);
+				if (k)
+					k->owner = o->ptr;
+			}
+		} else if ((attr == m->a_knob_value ||
+			    attr == m->a_knob_type) &&
+			   o->owner) {
+			struct obj *cfg = obj_find(m, o->owner, false);
+			if (cfg && cfg->cfg)
+				cfg->cfg->knobs =
+					(char *)keep(m, knobs_of(m, cfg->ptr));
+		} else if (attr == m->a_heur_results) {
 			/* engine configs cuDNN filled in: they run this graph
 			 */
 			struct obj *g = obj_find(
@@ -1071,8 +1626,8 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 		} else if (attr == m->a_engine_index && o->cfg) {
 			o->cfg->engine = battr_i64(o, attr, -1);
 		} else if (attr == m->a_engine_notes && o->cfg) {
-			free(o->cfg->notes);
-			o->cfg->notes = notes_of(o, attr);
+			/* ops may point to the old notes: they stay */
+			o->cfg->notes = (char *)keep(m, notes_of(o, attr));
 		} else if (attr == m->a_plan_ws && o->plan) {
 			o->plan->workspace = battr_i64(o, attr, -1);
 		} else if (attr == m->a_plan_cfg && o->plan) {
@@ -1086,16 +1641,30 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			if (cfg)
 				cfg->cfg = o->plan->cfg;
 		}
-	} else if (!strcmp(name, "cudnnBackendFinalize") && n == 1 && ok) {
+	} else if (cls == API_BK_FINALIZE && n == 1 && ok) {
 		struct obj *o = obj_find(m, args[0].u, false);
 		if (!o || o->btype < 0)
 			return;
 		if (o->btype == m->bt_tensor) {
 			backend_tensor(m, o);
+		} else if (snapshot_type(m, o->btype)) {
+			struct sbuf b = { 0 }, j = { 0 };
+			free(o->snap);
+			free(o->snap_json);
+			free(o->part);
+			o->snap =
+				NULL; /* describe what it points to, not this */
+			describe_battrs(m, &b, &j, o, 1);
+			o->snap = sb_take(&b);
+			o->snap_json = sb_take(&j);
+			o->part = cost_part(m, o);
 		} else if (o->btype == m->bt_graph) {
 			free(o->graph);
 			free(o->graph_json);
-			o->graph = describe_graph(m, o, &o->graph_json);
+			o->graph =
+				describe_graph(m, o, &o->graph_json, &o->cost);
+			free(o->brief);
+			o->brief = graph_brief(m, o);
 		} else if (o->btype == m->bt_engine) {
 			struct obj *g = obj_find(
 				m, battr_ptr(o, m->a_engine_graph, 0), false);
@@ -1109,6 +1678,10 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 				m, battr_ptr(o, m->a_cfg_engine, 0), false);
 			if (e && e->cfg)
 				o->cfg = e->cfg;
+			/* its knob choices, while they are alive */
+			if (o->cfg && !o->cfg->knobs)
+				o->cfg->knobs =
+					(char *)keep(m, knobs_of(m, o->ptr));
 		} else if (o->btype == m->bt_plan) {
 			struct obj *cfg = obj_find(
 				m, battr_ptr(o, m->a_plan_cfg, 0), false);
@@ -1122,11 +1695,27 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			pi->next = m->plans;
 			m->plans = pi;
 			o->plan = pi;
+			if (m->on_build) {
+				struct dt_plan_build b = {
+					.plan = pi->id,
+					.problem =
+						pi->cfg ? pi->cfg->graph : NULL,
+					.brief =
+						pi->cfg ? pi->cfg->brief : NULL,
+					.kind = pi->cfg ? pi->cfg->cost.kind
+							: DT_KIND_OTHER,
+					.t = c->t_begin,
+					.host_ns = c->t_end - c->t_begin,
+				};
+				m->on_build(m->on_build_arg, &b);
+			}
 		}
-	} else if (!strcmp(name, "cudnnBackendExecute") && n == 3) {
+	} else if (cls == API_BK_EXECUTE && n == 3) {
 		/* handled by the caller (it needs the whole call) */
 	}
 }
+
+static void derive_bn(struct dt_model *m, const struct dt_arg *args);
 
 static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 {
@@ -1158,87 +1747,102 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 	}
 	const char *name = api->name;
 	bool ok = c->status == 0;
+	uint8_t *cls = &m->api_class[c->api];
 
-	if (starts(name, "cudnnBackend")) {
-		on_backend_call(m, c, name, args, n);
-		if (!strcmp(name, "cudnnBackendExecute"))
-			backend_execute(m, c, api, data, len);
+	if (*cls == API_UNKNOWN)
+		*cls = (uint8_t)classify(api);
+	switch ((enum api_class) * cls) {
+	case API_BK_CREATE:
+	case API_BK_DESTROY:
+	case API_BK_SET:
+	case API_BK_GET:
+	case API_BK_FINALIZE:
+	case API_BK_OTHER:
+		on_backend_call(m, c, (enum api_class) * cls, args, n);
 		return;
-	}
-	/* handles and the stream each works on */
-	if (!strcmp(name, "cudnnCreate") && n == 1 && ok) {
-		struct obj *o = obj_find(m, args[0].u, true);
-		if (o) {
-			obj_clear(o);
-			o->live = true;
+	case API_BK_EXECUTE:
+		backend_execute(m, c, api, args, n);
+		return;
+	case API_CREATE_HANDLE: /* handles and the stream each works on */
+		if (n == 1 && ok) {
+			struct obj *o = obj_find(m, args[0].u, true);
+			if (o) {
+				obj_clear(o);
+			}
 		}
 		return;
-	}
-	if (!strcmp(name, "cudnnSetStream") && n == 2 && ok) {
-		struct obj *o = obj_find(m, args[0].u, true);
-		if (o)
-			o->stream = args[1].u;
-		return;
-	}
-	/* cudnnCreate<Kind>Descriptor(&d): a new legacy descriptor */
-	if (starts(name, "cudnnCreate") && n == 1 && args[0].out && ok &&
-	    strstr(name, "Descriptor")) {
-		struct obj *o = obj_find(m, args[0].u, true);
-		if (o) {
-			obj_clear(o);
-			o->live = true;
-			o->kind = name + 11;
-			o->kind_len = (uint32_t)(strstr(name, "Descriptor") -
-						 o->kind);
+	case API_SET_STREAM:
+		if (n == 2 && ok) {
+			struct obj *o = obj_find(m, args[0].u, true);
+			if (o)
+				o->stream = args[1].u;
 		}
 		return;
-	}
-	if (starts(name, "cudnnDestroy") && n == 1) {
-		struct obj *o = obj_find(m, args[0].u, false);
-		if (o)
-			o->live = false;
+	case API_CREATE_DESC: /* cudnnCreate<Kind>Descriptor(&d) */
+		if (n == 1 && args[0].out && ok) {
+			struct obj *o = obj_find(m, args[0].u, true);
+			if (o) {
+				obj_clear(o);
+				o->kind = name + 11;
+				o->kind_len =
+					(uint32_t)(strstr(name, "Descriptor") -
+						   o->kind);
+				rehash(o);
+			}
+		}
+		return;
+	case API_DESTROY:
+		if (n == 1) {
+			struct obj *o = obj_find(m, args[0].u, false);
+			if (o)
+				obj_remove(m, o);
+		}
+		return;
+	case API_DERIVE_BN:
+		if (n == 3 && ok)
+			derive_bn(m, args);
+		return;
+	case API_SETTER:
+		/* its arguments describe the descriptor it is given first */
+		if (n > 1 && args[0].code == 'p' && ok) {
+			struct obj *o = obj_find(m, args[0].u, false);
+			if (!o)
+				return;
+			for (int i = 1; i < n; i++)
+				set_field(o, &args[i]);
+			normalize_legacy(o, name);
+			rehash(o);
+		}
+		return;
+	case API_LAUNCH:
+		legacy_op(m, c, api, args, n);
+		return;
+	case API_OTHER:
+	case API_UNKNOWN:
 		return;
 	}
-	/* the scale/bias/mean/variance tensor batch norm derives from x:
-	 * 1xCx1x1 (spatial modes) or 1xCxHxW (per activation), in float for
-	 * half and bfloat16 data, as cuDNN documents it */
-	if (!strcmp(name, "cudnnDeriveBNTensorDescriptor") && n == 3 && ok) {
-		struct obj *d = obj_find(m, args[0].u, false);
-		struct obj *x = obj_find(m, args[1].u, false);
-		if (!d || !x || !x->t.valid)
-			return;
-		d->t = x->t;
-		d->t.dims[0] = 1;
-		for (int i = 2; i < d->t.nb; i++)
-			if (args[2].i !=
-			    enum_value("cudnnBatchNormMode_t",
-				       "CUDNN_BATCHNORM_PER_ACTIVATION"))
-				d->t.dims[i] = 1;
-		if (x->t.dtype ==
-			    enum_value("cudnnDataType_t", "CUDNN_DATA_HALF") ||
-		    x->t.dtype == enum_value("cudnnDataType_t",
-					     "CUDNN_DATA_BFLOAT16"))
-			d->t.dtype = enum_value("cudnnDataType_t",
-						"CUDNN_DATA_FLOAT");
-		packed(&d->t);
-		return;
-	}
-	/* a setter: its arguments describe the descriptor it is given first */
-	if (starts(name, "cudnnSet") && n > 1 && args[0].code == 'p' && ok &&
-	    strcmp(name, "cudnnSetStream") &&
-	    strcmp(name, "cudnnSetCallback")) {
-		struct obj *o = obj_find(m, args[0].u, false);
-		if (!o)
-			return;
-		for (int i = 1; i < n; i++)
-			set_field(o, &args[i]);
-		normalize_legacy(o, name);
-		return;
-	}
-	if (launches(api))
-		legacy_op(m, c, api, data, len);
 }
 
+/* The scale/bias/mean/variance tensor batch norm derives from x: 1xCx1x1
+ * (spatial modes) or 1xCxHxW (per activation), in float for half and
+ * bfloat16 data, as cuDNN documents it. */
+static void derive_bn(struct dt_model *m, const struct dt_arg *args)
+{
+	struct obj *d = obj_find(m, args[0].u, false);
+	struct obj *x = obj_find(m, args[1].u, false);
+
+	if (!d || !x || !x->t.valid)
+		return;
+	d->t = x->t;
+	d->t.dims[0] = 1;
+	for (int i = 2; i < d->t.nb; i++)
+		if (args[2].i != m->bn_per_activation)
+			d->t.dims[i] = 1;
+	if (x->t.dtype == m->dt_half || x->t.dtype == m->dt_bf16)
+		d->t.dtype = m->dt_float;
+	packed(&d->t);
+	rehash(d);
+}
 static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 {
 	uint64_t ops = m->stats.ops;
@@ -1251,7 +1855,7 @@ static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 	const struct dt_file_info *fi = m->fi;
 	if (m->stats.ops == ops && o->call == c->seq && o->kernels &&
 	    c->api < fi->n_apis && fi->apis[c->api].name)
-		add_op(m, c, fi->apis[c->api].name, strdup(""));
+		add_op(m, c, fi->apis[c->api].name, "");
 }
 
 /* ----------------------------------------------------------- kernels */
@@ -1273,11 +1877,96 @@ static void launched(struct dt_model *m, uint64_t seq)
 				     .t_begin = r->t_begin,
 				     .t_end = r->t_end,
 				     .status = r->status };
-	add_op(m, &c, r->api, strdup(""));
+	add_op(m, &c, r->api, "");
 }
 
-static void on_kernel(struct dt_model *m, uint32_t corr, uint64_t start,
-		      uint64_t end, const char *kname, uint32_t klen)
+/* Whether a kernel's name says it runs on tensor cores (1), says it does
+ * not (0), or says nothing (-1): for legacy calls, whose engine's notes
+ * are not at hand. */
+static int tensor_core_kernel(const char *name)
+{
+	static const char *const cuda_cores[] = {
+		"ffma",  "sgemm", "implicit_convolve", "fft", "winograd",
+		"dgemm", NULL
+	};
+	static const char *const tc[] = { "xmma",  "hmma",     "gmma",
+					  "imma",  "tf32",     "1688",
+					  "16816", "tensorop", NULL };
+	if (!name)
+		return -1;
+	/* xmma kernels exist in FFMA flavours: look for those first */
+	for (const char *const *n = cuda_cores; *n; n++)
+		if (strcasestr(name, *n))
+			return 0;
+	for (const char *const *n = tc; *n; n++)
+		if (strcasestr(name, *n))
+			return 1;
+	return -1;
+}
+
+/* The function's own name in a kernel's name: the last component of an
+ * Itanium-mangled name (_Z11scal_kernelIf... -> scal_kernel, _ZN5cudnn
+ * 16nchwToNhwcKernelI... -> nchwToNhwcKernel), or the whole name when it is
+ * not mangled. Template arguments are not part of it: a type named
+ * cublasTransposeParams does not make a kernel a transpose. */
+const char *dt_kernel_function(const char *name, size_t len, size_t *n)
+{
+	const char *p = name, *end = name + len, *last = name;
+	size_t last_n = len;
+
+	if (len < 3 || memcmp(name, "_Z", 2)) {
+		*n = len;
+		return name;
+	}
+	p += 2;
+	if (p < end && *p == 'N')
+		p++;
+	last_n = 0;
+	while (p < end && *p >= '0' && *p <= '9') {
+		size_t k = 0;
+		while (p < end && *p >= '0' && *p <= '9')
+			k = k * 10 + (size_t)(*p++ - '0');
+		if (k > (size_t)(end - p))
+			break;
+		last = p;
+		last_n = k;
+		p += k;
+	}
+	if (!last_n) {
+		*n = len;
+		return name;
+	}
+	*n = last_n;
+	return last;
+}
+
+bool dt_layout_kernel(const char *name, size_t len)
+{
+	static const char *const pats[] = { "nchwtonhwc", "nhwctonchw",
+					    "transpose",  "permute",
+					    "addpadding", NULL };
+	char low[256];
+	size_t n;
+
+	if (!name)
+		return false;
+	name = dt_kernel_function(name, len, &n);
+	if (n > sizeof(low) - 1)
+		n = sizeof(low) - 1;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z'
+					? name[i] - 'A' + 'a'
+					: name[i]);
+	low[n] = 0;
+	for (const char *const *p = pats; *p; p++)
+		if (strstr(low, *p))
+			return true;
+	return false;
+}
+
+static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
+		      uint64_t start, uint64_t end, const char *kname,
+		      uint32_t klen)
 {
 	uint64_t call =
 		m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))].corr ==
@@ -1304,10 +1993,16 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint64_t start,
 		}
 		if (!o->kernels || s < o->start)
 			o->start = s;
+		if (!o->kernels)
+			o->device = (int32_t)device;
 		if (e > o->end)
 			o->end = e;
 		o->kernels++;
 		o->gpu_ns += end > start ? end - start : 0;
+		if (dt_layout_kernel(kname, klen)) {
+			o->converts++;
+			o->convert_ns += end > start ? end - start : 0;
+		}
 		if (!o->first_kernel && kname)
 			o->first_kernel = strndup(kname, klen);
 		return;
@@ -1319,10 +2014,26 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint64_t start,
 	struct dt_op *op = &p->op;
 	if (!op->kernels || s < op->gpu_start)
 		op->gpu_start = s;
+	if (op->device < 0)
+		op->device = (int32_t)device;
 	if (e > op->gpu_end)
 		op->gpu_end = e;
 	op->kernels++;
 	op->gpu_ns += end > start ? end - start : 0;
+	if (dt_layout_kernel(kname, klen)) {
+		op->converts++;
+		op->convert_ns += end > start ? end - start : 0;
+	}
+	/* which kernels ran says whether tensor cores did, when the engine's
+	 * notes are not known: one that did settles it */
+	if (kname && op->cost.tensor_op && op->tensor_cores < 0 &&
+	    p->tc_hint < 1) {
+		char n[256];
+		snprintf(n, sizeof(n), "%.*s", (int)klen, kname);
+		int h = tensor_core_kernel(n);
+		if (h > p->tc_hint)
+			p->tc_hint = h;
+	}
 	if (!p->first_kernel && kname)
 		p->first_kernel = strndup(kname, klen);
 }
@@ -1338,6 +2049,17 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	if (!m)
 		return NULL;
 	m->fi = fi;
+	m->details = true;
+	m->api_class = calloc(fi->n_apis + 1, 1);
+	if (!m->api_class) {
+		free(m);
+		return NULL;
+	}
+	m->bn_per_activation = enum_value("cudnnBatchNormMode_t",
+					  "CUDNN_BATCHNORM_PER_ACTIVATION");
+	m->dt_half = enum_value("cudnnDataType_t", "CUDNN_DATA_HALF");
+	m->dt_bf16 = enum_value("cudnnDataType_t", "CUDNN_DATA_BFLOAT16");
+	m->dt_float = enum_value("cudnnDataType_t", "CUDNN_DATA_FLOAT");
 	m->cupti_to_mono = (int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
 	m->bt_tensor = enum_value(bt, "CUDNN_BACKEND_TENSOR_DESCRIPTOR");
 	m->bt_graph = enum_value(bt, "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR");
@@ -1346,6 +2068,17 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	m->bt_heur = enum_value(bt, "CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR");
 	m->bt_plan = enum_value(bt, "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR");
 	m->bt_varpack = enum_value(bt, "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR");
+	m->bt_knob_choice =
+		enum_value(bt, "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR");
+	m->a_norm_phase = enum_value(an, "CUDNN_ATTR_OPERATION_NORM_FWD_PHASE");
+	m->bt_pointwise = enum_value(bt, "CUDNN_BACKEND_POINTWISE_DESCRIPTOR");
+	m->a_pw_mode = enum_value(an, "CUDNN_ATTR_POINTWISE_MODE");
+	m->bt_conv = enum_value(bt, "CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR");
+	m->a_conv_pre = enum_value(an, "CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS");
+	m->a_conv_post = enum_value(an, "CUDNN_ATTR_CONVOLUTION_POST_PADDINGS");
+	m->a_conv_stride =
+		enum_value(an, "CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES");
+	m->a_conv_dil = enum_value(an, "CUDNN_ATTR_CONVOLUTION_DILATIONS");
 	m->a_graph_ops = enum_value(an, "CUDNN_ATTR_OPERATIONGRAPH_OPS");
 	m->a_heur_graph =
 		enum_value(an, "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH");
@@ -1400,18 +2133,18 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 		const struct dt_rec_kernel *k = (const void *)h;
 		tail = dt_rec_tail(h, &len);
 		if (!(k->flags & DT_KERNEL_NO_TIME))
-			on_kernel(m, k->corr, k->start, k->end,
+			on_kernel(m, k->corr, k->device, k->start, k->end,
 				  (const char *)tail, len);
 		break;
 	}
 	case DT_REC_MEMCPY: {
 		const struct dt_rec_memcpy *c = (const void *)h;
-		on_kernel(m, c->corr, c->start, c->end, NULL, 0);
+		on_kernel(m, c->corr, c->device, c->start, c->end, NULL, 0);
 		break;
 	}
 	case DT_REC_MEMSET: {
 		const struct dt_rec_memset *c = (const void *)h;
-		on_kernel(m, c->corr, c->start, c->end, NULL, 0);
+		on_kernel(m, c->corr, c->device, c->start, c->end, NULL, 0);
 		break;
 	}
 	}
@@ -1427,8 +2160,6 @@ int dt_model_next_op(struct dt_model *m, struct dt_op *op)
 	struct pending *p = m->head;
 
 	if (m->out) {
-		free(m->out->desc);
-		free(m->out->tensors);
 		free(m->out->pointers);
 		free(m->out->first_kernel);
 		free(m->out);
@@ -1439,14 +2170,34 @@ int dt_model_next_op(struct dt_model *m, struct dt_op *op)
 	m->head = p->next;
 	if (!m->head)
 		m->tail = NULL;
+	index_drop(m, p);
 	m->out = p;
 	m->last_out = p->op.seq;
 	*op = p->op;
 	op->desc = p->desc;
+	op->problem = p->problem ? p->problem : p->desc;
+	op->problem_id = (uint64_t)(uintptr_t)op->problem;
+	op->brief = p->brief ? p->brief : op->problem;
 	op->tensors_json = p->tensors ? p->tensors : "";
 	op->pointers_json = p->pointers ? p->pointers : "";
 	op->first_kernel = p->first_kernel;
+	if (op->tensor_cores < 0 && op->cost.tensor_op)
+		op->tensor_cores = p->tc_hint;
+	op->math = dt_math_of(&op->cost, op->tensor_cores);
 	return 1;
+}
+
+void dt_model_set_details(struct dt_model *m, bool on)
+{
+	m->details = on;
+}
+
+void dt_model_on_build(struct dt_model *m,
+		       void (*fn)(void *arg, const struct dt_plan_build *b),
+		       void *arg)
+{
+	m->on_build = fn;
+	m->on_build_arg = arg;
 }
 
 const struct dt_model_stats *dt_model_stats(const struct dt_model *m)
@@ -1468,8 +2219,8 @@ void dt_model_free(struct dt_model *m)
 		struct cfg_list *n = m->cfgs->next;
 		free(m->cfgs->info.graph);
 		free(m->cfgs->info.graph_json);
-		free(m->cfgs->info.knobs);
-		free(m->cfgs->info.notes);
+		free(m->cfgs->info.brief);
+		/* knobs and notes are kept */
 		free(m->cfgs);
 		m->cfgs = n;
 	}
@@ -1477,6 +2228,20 @@ void dt_model_free(struct dt_model *m)
 		if (m->objs[i].ptr)
 			obj_clear(&m->objs[i]);
 	free(m->objs);
+	free(m->by_seq);
+	free(m->api_class);
+	for (size_t i = 0; i < LEGACY_BUCKETS; i++)
+		while (m->legacy[i]) {
+			struct legacy_entry *e = m->legacy[i];
+			m->legacy[i] = e->next;
+			free(e->desc);
+			free(e->problem);
+			free(e->tensors);
+			free(e);
+		}
+	for (size_t i = 0; i < m->n_kept; i++)
+		free(m->kept[i]);
+	free(m->kept);
 	while (m->plans) {
 		struct plan_info *n = m->plans->next;
 		free(m->plans);

@@ -95,6 +95,94 @@ int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
 int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 			      char *buf, size_t size);
 
+/* Human-readable byte count ("1.5 MiB") and duration ("12.3 us"), into
+ * buf; returns buf. */
+const char *dt_fmt_bytes(uint64_t n, char *buf, size_t size);
+const char *dt_fmt_ns(uint64_t ns, char *buf, size_t size);
+
+/* ----------------------------------------------------------- costs */
+
+#define DT_MAX_DIMS 8
+
+/* A tensor as the model rebuilt it (legacy descriptor or backend). */
+struct dt_tensor {
+	bool valid;
+	int64_t dtype; /* cudnnDataType_t, -1 unknown */
+	int nb;
+	int64_t dims[DT_MAX_DIMS];
+	int64_t strides[DT_MAX_DIMS];
+	int64_t uid;
+	bool is_virtual;
+	bool by_value; /* a host scalar passed by value (e.g. a scale) */
+};
+
+/* What an op computes, in the words the report groups GPU time by. */
+enum dt_op_kind {
+	DT_KIND_OTHER,
+	DT_KIND_CONV_FWD,
+	DT_KIND_CONV_BWD_DATA,
+	DT_KIND_CONV_BWD_FILTER,
+	DT_KIND_MATMUL,
+	DT_KIND_ATTN_FWD,
+	DT_KIND_ATTN_BWD,
+	DT_KIND_NORM_FWD,
+	DT_KIND_NORM_BWD,
+	DT_KIND_POINTWISE,
+	DT_KIND_REDUCTION,
+	DT_KIND_SOFTMAX,
+	DT_KIND_POOLING, /* pooling and resampling */
+	DT_KIND_RNN_FWD,
+	DT_KIND_RNN_BWD_DATA,
+	DT_KIND_RNN_BWD_WEIGHTS,
+	DT_KIND_TRANSFORM, /* layout and type conversions, reshapes */
+	DT_KIND_DROPOUT,
+	DT_KIND_CTC,
+	DT_KIND_SEARCH, /* cudnnFind*: every algorithm run and timed */
+	DT_KIND_SETUP,  /* not a computation (handle, dropout states) */
+	DT_KIND_COUNT
+};
+
+/* Which peak rate an op is held against. */
+enum dt_math {
+	DT_MATH_UNKNOWN,
+	DT_MATH_FP64,
+	DT_MATH_FP32, /* CUDA cores */
+	DT_MATH_TF32, /* FP32 data on tensor cores */
+	DT_MATH_FP16,
+	DT_MATH_BF16,
+	DT_MATH_FP8,
+	DT_MATH_INT8,
+	DT_MATH_COUNT
+};
+
+/* What one execution must compute and move, by the conventions of
+ * analyzer/COSTS.md. */
+struct dt_cost {
+	enum dt_op_kind kind;
+	double flops;   /* 0: not counted for this kind */
+	uint64_t bytes; /* each non-virtual tensor once; 0: unknown */
+	int64_t dtype;  /* its main input's cudnnDataType_t, -1 unknown */
+	bool tensor_op; /* a kind tensor cores can run */
+};
+
+/* Bits of one element of a cudnnDataType_t, 0 for an unknown type. */
+int dt_dtype_bits(int64_t dtype);
+
+/* Bytes a tensor occupies: its distinct elements (a dimension of stride 0
+ * is broadcast, read once) times the element size. 0 for virtual and
+ * by-value tensors. */
+uint64_t dt_tensor_bytes(const struct dt_tensor *t);
+
+/* The peak an op is held against: tensor-core math by data type for the
+ * kinds tensor cores run (FP32 data: TF32 when tensor_cores is 1), else
+ * the CUDA cores' rate (FP64 or FP32). tensor_cores: 1 yes, 0 no, -1
+ * unknown (taken as no). */
+enum dt_math dt_math_of(const struct dt_cost *c, int tensor_cores);
+
+const char *dt_op_kind_name(enum dt_op_kind k); /* "convolution forward" */
+const char *dt_op_kind_key(enum dt_op_kind k);  /* "conv_fwd" */
+const char *dt_math_name(enum dt_math m);       /* "bf16" */
+
 /* ----------------------------------------------------------- the model */
 
 /* One operation the program executed: a call that can launch GPU work. */
@@ -128,6 +216,19 @@ struct dt_op {
 	const char
 		*pointers_json; /* device pointers: "x": "0x..." (legacy) or
 				   "uid": "0x..." (backend), comma-separated */
+	const char *problem;    /* what it computed, without what cuDNN chose
+				   (plan, engine, algorithm): ops of one problem
+				   share it */
+	uint64_t problem_id;    /* the same for every op of a problem, within
+				   one model */
+	const char *brief;      /* the problem's tensors and parameters,
+				   compactly */
+	uint32_t converts;      /* its layout conversion kernels (by name) */
+	uint64_t convert_ns;    /* and their summed durations */
+	struct dt_cost cost;    /* what it must compute and move */
+	int tensor_cores;  /* its engine uses them: 1 yes, 0 no, -1 unknown */
+	enum dt_math math; /* the peak it is held against */
+	int32_t device;    /* the GPU its first kernel ran on, -1 none */
 };
 
 struct dt_model_stats {
@@ -154,5 +255,36 @@ void dt_model_finish(struct dt_model *m);
 int dt_model_next_op(struct dt_model *m, struct dt_op *op);
 
 const struct dt_model_stats *dt_model_stats(const struct dt_model *m);
+
+/* An execution plan was built (a successful finalize). */
+struct dt_plan_build {
+	uint32_t plan;       /* the id its executions will carry */
+	const char *problem; /* its graph, as ops of it will show it; NULL
+				unknown */
+	const char *brief;
+	enum dt_op_kind kind;
+	uint64_t t;       /* when (host, CLOCK_MONOTONIC ns) */
+	uint64_t host_ns; /* the finalize call's duration */
+};
+
+/* Whether ops carry their device pointers (pointers_json, workspace_ptr);
+ * on by default. Summaries do without, and go faster. */
+void dt_model_set_details(struct dt_model *m, bool on);
+
+/* Have fn called for every plan built, from dt_model_feed(). */
+void dt_model_on_build(struct dt_model *m,
+		       void (*fn)(void *arg, const struct dt_plan_build *b),
+		       void *arg);
+
+/* The function's own name in a kernel's (mangled) name: the last
+ * component of its qualified name, without template arguments
+ * (_ZN5cudnn16nchwToNhwcKernelIf... -> nchwToNhwcKernel); the whole name
+ * when it is not mangled. Points into name; *n gets its length. */
+const char *dt_kernel_function(const char *name, size_t len, size_t *n);
+
+/* Whether a kernel's name (len bytes) says it converts a layout: cuDNN's
+ * nchwToNhwc and nhwcToNchw, channel padding (nhwcAddPadding), transposes
+ * and permutations. */
+bool dt_layout_kernel(const char *name, size_t len);
 
 #endif /* DT_ANALYZER_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dt-analyzer.h"
 #include "dt-tools.h"
 
 const char *dt_info_get(const struct dt_file_info *fi, const char *key)

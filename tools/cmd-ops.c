@@ -40,21 +40,6 @@ static void ops_help(FILE *f)
 		OPS_SCHEMA_VERSION);
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static const char *engine_str(const struct dt_op *op, char *buf, size_t size)
 {
 	if (op->engine < 0)
@@ -88,14 +73,14 @@ static void print_op_json(FILE *out, const struct dt_file_info *fi,
 		", \"host_ns\": %" PRIu64 ", \"api\": ",
 		first ? "" : ",", op->seq, op->tid,
 		op->t_begin - fi->hdr.start_mono, op->t_end - op->t_begin);
-	json_str(out, op->api);
+	dt_json_str(out, op->api);
 	fprintf(out,
 		", \"status\": %d, \"plan\": %u, \"engine\": %" PRId64
 		", \"workspace\": %" PRId64
 		", \"kernels\": %u, \"gpu_ns\": %" PRIu64 ", \"desc\": ",
 		op->status, op->plan, op->engine, op->workspace, op->kernels,
 		op->gpu_ns);
-	json_str(out, op->desc);
+	dt_json_str(out, op->desc);
 	fprintf(out, ", \"knobs\": {");
 	/* "A=1 B=2" -> "A": 1, "B": 2 */
 	for (const char *k = op->knobs; k && *k;) {
@@ -120,10 +105,18 @@ static void print_op_json(FILE *out, const struct dt_file_info *fi,
 		op->stream, op->workspace_ptr, op->pointers_json,
 		op->tensors_json);
 	if (op->first_kernel)
-		json_str(out, op->first_kernel);
+		dt_json_str(out, op->first_kernel);
 	else
 		fputs("null", out);
-	fputc('}', out);
+	fprintf(out,
+		", \"kind\": \"%s\", \"flops\": %.0f, \"bytes\": %" PRIu64
+		", \"math\": \"%s\", \"tensor_cores\": %s, \"device\": %d}",
+		dt_op_kind_key(op->cost.kind), op->cost.flops, op->cost.bytes,
+		dt_math_name(op->math),
+		op->tensor_cores < 0 ? "null"
+		: op->tensor_cores   ? "true"
+				     : "false",
+		op->device);
 }
 
 /* Distinct problems: the op's function and description. */
@@ -207,7 +200,7 @@ static void print_problems(FILE *out, struct problems *ps, enum format fmt)
 				p->api + 5, p->key);
 		} else {
 			fprintf(out, "%s\n    {\"api\": ", i ? "," : "");
-			json_str(out, p->api);
+			dt_json_str(out, p->api);
 			fprintf(out,
 				", \"count\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
 				", \"host_ns\": %" PRIu64
@@ -216,7 +209,7 @@ static void print_problems(FILE *out, struct problems *ps, enum format fmt)
 				", \"workspace\": %" PRId64 ", \"desc\": ",
 				p->count, p->gpu_ns, p->host_ns, p->kernels,
 				p->engine, p->workspace);
-			json_str(out, p->key);
+			dt_json_str(out, p->key);
 			fputc('}', out);
 		}
 		free(p->key);
@@ -332,7 +325,7 @@ int cmd_ops(int argc, char **argv)
 		       "\"file\": ",
 		       OPS_SCHEMA_VERSION);
 	if (fmt == JSON) {
-		json_str(stdout, path);
+		dt_json_str(stdout, path);
 		printf(", \"%s\": [", plans ? "problems" : "ops");
 	} else if (!plans && call < 0) {
 		printf("%8s %11s %9s %9s %4s %-8s %9s %s\n", "seq", "t (s)",
@@ -388,7 +381,7 @@ int cmd_ops(int argc, char **argv)
 		       ", \"late_kernels\": %" PRIu64 ", \"file_end\": ",
 		       ms->ops, ms->undecoded, ms->other_kernels,
 		       ms->late_kernels);
-		json_str(stdout, dt_file_end_name(st->end));
+		dt_json_str(stdout, dt_file_end_name(st->end));
 		printf("}}\n");
 	} else if (call < 0) {
 		printf("# %" PRIu64 " operations; %" PRIu64

@@ -1,338 +1,1265 @@
 /*
- * cmd-report.c - `dnntrace report`: where the time went. A first version:
- * the trace's identity, GPU time by kind (cuDNN operations, other kernels by
- * library, copies and sets), host time in each cuDNN function, and the
- * operations grouped by problem with their GPU time statistics. Bandwidth,
- * FLOP rates, findings and several files at once are not done yet.
+ * cmd-report.c - `dnntrace report`: where the time went and how well the
+ * GPU was used, for one trace or all the traces of a job.
+ *
+ * The numbers come from the analyzer's summary (dt-summary.h); this file
+ * only lays them out: aligned text (colours on a terminal), Markdown, or
+ * JSON in the versioned schema analyzer/REPORT.md documents.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dt-analyzer.h"
+#include "dt-summary.h"
 #include "dt-tools.h"
 
-#define CORR_SLOTS (1u << 16)
+#define REPORT_SCHEMA_VERSION 1
+#define RANK_COLUMNS          8 /* per-rank columns up to this many files */
 
-/* Kernels outside cuDNN calls, grouped by the library their name shows. */
-static const struct {
-	const char *family;
-	const char *needles[6];
-} families[] = {
-	{ "GEMM (cuBLAS, cuBLASLt, CUTLASS)",
-	  { "gemm", "nvjet", "cutlass", "cublas", "Gemm", NULL } },
-	{ "NCCL", { "nccl", NULL } },
-	{ "ggml", { "ggml", NULL } },
-	{ "PyTorch (ATen)", { "at6native", "at::native", "_ZN2at", NULL } },
-	{ "XLA", { "xla", "fusion", NULL } },
-};
-#define N_FAMILIES (sizeof(families) / sizeof(families[0]))
+enum format { TEXT, MARKDOWN, JSON };
 
-static size_t family_of(const uint8_t *name, uint32_t len)
-{
-	for (size_t f = 0; f < N_FAMILIES; f++)
-		for (const char *const *n = families[f].needles; *n; n++)
-			if (memmem(name, len, *n, strlen(*n)))
-				return f;
-	return N_FAMILIES; /* other */
-}
-
-struct api_row {
-	uint64_t calls, failed, ns, min, max;
+enum sort_key {
+	SORT_GPU,
+	SORT_COUNT,
+	SORT_MEAN,
+	SORT_MAX,
+	SORT_HOST,
+	SORT_ROOF
 };
 
-struct problem {
-	char *key;
-	const char *api;
-	int64_t engine;
-	uint64_t count, gpu_ns, kernels;
-	uint64_t *times; /* GPU ns of each execution, for the median */
-	size_t n_times, cap;
+static const char *const sort_names[] = { "gpu",  "count", "mean", "max",
+					  "host", "roof",  NULL };
+
+struct ctx {
+	FILE *out;
+	enum format format;
+	bool color;
+	bool wide;
+	long top;
+	enum sort_key sort;
+	const struct dt_summary *s;
 };
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int by_gpu(const void *a, const void *b)
-{
-	const struct problem *x = a, *y = b;
-	return x->gpu_ns < y->gpu_ns ? 1 : x->gpu_ns > y->gpu_ns ? -1 : 0;
-}
-
-static void add_op(struct problem **ps, size_t *n, size_t *cap,
-		   const struct dt_op *op)
-{
-	struct problem *p = NULL;
-
-	for (size_t i = 0; i < *n; i++)
-		if ((*ps)[i].api == op->api && !strcmp((*ps)[i].key, op->desc))
-			p = &(*ps)[i];
-	if (!p) {
-		if (*n == *cap) {
-			size_t c = *cap ? *cap * 2 : 64;
-			struct problem *v = realloc(*ps, c * sizeof(*v));
-			if (!v)
-				return;
-			*ps = v;
-			*cap = c;
-		}
-		p = &(*ps)[(*n)++];
-		memset(p, 0, sizeof(*p));
-		p->key = strdup(op->desc);
-		p->api = op->api;
-		p->engine = op->engine;
-	}
-	p->count++;
-	p->gpu_ns += op->gpu_ns;
-	p->kernels += op->kernels;
-	if (op->engine != p->engine)
-		p->engine = -2;
-	if (p->n_times == p->cap) {
-		size_t c = p->cap ? p->cap * 2 : 16;
-		uint64_t *t = realloc(p->times, c * sizeof(*t));
-		if (!t)
-			return;
-		p->times = t;
-		p->cap = c;
-	}
-	p->times[p->n_times++] = op->gpu_ns;
-}
 
 static void report_help(FILE *f)
 {
-	fprintf(f, "usage: dnntrace report [--top N] FILE\n\n"
-		   "Where the time went: GPU time in cuDNN operations, in "
-		   "other kernels (by\nlibrary) and in copies and sets; host "
-		   "time in each cuDNN function; and the\noperations grouped "
-		   "by problem (operation, shapes, types, layout, parameters)\n"
-		   "with their engine and GPU time.\n\n"
-		   "  --top N     rows per table (default 15, 0 for all)\n"
-		   "  -h, --help  show this help\n");
+	fprintf(f,
+		"usage: dnntrace report [options] FILE|DIR...\n\n"
+		"Where the time went and how well the GPU was used: GPU time "
+		"split into cuDNN\noperations (by kind), other kernels (by "
+		"library) and copies; the operations\ngrouped by problem with "
+		"their engine, GPU time, achieved FLOP rate and\nbandwidth "
+		"against the device's peaks; host time per cuDNN function; "
+		"and\nfindings, each with its cost. Several traces (all ranks "
+		"of a job, or every\n*.dnnt in a folder) are added up, with a "
+		"column per rank.\n\n"
+		"  --top N              rows per table (default 15, 0 for "
+		"all)\n"
+		"  --sort KEY           operations by gpu (default), count, "
+		"mean, max, host,\n"
+		"                       or roof (furthest below the "
+		"roofline first)\n"
+		"  --format F           text (default), markdown or json "
+		"(schema\n"
+		"                       dnntrace.report, version %d)\n"
+		"  -o, --output FILE    write the report to FILE\n"
+		"  --peak-bandwidth B   peak memory bandwidth, bytes/s "
+		"(4.8T, 900G)\n"
+		"  --peak-flops F       peak FLOP/s for every type (989T), or "
+		"per type:\n"
+		"                       bf16=989T,fp32=67T (fp64 fp32 tf32 "
+		"fp16 bf16 fp8 int8)\n"
+		"  --wide               do not shorten operation "
+		"descriptions\n"
+		"  -h, --help           show this help\n\n"
+		"Peaks default to the device record CUPTI wrote into the trace "
+		"and a table of\nper-SM rates by architecture; the report says "
+		"which it used. Colours only on\na terminal, never with "
+		"NO_COLOR set.\n",
+		REPORT_SCHEMA_VERSION);
 }
 
-static const char *pct(uint64_t part, uint64_t whole, char *buf, size_t size)
+/* "4.8T", "900G", "1.2e12", "67 TFLOP/s" -> a number; -1 when malformed. */
+static double parse_rate(const char *s)
 {
-	snprintf(buf, size, "%5.1f%%",
-		 whole ? 100.0 * (double)part / (double)whole : 0.0);
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v <= 0)
+		return -1;
+	while (*end == ' ')
+		end++;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v *= 1e3, end++;
+		break;
+	case 'M':
+		v *= 1e6, end++;
+		break;
+	case 'G':
+		v *= 1e9, end++;
+		break;
+	case 'T':
+		v *= 1e12, end++;
+		break;
+	case 'P':
+		v *= 1e15, end++;
+		break;
+	}
+	/* an optional unit after the prefix */
+	if (*end && strcmp(end, "B/s") && strcmp(end, "FLOP/s") &&
+	    strcmp(end, "FLOPS") && strcmp(end, "B"))
+		return -1;
+	return v;
+}
+
+static int parse_peak_flops(const char *arg, struct dt_summary_opts *o)
+{
+	char *copy = strdup(arg), *save = NULL;
+
+	if (!copy)
+		return -1;
+	for (char *item = strtok_r(copy, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		int m = 0;
+		if (eq) {
+			*eq = 0;
+			for (m = 1; m < DT_MATH_COUNT; m++)
+				if (!strcmp(item, dt_math_name(m)))
+					break;
+			if (m == DT_MATH_COUNT) {
+				free(copy);
+				return -1;
+			}
+		}
+		double v = parse_rate(eq ? eq + 1 : item);
+		if (v < 0) {
+			free(copy);
+			return -1;
+		}
+		for (int k = 1; k < DT_MATH_COUNT; k++)
+			if (k == m || !m)
+				o->peak_flops[k] = v;
+	}
+	free(copy);
+	return 0;
+}
+
+/* -------------------------------------------------------------- inputs */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The traces named: files as they are, folders by their *.dnnt. */
+static char **collect_inputs(char **args, int n, size_t *count)
+{
+	char **v = NULL;
+	size_t len = 0, cap = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			DIR *d = opendir(args[i]);
+			struct dirent *e;
+			size_t first = len;
+			if (!d) {
+				dt_error("%s: %s", args[i], strerror(errno));
+				continue;
+			}
+			while ((e = readdir(d))) {
+				size_t l = strlen(e->d_name);
+				if (l < 6 || strcmp(e->d_name + l - 5, ".dnnt"))
+					continue;
+				if (len == cap) {
+					cap = cap ? cap * 2 : 16;
+					char **nv =
+						realloc(v, cap * sizeof(*v));
+					if (!nv)
+						break;
+					v = nv;
+				}
+				if (asprintf(&v[len], "%s/%s", args[i],
+					     e->d_name) >= 0)
+					len++;
+			}
+			closedir(d);
+			if (len == first)
+				dt_error("%s: no .dnnt files in this folder",
+					 args[i]);
+			qsort(v + first, len - first, sizeof(*v), cmp_str);
+			continue;
+		}
+		if (len == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[len++] = strdup(args[i]);
+	}
+	*count = len;
+	return v;
+}
+
+static void progress(void *arg, const char *path, uint64_t done, uint64_t total)
+{
+	struct timespec *start = arg, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* quiet for inputs read in under a second */
+	if (now.tv_sec - start->tv_sec < 1 && done < total)
+		return;
+	if (done >= total)
+		fprintf(stderr, "\r\033[K");
+	else
+		fprintf(stderr, "\r\033[Kreading %s: %.0f%%", path,
+			total ? 100.0 * (double)done / (double)total : 0.0);
+	fflush(stderr);
+}
+
+/* ------------------------------------------------------------ numbers */
+
+static const char *fmt_ns(uint64_t ns, char *buf, size_t size)
+{
+	return dt_fmt_ns(ns, buf, size);
+}
+
+/* 1234e9 -> "1.23 T": three significant digits and an SI prefix. */
+static const char *fmt_si(double v, char *buf, size_t size)
+{
+	static const char *const prefix[] = {
+		"", "k", "M", "G", "T", "P", "E"
+	};
+	int p = 0;
+
+	if (!(v > 0)) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	while (v >= 1000 && p < 6) {
+		v /= 1000;
+		p++;
+	}
+	snprintf(buf, size,
+		 v < 10    ? "%.2f %s"
+		 : v < 100 ? "%.1f %s"
+			   : "%.0f %s",
+		 v, prefix[p]);
 	return buf;
 }
+
+static const char *fmt_pct(double v, char *buf, size_t size)
+{
+	if (v < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, v < 10 ? "%.1f%%" : "%.0f%%", v);
+	return buf;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static const char *engine_str(const struct dt_sum_problem *p, char *buf,
+			      size_t size)
+{
+	const char *kind =
+		strcmp(p->api, "cudnnBackendExecute") ? "algo" : "eng";
+	int n;
+
+	if (p->last_engine < 0)
+		n = snprintf(buf, size, "?");
+	else
+		n = snprintf(buf, size, "%s%" PRId64, kind, p->last_engine);
+	if (p->n_engines > 1 && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "+%u", p->n_engines - 1);
+	return buf;
+}
+
+/* The rank label of a file: "3" from RANK=3, else its pid. */
+static const char *rank_label(const struct dt_sum_file *f, char *buf,
+			      size_t size)
+{
+	const char *eq = f->rank ? strchr(f->rank, '=') : NULL;
+
+	if (eq)
+		snprintf(buf, size, "%s", eq + 1);
+	else
+		snprintf(buf, size, "pid %u", f->pid);
+	return buf;
+}
+
+/* ------------------------------------------------------------- sorting */
+
+static const struct dt_summary *sort_s;
+static enum sort_key sort_by;
+
+static double sort_value(const struct dt_sum_problem *p)
+{
+	struct dt_rates r;
+
+	switch (sort_by) {
+	case SORT_COUNT:
+		return (double)p->count;
+	case SORT_MEAN:
+		return p->count ? (double)p->gpu_ns / (double)p->count : 0;
+	case SORT_MAX:
+		return (double)p->max_ns;
+	case SORT_HOST:
+		return (double)p->host_ns;
+	case SORT_ROOF:
+		dt_problem_rates(sort_s, p, &r);
+		/* furthest below first; unknown last */
+		return r.roof_pct < 0 ? -1e300 : -r.roof_pct;
+	case SORT_GPU:
+	default:
+		return (double)p->gpu_ns;
+	}
+}
+
+static int by_sort(const void *a, const void *b)
+{
+	const struct dt_sum_problem
+		*x = &sort_s->problems[*(const uint32_t *)a],
+		*y = &sort_s->problems[*(const uint32_t *)b];
+	double vx = sort_value(x), vy = sort_value(y);
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	if (x->gpu_ns != y->gpu_ns)
+		return x->gpu_ns < y->gpu_ns ? 1 : -1;
+	int c = strcmp(x->api, y->api);
+	return c ? c : strcmp(x->key, y->key);
+}
+
+/* The problems in report order: those that ran on the GPU through cuDNN. */
+static uint32_t *problem_order(const struct ctx *c, size_t *n)
+{
+	const struct dt_summary *s = c->s;
+	uint32_t *ix = malloc((s->n_problems + 1) * sizeof(*ix));
+
+	*n = 0;
+	if (!ix)
+		return NULL;
+	for (size_t i = 0; i < s->n_problems; i++)
+		ix[(*n)++] = (uint32_t)i;
+	sort_s = s;
+	sort_by = c->sort;
+	qsort(ix, *n, sizeof(*ix), by_sort);
+	return ix;
+}
+
+static int by_api_ns(const void *a, const void *b)
+{
+	const struct dt_sum_api *x = &sort_s->apis[*(const uint32_t *)a],
+				*y = &sort_s->apis[*(const uint32_t *)b];
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static uint32_t *api_order(const struct dt_summary *s)
+{
+	uint32_t *ix = malloc((s->n_apis + 1) * sizeof(*ix));
+
+	if (!ix)
+		return NULL;
+	for (size_t i = 0; i < s->n_apis; i++)
+		ix[i] = (uint32_t)i;
+	sort_s = s;
+	qsort(ix, s->n_apis, sizeof(*ix), by_api_ns);
+	return ix;
+}
+
+/* ---------------------------------------------------------------- text */
+
+static void heading(const struct ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void heading(const struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(c->format == MARKDOWN ? "\n## " : "\n", c->out);
+	if (c->color)
+		fputs("\033[1m", c->out);
+	va_start(ap, fmt);
+	vfprintf(c->out, fmt, ap);
+	va_end(ap);
+	if (c->color)
+		fputs("\033[0m", c->out);
+	fputs(c->format == MARKDOWN ? "\n\n" : "\n", c->out);
+}
+
+/* "label value" lines of the header: a list item in Markdown. */
+static void fact(const struct ctx *c, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fact(const struct ctx *c, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->format == MARKDOWN)
+		fprintf(c->out, "- **%s**: ", label);
+	else
+		fprintf(c->out, "%-10s", label);
+	va_start(ap, fmt);
+	vfprintf(c->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->out);
+}
+
+static void print_identity(const struct ctx *c)
+{
+	const struct dt_summary *s = c->s;
+	const struct dt_sum_file *f = &s->files[0];
+	char b1[32], b2[32];
+
+	if (c->format == MARKDOWN)
+		fprintf(c->out, "# dnntrace report\n\n");
+	if (s->n_files == 1) {
+		fact(c, "trace", "%s", f->path);
+		if (f->program)
+			fact(c, "program", "%s", f->program);
+		fact(c, "process", "%s, pid %u%s%s", f->host ? f->host : "?",
+		     f->pid, f->rank ? ", " : "", f->rank ? f->rank : "");
+		if (f->cudnn)
+			fact(c, "cuDNN", "%s", f->cudnn);
+		if (f->gpu_state)
+			fact(c, "activity", "%s", f->gpu_state);
+	} else {
+		fact(c, "traces", "%zu", s->n_files);
+		if (f->program)
+			fact(c, "program", "%s%s", f->program,
+			     " (of the first trace)");
+	}
+	for (size_t d = 0; d < s->n_devices; d++) {
+		const struct dt_device *dv = &s->devices[d];
+		fact(c, "GPU", "%s: sm_%u%u, %u SMs, %.2f GHz, %s, %sB/s",
+		     dv->name, dv->cc_major, dv->cc_minor, dv->sms,
+		     (double)dv->clock_khz / 1e6,
+		     dt_fmt_bytes(dv->global_mem, b1, sizeof(b1)),
+		     fmt_si((double)dv->mem_bandwidth_kBps * 1e3, b2,
+			    sizeof(b2)));
+	}
+	uint64_t lost = 0, dropped = 0, span = 0;
+	size_t unclean = 0;
+	for (size_t i = 0; i < s->n_files; i++) {
+		lost += s->files[i].lost;
+		dropped += s->files[i].gpu_dropped;
+		unclean += s->files[i].end != DT_FILE_CLEAN;
+		if (s->files[i].t_end > s->files[i].t_begin &&
+		    s->files[i].t_end - s->files[i].t_begin > span)
+			span = s->files[i].t_end - s->files[i].t_begin;
+	}
+	if (s->n_files == 1)
+		fact(c, "ended", "%s%s%s", dt_file_end_name(f->end),
+		     *f->error ? ": " : "", f->error);
+	else
+		fact(c, "ended", "%zu of %zu cleanly", s->n_files - unclean,
+		     s->n_files);
+	fact(c, "totals",
+	     "%" PRIu64 " calls (%" PRIu64 " failed), %" PRIu64
+	     " cuDNN op executions, %" PRIu64 " kernels; %s between the "
+	     "first and the last call%s",
+	     s->calls, s->failed, s->ops, s->kernels,
+	     fmt_ns(span, b1, sizeof(b1)), s->n_files > 1 ? " (longest)" : "");
+	fact(c, "lost",
+	     "%" PRIu64 " records lost, %" PRIu64
+	     " GPU records dropped by CUPTI",
+	     lost, dropped);
+
+	const struct dt_peaks *pk = dt_summary_peaks(s, -1);
+	if (pk->bandwidth > 0 || pk->flops[DT_MATH_FP32] > 0) {
+		char line[512];
+		int n = snprintf(line, sizeof(line), "%sB/s; FLOP/s:",
+				 pk->bandwidth > 0
+					 ? fmt_si(pk->bandwidth, b1, sizeof(b1))
+					 : "? ");
+		for (int m = 1; m < DT_MATH_COUNT && n < (int)sizeof(line); m++)
+			n += snprintf(line + n, sizeof(line) - (size_t)n,
+				      "%s %s %s", m > 1 ? "," : "",
+				      dt_math_name(m),
+				      fmt_si(pk->flops[m], b2, sizeof(b2)));
+		fact(c, "peaks", "%s", line);
+	}
+	fact(c, c->format == MARKDOWN ? "peaks from" : "", "%s%s%s",
+	     c->format == MARKDOWN ? "" : "(", pk->source,
+	     c->format == MARKDOWN ? "" : ")");
+}
+
+static void print_files(const struct ctx *c)
+{
+	static const char *const hdr[] = { "rank",     "host",  "pid",
+					   "calls",    "ops",   "GPU time",
+					   "in cuDNN", "ended", "lost",
+					   "file",     NULL };
+	const struct dt_summary *s = c->s;
+	struct dt_table *t = dt_table_new(hdr, "llrrrrrlrl");
+	char b1[32], b2[32], b3[32];
+
+	if (!t)
+		return;
+	heading(c, "Traces");
+	for (size_t i = 0; i < s->n_files; i++) {
+		const struct dt_sum_file *f = &s->files[i];
+		dt_table_cell(t, "%s", rank_label(f, b3, sizeof(b3)));
+		dt_table_cell(t, "%s", f->host ? f->host : "?");
+		dt_table_cell(t, "%u", f->pid);
+		dt_table_cell(t, "%" PRIu64, f->calls);
+		dt_table_cell(t, "%" PRIu64, f->ops);
+		dt_table_cell(t, "%s", fmt_ns(f->gpu_ns, b1, sizeof(b1)));
+		dt_table_cell(t, "%s", fmt_ns(f->cudnn_gpu_ns, b2, sizeof(b2)));
+		dt_table_cell(t, "%s",
+			      f->end == DT_FILE_CLEAN ? "clean"
+			      : f->end == DT_FILE_NO_END
+				      ? "no end"
+				      : dt_file_end_name(f->end));
+		dt_table_cell(t, "%" PRIu64, f->lost);
+		dt_table_cell(t, "%s", f->path);
+	}
+	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_free(t);
+}
+
+static int by_kind_ns(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	if (sort_s->kind_ns[x] != sort_s->kind_ns[y])
+		return sort_s->kind_ns[x] < sort_s->kind_ns[y] ? 1 : -1;
+	return x - y;
+}
+
+static void print_time(const struct ctx *c)
+{
+	static const char *const hdr[] = { "", "time", "share", "count", NULL };
+	const struct dt_summary *s = c->s;
+	struct dt_table *t = dt_table_new(hdr, "lrrr");
+	const char *ind = c->format == MARKDOWN ? "&nbsp;&nbsp;" : "  ";
+	char b1[32], b2[32];
+	uint64_t other = 0, other_n = 0;
+
+	if (!t)
+		return;
+	heading(c, "GPU time");
+	if (!s->gpu_ns) {
+		fprintf(c->out,
+			"no GPU activity in %s (the recording line "
+			"says why)\n",
+			s->n_files == 1 ? "this trace" : "these traces");
+		fprintf(c->out, "host time inside cuDNN calls: %s\n",
+			fmt_ns(s->host_ns, b1, sizeof(b1)));
+		dt_table_free(t);
+		return;
+	}
+	for (int f = 0; f < DT_FAM_COUNT; f++) {
+		other += s->fam_ns[f];
+		other_n += s->fam_count[f];
+	}
+	dt_table_cell(t, "kernels, copies and sets, summed");
+	dt_table_cell(t, "%s", fmt_ns(s->gpu_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "100%%");
+	dt_table_cell(t, "%s", "");
+	dt_table_cell(t, "%scuDNN operations", ind);
+	dt_table_cell(t, "%s", fmt_ns(s->cudnn_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "%s",
+		      fmt_pct(share(s->cudnn_ns, s->gpu_ns), b2, sizeof(b2)));
+	dt_table_cell(t, "%" PRIu64, s->ops);
+	/* the kinds by time, largest first */
+	int kinds[DT_KIND_COUNT], n_kinds = 0;
+	for (int k = 0; k < DT_KIND_COUNT; k++)
+		if (s->kind_count[k])
+			kinds[n_kinds++] = k;
+	sort_s = s;
+	qsort(kinds, (size_t)n_kinds, sizeof(kinds[0]), by_kind_ns);
+	for (int i = 0; i < n_kinds; i++) {
+		int k = kinds[i];
+		dt_table_cell(t, "%s%s%s", ind, ind, dt_op_kind_name(k));
+		dt_table_cell(t, "%s", fmt_ns(s->kind_ns[k], b1, sizeof(b1)));
+		dt_table_cell(t, "%s",
+			      fmt_pct(share(s->kind_ns[k], s->gpu_ns), b2,
+				      sizeof(b2)));
+		dt_table_cell(t, "%" PRIu64, s->kind_count[k]);
+	}
+	if (other_n) {
+		dt_table_cell(t, "%sother kernels", ind);
+		dt_table_cell(t, "%s", fmt_ns(other, b1, sizeof(b1)));
+		dt_table_cell(t, "%s",
+			      fmt_pct(share(other, s->gpu_ns), b2, sizeof(b2)));
+		dt_table_cell(t, "%" PRIu64, other_n);
+	}
+	for (int f = 0; f < DT_FAM_COUNT; f++) {
+		if (!s->fam_count[f])
+			continue;
+		dt_table_cell(t, "%s%s%s", ind, ind, dt_family_name(f));
+		dt_table_cell(t, "%s", fmt_ns(s->fam_ns[f], b1, sizeof(b1)));
+		dt_table_cell(t, "%s",
+			      fmt_pct(share(s->fam_ns[f], s->gpu_ns), b2,
+				      sizeof(b2)));
+		dt_table_cell(t, "%" PRIu64, s->fam_count[f]);
+	}
+	if (s->copies) {
+		dt_table_cell(t, "%smemory copies and sets", ind);
+		dt_table_cell(t, "%s", fmt_ns(s->copy_ns, b1, sizeof(b1)));
+		dt_table_cell(
+			t, "%s",
+			fmt_pct(share(s->copy_ns, s->gpu_ns), b2, sizeof(b2)));
+		dt_table_cell(t, "%" PRIu64, s->copies);
+	}
+	dt_table_cell(t, "GPU busy (any activity)");
+	dt_table_cell(t, "%s", fmt_ns(s->busy_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "%s",
+		      fmt_pct(share(s->busy_ns, s->span_ns), b2, sizeof(b2)));
+	dt_table_cell(t, "of %s", fmt_ns(s->span_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "GPU idle between its first and last activity");
+	dt_table_cell(t, "%s", fmt_ns(s->span_ns - s->busy_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "%s",
+		      fmt_pct(share(s->span_ns - s->busy_ns, s->span_ns), b2,
+			      sizeof(b2)));
+	dt_table_cell(t, "%s", "");
+	dt_table_cell(t, "host time inside cuDNN calls");
+	dt_table_cell(t, "%s", fmt_ns(s->host_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "%s", "");
+	dt_table_cell(t, "%" PRIu64, s->calls);
+	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_free(t);
+}
+
+static void print_findings(const struct ctx *c)
+{
+	const struct dt_summary *s = c->s;
+	char b1[32];
+
+	heading(c, "Findings, largest cost first");
+	if (!s->n_findings) {
+		fprintf(c->out, "none: no autotuning, plan rebuilds, layout "
+				"conversions, FP32 without tensor cores,\nops "
+				"far below the roofline or failed calls were "
+				"seen\n");
+		return;
+	}
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const struct dt_finding *f = &s->findings[i];
+		dt_fmt_ns(f->cost_ns, b1, sizeof(b1));
+		if (c->format == MARKDOWN)
+			fprintf(c->out, "%zu. **%s %s**: %s\n", i + 1, b1,
+				f->host ? "host" : "GPU", f->title);
+		else
+			fprintf(c->out, "%s%2zu. [%s %s]%s %s\n",
+				c->color ? "\033[33m" : "", i + 1, b1,
+				f->host ? "host" : "GPU",
+				c->color ? "\033[0m" : "", f->title);
+		for (const char *e = f->evidence; e && *e;) {
+			size_t n = strcspn(e, "\n");
+			int max = c->wide ? (int)n : (int)(n < 150 ? n : 150);
+			fprintf(c->out, "%s%.*s%s\n",
+				c->format == MARKDOWN ? "    - " : "      ",
+				max, e, (size_t)max < n ? "..." : "");
+			e += n;
+			if (*e)
+				e++;
+		}
+	}
+}
+
+static void print_ops(const struct ctx *c)
+{
+	const struct dt_summary *s = c->s;
+	bool ranks = s->n_files > 1;
+	bool per_rank = ranks && s->n_files <= RANK_COLUMNS;
+	const char *hdr[16 + RANK_COLUMNS + 2];
+	char align[40];
+	char rank_hdr[RANK_COLUMNS][32];
+	size_t h = 0, n;
+	static const char *const fixed[] = {
+		"count", "GPU time", "share",  "tuning",    "mean",   "median",
+		"min",   "max",      "engine", "workspace", "FLOP/s", "%peak",
+		"B/s",   "%peak",    "FLOP/B", "bound"
+	};
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		hdr[h] = fixed[i];
+		align[h++] = 'r';
+	}
+	if (per_rank) {
+		for (size_t f = 0; f < s->n_files; f++) {
+			char b[24];
+			snprintf(rank_hdr[f], sizeof(rank_hdr[f]), "rank %s",
+				 rank_label(&s->files[f], b, sizeof(b)));
+			hdr[h] = rank_hdr[f];
+			align[h++] = 'r';
+		}
+	} else if (ranks) {
+		hdr[h] = "slowest rank";
+		align[h++] = 'r';
+		hdr[h] = "fastest rank";
+		align[h++] = 'r';
+	}
+	hdr[h] = "operation";
+	align[h++] = 'l';
+	hdr[h] = NULL;
+	align[h] = 0;
+
+	uint32_t *ix = problem_order(c, &n);
+	struct dt_table *t = dt_table_new(hdr, align);
+	if (!ix || !t) {
+		free(ix);
+		dt_table_free(t);
+		return;
+	}
+	size_t shown = c->top && (size_t)c->top < n ? (size_t)c->top : n;
+	heading(c, "Operations by problem: %s%zu of %zu, by %s",
+		shown < n ? "top " : "", shown, n, sort_names[c->sort]);
+	if (!n) {
+		fprintf(c->out, "no operation ran on the GPU through cuDNN\n");
+		free(ix);
+		dt_table_free(t);
+		return;
+	}
+	for (size_t i = 0; i < shown; i++) {
+		const struct dt_sum_problem *p = &s->problems[ix[i]];
+		struct dt_rates r;
+		char b[8][40];
+		dt_problem_rates(s, p, &r);
+		dt_table_cell(t, "%" PRIu64, p->count);
+		dt_table_cell(t, "%s", fmt_ns(p->gpu_ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s",
+			      fmt_pct(share(p->gpu_ns, s->cudnn_ns), b[1],
+				      sizeof(b[1])));
+		dt_table_cell(t, "%s",
+			      p->tune_count
+				      ? fmt_ns(p->tune_ns, b[6], sizeof(b[6]))
+				      : "-");
+		dt_table_cell(t, "%s",
+			      fmt_ns(p->settled_count
+					     ? p->settled_ns / p->settled_count
+					     : 0,
+				     b[2], sizeof(b[2])));
+		dt_table_cell(t, "%s",
+			      fmt_ns(p->median_ns, b[3], sizeof(b[3])));
+		dt_table_cell(t, "%s", fmt_ns(p->min_ns, b[4], sizeof(b[4])));
+		dt_table_cell(t, "%s", fmt_ns(p->max_ns, b[5], sizeof(b[5])));
+		dt_table_cell(t, "%s", engine_str(p, b[6], sizeof(b[6])));
+		dt_table_cell(t, "%s",
+			      p->workspace < 0
+				      ? "?"
+				      : dt_fmt_bytes((uint64_t)p->workspace,
+						     b[7], sizeof(b[7])));
+		dt_table_cell(t, "%s",
+			      fmt_si(r.flops_per_s, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s",
+			      fmt_pct(r.pct_flops, b[1], sizeof(b[1])));
+		dt_table_cell(t, "%s",
+			      fmt_si(r.bytes_per_s, b[2], sizeof(b[2])));
+		dt_table_cell(t, "%s",
+			      fmt_pct(r.pct_bandwidth, b[3], sizeof(b[3])));
+		if (r.intensity > 0)
+			dt_table_cell(t, "%.1f", r.intensity);
+		else
+			dt_table_cell(t, "-");
+		dt_table_cell(t, "%s",
+			      r.bound == 1   ? "compute"
+			      : r.bound == 0 ? "memory"
+					     : "-");
+		if (per_rank) {
+			for (size_t f = 0; f < s->n_files; f++)
+				dt_table_cell(
+					t, "%s",
+					f < p->cap_per_file &&
+							p->per_file[f].count
+						? fmt_ns(p->per_file[f].ns,
+							 b[4], sizeof(b[4]))
+						: "-");
+		} else if (ranks) {
+			size_t lo = SIZE_MAX, hi = SIZE_MAX;
+			for (size_t f = 0;
+			     f < s->n_files && f < p->cap_per_file; f++) {
+				if (!p->per_file[f].count)
+					continue;
+				if (hi == SIZE_MAX ||
+				    p->per_file[f].ns > p->per_file[hi].ns)
+					hi = f;
+				if (lo == SIZE_MAX ||
+				    p->per_file[f].ns < p->per_file[lo].ns)
+					lo = f;
+			}
+			for (int k = 0; k < 2; k++) {
+				size_t f = k ? lo : hi;
+				char lb[24];
+				if (f == SIZE_MAX)
+					dt_table_cell(t, "-");
+				else
+					dt_table_cell(
+						t, "%s (%s)",
+						fmt_ns(p->per_file[f].ns, b[4],
+						       sizeof(b[4])),
+						rank_label(&s->files[f], lb,
+							   sizeof(lb)));
+			}
+		}
+		int max = c->wide ? 1 << 20 : 110;
+		dt_table_cell(
+			t, "%s %s%s%.*s%s%s", dt_op_kind_key(p->kind),
+			p->math != DT_MATH_UNKNOWN ? dt_math_name(p->math) : "",
+			p->math != DT_MATH_UNKNOWN ? " " : "", max, p->brief,
+			(int)strlen(p->brief) > max ? "..." : "",
+			p->failed ? " (FAILED runs)" : "");
+	}
+	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_free(t);
+	free(ix);
+	for (size_t i = 0; i < s->n_problems; i++)
+		if (s->problems[i].tune_count) {
+			fprintf(c->out,
+				"%smean, median, min, max and the rates are "
+				"those of the engine each problem\n"
+				"settled on (the last it ran with); tuning is "
+				"the GPU time of its runs with\nother engines, "
+				"counted in GPU time\n",
+				c->format == MARKDOWN ? "\n" : "");
+			break;
+		}
+}
+
+static void print_apis(const struct ctx *c)
+{
+	static const char *const hdr[] = { "calls",    "failed", "host time",
+					   "avg",      "min",    "max",
+					   "function", NULL };
+	const struct dt_summary *s = c->s;
+	uint32_t *ix = api_order(s);
+	struct dt_table *t = dt_table_new(hdr, "rrrrrrl");
+	size_t shown = c->top && (size_t)c->top < s->n_apis ? (size_t)c->top
+							    : s->n_apis;
+	char b[4][32];
+
+	if (!ix || !t) {
+		free(ix);
+		dt_table_free(t);
+		return;
+	}
+	heading(c, "cuDNN functions by host time: %s%zu of %zu",
+		shown < s->n_apis ? "top " : "", shown, s->n_apis);
+	for (size_t i = 0; i < shown; i++) {
+		const struct dt_sum_api *a = &s->apis[ix[i]];
+		dt_table_cell(t, "%" PRIu64, a->calls);
+		dt_table_cell(t, "%" PRIu64, a->failed);
+		dt_table_cell(t, "%s", fmt_ns(a->ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s",
+			      fmt_ns(a->calls ? a->ns / a->calls : 0, b[1],
+				     sizeof(b[1])));
+		dt_table_cell(t, "%s", fmt_ns(a->min, b[2], sizeof(b[2])));
+		dt_table_cell(t, "%s", fmt_ns(a->max, b[3], sizeof(b[3])));
+		dt_table_cell(t, "%s", a->name);
+	}
+	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_free(t);
+	free(ix);
+}
+
+/* ---------------------------------------------------------------- json */
+
+static void jnum(FILE *out, double v)
+{
+	if (!isfinite(v))
+		fputs("null", out);
+	else if (v == floor(v) && fabs(v) < 1e18)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.6g", v);
+}
+
+/* A number that may be unknown (negative): null then. */
+static void jopt(FILE *out, double v)
+{
+	if (v < 0)
+		fputs("null", out);
+	else
+		jnum(out, v);
+}
+
+static void json_peaks(FILE *out, const struct dt_peaks *pk)
+{
+	fputs("{\"bandwidth\": ", out);
+	jnum(out, pk->bandwidth);
+	fputs(", \"flops\": {", out);
+	for (int m = 1; m < DT_MATH_COUNT; m++) {
+		fprintf(out, "%s\"%s\": ", m > 1 ? ", " : "", dt_math_name(m));
+		jnum(out, pk->flops[m]);
+	}
+	fputs("}, \"source\": ", out);
+	dt_json_str(out, pk->source);
+	fputc('}', out);
+}
+
+static void print_json(const struct ctx *c)
+{
+	const struct dt_summary *s = c->s;
+	FILE *out = c->out;
+	size_t n;
+
+	fprintf(out, "{\"schema\": \"dnntrace.report\", \"version\": %d,\n",
+		REPORT_SCHEMA_VERSION);
+	fputs(" \"files\": [", out);
+	for (size_t i = 0; i < s->n_files; i++) {
+		const struct dt_sum_file *f = &s->files[i];
+		fprintf(out, "%s\n  {\"path\": ", i ? "," : "");
+		dt_json_str(out, f->path);
+		fputs(", \"host\": ", out);
+		dt_json_str(out, f->host);
+		fprintf(out, ", \"pid\": %u, \"rank\": ", f->pid);
+		if (f->rank)
+			dt_json_str(out, f->rank);
+		else
+			fputs("null", out);
+		fputs(", \"program\": ", out);
+		dt_json_str(out, f->program);
+		fputs(", \"cudnn\": ", out);
+		dt_json_str(out, f->cudnn);
+		fputs(", \"recording\": ", out);
+		dt_json_str(out, f->gpu_state);
+		fputs(", \"ended\": ", out);
+		dt_json_str(out, f->end == DT_FILE_CLEAN       ? "clean"
+				 : f->end == DT_FILE_NO_END    ? "no_end"
+				 : f->end == DT_FILE_TRUNCATED ? "truncated"
+							       : "corrupt");
+		fprintf(out,
+			", \"calls\": %" PRIu64 ", \"records\": %" PRIu64
+			", \"lost\": %" PRIu64 ", \"gpu_dropped\": %" PRIu64
+			", \"ops\": %" PRIu64 ", \"kernels\": %" PRIu64
+			", \"duration_ns\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
+			", \"cudnn_gpu_ns\": %" PRIu64 "}",
+			f->calls, f->records, f->lost, f->gpu_dropped, f->ops,
+			f->kernels,
+			f->t_end > f->t_begin ? f->t_end - f->t_begin : 0,
+			f->gpu_ns, f->cudnn_gpu_ns);
+	}
+	fputs("],\n \"devices\": [", out);
+	for (size_t d = 0; d < s->n_devices; d++) {
+		const struct dt_device *dv = &s->devices[d];
+		fprintf(out, "%s\n  {\"name\": ", d ? "," : "");
+		dt_json_str(out, dv->name);
+		fprintf(out,
+			", \"cc\": \"%u.%u\", \"sms\": %u, \"clock_khz\": %u, "
+			"\"memory\": %" PRIu64 ", \"peaks\": ",
+			dv->cc_major, dv->cc_minor, dv->sms, dv->clock_khz,
+			dv->global_mem);
+		json_peaks(out, &s->peaks[d]);
+		fputc('}', out);
+	}
+	fputs("],\n \"peaks\": ", out);
+	json_peaks(out, dt_summary_peaks(s, -1));
+	fprintf(out,
+		",\n \"gpu\": {\"total_ns\": %" PRIu64 ", \"busy_ns\": %" PRIu64
+		", \"span_ns\": %" PRIu64 ", \"cudnn_ns\": %" PRIu64
+		", \"copies_ns\": %" PRIu64 ", \"copies\": %" PRIu64
+		", \"copy_bytes\": %" PRIu64 ",\n  \"cudnn_by_kind\": [",
+		s->gpu_ns, s->busy_ns, s->span_ns, s->cudnn_ns, s->copy_ns,
+		s->copies, s->copy_bytes);
+	bool first = true;
+	for (int k = 0; k < DT_KIND_COUNT; k++) {
+		if (!s->kind_count[k])
+			continue;
+		fprintf(out,
+			"%s{\"kind\": \"%s\", \"ns\": %" PRIu64
+			", \"count\": %" PRIu64 "}",
+			first ? "" : ", ", dt_op_kind_key(k), s->kind_ns[k],
+			s->kind_count[k]);
+		first = false;
+	}
+	fputs("],\n  \"other_kernels\": [", out);
+	first = true;
+	for (int f = 0; f < DT_FAM_COUNT; f++) {
+		if (!s->fam_count[f])
+			continue;
+		fprintf(out,
+			"%s{\"family\": \"%s\", \"ns\": %" PRIu64
+			", \"kernels\": %" PRIu64 "}",
+			first ? "" : ", ", dt_family_key(f), s->fam_ns[f],
+			s->fam_count[f]);
+		first = false;
+	}
+	fprintf(out, "]},\n \"host_cudnn_ns\": %" PRIu64 ",\n \"ops\": [",
+		s->host_ns);
+
+	uint32_t *ix = problem_order(c, &n);
+	for (size_t i = 0; ix && i < n; i++) {
+		const struct dt_sum_problem *p = &s->problems[ix[i]];
+		struct dt_rates r;
+		dt_problem_rates(s, p, &r);
+		fprintf(out, "%s\n  {\"api\": ", i ? "," : "");
+		dt_json_str(out, p->api);
+		fprintf(out,
+			", \"kind\": \"%s\", \"math\": \"%s\", "
+			"\"tensor_cores\": %s, \"brief\": ",
+			dt_op_kind_key(p->kind), dt_math_name(p->math),
+			p->tensor_cores < 0 ? "null"
+			: p->tensor_cores   ? "true"
+					    : "false");
+		dt_json_str(out, p->brief);
+		fputs(", \"problem\": ", out);
+		dt_json_str(out, p->key);
+		fprintf(out,
+			", \"count\": %" PRIu64 ", \"failed\": %" PRIu64
+			", \"gpu_ns\": %" PRIu64 ", \"host_ns\": %" PRIu64
+			", \"kernels\": %" PRIu64 ", \"mean_ns\": %" PRIu64
+			", \"median_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
+			", \"max_ns\": %" PRIu64 ", \"share\": ",
+			p->count, p->failed, p->gpu_ns, p->host_ns, p->kernels,
+			p->count ? p->gpu_ns / p->count : 0, p->median_ns,
+			p->min_ns, p->max_ns);
+		jnum(out, share(p->gpu_ns, s->cudnn_ns) / 100);
+		fprintf(out, ", \"engine\": %" PRId64 ", \"engines\": [",
+			p->last_engine);
+		for (uint32_t e = 0; e < p->n_engines; e++) {
+			fprintf(out, "%s{\"engine\": %" PRId64 ", \"knobs\": ",
+				e ? ", " : "", p->engines[e].engine);
+			dt_json_str(out, p->engines[e].knobs);
+			fprintf(out,
+				", \"count\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
+				"}",
+				p->engines[e].count, p->engines[e].gpu_ns);
+		}
+		fprintf(out, "], \"workspace\": %" PRId64 ", \"knobs\": ",
+			p->workspace);
+		dt_json_str(out, p->n_engines ? p->engines[p->last_choice].knobs
+					      : NULL);
+		fputs(", \"notes\": ", out);
+		dt_json_str(out, p->notes);
+		fputs(", \"flops\": ", out);
+		jnum(out, p->flops);
+		fprintf(out, ", \"bytes\": %" PRIu64 ", \"achieved_flops\": ",
+			p->bytes);
+		jnum(out, r.flops_per_s);
+		fputs(", \"achieved_bandwidth\": ", out);
+		jnum(out, r.bytes_per_s);
+		fputs(", \"intensity\": ", out);
+		jnum(out, r.intensity);
+		fputs(", \"pct_peak_flops\": ", out);
+		jopt(out, r.pct_flops);
+		fputs(", \"pct_peak_bandwidth\": ", out);
+		jopt(out, r.pct_bandwidth);
+		fputs(", \"pct_roofline\": ", out);
+		jopt(out, r.roof_pct);
+		fprintf(out,
+			", \"bound\": %s, \"tuning\": {\"runs\": %" PRIu64
+			", \"gpu_ns\": %" PRIu64 ", \"rounds\": %u}, "
+			"\"layout_conversion_ns\": %" PRIu64
+			", \"per_file\": [",
+			r.bound == 1   ? "\"compute\""
+			: r.bound == 0 ? "\"memory\""
+				       : "null",
+			p->tune_count, p->tune_ns, p->tune_rounds,
+			p->convert_ns);
+		for (size_t f = 0; f < s->n_files; f++) {
+			bool have = f < p->cap_per_file;
+			fprintf(out,
+				"%s{\"gpu_ns\": %" PRIu64
+				", \"count\": %" PRIu64 "}",
+				f ? ", " : "", have ? p->per_file[f].ns : 0,
+				have ? p->per_file[f].count : 0);
+		}
+		fputs("]}", out);
+	}
+	free(ix);
+	fputs("],\n \"apis\": [", out);
+	ix = api_order(s);
+	for (size_t i = 0; ix && i < s->n_apis; i++) {
+		const struct dt_sum_api *a = &s->apis[ix[i]];
+		fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+		dt_json_str(out, a->name);
+		fprintf(out,
+			", \"calls\": %" PRIu64 ", \"failed\": %" PRIu64
+			", \"total_ns\": %" PRIu64 ", \"avg_ns\": %" PRIu64
+			", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 "}",
+			a->calls, a->failed, a->ns,
+			a->calls ? a->ns / a->calls : 0, a->min, a->max);
+	}
+	free(ix);
+	fputs("],\n \"findings\": [", out);
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const struct dt_finding *f = &s->findings[i];
+		fprintf(out,
+			"%s\n  {\"type\": \"%s\", \"cost_ns\": %" PRIu64
+			", \"clock\": \"%s\", \"title\": ",
+			i ? "," : "", dt_finding_key(f->type), f->cost_ns,
+			f->host ? "host" : "gpu");
+		dt_json_str(out, f->title);
+		fputs(", \"evidence\": [", out);
+		bool firstline = true;
+		for (const char *e = f->evidence; e && *e;) {
+			size_t len = strcspn(e, "\n");
+			char *line = strndup(e, len);
+			fputs(firstline ? "" : ", ", out);
+			dt_json_str(out, line);
+			free(line);
+			firstline = false;
+			e += len;
+			if (*e)
+				e++;
+		}
+		fputs("]}", out);
+	}
+	fputs("]}\n", out);
+}
+
+/* ---------------------------------------------------------------- main */
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, 't' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "peak-bandwidth", required_argument, NULL, 'b' },
+		{ "peak-flops", required_argument, NULL, 'F' },
+		{ "wide", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long top = 15;
-	int c;
+	struct dt_summary_opts so = { 0 };
+	struct ctx c = { .top = 15, .sort = SORT_GPU, .format = TEXT };
+	const char *output = NULL;
+	int ch;
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 't') {
-			top = strtol(optarg, &end, 10);
-			if (*end || end == optarg || top < 0)
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 't':
+			c.top = strtol(optarg, &end, 10);
+			if (*end || end == optarg || c.top < 0)
 				return dt_usage_error("report",
 						      "--top takes a number");
-		} else if (c == 'h') {
+			break;
+		case 's': {
+			int k = 0;
+			while (sort_names[k] && strcmp(sort_names[k], optarg))
+				k++;
+			if (!sort_names[k])
+				return dt_usage_error(
+					"report",
+					"--sort takes gpu, count, mean, max, "
+					"host or roof");
+			c.sort = (enum sort_key)k;
+			break;
+		}
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				c.format = TEXT;
+			else if (!strcmp(optarg, "markdown") ||
+				 !strcmp(optarg, "md"))
+				c.format = MARKDOWN;
+			else if (!strcmp(optarg, "json"))
+				c.format = JSON;
+			else
+				return dt_usage_error(
+					"report",
+					"--format takes text, markdown or "
+					"json");
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'b':
+			so.peak_bandwidth = parse_rate(optarg);
+			if (so.peak_bandwidth < 0)
+				return dt_usage_error(
+					"report",
+					"--peak-bandwidth takes bytes per "
+					"second, like 4.8T or 900e9");
+			break;
+		case 'F':
+			if (parse_peak_flops(optarg, &so) < 0)
+				return dt_usage_error(
+					"report",
+					"--peak-flops takes FLOP/s, like 989T, "
+					"or TYPE=VALUE pairs, like "
+					"bf16=989T,fp32=67T");
+			break;
+		case 'w':
+			c.wide = true;
+			break;
+		case 'h':
 			return report_help(stdout), 0;
-		} else {
+		default:
 			return dt_usage_error("report", "unknown option");
 		}
 	}
-	if (argc - optind != 1)
-		return dt_usage_error("report", "expected one trace file");
+	if (optind >= argc)
+		return dt_usage_error("report",
+				      "expected a trace file or a folder");
 
-	const char *path = argv[optind];
-	struct dt_reader *r = dt_open_trace(path);
-	if (!r)
-		return EXIT_USAGE;
-	const struct dt_file_info *fi = dt_reader_info(r);
-	struct dt_model *m = dt_model_new(fi);
-	struct api_row *apis =
-		calloc(fi->n_apis ? fi->n_apis : 1, sizeof(*apis));
-	uint32_t *corr = calloc(CORR_SLOTS, sizeof(*corr));
-	uint64_t fam_ns[N_FAMILIES + 1] = { 0 }, fam_n[N_FAMILIES + 1] = { 0 };
-	uint64_t cudnn_ns = 0, copy_ns = 0, copies = 0, host_ns = 0;
-	struct problem *ps = NULL;
-	size_t n_ps = 0, cap_ps = 0;
-	const struct dt_rec_hdr *h;
-	struct dt_op op;
-	bool done = false;
-
-	if (!m || !apis || !corr) {
+	size_t n_inputs;
+	char **inputs = collect_inputs(argv + optind, argc - optind, &n_inputs);
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	if (isatty(STDERR_FILENO)) {
+		so.progress = progress;
+		so.progress_arg = &start;
+	}
+	struct dt_summary *s = dt_summary_new(&so);
+	int rc = 0;
+	if (!s) {
 		dt_error("out of memory");
 		return 1;
 	}
-	while (!done) {
-		done = dt_reader_next(r, &h) != 1;
-		if (done) {
-			dt_model_finish(m);
-		} else {
-			dt_model_feed(m, h);
-			if (h->type == DT_REC_API_CALL) {
-				const struct dt_rec_api_call *a =
-					(const void *)h;
-				uint64_t d = a->t_end - a->t_begin;
-				if (a->api < fi->n_apis &&
-				    !(a->flags & DT_CALL_BY_DNNTRACE)) {
-					struct api_row *row = &apis[a->api];
-					if (!row->calls || d < row->min)
-						row->min = d;
-					if (d > row->max)
-						row->max = d;
-					row->calls++;
-					row->failed += a->status != 0;
-					row->ns += d;
-					host_ns += d;
-				}
-			} else if (h->type == DT_REC_CORR) {
-				const struct dt_rec_corr *k = (const void *)h;
-				corr[k->corr % CORR_SLOTS] = k->corr;
-			} else if (h->type == DT_REC_KERNEL) {
-				const struct dt_rec_kernel *k = (const void *)h;
-				uint32_t len;
-				const uint8_t *name = dt_rec_tail(h, &len);
-				uint64_t d = k->end > k->start
-						     ? k->end - k->start
-						     : 0;
-				if (corr[k->corr % CORR_SLOTS] == k->corr) {
-					cudnn_ns += d;
-				} else {
-					size_t f = family_of(name, len);
-					fam_ns[f] += d;
-					fam_n[f]++;
-				}
-			} else if (h->type == DT_REC_MEMCPY ||
-				   h->type == DT_REC_MEMSET) {
-				const struct dt_rec_memcpy *k = (const void *)h;
-				/* start and end sit at the same place in both
-				 */
-				copy_ns += k->end > k->start ? k->end - k->start
-							     : 0;
-				copies++;
-			}
+	for (size_t i = 0; i < n_inputs; i++) {
+		char err[256];
+		if (dt_summary_add(s, inputs[i], err, sizeof(err)) < 0) {
+			dt_error("%s", err);
+			rc = EXIT_USAGE;
 		}
-		while (dt_model_next_op(m, &op))
-			add_op(&ps, &n_ps, &cap_ps, &op);
+		free(inputs[i]);
 	}
-
-	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-	uint64_t other_ns = 0;
-	for (size_t f = 0; f <= N_FAMILIES; f++)
-		other_ns += fam_ns[f];
-	uint64_t gpu_ns = cudnn_ns + other_ns + copy_ns;
-
-	const struct dt_file_stats *st = dt_reader_stats(r);
-	const char *v;
-	printf("trace:    %s\n", path);
-	if ((v = dt_info_get(fi, "cmdline")))
-		printf("program:  %s\n", v);
-	printf("process:  %s, pid %u\n",
-	       (v = dt_info_get(fi, "host")) ? v : "?", fi->hdr.pid);
-	if ((v = dt_info_get(fi, "cudnn.file")) ||
-	    (v = dt_info_get(fi, "cudnn.path")))
-		printf("cuDNN:    %s\n", v);
-	if ((v = dt_info_get(fi, "gpu")))
-		printf("GPU:      %s\n", v);
-	printf("ended:    %s; %" PRIu64 " calls, %" PRIu64 " records lost\n",
-	       dt_file_end_name(st->end), st->calls, st->lost);
-	if (!gpu_ns)
-		printf("\nno GPU activity in this trace (the GPU line says "
-		       "why)\n");
-	else
-		printf("\nGPU time (kernels, copies and sets, summed)   %s\n",
-		       dt_fmt_ns(gpu_ns, b1, sizeof(b1)));
-	if (gpu_ns)
-		printf("  %-40s %10s %s\n", "in cuDNN operations",
-		       dt_fmt_ns(cudnn_ns, b1, sizeof(b1)),
-		       pct(cudnn_ns, gpu_ns, b2, sizeof(b2)));
-	for (size_t f = 0; f <= N_FAMILIES; f++)
-		if (fam_n[f])
-			printf("  %-40s %10s %s  (%" PRIu64 " kernels)\n",
-			       f < N_FAMILIES ? families[f].family
-					      : "other kernels",
-			       dt_fmt_ns(fam_ns[f], b1, sizeof(b1)),
-			       pct(fam_ns[f], gpu_ns, b2, sizeof(b2)),
-			       fam_n[f]);
-	if (copies)
-		printf("  %-40s %10s %s  (%" PRIu64 ")\n",
-		       "memory copies and sets",
-		       dt_fmt_ns(copy_ns, b1, sizeof(b1)),
-		       pct(copy_ns, gpu_ns, b2, sizeof(b2)), copies);
-	printf("host time inside cuDNN calls                  %s\n",
-	       dt_fmt_ns(host_ns, b1, sizeof(b1)));
-
-	/* operations by problem */
-	qsort(ps, n_ps, sizeof(*ps), by_gpu);
-	if (!n_ps)
-		printf("\nno operation ran on the GPU through cuDNN\n");
-	else
-		printf("\n%8s %10s %7s %10s %10s %10s %10s %8s  %s\n", "count",
-		       "GPU time", "share", "mean", "median", "min", "max",
-		       "engine", "operation");
-	for (size_t i = 0; i < n_ps; i++) {
-		struct problem *p = &ps[i];
-		char e[32];
-		if (top == 0 || i < (size_t)top) {
-			qsort(p->times, p->n_times, sizeof(uint64_t), cmp_u64);
-			if (p->engine == -2)
-				snprintf(e, sizeof(e), "varies");
-			else if (p->engine < 0)
-				snprintf(e, sizeof(e), "?");
-			else
-				snprintf(e, sizeof(e), "%" PRId64, p->engine);
-			printf("%8" PRIu64
-			       " %10s %7s %10s %10s %10s %10s %8s  %s %.160s\n",
-			       p->count, dt_fmt_ns(p->gpu_ns, b1, sizeof(b1)),
-			       pct(p->gpu_ns, cudnn_ns, b2, sizeof(b2)),
-			       dt_fmt_ns(p->gpu_ns / p->count, b3, sizeof(b3)),
-			       dt_fmt_ns(p->times[p->n_times / 2], b4,
-					 sizeof(b4)),
-			       dt_fmt_ns(p->times[0], b5, sizeof(b5)),
-			       dt_fmt_ns(p->times[p->n_times - 1], b6,
-					 sizeof(b6)),
-			       e, p->api + 5, p->key);
-		}
-		free(p->key);
-		free(p->times);
+	free(inputs);
+	if (!s->n_files) {
+		dt_summary_free(s);
+		return rc ? rc : EXIT_USAGE;
 	}
-	if (top && n_ps > (size_t)top)
-		printf("%8s (%zu more problems; --top 0 lists all)\n", "",
-		       n_ps - (size_t)top);
+	dt_summary_finish(s);
 
-	/* host time by function */
-	printf("\n%10s %8s %12s %10s %10s %10s  %s\n", "calls", "failed",
-	       "host time", "avg", "min", "max", "function");
-	for (long shown = 0; top == 0 || shown < top; shown++) {
-		uint32_t best = UINT32_MAX;
-		for (uint32_t i = 0; i < fi->n_apis; i++)
-			if (apis[i].calls &&
-			    (best == UINT32_MAX || apis[i].ns > apis[best].ns))
-				best = i;
-		if (best == UINT32_MAX)
-			break;
-		struct api_row *row = &apis[best];
-		printf("%10" PRIu64 " %8" PRIu64 " %12s %10s %10s %10s  %s\n",
-		       row->calls, row->failed,
-		       dt_fmt_ns(row->ns, b1, sizeof(b1)),
-		       dt_fmt_ns(row->ns / row->calls, b2, sizeof(b2)),
-		       dt_fmt_ns(row->min, b3, sizeof(b3)),
-		       dt_fmt_ns(row->max, b4, sizeof(b4)),
-		       fi->apis[best].name);
-		row->calls = 0;
+	c.s = s;
+	c.out = stdout;
+	if (output && !(c.out = fopen(output, "w"))) {
+		dt_error("%s: %s", output, strerror(errno));
+		dt_summary_free(s);
+		return EXIT_USAGE;
 	}
-	free(ps);
-	free(apis);
-	free(corr);
-	dt_model_free(m);
-	dt_reader_close(r);
-	return 0;
+	c.color = c.format == TEXT && !output && isatty(STDOUT_FILENO) &&
+		  !getenv("NO_COLOR") &&
+		  !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
+	if (c.format == JSON) {
+		print_json(&c);
+	} else {
+		print_identity(&c);
+		if (s->n_files > 1)
+			print_files(&c);
+		print_time(&c);
+		print_findings(&c);
+		print_ops(&c);
+		print_apis(&c);
+	}
+	if (output && fclose(c.out) != 0) {
+		dt_error("%s: %s", output, strerror(errno));
+		rc = 1;
+	}
+	dt_summary_free(s);
+	return rc;
 }

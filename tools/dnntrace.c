@@ -92,34 +92,19 @@ const char *dt_self_dir(void)
 	return dir;
 }
 
-const char *dt_fmt_bytes(uint64_t n, char *buf, size_t size)
+void dt_json_str(FILE *out, const char *s)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)n;
-	int u = 0;
-
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
 	}
-	if (u == 0)
-		snprintf(buf, size, "%llu B", (unsigned long long)n);
-	else
-		snprintf(buf, size, "%.1f %s", v, unit[u]);
-	return buf;
-}
-
-const char *dt_fmt_ns(uint64_t ns, char *buf, size_t size)
-{
-	if (ns < 10000)
-		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
-	else if (ns < 10000000)
-		snprintf(buf, size, "%.1f us", ns / 1e3);
-	else if (ns < 10000000000ull)
-		snprintf(buf, size, "%.1f ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.2f s", ns / 1e9);
-	return buf;
+	fputc('"', out);
 }
 
 const char *dt_file_end_name(enum dt_file_end end)

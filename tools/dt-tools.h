@@ -6,6 +6,7 @@
 #define DT_TOOLS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,9 +57,24 @@ struct dt_reader *dt_open_trace(const char *path);
 /* Folder holding the running dnntrace executable (static storage). */
 const char *dt_self_dir(void);
 
-/* Human-readable byte count and duration, into buf. */
-const char *dt_fmt_bytes(uint64_t n, char *buf, size_t size);
-const char *dt_fmt_ns(uint64_t ns, char *buf, size_t size);
+/* s as a JSON string, quotes included ("" for NULL). */
+void dt_json_str(FILE *out, const char *s);
+
+/* A table printed aligned (text) or as Markdown: headers and an alignment
+ * per column ('l' or 'r'), then cells row by row. */
+struct dt_table {
+	size_t cols;
+	const char *const *headers;
+	const char *align;
+	char **cells;
+	size_t n_cells, cap;
+};
+struct dt_table *dt_table_new(const char *const *headers, const char *align);
+void dt_table_cell(struct dt_table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void dt_table_print(const struct dt_table *t, FILE *out, bool markdown,
+		    bool bold);
+void dt_table_free(struct dt_table *t);
 
 /* How a file ended, as a phrase ("clean", "truncated", ...). */
 const char *dt_file_end_name(enum dt_file_end end);

@@ -107,6 +107,14 @@ struct dt_writer_config {
 	 * itself: host, command line, rank variables, clocks). */
 	const struct dt_kv *info;
 	size_t n_info;
+	/* Another process's identity, for traces written on its behalf
+	 * (converters, synthetic traces). When host or cmdline is set, none
+	 * of this process's identity is gathered (host, command line,
+	 * executable, cwd, boot id, rank variables): these and `info` are
+	 * all the header holds. pid and ppid 0: this process's. */
+	const char *host;
+	const char *cmdline;
+	uint32_t pid, ppid;
 	/* API table: names and argument signatures, indexed by API id. */
 	const char *const *api_names;
 	const char *const *api_sigs;
@@ -271,6 +279,9 @@ const struct dt_file_info *dt_reader_info(const struct dt_reader *r);
 int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec);
 
 const struct dt_file_stats *dt_reader_stats(const struct dt_reader *r);
+
+/* Bytes of the file consumed so far (for progress reports). */
+uint64_t dt_reader_offset(const struct dt_reader *r);
 
 /* ------------------------------------------------ record descriptions */
 

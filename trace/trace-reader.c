@@ -337,6 +337,11 @@ const struct dt_file_info *dt_reader_info(const struct dt_reader *r)
 	return &r->info;
 }
 
+uint64_t dt_reader_offset(const struct dt_reader *r)
+{
+	return r->off;
+}
+
 const struct dt_file_stats *dt_reader_stats(const struct dt_reader *r)
 {
 	return &r->stats;

@@ -76,7 +76,9 @@ const uint8_t *dt_rec_tail(const struct dt_rec_hdr *rec, uint32_t *len)
 	*len = 0;
 	if (!d || d->tail == DT_TAIL_NONE)
 		return NULL;
-	/* `len` is the last fixed field of every record type with a tail. */
-	*len = (uint32_t)dt_field_get(rec, &d->fields[d->n_fields - 1]);
+	/* `len` is the last fixed field of every record type with a tail,
+	 * a u32 (the format test checks) */
+	memcpy(len, (const uint8_t *)rec + d->fields[d->n_fields - 1].offset,
+	       4);
 	return (const uint8_t *)rec + d->fixed;
 }

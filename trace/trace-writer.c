@@ -243,6 +243,28 @@ static const char *const rank_vars[] = {
 	"CUDA_VISIBLE_DEVICES",
 };
 
+/* The identity a caller gave for another process. */
+static void add_given_identity(struct recbuf *b, const struct dt_file_header *h,
+			       const struct dt_writer_config *cfg)
+{
+	size_t n = cfg->cmdline ? strlen(cfg->cmdline) : 0;
+
+	add_info_str(b, "host", cfg->host);
+	if (!n)
+		return;
+	struct dt_rec_process *p =
+		recbuf_add(b, DT_REC_PROCESS, sizeof(*p), cfg->cmdline,
+			   (uint32_t)n, NULL, 0);
+	if (p) {
+		p->t = h->start_mono;
+		p->pid = h->pid;
+		p->ppid = h->ppid;
+		p->event = cfg->proc_event;
+		p->len = (uint32_t)n;
+	}
+	add_info(b, "cmdline", cfg->cmdline, n);
+}
+
 static void add_identity(struct recbuf *b, const struct dt_file_header *h,
 			 uint32_t proc_event)
 {
@@ -302,7 +324,10 @@ static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
 	if (!room)
 		return -1;
 	memcpy(room, h, sizeof(*h));
-	add_identity(&b, h, cfg->proc_event);
+	if (cfg->host || cfg->cmdline)
+		add_given_identity(&b, h, cfg);
+	else
+		add_identity(&b, h, cfg->proc_event);
 	for (size_t i = 0; i < cfg->n_info; i++)
 		add_info_str(&b, cfg->info[i].key, cfg->info[i].value);
 	for (uint32_t i = 0; i < cfg->api_count; i++) {
@@ -807,8 +832,8 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 	memcpy(h.magic, DT_FILE_MAGIC, 8);
 	h.start_mono = cfg->start_mono ? cfg->start_mono : dt_clock_mono();
 	h.start_real = cfg->start_real ? cfg->start_real : dt_clock_real();
-	h.pid = (uint32_t)getpid();
-	h.ppid = (uint32_t)getppid();
+	h.pid = cfg->pid ? cfg->pid : (uint32_t)getpid();
+	h.ppid = cfg->ppid ? cfg->ppid : (uint32_t)getppid();
 	if (write_header(w, cfg, &h)) {
 		err = errno ? errno : EIO;
 		unlink(w->path);

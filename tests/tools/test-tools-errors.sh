@@ -20,6 +20,7 @@ expect() { # expect STATUS PATTERN -- ARGS...
 }
 
 printf 'not a trace, just text\n' >"$tmp/text.dnnt"
+mkdir "$tmp/emptydir"
 : >"$tmp/empty.dnnt"
 printf '\120\052\115\030\004\000\000\000ABCD' >"$tmp/skippable.dnnt"
 
@@ -37,8 +38,16 @@ expect 2 'cannot read' -- dump "$tmp"
 expect 2 'unknown option' -- dump --bogus "$tmp/text.dnnt"
 expect 2 'expected one trace file' -- dump
 expect 2 '--calls takes a number' -- info --calls x "$tmp/text.dnnt"
-expect 2 'expected one trace file' -- report
+expect 2 'expected a trace file or a folder' -- report
 expect 2 'not a dnntrace file' -- report "$tmp/text.dnnt"
+expect 2 'no .dnnt files in this folder' -- report "$tmp/emptydir"
+expect 2 '--format takes text, markdown or json' -- report --format xml "$tmp/text.dnnt"
+expect 2 '--sort takes gpu, count' -- report --sort speed "$tmp/text.dnnt"
+expect 2 '--peak-flops takes' -- report --peak-flops bf17=3T "$tmp/text.dnnt"
+expect 2 '--peak-flops takes' -- report --peak-flops fast "$tmp/text.dnnt"
+expect 2 '--peak-bandwidth takes' -- report --peak-bandwidth 4.8X "$tmp/text.dnnt"
+expect 2 '--top takes a number' -- report --top -3 "$tmp/text.dnnt"
+expect 0 'usage: dnntrace report' -- report --help
 expect 2 'expected one trace file' -- ops
 expect 2 '--format takes text or json' -- ops --format xml "$tmp/text.dnnt"
 expect 2 'expected a command to run' -- record

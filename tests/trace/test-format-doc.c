@@ -54,6 +54,16 @@ int main(int argc, char **argv)
 		char expect[4096];
 
 		table(d, expect, sizeof(expect));
+		/* readers find a tail's length in the last field */
+		if (d->tail != DT_TAIL_NONE &&
+		    (strcmp(d->fields[d->n_fields - 1].name, "len") ||
+		     strcmp(d->fields[d->n_fields - 1].type, "u32"))) {
+			fprintf(stderr,
+				"%s has a tail but its last field is "
+				"not `len` (u32)\n",
+				d->name);
+			return 1;
+		}
 		if (print) {
 			printf("%s\n", expect);
 		} else if (!strstr(doc, expect)) {

@@ -1,0 +1,1677 @@
+/*
+ * analyzer-summary.c - traces summed up for `dnntrace report` and `diff`.
+ *
+ * Each trace streams through a model of its own; what comes out (op
+ * executions, plan builds, kernels, copies, calls) is added into tables
+ * keyed by name: problems by their signature, functions by name, kernels
+ * by name. Tables are open-addressed hash indexes over growing arrays, so
+ * the report's cost per record stays flat however long the trace.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt-summary.h"
+
+/* ----------------------------------------------------------- helpers */
+
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t mix64(uint64_t v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	return v ^ (v >> 33);
+}
+
+static void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 16;
+	while (c < need)
+		c *= 2;
+	void *q = realloc(p, c * elem);
+	if (!q)
+		return NULL;
+	memset((char *)q + *cap * elem, 0, (c - *cap) * elem);
+	*cap = c;
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static char *xasprintf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* An index from keys to positions in an array: open addressing, the
+ * array's position + 1 in each slot, 0 for empty. */
+struct index {
+	uint32_t *slot;
+	uint64_t *hash;
+	size_t cap, used;
+};
+
+static bool index_grow(struct index *x)
+{
+	size_t cap = x->cap ? x->cap * 2 : 256;
+	uint32_t *slot = calloc(cap, sizeof(*slot));
+	uint64_t *hash = calloc(cap, sizeof(*hash));
+
+	if (!slot || !hash) {
+		free(slot);
+		free(hash);
+		return false;
+	}
+	for (size_t i = 0; i < x->cap; i++) {
+		if (!x->slot[i])
+			continue;
+		size_t k = x->hash[i] & (cap - 1);
+		while (slot[k])
+			k = (k + 1) & (cap - 1);
+		slot[k] = x->slot[i];
+		hash[k] = x->hash[i];
+	}
+	free(x->slot);
+	free(x->hash);
+	x->slot = slot;
+	x->hash = hash;
+	x->cap = cap;
+	return true;
+}
+
+/* Find the position whose key matches (eq(arg, pos) true), or return the
+ * slot to fill: *fresh is then set and the caller stores pos + 1 there. */
+static uint32_t *index_find(struct index *x, uint64_t h,
+			    bool (*eq)(const void *arg, uint32_t pos),
+			    const void *arg, bool *fresh)
+{
+	*fresh = false;
+	if ((x->used + 1) * 2 > x->cap && !index_grow(x))
+		return NULL;
+	for (size_t k = h & (x->cap - 1);; k = (k + 1) & (x->cap - 1)) {
+		if (!x->slot[k]) {
+			x->hash[k] = h;
+			x->used++;
+			*fresh = true;
+			return &x->slot[k];
+		}
+		if (x->hash[k] == h && eq(arg, x->slot[k] - 1))
+			return &x->slot[k];
+	}
+}
+
+static void index_free(struct index *x)
+{
+	free(x->slot);
+	free(x->hash);
+}
+
+/* The union of a device's busy intervals, from records that arrive
+ * roughly in time order (CUPTI hands them over buffer by buffer): a window
+ * of recent ones is kept and sorted, the older half merged into the
+ * union. A record older than what was merged counts only its newer part.
+ */
+#define MERGE_WINDOW 4096
+
+struct merger {
+	uint64_t (*iv)[2];
+	size_t n;
+	bool open;
+	uint64_t cur_s, cur_e; /* the interval being merged */
+	uint64_t done;         /* everything before this is settled */
+	uint64_t busy, first, last;
+};
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static void merge_out(struct merger *g, size_t n)
+{
+	qsort(g->iv, g->n, sizeof(g->iv[0]), cmp_iv);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = g->iv[i][0], e = g->iv[i][1];
+		if (s < g->done)
+			s = g->done;
+		if (e <= s)
+			continue;
+		if (g->open && s <= g->cur_e) {
+			if (e > g->cur_e)
+				g->cur_e = e;
+			continue;
+		}
+		if (g->open) {
+			g->busy += g->cur_e - g->cur_s;
+			g->done = g->cur_e;
+		}
+		g->open = true;
+		g->cur_s = s < g->done ? g->done : s;
+		g->cur_e = e;
+	}
+	memmove(g->iv, g->iv + n, (g->n - n) * sizeof(g->iv[0]));
+	g->n -= n;
+}
+
+static void merger_add(struct merger *g, uint64_t s, uint64_t e)
+{
+	if (e <= s)
+		return;
+	if (!g->iv) {
+		g->iv = malloc(MERGE_WINDOW * sizeof(g->iv[0]));
+		if (!g->iv)
+			return;
+		g->first = s;
+	}
+	if (s < g->first)
+		g->first = s;
+	if (e > g->last)
+		g->last = e;
+	if (g->n == MERGE_WINDOW)
+		merge_out(g, MERGE_WINDOW / 2);
+	g->iv[g->n][0] = s;
+	g->iv[g->n][1] = e;
+	g->n++;
+}
+
+static void merger_finish(struct merger *g)
+{
+	if (g->iv)
+		merge_out(g, g->n);
+	if (g->open)
+		g->busy += g->cur_e - g->cur_s;
+	g->open = false;
+	free(g->iv);
+	g->iv = NULL;
+}
+
+/* ------------------------------------------------------------ families */
+
+static const struct {
+	const char *key, *name;
+	const char *needles[6];
+} families[DT_FAM_COUNT] = {
+	[DT_FAM_GEMM] = { "gemm",
+			  "GEMM (cuBLAS, cuBLASLt, CUTLASS)",
+			  { "gemm", "nvjet", "cutlass", "cublas", "Gemm",
+			    NULL } },
+	[DT_FAM_NCCL] = { "nccl", "NCCL", { "nccl", NULL } },
+	[DT_FAM_GGML] = { "ggml", "ggml", { "ggml", NULL } },
+	[DT_FAM_ATEN] = { "aten",
+			  "PyTorch (ATen)",
+			  { "at6native", "at::native", "_ZN2at", NULL } },
+	[DT_FAM_XLA] = { "xla",
+			 "XLA (and its autotuner)",
+			 { "xla", "fusion", "stream_executor", NULL } },
+	[DT_FAM_OTHER] = { "other", "other kernels", { NULL } },
+};
+
+const char *dt_family_name(enum dt_family f)
+{
+	return (unsigned)f < DT_FAM_COUNT ? families[f].name : "?";
+}
+
+const char *dt_family_key(enum dt_family f)
+{
+	return (unsigned)f < DT_FAM_COUNT ? families[f].key : "?";
+}
+
+enum dt_family dt_family_of(const char *name, size_t len)
+{
+	for (int f = 0; f < DT_FAM_OTHER; f++)
+		for (const char *const *n = families[f].needles; *n; n++)
+			if (memmem(name, len, *n, strlen(*n)))
+				return (enum dt_family)f;
+	return DT_FAM_OTHER;
+}
+
+const char *dt_finding_key(enum dt_finding_type t)
+{
+	static const char *const keys[DT_FIND_COUNT] = {
+		[DT_FIND_AUTOTUNE] = "autotune",
+		[DT_FIND_REBUILD] = "plan_rebuild",
+		[DT_FIND_LAYOUT] = "layout_conversion",
+		[DT_FIND_FP32] = "fp32_without_tensor_cores",
+		[DT_FIND_LOW_ROOF] = "far_below_roofline",
+		[DT_FIND_FAILED] = "failed_calls",
+	};
+	return (unsigned)t < DT_FIND_COUNT ? keys[t] : "?";
+}
+
+/* ------------------------------------------------------------- private */
+
+/* What is known of a kernel name: computed once per distinct name. */
+struct kname {
+	char *name;
+	uint32_t len;
+	enum dt_family family;
+	bool layout;
+	bool tuner;         /* an autotuner's checking kernel */
+	int32_t convert[2]; /* dt_sum_convert index + 1, outside/in cuDNN */
+};
+
+/* Plans of one graph with one engine, to spot the same plan built twice. */
+struct plan_seen {
+	uint32_t file, plan;
+	int64_t engine;
+	uint64_t knobs; /* a hash of the knob choices */
+};
+
+struct priv {
+	struct index problems, apis, builds, knames;
+	struct kname *kn;
+	size_t n_kn, cap_kn;
+	size_t cap_problems, cap_apis, cap_builds, cap_converts, cap_files;
+	size_t cap_devices;
+	/* per build: the plans executed, by engine */
+	struct plan_seen **seen;
+	uint32_t *n_seen;
+	/* the file being read */
+	uint32_t file;
+	uint32_t *api_map; /* its API ids -> summary apis + 1 */
+	uint32_t n_api_map;
+	int32_t dev_map[64]; /* its device ids -> summary devices, -1 */
+	struct merger merge[64];
+	uint64_t *plan_ns;   /* host time of each plan's build, by plan id */
+	int32_t *plan_build; /* the build each plan belongs to, + 1 */
+	size_t cap_plan;
+	struct {
+		uint32_t corr;
+	} corr[1 << 16];
+	/* the file's problem ids -> problems + 1 (open addressing) */
+	struct {
+		uint64_t id;
+		uint32_t problem;
+	} * ids;
+	size_t cap_ids, n_ids;
+};
+
+static struct priv *P(const struct dt_summary *s)
+{
+	return s->priv;
+}
+
+/* -------------------------------------------------------------- tables */
+
+struct key_arg {
+	const struct dt_summary *s;
+	const char *key;
+	const char *api;
+};
+
+static bool problem_eq(const void *arg, uint32_t pos)
+{
+	const struct key_arg *k = arg;
+	const struct dt_sum_problem *p = &k->s->problems[pos];
+	return !strcmp(p->api, k->api) && !strcmp(p->key, k->key);
+}
+
+static struct dt_sum_problem *problem_by_key(struct dt_summary *s,
+					     const struct dt_op *op);
+
+/* Ops of one problem carry the same id within a file: the key is hashed
+ * once per problem and file, not once per op. */
+static struct dt_sum_problem *problem_of(struct dt_summary *s,
+					 const struct dt_op *op)
+{
+	struct priv *pv = P(s);
+	size_t k;
+
+	if ((pv->n_ids + 1) * 2 > pv->cap_ids) {
+		size_t cap = pv->cap_ids ? pv->cap_ids * 2 : 1024;
+		void *v = calloc(cap, sizeof(*pv->ids));
+		if (!v)
+			return problem_by_key(s, op);
+		for (size_t i = 0; i < pv->cap_ids; i++) {
+			if (!pv->ids[i].problem)
+				continue;
+			k = (size_t)mix64(pv->ids[i].id) & (cap - 1);
+			while (((typeof(pv->ids))v)[k].problem)
+				k = (k + 1) & (cap - 1);
+			((typeof(pv->ids))v)[k] = pv->ids[i];
+		}
+		free(pv->ids);
+		pv->ids = v;
+		pv->cap_ids = cap;
+	}
+	for (k = (size_t)mix64(op->problem_id) & (pv->cap_ids - 1);
+	     pv->ids[k].problem; k = (k + 1) & (pv->cap_ids - 1))
+		if (pv->ids[k].id == op->problem_id)
+			return &s->problems[pv->ids[k].problem - 1];
+	struct dt_sum_problem *p = problem_by_key(s, op);
+	if (p) {
+		pv->ids[k].id = op->problem_id;
+		pv->ids[k].problem = (uint32_t)(p - s->problems) + 1;
+		pv->n_ids++;
+	}
+	return p;
+}
+
+static struct dt_sum_problem *problem_by_key(struct dt_summary *s,
+					     const struct dt_op *op)
+{
+	struct priv *pv = P(s);
+	struct key_arg k = { s, op->problem ? op->problem : "", op->api };
+	bool fresh;
+	uint32_t *slot =
+		index_find(&pv->problems,
+			   hash_bytes(k.key, strlen(k.key),
+				      hash_bytes(k.api, strlen(k.api), 0)),
+			   problem_eq, &k, &fresh);
+
+	if (!slot)
+		return NULL;
+	if (!fresh)
+		return &s->problems[*slot - 1];
+	struct dt_sum_problem *v = grow_array(s->problems, &pv->cap_problems,
+					      s->n_problems + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	s->problems = v;
+	struct dt_sum_problem *p = &s->problems[s->n_problems];
+	p->key = strdup(k.key);
+	p->brief = xstrdup(op->brief ? op->brief : k.key);
+	p->api = strdup(op->api);
+	p->kind = op->cost.kind;
+	p->math = op->math;
+	p->dtype = op->cost.dtype;
+	p->tensor_cores = op->tensor_cores;
+	p->flops = op->cost.flops;
+	p->bytes = op->cost.bytes;
+	p->device = -1;
+	p->workspace = -1;
+	*slot = (uint32_t)++s->n_problems;
+	return p;
+}
+
+static bool api_eq(const void *arg, uint32_t pos)
+{
+	const struct key_arg *k = arg;
+	return !strcmp(k->s->apis[pos].name, k->key);
+}
+
+static uint32_t api_of(struct dt_summary *s, const char *name)
+{
+	struct priv *pv = P(s);
+	struct key_arg k = { s, name, NULL };
+	bool fresh;
+	uint32_t *slot =
+		index_find(&pv->apis, hash_bytes(name, strlen(name), 1), api_eq,
+			   &k, &fresh);
+
+	if (!slot)
+		return 0;
+	if (!fresh)
+		return *slot;
+	struct dt_sum_api *v =
+		grow_array(s->apis, &pv->cap_apis, s->n_apis + 1, sizeof(*v));
+	if (!v)
+		return 0;
+	s->apis = v;
+	s->apis[s->n_apis].name = strdup(name);
+	*slot = (uint32_t)++s->n_apis;
+	return *slot;
+}
+
+static bool build_eq(const void *arg, uint32_t pos)
+{
+	const struct key_arg *k = arg;
+	return !strcmp(k->s->builds[pos].key, k->key);
+}
+
+static int32_t build_of(struct dt_summary *s, const char *key,
+			const char *brief, enum dt_op_kind kind)
+{
+	struct priv *pv = P(s);
+	struct key_arg k = { s, key, NULL };
+	bool fresh;
+	uint32_t *slot =
+		index_find(&pv->builds, hash_bytes(key, strlen(key), 2),
+			   build_eq, &k, &fresh);
+
+	if (!slot)
+		return -1;
+	if (!fresh)
+		return (int32_t)*slot - 1;
+	size_t cap = pv->cap_builds;
+	struct dt_sum_build *v = grow_array(s->builds, &pv->cap_builds,
+					    s->n_builds + 1, sizeof(*v));
+	if (!v)
+		return -1;
+	s->builds = v;
+	if (pv->cap_builds != cap) {
+		struct plan_seen **ps =
+			realloc(pv->seen, pv->cap_builds * sizeof(*ps));
+		uint32_t *ns =
+			realloc(pv->n_seen, pv->cap_builds * sizeof(*ns));
+		if (ps)
+			pv->seen = ps;
+		if (ns)
+			pv->n_seen = ns;
+		if (!ps || !ns)
+			return -1;
+	}
+	pv->seen[s->n_builds] = NULL;
+	pv->n_seen[s->n_builds] = 0;
+	struct dt_sum_build *b = &s->builds[s->n_builds];
+	b->key = strdup(key);
+	b->brief = xstrdup(brief);
+	b->kind = kind;
+	*slot = (uint32_t)++s->n_builds;
+	return (int32_t)s->n_builds - 1;
+}
+
+struct kn_arg {
+	const struct priv *pv;
+	const char *name;
+	uint32_t len;
+};
+
+static bool kname_eq(const void *arg, uint32_t pos)
+{
+	const struct kn_arg *k = arg;
+	const struct kname *n = &k->pv->kn[pos];
+	return n->len == k->len && !memcmp(n->name, k->name, k->len);
+}
+
+static struct kname *kname_of(struct dt_summary *s, const char *name,
+			      uint32_t len)
+{
+	struct priv *pv = P(s);
+	struct kn_arg k = { pv, name, len };
+	bool fresh;
+	uint32_t *slot = index_find(&pv->knames, hash_bytes(name, len, 3),
+				    kname_eq, &k, &fresh);
+
+	if (!slot)
+		return NULL;
+	if (!fresh)
+		return &pv->kn[*slot - 1];
+	struct kname *v =
+		grow_array(pv->kn, &pv->cap_kn, pv->n_kn + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	pv->kn = v;
+	struct kname *n = &pv->kn[pv->n_kn];
+	n->name = strndup(name, len);
+	n->len = len;
+	n->family = dt_family_of(name, len);
+	n->layout = dt_layout_kernel(name, len);
+	n->tuner = memmem(name, len, "RedzoneAllocator", 16) ||
+		   memmem(name, len, "xla_fp_comparison", 17) ||
+		   memmem(name, len, "xla_int_comparison", 18);
+	*slot = (uint32_t)++pv->n_kn;
+	return n;
+}
+
+static void add_convert(struct dt_summary *s, struct kname *n, bool in_cudnn,
+			uint64_t ns)
+{
+	struct priv *pv = P(s);
+	int32_t *ix = &n->convert[in_cudnn];
+
+	if (!*ix) {
+		struct dt_sum_convert *v =
+			grow_array(s->converts, &pv->cap_converts,
+				   s->n_converts + 1, sizeof(*v));
+		if (!v)
+			return;
+		s->converts = v;
+		s->converts[s->n_converts].name = strdup(n->name);
+		s->converts[s->n_converts].in_cudnn = in_cudnn;
+		*ix = (int32_t)++s->n_converts;
+	}
+	s->converts[*ix - 1].count++;
+	s->converts[*ix - 1].ns += ns;
+}
+
+/* ------------------------------------------------------------- devices */
+
+static int32_t device_of(struct dt_summary *s, const struct dt_rec_device *d,
+			 const uint8_t *name, uint32_t len)
+{
+	struct priv *pv = P(s);
+	struct dt_device dev = { .id = d->id,
+				 .cc_major = d->cc_major,
+				 .cc_minor = d->cc_minor,
+				 .sms = d->sms,
+				 .clock_khz = d->core_clock,
+				 .mem_bandwidth_kBps = d->mem_bandwidth,
+				 .global_mem = d->global_mem };
+
+	snprintf(dev.name, sizeof(dev.name), "%.*s", (int)len, name);
+	/* one entry per kind of GPU: ranks on identical GPUs share it */
+	for (size_t i = 0; i < s->n_devices; i++) {
+		struct dt_device *o = &s->devices[i];
+		if (!strcmp(o->name, dev.name) && o->sms == dev.sms &&
+		    o->clock_khz == dev.clock_khz &&
+		    o->mem_bandwidth_kBps == dev.mem_bandwidth_kBps &&
+		    o->cc_major == dev.cc_major && o->cc_minor == dev.cc_minor)
+			return (int32_t)i;
+	}
+	size_t cap = pv->cap_devices;
+	struct dt_device *v =
+		grow_array(s->devices, &cap, s->n_devices + 1, sizeof(*v));
+	if (!v)
+		return -1;
+	s->devices = v;
+	size_t cap2 = pv->cap_devices;
+	struct dt_peaks *pk =
+		grow_array(s->peaks, &cap2, s->n_devices + 1, sizeof(*pk));
+	if (!pk)
+		return -1;
+	s->peaks = pk;
+	pv->cap_devices = cap;
+	s->devices[s->n_devices] = dev;
+	return (int32_t)s->n_devices++;
+}
+
+static int32_t map_device(const struct priv *pv, int32_t id)
+{
+	return id >= 0 && id < 64 ? pv->dev_map[id] : -1;
+}
+
+/* --------------------------------------------------------------- reading */
+
+static bool same_knobs(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+static void add_op(struct dt_summary *s, struct dt_sum_file *f,
+		   const struct dt_op *op)
+{
+	struct priv *pv = P(s);
+	struct dt_sum_problem *p = problem_of(s, op);
+
+	f->ops++;
+	s->ops++;
+	s->kind_ns[op->cost.kind] += op->gpu_ns;
+	s->kind_count[op->cost.kind]++;
+	if (!p)
+		return;
+	p->count++;
+	p->failed += op->status != 0;
+	p->gpu_ns += op->gpu_ns;
+	p->host_ns += op->t_end - op->t_begin;
+	p->kernels += op->kernels;
+	p->convert_ns += op->convert_ns;
+	p->converts += op->converts;
+	if (op->workspace > p->workspace)
+		p->workspace = op->workspace;
+	if (p->device < 0)
+		p->device = map_device(pv, op->device);
+	/* the last execution says what the engine does now */
+	if (op->tensor_cores >= 0)
+		p->tensor_cores = op->tensor_cores;
+	if (op->math != DT_MATH_UNKNOWN)
+		p->math = op->math;
+	if (op->notes && (!p->notes || strcmp(p->notes, op->notes))) {
+		free(p->notes);
+		p->notes = strdup(op->notes);
+	}
+	if (op->first_kernel && !p->first_kernel)
+		p->first_kernel = strdup(op->first_kernel);
+
+	/* engines, and stretches of executions with other engines than the
+	 * one before (autotuning shows as a few of those, then one engine) */
+	uint32_t choice = DT_SUM_ENGINES;
+	for (uint32_t i = 0; i < p->n_engines && choice == DT_SUM_ENGINES; i++)
+		if (p->engines[i].engine == op->engine &&
+		    same_knobs(p->engines[i].knobs, op->knobs))
+			choice = i;
+	if (choice == DT_SUM_ENGINES && p->n_engines < DT_SUM_ENGINES) {
+		choice = p->n_engines++;
+		p->engines[choice].engine = op->engine;
+		p->engines[choice].knobs = xstrdup(op->knobs);
+	}
+	if (choice == DT_SUM_ENGINES) /* too many: the last one absorbs */
+		choice = DT_SUM_ENGINES - 1;
+	p->engines[choice].count++;
+	p->engines[choice].gpu_ns += op->gpu_ns;
+	if (p->count > 1 && choice != p->last_choice)
+		p->engine_changes++;
+	p->last_engine = op->engine;
+	p->last_choice = choice;
+
+	if (op->kernels) {
+		struct dt_sum_time *t = grow_array(p->times, &p->cap_times,
+						   p->n_times + 1, sizeof(*t));
+		if (t) {
+			p->times = t;
+			p->times[p->n_times++] =
+				(struct dt_sum_time){ op->gpu_ns, choice };
+		}
+	}
+	struct dt_sum_share *sh = grow_array(p->per_file, &p->cap_per_file,
+					     pv->file + 1, sizeof(*sh));
+	if (sh) {
+		p->per_file = sh;
+		sh[pv->file].ns += op->gpu_ns;
+		sh[pv->file].count++;
+	}
+
+	/* the plan's build: the same engine built into another plan for the
+	 * same graph is a repeat */
+	if (!op->plan || op->plan >= pv->cap_plan || !pv->plan_build[op->plan])
+		return;
+	int32_t bi = pv->plan_build[op->plan] - 1;
+	uint64_t knobs =
+		op->knobs ? hash_bytes(op->knobs, strlen(op->knobs), 4) : 0;
+	struct plan_seen *seen = pv->seen[bi];
+	uint32_t n = pv->n_seen[bi];
+	bool same_plan = false, same_engine = false;
+	for (uint32_t i = 0; i < n; i++) {
+		if (seen[i].file != pv->file)
+			continue;
+		if (seen[i].plan == op->plan)
+			same_plan = true;
+		else if (seen[i].engine == op->engine && op->engine >= 0 &&
+			 seen[i].knobs == knobs)
+			same_engine = true;
+	}
+	if (same_plan || n >= 1024)
+		return;
+	struct plan_seen *v = realloc(seen, (n + 1) * sizeof(*v));
+	if (!v)
+		return;
+	v[n] = (struct plan_seen){ pv->file, op->plan, op->engine, knobs };
+	pv->seen[bi] = v;
+	pv->n_seen[bi] = n + 1;
+	if (same_engine) {
+		s->builds[bi].repeats++;
+		s->builds[bi].repeat_ns += pv->plan_ns[op->plan];
+	}
+}
+
+static void on_build(void *arg, const struct dt_plan_build *b)
+{
+	struct dt_summary *s = arg;
+	struct priv *pv = P(s);
+
+	if (!b->problem)
+		return;
+	int32_t bi = build_of(s, b->problem, b->brief, b->kind);
+	if (bi < 0)
+		return;
+	s->builds[bi].builds++;
+	s->builds[bi].host_ns += b->host_ns;
+	size_t cap = pv->cap_plan, cap2 = pv->cap_plan;
+	uint64_t *ns = grow_array(pv->plan_ns, &cap, b->plan + 1, sizeof(*ns));
+	if (!ns)
+		return;
+	pv->plan_ns = ns;
+	int32_t *pb =
+		grow_array(pv->plan_build, &cap2, b->plan + 1, sizeof(*pb));
+	if (!pb)
+		return;
+	pv->plan_build = pb;
+	pv->cap_plan = cap;
+	pv->plan_ns[b->plan] = b->host_ns;
+	pv->plan_build[b->plan] = bi + 1;
+}
+
+static const char *info(const struct dt_file_info *fi, const char *key)
+{
+	for (size_t i = 0; i < fi->n_info; i++)
+		if (!strcmp(fi->info[i].key, key))
+			return fi->info[i].value;
+	return NULL;
+}
+
+/* "RANK=3": the first rank variable the process had. */
+static char *rank_of(const struct dt_file_info *fi)
+{
+	static const char *const vars[] = {
+		"RANK",        "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+		"PMI_RANK",    "SLURM_PROCID",         "MV2_COMM_WORLD_RANK",
+		"PALS_RANKID", "ALPS_APP_PE",          "LOCAL_RANK",
+	};
+	char key[64];
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		snprintf(key, sizeof(key), "env.%s", vars[i]);
+		const char *v = info(fi, key);
+		if (v)
+			return xasprintf("%s=%s", vars[i], v);
+	}
+	return NULL;
+}
+
+static void on_kernel(struct dt_summary *s, struct dt_sum_file *f,
+		      uint32_t corr, uint32_t device, uint64_t start,
+		      uint64_t end, const char *name, uint32_t len,
+		      bool is_kernel, uint64_t bytes)
+{
+	struct priv *pv = P(s);
+	uint64_t d = end > start ? end - start : 0;
+	bool cudnn = corr && pv->corr[corr % (1u << 16)].corr == corr;
+
+	f->gpu_ns += d;
+	s->gpu_ns += d;
+	if (device < 64)
+		merger_add(&pv->merge[device], start, end);
+	if (cudnn) {
+		f->cudnn_gpu_ns += d;
+		s->cudnn_ns += d;
+	}
+	if (!is_kernel) {
+		if (!cudnn) {
+			s->copy_ns += d;
+			s->copies++;
+			s->copy_bytes += bytes;
+		}
+		return;
+	}
+	f->kernels++;
+	s->kernels++;
+	struct kname *n = kname_of(s, name, len);
+	if (!n)
+		return;
+	if (!cudnn) {
+		s->fam_ns[n->family] += d;
+		s->fam_count[n->family]++;
+		if (n->tuner) {
+			s->tuner_ns += d;
+			s->tuner_kernels++;
+		}
+	}
+	if (n->layout)
+		add_convert(s, n, cudnn, d);
+}
+
+static void on_call(struct dt_summary *s, struct dt_sum_file *f,
+		    const struct dt_file_info *fi,
+		    const struct dt_rec_api_call *a)
+{
+	struct priv *pv = P(s);
+	uint64_t d = a->t_end - a->t_begin;
+
+	f->calls++;
+	if (a->t_begin < f->t_begin || !f->t_begin)
+		f->t_begin = a->t_begin;
+	if (a->t_end > f->t_end)
+		f->t_end = a->t_end;
+	if (a->flags & DT_CALL_BY_DNNTRACE || a->api >= pv->n_api_map)
+		return;
+	if (!pv->api_map[a->api]) {
+		const char *name = fi->apis[a->api].name;
+		if (!name)
+			return;
+		pv->api_map[a->api] = api_of(s, name);
+		if (!pv->api_map[a->api])
+			return;
+	}
+	struct dt_sum_api *r = &s->apis[pv->api_map[a->api] - 1];
+	if (!r->calls || d < r->min)
+		r->min = d;
+	if (d > r->max)
+		r->max = d;
+	r->calls++;
+	r->ns += d;
+	s->calls++;
+	s->host_ns += d;
+	if (a->status != 0) {
+		r->failed++;
+		r->failed_ns += d;
+		r->last_failure = a->status;
+		s->failed++;
+	}
+}
+
+int dt_summary_add(struct dt_summary *s, const char *path, char *err,
+		   size_t errlen)
+{
+	struct priv *pv = P(s);
+	int code = 0;
+	struct dt_reader *r = dt_reader_open(path, &code, err, errlen);
+
+	if (!r)
+		return -1;
+	const struct dt_file_info *fi = dt_reader_info(r);
+	struct dt_sum_file *v = grow_array(s->files, &pv->cap_files,
+					   s->n_files + 1, sizeof(*v));
+	struct dt_model *m = dt_model_new(fi);
+	uint32_t *map = calloc(fi->n_apis + 1, sizeof(*map));
+	if (!v || !m || !map) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		dt_model_free(m);
+		free(map);
+		dt_reader_close(r);
+		return -1;
+	}
+	s->files = v;
+	struct dt_sum_file *f = &s->files[s->n_files];
+	pv->file = (uint32_t)s->n_files++;
+	f->path = strdup(path);
+	f->host = xstrdup(info(fi, "host"));
+	f->program = xstrdup(info(fi, "cmdline"));
+	f->cudnn = xstrdup(info(fi, "cudnn.file") ? info(fi, "cudnn.file")
+						  : info(fi, "cudnn.path"));
+	f->gpu_state = xstrdup(info(fi, "gpu"));
+	f->rank = rank_of(fi);
+	f->pid = fi->hdr.pid;
+
+	pv->api_map = map;
+	pv->n_api_map = fi->n_apis;
+	for (int i = 0; i < 64; i++) {
+		pv->dev_map[i] = -1;
+		memset(&pv->merge[i], 0, sizeof(pv->merge[i]));
+	}
+	memset(pv->corr, 0, sizeof(pv->corr));
+	if (pv->ids)
+		memset(pv->ids, 0, pv->cap_ids * sizeof(*pv->ids));
+	pv->n_ids = 0;
+	memset(pv->plan_build, 0, pv->cap_plan * sizeof(*pv->plan_build));
+	dt_model_on_build(m, on_build, s);
+	dt_model_set_details(m, false);
+
+	/* kernel times are on the CUPTI clock until a CLOCK record says how
+	 * it maps to CLOCK_MONOTONIC; the union of busy intervals does not
+	 * care which clock, as long as it is one */
+	const struct dt_rec_hdr *h;
+	struct dt_op op;
+	uint64_t n = 0;
+	bool done = false;
+	while (!done) {
+		done = dt_reader_next(r, &h) != 1;
+		if (done) {
+			dt_model_finish(m);
+		} else {
+			dt_model_feed(m, h);
+			switch (h->type) {
+			case DT_REC_API_CALL:
+				on_call(s, f, fi, (const void *)h);
+				break;
+			case DT_REC_CORR: {
+				const struct dt_rec_corr *c = (const void *)h;
+				pv->corr[c->corr % (1u << 16)].corr = c->corr;
+				break;
+			}
+			case DT_REC_KERNEL: {
+				const struct dt_rec_kernel *k = (const void *)h;
+				uint32_t len;
+				const uint8_t *name = dt_rec_tail(h, &len);
+				if (k->flags & DT_KERNEL_NO_TIME)
+					break;
+				on_kernel(s, f, k->corr, k->device, k->start,
+					  k->end, (const char *)name, len, true,
+					  0);
+				break;
+			}
+			case DT_REC_MEMCPY: {
+				const struct dt_rec_memcpy *c = (const void *)h;
+				on_kernel(s, f, c->corr, c->device, c->start,
+					  c->end, NULL, 0, false, c->bytes);
+				break;
+			}
+			case DT_REC_MEMSET: {
+				const struct dt_rec_memset *c = (const void *)h;
+				on_kernel(s, f, c->corr, c->device, c->start,
+					  c->end, NULL, 0, false, c->bytes);
+				break;
+			}
+			case DT_REC_DEVICE: {
+				const struct dt_rec_device *d = (const void *)h;
+				uint32_t len;
+				const uint8_t *name = dt_rec_tail(h, &len);
+				if (d->id < 64)
+					pv->dev_map[d->id] =
+						device_of(s, d, name, len);
+				break;
+			}
+			}
+			if (s->opts.progress && !(++n & 0xfffff))
+				s->opts.progress(s->opts.progress_arg, path,
+						 dt_reader_offset(r),
+						 dt_reader_stats(r)->file_size);
+		}
+		while (dt_model_next_op(m, &op))
+			add_op(s, f, &op);
+	}
+	for (int i = 0; i < 64; i++) {
+		struct merger *g = &pv->merge[i];
+		merger_finish(g);
+		s->busy_ns += g->busy;
+		s->span_ns += g->last > g->first ? g->last - g->first : 0;
+	}
+	const struct dt_file_stats *st = dt_reader_stats(r);
+	f->end = st->end;
+	snprintf(f->error, sizeof(f->error), "%s", st->error);
+	f->records = st->records;
+	f->lost = st->lost;
+	f->gpu_dropped = st->gpu_dropped;
+	f->undecoded = dt_model_stats(m)->undecoded;
+	if (s->opts.progress)
+		s->opts.progress(s->opts.progress_arg, path, st->file_size,
+				 st->file_size);
+	dt_model_free(m);
+	dt_reader_close(r);
+	free(map);
+	pv->api_map = NULL;
+	pv->n_api_map = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------ settling */
+
+const struct dt_peaks *dt_summary_peaks(const struct dt_summary *s,
+					int32_t device)
+{
+	if (device >= 0 && (size_t)device < s->n_devices)
+		return &s->peaks[device];
+	return &s->default_peaks;
+}
+
+void dt_problem_rates(const struct dt_summary *s,
+		      const struct dt_sum_problem *p, struct dt_rates *r)
+{
+	const struct dt_peaks *pk = dt_summary_peaks(s, p->device);
+	double secs = (double)p->settled_ns / 1e9;
+	double n = (double)p->settled_count;
+
+	memset(r, 0, sizeof(*r));
+	r->pct_flops = r->pct_bandwidth = r->roof_pct = -1;
+	r->bound = -1;
+	if (!p->settled_ns || !n)
+		return;
+	if (p->flops > 0)
+		r->flops_per_s = p->flops * n / secs;
+	if (p->bytes > 0)
+		r->bytes_per_s = (double)p->bytes * n / secs;
+	if (p->flops > 0 && p->bytes > 0)
+		r->intensity = p->flops / (double)p->bytes;
+	double pf = pk->flops[p->math], pb = pk->bandwidth;
+	if (pf > 0 && r->flops_per_s > 0)
+		r->pct_flops = 100 * r->flops_per_s / pf;
+	if (pb > 0 && r->bytes_per_s > 0)
+		r->pct_bandwidth = 100 * r->bytes_per_s / pb;
+	if (pf > 0 && pb > 0 && r->intensity > 0) {
+		r->bound = r->intensity >= pf / pb;
+		double roof = r->intensity * pb < pf ? r->intensity * pb : pf;
+		r->roof_pct = 100 * r->flops_per_s / roof;
+	} else if (pb > 0 && r->bytes_per_s > 0 && p->flops <= 0) {
+		/* nothing to compute: only the memory roof applies */
+		r->bound = 0;
+		r->roof_pct = r->pct_bandwidth;
+	}
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	const struct dt_sum_time *x = a, *y = b;
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/* ------------------------------------------------------------ findings */
+
+struct text {
+	char *p;
+	size_t len;
+};
+
+static void text_add(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *line = NULL;
+
+	va_start(ap, fmt);
+	int n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	char *p = realloc(t->p, t->len + (size_t)n + 2);
+	if (p) {
+		if (t->len)
+			p[t->len++] = '\n';
+		memcpy(p + t->len, line, (size_t)n + 1);
+		t->len += (size_t)n;
+		t->p = p;
+	}
+	free(line);
+}
+
+static void add_finding(struct dt_summary *s, enum dt_finding_type type,
+			uint64_t cost, bool host, char *title, char *evidence)
+{
+	struct dt_finding *v =
+		realloc(s->findings, (s->n_findings + 1) * sizeof(*v));
+	if (!v || !title) {
+		free(title);
+		free(evidence);
+		return;
+	}
+	s->findings = v;
+	s->findings[s->n_findings++] =
+		(struct dt_finding){ type, cost, host, title,
+				     evidence ? evidence : strdup("") };
+}
+
+/* Problems sorted by a value, largest first, for evidence lists. */
+static const struct dt_summary *sort_s;
+static uint64_t (*sort_key)(const struct dt_sum_problem *p);
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = sort_key(&sort_s->problems[*(const uint32_t *)a]),
+		 y = sort_key(&sort_s->problems[*(const uint32_t *)b]);
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static uint32_t *problems_by(const struct dt_summary *s,
+			     uint64_t (*key)(const struct dt_sum_problem *p),
+			     size_t *n)
+{
+	uint32_t *ix = malloc((s->n_problems + 1) * sizeof(*ix));
+
+	*n = 0;
+	if (!ix)
+		return NULL;
+	for (size_t i = 0; i < s->n_problems; i++)
+		if (key(&s->problems[i]))
+			ix[(*n)++] = (uint32_t)i;
+	sort_s = s;
+	sort_key = key;
+	qsort(ix, *n, sizeof(*ix), by_key);
+	return ix;
+}
+
+#define EVIDENCE_ROWS 5
+
+static uint64_t tune_key(const struct dt_sum_problem *p)
+{
+	return p->tune_count ? p->tune_ns + 1 : 0;
+}
+
+static uint64_t search_key(const struct dt_sum_problem *p)
+{
+	return p->kind == DT_KIND_SEARCH ? p->gpu_ns + 1 : 0;
+}
+
+static void find_autotune(struct dt_summary *s)
+{
+	struct text ev = { 0 };
+	uint64_t cost = 0, runs = 0, search_ns = 0, search_host = 0,
+		 searches = 0;
+	size_t n_tuned = 0, n_search = 0, repeated = 0;
+	char t1[32], t2[32];
+	size_t n;
+	uint32_t *ix = problems_by(s, tune_key, &n);
+
+	for (size_t i = 0; ix && i < n; i++) {
+		struct dt_sum_problem *p = &s->problems[ix[i]];
+		cost += p->tune_ns;
+		runs += p->tune_count;
+		n_tuned++;
+		repeated += p->tune_rounds > 1;
+		if (i < EVIDENCE_ROWS) {
+			dt_fmt_ns(p->tune_ns, t1, sizeof(t1));
+			text_add(&ev,
+				 "%s %s: %" PRIu64 " run%s with %u other "
+				 "engine configuration%s (%s), then engine "
+				 "%" PRId64 "%s",
+				 dt_op_kind_key(p->kind), p->brief,
+				 p->tune_count, p->tune_count == 1 ? "" : "s",
+				 p->n_engines - 1, p->n_engines == 2 ? "" : "s",
+				 t1, p->last_engine,
+				 p->tune_rounds > 1 ? "; tuned again later"
+						    : "");
+		}
+	}
+	free(ix);
+	ix = problems_by(s, search_key, &n);
+	for (size_t i = 0; ix && i < n; i++) {
+		struct dt_sum_problem *p = &s->problems[ix[i]];
+		search_ns += p->gpu_ns;
+		search_host += p->host_ns;
+		searches += p->count;
+		n_search++;
+		repeated += p->count > 1;
+		if (i < EVIDENCE_ROWS) {
+			dt_fmt_ns(p->gpu_ns, t1, sizeof(t1));
+			dt_fmt_ns(p->host_ns, t2, sizeof(t2));
+			text_add(&ev,
+				 "%s %s: %" PRIu64 " call%s, %s GPU, %s host",
+				 p->api, p->brief, p->count,
+				 p->count == 1 ? "" : "s", t1, t2);
+		}
+	}
+	free(ix);
+	if (s->tuner_kernels) {
+		dt_fmt_ns(s->tuner_ns, t1, sizeof(t1));
+		text_add(&ev,
+			 "the autotuner's own checking kernels (redzone "
+			 "checks, result comparisons): %" PRIu64 ", %s",
+			 s->tuner_kernels, t1);
+	}
+	if (!n_tuned && !n_search)
+		return;
+	char what[512];
+	size_t w = 0;
+	what[0] = 0;
+	if (n_tuned) {
+		dt_fmt_ns(cost, t1, sizeof(t1));
+		w += (size_t)snprintf(what + w, sizeof(what) - w,
+				      "%" PRIu64 " run%s of %zu problem%s with "
+				      "engine configurations not kept (%s)",
+				      runs, runs == 1 ? "" : "s", n_tuned,
+				      n_tuned == 1 ? "" : "s", t1);
+	}
+	if (searches && w < sizeof(what)) {
+		dt_fmt_ns(search_ns, t1, sizeof(t1));
+		dt_fmt_ns(search_host, t2, sizeof(t2));
+		w += (size_t)snprintf(what + w, sizeof(what) - w,
+				      "%s%" PRIu64
+				      " cudnnFind* call%s (%s GPU, %s host)",
+				      w ? "; " : "", searches,
+				      searches == 1 ? "" : "s", t1, t2);
+	}
+	if (s->tuner_kernels && w < sizeof(what)) {
+		dt_fmt_ns(s->tuner_ns, t1, sizeof(t1));
+		snprintf(what + w, sizeof(what) - w,
+			 "%sthe autotuner's own kernels (%s)", w ? "; " : "",
+			 t1);
+	}
+	cost += search_ns + s->tuner_ns;
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = xasprintf(
+		"autotuning: %s of GPU time benchmarking candidates: %s; %s",
+		t1, what,
+		repeated ? "paid more than once for some problems"
+			 : "paid once per problem");
+	add_finding(s, DT_FIND_AUTOTUNE, cost, false, title, ev.p);
+}
+
+static const struct dt_sum_build *sort_builds;
+static int by_repeat_ns(const void *a, const void *b)
+{
+	uint64_t x = sort_builds[*(const uint32_t *)a].repeat_ns,
+		 y = sort_builds[*(const uint32_t *)b].repeat_ns;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void find_rebuilds(struct dt_summary *s)
+{
+	struct text ev = { 0 };
+	uint64_t cost = 0, repeats = 0, builds = 0, build_ns = 0;
+	size_t graphs = 0;
+	char t1[32], t2[32];
+
+	for (size_t i = 0; i < s->n_builds; i++) {
+		struct dt_sum_build *b = &s->builds[i];
+		builds += b->builds;
+		build_ns += b->host_ns;
+		if (!b->repeats)
+			continue;
+		cost += b->repeat_ns;
+		repeats += b->repeats;
+		graphs++;
+	}
+	if (!repeats)
+		return;
+	/* the worst graphs first */
+	uint32_t *ix = malloc(s->n_builds * sizeof(*ix));
+	size_t n = 0;
+	for (size_t i = 0; ix && i < s->n_builds; i++)
+		if (s->builds[i].repeats)
+			ix[n++] = (uint32_t)i;
+	sort_builds = s->builds;
+	if (ix)
+		qsort(ix, n, sizeof(*ix), by_repeat_ns);
+	for (size_t i = 0; ix && i < n && i < EVIDENCE_ROWS; i++) {
+		struct dt_sum_build *b = &s->builds[ix[i]];
+		dt_fmt_ns(b->host_ns, t1, sizeof(t1));
+		text_add(&ev,
+			 "%s %s: %u plans built (%s), %u of them again for an "
+			 "engine configuration already built",
+			 dt_op_kind_key(b->kind), b->brief, b->builds, t1,
+			 b->repeats);
+	}
+	free(ix);
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	dt_fmt_ns(build_ns, t2, sizeof(t2));
+	char *title = xasprintf(
+		"plans rebuilt: %" PRIu64 " execution plan%s built again "
+		"for a graph and engine configuration already built (%zu "
+		"graph%s; %s of host time; all %" PRIu64 " builds took %s): "
+		"keep plans, keyed by shape",
+		repeats, repeats == 1 ? " was" : "s were", graphs,
+		graphs == 1 ? "" : "s", t1, builds, t2);
+	add_finding(s, DT_FIND_REBUILD, cost, true, title, ev.p);
+}
+
+static const struct dt_sum_convert *sort_converts;
+static int by_convert_ns(const void *a, const void *b)
+{
+	uint64_t x = sort_converts[*(const uint32_t *)a].ns,
+		 y = sort_converts[*(const uint32_t *)b].ns;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void find_layout(struct dt_summary *s)
+{
+	struct text ev = { 0 };
+	uint64_t cost = 0, count = 0,
+		 transform_ns = s->kind_ns[DT_KIND_TRANSFORM];
+	char t1[32];
+
+	for (size_t i = 0; i < s->n_converts; i++) {
+		cost += s->converts[i].ns;
+		count += s->converts[i].count;
+	}
+	uint32_t *ix = malloc((s->n_converts + 1) * sizeof(*ix));
+	for (size_t i = 0; ix && i < s->n_converts; i++)
+		ix[i] = (uint32_t)i;
+	sort_converts = s->converts;
+	if (ix)
+		qsort(ix, s->n_converts, sizeof(*ix), by_convert_ns);
+	for (size_t i = 0; ix && i < s->n_converts && i < EVIDENCE_ROWS; i++) {
+		struct dt_sum_convert *c = &s->converts[ix[i]];
+		dt_fmt_ns(c->ns, t1, sizeof(t1));
+		size_t fn;
+		const char *f =
+			dt_kernel_function(c->name, strlen(c->name), &fn);
+		text_add(&ev, "%.*s: %" PRIu64 " launches, %s, %s",
+			 (int)(fn < 100 ? fn : 100), f, c->count, t1,
+			 c->in_cudnn ? "inside cuDNN calls"
+				     : "outside cuDNN calls");
+	}
+	free(ix);
+	if (transform_ns) {
+		dt_fmt_ns(transform_ns, t1, sizeof(t1));
+		text_add(&ev,
+			 "cudnnTransformTensor and the like: %" PRIu64
+			 " calls, %s",
+			 s->kind_count[DT_KIND_TRANSFORM], t1);
+		cost += transform_ns;
+	}
+	if (!cost)
+		return;
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = xasprintf(
+		"layout conversions: %s of GPU time converting between "
+		"layouts (%" PRIu64 " transpose or padding kernels%s): keep "
+		"tensors in the layout the engines want, channels-last (NHWC) "
+		"for tensor cores",
+		t1, count,
+		transform_ns ? ", and cudnnTransformTensor calls" : "");
+	add_finding(s, DT_FIND_LAYOUT, cost, false, title, ev.p);
+}
+
+static uint64_t fp32_key(const struct dt_sum_problem *p)
+{
+	bool tc_kind = dt_math_of(&(struct dt_cost){ .dtype = p->dtype,
+						     .tensor_op = true },
+				  1) == DT_MATH_TF32;
+	switch (p->kind) {
+	case DT_KIND_CONV_FWD:
+	case DT_KIND_CONV_BWD_DATA:
+	case DT_KIND_CONV_BWD_FILTER:
+	case DT_KIND_MATMUL:
+	case DT_KIND_ATTN_FWD:
+	case DT_KIND_ATTN_BWD:
+	case DT_KIND_RNN_FWD:
+	case DT_KIND_RNN_BWD_DATA:
+	case DT_KIND_RNN_BWD_WEIGHTS:
+		break;
+	default:
+		return 0;
+	}
+	return tc_kind && p->tensor_cores == 0 ? p->gpu_ns + 1 : 0;
+}
+
+static void find_fp32(struct dt_summary *s)
+{
+	struct text ev = { 0 };
+	uint64_t cost = 0;
+	char t1[32];
+	size_t n;
+	uint32_t *ix = problems_by(s, fp32_key, &n);
+
+	for (size_t i = 0; ix && i < n; i++) {
+		struct dt_sum_problem *p = &s->problems[ix[i]];
+		struct dt_rates r;
+		cost += p->gpu_ns;
+		if (i >= EVIDENCE_ROWS)
+			continue;
+		dt_problem_rates(s, p, &r);
+		dt_fmt_ns(p->gpu_ns, t1, sizeof(t1));
+		text_add(&ev, "%s %s: %" PRIu64 " runs, %s, %.1f TFLOP/s",
+			 dt_op_kind_key(p->kind), p->brief, p->count, t1,
+			 r.flops_per_s / 1e12);
+	}
+	free(ix);
+	if (!cost)
+		return;
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = xasprintf(
+		"FP32 without tensor cores: %s of GPU time in %zu problem%s "
+		"whose engines use CUDA cores only; TF32 (torch: "
+		"allow_tf32; cuDNN: CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) or "
+		"BF16 data would run them on tensor cores",
+		t1, n, n == 1 ? "" : "s");
+	add_finding(s, DT_FIND_FP32, cost, false, title, ev.p);
+}
+
+/* Below this share of what the roofline allows, an op is far below both
+ * roofs; only ops worth at least MIN_SHARE of cuDNN's GPU time count. */
+#define LOW_ROOF_PCT 10.0
+#define MIN_SHARE    0.01
+
+static uint64_t low_roof_key(const struct dt_sum_problem *p)
+{
+	struct dt_rates r;
+	dt_problem_rates(sort_s, p, &r);
+	if (r.roof_pct < 0 || r.roof_pct >= LOW_ROOF_PCT ||
+	    (double)p->gpu_ns < MIN_SHARE * (double)sort_s->cudnn_ns)
+		return 0;
+	/* GPU time beyond what the roofline needs */
+	return (uint64_t)((double)p->gpu_ns * (1 - r.roof_pct / 100)) + 1;
+}
+
+static void find_low_roof(struct dt_summary *s)
+{
+	struct text ev = { 0 };
+	uint64_t cost = 0;
+	char t1[32];
+	size_t n;
+
+	sort_s = s;
+	uint32_t *ix = problems_by(s, low_roof_key, &n);
+	for (size_t i = 0; ix && i < n; i++) {
+		struct dt_sum_problem *p = &s->problems[ix[i]];
+		struct dt_rates r;
+		uint64_t lost = low_roof_key(p) - 1;
+		cost += lost;
+		if (i >= EVIDENCE_ROWS)
+			continue;
+		dt_problem_rates(s, p, &r);
+		dt_fmt_ns(p->gpu_ns, t1, sizeof(t1));
+		text_add(&ev,
+			 "%s %s: %s, %.1f%% of the roofline (%.2f TFLOP/s, "
+			 "%.0f GB/s, %.1f FLOP/B, %s-bound)",
+			 dt_op_kind_key(p->kind), p->brief, t1, r.roof_pct,
+			 r.flops_per_s / 1e12, r.bytes_per_s / 1e9, r.intensity,
+			 r.bound == 1 ? "compute" : "memory");
+	}
+	free(ix);
+	if (!cost)
+		return;
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = xasprintf(
+		"far below both roofs: %zu problem%s ran under %.0f%% of what "
+		"the roofline allows; %s of GPU time above what the peaks "
+		"need (small shapes, launch-bound, or a poor engine)",
+		n, n == 1 ? "" : "s", LOW_ROOF_PCT, t1);
+	add_finding(s, DT_FIND_LOW_ROOF, cost, false, title, ev.p);
+}
+
+static void find_failed(struct dt_summary *s)
+{
+	struct text ev = { 0 };
+	uint64_t cost = 0, failed = 0;
+	size_t funcs = 0;
+	char t1[32];
+
+	for (size_t i = 0; i < s->n_apis; i++) {
+		struct dt_sum_api *a = &s->apis[i];
+		if (!a->failed)
+			continue;
+		cost += a->failed_ns;
+		failed += a->failed;
+		funcs++;
+		if (funcs <= EVIDENCE_ROWS * 2) {
+			const char *st = dt_status_name(a->last_failure);
+			dt_fmt_ns(a->failed_ns, t1, sizeof(t1));
+			text_add(&ev,
+				 "%s: %" PRIu64 " of %" PRIu64
+				 " calls failed (last: %s), %s",
+				 a->name, a->failed, a->calls,
+				 st ? st : "unknown status", t1);
+		}
+	}
+	if (!failed)
+		return;
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = xasprintf("failed calls: %" PRIu64
+				" cuDNN call%s returned an error, in %zu "
+				"function%s (%s of host time)",
+				failed, failed == 1 ? "" : "s", funcs,
+				funcs == 1 ? "" : "s", t1);
+	add_finding(s, DT_FIND_FAILED, cost, true, title, ev.p);
+}
+
+static int by_cost(const void *a, const void *b)
+{
+	const struct dt_finding *x = a, *y = b;
+	if (x->cost_ns != y->cost_ns)
+		return x->cost_ns < y->cost_ns ? 1 : -1;
+	return (int)x->type - (int)y->type;
+}
+
+/* Per problem: medians, and the executions whose engine is not the one it
+ * settled on, in how many separate rounds. A round ends when the final
+ * choice has run this many times in a row. */
+#define SETTLED_RUNS 8
+
+static void settle_problem(struct dt_sum_problem *p)
+{
+	/* rounds of tuning, in run order (before the sort below): runs with
+	 * other choices than the final one, apart from each other by a
+	 * settled stretch of the final one (autotuners try the final choice
+	 * too, a few times in a row) */
+	size_t settled = SETTLED_RUNS;
+	for (size_t i = 0; i < p->n_times; i++) {
+		if (p->times[i].choice == p->last_choice) {
+			settled++;
+			continue;
+		}
+		p->tune_rounds += settled >= SETTLED_RUNS;
+		settled = 0;
+	}
+	/* the settled engine's executions first, sorted by time */
+	size_t n = 0;
+	for (size_t i = 0; i < p->n_times; i++)
+		if (p->times[i].choice == p->last_choice) {
+			struct dt_sum_time t = p->times[i];
+			p->times[i] = p->times[n];
+			p->times[n++] = t;
+		}
+	if (!n) /* none with kernels: take them all */
+		n = p->n_times;
+	if (n) {
+		qsort(p->times, n, sizeof(*p->times), cmp_time);
+		p->min_ns = p->times[0].ns;
+		p->median_ns = p->times[n / 2].ns;
+		p->max_ns = p->times[n - 1].ns;
+		for (size_t i = 0; i < n; i++)
+			p->settled_ns += p->times[i].ns;
+		p->settled_count = n;
+	}
+	if (p->n_engines > 1) {
+		for (uint32_t i = 0; i < p->n_engines; i++)
+			if (i != p->last_choice) {
+				p->tune_ns += p->engines[i].gpu_ns;
+				p->tune_count += p->engines[i].count;
+			}
+	}
+}
+
+/* The peaks the user gave replace the device's. */
+static bool override_peaks(const struct dt_summary *s, struct dt_peaks *pk)
+{
+	char which[128] = "";
+	size_t w = 0;
+	int all = 0;
+
+	if (s->opts.peak_bandwidth > 0) {
+		pk->bandwidth = s->opts.peak_bandwidth;
+		w += (size_t)snprintf(which + w, sizeof(which) - w,
+				      "bandwidth");
+	}
+	for (int m = 1; m < DT_MATH_COUNT; m++)
+		if (s->opts.peak_flops[m] > 0) {
+			pk->flops[m] = s->opts.peak_flops[m];
+			all++;
+		}
+	for (int m = 1; m < DT_MATH_COUNT && w < sizeof(which); m++) {
+		if (!(s->opts.peak_flops[m] > 0))
+			continue;
+		if (all == DT_MATH_COUNT - 1) {
+			w += (size_t)snprintf(which + w, sizeof(which) - w,
+					      "%sFLOP rates", w ? ", " : "");
+			break;
+		}
+		w += (size_t)snprintf(which + w, sizeof(which) - w, "%s%s",
+				      w ? ", " : "", dt_math_name(m));
+	}
+	if (w) {
+		size_t n = strlen(pk->source);
+		snprintf(pk->source + n, sizeof(pk->source) - n,
+			 "%s%s from the command line", n ? "; " : "", which);
+	}
+	return w > 0;
+}
+
+void dt_summary_finish(struct dt_summary *s)
+{
+	for (size_t i = 0; i < s->n_problems; i++)
+		settle_problem(&s->problems[i]);
+	/* peaks: each device's, then what the user said; ops whose device
+	 * is not known are held against the first device's */
+	for (size_t d = 0; d < s->n_devices; d++) {
+		dt_peaks_for_device(&s->peaks[d], &s->devices[d]);
+		override_peaks(s, &s->peaks[d]);
+	}
+	if (s->n_devices) {
+		s->default_peaks = s->peaks[0];
+	} else {
+		snprintf(s->default_peaks.source,
+			 sizeof(s->default_peaks.source),
+			 "no device record in the trace");
+		if (!override_peaks(s, &s->default_peaks))
+			snprintf(s->default_peaks.source,
+				 sizeof(s->default_peaks.source),
+				 "no device record in the trace: give "
+				 "--peak-bandwidth and --peak-flops");
+	}
+	find_autotune(s);
+	find_rebuilds(s);
+	find_layout(s);
+	find_fp32(s);
+	find_low_roof(s);
+	find_failed(s);
+	qsort(s->findings, s->n_findings, sizeof(*s->findings), by_cost);
+}
+
+/* --------------------------------------------------------------- life */
+
+struct dt_summary *dt_summary_new(const struct dt_summary_opts *opts)
+{
+	struct dt_summary *s = calloc(1, sizeof(*s));
+	struct priv *pv = calloc(1, sizeof(*pv));
+
+	if (!s || !pv) {
+		free(s);
+		free(pv);
+		return NULL;
+	}
+	s->priv = pv;
+	if (opts)
+		s->opts = *opts;
+	return s;
+}
+
+void dt_summary_free(struct dt_summary *s)
+{
+	if (!s)
+		return;
+	struct priv *pv = P(s);
+	for (size_t i = 0; i < s->n_files; i++) {
+		struct dt_sum_file *f = &s->files[i];
+		free(f->path);
+		free(f->host);
+		free(f->program);
+		free(f->cudnn);
+		free(f->gpu_state);
+		free(f->rank);
+	}
+	for (size_t i = 0; i < s->n_apis; i++)
+		free(s->apis[i].name);
+	for (size_t i = 0; i < s->n_problems; i++) {
+		struct dt_sum_problem *p = &s->problems[i];
+		free(p->key);
+		free(p->brief);
+		free(p->api);
+		for (uint32_t e = 0; e < p->n_engines; e++)
+			free(p->engines[e].knobs);
+		free(p->notes);
+		free(p->first_kernel);
+		free(p->times);
+		free(p->per_file);
+	}
+	for (size_t i = 0; i < s->n_builds; i++) {
+		free(s->builds[i].key);
+		free(s->builds[i].brief);
+		free(pv->seen[i]);
+	}
+	for (size_t i = 0; i < s->n_converts; i++)
+		free(s->converts[i].name);
+	for (size_t i = 0; i < s->n_findings; i++) {
+		free(s->findings[i].title);
+		free(s->findings[i].evidence);
+	}
+	for (size_t i = 0; i < pv->n_kn; i++)
+		free(pv->kn[i].name);
+	free(pv->kn);
+	free(pv->seen);
+	free(pv->n_seen);
+	free(pv->plan_ns);
+	free(pv->plan_build);
+	free(pv->ids);
+	index_free(&pv->problems);
+	index_free(&pv->apis);
+	index_free(&pv->builds);
+	index_free(&pv->knames);
+	free(pv);
+	free(s->files);
+	free(s->devices);
+	free(s->peaks);
+	free(s->apis);
+	free(s->problems);
+	free(s->builds);
+	free(s->converts);
+	free(s->findings);
+	free(s);
+}

@@ -1,0 +1,603 @@
+/*
+ * synth-trace.c - writes synthetic traces with fixed times and identities,
+ * for the golden tests of the reading commands and for benchmarks.
+ *
+ * usage: synth-trace API_LISTING OUT_DIR [--ranks N] [--steps N]
+ *
+ * Each rank's file (OUT_DIR/rank<r>.dnnt) holds what a small training job
+ * records: a legacy FP32 convolution found with cudnnFind and run with
+ * CUDA-core kernels and a layout conversion, an activation, a layout
+ * transform, a failed setter, and a BF16 matrix product through the backend
+ * API whose plans are autotuned (two engines tried) and then built again;
+ * kernels outside cuDNN (PyTorch, cuBLAS, NCCL) and copies. Rank 1's matrix
+ * products run 30% slower than rank 0's. Call arguments are encoded from
+ * the signatures of shim/cudnn-api.txt, as the shim would record them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt-analyzer.h"
+#include "dt-trace.h"
+
+#define MAX_APIS 512
+
+static char *api_names[MAX_APIS], *api_sigs[MAX_APIS];
+static uint32_t n_apis;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("synth-trace: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* "name(sig) -> status ..." lines of the listing. */
+static void load_listing(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f) && n_apis < MAX_APIS) {
+		char *open = strchr(line, '('), *close = strrchr(line, ')');
+		if (line[0] == '#' || !open || !close || close < open)
+			continue;
+		/* the return part has no parentheses; the last ')' before
+		 * " -> " closes the signature */
+		char *arrow = strstr(line, ") -> ");
+		if (arrow)
+			close = arrow;
+		api_names[n_apis] = strndup(line, (size_t)(open - line));
+		api_sigs[n_apis] =
+			strndup(open + 1, (size_t)(close - open - 1));
+		n_apis++;
+	}
+	fclose(f);
+}
+
+static uint16_t api_id(const char *name)
+{
+	for (uint32_t i = 0; i < n_apis; i++)
+		if (!strcmp(api_names[i], name))
+			return (uint16_t)i;
+	die("%s is not in the listing", name);
+	return 0;
+}
+
+static int64_t E(const char *type, const char *name)
+{
+	for (size_t i = 0; i < dt_cudnn_enums_count; i++)
+		if (!strcmp(dt_cudnn_enums[i].type, type) &&
+		    !strcmp(dt_cudnn_enums[i].name, name))
+			return dt_cudnn_enums[i].value;
+	die("no enum %s %s", type, name);
+	return 0;
+}
+
+#define ATTR(n)  E("cudnnBackendAttributeName_t", "CUDNN_ATTR_" n)
+#define ATYPE(n) E("cudnnBackendAttributeType_t", "CUDNN_TYPE_" n)
+#define BTYPE(n) \
+	E("cudnnBackendDescriptorType_t", "CUDNN_BACKEND_" n "_DESCRIPTOR")
+
+/* One argument's value: scalars in u (or f), the rest as bytes. */
+struct val {
+	uint64_t u;
+	double f;
+	const void *data;
+	uint32_t n; /* arrays: elements; 'x' 's': bytes; 'k': 4 or 8 */
+};
+
+#define U(v)      ((struct val){ .u = (uint64_t)(v) })
+#define K(v)      ((struct val){ .f = (v), .n = 4 })
+#define X(p, len) ((struct val){ .data = (p), .n = (uint32_t)(len) })
+
+/* ------------------------------------------------------------ the trace */
+
+struct gen {
+	struct dt_writer *w;
+	struct dt_ring *r;
+	uint64_t t;   /* host clock, ns */
+	uint64_t gpu; /* the GPU's clock: when it is free again */
+	uint64_t seq;
+	uint32_t corr;
+	uint64_t next_ptr;
+	int rank;
+	double slow; /* rank's slowdown of the matrix products */
+};
+
+static void put(struct gen *g, uint16_t type, void *fixed, uint32_t size,
+		const void *tail, uint32_t len)
+{
+	uint32_t total = dt_rec_align(size + len);
+	uint8_t *p;
+
+	while (!(p = dt_ring_reserve(g->r, total)))
+		dt_writer_flush(g->w, 1000);
+	memset(p, 0, total);
+	memcpy(p, fixed, size);
+	((struct dt_rec_hdr *)p)->type = type;
+	((struct dt_rec_hdr *)p)->size = total;
+	if (len)
+		memcpy(p + size, tail, len);
+	dt_ring_commit(g->r);
+}
+
+static size_t encode(uint8_t *buf, size_t cap, const char *sig,
+		     const struct val *v, int n)
+{
+	size_t len = 0;
+	int i = 0;
+
+	for (const char *p = sig; *p && i < n; i++) {
+		const char *colon = strchr(p, ':'), *comma = strchr(p, ',');
+		if (!colon)
+			die("bad signature %s", sig);
+		const char *c = colon + 1;
+		if (*c == '>')
+			c++;
+		uint32_t w = 0;
+		if (*c == 'p' || *c == 'e' || c[1] == '8' || c[1] == '4') {
+			w = *c == 'p'   ? 8
+			    : *c == 'e' ? 4
+					: (uint32_t)(c[1] - '0');
+			if (len + w > cap)
+				die("arguments too long");
+			if (*c == 'f' && w == 4) {
+				float f = (float)v[i].f;
+				memcpy(buf + len, &f, 4);
+			} else if (*c == 'f') {
+				memcpy(buf + len, &v[i].f, 8);
+			} else {
+				memcpy(buf + len, &v[i].u, w);
+			}
+			len += w;
+		} else if (*c == 'k') {
+			uint32_t k = v[i].n;
+			memcpy(buf + len, &k, 4);
+			len += 4;
+			if (k == 4) {
+				float f = (float)v[i].f;
+				memcpy(buf + len, &f, 4);
+			} else if (k == 8) {
+				memcpy(buf + len, &v[i].f, 8);
+			}
+			len += k;
+		} else if (*c == 'a') {
+			uint32_t ew = c[1] == 'p'   ? 8
+				      : c[1] == 'e' ? 4
+						    : (uint32_t)(c[2] - '0');
+			memcpy(buf + len, &v[i].n, 4);
+			len += 4;
+			memcpy(buf + len, v[i].data, v[i].n * ew);
+			len += v[i].n * ew;
+		} else { /* x s */
+			memcpy(buf + len, &v[i].n, 4);
+			len += 4;
+			if (v[i].n)
+				memcpy(buf + len, v[i].data, v[i].n);
+			len += v[i].n;
+		}
+		p = comma ? comma + 1 : p + strlen(p);
+	}
+	if (i != n)
+		die("%d arguments for %s", n, sig);
+	return len;
+}
+
+/* A call of dur ns returning status; the host clock moves past it. */
+static uint64_t call_s(struct gen *g, const char *name, uint64_t dur,
+		       int32_t status, const struct val *v, int n)
+{
+	uint8_t args[4096];
+	uint16_t id = api_id(name);
+	size_t len = encode(args, sizeof(args), api_sigs[id], v, n);
+	struct dt_rec_api_call c = { .api = id,
+				     .tid = 100,
+				     .seq = ++g->seq,
+				     .t_begin = g->t,
+				     .t_end = g->t + dur,
+				     .status = status,
+				     .len = (uint32_t)len };
+
+	put(g, DT_REC_API_CALL, &c, sizeof(c), args, (uint32_t)len);
+	g->t += dur + 500;
+	return c.seq;
+}
+
+#define CALL(g, name, dur, ...)                                      \
+	call_s(g, name, dur, 0, (const struct val[]){ __VA_ARGS__ }, \
+	       sizeof((const struct val[]){ __VA_ARGS__ }) /         \
+		       sizeof(struct val))
+
+static uint64_t ptr(struct gen *g)
+{
+	return g->next_ptr += 0x100;
+}
+
+/* A kernel launched by call (0: none) taking dur ns on the GPU. */
+static void kernel(struct gen *g, uint64_t call, const char *name, uint64_t dur)
+{
+	uint32_t corr = ++g->corr;
+
+	if (call) {
+		struct dt_rec_corr c = { .call = call, .corr = corr };
+		put(g, DT_REC_CORR, &c, sizeof(c), NULL, 0);
+	}
+	uint64_t start = g->gpu > g->t ? g->gpu : g->t;
+	struct dt_rec_kernel k = { .start = start,
+				   .end = start + dur,
+				   .corr = corr,
+				   .stream = 7,
+				   .grid_x = 132,
+				   .grid_y = 1,
+				   .grid_z = 1,
+				   .block_x = 256,
+				   .block_y = 1,
+				   .block_z = 1,
+				   .registers = 64,
+				   .len = (uint32_t)strlen(name) };
+	put(g, DT_REC_KERNEL, &k, sizeof(k), name, k.len);
+	g->gpu = start + dur;
+}
+
+static void memcpy_htod(struct gen *g, uint64_t bytes, uint64_t dur)
+{
+	uint64_t start = g->gpu > g->t ? g->gpu : g->t;
+	struct dt_rec_memcpy c = { .start = start,
+				   .end = start + dur,
+				   .bytes = bytes,
+				   .corr = ++g->corr,
+				   .stream = 7,
+				   .copy_kind = 1 };
+	put(g, DT_REC_MEMCPY, &c, sizeof(c), NULL, 0);
+	g->gpu = start + dur;
+}
+
+/* ------------------------------------------------------------- backend */
+
+static uint64_t bk_create(struct gen *g, int64_t type)
+{
+	uint64_t d = ptr(g);
+	CALL(g, "cudnnBackendCreateDescriptor", 2000, U(type), U(d));
+	return d;
+}
+
+static void bk_set(struct gen *g, uint64_t d, int64_t attr, int64_t type,
+		   const void *data, uint32_t count, uint32_t elem)
+{
+	CALL(g, "cudnnBackendSetAttribute", 1000, U(d), U(attr), U(type),
+	     U(count), X(data, count * elem));
+}
+
+static void bk_set1(struct gen *g, uint64_t d, int64_t attr, int64_t type,
+		    int64_t value, uint32_t elem)
+{
+	bk_set(g, d, attr, type, &value, 1, elem);
+}
+
+static void bk_get(struct gen *g, uint64_t d, int64_t attr, int64_t type,
+		   const void *data, uint32_t count, uint32_t elem)
+{
+	CALL(g, "cudnnBackendGetAttribute", 1500, U(d), U(attr), U(type),
+	     U(count), U(count), X(data, count * elem));
+}
+
+static uint64_t bk_tensor(struct gen *g, int64_t uid, const int64_t *dims,
+			  int nb, int64_t dtype)
+{
+	int64_t strides[8], s = 1;
+	uint64_t t = bk_create(g, BTYPE("TENSOR"));
+
+	for (int i = nb - 1; i >= 0; i--) {
+		strides[i] = s;
+		s *= dims[i];
+	}
+	bk_set1(g, t, ATTR("TENSOR_DATA_TYPE"), ATYPE("DATA_TYPE"), dtype, 4);
+	bk_set(g, t, ATTR("TENSOR_DIMENSIONS"), ATYPE("INT64"), dims,
+	       (uint32_t)nb, 8);
+	bk_set(g, t, ATTR("TENSOR_STRIDES"), ATYPE("INT64"), strides,
+	       (uint32_t)nb, 8);
+	bk_set1(g, t, ATTR("TENSOR_UNIQUE_ID"), ATYPE("INT64"), uid, 8);
+	bk_set1(g, t, ATTR("TENSOR_BYTE_ALIGNMENT"), ATYPE("INT64"), 16, 8);
+	CALL(g, "cudnnBackendFinalize", 3000, U(t));
+	return t;
+}
+
+/* The matrix product's graph: C = A B, BF16, [8,1024,1024] each. */
+static uint64_t matmul_graph(struct gen *g, uint64_t handle)
+{
+	static const int64_t dims[] = { 8, 1024, 1024 };
+	int64_t bf16 = E("cudnnDataType_t", "CUDNN_DATA_BFLOAT16");
+	int64_t fp32 = E("cudnnDataType_t", "CUDNN_DATA_FLOAT");
+	uint64_t a = bk_tensor(g, 1, dims, 3, bf16);
+	uint64_t b = bk_tensor(g, 2, dims, 3, bf16);
+	uint64_t c = bk_tensor(g, 3, dims, 3, bf16);
+	uint64_t mm = bk_create(g, BTYPE("MATMUL"));
+
+	bk_set1(g, mm, ATTR("MATMUL_COMP_TYPE"), ATYPE("DATA_TYPE"), fp32, 4);
+	CALL(g, "cudnnBackendFinalize", 3000, U(mm));
+	uint64_t op = bk_create(g, BTYPE("OPERATION_MATMUL"));
+	bk_set(g, op, ATTR("OPERATION_MATMUL_ADESC"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &a, 1, 8);
+	bk_set(g, op, ATTR("OPERATION_MATMUL_BDESC"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &b, 1, 8);
+	bk_set(g, op, ATTR("OPERATION_MATMUL_CDESC"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &c, 1, 8);
+	bk_set(g, op, ATTR("OPERATION_MATMUL_DESC"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &mm, 1, 8);
+	CALL(g, "cudnnBackendFinalize", 4000, U(op));
+	uint64_t graph = bk_create(g, BTYPE("OPERATIONGRAPH"));
+	bk_set(g, graph, ATTR("OPERATIONGRAPH_HANDLE"), ATYPE("HANDLE"),
+	       &handle, 1, 8);
+	bk_set(g, graph, ATTR("OPERATIONGRAPH_OPS"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &op, 1, 8);
+	CALL(g, "cudnnBackendFinalize", 20000, U(graph));
+	/* programs free what the graph was built from */
+	uint64_t freed[] = { a, b, c, mm, op };
+	for (size_t i = 0; i < 5; i++)
+		CALL(g, "cudnnBackendDestroyDescriptor", 1000, U(freed[i]));
+	return graph;
+}
+
+/* A plan for the graph with one engine and a knob choice. */
+static uint64_t matmul_plan(struct gen *g, uint64_t handle, uint64_t graph,
+			    int64_t engine, int64_t split_k, int64_t ws)
+{
+	uint64_t e = bk_create(g, BTYPE("ENGINE"));
+	bk_set(g, e, ATTR("ENGINE_OPERATION_GRAPH"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &graph, 1, 8);
+	bk_set1(g, e, ATTR("ENGINE_GLOBAL_INDEX"), ATYPE("INT64"), engine, 8);
+	CALL(g, "cudnnBackendFinalize", 50000, U(e));
+	int32_t note = (int32_t)E("cudnnBackendNumericalNote_t",
+				  "CUDNN_NUMERICAL_NOTE_TENSOR_CORE");
+	bk_get(g, e, ATTR("ENGINE_NUMERICAL_NOTE"), ATYPE("NUMERICAL_NOTE"),
+	       &note, 1, 4);
+	uint64_t knob = bk_create(g, BTYPE("KNOB_CHOICE"));
+	bk_set1(g, knob, ATTR("KNOB_CHOICE_KNOB_TYPE"), ATYPE("KNOB_TYPE"),
+		E("cudnnBackendKnobType_t", "CUDNN_KNOB_TYPE_SPLIT_K"), 4);
+	bk_set1(g, knob, ATTR("KNOB_CHOICE_KNOB_VALUE"), ATYPE("INT64"),
+		split_k, 8);
+	CALL(g, "cudnnBackendFinalize", 2000, U(knob));
+	uint64_t cfg = bk_create(g, BTYPE("ENGINECFG"));
+	bk_set(g, cfg, ATTR("ENGINECFG_ENGINE"), ATYPE("BACKEND_DESCRIPTOR"),
+	       &e, 1, 8);
+	bk_set(g, cfg, ATTR("ENGINECFG_KNOB_CHOICES"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &knob, 1, 8);
+	CALL(g, "cudnnBackendFinalize", 5000, U(cfg));
+	uint64_t plan = bk_create(g, BTYPE("EXECUTION_PLAN"));
+	bk_set(g, plan, ATTR("EXECUTION_PLAN_HANDLE"), ATYPE("HANDLE"), &handle,
+	       1, 8);
+	bk_set(g, plan, ATTR("EXECUTION_PLAN_ENGINE_CONFIG"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &cfg, 1, 8);
+	CALL(g, "cudnnBackendFinalize", 2000000, U(plan));
+	bk_get(g, plan, ATTR("EXECUTION_PLAN_WORKSPACE_SIZE"), ATYPE("INT64"),
+	       &ws, 1, 8);
+	return plan;
+}
+
+static void matmul_run(struct gen *g, uint64_t handle, uint64_t plan,
+		       uint64_t gpu_ns, const char *kname)
+{
+	static const int64_t uids[] = { 1, 2, 3 };
+	uint64_t ptrs[] = { 0x7f0000000000, 0x7f0001000000, 0x7f0002000000 };
+	uint64_t ws = 0x7f0003000000;
+	uint64_t vp = bk_create(g, BTYPE("VARIANT_PACK"));
+
+	bk_set(g, vp, ATTR("VARIANT_PACK_UNIQUE_IDS"), ATYPE("INT64"), uids, 3,
+	       8);
+	bk_set(g, vp, ATTR("VARIANT_PACK_DATA_POINTERS"), ATYPE("VOID_PTR"),
+	       ptrs, 3, 8);
+	bk_set(g, vp, ATTR("VARIANT_PACK_WORKSPACE"), ATYPE("VOID_PTR"), &ws, 1,
+	       8);
+	CALL(g, "cudnnBackendFinalize", 2000, U(vp));
+	uint64_t seq =
+		CALL(g, "cudnnBackendExecute", 8000, U(handle), U(plan), U(vp));
+	kernel(g, seq, kname, (uint64_t)((double)gpu_ns * g->slow));
+	CALL(g, "cudnnBackendDestroyDescriptor", 1000, U(vp));
+}
+
+/* -------------------------------------------------------------- legacy */
+
+static uint64_t tensor4d(struct gen *g, int64_t fmt, int n, int c, int h, int w)
+{
+	uint64_t d = ptr(g);
+	CALL(g, "cudnnCreateTensorDescriptor", 800, U(d));
+	CALL(g, "cudnnSetTensor4dDescriptor", 900, U(d), U(fmt),
+	     U(E("cudnnDataType_t", "CUDNN_DATA_FLOAT")), U(n), U(c), U(h),
+	     U(w));
+	return d;
+}
+
+#define K_SGEMM                                                             \
+	"_Z23implicit_convolve_sgemmIffLi1024ELi5ELi5ELi3ELi3ELi3ELi1ELb0E" \
+	"Lb0ELb1EEviiiPKT_iPT0_S2_18kernel_conv_paramsyiffiPKS3_S7_bbii"
+#define K_NCHW2NHWC                                                       \
+	"_ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21" \
+	"cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_"
+#define K_RELU                                                                 \
+	"_Z24op_generic_tensor_kernelILi1EfffLi256EL16cudnnGenericOp_t8EL21"   \
+	"cudnnNanPropagation_t0ELi1EEv17cudnnTensorStructPT2_S2_PKT0_S2_S7_T1" \
+	"_S8_S8_21cudnnActivationStruct19reducedDivisorArrayi"
+#define K_GEMM_BF16                                                    \
+	"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_" \
+	"warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cudnn"
+#define K_GEMM_BF16_SPLITK                                            \
+	"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x128x64_" \
+	"warpgroupsize1x1x1_execute_segment_k_on_kernel__5x_cudnn"
+#define K_ATEN                                                                \
+	"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorI" \
+	"fEESt5arrayIPcLm1EEEEviT0_T1_"
+#define K_NVJET "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT"
+#define K_NCCL  "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
+
+static void write_rank(const char *dir, int rank, int ranks, int steps)
+{
+	char path[4096], rank_s[16], world[16];
+	struct dt_kv info[5];
+	struct gen g = { .t = 1000000000,
+			 .next_ptr = 0x5000000,
+			 .rank = rank,
+			 .slow = rank == 1 ? 1.3 : 1.0 };
+
+	snprintf(path, sizeof(path), "%s/rank%d.dnnt", dir, rank);
+	snprintf(rank_s, sizeof(rank_s), "%d", rank);
+	snprintf(world, sizeof(world), "%d", ranks);
+	info[0] = (struct dt_kv){ "env.RANK", rank_s };
+	info[1] = (struct dt_kv){ "env.WORLD_SIZE", world };
+	info[2] = (struct dt_kv){ "gpu", "on: CUPTI (synthetic trace)" };
+	info[3] = (struct dt_kv){ "cudnn.file", "libcudnn.so.9.19.0" };
+	info[4] = (struct dt_kv){ "cudnn.version", "91900" };
+	struct dt_writer_config cfg = {
+		.path_template = path,
+		.ring_size = 1u << 22,
+		.start_mono = 1000000000,
+		.start_real = 1767225600000000000ull,
+		.info = info,
+		.n_info = 5,
+		.host = rank ? "node2" : "node1",
+		.cmdline = "python train.py --synthetic",
+		.pid = 1000 + (uint32_t)rank,
+		.ppid = 1,
+		.api_names = (const char *const *)api_names,
+		.api_sigs = (const char *const *)api_sigs,
+		.api_count = n_apis,
+	};
+	g.w = dt_writer_open(&cfg);
+	if (!g.w)
+		die("%s: %s", path, strerror(errno));
+	g.r = dt_writer_attach(g.w, 100, "main");
+	if (!g.r)
+		die("out of memory");
+
+	/* the GPU and the clocks: CUPTI's is CLOCK_MONOTONIC here */
+	static const char gpu_name[] = "NVIDIA H100 80GB HBM3";
+	struct dt_rec_device dev = { .global_mem = 85520809984ull,
+				     .mem_bandwidth = 3352320000ull,
+				     .cc_major = 9,
+				     .sms = 132,
+				     .core_clock = 1980000,
+				     .l2_size = 52428800,
+				     .max_threads_per_sm = 2048,
+				     .len = sizeof(gpu_name) - 1 };
+	put(&g, DT_REC_DEVICE, &dev, sizeof(dev), gpu_name, dev.len);
+	struct dt_rec_clock clk = { .mono = g.t,
+				    .other = g.t,
+				    .clock = DT_CLOCK_CUPTI };
+	put(&g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
+
+	uint64_t handle = 0x1000;
+	uint64_t seq = CALL(&g, "cudnnCreate", 300000000, U(handle));
+	kernel(&g, seq, "cudnn::init_kernel", 2000);
+	CALL(&g, "cudnnSetStream", 2000, U(handle), U(0x77));
+
+	/* legacy: an FP32 convolution held to FMA math */
+	int64_t nchw = E("cudnnTensorFormat_t", "CUDNN_TENSOR_NCHW");
+	int64_t nhwc = E("cudnnTensorFormat_t", "CUDNN_TENSOR_NHWC");
+	uint64_t x = tensor4d(&g, nchw, 32, 64, 56, 56);
+	uint64_t y = tensor4d(&g, nchw, 32, 64, 56, 56);
+	uint64_t xh = tensor4d(&g, nhwc, 32, 64, 56, 56);
+	/* a setter that fails: a negative dimension */
+	call_s(&g, "cudnnSetTensor4dDescriptor", 700,
+	       (int32_t)E("cudnnStatus_t", "CUDNN_STATUS_BAD_PARAM"),
+	       (const struct val[]){
+		       U(y), U(nchw),
+		       U(E("cudnnDataType_t", "CUDNN_DATA_FLOAT")), U(32),
+		       U(-64), U(56), U(56) },
+	       7);
+	uint64_t w = ptr(&g);
+	CALL(&g, "cudnnCreateFilterDescriptor", 800, U(w));
+	CALL(&g, "cudnnSetFilter4dDescriptor", 900, U(w),
+	     U(E("cudnnDataType_t", "CUDNN_DATA_FLOAT")), U(nchw), U(64), U(64),
+	     U(3), U(3));
+	uint64_t conv = ptr(&g);
+	CALL(&g, "cudnnCreateConvolutionDescriptor", 800, U(conv));
+	CALL(&g, "cudnnSetConvolution2dDescriptor", 900, U(conv), U(1), U(1),
+	     U(1), U(1), U(1), U(1),
+	     U(E("cudnnConvolutionMode_t", "CUDNN_CROSS_CORRELATION")),
+	     U(E("cudnnDataType_t", "CUDNN_DATA_FLOAT")));
+	CALL(&g, "cudnnSetConvolutionMathType", 500, U(conv),
+	     U(E("cudnnMathType_t", "CUDNN_FMA_MATH")));
+	uint64_t act = ptr(&g);
+	CALL(&g, "cudnnCreateActivationDescriptor", 800, U(act));
+	CALL(&g, "cudnnSetActivationDescriptor", 900, U(act),
+	     U(E("cudnnActivationMode_t", "CUDNN_ACTIVATION_RELU")),
+	     U(E("cudnnNanPropagation_t", "CUDNN_NOT_PROPAGATE_NAN")),
+	     (struct val){ .f = 0 });
+	/* the algorithm search runs every candidate */
+	seq = CALL(&g, "cudnnFindConvolutionForwardAlgorithm", 40000000,
+		   U(handle), U(x), U(w), U(conv), U(y), U(8), U(0),
+		   X(NULL, 0));
+	for (int i = 0; i < 4; i++)
+		kernel(&g, seq, K_SGEMM, 400000 + 50000 * (uint64_t)i);
+
+	/* backend: a BF16 matrix product, autotuned over two engines */
+	uint64_t graph = matmul_graph(&g, handle);
+	uint64_t p1 = matmul_plan(&g, handle, graph, 3, 1, 0);
+	uint64_t p2 = matmul_plan(&g, handle, graph, 7, 4, 1 << 20);
+	for (int i = 0; i < 2; i++) {
+		matmul_run(&g, handle, p1, 61000, K_GEMM_BF16);
+		matmul_run(&g, handle, p2, 40000, K_GEMM_BF16_SPLITK);
+	}
+	/* the winner's plan, built again from scratch */
+	uint64_t p3 = matmul_plan(&g, handle, graph, 7, 4, 1 << 20);
+
+	for (int step = 0; step < steps; step++) {
+		memcpy_htod(&g, 32 * 64 * 56 * 56 * 4, 80000);
+		seq = CALL(&g, "cudnnTransformTensor", 9000, U(handle), K(1.0),
+			   U(x), U(0x7e0000000000), K(0.0), U(xh),
+			   U(0x7e0010000000));
+		kernel(&g, seq, K_NCHW2NHWC, 30000);
+		seq = CALL(&g, "cudnnConvolutionForward", 12000, U(handle),
+			   K(1.0), U(x), U(0x7e0000000000), U(w),
+			   U(0x7e0020000000), U(conv),
+			   U(E("cudnnConvolutionFwdAlgo_t",
+			       "CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM")),
+			   U(0), U(0), K(0.0), U(y), U(0x7e0030000000));
+		kernel(&g, seq, K_NCHW2NHWC, 25000);
+		kernel(&g, seq, K_SGEMM, 420000);
+		seq = CALL(&g, "cudnnActivationForward", 7000, U(handle),
+			   U(act), K(1.0), U(y), U(0x7e0030000000), K(0.0),
+			   U(y), U(0x7e0030000000));
+		kernel(&g, seq, K_RELU, 45000);
+		matmul_run(&g, handle, p3, 40000, K_GEMM_BF16_SPLITK);
+		kernel(&g, 0, K_ATEN, 12000);
+		kernel(&g, 0, K_NVJET, 90000);
+		kernel(&g, 0, K_NCCL, 150000);
+		g.t = g.gpu + 20000; /* the program waits for the GPU */
+	}
+	dt_ring_detach(g.r);
+	dt_writer_close(g.w, DT_END_EXIT, 0);
+}
+
+int main(int argc, char **argv)
+{
+	int ranks = 2, steps = 4;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: synth-trace API_LISTING OUT_DIR "
+				"[--ranks N] [--steps N]\n");
+		return 2;
+	}
+	for (int i = 3; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--ranks"))
+			ranks = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--steps"))
+			steps = atoi(argv[i + 1]);
+		else
+			die("unknown option %s", argv[i]);
+	}
+	load_listing(argv[1]);
+	for (int r = 0; r < ranks; r++)
+		write_rank(argv[2], r, ranks, steps);
+	return 0;
+}

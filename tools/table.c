@@ -1,0 +1,149 @@
+/*
+ * table.c - tables for the reports: cells collected row by row, then
+ * printed aligned (numbers right, words left, the last column unpadded)
+ * or as a Markdown table.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt-tools.h"
+
+struct dt_table *dt_table_new(const char *const *headers, const char *align)
+{
+	struct dt_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	while (headers[t->cols])
+		t->cols++;
+	t->headers = headers;
+	t->align = align;
+	return t;
+}
+
+void dt_table_cell(struct dt_table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	if (t->n_cells == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **c = realloc(t->cells, cap * sizeof(*c));
+		if (!c)
+			return;
+		t->cells = c;
+		t->cap = cap;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	t->cells[t->n_cells++] = s ? s : strdup("");
+}
+
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	/* UTF-8: count the characters, not the bytes */
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void pad(FILE *out, size_t n)
+{
+	while (n--)
+		fputc(' ', out);
+}
+
+void dt_table_print(const struct dt_table *t, FILE *out, bool markdown,
+		    bool bold)
+{
+	size_t rows = t->n_cells / t->cols;
+	size_t *w = calloc(t->cols, sizeof(*w));
+
+	if (!w)
+		return;
+	for (size_t c = 0; c < t->cols; c++) {
+		w[c] = width(t->headers[c]);
+		for (size_t r = 0; r < rows; r++) {
+			size_t k = width(t->cells[r * t->cols + c]);
+			if (k > w[c])
+				w[c] = k;
+		}
+	}
+	if (markdown) {
+		fputc('|', out);
+		for (size_t c = 0; c < t->cols; c++)
+			fprintf(out, " %s |", t->headers[c]);
+		fputs("\n|", out);
+		for (size_t c = 0; c < t->cols; c++)
+			fputs(t->align[c] == 'r' ? "---:|" : "---|", out);
+		fputc('\n', out);
+		for (size_t r = 0; r < rows; r++) {
+			fputc('|', out);
+			for (size_t c = 0; c < t->cols; c++) {
+				const char *s = t->cells[r * t->cols + c];
+				fputc(' ', out);
+				/* a '|' would end the cell */
+				for (; *s; s++)
+					if (*s == '|')
+						fputs("\\|", out);
+					else
+						fputc(*s, out);
+				fputs(" |", out);
+			}
+			fputc('\n', out);
+		}
+		free(w);
+		return;
+	}
+	/* each line is built whole, so that it ends without blanks */
+	char *line = NULL;
+	size_t size = 0;
+	FILE *l = open_memstream(&line, &size);
+	if (!l) {
+		free(w);
+		return;
+	}
+	for (size_t r = 0; r <= rows; r++) {
+		rewind(l);
+		for (size_t c = 0; c < t->cols; c++) {
+			const char *s = r ? t->cells[(r - 1) * t->cols + c]
+					  : t->headers[c];
+			size_t k = width(s), room = w[c] - k;
+			bool last = c + 1 == t->cols;
+			if (c)
+				fputs("  ", l);
+			if (t->align[c] == 'r')
+				pad(l, room);
+			fputs(s, l);
+			if (t->align[c] != 'r' && !last)
+				pad(l, room);
+		}
+		fputc(0, l);
+		fflush(l);
+		size_t n = strlen(line);
+		while (n && line[n - 1] == ' ')
+			n--;
+		fprintf(out, "%s%.*s%s\n", r == 0 && bold ? "\033[1m" : "",
+			(int)n, line, r == 0 && bold ? "\033[0m" : "");
+	}
+	fclose(l);
+	free(line);
+	free(w);
+}
+
+void dt_table_free(struct dt_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_cells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t);
+}
