@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dt-analyzer.h"
@@ -52,6 +53,12 @@ static bool take(struct dt_args_iter *it, void *dst, size_t n)
 static void set_scalar(struct dt_arg *a, const uint8_t *src)
 {
 	uint64_t v = 0;
+
+	if (a->code == 'p') { /* most arguments */
+		memcpy(&a->u, src, 8);
+		a->i = (int64_t)a->u;
+		return;
+	}
 
 	memcpy(&v, src, a->width);
 	a->u = v;
@@ -140,6 +147,93 @@ int dt_args_next(struct dt_args_iter *it, struct dt_arg *a)
 		return -1;
 	it->sig = s;
 	return 1;
+}
+
+struct dt_sig *dt_sig_parse(const char *sig)
+{
+	struct dt_args_iter it;
+	struct dt_arg a;
+	int n = 0, rc;
+	/* walk the signature with bytes that always suffice: a count field
+	 * of 0 for every variable-length argument */
+	static const uint8_t zeros[8 * 64];
+
+	if (!sig)
+		return NULL;
+	for (const char *p = sig; *p; p++)
+		n += *p == ',';
+	n += *sig != 0;
+	if (n > 64)
+		return NULL;
+	struct dt_sig *s = malloc(sizeof(*s) + (size_t)n * sizeof(s->proto[0]));
+	if (!s)
+		return NULL;
+	s->n = 0;
+	dt_args_begin(&it, sig, zeros, sizeof(zeros));
+	while (s->n < n && (rc = dt_args_next(&it, &a)) == 1) {
+		a.u = 0;
+		a.i = 0;
+		a.f = 0;
+		a.data = NULL;
+		a.count = 0;
+		s->proto[s->n++] = a;
+	}
+	if (s->n != n || *it.sig) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int dt_sig_decode(const struct dt_sig *s, const uint8_t *p, uint32_t len,
+		  struct dt_arg *out, int max)
+{
+	const uint8_t *end = p + len;
+	uint32_t n;
+
+	if (s->n > max)
+		return -1;
+	for (int i = 0; i < s->n; i++) {
+		struct dt_arg *a = &out[i];
+		*a = s->proto[i];
+		switch (a->code) {
+		case 'a':
+			if (end - p < 4)
+				return -1;
+			memcpy(&n, p, 4);
+			p += 4;
+			if ((uint64_t)n * a->width > (uint64_t)(end - p))
+				return -1;
+			a->count = n;
+			a->data = p;
+			p += (size_t)n * a->width;
+			break;
+		case 'x':
+		case 'k':
+		case 's':
+			if (end - p < 4)
+				return -1;
+			memcpy(&n, p, 4);
+			p += 4;
+			if (n > (uint64_t)(end - p))
+				return -1;
+			a->count = n;
+			a->data = p;
+			p += n;
+			if (a->code == 'k' && n >= 4) {
+				float f;
+				memcpy(&f, a->data, 4);
+				a->f = f;
+			}
+			break;
+		default:
+			if (end - p < a->width)
+				return -1;
+			set_scalar(a, p);
+			p += a->width;
+		}
+	}
+	return p == end ? s->n : -1;
 }
 
 double dt_hostscalar_guess(const struct dt_arg *a)

@@ -7,7 +7,9 @@
  * measured. The FLOP counts are the textbook ones (a multiply-add is two
  * operations): exact for convolutions, matrix products and attention,
  * conventions for the memory-bound kinds, where the bytes matter more.
+ * Also what kernel names say: their library, layout conversions.
  */
+#define _GNU_SOURCE
 #include <string.h>
 
 #include "analyzer-cost.h"
@@ -174,6 +176,53 @@ const char *dt_math_name(enum dt_math m)
 		[DT_MATH_FP8] = "fp8",   [DT_MATH_INT8] = "int8",
 	};
 	return (unsigned)m < DT_MATH_COUNT ? names[m] : "?";
+}
+
+/* ------------------------------------------------------------ kernels */
+
+static const struct {
+	const char *key, *name;
+	const char *needles[6];
+} families[DT_FAM_COUNT] = {
+	[DT_FAM_GEMM] = { "gemm",
+			  "GEMM (cuBLAS, cuBLASLt, CUTLASS)",
+			  { "gemm", "nvjet", "cutlass", "cublas", "Gemm",
+			    NULL } },
+	[DT_FAM_NCCL] = { "nccl", "NCCL", { "nccl", NULL } },
+	[DT_FAM_GGML] = { "ggml", "ggml", { "ggml", NULL } },
+	[DT_FAM_ATEN] = { "aten",
+			  "PyTorch (ATen)",
+			  { "at6native", "at::native", "_ZN2at", NULL } },
+	[DT_FAM_XLA] = { "xla",
+			 "XLA (and its autotuner)",
+			 { "xla", "fusion", "stream_executor", NULL } },
+	[DT_FAM_OTHER] = { "other", "other kernels", { NULL } },
+};
+
+const char *dt_family_name(enum dt_family f)
+{
+	return (unsigned)f < DT_FAM_COUNT ? families[f].name : "?";
+}
+
+const char *dt_family_key(enum dt_family f)
+{
+	return (unsigned)f < DT_FAM_COUNT ? families[f].key : "?";
+}
+
+enum dt_family dt_family_of(const char *name, size_t len)
+{
+	for (int f = 0; f < DT_FAM_OTHER; f++)
+		for (const char *const *n = families[f].needles; *n; n++)
+			if (memmem(name, len, *n, strlen(*n)))
+				return (enum dt_family)f;
+	return DT_FAM_OTHER;
+}
+
+bool dt_tuner_kernel(const char *name, size_t len)
+{
+	return memmem(name, len, "RedzoneAllocator", 16) ||
+	       memmem(name, len, "xla_fp_comparison", 17) ||
+	       memmem(name, len, "xla_int_comparison", 18);
 }
 
 /* ------------------------------------------------------------- backend */

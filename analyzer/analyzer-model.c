@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "analyzer-cost.h"
+#include "analyzer-util.h"
 #include "dt-analyzer.h"
 
 #define MAX_DIMS DT_MAX_DIMS
@@ -95,8 +96,15 @@ struct battr {
 	int64_t name;
 	int64_t type;
 	uint32_t bytes;
-	uint8_t *data;
+	uint8_t *data; /* payloads larger than inl */
+	uint8_t inl[24];
 };
+
+/* Most payloads are a value or two: they stay in the attribute. */
+static const uint8_t *bdata(const struct battr *a)
+{
+	return a->bytes <= sizeof(a->inl) ? a->inl : a->data;
+}
 
 /* What is known of an engine configuration: shared by the plans built
  * from it, and completed when the program asks cuDNN about it later. */
@@ -156,6 +164,9 @@ struct obj {
 /* An op waiting for its kernels. Its strings belong to the model (shared
  * by every op of a problem), but for the pointers and the kernel name. */
 struct pending {
+	/* next first: with the op's seq and times, one cache line holds what
+	 * walking the queue reads */
+	struct pending *next;
 	struct dt_op op;
 	const char *desc;
 	const char *problem; /* NULL: the same as desc */
@@ -164,7 +175,6 @@ struct pending {
 	char *pointers;
 	char *first_kernel;
 	int tc_hint; /* what its kernels' names say of tensor cores */
-	struct pending *next;
 };
 
 #define LEGACY_BUCKETS 4096
@@ -189,11 +199,17 @@ struct dt_model {
 	/* ops waiting for their kernels, in call order, and by seq (open
 	 * addressing, linear probing; at most half full) */
 	struct pending *head, *tail;
-	struct pending **by_seq;
+	uint64_t head_t_end; /* head->op.t_end, read for every record */
+	struct seq_slot {
+		uint64_t seq; /* here too, so probing reads no op */
+		struct pending *p;
+	} * by_seq;
 	size_t by_seq_cap, n_pending;
-	struct pending *out; /* last op handed out */
-	uint64_t last_out;   /* its seq */
-	uint64_t now;        /* latest host time seen */
+	unsigned by_seq_shift; /* 64 - log2(by_seq_cap) */
+	struct pending *out;   /* last op handed out */
+	struct pending *spare; /* handed out, for reuse */
+	uint64_t last_out;     /* its seq */
+	uint64_t now;          /* latest host time seen */
 	int64_t cupti_to_mono;
 	/* the most recent calls, by seq: a call that launched work but is
 	 * not a compute call (cudnnCreate, a dropout setter) becomes an op
@@ -223,10 +239,19 @@ struct dt_model {
 	} orphans[1024];
 	uint64_t max_seq; /* the highest call seq seen */
 	struct dt_model_stats stats;
+	/* what kernel names say, by a hash of the name: layout conversion,
+	 * tensor cores (-1 unknown); len 0 for an empty entry */
+	struct kname_info {
+		uint64_t h;
+		uint32_t len;
+		struct dt_kernel_class c;
+	} knames[4096];
+	const struct dt_kernel_class *last_kernel;
 	void (*on_build)(void *arg, const struct dt_plan_build *b);
 	void *on_build_arg;
-	bool details;       /* pointers for every op (dnntrace ops) */
-	uint8_t *api_class; /* enum api_class by API id */
+	bool details;         /* pointers for every op (dnntrace ops) */
+	uint8_t *api_class;   /* enum api_class by API id */
+	struct dt_sig **sigs; /* parsed signatures by API id */
 	int64_t bn_per_activation, dt_half, dt_bf16, dt_float;
 	struct legacy_entry *legacy[LEGACY_BUCKETS];
 	char **kept; /* strings ops may still point to, freed at the end */
@@ -504,12 +529,19 @@ static void set_battr(struct obj *o, int64_t name, int64_t type,
 		a->data = NULL;
 	}
 	free(a->data);
+	a->data = NULL;
 	a->name = name;
 	a->type = type;
 	a->bytes = bytes;
-	a->data = malloc(bytes ? bytes : 1);
-	if (a->data && bytes)
-		memcpy(a->data, data, bytes);
+	if (bytes > sizeof(a->inl)) {
+		a->data = malloc(bytes);
+		if (!a->data) {
+			a->bytes = 0;
+			return;
+		}
+	}
+	if (bytes)
+		memcpy(bytes > sizeof(a->inl) ? a->data : a->inl, data, bytes);
 }
 
 static int64_t battr_i64(struct obj *o, int64_t name, int64_t def)
@@ -519,7 +551,7 @@ static int64_t battr_i64(struct obj *o, int64_t name, int64_t def)
 
 	if (!a || !a->bytes)
 		return def;
-	memcpy(&v, a->data, a->bytes < 8 ? a->bytes : 8);
+	memcpy(&v, bdata(a), a->bytes < 8 ? a->bytes : 8);
 	if (a->bytes == 4)
 		v = (int32_t)v;
 	else if (a->bytes == 1)
@@ -534,7 +566,7 @@ static uint64_t battr_ptr(struct obj *o, int64_t name, uint32_t i)
 	uint64_t v = 0;
 
 	if (a && (i + 1) * 8 <= a->bytes)
-		memcpy(&v, a->data + i * 8, 8);
+		memcpy(&v, bdata(a) + i * 8, 8);
 	return v;
 }
 
@@ -547,8 +579,8 @@ static void backend_tensor(struct dt_model *m, struct obj *o)
 	if (!d || !s || d->bytes != s->bytes || d->bytes > MAX_DIMS * 8)
 		return;
 	t->nb = (int)(d->bytes / 8);
-	memcpy(t->dims, d->data, d->bytes);
-	memcpy(t->strides, s->data, s->bytes);
+	memcpy(t->dims, bdata(d), d->bytes);
+	memcpy(t->strides, bdata(s), s->bytes);
 	t->dtype = battr_i64(o, m->a_t_dtype, -1);
 	t->uid = battr_i64(o, m->a_t_uid, -1);
 	t->is_virtual = battr_i64(o, m->a_t_virtual, 0) != 0;
@@ -722,7 +754,7 @@ static void describe_battr_value(struct dt_model *m, struct sbuf *b,
 			sb_printf(b, "[");
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t p;
-			memcpy(&p, a->data + i * 8, 8);
+			memcpy(&p, bdata(a) + i * 8, 8);
 			struct obj *d = obj_find(m, p, false);
 			if (i)
 				sb_printf(b, ",");
@@ -744,7 +776,8 @@ static void describe_battr_value(struct dt_model *m, struct sbuf *b,
 		return;
 	}
 	char tmp[512];
-	dt_backend_payload_format(a->type, a->data, a->bytes, tmp, sizeof(tmp));
+	dt_backend_payload_format(a->type, bdata(a), a->bytes, tmp,
+				  sizeof(tmp));
 	sb_printf(b, "%s", tmp);
 }
 
@@ -919,12 +952,12 @@ static void conv_brief(struct dt_model *m, struct sbuf *b, struct obj *conv)
 		if (!a || !a->bytes || a->bytes % 8)
 			continue;
 		if (i == 1 && pre && post && pre->bytes == post->bytes &&
-		    !memcmp(pre->data, post->data, pre->bytes))
+		    !memcmp(bdata(pre), bdata(post), pre->bytes))
 			continue;
 		sb_printf(b, "%s%s=[", b->len ? " " : "", names[i]);
 		for (uint32_t k = 0; k < a->bytes / 8; k++) {
 			int64_t v;
-			memcpy(&v, a->data + k * 8, 8);
+			memcpy(&v, bdata(a) + k * 8, 8);
 			sb_printf(b, "%s%" PRId64, k ? "," : "", v);
 		}
 		sb_printf(b, "]");
@@ -983,10 +1016,10 @@ static struct dt_cost_part *cost_part(struct dt_model *m, struct obj *o)
 
 /* ------------------------------------------------------------- the ops */
 
+/* Fibonacci hashing: the top bits of seq times 2^64 / phi. */
 static size_t seq_slot(const struct dt_model *m, uint64_t seq)
 {
-	return (size_t)((seq * 0x9e3779b97f4a7c15ull) >> 20) &
-	       (m->by_seq_cap - 1);
+	return (size_t)((seq * 0x9e3779b97f4a7c15ull) >> m->by_seq_shift);
 }
 
 static struct pending *pending_of(struct dt_model *m, uint64_t seq)
@@ -994,9 +1027,9 @@ static struct pending *pending_of(struct dt_model *m, uint64_t seq)
 	if (!m->by_seq_cap)
 		return NULL;
 	for (size_t i = seq_slot(m, seq);; i = (i + 1) & (m->by_seq_cap - 1)) {
-		struct pending *p = m->by_seq[i];
-		if (!p || p->op.seq == seq)
-			return p;
+		struct seq_slot *e = &m->by_seq[i];
+		if (!e->p || e->seq == seq)
+			return e->p;
 	}
 }
 
@@ -1004,25 +1037,26 @@ static void index_put(struct dt_model *m, struct pending *p)
 {
 	if ((m->n_pending + 1) * 2 > m->by_seq_cap) {
 		size_t cap = m->by_seq_cap ? m->by_seq_cap * 2 : 1024;
-		struct pending **old = m->by_seq, **v = calloc(cap, sizeof(*v));
+		struct seq_slot *old = m->by_seq, *v = calloc(cap, sizeof(*v));
 		size_t ocap = m->by_seq_cap;
 		if (!v)
 			return; /* the op is still queued; found no more */
 		m->by_seq = v;
 		m->by_seq_cap = cap;
+		m->by_seq_shift = (unsigned)(64 - __builtin_ctzll(cap));
 		for (size_t i = 0; i < ocap; i++)
-			if (old[i]) {
-				size_t k = seq_slot(m, old[i]->op.seq);
-				while (v[k])
+			if (old[i].p) {
+				size_t k = seq_slot(m, old[i].seq);
+				while (v[k].p)
 					k = (k + 1) & (cap - 1);
 				v[k] = old[i];
 			}
 		free(old);
 	}
 	size_t k = seq_slot(m, p->op.seq);
-	while (m->by_seq[k])
+	while (m->by_seq[k].p)
 		k = (k + 1) & (m->by_seq_cap - 1);
-	m->by_seq[k] = p;
+	m->by_seq[k] = (struct seq_slot){ p->op.seq, p };
 	m->n_pending++;
 }
 
@@ -1033,12 +1067,13 @@ static void index_drop(struct dt_model *m, struct pending *p)
 
 	if (!m->by_seq_cap)
 		return;
-	for (i = seq_slot(m, p->op.seq); m->by_seq[i] != p; i = (i + 1) & mask)
-		if (!m->by_seq[i])
+	for (i = seq_slot(m, p->op.seq); m->by_seq[i].p != p;
+	     i = (i + 1) & mask)
+		if (!m->by_seq[i].p)
 			return;
 	m->n_pending--;
-	for (size_t j = (i + 1) & mask; m->by_seq[j]; j = (j + 1) & mask) {
-		size_t k = seq_slot(m, m->by_seq[j]->op.seq);
+	for (size_t j = (i + 1) & mask; m->by_seq[j].p; j = (j + 1) & mask) {
+		size_t k = seq_slot(m, m->by_seq[j].seq);
 		/* j's entry may fill the hole at i unless its home lies
 		 * cyclically in (i, j] */
 		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
@@ -1046,7 +1081,7 @@ static void index_drop(struct dt_model *m, struct pending *p)
 			i = j;
 		}
 	}
-	m->by_seq[i] = NULL;
+	m->by_seq[i] = (struct seq_slot){ 0, NULL };
 }
 
 /* Keep the queue in call order (an op found late, through its launches,
@@ -1059,23 +1094,29 @@ static void insert_pending(struct dt_model *m, struct pending *p)
 		else
 			m->head = p;
 		m->tail = p;
-		return;
+	} else {
+		struct pending **pp = &m->head;
+		while (*pp && (*pp)->op.seq < p->op.seq)
+			pp = &(*pp)->next;
+		p->next = *pp;
+		*pp = p;
 	}
-	struct pending **pp = &m->head;
-	while (*pp && (*pp)->op.seq < p->op.seq)
-		pp = &(*pp)->next;
-	p->next = *pp;
-	*pp = p;
+	if (m->head == p)
+		m->head_t_end = p->op.t_end;
 }
 
 static struct pending *add_op(struct dt_model *m,
 			      const struct dt_rec_api_call *c, const char *name,
 			      const char *desc)
 {
-	struct pending *p = calloc(1, sizeof(*p));
+	struct pending *p = m->spare;
 
-	if (!p)
+	if (p) {
+		m->spare = p->next;
+		memset(p, 0, sizeof(*p));
+	} else if (!(p = calloc(1, sizeof(*p)))) {
 		return NULL;
+	}
 	p->op.seq = c->seq;
 	p->op.tid = c->tid;
 	p->op.t_begin = c->t_begin;
@@ -1087,7 +1128,7 @@ static struct pending *add_op(struct dt_model *m,
 	p->op.tensor_cores = -1;
 	p->tc_hint = -1;
 	p->op.device = -1;
-	dt_cost_legacy(&p->op.cost, name, NULL, 0, NULL);
+	p->op.cost.dtype = -1;
 	p->desc = desc;
 	/* launches that came before the call's record */
 	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
@@ -1365,7 +1406,7 @@ static char *varpack_pointers(struct dt_model *m, uint64_t varpack,
 	*ws = vp ? battr_ptr(vp, m->a_vp_ws, 0) : 0;
 	for (uint32_t i = 0; uids && i < uids->bytes / 8; i++) {
 		int64_t uid;
-		memcpy(&uid, uids->data + i * 8, 8);
+		memcpy(&uid, bdata(uids) + i * 8, 8);
 		sb_printf(&b, "%s\"%" PRId64 "\": \"0x%" PRIx64 "\"",
 			  b.len ? ", " : "", uid,
 			  battr_ptr(vp, m->a_vp_ptrs, i));
@@ -1481,7 +1522,7 @@ static char *notes_of(struct obj *o, int64_t attr)
 
 	for (uint32_t i = 0; a && i + 4 <= a->bytes; i += 4) {
 		int32_t v;
-		memcpy(&v, a->data + i, 4);
+		memcpy(&v, bdata(a) + i, 4);
 		sb_printf(&b, "%s%s", b.len ? " " : "",
 			  short_enum("cudnnBackendNumericalNote_t", v, tmp,
 				     sizeof(tmp), "CUDNN_NUMERICAL_NOTE_"));
@@ -1717,16 +1758,18 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 
 static void derive_bn(struct dt_model *m, const struct dt_arg *args);
 
+/* Stands for a signature that does not parse. */
+static struct dt_sig bad_sig;
+
 static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 {
 	const struct dt_file_info *fi = m->fi;
 	const struct dt_api_def *api =
 		c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
 	struct dt_arg args[40];
-	struct dt_args_iter it;
 	uint32_t len;
 	const uint8_t *data = dt_rec_tail(&c->hdr, &len);
-	int n = 0, rc = 0;
+	int n;
 
 	if (c->t_end > m->now)
 		m->now = c->t_end;
@@ -1738,10 +1781,15 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		&m->recent[c->seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
 	*rc_ = (struct recent){ c->seq, c->t_begin, c->t_end,
 				c->tid, c->status,  api->name };
-	dt_args_begin(&it, api->sig, data, len);
-	while (n < 40 && (rc = dt_args_next(&it, &args[n])) == 1)
-		n++;
-	if (rc < 0) {
+	if (!m->sigs[c->api]) {
+		m->sigs[c->api] = dt_sig_parse(api->sig);
+		if (!m->sigs[c->api])
+			m->sigs[c->api] = &bad_sig;
+	}
+	n = m->sigs[c->api] == &bad_sig
+		    ? -1
+		    : dt_sig_decode(m->sigs[c->api], data, len, args, 40);
+	if (n < 0) {
 		m->stats.undecoded++;
 		return;
 	}
@@ -1853,9 +1901,12 @@ static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
 						 sizeof(m->orphans[0]))];
 	const struct dt_file_info *fi = m->fi;
-	if (m->stats.ops == ops && o->call == c->seq && o->kernels &&
-	    c->api < fi->n_apis && fi->apis[c->api].name)
-		add_op(m, c, fi->apis[c->api].name, "");
+	if (m->stats.ops != ops || o->call != c->seq || !o->kernels ||
+	    c->api >= fi->n_apis || !fi->apis[c->api].name)
+		return;
+	struct pending *p = add_op(m, c, fi->apis[c->api].name, "");
+	if (p)
+		dt_cost_legacy(&p->op.cost, p->op.api, NULL, 0, NULL);
 }
 
 /* ----------------------------------------------------------- kernels */
@@ -1877,7 +1928,9 @@ static void launched(struct dt_model *m, uint64_t seq)
 				     .t_begin = r->t_begin,
 				     .t_end = r->t_end,
 				     .status = r->status };
-	add_op(m, &c, r->api, "");
+	struct pending *p = add_op(m, &c, r->api, "");
+	if (p)
+		dt_cost_legacy(&p->op.cost, r->api, NULL, 0, NULL);
 }
 
 /* Whether a kernel's name says it runs on tensor cores (1), says it does
@@ -1964,9 +2017,35 @@ bool dt_layout_kernel(const char *name, size_t len)
 	return false;
 }
 
+/* What a kernel's name says, worked out once per name (a direct-mapped
+ * cache by the name's hash; kernels are few, their records many). */
+static const struct dt_kernel_class *
+kernel_class(struct dt_model *m, const char *name, uint32_t len)
+{
+	uint64_t h = dt_hash(name, len, 7);
+	struct kname_info *k = &m->knames[h & 4095];
+
+	if (k->len != len || k->h != h || !len) {
+		char n[512];
+		snprintf(n, sizeof(n), "%.*s", (int)len, name);
+		k->h = h;
+		k->len = len;
+		k->c.family = dt_family_of(name, len);
+		k->c.layout = dt_layout_kernel(name, len);
+		k->c.tuner = dt_tuner_kernel(name, len);
+		k->c.tc = tensor_core_kernel(n);
+	}
+	return &k->c;
+}
+
+const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m)
+{
+	return m->last_kernel;
+}
+
 static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
 		      uint64_t start, uint64_t end, const char *kname,
-		      uint32_t klen)
+		      uint32_t klen, const struct dt_kernel_class *ki)
 {
 	uint64_t call =
 		m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))].corr ==
@@ -1981,6 +2060,7 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
 		m->stats.other_kernels++;
 		return;
 	}
+	bool layout = ki && ki->layout;
 	struct pending *p = pending_of(m, call);
 	if (!p && call > m->max_seq) {
 		/* its call is still running: keep the kernel for it */
@@ -1999,7 +2079,7 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
 			o->end = e;
 		o->kernels++;
 		o->gpu_ns += end > start ? end - start : 0;
-		if (dt_layout_kernel(kname, klen)) {
+		if (layout) {
 			o->converts++;
 			o->convert_ns += end > start ? end - start : 0;
 		}
@@ -2020,20 +2100,14 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
 		op->gpu_end = e;
 	op->kernels++;
 	op->gpu_ns += end > start ? end - start : 0;
-	if (dt_layout_kernel(kname, klen)) {
+	if (layout) {
 		op->converts++;
 		op->convert_ns += end > start ? end - start : 0;
 	}
 	/* which kernels ran says whether tensor cores did, when the engine's
 	 * notes are not known: one that did settles it */
-	if (kname && op->cost.tensor_op && op->tensor_cores < 0 &&
-	    p->tc_hint < 1) {
-		char n[256];
-		snprintf(n, sizeof(n), "%.*s", (int)klen, kname);
-		int h = tensor_core_kernel(n);
-		if (h > p->tc_hint)
-			p->tc_hint = h;
-	}
+	if (ki && ki->tc > p->tc_hint)
+		p->tc_hint = ki->tc;
 	if (!p->first_kernel && kname)
 		p->first_kernel = strndup(kname, klen);
 }
@@ -2051,7 +2125,14 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	m->fi = fi;
 	m->details = true;
 	m->api_class = calloc(fi->n_apis + 1, 1);
-	if (!m->api_class) {
+	m->sigs = calloc(fi->n_apis + 1, sizeof(*m->sigs));
+	if (!m->api_class || !m->sigs) {
+		free(m->api_class);
+		for (uint32_t i = 0; i < m->fi->n_apis; i++)
+			if (m->sigs[i] != &bad_sig)
+				free(m->sigs[i]);
+		free(m->sigs);
+		free(m->sigs);
 		free(m);
 		return NULL;
 	}
@@ -2132,19 +2213,24 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 	case DT_REC_KERNEL: {
 		const struct dt_rec_kernel *k = (const void *)h;
 		tail = dt_rec_tail(h, &len);
-		if (!(k->flags & DT_KERNEL_NO_TIME))
-			on_kernel(m, k->corr, k->device, k->start, k->end,
-				  (const char *)tail, len);
+		m->last_kernel = NULL;
+		if (k->flags & DT_KERNEL_NO_TIME)
+			break;
+		m->last_kernel = kernel_class(m, (const char *)tail, len);
+		on_kernel(m, k->corr, k->device, k->start, k->end,
+			  (const char *)tail, len, m->last_kernel);
 		break;
 	}
 	case DT_REC_MEMCPY: {
 		const struct dt_rec_memcpy *c = (const void *)h;
-		on_kernel(m, c->corr, c->device, c->start, c->end, NULL, 0);
+		on_kernel(m, c->corr, c->device, c->start, c->end, NULL, 0,
+			  NULL);
 		break;
 	}
 	case DT_REC_MEMSET: {
 		const struct dt_rec_memset *c = (const void *)h;
-		on_kernel(m, c->corr, c->device, c->start, c->end, NULL, 0);
+		on_kernel(m, c->corr, c->device, c->start, c->end, NULL, 0,
+			  NULL);
 		break;
 	}
 	}
@@ -2155,25 +2241,33 @@ void dt_model_finish(struct dt_model *m)
 	m->now = UINT64_MAX;
 }
 
-int dt_model_next_op(struct dt_model *m, struct dt_op *op)
+const struct dt_op *dt_model_next(struct dt_model *m)
 {
 	struct pending *p = m->head;
 
 	if (m->out) {
 		free(m->out->pointers);
 		free(m->out->first_kernel);
-		free(m->out);
+		m->out->next = m->spare;
+		m->spare = m->out;
 		m->out = NULL;
 	}
-	if (!p || (m->now != UINT64_MAX && p->op.t_end + HORIZON_NS > m->now))
-		return 0;
+	if (!p || (m->now != UINT64_MAX && m->head_t_end + HORIZON_NS > m->now))
+		return NULL;
 	m->head = p->next;
-	if (!m->head)
+	if (!m->head) {
 		m->tail = NULL;
+	} else {
+		m->head_t_end = m->head->op.t_end;
+		/* the queue is long (ops wait seconds of host time for their
+		 * kernels): fetch the next head before it is needed */
+		__builtin_prefetch(m->head->next);
+	}
 	index_drop(m, p);
 	m->out = p;
 	m->last_out = p->op.seq;
-	*op = p->op;
+
+	struct dt_op *op = &p->op;
 	op->desc = p->desc;
 	op->problem = p->problem ? p->problem : p->desc;
 	op->problem_id = (uint64_t)(uintptr_t)op->problem;
@@ -2184,7 +2278,16 @@ int dt_model_next_op(struct dt_model *m, struct dt_op *op)
 	if (op->tensor_cores < 0 && op->cost.tensor_op)
 		op->tensor_cores = p->tc_hint;
 	op->math = dt_math_of(&op->cost, op->tensor_cores);
-	return 1;
+	return op;
+}
+
+int dt_model_next_op(struct dt_model *m, struct dt_op *op)
+{
+	const struct dt_op *o = dt_model_next(m);
+
+	if (o)
+		*op = *o;
+	return o != NULL;
 }
 
 void dt_model_set_details(struct dt_model *m, bool on)
@@ -2213,6 +2316,11 @@ void dt_model_free(struct dt_model *m)
 	m->now = UINT64_MAX;
 	while (dt_model_next_op(m, &op))
 		;
+	while (m->spare) {
+		struct pending *p = m->spare;
+		m->spare = p->next;
+		free(p);
+	}
 	for (size_t i = 0; i < sizeof(m->orphans) / sizeof(m->orphans[0]); i++)
 		free(m->orphans[i].first_kernel);
 	while (m->cfgs) {

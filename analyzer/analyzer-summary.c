@@ -10,26 +10,16 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer-util.h"
 #include "dt-summary.h"
 
 /* ----------------------------------------------------------- helpers */
-
-static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
-{
-	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ull ^ seed;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 static uint64_t mix64(uint64_t v)
 {
@@ -137,9 +127,9 @@ static void index_free(struct index *x)
 
 /* The union of a device's busy intervals, from records that arrive
  * roughly in time order (CUPTI hands them over buffer by buffer): a window
- * of recent ones is kept and sorted, the older half merged into the
- * union. A record older than what was merged counts only its newer part.
- */
+ * of recent ones is kept sorted by start (an insertion from the end costs
+ * nothing for records in order), the older half merged into the union. A
+ * record older than what was merged counts only its newer part. */
 #define MERGE_WINDOW 4096
 
 struct merger {
@@ -151,15 +141,8 @@ struct merger {
 	uint64_t busy, first, last;
 };
 
-static int cmp_iv(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
 static void merge_out(struct merger *g, size_t n)
 {
-	qsort(g->iv, g->n, sizeof(g->iv[0]), cmp_iv);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t s = g->iv[i][0], e = g->iv[i][1];
 		if (s < g->done)
@@ -199,9 +182,14 @@ static void merger_add(struct merger *g, uint64_t s, uint64_t e)
 		g->last = e;
 	if (g->n == MERGE_WINDOW)
 		merge_out(g, MERGE_WINDOW / 2);
-	g->iv[g->n][0] = s;
-	g->iv[g->n][1] = e;
-	g->n++;
+	size_t i = g->n++;
+	while (i && g->iv[i - 1][0] > s) {
+		g->iv[i][0] = g->iv[i - 1][0];
+		g->iv[i][1] = g->iv[i - 1][1];
+		i--;
+	}
+	g->iv[i][0] = s;
+	g->iv[i][1] = e;
 }
 
 static void merger_finish(struct merger *g)
@@ -213,46 +201,6 @@ static void merger_finish(struct merger *g)
 	g->open = false;
 	free(g->iv);
 	g->iv = NULL;
-}
-
-/* ------------------------------------------------------------ families */
-
-static const struct {
-	const char *key, *name;
-	const char *needles[6];
-} families[DT_FAM_COUNT] = {
-	[DT_FAM_GEMM] = { "gemm",
-			  "GEMM (cuBLAS, cuBLASLt, CUTLASS)",
-			  { "gemm", "nvjet", "cutlass", "cublas", "Gemm",
-			    NULL } },
-	[DT_FAM_NCCL] = { "nccl", "NCCL", { "nccl", NULL } },
-	[DT_FAM_GGML] = { "ggml", "ggml", { "ggml", NULL } },
-	[DT_FAM_ATEN] = { "aten",
-			  "PyTorch (ATen)",
-			  { "at6native", "at::native", "_ZN2at", NULL } },
-	[DT_FAM_XLA] = { "xla",
-			 "XLA (and its autotuner)",
-			 { "xla", "fusion", "stream_executor", NULL } },
-	[DT_FAM_OTHER] = { "other", "other kernels", { NULL } },
-};
-
-const char *dt_family_name(enum dt_family f)
-{
-	return (unsigned)f < DT_FAM_COUNT ? families[f].name : "?";
-}
-
-const char *dt_family_key(enum dt_family f)
-{
-	return (unsigned)f < DT_FAM_COUNT ? families[f].key : "?";
-}
-
-enum dt_family dt_family_of(const char *name, size_t len)
-{
-	for (int f = 0; f < DT_FAM_OTHER; f++)
-		for (const char *const *n = families[f].needles; *n; n++)
-			if (memmem(name, len, *n, strlen(*n)))
-				return (enum dt_family)f;
-	return DT_FAM_OTHER;
 }
 
 const char *dt_finding_key(enum dt_finding_type t)
@@ -270,7 +218,7 @@ const char *dt_finding_key(enum dt_finding_type t)
 
 /* ------------------------------------------------------------- private */
 
-/* What is known of a kernel name: computed once per distinct name. */
+/* A layout conversion kernel, by name. */
 struct kname {
 	char *name;
 	uint32_t len;
@@ -383,11 +331,10 @@ static struct dt_sum_problem *problem_by_key(struct dt_summary *s,
 	struct priv *pv = P(s);
 	struct key_arg k = { s, op->problem ? op->problem : "", op->api };
 	bool fresh;
-	uint32_t *slot =
-		index_find(&pv->problems,
-			   hash_bytes(k.key, strlen(k.key),
-				      hash_bytes(k.api, strlen(k.api), 0)),
-			   problem_eq, &k, &fresh);
+	uint32_t *slot = index_find(
+		&pv->problems,
+		dt_hash(k.key, strlen(k.key), dt_hash(k.api, strlen(k.api), 0)),
+		problem_eq, &k, &fresh);
 
 	if (!slot)
 		return NULL;
@@ -425,9 +372,8 @@ static uint32_t api_of(struct dt_summary *s, const char *name)
 	struct priv *pv = P(s);
 	struct key_arg k = { s, name, NULL };
 	bool fresh;
-	uint32_t *slot =
-		index_find(&pv->apis, hash_bytes(name, strlen(name), 1), api_eq,
-			   &k, &fresh);
+	uint32_t *slot = index_find(&pv->apis, dt_hash(name, strlen(name), 1),
+				    api_eq, &k, &fresh);
 
 	if (!slot)
 		return 0;
@@ -455,9 +401,8 @@ static int32_t build_of(struct dt_summary *s, const char *key,
 	struct priv *pv = P(s);
 	struct key_arg k = { s, key, NULL };
 	bool fresh;
-	uint32_t *slot =
-		index_find(&pv->builds, hash_bytes(key, strlen(key), 2),
-			   build_eq, &k, &fresh);
+	uint32_t *slot = index_find(&pv->builds, dt_hash(key, strlen(key), 2),
+				    build_eq, &k, &fresh);
 
 	if (!slot)
 		return -1;
@@ -510,7 +455,7 @@ static struct kname *kname_of(struct dt_summary *s, const char *name,
 	struct priv *pv = P(s);
 	struct kn_arg k = { pv, name, len };
 	bool fresh;
-	uint32_t *slot = index_find(&pv->knames, hash_bytes(name, len, 3),
+	uint32_t *slot = index_find(&pv->knames, dt_hash(name, len, 3),
 				    kname_eq, &k, &fresh);
 
 	if (!slot)
@@ -525,11 +470,6 @@ static struct kname *kname_of(struct dt_summary *s, const char *name,
 	struct kname *n = &pv->kn[pv->n_kn];
 	n->name = strndup(name, len);
 	n->len = len;
-	n->family = dt_family_of(name, len);
-	n->layout = dt_layout_kernel(name, len);
-	n->tuner = memmem(name, len, "RedzoneAllocator", 16) ||
-		   memmem(name, len, "xla_fp_comparison", 17) ||
-		   memmem(name, len, "xla_int_comparison", 18);
 	*slot = (uint32_t)++pv->n_kn;
 	return n;
 }
@@ -603,6 +543,46 @@ static int32_t map_device(const struct priv *pv, int32_t id)
 
 /* --------------------------------------------------------------- reading */
 
+/* A round of tuning ends when one configuration has run this many times
+ * in a row. */
+#define SETTLED_RUNS 8
+
+/* Histogram buckets: 1% wide from 1 ns (up to 10^11 ns, 100 s). */
+#define HIST_BUCKETS 2546
+
+static uint32_t bucket_of(uint64_t ns)
+{
+	if (ns <= 1)
+		return 0;
+	double b = log((double)ns) / log(1.01);
+	return b >= HIST_BUCKETS - 1 ? HIST_BUCKETS - 1 : (uint32_t)b;
+}
+
+/* The middle of a bucket (its geometric mean). */
+static uint64_t bucket_ns(uint32_t b)
+{
+	return (uint64_t)(pow(1.01, b + 0.5) + 0.5);
+}
+
+static void hist_add(struct dt_sum_problem *p, uint32_t choice, uint64_t ns)
+{
+	if (!p->hist) {
+		p->hist = calloc(HIST_BUCKETS, sizeof(*p->hist));
+		if (!p->hist)
+			return;
+		p->hist_choice = choice;
+	}
+	/* the histogram follows the configuration running now: runs of an
+	 * earlier one that came late are only in its engine's totals */
+	if (choice != p->hist_choice) {
+		memset(p->hist, 0, HIST_BUCKETS * sizeof(*p->hist));
+		p->hist_n = 0;
+		p->hist_choice = choice;
+	}
+	p->hist[bucket_of(ns)]++;
+	p->hist_n++;
+}
+
 static bool same_knobs(const char *a, const char *b)
 {
 	return a && b ? !strcmp(a, b) : a == b;
@@ -659,18 +639,37 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 		choice = DT_SUM_ENGINES - 1;
 	p->engines[choice].count++;
 	p->engines[choice].gpu_ns += op->gpu_ns;
-	if (p->count > 1 && choice != p->last_choice)
+	/* a round of tuning starts with the first change of engine
+	 * configuration, and with every change after a settled streak */
+	if (p->count > 1 && choice != p->last_choice) {
 		p->engine_changes++;
+		if (!p->tune_rounds || p->streak >= SETTLED_RUNS)
+			p->tune_rounds++;
+		p->streak = 0;
+	}
+	p->streak++;
 	p->last_engine = op->engine;
 	p->last_choice = choice;
 
 	if (op->kernels) {
-		struct dt_sum_time *t = grow_array(p->times, &p->cap_times,
-						   p->n_times + 1, sizeof(*t));
-		if (t) {
-			p->times = t;
-			p->times[p->n_times++] =
-				(struct dt_sum_time){ op->gpu_ns, choice };
+		struct dt_sum_engine *e = &p->engines[choice];
+		if (!e->timed || op->gpu_ns < e->min_ns)
+			e->min_ns = op->gpu_ns;
+		if (op->gpu_ns > e->max_ns)
+			e->max_ns = op->gpu_ns;
+		e->timed++;
+		if (p->n_times < DT_SUM_EXACT) {
+			struct dt_sum_time *t =
+				grow_array(p->times, &p->cap_times,
+					   p->n_times + 1, sizeof(*t));
+			if (t) {
+				p->times = t;
+				p->times[p->n_times++] =
+					(struct dt_sum_time){ op->gpu_ns,
+							      choice };
+			}
+		} else {
+			hist_add(p, choice, op->gpu_ns);
 		}
 	}
 	struct dt_sum_share *sh = grow_array(p->per_file, &p->cap_per_file,
@@ -687,7 +686,7 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 		return;
 	int32_t bi = pv->plan_build[op->plan] - 1;
 	uint64_t knobs =
-		op->knobs ? hash_bytes(op->knobs, strlen(op->knobs), 4) : 0;
+		op->knobs ? dt_hash(op->knobs, strlen(op->knobs), 4) : 0;
 	struct plan_seen *seen = pv->seen[bi];
 	uint32_t n = pv->n_seen[bi];
 	bool same_plan = false, same_engine = false;
@@ -771,7 +770,8 @@ static char *rank_of(const struct dt_file_info *fi)
 static void on_kernel(struct dt_summary *s, struct dt_sum_file *f,
 		      uint32_t corr, uint32_t device, uint64_t start,
 		      uint64_t end, const char *name, uint32_t len,
-		      bool is_kernel, uint64_t bytes)
+		      const struct dt_kernel_class *kc, bool is_kernel,
+		      uint64_t bytes)
 {
 	struct priv *pv = P(s);
 	uint64_t d = end > start ? end - start : 0;
@@ -795,19 +795,21 @@ static void on_kernel(struct dt_summary *s, struct dt_sum_file *f,
 	}
 	f->kernels++;
 	s->kernels++;
-	struct kname *n = kname_of(s, name, len);
-	if (!n)
+	if (!kc)
 		return;
 	if (!cudnn) {
-		s->fam_ns[n->family] += d;
-		s->fam_count[n->family]++;
-		if (n->tuner) {
+		s->fam_ns[kc->family] += d;
+		s->fam_count[kc->family]++;
+		if (kc->tuner) {
 			s->tuner_ns += d;
 			s->tuner_kernels++;
 		}
 	}
-	if (n->layout)
-		add_convert(s, n, cudnn, d);
+	if (kc->layout) {
+		struct kname *n = kname_of(s, name, len);
+		if (n)
+			add_convert(s, n, cudnn, d);
+	}
 }
 
 static void on_call(struct dt_summary *s, struct dt_sum_file *f,
@@ -900,7 +902,7 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 	 * it maps to CLOCK_MONOTONIC; the union of busy intervals does not
 	 * care which clock, as long as it is one */
 	const struct dt_rec_hdr *h;
-	struct dt_op op;
+	const struct dt_op *op;
 	uint64_t n = 0;
 	bool done = false;
 	while (!done) {
@@ -925,20 +927,22 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 				if (k->flags & DT_KERNEL_NO_TIME)
 					break;
 				on_kernel(s, f, k->corr, k->device, k->start,
-					  k->end, (const char *)name, len, true,
-					  0);
+					  k->end, (const char *)name, len,
+					  dt_model_kernel(m), true, 0);
 				break;
 			}
 			case DT_REC_MEMCPY: {
 				const struct dt_rec_memcpy *c = (const void *)h;
 				on_kernel(s, f, c->corr, c->device, c->start,
-					  c->end, NULL, 0, false, c->bytes);
+					  c->end, NULL, 0, NULL, false,
+					  c->bytes);
 				break;
 			}
 			case DT_REC_MEMSET: {
 				const struct dt_rec_memset *c = (const void *)h;
 				on_kernel(s, f, c->corr, c->device, c->start,
-					  c->end, NULL, 0, false, c->bytes);
+					  c->end, NULL, 0, NULL, false,
+					  c->bytes);
 				break;
 			}
 			case DT_REC_DEVICE: {
@@ -956,8 +960,10 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 						 dt_reader_offset(r),
 						 dt_reader_stats(r)->file_size);
 		}
-		while (dt_model_next_op(m, &op))
-			add_op(s, f, &op);
+		/* ops come out as host time passes, which only calls move */
+		if (done || h->type == DT_REC_API_CALL)
+			while ((op = dt_model_next(m)))
+				add_op(s, f, op);
 	}
 	for (int i = 0; i < 64; i++) {
 		struct merger *g = &pv->merge[i];
@@ -1480,51 +1486,64 @@ static int by_cost(const void *a, const void *b)
 	return (int)x->type - (int)y->type;
 }
 
-/* Per problem: medians, and the executions whose engine is not the one it
- * settled on, in how many separate rounds. A round ends when the final
- * choice has run this many times in a row. */
-#define SETTLED_RUNS 8
-
+/* Per problem: the executions of the engine configuration it settled
+ * on (the last it ran with), their median, and the GPU time of the runs
+ * with others. When that configuration never ran with kernels, the
+ * statistics are over all executions. */
 static void settle_problem(struct dt_sum_problem *p)
 {
-	/* rounds of tuning, in run order (before the sort below): runs with
-	 * other choices than the final one, apart from each other by a
-	 * settled stretch of the final one (autotuners try the final choice
-	 * too, a few times in a row) */
-	size_t settled = SETTLED_RUNS;
-	for (size_t i = 0; i < p->n_times; i++) {
-		if (p->times[i].choice == p->last_choice) {
-			settled++;
-			continue;
+	if (!p->n_engines)
+		return;
+	const struct dt_sum_engine *last = &p->engines[p->last_choice];
+	bool all = !last->timed;
+	uint64_t hist_n = p->hist && (all || p->hist_choice == p->last_choice)
+				  ? p->hist_n
+				  : 0;
+
+	for (uint32_t i = 0; i < p->n_engines; i++) {
+		const struct dt_sum_engine *e = &p->engines[i];
+		if (i != p->last_choice) {
+			p->tune_ns += e->gpu_ns;
+			p->tune_count += e->count;
 		}
-		p->tune_rounds += settled >= SETTLED_RUNS;
-		settled = 0;
+		if ((!all && i != p->last_choice) || !e->timed)
+			continue;
+		if (!p->settled_count || e->min_ns < p->min_ns)
+			p->min_ns = e->min_ns;
+		if (e->max_ns > p->max_ns)
+			p->max_ns = e->max_ns;
+		p->settled_count += e->timed;
+		p->settled_ns += e->gpu_ns;
 	}
-	/* the settled engine's executions first, sorted by time */
+	/* the settled executions kept exactly, first */
 	size_t n = 0;
 	for (size_t i = 0; i < p->n_times; i++)
-		if (p->times[i].choice == p->last_choice) {
+		if (all || p->times[i].choice == p->last_choice) {
 			struct dt_sum_time t = p->times[i];
 			p->times[i] = p->times[n];
 			p->times[n++] = t;
 		}
-	if (!n) /* none with kernels: take them all */
-		n = p->n_times;
-	if (n) {
-		qsort(p->times, n, sizeof(*p->times), cmp_time);
-		p->min_ns = p->times[0].ns;
+	if (!n && !hist_n)
+		return;
+	qsort(p->times, n, sizeof(*p->times), cmp_time);
+	if (!hist_n) {
 		p->median_ns = p->times[n / 2].ns;
-		p->max_ns = p->times[n - 1].ns;
-		for (size_t i = 0; i < n; i++)
-			p->settled_ns += p->times[i].ns;
-		p->settled_count = n;
+		return;
 	}
-	if (p->n_engines > 1) {
-		for (uint32_t i = 0; i < p->n_engines; i++)
-			if (i != p->last_choice) {
-				p->tune_ns += p->engines[i].gpu_ns;
-				p->tune_count += p->engines[i].count;
-			}
+	/* with the histogram: the bucket holding the middle execution */
+	uint64_t want = (n + hist_n) / 2, seen = 0;
+	size_t k = 0;
+	for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
+		seen += p->hist[b];
+		while (k < n && bucket_of(p->times[k].ns) == b)
+			seen++, k++;
+		if (seen > want) {
+			uint64_t v = bucket_ns(b);
+			p->median_ns = v < p->min_ns   ? p->min_ns
+				       : v > p->max_ns ? p->max_ns
+						       : v;
+			return;
+		}
 	}
 }
 
@@ -1639,6 +1658,7 @@ void dt_summary_free(struct dt_summary *s)
 		free(p->notes);
 		free(p->first_kernel);
 		free(p->times);
+		free(p->hist);
 		free(p->per_file);
 	}
 	for (size_t i = 0; i < s->n_builds; i++) {

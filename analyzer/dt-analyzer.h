@@ -47,6 +47,22 @@ void dt_args_begin(struct dt_args_iter *it, const char *sig,
  * few for the signature). */
 int dt_args_next(struct dt_args_iter *it, struct dt_arg *a);
 
+/* A signature parsed once, for decoding many calls of one API quickly:
+ * each argument's name, type and layout, without values. */
+struct dt_sig {
+	int n;
+	struct dt_arg proto[];
+};
+
+/* Parse sig; NULL when it is malformed (or memory is short). Free with
+ * free(). */
+struct dt_sig *dt_sig_parse(const char *sig);
+
+/* Decode a call's argument bytes with s into out[0..n): returns n, or -1
+ * when the bytes do not match (too few, or some left over) or max < n. */
+int dt_sig_decode(const struct dt_sig *s, const uint8_t *args, uint32_t len,
+		  struct dt_arg *out, int max);
+
 /* Print a's value the way `dnntrace dump` shows it (no name). Returns the
  * length snprintf would have written. */
 int dt_arg_format(const struct dt_arg *a, char *buf, size_t size);
@@ -183,6 +199,24 @@ const char *dt_op_kind_name(enum dt_op_kind k); /* "convolution forward" */
 const char *dt_op_kind_key(enum dt_op_kind k);  /* "conv_fwd" */
 const char *dt_math_name(enum dt_math m);       /* "bf16" */
 
+/* Kernels outside cuDNN calls, grouped by the library their name shows. */
+enum dt_family {
+	DT_FAM_GEMM,
+	DT_FAM_NCCL,
+	DT_FAM_GGML,
+	DT_FAM_ATEN,
+	DT_FAM_XLA,
+	DT_FAM_OTHER,
+	DT_FAM_COUNT
+};
+const char *dt_family_name(enum dt_family f); /* "GEMM (cuBLAS, ...)" */
+const char *dt_family_key(enum dt_family f);  /* "gemm" */
+enum dt_family dt_family_of(const char *name, size_t len);
+
+/* Whether a kernel is an autotuner's own (XLA's redzone checks and result
+ * comparisons). */
+bool dt_tuner_kernel(const char *name, size_t len);
+
 /* ----------------------------------------------------------- the model */
 
 /* One operation the program executed: a call that can launch GPU work. */
@@ -254,6 +288,9 @@ void dt_model_finish(struct dt_model *m);
  * (its strings valid until the next call), or 0 when none is ready. */
 int dt_model_next_op(struct dt_model *m, struct dt_op *op);
 
+/* The same without the copy: the op is valid until the next call. */
+const struct dt_op *dt_model_next(struct dt_model *m);
+
 const struct dt_model_stats *dt_model_stats(const struct dt_model *m);
 
 /* An execution plan was built (a successful finalize). */
@@ -266,6 +303,16 @@ struct dt_plan_build {
 	uint64_t t;       /* when (host, CLOCK_MONOTONIC ns) */
 	uint64_t host_ns; /* the finalize call's duration */
 };
+
+/* What the name of the last kernel record fed says, or NULL when that
+ * record was no timed kernel. */
+struct dt_kernel_class {
+	enum dt_family family;
+	bool layout; /* dt_layout_kernel() */
+	bool tuner;  /* dt_tuner_kernel() */
+	int tc;      /* runs on tensor cores: 1 yes, 0 no, -1 unknown */
+};
+const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m);
 
 /* Whether ops carry their device pointers (pointers_json, workspace_ptr);
  * on by default. Summaries do without, and go faster. */

@@ -34,20 +34,6 @@ struct dt_peaks {
  * table times SMs times clock. */
 void dt_peaks_for_device(struct dt_peaks *p, const struct dt_device *d);
 
-/* Kernels outside cuDNN calls, grouped by the library their name shows. */
-enum dt_family {
-	DT_FAM_GEMM,
-	DT_FAM_NCCL,
-	DT_FAM_GGML,
-	DT_FAM_ATEN,
-	DT_FAM_XLA,
-	DT_FAM_OTHER,
-	DT_FAM_COUNT
-};
-const char *dt_family_name(enum dt_family f); /* "GEMM (cuBLAS, ...)" */
-const char *dt_family_key(enum dt_family f);  /* "gemm" */
-enum dt_family dt_family_of(const char *name, size_t len);
-
 struct dt_sum_file {
 	char *path;
 	char *host, *program, *cudnn, *gpu_state;
@@ -75,9 +61,11 @@ struct dt_sum_engine {
 	int64_t engine;
 	char *knobs; /* "TILE_SIZE=4 KBLOCK=3", or NULL */
 	uint64_t count, gpu_ns;
+	uint64_t timed, min_ns, max_ns; /* the executions with kernels */
 };
 
 #define DT_SUM_ENGINES 64
+#define DT_SUM_EXACT   1024
 
 struct dt_sum_problem {
 	char *key;   /* the problem signature (dt_op.problem) */
@@ -101,11 +89,18 @@ struct dt_sum_problem {
 	uint32_t last_choice;    /* its entry in engines[] */
 	uint32_t engine_changes; /* executions whose engine or knobs differ
 				    from the one before */
+	uint64_t streak;         /* executions in a row with last_choice */
+	/* GPU time of the executions with kernels, for medians: the first
+	 * DT_SUM_EXACT exactly, later ones (of one engine configuration) in
+	 * a histogram of 1% wide buckets, so memory stays bounded */
 	struct dt_sum_time {
 		uint64_t ns;
 		uint32_t choice; /* index into engines[] */
-	} * times; /* each execution with kernels: GPU ns, what ran */
+	} * times;
 	size_t n_times, cap_times;
+	uint32_t *hist;
+	uint64_t hist_n;
+	uint32_t hist_choice;
 	struct dt_sum_share {
 		uint64_t ns, count;
 	} * per_file; /* by file of the summary */
@@ -116,7 +111,7 @@ struct dt_sum_problem {
 	uint64_t min_ns, median_ns, max_ns;
 	uint64_t tune_ns; /* executions with engines it did not settle on */
 	uint64_t tune_count;
-	uint32_t tune_rounds; /* separate stretches of such executions */
+	uint32_t tune_rounds; /* separate rounds of such executions */
 };
 
 /* A plan built for a graph: how often, with which engines. */

@@ -6,12 +6,13 @@
 #ifndef DT_TEST_H
 #define DT_TEST_H
 
-#include <ftw.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int dt_test_failures __attribute__((unused));
 
@@ -57,19 +58,43 @@ static int dt_test_failures __attribute__((unused));
 		return dt_test_failures ? 1 : 0;                \
 	} while (0)
 
+static char dt_test_dir[256];
+
+/* The scratch folder goes when the test exits, unless DT_TEST_KEEP is set
+ * (to look at what a failing test wrote). Tests write files there, not
+ * folders. */
+static void dt_test_cleanup(void)
+{
+	DIR *d;
+	struct dirent *e;
+	char path[512];
+
+	if (!dt_test_dir[0] || getenv("DT_TEST_KEEP") ||
+	    !(d = opendir(dt_test_dir)))
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dt_test_dir,
+				 e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(dt_test_dir);
+}
+
 /* A fresh scratch folder under $TMPDIR; the path is static storage. */
 static inline const char *dt_test_tmpdir(void)
 {
-	static char dir[256];
 	const char *base = getenv("TMPDIR");
 
-	snprintf(dir, sizeof(dir), "%s/dnntrace-test-XXXXXX",
+	snprintf(dt_test_dir, sizeof(dt_test_dir), "%s/dnntrace-test-XXXXXX",
 		 base ? base : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (!mkdtemp(dt_test_dir)) {
 		perror("mkdtemp");
 		exit(1);
 	}
-	return dir;
+	atexit(dt_test_cleanup);
+	return dt_test_dir;
 }
 
 #endif /* DT_TEST_H */

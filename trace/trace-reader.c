@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,23 +25,60 @@
 #define FRAME_MAX (256u << 20)
 #define IN_STEP   (128u << 10)
 
+/* One frame, decoded: its records (or nothing for frames that hold none),
+ * or where and why the file ends. */
+struct frame {
+	enum {
+		FRAME_RECORDS, /* a data or metadata frame: buf[0..len) */
+		FRAME_NONE,    /* a frame without records (a seek table) */
+		FRAME_EOF,     /* the end of the file, where a frame starts */
+		FRAME_STOP, /* the file ends here for `end`: error says why */
+	} kind;
+	uint8_t *buf;
+	size_t cap, len;
+	uint64_t off; /* where the next frame starts */
+	bool counted; /* a zstd frame (stats.frames) */
+	bool index;   /* a valid seek table, of index_frames entries */
+	uint32_t index_frames;
+	enum dt_file_end end;
+	uint64_t from; /* FRAME_STOP: the bytes from here on are lost */
+	char error[160];
+};
+
+/* Frames are decoded ahead by a second thread in files larger than this
+ * (the reader then costs its consumer little more than the records). */
+#define PREFETCH_MIN (8u << 20)
+#define SLOTS        4
+
 struct dt_reader {
 	int fd; /* -1 when reading from memory */
 	const uint8_t *mem;
 	uint64_t size;
-	uint64_t off; /* the next frame starts here */
+	uint64_t off; /* the end of the frame being read */
 
 	struct dt_file_info info;
 	struct dt_file_stats stats;
 	uint64_t loss_sum; /* counts of LOSS records seen */
 
+	/* the decoder: its next frame starts at dec_off */
+	uint64_t dec_off;
 	ZSTD_DCtx *dctx;
 	uint8_t *in;
-	uint8_t *out; /* the current frame's records */
-	size_t out_cap;
+	struct frame slots[SLOTS];
+	unsigned produced, consumed; /* frames decoded, frames taken */
+
+	/* the frame being read */
+	struct frame *cur;
+	const uint8_t *out;
 	size_t out_len;
 	size_t out_pos;
 	bool done;
+
+	/* the second thread, when there is one */
+	bool threaded, quit;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t filled, freed;
 };
 
 static uint32_t get_le32(const uint8_t *p)
@@ -70,18 +108,31 @@ static int read_at(struct dt_reader *r, uint64_t off, void *buf, size_t n)
 	return 0;
 }
 
-/* Stop reading: the file ends here, for the reason given. */
-static void stop(struct dt_reader *r, enum dt_file_end end, uint64_t from,
-		 const char *fmt, ...)
+/* The file ends at this frame, for the reason given. */
+static void frame_stop(struct frame *f, enum dt_file_end end, uint64_t from,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void frame_stop(struct frame *f, enum dt_file_end end, uint64_t from,
+		       const char *fmt, ...)
 {
 	va_list ap;
 
+	f->kind = FRAME_STOP;
+	f->end = end;
+	f->from = from;
+	va_start(ap, fmt);
+	vsnprintf(f->error, sizeof(f->error), fmt, ap);
+	va_end(ap);
+}
+
+/* Stop reading: the file ends here, for the reason given. */
+static void stop(struct dt_reader *r, enum dt_file_end end, uint64_t from,
+		 const char *error)
+{
 	r->done = true;
 	r->stats.end = end;
 	r->stats.bytes_lost = r->size > from ? r->size - from : 0;
-	va_start(ap, fmt);
-	vsnprintf(r->stats.error, sizeof(r->stats.error), fmt, ap);
-	va_end(ap);
+	snprintf(r->stats.error, sizeof(r->stats.error), "%s", error);
 }
 
 /* Size of the record at p if it is well formed within avail bytes, else 0. */
@@ -105,15 +156,15 @@ static uint32_t check_record(const uint8_t *p, size_t avail)
 	return h->size;
 }
 
-static int ensure_out(struct dt_reader *r, size_t n)
+static int ensure_buf(struct frame *f, size_t n)
 {
-	if (n <= r->out_cap)
+	if (n <= f->cap)
 		return 0;
-	uint8_t *p = realloc(r->out, n);
+	uint8_t *p = realloc(f->buf, n);
 	if (!p)
 		return -1;
-	r->out = p;
-	r->out_cap = n;
+	f->buf = p;
+	f->cap = n;
 	return 0;
 }
 
@@ -234,9 +285,11 @@ static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 		pos += size;
 	}
 	free(p);
-	r->off = 8 + (uint64_t)len;
+	r->off = r->dec_off = 8 + (uint64_t)len;
 	return DT_OK;
 }
+
+static void *decoder_main(void *arg);
 
 static struct dt_reader *open_common(struct dt_reader *r, int *err,
 				     char *errbuf, size_t errlen)
@@ -262,6 +315,20 @@ static struct dt_reader *open_common(struct dt_reader *r, int *err,
 	if (rc != DT_OK) {
 		dt_reader_close(r);
 		return NULL;
+	}
+	/* a big file is decoded ahead, on a second thread; a failure to start
+	 * it only makes reading slower */
+	if (r->fd >= 0 && r->size >= PREFETCH_MIN) {
+		pthread_mutex_init(&r->lock, NULL);
+		pthread_cond_init(&r->filled, NULL);
+		pthread_cond_init(&r->freed, NULL);
+		r->threaded =
+			pthread_create(&r->thread, NULL, decoder_main, r) == 0;
+		if (!r->threaded) {
+			pthread_cond_destroy(&r->freed);
+			pthread_cond_destroy(&r->filled);
+			pthread_mutex_destroy(&r->lock);
+		}
 	}
 	return r;
 }
@@ -314,6 +381,16 @@ void dt_reader_close(struct dt_reader *r)
 {
 	if (!r)
 		return;
+	if (r->threaded) {
+		pthread_mutex_lock(&r->lock);
+		r->quit = true;
+		pthread_cond_signal(&r->freed);
+		pthread_mutex_unlock(&r->lock);
+		pthread_join(r->thread, NULL);
+		pthread_cond_destroy(&r->freed);
+		pthread_cond_destroy(&r->filled);
+		pthread_mutex_destroy(&r->lock);
+	}
 	if (r->fd >= 0)
 		close(r->fd);
 	for (size_t i = 0; i < r->info.n_info; i++) {
@@ -328,7 +405,8 @@ void dt_reader_close(struct dt_reader *r)
 	free(r->info.apis);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->in);
-	free(r->out);
+	for (int i = 0; i < SLOTS; i++)
+		free(r->slots[i].buf);
 	free(r);
 }
 
@@ -347,35 +425,35 @@ const struct dt_file_stats *dt_reader_stats(const struct dt_reader *r)
 	return &r->stats;
 }
 
-/* Decode the zstd frame at r->off into r->out. */
-static void load_zstd_frame(struct dt_reader *r)
+/* Decode the zstd frame at r->dec_off into f. */
+static void decode_zstd(struct dt_reader *r, struct frame *f)
 {
 	uint8_t head[18]; /* ZSTD_FRAMEHEADERSIZE_MAX, not in the stable API */
 	size_t hn = sizeof(head);
 	unsigned long long content;
-	uint64_t pos = r->off;
+	uint64_t at = r->dec_off, pos = at;
 
-	if (hn > r->size - r->off)
-		hn = (size_t)(r->size - r->off);
-	if (read_at(r, r->off, head, hn))
-		return stop(r, DT_FILE_CORRUPT, r->off, "read error");
+	if (hn > r->size - at)
+		hn = (size_t)(r->size - at);
+	if (read_at(r, at, head, hn))
+		return frame_stop(f, DT_FILE_CORRUPT, at, "read error");
 	content = ZSTD_getFrameContentSize(head, hn);
 	if (content == ZSTD_CONTENTSIZE_ERROR) {
 		if (hn < sizeof(head))
-			return stop(r, DT_FILE_TRUNCATED, r->off,
-				    "the last frame is cut short");
-		return stop(r, DT_FILE_CORRUPT, r->off,
-			    "bad frame header at offset %llu",
-			    (unsigned long long)r->off);
+			return frame_stop(f, DT_FILE_TRUNCATED, at,
+					  "the last frame is cut short");
+		return frame_stop(f, DT_FILE_CORRUPT, at,
+				  "bad frame header at offset %llu",
+				  (unsigned long long)at);
 	}
 	if (content == ZSTD_CONTENTSIZE_UNKNOWN || content > FRAME_MAX)
-		return stop(r, DT_FILE_CORRUPT, r->off,
-			    "frame at offset %llu has no usable size",
-			    (unsigned long long)r->off);
-	if (ensure_out(r, (size_t)content ? (size_t)content : 1))
-		return stop(r, DT_FILE_CORRUPT, r->off, "out of memory");
+		return frame_stop(f, DT_FILE_CORRUPT, at,
+				  "frame at offset %llu has no usable size",
+				  (unsigned long long)at);
+	if (ensure_buf(f, (size_t)content ? (size_t)content : 1))
+		return frame_stop(f, DT_FILE_CORRUPT, at, "out of memory");
 
-	ZSTD_outBuffer ob = { r->out, (size_t)content, 0 };
+	ZSTD_outBuffer ob = { f->buf, (size_t)content, 0 };
 	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
 	for (;;) {
 		size_t n = IN_STEP, ret;
@@ -383,41 +461,43 @@ static void load_zstd_frame(struct dt_reader *r)
 		if (n > r->size - pos)
 			n = (size_t)(r->size - pos);
 		if (n == 0)
-			return stop(r, DT_FILE_TRUNCATED, r->off,
-				    "the last frame is cut short");
+			return frame_stop(f, DT_FILE_TRUNCATED, at,
+					  "the last frame is cut short");
 		if (read_at(r, pos, r->in, n))
-			return stop(r, DT_FILE_CORRUPT, r->off, "read error");
+			return frame_stop(f, DT_FILE_CORRUPT, at, "read error");
 		ZSTD_inBuffer ib = { r->in, n, 0 };
 		ret = ZSTD_decompressStream(r->dctx, &ob, &ib);
 		if (ZSTD_isError(ret))
-			return stop(r, DT_FILE_CORRUPT, r->off,
-				    "frame at offset %llu: %s",
-				    (unsigned long long)r->off,
-				    ZSTD_getErrorName(ret));
+			return frame_stop(f, DT_FILE_CORRUPT, at,
+					  "frame at offset %llu: %s",
+					  (unsigned long long)at,
+					  ZSTD_getErrorName(ret));
 		pos += ib.pos;
 		if (ret == 0)
 			break;
 		if (ib.pos == 0 && ob.pos == ob.size)
-			return stop(r, DT_FILE_CORRUPT, r->off,
-				    "frame at offset %llu is larger than it "
-				    "says",
-				    (unsigned long long)r->off);
+			return frame_stop(f, DT_FILE_CORRUPT, at,
+					  "frame at offset %llu is larger than "
+					  "it says",
+					  (unsigned long long)at);
 	}
 	if (ob.pos != content)
-		return stop(r, DT_FILE_CORRUPT, r->off,
-			    "frame at offset %llu is smaller than it says",
-			    (unsigned long long)r->off);
-	r->off = pos;
-	r->out_len = ob.pos;
-	r->out_pos = 0;
-	r->stats.frames++;
+		return frame_stop(f, DT_FILE_CORRUPT, at,
+				  "frame at offset %llu is smaller than it "
+				  "says",
+				  (unsigned long long)at);
+	f->kind = FRAME_RECORDS;
+	f->len = ob.pos;
+	f->off = pos;
+	f->counted = true;
 }
 
-static void load_seek_table(struct dt_reader *r, uint32_t len)
+static void decode_seek_table(struct dt_reader *r, struct frame *f,
+			      uint32_t len)
 {
 	uint8_t foot[9];
 
-	if (len < 9 || read_at(r, r->off + 8 + len - 9, foot, 9))
+	if (len < 9 || read_at(r, r->dec_off + 8 + len - 9, foot, 9))
 		return;
 	uint32_t n = get_le32(foot);
 	uint8_t desc = foot[4];
@@ -426,49 +506,134 @@ static void load_seek_table(struct dt_reader *r, uint32_t len)
 	if (get_le32(foot + 5) != DT_SEEK_FOOTER_MAGIC ||
 	    (uint64_t)n * entry + 9 != len)
 		return;
-	r->stats.have_index = true;
-	r->stats.index_frames = n;
+	f->index = true;
+	f->index_frames = n;
+}
+
+/* Decode the frame at r->dec_off into f, and move past it. */
+static void decode_frame(struct dt_reader *r, struct frame *f)
+{
+	uint8_t h[8];
+	uint64_t at = r->dec_off, left = r->size - at;
+	uint32_t magic, len;
+
+	f->kind = FRAME_NONE;
+	f->len = 0;
+	f->counted = f->index = false;
+	f->off = at;
+	if (left == 0) {
+		f->kind = FRAME_EOF;
+		return;
+	}
+	if (left < 4 || read_at(r, at, h, left < 8 ? 4 : 8))
+		return frame_stop(f, DT_FILE_TRUNCATED, at,
+				  "the last frame is cut short");
+	magic = get_le32(h);
+	if (magic == ZSTD_MAGICNUMBER) {
+		decode_zstd(r, f);
+		if (f->kind == FRAME_RECORDS)
+			r->dec_off = f->off;
+		return;
+	}
+	if ((magic & 0xFFFFFFF0u) != ZSTD_MAGIC_SKIPPABLE_START)
+		return frame_stop(f, DT_FILE_CORRUPT, at,
+				  "unknown frame at offset %llu",
+				  (unsigned long long)at);
+	if (left < 8 || (len = get_le32(h + 4)) > left - 8)
+		return frame_stop(f, DT_FILE_TRUNCATED, at,
+				  "the last frame is cut short");
+	if (magic == DT_FRAME_META) {
+		if (len > FRAME_MAX || ensure_buf(f, len ? len : 1) ||
+		    read_at(r, at + 8, f->buf, len))
+			return frame_stop(f, DT_FILE_CORRUPT, at,
+					  "unreadable metadata frame at offset "
+					  "%llu",
+					  (unsigned long long)at);
+		f->kind = FRAME_RECORDS;
+		f->len = len;
+	} else if (magic == DT_FRAME_SEEK) {
+		decode_seek_table(r, f, len);
+	}
+	/* other skippable frames belong to someone else: skip them */
+	r->dec_off = at + 8 + (uint64_t)len;
+	f->off = r->dec_off;
+}
+
+static bool last_frame(const struct frame *f)
+{
+	return f->kind == FRAME_EOF || f->kind == FRAME_STOP;
+}
+
+/* The second thread: decodes frames into free slots until the last. */
+static void *decoder_main(void *arg)
+{
+	struct dt_reader *r = arg;
+
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (r->produced - r->consumed >= SLOTS - 1 && !r->quit)
+			pthread_cond_wait(&r->freed, &r->lock);
+		if (r->quit)
+			break;
+		struct frame *f = &r->slots[r->produced % SLOTS];
+		pthread_mutex_unlock(&r->lock);
+		decode_frame(r, f);
+		pthread_mutex_lock(&r->lock);
+		r->produced++;
+		pthread_cond_signal(&r->filled);
+		if (last_frame(f))
+			break;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* The next decoded frame: from the second thread, or decoded here. The
+ * slot of the frame read before is free again (SLOTS - 1 are decoded ahead
+ * at most, so the one being read is never written). */
+static struct frame *next_frame(struct dt_reader *r)
+{
+	struct frame *f;
+
+	if (!r->threaded) {
+		f = &r->slots[0];
+		decode_frame(r, f);
+		return f;
+	}
+	pthread_mutex_lock(&r->lock);
+	if (r->cur) {
+		r->consumed++;
+		pthread_cond_signal(&r->freed);
+	}
+	while (r->produced == r->consumed)
+		pthread_cond_wait(&r->filled, &r->lock);
+	f = &r->slots[r->consumed % SLOTS];
+	pthread_mutex_unlock(&r->lock);
+	return f;
 }
 
 /* Make the next frame's records current, or finish. */
 static void load_frame(struct dt_reader *r)
 {
-	uint8_t h[8];
-	uint64_t left = r->size - r->off;
-	uint32_t magic, len;
+	struct frame *f = next_frame(r);
 
-	r->out_len = r->out_pos = 0;
-	if (left == 0) {
+	r->cur = f;
+	r->out = f->buf;
+	r->out_len = f->kind == FRAME_RECORDS ? f->len : 0;
+	r->out_pos = 0;
+	r->off = f->off;
+	r->stats.frames += f->counted;
+	if (f->index) {
+		r->stats.have_index = true;
+		r->stats.index_frames = f->index_frames;
+	}
+	if (f->kind == FRAME_EOF) {
 		r->done = true;
 		r->stats.end =
 			r->stats.have_end ? DT_FILE_CLEAN : DT_FILE_NO_END;
-		return;
+	} else if (f->kind == FRAME_STOP) {
+		stop(r, f->end, f->from, f->error);
 	}
-	if (left < 4 || read_at(r, r->off, h, left < 8 ? 4 : 8))
-		return stop(r, DT_FILE_TRUNCATED, r->off,
-			    "the last frame is cut short");
-	magic = get_le32(h);
-	if (magic == ZSTD_MAGICNUMBER)
-		return load_zstd_frame(r);
-	if ((magic & 0xFFFFFFF0u) != ZSTD_MAGIC_SKIPPABLE_START)
-		return stop(r, DT_FILE_CORRUPT, r->off,
-			    "unknown frame at offset %llu",
-			    (unsigned long long)r->off);
-	if (left < 8 || (len = get_le32(h + 4)) > left - 8)
-		return stop(r, DT_FILE_TRUNCATED, r->off,
-			    "the last frame is cut short");
-	if (magic == DT_FRAME_META) {
-		if (len > FRAME_MAX || ensure_out(r, len ? len : 1) ||
-		    read_at(r, r->off + 8, r->out, len))
-			return stop(r, DT_FILE_CORRUPT, r->off,
-				    "unreadable metadata frame at offset %llu",
-				    (unsigned long long)r->off);
-		r->out_len = len;
-	} else if (magic == DT_FRAME_SEEK) {
-		load_seek_table(r, len);
-	}
-	/* other skippable frames belong to someone else: skip them */
-	r->off += 8 + (uint64_t)len;
 }
 
 /* CUPTI's drops are not the writer's: END does not count them. */
@@ -490,11 +655,13 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 						     r->out_len - r->out_pos);
 
 			if (!size) {
+				char why[160];
+				snprintf(why, sizeof(why),
+					 "malformed record in the frame ending "
+					 "at offset %llu",
+					 (unsigned long long)r->off);
 				r->out_len = 0;
-				stop(r, DT_FILE_CORRUPT, r->off,
-				     "malformed record in the frame ending at "
-				     "offset %llu",
-				     (unsigned long long)r->off);
+				stop(r, DT_FILE_CORRUPT, r->off, why);
 				continue;
 			}
 			r->out_pos += size;

@@ -1,0 +1,129 @@
+/*
+ * test-read-ahead.c - large traces are decoded ahead on a second thread:
+ * a file of more than 8 MiB, whole and cut at frame boundaries and inside
+ * frames, reads the same records and ends the same way as the frame walk
+ * of test-truncate.c expects.
+ */
+#define _GNU_SOURCE
+#include <unistd.h>
+#include <zstd.h>
+
+#include "trace-test-util.h"
+
+static void write_prefix(const char *path, const uint8_t *buf, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(fwrite(buf, 1, n, f) == n);
+	fclose(f);
+}
+
+int main(void)
+{
+	const char *dir = dt_test_tmpdir();
+	struct dt_writer *w = test_writer(dir, "big.dnnt", 1u << 22);
+	struct dt_ring *r = dt_writer_attach(w, 1, "t");
+	char path[512], cut_path[600];
+	uint64_t seq = 0;
+
+	snprintf(path, sizeof(path), "%s", dt_writer_path(w));
+	snprintf(cut_path, sizeof(cut_path), "%s/cut.dnnt", dir);
+	/* calls with varied arguments compress to some 10 bytes each */
+	while (seq < 1000000) {
+		if (!test_put_call(r, seq + 1, (int32_t)(seq * 2654435761u)))
+			dt_writer_flush(w, 5000);
+		else
+			seq++;
+	}
+	dt_ring_detach(r);
+	dt_writer_close(w, DT_END_EXIT, 0);
+
+	size_t size = 0;
+	uint8_t *full = test_slurp(path, &size);
+	CHECK(full != NULL);
+	CHECK(size > (8u << 20)); /* big enough to be read ahead */
+	if (!full)
+		TEST_DONE();
+
+	/* frame ends, and the records before each */
+	size_t ends[4096], n = 0, off = 0;
+	uint64_t before[4096];
+	uint64_t recs = 0;
+	while (off < size && n < 4096) {
+		uint32_t magic, len;
+		memcpy(&magic, full + off, 4);
+		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			memcpy(&len, full + off + 4, 4);
+			if (magic == DT_FRAME_META)
+				for (size_t p = 0; p < len; recs++) {
+					struct dt_rec_hdr h;
+					memcpy(&h, full + off + 8 + p,
+					       sizeof(h));
+					p += h.size;
+				}
+			off += 8 + len;
+		} else {
+			size_t c = ZSTD_findFrameCompressedSize(full + off,
+								size - off);
+			unsigned long long d = ZSTD_getFrameContentSize(
+				full + off, size - off);
+			uint8_t *out = malloc(d);
+			ZSTD_decompress(out, d, full + off, c);
+			for (size_t p = 0; p < d;) {
+				const struct dt_rec_hdr *h =
+					(const void *)(out + p);
+				recs += h->type != DT_REC_PAD;
+				p += h->size;
+			}
+			free(out);
+			off += c;
+		}
+		ends[n] = off;
+		before[n++] = recs;
+	}
+	CHECK_EQ_U(ends[n - 1], size);
+
+	/* whole, at the boundaries of a few late frames, and inside them */
+	size_t cuts[16], nc = 0;
+	cuts[nc++] = size;
+	for (size_t i = n > 6 ? n - 6 : 1; i + 1 < n && nc < 14; i++) {
+		cuts[nc++] = ends[i];
+		cuts[nc++] = ends[i] + (ends[i + 1] - ends[i]) / 2;
+	}
+	for (size_t c = 0; c < nc; c++) {
+		size_t cut = cuts[c], whole = 0;
+		write_prefix(cut_path, full, cut);
+		for (size_t i = 0; i < n && ends[i] <= cut; i++)
+			whole = i;
+		struct dt_reader *rd = dt_reader_open(cut_path, NULL, NULL, 0);
+		CHECK(rd != NULL);
+		if (!rd)
+			continue;
+		const struct dt_rec_hdr *h;
+		uint64_t got = 0;
+		while (dt_reader_next(rd, &h) == 1)
+			got++;
+		const struct dt_file_stats *st = dt_reader_stats(rd);
+		/* the header frame's records are not the body's */
+		CHECK_EQ_U(got, before[whole] - before[0]);
+		if (cut == size)
+			CHECK_EQ_U(st->end, DT_FILE_CLEAN);
+		else if (ends[whole] != cut)
+			CHECK_EQ_U(st->end, DT_FILE_TRUNCATED);
+		CHECK_EQ_U(st->bytes_lost, cut - ends[whole]);
+		dt_reader_close(rd);
+	}
+	/* closed before the end: the second thread is stopped and joined */
+	struct dt_reader *rd = dt_reader_open(path, NULL, NULL, 0);
+	const struct dt_rec_hdr *h;
+	CHECK(rd != NULL);
+	for (int i = 0; rd && i < 1000; i++)
+		CHECK(dt_reader_next(rd, &h) == 1);
+	dt_reader_close(rd);
+	unlink(cut_path);
+	free(full);
+	TEST_DONE();
+}
