@@ -4,58 +4,7 @@
  * and says how it ended.
  */
 #define _GNU_SOURCE
-#include <zstd.h>
-
 #include "trace-test-util.h"
-
-struct frame {
-	size_t end;       /* offset just past the frame */
-	uint64_t records; /* records it holds (PAD excluded) */
-};
-
-/* Walk the frames of a complete file, counting records in each. */
-static size_t frames_of(const uint8_t *buf, size_t size, struct frame *fr,
-			size_t max)
-{
-	size_t off = 0, n = 0;
-
-	while (off < size && n < max) {
-		uint32_t magic, len;
-		uint64_t recs = 0;
-		memcpy(&magic, buf + off, 4);
-		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
-			memcpy(&len, buf + off + 4, 4);
-			if (magic == DT_FRAME_META)
-				for (size_t p = 0; p < len;) {
-					/* frames are not 8-aligned in the file
-					 */
-					struct dt_rec_hdr h;
-					memcpy(&h, buf + off + 8 + p,
-					       sizeof(h));
-					recs++;
-					p += h.size;
-				}
-			off += 8 + len;
-		} else {
-			size_t c = ZSTD_findFrameCompressedSize(buf + off,
-								size - off);
-			unsigned long long d =
-				ZSTD_getFrameContentSize(buf + off, size - off);
-			uint8_t *out = malloc(d);
-			ZSTD_decompress(out, d, buf + off, c);
-			for (size_t p = 0; p < d;) {
-				const struct dt_rec_hdr *h =
-					(const void *)(out + p);
-				recs += h->type != DT_REC_PAD;
-				p += h->size;
-			}
-			free(out);
-			off += c;
-		}
-		fr[n++] = (struct frame){ off, recs };
-	}
-	return n;
-}
 
 int main(void)
 {
@@ -64,7 +13,7 @@ int main(void)
 	struct dt_ring *r = dt_writer_attach(w, 1, "t");
 	char path[512];
 	uint64_t seq = 0;
-	struct frame fr[64];
+	struct test_frame fr[64];
 
 	snprintf(path, sizeof(path), "%s", dt_writer_path(w));
 	for (int f = 0; f < 4; f++) {
@@ -78,7 +27,7 @@ int main(void)
 	size_t size = 0;
 	uint8_t *full = test_slurp(path, &size);
 	CHECK(full != NULL);
-	size_t nf = frames_of(full, size, fr, 64);
+	size_t nf = test_frames_of(full, size, fr, 64);
 	CHECK(nf >= 6); /* header, 4 data frames, end, index */
 	CHECK_EQ_U(fr[nf - 1].end, size);
 

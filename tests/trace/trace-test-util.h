@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "dt-test.h"
 #include "dt-trace.h"
@@ -99,6 +100,56 @@ static inline uint8_t *test_slurp(const char *path, size_t *size)
 	fclose(f);
 	*size = (size_t)n;
 	return buf;
+}
+
+/* The frames of a complete file: where each ends, the records it holds. */
+struct test_frame {
+	size_t end;       /* offset just past the frame */
+	uint64_t records; /* records it holds (PAD excluded) */
+};
+
+/* Walk the frames of a complete file, counting records in each. */
+static inline size_t test_frames_of(const uint8_t *buf, size_t size,
+				    struct test_frame *fr, size_t max)
+{
+	size_t off = 0, n = 0;
+
+	while (off < size && n < max) {
+		uint32_t magic, len;
+		uint64_t recs = 0;
+		memcpy(&magic, buf + off, 4);
+		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			memcpy(&len, buf + off + 4, 4);
+			if (magic == DT_FRAME_META)
+				for (size_t p = 0; p < len;) {
+					/* frames are not 8-aligned in the file
+					 */
+					struct dt_rec_hdr h;
+					memcpy(&h, buf + off + 8 + p,
+					       sizeof(h));
+					recs++;
+					p += h.size;
+				}
+			off += 8 + len;
+		} else {
+			size_t c = ZSTD_findFrameCompressedSize(buf + off,
+								size - off);
+			unsigned long long d =
+				ZSTD_getFrameContentSize(buf + off, size - off);
+			uint8_t *out = malloc(d);
+			ZSTD_decompress(out, d, buf + off, c);
+			for (size_t p = 0; p < d;) {
+				const struct dt_rec_hdr *h =
+					(const void *)(out + p);
+				recs += h->type != DT_REC_PAD;
+				p += h->size;
+			}
+			free(out);
+			off += c;
+		}
+		fr[n++] = (struct test_frame){ off, recs };
+	}
+	return n;
 }
 
 #endif /* TRACE_TEST_UTIL_H */
