@@ -205,7 +205,6 @@ struct dt_model {
 		struct pending *p;
 	} * by_seq;
 	size_t by_seq_cap, n_pending;
-	unsigned by_seq_shift; /* 64 - log2(by_seq_cap) */
 	struct pending *out;   /* last op handed out */
 	struct pending *spare; /* handed out, for reuse */
 	uint64_t last_out;     /* its seq */
@@ -242,7 +241,7 @@ struct dt_model {
 	/* what kernel names say, by a hash of the name: layout conversion,
 	 * tensor cores (-1 unknown); len 0 for an empty entry */
 	struct kname_info {
-		uint64_t h;
+		char *name; /* a copy: the cache's key */
 		uint32_t len;
 		struct dt_kernel_class c;
 	} knames[4096];
@@ -1016,10 +1015,13 @@ static struct dt_cost_part *cost_part(struct dt_model *m, struct obj *o)
 
 /* ------------------------------------------------------------- the ops */
 
-/* Fibonacci hashing: the top bits of seq times 2^64 / phi. */
+/* The low bits of seq: ops are queued and leave in seq order, so the
+ * slots they use are neighbours (a scattering hash made every lookup a
+ * cache miss); a window of seqs wider than the table only lengthens
+ * probes a little. */
 static size_t seq_slot(const struct dt_model *m, uint64_t seq)
 {
-	return (size_t)((seq * 0x9e3779b97f4a7c15ull) >> m->by_seq_shift);
+	return (size_t)seq & (m->by_seq_cap - 1);
 }
 
 static struct pending *pending_of(struct dt_model *m, uint64_t seq)
@@ -1033,31 +1035,48 @@ static struct pending *pending_of(struct dt_model *m, uint64_t seq)
 	}
 }
 
+/* Twice as many slots; false when memory is short. */
+static bool index_grow(struct dt_model *m)
+{
+	size_t cap = m->by_seq_cap ? m->by_seq_cap * 2 : 1024;
+	struct seq_slot *old = m->by_seq, *v = calloc(cap, sizeof(*v));
+	size_t ocap = m->by_seq_cap;
+
+	if (!v)
+		return false;
+	m->by_seq = v;
+	m->by_seq_cap = cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].p) {
+			size_t k = seq_slot(m, old[i].seq);
+			while (v[k].p)
+				k = (k + 1) & (cap - 1);
+			v[k] = old[i];
+		}
+	free(old);
+	return true;
+}
+
 static void index_put(struct dt_model *m, struct pending *p)
 {
-	if ((m->n_pending + 1) * 2 > m->by_seq_cap) {
-		size_t cap = m->by_seq_cap ? m->by_seq_cap * 2 : 1024;
-		struct seq_slot *old = m->by_seq, *v = calloc(cap, sizeof(*v));
-		size_t ocap = m->by_seq_cap;
-		if (!v)
-			return; /* the op is still queued; found no more */
-		m->by_seq = v;
-		m->by_seq_cap = cap;
-		m->by_seq_shift = (unsigned)(64 - __builtin_ctzll(cap));
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i].p) {
-				size_t k = seq_slot(m, old[i].seq);
-				while (v[k].p)
-					k = (k + 1) & (cap - 1);
-				v[k] = old[i];
-			}
-		free(old);
+	/* at most half full; and a long probe (seqs that wrap onto each
+	 * other) asks for more room too */
+	if ((m->n_pending + 1) * 2 > m->by_seq_cap && !index_grow(m))
+		return; /* the op is still queued; found no more */
+	for (;;) {
+		size_t k = seq_slot(m, p->op.seq), probe = 0;
+		while (m->by_seq[k].p && probe < 64) {
+			k = (k + 1) & (m->by_seq_cap - 1);
+			probe++;
+		}
+		if (!m->by_seq[k].p) {
+			m->by_seq[k] = (struct seq_slot){ p->op.seq, p };
+			m->n_pending++;
+			return;
+		}
+		if (!index_grow(m))
+			return;
 	}
-	size_t k = seq_slot(m, p->op.seq);
-	while (m->by_seq[k].p)
-		k = (k + 1) & (m->by_seq_cap - 1);
-	m->by_seq[k] = (struct seq_slot){ p->op.seq, p };
-	m->n_pending++;
 }
 
 /* Remove p, shifting back the entries of its probe run that follow. */
@@ -1211,8 +1230,11 @@ static int64_t field_of(const void *desc, const char *name, int64_t def)
 
 static bool is_desc(const struct dt_arg *a)
 {
-	return a->code == 'p' && a->name_len > 4 &&
-	       !strncasecmp(a->name + a->name_len - 4, "Desc", 4);
+	const char *e = a->name + a->name_len - 4;
+
+	/* "...Desc" or "...desc", as cuDNN names them */
+	return a->code == 'p' && a->name_len > 4 && (e[0] | 32) == 'd' &&
+	       e[1] == 'e' && e[2] == 's' && e[3] == 'c';
 }
 
 static bool is_handle(const struct dt_arg *a)
@@ -2022,14 +2044,23 @@ bool dt_layout_kernel(const char *name, size_t len)
 static const struct dt_kernel_class *
 kernel_class(struct dt_model *m, const char *name, uint32_t len)
 {
-	uint64_t h = dt_hash(name, len, 7);
+	/* names differ in their template arguments, late in long names:
+	 * their ends and length pick the slot, a comparison confirms */
+	uint64_t a = 0, b = 0;
+	memcpy(&a, name, len < 8 ? len : 8);
+	if (len > 8)
+		memcpy(&b, name + len - 8, 8);
+	uint64_t h = mix(mix(a, b), len);
 	struct kname_info *k = &m->knames[h & 4095];
 
-	if (k->len != len || k->h != h || !len) {
+	if (k->len != len || !k->name || memcmp(k->name, name, len)) {
 		char n[512];
+		free(k->name);
+		k->name = malloc(len ? len : 1);
+		k->len = k->name ? len : 0;
+		if (k->name)
+			memcpy(k->name, name, len);
 		snprintf(n, sizeof(n), "%.*s", (int)len, name);
-		k->h = h;
-		k->len = len;
 		k->c.family = dt_family_of(name, len);
 		k->c.layout = dt_layout_kernel(name, len);
 		k->c.tuner = dt_tuner_kernel(name, len);
@@ -2260,8 +2291,10 @@ const struct dt_op *dt_model_next(struct dt_model *m)
 	} else {
 		m->head_t_end = m->head->op.t_end;
 		/* the queue is long (ops wait seconds of host time for their
-		 * kernels): fetch the next head before it is needed */
-		__builtin_prefetch(m->head->next);
+		 * kernels): fetch the op after the head before it is needed */
+		const char *n = (const char *)m->head->next;
+		for (size_t i = 0; n && i < sizeof(struct pending); i += 64)
+			__builtin_prefetch(n + i);
 	}
 	index_drop(m, p);
 	m->out = p;
@@ -2338,6 +2371,8 @@ void dt_model_free(struct dt_model *m)
 	free(m->objs);
 	free(m->by_seq);
 	free(m->api_class);
+	for (size_t i = 0; i < 4096; i++)
+		free(m->knames[i].name);
 	for (size_t i = 0; i < LEGACY_BUCKETS; i++)
 		while (m->legacy[i]) {
 			struct legacy_entry *e = m->legacy[i];

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "dt-records.h"
@@ -308,7 +309,23 @@ const struct dt_rec_desc *dt_rec_describe(uint16_t type);
 /* Read a fixed field's value as an unsigned/signed 64-bit number. */
 uint64_t dt_field_get(const void *rec, const struct dt_field_desc *f);
 
-/* Tail of a record (bytes after the fixed fields) and its length. */
-const uint8_t *dt_rec_tail(const struct dt_rec_hdr *rec, uint32_t *len);
+/* Where the tail of each record type starts, and where its `len` field
+ * is (0: no tail), for the inline dt_rec_tail(). */
+extern uint16_t dt_rec_tail_at[DT_REC_TYPE_COUNT];
+extern uint16_t dt_rec_len_at[DT_REC_TYPE_COUNT];
+
+/* Tail of a record (bytes after the fixed fields) and its length; NULL and
+ * 0 for a type without one or unknown. Readers call this for every
+ * record, more than once. */
+static inline const uint8_t *dt_rec_tail(const struct dt_rec_hdr *rec,
+					 uint32_t *len)
+{
+	if (rec->type >= DT_REC_TYPE_COUNT || !dt_rec_len_at[rec->type]) {
+		*len = 0;
+		return NULL;
+	}
+	memcpy(len, (const uint8_t *)rec + dt_rec_len_at[rec->type], 4);
+	return (const uint8_t *)rec + dt_rec_tail_at[rec->type];
+}
 
 #endif /* DT_TRACE_H */
