@@ -559,7 +559,7 @@ static void print_time(const struct ctx *c)
 	heading(c, "GPU time");
 	if (!s->gpu_ns) {
 		fprintf(c->out,
-			"no GPU activity in %s (the recording line "
+			"no GPU activity in %s (the activity line "
 			"says why)\n",
 			s->n_files == 1 ? "this trace" : "these traces");
 		fprintf(c->out, "host time inside cuDNN calls: %s\n",
