@@ -286,3 +286,31 @@ const char *dt_fmt_ns(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%.2f s", ns / 1e9);
 	return buf;
 }
+
+const char *dt_fmt_cudnn_version(const char *v, char *buf, size_t size)
+{
+	char *end;
+	long n = v ? strtol(v, &end, 10) : 0;
+
+	if (!v || *end || end == v || n <= 0)
+		snprintf(buf, size, "%s", v ? v : "?");
+	else if (n >= 90000) /* 9.x: major * 10000 + minor * 100 + patch */
+		snprintf(buf, size, "%ld.%ld.%ld", n / 10000, n / 100 % 100,
+			 n % 100);
+	else /* 8.x and before: major * 1000 + minor * 100 + patch */
+		snprintf(buf, size, "%ld.%ld.%ld", n / 1000, n / 100 % 10,
+			 n % 100);
+	return buf;
+}
+
+const char *dt_fmt_cuda_version(const char *v, char *buf, size_t size)
+{
+	char *end;
+	long n = v ? strtol(v, &end, 10) : 0;
+
+	if (!v || *end || end == v || n <= 0)
+		snprintf(buf, size, "%s", v ? v : "?");
+	else /* major * 1000 + minor * 10 */
+		snprintf(buf, size, "%ld.%ld", n / 1000, n % 1000 / 10);
+	return buf;
+}

@@ -881,6 +881,17 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 	f->cudnn = xstrdup(info(fi, "cudnn.file") ? info(fi, "cudnn.file")
 						  : info(fi, "cudnn.path"));
 	f->gpu_state = xstrdup(info(fi, "gpu"));
+	char v1[32], v2[32];
+	if (info(fi, "cudnn.version"))
+		f->cudnn_version = strdup(dt_fmt_cudnn_version(
+			info(fi, "cudnn.version"), v1, sizeof(v1)));
+	if (info(fi, "cuda.driver") || info(fi, "cuda.runtime"))
+		f->cuda =
+			xasprintf("driver %s, runtime %s",
+				  dt_fmt_cuda_version(info(fi, "cuda.driver"),
+						      v1, sizeof(v1)),
+				  dt_fmt_cuda_version(info(fi, "cuda.runtime"),
+						      v2, sizeof(v2)));
 	f->rank = rank_of(fi);
 	f->pid = fi->hdr.pid;
 
@@ -1644,6 +1655,8 @@ void dt_summary_free(struct dt_summary *s)
 		free(f->program);
 		free(f->cudnn);
 		free(f->gpu_state);
+		free(f->cudnn_version);
+		free(f->cuda);
 		free(f->rank);
 	}
 	for (size_t i = 0; i < s->n_apis; i++)

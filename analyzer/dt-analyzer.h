@@ -116,6 +116,11 @@ int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 const char *dt_fmt_bytes(uint64_t n, char *buf, size_t size);
 const char *dt_fmt_ns(uint64_t ns, char *buf, size_t size);
 
+/* A version number as cuDNN (91900 -> "9.19.0", 8907 -> "8.9.7") or CUDA
+ * (13000 -> "13.0") gives it; the text itself when it is no number. */
+const char *dt_fmt_cudnn_version(const char *v, char *buf, size_t size);
+const char *dt_fmt_cuda_version(const char *v, char *buf, size_t size);
+
 /* ----------------------------------------------------------- costs */
 
 #define DT_MAX_DIMS 8

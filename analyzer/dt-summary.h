@@ -37,6 +37,8 @@ void dt_peaks_for_device(struct dt_peaks *p, const struct dt_device *d);
 struct dt_sum_file {
 	char *path;
 	char *host, *program, *cudnn, *gpu_state;
+	char *cudnn_version; /* "9.19.0", or NULL */
+	char *cuda;          /* "driver 13.0, runtime 13.0", or NULL */
 	char *rank; /* "RANK=3" from the rank variables, or NULL */
 	uint32_t pid;
 	enum dt_file_end end;

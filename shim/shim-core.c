@@ -269,7 +269,7 @@ static struct dt_writer *open_writer(void)
 	pthread_mutex_lock(&g.lock);
 	w = atomic_load(&g.writer);
 	if (!w && !g.open_failed && !g.closing) {
-		struct dt_kv info[8];
+		struct dt_kv info[12];
 		size_t n =
 			dt_shim_info(info, sizeof(info) / sizeof(info[0]) - 1);
 

@@ -48,6 +48,26 @@ static bool is_cudnn_name(const char *path)
 	return strncmp(base, "libcudnn.so", 11) == 0;
 }
 
+/* dl_iterate_phdr: the first library whose file name starts with
+ * want->prefix. */
+static int find_prefix(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct {
+		const char *prefix;
+		char path[PATH_MAX];
+	} *want = data;
+	const char *base =
+		info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+
+	(void)size;
+	base = base ? base + 1 : info->dlpi_name;
+	if (base && !strncmp(base, want->prefix, strlen(want->prefix))) {
+		snprintf(want->path, sizeof(want->path), "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
 static int find_loaded(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -218,9 +238,30 @@ uint32_t dt_backend_type_size(int64_t type)
 	return size[type];
 }
 
+/* A symbol of a library already in the process (by file name prefix),
+ * or NULL: like cuDNN, never loaded by the shim. */
+static void *loaded_symbol(const char *prefix, const char *name)
+{
+	struct {
+		const char *prefix;
+		char path[PATH_MAX];
+	} want = { prefix, "" };
+	void *h, *fn;
+
+	if (!dl_iterate_phdr(find_prefix, &want))
+		return NULL;
+	h = dlopen(want.path, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	fn = real_dlsym()(h, name);
+	dlclose(h); /* drops the reference NOLOAD took */
+	return fn;
+}
+
 size_t dt_shim_info(struct dt_kv *kv, size_t n)
 {
-	static char header_version[16], resolved[PATH_MAX];
+	static char header_version[16], resolved[PATH_MAX], loaded[24],
+		driver[16], runtime[16];
 	size_t k = 0;
 
 	snprintf(header_version, sizeof(header_version), "%d",
@@ -234,6 +275,29 @@ size_t dt_shim_info(struct dt_kv *kv, size_t n)
 		/* the versioned file name (libcudnn.so.9.19.0) says which */
 		if (realpath(cudnn_path, resolved) && k < n)
 			kv[k++] = (struct dt_kv){ "cudnn.file", resolved };
+	}
+	/* the file name of a wheel's copy has no minor version: ask it (no
+	 * handle, no GPU needed; not recorded as a call) */
+	size_t (*get_version)(void) =
+		cudnn_path[0] ? (size_t(*)(void))dt_real(DT_API_cudnnGetVersion)
+			      : NULL;
+	if (get_version && k < n) {
+		snprintf(loaded, sizeof(loaded), "%zu", get_version());
+		kv[k++] = (struct dt_kv){ "cudnn.version", loaded };
+	}
+	/* the CUDA driver and runtime the process uses, when loaded */
+	int (*drv)(int *) = (int (*)(int *))loaded_symbol("libcuda.so",
+							  "cuDriverGetVersion");
+	int (*rt)(int *) = (int (*)(int *))loaded_symbol(
+		"libcudart.so", "cudaRuntimeGetVersion");
+	int v;
+	if (drv && drv(&v) == 0 && k < n) {
+		snprintf(driver, sizeof(driver), "%d", v);
+		kv[k++] = (struct dt_kv){ "cuda.driver", driver };
+	}
+	if (rt && rt(&v) == 0 && k < n) {
+		snprintf(runtime, sizeof(runtime), "%d", v);
+		kv[k++] = (struct dt_kv){ "cuda.runtime", runtime };
 	}
 	return k;
 }

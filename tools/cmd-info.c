@@ -132,12 +132,24 @@ int dt_info_file(const char *path, long top)
 	const char *loaded = dt_info_get(fi, "cudnn.file");
 	if (!loaded)
 		loaded = dt_info_get(fi, "cudnn.path");
-	if (dt_info_get(fi, "cudnn.built") || loaded)
-		printf("%-12s built against %s, loaded %s\n", "cuDNN:",
-		       dt_info_get(fi, "cudnn.built")
-			       ? dt_info_get(fi, "cudnn.built")
-			       : "?",
+	if (dt_info_get(fi, "cudnn.built") || loaded) {
+		char v1[32], v2[32];
+		const char *ver = dt_info_get(fi, "cudnn.version");
+		printf("%-12s %s%sbuilt against %s, loaded %s\n", "cuDNN:",
+		       ver ? dt_fmt_cudnn_version(ver, v1, sizeof(v1)) : "",
+		       ver ? ", " : "",
+		       dt_fmt_cudnn_version(dt_info_get(fi, "cudnn.built"), v2,
+					    sizeof(v2)),
 		       loaded ? loaded : "none (no cuDNN call)");
+	}
+	const char *drv = dt_info_get(fi, "cuda.driver"),
+		   *rt = dt_info_get(fi, "cuda.runtime");
+	if (drv || rt) {
+		char v1[32], v2[32];
+		printf("%-12s driver %s, runtime %s\n",
+		       "CUDA:", dt_fmt_cuda_version(drv, v1, sizeof(v1)),
+		       dt_fmt_cuda_version(rt, v2, sizeof(v2)));
+	}
 	for (size_t i = 0; i < fi->n_info; i++)
 		if (!strncmp(fi->info[i].key, "env.", 4))
 			printf("%-12s %s=%s\n",

@@ -438,8 +438,13 @@ static void print_identity(const struct ctx *c)
 			fact(c, "program", "%s", f->program);
 		fact(c, "process", "%s, pid %u%s%s", f->host ? f->host : "?",
 		     f->pid, f->rank ? ", " : "", f->rank ? f->rank : "");
-		if (f->cudnn)
-			fact(c, "cuDNN", "%s", f->cudnn);
+		if (f->cudnn || f->cudnn_version)
+			fact(c, "cuDNN", "%s%s%s",
+			     f->cudnn_version ? f->cudnn_version : "",
+			     f->cudnn_version && f->cudnn ? ", " : "",
+			     f->cudnn ? f->cudnn : "");
+		if (f->cuda)
+			fact(c, "CUDA", "%s", f->cuda);
 		if (f->gpu_state)
 			fact(c, "activity", "%s", f->gpu_state);
 	} else {
@@ -931,6 +936,10 @@ static void print_json(const struct ctx *c)
 		dt_json_str(out, f->program);
 		fputs(", \"cudnn\": ", out);
 		dt_json_str(out, f->cudnn);
+		fputs(", \"cudnn_version\": ", out);
+		dt_json_str(out, f->cudnn_version);
+		fputs(", \"cuda\": ", out);
+		dt_json_str(out, f->cuda);
 		fputs(", \"recording\": ", out);
 		dt_json_str(out, f->gpu_state);
 		fputs(", \"ended\": ", out);

@@ -94,6 +94,10 @@ const char *dt_self_dir(void)
 
 void dt_json_str(FILE *out, const char *s)
 {
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
 	fputc('"', out);
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;

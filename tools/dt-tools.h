@@ -57,7 +57,7 @@ struct dt_reader *dt_open_trace(const char *path);
 /* Folder holding the running dnntrace executable (static storage). */
 const char *dt_self_dir(void);
 
-/* s as a JSON string, quotes included ("" for NULL). */
+/* s as a JSON string, quotes included; null for NULL. */
 void dt_json_str(FILE *out, const char *s);
 
 /* A table printed aligned (text) or as Markdown: headers and an alignment

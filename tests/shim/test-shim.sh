@@ -48,7 +48,8 @@ f=$(only "$tmp/calls-*.dnnt") && {
 	grep -q "cudnnBackendFinalize(descriptor=$h) = CUDNN_STATUS_SUCCESS" "$tmp/dump" || bad "finalize of $h not found"
 	"$dnntrace" info "$f" >"$tmp/info" || bad "info failed"
 	grep -q '^ended: *clean (exit 0)' "$tmp/info" || bad "calls: not a clean end: $(cat "$tmp/info")"
-	grep -q '^cuDNN: *built against 9[0-9]*, loaded .*libcudnn.so' "$tmp/info" || bad "info lacks the cuDNN line"
+	# the version cuDNN gives (cudnnGetVersion) and the one built against
+	grep -q '^cuDNN: *9\.[0-9]*\.[0-9]*, built against 9\.[0-9]*\.[0-9]*, loaded .*libcudnn.so' "$tmp/info" || bad "info lacks the cuDNN line"
 	# no GPU here: the header says GPU activity is off, and why
 	grep -q '^GPU trace: *off: ' "$tmp/info" || bad "info lacks 'GPU trace: off: <why>': $(grep GPU "$tmp/info")"
 }

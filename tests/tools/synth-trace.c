@@ -443,7 +443,7 @@ static uint64_t tensor4d(struct gen *g, int64_t fmt, int n, int c, int h, int w)
 static void write_rank(const char *dir, int rank, int ranks, int steps)
 {
 	char path[4096], rank_s[16], world[16];
-	struct dt_kv info[5];
+	struct dt_kv info[7];
 	struct gen g = { .t = 1000000000,
 			 .next_ptr = 0x5000000,
 			 .rank = rank,
@@ -457,13 +457,15 @@ static void write_rank(const char *dir, int rank, int ranks, int steps)
 	info[2] = (struct dt_kv){ "gpu", "on: CUPTI (synthetic trace)" };
 	info[3] = (struct dt_kv){ "cudnn.file", "libcudnn.so.9.19.0" };
 	info[4] = (struct dt_kv){ "cudnn.version", "91900" };
+	info[5] = (struct dt_kv){ "cuda.driver", "13000" };
+	info[6] = (struct dt_kv){ "cuda.runtime", "13000" };
 	struct dt_writer_config cfg = {
 		.path_template = path,
 		.ring_size = 1u << 22,
 		.start_mono = 1000000000,
 		.start_real = 1767225600000000000ull,
 		.info = info,
-		.n_info = 5,
+		.n_info = 7,
 		.host = rank ? "node2" : "node1",
 		.cmdline = "python train.py --synthetic",
 		.pid = 1000 + (uint32_t)rank,
