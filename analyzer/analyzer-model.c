@@ -2159,10 +2159,6 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	m->sigs = calloc(fi->n_apis + 1, sizeof(*m->sigs));
 	if (!m->api_class || !m->sigs) {
 		free(m->api_class);
-		for (uint32_t i = 0; i < m->fi->n_apis; i++)
-			if (m->sigs[i] != &bad_sig)
-				free(m->sigs[i]);
-		free(m->sigs);
 		free(m->sigs);
 		free(m);
 		return NULL;
@@ -2371,6 +2367,10 @@ void dt_model_free(struct dt_model *m)
 	free(m->objs);
 	free(m->by_seq);
 	free(m->api_class);
+	for (uint32_t i = 0; i < m->fi->n_apis; i++)
+		if (m->sigs[i] != &bad_sig)
+			free(m->sigs[i]);
+	free(m->sigs);
 	for (size_t i = 0; i < 4096; i++)
 		free(m->knames[i].name);
 	for (size_t i = 0; i < LEGACY_BUCKETS; i++)

@@ -905,7 +905,9 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 	if (pv->ids)
 		memset(pv->ids, 0, pv->cap_ids * sizeof(*pv->ids));
 	pv->n_ids = 0;
-	memset(pv->plan_build, 0, pv->cap_plan * sizeof(*pv->plan_build));
+	if (pv->plan_build)
+		memset(pv->plan_build, 0,
+		       pv->cap_plan * sizeof(*pv->plan_build));
 	dt_model_on_build(m, on_build, s);
 	dt_model_set_details(m, false);
 
@@ -1622,7 +1624,9 @@ void dt_summary_finish(struct dt_summary *s)
 	find_fp32(s);
 	find_low_roof(s);
 	find_failed(s);
-	qsort(s->findings, s->n_findings, sizeof(*s->findings), by_cost);
+	if (s->n_findings)
+		qsort(s->findings, s->n_findings, sizeof(*s->findings),
+		      by_cost);
 }
 
 /* --------------------------------------------------------------- life */

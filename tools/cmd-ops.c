@@ -175,7 +175,8 @@ static void print_problems(FILE *out, struct problems *ps, enum format fmt)
 {
 	char g[32], h[32], w[32];
 
-	qsort(ps->v, ps->n, sizeof(*ps->v), by_gpu);
+	if (ps->n)
+		qsort(ps->v, ps->n, sizeof(*ps->v), by_gpu);
 	if (fmt == TEXT)
 		printf("%8s %10s %10s %8s %9s  %s\n", "count", "GPU time",
 		       "host time", "engine", "workspace", "problem");

@@ -200,7 +200,9 @@ static char **collect_inputs(char **args, int n, size_t *count)
 			if (len == first)
 				dt_error("%s: no .dnnt files in this folder",
 					 args[i]);
-			qsort(v + first, len - first, sizeof(*v), cmp_str);
+			else
+				qsort(v + first, len - first, sizeof(*v),
+				      cmp_str);
 			continue;
 		}
 		if (len == cap) {

@@ -203,6 +203,9 @@ def main():
     ap.add_argument("--tolerance", type=float, default=0.10)
     ap.add_argument("--ncu", action="store_true")
     args = ap.parse_args()
+    if not shutil.which("nvidia-smi"):
+        print("SKIP: no nvidia-smi: no GPU here", file=sys.stderr)
+        sys.exit(77)
     dnntrace = os.path.join(args.build, "tools", "dnntrace")
     out = os.path.abspath(args.outdir)
     os.makedirs(out, exist_ok=True)
