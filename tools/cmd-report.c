@@ -40,6 +40,10 @@ enum sort_key {
 
 static const char *const sort_names[] = { "gpu",  "count", "mean", "max",
 					  "host", "roof",  NULL };
+static const char *const sort_words[] = {
+	"GPU time",          "executions", "mean GPU time",
+	"longest execution", "host time",  "distance below the roofline",
+};
 
 struct ctx {
 	FILE *out;
@@ -731,7 +735,7 @@ static void print_ops(const struct ctx *c)
 	}
 	size_t shown = c->top && (size_t)c->top < n ? (size_t)c->top : n;
 	heading(c, "Operations by problem: %s%zu of %zu, by %s",
-		shown < n ? "top " : "", shown, n, sort_names[c->sort]);
+		shown < n ? "top " : "", shown, n, sort_words[c->sort]);
 	if (!n) {
 		fprintf(c->out, "no operation ran on the GPU through cuDNN\n");
 		free(ix);
