@@ -1301,13 +1301,28 @@ static int by_convert_ns(const void *a, const void *b)
 static void find_layout(struct dt_summary *s)
 {
 	struct text ev = { 0 };
-	uint64_t cost = 0, count = 0,
-		 transform_ns = s->kind_ns[DT_KIND_TRANSFORM];
-	char t1[32];
+	uint64_t cost = 0, pad_ns = 0, pads = 0, moves = 0, transform_ns = 0;
+	char t1[32], t2[32], what[256];
 
+	/* cudnnTransformTensor and the like, for what their kernels' names
+	 * did not already count */
+	for (size_t i = 0; i < s->n_problems; i++)
+		if (s->problems[i].kind == DT_KIND_TRANSFORM)
+			transform_ns += s->problems[i].gpu_ns -
+					s->problems[i].convert_ns;
 	for (size_t i = 0; i < s->n_converts; i++) {
-		cost += s->converts[i].ns;
-		count += s->converts[i].count;
+		struct dt_sum_convert *c = &s->converts[i];
+		size_t fn;
+		const char *f =
+			dt_kernel_function(c->name, strlen(c->name), &fn);
+		cost += c->ns;
+		if (memmem(f, fn, "AddPadding", 10) ||
+		    memmem(f, fn, "addPadding", 10)) {
+			pad_ns += c->ns;
+			pads += c->count;
+		} else {
+			moves += c->count;
+		}
 	}
 	uint32_t *ix = malloc((s->n_converts + 1) * sizeof(*ix));
 	for (size_t i = 0; ix && i < s->n_converts; i++)
@@ -1327,24 +1342,43 @@ static void find_layout(struct dt_summary *s)
 				     : "outside cuDNN calls");
 	}
 	free(ix);
-	if (transform_ns) {
-		dt_fmt_ns(transform_ns, t1, sizeof(t1));
+	if (s->kind_count[DT_KIND_TRANSFORM]) {
+		dt_fmt_ns(s->kind_ns[DT_KIND_TRANSFORM], t1, sizeof(t1));
 		text_add(&ev,
 			 "cudnnTransformTensor and the like: %" PRIu64
-			 " calls, %s",
+			 " calls, %s (their own kernels above included)",
 			 s->kind_count[DT_KIND_TRANSFORM], t1);
 		cost += transform_ns;
 	}
 	if (!cost)
 		return;
+	/* what to do differs: transposes go with channels-last tensors,
+	 * channel padding with channel counts the engines take as they are */
+	size_t w = 0;
+	what[0] = 0;
+	if (moves || s->kind_count[DT_KIND_TRANSFORM]) {
+		dt_fmt_ns(cost - pad_ns, t2, sizeof(t2));
+		w += (size_t)snprintf(
+			what + w, sizeof(what) - w,
+			"%s in %" PRIu64 " transposes%s (keep tensors in the "
+			"layout the engines want: channels-last, "
+			"NHWC, for tensor cores)",
+			t2, moves,
+			s->kind_count[DT_KIND_TRANSFORM]
+				? " (and in cudnnTransformTensor calls)"
+				: "");
+	}
+	if (pads && w < sizeof(what)) {
+		dt_fmt_ns(pad_ns, t2, sizeof(t2));
+		snprintf(what + w, sizeof(what) - w,
+			 "%s%s in %" PRIu64
+			 " channel paddings (channel counts that are not a "
+			 "multiple of 8: pad them once, beforehand)",
+			 w ? "; " : "", t2, pads);
+	}
 	dt_fmt_ns(cost, t1, sizeof(t1));
-	char *title = xasprintf(
-		"layout conversions: %s of GPU time converting between "
-		"layouts (%" PRIu64 " transpose or padding kernels%s): keep "
-		"tensors in the layout the engines want, channels-last (NHWC) "
-		"for tensor cores",
-		t1, count,
-		transform_ns ? ", and cudnnTransformTensor calls" : "");
+	char *title =
+		xasprintf("layout conversions: %s of GPU time: %s", t1, what);
 	add_finding(s, DT_FIND_LAYOUT, cost, false, title, ev.p);
 }
 
