@@ -1360,20 +1360,21 @@ static void find_layout(struct dt_summary *s)
 		dt_fmt_ns(cost - pad_ns, t2, sizeof(t2));
 		w += (size_t)snprintf(
 			what + w, sizeof(what) - w,
-			"%s in %" PRIu64 " transposes%s (keep tensors in the "
-			"layout the engines want: channels-last, "
-			"NHWC, for tensor cores)",
+			"%s in %" PRIu64 " transposes%s: keep tensors in "
+			"the layout the engines want (channels-last, NHWC, "
+			"for tensor cores)",
 			t2, moves,
 			s->kind_count[DT_KIND_TRANSFORM]
-				? " (and in cudnnTransformTensor calls)"
+				? ", cudnnTransformTensor calls among them"
 				: "");
 	}
 	if (pads && w < sizeof(what)) {
 		dt_fmt_ns(pad_ns, t2, sizeof(t2));
 		snprintf(what + w, sizeof(what) - w,
 			 "%s%s in %" PRIu64
-			 " channel paddings (channel counts that are not a "
-			 "multiple of 8: pad them once, beforehand)",
+			 " channel paddings: channel counts that are not a "
+			 "multiple of 8 are padded at every call (pad them "
+			 "once, beforehand)",
 			 w ? "; " : "", t2, pads);
 	}
 	dt_fmt_ns(cost, t1, sizeof(t1));
