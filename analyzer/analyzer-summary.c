@@ -634,11 +634,14 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 		choice = p->n_engines++;
 		p->engines[choice].engine = op->engine;
 		p->engines[choice].knobs = xstrdup(op->knobs);
+		p->engines[choice].workspace = -1;
 	}
 	if (choice == DT_SUM_ENGINES) /* too many: the last one absorbs */
 		choice = DT_SUM_ENGINES - 1;
 	p->engines[choice].count++;
 	p->engines[choice].gpu_ns += op->gpu_ns;
+	if (op->workspace > p->engines[choice].workspace)
+		p->engines[choice].workspace = op->workspace;
 	/* a round of tuning starts with the first change of engine
 	 * configuration, and with every change after a settled streak */
 	if (p->count > 1 && choice != p->last_choice) {

@@ -64,6 +64,7 @@ struct dt_sum_engine {
 	char *knobs; /* "TILE_SIZE=4 KBLOCK=3", or NULL */
 	uint64_t count, gpu_ns;
 	uint64_t timed, min_ns, max_ns; /* the executions with kernels */
+	int64_t workspace;              /* -1 unknown */
 };
 
 #define DT_SUM_ENGINES 64

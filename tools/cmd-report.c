@@ -93,41 +93,6 @@ static void report_help(FILE *f)
 		REPORT_SCHEMA_VERSION);
 }
 
-/* "4.8T", "900G", "1.2e12", "67 TFLOP/s" -> a number; -1 when malformed. */
-static double parse_rate(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !isfinite(v) || v <= 0)
-		return -1;
-	while (*end == ' ')
-		end++;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v *= 1e3, end++;
-		break;
-	case 'M':
-		v *= 1e6, end++;
-		break;
-	case 'G':
-		v *= 1e9, end++;
-		break;
-	case 'T':
-		v *= 1e12, end++;
-		break;
-	case 'P':
-		v *= 1e15, end++;
-		break;
-	}
-	/* an optional unit after the prefix */
-	if (*end && strcmp(end, "B/s") && strcmp(end, "FLOP/s") &&
-	    strcmp(end, "FLOPS") && strcmp(end, "B"))
-		return -1;
-	return v;
-}
-
 static int parse_peak_flops(const char *arg, struct dt_summary_opts *o)
 {
 	char *copy = strdup(arg), *save = NULL;
@@ -148,7 +113,7 @@ static int parse_peak_flops(const char *arg, struct dt_summary_opts *o)
 				return -1;
 			}
 		}
-		double v = parse_rate(eq ? eq + 1 : item);
+		double v = dt_parse_rate(eq ? eq + 1 : item);
 		if (v < 0) {
 			free(copy);
 			return -1;
@@ -161,122 +126,7 @@ static int parse_peak_flops(const char *arg, struct dt_summary_opts *o)
 	return 0;
 }
 
-/* -------------------------------------------------------------- inputs */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The traces named: files as they are, folders by their *.dnnt. */
-static char **collect_inputs(char **args, int n, size_t *count)
-{
-	char **v = NULL;
-	size_t len = 0, cap = 0;
-
-	for (int i = 0; i < n; i++) {
-		struct stat st;
-		if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			DIR *d = opendir(args[i]);
-			struct dirent *e;
-			size_t first = len;
-			if (!d) {
-				dt_error("%s: %s", args[i], strerror(errno));
-				continue;
-			}
-			while ((e = readdir(d))) {
-				size_t l = strlen(e->d_name);
-				if (l < 6 || strcmp(e->d_name + l - 5, ".dnnt"))
-					continue;
-				if (len == cap) {
-					cap = cap ? cap * 2 : 16;
-					char **nv =
-						realloc(v, cap * sizeof(*v));
-					if (!nv)
-						break;
-					v = nv;
-				}
-				if (asprintf(&v[len], "%s/%s", args[i],
-					     e->d_name) >= 0)
-					len++;
-			}
-			closedir(d);
-			if (len == first)
-				dt_error("%s: no .dnnt files in this folder",
-					 args[i]);
-			else
-				qsort(v + first, len - first, sizeof(*v),
-				      cmp_str);
-			continue;
-		}
-		if (len == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-		}
-		v[len++] = strdup(args[i]);
-	}
-	*count = len;
-	return v;
-}
-
-static void progress(void *arg, const char *path, uint64_t done, uint64_t total)
-{
-	struct timespec *start = arg, now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	/* quiet for inputs read in under a second */
-	if (now.tv_sec - start->tv_sec < 1 && done < total)
-		return;
-	if (done >= total)
-		fprintf(stderr, "\r\033[K");
-	else
-		fprintf(stderr, "\r\033[Kreading %s: %.0f%%", path,
-			total ? 100.0 * (double)done / (double)total : 0.0);
-	fflush(stderr);
-}
-
 /* ------------------------------------------------------------ numbers */
-
-static const char *fmt_ns(uint64_t ns, char *buf, size_t size)
-{
-	return dt_fmt_ns(ns, buf, size);
-}
-
-/* 1234e9 -> "1.23 T": three significant digits and an SI prefix. */
-static const char *fmt_si(double v, char *buf, size_t size)
-{
-	static const char *const prefix[] = {
-		"", "k", "M", "G", "T", "P", "E"
-	};
-	int p = 0;
-
-	if (!(v > 0)) {
-		snprintf(buf, size, "-");
-		return buf;
-	}
-	while (v >= 1000 && p < 6) {
-		v /= 1000;
-		p++;
-	}
-	snprintf(buf, size,
-		 v < 10    ? "%.2f %s"
-		 : v < 100 ? "%.1f %s"
-			   : "%.0f %s",
-		 v, prefix[p]);
-	return buf;
-}
-
-static const char *fmt_pct(double v, char *buf, size_t size)
-{
-	if (v < 0)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, v < 10 ? "%.1f%%" : "%.0f%%", v);
-	return buf;
-}
 
 static double share(uint64_t part, uint64_t whole)
 {
@@ -396,23 +246,6 @@ static uint32_t *api_order(const struct dt_summary *s)
 
 /* ---------------------------------------------------------------- text */
 
-static void heading(const struct ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void heading(const struct ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(c->format == MARKDOWN ? "\n## " : "\n", c->out);
-	if (c->color)
-		fputs("\033[1m", c->out);
-	va_start(ap, fmt);
-	vfprintf(c->out, fmt, ap);
-	va_end(ap);
-	if (c->color)
-		fputs("\033[0m", c->out);
-	fputs(c->format == MARKDOWN ? "\n\n" : "\n", c->out);
-}
-
 /* "label value" lines of the header: a list item in Markdown. */
 static void fact(const struct ctx *c, const char *label, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -465,8 +298,8 @@ static void print_identity(const struct ctx *c)
 		     dv->name, dv->cc_major, dv->cc_minor, dv->sms,
 		     (double)dv->clock_khz / 1e6,
 		     dt_fmt_bytes(dv->global_mem, b1, sizeof(b1)),
-		     fmt_si((double)dv->mem_bandwidth_kBps * 1e3, b2,
-			    sizeof(b2)));
+		     dt_fmt_si((double)dv->mem_bandwidth_kBps * 1e3, b2,
+			       sizeof(b2)));
 	}
 	uint64_t lost = 0, dropped = 0, span = 0;
 	size_t unclean = 0;
@@ -489,7 +322,8 @@ static void print_identity(const struct ctx *c)
 	     " cuDNN op executions, %" PRIu64 " kernels; %s between the "
 	     "first and the last call%s",
 	     s->calls, s->failed, s->ops, s->kernels,
-	     fmt_ns(span, b1, sizeof(b1)), s->n_files > 1 ? " (longest)" : "");
+	     dt_fmt_ns(span, b1, sizeof(b1)),
+	     s->n_files > 1 ? " (longest)" : "");
 	fact(c, "lost",
 	     "%" PRIu64 " records lost, %" PRIu64
 	     " GPU records dropped by CUPTI",
@@ -499,14 +333,14 @@ static void print_identity(const struct ctx *c)
 	if (pk->bandwidth > 0 || pk->flops[DT_MATH_FP32] > 0) {
 		char line[512];
 		int n = snprintf(line, sizeof(line), "%sB/s; FLOP/s:",
-				 pk->bandwidth > 0
-					 ? fmt_si(pk->bandwidth, b1, sizeof(b1))
-					 : "? ");
+				 pk->bandwidth > 0 ? dt_fmt_si(pk->bandwidth,
+							       b1, sizeof(b1))
+						   : "? ");
 		for (int m = 1; m < DT_MATH_COUNT && n < (int)sizeof(line); m++)
 			n += snprintf(line + n, sizeof(line) - (size_t)n,
 				      "%s %s %s", m > 1 ? "," : "",
 				      dt_math_name(m),
-				      fmt_si(pk->flops[m], b2, sizeof(b2)));
+				      dt_fmt_si(pk->flops[m], b2, sizeof(b2)));
 		fact(c, "peaks", "%s", line);
 	}
 	fact(c, c->format == MARKDOWN ? "peaks from" : "", "%s%s%s",
@@ -526,7 +360,8 @@ static void print_files(const struct ctx *c)
 
 	if (!t)
 		return;
-	heading(c, "Traces");
+	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+		   "Traces");
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
 		dt_table_cell(t, "%s", rank_label(f, b3, sizeof(b3)));
@@ -534,8 +369,9 @@ static void print_files(const struct ctx *c)
 		dt_table_cell(t, "%u", f->pid);
 		dt_table_cell(t, "%" PRIu64, f->calls);
 		dt_table_cell(t, "%" PRIu64, f->ops);
-		dt_table_cell(t, "%s", fmt_ns(f->gpu_ns, b1, sizeof(b1)));
-		dt_table_cell(t, "%s", fmt_ns(f->cudnn_gpu_ns, b2, sizeof(b2)));
+		dt_table_cell(t, "%s", dt_fmt_ns(f->gpu_ns, b1, sizeof(b1)));
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(f->cudnn_gpu_ns, b2, sizeof(b2)));
 		dt_table_cell(t, "%s",
 			      f->end == DT_FILE_CLEAN ? "clean"
 			      : f->end == DT_FILE_NO_END
@@ -567,14 +403,15 @@ static void print_time(const struct ctx *c)
 
 	if (!t)
 		return;
-	heading(c, "GPU time");
+	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+		   "GPU time");
 	if (!s->gpu_ns) {
 		fprintf(c->out,
 			"no GPU activity in %s (the activity line "
 			"says why)\n",
 			s->n_files == 1 ? "this trace" : "these traces");
 		fprintf(c->out, "host time inside cuDNN calls: %s\n",
-			fmt_ns(s->host_ns, b1, sizeof(b1)));
+			dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 		dt_table_free(t);
 		return;
 	}
@@ -583,13 +420,14 @@ static void print_time(const struct ctx *c)
 		other_n += s->fam_count[f];
 	}
 	dt_table_cell(t, "kernels, copies and sets, summed");
-	dt_table_cell(t, "%s", fmt_ns(s->gpu_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "%s", dt_fmt_ns(s->gpu_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "100%%");
 	dt_table_cell(t, "%s", "");
 	dt_table_cell(t, "%scuDNN operations", ind);
-	dt_table_cell(t, "%s", fmt_ns(s->cudnn_ns, b1, sizeof(b1)));
-	dt_table_cell(t, "%s",
-		      fmt_pct(share(s->cudnn_ns, s->gpu_ns), b2, sizeof(b2)));
+	dt_table_cell(t, "%s", dt_fmt_ns(s->cudnn_ns, b1, sizeof(b1)));
+	dt_table_cell(
+		t, "%s",
+		dt_fmt_pct(share(s->cudnn_ns, s->gpu_ns), b2, sizeof(b2)));
 	dt_table_cell(t, "%" PRIu64, s->ops);
 	/* the kinds by time, largest first */
 	int kinds[DT_KIND_COUNT], n_kinds = 0;
@@ -601,50 +439,54 @@ static void print_time(const struct ctx *c)
 	for (int i = 0; i < n_kinds; i++) {
 		int k = kinds[i];
 		dt_table_cell(t, "%s%s%s", ind, ind, dt_op_kind_name(k));
-		dt_table_cell(t, "%s", fmt_ns(s->kind_ns[k], b1, sizeof(b1)));
 		dt_table_cell(t, "%s",
-			      fmt_pct(share(s->kind_ns[k], s->gpu_ns), b2,
-				      sizeof(b2)));
+			      dt_fmt_ns(s->kind_ns[k], b1, sizeof(b1)));
+		dt_table_cell(t, "%s",
+			      dt_fmt_pct(share(s->kind_ns[k], s->gpu_ns), b2,
+					 sizeof(b2)));
 		dt_table_cell(t, "%" PRIu64, s->kind_count[k]);
 	}
 	if (other_n) {
 		dt_table_cell(t, "%sother kernels", ind);
-		dt_table_cell(t, "%s", fmt_ns(other, b1, sizeof(b1)));
-		dt_table_cell(t, "%s",
-			      fmt_pct(share(other, s->gpu_ns), b2, sizeof(b2)));
+		dt_table_cell(t, "%s", dt_fmt_ns(other, b1, sizeof(b1)));
+		dt_table_cell(
+			t, "%s",
+			dt_fmt_pct(share(other, s->gpu_ns), b2, sizeof(b2)));
 		dt_table_cell(t, "%" PRIu64, other_n);
 	}
 	for (int f = 0; f < DT_FAM_COUNT; f++) {
 		if (!s->fam_count[f])
 			continue;
 		dt_table_cell(t, "%s%s%s", ind, ind, dt_family_name(f));
-		dt_table_cell(t, "%s", fmt_ns(s->fam_ns[f], b1, sizeof(b1)));
+		dt_table_cell(t, "%s", dt_fmt_ns(s->fam_ns[f], b1, sizeof(b1)));
 		dt_table_cell(t, "%s",
-			      fmt_pct(share(s->fam_ns[f], s->gpu_ns), b2,
-				      sizeof(b2)));
+			      dt_fmt_pct(share(s->fam_ns[f], s->gpu_ns), b2,
+					 sizeof(b2)));
 		dt_table_cell(t, "%" PRIu64, s->fam_count[f]);
 	}
 	if (s->copies) {
 		dt_table_cell(t, "%smemory copies and sets", ind);
-		dt_table_cell(t, "%s", fmt_ns(s->copy_ns, b1, sizeof(b1)));
-		dt_table_cell(
-			t, "%s",
-			fmt_pct(share(s->copy_ns, s->gpu_ns), b2, sizeof(b2)));
+		dt_table_cell(t, "%s", dt_fmt_ns(s->copy_ns, b1, sizeof(b1)));
+		dt_table_cell(t, "%s",
+			      dt_fmt_pct(share(s->copy_ns, s->gpu_ns), b2,
+					 sizeof(b2)));
 		dt_table_cell(t, "%" PRIu64, s->copies);
 	}
 	dt_table_cell(t, "GPU busy (any activity)");
-	dt_table_cell(t, "%s", fmt_ns(s->busy_ns, b1, sizeof(b1)));
-	dt_table_cell(t, "%s",
-		      fmt_pct(share(s->busy_ns, s->span_ns), b2, sizeof(b2)));
-	dt_table_cell(t, "of %s", fmt_ns(s->span_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "%s", dt_fmt_ns(s->busy_ns, b1, sizeof(b1)));
+	dt_table_cell(
+		t, "%s",
+		dt_fmt_pct(share(s->busy_ns, s->span_ns), b2, sizeof(b2)));
+	dt_table_cell(t, "of %s", dt_fmt_ns(s->span_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "GPU idle between its first and last activity");
-	dt_table_cell(t, "%s", fmt_ns(s->span_ns - s->busy_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "%s",
-		      fmt_pct(share(s->span_ns - s->busy_ns, s->span_ns), b2,
-			      sizeof(b2)));
+		      dt_fmt_ns(s->span_ns - s->busy_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "%s",
+		      dt_fmt_pct(share(s->span_ns - s->busy_ns, s->span_ns), b2,
+				 sizeof(b2)));
 	dt_table_cell(t, "%s", "");
 	dt_table_cell(t, "host time inside cuDNN calls");
-	dt_table_cell(t, "%s", fmt_ns(s->host_ns, b1, sizeof(b1)));
+	dt_table_cell(t, "%s", dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "%s", "");
 	dt_table_cell(t, "%" PRIu64, s->calls);
 	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
@@ -656,7 +498,8 @@ static void print_findings(const struct ctx *c)
 	const struct dt_summary *s = c->s;
 	char b1[32];
 
-	heading(c, "Findings, largest cost first");
+	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+		   "Findings, largest cost first");
 	if (!s->n_findings) {
 		fprintf(c->out, "none: no autotuning, plan rebuilds, layout "
 				"conversions, FP32 without tensor cores,\nops "
@@ -734,8 +577,9 @@ static void print_ops(const struct ctx *c)
 		return;
 	}
 	size_t shown = c->top && (size_t)c->top < n ? (size_t)c->top : n;
-	heading(c, "Operations by problem: %s%zu of %zu, by %s",
-		shown < n ? "top " : "", shown, n, sort_words[c->sort]);
+	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+		   "Operations by problem: %s%zu of %zu, by %s",
+		   shown < n ? "top " : "", shown, n, sort_words[c->sort]);
 	if (!n) {
 		fprintf(c->out, "no operation ran on the GPU through cuDNN\n");
 		free(ix);
@@ -748,23 +592,27 @@ static void print_ops(const struct ctx *c)
 		char b[8][40];
 		dt_problem_rates(s, p, &r);
 		dt_table_cell(t, "%" PRIu64, p->count);
-		dt_table_cell(t, "%s", fmt_ns(p->gpu_ns, b[0], sizeof(b[0])));
 		dt_table_cell(t, "%s",
-			      fmt_pct(share(p->gpu_ns, s->cudnn_ns), b[1],
-				      sizeof(b[1])));
+			      dt_fmt_ns(p->gpu_ns, b[0], sizeof(b[0])));
 		dt_table_cell(t, "%s",
-			      p->tune_count
-				      ? fmt_ns(p->tune_ns, b[6], sizeof(b[6]))
-				      : "-");
+			      dt_fmt_pct(share(p->gpu_ns, s->cudnn_ns), b[1],
+					 sizeof(b[1])));
 		dt_table_cell(t, "%s",
-			      fmt_ns(p->settled_count
-					     ? p->settled_ns / p->settled_count
-					     : 0,
-				     b[2], sizeof(b[2])));
+			      p->tune_count ? dt_fmt_ns(p->tune_ns, b[6],
+							sizeof(b[6]))
+					    : "-");
+		dt_table_cell(
+			t, "%s",
+			dt_fmt_ns(p->settled_count
+					  ? p->settled_ns / p->settled_count
+					  : 0,
+				  b[2], sizeof(b[2])));
 		dt_table_cell(t, "%s",
-			      fmt_ns(p->median_ns, b[3], sizeof(b[3])));
-		dt_table_cell(t, "%s", fmt_ns(p->min_ns, b[4], sizeof(b[4])));
-		dt_table_cell(t, "%s", fmt_ns(p->max_ns, b[5], sizeof(b[5])));
+			      dt_fmt_ns(p->median_ns, b[3], sizeof(b[3])));
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(p->min_ns, b[4], sizeof(b[4])));
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(p->max_ns, b[5], sizeof(b[5])));
 		dt_table_cell(t, "%s", engine_str(p, b[6], sizeof(b[6])));
 		dt_table_cell(t, "%s",
 			      p->workspace < 0
@@ -772,13 +620,13 @@ static void print_ops(const struct ctx *c)
 				      : dt_fmt_bytes((uint64_t)p->workspace,
 						     b[7], sizeof(b[7])));
 		dt_table_cell(t, "%s",
-			      fmt_si(r.flops_per_s, b[0], sizeof(b[0])));
+			      dt_fmt_si(r.flops_per_s, b[0], sizeof(b[0])));
 		dt_table_cell(t, "%s",
-			      fmt_pct(r.pct_flops, b[1], sizeof(b[1])));
+			      dt_fmt_pct(r.pct_flops, b[1], sizeof(b[1])));
 		dt_table_cell(t, "%s",
-			      fmt_si(r.bytes_per_s, b[2], sizeof(b[2])));
+			      dt_fmt_si(r.bytes_per_s, b[2], sizeof(b[2])));
 		dt_table_cell(t, "%s",
-			      fmt_pct(r.pct_bandwidth, b[3], sizeof(b[3])));
+			      dt_fmt_pct(r.pct_bandwidth, b[3], sizeof(b[3])));
 		if (r.intensity > 0)
 			dt_table_cell(t, "%.1f", r.intensity);
 		else
@@ -793,8 +641,8 @@ static void print_ops(const struct ctx *c)
 					t, "%s",
 					f < p->cap_per_file &&
 							p->per_file[f].count
-						? fmt_ns(p->per_file[f].ns,
-							 b[4], sizeof(b[4]))
+						? dt_fmt_ns(p->per_file[f].ns,
+							    b[4], sizeof(b[4]))
 						: "-");
 		} else if (ranks) {
 			size_t lo = SIZE_MAX, hi = SIZE_MAX;
@@ -817,8 +665,8 @@ static void print_ops(const struct ctx *c)
 				else
 					dt_table_cell(
 						t, "%s (%s)",
-						fmt_ns(p->per_file[f].ns, b[4],
-						       sizeof(b[4])),
+						dt_fmt_ns(p->per_file[f].ns,
+							  b[4], sizeof(b[4])),
 						rank_label(&s->files[f], lb,
 							   sizeof(lb)));
 			}
@@ -864,18 +712,19 @@ static void print_apis(const struct ctx *c)
 		dt_table_free(t);
 		return;
 	}
-	heading(c, "cuDNN functions by host time: %s%zu of %zu",
-		shown < s->n_apis ? "top " : "", shown, s->n_apis);
+	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+		   "cuDNN functions by host time: %s%zu of %zu",
+		   shown < s->n_apis ? "top " : "", shown, s->n_apis);
 	for (size_t i = 0; i < shown; i++) {
 		const struct dt_sum_api *a = &s->apis[ix[i]];
 		dt_table_cell(t, "%" PRIu64, a->calls);
 		dt_table_cell(t, "%" PRIu64, a->failed);
-		dt_table_cell(t, "%s", fmt_ns(a->ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s", dt_fmt_ns(a->ns, b[0], sizeof(b[0])));
 		dt_table_cell(t, "%s",
-			      fmt_ns(a->calls ? a->ns / a->calls : 0, b[1],
-				     sizeof(b[1])));
-		dt_table_cell(t, "%s", fmt_ns(a->min, b[2], sizeof(b[2])));
-		dt_table_cell(t, "%s", fmt_ns(a->max, b[3], sizeof(b[3])));
+			      dt_fmt_ns(a->calls ? a->ns / a->calls : 0, b[1],
+					sizeof(b[1])));
+		dt_table_cell(t, "%s", dt_fmt_ns(a->min, b[2], sizeof(b[2])));
+		dt_table_cell(t, "%s", dt_fmt_ns(a->max, b[3], sizeof(b[3])));
 		dt_table_cell(t, "%s", a->name);
 	}
 	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
@@ -1193,7 +1042,7 @@ int cmd_report(int argc, char **argv)
 			output = optarg;
 			break;
 		case 'b':
-			so.peak_bandwidth = parse_rate(optarg);
+			so.peak_bandwidth = dt_parse_rate(optarg);
 			if (so.peak_bandwidth < 0)
 				return dt_usage_error(
 					"report",
@@ -1221,34 +1070,11 @@ int cmd_report(int argc, char **argv)
 		return dt_usage_error("report",
 				      "expected a trace file or a folder");
 
-	size_t n_inputs;
-	char **inputs = collect_inputs(argv + optind, argc - optind, &n_inputs);
-	struct timespec start;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (isatty(STDERR_FILENO)) {
-		so.progress = progress;
-		so.progress_arg = &start;
-	}
-	struct dt_summary *s = dt_summary_new(&so);
 	int rc = 0;
-	if (!s) {
-		dt_error("out of memory");
-		return 1;
-	}
-	for (size_t i = 0; i < n_inputs; i++) {
-		char err[256];
-		if (dt_summary_add(s, inputs[i], err, sizeof(err)) < 0) {
-			dt_error("%s", err);
-			rc = EXIT_USAGE;
-		}
-		free(inputs[i]);
-	}
-	free(inputs);
-	if (!s->n_files) {
-		dt_summary_free(s);
-		return rc ? rc : EXIT_USAGE;
-	}
-	dt_summary_finish(s);
+	struct dt_summary *s =
+		dt_load_summary(argv + optind, argc - optind, &so, &rc);
+	if (!s)
+		return rc;
 
 	c.s = s;
 	c.out = stdout;
@@ -1257,9 +1083,7 @@ int cmd_report(int argc, char **argv)
 		dt_summary_free(s);
 		return EXIT_USAGE;
 	}
-	c.color = c.format == TEXT && !output && isatty(STDOUT_FILENO) &&
-		  !getenv("NO_COLOR") &&
-		  !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
+	c.color = c.format == TEXT && dt_colors(!output);
 	if (c.format == JSON) {
 		print_json(&c);
 	} else {

@@ -23,6 +23,8 @@ static const struct dt_cmd commands[] = {
 	  "list the operations the program executed on the GPU" },
 	{ "report", cmd_report,
 	  "where the time went: GPU time, operations, calls" },
+	{ "diff", cmd_diff,
+	  "compare two runs; with --fail-on, gate CI on the changes" },
 	{ "demo", cmd_demo,
 	  "record the bundled cuDNN sample and show the trace" },
 };

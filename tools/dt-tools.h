@@ -28,6 +28,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Run cmd with the shim preloaded and traces named from tmpl; wait for
  * it. Returns its exit status (128 + signal when killed), or a negative
@@ -75,6 +76,32 @@ void dt_table_cell(struct dt_table *t, const char *fmt, ...)
 void dt_table_print(const struct dt_table *t, FILE *out, bool markdown,
 		    bool bold);
 void dt_table_free(struct dt_table *t);
+
+/* A section's heading: a Markdown heading of md_level ("##") or, with
+ * md_level NULL, a plain line, in bold when asked. */
+void dt_heading(FILE *out, const char *md_level, bool bold, const char *fmt,
+		...) __attribute__((format(printf, 4, 5)));
+
+/* Whether output to stdout may be coloured: a terminal, NO_COLOR unset,
+ * TERM not dumb. */
+bool dt_colors(bool to_stdout);
+
+struct dt_summary;
+struct dt_summary_opts;
+
+/* Read the traces named (files, or folders of *.dnnt) into a finished
+ * summary. Unreadable ones are reported on stderr and *rc set to
+ * EXIT_USAGE; NULL when none could be read. */
+struct dt_summary *dt_load_summary(char **args, int n,
+				   const struct dt_summary_opts *opts, int *rc);
+
+/* 1.23e12 -> "1.23 T" (three significant digits, SI prefix; "-" for 0). */
+const char *dt_fmt_si(double v, char *buf, size_t size);
+/* 12.3 -> "12%", 4.56 -> "4.6%", negative (unknown) -> "-". */
+const char *dt_fmt_pct(double v, char *buf, size_t size);
+/* "4.8T", "900G", "1.2e12", "67 TFLOP/s", "10us" style numbers: see
+ * dt_parse_rate (SI prefix, optional unit) ; -1 when malformed. */
+double dt_parse_rate(const char *s);
 
 /* How a file ended, as a phrase ("clean", "truncated", ...). */
 const char *dt_file_end_name(enum dt_file_end end);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dt-tools.h"
 
@@ -146,4 +147,31 @@ void dt_table_free(struct dt_table *t)
 		free(t->cells[i]);
 	free(t->cells);
 	free(t);
+}
+
+void dt_heading(FILE *out, const char *md_level, bool bold, const char *fmt,
+		...)
+{
+	va_list ap;
+
+	if (md_level)
+		fprintf(out, "\n%s ", md_level);
+	else
+		fputc('\n', out);
+	if (bold)
+		fputs("\033[1m", out);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	if (bold)
+		fputs("\033[0m", out);
+	fputs(md_level ? "\n\n" : "\n", out);
+}
+
+bool dt_colors(bool to_stdout)
+{
+	const char *term = getenv("TERM");
+
+	return to_stdout && isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
+	       !(term && !strcmp(term, "dumb"));
 }

@@ -3,6 +3,7 @@
  * for the golden tests of the reading commands and for benchmarks.
  *
  * usage: synth-trace API_LISTING OUT_DIR [--ranks N] [--steps N]
+ *                    [--variant noise|changed]
  *
  * Each rank's file (OUT_DIR/rank<r>.dnnt) holds what a small training job
  * records: a legacy FP32 convolution found with cudnnFind and run with
@@ -12,6 +13,12 @@
  * kernels outside cuDNN (PyTorch, cuBLAS, NCCL) and copies. Rank 1's matrix
  * products run 30% slower than rank 0's. Call arguments are encoded from
  * the signatures of shim/cudnn-api.txt, as the shim would record them.
+ *
+ * Variants, for comparing runs: `noise` moves every kernel's time by up
+ * to 3% either way (another run of the same job); `changed` makes the
+ * convolution 20% slower, settles the matrix product on engine 3 instead
+ * of 7 (slower, a smaller workspace), drops the activation and adds a
+ * layout transform back to NCHW.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +34,7 @@
 
 static char *api_names[MAX_APIS], *api_sigs[MAX_APIS];
 static uint32_t n_apis;
+static const char *variant = "";
 
 static void die(const char *fmt, ...)
 {
@@ -229,6 +237,13 @@ static void kernel(struct gen *g, uint64_t call, const char *name, uint64_t dur)
 {
 	uint32_t corr = ++g->corr;
 
+	if (!strcmp(variant, "noise")) {
+		/* -3% .. +3%, the same sequence every time */
+		static uint32_t x = 12345;
+		x = x * 1103515245u + 12345u;
+		dur = dur * (97 + (x >> 16) % 7) / 100;
+	}
+
 	if (call) {
 		struct dt_rec_corr c = { .call = call, .corr = corr };
 		put(g, DT_REC_CORR, &c, sizeof(c), NULL, 0);
@@ -424,6 +439,9 @@ static uint64_t tensor4d(struct gen *g, int64_t fmt, int n, int c, int h, int w)
 #define K_NCHW2NHWC                                                       \
 	"_ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21" \
 	"cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_"
+#define K_NHWC2NCHW                                                       \
+	"_ZN5cudnn19engines_precompiled16nhwcToNchwKernelIfffLb1ELb0EL21" \
+	"cudnnKernelDataType_t0EEEvNS0_18nhwc2nchw_params_tIT1_EEPKT_PT0_"
 #define K_RELU                                                                 \
 	"_Z24op_generic_tensor_kernelILi1EfffLi256EL16cudnnGenericOp_t8EL21"   \
 	"cudnnNanPropagation_t0ELi1EEv17cudnnTensorStructPT2_S2_PKT0_S2_S7_T1" \
@@ -551,7 +569,9 @@ static void write_rank(const char *dir, int rank, int ranks, int steps)
 		matmul_run(&g, handle, p2, 40000, K_GEMM_BF16_SPLITK);
 	}
 	/* the winner's plan, built again from scratch */
-	uint64_t p3 = matmul_plan(&g, handle, graph, 7, 4, 1 << 20);
+	bool changed = !strcmp(variant, "changed");
+	uint64_t p3 = changed ? matmul_plan(&g, handle, graph, 3, 1, 0)
+			      : matmul_plan(&g, handle, graph, 7, 4, 1 << 20);
 
 	for (int step = 0; step < steps; step++) {
 		memcpy_htod(&g, 32 * 64 * 56 * 56 * 4, 80000);
@@ -566,12 +586,23 @@ static void write_rank(const char *dir, int rank, int ranks, int steps)
 			       "CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM")),
 			   U(0), U(0), K(0.0), U(y), U(0x7e0030000000));
 		kernel(&g, seq, K_NCHW2NHWC, 25000);
-		kernel(&g, seq, K_SGEMM, 420000);
-		seq = CALL(&g, "cudnnActivationForward", 7000, U(handle),
-			   U(act), K(1.0), U(y), U(0x7e0030000000), K(0.0),
-			   U(y), U(0x7e0030000000));
-		kernel(&g, seq, K_RELU, 45000);
-		matmul_run(&g, handle, p3, 40000, K_GEMM_BF16_SPLITK);
+		kernel(&g, seq, K_SGEMM, changed ? 504000 : 420000);
+		if (!changed) {
+			seq = CALL(&g, "cudnnActivationForward", 7000,
+				   U(handle), U(act), K(1.0), U(y),
+				   U(0x7e0030000000), K(0.0), U(y),
+				   U(0x7e0030000000));
+			kernel(&g, seq, K_RELU, 45000);
+		} else {
+			seq = CALL(&g, "cudnnTransformTensor", 9000, U(handle),
+				   K(1.0), U(xh), U(0x7e0010000000), K(0.0),
+				   U(x), U(0x7e0000000000));
+			kernel(&g, seq, K_NHWC2NCHW, 28000);
+		}
+		if (changed)
+			matmul_run(&g, handle, p3, 61000, K_GEMM_BF16);
+		else
+			matmul_run(&g, handle, p3, 40000, K_GEMM_BF16_SPLITK);
 		kernel(&g, 0, K_ATEN, 12000);
 		kernel(&g, 0, K_NVJET, 90000);
 		kernel(&g, 0, K_NCCL, 150000);
@@ -586,8 +617,9 @@ int main(int argc, char **argv)
 	int ranks = 2, steps = 4;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: synth-trace API_LISTING OUT_DIR "
-				"[--ranks N] [--steps N]\n");
+		fprintf(stderr,
+			"usage: synth-trace API_LISTING OUT_DIR "
+			"[--ranks N] [--steps N] [--variant noise|changed]\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -595,6 +627,8 @@ int main(int argc, char **argv)
 			ranks = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--steps"))
 			steps = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--variant"))
+			variant = argv[i + 1];
 		else
 			die("unknown option %s", argv[i]);
 	}

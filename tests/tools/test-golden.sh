@@ -15,7 +15,26 @@ tmp=$(mktemp)
 synth_dir=$(mktemp -d)
 trap 'rm -rf "$tmp" "$synth_dir"' EXIT
 "$synth" shim/cudnn-api.txt "$synth_dir" --ranks 2 --steps 4 || exit 1
+for v in noise changed; do
+	mkdir "$synth_dir/$v"
+	"$synth" shim/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
+done
+mkdir "$synth_dir/base"
+"$synth" shim/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
 fail=0
+check_rc() { # check_rc STATUS NAME ARGS...: also its exit status
+	want=$1
+	shift
+	check "$@"
+	name=$1
+	shift
+	"$dnntrace" "$@" >/dev/null 2>&1
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: dnntrace $* exited $got, expected $want"
+		fail=1
+	fi
+}
 check() { # check NAME ARGS...: `dnntrace ARGS` must print golden/NAME
 	name=$1
 	shift
@@ -49,5 +68,13 @@ check synth.ranks report --top 5 "$s"
 check synth.ranks.json report --format json "$s"
 check synth.ranks.sorted report --top 3 --sort roof --wide "$s"
 check synth.peaks report --top 3 --peak-bandwidth 2T --peak-flops bf16=500T,fp32=50T "$s/rank1.dnnt"
+b=$synth_dir/base
+check_rc 0 diff.same diff --fail-on any "$b" "$synth_dir/noise"
+check_rc 0 diff.noise diff --threshold 1% --min-time 1ns "$b" "$synth_dir/noise"
+check_rc 1 diff.changed diff --fail-on regression "$b" "$synth_dir/changed"
+check_rc 1 diff.changed.md diff --format markdown --fail-on engine-change "$b" "$synth_dir/changed"
+check_rc 1 diff.changed.json diff --format json --fail-on any "$b" "$synth_dir/changed"
+check_rc 0 diff.ranks diff --top 3 "$s/rank0.dnnt" "$s/rank1.dnnt"
+check_rc 1 diff.other diff --fail-on any --top 2 "$t" "$s/rank0.dnnt"
 [ $fail = 0 ] && echo "golden outputs match"
 exit $fail

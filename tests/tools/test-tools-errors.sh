@@ -48,6 +48,14 @@ expect 2 '--peak-flops takes' -- report --peak-flops fast "$tmp/text.dnnt"
 expect 2 '--peak-bandwidth takes' -- report --peak-bandwidth 4.8X "$tmp/text.dnnt"
 expect 2 '--top takes a number' -- report --top -3 "$tmp/text.dnnt"
 expect 0 'usage: dnntrace report' -- report --help
+expect 2 'expected BASE and NEW' -- diff "$tmp/text.dnnt"
+expect 2 'not a dnntrace file' -- diff "$tmp/text.dnnt" "$tmp/text.dnnt"
+expect 2 'cannot read' -- diff "$tmp/nonexistent.dnnt" "$tmp/text.dnnt"
+expect 2 '--fail-on takes regression' -- diff --fail-on slowdown a b
+expect 2 '--threshold takes a percentage' -- diff --threshold x a b
+expect 2 '--min-time takes a time' -- diff --min-time 10parsecs a b
+expect 2 '--format takes text, markdown or json' -- diff --format xml a b
+expect 0 'usage: dnntrace diff' -- diff --help
 expect 2 'expected one trace file' -- ops
 expect 2 '--format takes text or json' -- ops --format xml "$tmp/text.dnnt"
 expect 2 'expected a command to run' -- record

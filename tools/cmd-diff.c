@@ -1,0 +1,713 @@
+/*
+ * cmd-diff.c - `dnntrace diff BASE NEW`: what changed between two runs, and
+ * a gate for CI. The comparison is the analyzer's (dt-diff.h); this file
+ * lays it out as text, Markdown (for a job summary or a pull-request
+ * comment) or JSON (schema dnntrace.diff, analyzer/DIFF.md).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dt-analyzer.h"
+#include "dt-diff.h"
+#include "dt-tools.h"
+
+#define DIFF_SCHEMA_VERSION 1
+
+enum format { TEXT, MARKDOWN, JSON };
+enum gate { GATE_NONE, GATE_REGRESSION, GATE_ENGINE, GATE_ANY };
+
+static const char *const gate_names[] = { "none", "regression", "engine-change",
+					  "any" };
+
+struct ctx {
+	FILE *out;
+	enum format format;
+	bool color;
+	long top;
+	const struct dt_diff *d;
+	const char *base_name, *next_name;
+};
+
+static void diff_help(FILE *f)
+{
+	fprintf(f,
+		"usage: dnntrace diff [options] BASE NEW\n\n"
+		"Compares two runs: the operations matched by what they "
+		"computed (function,\nshapes, types, layout, parameters), "
+		"not by call order. For each: executions,\nmedian GPU time "
+		"per execution of the engine it settled on, the change, "
+		"and\nwhether it is within the spread of the executions; "
+		"engine, knob and workspace\nchanges; operations added and "
+		"removed; totals. BASE and NEW are trace files\nor folders "
+		"of them (all ranks of a job).\n\n"
+		"  --threshold P     relative change that counts (default "
+		"5%%)\n"
+		"  --min-time T      absolute change per execution that "
+		"counts (default 10us)\n"
+		"                    a change counts when it passes both\n"
+		"  --fail-on G       exit 1 when: regression (an operation "
+		"got slower),\n"
+		"                    engine-change, any (slower, faster, "
+		"added, removed,\n"
+		"                    engine or workspace changed); default: "
+		"never\n"
+		"  --top N           rows per section (default 20, 0 for "
+		"all)\n"
+		"  --format F        text (default), markdown or json (schema "
+		"dnntrace.diff,\n"
+		"                    version %d)\n"
+		"  -o, --output FILE write to FILE\n"
+		"  -h, --help        show this help\n\n"
+		"Exit status: 0, or 1 when the --fail-on gate trips; 2 for bad "
+		"usage or\nunreadable input.\n",
+		DIFF_SCHEMA_VERSION);
+}
+
+/* "10us", "1.5ms", "500ns", "2s", "10000" (ns) -> ns; -1 when malformed. */
+static double parse_time(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (!*end || !strcmp(end, "ns"))
+		return v;
+	if (!strcmp(end, "us"))
+		return v * 1e3;
+	if (!strcmp(end, "ms"))
+		return v * 1e6;
+	if (!strcmp(end, "s"))
+		return v * 1e9;
+	return -1;
+}
+
+/* "5%", "5", "0.05" (a fraction when below 1) -> 0.05; -1 malformed. */
+static double parse_fraction(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (!strcmp(end, "%"))
+		return v / 100;
+	if (*end)
+		return -1;
+	return v < 1 ? v : v / 100;
+}
+
+static bool gate_tripped(const struct dt_diff *d, enum gate g)
+{
+	switch (g) {
+	case GATE_REGRESSION:
+		return d->slower > 0;
+	case GATE_ENGINE:
+		return d->engine_changes > 0;
+	case GATE_ANY:
+		return d->slower || d->faster || d->added || d->removed ||
+		       d->engine_changes || d->workspace_changes;
+	case GATE_NONE:
+	default:
+		return false;
+	}
+}
+
+/* ------------------------------------------------------------- words */
+
+static const char *engine_str(const struct dt_diff_op *o,
+			      const struct dt_diff_side *s, char *buf,
+			      size_t size)
+{
+	const char *kind =
+		strcmp(o->api, "cudnnBackendExecute") ? "algo" : "eng";
+
+	if (!s->present)
+		snprintf(buf, size, "-");
+	else if (s->engine < 0)
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%s%" PRId64, kind, s->engine);
+	return buf;
+}
+
+static const char *change_str(double change, char *buf, size_t size)
+{
+	snprintf(buf, size, "%+.1f%%", 100 * change);
+	return buf;
+}
+
+static const char *delta_str(int64_t ns, char *buf, size_t size)
+{
+	char t[32];
+	dt_fmt_ns((uint64_t)(ns < 0 ? -ns : ns), t, sizeof(t));
+	snprintf(buf, size, "%s%s", ns < 0 ? "-" : "+", t);
+	return buf;
+}
+
+static const char *cudnn_of(const struct dt_sum_file *f)
+{
+	return f->cudnn_version ? f->cudnn_version : f->cudnn ? f->cudnn : "?";
+}
+
+/* One run in a line: traces, program, GPU, cuDNN. */
+static void run_line(const struct ctx *c, const char *label, const char *name,
+		     const struct dt_summary *s)
+{
+	const struct dt_sum_file *f = &s->files[0];
+
+	fprintf(c->out, "%s%-5s %s: %zu trace%s, %s; %s; cuDNN %s%s%s\n",
+		c->format == MARKDOWN ? "- " : "", label, name, s->n_files,
+		s->n_files == 1 ? "" : "s", f->program ? f->program : "?",
+		s->n_devices ? s->devices[0].name : "GPU unknown",
+		f->cudnn_version ? f->cudnn_version
+		: f->cudnn       ? f->cudnn
+				 : "?",
+		f->cuda ? "; CUDA " : "", f->cuda ? f->cuda : "");
+}
+
+static uint64_t other_ns(const struct dt_summary *s)
+{
+	uint64_t n = 0;
+	for (int f = 0; f < DT_FAM_COUNT; f++)
+		n += s->fam_ns[f];
+	return n;
+}
+
+static void total_row(struct dt_table *t, const char *what, uint64_t b,
+		      uint64_t n, bool time)
+{
+	char x[32], y[32];
+
+	dt_table_cell(t, "%s", what);
+	if (time) {
+		dt_table_cell(t, "%s", dt_fmt_ns(b, x, sizeof(x)));
+		dt_table_cell(t, "%s", dt_fmt_ns(n, y, sizeof(y)));
+	} else {
+		dt_table_cell(t, "%" PRIu64, b);
+		dt_table_cell(t, "%" PRIu64, n);
+	}
+	if (b)
+		dt_table_cell(t, "%+.1f%%",
+			      100.0 * ((double)n - (double)b) / (double)b);
+	else
+		dt_table_cell(t, "%s", n ? "new" : "-");
+}
+
+static void print_totals(const struct ctx *c)
+{
+	static const char *const hdr[] = { "", "base", "new", "change", NULL };
+	const struct dt_summary *b = c->d->base, *n = c->d->next;
+	struct dt_table *t = dt_table_new(hdr, "lrrr");
+
+	if (!t)
+		return;
+	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+		   "Totals");
+	total_row(t, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
+		  true);
+	total_row(t, "GPU time in other kernels", other_ns(b), other_ns(n),
+		  true);
+	total_row(t, "memory copies and sets", b->copy_ns, n->copy_ns, true);
+	total_row(t, "host time inside cuDNN calls", b->host_ns, n->host_ns,
+		  true);
+	total_row(t, "cuDNN calls", b->calls, n->calls, false);
+	total_row(t, "cuDNN op executions", b->ops, n->ops, false);
+	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_free(t);
+}
+
+/* Functions whose call counts differ. */
+static void print_calls(const struct ctx *c)
+{
+	static const char *const hdr[] = { "base calls", "new calls",
+					   "function", NULL };
+	const struct dt_summary *b = c->d->base, *n = c->d->next;
+	struct dt_table *t = dt_table_new(hdr, "rrl");
+	long shown = 0, more = 0;
+
+	if (!t)
+		return;
+	for (int run = 0; run < 2; run++) {
+		const struct dt_summary *s = run ? n : b, *o = run ? b : n;
+		for (size_t i = 0; i < s->n_apis; i++) {
+			uint64_t other = 0;
+			bool found = false;
+			for (size_t k = 0; k < o->n_apis && !found; k++)
+				if (!strcmp(o->apis[k].name, s->apis[i].name)) {
+					other = o->apis[k].calls;
+					found = true;
+				}
+			/* each function once: from the base, or new */
+			if ((run && found) || other == s->apis[i].calls)
+				continue;
+			if (c->top && shown >= c->top) {
+				more++;
+				continue;
+			}
+			dt_table_cell(t, "%" PRIu64,
+				      run ? 0 : s->apis[i].calls);
+			dt_table_cell(t, "%" PRIu64,
+				      run ? s->apis[i].calls : other);
+			dt_table_cell(t, "%s", s->apis[i].name);
+			shown++;
+		}
+	}
+	if (shown) {
+		dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL,
+			   c->color,
+			   "Functions called a different number of times");
+		dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+		if (more)
+			fprintf(c->out, "(%ld more; --top 0 lists all)\n",
+				more);
+	}
+	dt_table_free(t);
+}
+
+static bool is_change(const struct dt_diff_op *o)
+{
+	return o->verdict == DT_SLOWER || o->verdict == DT_FASTER ||
+	       o->verdict == DT_NOISE;
+}
+
+static void operation_cell(const struct ctx *c, struct dt_table *t,
+			   const struct dt_diff_op *o)
+{
+	int max = c->format == MARKDOWN ? 80 : 110;
+	dt_table_cell(t, "%s %.*s%s", dt_op_kind_key(o->kind), max, o->brief,
+		      (int)strlen(o->brief) > max ? "..." : "");
+}
+
+static void print_changes(const struct ctx *c)
+{
+	static const char *const hdr[] = { "",           "base median",
+					   "new median", "change",
+					   "per exec",   "base range",
+					   "calls",      "engine",
+					   "operation",  NULL };
+	const struct dt_diff *d = c->d;
+	struct dt_table *t = dt_table_new(hdr, "lrrrrrrll");
+	long shown = 0, more = 0;
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < d->n_ops; i++) {
+		const struct dt_diff_op *o = &d->ops[i];
+		char b[6][40];
+		if (!is_change(o))
+			continue;
+		if (c->top && shown >= c->top) {
+			more++;
+			continue;
+		}
+		dt_table_cell(t, "%s",
+			      o->verdict == DT_SLOWER   ? "SLOWER"
+			      : o->verdict == DT_FASTER ? "faster"
+							: "noise");
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(o->base.median_ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(o->next.median_ns, b[1], sizeof(b[1])));
+		dt_table_cell(t, "%s",
+			      change_str(o->change, b[2], sizeof(b[2])));
+		dt_table_cell(t, "%s",
+			      delta_str(o->delta_ns, b[3], sizeof(b[3])));
+		dt_table_cell(t, "%s..%s",
+			      dt_fmt_ns(o->base.min_ns, b[4], sizeof(b[4])),
+			      dt_fmt_ns(o->base.max_ns, b[5], sizeof(b[5])));
+		dt_table_cell(t, "%" PRIu64 "/%" PRIu64, o->base.count,
+			      o->next.count);
+		char e1[24], e2[24];
+		engine_str(o, &o->base, e1, sizeof(e1));
+		engine_str(o, &o->next, e2, sizeof(e2));
+		if (o->engine_changed)
+			dt_table_cell(t, "%s->%s", e1, e2);
+		else
+			dt_table_cell(t, "%s", e2);
+		operation_cell(c, t, o);
+		shown++;
+	}
+	char m[32];
+	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+		   "Operations whose GPU time changed (median per execution; "
+		   "counted from %.0f%% and %s)",
+		   100 * d->opts.threshold,
+		   dt_fmt_ns(d->opts.min_ns, m, sizeof(m)));
+	if (!shown)
+		fprintf(c->out, "none\n");
+	else
+		dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	if (more)
+		fprintf(c->out, "(%ld more; --top 0 lists all)\n", more);
+	if (d->noise)
+		fprintf(c->out,
+			"%snoise: past the thresholds, but each run's median "
+			"lies within the other's\nrange of executions\n",
+			c->format == MARKDOWN ? "\n" : "");
+	dt_table_free(t);
+}
+
+static void print_engines(const struct ctx *c)
+{
+	const struct dt_diff *d = c->d;
+	long shown = 0;
+
+	if (!d->engine_changes && !d->workspace_changes)
+		return;
+	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+		   "Engine and workspace changes");
+	for (size_t i = 0; i < d->n_ops; i++) {
+		const struct dt_diff_op *o = &d->ops[i];
+		char e1[24], e2[24], w1[32], w2[32];
+		if (!o->engine_changed && !o->workspace_changed)
+			continue;
+		if (c->top && shown++ >= c->top)
+			break;
+		fprintf(c->out, "%s%s %.100s\n",
+			c->format == MARKDOWN ? "- " : "  ",
+			dt_op_kind_key(o->kind), o->brief);
+		if (o->engine_changed)
+			fprintf(c->out, "%sengine %s%s%s%s -> %s%s%s%s\n",
+				c->format == MARKDOWN ? "  - " : "      ",
+				engine_str(o, &o->base, e1, sizeof(e1)),
+				o->base.knobs ? " {" : "",
+				o->base.knobs ? o->base.knobs : "",
+				o->base.knobs ? "}" : "",
+				engine_str(o, &o->next, e2, sizeof(e2)),
+				o->next.knobs ? " {" : "",
+				o->next.knobs ? o->next.knobs : "",
+				o->next.knobs ? "}" : "");
+		if (o->workspace_changed)
+			fprintf(c->out, "%sworkspace %s -> %s\n",
+				c->format == MARKDOWN ? "  - " : "      ",
+				dt_fmt_bytes((uint64_t)o->base.workspace, w1,
+					     sizeof(w1)),
+				dt_fmt_bytes((uint64_t)o->next.workspace, w2,
+					     sizeof(w2)));
+	}
+}
+
+static void print_added(const struct ctx *c, enum dt_verdict v)
+{
+	static const char *const hdr[] = { "calls", "GPU time", "median",
+					   "operation", NULL };
+	const struct dt_diff *d = c->d;
+	struct dt_table *t = dt_table_new(hdr, "rrrl");
+	long shown = 0, more = 0;
+	size_t n = v == DT_ADDED ? d->added : d->removed;
+
+	if (!t)
+		return;
+	if (!n) {
+		dt_table_free(t);
+		return;
+	}
+	for (size_t i = 0; i < d->n_ops; i++) {
+		const struct dt_diff_op *o = &d->ops[i];
+		const struct dt_diff_side *s =
+			v == DT_ADDED ? &o->next : &o->base;
+		char b[2][32];
+		if (o->verdict != v)
+			continue;
+		if (c->top && shown >= c->top) {
+			more++;
+			continue;
+		}
+		dt_table_cell(t, "%" PRIu64, s->count);
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(s->gpu_ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(s->median_ns, b[1], sizeof(b[1])));
+		operation_cell(c, t, o);
+		shown++;
+	}
+	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+		   "%s: %zu operation%s only in %s",
+		   v == DT_ADDED ? "Added" : "Removed", n, n == 1 ? "" : "s",
+		   v == DT_ADDED ? "NEW" : "BASE");
+	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	if (more)
+		fprintf(c->out, "(%ld more; --top 0 lists all)\n", more);
+	dt_table_free(t);
+}
+
+static void print_verdict(const struct ctx *c, enum gate g)
+{
+	const struct dt_diff *d = c->d;
+	bool tripped = gate_tripped(d, g);
+
+	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+		   "Verdict");
+	fprintf(c->out,
+		"%zu slower, %zu faster, %zu within noise, %zu engine "
+		"change%s, %zu workspace change%s, %zu added, %zu removed "
+		"(of %zu operations)\n",
+		d->slower, d->faster, d->noise, d->engine_changes,
+		d->engine_changes == 1 ? "" : "s", d->workspace_changes,
+		d->workspace_changes == 1 ? "" : "s", d->added, d->removed,
+		d->n_ops);
+	if (g != GATE_NONE)
+		fprintf(c->out, "%sgate --fail-on %s: %s%s%s\n",
+			c->format == MARKDOWN ? "\n**" : "", gate_names[g],
+			tripped ? "FAILED" : "passed",
+			c->format == MARKDOWN ? "**" : "",
+			tripped ? " (exit status 1)" : "");
+}
+
+/* ---------------------------------------------------------------- json */
+
+static void json_side(FILE *out, const struct dt_diff_side *s)
+{
+	if (!s->present) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out,
+		"{\"count\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
+		", \"median_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
+		", \"max_ns\": %" PRIu64 ", \"engine\": %" PRId64
+		", \"knobs\": ",
+		s->count, s->gpu_ns, s->median_ns, s->min_ns, s->max_ns,
+		s->engine);
+	dt_json_str(out, s->knobs);
+	fprintf(out,
+		", \"workspace\": %" PRId64
+		", \"achieved_flops\": %.6g, \"achieved_bandwidth\": %.6g}",
+		s->workspace, s->flops_per_s, s->bytes_per_s);
+}
+
+static void json_run(FILE *out, const char *name, const struct dt_summary *s)
+{
+	const struct dt_sum_file *f = &s->files[0];
+	uint64_t other = other_ns(s);
+
+	fputs("{\"name\": ", out);
+	dt_json_str(out, name);
+	fprintf(out, ", \"traces\": %zu, \"program\": ", s->n_files);
+	dt_json_str(out, f->program);
+	fputs(", \"gpu\": ", out);
+	dt_json_str(out, s->n_devices ? s->devices[0].name : NULL);
+	fputs(", \"cudnn_version\": ", out);
+	dt_json_str(out, f->cudnn_version);
+	fprintf(out,
+		", \"cudnn_gpu_ns\": %" PRIu64 ", \"other_gpu_ns\": %" PRIu64
+		", \"copies_ns\": %" PRIu64 ", \"host_cudnn_ns\": %" PRIu64
+		", \"calls\": %" PRIu64 ", \"ops\": %" PRIu64 "}",
+		s->cudnn_ns, other, s->copy_ns, s->host_ns, s->calls, s->ops);
+}
+
+static void print_json(const struct ctx *c, enum gate g)
+{
+	const struct dt_diff *d = c->d;
+	FILE *out = c->out;
+
+	fprintf(out,
+		"{\"schema\": \"dnntrace.diff\", \"version\": %d,\n \"base\": ",
+		DIFF_SCHEMA_VERSION);
+	json_run(out, c->base_name, d->base);
+	fputs(",\n \"new\": ", out);
+	json_run(out, c->next_name, d->next);
+	fprintf(out,
+		",\n \"thresholds\": {\"relative\": %.6g, \"min_ns\": %" PRIu64
+		"},\n \"different_gpu\": %s, \"different_cudnn\": %s,\n "
+		"\"ops\": [",
+		d->opts.threshold, d->opts.min_ns,
+		d->other_gpu ? "true" : "false",
+		d->other_cudnn ? "true" : "false");
+	for (size_t i = 0; i < d->n_ops; i++) {
+		const struct dt_diff_op *o = &d->ops[i];
+		fprintf(out,
+			"%s\n  {\"verdict\": \"%s\", \"api\": ", i ? "," : "",
+			dt_verdict_key(o->verdict));
+		dt_json_str(out, o->api);
+		fprintf(out, ", \"kind\": \"%s\", \"brief\": ",
+			dt_op_kind_key(o->kind));
+		dt_json_str(out, o->brief);
+		fputs(", \"problem\": ", out);
+		dt_json_str(out, o->key);
+		fprintf(out,
+			", \"delta_ns\": %" PRId64
+			", \"change\": %.6g, \"engine_changed\": %s, "
+			"\"workspace_changed\": %s, \"base\": ",
+			o->delta_ns, o->change,
+			o->engine_changed ? "true" : "false",
+			o->workspace_changed ? "true" : "false");
+		json_side(out, &o->base);
+		fputs(", \"new\": ", out);
+		json_side(out, &o->next);
+		fputc('}', out);
+	}
+	fprintf(out,
+		"],\n \"counts\": {\"slower\": %zu, \"faster\": %zu, "
+		"\"noise\": %zu, \"engine_changes\": %zu, "
+		"\"workspace_changes\": %zu, \"added\": %zu, \"removed\": %zu, "
+		"\"ops\": %zu},\n \"gate\": {\"fail_on\": \"%s\", \"tripped\": "
+		"%s}}\n",
+		d->slower, d->faster, d->noise, d->engine_changes,
+		d->workspace_changes, d->added, d->removed, d->n_ops,
+		gate_names[g], gate_tripped(d, g) ? "true" : "false");
+}
+
+/* ---------------------------------------------------------------- main */
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threshold", required_argument, NULL, 'p' },
+		{ "min-time", required_argument, NULL, 'm' },
+		{ "fail-on", required_argument, NULL, 'g' },
+		{ "top", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dt_diff_opts dopts = { 0 };
+	struct ctx c = { .top = 20, .format = TEXT };
+	enum gate g = GATE_NONE;
+	const char *output = NULL;
+	char *end;
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		double v;
+		switch (ch) {
+		case 'p':
+			if ((v = parse_fraction(optarg)) <= 0)
+				return dt_usage_error(
+					"diff",
+					"--threshold takes a percentage, "
+					"like 5%%");
+			dopts.threshold = v;
+			break;
+		case 'm':
+			if ((v = parse_time(optarg)) < 0)
+				return dt_usage_error(
+					"diff", "--min-time takes a time, like "
+						"10us or 1ms");
+			dopts.min_ns = v < 1 ? 1 : (uint64_t)v;
+			break;
+		case 'g': {
+			int k = 1;
+			while (k < 4 && strcmp(gate_names[k], optarg))
+				k++;
+			if (k == 4)
+				return dt_usage_error(
+					"diff", "--fail-on takes regression, "
+						"engine-change or any");
+			g = (enum gate)k;
+			break;
+		}
+		case 't':
+			c.top = strtol(optarg, &end, 10);
+			if (*end || end == optarg || c.top < 0)
+				return dt_usage_error("diff",
+						      "--top takes a number");
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				c.format = TEXT;
+			else if (!strcmp(optarg, "markdown") ||
+				 !strcmp(optarg, "md"))
+				c.format = MARKDOWN;
+			else if (!strcmp(optarg, "json"))
+				c.format = JSON;
+			else
+				return dt_usage_error("diff",
+						      "--format takes text, "
+						      "markdown or json");
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			return diff_help(stdout), 0;
+		default:
+			return dt_usage_error("diff", "unknown option");
+		}
+	}
+	if (argc - optind != 2)
+		return dt_usage_error("diff", "expected BASE and NEW (trace "
+					      "files or folders)");
+
+	struct dt_summary_opts so = { 0 };
+	int rc, rc2;
+	struct dt_summary *base = dt_load_summary(argv + optind, 1, &so, &rc);
+	if (!base)
+		return rc;
+	struct dt_summary *next =
+		dt_load_summary(argv + optind + 1, 1, &so, &rc2);
+	if (!next) {
+		dt_summary_free(base);
+		return rc2;
+	}
+	if (rc2)
+		rc = rc2; /* some input could not be read: exit 2 */
+	struct dt_diff *d = dt_diff_new(base, next, &dopts);
+	if (!d) {
+		dt_error("out of memory");
+		dt_summary_free(base);
+		dt_summary_free(next);
+		return 1;
+	}
+	c.d = d;
+	c.base_name = argv[optind];
+	c.next_name = argv[optind + 1];
+	c.out = stdout;
+	if (output && !(c.out = fopen(output, "w"))) {
+		dt_error("%s: %s", output, strerror(errno));
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	c.color = c.format == TEXT && dt_colors(!output);
+	if (c.format == JSON) {
+		print_json(&c, g);
+	} else {
+		if (c.format == MARKDOWN)
+			fprintf(c.out, "## dnntrace diff\n\n");
+		run_line(&c, "base", c.base_name, base);
+		run_line(&c, "new", c.next_name, next);
+		if (d->other_gpu)
+			fprintf(c.out,
+				"%snote: the runs were on different GPUs (%s, "
+				"%s): their times differ for that too\n",
+				c.format == MARKDOWN ? "- " : "",
+				base->devices[0].name, next->devices[0].name);
+		if (d->other_cudnn)
+			fprintf(c.out,
+				"%snote: the runs used different cuDNN "
+				"libraries (%s, %s)\n",
+				c.format == MARKDOWN ? "- " : "",
+				cudnn_of(&base->files[0]),
+				cudnn_of(&next->files[0]));
+		print_totals(&c);
+		print_changes(&c);
+		print_engines(&c);
+		print_added(&c, DT_ADDED);
+		print_added(&c, DT_REMOVED);
+		if (c.format == TEXT)
+			print_calls(&c);
+		print_verdict(&c, g);
+	}
+	if (output && fclose(c.out) != 0) {
+		dt_error("%s: %s", output, strerror(errno));
+		rc = 1;
+	}
+	if (!rc && gate_tripped(d, g))
+		rc = 1;
+done:
+	dt_diff_free(d);
+	dt_summary_free(base);
+	dt_summary_free(next);
+	return rc;
+}
