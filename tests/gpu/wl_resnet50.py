@@ -64,17 +64,25 @@ class ResNet50(nn.Module):
 
 
 def main():
-    args = wl_common.parse_args(__doc__.splitlines()[0], extra=lambda p: p.add_argument(
-        "--batch", type=int, default=64, help="images per step (default %(default)s)"))
-    wl_common.torch_setup(torch, deterministic=True)
+    def options(p):
+        p.add_argument("--batch", type=int, default=64, help="images per step (default %(default)s)")
+        # deliberate changes, for check_diff.py
+        p.add_argument("--no-channels-last", action="store_true", help="keep NCHW tensors")
+        p.add_argument("--fp32", action="store_true", help="no bf16 autocast")
+        p.add_argument("--benchmark", action="store_true", help="torch.backends.cudnn.benchmark = True")
 
-    model = ResNet50().cuda().to(memory_format=torch.channels_last)
+    args = wl_common.parse_args(__doc__.splitlines()[0], extra=options)
+    wl_common.torch_setup(torch, deterministic=not args.benchmark)
+    torch.backends.cudnn.benchmark = args.benchmark
+    layout = torch.contiguous_format if args.no_channels_last else torch.channels_last
+
+    model = ResNet50().cuda().to(memory_format=layout)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    images = torch.randn(args.batch, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    images = torch.randn(args.batch, 3, 224, 224, device="cuda").to(memory_format=layout)
     labels = torch.randint(0, 1000, (args.batch,), device="cuda")
 
     def make_loss():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not args.fp32):
             logits = model(images)
         return wl_common.one_hot_cross_entropy(torch, logits, labels)
 
