@@ -40,6 +40,21 @@ struct sbuf {
 	size_t len, cap;
 };
 
+/* Room for n more bytes and a NUL; false when memory is short. */
+static bool sb_reserve(struct sbuf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap * 2 : 256;
+
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p)
+		return false;
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
 static void sb_printf(struct sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void sb_printf(struct sbuf *b, const char *fmt, ...)
@@ -58,15 +73,42 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 			b->len += (size_t)n;
 			return;
 		}
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		while (cap < b->len + (size_t)n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
+		if (!sb_reserve(b, (size_t)n))
 			return;
-		b->p = p;
-		b->cap = cap;
 	}
+}
+
+/* Append `"key": "0x<value>"` (after ", " unless first): the pointers of
+ * every op go through here, so without printf. */
+static void sb_pointer(struct sbuf *b, const char *key, size_t key_len,
+		       uint64_t value)
+{
+	char tmp[96], hex[17];
+	size_t n = 0, h = 0;
+
+	if (key_len > 40)
+		key_len = 40;
+	do {
+		hex[h++] = "0123456789abcdef"[value & 15];
+		value >>= 4;
+	} while (value);
+	if (b->len) {
+		tmp[n++] = ',';
+		tmp[n++] = ' ';
+	}
+	tmp[n++] = '"';
+	memcpy(tmp + n, key, key_len);
+	n += key_len;
+	memcpy(tmp + n, "\": \"0x", 6);
+	n += 6;
+	while (h)
+		tmp[n++] = hex[--h];
+	tmp[n++] = '"';
+	if (b->cap - b->len <= n && !sb_reserve(b, n))
+		return;
+	memcpy(b->p + b->len, tmp, n);
+	b->len += n;
+	b->p[b->len] = 0;
 }
 
 static char *sb_take(struct sbuf *b)
@@ -1355,10 +1397,7 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 			key = mix(key, o ? o->chash : 0);
 		} else if (a->code == 'p') {
 			if (m->details && !a->out)
-				sb_printf(&ptrs,
-					  "%s\"%.*s\": \"0x%" PRIx64 "\"",
-					  ptrs.len ? ", " : "",
-					  (int)a->name_len, a->name, a->u);
+				sb_pointer(&ptrs, a->name, a->name_len, a->u);
 		} else if (a->data) {
 			key = mix_bytes(mix(key, a->count), a->data,
 					a->code == 'a' ? a->count * a->width
@@ -1429,9 +1468,9 @@ static char *varpack_pointers(struct dt_model *m, uint64_t varpack,
 	for (uint32_t i = 0; uids && i < uids->bytes / 8; i++) {
 		int64_t uid;
 		memcpy(&uid, bdata(uids) + i * 8, 8);
-		sb_printf(&b, "%s\"%" PRId64 "\": \"0x%" PRIx64 "\"",
-			  b.len ? ", " : "", uid,
-			  battr_ptr(vp, m->a_vp_ptrs, i));
+		char key[24];
+		int n = snprintf(key, sizeof(key), "%" PRId64, uid);
+		sb_pointer(&b, key, (size_t)n, battr_ptr(vp, m->a_vp_ptrs, i));
 	}
 	return sb_take(&b);
 }
