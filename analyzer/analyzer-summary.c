@@ -43,25 +43,6 @@ static void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
 	return q;
 }
 
-static char *xstrdup(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-static char *xasprintf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 /* An index from keys to positions in an array: open addressing, the
  * array's position + 1 in each slot, 0 for empty. */
 struct index {
@@ -347,7 +328,7 @@ static struct dt_sum_problem *problem_by_key(struct dt_summary *s,
 	s->problems = v;
 	struct dt_sum_problem *p = &s->problems[s->n_problems];
 	p->key = strdup(k.key);
-	p->brief = xstrdup(op->brief ? op->brief : k.key);
+	p->brief = dt_xstrdup(op->brief ? op->brief : k.key);
 	p->api = strdup(op->api);
 	p->kind = op->cost.kind;
 	p->math = op->math;
@@ -430,7 +411,7 @@ static int32_t build_of(struct dt_summary *s, const char *key,
 	pv->n_seen[s->n_builds] = 0;
 	struct dt_sum_build *b = &s->builds[s->n_builds];
 	b->key = strdup(key);
-	b->brief = xstrdup(brief);
+	b->brief = dt_xstrdup(brief);
 	b->kind = kind;
 	*slot = (uint32_t)++s->n_builds;
 	return (int32_t)s->n_builds - 1;
@@ -633,7 +614,7 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	if (choice == DT_SUM_ENGINES && p->n_engines < DT_SUM_ENGINES) {
 		choice = p->n_engines++;
 		p->engines[choice].engine = op->engine;
-		p->engines[choice].knobs = xstrdup(op->knobs);
+		p->engines[choice].knobs = dt_xstrdup(op->knobs);
 		p->engines[choice].workspace = -1;
 	}
 	if (choice == DT_SUM_ENGINES) /* too many: the last one absorbs */
@@ -765,7 +746,7 @@ static char *rank_of(const struct dt_file_info *fi)
 		snprintf(key, sizeof(key), "env.%s", vars[i]);
 		const char *v = info(fi, key);
 		if (v)
-			return xasprintf("%s=%s", vars[i], v);
+			return dt_xasprintf("%s=%s", vars[i], v);
 	}
 	return NULL;
 }
@@ -879,22 +860,22 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 	struct dt_sum_file *f = &s->files[s->n_files];
 	pv->file = (uint32_t)s->n_files++;
 	f->path = strdup(path);
-	f->host = xstrdup(info(fi, "host"));
-	f->program = xstrdup(info(fi, "cmdline"));
-	f->cudnn = xstrdup(info(fi, "cudnn.file") ? info(fi, "cudnn.file")
-						  : info(fi, "cudnn.path"));
-	f->gpu_state = xstrdup(info(fi, "gpu"));
+	f->host = dt_xstrdup(info(fi, "host"));
+	f->program = dt_xstrdup(info(fi, "cmdline"));
+	f->cudnn = dt_xstrdup(info(fi, "cudnn.file") ? info(fi, "cudnn.file")
+						     : info(fi, "cudnn.path"));
+	f->gpu_state = dt_xstrdup(info(fi, "gpu"));
 	char v1[32], v2[32];
 	if (info(fi, "cudnn.version"))
 		f->cudnn_version = strdup(dt_fmt_cudnn_version(
 			info(fi, "cudnn.version"), v1, sizeof(v1)));
 	if (info(fi, "cuda.driver") || info(fi, "cuda.runtime"))
-		f->cuda =
-			xasprintf("driver %s, runtime %s",
-				  dt_fmt_cuda_version(info(fi, "cuda.driver"),
-						      v1, sizeof(v1)),
-				  dt_fmt_cuda_version(info(fi, "cuda.runtime"),
-						      v2, sizeof(v2)));
+		f->cuda = dt_xasprintf(
+			"driver %s, runtime %s",
+			dt_fmt_cuda_version(info(fi, "cuda.driver"), v1,
+					    sizeof(v1)),
+			dt_fmt_cuda_version(info(fi, "cuda.runtime"), v2,
+					    sizeof(v2)));
 	f->rank = rank_of(fi);
 	f->pid = fi->hdr.pid;
 
@@ -912,7 +893,9 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 		memset(pv->plan_build, 0,
 		       pv->cap_plan * sizeof(*pv->plan_build));
 	dt_model_on_build(m, on_build, s);
-	dt_model_set_details(m, false);
+	dt_model_set_details(m, s->fusion != NULL);
+	if (s->fusion)
+		dt_fusion_begin_file(s->fusion);
 
 	/* kernel times are on the CUPTI clock until a CLOCK record says how
 	 * it maps to CLOCK_MONOTONIC; the union of busy intervals does not
@@ -927,6 +910,8 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 			dt_model_finish(m);
 		} else {
 			dt_model_feed(m, h);
+			if (s->fusion)
+				dt_fusion_feed(s->fusion, h);
 			switch (h->type) {
 			case DT_REC_API_CALL:
 				on_call(s, f, fi, (const void *)h);
@@ -978,9 +963,14 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 		}
 		/* ops come out as host time passes, which only calls move */
 		if (done || h->type == DT_REC_API_CALL)
-			while ((op = dt_model_next(m)))
+			while ((op = dt_model_next(m))) {
 				add_op(s, f, op);
+				if (s->fusion)
+					dt_fusion_op(s->fusion, op);
+			}
 	}
+	if (s->fusion)
+		dt_fusion_end_file(s->fusion);
 	for (int i = 0; i < 64; i++) {
 		struct merger *g = &pv->merge[i];
 		merger_finish(g);
@@ -1227,7 +1217,7 @@ static void find_autotune(struct dt_summary *s)
 	}
 	cost += search_ns + s->tuner_ns;
 	dt_fmt_ns(cost, t1, sizeof(t1));
-	char *title = xasprintf(
+	char *title = dt_xasprintf(
 		"autotuning: %s of GPU time benchmarking candidates: %s; %s",
 		t1, what,
 		repeated ? "paid more than once for some problems"
@@ -1283,7 +1273,7 @@ static void find_rebuilds(struct dt_summary *s)
 	free(ix);
 	dt_fmt_ns(cost, t1, sizeof(t1));
 	dt_fmt_ns(build_ns, t2, sizeof(t2));
-	char *title = xasprintf(
+	char *title = dt_xasprintf(
 		"plans rebuilt: %" PRIu64 " execution plan%s built again "
 		"for a graph and engine configuration already built (%zu "
 		"graph%s; %s of host time; all %" PRIu64 " builds took %s): "
@@ -1381,8 +1371,8 @@ static void find_layout(struct dt_summary *s)
 			 w ? "; " : "", t2, pads);
 	}
 	dt_fmt_ns(cost, t1, sizeof(t1));
-	char *title =
-		xasprintf("layout conversions: %s of GPU time: %s", t1, what);
+	char *title = dt_xasprintf("layout conversions: %s of GPU time: %s", t1,
+				   what);
 	add_finding(s, DT_FIND_LAYOUT, cost, false, title, ev.p);
 }
 
@@ -1432,7 +1422,7 @@ static void find_fp32(struct dt_summary *s)
 	if (!cost)
 		return;
 	dt_fmt_ns(cost, t1, sizeof(t1));
-	char *title = xasprintf(
+	char *title = dt_xasprintf(
 		"FP32 without tensor cores: %s of GPU time in %zu problem%s "
 		"whose engines use CUDA cores only; TF32 (torch: "
 		"allow_tf32; cuDNN: CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) or "
@@ -1486,7 +1476,7 @@ static void find_low_roof(struct dt_summary *s)
 	if (!cost)
 		return;
 	dt_fmt_ns(cost, t1, sizeof(t1));
-	char *title = xasprintf(
+	char *title = dt_xasprintf(
 		"far below both roofs: %zu problem%s ran under %.0f%% of what "
 		"the roofline allows; %s of GPU time above what the peaks "
 		"need (small shapes, launch-bound, or a poor engine)",
@@ -1521,11 +1511,11 @@ static void find_failed(struct dt_summary *s)
 	if (!failed)
 		return;
 	dt_fmt_ns(cost, t1, sizeof(t1));
-	char *title = xasprintf("failed calls: %" PRIu64
-				" cuDNN call%s returned an error, in %zu "
-				"function%s (%s of host time)",
-				failed, failed == 1 ? "" : "s", funcs,
-				funcs == 1 ? "" : "s", t1);
+	char *title = dt_xasprintf("failed calls: %" PRIu64
+				   " cuDNN call%s returned an error, in %zu "
+				   "function%s (%s of host time)",
+				   failed, failed == 1 ? "" : "s", funcs,
+				   funcs == 1 ? "" : "s", t1);
 	add_finding(s, DT_FIND_FAILED, cost, true, title, ev.p);
 }
 
@@ -1636,6 +1626,8 @@ static bool override_peaks(const struct dt_summary *s, struct dt_peaks *pk)
 
 void dt_summary_finish(struct dt_summary *s)
 {
+	if (s->fusion)
+		dt_fusion_finish(s->fusion);
 	for (size_t i = 0; i < s->n_problems; i++)
 		settle_problem(&s->problems[i]);
 	/* peaks: each device's, then what the user said; ops whose device
@@ -1682,6 +1674,13 @@ struct dt_summary *dt_summary_new(const struct dt_summary_opts *opts)
 	s->priv = pv;
 	if (opts)
 		s->opts = *opts;
+	if (s->opts.fusion && !(s->fusion = dt_fusion_new())) {
+		free(pv);
+		free(s);
+		return NULL;
+	}
+	if (s->fusion)
+		s->fusion->bandwidth_override = s->opts.fusion_bandwidth;
 	return s;
 }
 
@@ -1690,6 +1689,7 @@ void dt_summary_free(struct dt_summary *s)
 	if (!s)
 		return;
 	struct priv *pv = P(s);
+	dt_fusion_free(s->fusion);
 	for (size_t i = 0; i < s->n_files; i++) {
 		struct dt_sum_file *f = &s->files[i];
 		free(f->path);

@@ -4,8 +4,10 @@
 #ifndef DT_ANALYZER_UTIL_H
 #define DT_ANALYZER_UTIL_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Append to buf (size bytes) with snprintf semantics; `len` is the length
@@ -36,6 +38,32 @@ static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
 	memcpy(&v, s, n);
 	h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
+}
+
+/* strdup that passes NULL through. */
+static inline char *dt_xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* A formatted string, malloc'ed; NULL when memory is short. */
+static inline char *dt_xasprintf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static inline char *dt_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !(s = malloc((size_t)n + 1)))
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 #endif /* DT_ANALYZER_UTIL_H */

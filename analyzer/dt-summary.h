@@ -11,6 +11,7 @@
 #define DT_SUMMARY_H
 
 #include "dt-analyzer.h"
+#include "dt-fusion.h"
 
 /* A GPU as CUPTI described it. */
 struct dt_device {
@@ -39,7 +40,7 @@ struct dt_sum_file {
 	char *host, *program, *cudnn, *gpu_state;
 	char *cudnn_version; /* "9.19.0", or NULL */
 	char *cuda;          /* "driver 13.0, runtime 13.0", or NULL */
-	char *rank; /* "RANK=3" from the rank variables, or NULL */
+	char *rank;          /* "RANK=3" from the rank variables, or NULL */
 	uint32_t pid;
 	enum dt_file_end end;
 	char error[160];
@@ -161,6 +162,11 @@ struct dt_summary_opts {
 	void (*progress)(void *arg, const char *path, uint64_t done,
 			 uint64_t total);
 	void *progress_arg;
+	/* look for fusion opportunities (struct dt_summary's fusion): ops
+	 * then carry their pointers, which costs some speed */
+	bool fusion;
+	double fusion_bandwidth; /* bytes/s to price byte savings at; 0: the
+				    run's achieved streaming bandwidth */
 };
 
 struct dt_summary {
@@ -195,6 +201,7 @@ struct dt_summary {
 	size_t n_converts;
 	struct dt_finding *findings; /* by cost, largest first */
 	size_t n_findings;
+	struct dt_fusion *fusion; /* when opts.fusion */
 
 	void *priv; /* indexes and scratch */
 };

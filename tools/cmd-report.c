@@ -24,8 +24,7 @@
 #include "dt-summary.h"
 #include "dt-tools.h"
 
-#define REPORT_SCHEMA_VERSION 1
-#define RANK_COLUMNS          8 /* per-rank columns up to this many files */
+#define RANK_COLUMNS 8 /* per-rank columns up to this many files */
 
 enum format { TEXT, MARKDOWN, JSON };
 
@@ -64,7 +63,9 @@ static void report_help(FILE *f)
 		"library) and copies; the operations\ngrouped by problem with "
 		"their engine, GPU time, achieved FLOP rate and\nbandwidth "
 		"against the device's peaks; host time per cuDNN function; "
-		"and\nfindings, each with its cost. Several traces (all ranks "
+		"and\nfindings, each with its cost; chains of kernels one "
+		"cuDNN graph could run\nfused, with their saving. Several "
+		"traces (all ranks "
 		"of a job, or every\n*.dnnt in a folder) are added up, with a "
 		"column per rank.\n\n"
 		"  --top N              rows per table (default 15, 0 for "
@@ -85,12 +86,14 @@ static void report_help(FILE *f)
 		"fp16 bf16 fp8 int8)\n"
 		"  --wide               do not shorten operation "
 		"descriptions\n"
+		"  --no-fusion          leave out the fusion section (a "
+		"faster read)\n"
 		"  -h, --help           show this help\n\n"
 		"Peaks default to the device record CUPTI wrote into the trace "
 		"and a table of\nper-SM rates by architecture; the report says "
 		"which it used. Colours only on\na terminal, never with "
 		"NO_COLOR set.\n",
-		REPORT_SCHEMA_VERSION);
+		DT_REPORT_SCHEMA_VERSION);
 }
 
 static int parse_peak_flops(const char *arg, struct dt_summary_opts *o)
@@ -774,7 +777,7 @@ static void print_json(const struct ctx *c)
 	size_t n;
 
 	fprintf(out, "{\"schema\": \"dnntrace.report\", \"version\": %d,\n",
-		REPORT_SCHEMA_VERSION);
+		DT_REPORT_SCHEMA_VERSION);
 	fputs(" \"files\": [", out);
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
@@ -979,7 +982,9 @@ static void print_json(const struct ctx *c)
 		}
 		fputs("]}", out);
 	}
-	fputs("]}\n", out);
+	fputs("],\n \"fusion\": ", out);
+	dt_fusion_json(out, s);
+	fputs("}\n", out);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -994,10 +999,11 @@ int cmd_report(int argc, char **argv)
 		{ "peak-bandwidth", required_argument, NULL, 'b' },
 		{ "peak-flops", required_argument, NULL, 'F' },
 		{ "wide", no_argument, NULL, 'w' },
+		{ "no-fusion", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dt_summary_opts so = { 0 };
+	struct dt_summary_opts so = { .fusion = true };
 	struct ctx c = { .top = 15, .sort = SORT_GPU, .format = TEXT };
 	const char *output = NULL;
 	int ch;
@@ -1060,6 +1066,9 @@ int cmd_report(int argc, char **argv)
 		case 'w':
 			c.wide = true;
 			break;
+		case 'N':
+			so.fusion = false;
+			break;
 		case 'h':
 			return report_help(stdout), 0;
 		default:
@@ -1092,6 +1101,9 @@ int cmd_report(int argc, char **argv)
 			print_files(&c);
 		print_time(&c);
 		print_findings(&c);
+		if (s->fusion)
+			dt_fusion_text(c.out, s, c.format == MARKDOWN, c.color,
+				       c.top);
 		print_ops(&c);
 		print_apis(&c);
 	}

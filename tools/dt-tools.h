@@ -29,6 +29,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_fusion(int argc, char **argv);
 
 /* Run cmd with the shim preloaded and traces named from tmpl; wait for
  * it. Returns its exit status (128 + signal when killed), or a negative
@@ -102,6 +103,15 @@ const char *dt_fmt_pct(double v, char *buf, size_t size);
 /* "4.8T", "900G", "1.2e12", "67 TFLOP/s", "10us" style numbers: see
  * dt_parse_rate (SI prefix, optional unit) ; -1 when malformed. */
 double dt_parse_rate(const char *s);
+
+/* The version of the dnntrace.report JSON schema (analyzer/REPORT.md). */
+#define DT_REPORT_SCHEMA_VERSION 1
+
+/* The fusion part of a summary made with opts.fusion: the report's text
+ * section (the top chains), and its JSON object. */
+void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
+		    bool color, long top);
+void dt_fusion_json(FILE *out, const struct dt_summary *s);
 
 /* How a file ended, as a phrase ("clean", "truncated", ...). */
 const char *dt_file_end_name(enum dt_file_end end);

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "analyzer-cost.h"
+#include "dt-fusion.h"
 #include "dt-summary.h"
 #include "dt-test.h"
 
@@ -289,8 +290,41 @@ static void test_peaks(void)
 	CHECK(strstr(pk.source, "no FLOP table") != NULL);
 }
 
+/* Elements PyTorch's elementwise kernels write, from their launch; the
+ * shapes are the H200's for ResNet-50 (batch 64) and the MLP workload. */
+static void test_kernel_elems(void)
+{
+	static const char relu[] =
+		"_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_49_GLOB"
+		"AL__N__d2ba64fb_16_TensorCompare_cu_71e06f4e19launch_clamp_scal"
+		"arERNS_18TensorIteratorBaseEN3c106ScalarES6_NS0_6detail11ClampL";
+	static const char bias[] =
+		"_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_22gpu_kernel_i"
+		"mpl_nocastINS0_15CUDAFunctor_addIN3c108BFloat16EEEEEvRNS_18Tens";
+	static const char copy[] =
+		"_ZN2at6native27unrolled_elementwise_kernelIZZZNS0_23direct_copy"
+		"_kernel_cudaERNS_18TensorIteratorBaseEENKUlvE1_clEvENKUlvE4_clEv";
+	uint64_t g;
+
+	/* [64,256,56,56] = 51 380 224: grid 50176 x 128 threads x 8 */
+	CHECK(dt_fz_kernel_elems(relu, sizeof(relu) - 1, 50176, 128, &g) ==
+	      51380224);
+	CHECK(g == 1024);
+	/* [32,128,56,56] = 12 845 056: grid 25088 x 128 (template) x 4, the
+	 * launch's block not used */
+	CHECK(dt_fz_kernel_elems(bias, sizeof(bias) - 1, 25088, 64, &g) ==
+	      12845056);
+	CHECK(g == 512);
+	/* [8192,1024] as doubles: grid 16384 x 128 x 4 (unrolled) = 8 388 608 */
+	CHECK(dt_fz_kernel_elems(copy, sizeof(copy) - 1, 16384, 128, &g) ==
+	      8388608);
+	/* not an elementwise kernel: unknown */
+	CHECK(dt_fz_kernel_elems("nvjet_sm90_tst_256x128", 22, 2, 384, &g) == 0);
+}
+
 int main(void)
 {
+	test_kernel_elems();
 	test_bytes();
 	test_convolutions();
 	test_attention();

@@ -4,6 +4,7 @@
  *
  * usage: synth-trace API_LISTING OUT_DIR [--ranks N] [--steps N]
  *                    [--variant noise|changed]
+ *        synth-trace API_LISTING OUT_DIR --scenario fusion [--steps N]
  *
  * Each rank's file (OUT_DIR/rank<r>.dnnt) holds what a small training job
  * records: a legacy FP32 convolution found with cudnnFind and run with
@@ -19,6 +20,15 @@
  * convolution 20% slower, settles the matrix product on engine 3 instead
  * of 7 (slower, a smaller workspace), drops the activation and adds a
  * layout transform back to NCHW.
+ *
+ * The fusion scenario writes one trace per case (OUT_DIR/fusion-*.dnnt):
+ * PyTorch-like streams of cuDNN convolutions and PyTorch's own kernels
+ * (bias, ReLU, batch norm forward and backward, GELU after a cuBLAS
+ * matmul), cuDNN pointwise calls on one buffer, a backward-data
+ * convolution followed by a ReLU backward, and a call that is already
+ * fused; on an sm_90 GPU in NHWC BF16, then with one limit broken per
+ * case: NCHW, compute capability 7.5 (with a misaligned output) and 10.0
+ * (with a strided backward-data convolution), 12 channels, FP64.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -232,6 +242,40 @@ static uint64_t ptr(struct gen *g)
 	return g->next_ptr += 0x100;
 }
 
+/* A kernel with its launch shape: PyTorch's elementwise kernels give
+ * their element count by it. */
+static void kernel_grid(struct gen *g, uint64_t call, const char *name,
+			uint64_t dur, int32_t grid_x, int32_t block_x,
+			uint32_t registers, uint32_t corr)
+{
+	if (call) {
+		struct dt_rec_corr c = { .call = call, .corr = corr };
+		put(g, DT_REC_CORR, &c, sizeof(c), NULL, 0);
+	}
+	uint64_t start = g->gpu > g->t ? g->gpu : g->t;
+	struct dt_rec_kernel k = { .start = start,
+				   .end = start + dur,
+				   .corr = corr,
+				   .stream = 7,
+				   .grid_x = grid_x,
+				   .grid_y = 1,
+				   .grid_z = 1,
+				   .block_x = block_x,
+				   .block_y = 1,
+				   .block_z = 1,
+				   .registers = registers,
+				   .len = (uint32_t)strlen(name) };
+	put(g, DT_REC_KERNEL, &k, sizeof(k), name, k.len);
+	g->gpu = start + dur;
+}
+
+/* A kernel with its launch shape, of the fusion scenario. */
+static void launch(struct gen *g, uint64_t call, const char *name, uint64_t dur,
+		   int32_t grid_x, int32_t block_x)
+{
+	kernel_grid(g, call, name, dur, grid_x, block_x, 32, ++g->corr);
+}
+
 /* A kernel launched by call (0: none) taking dur ns on the GPU. */
 static void kernel(struct gen *g, uint64_t call, const char *name, uint64_t dur)
 {
@@ -244,25 +288,7 @@ static void kernel(struct gen *g, uint64_t call, const char *name, uint64_t dur)
 		dur = dur * (97 + (x >> 16) % 7) / 100;
 	}
 
-	if (call) {
-		struct dt_rec_corr c = { .call = call, .corr = corr };
-		put(g, DT_REC_CORR, &c, sizeof(c), NULL, 0);
-	}
-	uint64_t start = g->gpu > g->t ? g->gpu : g->t;
-	struct dt_rec_kernel k = { .start = start,
-				   .end = start + dur,
-				   .corr = corr,
-				   .stream = 7,
-				   .grid_x = 132,
-				   .grid_y = 1,
-				   .grid_z = 1,
-				   .block_x = 256,
-				   .block_y = 1,
-				   .block_z = 1,
-				   .registers = 64,
-				   .len = (uint32_t)strlen(name) };
-	put(g, DT_REC_KERNEL, &k, sizeof(k), name, k.len);
-	g->gpu = start + dur;
+	kernel_grid(g, call, name, dur, 132, 256, 64, corr);
 }
 
 static void memcpy_htod(struct gen *g, uint64_t bytes, uint64_t dur)
@@ -458,16 +484,15 @@ static uint64_t tensor4d(struct gen *g, int64_t fmt, int n, int c, int h, int w)
 #define K_NVJET "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT"
 #define K_NCCL  "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
 
-static void write_rank(const char *dir, int rank, int ranks, int steps)
+/* A trace's writer, the GPU and the clocks: CUPTI's is CLOCK_MONOTONIC
+ * here. */
+static void begin_trace(struct gen *g, const char *path, int rank, int ranks,
+			const char *gpu_name, uint32_t cc_major,
+			uint32_t cc_minor, uint64_t mem_bandwidth)
 {
-	char path[4096], rank_s[16], world[16];
-	struct dt_kv info[7];
-	struct gen g = { .t = 1000000000,
-			 .next_ptr = 0x5000000,
-			 .rank = rank,
-			 .slow = rank == 1 ? 1.3 : 1.0 };
+	static char rank_s[16], world[16];
+	static struct dt_kv info[7];
 
-	snprintf(path, sizeof(path), "%s/rank%d.dnnt", dir, rank);
 	snprintf(rank_s, sizeof(rank_s), "%d", rank);
 	snprintf(world, sizeof(world), "%d", ranks);
 	info[0] = (struct dt_kv){ "env.RANK", rank_s };
@@ -492,28 +517,40 @@ static void write_rank(const char *dir, int rank, int ranks, int steps)
 		.api_sigs = (const char *const *)api_sigs,
 		.api_count = n_apis,
 	};
-	g.w = dt_writer_open(&cfg);
-	if (!g.w)
+	g->w = dt_writer_open(&cfg);
+	if (!g->w)
 		die("%s: %s", path, strerror(errno));
-	g.r = dt_writer_attach(g.w, 100, "main");
-	if (!g.r)
+	g->r = dt_writer_attach(g->w, 100, "main");
+	if (!g->r)
 		die("out of memory");
 
-	/* the GPU and the clocks: CUPTI's is CLOCK_MONOTONIC here */
-	static const char gpu_name[] = "NVIDIA H100 80GB HBM3";
 	struct dt_rec_device dev = { .global_mem = 85520809984ull,
-				     .mem_bandwidth = 3352320000ull,
-				     .cc_major = 9,
+				     .mem_bandwidth = mem_bandwidth,
+				     .cc_major = cc_major,
+				     .cc_minor = cc_minor,
 				     .sms = 132,
 				     .core_clock = 1980000,
 				     .l2_size = 52428800,
 				     .max_threads_per_sm = 2048,
-				     .len = sizeof(gpu_name) - 1 };
-	put(&g, DT_REC_DEVICE, &dev, sizeof(dev), gpu_name, dev.len);
-	struct dt_rec_clock clk = { .mono = g.t,
-				    .other = g.t,
+				     .len = (uint32_t)strlen(gpu_name) };
+	put(g, DT_REC_DEVICE, &dev, sizeof(dev), gpu_name, dev.len);
+	struct dt_rec_clock clk = { .mono = g->t,
+				    .other = g->t,
 				    .clock = DT_CLOCK_CUPTI };
-	put(&g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
+	put(g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
+}
+
+static void write_rank(const char *dir, int rank, int ranks, int steps)
+{
+	char path[4096];
+	struct gen g = { .t = 1000000000,
+			 .next_ptr = 0x5000000,
+			 .rank = rank,
+			 .slow = rank == 1 ? 1.3 : 1.0 };
+
+	snprintf(path, sizeof(path), "%s/rank%d.dnnt", dir, rank);
+	begin_trace(&g, path, rank, ranks, "NVIDIA H100 80GB HBM3", 9, 0,
+		    3352320000ull);
 
 	uint64_t handle = 0x1000;
 	uint64_t seq = CALL(&g, "cudnnCreate", 300000000, U(handle));
@@ -612,14 +649,247 @@ static void write_rank(const char *dir, int rank, int ranks, int steps)
 	dt_writer_close(g.w, DT_END_EXIT, 0);
 }
 
+/* ------------------------------------------------------------- fusion */
+
+/* One trace of the fusion scenario: its GPU, and the limits it trips. */
+struct fusion_case {
+	const char *name;
+	uint32_t cc_major, cc_minor;
+	bool nhwc;
+	bool fp64;         /* DOUBLE tensors (else BFLOAT16) */
+	int c;             /* channels */
+	int stride;        /* the backward-data convolution's */
+	uint64_t misalign; /* added to the convolutions' output pointers */
+};
+
+static uint64_t tensor4d_t(struct gen *g, int64_t fmt, int64_t dtype, int n,
+			   int c, int h, int w)
+{
+	uint64_t d = ptr(g);
+	CALL(g, "cudnnCreateTensorDescriptor", 800, U(d));
+	CALL(g, "cudnnSetTensor4dDescriptor", 900, U(d), U(fmt), U(dtype), U(n),
+	     U(c), U(h), U(w));
+	return d;
+}
+
+/* PyTorch's kernel names, with the element type T ("N3c108BFloat16E" or
+ * "d") in them as its templates have it. */
+static const char *kname(const char *fmt, const char *t)
+{
+	static char buf[8][400];
+	static int k;
+	char *b = buf[k++ % 8];
+	snprintf(b, sizeof(buf[0]), fmt, t);
+	return b;
+}
+
+#define K_FILL_BF16                                             \
+	"_ZN2at6native29vectorized_elementwise_kernelILi8ENS0_" \
+	"11FillFunctorIN3c"                                     \
+	"108BFloat16EEESt5arrayIPcLm1EEEEviT0_T1_"
+#define K_STEP_LONG                                                            \
+	"_ZN2at6native29vectorized_elementwise_kernelILi2ENS0_21CUDAFunctorOn" \
+	"Self_addIlEESt5arrayIPcLm2EEEEviT0_T1_"
+#define K_BIAS                                                                \
+	"_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_22gpu_kernel_impl_" \
+	"nocastINS0_15CUDAFunctor_addI%sEEEEvRNS_18TensorIteratorBaseERKT_EU" \
+	"liE_EEviT1_"
+#define K_ADDV                                                                \
+	"_ZN2at6native29vectorized_elementwise_kernelILi8ENS0_15CUDAFunctor_" \
+	"add"                                                                 \
+	"I%sEESt5arrayIPcLm3EEEEviT0_T1_"
+#define K_CLAMP                                                                \
+	"_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_49_GLOBAL__"  \
+	"N__"                                                                  \
+	"d2ba64fb_16_TensorCompare_cu_71e06f4e19launch_clamp_scalarERNS_"      \
+	"18Tens"                                                               \
+	"orIteratorBaseEN3c106ScalarES6_NS0_6detail11ClampLimitsEENKUlvE_clEv" \
+	"ENKUlvE5_clEvEUlI%sE_St5arrayIPcLm2EEEEviT0_T1_"
+#define K_THRESHOLD                                                            \
+	"_ZN2at6native29vectorized_elementwise_kernelILi8ENS0_13BinaryFunctor" \
+	"I%sZNS0_67_GLOBAL__N__06c19b41_28_ActivationThresholdKernel_cu"       \
+	"_751192d7_1581121threshold_kernel_implIS4_EEvRNS_18TensorIteratorBa"  \
+	"seERKNS_6ScalarESB_EUlS4_S4_E_EESt5arrayIPcLm3EEEEviT0_T1_"
+#define K_GELU                                                                 \
+	"_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_"             \
+	"18GeluCUDAKer"                                                        \
+	"nelImplERNS_18TensorIteratorBaseENS0_8GeluTypeEENKUlvE0_clEvENKUlvE2" \
+	"_clEvEUlI%sE_St5arrayIPcLm2EEEEviT0_T1_"
+#define K_GEMM_BIAS "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT"
+
+static void write_fusion(const char *dir, const struct fusion_case *fc,
+			 int steps)
+{
+	char path[4096], gpu[64];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	const char *T = fc->fp64 ? "d" : "N3c108BFloat16E";
+	const char *T3 = fc->fp64 ? "ddd" : "N3c108BFloat16ES4_S4_";
+	const char *cl = fc->nhwc ? "_channels_last" : "";
+	int64_t dtype = E("cudnnDataType_t", fc->fp64 ? "CUDNN_DATA_DOUBLE"
+						      : "CUDNN_DATA_BFLOAT16");
+	int64_t fmt = E("cudnnTensorFormat_t",
+			fc->nhwc ? "CUDNN_TENSOR_NHWC" : "CUDNN_TENSOR_NCHW");
+	int32_t elems = 32 * fc->c * 56 * 56;
+	char stats[200], apply[200], bwd_reduce[200], bwd_elemt[200];
+
+	snprintf(path, sizeof(path), "%s/%s.dnnt", dir, fc->name);
+	snprintf(gpu, sizeof(gpu), "synthetic GPU sm_%u%u", fc->cc_major,
+		 fc->cc_minor);
+	begin_trace(&g, path, 0, 1, gpu, fc->cc_major, fc->cc_minor,
+		    3352320000ull);
+	snprintf(stats, sizeof(stats),
+		 "_ZN2at6native50batch_norm_collect_statistics%s_kernelINS0_"
+		 "3VarEI%sEfLi4EEEvPKT0_PT1_S9_PVS8_PiiiS8_",
+		 cl, T);
+	snprintf(apply, sizeof(apply),
+		 "_ZN2at6native47batch_norm_transform_input%s_kernelI%sEffLi4E"
+		 "EEvPKT_S6_PKT0_S9_PKT1_SC_PS4_iib",
+		 cl, T);
+	snprintf(bwd_reduce, sizeof(bwd_reduce),
+		 "_ZN2at6native47batch_norm_backward_reduce%s_kernelILi4EI%sE"
+		 "ffEEvPKT0_S6_PKT1_S9_PS7_SA_PT2_SC_PVS7_Piii",
+		 cl, T);
+	snprintf(bwd_elemt, sizeof(bwd_elemt),
+		 "_ZN2at6native46batch_norm_backward_elemt%s_kernelILi4EI%sEffE"
+		 "EvPKT0_S6_PKT1_S9_PKT2_S9_S9_PS4_S7_ii",
+		 cl, T);
+
+	uint64_t handle = 0x1000;
+	CALL(&g, "cudnnCreate", 1000000, U(handle));
+	uint64_t x = tensor4d_t(&g, fmt, dtype, 32, fc->c, 56, 56);
+	uint64_t y = tensor4d_t(&g, fmt, dtype, 32, fc->c, 56, 56);
+	uint64_t dxd = tensor4d_t(&g, fmt, dtype, 32, fc->c, 56 * fc->stride,
+				  56 * fc->stride);
+	uint64_t bias = tensor4d_t(&g, fmt, dtype, 1, fc->c, 1, 1);
+	uint64_t w = ptr(&g);
+	CALL(&g, "cudnnCreateFilterDescriptor", 800, U(w));
+	CALL(&g, "cudnnSetFilter4dDescriptor", 900, U(w), U(dtype), U(fmt),
+	     U(fc->c), U(fc->c), U(3), U(3));
+	uint64_t conv = ptr(&g), dconv = ptr(&g);
+	int64_t xcorr = E("cudnnConvolutionMode_t", "CUDNN_CROSS_CORRELATION");
+	int64_t comp = E("cudnnDataType_t",
+			 fc->fp64 ? "CUDNN_DATA_DOUBLE" : "CUDNN_DATA_FLOAT");
+	CALL(&g, "cudnnCreateConvolutionDescriptor", 800, U(conv));
+	CALL(&g, "cudnnSetConvolution2dDescriptor", 900, U(conv), U(1), U(1),
+	     U(1), U(1), U(1), U(1), U(xcorr), U(comp));
+	CALL(&g, "cudnnCreateConvolutionDescriptor", 800, U(dconv));
+	CALL(&g, "cudnnSetConvolution2dDescriptor", 900, U(dconv), U(1), U(1),
+	     U(fc->stride), U(fc->stride), U(1), U(1), U(xcorr), U(comp));
+	uint64_t act = ptr(&g);
+	CALL(&g, "cudnnCreateActivationDescriptor", 800, U(act));
+	CALL(&g, "cudnnSetActivationDescriptor", 900, U(act),
+	     U(E("cudnnActivationMode_t", "CUDNN_ACTIVATION_RELU")),
+	     U(E("cudnnNanPropagation_t", "CUDNN_NOT_PROPAGATE_NAN")),
+	     (struct val){ .f = 0 });
+	int64_t algo = E("cudnnConvolutionFwdAlgo_t",
+			 "CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM");
+	uint64_t px = 0x7e0000000000, pw = 0x7e0010000000,
+		 py = 0x7e0020000000 + fc->misalign,
+		 py2 = 0x7e0030000000 + fc->misalign, pb = 0x7e0040000000,
+		 pdy = 0x7e0050000000, pdx = 0x7e0060000000,
+		 pp = 0x7e0070000000, pz = 0x7e0080000000;
+	const char *kconv = "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_"
+			    "f32_nhwckrsc_nhwc_kernel__5x_cudnn";
+
+	for (int step = 0; step < steps; step++) {
+		/* convolution, bias, ReLU: three kernels */
+		uint64_t seq =
+			CALL(&g, "cudnnConvolutionForward", 9000, U(handle),
+			     K(1.0), U(x), U(px), U(w), U(pw), U(conv), U(algo),
+			     U(0), U(0), K(0.0), U(y), U(py));
+		launch(&g, seq, kconv, 46000, 15, 384);
+		launch(&g, 0, K_FILL_BF16, 900, 1, 128);
+		launch(&g, 0, kname(K_BIAS, T), 31000, elems / 512, 128);
+		launch(&g, 0, kname(K_CLAMP, T), 11000, elems / 1024, 128);
+
+		/* convolution, then PyTorch's batch norm, residual add, ReLU */
+		seq = CALL(&g, "cudnnConvolutionForward", 9000, U(handle),
+			   K(1.0), U(x), U(py), U(w), U(pw), U(conv), U(algo),
+			   U(0), U(0), K(0.0), U(y), U(py2));
+		launch(&g, seq, kconv, 46000, 15, 384);
+		launch(&g, 0, K_STEP_LONG, 800, 1, 128);
+		launch(&g, 0, K_FILL_BF16, 700, 1, 128);
+		launch(&g, 0, stats, 40000, 132, 512);
+		launch(&g, 0,
+		       "_ZN2at6native49_GLOBAL__N__0edc5583_16_Normalizat"
+		       "ion_cu_5c38458745unrolled_elementwise_kernel_for_m"
+		       "ulti_outputsILi3EZZZNS1_34batch_norm_update_stats_"
+		       "and_invert",
+		       2000, 1, 128);
+		launch(&g, 0, apply, 20000, 132, 512);
+		launch(&g, 0, kname(K_ADDV, T), 16000, elems / 1024, 128);
+		launch(&g, 0, kname(K_CLAMP, T), 11000, elems / 1024, 128);
+
+		/* backward: ReLU backward, batch norm backward */
+		launch(&g, 0, kname(K_THRESHOLD, T3), 16000, elems / 1024, 128);
+		launch(&g, 0, bwd_reduce, 35000, 132, 512);
+		launch(&g, 0, bwd_elemt, 37000, 132, 512);
+
+		/* a cuBLAS matmul and GELU */
+		launch(&g, 0, K_GEMM_BIAS, 99000, 2, 384);
+		launch(&g, 0, kname(K_GELU, T), 45000, 32768, 128);
+
+		/* cuDNN pointwise calls on one buffer */
+		seq = CALL(&g, "cudnnAddTensor", 7000, U(handle), K(1.0),
+			   U(bias), U(pb), K(1.0), U(y), U(pp));
+		launch(&g, seq, K_RELU, 20000, elems / 1024, 128);
+		seq = CALL(&g, "cudnnActivationForward", 7000, U(handle),
+			   U(act), K(1.0), U(y), U(pp), K(0.0), U(y), U(pp));
+		launch(&g, seq, K_RELU, 11000, elems / 1024, 128);
+
+		/* backward data (strided or not), then ReLU backward */
+		seq = CALL(&g, "cudnnConvolutionBackwardData", 9000, U(handle),
+			   K(1.0), U(w), U(pw), U(y), U(pdy), U(dconv),
+			   U(E("cudnnConvolutionBwdDataAlgo_t",
+			       "CUDNN_CONVOLUTION_BWD_DATA_ALGO_1")),
+			   U(0), U(0), K(0.0), U(dxd), U(pdx));
+		launch(&g, seq,
+		       "sm90_xmma_dgrad_implicit_gemm_bf16bf16_bf16f32_f32_"
+		       "nhwckrsc_nhwc_kernel__5x_cudnn",
+		       50000, 15, 384);
+		launch(&g, 0, kname(K_THRESHOLD, T3), 16000,
+		       elems * fc->stride * fc->stride / 1024, 128);
+
+		/* already fused: convolution, bias and ReLU in one call */
+		seq = CALL(&g, "cudnnConvolutionBiasActivationForward", 9000,
+			   U(handle), K(1.0), U(x), U(px), U(w), U(pw), U(conv),
+			   U(algo), U(0), U(0), K(0.0), U(y), U(pz), U(bias),
+			   U(pb), U(act), U(y), U(pz));
+		launch(&g, seq, kconv, 52000, 15, 384);
+		g.t = g.gpu + 20000;
+	}
+	dt_ring_detach(g.r);
+	dt_writer_close(g.w, DT_END_EXIT, 0);
+}
+
+/* Every fusion pattern, once where it may run fused and once for each
+ * limit that blocks it. */
+static void write_fusion_scenario(const char *dir, int steps)
+{
+	static const struct fusion_case cases[] = {
+		{ "fusion-h100", 9, 0, true, false, 128, 1, 0 },
+		{ "fusion-nchw", 9, 0, false, false, 128, 1, 0 },
+		{ "fusion-cc75", 7, 5, true, false, 128, 1, 2 },
+		{ "fusion-cc100", 10, 0, true, false, 128, 2, 0 },
+		{ "fusion-c12", 9, 0, true, false, 12, 1, 0 },
+		{ "fusion-fp64", 9, 0, true, true, 128, 1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		write_fusion(dir, &cases[i], steps);
+}
+
 int main(int argc, char **argv)
 {
 	int ranks = 2, steps = 4;
+	bool fusion = false;
 
 	if (argc < 3) {
 		fprintf(stderr,
 			"usage: synth-trace API_LISTING OUT_DIR "
-			"[--ranks N] [--steps N] [--variant noise|changed]\n");
+			"[--ranks N] [--steps N] [--variant noise|changed]\n"
+			"       synth-trace API_LISTING OUT_DIR --scenario "
+			"fusion "
+			"[--steps N]\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -629,10 +899,17 @@ int main(int argc, char **argv)
 			steps = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--variant"))
 			variant = argv[i + 1];
+		else if (!strcmp(argv[i], "--scenario") &&
+			 !strcmp(argv[i + 1], "fusion"))
+			fusion = true;
 		else
 			die("unknown option %s", argv[i]);
 	}
 	load_listing(argv[1]);
+	if (fusion) {
+		write_fusion_scenario(argv[2], steps);
+		return 0;
+	}
 	for (int r = 0; r < ranks; r++)
 		write_rank(argv[2], r, ranks, steps);
 	return 0;

@@ -5,7 +5,9 @@
 # activation, pooling, softmax and a backend graph, with its kernels. The
 # synthetic traces (synth-trace.c: two ranks of a small training job, with
 # fixed times) cover what the sample does not: autotuning, plans built
-# again, layout conversions, failed calls, several ranks.
+# again, layout conversions, failed calls, several ranks; and, in the
+# fusion scenario, every fusion pattern once where it may run fused and
+# once per limit that blocks it.
 # usage: test-golden.sh DNNTRACE SOURCE_ROOT SYNTH_TRACE [--update]
 set -u
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
@@ -19,8 +21,9 @@ for v in noise changed; do
 	mkdir "$synth_dir/$v"
 	"$synth" shim/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
 done
-mkdir "$synth_dir/base"
+mkdir "$synth_dir/base" "$synth_dir/fusion"
 "$synth" shim/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
+"$synth" shim/cudnn-api.txt "$synth_dir/fusion" --scenario fusion --steps 3 || exit 1
 fail=0
 check_rc() { # check_rc STATUS NAME ARGS...: also its exit status
 	want=$1
@@ -76,5 +79,27 @@ check_rc 1 diff.changed.md diff --format markdown --fail-on engine-change "$b" "
 check_rc 1 diff.changed.json diff --format json --fail-on any "$b" "$synth_dir/changed"
 check_rc 0 diff.ranks diff --top 3 "$s/rank0.dnnt" "$s/rank1.dnnt"
 check_rc 1 diff.other diff --fail-on any --top 2 "$t" "$s/rank0.dnnt"
+f=$synth_dir/fusion
+for c in h100 nchw cc75 cc100 c12 fp64; do
+	check fusion.$c fusion "$f/fusion-$c.dnnt"
+done
+check fusion.h100.json fusion --format json "$f/fusion-h100.dnnt"
+check fusion.report report --top 3 "$f/fusion-h100.dnnt"
+check fusion.bandwidth fusion --top 1 --bandwidth 2T "$f/fusion-h100.dnnt"
+# each case blocks what it is meant to, and only that
+expect() { # expect CASE COUNT PATTERN: COUNT chains of CASE blocked for PATTERN
+	got=$("$dnntrace" fusion "$f/fusion-$1.dnnt" | grep -c "status: *blocked: .*$3")
+	all=$("$dnntrace" fusion "$f/fusion-$1.dnnt" | grep -c "status: *blocked")
+	if [ "$got" != "$2" ] || [ "$all" != "$2" ]; then
+		echo "FAIL: fusion-$1: $got chains blocked for '$3' ($all blocked), expected $2"
+		fail=1
+	fi
+}
+expect h100 0 .
+expect nchw 4 "NHWC"
+expect cc75 3 "compute capability 8.0\\|32-bit aligned"
+expect cc100 2 "compute capability 7.0 to 9.0"
+expect c12 1 "multiple of 8"
+expect fp64 6 "FLOAT, HALF"
 [ $fail = 0 ] && echo "golden outputs match"
 exit $fail

@@ -1,0 +1,1848 @@
+/*
+ * analyzer-fusion.c - chains of GPU work that one cuDNN graph could run
+ * fused (dt-fusion.h; the rules are in analyzer/FUSION.md).
+ *
+ * Every kernel becomes a node of its stream; the kernels of one cuDNN call
+ * make one node, which the model's op for that call describes. Nodes are
+ * kept in start order per stream, and once a few seconds of GPU time lie
+ * after them, each is tried as the anchor of a chain: a convolution or
+ * matmul with the pointwise kernels after it, a batch norm with its add and
+ * ReLU, a ReLU backward with the batch norm backward after it, a run of
+ * cuDNN pointwise calls. Chains that match a pattern are checked against
+ * its limits and added up by their steps.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer-util.h"
+#include "dt-fusion.h"
+
+enum {
+	DT_FLOAT = 0,
+	DT_DOUBLE = 1,
+	DT_HALF = 2,
+	DT_INT8 = 3,
+	DT_INT32 = 4,
+	DT_BF16 = 9
+};
+
+/* GPU time (ns) a node waits after its start before it is looked at, so
+ * that the kernels after it are in; nodes held per stream at most before
+ * the oldest are looked at anyway; nodes a chain may look ahead. */
+#define HORIZON_NS  (2ull * 1000 * 1000 * 1000)
+#define MAX_HELD    8192
+#define LOOKAHEAD   24
+#define KEEP_BEHIND 8
+
+/* ------------------------------------------------------ kernel classes */
+
+enum cls {
+	K_OTHER, /* ends a chain */
+	K_SKIP,  /* bookkeeping (fills): neither part of a chain nor its end */
+	K_CUDNN, /* a cuDNN call's kernels */
+	K_GEMM,
+	K_GEMM_TAIL, /* a split-K reduction: part of the GEMM before it */
+	K_ADD,
+	K_MUL,
+	K_RELU,
+	K_GELU,
+	K_SILU,
+	K_SIGMOID,
+	K_TANH,
+	K_RELU_BWD,
+	K_GELU_BWD,
+	K_SILU_BWD,
+	K_COPY,
+	K_BN_STATS,
+	K_BN_UPDATE,
+	K_BN_APPLY,
+	K_BN_BWD_REDUCE,
+	K_BN_BWD_ELEMT,
+};
+
+/* Names inside PyTorch's (and cuBLAS's) kernel names, most specific
+ * first. */
+static const struct {
+	const char *needle;
+	enum cls cls;
+} kernel_names[] = {
+	{ "FillFunctor", K_SKIP },
+	{ "splitKreduce", K_GEMM_TAIL },
+	{ "batch_norm_collect_statistics", K_BN_STATS },
+	{ "batch_norm_reduce_statistics", K_BN_STATS },
+	{ "batch_norm_update_stats", K_BN_UPDATE },
+	{ "batch_norm_transform_input", K_BN_APPLY },
+	{ "batch_norm_elementwise", K_BN_APPLY },
+	{ "batch_norm_backward_reduce", K_BN_BWD_REDUCE },
+	{ "batch_norm_backward_elemt", K_BN_BWD_ELEMT },
+	{ "threshold_kernel", K_RELU_BWD },
+	{ "GeluBackward", K_GELU_BWD },
+	{ "silu_backward", K_SILU_BWD },
+	{ "launch_clamp_scalar", K_RELU },
+	{ "clamp_min", K_RELU },
+	{ "GeluCUDAKernelImpl", K_GELU },
+	{ "silu_kernel", K_SILU },
+	{ "sigmoid_kernel", K_SIGMOID },
+	{ "tanh_kernel", K_TANH },
+	{ "CUDAFunctor_add", K_ADD },
+	{ "AddFunctor", K_ADD },
+	{ "MulFunctor", K_MUL },
+	{ "copy_kernel", K_COPY },
+};
+
+static const char *const cls_what[] = {
+	[K_OTHER] = "kernel",
+	[K_SKIP] = "kernel",
+	[K_CUDNN] = "cuDNN",
+	[K_GEMM] = "matmul (GEMM kernel)",
+	[K_GEMM_TAIL] = "split-K reduction",
+	[K_ADD] = "add",
+	[K_MUL] = "multiply",
+	[K_RELU] = "ReLU",
+	[K_GELU] = "GELU",
+	[K_SILU] = "SiLU",
+	[K_SIGMOID] = "sigmoid",
+	[K_TANH] = "tanh",
+	[K_RELU_BWD] = "ReLU backward",
+	[K_GELU_BWD] = "GELU backward",
+	[K_SILU_BWD] = "SiLU backward",
+	[K_COPY] = "copy/cast",
+	[K_BN_STATS] = "batch norm statistics",
+	[K_BN_UPDATE] = "batch norm running stats",
+	[K_BN_APPLY] = "batch norm apply",
+	[K_BN_BWD_REDUCE] = "batch norm backward reduce",
+	[K_BN_BWD_ELEMT] = "batch norm backward apply",
+};
+
+static bool pointwise(enum cls c)
+{
+	return c >= K_ADD && c <= K_COPY;
+}
+
+/* Backward pointwise ops read a saved tensor as well as the gradient. */
+static bool binary_bwd(enum cls c)
+{
+	return c == K_RELU_BWD || c == K_GELU_BWD || c == K_SILU_BWD;
+}
+
+static int64_t dtype_of_name(const char *name)
+{
+	if (strstr(name, "BFloat16") || strstr(name, "bfloat16"))
+		return DT_BF16;
+	if (strstr(name, "Half") || strstr(name, "__half"))
+		return DT_HALF;
+	if (strstr(name, "IdE") || strstr(name, "Iddd"))
+		return DT_DOUBLE;
+	if (strstr(name, "IfE") || strstr(name, "Ifff"))
+		return DT_FLOAT;
+	return -1;
+}
+
+static uint64_t dsize(int64_t dtype)
+{
+	int bits = dtype >= 0 ? dt_dtype_bits(dtype) : 0;
+	return bits >= 8 ? (uint64_t)bits / 8 : 0;
+}
+
+/* The number after "ILi" at p ("ILi8E..."), 0 when there is none. */
+static uint64_t template_int(const char *p)
+{
+	if (!p || strncmp(p, "ILi", 3))
+		return 0;
+	return strtoull(p + 3, NULL, 10);
+}
+
+/* Per thread items and, when the template fixes it, threads per block of
+ * PyTorch's elementwise kernels (the name's first 160 bytes say); *per 0
+ * when the name is none of them. */
+static void elementwise_shape(const char *name, size_t len, uint64_t *per,
+			      uint64_t *threads)
+{
+	char buf[160];
+	const char *p;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)(len < 159 ? len : 159), name);
+	*per = *threads = 0;
+	if ((p = strstr(buf, "vectorized_elementwise_kernel"))) {
+		*per = template_int(p + 29);
+	} else if ((p = strstr(buf, "unrolled_elementwise_kernel"))) {
+		*per = 4; /* PyTorch's unroll factor for these */
+	} else if ((p = strstr(buf, "elementwise_kernel"))) {
+		/* elementwise_kernel<nt, vt>: nt threads, vt items each */
+		*threads = template_int(p + 18);
+		const char *q = strstr(p + 21, "ELi");
+		*per = q && *threads ? strtoull(q + 3, NULL, 10) : 0;
+	}
+}
+
+static uint64_t launch_elems(uint64_t per, uint64_t threads, int32_t grid_x,
+			     int32_t block_x, uint64_t *granule)
+{
+	uint64_t g = grid_x > 0 ? (uint64_t)grid_x : 0;
+	uint64_t b = threads ? threads : block_x > 0 ? (uint64_t)block_x : 0;
+
+	if (granule)
+		*granule = b * per;
+	return g * b * per;
+}
+
+uint64_t dt_fz_kernel_elems(const char *name, size_t len, int32_t grid_x,
+			    int32_t block_x, uint64_t *granule)
+{
+	uint64_t per, threads;
+
+	elementwise_shape(name, len, &per, &threads);
+	return launch_elems(per, threads, grid_x, block_x, granule);
+}
+
+/* -------------------------------------------------------------- state */
+
+/* What fusion keeps of a cuDNN op until its node has been looked at. */
+struct opinfo {
+	uint64_t seq;
+	enum dt_op_kind kind;
+	char *api;
+	char *brief;
+	int64_t dtype;
+	uint32_t graph_ops;
+	bool training; /* a normalization's training phase */
+	bool strided;  /* a convolution with a stride other than 1 */
+	struct dt_tensor out, in;
+	uint64_t out_ptr, in_ptr;
+	uint64_t ptrs[12]; /* every device pointer it reads */
+	const struct shape *shape;
+	int n_ptrs;
+	uint64_t bytes;           /* what it must move */
+	uint64_t largest_virtual; /* elements of its largest intermediate */
+};
+
+struct node {
+	uint64_t start, end;
+	uint64_t seq; /* the cuDNN call, 0 for kernels outside cuDNN */
+	uint64_t elems, granule;
+	uint64_t ns;
+	uint32_t kernels;
+	int32_t grid_x, block_x;
+	uint32_t name; /* into names */
+	int32_t device;
+	int8_t dtype;
+	uint8_t cls;
+	bool nhwc; /* its name says channels_last */
+	bool full; /* elementwise with no broadcast operand (vectorized) */
+	bool used; /* taken by a chain */
+	struct opinfo *op;
+};
+
+struct stream {
+	uint32_t device, id;
+	struct node *v;
+	size_t n, cap;
+	size_t next;   /* the first node not looked at */
+	size_t looked; /* nodes held when last looked at */
+	uint64_t last_start;
+};
+
+struct device_cc {
+	uint32_t id;
+	int cc; /* major * 10 + minor */
+};
+
+struct priv {
+	/* kernel names, interned, with what they say */
+	struct kname {
+		char *s;
+		uint8_t cls;  /* for kernels outside cuDNN */
+		int8_t dtype; /* -1 unknown */
+		bool nhwc, full;
+		bool gemm_tail;
+		uint32_t per, threads; /* elementwise_shape() */
+	} * names;
+	size_t n_names, cap_names;
+	uint32_t *name_idx; /* hash -> index + 1 */
+	size_t cap_idx;
+	/* per file */
+	struct shape **shapes; /* by problem id */
+	size_t n_shapes, cap_shapes;
+	/* per file */
+	struct stream *streams;
+	size_t n_streams;
+	struct {
+		uint32_t corr;
+		uint64_t seq;
+	} corr[1u << 16];
+	struct waiting {
+		uint64_t seq;
+		struct opinfo *op; /* NULL once taken */
+	} * ops;                   /* waiting for their node, in seq order */
+	size_t n_ops, cap_ops, ops_head;
+	struct device_cc devs[64];
+	int n_devs;
+	/* results */
+	uint32_t *opp_idx; /* chain_hash() -> index + 1 */
+	uint64_t *opp_h;   /* each opportunity's chain_hash() */
+	size_t cap_opp_idx, cap_opps;
+	size_t cap_fused;
+};
+
+#define P(fz) ((struct priv *)(fz)->priv)
+
+const char *dt_fz_link_name(enum dt_fz_link l)
+{
+	switch (l) {
+	case DT_LINK_POINTER:
+		return "pointer";
+	case DT_LINK_SIZE:
+		return "size+order";
+	case DT_LINK_ORDER:
+		return "order";
+	default:
+		return "";
+	}
+}
+
+struct dt_fusion *dt_fusion_new(void)
+{
+	struct dt_fusion *fz = calloc(1, sizeof(*fz));
+	if (fz && !(fz->priv = calloc(1, sizeof(struct priv)))) {
+		free(fz);
+		fz = NULL;
+	}
+	return fz;
+}
+
+static uint32_t intern(struct priv *pv, const char *name, size_t len)
+{
+	uint64_t h = dt_hash(name, len, 0xf05e);
+
+	if (pv->n_names * 2 >= pv->cap_idx) {
+		size_t cap = pv->cap_idx ? pv->cap_idx * 2 : 1024;
+		uint32_t *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return UINT32_MAX;
+		for (size_t i = 0; i < pv->n_names; i++) {
+			const char *s = pv->names[i].s;
+			size_t k = dt_hash(s, strlen(s), 0xf05e) & (cap - 1);
+			while (v[k])
+				k = (k + 1) & (cap - 1);
+			v[k] = (uint32_t)i + 1;
+		}
+		free(pv->name_idx);
+		pv->name_idx = v;
+		pv->cap_idx = cap;
+	}
+	size_t k = h & (pv->cap_idx - 1);
+	for (; pv->name_idx[k]; k = (k + 1) & (pv->cap_idx - 1)) {
+		const char *s = pv->names[pv->name_idx[k] - 1].s;
+		if (!strncmp(s, name, len) && !s[len])
+			return pv->name_idx[k] - 1;
+	}
+	if (pv->n_names == pv->cap_names) {
+		size_t cap = pv->cap_names ? pv->cap_names * 2 : 256;
+		struct kname *v = realloc(pv->names, cap * sizeof(*v));
+		if (!v)
+			return UINT32_MAX;
+		pv->names = v;
+		pv->cap_names = cap;
+	}
+	char *s = strndup(name, len);
+	if (!s)
+		return UINT32_MAX;
+	struct kname *kn = &pv->names[pv->n_names];
+	*kn = (struct kname){ .s = s, .cls = K_OTHER };
+	kn->dtype = (int8_t)dtype_of_name(s);
+	kn->nhwc = strstr(s, "channels_last") != NULL;
+	kn->full = strstr(s, "vectorized_elementwise_kernel") != NULL;
+	kn->gemm_tail = strstr(s, "splitKreduce") != NULL;
+	uint64_t per, threads;
+	elementwise_shape(s, len, &per, &threads);
+	kn->per = (uint32_t)per;
+	kn->threads = (uint32_t)threads;
+	for (size_t i = 0; i < sizeof(kernel_names) / sizeof(*kernel_names);
+	     i++)
+		if (strstr(s, kernel_names[i].needle)) {
+			kn->cls = kernel_names[i].cls;
+			break;
+		}
+	if (kn->cls == K_OTHER && dt_family_of(s, len) == DT_FAM_GEMM)
+		kn->cls = K_GEMM;
+	pv->name_idx[k] = (uint32_t)++pv->n_names;
+	return (uint32_t)pv->n_names - 1;
+}
+
+static const char *name_of(const struct priv *pv, const struct node *n)
+{
+	return n->name < pv->n_names ? pv->names[n->name].s : "";
+}
+
+/* The kernel's function and, for PyTorch's generic elementwise kernels,
+ * the operation inside: "vectorized_elementwise_kernel[CUDAFunctor_add]". */
+static char *kernel_detail(const char *name)
+{
+	size_t n;
+	const char *f = dt_kernel_function(name, strlen(name), &n);
+
+	if (strstr(name, "elementwise_kernel")) {
+		for (size_t i = 0;
+		     i < sizeof(kernel_names) / sizeof(*kernel_names); i++)
+			if (strstr(name, kernel_names[i].needle))
+				return dt_xasprintf("%.*s[%s]", (int)n, f,
+						    kernel_names[i].needle);
+	}
+	return strndup(f, n);
+}
+
+static int cc_of(const struct priv *pv, int32_t device)
+{
+	for (int i = 0; i < pv->n_devs; i++)
+		if ((int32_t)pv->devs[i].id == device)
+			return pv->devs[i].cc;
+	return 0;
+}
+
+/* ---------------------------------------------------- cuDNN ops' data */
+
+/* The value after "key": in a JSON object's text, up to its end. */
+static const char *json_field(const char *obj, const char *end, const char *key)
+{
+	char pat[32];
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	const char *p = strstr(obj, pat);
+	return p && p < end ? p + strlen(pat) : NULL;
+}
+
+static int json_ints(const char *p, int64_t *v, int max)
+{
+	int n = 0;
+	if (!p || *p != '[')
+		return 0;
+	for (p++; *p && *p != ']' && n < max;) {
+		char *e;
+		v[n++] = strtoll(p, &e, 10);
+		if (e == p)
+			break;
+		p = e;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	return n;
+}
+
+static int64_t dtype_named(const char *p)
+{
+	char name[64];
+	size_t n = p && *p == '"' ? strcspn(p + 1, "\"") : 0;
+
+	if (!n || n > 40)
+		return -1;
+	snprintf(name, sizeof(name), "CUDNN_DATA_%.*s", (int)n, p + 1);
+	for (size_t i = 0; i < dt_cudnn_enums_count; i++)
+		if (!strcmp(dt_cudnn_enums[i].type, "cudnnDataType_t") &&
+		    !strcmp(dt_cudnn_enums[i].name, name))
+			return dt_cudnn_enums[i].value;
+	return -1;
+}
+
+/* Roles whose tensor an operation writes: backend attribute roles, and
+ * legacy descriptor arguments (without their "Desc"). */
+static bool output_role(const char *role, size_t n)
+{
+	static const char *const outs[] = {
+		"Y",  "DX", "DW", "C",  "O",  "DQ",  "DK",  "DV", "y",
+		"dx", "dw", "c",  "hy", "cy", "dhx", "dcx", "dB", "db",
+	};
+	for (size_t i = 0; i < sizeof(outs) / sizeof(*outs); i++)
+		if (strlen(outs[i]) == n && !strncmp(outs[i], role, n))
+			return true;
+	return false;
+}
+
+/* Roles of an operation's main input. */
+static bool input_role(const char *role, size_t n)
+{
+	static const char *const ins[] = {
+		"X", "A", "DY", "x", "dy", "Q", "a"
+	};
+	for (size_t i = 0; i < sizeof(ins) / sizeof(*ins); i++)
+		if (strlen(ins[i]) == n && !strncmp(ins[i], role, n))
+			return true;
+	return false;
+}
+
+static uint64_t tensor_elems(const struct dt_tensor *t)
+{
+	uint64_t n = t->valid && t->nb ? 1 : 0;
+	for (int i = 0; i < t->nb; i++)
+		n *= t->dims[i] > 0 ? (uint64_t)t->dims[i] : 0;
+	return n;
+}
+
+/* NHWC: the channel dimension (1) is the innermost. */
+static bool tensor_nhwc(const struct dt_tensor *t)
+{
+	return t->valid && t->nb >= 3 && t->strides[1] == 1 && t->dims[1] > 1;
+}
+
+/* What every execution of one problem shares: its tensors, parsed once,
+ * and the keys its pointers go by in an op's pointers_json ("y" for
+ * legacy calls, the uid for backend graphs). */
+#define MAX_KEYS 12
+struct shape {
+	uint64_t id; /* dt_op.problem_id */
+	struct opinfo proto;
+	char out_key[24], in_key[24];
+	char keys[MAX_KEYS][24]; /* what it reads */
+	int n_keys;
+	uint64_t virt; /* bytes of the intermediates a graph keeps virtual */
+	int32_t fused; /* its entry in dt_fusion.fused, -1 none */
+	uint64_t hash; /* of its op's api and brief: the same in every file */
+};
+
+/* The key a tensor's pointer goes by: legacy "xDesc" describes x (or A
+ * for aDesc), a backend tensor its uid. */
+static void pointer_key(char *key, size_t size, const char *role, size_t base,
+			const struct dt_tensor *t, bool legacy,
+			const char *ptrs)
+{
+	char pat[40];
+
+	if (!legacy) {
+		snprintf(key, size, "%" PRId64, t->uid);
+		return;
+	}
+	snprintf(key, size, "%.*s", (int)base, role);
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	if (ptrs && !strstr(ptrs, pat) && *key)
+		key[0] = (char)(key[0] ^ 0x20);
+}
+
+/* Read an op's tensors into sh; the intermediates a graph keeps virtual
+ * add up in sh->virt. */
+static void shape_tensors(struct shape *sh, const struct dt_op *op)
+{
+	struct opinfo *o = &sh->proto;
+	const char *p = op->tensors_json;
+	bool legacy = op->plan == 0;
+
+	while (p && (p = strchr(p, '{'))) {
+		const char *end = strchr(p, '}');
+		if (!end)
+			break;
+		struct dt_tensor t = { .valid = true, .uid = -1 };
+		const char *r = json_field(p, end, "role");
+		size_t rn = r && *r == '"' ? strcspn(r + 1, "\"") : 0;
+		const char *role = r ? r + 1 : "";
+		t.nb = json_ints(json_field(p, end, "dims"), t.dims,
+				 DT_MAX_DIMS);
+		json_ints(json_field(p, end, "strides"), t.strides, t.nb);
+		t.dtype = dtype_named(json_field(p, end, "dtype"));
+		const char *v = json_field(p, end, "virtual");
+		t.is_virtual = v && !strncmp(v, "true", 4);
+		const char *u = json_field(p, end, "uid");
+		t.uid = u ? strtoll(u, NULL, 10) : -1;
+		p = end + 1;
+		if (t.is_virtual) {
+			uint64_t n = tensor_elems(&t);
+			sh->virt += n * dsize(t.dtype);
+			if (n > o->largest_virtual)
+				o->largest_virtual = n;
+			continue;
+		}
+		/* legacy roles are descriptor arguments: "xDesc" -> x;
+		 * backend ones attribute names, whole ("MATMUL_ADESC") or
+		 * short ("X") */
+		size_t base = rn;
+		if (legacy && rn > 4 && !strncmp(role + rn - 4, "Desc", 4))
+			base = rn - 4;
+		if (!legacy) {
+			if (base > 4 && !strncmp(role + base - 4, "DESC", 4))
+				base -= 4;
+			if (base > 1 && role[base - 1] == '_')
+				base--;
+			const char *us = memrchr(role, '_', base);
+			if (us) {
+				base -= (size_t)(us + 1 - role);
+				role = us + 1;
+			}
+		}
+		char key[24];
+		pointer_key(key, sizeof(key), role, base, &t, legacy,
+			    op->pointers_json);
+		bool reads = true;
+		if (output_role(role, base)) {
+			if (!o->out.valid) {
+				o->out = t;
+				memcpy(sh->out_key, key, sizeof(key));
+			}
+			/* cudnnAddTensor's C is read too (beta, in place) */
+			reads = legacy && base == 1 && (*role | 0x20) == 'c';
+		} else if (input_role(role, base) && !o->in.valid) {
+			o->in = t;
+			memcpy(sh->in_key, key, sizeof(key));
+		}
+		if (reads && sh->n_keys < MAX_KEYS)
+			memcpy(sh->keys[sh->n_keys++], key, sizeof(key));
+	}
+	/* legacy pointwise calls name their tensors a, b, c or x, y */
+	if (!o->in.valid && o->out.valid) {
+		o->in = o->out;
+		if (sh->n_keys)
+			memcpy(sh->in_key, sh->keys[0], sizeof(sh->in_key));
+	}
+}
+
+/* An execution's pointers, by its problem's keys. */
+static void op_pointers(struct opinfo *o, const struct shape *sh,
+			const char *ptrs)
+{
+	for (const char *p = ptrs; p && (p = strchr(p, '"'));) {
+		const char *key = p + 1, *end = strchr(key, '"');
+		if (!end || strncmp(end, "\": \"0x", 6))
+			break;
+		size_t n = (size_t)(end - key);
+		char *after;
+		uint64_t v = strtoull(end + 6, &after, 16);
+		p = strchr(after, '"') ? strchr(after, '"') + 1 : NULL;
+		if (n >= 24)
+			continue;
+		if (!strncmp(sh->out_key, key, n) && !sh->out_key[n])
+			o->out_ptr = v;
+		if (!strncmp(sh->in_key, key, n) && !sh->in_key[n])
+			o->in_ptr = v;
+		for (int i = 0; i < sh->n_keys && o->n_ptrs < MAX_KEYS; i++)
+			if (!strncmp(sh->keys[i], key, n) && !sh->keys[i][n])
+				o->ptrs[o->n_ptrs++] = v;
+	}
+}
+
+/* --------------------------------------------------------------- nodes */
+
+static struct stream *stream_of(struct priv *pv, uint32_t device, uint32_t id)
+{
+	for (size_t i = 0; i < pv->n_streams; i++)
+		if (pv->streams[i].device == device && pv->streams[i].id == id)
+			return &pv->streams[i];
+	struct stream *v =
+		realloc(pv->streams, (pv->n_streams + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	pv->streams = v;
+	v += pv->n_streams++;
+	memset(v, 0, sizeof(*v));
+	v->device = device;
+	v->id = id;
+	return v;
+}
+
+/* The op of call seq, taken out of the waiting list; NULL when none. */
+static struct opinfo *opinfo_take(struct priv *pv, uint64_t seq)
+{
+	size_t lo = pv->ops_head, hi = pv->n_ops;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (pv->ops[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < pv->n_ops && pv->ops[lo].seq == seq) {
+		struct opinfo *o = pv->ops[lo].op;
+		pv->ops[lo].op = NULL;
+		return o;
+	}
+	return NULL;
+}
+
+static void opinfo_free(struct opinfo *o)
+{
+	free(o);
+}
+
+static void process(struct dt_fusion *fz, struct stream *s, bool final);
+
+static void add_kernel(struct dt_fusion *fz, const struct dt_rec_kernel *k,
+		       const char *name, uint32_t len)
+{
+	struct priv *pv = P(fz);
+	struct stream *s = stream_of(pv, k->device, k->stream);
+	uint32_t slot = k->corr % (1u << 16);
+	uint64_t seq = k->corr && pv->corr[slot].corr == k->corr
+			       ? pv->corr[slot].seq
+			       : 0;
+	uint64_t d = k->end > k->start ? k->end - k->start : 0;
+
+	if (!s)
+		return;
+	uint32_t ni = intern(pv, name, len);
+	if (ni == UINT32_MAX)
+		return;
+	const struct kname *kn = &pv->names[ni];
+	/* the kernels of one cuDNN call, and a split-K GEMM's reduction,
+	 * make one node */
+	for (size_t i = s->n; i > s->next && i + 8 > s->n; i--) {
+		struct node *n = &s->v[i - 1];
+		if ((seq && n->seq == seq) ||
+		    (!seq && !n->seq && i == s->n && n->cls == K_GEMM &&
+		     kn->gemm_tail)) {
+			n->end = k->end > n->end ? k->end : n->end;
+			n->ns += d;
+			n->kernels++;
+			return;
+		}
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct node *v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		s->v = v;
+		s->cap = cap;
+	}
+	struct node n = { .start = k->start,
+			  .end = k->end,
+			  .seq = seq,
+			  .ns = d,
+			  .kernels = 1,
+			  .device = (int32_t)k->device,
+			  .grid_x = k->grid_x,
+			  .block_x = k->block_x,
+			  .name = ni };
+	n.dtype = kn->dtype;
+	n.nhwc = kn->nhwc;
+	n.cls = seq ? K_CUDNN : kn->cls;
+	if (!seq) {
+		n.elems = launch_elems(kn->per, kn->threads, k->grid_x,
+				       k->block_x, &n.granule);
+		n.full = kn->full;
+	}
+	/* the run's streaming bandwidth: unary elementwise kernels, and
+	 * binary ones over whole tensors, large enough not to be launch
+	 * bound */
+	uint64_t ds = n.dtype >= 0 ? dsize(n.dtype) : 0;
+	int arrays =
+		n.cls == K_RELU || n.cls == K_GELU || n.cls == K_SILU ||
+				n.cls == K_SIGMOID || n.cls == K_TANH
+			? 2
+		: (n.cls == K_ADD || n.cls == K_MUL || binary_bwd(n.cls)) &&
+				n.full
+			? 3
+			: 0;
+	if (arrays && ds && n.elems * ds >= (4u << 20) && d) {
+		fz->stream_bytes += (uint64_t)arrays * n.elems * ds;
+		fz->stream_ns += d;
+		fz->stream_kernels++;
+	}
+	/* in start order (they nearly always come so) */
+	size_t at = s->n;
+	while (at > s->next && s->v[at - 1].start > n.start)
+		at--;
+	memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof(*s->v));
+	s->v[at] = n;
+	s->n++;
+	if (n.start > s->last_start)
+		s->last_start = n.start;
+	fz->nodes++;
+	/* look at nodes in batches: each look moves the held ones down */
+	if (s->n - s->next > MAX_HELD && s->n >= s->looked + MAX_HELD / 4) {
+		s->looked = s->n;
+		process(fz, s, false);
+		s->looked = s->n;
+	}
+}
+
+void dt_fusion_begin_file(struct dt_fusion *fz)
+{
+	struct priv *pv = P(fz);
+	memset(pv->corr, 0, sizeof(pv->corr));
+	pv->n_devs = 0;
+}
+
+void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h)
+{
+	struct priv *pv = P(fz);
+	uint32_t len;
+	const uint8_t *tail;
+
+	switch (h->type) {
+	case DT_REC_CORR: {
+		const struct dt_rec_corr *c = (const void *)h;
+		pv->corr[c->corr % (1u << 16)].corr = c->corr;
+		pv->corr[c->corr % (1u << 16)].seq = c->call;
+		break;
+	}
+	case DT_REC_KERNEL: {
+		const struct dt_rec_kernel *k = (const void *)h;
+		if (k->flags & DT_KERNEL_NO_TIME)
+			break;
+		tail = dt_rec_tail(h, &len);
+		add_kernel(fz, k, (const char *)tail, len);
+		break;
+	}
+	case DT_REC_DEVICE: {
+		const struct dt_rec_device *d = (const void *)h;
+		if (pv->n_devs < 64)
+			pv->devs[pv->n_devs++] = (struct device_cc){
+				d->id, (int)(d->cc_major * 10 + d->cc_minor)
+			};
+		if (!fz->peak_bandwidth && d->mem_bandwidth)
+			fz->peak_bandwidth = (double)d->mem_bandwidth * 1e3;
+		break;
+	}
+	}
+}
+
+/* ------------------------------------------------------- already fused */
+
+/* A problem that already runs fused: its entry in fz->fused, made with
+ * its first execution; -1 when it is none. */
+static int32_t fused_entry(struct dt_fusion *fz, const struct dt_op *op,
+			   const struct shape *sh)
+{
+	struct priv *pv = P(fz);
+	const struct opinfo *o = &sh->proto;
+	bool attn = o->kind == DT_KIND_ATTN_FWD || o->kind == DT_KIND_ATTN_BWD;
+	bool cba = !strcmp(op->api, "cudnnConvolutionBiasActivationForward");
+	uint64_t kept = sh->virt * 2;
+
+	if (o->graph_ops < 2 && !attn && !cba)
+		return -1;
+	/* the legacy fused call keeps two intermediates (the convolution's
+	 * result, and that plus bias) as large as its output */
+	if (cba)
+		kept = 4 * tensor_elems(&o->out) * dsize(o->out.dtype);
+	if (attn) {
+		/* the B*H*Sq*Skv scores, written and read back once had they
+		 * left the chip: the graph's largest intermediate, else Sq^2 */
+		uint64_t scores = o->largest_virtual;
+		if (!scores && o->in.valid && o->in.nb == 4)
+			scores = (uint64_t)(o->in.dims[0] * o->in.dims[1] *
+					    o->in.dims[2] * o->in.dims[2]);
+		kept = 2 * scores * dsize(o->in.valid ? o->in.dtype : DT_HALF);
+	}
+	for (size_t i = 0; i < fz->n_fused; i++)
+		if (!strcmp(fz->fused[i].key, op->problem))
+			return (int32_t)i;
+	if (fz->n_fused == pv->cap_fused) {
+		size_t cap = pv->cap_fused ? pv->cap_fused * 2 : 16;
+		void *v = realloc(fz->fused, cap * sizeof(*fz->fused));
+		if (!v)
+			return -1;
+		fz->fused = v;
+		pv->cap_fused = cap;
+	}
+	struct dt_fz_fused *f = &fz->fused[fz->n_fused];
+	memset(f, 0, sizeof(*f));
+	f->key = dt_xstrdup(op->problem);
+	f->what = attn  ? dt_xasprintf("%s (flash attention)",
+				       dt_op_kind_name(o->kind))
+		  : cba ? dt_xstrdup("convolution + bias + activation "
+				     "(cudnnConvolutionBiasActivationForward)")
+			: dt_xasprintf("%s graph of %u operations",
+				       dt_op_kind_name(o->kind), o->graph_ops);
+	f->brief = dt_xstrdup(op->brief);
+	f->graph_ops = cba ? 3 : o->graph_ops;
+	f->bytes_kept = kept;
+	return (int32_t)fz->n_fused++;
+}
+
+/* The shape of op's problem: made with its first execution. */
+static struct shape *shape_of(struct dt_fusion *fz, const struct dt_op *op)
+{
+	struct priv *pv = P(fz);
+	uint64_t id = op->problem_id;
+
+	if (pv->n_shapes * 2 >= pv->cap_shapes) {
+		size_t cap = pv->cap_shapes ? pv->cap_shapes * 2 : 256;
+		struct shape **v = calloc(cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < pv->cap_shapes; i++)
+			if (pv->shapes[i]) {
+				size_t k = dt_hash(&pv->shapes[i]->id, 8, 5) &
+					   (cap - 1);
+				while (v[k])
+					k = (k + 1) & (cap - 1);
+				v[k] = pv->shapes[i];
+			}
+		free(pv->shapes);
+		pv->shapes = v;
+		pv->cap_shapes = cap;
+	}
+	size_t k = dt_hash(&id, 8, 5) & (pv->cap_shapes - 1);
+	for (; pv->shapes[k]; k = (k + 1) & (pv->cap_shapes - 1))
+		if (pv->shapes[k]->id == id)
+			return pv->shapes[k];
+
+	struct shape *sh = calloc(1, sizeof(*sh));
+	if (!sh)
+		return NULL;
+	struct opinfo *o = &sh->proto;
+	sh->id = id;
+	o->kind = op->cost.kind;
+	o->api = dt_xstrdup(op->api);
+	o->brief = dt_xstrdup(op->brief && *op->brief ? op->brief : op->desc);
+	o->dtype = op->cost.dtype;
+	o->bytes = op->cost.bytes;
+	o->graph_ops = 1;
+	if (op->plan && op->desc)
+		for (const char *p = op->desc; (p = strstr(p, " ; ")); p += 3)
+			o->graph_ops++;
+	o->training = (op->desc && strstr(op->desc, "TRAINING")) ||
+		      strstr(op->api, "Training");
+	/* a stride other than 1: backend "STRIDES=[1,2]", legacy 2-d
+	 * descriptors' u and v, Nd ones' "stride=[...]" */
+	const char *st = op->desc ? strstr(op->desc, "STRIDES=[") : NULL;
+	if (!st && op->desc)
+		st = strstr(op->desc, "stride=[");
+	if (st)
+		for (st = strchr(st, '[') + 1; *st && *st != ']'; st++)
+			if (*st >= '2' && *st <= '9' &&
+			    (st[-1] == '[' || st[-1] == ','))
+				o->strided = true;
+	for (const char *uv = op->desc; uv && *uv; uv++)
+		if ((uv[0] == 'u' || uv[0] == 'v') && uv[1] == '=' &&
+		    uv > op->desc && uv[-1] == ' ' &&
+		    strtol(uv + 2, NULL, 10) > 1)
+			o->strided = true;
+	shape_tensors(sh, op);
+	o->shape = sh;
+	sh->hash = dt_hash(o->brief, strlen(o->brief),
+			   dt_hash(o->api, strlen(o->api), 7));
+	sh->fused = fused_entry(fz, op, sh);
+	pv->shapes[k] = sh;
+	pv->n_shapes++;
+	return sh;
+}
+
+static void shapes_free(struct priv *pv)
+{
+	for (size_t i = 0; i < pv->cap_shapes; i++)
+		if (pv->shapes[i]) {
+			free(pv->shapes[i]->proto.api);
+			free(pv->shapes[i]->proto.brief);
+			free(pv->shapes[i]);
+		}
+	free(pv->shapes);
+	pv->shapes = NULL;
+	pv->n_shapes = pv->cap_shapes = 0;
+}
+
+void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
+{
+	struct priv *pv = P(fz);
+
+	if (!op->kernels || !op->gpu_ns)
+		return;
+	const struct shape *sh = shape_of(fz, op);
+	struct opinfo *o = sh ? malloc(sizeof(*o)) : NULL;
+	if (!o)
+		return;
+	*o = sh->proto;
+	o->seq = op->seq;
+	op_pointers(o, sh, op->pointers_json);
+	if (sh->fused >= 0) {
+		fz->fused[sh->fused].count++;
+		fz->fused[sh->fused].ns += op->gpu_ns;
+	}
+
+	if (pv->n_ops && pv->ops[pv->n_ops - 1].seq >= o->seq) {
+		opinfo_free(o); /* ops come in seq order; a trace's own fault */
+		return;
+	}
+	if (pv->n_ops == pv->cap_ops) {
+		/* drop what was taken before growing */
+		size_t k = 0;
+		for (size_t i = pv->ops_head; i < pv->n_ops; i++)
+			if (pv->ops[i].op)
+				pv->ops[k++] = pv->ops[i];
+		pv->n_ops = k;
+		pv->ops_head = 0;
+		if (pv->n_ops * 2 >= pv->cap_ops) {
+			size_t cap = pv->cap_ops ? pv->cap_ops * 2 : 1024;
+			void *v = realloc(pv->ops, cap * sizeof(*pv->ops));
+			if (!v) {
+				opinfo_free(o);
+				return;
+			}
+			pv->ops = v;
+			pv->cap_ops = cap;
+		}
+	}
+	pv->ops[pv->n_ops++] = (struct waiting){ o->seq, o };
+	while (pv->ops_head < pv->n_ops && !pv->ops[pv->ops_head].op)
+		pv->ops_head++;
+}
+
+/* ---------------------------------------------------------------- chains */
+
+struct chain {
+	const char *pattern, *cover;
+	struct dt_fz_step steps[DT_FZ_STEPS];
+	const struct node *nodes[DT_FZ_STEPS];
+	int n;
+	struct sb {
+		char buf[512];
+		int len;
+	} blocked, checks, note;
+	uint64_t bytes_saved, bytes_added;
+	int32_t device;
+};
+
+static void sb_add(struct sb *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void sb_add(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t size = sizeof(b->buf);
+
+	if (b->len >= (int)size - 1)
+		return;
+	if (b->len)
+		b->len +=
+			snprintf(b->buf + b->len, size - (size_t)b->len, "; ");
+	if (b->len >= (int)size - 1)
+		return;
+	va_start(ap, fmt);
+	int k = vsnprintf(b->buf + b->len, size - (size_t)b->len, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		b->len += k;
+	if (b->len > (int)size - 1)
+		b->len = (int)size - 1;
+}
+
+/* A limit checked: noted either way, and the chain blocked when it fails. */
+static void check(struct chain *c, bool ok, const char *what, const char *why)
+{
+	sb_add(&c->checks, "%s: %s", what, ok ? "ok" : "no");
+	if (!ok)
+		sb_add(&c->blocked, "%s", why);
+}
+
+static const char *dtype_short(int64_t dt)
+{
+	const char *n =
+		dt >= 0 ? dt_enum_name("cudnnDataType_t", 15, dt) : NULL;
+	return n ? n + 11 : "?";
+}
+
+/* A step of the chain being built: nothing allocated until record() finds
+ * the chain new; what points to static text or the op's shape. */
+static void add_step(struct chain *c, const struct node *n,
+		     enum dt_fz_link link, uint64_t elems, int64_t dtype,
+		     bool removed, const char *what)
+{
+	if (c->n >= DT_FZ_STEPS)
+		return;
+	struct dt_fz_step *s = &c->steps[c->n];
+	memset(s, 0, sizeof(*s));
+	c->nodes[c->n++] = n;
+	s->cudnn = n->op != NULL || n->cls == K_CUDNN;
+	if (!what && n->op && n->op->kind == DT_KIND_POINTWISE &&
+	    !strncmp(n->op->api, "cudnn", 5) && n->op->api[5] != 'B')
+		what = n->op->api + 5; /* AddTensor */
+	else if (!what && n->op)
+		what = dt_op_kind_name(n->op->kind);
+	else if (!what)
+		what = cls_what[n->cls];
+	s->what = (char *)what;
+	s->grid_x = n->op ? 0 : n->grid_x;
+	s->block_x = n->op ? 0 : n->block_x;
+	s->dtype = dtype;
+	s->elems = elems;
+	s->link = link;
+	s->removed = removed;
+	s->kernels = n->kernels;
+	s->ns = n->ns;
+}
+
+static bool same_size(const struct node *n, uint64_t e, uint64_t granule)
+{
+	uint64_t g = n->granule > granule ? n->granule : granule;
+	if (!n->elems || !e)
+		return false;
+	return (n->elems > e ? n->elems - e : e - n->elems) <= g;
+}
+
+/* The next node after j that a chain can go on with or must end at:
+ * fills, running-stat updates and bookkeeping kernels far smaller than the
+ * chain's tensor (e elements) are passed over. -1 at the end. */
+static long next_node(const struct stream *s, long j, uint64_t e)
+{
+	for (long k = j + 1; k < (long)s->n && k <= j + LOOKAHEAD; k++) {
+		const struct node *n = &s->v[k];
+		if (n->cls == K_SKIP || n->cls == K_BN_UPDATE)
+			continue;
+		if (!n->seq && e && n->elems && n->elems * 16 < e)
+			continue;
+		return k;
+	}
+	return -1;
+}
+
+static const char *pw_what(const struct node *n)
+{
+	if (n->cls == K_ADD)
+		return n->full ? "residual add" : "bias add";
+	if (n->cls == K_MUL)
+		return n->full ? "multiply" : "scale";
+	return cls_what[n->cls];
+}
+
+/* Whether cuDNN op o reads pointer p. */
+static bool reads(const struct opinfo *o, uint64_t p)
+{
+	for (int i = 0; p && o && i < o->n_ptrs; i++)
+		if (o->ptrs[i] == p)
+			return true;
+	return false;
+}
+
+static void record(struct dt_fusion *fz, struct chain *c);
+
+static void check_cc(struct chain *c, int cc, int min, int max,
+		     const char *what)
+{
+	char label[48], why[200];
+
+	if (!cc) {
+		sb_add(&c->checks, "compute capability: unknown (no device "
+				   "record), not checked");
+		return;
+	}
+	snprintf(label, sizeof(label), "cc %d.%d", cc / 10, cc % 10);
+	if (max)
+		snprintf(why, sizeof(why),
+			 "%s need%s compute capability %d.%d to %d.%d; this "
+			 "GPU is %d.%d",
+			 what, strchr(what, ' ') ? "" : "s", min / 10, min % 10,
+			 max / 10, max % 10, cc / 10, cc % 10);
+	else
+		snprintf(why, sizeof(why),
+			 "%s need%s compute capability %d.%d or newer; this "
+			 "GPU is %d.%d",
+			 what, strchr(what, ' ') ? "" : "s", min / 10, min % 10,
+			 cc / 10, cc % 10);
+	check(c, cc >= min && (!max || cc <= max), label, why);
+}
+
+/* The runtime fusion engines' input and output types (SS90's list). */
+static void check_dtype(struct chain *c, int64_t dt)
+{
+	char label[64], why[160];
+	bool ok = dt < 0 || dt == DT_FLOAT || dt == DT_HALF || dt == DT_BF16 ||
+		  dt == DT_INT8 || dt == DT_INT32 || dt == 12 || dt == 13;
+
+	snprintf(label, sizeof(label), "data type %s", dtype_short(dt));
+	snprintf(why, sizeof(why),
+		 "runtime fusion takes FLOAT, HALF, BFLOAT16, INT8, INT32 and "
+		 "FP8 tensors, not %s",
+		 dtype_short(dt));
+	check(c, ok, label, why);
+}
+
+/* A convolution or matmul (cuDNN's, or a GEMM kernel) and the pointwise
+ * ops after it: one graph with a g2 epilogue. */
+static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
+{
+	struct priv *pv = P(fz);
+	struct node *a = &s->v[i];
+	const struct opinfo *o = a->op;
+	struct chain c = { .device = a->device };
+	uint64_t e = 0, ptr = 0;
+	int64_t dt = -1;
+	bool gemm = a->cls == K_GEMM;
+
+	if (o) {
+		e = tensor_elems(&o->out);
+		dt = o->out.dtype;
+		ptr = o->out_ptr;
+	}
+	add_step(&c, a, DT_LINK_NONE, e, dt, false, NULL);
+	long j = i;
+	while (c.n < DT_FZ_STEPS) {
+		long k = next_node(s, j, e);
+		if (k < 0)
+			break;
+		struct node *n = &s->v[k];
+		enum dt_fz_link link;
+		if (n->used)
+			break;
+		if (!n->seq && pointwise(n->cls)) {
+			if (e && n->elems && !same_size(n, e, 0))
+				break;
+			/* a cast the graph's output type could do; not to FP64
+			 * or an unknown type */
+			if (n->cls == K_COPY && n->dtype != DT_FLOAT &&
+			    n->dtype != DT_HALF && n->dtype != DT_BF16)
+				break;
+			link = e && n->elems ? DT_LINK_SIZE : DT_LINK_ORDER;
+			if (!e)
+				e = n->elems;
+			if (dt < 0)
+				dt = n->dtype;
+			ptr = 0;
+			add_step(&c, n, link, e, n->dtype >= 0 ? n->dtype : dt,
+				 true, pw_what(n));
+			if (binary_bwd(n->cls) ||
+			    ((n->cls == K_ADD || n->cls == K_MUL) && n->full))
+				c.bytes_added += e * dsize(dt);
+		} else if (n->op && n->op->kind == DT_KIND_POINTWISE) {
+			if (ptr && reads(n->op, ptr))
+				link = DT_LINK_POINTER;
+			else if (e && tensor_elems(&n->op->out) == e)
+				link = DT_LINK_SIZE;
+			else
+				break;
+			add_step(&c, n, link, tensor_elems(&n->op->out),
+				 n->op->out.dtype, true, NULL);
+			ptr = n->op->out_ptr;
+		} else {
+			break;
+		}
+		c.bytes_saved += 2 * e * dsize(dt);
+		j = k;
+	}
+	if (c.n < 2) {
+		return false;
+	}
+	if (!c.steps[0].elems) { /* a GEMM kernel writes what the next reads */
+		c.steps[0].elems = e;
+		c.steps[0].dtype = dt;
+	}
+	int cc = cc_of(pv, a->device);
+	enum dt_op_kind kind = o ? o->kind : DT_KIND_MATMUL;
+	switch (kind) {
+	case DT_KIND_CONV_FWD:
+		c.pattern = "convolution forward + pointwise epilogue";
+		c.cover =
+			"cuDNN graph ConvolutionFwd -> pointwise ops (generic "
+			"runtime fusion, g2 epilogue; ConvBiasAct for "
+			"bias + activation)";
+		break;
+	case DT_KIND_CONV_BWD_DATA:
+		c.pattern = "convolution backward data + pointwise epilogue";
+		c.cover = "cuDNN graph ConvolutionBwdData -> pointwise ops "
+			  "(generic runtime fusion, g2 epilogue)";
+		break;
+	case DT_KIND_CONV_BWD_FILTER:
+		c.pattern = "convolution backward filter + pointwise epilogue";
+		c.cover = "cuDNN graph ConvolutionBwdFilter -> pointwise ops "
+			  "(generic runtime fusion, g2 epilogue)";
+		break;
+	default:
+		c.pattern = "matmul + pointwise epilogue";
+		c.cover = "cuDNN graph Matmul -> pointwise ops (generic "
+			  "runtime fusion, g2 epilogue)";
+		break;
+	}
+	if (gemm)
+		sb_add(&c.note, "the matmul ran in %s, outside cuDNN",
+		       name_of(pv, a)[0] == 'n' ? "cuBLAS (nvjet)"
+						: "another library");
+	if (kind == DT_KIND_CONV_FWD || kind == DT_KIND_CONV_BWD_DATA ||
+	    kind == DT_KIND_CONV_BWD_FILTER) {
+		const struct dt_tensor *t = o->in.valid ? &o->in : &o->out;
+		check(&c, tensor_nhwc(t), "layout NHWC",
+		      "the convolution's tensors are not NHWC: cuDNN's fused "
+		      "convolution graphs need NHWC (channels_last)");
+	}
+	check_dtype(&c, dt);
+	if (kind == DT_KIND_CONV_BWD_DATA && o->strided && cc > 90) {
+		check(&c, false, "strided dgrad",
+		      "a strided backward-data convolution takes an epilogue "
+		      "only on the SS70 engines (compute capability 7.0 to "
+		      "9.0)");
+	} else {
+		check_cc(&c, cc, 70, 0, "cuDNN's runtime fusion engines");
+	}
+	if (cc && cc < 80 && o && o->out_ptr % 4)
+		check(&c, false, "alignment",
+		      "the SS70 engines need 32-bit aligned tensors; the "
+		      "output is not");
+	bool by_pointer = o && o->out_ptr;
+	for (int m = 1; m < c.n; m++)
+		by_pointer &= c.steps[m].link == DT_LINK_POINTER;
+	if (by_pointer) {
+		/* a cuDNN op after the chain reads an intermediate: it must
+		 * stay in memory (a second output of the graph). Only when
+		 * every step's buffers are known: kernels outside cuDNN may
+		 * have written the buffer in place (PyTorch's add_, relu_) */
+		for (int m = 0; m < c.n - 1; m++) {
+			uint64_t p =
+				c.nodes[m]->op ? c.nodes[m]->op->out_ptr : 0;
+			for (int q = m + 1; q < c.n; q++)
+				if (c.nodes[q]->op &&
+				    c.nodes[q]->op->out_ptr == p)
+					p = 0; /* a later step writes it in
+						  place */
+			for (long k = j + 1;
+			     p && k < (long)s->n && k <= j + LOOKAHEAD; k++) {
+				if (s->v[k].op && s->v[k].op->out_ptr == p &&
+				    !reads(s->v[k].op, p))
+					break; /* written anew */
+				if (reads(s->v[k].op, p)) {
+					sb_add(&c.note,
+					       "the output of step %d is also "
+					       "read by "
+					       "%s: it stays in memory as a "
+					       "second "
+					       "output, saving only its read",
+					       m + 1, s->v[k].op->api);
+					c.bytes_saved -= e * dsize(dt);
+					break;
+				}
+			}
+		}
+	}
+	record(fz, &c);
+	return true;
+}
+
+/* The statistics, apply, add and ReLU kernels of a training batch norm (or
+ * cuDNN's batch norm and the ops after it): NormAddRelu. */
+static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
+{
+	struct priv *pv = P(fz);
+	struct node *a = &s->v[i];
+	struct chain c = { .device = a->device };
+	const struct dt_tensor *t = NULL;
+	uint64_t e = 0;
+	int64_t dt = a->dtype;
+	bool nhwc = a->nhwc, add = false, relu = false;
+	const struct node *conv = NULL;
+	long j = i;
+
+	if (a->op) {
+		t = &a->op->out;
+		e = tensor_elems(t);
+		dt = t->dtype;
+		nhwc = tensor_nhwc(t);
+		add_step(&c, a, DT_LINK_NONE, e, dt, true,
+			 "batch norm (training)");
+	} else {
+		/* the convolution before it, when cuDNN's, gives the shape */
+		for (long k = i - 1; k >= 0 && k >= i - KEEP_BEHIND; k--) {
+			const struct node *b = &s->v[k];
+			if (b->op && b->op->kind == DT_KIND_CONV_FWD &&
+			    b->op->out.valid && !b->used) {
+				t = &b->op->out;
+				e = tensor_elems(t);
+				dt = t->dtype;
+				conv = b;
+				add_step(&c, b, DT_LINK_NONE, e, dt, false,
+					 NULL);
+				break;
+			}
+			if (b->seq || (b->cls != K_SKIP &&
+				       (!b->elems || b->elems >= 65536)))
+				break;
+		}
+		add_step(&c, a, conv ? DT_LINK_ORDER : DT_LINK_NONE, e,
+			 a->dtype >= 0 ? a->dtype : dt, true, NULL);
+		int stats = c.n - 1;
+		long k = next_node(s, j, e);
+		if (k < 0 || s->v[k].cls != K_BN_APPLY || s->v[k].used) {
+			return false;
+		}
+		/* the running-stat updates between them go too */
+		for (long u = i + 1; u < k; u++)
+			if (s->v[u].cls == K_BN_UPDATE) {
+				c.steps[stats].ns += s->v[u].ns;
+				c.steps[stats].kernels += s->v[u].kernels;
+			}
+		add_step(&c, &s->v[k], DT_LINK_ORDER, e, dt, true, NULL);
+		j = k;
+	}
+	for (int want = 0; want < 2 && c.n < DT_FZ_STEPS; want++) {
+		long k = next_node(s, j, e);
+		if (k < 0 || s->v[k].used)
+			break;
+		struct node *n = &s->v[k];
+		bool is_add = n->cls == K_ADD && n->full && !add && !relu;
+		bool is_relu = n->cls == K_RELU && !relu;
+		bool cudnn_act = n->op && n->op->kind == DT_KIND_POINTWISE &&
+				 (!e || tensor_elems(&n->op->out) == e);
+		if (!is_add && !is_relu && !cudnn_act)
+			break;
+		if (!n->op && e && n->elems && !same_size(n, e, 0))
+			break;
+		if (!e && n->elems)
+			e = n->elems;
+		if (dt < 0)
+			dt = n->dtype;
+		add_step(&c, n,
+			 n->op           ? DT_LINK_SIZE
+			 : e && n->elems ? DT_LINK_SIZE
+					 : DT_LINK_ORDER,
+			 e, dt, true, n->op ? NULL : pw_what(n));
+		add |= is_add;
+		relu |= is_relu || cudnn_act;
+		j = k;
+	}
+	if (!add && !relu) {
+		return false;
+	}
+	/* elements: fill in the steps that did not know them */
+	for (int m = 0; m < c.n; m++) {
+		if (!c.steps[m].elems)
+			c.steps[m].elems = e;
+		if (c.steps[m].dtype < 0)
+			c.steps[m].dtype = dt;
+	}
+	uint64_t b = e * dsize(dt);
+	/* separate: statistics read X, apply reads X and writes Y, add reads
+	 * two and writes one, ReLU reads and writes; fused: X twice (the
+	 * statistics, then the apply), Z, and Y once */
+	uint64_t before = 3 * b + (add ? 3 * b : 0) + (relu ? 2 * b : 0);
+	c.bytes_added = 2 * b + (add ? b : 0) + b;
+	c.bytes_saved = before > c.bytes_added ? before - c.bytes_added : 0;
+	c.pattern = conv  ? (add ? "convolution + batch norm + add + ReLU"
+				 : "convolution + batch norm + ReLU")
+		    : add ? "batch norm + add + ReLU"
+			  : "batch norm + ReLU";
+	c.cover = "cuDNN graph NormForward(training) -> ADD -> RELU_FWD "
+		  "(NormAddRelu runtime fusion engine)";
+	int cc = cc_of(pv, a->device);
+	check(&c, nhwc, "layout NHWC",
+	      "the batch norm runs on NCHW tensors: NormAddRelu needs NHWC "
+	      "(channels_last)");
+	char label[64];
+	snprintf(label, sizeof(label), "data type %s", dtype_short(dt));
+	check(&c, dt < 0 || dt == DT_FLOAT || dt == DT_HALF || dt == DT_BF16,
+	      label, "NormAddRelu takes FLOAT, HALF and BFLOAT16 tensors");
+	if (t && t->valid && t->nb >= 2) {
+		int64_t ch = t->dims[1], mult = dsize(dt) == 2 ? 8 : 4;
+		snprintf(label, sizeof(label),
+			 "channels %" PRId64 " %% %" PRId64, ch, mult);
+		char why[160];
+		snprintf(why, sizeof(why),
+			 "NormAddRelu needs the channels to be a multiple of "
+			 "%" PRId64 " for %s; there are %" PRId64,
+			 mult, dtype_short(dt), ch);
+		check(&c, ch % mult == 0, label, why);
+	} else {
+		sb_add(&c.checks, "channels: unknown, not checked");
+	}
+	check_cc(&c, cc, 80, 0, "NormAddRelu");
+	if (conv)
+		sb_add(&c.note, "the convolution stays as it is%s",
+		       dt == DT_HALF && cc >= 80 && cc != 89
+			       ? "; in FP16, ConvBNfprop would also compute "
+				 "the "
+				 "statistics in its epilogue"
+			       : "; ConvBNfprop, which would also take the "
+				 "statistics into its epilogue, is FP16 only");
+	record(fz, &c);
+	return true;
+}
+
+/* A ReLU backward and the batch norm backward after it: DReluForkDNorm. */
+static bool try_drelu_dnorm(struct dt_fusion *fz, struct stream *s, long i)
+{
+	struct priv *pv = P(fz);
+	struct node *a = &s->v[i];
+	struct chain c = { .device = a->device };
+	uint64_t e = a->elems;
+	int64_t dt = a->dtype;
+
+	add_step(&c, a, DT_LINK_NONE, e, dt, true, NULL);
+	long k = next_node(s, i, e);
+	if (k < 0 || s->v[k].cls != K_BN_BWD_REDUCE || s->v[k].used) {
+		return false;
+	}
+	add_step(&c, &s->v[k], DT_LINK_ORDER, e, dt, true, NULL);
+	bool nhwc = s->v[k].nhwc;
+	k = next_node(s, k, e);
+	if (k < 0 || s->v[k].cls != K_BN_BWD_ELEMT || s->v[k].used) {
+		return false;
+	}
+	add_step(&c, &s->v[k], DT_LINK_ORDER, e, dt, true, NULL);
+	uint64_t b = e * dsize(dt);
+	/* separate: dReLU reads dY and Y, writes dZ; the reduction reads dZ
+	 * and X; the apply reads dZ and X, writes dX. Fused: two passes over
+	 * dY, Y and X, one write of dX */
+	c.bytes_added = 7 * b;
+	c.bytes_saved = 8 * b - c.bytes_added;
+	c.pattern = "ReLU backward + batch norm backward";
+	c.cover = "cuDNN graph RELU_BWD -> NormBackward (DReluForkDNorm "
+		  "runtime fusion engine)";
+	check(&c, nhwc, "layout NHWC",
+	      "the batch norm runs on NCHW tensors: DReluForkDNorm needs NHWC "
+	      "(channels_last) for batch norm");
+	check_dtype(&c, dt);
+	check_cc(&c, cc_of(pv, a->device), 80, 0, "DReluForkDNorm");
+	record(fz, &c);
+	return true;
+}
+
+/* cuDNN pointwise calls back to back on one buffer: one pointwise graph. */
+static bool try_pointwise_chain(struct dt_fusion *fz, struct stream *s, long i)
+{
+	struct priv *pv = P(fz);
+	struct node *a = &s->v[i];
+	struct chain c = { .device = a->device };
+	uint64_t e = tensor_elems(&a->op->out), ptr = a->op->out_ptr,
+		 total = a->op->bytes;
+	int64_t dt = a->op->out.dtype;
+	long j = i;
+
+	add_step(&c, a, DT_LINK_NONE, e, dt, true, NULL);
+	while (c.n < DT_FZ_STEPS) {
+		long k = next_node(s, j, e);
+		if (k < 0 || s->v[k].used || !s->v[k].op ||
+		    s->v[k].op->kind != DT_KIND_POINTWISE ||
+		    !reads(s->v[k].op, ptr))
+			break;
+		add_step(&c, &s->v[k], DT_LINK_POINTER,
+			 tensor_elems(&s->v[k].op->out), s->v[k].op->out.dtype,
+			 true, NULL);
+		total += s->v[k].op->bytes;
+		c.bytes_saved += 2 * e * dsize(dt);
+		ptr = s->v[k].op->out_ptr;
+		j = k;
+	}
+	if (c.n < 2) {
+		return false;
+	}
+	c.bytes_added = total > c.bytes_saved ? total - c.bytes_saved : 0;
+	check_dtype(&c, dt);
+	c.pattern = "pointwise chain";
+	c.cover = "one cuDNN pointwise graph (generic runtime fusion, "
+		  "pointwise-only: SS70 engines)";
+	check_cc(&c, cc_of(pv, a->device), 70, 90,
+		 "pointwise-only graphs (SS70 engines)");
+	record(fz, &c);
+	return true;
+}
+
+static void look_at(struct dt_fusion *fz, struct stream *s, long i)
+{
+	struct node *n = &s->v[i];
+	const struct opinfo *o = n->op;
+	bool done = false;
+
+	if (n->used)
+		return;
+	if (o) {
+		if ((o->kind == DT_KIND_CONV_FWD ||
+		     o->kind == DT_KIND_CONV_BWD_DATA ||
+		     o->kind == DT_KIND_CONV_BWD_FILTER ||
+		     o->kind == DT_KIND_MATMUL) &&
+		    o->graph_ops == 1)
+			done = try_epilogue(fz, s, i);
+		else if (o->kind == DT_KIND_NORM_FWD && o->training)
+			done = try_norm_add_relu(fz, s, i);
+		else if (o->kind == DT_KIND_POINTWISE)
+			done = try_pointwise_chain(fz, s, i);
+	} else if (n->cls == K_GEMM) {
+		done = try_epilogue(fz, s, i);
+	} else if (n->cls == K_BN_STATS) {
+		done = try_norm_add_relu(fz, s, i);
+	} else if (n->cls == K_RELU_BWD) {
+		done = try_drelu_dnorm(fz, s, i);
+	}
+	(void)done;
+}
+
+/* Look at the nodes old enough (all of them when final), then let go of
+ * those no chain can reach any more. */
+static void process(struct dt_fusion *fz, struct stream *s, bool final)
+{
+	struct priv *pv = P(fz);
+	uint64_t mark =
+		s->last_start > HORIZON_NS ? s->last_start - HORIZON_NS : 0;
+	size_t i = s->next;
+
+	for (; i < s->n; i++) {
+		struct node *n = &s->v[i];
+		if (!final && s->n - i <= MAX_HELD / 2 && n->start > mark)
+			break;
+		if (!final && i + LOOKAHEAD >= s->n)
+			break;
+		/* ops come out of the model once their kernels are in and
+		 * host time has moved on: wait for them, unless too much is
+		 * held already */
+		bool waiting = false;
+		for (size_t k = i; k < s->n && k <= i + LOOKAHEAD; k++)
+			if (s->v[k].seq && !s->v[k].op &&
+			    !(s->v[k].op = opinfo_take(pv, s->v[k].seq)))
+				waiting = true;
+		if (waiting && !final && s->n - i < 4 * MAX_HELD)
+			break;
+		look_at(fz, s, (long)i);
+	}
+	s->next = i;
+	size_t drop = s->next > KEEP_BEHIND ? s->next - KEEP_BEHIND : 0;
+	for (size_t k = 0; k < drop; k++)
+		opinfo_free(s->v[k].op);
+	memmove(s->v, s->v + drop, (s->n - drop) * sizeof(*s->v));
+	s->n -= drop;
+	s->next -= drop;
+}
+
+void dt_fusion_end_file(struct dt_fusion *fz)
+{
+	struct priv *pv = P(fz);
+
+	for (size_t i = 0; i < pv->n_streams; i++) {
+		struct stream *s = &pv->streams[i];
+		process(fz, s, true);
+		for (size_t k = 0; k < s->n; k++)
+			opinfo_free(s->v[k].op);
+		free(s->v);
+	}
+	free(pv->streams);
+	pv->streams = NULL;
+	pv->n_streams = 0;
+	for (size_t i = pv->ops_head; i < pv->n_ops; i++)
+		opinfo_free(pv->ops[i].op);
+	pv->n_ops = pv->ops_head = 0;
+	shapes_free(pv);
+}
+
+/* ------------------------------------------------------------- results */
+
+/* What tells chains apart, hashed: the pattern, what blocks it, and each
+ * step's role, op problem or kernel name and launch width, size, type and
+ * link. */
+static uint64_t chain_hash(const struct chain *c)
+{
+	uint64_t h = dt_hash(c->pattern, strlen(c->pattern), 0xc4a1);
+
+	h = dt_hash(c->blocked.buf, (size_t)c->blocked.len, h);
+	for (int m = 0; m < c->n; m++) {
+		const struct dt_fz_step *s = &c->steps[m];
+		const struct node *n = c->nodes[m];
+		uint64_t v[6] = { n->op ? n->op->shape->hash : n->name,
+				  (uint64_t)s->grid_x,
+				  s->elems,
+				  (uint64_t)s->dtype,
+				  (uint64_t)s->link,
+				  s->removed };
+		h = dt_hash(s->what, strlen(s->what), h);
+		h = dt_hash(v, sizeof(v), h);
+	}
+	return h | 1;
+}
+
+/* Strings of a chain's first occurrence, kept with its opportunity. */
+static void own_steps(const struct priv *pv, struct dt_fz_opp *o,
+		      const struct chain *c)
+{
+	o->n_steps = c->n;
+	for (int m = 0; m < c->n; m++) {
+		const struct node *n = c->nodes[m];
+		struct dt_fz_step *s = &o->steps[m];
+		*s = c->steps[m];
+		s->what = dt_xstrdup(c->steps[m].what);
+		if (n->op) {
+			s->detail =
+				dt_xasprintf("%s %s", n->op->api, n->op->brief);
+		} else {
+			s->detail = kernel_detail(name_of(pv, n));
+			s->kernel = dt_xstrdup(name_of(pv, n));
+		}
+	}
+}
+
+static void record(struct dt_fusion *fz, struct chain *c)
+{
+	struct priv *pv = P(fz);
+	uint64_t h;
+
+	for (int m = 0; m < c->n; m++)
+		((struct node *)c->nodes[m])->used = true;
+	c->steps[0].link = DT_LINK_NONE;
+	h = chain_hash(c);
+
+	if (fz->n_opps * 2 >= pv->cap_opp_idx) {
+		size_t cap = pv->cap_opp_idx ? pv->cap_opp_idx * 2 : 256;
+		uint32_t *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return;
+		for (size_t k = 0; k < pv->cap_opp_idx; k++)
+			if (pv->opp_idx[k]) {
+				size_t q = pv->opp_h[pv->opp_idx[k] - 1] &
+					   (cap - 1);
+				while (v[q])
+					q = (q + 1) & (cap - 1);
+				v[q] = pv->opp_idx[k];
+			}
+		free(pv->opp_idx);
+		pv->opp_idx = v;
+		pv->cap_opp_idx = cap;
+	}
+	size_t q = h & (pv->cap_opp_idx - 1);
+	for (; pv->opp_idx[q]; q = (q + 1) & (pv->cap_opp_idx - 1)) {
+		uint32_t at = pv->opp_idx[q] - 1;
+		struct dt_fz_opp *o = &fz->opps[at];
+		if (pv->opp_h[at] == h && o->n_steps == c->n &&
+		    !strcmp(o->pattern, c->pattern)) {
+			o->count++;
+			for (int m = 0; m < c->n; m++) {
+				o->steps[m].ns += c->steps[m].ns;
+				o->steps[m].kernels += c->steps[m].kernels;
+			}
+			return;
+		}
+	}
+	if (fz->n_opps == pv->cap_opps) {
+		size_t cap = pv->cap_opps ? pv->cap_opps * 2 : 64;
+		void *v = realloc(fz->opps, cap * sizeof(*fz->opps));
+		uint64_t *vh = realloc(pv->opp_h, cap * sizeof(*vh));
+		if (v)
+			fz->opps = v;
+		if (vh)
+			pv->opp_h = vh;
+		if (!v || !vh)
+			return;
+		pv->cap_opps = cap;
+	}
+	struct dt_fz_opp *o = &fz->opps[fz->n_opps];
+	memset(o, 0, sizeof(*o));
+	o->pattern = dt_xstrdup(c->pattern);
+	o->cover = dt_xstrdup(c->cover);
+	o->status = c->blocked.len ? DT_FZ_BLOCKED : DT_FZ_FUSABLE;
+	o->blocked = c->blocked.len ? dt_xstrdup(c->blocked.buf) : NULL;
+	o->checks = dt_xstrdup(c->checks.buf);
+	o->note = c->note.len ? dt_xstrdup(c->note.buf) : NULL;
+	o->device = c->device;
+	o->count = 1;
+	o->bytes_saved = c->bytes_saved;
+	o->bytes_added = c->bytes_added;
+	own_steps(pv, o, c);
+	/* the key: for a stable order among equal savings */
+	char key[2048];
+	int len =
+		snprintf(key, sizeof(key), "%s|%s", o->pattern, c->blocked.buf);
+	for (int m = 0; m < o->n_steps && len < (int)sizeof(key); m++)
+		len += snprintf(key + len, sizeof(key) - (size_t)len,
+				"|%s %s %" PRIu64 " %d", o->steps[m].what,
+				o->steps[m].detail ? o->steps[m].detail : "",
+				o->steps[m].elems, o->steps[m].grid_x);
+	o->key = strdup(key);
+	pv->opp_h[fz->n_opps] = h;
+	pv->opp_idx[q] = (uint32_t)++fz->n_opps;
+}
+
+static int by_saving(const void *a, const void *b)
+{
+	const struct dt_fz_opp *x = a, *y = b;
+	if (x->status != y->status)
+		return x->status < y->status ? -1 : 1;
+	if (x->saving_ns != y->saving_ns)
+		return x->saving_ns > y->saving_ns ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static int by_ns(const void *a, const void *b)
+{
+	const struct dt_fz_fused *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+void dt_fusion_finish(struct dt_fusion *fz)
+{
+	struct priv *pv = P(fz);
+	double bw;
+
+	if (fz->bandwidth_override > 0) {
+		bw = fz->bandwidth_override;
+		snprintf(fz->bandwidth_source, sizeof(fz->bandwidth_source),
+			 "given on the command line");
+	} else if (fz->stream_ns && fz->stream_kernels) {
+		bw = (double)fz->stream_bytes * 1e9 / (double)fz->stream_ns;
+		snprintf(fz->bandwidth_source, sizeof(fz->bandwidth_source),
+			 "achieved by the run's %" PRIu64
+			 " streaming elementwise kernels",
+			 fz->stream_kernels);
+	} else if (fz->peak_bandwidth > 0) {
+		bw = fz->peak_bandwidth;
+		snprintf(fz->bandwidth_source, sizeof(fz->bandwidth_source),
+			 "the device's peak (no streaming kernel to measure)");
+	} else {
+		bw = 0;
+		snprintf(fz->bandwidth_source, sizeof(fz->bandwidth_source),
+			 "unknown (no device record): byte savings not timed");
+	}
+	fz->bandwidth = bw;
+	for (size_t i = 0; i < fz->n_opps; i++) {
+		struct dt_fz_opp *o = &fz->opps[i];
+		o->removed_kernels = o->removed_ns = 0;
+		for (int m = 0; m < o->n_steps; m++)
+			if (o->steps[m].removed) {
+				o->removed_kernels += o->steps[m].kernels;
+				o->removed_ns += o->steps[m].ns;
+			}
+		double added = bw > 0 ? (double)o->count *
+						(double)o->bytes_added * 1e9 /
+						bw
+				      : 0;
+		o->saving_ns = (double)o->removed_ns - added;
+		o->bytes_ns = bw > 0 ? (double)o->count *
+					       (double)o->bytes_saved * 1e9 / bw
+				     : 0;
+	}
+	if (fz->n_opps)
+		qsort(fz->opps, fz->n_opps, sizeof(*fz->opps), by_saving);
+	for (size_t i = 0; i < fz->n_fused; i++)
+		fz->fused[i].bytes_ns =
+			bw > 0 ? (double)fz->fused[i].count *
+					 (double)fz->fused[i].bytes_kept * 1e9 /
+					 bw
+			       : 0;
+	if (fz->n_fused)
+		qsort(fz->fused, fz->n_fused, sizeof(*fz->fused), by_ns);
+	/* the index points at places the sort moved */
+	free(pv->opp_idx);
+	free(pv->opp_h);
+	pv->opp_idx = NULL;
+	pv->opp_h = NULL;
+	pv->cap_opp_idx = 0;
+	pv->cap_opps = 0;
+}
+
+void dt_fusion_free(struct dt_fusion *fz)
+{
+	if (!fz)
+		return;
+	struct priv *pv = P(fz);
+	dt_fusion_end_file(fz);
+	for (size_t i = 0; i < fz->n_opps; i++) {
+		struct dt_fz_opp *o = &fz->opps[i];
+		free(o->key);
+		free(o->pattern);
+		free(o->cover);
+		free(o->blocked);
+		free(o->checks);
+		free(o->note);
+		for (int m = 0; m < o->n_steps; m++) {
+			free(o->steps[m].what);
+			free(o->steps[m].detail);
+			free(o->steps[m].kernel);
+		}
+	}
+	free(fz->opps);
+	for (size_t i = 0; i < fz->n_fused; i++) {
+		free(fz->fused[i].key);
+		free(fz->fused[i].what);
+		free(fz->fused[i].brief);
+	}
+	free(fz->fused);
+	for (size_t i = 0; i < pv->n_names; i++)
+		free(pv->names[i].s);
+	free(pv->names);
+	free(pv->name_idx);
+	free(pv->opp_idx);
+	free(pv->opp_h);
+	free(pv->ops);
+	free(pv);
+	free(fz);
+}
