@@ -36,9 +36,10 @@ struct frame {
 	} kind;
 	uint8_t *buf;
 	size_t cap, len;
-	uint64_t off; /* where the next frame starts */
-	bool counted; /* a zstd frame (stats.frames) */
-	bool index;   /* a valid seek table, of index_frames entries */
+	uint64_t off;   /* where the next frame starts */
+	bool counted;   /* a zstd frame (stats.frames) */
+	size_t checked; /* buf[0..checked) holds whole, well-formed records */
+	bool index;     /* a valid seek table, of index_frames entries */
 	uint32_t index_frames;
 	enum dt_file_end end;
 	uint64_t from; /* FRAME_STOP: the bytes from here on are lost */
@@ -519,6 +520,7 @@ static void decode_frame(struct dt_reader *r, struct frame *f)
 
 	f->kind = FRAME_NONE;
 	f->len = 0;
+	f->checked = 0;
 	f->counted = f->index = false;
 	f->off = at;
 	if (left == 0) {
@@ -564,6 +566,20 @@ static bool last_frame(const struct frame *f)
 	return f->kind == FRAME_EOF || f->kind == FRAME_STOP;
 }
 
+/* How far the frame's records are well formed: checked once, by the
+ * thread that decoded it. */
+static void check_frame(struct frame *f)
+{
+	size_t pos = 0;
+	uint32_t size;
+
+	if (f->kind == FRAME_RECORDS)
+		while (pos < f->len &&
+		       (size = check_record(f->buf + pos, f->len - pos)))
+			pos += size;
+	f->checked = pos;
+}
+
 /* The second thread: decodes frames into free slots until the last. */
 static void *decoder_main(void *arg)
 {
@@ -578,6 +594,7 @@ static void *decoder_main(void *arg)
 		struct frame *f = &r->slots[r->produced % SLOTS];
 		pthread_mutex_unlock(&r->lock);
 		decode_frame(r, f);
+		check_frame(f);
 		pthread_mutex_lock(&r->lock);
 		r->produced++;
 		pthread_cond_signal(&r->filled);
@@ -651,8 +668,12 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 		if (r->out_pos < r->out_len) {
 			const struct dt_rec_hdr *h =
 				(const void *)(r->out + r->out_pos);
-			uint32_t size = check_record(r->out + r->out_pos,
-						     r->out_len - r->out_pos);
+			/* a frame the second thread decoded is checked */
+			uint32_t size =
+				r->out_pos < r->cur->checked
+					? h->size
+					: check_record(r->out + r->out_pos,
+						       r->out_len - r->out_pos);
 
 			if (!size) {
 				char why[160];
