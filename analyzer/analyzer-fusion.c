@@ -211,10 +211,11 @@ struct opinfo {
 	uint32_t graph_ops;
 	bool training; /* a normalization's training phase */
 	bool strided;  /* a convolution with a stride other than 1 */
-	struct dt_tensor out, in;
+	const struct dt_tensor *out, *in; /* its shape's */
 	uint64_t out_ptr, in_ptr;
 	uint64_t ptrs[12]; /* every device pointer it reads */
 	const struct shape *shape;
+	struct opinfo *next_free; /* in the free list */
 	int n_ptrs;
 	uint64_t bytes;           /* what it must move */
 	uint64_t largest_virtual; /* elements of its largest intermediate */
@@ -241,8 +242,9 @@ struct stream {
 	uint32_t device, id;
 	struct node *v;
 	size_t n, cap;
-	size_t next;   /* the first node not looked at */
-	size_t looked; /* nodes held when last looked at */
+	size_t next;     /* the first node not looked at */
+	size_t looked;   /* nodes held when last looked at */
+	size_t attached; /* nodes before it have their op, if any */
 	uint64_t last_start;
 };
 
@@ -255,6 +257,8 @@ struct priv {
 	/* kernel names, interned, with what they say */
 	struct kname {
 		char *s;
+		uint64_t hash;
+		uint32_t len;
 		uint8_t cls;  /* for kernels outside cuDNN */
 		int8_t dtype; /* -1 unknown */
 		bool nhwc, full;
@@ -264,6 +268,7 @@ struct priv {
 	size_t n_names, cap_names;
 	uint32_t *name_idx; /* hash -> index + 1 */
 	size_t cap_idx;
+	struct opinfo *free_ops;
 	/* per file */
 	struct shape **shapes; /* by problem id */
 	size_t n_shapes, cap_shapes;
@@ -324,8 +329,7 @@ static uint32_t intern(struct priv *pv, const char *name, size_t len)
 		if (!v)
 			return UINT32_MAX;
 		for (size_t i = 0; i < pv->n_names; i++) {
-			const char *s = pv->names[i].s;
-			size_t k = dt_hash(s, strlen(s), 0xf05e) & (cap - 1);
+			size_t k = pv->names[i].hash & (cap - 1);
 			while (v[k])
 				k = (k + 1) & (cap - 1);
 			v[k] = (uint32_t)i + 1;
@@ -336,8 +340,9 @@ static uint32_t intern(struct priv *pv, const char *name, size_t len)
 	}
 	size_t k = h & (pv->cap_idx - 1);
 	for (; pv->name_idx[k]; k = (k + 1) & (pv->cap_idx - 1)) {
-		const char *s = pv->names[pv->name_idx[k] - 1].s;
-		if (!strncmp(s, name, len) && !s[len])
+		const struct kname *kn = &pv->names[pv->name_idx[k] - 1];
+		if (kn->hash == h && kn->len == len &&
+		    !memcmp(kn->s, name, len))
 			return pv->name_idx[k] - 1;
 	}
 	if (pv->n_names == pv->cap_names) {
@@ -352,7 +357,10 @@ static uint32_t intern(struct priv *pv, const char *name, size_t len)
 	if (!s)
 		return UINT32_MAX;
 	struct kname *kn = &pv->names[pv->n_names];
-	*kn = (struct kname){ .s = s, .cls = K_OTHER };
+	*kn = (struct kname){ .s = s,
+			      .hash = h,
+			      .len = (uint32_t)len,
+			      .cls = K_OTHER };
 	kn->dtype = (int8_t)dtype_of_name(s);
 	kn->nhwc = strstr(s, "channels_last") != NULL;
 	kn->full = strstr(s, "vectorized_elementwise_kernel") != NULL;
@@ -490,33 +498,53 @@ static bool tensor_nhwc(const struct dt_tensor *t)
  * and the keys its pointers go by in an op's pointers_json ("y" for
  * legacy calls, the uid for backend graphs). */
 #define MAX_KEYS 12
+
+/* Which of an op's pointers is a tensor's: a backend uid, or a legacy
+ * argument's name. */
+struct key {
+	int64_t uid; /* -1 for legacy, -2 for none */
+	char name[23];
+	uint8_t len;
+};
+
 struct shape {
 	uint64_t id; /* dt_op.problem_id */
 	struct opinfo proto;
-	char out_key[24], in_key[24];
-	char keys[MAX_KEYS][24]; /* what it reads */
+	struct dt_tensor out, in; /* what it writes first, its main input */
+	struct key out_key, in_key;
+	struct key keys[MAX_KEYS]; /* what it reads */
 	int n_keys;
 	uint64_t virt; /* bytes of the intermediates a graph keeps virtual */
 	int32_t fused; /* its entry in dt_fusion.fused, -1 none */
 	uint64_t hash; /* of its op's api and brief: the same in every file */
 };
 
-/* The key a tensor's pointer goes by: legacy "xDesc" describes x (or A
- * for aDesc), a backend tensor its uid. */
-static void pointer_key(char *key, size_t size, const char *role, size_t base,
-			const struct dt_tensor *t, bool legacy,
-			const char *ptrs)
+/* The key of a tensor's pointer: legacy "xDesc" describes x (or A for
+ * aDesc: whichever the op's pointers name), a backend tensor its uid. */
+static struct key pointer_key(const char *role, size_t base,
+			      const struct dt_tensor *t, bool legacy,
+			      const struct dt_op *op)
 {
-	char pat[40];
+	struct key k = { .uid = legacy ? -1 : t->uid };
 
-	if (!legacy) {
-		snprintf(key, size, "%" PRId64, t->uid);
-		return;
-	}
-	snprintf(key, size, "%.*s", (int)base, role);
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	if (ptrs && !strstr(ptrs, pat) && *key)
-		key[0] = (char)(key[0] ^ 0x20);
+	if (!legacy || !base || base >= sizeof(k.name))
+		return k;
+	memcpy(k.name, role, base);
+	k.len = (uint8_t)base;
+	for (uint32_t i = 0; i < op->n_ptrs; i++)
+		if (op->ptrs[i].name_len == base &&
+		    !memcmp(op->ptrs[i].name, role, base))
+			return k;
+	k.name[0] = (char)(k.name[0] ^ 0x20);
+	return k;
+}
+
+static bool key_is(const struct key *k, const struct dt_op_ptr *p)
+{
+	if (p->uid >= 0 || k->uid >= 0)
+		return p->uid == k->uid;
+	return k->len && p->name_len == k->len &&
+	       !memcmp(p->name, k->name, k->len);
 }
 
 /* Read an op's tensors into sh; the intermediates a graph keeps virtual
@@ -568,53 +596,43 @@ static void shape_tensors(struct shape *sh, const struct dt_op *op)
 				role = us + 1;
 			}
 		}
-		char key[24];
-		pointer_key(key, sizeof(key), role, base, &t, legacy,
-			    op->pointers_json);
+		struct key key = pointer_key(role, base, &t, legacy, op);
 		bool reads = true;
 		if (output_role(role, base)) {
-			if (!o->out.valid) {
-				o->out = t;
-				memcpy(sh->out_key, key, sizeof(key));
+			if (!sh->out.valid) {
+				sh->out = t;
+				sh->out_key = key;
 			}
 			/* cudnnAddTensor's C is read too (beta, in place) */
 			reads = legacy && base == 1 && (*role | 0x20) == 'c';
-		} else if (input_role(role, base) && !o->in.valid) {
-			o->in = t;
-			memcpy(sh->in_key, key, sizeof(key));
+		} else if (input_role(role, base) && !sh->in.valid) {
+			sh->in = t;
+			sh->in_key = key;
 		}
 		if (reads && sh->n_keys < MAX_KEYS)
-			memcpy(sh->keys[sh->n_keys++], key, sizeof(key));
+			sh->keys[sh->n_keys++] = key;
 	}
 	/* legacy pointwise calls name their tensors a, b, c or x, y */
-	if (!o->in.valid && o->out.valid) {
-		o->in = o->out;
+	if (!sh->in.valid && sh->out.valid) {
+		sh->in = sh->out;
 		if (sh->n_keys)
-			memcpy(sh->in_key, sh->keys[0], sizeof(sh->in_key));
+			sh->in_key = sh->keys[0];
 	}
 }
 
 /* An execution's pointers, by its problem's keys. */
 static void op_pointers(struct opinfo *o, const struct shape *sh,
-			const char *ptrs)
+			const struct dt_op *op)
 {
-	for (const char *p = ptrs; p && (p = strchr(p, '"'));) {
-		const char *key = p + 1, *end = strchr(key, '"');
-		if (!end || strncmp(end, "\": \"0x", 6))
-			break;
-		size_t n = (size_t)(end - key);
-		char *after;
-		uint64_t v = strtoull(end + 6, &after, 16);
-		p = strchr(after, '"') ? strchr(after, '"') + 1 : NULL;
-		if (n >= 24)
-			continue;
-		if (!strncmp(sh->out_key, key, n) && !sh->out_key[n])
-			o->out_ptr = v;
-		if (!strncmp(sh->in_key, key, n) && !sh->in_key[n])
-			o->in_ptr = v;
-		for (int i = 0; i < sh->n_keys && o->n_ptrs < MAX_KEYS; i++)
-			if (!strncmp(sh->keys[i], key, n) && !sh->keys[i][n])
-				o->ptrs[o->n_ptrs++] = v;
+	for (uint32_t i = 0; i < op->n_ptrs; i++) {
+		const struct dt_op_ptr *p = &op->ptrs[i];
+		if (key_is(&sh->out_key, p))
+			o->out_ptr = p->value;
+		if (key_is(&sh->in_key, p))
+			o->in_ptr = p->value;
+		for (int k = 0; k < sh->n_keys && o->n_ptrs < MAX_KEYS; k++)
+			if (key_is(&sh->keys[k], p))
+				o->ptrs[o->n_ptrs++] = p->value;
 	}
 }
 
@@ -657,9 +675,24 @@ static struct opinfo *opinfo_take(struct priv *pv, uint64_t seq)
 	return NULL;
 }
 
-static void opinfo_free(struct opinfo *o)
+/* Op records come and go by the thousand: a free list keeps them. */
+static struct opinfo *opinfo_new(struct priv *pv)
 {
-	free(o);
+	struct opinfo *o = pv->free_ops;
+
+	if (o)
+		pv->free_ops = o->next_free;
+	else
+		o = malloc(sizeof(*o));
+	return o;
+}
+
+static void opinfo_free(struct priv *pv, struct opinfo *o)
+{
+	if (o) {
+		o->next_free = pv->free_ops;
+		pv->free_ops = o;
+	}
 }
 
 static void process(struct dt_fusion *fz, struct stream *s, bool final);
@@ -683,7 +716,7 @@ static void add_kernel(struct dt_fusion *fz, const struct dt_rec_kernel *k,
 	const struct kname *kn = &pv->names[ni];
 	/* the kernels of one cuDNN call, and a split-K GEMM's reduction,
 	 * make one node */
-	for (size_t i = s->n; i > s->next && i + 8 > s->n; i--) {
+	for (size_t i = s->n; i > s->next && i + 2 > s->n; i--) {
 		struct node *n = &s->v[i - 1];
 		if ((seq && n->seq == seq) ||
 		    (!seq && !n->seq && i == s->n && n->cls == K_GEMM &&
@@ -813,15 +846,16 @@ static int32_t fused_entry(struct dt_fusion *fz, const struct dt_op *op,
 	/* the legacy fused call keeps two intermediates (the convolution's
 	 * result, and that plus bias) as large as its output */
 	if (cba)
-		kept = 4 * tensor_elems(&o->out) * dsize(o->out.dtype);
+		kept = 4 * tensor_elems(o->out) * dsize(o->out->dtype);
 	if (attn) {
 		/* the B*H*Sq*Skv scores, written and read back once had they
 		 * left the chip: the graph's largest intermediate, else Sq^2 */
 		uint64_t scores = o->largest_virtual;
-		if (!scores && o->in.valid && o->in.nb == 4)
-			scores = (uint64_t)(o->in.dims[0] * o->in.dims[1] *
-					    o->in.dims[2] * o->in.dims[2]);
-		kept = 2 * scores * dsize(o->in.valid ? o->in.dtype : DT_HALF);
+		if (!scores && o->in->valid && o->in->nb == 4)
+			scores = (uint64_t)(o->in->dims[0] * o->in->dims[1] *
+					    o->in->dims[2] * o->in->dims[2]);
+		kept = 2 * scores *
+		       dsize(o->in->valid ? o->in->dtype : DT_HALF);
 	}
 	for (size_t i = 0; i < fz->n_fused; i++)
 		if (!strcmp(fz->fused[i].key, op->problem))
@@ -882,7 +916,10 @@ static struct shape *shape_of(struct dt_fusion *fz, const struct dt_op *op)
 		return NULL;
 	struct opinfo *o = &sh->proto;
 	sh->id = id;
+	sh->out_key.uid = sh->in_key.uid = -2; /* none: matches no pointer */
 	o->kind = op->cost.kind;
+	o->out = &sh->out;
+	o->in = &sh->in;
 	o->api = dt_xstrdup(op->api);
 	o->brief = dt_xstrdup(op->brief && *op->brief ? op->brief : op->desc);
 	o->dtype = op->cost.dtype;
@@ -938,19 +975,20 @@ void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
 	if (!op->kernels || !op->gpu_ns)
 		return;
 	const struct shape *sh = shape_of(fz, op);
-	struct opinfo *o = sh ? malloc(sizeof(*o)) : NULL;
+	struct opinfo *o = sh ? opinfo_new(pv) : NULL;
 	if (!o)
 		return;
 	*o = sh->proto;
 	o->seq = op->seq;
-	op_pointers(o, sh, op->pointers_json);
+	op_pointers(o, sh, op);
 	if (sh->fused >= 0) {
 		fz->fused[sh->fused].count++;
 		fz->fused[sh->fused].ns += op->gpu_ns;
 	}
 
 	if (pv->n_ops && pv->ops[pv->n_ops - 1].seq >= o->seq) {
-		opinfo_free(o); /* ops come in seq order; a trace's own fault */
+		opinfo_free(pv,
+			    o); /* ops come in seq order; a trace's own fault */
 		return;
 	}
 	if (pv->n_ops == pv->cap_ops) {
@@ -965,7 +1003,7 @@ void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
 			size_t cap = pv->cap_ops ? pv->cap_ops * 2 : 1024;
 			void *v = realloc(pv->ops, cap * sizeof(*pv->ops));
 			if (!v) {
-				opinfo_free(o);
+				opinfo_free(pv, o);
 				return;
 			}
 			pv->ops = v;
@@ -979,48 +1017,61 @@ void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
 
 /* ---------------------------------------------------------------- chains */
 
+/* A limit checked, or a note, kept as its values: the words are written
+ * only for a chain seen the first time (fact_text). */
+enum fact_id {
+	F_LAYOUT_CONV,   /* convolution tensors NHWC */
+	F_LAYOUT_NORM,   /* batch norm kernels NHWC; s: the engine */
+	F_DTYPE,         /* a: the data type, runtime fusion's list */
+	F_NORM_DTYPE,    /* a: the data type, NormAddRelu's list */
+	F_CHANNELS,      /* a: channels, b: the multiple; s: the type */
+	F_CHANNELS_NONE, /* not known */
+	F_CC,            /* a: cc, b: min * 1000 + max; s: what needs it */
+	F_CC_NONE,       /* no device record */
+	F_STRIDED_DGRAD, /* a strided dgrad past the SS70 engines */
+	F_ALIGN,         /* an output not 32-bit aligned for SS70 */
+	N_GEMM,          /* s: the library the matmul ran in */
+	N_CONV_KEPT,     /* a: whether FP16 ConvBNfprop could run */
+	N_ALSO_READ,     /* a: the step, s: the function that reads it */
+};
+
+struct fact {
+	uint8_t id;
+	bool ok;
+	int64_t a, b;
+	const char *s;
+};
+
+#define MAX_FACTS 12
+
 struct chain {
 	const char *pattern, *cover;
 	struct dt_fz_step steps[DT_FZ_STEPS];
 	const struct node *nodes[DT_FZ_STEPS];
 	int n;
-	struct sb {
-		char buf[512];
-		int len;
-	} blocked, checks, note;
+	struct fact facts[MAX_FACTS];
+	int n_facts;
+	bool blocked;
 	uint64_t bytes_saved, bytes_added;
 	int32_t device;
 };
 
-static void sb_add(struct sb *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void sb_add(struct sb *b, const char *fmt, ...)
+static void chain_init(struct chain *c, int32_t device)
 {
-	va_list ap;
-	size_t size = sizeof(b->buf);
-
-	if (b->len >= (int)size - 1)
-		return;
-	if (b->len)
-		b->len +=
-			snprintf(b->buf + b->len, size - (size_t)b->len, "; ");
-	if (b->len >= (int)size - 1)
-		return;
-	va_start(ap, fmt);
-	int k = vsnprintf(b->buf + b->len, size - (size_t)b->len, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		b->len += k;
-	if (b->len > (int)size - 1)
-		b->len = (int)size - 1;
+	c->n = c->n_facts = 0;
+	c->blocked = false;
+	c->bytes_saved = c->bytes_added = 0;
+	c->device = device;
 }
 
-/* A limit checked: noted either way, and the chain blocked when it fails. */
-static void check(struct chain *c, bool ok, const char *what, const char *why)
+static void fact(struct chain *c, enum fact_id id, bool ok, int64_t a,
+		 int64_t b, const char *s)
 {
-	sb_add(&c->checks, "%s: %s", what, ok ? "ok" : "no");
+	if (c->n_facts < MAX_FACTS)
+		c->facts[c->n_facts++] =
+			(struct fact){ (uint8_t)id, ok, a, b, s };
 	if (!ok)
-		sb_add(&c->blocked, "%s", why);
+		c->blocked = true;
 }
 
 static const char *dtype_short(int64_t dt)
@@ -1107,42 +1158,155 @@ static void record(struct dt_fusion *fz, struct chain *c);
 static void check_cc(struct chain *c, int cc, int min, int max,
 		     const char *what)
 {
-	char label[48], why[200];
-
-	if (!cc) {
-		sb_add(&c->checks, "compute capability: unknown (no device "
-				   "record), not checked");
-		return;
-	}
-	snprintf(label, sizeof(label), "cc %d.%d", cc / 10, cc % 10);
-	if (max)
-		snprintf(why, sizeof(why),
-			 "%s need%s compute capability %d.%d to %d.%d; this "
-			 "GPU is %d.%d",
-			 what, strchr(what, ' ') ? "" : "s", min / 10, min % 10,
-			 max / 10, max % 10, cc / 10, cc % 10);
+	if (!cc)
+		fact(c, F_CC_NONE, true, 0, 0, NULL);
 	else
-		snprintf(why, sizeof(why),
-			 "%s need%s compute capability %d.%d or newer; this "
-			 "GPU is %d.%d",
-			 what, strchr(what, ' ') ? "" : "s", min / 10, min % 10,
-			 cc / 10, cc % 10);
-	check(c, cc >= min && (!max || cc <= max), label, why);
+		fact(c, F_CC, cc >= min && (!max || cc <= max), cc,
+		     min * 1000 + max, what);
 }
 
 /* The runtime fusion engines' input and output types (SS90's list). */
 static void check_dtype(struct chain *c, int64_t dt)
 {
-	char label[64], why[160];
-	bool ok = dt < 0 || dt == DT_FLOAT || dt == DT_HALF || dt == DT_BF16 ||
-		  dt == DT_INT8 || dt == DT_INT32 || dt == 12 || dt == 13;
+	fact(c, F_DTYPE,
+	     dt < 0 || dt == DT_FLOAT || dt == DT_HALF || dt == DT_BF16 ||
+		     dt == DT_INT8 || dt == DT_INT32 || dt == 12 || dt == 13,
+	     dt, 0, NULL);
+}
 
-	snprintf(label, sizeof(label), "data type %s", dtype_short(dt));
-	snprintf(why, sizeof(why),
-		 "runtime fusion takes FLOAT, HALF, BFLOAT16, INT8, INT32 and "
-		 "FP8 tensors, not %s",
-		 dtype_short(dt));
-	check(c, ok, label, why);
+struct text {
+	char buf[512];
+	int len;
+};
+
+static void text_add(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	size_t size = sizeof(t->buf);
+
+	if (t->len >= (int)size - 3)
+		return;
+	if (t->len) {
+		memcpy(t->buf + t->len, "; ", 3);
+		t->len += 2;
+	}
+	va_start(ap, fmt);
+	int k = vsnprintf(t->buf + t->len, size - (size_t)t->len, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		t->len += k;
+	if (t->len > (int)size - 1)
+		t->len = (int)size - 1;
+}
+
+/* A fact in words: the limit and its outcome into checks, why it blocks
+ * into blocked, a note into note. */
+static void fact_text(const struct fact *f, struct text *checks,
+		      struct text *blocked, struct text *note)
+{
+	const char *why = NULL;
+	char label[64], buf[240];
+	int min = (int)(f->b / 1000), max = (int)(f->b % 1000), cc = (int)f->a;
+
+	label[0] = 0;
+	switch ((enum fact_id)f->id) {
+	case F_LAYOUT_CONV:
+		snprintf(label, sizeof(label), "layout NHWC");
+		why = "the convolution's tensors are not NHWC: cuDNN's fused "
+		      "convolution graphs need NHWC (channels_last)";
+		break;
+	case F_LAYOUT_NORM:
+		snprintf(label, sizeof(label), "layout NHWC");
+		snprintf(buf, sizeof(buf),
+			 "the batch norm runs on NCHW tensors: %s needs NHWC "
+			 "(channels_last)%s",
+			 f->s,
+			 strcmp(f->s, "NormAddRelu") ? " for batch norm" : "");
+		why = buf;
+		break;
+	case F_DTYPE:
+		snprintf(label, sizeof(label), "data type %s",
+			 dtype_short(f->a));
+		snprintf(buf, sizeof(buf),
+			 "runtime fusion takes FLOAT, HALF, BFLOAT16, INT8, "
+			 "INT32 and FP8 tensors, not %s",
+			 dtype_short(f->a));
+		why = buf;
+		break;
+	case F_NORM_DTYPE:
+		snprintf(label, sizeof(label), "data type %s",
+			 dtype_short(f->a));
+		why = "NormAddRelu takes FLOAT, HALF and BFLOAT16 tensors";
+		break;
+	case F_CHANNELS:
+		snprintf(label, sizeof(label),
+			 "channels %" PRId64 " %% %" PRId64, f->a, f->b);
+		snprintf(buf, sizeof(buf),
+			 "NormAddRelu needs the channels to be a multiple of "
+			 "%" PRId64 " for %s; there are %" PRId64,
+			 f->b, f->s, f->a);
+		why = buf;
+		break;
+	case F_CHANNELS_NONE:
+		text_add(checks, "channels: unknown, not checked");
+		return;
+	case F_CC:
+		snprintf(label, sizeof(label), "cc %d.%d", cc / 10, cc % 10);
+		if (max)
+			snprintf(buf, sizeof(buf),
+				 "%s need%s compute capability %d.%d to %d.%d; "
+				 "this GPU is %d.%d",
+				 f->s, strchr(f->s, ' ') ? "" : "s", min / 10,
+				 min % 10, max / 10, max % 10, cc / 10,
+				 cc % 10);
+		else
+			snprintf(buf, sizeof(buf),
+				 "%s need%s compute capability %d.%d or newer; "
+				 "this GPU is %d.%d",
+				 f->s, strchr(f->s, ' ') ? "" : "s", min / 10,
+				 min % 10, cc / 10, cc % 10);
+		why = buf;
+		break;
+	case F_CC_NONE:
+		text_add(checks, "compute capability: unknown (no device "
+				 "record), not checked");
+		return;
+	case F_STRIDED_DGRAD:
+		snprintf(label, sizeof(label), "strided dgrad");
+		why = "a strided backward-data convolution takes an epilogue "
+		      "only on the SS70 engines (compute capability 7.0 to "
+		      "9.0)";
+		break;
+	case F_ALIGN:
+		snprintf(label, sizeof(label), "alignment");
+		why = "the SS70 engines need 32-bit aligned tensors; the "
+		      "output "
+		      "is not";
+		break;
+	case N_GEMM:
+		text_add(note, "the matmul ran in %s, outside cuDNN", f->s);
+		return;
+	case N_CONV_KEPT:
+		text_add(note, "the convolution stays as it is%s",
+			 f->a ? "; in FP16, ConvBNfprop would also compute the "
+				"statistics in its epilogue"
+			      : "; ConvBNfprop, which would also take the "
+				"statistics into its epilogue, is FP16 only");
+		return;
+	case N_ALSO_READ:
+		text_add(note,
+			 "the output of step %" PRId64
+			 " is also read by %s: it "
+			 "stays in memory as a second output, saving only its "
+			 "read",
+			 f->a, f->s);
+		return;
+	}
+	text_add(checks, "%s: %s", label, f->ok ? "ok" : "no");
+	if (!f->ok)
+		text_add(blocked, "%s", why);
 }
 
 /* A convolution or matmul (cuDNN's, or a GEMM kernel) and the pointwise
@@ -1152,14 +1316,16 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 	struct priv *pv = P(fz);
 	struct node *a = &s->v[i];
 	const struct opinfo *o = a->op;
-	struct chain c = { .device = a->device };
+	struct chain c;
+
+	chain_init(&c, a->device);
 	uint64_t e = 0, ptr = 0;
 	int64_t dt = -1;
 	bool gemm = a->cls == K_GEMM;
 
 	if (o) {
-		e = tensor_elems(&o->out);
-		dt = o->out.dtype;
+		e = tensor_elems(o->out);
+		dt = o->out->dtype;
 		ptr = o->out_ptr;
 	}
 	add_step(&c, a, DT_LINK_NONE, e, dt, false, NULL);
@@ -1194,12 +1360,12 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 		} else if (n->op && n->op->kind == DT_KIND_POINTWISE) {
 			if (ptr && reads(n->op, ptr))
 				link = DT_LINK_POINTER;
-			else if (e && tensor_elems(&n->op->out) == e)
+			else if (e && tensor_elems(n->op->out) == e)
 				link = DT_LINK_SIZE;
 			else
 				break;
-			add_step(&c, n, link, tensor_elems(&n->op->out),
-				 n->op->out.dtype, true, NULL);
+			add_step(&c, n, link, tensor_elems(n->op->out),
+				 n->op->out->dtype, true, NULL);
 			ptr = n->op->out_ptr;
 		} else {
 			break;
@@ -1241,29 +1407,22 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 		break;
 	}
 	if (gemm)
-		sb_add(&c.note, "the matmul ran in %s, outside cuDNN",
-		       name_of(pv, a)[0] == 'n' ? "cuBLAS (nvjet)"
-						: "another library");
+		fact(&c, N_GEMM, true, 0, 0,
+		     name_of(pv, a)[0] == 'n' ? "cuBLAS (nvjet)"
+					      : "another library");
 	if (kind == DT_KIND_CONV_FWD || kind == DT_KIND_CONV_BWD_DATA ||
 	    kind == DT_KIND_CONV_BWD_FILTER) {
-		const struct dt_tensor *t = o->in.valid ? &o->in : &o->out;
-		check(&c, tensor_nhwc(t), "layout NHWC",
-		      "the convolution's tensors are not NHWC: cuDNN's fused "
-		      "convolution graphs need NHWC (channels_last)");
+		const struct dt_tensor *t = o->in->valid ? o->in : o->out;
+		fact(&c, F_LAYOUT_CONV, tensor_nhwc(t), 0, 0, NULL);
 	}
 	check_dtype(&c, dt);
 	if (kind == DT_KIND_CONV_BWD_DATA && o->strided && cc > 90) {
-		check(&c, false, "strided dgrad",
-		      "a strided backward-data convolution takes an epilogue "
-		      "only on the SS70 engines (compute capability 7.0 to "
-		      "9.0)");
+		fact(&c, F_STRIDED_DGRAD, false, 0, 0, NULL);
 	} else {
 		check_cc(&c, cc, 70, 0, "cuDNN's runtime fusion engines");
 	}
 	if (cc && cc < 80 && o && o->out_ptr % 4)
-		check(&c, false, "alignment",
-		      "the SS70 engines need 32-bit aligned tensors; the "
-		      "output is not");
+		fact(&c, F_ALIGN, false, 0, 0, NULL);
 	bool by_pointer = o && o->out_ptr;
 	for (int m = 1; m < c.n; m++)
 		by_pointer &= c.steps[m].link == DT_LINK_POINTER;
@@ -1286,13 +1445,8 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 				    !reads(s->v[k].op, p))
 					break; /* written anew */
 				if (reads(s->v[k].op, p)) {
-					sb_add(&c.note,
-					       "the output of step %d is also "
-					       "read by "
-					       "%s: it stays in memory as a "
-					       "second "
-					       "output, saving only its read",
-					       m + 1, s->v[k].op->api);
+					fact(&c, N_ALSO_READ, true, m + 1, 0,
+					     s->v[k].op->api);
 					c.bytes_saved -= e * dsize(dt);
 					break;
 				}
@@ -1309,7 +1463,9 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 {
 	struct priv *pv = P(fz);
 	struct node *a = &s->v[i];
-	struct chain c = { .device = a->device };
+	struct chain c;
+
+	chain_init(&c, a->device);
 	const struct dt_tensor *t = NULL;
 	uint64_t e = 0;
 	int64_t dt = a->dtype;
@@ -1318,7 +1474,7 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 	long j = i;
 
 	if (a->op) {
-		t = &a->op->out;
+		t = a->op->out;
 		e = tensor_elems(t);
 		dt = t->dtype;
 		nhwc = tensor_nhwc(t);
@@ -1329,8 +1485,8 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 		for (long k = i - 1; k >= 0 && k >= i - KEEP_BEHIND; k--) {
 			const struct node *b = &s->v[k];
 			if (b->op && b->op->kind == DT_KIND_CONV_FWD &&
-			    b->op->out.valid && !b->used) {
-				t = &b->op->out;
+			    b->op->out->valid && !b->used) {
+				t = b->op->out;
 				e = tensor_elems(t);
 				dt = t->dtype;
 				conv = b;
@@ -1366,7 +1522,7 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 		bool is_add = n->cls == K_ADD && n->full && !add && !relu;
 		bool is_relu = n->cls == K_RELU && !relu;
 		bool cudnn_act = n->op && n->op->kind == DT_KIND_POINTWISE &&
-				 (!e || tensor_elems(&n->op->out) == e);
+				 (!e || tensor_elems(n->op->out) == e);
 		if (!is_add && !is_relu && !cudnn_act)
 			break;
 		if (!n->op && e && n->elems && !same_size(n, e, 0))
@@ -1408,35 +1564,20 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 	c.cover = "cuDNN graph NormForward(training) -> ADD -> RELU_FWD "
 		  "(NormAddRelu runtime fusion engine)";
 	int cc = cc_of(pv, a->device);
-	check(&c, nhwc, "layout NHWC",
-	      "the batch norm runs on NCHW tensors: NormAddRelu needs NHWC "
-	      "(channels_last)");
-	char label[64];
-	snprintf(label, sizeof(label), "data type %s", dtype_short(dt));
-	check(&c, dt < 0 || dt == DT_FLOAT || dt == DT_HALF || dt == DT_BF16,
-	      label, "NormAddRelu takes FLOAT, HALF and BFLOAT16 tensors");
+	fact(&c, F_LAYOUT_NORM, nhwc, 0, 0, "NormAddRelu");
+	fact(&c, F_NORM_DTYPE,
+	     dt < 0 || dt == DT_FLOAT || dt == DT_HALF || dt == DT_BF16, dt, 0,
+	     NULL);
 	if (t && t->valid && t->nb >= 2) {
 		int64_t ch = t->dims[1], mult = dsize(dt) == 2 ? 8 : 4;
-		snprintf(label, sizeof(label),
-			 "channels %" PRId64 " %% %" PRId64, ch, mult);
-		char why[160];
-		snprintf(why, sizeof(why),
-			 "NormAddRelu needs the channels to be a multiple of "
-			 "%" PRId64 " for %s; there are %" PRId64,
-			 mult, dtype_short(dt), ch);
-		check(&c, ch % mult == 0, label, why);
+		fact(&c, F_CHANNELS, ch % mult == 0, ch, mult, dtype_short(dt));
 	} else {
-		sb_add(&c.checks, "channels: unknown, not checked");
+		fact(&c, F_CHANNELS_NONE, true, 0, 0, NULL);
 	}
 	check_cc(&c, cc, 80, 0, "NormAddRelu");
 	if (conv)
-		sb_add(&c.note, "the convolution stays as it is%s",
-		       dt == DT_HALF && cc >= 80 && cc != 89
-			       ? "; in FP16, ConvBNfprop would also compute "
-				 "the "
-				 "statistics in its epilogue"
-			       : "; ConvBNfprop, which would also take the "
-				 "statistics into its epilogue, is FP16 only");
+		fact(&c, N_CONV_KEPT, true,
+		     dt == DT_HALF && cc >= 80 && cc != 89, 0, NULL);
 	record(fz, &c);
 	return true;
 }
@@ -1446,7 +1587,9 @@ static bool try_drelu_dnorm(struct dt_fusion *fz, struct stream *s, long i)
 {
 	struct priv *pv = P(fz);
 	struct node *a = &s->v[i];
-	struct chain c = { .device = a->device };
+	struct chain c;
+
+	chain_init(&c, a->device);
 	uint64_t e = a->elems;
 	int64_t dt = a->dtype;
 
@@ -1471,9 +1614,7 @@ static bool try_drelu_dnorm(struct dt_fusion *fz, struct stream *s, long i)
 	c.pattern = "ReLU backward + batch norm backward";
 	c.cover = "cuDNN graph RELU_BWD -> NormBackward (DReluForkDNorm "
 		  "runtime fusion engine)";
-	check(&c, nhwc, "layout NHWC",
-	      "the batch norm runs on NCHW tensors: DReluForkDNorm needs NHWC "
-	      "(channels_last) for batch norm");
+	fact(&c, F_LAYOUT_NORM, nhwc, 0, 0, "DReluForkDNorm");
 	check_dtype(&c, dt);
 	check_cc(&c, cc_of(pv, a->device), 80, 0, "DReluForkDNorm");
 	record(fz, &c);
@@ -1485,10 +1626,12 @@ static bool try_pointwise_chain(struct dt_fusion *fz, struct stream *s, long i)
 {
 	struct priv *pv = P(fz);
 	struct node *a = &s->v[i];
-	struct chain c = { .device = a->device };
-	uint64_t e = tensor_elems(&a->op->out), ptr = a->op->out_ptr,
+	struct chain c;
+
+	chain_init(&c, a->device);
+	uint64_t e = tensor_elems(a->op->out), ptr = a->op->out_ptr,
 		 total = a->op->bytes;
-	int64_t dt = a->op->out.dtype;
+	int64_t dt = a->op->out->dtype;
 	long j = i;
 
 	add_step(&c, a, DT_LINK_NONE, e, dt, true, NULL);
@@ -1499,7 +1642,7 @@ static bool try_pointwise_chain(struct dt_fusion *fz, struct stream *s, long i)
 		    !reads(s->v[k].op, ptr))
 			break;
 		add_step(&c, &s->v[k], DT_LINK_POINTER,
-			 tensor_elems(&s->v[k].op->out), s->v[k].op->out.dtype,
+			 tensor_elems(s->v[k].op->out), s->v[k].op->out->dtype,
 			 true, NULL);
 		total += s->v[k].op->bytes;
 		c.bytes_saved += 2 * e * dsize(dt);
@@ -1568,21 +1711,31 @@ static void process(struct dt_fusion *fz, struct stream *s, bool final)
 		 * host time has moved on: wait for them, unless too much is
 		 * held already */
 		bool waiting = false;
-		for (size_t k = i; k < s->n && k <= i + LOOKAHEAD; k++)
-			if (s->v[k].seq && !s->v[k].op &&
-			    !(s->v[k].op = opinfo_take(pv, s->v[k].seq)))
+		if (s->attached < i)
+			s->attached = i;
+		for (; s->attached < s->n && s->attached <= i + LOOKAHEAD;
+		     s->attached++) {
+			struct node *k = &s->v[s->attached];
+			if (k->seq && !k->op &&
+			    !(k->op = opinfo_take(pv, k->seq))) {
 				waiting = true;
+				break;
+			}
+		}
 		if (waiting && !final && s->n - i < 4 * MAX_HELD)
 			break;
 		look_at(fz, s, (long)i);
 	}
 	s->next = i;
 	size_t drop = s->next > KEEP_BEHIND ? s->next - KEEP_BEHIND : 0;
+	if (!final && drop < s->n / 2)
+		return; /* move the held nodes down only when it pays */
 	for (size_t k = 0; k < drop; k++)
-		opinfo_free(s->v[k].op);
+		opinfo_free(pv, s->v[k].op);
 	memmove(s->v, s->v + drop, (s->n - drop) * sizeof(*s->v));
 	s->n -= drop;
 	s->next -= drop;
+	s->attached = s->attached > drop ? s->attached - drop : 0;
 }
 
 void dt_fusion_end_file(struct dt_fusion *fz)
@@ -1593,14 +1746,14 @@ void dt_fusion_end_file(struct dt_fusion *fz)
 		struct stream *s = &pv->streams[i];
 		process(fz, s, true);
 		for (size_t k = 0; k < s->n; k++)
-			opinfo_free(s->v[k].op);
+			opinfo_free(pv, s->v[k].op);
 		free(s->v);
 	}
 	free(pv->streams);
 	pv->streams = NULL;
 	pv->n_streams = 0;
 	for (size_t i = pv->ops_head; i < pv->n_ops; i++)
-		opinfo_free(pv->ops[i].op);
+		opinfo_free(pv, pv->ops[i].op);
 	pv->n_ops = pv->ops_head = 0;
 	shapes_free(pv);
 }
@@ -1614,7 +1767,14 @@ static uint64_t chain_hash(const struct chain *c)
 {
 	uint64_t h = dt_hash(c->pattern, strlen(c->pattern), 0xc4a1);
 
-	h = dt_hash(c->blocked.buf, (size_t)c->blocked.len, h);
+	for (int f = 0; f < c->n_facts; f++) {
+		const struct fact *x = &c->facts[f];
+		uint64_t v[4] = { x->id, x->ok, (uint64_t)x->a,
+				  (uint64_t)x->b };
+		h = dt_hash(v, sizeof(v), h);
+		if (x->s)
+			h = dt_hash(x->s, strlen(x->s), h);
+	}
 	for (int m = 0; m < c->n; m++) {
 		const struct dt_fz_step *s = &c->steps[m];
 		const struct node *n = c->nodes[m];
@@ -1707,10 +1867,15 @@ static void record(struct dt_fusion *fz, struct chain *c)
 	memset(o, 0, sizeof(*o));
 	o->pattern = dt_xstrdup(c->pattern);
 	o->cover = dt_xstrdup(c->cover);
-	o->status = c->blocked.len ? DT_FZ_BLOCKED : DT_FZ_FUSABLE;
-	o->blocked = c->blocked.len ? dt_xstrdup(c->blocked.buf) : NULL;
-	o->checks = dt_xstrdup(c->checks.buf);
-	o->note = c->note.len ? dt_xstrdup(c->note.buf) : NULL;
+	struct text checks = { .len = 0 }, blocked = { .len = 0 },
+		    note = { .len = 0 };
+	checks.buf[0] = blocked.buf[0] = note.buf[0] = 0;
+	for (int f = 0; f < c->n_facts; f++)
+		fact_text(&c->facts[f], &checks, &blocked, &note);
+	o->status = c->blocked ? DT_FZ_BLOCKED : DT_FZ_FUSABLE;
+	o->blocked = c->blocked ? dt_xstrdup(blocked.buf) : NULL;
+	o->checks = dt_xstrdup(checks.buf);
+	o->note = note.len ? dt_xstrdup(note.buf) : NULL;
 	o->device = c->device;
 	o->count = 1;
 	o->bytes_saved = c->bytes_saved;
@@ -1718,8 +1883,7 @@ static void record(struct dt_fusion *fz, struct chain *c)
 	own_steps(pv, o, c);
 	/* the key: for a stable order among equal savings */
 	char key[2048];
-	int len =
-		snprintf(key, sizeof(key), "%s|%s", o->pattern, c->blocked.buf);
+	int len = snprintf(key, sizeof(key), "%s|%s", o->pattern, blocked.buf);
 	for (int m = 0; m < o->n_steps && len < (int)sizeof(key); m++)
 		len += snprintf(key + len, sizeof(key) - (size_t)len,
 				"|%s %s %" PRIu64 " %d", o->steps[m].what,
@@ -1843,6 +2007,11 @@ void dt_fusion_free(struct dt_fusion *fz)
 	free(pv->opp_idx);
 	free(pv->opp_h);
 	free(pv->ops);
+	while (pv->free_ops) {
+		struct opinfo *o = pv->free_ops;
+		pv->free_ops = o->next_free;
+		free(o);
+	}
 	free(pv);
 	free(fz);
 }

@@ -215,6 +215,8 @@ struct pending {
 	const char *brief;   /* NULL: the same as problem */
 	const char *tensors;
 	char *pointers;
+	struct dt_op_ptr *ptrs;
+	uint32_t n_ptrs;
 	char *first_kernel;
 	int tc_hint; /* what its kernels' names say of tensor cores */
 };
@@ -291,6 +293,7 @@ struct dt_model {
 	void (*on_build)(void *arg, const struct dt_plan_build *b);
 	void *on_build_arg;
 	bool details;         /* pointers for every op (dnntrace ops) */
+	bool pointers;        /* ptrs only, without their JSON */
 	uint8_t *api_class;   /* enum api_class by API id */
 	struct dt_sig **sigs; /* parsed signatures by API id */
 	int64_t bn_per_activation, dt_half, dt_bf16, dt_float;
@@ -1383,6 +1386,8 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 {
 	uint64_t stream = 0, key = mix(0x5eed, c->api);
 	struct sbuf ptrs = { 0 };
+	struct dt_op_ptr ptr[32];
+	uint32_t n_ptr = 0;
 
 	/* the problem's key: the descriptors' contents and the scalars;
 	 * data pointers only go to the details (a tensor's follows its
@@ -1398,6 +1403,11 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		} else if (a->code == 'p') {
 			if (m->details && !a->out)
 				sb_pointer(&ptrs, a->name, a->name_len, a->u);
+			if ((m->details || m->pointers) && !a->out &&
+			    n_ptr < sizeof(ptr) / sizeof(*ptr))
+				ptr[n_ptr++] =
+					(struct dt_op_ptr){ -1, a->name,
+							    a->name_len, a->u };
 		} else if (a->data) {
 			key = mix_bytes(mix(key, a->count), a->data,
 					a->code == 'a' ? a->count * a->width
@@ -1428,6 +1438,10 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 	p->problem = e->problem;
 	p->tensors = e->tensors;
 	p->pointers = ptrs.p;
+	if (n_ptr && (p->ptrs = malloc(n_ptr * sizeof(*ptr)))) {
+		memcpy(p->ptrs, ptr, n_ptr * sizeof(*ptr));
+		p->n_ptrs = n_ptr;
+	}
 }
 
 /* The knob choices of an engine config, as the program set them or read
@@ -1456,23 +1470,32 @@ static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr)
 	return b.len ? sb_take(&b) : (free(b.p), NULL);
 }
 
-/* "uid": "0x..." of the variant pack's data pointers; *ws its workspace. */
+/* The variant pack's data pointers into p->ptrs and, with details, as
+ * "uid": "0x..." (returned); *ws its workspace. */
 static char *varpack_pointers(struct dt_model *m, uint64_t varpack,
-			      uint64_t *ws)
+			      struct pending *p, uint64_t *ws)
 {
 	struct obj *vp = obj_find(m, varpack, false);
 	struct battr *uids = vp ? battr(vp, m->a_vp_uids) : NULL;
 	struct sbuf b = { 0 };
 
 	*ws = vp ? battr_ptr(vp, m->a_vp_ws, 0) : 0;
-	for (uint32_t i = 0; uids && i < uids->bytes / 8; i++) {
+	uint32_t n = uids ? uids->bytes / 8 : 0;
+	if (n && (p->ptrs = malloc(n * sizeof(*p->ptrs))))
+		p->n_ptrs = n;
+	for (uint32_t i = 0; i < n; i++) {
 		int64_t uid;
+		uint64_t v = battr_ptr(vp, m->a_vp_ptrs, i);
 		memcpy(&uid, bdata(uids) + i * 8, 8);
-		char key[24];
-		int n = snprintf(key, sizeof(key), "%" PRId64, uid);
-		sb_pointer(&b, key, (size_t)n, battr_ptr(vp, m->a_vp_ptrs, i));
+		if (p->ptrs)
+			p->ptrs[i] = (struct dt_op_ptr){ uid, NULL, 0, v };
+		if (m->details) {
+			char key[24];
+			int k = snprintf(key, sizeof(key), "%" PRId64, uid);
+			sb_pointer(&b, key, (size_t)k, v);
+		}
 	}
-	return sb_take(&b);
+	return m->details ? sb_take(&b) : NULL;
 }
 
 /* Strings ops may point to stay until the model is freed. */
@@ -1549,9 +1572,9 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	if (!p)
 		return;
 	p->op.stream = stream;
-	if (m->details)
+	if (m->details || m->pointers)
 		p->pointers =
-			varpack_pointers(m, varpack, &p->op.workspace_ptr);
+			varpack_pointers(m, varpack, p, &p->op.workspace_ptr);
 	if (!pi)
 		return;
 	struct cfg_info *cfg = pi->cfg;
@@ -2313,6 +2336,7 @@ const struct dt_op *dt_model_next(struct dt_model *m)
 
 	if (m->out) {
 		free(m->out->pointers);
+		free(m->out->ptrs);
 		free(m->out->first_kernel);
 		m->out->next = m->spare;
 		m->spare = m->out;
@@ -2342,6 +2366,8 @@ const struct dt_op *dt_model_next(struct dt_model *m)
 	op->brief = p->brief ? p->brief : op->problem;
 	op->tensors_json = p->tensors ? p->tensors : "";
 	op->pointers_json = p->pointers ? p->pointers : "";
+	op->ptrs = p->ptrs;
+	op->n_ptrs = p->n_ptrs;
 	op->first_kernel = p->first_kernel;
 	if (op->tensor_cores < 0 && op->cost.tensor_op)
 		op->tensor_cores = p->tc_hint;
@@ -2361,6 +2387,11 @@ int dt_model_next_op(struct dt_model *m, struct dt_op *op)
 void dt_model_set_details(struct dt_model *m, bool on)
 {
 	m->details = on;
+}
+
+void dt_model_set_pointers(struct dt_model *m, bool on)
+{
+	m->pointers = on;
 }
 
 void dt_model_on_build(struct dt_model *m,

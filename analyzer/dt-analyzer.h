@@ -224,6 +224,15 @@ bool dt_tuner_kernel(const char *name, size_t len);
 
 /* ----------------------------------------------------------- the model */
 
+/* A device pointer an op reads or writes: a backend variant pack's, by
+ * uid, or a legacy call's, by its argument's name. */
+struct dt_op_ptr {
+	int64_t uid;      /* backend; -1 for legacy */
+	const char *name; /* legacy: the argument's name, name_len bytes */
+	uint32_t name_len;
+	uint64_t value;
+};
+
 /* One operation the program executed: a call that can launch GPU work. */
 struct dt_op {
 	uint64_t seq; /* the API_CALL's seq */
@@ -255,19 +264,22 @@ struct dt_op {
 	const char
 		*pointers_json; /* device pointers: "x": "0x..." (legacy) or
 				   "uid": "0x..." (backend), comma-separated */
-	const char *problem;    /* what it computed, without what cuDNN chose
-				   (plan, engine, algorithm): ops of one problem
-				   share it */
-	uint64_t problem_id;    /* the same for every op of a problem, within
-				   one model */
-	const char *brief;      /* the problem's tensors and parameters,
-				   compactly */
-	uint32_t converts;      /* its layout conversion kernels (by name) */
-	uint64_t convert_ns;    /* and their summed durations */
-	struct dt_cost cost;    /* what it must compute and move */
-	int tensor_cores;  /* its engine uses them: 1 yes, 0 no, -1 unknown */
-	enum dt_math math; /* the peak it is held against */
-	int32_t device;    /* the GPU its first kernel ran on, -1 none */
+	const struct dt_op_ptr *ptrs; /* the same, with details or pointers
+					 on; n_ptrs of them */
+	uint32_t n_ptrs;
+	const char *problem; /* what it computed, without what cuDNN chose
+				(plan, engine, algorithm): ops of one problem
+				share it */
+	uint64_t problem_id; /* the same for every op of a problem, within
+				one model */
+	const char *brief;   /* the problem's tensors and parameters,
+				compactly */
+	uint32_t converts;   /* its layout conversion kernels (by name) */
+	uint64_t convert_ns; /* and their summed durations */
+	struct dt_cost cost; /* what it must compute and move */
+	int tensor_cores;    /* its engine uses them: 1 yes, 0 no, -1 unknown */
+	enum dt_math math;   /* the peak it is held against */
+	int32_t device;      /* the GPU its first kernel ran on, -1 none */
 };
 
 struct dt_model_stats {
@@ -319,9 +331,13 @@ struct dt_kernel_class {
 };
 const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m);
 
-/* Whether ops carry their device pointers (pointers_json, workspace_ptr);
- * on by default. Summaries do without, and go faster. */
+/* Whether ops carry their device pointers (pointers_json, ptrs,
+ * workspace_ptr); on by default. Summaries do without, and go faster. */
 void dt_model_set_details(struct dt_model *m, bool on);
+
+/* Whether ops carry their device pointers as ptrs only (no
+ * pointers_json): what an analysis of the dataflow needs. */
+void dt_model_set_pointers(struct dt_model *m, bool on);
 
 /* Have fn called for every plan built, from dt_model_feed(). */
 void dt_model_on_build(struct dt_model *m,
