@@ -37,6 +37,9 @@ enum {
 #define MAX_HELD    8192
 #define LOOKAHEAD   24
 #define KEEP_BEHIND 8
+/* nodes held at most while an op is awaited (the model holds ops for 3 s
+ * of host time): past that, chains through it are not followed */
+#define MAX_WAITING (1u << 20)
 
 /* ------------------------------------------------------ kernel classes */
 
@@ -174,8 +177,10 @@ static void elementwise_shape(const char *name, size_t len, uint64_t *per,
 	} else if ((p = strstr(buf, "elementwise_kernel"))) {
 		/* elementwise_kernel<nt, vt>: nt threads, vt items each */
 		*threads = template_int(p + 18);
-		const char *q = strstr(p + 21, "ELi");
-		*per = q && *threads ? strtoull(q + 3, NULL, 10) : 0;
+		/* template_int() read "ILi<digits>" there: what follows is
+		 * within the string */
+		const char *q = *threads ? strstr(p + 21, "ELi") : NULL;
+		*per = q ? strtoull(q + 3, NULL, 10) : 0;
 	}
 }
 
@@ -269,7 +274,9 @@ struct priv {
 	uint32_t *name_idx; /* hash -> index + 1 */
 	size_t cap_idx;
 	struct opinfo *free_ops;
+	bool finished; /* dt_fusion_finish() ran: nothing more comes in */
 	/* per file */
+	uint64_t delivered;    /* the highest seq of an op handed in */
 	struct shape **shapes; /* by problem id */
 	size_t n_shapes, cap_shapes;
 	/* per file */
@@ -710,6 +717,7 @@ static void add_kernel(struct dt_fusion *fz, const struct dt_rec_kernel *k,
 
 	if (!s)
 		return;
+	len = (uint32_t)strnlen(name, len); /* a NUL in a name ends it */
 	uint32_t ni = intern(pv, name, len);
 	if (ni == UINT32_MAX)
 		return;
@@ -775,6 +783,8 @@ static void add_kernel(struct dt_fusion *fz, const struct dt_rec_kernel *k,
 		at--;
 	memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof(*s->v));
 	s->v[at] = n;
+	if (at < s->attached)
+		s->attached = at;
 	s->n++;
 	if (n.start > s->last_start)
 		s->last_start = n.start;
@@ -790,6 +800,7 @@ static void add_kernel(struct dt_fusion *fz, const struct dt_rec_kernel *k,
 void dt_fusion_begin_file(struct dt_fusion *fz)
 {
 	struct priv *pv = P(fz);
+	pv->delivered = 0;
 	memset(pv->corr, 0, sizeof(pv->corr));
 	pv->n_devs = 0;
 }
@@ -800,6 +811,8 @@ void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h)
 	uint32_t len;
 	const uint8_t *tail;
 
+	if (pv->finished)
+		return;
 	switch (h->type) {
 	case DT_REC_CORR: {
 		const struct dt_rec_corr *c = (const void *)h;
@@ -851,9 +864,12 @@ static int32_t fused_entry(struct dt_fusion *fz, const struct dt_op *op,
 		/* the B*H*Sq*Skv scores, written and read back once had they
 		 * left the chip: the graph's largest intermediate, else Sq^2 */
 		uint64_t scores = o->largest_virtual;
-		if (!scores && o->in->valid && o->in->nb == 4)
-			scores = (uint64_t)(o->in->dims[0] * o->in->dims[1] *
-					    o->in->dims[2] * o->in->dims[2]);
+		if (!scores && o->in->valid && o->in->nb == 4) {
+			struct dt_tensor q = *o->in;
+			q.nb = 3; /* B, H, Sq */
+			scores = tensor_elems(&q);
+			scores *= q.dims[2] > 0 ? (uint64_t)q.dims[2] : 0;
+		}
 		kept = 2 * scores *
 		       dsize(o->in->valid ? o->in->dtype : DT_HALF);
 	}
@@ -972,7 +988,7 @@ void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
 {
 	struct priv *pv = P(fz);
 
-	if (!op->kernels || !op->gpu_ns)
+	if (!op->kernels || pv->finished)
 		return;
 	const struct shape *sh = shape_of(fz, op);
 	struct opinfo *o = sh ? opinfo_new(pv) : NULL;
@@ -986,6 +1002,8 @@ void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
 		fz->fused[sh->fused].ns += op->gpu_ns;
 	}
 
+	if (o->seq > pv->delivered)
+		pv->delivered = o->seq;
 	if (pv->n_ops && pv->ops[pv->n_ops - 1].seq >= o->seq) {
 		opinfo_free(pv,
 			    o); /* ops come in seq order; a trace's own fault */
@@ -1357,7 +1375,8 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 			if (binary_bwd(n->cls) ||
 			    ((n->cls == K_ADD || n->cls == K_MUL) && n->full))
 				c.bytes_added += e * dsize(dt);
-		} else if (n->op && n->op->kind == DT_KIND_POINTWISE) {
+		} else if (n->op && n->op->kind == DT_KIND_POINTWISE &&
+			   n->op->graph_ops == 1) {
 			if (ptr && reads(n->op, ptr))
 				link = DT_LINK_POINTER;
 			else if (e && tensor_elems(n->op->out) == e)
@@ -1522,6 +1541,7 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 		bool is_add = n->cls == K_ADD && n->full && !add && !relu;
 		bool is_relu = n->cls == K_RELU && !relu;
 		bool cudnn_act = n->op && n->op->kind == DT_KIND_POINTWISE &&
+				 n->op->graph_ops == 1 &&
 				 (!e || tensor_elems(n->op->out) == e);
 		if (!is_add && !is_relu && !cudnn_act)
 			break;
@@ -1639,7 +1659,7 @@ static bool try_pointwise_chain(struct dt_fusion *fz, struct stream *s, long i)
 		long k = next_node(s, j, e);
 		if (k < 0 || s->v[k].used || !s->v[k].op ||
 		    s->v[k].op->kind != DT_KIND_POINTWISE ||
-		    !reads(s->v[k].op, ptr))
+		    s->v[k].op->graph_ops != 1 || !reads(s->v[k].op, ptr))
 			break;
 		add_step(&c, &s->v[k], DT_LINK_POINTER,
 			 tensor_elems(s->v[k].op->out), s->v[k].op->out->dtype,
@@ -1680,7 +1700,7 @@ static void look_at(struct dt_fusion *fz, struct stream *s, long i)
 			done = try_epilogue(fz, s, i);
 		else if (o->kind == DT_KIND_NORM_FWD && o->training)
 			done = try_norm_add_relu(fz, s, i);
-		else if (o->kind == DT_KIND_POINTWISE)
+		else if (o->kind == DT_KIND_POINTWISE && o->graph_ops == 1)
 			done = try_pointwise_chain(fz, s, i);
 	} else if (n->cls == K_GEMM) {
 		done = try_epilogue(fz, s, i);
@@ -1716,13 +1736,17 @@ static void process(struct dt_fusion *fz, struct stream *s, bool final)
 		for (; s->attached < s->n && s->attached <= i + LOOKAHEAD;
 		     s->attached++) {
 			struct node *k = &s->v[s->attached];
+			/* the model hands ops over in seq order: one not in
+			 * by now never comes (no op, or another node of the
+			 * call took it) */
 			if (k->seq && !k->op &&
-			    !(k->op = opinfo_take(pv, k->seq))) {
+			    !(k->op = opinfo_take(pv, k->seq)) &&
+			    k->seq > pv->delivered) {
 				waiting = true;
 				break;
 			}
 		}
-		if (waiting && !final && s->n - i < 4 * MAX_HELD)
+		if (waiting && !final && s->n - i < MAX_WAITING)
 			break;
 		look_at(fz, s, (long)i);
 	}
@@ -1742,6 +1766,8 @@ void dt_fusion_end_file(struct dt_fusion *fz)
 {
 	struct priv *pv = P(fz);
 
+	if (pv->finished)
+		return;
 	for (size_t i = 0; i < pv->n_streams; i++) {
 		struct stream *s = &pv->streams[i];
 		process(fz, s, true);
@@ -1970,7 +1996,7 @@ void dt_fusion_finish(struct dt_fusion *fz)
 	pv->opp_idx = NULL;
 	pv->opp_h = NULL;
 	pv->cap_opp_idx = 0;
-	pv->cap_opps = 0;
+	pv->finished = true;
 }
 
 void dt_fusion_free(struct dt_fusion *fz)
@@ -1978,6 +2004,7 @@ void dt_fusion_free(struct dt_fusion *fz)
 	if (!fz)
 		return;
 	struct priv *pv = P(fz);
+	pv->finished = false; /* let go of what a file left */
 	dt_fusion_end_file(fz);
 	for (size_t i = 0; i < fz->n_opps; i++) {
 		struct dt_fz_opp *o = &fz->opps[i];

@@ -101,5 +101,14 @@ expect cc75 3 "compute capability 8.0\\|32-bit aligned"
 expect cc100 2 "compute capability 7.0 to 9.0"
 expect c12 1 "multiple of 8"
 expect fp64 6 "FLOAT, HALF"
+# a busy stream: ops come out of the model seconds of host time after
+# their kernels, and every chain must still be found
+mkdir "$synth_dir/busy"
+"$synth" shim/cudnn-api.txt "$synth_dir/busy" --scenario fusion --steps 2000 || exit 1
+n=$("$dnntrace" fusion "$synth_dir/busy/fusion-h100.dnnt" | grep -c "saving .*, 2000 times$")
+if [ "$n" != 6 ]; then
+	echo "FAIL: fusion on a busy stream: $n of 6 chains found 2000 times"
+	fail=1
+fi
 [ $fail = 0 ] && echo "golden outputs match"
 exit $fail

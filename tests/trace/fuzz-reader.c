@@ -1,6 +1,7 @@
 /*
  * fuzz-reader.c - libFuzzer target for the trace reader, the argument
- * decoder and the model behind `dnntrace ops`: any input must be read
+ * decoder, the model behind `dnntrace ops` and the fusion analysis (with
+ * the op pointers it asks for): any input must be read
  * without crashing, leaking or reading out of bounds, in bounded time. Built as
  * a fuzzer with clang (-Dfuzz=enabled); otherwise fuzz-main.c runs the seed
  * corpus through it as an ordinary test.
@@ -9,6 +10,7 @@
 #include <stdint.h>
 
 #include "dt-analyzer.h"
+#include "dt-fusion.h"
 #include "dt-trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,7 +25,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const struct dt_file_info *fi = dt_reader_info(r);
 	struct dt_model *m = dt_model_new(fi);
+	struct dt_fusion *fz = dt_fusion_new();
 	struct dt_op op;
+	if (fz)
+		dt_fusion_begin_file(fz);
+	dt_model_set_pointers(m, true);
 	while (dt_reader_next(r, &h) == 1) {
 		const struct dt_rec_api_call *c = (const void *)h;
 		struct dt_args_iter it;
@@ -32,8 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const uint8_t *t = dt_rec_tail(h, &len);
 
 		dt_model_feed(m, h);
+		if (fz)
+			dt_fusion_feed(fz, h);
 		while (dt_model_next_op(m, &op))
-			;
+			if (fz)
+				dt_fusion_op(fz, &op);
 		if (h->type != DT_REC_API_CALL || c->api >= fi->n_apis)
 			continue;
 		dt_args_begin(&it, fi->apis[c->api].sig, t, len);
@@ -44,7 +53,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	dt_model_finish(m);
 	while (dt_model_next_op(m, &op))
-		;
+		if (fz)
+			dt_fusion_op(fz, &op);
+	if (fz) {
+		dt_fusion_end_file(fz);
+		dt_fusion_finish(fz);
+		dt_fusion_free(fz);
+	}
 	dt_model_free(m);
 	dt_reader_stats(r);
 	dt_reader_close(r);
