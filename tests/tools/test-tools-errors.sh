@@ -48,6 +48,12 @@ expect 2 '--peak-flops takes' -- report --peak-flops fast "$tmp/text.dnnt"
 expect 2 '--peak-bandwidth takes' -- report --peak-bandwidth 4.8X "$tmp/text.dnnt"
 expect 2 '--top takes a number' -- report --top -3 "$tmp/text.dnnt"
 expect 0 'usage: dnntrace report' -- report --help
+expect 2 'expected a trace file or a folder' -- fusion
+expect 2 'not a dnntrace file' -- fusion "$tmp/text.dnnt"
+expect 2 '--format takes text or json' -- fusion --format xml "$tmp/text.dnnt"
+expect 2 '--bandwidth takes bytes per second' -- fusion --bandwidth fast "$tmp/text.dnnt"
+expect 2 '--top takes a number' -- fusion --top -1 "$tmp/text.dnnt"
+expect 0 'usage: dnntrace fusion' -- fusion --help
 expect 2 'expected BASE and NEW' -- diff "$tmp/text.dnnt"
 expect 2 'not a dnntrace file' -- diff "$tmp/text.dnnt" "$tmp/text.dnnt"
 expect 2 'cannot read' -- diff "$tmp/nonexistent.dnnt" "$tmp/text.dnnt"
