@@ -184,7 +184,7 @@ struct obj {
 	struct field *fields;
 	uint32_t n_fields;
 	struct battr *attrs;
-	uint32_t n_attrs;
+	uint32_t n_attrs, cap_attrs;
 	struct dt_tensor t;  /* tensors and filters, normalized */
 	uint64_t chash;      /* legacy: its content, hashed */
 	uint64_t owner;      /* a knob choice: the config it belongs to */
@@ -564,11 +564,14 @@ static void set_battr(struct obj *o, int64_t name, int64_t type,
 	struct battr *a = battr(o, name);
 
 	if (!a) {
-		struct battr *na =
-			realloc(o->attrs, (o->n_attrs + 1) * sizeof(*na));
-		if (!na)
-			return;
-		o->attrs = na;
+		if (o->n_attrs == o->cap_attrs) {
+			uint32_t cap = o->cap_attrs ? o->cap_attrs * 2 : 8;
+			struct battr *na = realloc(o->attrs, cap * sizeof(*na));
+			if (!na)
+				return;
+			o->attrs = na;
+			o->cap_attrs = cap;
+		}
 		a = &o->attrs[o->n_attrs++];
 		a->data = NULL;
 	}
