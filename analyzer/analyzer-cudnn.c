@@ -51,6 +51,22 @@ const char *dt_enum_name(const char *type, size_t type_len, int64_t value)
 	return e ? e->name : NULL;
 }
 
+int64_t dt_enum_value(const char *type, const char *name, int64_t def)
+{
+	for (size_t i = 0; i < dt_cudnn_enums_count; i++)
+		if (!strcmp(dt_cudnn_enums[i].type, type) &&
+		    !strcmp(dt_cudnn_enums[i].name, name))
+			return dt_cudnn_enums[i].value;
+	return def;
+}
+
+const char *dt_dtype_name(int64_t dtype)
+{
+	const char *n =
+		dtype >= 0 ? dt_enum_name("cudnnDataType_t", 15, dtype) : NULL;
+	return n ? n + strlen("CUDNN_DATA_") : "?";
+}
+
 const char *dt_status_name(int64_t status)
 {
 	return dt_enum_name("cudnnStatus_t", 13, status);

@@ -454,11 +454,7 @@ static int64_t dtype_named(const char *p)
 	if (!n || n > 40)
 		return -1;
 	snprintf(name, sizeof(name), "CUDNN_DATA_%.*s", (int)n, p + 1);
-	for (size_t i = 0; i < dt_cudnn_enums_count; i++)
-		if (!strcmp(dt_cudnn_enums[i].type, "cudnnDataType_t") &&
-		    !strcmp(dt_cudnn_enums[i].name, name))
-			return dt_cudnn_enums[i].value;
-	return -1;
+	return dt_enum_value("cudnnDataType_t", name, -1);
 }
 
 /* Roles whose tensor an operation writes: backend attribute roles, and
@@ -1092,13 +1088,6 @@ static void fact(struct chain *c, enum fact_id id, bool ok, int64_t a,
 		c->blocked = true;
 }
 
-static const char *dtype_short(int64_t dt)
-{
-	const char *n =
-		dt >= 0 ? dt_enum_name("cudnnDataType_t", 15, dt) : NULL;
-	return n ? n + 11 : "?";
-}
-
 /* A step of the chain being built: nothing allocated until record() finds
  * the chain new; what points to static text or the op's shape. */
 static void add_step(struct chain *c, const struct node *n,
@@ -1192,37 +1181,10 @@ static void check_dtype(struct chain *c, int64_t dt)
 	     dt, 0, NULL);
 }
 
-struct text {
-	char buf[512];
-	int len;
-};
-
-static void text_add(struct text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	size_t size = sizeof(t->buf);
-
-	if (t->len >= (int)size - 3)
-		return;
-	if (t->len) {
-		memcpy(t->buf + t->len, "; ", 3);
-		t->len += 2;
-	}
-	va_start(ap, fmt);
-	int k = vsnprintf(t->buf + t->len, size - (size_t)t->len, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		t->len += k;
-	if (t->len > (int)size - 1)
-		t->len = (int)size - 1;
-}
-
 /* A fact in words: the limit and its outcome into checks, why it blocks
  * into blocked, a note into note. */
-static void fact_text(const struct fact *f, struct text *checks,
-		      struct text *blocked, struct text *note)
+static void fact_text(const struct fact *f, struct dt_sbuf *checks,
+		      struct dt_sbuf *blocked, struct dt_sbuf *note)
 {
 	const char *why = NULL;
 	char label[64], buf[240];
@@ -1246,16 +1208,16 @@ static void fact_text(const struct fact *f, struct text *checks,
 		break;
 	case F_DTYPE:
 		snprintf(label, sizeof(label), "data type %s",
-			 dtype_short(f->a));
+			 dt_dtype_name(f->a));
 		snprintf(buf, sizeof(buf),
 			 "runtime fusion takes FLOAT, HALF, BFLOAT16, INT8, "
 			 "INT32 and FP8 tensors, not %s",
-			 dtype_short(f->a));
+			 dt_dtype_name(f->a));
 		why = buf;
 		break;
 	case F_NORM_DTYPE:
 		snprintf(label, sizeof(label), "data type %s",
-			 dtype_short(f->a));
+			 dt_dtype_name(f->a));
 		why = "NormAddRelu takes FLOAT, HALF and BFLOAT16 tensors";
 		break;
 	case F_CHANNELS:
@@ -1268,7 +1230,7 @@ static void fact_text(const struct fact *f, struct text *checks,
 		why = buf;
 		break;
 	case F_CHANNELS_NONE:
-		text_add(checks, "channels: unknown, not checked");
+		dt_sb_item(checks, "; ", "channels: unknown, not checked");
 		return;
 	case F_CC:
 		snprintf(label, sizeof(label), "cc %d.%d", cc / 10, cc % 10);
@@ -1288,8 +1250,9 @@ static void fact_text(const struct fact *f, struct text *checks,
 		why = buf;
 		break;
 	case F_CC_NONE:
-		text_add(checks, "compute capability: unknown (no device "
-				 "record), not checked");
+		dt_sb_item(checks, "; ",
+			   "compute capability: unknown (no device "
+			   "record), not checked");
 		return;
 	case F_STRIDED_DGRAD:
 		snprintf(label, sizeof(label), "strided dgrad");
@@ -1304,27 +1267,29 @@ static void fact_text(const struct fact *f, struct text *checks,
 		      "is not";
 		break;
 	case N_GEMM:
-		text_add(note, "the matmul ran in %s, outside cuDNN", f->s);
+		dt_sb_item(note, "; ", "the matmul ran in %s, outside cuDNN",
+			   f->s);
 		return;
 	case N_CONV_KEPT:
-		text_add(note, "the convolution stays as it is%s",
-			 f->a ? "; in FP16, ConvBNfprop would also compute the "
-				"statistics in its epilogue"
-			      : "; ConvBNfprop, which would also take the "
-				"statistics into its epilogue, is FP16 only");
+		dt_sb_item(
+			note, "; ", "the convolution stays as it is%s",
+			f->a ? "; in FP16, ConvBNfprop would also compute the "
+			       "statistics in its epilogue"
+			     : "; ConvBNfprop, which would also take the "
+			       "statistics into its epilogue, is FP16 only");
 		return;
 	case N_ALSO_READ:
-		text_add(note,
-			 "the output of step %" PRId64
-			 " is also read by %s: it "
-			 "stays in memory as a second output, saving only its "
-			 "read",
-			 f->a, f->s);
+		dt_sb_item(
+			note, "; ",
+			"the output of step %" PRId64 " is also read by %s: it "
+			"stays in memory as a second output, saving only its "
+			"read",
+			f->a, f->s);
 		return;
 	}
-	text_add(checks, "%s: %s", label, f->ok ? "ok" : "no");
+	dt_sb_item(checks, "; ", "%s: %s", label, f->ok ? "ok" : "no");
 	if (!f->ok)
-		text_add(blocked, "%s", why);
+		dt_sb_item(blocked, "; ", "%s", why);
 }
 
 /* A convolution or matmul (cuDNN's, or a GEMM kernel) and the pointwise
@@ -1590,7 +1555,8 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 	     NULL);
 	if (t && t->valid && t->nb >= 2) {
 		int64_t ch = t->dims[1], mult = dsize(dt) == 2 ? 8 : 4;
-		fact(&c, F_CHANNELS, ch % mult == 0, ch, mult, dtype_short(dt));
+		fact(&c, F_CHANNELS, ch % mult == 0, ch, mult,
+		     dt_dtype_name(dt));
 	} else {
 		fact(&c, F_CHANNELS_NONE, true, 0, 0, NULL);
 	}
@@ -1893,29 +1859,28 @@ static void record(struct dt_fusion *fz, struct chain *c)
 	memset(o, 0, sizeof(*o));
 	o->pattern = dt_xstrdup(c->pattern);
 	o->cover = dt_xstrdup(c->cover);
-	struct text checks = { .len = 0 }, blocked = { .len = 0 },
-		    note = { .len = 0 };
-	checks.buf[0] = blocked.buf[0] = note.buf[0] = 0;
+	struct dt_sbuf checks = { 0 }, blocked = { 0 }, note = { 0 };
 	for (int f = 0; f < c->n_facts; f++)
 		fact_text(&c->facts[f], &checks, &blocked, &note);
 	o->status = c->blocked ? DT_FZ_BLOCKED : DT_FZ_FUSABLE;
-	o->blocked = c->blocked ? dt_xstrdup(blocked.buf) : NULL;
-	o->checks = dt_xstrdup(checks.buf);
-	o->note = note.len ? dt_xstrdup(note.buf) : NULL;
+	o->checks = dt_sb_take(&checks);
+	o->note = note.len ? dt_sb_take(&note) : NULL;
+	free(note.p);
 	o->device = c->device;
 	o->count = 1;
 	o->bytes_saved = c->bytes_saved;
 	o->bytes_added = c->bytes_added;
 	own_steps(pv, o, c);
 	/* the key: for a stable order among equal savings */
-	char key[2048];
-	int len = snprintf(key, sizeof(key), "%s|%s", o->pattern, blocked.buf);
-	for (int m = 0; m < o->n_steps && len < (int)sizeof(key); m++)
-		len += snprintf(key + len, sizeof(key) - (size_t)len,
-				"|%s %s %" PRIu64 " %d", o->steps[m].what,
-				o->steps[m].detail ? o->steps[m].detail : "",
-				o->steps[m].elems, o->steps[m].grid_x);
-	o->key = strdup(key);
+	struct dt_sbuf key = { 0 };
+	dt_sb_printf(&key, "%s|%s", o->pattern, blocked.p ? blocked.p : "");
+	for (int m = 0; m < o->n_steps; m++)
+		dt_sb_printf(&key, "|%s %s %" PRIu64 " %d", o->steps[m].what,
+			     o->steps[m].detail ? o->steps[m].detail : "",
+			     o->steps[m].elems, o->steps[m].grid_x);
+	o->key = dt_sb_take(&key);
+	o->blocked = c->blocked ? dt_sb_take(&blocked) : NULL;
+	free(blocked.p);
 	pv->opp_h[fz->n_opps] = h;
 	pv->opp_idx[q] = (uint32_t)++fz->n_opps;
 }

@@ -35,52 +35,9 @@
 
 /* ------------------------------------------------------------- strings */
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-/* Room for n more bytes and a NUL; false when memory is short. */
-static bool sb_reserve(struct sbuf *b, size_t n)
-{
-	size_t cap = b->cap ? b->cap * 2 : 256;
-
-	while (cap < b->len + n + 1)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p)
-		return false;
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		size_t room = b->cap - b->len;
-		va_start(ap, fmt);
-		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return;
-		if ((size_t)n < room) {
-			b->len += (size_t)n;
-			return;
-		}
-		if (!sb_reserve(b, (size_t)n))
-			return;
-	}
-}
-
 /* Append `"key": "0x<value>"` (after ", " unless first): the pointers of
  * every op go through here, so without printf. */
-static void sb_pointer(struct sbuf *b, const char *key, size_t key_len,
+static void sb_pointer(struct dt_sbuf *b, const char *key, size_t key_len,
 		       uint64_t value)
 {
 	char tmp[96], hex[17];
@@ -104,19 +61,11 @@ static void sb_pointer(struct sbuf *b, const char *key, size_t key_len,
 	while (h)
 		tmp[n++] = hex[--h];
 	tmp[n++] = '"';
-	if (b->cap - b->len <= n && !sb_reserve(b, n))
+	if (b->cap - b->len <= n && !dt_sb_reserve(b, n))
 		return;
 	memcpy(b->p + b->len, tmp, n);
 	b->len += n;
 	b->p[b->len] = 0;
-}
-
-static char *sb_take(struct sbuf *b)
-{
-	char *p = b->p ? b->p : strdup("");
-	b->p = NULL;
-	b->len = b->cap = 0;
-	return p;
 }
 
 /* ------------------------------------------------------------- objects */
@@ -304,11 +253,8 @@ struct dt_model {
 
 static int64_t enum_value(const char *type, const char *name)
 {
-	for (size_t i = 0; i < dt_cudnn_enums_count; i++)
-		if (!strcmp(dt_cudnn_enums[i].type, type) &&
-		    !strcmp(dt_cudnn_enums[i].name, name))
-			return dt_cudnn_enums[i].value;
-	return -12345; /* matches nothing a trace holds */
+	return dt_enum_value(type, name, -12345); /* matches nothing a trace
+						     holds */
 }
 
 static struct cfg_info *new_cfg(struct dt_model *m)
@@ -679,80 +625,82 @@ static const char *layout(const struct dt_tensor *t)
 }
 
 /* The tensor in JSON, for the checkers: role, uid, dims, strides, type. */
-static void tensor_json(struct sbuf *j, const struct dt_tensor *t,
+static void tensor_json(struct dt_sbuf *j, const struct dt_tensor *t,
 			const char *role, int role_len)
 {
 	char dt[48];
 
 	if (!j || !t->valid)
 		return;
-	sb_printf(j, "%s{\"role\": \"%.*s\", \"uid\": %" PRId64 ", \"dims\": [",
-		  j->len ? ", " : "", role_len, role, t->uid);
+	dt_sb_printf(j,
+		     "%s{\"role\": \"%.*s\", \"uid\": %" PRId64 ", \"dims\": [",
+		     j->len ? ", " : "", role_len, role, t->uid);
 	for (int i = 0; i < t->nb; i++)
-		sb_printf(j, "%s%" PRId64, i ? ", " : "", t->dims[i]);
-	sb_printf(j, "], \"strides\": [");
+		dt_sb_printf(j, "%s%" PRId64, i ? ", " : "", t->dims[i]);
+	dt_sb_printf(j, "], \"strides\": [");
 	for (int i = 0; i < t->nb; i++)
-		sb_printf(j, "%s%" PRId64, i ? ", " : "", t->strides[i]);
-	sb_printf(j, "], \"dtype\": \"%s\", \"virtual\": %s, \"by_value\": %s}",
-		  short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
-			     "CUDNN_DATA_"),
-		  t->is_virtual ? "true" : "false",
-		  t->by_value ? "true" : "false");
+		dt_sb_printf(j, "%s%" PRId64, i ? ", " : "", t->strides[i]);
+	dt_sb_printf(j,
+		     "], \"dtype\": \"%s\", \"virtual\": %s, \"by_value\": %s}",
+		     short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
+				"CUDNN_DATA_"),
+		     t->is_virtual ? "true" : "false",
+		     t->by_value ? "true" : "false");
 }
 
-static void describe_tensor(struct sbuf *b, const struct dt_tensor *t)
+static void describe_tensor(struct dt_sbuf *b, const struct dt_tensor *t)
 {
 	char dt[48];
 
 	if (!t->valid) {
-		sb_printf(b, "?");
+		dt_sb_printf(b, "?");
 		return;
 	}
 	if (t->uid >= 0 && t->uid != 0)
-		sb_printf(b, "#%" PRId64, t->uid);
-	sb_printf(b, "[");
+		dt_sb_printf(b, "#%" PRId64, t->uid);
+	dt_sb_printf(b, "[");
 	for (int i = 0; i < t->nb; i++)
-		sb_printf(b, "%s%" PRId64, i ? "," : "", t->dims[i]);
-	sb_printf(b, "]%s:%s",
-		  t->is_virtual ? "virtual"
-		  : t->by_value ? "byvalue"
-				: "",
-		  short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
-			     "CUDNN_DATA_"));
-	sb_printf(b, ":%s", layout(t));
+		dt_sb_printf(b, "%s%" PRId64, i ? "," : "", t->dims[i]);
+	dt_sb_printf(b, "]%s:%s",
+		     t->is_virtual ? "virtual"
+		     : t->by_value ? "byvalue"
+				   : "",
+		     short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
+				"CUDNN_DATA_"));
+	dt_sb_printf(b, ":%s", layout(t));
 }
 
 /* A legacy descriptor's kept arguments, compactly. */
-static void describe_fields(struct sbuf *b, const struct obj *o)
+static void describe_fields(struct dt_sbuf *b, const struct obj *o)
 {
-	sb_printf(b, "{");
+	dt_sb_printf(b, "{");
 	for (uint32_t i = 0, n = 0; i < o->n_fields; i++) {
 		const struct field *f = &o->fields[i];
 		char tmp[96];
 		if (f->code == 'p')
 			continue;
-		sb_printf(b, "%s%.*s=", n++ ? " " : "", (int)f->name_len,
-			  f->name);
+		dt_sb_printf(b, "%s%.*s=", n++ ? " " : "", (int)f->name_len,
+			     f->name);
 		if (f->code == 'a') {
-			sb_printf(b, "[");
+			dt_sb_printf(b, "[");
 			for (uint32_t k = 0; k < f->count; k++)
-				sb_printf(b, "%s%" PRId64, k ? "," : "",
-					  f->v[k]);
-			sb_printf(b, "]");
+				dt_sb_printf(b, "%s%" PRId64, k ? "," : "",
+					     f->v[k]);
+			dt_sb_printf(b, "]");
 		} else if (f->code == 'e' && f->type) {
 			char t[64];
 			snprintf(t, sizeof(t), "%.*s", (int)f->type_len,
 				 f->type);
-			sb_printf(b, "%s",
-				  short_enum(t, f->v[0], tmp, sizeof(tmp),
-					     "CUDNN_"));
+			dt_sb_printf(b, "%s",
+				     short_enum(t, f->v[0], tmp, sizeof(tmp),
+						"CUDNN_"));
 		} else if (f->code == 'f') {
-			sb_printf(b, "%g", f->f);
+			dt_sb_printf(b, "%g", f->f);
 		} else {
-			sb_printf(b, "%" PRId64, f->v[0]);
+			dt_sb_printf(b, "%" PRId64, f->v[0]);
 		}
 	}
-	sb_printf(b, "}");
+	dt_sb_printf(b, "}");
 }
 
 /* An attribute name without its descriptor's prefix. */
@@ -785,11 +733,11 @@ static const char *attr_short(int64_t name, char *buf, size_t size)
 	return buf;
 }
 
-static void describe_battrs(struct dt_model *m, struct sbuf *b, struct sbuf *j,
-			    struct obj *o, int depth);
+static void describe_battrs(struct dt_model *m, struct dt_sbuf *b,
+			    struct dt_sbuf *j, struct obj *o, int depth);
 
-static void describe_battr_value(struct dt_model *m, struct sbuf *b,
-				 struct sbuf *j, const struct battr *a,
+static void describe_battr_value(struct dt_model *m, struct dt_sbuf *b,
+				 struct dt_sbuf *j, const struct battr *a,
 				 const char *role, int depth)
 {
 	if (b->len > DESC_MAX)
@@ -798,56 +746,57 @@ static void describe_battr_value(struct dt_model *m, struct sbuf *b,
 	    15) { /* BACKEND_DESCRIPTOR: describe what it points to */
 		uint32_t n = a->bytes / 8;
 		if (n != 1)
-			sb_printf(b, "[");
+			dt_sb_printf(b, "[");
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t p;
 			memcpy(&p, bdata(a) + i * 8, 8);
 			struct obj *d = obj_find(m, p, false);
 			if (i)
-				sb_printf(b, ",");
+				dt_sb_printf(b, ",");
 			if (d && d->btype == m->bt_tensor && d->t.valid) {
 				describe_tensor(b, &d->t);
 				tensor_json(j, &d->t, role, (int)strlen(role));
 			} else if (d && d->snap) {
-				sb_printf(b, "%s", d->snap);
+				dt_sb_printf(b, "%s", d->snap);
 				if (j && d->snap_json && *d->snap_json)
-					sb_printf(j, "%s%s", j->len ? ", " : "",
-						  d->snap_json);
+					dt_sb_printf(j, "%s%s",
+						     j->len ? ", " : "",
+						     d->snap_json);
 			} else if (d && d->btype >= 0 && depth < 3) {
 				describe_battrs(m, b, j, d, depth + 1);
 			} else
-				sb_printf(b, "?");
+				dt_sb_printf(b, "?");
 		}
 		if (n != 1)
-			sb_printf(b, "]");
+			dt_sb_printf(b, "]");
 		return;
 	}
 	char tmp[512];
 	dt_backend_payload_format(a->type, bdata(a), a->bytes, tmp,
 				  sizeof(tmp));
-	sb_printf(b, "%s", tmp);
+	dt_sb_printf(b, "%s", tmp);
 }
 
 /* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
  * tensors also go to j as JSON when j is given. */
-static void describe_battrs(struct dt_model *m, struct sbuf *b, struct sbuf *j,
-			    struct obj *o, int depth)
+static void describe_battrs(struct dt_model *m, struct dt_sbuf *b,
+			    struct dt_sbuf *j, struct obj *o, int depth)
 {
 	char name[96], tn[96];
 
 	if (b->len > DESC_MAX || (j && j->len > DESC_MAX)) {
-		sb_printf(b, "...");
+		dt_sb_printf(b, "...");
 		return;
 	}
-	sb_printf(b, "%s(",
-		  short_enum("cudnnBackendDescriptorType_t", o->btype, tn,
-			     sizeof(tn), "CUDNN_BACKEND_"));
+	dt_sb_printf(b, "%s(",
+		     short_enum("cudnnBackendDescriptorType_t", o->btype, tn,
+				sizeof(tn), "CUDNN_BACKEND_"));
 	for (uint32_t i = 0; i < o->n_attrs; i++) {
-		sb_printf(b, "%s%s=", i ? " " : "",
-			  attr_short(o->attrs[i].name, name, sizeof(name)));
+		dt_sb_printf(b, "%s%s=", i ? " " : "",
+			     attr_short(o->attrs[i].name, name, sizeof(name)));
 		describe_battr_value(m, b, j, &o->attrs[i], name, depth);
 	}
-	sb_printf(b, ")");
+	dt_sb_printf(b, ")");
 }
 
 /* The operation graph as it is when finalized: its operations, its
@@ -856,7 +805,7 @@ static char *describe_graph(struct dt_model *m, struct obj *g, char **json,
 			    struct dt_cost *cost)
 {
 	struct battr *ops = battr(g, m->a_graph_ops);
-	struct sbuf b = { 0 }, j = { 0 };
+	struct dt_sbuf b = { 0 }, j = { 0 };
 	const struct dt_cost_part *parts[64];
 	int n_parts = 0;
 
@@ -865,24 +814,24 @@ static char *describe_graph(struct dt_model *m, struct obj *g, char **json,
 		struct obj *op =
 			obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
 		if (i)
-			sb_printf(&b, " ; ");
+			dt_sb_printf(&b, " ; ");
 		if (op && op->snap) {
-			sb_printf(&b, "%s", op->snap);
+			dt_sb_printf(&b, "%s", op->snap);
 			if (op->snap_json && *op->snap_json)
-				sb_printf(&j, "%s%s", j.len ? ", " : "",
-					  op->snap_json);
+				dt_sb_printf(&j, "%s%s", j.len ? ", " : "",
+					     op->snap_json);
 		} else if (op && op->btype >= 0) {
 			describe_battrs(m, &b, &j, op, 1);
 		} else {
-			sb_printf(&b, "?");
+			dt_sb_printf(&b, "?");
 		}
 		if (op && op->part &&
 		    n_parts < (int)(sizeof(parts) / sizeof(parts[0])))
 			parts[n_parts++] = op->part;
 	}
 	dt_cost_graph(cost, parts, n_parts);
-	*json = sb_take(&j);
-	return sb_take(&b);
+	*json = dt_sb_take(&j);
+	return dt_sb_take(&b);
 }
 
 /* The graph's operations' briefs merged: each tensor once (by what
@@ -890,7 +839,7 @@ static char *describe_graph(struct dt_model *m, struct obj *g, char **json,
 static char *graph_brief(struct dt_model *m, struct obj *g)
 {
 	struct battr *ops = battr(g, m->a_graph_ops);
-	struct sbuf b = { 0 }, seen = { 0 };
+	struct dt_sbuf b = { 0 }, seen = { 0 };
 
 	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len < 4096; i++) {
 		struct obj *op =
@@ -903,20 +852,21 @@ static char *graph_brief(struct dt_model *m, struct obj *g)
 			char key[160];
 			snprintf(key, sizeof(key), "|%.*s|", (int)wn, what);
 			if (!seen.p || !strstr(seen.p, key)) {
-				sb_printf(&seen, "%s", key);
+				dt_sb_printf(&seen, "%s", key);
 				/* ROLE=#uid[dims]... -> ROLE[dims]...; the
 				 * parameters (pad=[1,1]) are lower case and
 				 * stay as they are */
 				const char *br = memchr(t, '[', n);
 				if (eq && br && *t >= 'A' && *t <= 'Z')
-					sb_printf(&b, "%s%.*s%.*s",
-						  b.len ? " " : "",
-						  (int)(eq - t), t,
-						  (int)(n - (size_t)(br - t)),
-						  br);
+					dt_sb_printf(
+						&b, "%s%.*s%.*s",
+						b.len ? " " : "", (int)(eq - t),
+						t, (int)(n - (size_t)(br - t)),
+						br);
 				else
-					sb_printf(&b, "%s%.*s",
-						  b.len ? " " : "", (int)n, t);
+					dt_sb_printf(&b, "%s%.*s",
+						     b.len ? " " : "", (int)n,
+						     t);
 			}
 			t += n;
 			while (*t == ' ')
@@ -924,7 +874,7 @@ static char *graph_brief(struct dt_model *m, struct obj *g)
 		}
 	}
 	free(seen.p);
-	return sb_take(&b);
+	return dt_sb_take(&b);
 }
 
 /* Which backend descriptors are described when finalized: all but the
@@ -985,7 +935,7 @@ static const char *role_name(const char *attr, char *buf, size_t size)
 
 /* A convolution descriptor's geometry: "pad=[1,1] stride=[1,1]
  * dilation=[1,1]" (and the padding after, when it differs). */
-static void conv_brief(struct dt_model *m, struct sbuf *b, struct obj *conv)
+static void conv_brief(struct dt_model *m, struct dt_sbuf *b, struct obj *conv)
 {
 	static const char *const names[] = { "pad", "pad_post", "stride",
 					     "dilation" };
@@ -1001,13 +951,13 @@ static void conv_brief(struct dt_model *m, struct sbuf *b, struct obj *conv)
 		if (i == 1 && pre && post && pre->bytes == post->bytes &&
 		    !memcmp(bdata(pre), bdata(post), pre->bytes))
 			continue;
-		sb_printf(b, "%s%s=[", b->len ? " " : "", names[i]);
+		dt_sb_printf(b, "%s%s=[", b->len ? " " : "", names[i]);
 		for (uint32_t k = 0; k < a->bytes / 8; k++) {
 			int64_t v;
 			memcpy(&v, bdata(a) + k * 8, 8);
-			sb_printf(b, "%s%" PRId64, k ? "," : "", v);
+			dt_sb_printf(b, "%s%" PRId64, k ? "," : "", v);
 		}
-		sb_printf(b, "]");
+		dt_sb_printf(b, "]");
 	}
 }
 
@@ -1018,7 +968,7 @@ static struct dt_cost_part *cost_part(struct dt_model *m, struct obj *o)
 		dt_enum_name("cudnnBackendDescriptorType_t", 28, o->btype);
 	struct dt_role_tensor ts[DT_PART_TENSORS];
 	const char *mode = NULL;
-	struct sbuf brief = { 0 };
+	struct dt_sbuf brief = { 0 };
 	int n = 0;
 
 	if (!type || !strstr(type, "BACKEND_OPERATION_"))
@@ -1048,12 +998,12 @@ static struct dt_cost_part *cost_part(struct dt_model *m, struct obj *o)
 		char role[96];
 		if (ts[i].t->is_virtual || ts[i].t->by_value)
 			continue;
-		sb_printf(&brief, "%s%s=", brief.len ? " " : "",
-			  role_name(ts[i].attr, role, sizeof(role)));
+		dt_sb_printf(&brief, "%s%s=", brief.len ? " " : "",
+			     role_name(ts[i].attr, role, sizeof(role)));
 		describe_tensor(&brief, ts[i].t);
 	}
 	free(o->brief);
-	o->brief = sb_take(&brief);
+	o->brief = dt_sb_take(&brief);
 	struct dt_cost_part *p = malloc(sizeof(*p));
 	if (p)
 		dt_cost_backend_op(p, type, ts, n,
@@ -1297,7 +1247,7 @@ static struct legacy_entry *legacy_describe(struct dt_model *m,
 					    uint64_t key)
 {
 	struct legacy_entry *e = calloc(1, sizeof(*e));
-	struct sbuf b = { 0 }, j = { 0 };
+	struct dt_sbuf b = { 0 }, j = { 0 };
 	struct dt_legacy_arg la[40];
 	int n_la = 0;
 	size_t algo_at = 0, algo_len = 0; /* where desc names the algorithm */
@@ -1320,10 +1270,10 @@ static struct legacy_entry *legacy_describe(struct dt_model *m,
 						     .value = a->i };
 		if (is_desc(a)) {
 			struct obj *o = obj_find(m, a->u, false);
-			sb_printf(&b, "%s%.*s=", b.len ? " " : "",
-				  (int)a->name_len - 4, a->name);
+			dt_sb_printf(&b, "%s%.*s=", b.len ? " " : "",
+				     (int)a->name_len - 4, a->name);
 			if (!o) {
-				sb_printf(&b, "?");
+				dt_sb_printf(&b, "?");
 			} else if (o->t.valid) {
 				describe_tensor(&b, &o->t);
 				tensor_json(&j, &o->t, a->name,
@@ -1346,10 +1296,10 @@ static struct legacy_entry *legacy_describe(struct dt_model *m,
 			size_t at = b.len;
 			snprintf(t, sizeof(t), "%.*s", (int)a->type_len,
 				 a->type);
-			sb_printf(&b, "%s%.*s=%s", b.len ? " " : "",
-				  (int)a->name_len, a->name,
-				  short_enum(t, a->i, tmp, sizeof(tmp),
-					     "CUDNN_"));
+			dt_sb_printf(&b, "%s%.*s=%s", b.len ? " " : "",
+				     (int)a->name_len, a->name,
+				     short_enum(t, a->i, tmp, sizeof(tmp),
+						"CUDNN_"));
 			if (a->name_len == 4 && !memcmp(a->name, "algo", 4)) {
 				e->algo = a->i;
 				algo_at = at;
@@ -1361,8 +1311,8 @@ static struct legacy_entry *legacy_describe(struct dt_model *m,
 		}
 	}
 	dt_cost_legacy(&e->cost, api->name, la, n_la, field_of);
-	e->desc = sb_take(&b);
-	e->tensors = sb_take(&j);
+	e->desc = dt_sb_take(&b);
+	e->tensors = dt_sb_take(&j);
 	/* a convolution's algorithm is cuDNN's answer (through Find or Get),
 	 * not part of the problem; softmax's and RNNs' are the program's */
 	if (algo_len && strstr(api->name, "Convolution")) {
@@ -1388,7 +1338,7 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		      int n)
 {
 	uint64_t stream = 0, key = mix(0x5eed, c->api);
-	struct sbuf ptrs = { 0 };
+	struct dt_sbuf ptrs = { 0 };
 	struct dt_op_ptr ptr[32];
 	uint32_t n_ptr = 0;
 
@@ -1455,7 +1405,7 @@ static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr)
 	struct battr *kc = cfg && cfg->btype == m->bt_cfg
 				   ? battr(cfg, m->a_cfg_knobs)
 				   : NULL;
-	struct sbuf b = { 0 };
+	struct dt_sbuf b = { 0 };
 	char tmp[96];
 
 	for (uint32_t i = 0; kc && i < kc->bytes / 8; i++) {
@@ -1465,12 +1415,12 @@ static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr)
 		int64_t value = k ? battr_i64(k, m->a_knob_value, -1) : -1;
 		if (type < 0 || value == -1) /* -1: left at its default */
 			continue;
-		sb_printf(&b, "%s%s=%" PRId64, b.len ? " " : "",
-			  short_enum("cudnnBackendKnobType_t", type, tmp,
-				     sizeof(tmp), "CUDNN_KNOB_TYPE_"),
-			  value);
+		dt_sb_printf(&b, "%s%s=%" PRId64, b.len ? " " : "",
+			     short_enum("cudnnBackendKnobType_t", type, tmp,
+					sizeof(tmp), "CUDNN_KNOB_TYPE_"),
+			     value);
 	}
-	return b.len ? sb_take(&b) : (free(b.p), NULL);
+	return b.len ? dt_sb_take(&b) : (free(b.p), NULL);
 }
 
 /* The variant pack's data pointers into p->ptrs and, with details, as
@@ -1480,7 +1430,7 @@ static char *varpack_pointers(struct dt_model *m, uint64_t varpack,
 {
 	struct obj *vp = obj_find(m, varpack, false);
 	struct battr *uids = vp ? battr(vp, m->a_vp_uids) : NULL;
-	struct sbuf b = { 0 };
+	struct dt_sbuf b = { 0 };
 
 	*ws = vp ? battr_ptr(vp, m->a_vp_ws, 0) : 0;
 	uint32_t n = uids ? uids->bytes / 8 : 0;
@@ -1498,7 +1448,7 @@ static char *varpack_pointers(struct dt_model *m, uint64_t varpack,
 			sb_pointer(&b, key, (size_t)k, v);
 		}
 	}
-	return m->details ? sb_take(&b) : NULL;
+	return m->details ? dt_sb_take(&b) : NULL;
 }
 
 /* Strings ops may point to stay until the model is freed. */
@@ -1525,17 +1475,17 @@ static const char *plan_desc(struct dt_model *m, struct plan_info *pi)
 	struct cfg_info *cfg = pi->cfg;
 	const char *knobs = cfg ? cfg->knobs : NULL;
 	const char *notes = cfg ? cfg->notes : NULL;
-	struct sbuf b = { 0 };
+	struct dt_sbuf b = { 0 };
 
 	if (pi->desc && pi->desc_knobs == knobs && pi->desc_notes == notes)
 		return pi->desc;
-	sb_printf(&b, "plan=%u %s", pi->id,
-		  cfg && cfg->graph ? cfg->graph : "(graph unknown)");
+	dt_sb_printf(&b, "plan=%u %s", pi->id,
+		     cfg && cfg->graph ? cfg->graph : "(graph unknown)");
 	if (knobs)
-		sb_printf(&b, " knobs{%s}", knobs);
+		dt_sb_printf(&b, " knobs{%s}", knobs);
 	if (notes && *notes)
-		sb_printf(&b, " notes{%s}", notes);
-	pi->desc = keep(m, sb_take(&b));
+		dt_sb_printf(&b, " notes{%s}", notes);
+	pi->desc = keep(m, dt_sb_take(&b));
 	pi->desc_knobs = knobs;
 	pi->desc_notes = notes;
 	return pi->desc;
@@ -1604,17 +1554,17 @@ static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr);
 static char *notes_of(struct obj *o, int64_t attr)
 {
 	struct battr *a = battr(o, attr);
-	struct sbuf b = { 0 };
+	struct dt_sbuf b = { 0 };
 	char tmp[96];
 
 	for (uint32_t i = 0; a && i + 4 <= a->bytes; i += 4) {
 		int32_t v;
 		memcpy(&v, bdata(a) + i, 4);
-		sb_printf(&b, "%s%s", b.len ? " " : "",
-			  short_enum("cudnnBackendNumericalNote_t", v, tmp,
-				     sizeof(tmp), "CUDNN_NUMERICAL_NOTE_"));
+		dt_sb_printf(&b, "%s%s", b.len ? " " : "",
+			     short_enum("cudnnBackendNumericalNote_t", v, tmp,
+					sizeof(tmp), "CUDNN_NUMERICAL_NOTE_"));
 	}
-	return sb_take(&b);
+	return dt_sb_take(&b);
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -1776,15 +1726,15 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 		if (o->btype == m->bt_tensor) {
 			backend_tensor(m, o);
 		} else if (snapshot_type(m, o->btype)) {
-			struct sbuf b = { 0 }, j = { 0 };
+			struct dt_sbuf b = { 0 }, j = { 0 };
 			free(o->snap);
 			free(o->snap_json);
 			free(o->part);
 			o->snap =
 				NULL; /* describe what it points to, not this */
 			describe_battrs(m, &b, &j, o, 1);
-			o->snap = sb_take(&b);
-			o->snap_json = sb_take(&j);
+			o->snap = dt_sb_take(&b);
+			o->snap_json = dt_sb_take(&j);
 			o->part = cost_part(m, o);
 		} else if (o->btype == m->bt_graph) {
 			free(o->graph);

@@ -1048,34 +1048,6 @@ static int cmp_time(const void *a, const void *b)
 
 /* ------------------------------------------------------------ findings */
 
-struct text {
-	char *p;
-	size_t len;
-};
-
-static void text_add(struct text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	char *line = NULL;
-
-	va_start(ap, fmt);
-	int n = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	char *p = realloc(t->p, t->len + (size_t)n + 2);
-	if (p) {
-		if (t->len)
-			p[t->len++] = '\n';
-		memcpy(p + t->len, line, (size_t)n + 1);
-		t->len += (size_t)n;
-		t->p = p;
-	}
-	free(line);
-}
-
 static void add_finding(struct dt_summary *s, enum dt_finding_type type,
 			uint64_t cost, bool host, char *title, char *evidence)
 {
@@ -1134,7 +1106,7 @@ static uint64_t search_key(const struct dt_sum_problem *p)
 
 static void find_autotune(struct dt_summary *s)
 {
-	struct text ev = { 0 };
+	struct dt_sbuf ev = { 0 };
 	uint64_t cost = 0, runs = 0, search_ns = 0, search_host = 0,
 		 searches = 0;
 	size_t n_tuned = 0, n_search = 0, repeated = 0;
@@ -1150,16 +1122,17 @@ static void find_autotune(struct dt_summary *s)
 		repeated += p->tune_rounds > 1;
 		if (i < EVIDENCE_ROWS) {
 			dt_fmt_ns(p->tune_ns, t1, sizeof(t1));
-			text_add(&ev,
-				 "%s %s: %" PRIu64 " run%s with %u other "
-				 "engine configuration%s (%s), then engine "
-				 "%" PRId64 "%s",
-				 dt_op_kind_key(p->kind), p->brief,
-				 p->tune_count, p->tune_count == 1 ? "" : "s",
-				 p->n_engines - 1, p->n_engines == 2 ? "" : "s",
-				 t1, p->last_engine,
-				 p->tune_rounds > 1 ? "; tuned again later"
-						    : "");
+			dt_sb_item(&ev, "\n",
+				   "%s %s: %" PRIu64 " run%s with %u other "
+				   "engine configuration%s (%s), then engine "
+				   "%" PRId64 "%s",
+				   dt_op_kind_key(p->kind), p->brief,
+				   p->tune_count, p->tune_count == 1 ? "" : "s",
+				   p->n_engines - 1,
+				   p->n_engines == 2 ? "" : "s", t1,
+				   p->last_engine,
+				   p->tune_rounds > 1 ? "; tuned again later"
+						      : "");
 		}
 	}
 	free(ix);
@@ -1174,19 +1147,19 @@ static void find_autotune(struct dt_summary *s)
 		if (i < EVIDENCE_ROWS) {
 			dt_fmt_ns(p->gpu_ns, t1, sizeof(t1));
 			dt_fmt_ns(p->host_ns, t2, sizeof(t2));
-			text_add(&ev,
-				 "%s %s: %" PRIu64 " call%s, %s GPU, %s host",
-				 p->api, p->brief, p->count,
-				 p->count == 1 ? "" : "s", t1, t2);
+			dt_sb_item(&ev, "\n",
+				   "%s %s: %" PRIu64 " call%s, %s GPU, %s host",
+				   p->api, p->brief, p->count,
+				   p->count == 1 ? "" : "s", t1, t2);
 		}
 	}
 	free(ix);
 	if (s->tuner_kernels) {
 		dt_fmt_ns(s->tuner_ns, t1, sizeof(t1));
-		text_add(&ev,
-			 "the autotuner's own checking kernels (redzone "
-			 "checks, result comparisons): %" PRIu64 ", %s",
-			 s->tuner_kernels, t1);
+		dt_sb_item(&ev, "\n",
+			   "the autotuner's own checking kernels (redzone "
+			   "checks, result comparisons): %" PRIu64 ", %s",
+			   s->tuner_kernels, t1);
 	}
 	if (!n_tuned && !n_search)
 		return;
@@ -1236,7 +1209,7 @@ static int by_repeat_ns(const void *a, const void *b)
 
 static void find_rebuilds(struct dt_summary *s)
 {
-	struct text ev = { 0 };
+	struct dt_sbuf ev = { 0 };
 	uint64_t cost = 0, repeats = 0, builds = 0, build_ns = 0;
 	size_t graphs = 0;
 	char t1[32], t2[32];
@@ -1265,11 +1238,12 @@ static void find_rebuilds(struct dt_summary *s)
 	for (size_t i = 0; ix && i < n && i < EVIDENCE_ROWS; i++) {
 		struct dt_sum_build *b = &s->builds[ix[i]];
 		dt_fmt_ns(b->host_ns, t1, sizeof(t1));
-		text_add(&ev,
-			 "%s %s: %u plans built (%s), %u of them again for an "
-			 "engine configuration already built",
-			 dt_op_kind_key(b->kind), b->brief, b->builds, t1,
-			 b->repeats);
+		dt_sb_item(
+			&ev, "\n",
+			"%s %s: %u plans built (%s), %u of them again for an "
+			"engine configuration already built",
+			dt_op_kind_key(b->kind), b->brief, b->builds, t1,
+			b->repeats);
 	}
 	free(ix);
 	dt_fmt_ns(cost, t1, sizeof(t1));
@@ -1294,7 +1268,7 @@ static int by_convert_ns(const void *a, const void *b)
 
 static void find_layout(struct dt_summary *s)
 {
-	struct text ev = { 0 };
+	struct dt_sbuf ev = { 0 };
 	uint64_t cost = 0, pad_ns = 0, pads = 0, moves = 0, transform_ns = 0;
 	char t1[32], t2[32], what[256];
 
@@ -1330,18 +1304,18 @@ static void find_layout(struct dt_summary *s)
 		size_t fn;
 		const char *f =
 			dt_kernel_function(c->name, strlen(c->name), &fn);
-		text_add(&ev, "%.*s: %" PRIu64 " launches, %s, %s",
-			 (int)(fn < 100 ? fn : 100), f, c->count, t1,
-			 c->in_cudnn ? "inside cuDNN calls"
-				     : "outside cuDNN calls");
+		dt_sb_item(&ev, "\n", "%.*s: %" PRIu64 " launches, %s, %s",
+			   (int)(fn < 100 ? fn : 100), f, c->count, t1,
+			   c->in_cudnn ? "inside cuDNN calls"
+				       : "outside cuDNN calls");
 	}
 	free(ix);
 	if (s->kind_count[DT_KIND_TRANSFORM]) {
 		dt_fmt_ns(s->kind_ns[DT_KIND_TRANSFORM], t1, sizeof(t1));
-		text_add(&ev,
-			 "cudnnTransformTensor and the like: %" PRIu64
-			 " calls, %s (their own kernels above included)",
-			 s->kind_count[DT_KIND_TRANSFORM], t1);
+		dt_sb_item(&ev, "\n",
+			   "cudnnTransformTensor and the like: %" PRIu64
+			   " calls, %s (their own kernels above included)",
+			   s->kind_count[DT_KIND_TRANSFORM], t1);
 		cost += transform_ns;
 	}
 	if (!cost)
@@ -1401,7 +1375,7 @@ static uint64_t fp32_key(const struct dt_sum_problem *p)
 
 static void find_fp32(struct dt_summary *s)
 {
-	struct text ev = { 0 };
+	struct dt_sbuf ev = { 0 };
 	uint64_t cost = 0;
 	char t1[32];
 	size_t n;
@@ -1415,9 +1389,10 @@ static void find_fp32(struct dt_summary *s)
 			continue;
 		dt_problem_rates(s, p, &r);
 		dt_fmt_ns(p->gpu_ns, t1, sizeof(t1));
-		text_add(&ev, "%s %s: %" PRIu64 " runs, %s, %.1f TFLOP/s",
-			 dt_op_kind_key(p->kind), p->brief, p->count, t1,
-			 r.flops_per_s / 1e12);
+		dt_sb_item(&ev, "\n",
+			   "%s %s: %" PRIu64 " runs, %s, %.1f TFLOP/s",
+			   dt_op_kind_key(p->kind), p->brief, p->count, t1,
+			   r.flops_per_s / 1e12);
 	}
 	free(ix);
 	if (!cost)
@@ -1450,7 +1425,7 @@ static uint64_t low_roof_key(const struct dt_sum_problem *p)
 
 static void find_low_roof(struct dt_summary *s)
 {
-	struct text ev = { 0 };
+	struct dt_sbuf ev = { 0 };
 	uint64_t cost = 0;
 	char t1[32];
 	size_t n;
@@ -1466,12 +1441,12 @@ static void find_low_roof(struct dt_summary *s)
 			continue;
 		dt_problem_rates(s, p, &r);
 		dt_fmt_ns(p->gpu_ns, t1, sizeof(t1));
-		text_add(&ev,
-			 "%s %s: %s, %.1f%% of the roofline (%.2f TFLOP/s, "
-			 "%.0f GB/s, %.1f FLOP/B, %s-bound)",
-			 dt_op_kind_key(p->kind), p->brief, t1, r.roof_pct,
-			 r.flops_per_s / 1e12, r.bytes_per_s / 1e9, r.intensity,
-			 r.bound == 1 ? "compute" : "memory");
+		dt_sb_item(&ev, "\n",
+			   "%s %s: %s, %.1f%% of the roofline (%.2f TFLOP/s, "
+			   "%.0f GB/s, %.1f FLOP/B, %s-bound)",
+			   dt_op_kind_key(p->kind), p->brief, t1, r.roof_pct,
+			   r.flops_per_s / 1e12, r.bytes_per_s / 1e9,
+			   r.intensity, r.bound == 1 ? "compute" : "memory");
 	}
 	free(ix);
 	if (!cost)
@@ -1487,7 +1462,7 @@ static void find_low_roof(struct dt_summary *s)
 
 static void find_failed(struct dt_summary *s)
 {
-	struct text ev = { 0 };
+	struct dt_sbuf ev = { 0 };
 	uint64_t cost = 0, failed = 0;
 	size_t funcs = 0;
 	char t1[32];
@@ -1502,11 +1477,11 @@ static void find_failed(struct dt_summary *s)
 		if (funcs <= EVIDENCE_ROWS * 2) {
 			const char *st = dt_status_name(a->last_failure);
 			dt_fmt_ns(a->failed_ns, t1, sizeof(t1));
-			text_add(&ev,
-				 "%s: %" PRIu64 " of %" PRIu64
-				 " calls failed (last: %s), %s",
-				 a->name, a->failed, a->calls,
-				 st ? st : "unknown status", t1);
+			dt_sb_item(&ev, "\n",
+				   "%s: %" PRIu64 " of %" PRIu64
+				   " calls failed (last: %s), %s",
+				   a->name, a->failed, a->calls,
+				   st ? st : "unknown status", t1);
 		}
 	}
 	if (!failed)

@@ -5,6 +5,7 @@
 #define DT_ANALYZER_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,22 @@ static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
 	h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
 }
+
+/* A growable string; { 0 } is empty. */
+struct dt_sbuf {
+	char *p; /* NULL until something is written */
+	size_t len, cap;
+};
+
+/* Room for n more bytes and a NUL; false when memory is short. */
+bool dt_sb_reserve(struct dt_sbuf *b, size_t n);
+void dt_sb_printf(struct dt_sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* An item of a list: sep first, unless it is the first. */
+void dt_sb_item(struct dt_sbuf *b, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The string (malloc'ed, "" when empty); b is empty again. */
+char *dt_sb_take(struct dt_sbuf *b);
 
 /* strdup that passes NULL through. */
 static inline char *dt_xstrdup(const char *s)

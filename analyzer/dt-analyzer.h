@@ -91,6 +91,14 @@ extern const size_t dt_cudnn_enums_count;
 /* The name of value in enum `type` (type_len bytes), or NULL. */
 const char *dt_enum_name(const char *type, size_t type_len, int64_t value);
 
+/* The value of enumerator `name` of enum `type`, or def when there is
+ * none. */
+int64_t dt_enum_value(const char *type, const char *name, int64_t def);
+
+/* A cudnnDataType_t's name without CUDNN_DATA_ ("BFLOAT16"); "?" when
+ * unknown. */
+const char *dt_dtype_name(int64_t dtype);
+
 /* The cudnnStatus_t's name, or NULL for a value cuDNN does not define. */
 const char *dt_status_name(int64_t status);
 

@@ -41,7 +41,7 @@ struct dt_thread {
 
 /* Calls after which shim-plans.c has something to do. */
 DT_HIDDEN extern const bool dt_plan_hooked[];
-DT_HIDDEN void dt_plan_hook(struct dt_thread *t, int32_t status);
+DT_HIDDEN void dt_plan_hook(struct dt_thread *t); /* after the call in t */
 DT_HIDDEN void dt_plans_init(void);
 
 /* Nonzero while GPU activity is recorded (cupti/): calls that can launch

@@ -521,7 +521,7 @@ void dt_call_end(struct dt_thread *t)
 {
 	dt_ring_commit(t->ring);
 	if (DT_UNLIKELY(dt_plan_hooked[t->api]))
-		dt_plan_hook(t, t->status);
+		dt_plan_hook(t);
 }
 
 /* -------------------------------------------------------------- lifecycle */

@@ -21,8 +21,9 @@
 #include "shim-internal.h"
 
 #define MAX_KNOBS 64
-#define SLOTS     4096 /* plans alive at once; a collision forgets the older one \
-			*/
+#define SLOTS                                                          \
+	4096 /* plans alive at once; a collision forgets the older one \
+	      */
 
 const bool dt_plan_hooked[DT_API_COUNT] = {
 	[DT_API_cudnnBackendCreateDescriptor] = true,
@@ -119,14 +120,14 @@ static void query_plan(cudnnBackendDescriptor_t plan)
 		cudnnBackendDestroyDescriptor(knobs[i]);
 }
 
-void dt_plan_hook(struct dt_thread *t, int32_t status)
+void dt_plan_hook(struct dt_thread *t)
 {
 	uint64_t desc;
 	int32_t type;
 
 	if (enabled < 0)
 		dt_plans_init();
-	if (!enabled || status != CUDNN_STATUS_SUCCESS || t->by_dnntrace)
+	if (!enabled || t->status != CUDNN_STATUS_SUCCESS || t->by_dnntrace)
 		return;
 	switch (t->api) {
 	case DT_API_cudnnBackendCreateDescriptor:

@@ -575,7 +575,6 @@ int cmd_diff(int argc, char **argv)
 	struct ctx c = { .top = 20, .format = TEXT };
 	enum gate g = GATE_NONE;
 	const char *output = NULL;
-	char *end;
 	int ch;
 
 	optind = 1;
@@ -609,10 +608,8 @@ int cmd_diff(int argc, char **argv)
 			break;
 		}
 		case 't':
-			c.top = strtol(optarg, &end, 10);
-			if (*end || end == optarg || c.top < 0)
-				return dt_usage_error("diff",
-						      "--top takes a number");
+			if (dt_parse_top("diff", optarg, &c.top))
+				return EXIT_USAGE;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -663,9 +660,7 @@ int cmd_diff(int argc, char **argv)
 	c.d = d;
 	c.base_name = argv[optind];
 	c.next_name = argv[optind + 1];
-	c.out = stdout;
-	if (output && !(c.out = fopen(output, "w"))) {
-		dt_error("%s: %s", output, strerror(errno));
+	if (!(c.out = dt_open_output(output))) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
@@ -699,10 +694,8 @@ int cmd_diff(int argc, char **argv)
 			print_calls(&c);
 		print_verdict(&c, g);
 	}
-	if (output && fclose(c.out) != 0) {
-		dt_error("%s: %s", output, strerror(errno));
+	if (dt_close_output(c.out, output))
 		rc = 1;
-	}
 	if (!rc && gate_tripped(d, g))
 		rc = 1;
 done:

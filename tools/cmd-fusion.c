@@ -7,7 +7,6 @@
  * analyzer/FUSION.md); this file lays them out.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -19,13 +18,6 @@
 #include "dt-analyzer.h"
 #include "dt-summary.h"
 #include "dt-tools.h"
-
-static const char *dtype_short(int64_t dt)
-{
-	const char *n =
-		dt >= 0 ? dt_enum_name("cudnnDataType_t", 15, dt) : NULL;
-	return n ? n + 11 : "?";
-}
 
 static double pct(double part, uint64_t whole)
 {
@@ -43,7 +35,7 @@ static void chain_line(const struct dt_fz_opp *o, char *buf, size_t size)
 		APPEND("%s%s", m ? " -> " : "", s->what);
 		if (!m && s->elems)
 			APPEND(" (%" PRIu64 " x %s)", s->elems,
-			       dtype_short(s->dtype));
+			       dt_dtype_name(s->dtype));
 	}
 }
 
@@ -166,16 +158,6 @@ void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
 		markdown ? "\n" : "");
 }
 
-static void jnum(FILE *out, double v)
-{
-	if (!isfinite(v))
-		fputs("null", out);
-	else if (v == floor(v) && fabs(v) < 1e18)
-		fprintf(out, "%.0f", v);
-	else
-		fprintf(out, "%.6g", v);
-}
-
 void dt_fusion_json(FILE *out, const struct dt_summary *s)
 {
 	const struct dt_fusion *fz = s->fusion;
@@ -185,7 +167,7 @@ void dt_fusion_json(FILE *out, const struct dt_summary *s)
 		return;
 	}
 	fputs("{\"bandwidth\": ", out);
-	jnum(out, fz->bandwidth);
+	dt_json_num(out, fz->bandwidth);
 	fputs(", \"bandwidth_source\": ", out);
 	dt_json_str(out, fz->bandwidth_source);
 	fputs(",\n  \"opportunities\": [", out);
@@ -210,9 +192,9 @@ void dt_fusion_json(FILE *out, const struct dt_summary *s)
 			", \"bytes_added\": %" PRIu64 ", \"saving_ns\": ",
 			o->device, o->count, o->removed_kernels, o->removed_ns,
 			o->bytes_saved, o->bytes_added);
-		jnum(out, round(o->saving_ns));
+		dt_json_num(out, round(o->saving_ns));
 		fputs(", \"bytes_ns\": ", out);
-		jnum(out, round(o->bytes_ns));
+		dt_json_num(out, round(o->bytes_ns));
 		fputs(", \"steps\": [", out);
 		for (int m = 0; m < o->n_steps; m++) {
 			const struct dt_fz_step *st = &o->steps[m];
@@ -225,7 +207,7 @@ void dt_fusion_json(FILE *out, const struct dt_summary *s)
 				", \"dtype\": ",
 				st->cudnn ? "true" : "false", st->elems);
 			if (st->dtype >= 0)
-				dt_json_str(out, dtype_short(st->dtype));
+				dt_json_str(out, dt_dtype_name(st->dtype));
 			else
 				fputs("null", out);
 			fputs(", \"link\": ", out);
@@ -259,7 +241,7 @@ void dt_fusion_json(FILE *out, const struct dt_summary *s)
 			", \"gpu_ns\": %" PRIu64 ", \"bytes_kept\": %" PRIu64
 			", \"bytes_ns\": ",
 			f->graph_ops, f->count, f->ns, f->bytes_kept);
-		jnum(out, round(f->bytes_ns));
+		dt_json_num(out, round(f->bytes_ns));
 		fputc('}', out);
 	}
 	fputs("]}", out);
@@ -338,7 +320,7 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 				dt_table_cell(t, "%" PRIu64, st->elems);
 			else
 				dt_table_cell(t, "?");
-			dt_table_cell(t, "%s", dtype_short(st->dtype));
+			dt_table_cell(t, "%s", dt_dtype_name(st->dtype));
 			dt_table_cell(t, "%s",
 				      dt_fmt_ns(st->ns, b1, sizeof(b1)));
 			dt_table_cell(t, "%" PRIu64, st->kernels);
@@ -466,16 +448,13 @@ int cmd_fusion(int argc, char **argv)
 	double bandwidth = 0;
 	long top = 0;
 	int ch;
-	char *end;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 't':
-			top = strtol(optarg, &end, 10);
-			if (*end || end == optarg || top < 0)
-				return dt_usage_error("fusion",
-						      "--top takes a number");
+			if (dt_parse_top("fusion", optarg, &top))
+				return EXIT_USAGE;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "json"))
@@ -514,9 +493,8 @@ int cmd_fusion(int argc, char **argv)
 		dt_load_summary(argv + optind, argc - optind, &so, &rc);
 	if (!s)
 		return rc;
-	FILE *out = stdout;
-	if (output && !(out = fopen(output, "w"))) {
-		dt_error("%s: %s", output, strerror(errno));
+	FILE *out = dt_open_output(output);
+	if (!out) {
 		dt_summary_free(s);
 		return EXIT_USAGE;
 	}
@@ -537,10 +515,8 @@ int cmd_fusion(int argc, char **argv)
 	} else {
 		print_detail(out, s, !output && dt_colors(true), wide, top);
 	}
-	if (output && fclose(out) != 0) {
-		dt_error("%s: %s", output, strerror(errno));
+	if (dt_close_output(out, output))
 		rc = 1;
-	}
 	dt_summary_free(s);
 	return rc;
 }

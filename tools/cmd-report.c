@@ -8,10 +8,8 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -737,33 +735,23 @@ static void print_apis(const struct ctx *c)
 
 /* ---------------------------------------------------------------- json */
 
-static void jnum(FILE *out, double v)
-{
-	if (!isfinite(v))
-		fputs("null", out);
-	else if (v == floor(v) && fabs(v) < 1e18)
-		fprintf(out, "%.0f", v);
-	else
-		fprintf(out, "%.6g", v);
-}
-
 /* A number that may be unknown (negative): null then. */
 static void jopt(FILE *out, double v)
 {
 	if (v < 0)
 		fputs("null", out);
 	else
-		jnum(out, v);
+		dt_json_num(out, v);
 }
 
 static void json_peaks(FILE *out, const struct dt_peaks *pk)
 {
 	fputs("{\"bandwidth\": ", out);
-	jnum(out, pk->bandwidth);
+	dt_json_num(out, pk->bandwidth);
 	fputs(", \"flops\": {", out);
 	for (int m = 1; m < DT_MATH_COUNT; m++) {
 		fprintf(out, "%s\"%s\": ", m > 1 ? ", " : "", dt_math_name(m));
-		jnum(out, pk->flops[m]);
+		dt_json_num(out, pk->flops[m]);
 	}
 	fputs("}, \"source\": ", out);
 	dt_json_str(out, pk->source);
@@ -890,7 +878,7 @@ static void print_json(const struct ctx *c)
 			p->count, p->failed, p->gpu_ns, p->host_ns, p->kernels,
 			p->count ? p->gpu_ns / p->count : 0, p->median_ns,
 			p->min_ns, p->max_ns);
-		jnum(out, share(p->gpu_ns, s->cudnn_ns) / 100);
+		dt_json_num(out, share(p->gpu_ns, s->cudnn_ns) / 100);
 		fprintf(out, ", \"engine\": %" PRId64 ", \"engines\": [",
 			p->last_engine);
 		for (uint32_t e = 0; e < p->n_engines; e++) {
@@ -909,14 +897,14 @@ static void print_json(const struct ctx *c)
 		fputs(", \"notes\": ", out);
 		dt_json_str(out, p->notes);
 		fputs(", \"flops\": ", out);
-		jnum(out, p->flops);
+		dt_json_num(out, p->flops);
 		fprintf(out, ", \"bytes\": %" PRIu64 ", \"achieved_flops\": ",
 			p->bytes);
-		jnum(out, r.flops_per_s);
+		dt_json_num(out, r.flops_per_s);
 		fputs(", \"achieved_bandwidth\": ", out);
-		jnum(out, r.bytes_per_s);
+		dt_json_num(out, r.bytes_per_s);
 		fputs(", \"intensity\": ", out);
-		jnum(out, r.intensity);
+		dt_json_num(out, r.intensity);
 		fputs(", \"pct_peak_flops\": ", out);
 		jopt(out, r.pct_flops);
 		fputs(", \"pct_peak_bandwidth\": ", out);
@@ -1007,16 +995,13 @@ int cmd_report(int argc, char **argv)
 	struct ctx c = { .top = 15, .sort = SORT_GPU, .format = TEXT };
 	const char *output = NULL;
 	int ch;
-	char *end;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 't':
-			c.top = strtol(optarg, &end, 10);
-			if (*end || end == optarg || c.top < 0)
-				return dt_usage_error("report",
-						      "--top takes a number");
+			if (dt_parse_top("report", optarg, &c.top))
+				return EXIT_USAGE;
 			break;
 		case 's': {
 			int k = 0;
@@ -1086,9 +1071,7 @@ int cmd_report(int argc, char **argv)
 		return rc;
 
 	c.s = s;
-	c.out = stdout;
-	if (output && !(c.out = fopen(output, "w"))) {
-		dt_error("%s: %s", output, strerror(errno));
+	if (!(c.out = dt_open_output(output))) {
 		dt_summary_free(s);
 		return EXIT_USAGE;
 	}
@@ -1107,10 +1090,8 @@ int cmd_report(int argc, char **argv)
 		print_ops(&c);
 		print_apis(&c);
 	}
-	if (output && fclose(c.out) != 0) {
-		dt_error("%s: %s", output, strerror(errno));
+	if (dt_close_output(c.out, output))
 		rc = 1;
-	}
 	dt_summary_free(s);
 	return rc;
 }

@@ -113,6 +113,21 @@ void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
 		    bool color, long top);
 void dt_fusion_json(FILE *out, const struct dt_summary *s);
 
+/* --top N: *n gets N (0 or more), or a usage error of cmd is printed and
+ * EXIT_USAGE returned. */
+int dt_parse_top(const char *cmd, const char *arg, long *n);
+
+/* Where a command writes: path (-o), or stdout when NULL. NULL, with one
+ * sentence on stderr, when path cannot be opened. */
+FILE *dt_open_output(const char *path);
+
+/* Finish writing to what dt_open_output() gave: 0, or 1 with one sentence
+ * on stderr when the file could not be written out. */
+int dt_close_output(FILE *out, const char *path);
+
+/* A JSON number: integers without a fraction, null when not finite. */
+void dt_json_num(FILE *out, double v);
+
 /* How a file ended, as a phrase ("clean", "truncated", ...). */
 const char *dt_file_end_name(enum dt_file_end end);
 

@@ -203,3 +203,40 @@ double dt_parse_rate(const char *s)
 		return -1;
 	return v;
 }
+
+int dt_parse_top(const char *cmd, const char *arg, long *n)
+{
+	char *end;
+
+	*n = strtol(arg, &end, 10);
+	if (*end || end == arg || *n < 0)
+		return dt_usage_error(cmd, "--top takes a number");
+	return 0;
+}
+
+FILE *dt_open_output(const char *path)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+
+	if (!f)
+		dt_error("%s: %s", path, strerror(errno));
+	return f;
+}
+
+int dt_close_output(FILE *out, const char *path)
+{
+	if (!path || fclose(out) == 0)
+		return 0;
+	dt_error("%s: %s", path, strerror(errno));
+	return 1;
+}
+
+void dt_json_num(FILE *out, double v)
+{
+	if (!isfinite(v))
+		fputs("null", out);
+	else if (v == floor(v) && fabs(v) < 1e18)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.6g", v);
+}
