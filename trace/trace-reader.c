@@ -64,7 +64,9 @@ struct dt_reader {
 	/* the decoder: its next frame starts at dec_off */
 	uint64_t dec_off;
 	ZSTD_DCtx *dctx;
-	uint8_t *in;
+	uint8_t *in;       /* compressed bytes read for the decoder */
+	size_t in_cap;     /* IN_STEP at least */
+	size_t last_csize; /* the last frame's compressed size */
 	struct frame slots[SLOTS];
 	unsigned produced, consumed; /* frames decoded, frames taken */
 
@@ -310,6 +312,7 @@ static struct dt_reader *open_common(struct dt_reader *r, int *err,
 	r->stats.file_size = r->size;
 	r->dctx = ZSTD_createDCtx();
 	r->in = malloc(IN_STEP);
+	r->in_cap = IN_STEP;
 	if (!r->dctx || !r->in) {
 		rc = DT_ERR_NOMEM;
 		snprintf(errbuf, errlen, "out of memory");
@@ -431,7 +434,49 @@ const struct dt_file_stats *dt_reader_stats(const struct dt_reader *r)
 	return &r->stats;
 }
 
-/* Decode the zstd frame at r->dec_off into f. */
+/* The whole compressed frame at `at`, when it is all there: in the mapped
+ * file, or read into r->in. Sets *csize; NULL when the frame is cut short,
+ * damaged or unreadable (the streaming decoder then says which). */
+static const uint8_t *whole_frame(struct dt_reader *r, uint64_t at,
+				  size_t *csize)
+{
+	uint64_t left = r->size - at;
+	size_t have, want;
+
+	if (r->fd < 0) {
+		*csize =
+			ZSTD_findFrameCompressedSize(r->mem + at, (size_t)left);
+		return ZSTD_isError(*csize) ? NULL : r->mem + at;
+	}
+	/* frames of one file are alike: read a little more than the last */
+	want = r->last_csize + r->last_csize / 8 + 4096;
+	if (want < IN_STEP)
+		want = IN_STEP;
+	for (have = 0;;) {
+		if (want > left)
+			want = (size_t)left;
+		if (want > r->in_cap) {
+			uint8_t *p = realloc(r->in, want);
+			if (!p)
+				return NULL;
+			r->in = p;
+			r->in_cap = want;
+		}
+		if (read_at(r, at + have, r->in + have, want - have))
+			return NULL;
+		have = want;
+		*csize = ZSTD_findFrameCompressedSize(r->in, have);
+		if (!ZSTD_isError(*csize))
+			return r->in;
+		if (have == left || have >= FRAME_MAX)
+			return NULL;
+		want = have * 2;
+	}
+}
+
+/* Decode the zstd frame at r->dec_off into f: in one pass when the whole
+ * frame is at hand (no copy through the decoder's window), else streamed,
+ * which also names what is wrong with a bad frame. */
 static void decode_zstd(struct dt_reader *r, struct frame *f)
 {
 	uint8_t head[18]; /* ZSTD_FRAMEHEADERSIZE_MAX, not in the stable API */
@@ -458,6 +503,21 @@ static void decode_zstd(struct dt_reader *r, struct frame *f)
 				  (unsigned long long)at);
 	if (ensure_buf(f, (size_t)content ? (size_t)content : 1))
 		return frame_stop(f, DT_FILE_CORRUPT, at, "out of memory");
+
+	size_t csize;
+	const uint8_t *src = whole_frame(r, at, &csize);
+	if (src) {
+		size_t got = ZSTD_decompressDCtx(r->dctx, f->buf,
+						 (size_t)content, src, csize);
+		if (got == content) {
+			r->last_csize = csize;
+			f->kind = FRAME_RECORDS;
+			f->len = got;
+			f->off = at + csize;
+			f->counted = true;
+			return;
+		}
+	}
 
 	ZSTD_outBuffer ob = { f->buf, (size_t)content, 0 };
 	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
