@@ -273,6 +273,8 @@ struct priv {
 	size_t n_names, cap_names;
 	uint32_t *name_idx; /* hash -> index + 1 */
 	size_t cap_idx;
+	uint32_t *by_model; /* this file's model's name id -> index + 1 */
+	size_t cap_by_model;
 	struct opinfo *free_ops;
 	bool finished; /* dt_fusion_finish() ran: nothing more comes in */
 	/* per file */
@@ -700,8 +702,38 @@ static void opinfo_free(struct priv *pv, struct opinfo *o)
 
 static void process(struct dt_fusion *fz, struct stream *s, bool final);
 
+/* The name's entry: through the model's number for it when there is
+ * one, so that a name is hashed once per file, not once per kernel. */
+static uint32_t name_entry(struct priv *pv, const char *name, uint32_t len,
+			   const struct dt_kernel_class *kc)
+{
+	if (!kc)
+		return intern(pv, name, (uint32_t)strnlen(name, len));
+	if (kc->id >= pv->cap_by_model) {
+		size_t cap = pv->cap_by_model ? pv->cap_by_model : 256;
+		while (cap <= kc->id)
+			cap *= 2;
+		uint32_t *v = realloc(pv->by_model, cap * sizeof(*v));
+		if (!v)
+			return UINT32_MAX;
+		memset(v + pv->cap_by_model, 0,
+		       (cap - pv->cap_by_model) * sizeof(*v));
+		pv->by_model = v;
+		pv->cap_by_model = cap;
+	}
+	if (!pv->by_model[kc->id]) {
+		/* a NUL in a name ends it */
+		uint32_t ni = intern(pv, kc->name, (uint32_t)strlen(kc->name));
+		if (ni == UINT32_MAX)
+			return ni;
+		pv->by_model[kc->id] = ni + 1;
+	}
+	return pv->by_model[kc->id] - 1;
+}
+
 static void add_kernel(struct dt_fusion *fz, const struct dt_rec_kernel *k,
-		       const char *name, uint32_t len)
+		       const char *name, uint32_t len,
+		       const struct dt_kernel_class *kc)
 {
 	struct priv *pv = P(fz);
 	struct stream *s = stream_of(pv, k->device, k->stream);
@@ -713,8 +745,7 @@ static void add_kernel(struct dt_fusion *fz, const struct dt_rec_kernel *k,
 
 	if (!s)
 		return;
-	len = (uint32_t)strnlen(name, len); /* a NUL in a name ends it */
-	uint32_t ni = intern(pv, name, len);
+	uint32_t ni = name_entry(pv, name, len, kc);
 	if (ni == UINT32_MAX)
 		return;
 	const struct kname *kn = &pv->names[ni];
@@ -798,10 +829,14 @@ void dt_fusion_begin_file(struct dt_fusion *fz)
 	struct priv *pv = P(fz);
 	pv->delivered = 0;
 	memset(pv->corr, 0, sizeof(pv->corr));
+	if (pv->by_model)
+		memset(pv->by_model, 0,
+		       pv->cap_by_model * sizeof(*pv->by_model));
 	pv->n_devs = 0;
 }
 
-void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h)
+void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h,
+		    const struct dt_kernel_class *kc)
 {
 	struct priv *pv = P(fz);
 	uint32_t len;
@@ -821,7 +856,7 @@ void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h)
 		if (k->flags & DT_KERNEL_NO_TIME)
 			break;
 		tail = dt_rec_tail(h, &len);
-		add_kernel(fz, k, (const char *)tail, len);
+		add_kernel(fz, k, (const char *)tail, len, kc);
 		break;
 	}
 	case DT_REC_DEVICE: {
@@ -1996,6 +2031,7 @@ void dt_fusion_free(struct dt_fusion *fz)
 		free(pv->names[i].s);
 	free(pv->names);
 	free(pv->name_idx);
+	free(pv->by_model);
 	free(pv->opp_idx);
 	free(pv->opp_h);
 	free(pv->ops);

@@ -166,7 +166,7 @@ struct pending {
 	char *pointers;
 	struct dt_op_ptr *ptrs;
 	uint32_t n_ptrs;
-	char *first_kernel;
+	const char *first_kernel; /* the model's copy of the name */
 	int tc_hint; /* what its kernels' names say of tensor cores */
 };
 
@@ -227,17 +227,15 @@ struct dt_model {
 		uint32_t converts;
 		uint64_t convert_ns;
 		uint64_t gpu_ns, start, end;
-		char *first_kernel;
+		const char *first_kernel;
 	} orphans[1024];
 	uint64_t max_seq; /* the highest call seq seen */
 	struct dt_model_stats stats;
-	/* what kernel names say, by a hash of the name: layout conversion,
-	 * tensor cores (-1 unknown); len 0 for an empty entry */
-	struct kname_info {
-		char *name; /* a copy: the cache's key */
-		uint32_t len;
-		struct dt_kernel_class c;
-	} knames[4096];
+	/* what kernel names say, worked out once per name: the names are
+	 * few, their records many. Entries stay for the model's life. */
+	struct dt_kernel_class **knames; /* by id */
+	uint32_t *kname_idx;             /* open addressing: id + 1 */
+	uint32_t n_knames, cap_knames, cap_kname_idx;
 	const struct dt_kernel_class *last_kernel;
 	void (*on_build)(void *arg, const struct dt_plan_build *b);
 	void *on_build_arg;
@@ -2054,34 +2052,90 @@ bool dt_layout_kernel(const char *name, size_t len)
 	return false;
 }
 
-/* What a kernel's name says, worked out once per name (a direct-mapped
- * cache by the name's hash; kernels are few, their records many). */
-static const struct dt_kernel_class *
-kernel_class(struct dt_model *m, const char *name, uint32_t len)
+/* A kernel name's hash: names differ in their template arguments, late
+ * in long names, so the ends, the middle and the length are enough to
+ * pick a slot; a comparison confirms. */
+static uint64_t kname_hash(const char *name, uint32_t len)
 {
-	/* names differ in their template arguments, late in long names:
-	 * their ends and length pick the slot, a comparison confirms */
-	uint64_t a = 0, b = 0;
+	uint64_t a = 0, b = 0, c = 0;
+
 	memcpy(&a, name, len < 8 ? len : 8);
 	if (len > 8)
 		memcpy(&b, name + len - 8, 8);
-	uint64_t h = mix(mix(a, b), len);
-	struct kname_info *k = &m->knames[h & 4095];
+	if (len > 16)
+		memcpy(&c, name + len / 2 - 4, 8);
+	return mix(mix(mix(a, b), c), len);
+}
 
-	if (k->len != len || !k->name || memcmp(k->name, name, len)) {
-		char n[512];
-		free(k->name);
-		k->name = malloc(len ? len : 1);
-		k->len = k->name ? len : 0;
-		if (k->name)
-			memcpy(k->name, name, len);
-		snprintf(n, sizeof(n), "%.*s", (int)len, name);
-		k->c.family = dt_family_of(name, len);
-		k->c.layout = dt_layout_kernel(name, len);
-		k->c.tuner = dt_tuner_kernel(name, len);
-		k->c.tc = tensor_core_kernel(n);
+static bool kname_grow(struct dt_model *m)
+{
+	if (m->n_knames == m->cap_knames) {
+		uint32_t cap = m->cap_knames ? m->cap_knames * 2 : 256;
+		void *v = realloc(m->knames, cap * sizeof(*m->knames));
+		if (!v)
+			return false;
+		m->knames = v;
+		m->cap_knames = cap;
 	}
-	return &k->c;
+	if ((m->n_knames + 1) * 2 <= m->cap_kname_idx)
+		return true;
+	uint32_t cap = m->cap_kname_idx ? m->cap_kname_idx * 2 : 1024;
+	uint32_t *idx = calloc(cap, sizeof(*idx));
+	if (!idx)
+		return false;
+	for (uint32_t i = 0; i < m->n_knames; i++) {
+		const struct dt_kernel_class *k = m->knames[i];
+		uint32_t j = (uint32_t)kname_hash(k->name, k->len) & (cap - 1);
+		while (idx[j])
+			j = (j + 1) & (cap - 1);
+		idx[j] = i + 1;
+	}
+	free(m->kname_idx);
+	m->kname_idx = idx;
+	m->cap_kname_idx = cap;
+	return true;
+}
+
+/* What a kernel's name says: its entry, made the first time the name
+ * is seen. NULL only when out of memory. */
+static const struct dt_kernel_class *
+kernel_class(struct dt_model *m, const char *name, uint32_t len)
+{
+	uint32_t mask = m->cap_kname_idx - 1, j;
+
+	if (m->cap_kname_idx) {
+		for (j = (uint32_t)kname_hash(name, len) & mask;
+		     m->kname_idx[j]; j = (j + 1) & mask) {
+			const struct dt_kernel_class *k =
+				m->knames[m->kname_idx[j] - 1];
+			if (k->len == len && !memcmp(k->name, name, len))
+				return k;
+		}
+	}
+	if (!kname_grow(m))
+		return NULL;
+	struct dt_kernel_class *k = malloc(sizeof(*k) + len + 1);
+	if (!k)
+		return NULL;
+	char *copy = (char *)(k + 1);
+	memcpy(copy, name, len);
+	copy[len] = 0;
+	*k = (struct dt_kernel_class){
+		.family = dt_family_of(name, len),
+		.layout = dt_layout_kernel(name, len),
+		.tuner = dt_tuner_kernel(name, len),
+		.tc = tensor_core_kernel(copy),
+		.id = m->n_knames,
+		.name = copy,
+		.len = len,
+	};
+	mask = m->cap_kname_idx - 1;
+	for (j = (uint32_t)kname_hash(name, len) & mask; m->kname_idx[j];
+	     j = (j + 1) & mask)
+		;
+	m->kname_idx[j] = m->n_knames + 1;
+	m->knames[m->n_knames++] = k;
+	return k;
 }
 
 const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m)
@@ -2090,8 +2144,8 @@ const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m)
 }
 
 static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
-		      uint64_t start, uint64_t end, const char *kname,
-		      uint32_t klen, const struct dt_kernel_class *ki)
+		      uint64_t start, uint64_t end,
+		      const struct dt_kernel_class *ki)
 {
 	uint64_t call =
 		m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))].corr ==
@@ -2113,7 +2167,6 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
 		struct orphan *o = &m->orphans[call % (sizeof(m->orphans) /
 						       sizeof(m->orphans[0]))];
 		if (o->call != call) {
-			free(o->first_kernel);
 			memset(o, 0, sizeof(*o));
 			o->call = call;
 		}
@@ -2129,8 +2182,8 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
 			o->converts++;
 			o->convert_ns += end > start ? end - start : 0;
 		}
-		if (!o->first_kernel && kname)
-			o->first_kernel = strndup(kname, klen);
+		if (!o->first_kernel && ki)
+			o->first_kernel = ki->name;
 		return;
 	}
 	if (!p) {
@@ -2154,8 +2207,8 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
 	 * notes are not known: one that did settles it */
 	if (ki && ki->tc > p->tc_hint)
 		p->tc_hint = ki->tc;
-	if (!p->first_kernel && kname)
-		p->first_kernel = strndup(kname, klen);
+	if (!p->first_kernel && ki)
+		p->first_kernel = ki->name;
 }
 
 /* ------------------------------------------------------------- public */
@@ -2260,19 +2313,17 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 			break;
 		m->last_kernel = kernel_class(m, (const char *)tail, len);
 		on_kernel(m, k->corr, k->device, k->start, k->end,
-			  (const char *)tail, len, m->last_kernel);
+			  m->last_kernel);
 		break;
 	}
 	case DT_REC_MEMCPY: {
 		const struct dt_rec_memcpy *c = (const void *)h;
-		on_kernel(m, c->corr, c->device, c->start, c->end, NULL, 0,
-			  NULL);
+		on_kernel(m, c->corr, c->device, c->start, c->end, NULL);
 		break;
 	}
 	case DT_REC_MEMSET: {
 		const struct dt_rec_memset *c = (const void *)h;
-		on_kernel(m, c->corr, c->device, c->start, c->end, NULL, 0,
-			  NULL);
+		on_kernel(m, c->corr, c->device, c->start, c->end, NULL);
 		break;
 	}
 	}
@@ -2290,7 +2341,6 @@ const struct dt_op *dt_model_next(struct dt_model *m)
 	if (m->out) {
 		free(m->out->pointers);
 		free(m->out->ptrs);
-		free(m->out->first_kernel);
 		m->out->next = m->spare;
 		m->spare = m->out;
 		m->out = NULL;
@@ -2373,8 +2423,6 @@ void dt_model_free(struct dt_model *m)
 		m->spare = p->next;
 		free(p);
 	}
-	for (size_t i = 0; i < sizeof(m->orphans) / sizeof(m->orphans[0]); i++)
-		free(m->orphans[i].first_kernel);
 	while (m->cfgs) {
 		struct cfg_list *n = m->cfgs->next;
 		free(m->cfgs->info.graph);
@@ -2394,8 +2442,10 @@ void dt_model_free(struct dt_model *m)
 		if (m->sigs[i] != &bad_sig)
 			free(m->sigs[i]);
 	free(m->sigs);
-	for (size_t i = 0; i < 4096; i++)
-		free(m->knames[i].name);
+	for (uint32_t i = 0; i < m->n_knames; i++)
+		free(m->knames[i]);
+	free(m->knames);
+	free(m->kname_idx);
 	for (size_t i = 0; i < LEGACY_BUCKETS; i++)
 		while (m->legacy[i]) {
 			struct legacy_entry *e = m->legacy[i];

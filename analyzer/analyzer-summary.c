@@ -912,7 +912,8 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 		} else {
 			dt_model_feed(m, h);
 			if (s->fusion)
-				dt_fusion_feed(s->fusion, h);
+				dt_fusion_feed(s->fusion, h,
+					       dt_model_kernel(m));
 			switch (h->type) {
 			case DT_REC_API_CALL:
 				on_call(s, f, fi, (const void *)h);

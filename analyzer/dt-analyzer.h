@@ -333,9 +333,13 @@ struct dt_plan_build {
  * record was no timed kernel. */
 struct dt_kernel_class {
 	enum dt_family family;
-	bool layout; /* dt_layout_kernel() */
-	bool tuner;  /* dt_tuner_kernel() */
-	int tc;      /* runs on tensor cores: 1 yes, 0 no, -1 unknown */
+	bool layout;      /* dt_layout_kernel() */
+	bool tuner;       /* dt_tuner_kernel() */
+	int tc;           /* runs on tensor cores: 1 yes, 0 no, -1 unknown */
+	uint32_t id;      /* the name's number in its model, from 0 */
+	const char *name; /* the name (len bytes and a NUL), as long as the
+			   * model lives */
+	uint32_t len;
 };
 const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m);
 

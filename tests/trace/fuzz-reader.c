@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		dt_model_feed(m, h);
 		if (fz)
-			dt_fusion_feed(fz, h);
+			dt_fusion_feed(fz, h, dt_model_kernel(m));
 		while (dt_model_next_op(m, &op))
 			if (fz)
 				dt_fusion_op(fz, &op);
