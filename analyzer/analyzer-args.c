@@ -193,10 +193,19 @@ int dt_sig_decode(const struct dt_sig *s, const uint8_t *p, uint32_t len,
 
 	if (s->n > max)
 		return -1;
+	/* every call decodes: the names and types are copied in one go, the
+	 * values then filled in */
+	memcpy(out, s->proto, (size_t)s->n * sizeof(*out));
 	for (int i = 0; i < s->n; i++) {
 		struct dt_arg *a = &out[i];
-		*a = s->proto[i];
 		switch (a->code) {
+		case 'p': /* most arguments */
+			if (end - p < 8)
+				return -1;
+			memcpy(&a->u, p, 8);
+			a->i = (int64_t)a->u;
+			p += 8;
+			break;
 		case 'a':
 			if (end - p < 4)
 				return -1;

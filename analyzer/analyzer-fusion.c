@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer-pipe.h"
 #include "analyzer-util.h"
 #include "dt-fusion.h"
 
@@ -277,6 +278,9 @@ struct priv {
 	size_t cap_by_model;
 	struct opinfo *free_ops;
 	bool finished; /* dt_fusion_finish() ran: nothing more comes in */
+	/* a file's records and ops go to the thread behind this, when it
+	 * could be started: the analysis runs beside the model */
+	struct dt_pipe *pipe;
 	/* per file */
 	uint64_t delivered;    /* the highest seq of an op handed in */
 	struct shape **shapes; /* by problem id */
@@ -824,9 +828,14 @@ static void add_kernel(struct dt_fusion *fz, const struct dt_rec_kernel *k,
 	}
 }
 
+static void on_message(void *arg, uint32_t kind, void *msg, size_t n);
+
 void dt_fusion_begin_file(struct dt_fusion *fz)
 {
 	struct priv *pv = P(fz);
+
+	dt_pipe_free(pv->pipe);
+	pv->pipe = pv->finished ? NULL : dt_pipe_new(on_message, fz);
 	pv->delivered = 0;
 	memset(pv->corr, 0, sizeof(pv->corr));
 	if (pv->by_model)
@@ -835,8 +844,8 @@ void dt_fusion_begin_file(struct dt_fusion *fz)
 	pv->n_devs = 0;
 }
 
-void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h,
-		    const struct dt_kernel_class *kc)
+static void feed_now(struct dt_fusion *fz, const struct dt_rec_hdr *h,
+		     const struct dt_kernel_class *kc)
 {
 	struct priv *pv = P(fz);
 	uint32_t len;
@@ -1015,7 +1024,7 @@ static void shapes_free(struct priv *pv)
 	pv->n_shapes = pv->cap_shapes = 0;
 }
 
-void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
+static void op_now(struct dt_fusion *fz, const struct dt_op *op)
 {
 	struct priv *pv = P(fz);
 
@@ -1062,6 +1071,133 @@ void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
 	pv->ops[pv->n_ops++] = (struct waiting){ o->seq, o };
 	while (pv->ops_head < pv->n_ops && !pv->ops[pv->ops_head].op)
 		pv->ops_head++;
+}
+
+/* ------------------------------------------------- the second thread */
+
+/* What goes through the pipe: a record, or what the analysis reads of an
+ * op. The strings an op points to are the model's, kept as long as it
+ * lives, which is past dt_fusion_end_file(); its pointers are copied. */
+enum { MSG_RECORD = 1, MSG_OP };
+
+struct msg_record {
+	const struct dt_kernel_class *kc;
+	/* the record follows; a kernel's without its name when kc has it */
+};
+
+struct msg_op {
+	uint64_t seq, gpu_ns, problem_id, bytes;
+	int64_t dtype;
+	enum dt_op_kind kind;
+	uint32_t kernels, plan, n_ptrs;
+	const char *api, *desc, *brief, *problem, *tensors_json;
+	/* n_ptrs struct dt_op_ptr follow */
+};
+
+static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
+{
+	struct dt_fusion *fz = arg;
+	(void)n;
+
+	if (kind == MSG_RECORD) {
+		const struct msg_record *m = msg;
+		feed_now(fz, (const struct dt_rec_hdr *)(m + 1), m->kc);
+	} else if (kind == MSG_OP) {
+		const struct msg_op *m = msg;
+		struct dt_op op = {
+			.seq = m->seq,
+			.gpu_ns = m->gpu_ns,
+			.problem_id = m->problem_id,
+			.cost = { .kind = m->kind,
+				  .bytes = m->bytes,
+				  .dtype = m->dtype },
+			.kernels = m->kernels,
+			.plan = m->plan,
+			.n_ptrs = m->n_ptrs,
+			.ptrs = (const struct dt_op_ptr *)(m + 1),
+			.api = m->api,
+			.desc = m->desc,
+			.brief = m->brief,
+			.problem = m->problem,
+			.tensors_json = m->tensors_json,
+		};
+		op_now(fz, &op);
+	}
+}
+
+void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h,
+		    const struct dt_kernel_class *kc)
+{
+	struct priv *pv = P(fz);
+	size_t n = h->size;
+
+	switch (h->type) {
+	case DT_REC_KERNEL:
+		if (((const struct dt_rec_kernel *)h)->flags &
+		    DT_KERNEL_NO_TIME)
+			return;
+		/* the name is kc's: the fixed fields are enough */
+		if (kc)
+			n = dt_rec_tail_at[DT_REC_KERNEL];
+		break;
+	case DT_REC_CORR:
+	case DT_REC_DEVICE:
+		break;
+	default:
+		return;
+	}
+	struct msg_record *m =
+		pv->pipe ? dt_pipe_put(pv->pipe, MSG_RECORD, sizeof(*m) + n)
+			 : NULL;
+	if (!m) {
+		if (pv->pipe)
+			dt_pipe_drain(pv->pipe);
+		feed_now(fz, h, kc);
+		return;
+	}
+	m->kc = kc;
+	struct dt_rec_hdr *c = memcpy(m + 1, h, n);
+	if (n < h->size) {
+		uint32_t zero = 0;
+		c->size = (uint32_t)n;
+		memcpy((uint8_t *)c + dt_rec_len_at[DT_REC_KERNEL], &zero, 4);
+	}
+}
+
+void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
+{
+	struct priv *pv = P(fz);
+	size_t ptrs = op->ptrs ? op->n_ptrs * sizeof(*op->ptrs) : 0;
+
+	if (!op->kernels)
+		return;
+	struct msg_op *m =
+		pv->pipe ? dt_pipe_put(pv->pipe, MSG_OP, sizeof(*m) + ptrs)
+			 : NULL;
+	if (!m) {
+		if (pv->pipe)
+			dt_pipe_drain(pv->pipe);
+		op_now(fz, op);
+		return;
+	}
+	*m = (struct msg_op){
+		.seq = op->seq,
+		.gpu_ns = op->gpu_ns,
+		.problem_id = op->problem_id,
+		.bytes = op->cost.bytes,
+		.dtype = op->cost.dtype,
+		.kind = op->cost.kind,
+		.kernels = op->kernels,
+		.plan = op->plan,
+		.n_ptrs = ptrs ? op->n_ptrs : 0,
+		.api = op->api,
+		.desc = op->desc,
+		.brief = op->brief,
+		.problem = op->problem,
+		.tensors_json = op->tensors_json,
+	};
+	if (ptrs)
+		memcpy(m + 1, op->ptrs, ptrs);
 }
 
 /* ---------------------------------------------------------------- chains */
@@ -1767,6 +1903,8 @@ void dt_fusion_end_file(struct dt_fusion *fz)
 {
 	struct priv *pv = P(fz);
 
+	dt_pipe_free(pv->pipe);
+	pv->pipe = NULL;
 	if (pv->finished)
 		return;
 	for (size_t i = 0; i < pv->n_streams; i++) {

@@ -164,8 +164,10 @@ struct pending {
 	const char *brief;   /* NULL: the same as problem */
 	const char *tensors;
 	char *pointers;
-	struct dt_op_ptr *ptrs;
+	struct dt_op_ptr *ptrs; /* ptr_buf, n_ptrs of it */
 	uint32_t n_ptrs;
+	struct dt_op_ptr *ptr_buf; /* kept when the op is used again */
+	uint32_t ptr_cap;
 	const char *first_kernel; /* the model's copy of the name */
 	int tc_hint; /* what its kernels' names say of tensor cores */
 };
@@ -243,6 +245,7 @@ struct dt_model {
 	bool pointers;        /* ptrs only, without their JSON */
 	uint8_t *api_class;   /* enum api_class by API id */
 	struct dt_sig **sigs; /* parsed signatures by API id */
+	uint8_t **roles;      /* legacy_op(): each argument's role, by API */
 	int64_t bn_per_activation, dt_half, dt_bf16, dt_float;
 	struct legacy_entry *legacy[LEGACY_BUCKETS];
 	char **kept; /* strings ops may still point to, freed at the end */
@@ -1127,8 +1130,12 @@ static struct pending *add_op(struct dt_model *m,
 	struct pending *p = m->spare;
 
 	if (p) {
+		struct dt_op_ptr *buf = p->ptr_buf;
+		uint32_t cap = p->ptr_cap;
 		m->spare = p->next;
 		memset(p, 0, sizeof(*p));
+		p->ptr_buf = buf;
+		p->ptr_cap = cap;
 	} else if (!(p = calloc(1, sizeof(*p)))) {
 		return NULL;
 	}
@@ -1238,6 +1245,25 @@ static bool is_handle(const struct dt_arg *a)
 	return a->name_len == 6 && !memcmp(a->name, "handle", 6);
 }
 
+enum { ROLE_OTHER, ROLE_HANDLE, ROLE_DESC };
+
+/* What each argument of an API is to legacy_op(), worked out on its first
+ * call: the same for every call, as the signature is. */
+static const uint8_t *arg_roles(struct dt_model *m, uint32_t api,
+				const struct dt_arg *args, int n)
+{
+	if (m->roles[api])
+		return m->roles[api];
+	uint8_t *r = calloc((size_t)n + 1, 1);
+	if (!r)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		r[i] = is_handle(&args[i]) ? ROLE_HANDLE
+		       : is_desc(&args[i]) ? ROLE_DESC
+					   : ROLE_OTHER;
+	return m->roles[api] = r;
+}
+
 /* Describe a legacy call's problem: its descriptors and scalars. */
 static struct legacy_entry *legacy_describe(struct dt_model *m,
 					    const struct dt_api_def *api,
@@ -1331,6 +1357,22 @@ static struct legacy_entry *legacy_describe(struct dt_model *m,
 }
 
 /* A legacy call that can launch work. */
+/* Room for an op's n pointers, in a buffer its pending entry keeps from
+ * one use to the next: p->ptrs and p->n_ptrs are set. */
+static bool ptrs_room(struct pending *p, uint32_t n)
+{
+	if (n > p->ptr_cap) {
+		void *v = realloc(p->ptr_buf, n * sizeof(*p->ptr_buf));
+		if (!v)
+			return false;
+		p->ptr_buf = v;
+		p->ptr_cap = n;
+	}
+	p->ptrs = p->ptr_buf;
+	p->n_ptrs = n;
+	return true;
+}
+
 static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		      const struct dt_api_def *api, const struct dt_arg *args,
 		      int n)
@@ -1340,15 +1382,18 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 	struct dt_op_ptr ptr[32];
 	uint32_t n_ptr = 0;
 
+	const uint8_t *role = arg_roles(m, c->api, args, n);
+	if (!role)
+		return;
 	/* the problem's key: the descriptors' contents and the scalars;
 	 * data pointers only go to the details (a tensor's follows its
 	 * descriptor) */
 	for (int i = 0; i < n; i++) {
 		const struct dt_arg *a = &args[i];
-		if (is_handle(a)) {
+		if (role[i] == ROLE_HANDLE) {
 			struct obj *h = obj_find(m, a->u, false);
 			stream = h ? h->stream : 0;
-		} else if (is_desc(a)) {
+		} else if (role[i] == ROLE_DESC) {
 			struct obj *o = obj_find(m, a->u, false);
 			key = mix(key, o ? o->chash : 0);
 		} else if (a->code == 'p') {
@@ -1389,10 +1434,8 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 	p->problem = e->problem;
 	p->tensors = e->tensors;
 	p->pointers = ptrs.p;
-	if (n_ptr && (p->ptrs = malloc(n_ptr * sizeof(*ptr)))) {
+	if (n_ptr && ptrs_room(p, n_ptr))
 		memcpy(p->ptrs, ptr, n_ptr * sizeof(*ptr));
-		p->n_ptrs = n_ptr;
-	}
 }
 
 /* The knob choices of an engine config, as the program set them or read
@@ -1432,8 +1475,8 @@ static char *varpack_pointers(struct dt_model *m, uint64_t varpack,
 
 	*ws = vp ? battr_ptr(vp, m->a_vp_ws, 0) : 0;
 	uint32_t n = uids ? uids->bytes / 8 : 0;
-	if (n && (p->ptrs = malloc(n * sizeof(*p->ptrs))))
-		p->n_ptrs = n;
+	if (n)
+		ptrs_room(p, n);
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t uid;
 		uint64_t v = battr_ptr(vp, m->a_vp_ptrs, i);
@@ -2225,9 +2268,11 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	m->details = true;
 	m->api_class = calloc(fi->n_apis + 1, 1);
 	m->sigs = calloc(fi->n_apis + 1, sizeof(*m->sigs));
-	if (!m->api_class || !m->sigs) {
+	m->roles = calloc(fi->n_apis + 1, sizeof(*m->roles));
+	if (!m->api_class || !m->sigs || !m->roles) {
 		free(m->api_class);
 		free(m->sigs);
+		free(m->roles);
 		free(m);
 		return NULL;
 	}
@@ -2340,7 +2385,6 @@ const struct dt_op *dt_model_next(struct dt_model *m)
 
 	if (m->out) {
 		free(m->out->pointers);
-		free(m->out->ptrs);
 		m->out->next = m->spare;
 		m->spare = m->out;
 		m->out = NULL;
@@ -2421,6 +2465,7 @@ void dt_model_free(struct dt_model *m)
 	while (m->spare) {
 		struct pending *p = m->spare;
 		m->spare = p->next;
+		free(p->ptr_buf);
 		free(p);
 	}
 	while (m->cfgs) {
@@ -2442,6 +2487,9 @@ void dt_model_free(struct dt_model *m)
 		if (m->sigs[i] != &bad_sig)
 			free(m->sigs[i]);
 	free(m->sigs);
+	for (uint32_t i = 0; i <= m->fi->n_apis; i++)
+		free(m->roles[i]);
+	free(m->roles);
 	for (uint32_t i = 0; i < m->n_knames; i++)
 		free(m->knames[i]);
 	free(m->knames);

@@ -1,0 +1,39 @@
+/*
+ * analyzer-pipe.h - hands messages from one thread to a second, which
+ * works on them in order. Private to analyzer/.
+ *
+ * The producer writes messages into a block; a full block goes to the
+ * consumer thread whole, so the two meet once a block, not once a
+ * message. A few blocks are in flight at most: a producer that gets ahead
+ * waits, and memory stays bounded.
+ */
+#ifndef DT_ANALYZER_PIPE_H
+#define DT_ANALYZER_PIPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct dt_pipe;
+
+/* Called on the consumer thread for each message, in the order written:
+ * `kind` and the n bytes given to dt_pipe_put(), 8-aligned. */
+typedef void (*dt_pipe_fn)(void *arg, uint32_t kind, void *msg, size_t n);
+
+/* Start the consumer thread; NULL when it cannot be started (the caller
+ * then does the work itself). */
+struct dt_pipe *dt_pipe_new(dt_pipe_fn fn, void *arg);
+
+/* Room for a message of n bytes, to be filled before the next call; NULL
+ * when n is larger than a block (DT_PIPE_MAX). */
+#define DT_PIPE_MAX (128u << 10)
+void *dt_pipe_put(struct dt_pipe *p, uint32_t kind, size_t n);
+
+/* Hand over what is written and wait until the consumer has worked on
+ * all of it. The consumer is idle when this returns, until the next
+ * dt_pipe_put(). */
+void dt_pipe_drain(struct dt_pipe *p);
+
+/* Drain, stop the thread and free. */
+void dt_pipe_free(struct dt_pipe *p);
+
+#endif /* DT_ANALYZER_PIPE_H */
