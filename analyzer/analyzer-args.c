@@ -50,7 +50,8 @@ static bool take(struct dt_args_iter *it, void *dst, size_t n)
 	return true;
 }
 
-static void set_scalar(struct dt_arg *a, const uint8_t *src)
+static inline __attribute__((always_inline)) void set_scalar(struct dt_arg *a,
+							     const uint8_t *src)
 {
 	uint64_t v = 0;
 
@@ -60,7 +61,26 @@ static void set_scalar(struct dt_arg *a, const uint8_t *src)
 		return;
 	}
 
-	memcpy(&v, src, a->width);
+	/* widths are 1, 2, 4 or 8: fixed-size loads, not a memcpy call */
+	switch (a->width) {
+	case 1:
+		v = src[0];
+		break;
+	case 2: {
+		uint16_t x;
+		memcpy(&x, src, 2);
+		v = x;
+		break;
+	}
+	case 4: {
+		uint32_t x;
+		memcpy(&x, src, 4);
+		v = x;
+		break;
+	}
+	default:
+		memcpy(&v, src, 8);
+	}
 	a->u = v;
 	a->i = (int64_t)v;
 	if (a->width < 8 && (v >> (a->width * 8 - 1)) & 1)
@@ -188,14 +208,18 @@ struct dt_sig *dt_sig_parse(const char *sig)
 int dt_sig_decode(const struct dt_sig *s, const uint8_t *p, uint32_t len,
 		  struct dt_arg *out, int max)
 {
+	if (s->n > max)
+		return -1;
+	memcpy(out, s->proto, (size_t)s->n * sizeof(*out));
+	return dt_sig_decode_values(s, p, len, out);
+}
+
+int dt_sig_decode_values(const struct dt_sig *s, const uint8_t *p, uint32_t len,
+			 struct dt_arg *out)
+{
 	const uint8_t *end = p + len;
 	uint32_t n;
 
-	if (s->n > max)
-		return -1;
-	/* every call decodes: the names and types are copied in one go, the
-	 * values then filled in */
-	memcpy(out, s->proto, (size_t)s->n * sizeof(*out));
 	for (int i = 0; i < s->n; i++) {
 		struct dt_arg *a = &out[i];
 		switch (a->code) {
@@ -229,6 +253,7 @@ int dt_sig_decode(const struct dt_sig *s, const uint8_t *p, uint32_t len,
 			a->count = n;
 			a->data = p;
 			p += n;
+			a->f = 0;
 			if (a->code == 'k' && n >= 4) {
 				float f;
 				memcpy(&f, a->data, 4);

@@ -735,10 +735,18 @@ static uint32_t name_entry(struct priv *pv, const char *name, uint32_t len,
 	return pv->by_model[kc->id] - 1;
 }
 
-static void add_kernel(struct dt_fusion *fz, const struct dt_rec_kernel *k,
-		       const char *name, uint32_t len,
-		       const struct dt_kernel_class *kc)
+/* What the analysis reads of a kernel record. */
+struct kernel {
+	uint64_t start, end;
+	uint32_t corr, device, stream;
+	int32_t grid_x, block_x;
+	const struct dt_kernel_class *kc; /* the model's, or NULL */
+};
+
+static void add_kernel(struct dt_fusion *fz, const struct kernel *k,
+		       const char *name, uint32_t len)
 {
+	const struct dt_kernel_class *kc = k->kc;
 	struct priv *pv = P(fz);
 	struct stream *s = stream_of(pv, k->device, k->stream);
 	uint32_t slot = k->corr % (1u << 16);
@@ -865,7 +873,10 @@ static void feed_now(struct dt_fusion *fz, const struct dt_rec_hdr *h,
 		if (k->flags & DT_KERNEL_NO_TIME)
 			break;
 		tail = dt_rec_tail(h, &len);
-		add_kernel(fz, k, (const char *)tail, len, kc);
+		struct kernel kk = { k->start,   k->end,    k->corr,
+				     k->device,  k->stream, k->grid_x,
+				     k->block_x, kc };
+		add_kernel(fz, &kk, (const char *)tail, len);
 		break;
 	}
 	case DT_REC_DEVICE: {
@@ -1078,11 +1089,11 @@ static void op_now(struct dt_fusion *fz, const struct dt_op *op)
 /* What goes through the pipe: a record, or what the analysis reads of an
  * op. The strings an op points to are the model's, kept as long as it
  * lives, which is past dt_fusion_end_file(); its pointers are copied. */
-enum { MSG_RECORD = 1, MSG_OP };
+enum { MSG_RECORD = 1, MSG_KERNEL, MSG_OP };
 
 struct msg_record {
 	const struct dt_kernel_class *kc;
-	/* the record follows; a kernel's without its name when kc has it */
+	/* the record follows */
 };
 
 struct msg_op {
@@ -1099,7 +1110,9 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 	struct dt_fusion *fz = arg;
 	(void)n;
 
-	if (kind == MSG_RECORD) {
+	if (kind == MSG_KERNEL) {
+		add_kernel(fz, msg, NULL, 0);
+	} else if (kind == MSG_RECORD) {
 		const struct msg_record *m = msg;
 		feed_now(fz, (const struct dt_rec_hdr *)(m + 1), m->kc);
 	} else if (kind == MSG_OP) {
@@ -1129,26 +1142,34 @@ void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h,
 		    const struct dt_kernel_class *kc)
 {
 	struct priv *pv = P(fz);
-	size_t n = h->size;
 
 	switch (h->type) {
-	case DT_REC_KERNEL:
-		if (((const struct dt_rec_kernel *)h)->flags &
-		    DT_KERNEL_NO_TIME)
+	case DT_REC_KERNEL: {
+		const struct dt_rec_kernel *k = (const void *)h;
+		if (k->flags & DT_KERNEL_NO_TIME)
 			return;
-		/* the name is kc's: the fixed fields are enough */
-		if (kc)
-			n = dt_rec_tail_at[DT_REC_KERNEL];
+		/* the name is the model's: the fields the analysis reads */
+		struct kernel *m =
+			pv->pipe && kc
+				? dt_pipe_put(pv->pipe, MSG_KERNEL, sizeof(*m))
+				: NULL;
+		if (m) {
+			*m = (struct kernel){ k->start,   k->end,    k->corr,
+					      k->device,  k->stream, k->grid_x,
+					      k->block_x, kc };
+			return;
+		}
 		break;
+	}
 	case DT_REC_CORR:
 	case DT_REC_DEVICE:
 		break;
 	default:
 		return;
 	}
-	struct msg_record *m =
-		pv->pipe ? dt_pipe_put(pv->pipe, MSG_RECORD, sizeof(*m) + n)
-			 : NULL;
+	struct msg_record *m = pv->pipe ? dt_pipe_put(pv->pipe, MSG_RECORD,
+						      sizeof(*m) + h->size)
+					: NULL;
 	if (!m) {
 		if (pv->pipe)
 			dt_pipe_drain(pv->pipe);
@@ -1156,12 +1177,7 @@ void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h,
 		return;
 	}
 	m->kc = kc;
-	struct dt_rec_hdr *c = memcpy(m + 1, h, n);
-	if (n < h->size) {
-		uint32_t zero = 0;
-		c->size = (uint32_t)n;
-		memcpy((uint8_t *)c + dt_rec_len_at[DT_REC_KERNEL], &zero, 4);
-	}
+	memcpy(m + 1, h, h->size);
 }
 
 void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)

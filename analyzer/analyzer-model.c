@@ -246,6 +246,7 @@ struct dt_model {
 	uint8_t *api_class;   /* enum api_class by API id */
 	struct dt_sig **sigs; /* parsed signatures by API id */
 	uint8_t **roles;      /* legacy_op(): each argument's role, by API */
+	struct dt_arg **args; /* each API's last call, decoded */
 	int64_t bn_per_activation, dt_half, dt_bf16, dt_float;
 	struct legacy_entry *legacy[LEGACY_BUCKETS];
 	char **kept; /* strings ops may still point to, freed at the end */
@@ -1844,10 +1845,9 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 	const struct dt_file_info *fi = m->fi;
 	const struct dt_api_def *api =
 		c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
-	struct dt_arg args[40];
 	uint32_t len;
 	const uint8_t *data = dt_rec_tail(&c->hdr, &len);
-	int n;
+	int n = -1;
 
 	if (c->t_end > m->now)
 		m->now = c->t_end;
@@ -1864,9 +1864,17 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		if (!m->sigs[c->api])
 			m->sigs[c->api] = &bad_sig;
 	}
-	n = m->sigs[c->api] == &bad_sig
-		    ? -1
-		    : dt_sig_decode(m->sigs[c->api], data, len, args, 40);
+	/* the names and types of the API's arguments stay from one call to
+	 * the next: only the values are decoded */
+	const struct dt_sig *sig = m->sigs[c->api];
+	struct dt_arg *args = m->args[c->api];
+	if (!args && sig != &bad_sig && sig->n <= 40 &&
+	    (args = malloc(((size_t)sig->n + 1) * sizeof(*args)))) {
+		memcpy(args, sig->proto, (size_t)sig->n * sizeof(*args));
+		m->args[c->api] = args;
+	}
+	if (args)
+		n = dt_sig_decode_values(sig, data, len, args);
 	if (n < 0) {
 		m->stats.undecoded++;
 		return;
@@ -2107,7 +2115,10 @@ static uint64_t kname_hash(const char *name, uint32_t len)
 		memcpy(&b, name + len - 8, 8);
 	if (len > 16)
 		memcpy(&c, name + len / 2 - 4, 8);
-	return mix(mix(mix(a, b), c), len);
+	uint64_t h = (a ^ len) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ (h >> 29) ^ b) * 0xff51afd7ed558ccdull;
+	h = (h ^ (h >> 32) ^ c) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
 }
 
 static bool kname_grow(struct dt_model *m)
@@ -2269,10 +2280,12 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	m->api_class = calloc(fi->n_apis + 1, 1);
 	m->sigs = calloc(fi->n_apis + 1, sizeof(*m->sigs));
 	m->roles = calloc(fi->n_apis + 1, sizeof(*m->roles));
-	if (!m->api_class || !m->sigs || !m->roles) {
+	m->args = calloc(fi->n_apis + 1, sizeof(*m->args));
+	if (!m->api_class || !m->sigs || !m->roles || !m->args) {
 		free(m->api_class);
 		free(m->sigs);
 		free(m->roles);
+		free(m->args);
 		free(m);
 		return NULL;
 	}
@@ -2487,9 +2500,12 @@ void dt_model_free(struct dt_model *m)
 		if (m->sigs[i] != &bad_sig)
 			free(m->sigs[i]);
 	free(m->sigs);
-	for (uint32_t i = 0; i <= m->fi->n_apis; i++)
+	for (uint32_t i = 0; i <= m->fi->n_apis; i++) {
 		free(m->roles[i]);
+		free(m->args[i]);
+	}
 	free(m->roles);
+	free(m->args);
 	for (uint32_t i = 0; i < m->n_knames; i++)
 		free(m->knames[i]);
 	free(m->knames);

@@ -18,6 +18,7 @@ struct msg_hdr {
 };
 
 struct dt_pipe {
+	struct dt_pipe_window w; /* first: dt_pipe_put() reads it */
 	dt_pipe_fn fn;
 	void *arg;
 	pthread_t thread;
@@ -29,7 +30,6 @@ struct dt_pipe {
 	 * the start; the producer fills block[handed % BLOCKS] */
 	unsigned handed, done;
 	bool quit;
-	size_t fill; /* bytes in the block being filled */
 };
 
 static void consume(struct dt_pipe *p, uint8_t *b, size_t len)
@@ -79,6 +79,8 @@ struct dt_pipe *dt_pipe_new(dt_pipe_fn fn, void *arg)
 			goto fail;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
+	p->w.at = p->block[0];
+	p->w.end = p->block[0] + BLOCK;
 	if (pthread_create(&p->thread, NULL, pipe_main, p) == 0)
 		return p;
 	pthread_cond_destroy(&p->cond);
@@ -95,30 +97,25 @@ fail:
 static void hand_over(struct dt_pipe *p, bool all)
 {
 	pthread_mutex_lock(&p->lock);
-	if (p->fill) {
-		p->len[p->handed % BLOCKS] = p->fill;
+	uint8_t *b = p->block[p->handed % BLOCKS];
+	if (p->w.at > b) {
+		p->len[p->handed % BLOCKS] = (size_t)(p->w.at - b);
 		p->handed++;
-		p->fill = 0;
 		pthread_cond_broadcast(&p->cond);
 	}
 	while (all ? p->done != p->handed : p->handed - p->done == BLOCKS)
 		pthread_cond_wait(&p->cond, &p->lock);
 	pthread_mutex_unlock(&p->lock);
+	p->w.at = p->block[p->handed % BLOCKS];
+	p->w.end = p->w.at + BLOCK;
 }
 
-void *dt_pipe_put(struct dt_pipe *p, uint32_t kind, size_t n)
+void *dt_pipe_put_slow(struct dt_pipe *p, uint32_t kind, size_t n)
 {
-	size_t size = (n + 7) & ~(size_t)7;
-
-	if (size > DT_PIPE_MAX)
+	if (((n + 7) & ~(size_t)7) > DT_PIPE_MAX)
 		return NULL;
-	if (p->fill + sizeof(struct msg_hdr) + size > BLOCK)
-		hand_over(p, false);
-	uint8_t *b = p->block[p->handed % BLOCKS] + p->fill;
-	struct msg_hdr h = { kind, (uint32_t)size };
-	memcpy(b, &h, sizeof(h));
-	p->fill += sizeof(h) + size;
-	return b + sizeof(h);
+	hand_over(p, false);
+	return dt_pipe_put(p, kind, n);
 }
 
 void dt_pipe_drain(struct dt_pipe *p)

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct dt_pipe;
 
@@ -26,7 +27,26 @@ struct dt_pipe *dt_pipe_new(dt_pipe_fn fn, void *arg);
 /* Room for a message of n bytes, to be filled before the next call; NULL
  * when n is larger than a block (DT_PIPE_MAX). */
 #define DT_PIPE_MAX (128u << 10)
-void *dt_pipe_put(struct dt_pipe *p, uint32_t kind, size_t n);
+void *dt_pipe_put_slow(struct dt_pipe *p, uint32_t kind, size_t n);
+
+/* The producer's window into the block it fills: a dt_pipe starts with
+ * it, so that most messages are written without a call. */
+struct dt_pipe_window {
+	uint8_t *at, *end;
+};
+
+static inline void *dt_pipe_put(struct dt_pipe *p, uint32_t kind, size_t n)
+{
+	struct dt_pipe_window *w = (struct dt_pipe_window *)p;
+	size_t size = (n + 7) & ~(size_t)7;
+
+	if (size + 8 > (size_t)(w->end - w->at))
+		return dt_pipe_put_slow(p, kind, n);
+	uint32_t h[2] = { kind, (uint32_t)size };
+	memcpy(w->at, h, 8);
+	w->at += 8 + size;
+	return w->at - size;
+}
 
 /* Hand over what is written and wait until the consumer has worked on
  * all of it. The consumer is idle when this returns, until the next

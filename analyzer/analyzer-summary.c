@@ -220,6 +220,8 @@ struct priv {
 	struct index problems, apis, builds, knames;
 	struct kname *kn;
 	size_t n_kn, cap_kn;
+	uint32_t *kn_by_model; /* this file's model's name id -> kn + 1 */
+	size_t cap_kn_by_model;
 	size_t cap_problems, cap_apis, cap_builds, cap_converts, cap_files;
 	size_t cap_devices;
 	/* per build: the plans executed, by engine */
@@ -453,6 +455,26 @@ static struct kname *kname_of(struct dt_summary *s, const char *name,
 	n->len = len;
 	*slot = (uint32_t)++pv->n_kn;
 	return n;
+}
+
+/* The entry of the kernel name the model numbered kc->id in this file. */
+static struct kname *kname_by_model(struct dt_summary *s,
+				    const struct dt_kernel_class *kc)
+{
+	struct priv *pv = P(s);
+	uint32_t *v = grow_array(pv->kn_by_model, &pv->cap_kn_by_model,
+				 (size_t)kc->id + 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	pv->kn_by_model = v;
+	if (!v[kc->id]) {
+		struct kname *n = kname_of(s, kc->name, kc->len);
+		if (!n)
+			return NULL;
+		v[kc->id] = (uint32_t)(n - pv->kn) + 1;
+	}
+	return &pv->kn[v[kc->id] - 1];
 }
 
 static void add_convert(struct dt_summary *s, struct kname *n, bool in_cudnn,
@@ -753,9 +775,8 @@ static char *rank_of(const struct dt_file_info *fi)
 
 static void on_kernel(struct dt_summary *s, struct dt_sum_file *f,
 		      uint32_t corr, uint32_t device, uint64_t start,
-		      uint64_t end, const char *name, uint32_t len,
-		      const struct dt_kernel_class *kc, bool is_kernel,
-		      uint64_t bytes)
+		      uint64_t end, const struct dt_kernel_class *kc,
+		      bool is_kernel, uint64_t bytes)
 {
 	struct priv *pv = P(s);
 	uint64_t d = end > start ? end - start : 0;
@@ -790,7 +811,7 @@ static void on_kernel(struct dt_summary *s, struct dt_sum_file *f,
 		}
 	}
 	if (kc->layout) {
-		struct kname *n = kname_of(s, name, len);
+		struct kname *n = kname_by_model(s, kc);
 		if (n)
 			add_convert(s, n, cudnn, d);
 	}
@@ -889,6 +910,9 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 	if (pv->ids)
 		memset(pv->ids, 0, pv->cap_ids * sizeof(*pv->ids));
 	pv->n_ids = 0;
+	if (pv->kn_by_model)
+		memset(pv->kn_by_model, 0,
+		       pv->cap_kn_by_model * sizeof(*pv->kn_by_model));
 	if (pv->plan_build)
 		memset(pv->plan_build, 0,
 		       pv->cap_plan * sizeof(*pv->plan_build));
@@ -911,7 +935,11 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 			dt_model_finish(m);
 		} else {
 			dt_model_feed(m, h);
-			if (s->fusion)
+			/* the fusion analysis reads kernels, their calls and
+			 * devices */
+			if (s->fusion && (h->type == DT_REC_KERNEL ||
+					  h->type == DT_REC_CORR ||
+					  h->type == DT_REC_DEVICE))
 				dt_fusion_feed(s->fusion, h,
 					       dt_model_kernel(m));
 			switch (h->type) {
@@ -925,27 +953,22 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 			}
 			case DT_REC_KERNEL: {
 				const struct dt_rec_kernel *k = (const void *)h;
-				uint32_t len;
-				const uint8_t *name = dt_rec_tail(h, &len);
 				if (k->flags & DT_KERNEL_NO_TIME)
 					break;
 				on_kernel(s, f, k->corr, k->device, k->start,
-					  k->end, (const char *)name, len,
-					  dt_model_kernel(m), true, 0);
+					  k->end, dt_model_kernel(m), true, 0);
 				break;
 			}
 			case DT_REC_MEMCPY: {
 				const struct dt_rec_memcpy *c = (const void *)h;
 				on_kernel(s, f, c->corr, c->device, c->start,
-					  c->end, NULL, 0, NULL, false,
-					  c->bytes);
+					  c->end, NULL, false, c->bytes);
 				break;
 			}
 			case DT_REC_MEMSET: {
 				const struct dt_rec_memset *c = (const void *)h;
 				on_kernel(s, f, c->corr, c->device, c->start,
-					  c->end, NULL, 0, NULL, false,
-					  c->bytes);
+					  c->end, NULL, false, c->bytes);
 				break;
 			}
 			case DT_REC_DEVICE: {
@@ -1707,6 +1730,7 @@ void dt_summary_free(struct dt_summary *s)
 	for (size_t i = 0; i < pv->n_kn; i++)
 		free(pv->kn[i].name);
 	free(pv->kn);
+	free(pv->kn_by_model);
 	free(pv->seen);
 	free(pv->n_seen);
 	free(pv->plan_ns);

@@ -63,6 +63,11 @@ struct dt_sig *dt_sig_parse(const char *sig);
 int dt_sig_decode(const struct dt_sig *s, const uint8_t *args, uint32_t len,
 		  struct dt_arg *out, int max);
 
+/* The same into out[0..n) that an earlier dt_sig_decode() with s filled:
+ * names and types are there already, only the values are decoded. */
+int dt_sig_decode_values(const struct dt_sig *s, const uint8_t *args,
+			 uint32_t len, struct dt_arg *out);
+
 /* Print a's value the way `dnntrace dump` shows it (no name). Returns the
  * length snprintf would have written. */
 int dt_arg_format(const struct dt_arg *a, char *buf, size_t size);
