@@ -40,7 +40,7 @@ static inline void *dt_pipe_put(struct dt_pipe *p, uint32_t kind, size_t n)
 	struct dt_pipe_window *w = (struct dt_pipe_window *)p;
 	size_t size = (n + 7) & ~(size_t)7;
 
-	if (size + 8 > (size_t)(w->end - w->at))
+	if (size > DT_PIPE_MAX || size + 8 > (size_t)(w->end - w->at))
 		return dt_pipe_put_slow(p, kind, n);
 	uint32_t h[2] = { kind, (uint32_t)size };
 	memcpy(w->at, h, 8);
