@@ -14,7 +14,9 @@ trap 'rm -rf "$tmp"' EXIT
 t="$tmp/rank0.dnnt"
 records=$("$dnntrace" info "$t" | sed -n 's/^records: *\([0-9]*\) .*/\1/p')
 size=$(wc -c <"$t")
+cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -1)
 echo "dnntrace report on a synthetic trace: $records records, $size bytes"
+echo "  on $(nproc) CPUs${cpu:+ ($cpu)}"
 for opt in "" --no-fusion; do
 	best=
 	for i in 1 2 3 4 5; do
