@@ -2097,6 +2097,10 @@ void dt_fusion_finish(struct dt_fusion *fz)
 	struct priv *pv = P(fz);
 	double bw;
 
+	/* a file not ended: what its thread was given is worked on first */
+	dt_pipe_free(pv->pipe);
+	pv->pipe = NULL;
+
 	if (fz->bandwidth_override > 0) {
 		bw = fz->bandwidth_override;
 		snprintf(fz->bandwidth_source, sizeof(fz->bandwidth_source),
