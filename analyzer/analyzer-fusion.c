@@ -713,19 +713,12 @@ static uint32_t name_entry(struct priv *pv, const char *name, uint32_t len,
 {
 	if (!kc)
 		return intern(pv, name, (uint32_t)strnlen(name, len));
-	if (kc->id >= pv->cap_by_model) {
-		size_t cap = pv->cap_by_model ? pv->cap_by_model : 256;
-		while (cap <= kc->id)
-			cap *= 2;
-		uint32_t *v = realloc(pv->by_model, cap * sizeof(*v));
-		if (!v)
-			return UINT32_MAX;
-		memset(v + pv->cap_by_model, 0,
-		       (cap - pv->cap_by_model) * sizeof(*v));
-		pv->by_model = v;
-		pv->cap_by_model = cap;
-	}
-	if (!pv->by_model[kc->id]) {
+	uint32_t *v = dt_grow_array(pv->by_model, &pv->cap_by_model,
+				    (size_t)kc->id + 1, sizeof(*v));
+	if (!v)
+		return UINT32_MAX;
+	pv->by_model = v;
+	if (!v[kc->id]) {
 		/* a NUL in a name ends it */
 		uint32_t ni = intern(pv, kc->name, (uint32_t)strlen(kc->name));
 		if (ni == UINT32_MAX)
@@ -742,6 +735,13 @@ struct kernel {
 	int32_t grid_x, block_x;
 	const struct dt_kernel_class *kc; /* the model's, or NULL */
 };
+
+static struct kernel kernel_of(const struct dt_rec_kernel *k,
+			       const struct dt_kernel_class *kc)
+{
+	return (struct kernel){ k->start,  k->end,    k->corr,    k->device,
+				k->stream, k->grid_x, k->block_x, kc };
+}
 
 static void add_kernel(struct dt_fusion *fz, const struct kernel *k,
 		       const char *name, uint32_t len)
@@ -838,11 +838,18 @@ static void add_kernel(struct dt_fusion *fz, const struct kernel *k,
 
 static void on_message(void *arg, uint32_t kind, void *msg, size_t n);
 
+/* Let the thread finish what it was given, and stop it. */
+static void stop_thread(struct priv *pv)
+{
+	dt_pipe_free(pv->pipe);
+	pv->pipe = NULL;
+}
+
 void dt_fusion_begin_file(struct dt_fusion *fz)
 {
 	struct priv *pv = P(fz);
 
-	dt_pipe_free(pv->pipe);
+	stop_thread(pv);
 	pv->pipe = pv->finished ? NULL : dt_pipe_new(on_message, fz);
 	pv->delivered = 0;
 	memset(pv->corr, 0, sizeof(pv->corr));
@@ -873,9 +880,7 @@ static void feed_now(struct dt_fusion *fz, const struct dt_rec_hdr *h,
 		if (k->flags & DT_KERNEL_NO_TIME)
 			break;
 		tail = dt_rec_tail(h, &len);
-		struct kernel kk = { k->start,   k->end,    k->corr,
-				     k->device,  k->stream, k->grid_x,
-				     k->block_x, kc };
+		struct kernel kk = kernel_of(k, kc);
 		add_kernel(fz, &kk, (const char *)tail, len);
 		break;
 	}
@@ -1086,15 +1091,11 @@ static void op_now(struct dt_fusion *fz, const struct dt_op *op)
 
 /* ------------------------------------------------- the second thread */
 
-/* What goes through the pipe: a record, or what the analysis reads of an
- * op. The strings an op points to are the model's, kept as long as it
- * lives, which is past dt_fusion_end_file(); its pointers are copied. */
+/* What goes through the pipe: what the analysis reads of a kernel whose
+ * name the model has, another record whole, or what it reads of an op. The
+ * strings an op points to are the model's, kept as long as it lives, which is
+ * past dt_fusion_end_file(); its pointers are copied. */
 enum { MSG_RECORD = 1, MSG_KERNEL, MSG_OP };
-
-struct msg_record {
-	const struct dt_kernel_class *kc;
-	/* the record follows */
-};
 
 struct msg_op {
 	uint64_t seq, gpu_ns, problem_id, bytes;
@@ -1113,8 +1114,7 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 	if (kind == MSG_KERNEL) {
 		add_kernel(fz, msg, NULL, 0);
 	} else if (kind == MSG_RECORD) {
-		const struct msg_record *m = msg;
-		feed_now(fz, (const struct dt_rec_hdr *)(m + 1), m->kc);
+		feed_now(fz, msg, NULL);
 	} else if (kind == MSG_OP) {
 		const struct msg_op *m = msg;
 		struct dt_op op = {
@@ -1154,9 +1154,7 @@ void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h,
 				? dt_pipe_put(pv->pipe, MSG_KERNEL, sizeof(*m))
 				: NULL;
 		if (m) {
-			*m = (struct kernel){ k->start,   k->end,    k->corr,
-					      k->device,  k->stream, k->grid_x,
-					      k->block_x, kc };
+			*m = kernel_of(k, kc);
 			return;
 		}
 		break;
@@ -1167,17 +1165,15 @@ void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h,
 	default:
 		return;
 	}
-	struct msg_record *m = pv->pipe ? dt_pipe_put(pv->pipe, MSG_RECORD,
-						      sizeof(*m) + h->size)
-					: NULL;
+	/* a kernel here has no name from the model: its record goes whole */
+	void *m = pv->pipe ? dt_pipe_put(pv->pipe, MSG_RECORD, h->size) : NULL;
 	if (!m) {
 		if (pv->pipe)
 			dt_pipe_drain(pv->pipe);
 		feed_now(fz, h, kc);
 		return;
 	}
-	m->kc = kc;
-	memcpy(m + 1, h, h->size);
+	memcpy(m, h, h->size);
 }
 
 void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
@@ -1919,8 +1915,7 @@ void dt_fusion_end_file(struct dt_fusion *fz)
 {
 	struct priv *pv = P(fz);
 
-	dt_pipe_free(pv->pipe);
-	pv->pipe = NULL;
+	stop_thread(pv);
 	if (pv->finished)
 		return;
 	for (size_t i = 0; i < pv->n_streams; i++) {
@@ -2098,8 +2093,7 @@ void dt_fusion_finish(struct dt_fusion *fz)
 	double bw;
 
 	/* a file not ended: what its thread was given is worked on first */
-	dt_pipe_free(pv->pipe);
-	pv->pipe = NULL;
+	stop_thread(pv);
 
 	if (fz->bandwidth_override > 0) {
 		bw = fz->bandwidth_override;

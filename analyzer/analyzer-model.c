@@ -237,7 +237,8 @@ struct dt_model {
 	 * few, their records many. Entries stay for the model's life. */
 	struct dt_kernel_class **knames; /* by id */
 	uint32_t *kname_idx;             /* open addressing: id + 1 */
-	uint32_t n_knames, cap_knames, cap_kname_idx;
+	uint32_t n_knames, cap_kname_idx;
+	size_t cap_knames;
 	const struct dt_kernel_class *last_kernel;
 	void (*on_build)(void *arg, const struct dt_plan_build *b);
 	void *on_build_arg;
@@ -2123,14 +2124,11 @@ static uint64_t kname_hash(const char *name, uint32_t len)
 
 static bool kname_grow(struct dt_model *m)
 {
-	if (m->n_knames == m->cap_knames) {
-		uint32_t cap = m->cap_knames ? m->cap_knames * 2 : 256;
-		void *v = realloc(m->knames, cap * sizeof(*m->knames));
-		if (!v)
-			return false;
-		m->knames = v;
-		m->cap_knames = cap;
-	}
+	void *v = dt_grow_array(m->knames, &m->cap_knames, m->n_knames + 1,
+				sizeof(*m->knames));
+	if (!v)
+		return false;
+	m->knames = v;
 	if ((m->n_knames + 1) * 2 <= m->cap_kname_idx)
 		return true;
 	uint32_t cap = m->cap_kname_idx ? m->cap_kname_idx * 2 : 1024;

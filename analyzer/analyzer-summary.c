@@ -28,21 +28,6 @@ static uint64_t mix64(uint64_t v)
 	return v ^ (v >> 33);
 }
 
-static void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return p;
-	size_t c = *cap ? *cap : 16;
-	while (c < need)
-		c *= 2;
-	void *q = realloc(p, c * elem);
-	if (!q)
-		return NULL;
-	memset((char *)q + *cap * elem, 0, (c - *cap) * elem);
-	*cap = c;
-	return q;
-}
-
 /* An index from keys to positions in an array: open addressing, the
  * array's position + 1 in each slot, 0 for empty. */
 struct index {
@@ -323,8 +308,8 @@ static struct dt_sum_problem *problem_by_key(struct dt_summary *s,
 		return NULL;
 	if (!fresh)
 		return &s->problems[*slot - 1];
-	struct dt_sum_problem *v = grow_array(s->problems, &pv->cap_problems,
-					      s->n_problems + 1, sizeof(*v));
+	struct dt_sum_problem *v = dt_grow_array(s->problems, &pv->cap_problems,
+						 s->n_problems + 1, sizeof(*v));
 	if (!v)
 		return NULL;
 	s->problems = v;
@@ -362,8 +347,8 @@ static uint32_t api_of(struct dt_summary *s, const char *name)
 		return 0;
 	if (!fresh)
 		return *slot;
-	struct dt_sum_api *v =
-		grow_array(s->apis, &pv->cap_apis, s->n_apis + 1, sizeof(*v));
+	struct dt_sum_api *v = dt_grow_array(s->apis, &pv->cap_apis,
+					     s->n_apis + 1, sizeof(*v));
 	if (!v)
 		return 0;
 	s->apis = v;
@@ -392,8 +377,8 @@ static int32_t build_of(struct dt_summary *s, const char *key,
 	if (!fresh)
 		return (int32_t)*slot - 1;
 	size_t cap = pv->cap_builds;
-	struct dt_sum_build *v = grow_array(s->builds, &pv->cap_builds,
-					    s->n_builds + 1, sizeof(*v));
+	struct dt_sum_build *v = dt_grow_array(s->builds, &pv->cap_builds,
+					       s->n_builds + 1, sizeof(*v));
 	if (!v)
 		return -1;
 	s->builds = v;
@@ -446,7 +431,7 @@ static struct kname *kname_of(struct dt_summary *s, const char *name,
 	if (!fresh)
 		return &pv->kn[*slot - 1];
 	struct kname *v =
-		grow_array(pv->kn, &pv->cap_kn, pv->n_kn + 1, sizeof(*v));
+		dt_grow_array(pv->kn, &pv->cap_kn, pv->n_kn + 1, sizeof(*v));
 	if (!v)
 		return NULL;
 	pv->kn = v;
@@ -462,8 +447,8 @@ static struct kname *kname_by_model(struct dt_summary *s,
 				    const struct dt_kernel_class *kc)
 {
 	struct priv *pv = P(s);
-	uint32_t *v = grow_array(pv->kn_by_model, &pv->cap_kn_by_model,
-				 (size_t)kc->id + 1, sizeof(*v));
+	uint32_t *v = dt_grow_array(pv->kn_by_model, &pv->cap_kn_by_model,
+				    (size_t)kc->id + 1, sizeof(*v));
 
 	if (!v)
 		return NULL;
@@ -485,8 +470,8 @@ static void add_convert(struct dt_summary *s, struct kname *n, bool in_cudnn,
 
 	if (!*ix) {
 		struct dt_sum_convert *v =
-			grow_array(s->converts, &pv->cap_converts,
-				   s->n_converts + 1, sizeof(*v));
+			dt_grow_array(s->converts, &pv->cap_converts,
+				      s->n_converts + 1, sizeof(*v));
 		if (!v)
 			return;
 		s->converts = v;
@@ -524,13 +509,13 @@ static int32_t device_of(struct dt_summary *s, const struct dt_rec_device *d,
 	}
 	size_t cap = pv->cap_devices;
 	struct dt_device *v =
-		grow_array(s->devices, &cap, s->n_devices + 1, sizeof(*v));
+		dt_grow_array(s->devices, &cap, s->n_devices + 1, sizeof(*v));
 	if (!v)
 		return -1;
 	s->devices = v;
 	size_t cap2 = pv->cap_devices;
 	struct dt_peaks *pk =
-		grow_array(s->peaks, &cap2, s->n_devices + 1, sizeof(*pk));
+		dt_grow_array(s->peaks, &cap2, s->n_devices + 1, sizeof(*pk));
 	if (!pk)
 		return -1;
 	s->peaks = pk;
@@ -666,8 +651,8 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 		e->timed++;
 		if (p->n_times < DT_SUM_EXACT) {
 			struct dt_sum_time *t =
-				grow_array(p->times, &p->cap_times,
-					   p->n_times + 1, sizeof(*t));
+				dt_grow_array(p->times, &p->cap_times,
+					      p->n_times + 1, sizeof(*t));
 			if (t) {
 				p->times = t;
 				p->times[p->n_times++] =
@@ -678,8 +663,8 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 			hist_add(p, choice, op->gpu_ns);
 		}
 	}
-	struct dt_sum_share *sh = grow_array(p->per_file, &p->cap_per_file,
-					     pv->file + 1, sizeof(*sh));
+	struct dt_sum_share *sh = dt_grow_array(p->per_file, &p->cap_per_file,
+						pv->file + 1, sizeof(*sh));
 	if (sh) {
 		p->per_file = sh;
 		sh[pv->file].ns += op->gpu_ns;
@@ -732,12 +717,13 @@ static void on_build(void *arg, const struct dt_plan_build *b)
 	s->builds[bi].builds++;
 	s->builds[bi].host_ns += b->host_ns;
 	size_t cap = pv->cap_plan, cap2 = pv->cap_plan;
-	uint64_t *ns = grow_array(pv->plan_ns, &cap, b->plan + 1, sizeof(*ns));
+	uint64_t *ns =
+		dt_grow_array(pv->plan_ns, &cap, b->plan + 1, sizeof(*ns));
 	if (!ns)
 		return;
 	pv->plan_ns = ns;
 	int32_t *pb =
-		grow_array(pv->plan_build, &cap2, b->plan + 1, sizeof(*pb));
+		dt_grow_array(pv->plan_build, &cap2, b->plan + 1, sizeof(*pb));
 	if (!pb)
 		return;
 	pv->plan_build = pb;
@@ -866,8 +852,8 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 	if (!r)
 		return -1;
 	const struct dt_file_info *fi = dt_reader_info(r);
-	struct dt_sum_file *v = grow_array(s->files, &pv->cap_files,
-					   s->n_files + 1, sizeof(*v));
+	struct dt_sum_file *v = dt_grow_array(s->files, &pv->cap_files,
+					      s->n_files + 1, sizeof(*v));
 	struct dt_model *m = dt_model_new(fi);
 	uint32_t *map = calloc(fi->n_apis + 1, sizeof(*map));
 	if (!v || !m || !map) {
@@ -935,11 +921,7 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 			dt_model_finish(m);
 		} else {
 			dt_model_feed(m, h);
-			/* the fusion analysis reads kernels, their calls and
-			 * devices */
-			if (s->fusion && (h->type == DT_REC_KERNEL ||
-					  h->type == DT_REC_CORR ||
-					  h->type == DT_REC_DEVICE))
+			if (s->fusion)
 				dt_fusion_feed(s->fusion, h,
 					       dt_model_kernel(m));
 			switch (h->type) {

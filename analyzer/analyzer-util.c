@@ -1,6 +1,6 @@
 /*
  * analyzer-util.c - a growable string, for the descriptions, evidence and
- * notes the analyzer writes (analyzer-util.h).
+ * notes the analyzer writes, and growable arrays (analyzer-util.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,4 +68,19 @@ char *dt_sb_take(struct dt_sbuf *b)
 	b->p = NULL;
 	b->len = b->cap = 0;
 	return p;
+}
+
+void *dt_grow_array(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 16;
+	while (c < need)
+		c *= 2;
+	void *q = realloc(p, c * elem);
+	if (!q)
+		return NULL;
+	memset((char *)q + *cap * elem, 0, (c - *cap) * elem);
+	*cap = c;
+	return q;
 }

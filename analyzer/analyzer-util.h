@@ -57,6 +57,11 @@ void dt_sb_item(struct dt_sbuf *b, const char *sep, const char *fmt, ...)
 /* The string (malloc'ed, "" when empty); b is empty again. */
 char *dt_sb_take(struct dt_sbuf *b);
 
+/* p (an array of *cap elements of elem bytes) grown to hold `need`, by
+ * doubling, new elements zeroed; NULL when memory is short (p is then
+ * still valid). */
+void *dt_grow_array(void *p, size_t *cap, size_t need, size_t elem);
+
 /* strdup that passes NULL through. */
 static inline char *dt_xstrdup(const char *s)
 {
