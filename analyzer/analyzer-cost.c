@@ -7,54 +7,11 @@
  * measured. The FLOP counts are the textbook ones (a multiply-add is two
  * operations): exact for convolutions, matrix products and attention,
  * conventions for the memory-bound kinds, where the bytes matter more.
- * Also what kernel names say: their library, layout conversions.
  */
 #define _GNU_SOURCE
 #include <string.h>
 
 #include "analyzer-cost.h"
-
-/* cudnnDataType_t values are part of cuDNN's ABI. */
-enum {
-	DTYPE_FLOAT = 0,
-	DTYPE_DOUBLE = 1,
-	DTYPE_HALF = 2,
-	DTYPE_INT8 = 3,
-	DTYPE_BFLOAT16 = 9,
-	DTYPE_FP8_E4M3 = 12,
-	DTYPE_FP8_E5M2 = 13,
-};
-
-int dt_dtype_bits(int64_t dtype)
-{
-	static const unsigned char bits[] = {
-		32,  /* FLOAT */
-		64,  /* DOUBLE */
-		16,  /* HALF */
-		8,   /* INT8 */
-		32,  /* INT32 */
-		8,   /* INT8x4: a dimension counts the scalars */
-		8,   /* UINT8 */
-		8,   /* UINT8x4 */
-		8,   /* INT8x32 */
-		16,  /* BFLOAT16 */
-		64,  /* INT64 */
-		1,   /* BOOLEAN: packed, eight to a byte */
-		8,   /* FP8_E4M3 */
-		8,   /* FP8_E5M2 */
-		32,  /* FAST_FLOAT_FOR_FP8 (a compute type) */
-		8,   /* FP8_E8M0 */
-		4,   /* FP4_E2M1 */
-		4,   /* INT4 */
-		4,   /* UINT4 */
-		32,  /* UINT32 */
-		64,  /* COMPLEX_FP32 */
-		128, /* COMPLEX_FP64 */
-	};
-	if (dtype < 0 || (uint64_t)dtype >= sizeof(bits))
-		return 0;
-	return bits[dtype];
-}
 
 static double elements(const struct dt_tensor *t)
 {
@@ -107,21 +64,21 @@ enum dt_math dt_math_of(const struct dt_cost *c, int tensor_cores)
 {
 	if (c->dtype < 0)
 		return DT_MATH_UNKNOWN;
-	if (c->dtype == DTYPE_DOUBLE)
+	if (c->dtype == DT_DTYPE_DOUBLE)
 		return DT_MATH_FP64;
 	if (!c->tensor_op || tensor_cores == 0)
 		return DT_MATH_FP32;
 	switch (c->dtype) {
-	case DTYPE_HALF:
+	case DT_DTYPE_HALF:
 		return DT_MATH_FP16;
-	case DTYPE_BFLOAT16:
+	case DT_DTYPE_BFLOAT16:
 		return DT_MATH_BF16;
-	case DTYPE_FP8_E4M3:
-	case DTYPE_FP8_E5M2:
+	case DT_DTYPE_FP8_E4M3:
+	case DT_DTYPE_FP8_E5M2:
 		return DT_MATH_FP8;
-	case DTYPE_INT8:
+	case DT_DTYPE_INT8:
 		return DT_MATH_INT8;
-	case DTYPE_FLOAT:
+	case DT_DTYPE_FLOAT:
 		return tensor_cores == 1 ? DT_MATH_TF32 : DT_MATH_FP32;
 	default:
 		return DT_MATH_FP32;
@@ -176,53 +133,6 @@ const char *dt_math_name(enum dt_math m)
 		[DT_MATH_FP8] = "fp8",   [DT_MATH_INT8] = "int8",
 	};
 	return (unsigned)m < DT_MATH_COUNT ? names[m] : "?";
-}
-
-/* ------------------------------------------------------------ kernels */
-
-static const struct {
-	const char *key, *name;
-	const char *needles[6];
-} families[DT_FAM_COUNT] = {
-	[DT_FAM_GEMM] = { "gemm",
-			  "GEMM (cuBLAS, cuBLASLt, CUTLASS)",
-			  { "gemm", "nvjet", "cutlass", "cublas", "Gemm",
-			    NULL } },
-	[DT_FAM_NCCL] = { "nccl", "NCCL", { "nccl", NULL } },
-	[DT_FAM_GGML] = { "ggml", "ggml", { "ggml", NULL } },
-	[DT_FAM_ATEN] = { "aten",
-			  "PyTorch (ATen)",
-			  { "at6native", "at::native", "_ZN2at", NULL } },
-	[DT_FAM_XLA] = { "xla",
-			 "XLA (and its autotuner)",
-			 { "xla", "fusion", "stream_executor", NULL } },
-	[DT_FAM_OTHER] = { "other", "other kernels", { NULL } },
-};
-
-const char *dt_family_name(enum dt_family f)
-{
-	return (unsigned)f < DT_FAM_COUNT ? families[f].name : "?";
-}
-
-const char *dt_family_key(enum dt_family f)
-{
-	return (unsigned)f < DT_FAM_COUNT ? families[f].key : "?";
-}
-
-enum dt_family dt_family_of(const char *name, size_t len)
-{
-	for (int f = 0; f < DT_FAM_OTHER; f++)
-		for (const char *const *n = families[f].needles; *n; n++)
-			if (memmem(name, len, *n, strlen(*n)))
-				return (enum dt_family)f;
-	return DT_FAM_OTHER;
-}
-
-bool dt_tuner_kernel(const char *name, size_t len)
-{
-	return memmem(name, len, "RedzoneAllocator", 16) ||
-	       memmem(name, len, "xla_fp_comparison", 17) ||
-	       memmem(name, len, "xla_int_comparison", 18);
 }
 
 /* ------------------------------------------------------------- backend */

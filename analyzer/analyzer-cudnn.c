@@ -60,11 +60,57 @@ int64_t dt_enum_value(const char *type, const char *name, int64_t def)
 	return def;
 }
 
+/* The one table of cuDNN's data types, by value: the bits of an element.
+ * Their names are the generated table's. */
+static const unsigned char dtype_bits[DT_DTYPE_COUNT] = {
+	[DT_DTYPE_FLOAT] = 32,
+	[DT_DTYPE_DOUBLE] = 64,
+	[DT_DTYPE_HALF] = 16,
+	[DT_DTYPE_INT8] = 8,
+	[DT_DTYPE_INT32] = 32,
+	/* vectorized types: a dimension counts the scalars */
+	[DT_DTYPE_INT8x4] = 8,
+	[DT_DTYPE_UINT8] = 8,
+	[DT_DTYPE_UINT8x4] = 8,
+	[DT_DTYPE_INT8x32] = 8,
+	[DT_DTYPE_BFLOAT16] = 16,
+	[DT_DTYPE_INT64] = 64,
+	[DT_DTYPE_BOOLEAN] = 1, /* packed, eight to a byte */
+	[DT_DTYPE_FP8_E4M3] = 8,
+	[DT_DTYPE_FP8_E5M2] = 8,
+	[DT_DTYPE_FAST_FLOAT_FOR_FP8] = 32, /* a compute type */
+	[DT_DTYPE_FP8_E8M0] = 8,
+	[DT_DTYPE_FP4_E2M1] = 4,
+	[DT_DTYPE_INT4] = 4,
+	[DT_DTYPE_UINT4] = 4,
+	[DT_DTYPE_UINT32] = 32,
+	[DT_DTYPE_COMPLEX_FP32] = 64,
+	[DT_DTYPE_COMPLEX_FP64] = 128,
+};
+
 const char *dt_dtype_name(int64_t dtype)
 {
 	const char *n =
 		dtype >= 0 ? dt_enum_name("cudnnDataType_t", 15, dtype) : NULL;
 	return n ? n + strlen("CUDNN_DATA_") : "?";
+}
+
+int dt_dtype_bits(int64_t dtype)
+{
+	return dtype >= 0 && dtype < DT_DTYPE_COUNT ? dtype_bits[dtype] : 0;
+}
+
+int64_t dt_dtype_by_name(const char *name, size_t len)
+{
+	char full[64];
+
+	if (len > 40)
+		return -1;
+	snprintf(full, sizeof(full), "%s%.*s",
+		 len > 11 && !memcmp(name, "CUDNN_DATA_", 11) ? ""
+							      : "CUDNN_DATA_",
+		 (int)len, name);
+	return dt_enum_value("cudnnDataType_t", full, -1);
 }
 
 const char *dt_status_name(int64_t status)

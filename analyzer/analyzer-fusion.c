@@ -22,15 +22,6 @@
 #include "analyzer-util.h"
 #include "dt-fusion.h"
 
-enum {
-	DT_FLOAT = 0,
-	DT_DOUBLE = 1,
-	DT_HALF = 2,
-	DT_INT8 = 3,
-	DT_INT32 = 4,
-	DT_BF16 = 9
-};
-
 /* GPU time (ns) a node waits after its start before it is looked at, so
  * that the kernels after it are in; nodes held per stream at most before
  * the oldest are looked at anyway; nodes a chain may look ahead. */
@@ -44,165 +35,50 @@ enum {
 
 /* ------------------------------------------------------ kernel classes */
 
-enum cls {
-	K_OTHER, /* ends a chain */
-	K_SKIP,  /* bookkeeping (fills): neither part of a chain nor its end */
-	K_CUDNN, /* a cuDNN call's kernels */
-	K_GEMM,
-	K_GEMM_TAIL, /* a split-K reduction: part of the GEMM before it */
-	K_ADD,
-	K_MUL,
-	K_RELU,
-	K_GELU,
-	K_SILU,
-	K_SIGMOID,
-	K_TANH,
-	K_RELU_BWD,
-	K_GELU_BWD,
-	K_SILU_BWD,
-	K_COPY,
-	K_BN_STATS,
-	K_BN_UPDATE,
-	K_BN_APPLY,
-	K_BN_BWD_REDUCE,
-	K_BN_BWD_ELEMT,
-};
+/* A node's class: what the classifier says of its kernel's name, or a
+ * cuDNN call's kernels. */
+#define K_CUDNN DT_KOP_COUNT
 
-/* Names inside PyTorch's (and cuBLAS's) kernel names, most specific
- * first. */
-static const struct {
-	const char *needle;
-	enum cls cls;
-} kernel_names[] = {
-	{ "FillFunctor", K_SKIP },
-	{ "splitKreduce", K_GEMM_TAIL },
-	{ "batch_norm_collect_statistics", K_BN_STATS },
-	{ "batch_norm_reduce_statistics", K_BN_STATS },
-	{ "batch_norm_update_stats", K_BN_UPDATE },
-	{ "batch_norm_transform_input", K_BN_APPLY },
-	{ "batch_norm_elementwise", K_BN_APPLY },
-	{ "batch_norm_backward_reduce", K_BN_BWD_REDUCE },
-	{ "batch_norm_backward_elemt", K_BN_BWD_ELEMT },
-	{ "threshold_kernel", K_RELU_BWD },
-	{ "GeluBackward", K_GELU_BWD },
-	{ "silu_backward", K_SILU_BWD },
-	{ "launch_clamp_scalar", K_RELU },
-	{ "clamp_min", K_RELU },
-	{ "GeluCUDAKernelImpl", K_GELU },
-	{ "silu_kernel", K_SILU },
-	{ "sigmoid_kernel", K_SIGMOID },
-	{ "tanh_kernel", K_TANH },
-	{ "CUDAFunctor_add", K_ADD },
-	{ "AddFunctor", K_ADD },
-	{ "MulFunctor", K_MUL },
-	{ "copy_kernel", K_COPY },
-};
-
-static const char *const cls_what[] = {
-	[K_OTHER] = "kernel",
-	[K_SKIP] = "kernel",
+static const char *const cls_what[DT_KOP_COUNT + 1] = {
+	[DT_KOP_OTHER] = "kernel",
+	[DT_KOP_FILL] = "kernel",
 	[K_CUDNN] = "cuDNN",
-	[K_GEMM] = "matmul (GEMM kernel)",
-	[K_GEMM_TAIL] = "split-K reduction",
-	[K_ADD] = "add",
-	[K_MUL] = "multiply",
-	[K_RELU] = "ReLU",
-	[K_GELU] = "GELU",
-	[K_SILU] = "SiLU",
-	[K_SIGMOID] = "sigmoid",
-	[K_TANH] = "tanh",
-	[K_RELU_BWD] = "ReLU backward",
-	[K_GELU_BWD] = "GELU backward",
-	[K_SILU_BWD] = "SiLU backward",
-	[K_COPY] = "copy/cast",
-	[K_BN_STATS] = "batch norm statistics",
-	[K_BN_UPDATE] = "batch norm running stats",
-	[K_BN_APPLY] = "batch norm apply",
-	[K_BN_BWD_REDUCE] = "batch norm backward reduce",
-	[K_BN_BWD_ELEMT] = "batch norm backward apply",
+	[DT_KOP_GEMM] = "matmul (GEMM kernel)",
+	[DT_KOP_GEMM_TAIL] = "split-K reduction",
+	[DT_KOP_ADD] = "add",
+	[DT_KOP_MUL] = "multiply",
+	[DT_KOP_RELU] = "ReLU",
+	[DT_KOP_GELU] = "GELU",
+	[DT_KOP_SILU] = "SiLU",
+	[DT_KOP_SIGMOID] = "sigmoid",
+	[DT_KOP_TANH] = "tanh",
+	[DT_KOP_RELU_BWD] = "ReLU backward",
+	[DT_KOP_GELU_BWD] = "GELU backward",
+	[DT_KOP_SILU_BWD] = "SiLU backward",
+	[DT_KOP_COPY] = "copy/cast",
+	[DT_KOP_BN_STATS] = "batch norm statistics",
+	[DT_KOP_BN_UPDATE] = "batch norm running stats",
+	[DT_KOP_BN_APPLY] = "batch norm apply",
+	[DT_KOP_BN_BWD_REDUCE] = "batch norm backward reduce",
+	[DT_KOP_BN_BWD_ELEMT] = "batch norm backward apply",
 };
 
-static bool pointwise(enum cls c)
+static bool pointwise(int c)
 {
-	return c >= K_ADD && c <= K_COPY;
+	return c >= DT_KOP_ADD && c <= DT_KOP_COPY;
 }
 
 /* Backward pointwise ops read a saved tensor as well as the gradient. */
-static bool binary_bwd(enum cls c)
+static bool binary_bwd(int c)
 {
-	return c == K_RELU_BWD || c == K_GELU_BWD || c == K_SILU_BWD;
-}
-
-static int64_t dtype_of_name(const char *name)
-{
-	if (strstr(name, "BFloat16") || strstr(name, "bfloat16"))
-		return DT_BF16;
-	if (strstr(name, "Half") || strstr(name, "__half"))
-		return DT_HALF;
-	if (strstr(name, "IdE") || strstr(name, "Iddd"))
-		return DT_DOUBLE;
-	if (strstr(name, "IfE") || strstr(name, "Ifff"))
-		return DT_FLOAT;
-	return -1;
+	return c == DT_KOP_RELU_BWD || c == DT_KOP_GELU_BWD ||
+	       c == DT_KOP_SILU_BWD;
 }
 
 static uint64_t dsize(int64_t dtype)
 {
 	int bits = dtype >= 0 ? dt_dtype_bits(dtype) : 0;
 	return bits >= 8 ? (uint64_t)bits / 8 : 0;
-}
-
-/* The number after "ILi" at p ("ILi8E..."), 0 when there is none. */
-static uint64_t template_int(const char *p)
-{
-	if (!p || strncmp(p, "ILi", 3))
-		return 0;
-	return strtoull(p + 3, NULL, 10);
-}
-
-/* Per thread items and, when the template fixes it, threads per block of
- * PyTorch's elementwise kernels (the name's first 160 bytes say); *per 0
- * when the name is none of them. */
-static void elementwise_shape(const char *name, size_t len, uint64_t *per,
-			      uint64_t *threads)
-{
-	char buf[160];
-	const char *p;
-
-	snprintf(buf, sizeof(buf), "%.*s", (int)(len < 159 ? len : 159), name);
-	*per = *threads = 0;
-	if ((p = strstr(buf, "vectorized_elementwise_kernel"))) {
-		*per = template_int(p + 29);
-	} else if ((p = strstr(buf, "unrolled_elementwise_kernel"))) {
-		*per = 4; /* PyTorch's unroll factor for these */
-	} else if ((p = strstr(buf, "elementwise_kernel"))) {
-		/* elementwise_kernel<nt, vt>: nt threads, vt items each */
-		*threads = template_int(p + 18);
-		/* template_int() read "ILi<digits>" there: what follows is
-		 * within the string */
-		const char *q = *threads ? strstr(p + 21, "ELi") : NULL;
-		*per = q ? strtoull(q + 3, NULL, 10) : 0;
-	}
-}
-
-static uint64_t launch_elems(uint64_t per, uint64_t threads, int32_t grid_x,
-			     int32_t block_x, uint64_t *granule)
-{
-	uint64_t g = grid_x > 0 ? (uint64_t)grid_x : 0;
-	uint64_t b = threads ? threads : block_x > 0 ? (uint64_t)block_x : 0;
-
-	if (granule)
-		*granule = b * per;
-	return g * b * per;
-}
-
-uint64_t dt_fz_kernel_elems(const char *name, size_t len, int32_t grid_x,
-			    int32_t block_x, uint64_t *granule)
-{
-	uint64_t per, threads;
-
-	elementwise_shape(name, len, &per, &threads);
-	return launch_elems(per, threads, grid_x, block_x, granule);
 }
 
 /* -------------------------------------------------------------- state */
@@ -234,7 +110,8 @@ struct node {
 	uint64_t ns;
 	uint32_t kernels;
 	int32_t grid_x, block_x;
-	uint32_t name; /* into names */
+	const struct dt_kernel_class *kc; /* its (first) kernel's, the
+					     model's */
 	int32_t device;
 	int8_t dtype;
 	uint8_t cls;
@@ -260,22 +137,6 @@ struct device_cc {
 };
 
 struct priv {
-	/* kernel names, interned, with what they say */
-	struct kname {
-		char *s;
-		uint64_t hash;
-		uint32_t len;
-		uint8_t cls;  /* for kernels outside cuDNN */
-		int8_t dtype; /* -1 unknown */
-		bool nhwc, full;
-		bool gemm_tail;
-		uint32_t per, threads; /* elementwise_shape() */
-	} * names;
-	size_t n_names, cap_names;
-	uint32_t *name_idx; /* hash -> index + 1 */
-	size_t cap_idx;
-	uint32_t *by_model; /* this file's model's name id -> index + 1 */
-	size_t cap_by_model;
 	struct opinfo *free_ops;
 	bool finished; /* dt_fusion_finish() ran: nothing more comes in */
 	/* a file's records and ops go to the thread behind this, when it
@@ -332,87 +193,21 @@ struct dt_fusion *dt_fusion_new(void)
 	return fz;
 }
 
-static uint32_t intern(struct priv *pv, const char *name, size_t len)
+static const char *name_of(const struct node *n)
 {
-	uint64_t h = dt_hash(name, len, 0xf05e);
-
-	if (pv->n_names * 2 >= pv->cap_idx) {
-		size_t cap = pv->cap_idx ? pv->cap_idx * 2 : 1024;
-		uint32_t *v = calloc(cap, sizeof(*v));
-		if (!v)
-			return UINT32_MAX;
-		for (size_t i = 0; i < pv->n_names; i++) {
-			size_t k = pv->names[i].hash & (cap - 1);
-			while (v[k])
-				k = (k + 1) & (cap - 1);
-			v[k] = (uint32_t)i + 1;
-		}
-		free(pv->name_idx);
-		pv->name_idx = v;
-		pv->cap_idx = cap;
-	}
-	size_t k = h & (pv->cap_idx - 1);
-	for (; pv->name_idx[k]; k = (k + 1) & (pv->cap_idx - 1)) {
-		const struct kname *kn = &pv->names[pv->name_idx[k] - 1];
-		if (kn->hash == h && kn->len == len &&
-		    !memcmp(kn->s, name, len))
-			return pv->name_idx[k] - 1;
-	}
-	if (pv->n_names == pv->cap_names) {
-		size_t cap = pv->cap_names ? pv->cap_names * 2 : 256;
-		struct kname *v = realloc(pv->names, cap * sizeof(*v));
-		if (!v)
-			return UINT32_MAX;
-		pv->names = v;
-		pv->cap_names = cap;
-	}
-	char *s = strndup(name, len);
-	if (!s)
-		return UINT32_MAX;
-	struct kname *kn = &pv->names[pv->n_names];
-	*kn = (struct kname){ .s = s,
-			      .hash = h,
-			      .len = (uint32_t)len,
-			      .cls = K_OTHER };
-	kn->dtype = (int8_t)dtype_of_name(s);
-	kn->nhwc = strstr(s, "channels_last") != NULL;
-	kn->full = strstr(s, "vectorized_elementwise_kernel") != NULL;
-	kn->gemm_tail = strstr(s, "splitKreduce") != NULL;
-	uint64_t per, threads;
-	elementwise_shape(s, len, &per, &threads);
-	kn->per = (uint32_t)per;
-	kn->threads = (uint32_t)threads;
-	for (size_t i = 0; i < sizeof(kernel_names) / sizeof(*kernel_names);
-	     i++)
-		if (strstr(s, kernel_names[i].needle)) {
-			kn->cls = kernel_names[i].cls;
-			break;
-		}
-	if (kn->cls == K_OTHER && dt_family_of(s, len) == DT_FAM_GEMM)
-		kn->cls = K_GEMM;
-	pv->name_idx[k] = (uint32_t)++pv->n_names;
-	return (uint32_t)pv->n_names - 1;
-}
-
-static const char *name_of(const struct priv *pv, const struct node *n)
-{
-	return n->name < pv->n_names ? pv->names[n->name].s : "";
+	return n->kc ? n->kc->name : "";
 }
 
 /* The kernel's function and, for PyTorch's generic elementwise kernels,
  * the operation inside: "vectorized_elementwise_kernel[CUDAFunctor_add]". */
-static char *kernel_detail(const char *name)
+static char *kernel_detail(const struct dt_kernel_class *kc)
 {
+	const char *name = kc ? kc->name : "";
 	size_t n;
 	const char *f = dt_kernel_function(name, strlen(name), &n);
 
-	if (strstr(name, "elementwise_kernel")) {
-		for (size_t i = 0;
-		     i < sizeof(kernel_names) / sizeof(*kernel_names); i++)
-			if (strstr(name, kernel_names[i].needle))
-				return dt_xasprintf("%.*s[%s]", (int)n, f,
-						    kernel_names[i].needle);
-	}
+	if (kc && kc->op_needle && strstr(name, "elementwise_kernel"))
+		return dt_xasprintf("%.*s[%s]", (int)n, f, kc->op_needle);
 	return strndup(f, n);
 }
 
@@ -706,28 +501,6 @@ static void opinfo_free(struct priv *pv, struct opinfo *o)
 
 static void process(struct dt_fusion *fz, struct stream *s, bool final);
 
-/* The name's entry: through the model's number for it when there is
- * one, so that a name is hashed once per file, not once per kernel. */
-static uint32_t name_entry(struct priv *pv, const char *name, uint32_t len,
-			   const struct dt_kernel_class *kc)
-{
-	if (!kc)
-		return intern(pv, name, (uint32_t)strnlen(name, len));
-	uint32_t *v = dt_grow_array(pv->by_model, &pv->cap_by_model,
-				    (size_t)kc->id + 1, sizeof(*v));
-	if (!v)
-		return UINT32_MAX;
-	pv->by_model = v;
-	if (!v[kc->id]) {
-		/* a NUL in a name ends it */
-		uint32_t ni = intern(pv, kc->name, (uint32_t)strlen(kc->name));
-		if (ni == UINT32_MAX)
-			return ni;
-		pv->by_model[kc->id] = ni + 1;
-	}
-	return pv->by_model[kc->id] - 1;
-}
-
 /* What the analysis reads of a kernel record. */
 struct kernel {
 	uint64_t start, end;
@@ -743,8 +516,7 @@ static struct kernel kernel_of(const struct dt_rec_kernel *k,
 				k->stream, k->grid_x, k->block_x, kc };
 }
 
-static void add_kernel(struct dt_fusion *fz, const struct kernel *k,
-		       const char *name, uint32_t len)
+static void add_kernel(struct dt_fusion *fz, const struct kernel *k)
 {
 	const struct dt_kernel_class *kc = k->kc;
 	struct priv *pv = P(fz);
@@ -755,19 +527,15 @@ static void add_kernel(struct dt_fusion *fz, const struct kernel *k,
 			       : 0;
 	uint64_t d = k->end > k->start ? k->end - k->start : 0;
 
-	if (!s)
+	if (!s || !kc)
 		return;
-	uint32_t ni = name_entry(pv, name, len, kc);
-	if (ni == UINT32_MAX)
-		return;
-	const struct kname *kn = &pv->names[ni];
 	/* the kernels of one cuDNN call, and a split-K GEMM's reduction,
 	 * make one node */
 	for (size_t i = s->n; i > s->next && i + 2 > s->n; i--) {
 		struct node *n = &s->v[i - 1];
 		if ((seq && n->seq == seq) ||
-		    (!seq && !n->seq && i == s->n && n->cls == K_GEMM &&
-		     kn->gemm_tail)) {
+		    (!seq && !n->seq && i == s->n && n->cls == DT_KOP_GEMM &&
+		     kc->op == DT_KOP_GEMM_TAIL)) {
 			n->end = k->end > n->end ? k->end : n->end;
 			n->ns += d;
 			n->kernels++;
@@ -790,27 +558,29 @@ static void add_kernel(struct dt_fusion *fz, const struct kernel *k,
 			  .device = (int32_t)k->device,
 			  .grid_x = k->grid_x,
 			  .block_x = k->block_x,
-			  .name = ni };
-	n.dtype = kn->dtype;
-	n.nhwc = kn->nhwc;
-	n.cls = seq ? K_CUDNN : kn->cls;
+			  .kc = kc };
+	n.dtype = kc->dtype;
+	n.nhwc = kc->nhwc;
+	n.cls = seq ? K_CUDNN : (uint8_t)kc->op;
 	if (!seq) {
-		n.elems = launch_elems(kn->per, kn->threads, k->grid_x,
-				       k->block_x, &n.granule);
-		n.full = kn->full;
+		n.elems = dt_kernel_class_elems(kc, k->grid_x, k->block_x,
+						&n.granule);
+		n.full = kc->vectorized;
 	}
 	/* the run's streaming bandwidth: unary elementwise kernels, and
 	 * binary ones over whole tensors, large enough not to be launch
 	 * bound */
 	uint64_t ds = n.dtype >= 0 ? dsize(n.dtype) : 0;
-	int arrays =
-		n.cls == K_RELU || n.cls == K_GELU || n.cls == K_SILU ||
-				n.cls == K_SIGMOID || n.cls == K_TANH
-			? 2
-		: (n.cls == K_ADD || n.cls == K_MUL || binary_bwd(n.cls)) &&
-				n.full
-			? 3
-			: 0;
+	int arrays = n.cls == DT_KOP_RELU || n.cls == DT_KOP_GELU ||
+				     n.cls == DT_KOP_SILU ||
+				     n.cls == DT_KOP_SIGMOID ||
+				     n.cls == DT_KOP_TANH
+			     ? 2
+		     : (n.cls == DT_KOP_ADD || n.cls == DT_KOP_MUL ||
+			binary_bwd(n.cls)) &&
+				     n.full
+			     ? 3
+			     : 0;
 	if (arrays && ds && n.elems * ds >= (4u << 20) && d) {
 		fz->stream_bytes += (uint64_t)arrays * n.elems * ds;
 		fz->stream_ns += d;
@@ -853,9 +623,6 @@ void dt_fusion_begin_file(struct dt_fusion *fz)
 	pv->pipe = pv->finished ? NULL : dt_pipe_new(on_message, fz);
 	pv->delivered = 0;
 	memset(pv->corr, 0, sizeof(pv->corr));
-	if (pv->by_model)
-		memset(pv->by_model, 0,
-		       pv->cap_by_model * sizeof(*pv->by_model));
 	pv->n_devs = 0;
 }
 
@@ -863,8 +630,6 @@ static void feed_now(struct dt_fusion *fz, const struct dt_rec_hdr *h,
 		     const struct dt_kernel_class *kc)
 {
 	struct priv *pv = P(fz);
-	uint32_t len;
-	const uint8_t *tail;
 
 	if (pv->finished)
 		return;
@@ -879,9 +644,8 @@ static void feed_now(struct dt_fusion *fz, const struct dt_rec_hdr *h,
 		const struct dt_rec_kernel *k = (const void *)h;
 		if (k->flags & DT_KERNEL_NO_TIME)
 			break;
-		tail = dt_rec_tail(h, &len);
 		struct kernel kk = kernel_of(k, kc);
-		add_kernel(fz, &kk, (const char *)tail, len);
+		add_kernel(fz, &kk);
 		break;
 	}
 	case DT_REC_DEVICE: {
@@ -927,7 +691,7 @@ static int32_t fused_entry(struct dt_fusion *fz, const struct dt_op *op,
 			scores *= q.dims[2] > 0 ? (uint64_t)q.dims[2] : 0;
 		}
 		kept = 2 * scores *
-		       dsize(o->in->valid ? o->in->dtype : DT_HALF);
+		       dsize(o->in->valid ? o->in->dtype : DT_DTYPE_HALF);
 	}
 	for (size_t i = 0; i < fz->n_fused; i++)
 		if (!strcmp(fz->fused[i].key, op->problem))
@@ -1112,7 +876,7 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 	(void)n;
 
 	if (kind == MSG_KERNEL) {
-		add_kernel(fz, msg, NULL, 0);
+		add_kernel(fz, msg);
 	} else if (kind == MSG_RECORD) {
 		feed_now(fz, msg, NULL);
 	} else if (kind == MSG_OP) {
@@ -1316,7 +1080,7 @@ static long next_node(const struct stream *s, long j, uint64_t e)
 {
 	for (long k = j + 1; k < (long)s->n && k <= j + LOOKAHEAD; k++) {
 		const struct node *n = &s->v[k];
-		if (n->cls == K_SKIP || n->cls == K_BN_UPDATE)
+		if (n->cls == DT_KOP_FILL || n->cls == DT_KOP_BN_UPDATE)
 			continue;
 		if (!n->seq && e && n->elems && n->elems * 16 < e)
 			continue;
@@ -1327,9 +1091,9 @@ static long next_node(const struct stream *s, long j, uint64_t e)
 
 static const char *pw_what(const struct node *n)
 {
-	if (n->cls == K_ADD)
+	if (n->cls == DT_KOP_ADD)
 		return n->full ? "residual add" : "bias add";
-	if (n->cls == K_MUL)
+	if (n->cls == DT_KOP_MUL)
 		return n->full ? "multiply" : "scale";
 	return cls_what[n->cls];
 }
@@ -1359,8 +1123,10 @@ static void check_cc(struct chain *c, int cc, int min, int max,
 static void check_dtype(struct chain *c, int64_t dt)
 {
 	fact(c, F_DTYPE,
-	     dt < 0 || dt == DT_FLOAT || dt == DT_HALF || dt == DT_BF16 ||
-		     dt == DT_INT8 || dt == DT_INT32 || dt == 12 || dt == 13,
+	     dt < 0 || dt == DT_DTYPE_FLOAT || dt == DT_DTYPE_HALF ||
+		     dt == DT_DTYPE_BFLOAT16 || dt == DT_DTYPE_INT8 ||
+		     dt == DT_DTYPE_INT32 || dt == DT_DTYPE_FP8_E4M3 ||
+		     dt == DT_DTYPE_FP8_E5M2,
 	     dt, 0, NULL);
 }
 
@@ -1487,7 +1253,7 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 	chain_init(&c, a->device);
 	uint64_t e = 0, ptr = 0;
 	int64_t dt = -1;
-	bool gemm = a->cls == K_GEMM;
+	bool gemm = a->cls == DT_KOP_GEMM;
 
 	if (o) {
 		e = tensor_elems(o->out);
@@ -1509,8 +1275,10 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 				break;
 			/* a cast the graph's output type could do; not to FP64
 			 * or an unknown type */
-			if (n->cls == K_COPY && n->dtype != DT_FLOAT &&
-			    n->dtype != DT_HALF && n->dtype != DT_BF16)
+			if (n->cls == DT_KOP_COPY &&
+			    n->dtype != DT_DTYPE_FLOAT &&
+			    n->dtype != DT_DTYPE_HALF &&
+			    n->dtype != DT_DTYPE_BFLOAT16)
 				break;
 			link = e && n->elems ? DT_LINK_SIZE : DT_LINK_ORDER;
 			if (!e)
@@ -1521,7 +1289,8 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 			add_step(&c, n, link, e, n->dtype >= 0 ? n->dtype : dt,
 				 true, pw_what(n));
 			if (binary_bwd(n->cls) ||
-			    ((n->cls == K_ADD || n->cls == K_MUL) && n->full))
+			    ((n->cls == DT_KOP_ADD || n->cls == DT_KOP_MUL) &&
+			     n->full))
 				c.bytes_added += e * dsize(dt);
 		} else if (n->op && n->op->kind == DT_KIND_POINTWISE &&
 			   n->op->graph_ops == 1) {
@@ -1575,8 +1344,8 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 	}
 	if (gemm)
 		fact(&c, N_GEMM, true, 0, 0,
-		     name_of(pv, a)[0] == 'n' ? "cuBLAS (nvjet)"
-					      : "another library");
+		     name_of(a)[0] == 'n' ? "cuBLAS (nvjet)"
+					  : "another library");
 	if (kind == DT_KIND_CONV_FWD || kind == DT_KIND_CONV_BWD_DATA ||
 	    kind == DT_KIND_CONV_BWD_FILTER) {
 		const struct dt_tensor *t = o->in->valid ? o->in : o->out;
@@ -1661,7 +1430,7 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 					 NULL);
 				break;
 			}
-			if (b->seq || (b->cls != K_SKIP &&
+			if (b->seq || (b->cls != DT_KOP_FILL &&
 				       (!b->elems || b->elems >= 65536)))
 				break;
 		}
@@ -1669,12 +1438,12 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 			 a->dtype >= 0 ? a->dtype : dt, true, NULL);
 		int stats = c.n - 1;
 		long k = next_node(s, j, e);
-		if (k < 0 || s->v[k].cls != K_BN_APPLY || s->v[k].used) {
+		if (k < 0 || s->v[k].cls != DT_KOP_BN_APPLY || s->v[k].used) {
 			return false;
 		}
 		/* the running-stat updates between them go too */
 		for (long u = i + 1; u < k; u++)
-			if (s->v[u].cls == K_BN_UPDATE) {
+			if (s->v[u].cls == DT_KOP_BN_UPDATE) {
 				c.steps[stats].ns += s->v[u].ns;
 				c.steps[stats].kernels += s->v[u].kernels;
 			}
@@ -1686,8 +1455,8 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 		if (k < 0 || s->v[k].used)
 			break;
 		struct node *n = &s->v[k];
-		bool is_add = n->cls == K_ADD && n->full && !add && !relu;
-		bool is_relu = n->cls == K_RELU && !relu;
+		bool is_add = n->cls == DT_KOP_ADD && n->full && !add && !relu;
+		bool is_relu = n->cls == DT_KOP_RELU && !relu;
 		bool cudnn_act = n->op && n->op->kind == DT_KIND_POINTWISE &&
 				 n->op->graph_ops == 1 &&
 				 (!e || tensor_elems(n->op->out) == e);
@@ -1734,8 +1503,9 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 	int cc = cc_of(pv, a->device);
 	fact(&c, F_LAYOUT_NORM, nhwc, 0, 0, "NormAddRelu");
 	fact(&c, F_NORM_DTYPE,
-	     dt < 0 || dt == DT_FLOAT || dt == DT_HALF || dt == DT_BF16, dt, 0,
-	     NULL);
+	     dt < 0 || dt == DT_DTYPE_FLOAT || dt == DT_DTYPE_HALF ||
+		     dt == DT_DTYPE_BFLOAT16,
+	     dt, 0, NULL);
 	if (t && t->valid && t->nb >= 2) {
 		int64_t ch = t->dims[1], mult = dsize(dt) == 2 ? 8 : 4;
 		fact(&c, F_CHANNELS, ch % mult == 0, ch, mult,
@@ -1746,7 +1516,7 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 	check_cc(&c, cc, 80, 0, "NormAddRelu");
 	if (conv)
 		fact(&c, N_CONV_KEPT, true,
-		     dt == DT_HALF && cc >= 80 && cc != 89, 0, NULL);
+		     dt == DT_DTYPE_HALF && cc >= 80 && cc != 89, 0, NULL);
 	record(fz, &c);
 	return true;
 }
@@ -1764,13 +1534,13 @@ static bool try_drelu_dnorm(struct dt_fusion *fz, struct stream *s, long i)
 
 	add_step(&c, a, DT_LINK_NONE, e, dt, true, NULL);
 	long k = next_node(s, i, e);
-	if (k < 0 || s->v[k].cls != K_BN_BWD_REDUCE || s->v[k].used) {
+	if (k < 0 || s->v[k].cls != DT_KOP_BN_BWD_REDUCE || s->v[k].used) {
 		return false;
 	}
 	add_step(&c, &s->v[k], DT_LINK_ORDER, e, dt, true, NULL);
 	bool nhwc = s->v[k].nhwc;
 	k = next_node(s, k, e);
-	if (k < 0 || s->v[k].cls != K_BN_BWD_ELEMT || s->v[k].used) {
+	if (k < 0 || s->v[k].cls != DT_KOP_BN_BWD_ELEMT || s->v[k].used) {
 		return false;
 	}
 	add_step(&c, &s->v[k], DT_LINK_ORDER, e, dt, true, NULL);
@@ -1851,11 +1621,11 @@ static void look_at(struct dt_fusion *fz, struct stream *s, long i)
 			done = try_norm_add_relu(fz, s, i);
 		else if (o->kind == DT_KIND_POINTWISE && o->graph_ops == 1)
 			done = try_pointwise_chain(fz, s, i);
-	} else if (n->cls == K_GEMM) {
+	} else if (n->cls == DT_KOP_GEMM) {
 		done = try_epilogue(fz, s, i);
-	} else if (n->cls == K_BN_STATS) {
+	} else if (n->cls == DT_KOP_BN_STATS) {
 		done = try_norm_add_relu(fz, s, i);
-	} else if (n->cls == K_RELU_BWD) {
+	} else if (n->cls == DT_KOP_RELU_BWD) {
 		done = try_drelu_dnorm(fz, s, i);
 	}
 	(void)done;
@@ -1954,7 +1724,9 @@ static uint64_t chain_hash(const struct chain *c)
 	for (int m = 0; m < c->n; m++) {
 		const struct dt_fz_step *s = &c->steps[m];
 		const struct node *n = c->nodes[m];
-		uint64_t v[6] = { n->op ? n->op->shape->hash : n->name,
+		uint64_t v[6] = { n->op   ? n->op->shape->hash
+				  : n->kc ? n->kc->hash
+					  : 0,
 				  (uint64_t)s->grid_x,
 				  s->elems,
 				  (uint64_t)s->dtype,
@@ -1967,8 +1739,7 @@ static uint64_t chain_hash(const struct chain *c)
 }
 
 /* Strings of a chain's first occurrence, kept with its opportunity. */
-static void own_steps(const struct priv *pv, struct dt_fz_opp *o,
-		      const struct chain *c)
+static void own_steps(struct dt_fz_opp *o, const struct chain *c)
 {
 	o->n_steps = c->n;
 	for (int m = 0; m < c->n; m++) {
@@ -1980,8 +1751,8 @@ static void own_steps(const struct priv *pv, struct dt_fz_opp *o,
 			s->detail =
 				dt_xasprintf("%s %s", n->op->api, n->op->brief);
 		} else {
-			s->detail = kernel_detail(name_of(pv, n));
-			s->kernel = dt_xstrdup(name_of(pv, n));
+			s->detail = kernel_detail(n->kc);
+			s->kernel = dt_xstrdup(name_of(n));
 		}
 	}
 }
@@ -2054,7 +1825,7 @@ static void record(struct dt_fusion *fz, struct chain *c)
 	o->count = 1;
 	o->bytes_saved = c->bytes_saved;
 	o->bytes_added = c->bytes_added;
-	own_steps(pv, o, c);
+	own_steps(o, c);
 	/* the key: for a stable order among equal savings */
 	struct dt_sbuf key = { 0 };
 	dt_sb_printf(&key, "%s|%s", o->pattern, blocked.p ? blocked.p : "");
@@ -2179,11 +1950,6 @@ void dt_fusion_free(struct dt_fusion *fz)
 		free(fz->fused[i].brief);
 	}
 	free(fz->fused);
-	for (size_t i = 0; i < pv->n_names; i++)
-		free(pv->names[i].s);
-	free(pv->names);
-	free(pv->name_idx);
-	free(pv->by_model);
 	free(pv->opp_idx);
 	free(pv->opp_h);
 	free(pv->ops);

@@ -248,7 +248,7 @@ struct dt_model {
 	struct dt_sig **sigs; /* parsed signatures by API id */
 	uint8_t **roles;      /* legacy_op(): each argument's role, by API */
 	struct dt_arg **args; /* each API's last call, decoded */
-	int64_t bn_per_activation, dt_half, dt_bf16, dt_float;
+	int64_t bn_per_activation;
 	struct legacy_entry *legacy[LEGACY_BUCKETS];
 	char **kept; /* strings ops may still point to, freed at the end */
 	size_t n_kept, cap_kept;
@@ -1973,8 +1973,8 @@ static void derive_bn(struct dt_model *m, const struct dt_arg *args)
 	for (int i = 2; i < d->t.nb; i++)
 		if (args[2].i != m->bn_per_activation)
 			d->t.dims[i] = 1;
-	if (x->t.dtype == m->dt_half || x->t.dtype == m->dt_bf16)
-		d->t.dtype = m->dt_float;
+	if (x->t.dtype == DT_DTYPE_HALF || x->t.dtype == DT_DTYPE_BFLOAT16)
+		d->t.dtype = DT_DTYPE_FLOAT;
 	packed(&d->t);
 	rehash(d);
 }
@@ -2018,90 +2018,6 @@ static void launched(struct dt_model *m, uint64_t seq)
 	struct pending *p = add_op(m, &c, r->api, "");
 	if (p)
 		dt_cost_legacy(&p->op.cost, r->api, NULL, 0, NULL);
-}
-
-/* Whether a kernel's name says it runs on tensor cores (1), says it does
- * not (0), or says nothing (-1): for legacy calls, whose engine's notes
- * are not at hand. */
-static int tensor_core_kernel(const char *name)
-{
-	static const char *const cuda_cores[] = {
-		"ffma",  "sgemm", "implicit_convolve", "fft", "winograd",
-		"dgemm", NULL
-	};
-	static const char *const tc[] = { "xmma",  "hmma",     "gmma",
-					  "imma",  "tf32",     "1688",
-					  "16816", "tensorop", NULL };
-	if (!name)
-		return -1;
-	/* xmma kernels exist in FFMA flavours: look for those first */
-	for (const char *const *n = cuda_cores; *n; n++)
-		if (strcasestr(name, *n))
-			return 0;
-	for (const char *const *n = tc; *n; n++)
-		if (strcasestr(name, *n))
-			return 1;
-	return -1;
-}
-
-/* The function's own name in a kernel's name: the last component of an
- * Itanium-mangled name (_Z11scal_kernelIf... -> scal_kernel, _ZN5cudnn
- * 16nchwToNhwcKernelI... -> nchwToNhwcKernel), or the whole name when it is
- * not mangled. Template arguments are not part of it: a type named
- * cublasTransposeParams does not make a kernel a transpose. */
-const char *dt_kernel_function(const char *name, size_t len, size_t *n)
-{
-	const char *p = name, *end = name + len, *last = name;
-	size_t last_n = len;
-
-	if (len < 3 || memcmp(name, "_Z", 2)) {
-		*n = len;
-		return name;
-	}
-	p += 2;
-	if (p < end && *p == 'N')
-		p++;
-	last_n = 0;
-	while (p < end && *p >= '0' && *p <= '9') {
-		size_t k = 0;
-		while (p < end && *p >= '0' && *p <= '9')
-			k = k * 10 + (size_t)(*p++ - '0');
-		if (k > (size_t)(end - p))
-			break;
-		last = p;
-		last_n = k;
-		p += k;
-	}
-	if (!last_n) {
-		*n = len;
-		return name;
-	}
-	*n = last_n;
-	return last;
-}
-
-bool dt_layout_kernel(const char *name, size_t len)
-{
-	static const char *const pats[] = { "nchwtonhwc", "nhwctonchw",
-					    "transpose",  "permute",
-					    "addpadding", NULL };
-	char low[256];
-	size_t n;
-
-	if (!name)
-		return false;
-	name = dt_kernel_function(name, len, &n);
-	if (n > sizeof(low) - 1)
-		n = sizeof(low) - 1;
-	for (size_t i = 0; i < n; i++)
-		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z'
-					? name[i] - 'A' + 'a'
-					: name[i]);
-	low[n] = 0;
-	for (const char *const *p = pats; *p; p++)
-		if (strstr(low, *p))
-			return true;
-	return false;
 }
 
 /* A kernel name's hash: names differ in their template arguments, late
@@ -2172,15 +2088,11 @@ kernel_class(struct dt_model *m, const char *name, uint32_t len)
 	char *copy = (char *)(k + 1);
 	memcpy(copy, name, len);
 	copy[len] = 0;
-	*k = (struct dt_kernel_class){
-		.family = dt_family_of(name, len),
-		.layout = dt_layout_kernel(name, len),
-		.tuner = dt_tuner_kernel(name, len),
-		.tc = tensor_core_kernel(copy),
-		.id = m->n_knames,
-		.name = copy,
-		.len = len,
-	};
+	dt_kernel_classify(name, len, k);
+	k->id = m->n_knames;
+	k->hash = dt_hash(name, len, 0xf05e);
+	k->name = copy;
+	k->len = len;
 	mask = m->cap_kname_idx - 1;
 	for (j = (uint32_t)kname_hash(name, len) & mask; m->kname_idx[j];
 	     j = (j + 1) & mask)
@@ -2289,9 +2201,6 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	}
 	m->bn_per_activation = enum_value("cudnnBatchNormMode_t",
 					  "CUDNN_BATCHNORM_PER_ACTIVATION");
-	m->dt_half = enum_value("cudnnDataType_t", "CUDNN_DATA_HALF");
-	m->dt_bf16 = enum_value("cudnnDataType_t", "CUDNN_DATA_BFLOAT16");
-	m->dt_float = enum_value("cudnnDataType_t", "CUDNN_DATA_FLOAT");
 	m->cupti_to_mono = (int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
 	m->bt_tensor = enum_value(bt, "CUDNN_BACKEND_TENSOR_DESCRIPTOR");
 	m->bt_graph = enum_value(bt, "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR");

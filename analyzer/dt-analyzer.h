@@ -100,9 +100,44 @@ const char *dt_enum_name(const char *type, size_t type_len, int64_t value);
  * none. */
 int64_t dt_enum_value(const char *type, const char *name, int64_t def);
 
-/* A cudnnDataType_t's name without CUDNN_DATA_ ("BFLOAT16"); "?" when
- * unknown. */
+/* cuDNN's data types: cudnnDataType_t values, which are part of cuDNN's
+ * ABI. The analyzer's one table of them (analyzer-cudnn.c) holds each
+ * type's name and size; a test checks it against the generated table of
+ * enum names. */
+enum dt_dtype {
+	DT_DTYPE_FLOAT = 0,
+	DT_DTYPE_DOUBLE = 1,
+	DT_DTYPE_HALF = 2,
+	DT_DTYPE_INT8 = 3,
+	DT_DTYPE_INT32 = 4,
+	DT_DTYPE_INT8x4 = 5,
+	DT_DTYPE_UINT8 = 6,
+	DT_DTYPE_UINT8x4 = 7,
+	DT_DTYPE_INT8x32 = 8,
+	DT_DTYPE_BFLOAT16 = 9,
+	DT_DTYPE_INT64 = 10,
+	DT_DTYPE_BOOLEAN = 11,
+	DT_DTYPE_FP8_E4M3 = 12,
+	DT_DTYPE_FP8_E5M2 = 13,
+	DT_DTYPE_FAST_FLOAT_FOR_FP8 = 14,
+	DT_DTYPE_FP8_E8M0 = 15,
+	DT_DTYPE_FP4_E2M1 = 16,
+	DT_DTYPE_INT4 = 17,
+	DT_DTYPE_UINT4 = 18,
+	DT_DTYPE_UINT32 = 19,
+	DT_DTYPE_COMPLEX_FP32 = 20,
+	DT_DTYPE_COMPLEX_FP64 = 21,
+	DT_DTYPE_COUNT
+};
+
+/* A data type's name without CUDNN_DATA_ ("BFLOAT16"); "?" when unknown. */
 const char *dt_dtype_name(int64_t dtype);
+
+/* The data type of that name ("BFLOAT16", or "CUDNN_DATA_BFLOAT16"), or -1. */
+int64_t dt_dtype_by_name(const char *name, size_t len);
+
+/* Bits of one element, 0 for an unknown type. */
+int dt_dtype_bits(int64_t dtype);
 
 /* The cudnnStatus_t's name, or NULL for a value cuDNN does not define. */
 const char *dt_status_name(int64_t status);
@@ -199,9 +234,6 @@ struct dt_cost {
 	bool tensor_op; /* a kind tensor cores can run */
 };
 
-/* Bits of one element of a cudnnDataType_t, 0 for an unknown type. */
-int dt_dtype_bits(int64_t dtype);
-
 /* Bytes a tensor occupies: its distinct elements (a dimension of stride 0
  * is broadcast, read once) times the element size. 0 for virtual and
  * by-value tensors. */
@@ -217,7 +249,9 @@ const char *dt_op_kind_name(enum dt_op_kind k); /* "convolution forward" */
 const char *dt_op_kind_key(enum dt_op_kind k);  /* "conv_fwd" */
 const char *dt_math_name(enum dt_math m);       /* "bf16" */
 
-/* Kernels outside cuDNN calls, grouped by the library their name shows. */
+/* ------------------------------------------------------------ kernels */
+
+/* The library a kernel outside cuDNN calls belongs to, by its name. */
 enum dt_family {
 	DT_FAM_GEMM,
 	DT_FAM_NCCL,
@@ -231,9 +265,82 @@ const char *dt_family_name(enum dt_family f); /* "GEMM (cuBLAS, ...)" */
 const char *dt_family_key(enum dt_family f);  /* "gemm" */
 enum dt_family dt_family_of(const char *name, size_t len);
 
+/* What a kernel outside cuDNN computes, as far as its name says: the
+ * operations the fusion analysis chains. */
+enum dt_kernel_op {
+	DT_KOP_OTHER,
+	DT_KOP_FILL, /* bookkeeping: neither part of a chain nor its end */
+	DT_KOP_GEMM,
+	DT_KOP_GEMM_TAIL, /* a split-K reduction: part of the GEMM before it */
+	DT_KOP_ADD,
+	DT_KOP_MUL,
+	DT_KOP_RELU,
+	DT_KOP_GELU,
+	DT_KOP_SILU,
+	DT_KOP_SIGMOID,
+	DT_KOP_TANH,
+	DT_KOP_RELU_BWD,
+	DT_KOP_GELU_BWD,
+	DT_KOP_SILU_BWD,
+	DT_KOP_COPY,
+	DT_KOP_BN_STATS,
+	DT_KOP_BN_UPDATE,
+	DT_KOP_BN_APPLY,
+	DT_KOP_BN_BWD_REDUCE,
+	DT_KOP_BN_BWD_ELEMT,
+	DT_KOP_COUNT
+};
+
+/* What a kernel's name says, worked out once per name
+ * (analyzer-kernels.c): the one kernel classifier. */
+struct dt_kernel_class {
+	enum dt_family family;
+	enum dt_kernel_op op;
+	const char *op_needle; /* the part of the name that says op, or NULL */
+	bool layout;           /* converts a layout: dt_layout_kernel() */
+	bool tuner;            /* an autotuner's own: dt_tuner_kernel() */
+	int tc;          /* runs on tensor cores: 1 yes, 0 no, -1 unknown */
+	int8_t dtype;    /* the data type its template arguments name, -1 */
+	bool nhwc;       /* "channels_last" in the name */
+	bool vectorized; /* PyTorch's vectorized elementwise kernel: whole
+			    tensors, no broadcast operand */
+	uint32_t per, threads; /* PyTorch's elementwise kernels: items per
+				  thread, threads per block (0 unknown) */
+	/* set by the model, which keeps one entry per name */
+	uint32_t id;      /* the name's number in its model, from 0 */
+	uint64_t hash;    /* of the whole name */
+	const char *name; /* the name (len bytes and a NUL) */
+	uint32_t len;
+};
+
+/* Classify a kernel by its name (len bytes; a NUL ends it): everything but
+ * the fields the model sets. */
+void dt_kernel_classify(const char *name, size_t len,
+			struct dt_kernel_class *kc);
+
 /* Whether a kernel is an autotuner's own (XLA's redzone checks and result
  * comparisons). */
 bool dt_tuner_kernel(const char *name, size_t len);
+
+/* The function's own name in a kernel's (mangled) name: the last
+ * component of its qualified name, without template arguments
+ * (_ZN5cudnn16nchwToNhwcKernelIf... -> nchwToNhwcKernel); the whole name
+ * when it is not mangled. Points into name; *n gets its length. */
+const char *dt_kernel_function(const char *name, size_t len, size_t *n);
+
+/* Whether a kernel's name (len bytes) says it converts a layout: cuDNN's
+ * nchwToNhwc and nhwcToNchw, channel padding (nhwcAddPadding), transposes
+ * and permutations. */
+bool dt_layout_kernel(const char *name, size_t len);
+
+/* Estimated elements a kernel outside cuDNN writes, from its name and
+ * launch shape (PyTorch's elementwise kernels); 0 unknown. *granule gets
+ * the launch's rounding: the true count is at most that much smaller. */
+uint64_t dt_kernel_elems(const char *name, size_t len, int32_t grid_x,
+			 int32_t block_x, uint64_t *granule);
+/* The same from a kernel's class. */
+uint64_t dt_kernel_class_elems(const struct dt_kernel_class *kc, int32_t grid_x,
+			       int32_t block_x, uint64_t *granule);
 
 /* ----------------------------------------------------------- the model */
 
@@ -336,16 +443,6 @@ struct dt_plan_build {
 
 /* What the name of the last kernel record fed says, or NULL when that
  * record was no timed kernel. */
-struct dt_kernel_class {
-	enum dt_family family;
-	bool layout;      /* dt_layout_kernel() */
-	bool tuner;       /* dt_tuner_kernel() */
-	int tc;           /* runs on tensor cores: 1 yes, 0 no, -1 unknown */
-	uint32_t id;      /* the name's number in its model, from 0 */
-	const char *name; /* the name (len bytes and a NUL), as long as the
-			   * model lives */
-	uint32_t len;
-};
 const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m);
 
 /* Whether ops carry their device pointers (pointers_json, ptrs,
@@ -360,16 +457,5 @@ void dt_model_set_pointers(struct dt_model *m, bool on);
 void dt_model_on_build(struct dt_model *m,
 		       void (*fn)(void *arg, const struct dt_plan_build *b),
 		       void *arg);
-
-/* The function's own name in a kernel's (mangled) name: the last
- * component of its qualified name, without template arguments
- * (_ZN5cudnn16nchwToNhwcKernelIf... -> nchwToNhwcKernel); the whole name
- * when it is not mangled. Points into name; *n gets its length. */
-const char *dt_kernel_function(const char *name, size_t len, size_t *n);
-
-/* Whether a kernel's name (len bytes) says it converts a layout: cuDNN's
- * nchwToNhwc and nhwcToNchw, channel padding (nhwcAddPadding), transposes
- * and permutations. */
-bool dt_layout_kernel(const char *name, size_t len);
 
 #endif /* DT_ANALYZER_H */

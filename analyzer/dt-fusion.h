@@ -116,10 +116,4 @@ void dt_fusion_end_file(struct dt_fusion *fz);
 /* Every trace is in: price the chains and sort them. */
 void dt_fusion_finish(struct dt_fusion *fz);
 
-/* Estimated elements a kernel outside cuDNN writes, from its name and
- * launch shape (PyTorch's elementwise kernels); 0 unknown. *granule gets
- * the launch's rounding: the true count is at most that much smaller. */
-uint64_t dt_fz_kernel_elems(const char *name, size_t len, int32_t grid_x,
-			    int32_t block_x, uint64_t *granule);
-
 #endif /* DT_FUSION_H */

@@ -295,35 +295,74 @@ static void test_peaks(void)
 static void test_kernel_elems(void)
 {
 	static const char relu[] =
-		"_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_49_GLOB"
-		"AL__N__d2ba64fb_16_TensorCompare_cu_71e06f4e19launch_clamp_scal"
-		"arERNS_18TensorIteratorBaseEN3c106ScalarES6_NS0_6detail11ClampL";
-	static const char bias[] =
-		"_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_22gpu_kernel_i"
-		"mpl_nocastINS0_15CUDAFunctor_addIN3c108BFloat16EEEEEvRNS_18Tens";
+		"_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_49_"
+		"GLOB"
+		"AL__N__d2ba64fb_16_TensorCompare_cu_71e06f4e19launch_clamp_"
+		"scal"
+		"arERNS_18TensorIteratorBaseEN3c106ScalarES6_NS0_"
+		"6detail11ClampL";
+	static const char bias[] = "_ZN2at6native18elementwise_"
+				   "kernelILi128ELi4EZNS0_22gpu_kernel_i"
+				   "mpl_nocastINS0_15CUDAFunctor_"
+				   "addIN3c108BFloat16EEEEEvRNS_18Tens";
 	static const char copy[] =
-		"_ZN2at6native27unrolled_elementwise_kernelIZZZNS0_23direct_copy"
-		"_kernel_cudaERNS_18TensorIteratorBaseEENKUlvE1_clEvENKUlvE4_clEv";
+		"_ZN2at6native27unrolled_elementwise_kernelIZZZNS0_23direct_"
+		"copy"
+		"_kernel_cudaERNS_18TensorIteratorBaseEENKUlvE1_clEvENKUlvE4_"
+		"clEv";
 	uint64_t g;
 
 	/* [64,256,56,56] = 51 380 224: grid 50176 x 128 threads x 8 */
-	CHECK(dt_fz_kernel_elems(relu, sizeof(relu) - 1, 50176, 128, &g) ==
+	CHECK(dt_kernel_elems(relu, sizeof(relu) - 1, 50176, 128, &g) ==
 	      51380224);
 	CHECK(g == 1024);
 	/* [32,128,56,56] = 12 845 056: grid 25088 x 128 (template) x 4, the
 	 * launch's block not used */
-	CHECK(dt_fz_kernel_elems(bias, sizeof(bias) - 1, 25088, 64, &g) ==
+	CHECK(dt_kernel_elems(bias, sizeof(bias) - 1, 25088, 64, &g) ==
 	      12845056);
 	CHECK(g == 512);
-	/* [8192,1024] as doubles: grid 16384 x 128 x 4 (unrolled) = 8 388 608 */
-	CHECK(dt_fz_kernel_elems(copy, sizeof(copy) - 1, 16384, 128, &g) ==
+	/* [8192,1024] as doubles: grid 16384 x 128 x 4 (unrolled) = 8 388 608
+	 */
+	CHECK(dt_kernel_elems(copy, sizeof(copy) - 1, 16384, 128, &g) ==
 	      8388608);
 	/* not an elementwise kernel: unknown */
-	CHECK(dt_fz_kernel_elems("nvjet_sm90_tst_256x128", 22, 2, 384, &g) == 0);
+	CHECK(dt_kernel_elems("nvjet_sm90_tst_256x128", 22, 2, 384, &g) == 0);
+}
+
+/* The table of data types agrees with the names generated from cuDNN's
+ * headers, and the classifier reads what the fusion analysis needs. */
+static void test_tables(void)
+{
+	for (int64_t d = 0; d < DT_DTYPE_COUNT; d++) {
+		const char *n = dt_dtype_name(d);
+		CHECK(strcmp(n, "?") != 0);
+		CHECK(dt_dtype_by_name(n, strlen(n)) == d);
+		CHECK(dt_dtype_bits(d) > 0);
+	}
+	CHECK(dt_dtype_by_name("CUDNN_DATA_BFLOAT16", 19) == DT_DTYPE_BFLOAT16);
+	CHECK(dt_dtype_bits(DT_DTYPE_HALF) == 16);
+	CHECK(dt_dtype_bits(DT_DTYPE_COUNT) == 0);
+
+	static const char bias[] = "_ZN2at6native18elementwise_"
+				   "kernelILi128ELi4EZNS0_22gpu_kernel_i"
+				   "mpl_nocastINS0_15CUDAFunctor_"
+				   "addIN3c108BFloat16EEEEEvRNS_18Tens";
+	struct dt_kernel_class kc;
+	dt_kernel_classify(bias, sizeof(bias) - 1, &kc);
+	CHECK(kc.family == DT_FAM_ATEN);
+	CHECK(kc.op == DT_KOP_ADD);
+	CHECK(kc.dtype == DT_DTYPE_BFLOAT16);
+	CHECK(kc.threads == 128 && kc.per == 4);
+	CHECK(!kc.vectorized && !kc.layout && !kc.tuner);
+	dt_kernel_classify("nvjet_sm90_tst_256x128_splitKreduce", 35, &kc);
+	CHECK(kc.family == DT_FAM_GEMM && kc.op == DT_KOP_GEMM_TAIL);
+	dt_kernel_classify("_ZN5cudnn16nchwToNhwcKernelIfEEv", 32, &kc);
+	CHECK(kc.layout && kc.op == DT_KOP_OTHER);
 }
 
 int main(void)
 {
+	test_tables();
 	test_kernel_elems();
 	test_bytes();
 	test_convolutions();
