@@ -51,6 +51,21 @@ const char *dt_enum_name(const char *type, size_t type_len, int64_t value)
 	return e ? e->name : NULL;
 }
 
+const char *dt_enum_short(const char *type, int64_t value, const char *strip,
+			  char *buf, size_t size)
+{
+	const char *n = dt_enum_name(type, strlen(type), value);
+
+	if (!n) {
+		snprintf(buf, size, "%" PRId64, value);
+		return buf;
+	}
+	if (strip && !strncmp(n, strip, strlen(strip)))
+		n += strlen(strip);
+	snprintf(buf, size, "%s", n);
+	return buf;
+}
+
 int64_t dt_enum_value(const char *type, const char *name, int64_t def)
 {
 	for (size_t i = 0; i < dt_cudnn_enums_count; i++)

@@ -222,42 +222,6 @@ static int cc_of(const struct priv *pv, int32_t device)
 /* ---------------------------------------------------- cuDNN ops' data */
 
 /* The value after "key": in a JSON object's text, up to its end. */
-static const char *json_field(const char *obj, const char *end, const char *key)
-{
-	char pat[32];
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	const char *p = strstr(obj, pat);
-	return p && p < end ? p + strlen(pat) : NULL;
-}
-
-static int json_ints(const char *p, int64_t *v, int max)
-{
-	int n = 0;
-	if (!p || *p != '[')
-		return 0;
-	for (p++; *p && *p != ']' && n < max;) {
-		char *e;
-		v[n++] = strtoll(p, &e, 10);
-		if (e == p)
-			break;
-		p = e;
-		while (*p == ',' || *p == ' ')
-			p++;
-	}
-	return n;
-}
-
-static int64_t dtype_named(const char *p)
-{
-	char name[64];
-	size_t n = p && *p == '"' ? strcspn(p + 1, "\"") : 0;
-
-	if (!n || n > 40)
-		return -1;
-	snprintf(name, sizeof(name), "CUDNN_DATA_%.*s", (int)n, p + 1);
-	return dt_enum_value("cudnnDataType_t", name, -1);
-}
-
 /* Roles whose tensor an operation writes: backend attribute roles, and
  * legacy descriptor arguments (without their "Desc"). */
 static bool output_role(const char *role, size_t n)
@@ -298,57 +262,35 @@ static bool tensor_nhwc(const struct dt_tensor *t)
 	return t->valid && t->nb >= 3 && t->strides[1] == 1 && t->dims[1] > 1;
 }
 
-/* What every execution of one problem shares: its tensors, parsed once,
- * and the keys its pointers go by in an op's pointers_json ("y" for
- * legacy calls, the uid for backend graphs). */
+/* What every execution of one problem shares: its tensors, read once, and
+ * which of them it writes first, reads as its main input, and reads. */
 #define MAX_KEYS 12
-
-/* Which of an op's pointers is a tensor's: a backend uid, or a legacy
- * argument's name. */
-struct key {
-	int64_t uid; /* -1 for legacy, -2 for none */
-	char name[23];
-	uint8_t len;
-};
 
 struct shape {
 	uint64_t id; /* dt_op.problem_id */
 	struct opinfo proto;
 	struct dt_tensor out, in; /* what it writes first, its main input */
-	struct key out_key, in_key;
-	struct key keys[MAX_KEYS]; /* what it reads */
+	int out_key, in_key;      /* their index in the op's tensors, -1 */
+	int keys[MAX_KEYS];       /* what it reads */
 	int n_keys;
 	uint64_t virt; /* bytes of the intermediates a graph keeps virtual */
 	int32_t fused; /* its entry in dt_fusion.fused, -1 none */
 	uint64_t hash; /* of its op's api and brief: the same in every file */
 };
 
-/* The key of a tensor's pointer: legacy "xDesc" describes x (or A for
- * aDesc: whichever the op's pointers name), a backend tensor its uid. */
-static struct key pointer_key(const char *role, size_t base,
-			      const struct dt_tensor *t, bool legacy,
-			      const struct dt_op *op)
+/* Whether an op's pointer i (p) is the data of its tensor `key`: a legacy
+ * tensor's argument, or a backend tensor's uid. */
+static bool key_is(const struct dt_op *op, int key, const struct dt_op_ptr *p,
+		   uint32_t i)
 {
-	struct key k = { .uid = legacy ? -1 : t->uid };
+	const struct dt_op_tensor *t;
 
-	if (!legacy || !base || base >= sizeof(k.name))
-		return k;
-	memcpy(k.name, role, base);
-	k.len = (uint8_t)base;
-	for (uint32_t i = 0; i < op->n_ptrs; i++)
-		if (op->ptrs[i].name_len == base &&
-		    !memcmp(op->ptrs[i].name, role, base))
-			return k;
-	k.name[0] = (char)(k.name[0] ^ 0x20);
-	return k;
-}
-
-static bool key_is(const struct key *k, const struct dt_op_ptr *p)
-{
-	if (p->uid >= 0 || k->uid >= 0)
-		return p->uid == k->uid;
-	return k->len && p->name_len == k->len &&
-	       !memcmp(p->name, k->name, k->len);
+	if (key < 0 || (uint32_t)key >= op->n_tensors)
+		return false;
+	t = &op->tensors[key];
+	if (t->ptr >= 0)
+		return (uint32_t)t->ptr == i;
+	return p->uid >= 0 && p->uid == t->t.uid;
 }
 
 /* Read an op's tensors into sh; the intermediates a graph keeps virtual
@@ -356,26 +298,15 @@ static bool key_is(const struct key *k, const struct dt_op_ptr *p)
 static void shape_tensors(struct shape *sh, const struct dt_op *op)
 {
 	struct opinfo *o = &sh->proto;
-	const char *p = op->tensors_json;
 	bool legacy = op->plan == 0;
 
-	while (p && (p = strchr(p, '{'))) {
-		const char *end = strchr(p, '}');
-		if (!end)
-			break;
-		struct dt_tensor t = { .valid = true, .uid = -1 };
-		const char *r = json_field(p, end, "role");
-		size_t rn = r && *r == '"' ? strcspn(r + 1, "\"") : 0;
-		const char *role = r ? r + 1 : "";
-		t.nb = json_ints(json_field(p, end, "dims"), t.dims,
-				 DT_MAX_DIMS);
-		json_ints(json_field(p, end, "strides"), t.strides, t.nb);
-		t.dtype = dtype_named(json_field(p, end, "dtype"));
-		const char *v = json_field(p, end, "virtual");
-		t.is_virtual = v && !strncmp(v, "true", 4);
-		const char *u = json_field(p, end, "uid");
-		t.uid = u ? strtoll(u, NULL, 10) : -1;
-		p = end + 1;
+	for (uint32_t i = 0; i < op->n_tensors; i++) {
+		const struct dt_op_tensor *ot = &op->tensors[i];
+		struct dt_tensor t = ot->t;
+		const char *role = ot->role;
+		if (!dt_enum_name("cudnnDataType_t", 15, t.dtype))
+			t.dtype = -1;
+		t.by_value = false;
 		if (t.is_virtual) {
 			uint64_t n = tensor_elems(&t);
 			sh->virt += n * dsize(t.dtype);
@@ -383,12 +314,12 @@ static void shape_tensors(struct shape *sh, const struct dt_op *op)
 				o->largest_virtual = n;
 			continue;
 		}
-		/* legacy roles are descriptor arguments: "xDesc" -> x;
+		/* legacy roles are descriptor arguments without "Desc" (x);
 		 * backend ones attribute names, whole ("MATMUL_ADESC") or
 		 * short ("X") */
-		size_t base = rn;
-		if (legacy && rn > 4 && !strncmp(role + rn - 4, "Desc", 4))
-			base = rn - 4;
+		size_t base = strlen(role);
+		if (legacy && base > 4 && !strncmp(role + base - 4, "Desc", 4))
+			base -= 4;
 		if (!legacy) {
 			if (base > 4 && !strncmp(role + base - 4, "DESC", 4))
 				base -= 4;
@@ -400,21 +331,20 @@ static void shape_tensors(struct shape *sh, const struct dt_op *op)
 				role = us + 1;
 			}
 		}
-		struct key key = pointer_key(role, base, &t, legacy, op);
 		bool reads = true;
 		if (output_role(role, base)) {
 			if (!sh->out.valid) {
 				sh->out = t;
-				sh->out_key = key;
+				sh->out_key = (int)i;
 			}
 			/* cudnnAddTensor's C is read too (beta, in place) */
 			reads = legacy && base == 1 && (*role | 0x20) == 'c';
 		} else if (input_role(role, base) && !sh->in.valid) {
 			sh->in = t;
-			sh->in_key = key;
+			sh->in_key = (int)i;
 		}
 		if (reads && sh->n_keys < MAX_KEYS)
-			sh->keys[sh->n_keys++] = key;
+			sh->keys[sh->n_keys++] = (int)i;
 	}
 	/* legacy pointwise calls name their tensors a, b, c or x, y */
 	if (!sh->in.valid && sh->out.valid) {
@@ -430,12 +360,12 @@ static void op_pointers(struct opinfo *o, const struct shape *sh,
 {
 	for (uint32_t i = 0; i < op->n_ptrs; i++) {
 		const struct dt_op_ptr *p = &op->ptrs[i];
-		if (key_is(&sh->out_key, p))
+		if (key_is(op, sh->out_key, p, i))
 			o->out_ptr = p->value;
-		if (key_is(&sh->in_key, p))
+		if (key_is(op, sh->in_key, p, i))
 			o->in_ptr = p->value;
 		for (int k = 0; k < sh->n_keys && o->n_ptrs < MAX_KEYS; k++)
-			if (key_is(&sh->keys[k], p))
+			if (key_is(op, sh->keys[k], p, i))
 				o->ptrs[o->n_ptrs++] = p->value;
 	}
 }
@@ -752,7 +682,7 @@ static struct shape *shape_of(struct dt_fusion *fz, const struct dt_op *op)
 		return NULL;
 	struct opinfo *o = &sh->proto;
 	sh->id = id;
-	sh->out_key.uid = sh->in_key.uid = -2; /* none: matches no pointer */
+	sh->out_key = sh->in_key = -1; /* none: matches no pointer */
 	o->kind = op->cost.kind;
 	o->out = &sh->out;
 	o->in = &sh->in;
@@ -866,7 +796,9 @@ struct msg_op {
 	int64_t dtype;
 	enum dt_op_kind kind;
 	uint32_t kernels, plan, n_ptrs;
-	const char *api, *desc, *brief, *problem, *tensors_json;
+	const char *api, *desc, *brief, *problem;
+	const struct dt_op_tensor *tensors;
+	uint32_t n_tensors;
 	/* n_ptrs struct dt_op_ptr follow */
 };
 
@@ -896,7 +828,8 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 			.desc = m->desc,
 			.brief = m->brief,
 			.problem = m->problem,
-			.tensors_json = m->tensors_json,
+			.tensors = m->tensors,
+			.n_tensors = m->n_tensors,
 		};
 		op_now(fz, &op);
 	}
@@ -970,7 +903,8 @@ void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
 		.desc = op->desc,
 		.brief = op->brief,
 		.problem = op->problem,
-		.tensors_json = op->tensors_json,
+		.tensors = op->tensors,
+		.n_tensors = op->n_tensors,
 	};
 	if (ptrs)
 		memcpy(m + 1, op->ptrs, ptrs);

@@ -35,37 +35,48 @@
 
 /* ------------------------------------------------------------- strings */
 
-/* Append `"key": "0x<value>"` (after ", " unless first): the pointers of
- * every op go through here, so without printf. */
-static void sb_pointer(struct dt_sbuf *b, const char *key, size_t key_len,
-		       uint64_t value)
-{
-	char tmp[96], hex[17];
-	size_t n = 0, h = 0;
+/* A graph's tensors stop here, as its description does at DESC_MAX. */
+#define TENSORS_MAX 512
 
-	if (key_len > 40)
-		key_len = 40;
-	do {
-		hex[h++] = "0123456789abcdef"[value & 15];
-		value >>= 4;
-	} while (value);
-	if (b->len) {
-		tmp[n++] = ',';
-		tmp[n++] = ' ';
-	}
-	tmp[n++] = '"';
-	memcpy(tmp + n, key, key_len);
-	n += key_len;
-	memcpy(tmp + n, "\": \"0x", 6);
-	n += 6;
-	while (h)
-		tmp[n++] = hex[--h];
-	tmp[n++] = '"';
-	if (b->cap - b->len <= n && !dt_sb_reserve(b, n))
+/* A list of tensors, as ops show them; { 0 } is empty. */
+struct tlist {
+	struct dt_op_tensor *v;
+	uint32_t n, cap;
+};
+
+static void tlist_add(struct tlist *l, const struct dt_tensor *t,
+		      const char *role, size_t role_len, int32_t ptr)
+{
+	if (!l || !t->valid || l->n >= TENSORS_MAX)
 		return;
-	memcpy(b->p + b->len, tmp, n);
-	b->len += n;
-	b->p[b->len] = 0;
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 4;
+		struct dt_op_tensor *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		l->v = v;
+		l->cap = cap;
+	}
+	struct dt_op_tensor *o = &l->v[l->n++];
+	o->t = *t;
+	if (role_len > sizeof(o->role) - 1)
+		role_len = sizeof(o->role) - 1;
+	memcpy(o->role, role, role_len);
+	o->role[role_len] = 0;
+	o->ptr = ptr;
+}
+
+static void tlist_append(struct tlist *l, const struct tlist *from)
+{
+	for (uint32_t i = 0; l && from && i < from->n; i++)
+		tlist_add(l, &from->v[i].t, from->v[i].role,
+			  strlen(from->v[i].role), from->v[i].ptr);
+}
+
+static void tlist_free(struct tlist *l)
+{
+	free(l->v);
+	*l = (struct tlist){ 0 };
 }
 
 /* ------------------------------------------------------------- objects */
@@ -100,12 +111,12 @@ static const uint8_t *bdata(const struct battr *a)
 /* What is known of an engine configuration: shared by the plans built
  * from it, and completed when the program asks cuDNN about it later. */
 struct cfg_info {
-	char *graph;      /* the operation graph, described */
-	char *graph_json; /* its tensors, as JSON */
-	char *brief;      /* its tensors and parameters, compactly */
-	int64_t engine;   /* global engine index, -1 unknown */
-	char *knobs;      /* "TILE_SIZE=4 KBLOCK=3", once known */
-	char *notes;      /* numerical notes: "TENSOR_CORE ...", once known */
+	char *graph;          /* the operation graph, described */
+	struct tlist tensors; /* its tensors */
+	char *brief;          /* its tensors and parameters, compactly */
+	int64_t engine;       /* global engine index, -1 unknown */
+	char *knobs;          /* "TILE_SIZE=4 KBLOCK=3", once known */
+	char *notes; /* numerical notes: "TENSOR_CORE ...", once known */
 	struct dt_cost cost; /* what one execution computes and moves */
 };
 
@@ -134,17 +145,17 @@ struct obj {
 	uint32_t n_fields;
 	struct battr *attrs;
 	uint32_t n_attrs, cap_attrs;
-	struct dt_tensor t;  /* tensors and filters, normalized */
-	uint64_t chash;      /* legacy: its content, hashed */
-	uint64_t owner;      /* a knob choice: the config it belongs to */
-	char *graph;         /* OPERATIONGRAPH: its description at finalize */
-	char *graph_json;    /* and its tensors */
-	struct dt_cost cost; /* and its cost */
-	char *snap;          /* other descriptors: their description when
-				finalized (the program may destroy and reuse
-				what they point to before building a graph) */
-	char *snap_json;     /* and their tensors */
-	struct dt_cost_part *part; /* operations: their cost */
+	struct dt_tensor t; /* tensors and filters, normalized */
+	uint64_t chash;     /* legacy: its content, hashed */
+	uint64_t owner;     /* a knob choice: the config it belongs to */
+	char *graph;        /* OPERATIONGRAPH: its description at finalize */
+	struct tlist graph_tensors; /* and its tensors */
+	struct dt_cost cost;        /* and its cost */
+	char *snap;                 /* other descriptors: their description when
+				       finalized (the program may destroy and reuse
+				       what they point to before building a graph) */
+	struct tlist snap_tensors;  /* and their tensors */
+	struct dt_cost_part *part;  /* operations: their cost */
 	char *brief; /* operations: their tensors, compactly; graphs: all of
 			their operations' */
 	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
@@ -162,8 +173,7 @@ struct pending {
 	const char *desc;
 	const char *problem; /* NULL: the same as desc */
 	const char *brief;   /* NULL: the same as problem */
-	const char *tensors;
-	char *pointers;
+	const struct tlist *tensors;
 	struct dt_op_ptr *ptrs; /* ptr_buf, n_ptrs of it */
 	uint32_t n_ptrs;
 	struct dt_op_ptr *ptr_buf; /* kept when the op is used again */
@@ -242,8 +252,7 @@ struct dt_model {
 	const struct dt_kernel_class *last_kernel;
 	void (*on_build)(void *arg, const struct dt_plan_build *b);
 	void *on_build_arg;
-	bool details;         /* pointers for every op (dnntrace ops) */
-	bool pointers;        /* ptrs only, without their JSON */
+	bool pointers;        /* ops carry their device pointers */
 	uint8_t *api_class;   /* enum api_class by API id */
 	struct dt_sig **sigs; /* parsed signatures by API id */
 	uint8_t **roles;      /* legacy_op(): each argument's role, by API */
@@ -279,7 +288,7 @@ static void copy_graph(struct cfg_info *c, const struct obj *g)
 	if (!c || !g || !g->graph)
 		return;
 	c->graph = strdup(g->graph);
-	c->graph_json = g->graph_json ? strdup(g->graph_json) : NULL;
+	tlist_append(&c->tensors, &g->graph_tensors);
 	c->brief = g->brief ? strdup(g->brief) : NULL;
 	c->cost = g->cost;
 }
@@ -298,9 +307,9 @@ static void obj_clear(struct obj *o)
 		free(o->attrs[i].data);
 	free(o->attrs);
 	free(o->graph);
-	free(o->graph_json);
+	tlist_free(&o->graph_tensors);
 	free(o->snap);
-	free(o->snap_json);
+	tlist_free(&o->snap_tensors);
 	free(o->part);
 	free(o->brief);
 	uint64_t ptr = o->ptr;
@@ -589,16 +598,7 @@ static void backend_tensor(struct dt_model *m, struct obj *o)
 static const char *short_enum(const char *type, int64_t v, char *buf,
 			      size_t size, const char *strip)
 {
-	const char *n = dt_enum_name(type, strlen(type), v);
-
-	if (!n) {
-		snprintf(buf, size, "%" PRId64, v);
-		return buf;
-	}
-	if (strip && !strncmp(n, strip, strlen(strip)))
-		n += strlen(strip);
-	snprintf(buf, size, "%s", n);
-	return buf;
+	return dt_enum_short(type, v, strip, buf, size);
 }
 
 /* NCHW-like when strides fall with the dimension order, NHWC-like when the
@@ -625,30 +625,6 @@ static const char *layout(const struct dt_tensor *t)
 	if (cl)
 		return t->nb <= 5 ? nhwc[t->nb] : "channels-last";
 	return "strided";
-}
-
-/* The tensor in JSON, for the checkers: role, uid, dims, strides, type. */
-static void tensor_json(struct dt_sbuf *j, const struct dt_tensor *t,
-			const char *role, int role_len)
-{
-	char dt[48];
-
-	if (!j || !t->valid)
-		return;
-	dt_sb_printf(j,
-		     "%s{\"role\": \"%.*s\", \"uid\": %" PRId64 ", \"dims\": [",
-		     j->len ? ", " : "", role_len, role, t->uid);
-	for (int i = 0; i < t->nb; i++)
-		dt_sb_printf(j, "%s%" PRId64, i ? ", " : "", t->dims[i]);
-	dt_sb_printf(j, "], \"strides\": [");
-	for (int i = 0; i < t->nb; i++)
-		dt_sb_printf(j, "%s%" PRId64, i ? ", " : "", t->strides[i]);
-	dt_sb_printf(j,
-		     "], \"dtype\": \"%s\", \"virtual\": %s, \"by_value\": %s}",
-		     short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
-				"CUDNN_DATA_"),
-		     t->is_virtual ? "true" : "false",
-		     t->by_value ? "true" : "false");
 }
 
 static void describe_tensor(struct dt_sbuf *b, const struct dt_tensor *t)
@@ -737,10 +713,10 @@ static const char *attr_short(int64_t name, char *buf, size_t size)
 }
 
 static void describe_battrs(struct dt_model *m, struct dt_sbuf *b,
-			    struct dt_sbuf *j, struct obj *o, int depth);
+			    struct tlist *j, struct obj *o, int depth);
 
 static void describe_battr_value(struct dt_model *m, struct dt_sbuf *b,
-				 struct dt_sbuf *j, const struct battr *a,
+				 struct tlist *j, const struct battr *a,
 				 const char *role, int depth)
 {
 	if (b->len > DESC_MAX)
@@ -758,13 +734,10 @@ static void describe_battr_value(struct dt_model *m, struct dt_sbuf *b,
 				dt_sb_printf(b, ",");
 			if (d && d->btype == m->bt_tensor && d->t.valid) {
 				describe_tensor(b, &d->t);
-				tensor_json(j, &d->t, role, (int)strlen(role));
+				tlist_add(j, &d->t, role, strlen(role), -1);
 			} else if (d && d->snap) {
 				dt_sb_printf(b, "%s", d->snap);
-				if (j && d->snap_json && *d->snap_json)
-					dt_sb_printf(j, "%s%s",
-						     j->len ? ", " : "",
-						     d->snap_json);
+				tlist_append(j, &d->snap_tensors);
 			} else if (d && d->btype >= 0 && depth < 3) {
 				describe_battrs(m, b, j, d, depth + 1);
 			} else
@@ -781,13 +754,13 @@ static void describe_battr_value(struct dt_model *m, struct dt_sbuf *b,
 }
 
 /* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
- * tensors also go to j as JSON when j is given. */
+ * tensors also go to j when j is given. */
 static void describe_battrs(struct dt_model *m, struct dt_sbuf *b,
-			    struct dt_sbuf *j, struct obj *o, int depth)
+			    struct tlist *j, struct obj *o, int depth)
 {
 	char name[96], tn[96];
 
-	if (b->len > DESC_MAX || (j && j->len > DESC_MAX)) {
+	if (b->len > DESC_MAX || (j && j->n >= TENSORS_MAX)) {
 		dt_sb_printf(b, "...");
 		return;
 	}
@@ -803,12 +776,12 @@ static void describe_battrs(struct dt_model *m, struct dt_sbuf *b,
 }
 
 /* The operation graph as it is when finalized: its operations, its
- * tensors in JSON (*json) and its cost. */
-static char *describe_graph(struct dt_model *m, struct obj *g, char **json,
+ * tensors (into j) and its cost. */
+static char *describe_graph(struct dt_model *m, struct obj *g, struct tlist *j,
 			    struct dt_cost *cost)
 {
 	struct battr *ops = battr(g, m->a_graph_ops);
-	struct dt_sbuf b = { 0 }, j = { 0 };
+	struct dt_sbuf b = { 0 };
 	const struct dt_cost_part *parts[64];
 	int n_parts = 0;
 
@@ -820,11 +793,9 @@ static char *describe_graph(struct dt_model *m, struct obj *g, char **json,
 			dt_sb_printf(&b, " ; ");
 		if (op && op->snap) {
 			dt_sb_printf(&b, "%s", op->snap);
-			if (op->snap_json && *op->snap_json)
-				dt_sb_printf(&j, "%s%s", j.len ? ", " : "",
-					     op->snap_json);
+			tlist_append(j, &op->snap_tensors);
 		} else if (op && op->btype >= 0) {
-			describe_battrs(m, &b, &j, op, 1);
+			describe_battrs(m, &b, j, op, 1);
 		} else {
 			dt_sb_printf(&b, "?");
 		}
@@ -833,7 +804,6 @@ static char *describe_graph(struct dt_model *m, struct obj *g, char **json,
 			parts[n_parts++] = op->part;
 	}
 	dt_cost_graph(cost, parts, n_parts);
-	*json = dt_sb_take(&j);
 	return dt_sb_take(&b);
 }
 
@@ -1221,7 +1191,8 @@ static void rehash(struct obj *o)
 /* What calls of one legacy problem share: described once. */
 struct legacy_entry {
 	uint64_t key;
-	char *desc, *problem, *tensors;
+	char *desc, *problem;
+	struct tlist tensors;
 	struct dt_cost cost;
 	int64_t algo, workspace;
 	int tensor_cores;
@@ -1266,6 +1237,42 @@ static const uint8_t *arg_roles(struct dt_model *m, uint32_t api,
 	return m->roles[api] = r;
 }
 
+/* A legacy call's device pointers: the arguments an op's ptrs list, in
+ * the call's order. */
+#define LEGACY_PTRS 64
+
+static bool is_data_ptr(const struct dt_arg *a)
+{
+	return a->code == 'p' && !a->out && !is_handle(a) && !is_desc(a);
+}
+
+/* Which of a legacy op's ptrs holds the data of the tensor whose
+ * descriptor is `role` ("x" for xDesc: the argument x, or X when the
+ * function names its data so, as cudnnOpTensor does); -1 none. */
+static int32_t legacy_ptr_index(const struct dt_arg *args, int n,
+				const char *role, size_t len)
+{
+	char flipped[64];
+
+	if (!len || len >= sizeof(flipped))
+		return -1;
+	memcpy(flipped, role, len);
+	flipped[0] ^= 0x20;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *want = pass ? flipped : role;
+		int32_t k = 0;
+		for (int i = 0; i < n && k < LEGACY_PTRS; i++) {
+			if (!is_data_ptr(&args[i]))
+				continue;
+			if (args[i].name_len == len &&
+			    !memcmp(args[i].name, want, len))
+				return k;
+			k++;
+		}
+	}
+	return -1;
+}
+
 /* Describe a legacy call's problem: its descriptors and scalars. */
 static struct legacy_entry *legacy_describe(struct dt_model *m,
 					    const struct dt_api_def *api,
@@ -1273,7 +1280,7 @@ static struct legacy_entry *legacy_describe(struct dt_model *m,
 					    uint64_t key)
 {
 	struct legacy_entry *e = calloc(1, sizeof(*e));
-	struct dt_sbuf b = { 0 }, j = { 0 };
+	struct dt_sbuf b = { 0 };
 	struct dt_legacy_arg la[40];
 	int n_la = 0;
 	size_t algo_at = 0, algo_len = 0; /* where desc names the algorithm */
@@ -1302,8 +1309,10 @@ static struct legacy_entry *legacy_describe(struct dt_model *m,
 				dt_sb_printf(&b, "?");
 			} else if (o->t.valid) {
 				describe_tensor(&b, &o->t);
-				tensor_json(&j, &o->t, a->name,
-					    (int)a->name_len - 4);
+				tlist_add(&e->tensors, &o->t, a->name,
+					  a->name_len - 4,
+					  legacy_ptr_index(args, n, a->name,
+							   a->name_len - 4));
 				if (l)
 					l->t = &o->t;
 			} else {
@@ -1338,7 +1347,6 @@ static struct legacy_entry *legacy_describe(struct dt_model *m,
 	}
 	dt_cost_legacy(&e->cost, api->name, la, n_la, field_of);
 	e->desc = dt_sb_take(&b);
-	e->tensors = dt_sb_take(&j);
 	/* a convolution's algorithm is cuDNN's answer (through Find or Get),
 	 * not part of the problem; softmax's and RNNs' are the program's */
 	if (algo_len && strstr(api->name, "Convolution")) {
@@ -1380,15 +1388,14 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		      int n)
 {
 	uint64_t stream = 0, key = mix(0x5eed, c->api);
-	struct dt_sbuf ptrs = { 0 };
-	struct dt_op_ptr ptr[32];
+	struct dt_op_ptr ptr[LEGACY_PTRS];
 	uint32_t n_ptr = 0;
 
 	const uint8_t *role = arg_roles(m, c->api, args, n);
 	if (!role)
 		return;
 	/* the problem's key: the descriptors' contents and the scalars;
-	 * data pointers only go to the details (a tensor's follows its
+	 * data pointers are the execution's (a tensor's follows its
 	 * descriptor) */
 	for (int i = 0; i < n; i++) {
 		const struct dt_arg *a = &args[i];
@@ -1399,10 +1406,7 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 			struct obj *o = obj_find(m, a->u, false);
 			key = mix(key, o ? o->chash : 0);
 		} else if (a->code == 'p') {
-			if (m->details && !a->out)
-				sb_pointer(&ptrs, a->name, a->name_len, a->u);
-			if ((m->details || m->pointers) && !a->out &&
-			    n_ptr < sizeof(ptr) / sizeof(*ptr))
+			if (m->pointers && !a->out && n_ptr < LEGACY_PTRS)
 				ptr[n_ptr++] =
 					(struct dt_op_ptr){ -1, a->name,
 							    a->name_len, a->u };
@@ -1424,18 +1428,15 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		m->legacy[slot] = e;
 	}
 	struct pending *p = add_op(m, c, api->name, e ? e->desc : "");
-	if (!p || !e) {
-		free(ptrs.p);
+	if (!p || !e)
 		return;
-	}
 	p->op.engine = e->algo;
 	p->op.workspace = e->workspace;
 	p->op.stream = stream;
 	p->op.tensor_cores = e->tensor_cores;
 	p->op.cost = e->cost;
 	p->problem = e->problem;
-	p->tensors = e->tensors;
-	p->pointers = ptrs.p;
+	p->tensors = &e->tensors;
 	if (n_ptr && ptrs_room(p, n_ptr))
 		memcpy(p->ptrs, ptr, n_ptr * sizeof(*ptr));
 }
@@ -1466,32 +1467,25 @@ static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr)
 	return b.len ? dt_sb_take(&b) : (free(b.p), NULL);
 }
 
-/* The variant pack's data pointers into p->ptrs and, with details, as
- * "uid": "0x..." (returned); *ws its workspace. */
-static char *varpack_pointers(struct dt_model *m, uint64_t varpack,
-			      struct pending *p, uint64_t *ws)
+/* The variant pack's data pointers into p->ptrs, by uid; *ws its
+ * workspace. */
+static void varpack_pointers(struct dt_model *m, uint64_t varpack,
+			     struct pending *p, uint64_t *ws)
 {
 	struct obj *vp = obj_find(m, varpack, false);
 	struct battr *uids = vp ? battr(vp, m->a_vp_uids) : NULL;
-	struct dt_sbuf b = { 0 };
+	uint32_t n = uids ? uids->bytes / 8 : 0;
 
 	*ws = vp ? battr_ptr(vp, m->a_vp_ws, 0) : 0;
-	uint32_t n = uids ? uids->bytes / 8 : 0;
-	if (n)
-		ptrs_room(p, n);
+	if (!n || !ptrs_room(p, n))
+		return;
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t uid;
-		uint64_t v = battr_ptr(vp, m->a_vp_ptrs, i);
 		memcpy(&uid, bdata(uids) + i * 8, 8);
-		if (p->ptrs)
-			p->ptrs[i] = (struct dt_op_ptr){ uid, NULL, 0, v };
-		if (m->details) {
-			char key[24];
-			int k = snprintf(key, sizeof(key), "%" PRId64, uid);
-			sb_pointer(&b, key, (size_t)k, v);
-		}
+		p->ptrs[i] =
+			(struct dt_op_ptr){ uid, NULL, 0,
+					    battr_ptr(vp, m->a_vp_ptrs, i) };
 	}
-	return m->details ? dt_sb_take(&b) : NULL;
 }
 
 /* Strings ops may point to stay until the model is freed. */
@@ -1568,9 +1562,8 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	if (!p)
 		return;
 	p->op.stream = stream;
-	if (m->details || m->pointers)
-		p->pointers =
-			varpack_pointers(m, varpack, p, &p->op.workspace_ptr);
+	if (m->pointers)
+		varpack_pointers(m, varpack, p, &p->op.workspace_ptr);
 	if (!pi)
 		return;
 	struct cfg_info *cfg = pi->cfg;
@@ -1584,7 +1577,7 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	p->op.cost = cfg->cost;
 	p->problem = cfg->graph;
 	p->brief = cfg->brief;
-	p->tensors = cfg->graph_json;
+	p->tensors = &cfg->tensors;
 	if (cfg->notes)
 		p->op.tensor_cores = strstr(cfg->notes, "TENSOR_CORE") != NULL;
 }
@@ -1769,21 +1762,22 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 		if (o->btype == m->bt_tensor) {
 			backend_tensor(m, o);
 		} else if (snapshot_type(m, o->btype)) {
-			struct dt_sbuf b = { 0 }, j = { 0 };
+			struct dt_sbuf b = { 0 };
+			struct tlist j = { 0 };
 			free(o->snap);
-			free(o->snap_json);
+			tlist_free(&o->snap_tensors);
 			free(o->part);
 			o->snap =
 				NULL; /* describe what it points to, not this */
 			describe_battrs(m, &b, &j, o, 1);
 			o->snap = dt_sb_take(&b);
-			o->snap_json = dt_sb_take(&j);
+			o->snap_tensors = j;
 			o->part = cost_part(m, o);
 		} else if (o->btype == m->bt_graph) {
 			free(o->graph);
-			free(o->graph_json);
-			o->graph =
-				describe_graph(m, o, &o->graph_json, &o->cost);
+			tlist_free(&o->graph_tensors);
+			o->graph = describe_graph(m, o, &o->graph_tensors,
+						  &o->cost);
 			free(o->brief);
 			o->brief = graph_brief(m, o);
 		} else if (o->btype == m->bt_engine) {
@@ -2186,7 +2180,7 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	if (!m)
 		return NULL;
 	m->fi = fi;
-	m->details = true;
+	m->pointers = true;
 	m->api_class = calloc(fi->n_apis + 1, 1);
 	m->sigs = calloc(fi->n_apis + 1, sizeof(*m->sigs));
 	m->roles = calloc(fi->n_apis + 1, sizeof(*m->roles));
@@ -2304,7 +2298,6 @@ const struct dt_op *dt_model_next(struct dt_model *m)
 	struct pending *p = m->head;
 
 	if (m->out) {
-		free(m->out->pointers);
 		m->out->next = m->spare;
 		m->spare = m->out;
 		m->out = NULL;
@@ -2331,8 +2324,8 @@ const struct dt_op *dt_model_next(struct dt_model *m)
 	op->problem = p->problem ? p->problem : p->desc;
 	op->problem_id = (uint64_t)(uintptr_t)op->problem;
 	op->brief = p->brief ? p->brief : op->problem;
-	op->tensors_json = p->tensors ? p->tensors : "";
-	op->pointers_json = p->pointers ? p->pointers : "";
+	op->tensors = p->tensors ? p->tensors->v : NULL;
+	op->n_tensors = p->tensors ? p->tensors->n : 0;
 	op->ptrs = p->ptrs;
 	op->n_ptrs = p->n_ptrs;
 	op->first_kernel = p->first_kernel;
@@ -2351,11 +2344,6 @@ int dt_model_next_op(struct dt_model *m, struct dt_op *op)
 	return o != NULL;
 }
 
-void dt_model_set_details(struct dt_model *m, bool on)
-{
-	m->details = on;
-}
-
 void dt_model_set_pointers(struct dt_model *m, bool on)
 {
 	m->pointers = on;
@@ -2367,6 +2355,22 @@ void dt_model_on_build(struct dt_model *m,
 {
 	m->on_build = fn;
 	m->on_build_arg = arg;
+}
+
+uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i)
+{
+	const struct dt_op_tensor *t =
+		i < op->n_tensors ? &op->tensors[i] : NULL;
+
+	if (!t || !op->ptrs)
+		return 0;
+	if (t->ptr >= 0)
+		return (uint32_t)t->ptr < op->n_ptrs ? op->ptrs[t->ptr].value
+						     : 0;
+	for (uint32_t k = 0; k < op->n_ptrs; k++)
+		if (op->ptrs[k].uid >= 0 && op->ptrs[k].uid == t->t.uid)
+			return op->ptrs[k].value;
+	return 0;
 }
 
 const struct dt_model_stats *dt_model_stats(const struct dt_model *m)
@@ -2391,7 +2395,7 @@ void dt_model_free(struct dt_model *m)
 	while (m->cfgs) {
 		struct cfg_list *n = m->cfgs->next;
 		free(m->cfgs->info.graph);
-		free(m->cfgs->info.graph_json);
+		tlist_free(&m->cfgs->info.tensors);
 		free(m->cfgs->info.brief);
 		/* knobs and notes are kept */
 		free(m->cfgs);
@@ -2423,7 +2427,7 @@ void dt_model_free(struct dt_model *m)
 			m->legacy[i] = e->next;
 			free(e->desc);
 			free(e->problem);
-			free(e->tensors);
+			tlist_free(&e->tensors);
 			free(e);
 		}
 	for (size_t i = 0; i < m->n_kept; i++)

@@ -903,7 +903,6 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 		memset(pv->plan_build, 0,
 		       pv->cap_plan * sizeof(*pv->plan_build));
 	dt_model_on_build(m, on_build, s);
-	dt_model_set_details(m, false);
 	dt_model_set_pointers(m, s->fusion != NULL);
 	if (s->fusion)
 		dt_fusion_begin_file(s->fusion);

@@ -96,6 +96,12 @@ extern const size_t dt_cudnn_enums_count;
 /* The name of value in enum `type` (type_len bytes), or NULL. */
 const char *dt_enum_name(const char *type, size_t type_len, int64_t value);
 
+/* The name of value in enum `type` without the prefix `strip` (when it
+ * has it) into buf, or the number when the enum has no such value;
+ * returns buf. */
+const char *dt_enum_short(const char *type, int64_t value, const char *strip,
+			  char *buf, size_t size);
+
 /* The value of enumerator `name` of enum `type`, or def when there is
  * none. */
 int64_t dt_enum_value(const char *type, const char *name, int64_t def);
@@ -353,6 +359,18 @@ struct dt_op_ptr {
 	uint64_t value;
 };
 
+/* A tensor of an op: its shape and type, its role, and where its data
+ * is (dt_op_tensor_ptr()). */
+struct dt_op_tensor {
+	struct dt_tensor t;
+	/* a legacy descriptor argument's name without "Desc" ("x", "dy"),
+	 * or a backend tensor attribute's name without its prefix ("X",
+	 * "MATMUL_ADESC") */
+	char role[64];
+	int32_t ptr; /* legacy: its data in the op's ptrs, -1 none; backend:
+			-1 (its pointer goes by uid) */
+};
+
 /* One operation the program executed: a call that can launch GPU work. */
 struct dt_op {
 	uint64_t seq; /* the API_CALL's seq */
@@ -378,14 +396,11 @@ struct dt_op {
 	uint64_t gpu_start; /* first start and last end, CLOCK_MONOTONIC ns */
 	uint64_t gpu_end;
 	const char *first_kernel; /* name of its first kernel, or NULL */
-	const char *tensors_json; /* its tensors: comma-separated JSON objects
-				     {role, uid, dims, strides, dtype, virtual,
-				     by_value} */
-	const char
-		*pointers_json; /* device pointers: "x": "0x..." (legacy) or
-				   "uid": "0x..." (backend), comma-separated */
-	const struct dt_op_ptr *ptrs; /* the same, with details or pointers
-					 on; n_ptrs of them */
+	const struct dt_op_tensor *tensors; /* n_tensors of them, shared by
+					       the ops of its problem */
+	uint32_t n_tensors;
+	const struct dt_op_ptr *ptrs; /* device pointers, in the call's order
+					 or the variant pack's; n_ptrs */
 	uint32_t n_ptrs;
 	const char *problem; /* what it computed, without what cuDNN chose
 				(plan, engine, algorithm): ops of one problem
@@ -430,6 +445,10 @@ const struct dt_op *dt_model_next(struct dt_model *m);
 
 const struct dt_model_stats *dt_model_stats(const struct dt_model *m);
 
+/* The device pointer of op's tensor i: the legacy argument that holds its
+ * data, or the variant pack's pointer of its uid; 0 when not known. */
+uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i);
+
 /* An execution plan was built (a successful finalize). */
 struct dt_plan_build {
 	uint32_t plan;       /* the id its executions will carry */
@@ -445,12 +464,8 @@ struct dt_plan_build {
  * record was no timed kernel. */
 const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m);
 
-/* Whether ops carry their device pointers (pointers_json, ptrs,
- * workspace_ptr); on by default. Summaries do without, and go faster. */
-void dt_model_set_details(struct dt_model *m, bool on);
-
-/* Whether ops carry their device pointers as ptrs only (no
- * pointers_json): what an analysis of the dataflow needs. */
+/* Whether ops carry their device pointers (ptrs, workspace_ptr); on by
+ * default. Summaries do without, and go faster. */
 void dt_model_set_pointers(struct dt_model *m, bool on);
 
 /* Have fn called for every plan built, from dt_model_feed(). */

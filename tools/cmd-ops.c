@@ -65,6 +65,26 @@ static void print_op_text(FILE *out, const struct dt_file_info *fi,
 		op->api + 5, op->desc, op->status ? " FAILED" : "");
 }
 
+static void print_tensor_json(FILE *out, const struct dt_op_tensor *ot,
+			      bool first)
+{
+	const struct dt_tensor *t = &ot->t;
+	char dt[48];
+
+	fprintf(out, "%s{\"role\": \"%s\", \"uid\": %" PRId64 ", \"dims\": [",
+		first ? "" : ", ", ot->role, t->uid);
+	for (int i = 0; i < t->nb; i++)
+		fprintf(out, "%s%" PRId64, i ? ", " : "", t->dims[i]);
+	fputs("], \"strides\": [", out);
+	for (int i = 0; i < t->nb; i++)
+		fprintf(out, "%s%" PRId64, i ? ", " : "", t->strides[i]);
+	fprintf(out, "], \"dtype\": \"%s\", \"virtual\": %s, \"by_value\": %s}",
+		dt_enum_short("cudnnDataType_t", t->dtype, "CUDNN_DATA_", dt,
+			      sizeof(dt)),
+		t->is_virtual ? "true" : "false",
+		t->by_value ? "true" : "false");
+}
+
 static void print_op_json(FILE *out, const struct dt_file_info *fi,
 			  const struct dt_op *op, bool first)
 {
@@ -100,10 +120,23 @@ static void print_op_json(FILE *out, const struct dt_file_info *fi,
 	}
 	fprintf(out,
 		"], \"stream\": \"0x%" PRIx64
-		"\", \"workspace_ptr\": \"0x%" PRIx64
-		"\", \"pointers\": {%s}, \"tensors\": [%s], \"first_kernel\": ",
-		op->stream, op->workspace_ptr, op->pointers_json,
-		op->tensors_json);
+		"\", \"workspace_ptr\": \"0x%" PRIx64 "\", \"pointers\": {",
+		op->stream, op->workspace_ptr);
+	for (uint32_t i = 0; i < op->n_ptrs; i++) {
+		const struct dt_op_ptr *p = &op->ptrs[i];
+		if (p->uid >= 0)
+			fprintf(out, "%s\"%" PRId64 "\": \"0x%" PRIx64 "\"",
+				i ? ", " : "", p->uid, p->value);
+		else
+			fprintf(out, "%s\"%.*s\": \"0x%" PRIx64 "\"",
+				i ? ", " : "",
+				(int)(p->name_len < 40 ? p->name_len : 40),
+				p->name, p->value);
+	}
+	fputs("}, \"tensors\": [", out);
+	for (uint32_t i = 0; i < op->n_tensors; i++)
+		print_tensor_json(out, &op->tensors[i], i == 0);
+	fputs("], \"first_kernel\": ", out);
 	if (op->first_kernel)
 		dt_json_str(out, op->first_kernel);
 	else
