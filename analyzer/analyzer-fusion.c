@@ -149,10 +149,6 @@ struct priv {
 	/* per file */
 	struct stream *streams;
 	size_t n_streams;
-	struct {
-		uint32_t corr;
-		uint64_t seq;
-	} corr[1u << 16];
 	struct waiting {
 		uint64_t seq;
 		struct opinfo *op; /* NULL once taken */
@@ -431,30 +427,21 @@ static void opinfo_free(struct priv *pv, struct opinfo *o)
 
 static void process(struct dt_fusion *fz, struct stream *s, bool final);
 
-/* What the analysis reads of a kernel record. */
+/* What the analysis reads of a kernel. */
 struct kernel {
-	uint64_t start, end;
-	uint32_t corr, device, stream;
+	uint64_t start, end; /* on the GPU's clock: only their order counts */
+	uint64_t seq;        /* the cuDNN call, 0 for kernels outside cuDNN */
+	uint32_t device, stream;
 	int32_t grid_x, block_x;
-	const struct dt_kernel_class *kc; /* the model's, or NULL */
+	const struct dt_kernel_class *kc; /* the model's */
 };
-
-static struct kernel kernel_of(const struct dt_rec_kernel *k,
-			       const struct dt_kernel_class *kc)
-{
-	return (struct kernel){ k->start,  k->end,    k->corr,    k->device,
-				k->stream, k->grid_x, k->block_x, kc };
-}
 
 static void add_kernel(struct dt_fusion *fz, const struct kernel *k)
 {
 	const struct dt_kernel_class *kc = k->kc;
 	struct priv *pv = P(fz);
 	struct stream *s = stream_of(pv, k->device, k->stream);
-	uint32_t slot = k->corr % (1u << 16);
-	uint64_t seq = k->corr && pv->corr[slot].corr == k->corr
-			       ? pv->corr[slot].seq
-			       : 0;
+	uint64_t seq = k->seq;
 	uint64_t d = k->end > k->start ? k->end - k->start : 0;
 
 	if (!s || !kc)
@@ -545,50 +532,16 @@ static void stop_thread(struct priv *pv)
 	pv->pipe = NULL;
 }
 
-void dt_fusion_begin_file(struct dt_fusion *fz)
+static void on_device_now(struct dt_fusion *fz, const struct dt_device *d)
 {
 	struct priv *pv = P(fz);
 
-	stop_thread(pv);
-	pv->pipe = pv->finished ? NULL : dt_pipe_new(on_message, fz);
-	pv->delivered = 0;
-	memset(pv->corr, 0, sizeof(pv->corr));
-	pv->n_devs = 0;
-}
-
-static void feed_now(struct dt_fusion *fz, const struct dt_rec_hdr *h,
-		     const struct dt_kernel_class *kc)
-{
-	struct priv *pv = P(fz);
-
-	if (pv->finished)
-		return;
-	switch (h->type) {
-	case DT_REC_CORR: {
-		const struct dt_rec_corr *c = (const void *)h;
-		pv->corr[c->corr % (1u << 16)].corr = c->corr;
-		pv->corr[c->corr % (1u << 16)].seq = c->call;
-		break;
-	}
-	case DT_REC_KERNEL: {
-		const struct dt_rec_kernel *k = (const void *)h;
-		if (k->flags & DT_KERNEL_NO_TIME)
-			break;
-		struct kernel kk = kernel_of(k, kc);
-		add_kernel(fz, &kk);
-		break;
-	}
-	case DT_REC_DEVICE: {
-		const struct dt_rec_device *d = (const void *)h;
-		if (pv->n_devs < 64)
-			pv->devs[pv->n_devs++] = (struct device_cc){
-				d->id, (int)(d->cc_major * 10 + d->cc_minor)
-			};
-		if (!fz->peak_bandwidth && d->mem_bandwidth)
-			fz->peak_bandwidth = (double)d->mem_bandwidth * 1e3;
-		break;
-	}
-	}
+	if (pv->n_devs < 64)
+		pv->devs[pv->n_devs++] = (struct device_cc){
+			d->id, (int)(d->cc_major * 10 + d->cc_minor)
+		};
+	if (!fz->peak_bandwidth && d->mem_bandwidth_kBps)
+		fz->peak_bandwidth = (double)d->mem_bandwidth_kBps * 1e3;
 }
 
 /* ------------------------------------------------------- already fused */
@@ -785,11 +738,12 @@ static void op_now(struct dt_fusion *fz, const struct dt_op *op)
 
 /* ------------------------------------------------- the second thread */
 
-/* What goes through the pipe: what the analysis reads of a kernel whose
- * name the model has, another record whole, or what it reads of an op. The
- * strings an op points to are the model's, kept as long as it lives, which is
- * past dt_fusion_end_file(); its pointers are copied. */
-enum { MSG_RECORD = 1, MSG_KERNEL, MSG_OP };
+/* What goes through the pipe: what the analysis reads of a kernel, a
+ * device, or what it reads of an op. Kernel classes and the strings and
+ * tensors an op points to are the model's, kept as long as the session
+ * lives, which is past dt_fusion_end_file(); an op's pointers are
+ * copied. */
+enum { MSG_DEVICE = 1, MSG_KERNEL, MSG_OP };
 
 struct msg_op {
 	uint64_t seq, gpu_ns, problem_id, bytes;
@@ -809,8 +763,8 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 
 	if (kind == MSG_KERNEL) {
 		add_kernel(fz, msg);
-	} else if (kind == MSG_RECORD) {
-		feed_now(fz, msg, NULL);
+	} else if (kind == MSG_DEVICE) {
+		on_device_now(fz, msg);
 	} else if (kind == MSG_OP) {
 		const struct msg_op *m = msg;
 		struct dt_op op = {
@@ -835,46 +789,48 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 	}
 }
 
-void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *h,
-		    const struct dt_kernel_class *kc)
+static void on_activity(void *arg, const struct dt_activity *a)
 {
+	struct dt_fusion *fz = arg;
 	struct priv *pv = P(fz);
 
-	switch (h->type) {
-	case DT_REC_KERNEL: {
-		const struct dt_rec_kernel *k = (const void *)h;
-		if (k->flags & DT_KERNEL_NO_TIME)
-			return;
-		/* the name is the model's: the fields the analysis reads */
-		struct kernel *m =
-			pv->pipe && kc
-				? dt_pipe_put(pv->pipe, MSG_KERNEL, sizeof(*m))
-				: NULL;
-		if (m) {
-			*m = kernel_of(k, kc);
-			return;
-		}
-		break;
-	}
-	case DT_REC_CORR:
-	case DT_REC_DEVICE:
-		break;
-	default:
+	if (a->kind != DT_ACT_KERNEL || !a->timed || !a->kc || pv->finished)
+		return;
+	struct kernel k = { a->gpu_start,       a->gpu_end, a->call,
+			    a->device,          a->stream,  a->kernel->grid_x,
+			    a->kernel->block_x, a->kc };
+	struct kernel *m =
+		pv->pipe ? dt_pipe_put(pv->pipe, MSG_KERNEL, sizeof(*m)) : NULL;
+	if (m) {
+		*m = k;
 		return;
 	}
-	/* a kernel here has no name from the model: its record goes whole */
-	void *m = pv->pipe ? dt_pipe_put(pv->pipe, MSG_RECORD, h->size) : NULL;
-	if (!m) {
-		if (pv->pipe)
-			dt_pipe_drain(pv->pipe);
-		feed_now(fz, h, kc);
-		return;
-	}
-	memcpy(m, h, h->size);
+	if (pv->pipe)
+		dt_pipe_drain(pv->pipe);
+	add_kernel(fz, &k);
 }
 
-void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
+static void on_device(void *arg, const struct dt_device *d)
 {
+	struct dt_fusion *fz = arg;
+	struct priv *pv = P(fz);
+
+	if (pv->finished)
+		return;
+	struct dt_device *m =
+		pv->pipe ? dt_pipe_put(pv->pipe, MSG_DEVICE, sizeof(*m)) : NULL;
+	if (m) {
+		*m = *d;
+		return;
+	}
+	if (pv->pipe)
+		dt_pipe_drain(pv->pipe);
+	on_device_now(fz, d);
+}
+
+static void on_op(void *arg, const struct dt_op *op)
+{
+	struct dt_fusion *fz = arg;
 	struct priv *pv = P(fz);
 	size_t ptrs = op->ptrs ? op->n_ptrs * sizeof(*op->ptrs) : 0;
 
@@ -884,6 +840,8 @@ void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
 		pv->pipe ? dt_pipe_put(pv->pipe, MSG_OP, sizeof(*m) + ptrs)
 			 : NULL;
 	if (!m) {
+		/* too many pointers for a message: the thread catches up
+		 * first, so that the order holds */
 		if (pv->pipe)
 			dt_pipe_drain(pv->pipe);
 		op_now(fz, op);
@@ -908,6 +866,21 @@ void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op)
 	};
 	if (ptrs)
 		memcpy(m + 1, op->ptrs, ptrs);
+}
+
+void dt_fusion_begin_file(struct dt_fusion *fz, struct dt_session *ss)
+{
+	struct priv *pv = P(fz);
+	struct dt_consumer c = { .arg = fz,
+				 .activity = on_activity,
+				 .device = on_device,
+				 .op = on_op };
+
+	stop_thread(pv);
+	pv->pipe = pv->finished ? NULL : dt_pipe_new(on_message, fz);
+	pv->delivered = 0;
+	pv->n_devs = 0;
+	dt_session_add(ss, &c);
 }
 
 /* ---------------------------------------------------------------- chains */

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "analyzer-cost.h"
+#include "analyzer-model.h"
 #include "analyzer-util.h"
 #include "dt-analyzer.h"
 
@@ -249,9 +250,10 @@ struct dt_model {
 	uint32_t *kname_idx;             /* open addressing: id + 1 */
 	uint32_t n_knames, cap_kname_idx;
 	size_t cap_knames;
-	const struct dt_kernel_class *last_kernel;
-	void (*on_build)(void *arg, const struct dt_plan_build *b);
-	void *on_build_arg;
+	const struct dt_consumer *cons; /* who gets the events */
+	int n_cons;
+	struct dt_device *devices; /* as DEVICE records described them */
+	size_t n_devices, cap_devices;
 	bool pointers;        /* ops carry their device pointers */
 	uint8_t *api_class;   /* enum api_class by API id */
 	struct dt_sig **sigs; /* parsed signatures by API id */
@@ -262,6 +264,14 @@ struct dt_model {
 	char **kept; /* strings ops may still point to, freed at the end */
 	size_t n_kept, cap_kept;
 };
+
+/* Every consumer's cb with ev. */
+#define EMIT(m, cb, ev)                                                  \
+	do {                                                             \
+		for (int i_ = 0; i_ < (m)->n_cons; i_++)                 \
+			if ((m)->cons[i_].cb)                            \
+				(m)->cons[i_].cb((m)->cons[i_].arg, ev); \
+	} while (0)
 
 static int64_t enum_value(const char *type, const char *name)
 {
@@ -1810,20 +1820,16 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			pi->next = m->plans;
 			m->plans = pi;
 			o->plan = pi;
-			if (m->on_build) {
-				struct dt_plan_build b = {
-					.plan = pi->id,
-					.problem =
-						pi->cfg ? pi->cfg->graph : NULL,
-					.brief =
-						pi->cfg ? pi->cfg->brief : NULL,
-					.kind = pi->cfg ? pi->cfg->cost.kind
-							: DT_KIND_OTHER,
-					.t = c->t_begin,
-					.host_ns = c->t_end - c->t_begin,
-				};
-				m->on_build(m->on_build_arg, &b);
-			}
+			struct dt_plan_build b = {
+				.plan = pi->id,
+				.problem = pi->cfg ? pi->cfg->graph : NULL,
+				.brief = pi->cfg ? pi->cfg->brief : NULL,
+				.kind = pi->cfg ? pi->cfg->cost.kind
+						: DT_KIND_OTHER,
+				.t = c->t_begin,
+				.host_ns = c->t_end - c->t_begin,
+			};
+			EMIT(m, plan, &b);
 		}
 	} else if (cls == API_BK_EXECUTE && n == 3) {
 		/* handled by the caller (it needs the whole call) */
@@ -2096,23 +2102,20 @@ kernel_class(struct dt_model *m, const char *name, uint32_t len)
 	return k;
 }
 
-const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m)
+/* The call whose launch had CUPTI correlation id corr, 0 when none. */
+static uint64_t call_of(const struct dt_model *m, uint32_t corr)
 {
-	return m->last_kernel;
+	size_t slot = corr % (sizeof(m->corr) / sizeof(m->corr[0]));
+
+	return corr && m->corr[slot].corr == corr ? m->corr[slot].call : 0;
 }
 
-static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
-		      uint64_t start, uint64_t end,
-		      const struct dt_kernel_class *ki)
+/* Timed GPU work goes to the op of its call. */
+static void on_kernel(struct dt_model *m, const struct dt_activity *a)
 {
-	uint64_t call =
-		m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))].corr ==
-				corr
-			? m->corr[corr % (sizeof(m->corr) / sizeof(m->corr[0]))]
-				  .call
-			: 0;
-	uint64_t s = start + (uint64_t)m->cupti_to_mono;
-	uint64_t e = end + (uint64_t)m->cupti_to_mono;
+	const struct dt_kernel_class *ki = a->kc;
+	uint64_t call = a->call, s = a->start, e = a->end;
+	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
 
 	if (!call) {
 		m->stats.other_kernels++;
@@ -2131,14 +2134,14 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
 		if (!o->kernels || s < o->start)
 			o->start = s;
 		if (!o->kernels)
-			o->device = (int32_t)device;
+			o->device = (int32_t)a->device;
 		if (e > o->end)
 			o->end = e;
 		o->kernels++;
-		o->gpu_ns += end > start ? end - start : 0;
+		o->gpu_ns += d;
 		if (layout) {
 			o->converts++;
-			o->convert_ns += end > start ? end - start : 0;
+			o->convert_ns += d;
 		}
 		if (!o->first_kernel && ki)
 			o->first_kernel = ki->name;
@@ -2152,14 +2155,14 @@ static void on_kernel(struct dt_model *m, uint32_t corr, uint32_t device,
 	if (!op->kernels || s < op->gpu_start)
 		op->gpu_start = s;
 	if (op->device < 0)
-		op->device = (int32_t)device;
+		op->device = (int32_t)a->device;
 	if (e > op->gpu_end)
 		op->gpu_end = e;
 	op->kernels++;
-	op->gpu_ns += end > start ? end - start : 0;
+	op->gpu_ns += d;
 	if (layout) {
 		op->converts++;
-		op->convert_ns += end > start ? end - start : 0;
+		op->convert_ns += d;
 	}
 	/* which kernels ran says whether tensor cores did, when the engine's
 	 * notes are not known: one that did settles it */
@@ -2241,20 +2244,154 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	return m;
 }
 
-void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
+static void seen(struct dt_model *m, uint64_t t)
 {
+	if (!m->stats.t_first || t < m->stats.t_first)
+		m->stats.t_first = t;
+	if (t > m->stats.t_last)
+		m->stats.t_last = t;
+}
+
+static void emit_call(struct dt_model *m, const struct dt_rec_api_call *c)
+{
+	const struct dt_file_info *fi = m->fi;
+	const struct dt_api_def *api =
+		c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
+	struct dt_call e = { .seq = c->seq,
+			     .tid = c->tid,
+			     .api = c->api,
+			     .flags = c->flags,
+			     .name = api ? api->name : NULL,
+			     .sig = api && api->name ? api->sig : NULL,
+			     .t_begin = c->t_begin,
+			     .t_end = c->t_end,
+			     .status = c->status,
+			     .rec = &c->hdr };
+
+	e.args = dt_rec_tail(&c->hdr, &e.args_len);
+	m->stats.calls++;
+	seen(m, c->t_begin);
+	seen(m, c->t_end);
+	EMIT(m, call, &e);
+}
+
+static const struct dt_op *model_next(struct dt_model *m);
+
+/* Hand out the ops whose kernels are in. */
+static void emit_ops(struct dt_model *m)
+{
+	const struct dt_op *op;
+
+	while ((op = model_next(m)))
+		EMIT(m, op, op);
+}
+
+static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
+{
+	struct dt_activity a = { .rec = h };
 	uint32_t len;
 	const uint8_t *tail;
 
 	switch (h->type) {
-	case DT_REC_API_CALL:
-		on_call(m, (const void *)h);
+	case DT_REC_KERNEL: {
+		const struct dt_rec_kernel *k = (const void *)h;
+		tail = dt_rec_tail(h, &len);
+		a = (struct dt_activity){
+			.kind = DT_ACT_KERNEL,
+			.timed = !(k->flags & DT_KERNEL_NO_TIME),
+			.gpu_start = k->start,
+			.gpu_end = k->end,
+			.corr = k->corr,
+			.device = k->device,
+			.context = k->context,
+			.stream = k->stream,
+			.kc = kernel_class(m, (const char *)tail, len),
+			.kernel = k,
+			.rec = h,
+		};
+		m->stats.kernels++;
+		m->stats.untimed += !a.timed;
 		break;
+	}
+	case DT_REC_MEMCPY: {
+		const struct dt_rec_memcpy *c = (const void *)h;
+		a = (struct dt_activity){ .kind = DT_ACT_MEMCPY,
+					  .timed = true,
+					  .gpu_start = c->start,
+					  .gpu_end = c->end,
+					  .corr = c->corr,
+					  .device = c->device,
+					  .context = c->context,
+					  .stream = c->stream,
+					  .bytes = c->bytes,
+					  .rec = h };
+		m->stats.copies++;
+		break;
+	}
+	case DT_REC_MEMSET: {
+		const struct dt_rec_memset *c = (const void *)h;
+		a = (struct dt_activity){ .kind = DT_ACT_MEMSET,
+					  .timed = true,
+					  .gpu_start = c->start,
+					  .gpu_end = c->end,
+					  .corr = c->corr,
+					  .device = c->device,
+					  .context = c->context,
+					  .stream = c->stream,
+					  .bytes = c->bytes,
+					  .rec = h };
+		m->stats.copies++;
+		break;
+	}
+	}
+	a.call = call_of(m, a.corr);
+	a.start = a.gpu_start + (uint64_t)m->cupti_to_mono;
+	a.end = a.gpu_end + (uint64_t)m->cupti_to_mono;
+	if (a.timed)
+		on_kernel(m, &a);
+	/* how long recording lasted: calls and kernels (copies carry no
+	 * sign of the end) */
+	if (a.kind == DT_ACT_KERNEL && a.gpu_end && a.end > m->stats.t_last)
+		m->stats.t_last = a.end;
+	EMIT(m, activity, &a);
+}
+
+static void emit_device(struct dt_model *m, const struct dt_rec_device *d)
+{
+	uint32_t len;
+	const uint8_t *name = dt_rec_tail(&d->hdr, &len);
+	struct dt_device *v = dt_grow_array(m->devices, &m->cap_devices,
+					    m->n_devices + 1, sizeof(*v));
+
+	if (!v)
+		return;
+	m->devices = v;
+	v = &m->devices[m->n_devices];
+	*v = (struct dt_device){ .id = d->id,
+				 .cc_major = d->cc_major,
+				 .cc_minor = d->cc_minor,
+				 .sms = d->sms,
+				 .clock_khz = d->core_clock,
+				 .mem_bandwidth_kBps = d->mem_bandwidth,
+				 .global_mem = d->global_mem,
+				 .l2_size = d->l2_size,
+				 .rec = &d->hdr };
+	snprintf(v->name, sizeof(v->name), "%.*s", (int)len, name);
+	/* a copy each time: a pointer into the array would move */
+	struct dt_device e = *v;
+	EMIT(m, device, &e);
+}
+
+/* What the model keeps of the records that are no event of their own. */
+static void other_record(struct dt_model *m, const struct dt_rec_hdr *h)
+{
+	switch (h->type) {
 	case DT_REC_CORR: {
 		const struct dt_rec_corr *c = (const void *)h;
 		size_t slot = c->corr % (sizeof(m->corr) / sizeof(m->corr[0]));
 		m->corr[slot].corr = c->corr;
 		m->corr[slot].call = c->call;
+		m->stats.launches++;
 		launched(m, c->call);
 		break;
 	}
@@ -2264,36 +2401,55 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 			m->cupti_to_mono = (int64_t)(c->mono - c->other);
 		break;
 	}
-	case DT_REC_KERNEL: {
-		const struct dt_rec_kernel *k = (const void *)h;
-		tail = dt_rec_tail(h, &len);
-		m->last_kernel = NULL;
-		if (k->flags & DT_KERNEL_NO_TIME)
-			break;
-		m->last_kernel = kernel_class(m, (const char *)tail, len);
-		on_kernel(m, k->corr, k->device, k->start, k->end,
-			  m->last_kernel);
+	case DT_REC_THREAD:
+		m->stats.threads++;
 		break;
 	}
-	case DT_REC_MEMCPY: {
-		const struct dt_rec_memcpy *c = (const void *)h;
-		on_kernel(m, c->corr, c->device, c->start, c->end, NULL);
+}
+
+void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
+{
+	switch (h->type) {
+	case DT_REC_API_CALL:
+		on_call(m, (const void *)h);
+		emit_call(m, (const void *)h);
+		break;
+	case DT_REC_KERNEL:
+	case DT_REC_MEMCPY:
+	case DT_REC_MEMSET:
+		emit_activity(m, h);
+		break;
+	case DT_REC_DEVICE:
+		emit_device(m, (const void *)h);
+		break;
+	case DT_REC_GPU_STATE: {
+		const struct dt_rec_gpu_state *g = (const void *)h;
+		struct dt_gpu_change e = { .t = g->t,
+					   .state = g->state,
+					   .code = g->code,
+					   .dropped = g->dropped,
+					   .rec = h };
+		e.why = (const char *)dt_rec_tail(h, &e.why_len);
+		EMIT(m, gpu_state, &e);
 		break;
 	}
-	case DT_REC_MEMSET: {
-		const struct dt_rec_memset *c = (const void *)h;
-		on_kernel(m, c->corr, c->device, c->start, c->end, NULL);
+	default:
+		other_record(m, h);
+		EMIT(m, record, h);
 		break;
 	}
-	}
+	/* ops come out as host time passes (calls move it), or as a call
+	 * that was no op launches work */
+	emit_ops(m);
 }
 
 void dt_model_finish(struct dt_model *m)
 {
 	m->now = UINT64_MAX;
+	emit_ops(m);
 }
 
-const struct dt_op *dt_model_next(struct dt_model *m)
+static const struct dt_op *model_next(struct dt_model *m)
 {
 	struct pending *p = m->head;
 
@@ -2335,26 +2491,15 @@ const struct dt_op *dt_model_next(struct dt_model *m)
 	return op;
 }
 
-int dt_model_next_op(struct dt_model *m, struct dt_op *op)
+void dt_model_consumers(struct dt_model *m, const struct dt_consumer *c, int n)
 {
-	const struct dt_op *o = dt_model_next(m);
-
-	if (o)
-		*op = *o;
-	return o != NULL;
+	m->cons = c;
+	m->n_cons = n;
 }
 
 void dt_model_set_pointers(struct dt_model *m, bool on)
 {
 	m->pointers = on;
-}
-
-void dt_model_on_build(struct dt_model *m,
-		       void (*fn)(void *arg, const struct dt_plan_build *b),
-		       void *arg)
-{
-	m->on_build = fn;
-	m->on_build_arg = arg;
 }
 
 uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i)
@@ -2382,9 +2527,8 @@ void dt_model_free(struct dt_model *m)
 {
 	if (!m)
 		return;
-	struct dt_op op;
 	m->now = UINT64_MAX;
-	while (dt_model_next_op(m, &op))
+	while (model_next(m))
 		;
 	while (m->spare) {
 		struct pending *p = m->spare;
@@ -2433,6 +2577,7 @@ void dt_model_free(struct dt_model *m)
 	for (size_t i = 0; i < m->n_kept; i++)
 		free(m->kept[i]);
 	free(m->kept);
+	free(m->devices);
 	while (m->plans) {
 		struct plan_info *n = m->plans->next;
 		free(m->plans);

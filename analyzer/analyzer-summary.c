@@ -221,9 +221,6 @@ struct priv {
 	uint64_t *plan_ns;   /* host time of each plan's build, by plan id */
 	int32_t *plan_build; /* the build each plan belongs to, + 1 */
 	size_t cap_plan;
-	struct {
-		uint32_t corr;
-	} corr[1 << 16];
 	/* the file's problem ids -> problems + 1 (open addressing) */
 	struct {
 		uint64_t id;
@@ -485,19 +482,12 @@ static void add_convert(struct dt_summary *s, struct kname *n, bool in_cudnn,
 
 /* ------------------------------------------------------------- devices */
 
-static int32_t device_of(struct dt_summary *s, const struct dt_rec_device *d,
-			 const uint8_t *name, uint32_t len)
+static int32_t device_of(struct dt_summary *s, const struct dt_device *d)
 {
 	struct priv *pv = P(s);
-	struct dt_device dev = { .id = d->id,
-				 .cc_major = d->cc_major,
-				 .cc_minor = d->cc_minor,
-				 .sms = d->sms,
-				 .clock_khz = d->core_clock,
-				 .mem_bandwidth_kBps = d->mem_bandwidth,
-				 .global_mem = d->global_mem };
+	struct dt_device dev = *d;
 
-	snprintf(dev.name, sizeof(dev.name), "%.*s", (int)len, name);
+	dev.rec = NULL;
 	/* one entry per kind of GPU: ranks on identical GPUs share it */
 	for (size_t i = 0; i < s->n_devices; i++) {
 		struct dt_device *o = &s->devices[i];
@@ -704,9 +694,8 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	}
 }
 
-static void on_build(void *arg, const struct dt_plan_build *b)
+static void on_build(struct dt_summary *s, const struct dt_plan_build *b)
 {
-	struct dt_summary *s = arg;
 	struct priv *pv = P(s);
 
 	if (!b->problem)
@@ -732,55 +721,40 @@ static void on_build(void *arg, const struct dt_plan_build *b)
 	pv->plan_build[b->plan] = bi + 1;
 }
 
-static const char *info(const struct dt_file_info *fi, const char *key)
-{
-	for (size_t i = 0; i < fi->n_info; i++)
-		if (!strcmp(fi->info[i].key, key))
-			return fi->info[i].value;
-	return NULL;
-}
+/* The summary being added to, and its file. */
+struct reading {
+	struct dt_summary *s;
+	struct dt_sum_file *f;
+	const struct dt_file_info *fi;
+};
 
-/* "RANK=3": the first rank variable the process had. */
-static char *rank_of(const struct dt_file_info *fi)
+static void on_activity(void *arg, const struct dt_activity *a)
 {
-	static const char *const vars[] = {
-		"RANK",        "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
-		"PMI_RANK",    "SLURM_PROCID",         "MV2_COMM_WORLD_RANK",
-		"PALS_RANKID", "ALPS_APP_PE",          "LOCAL_RANK",
-	};
-	char key[64];
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		snprintf(key, sizeof(key), "env.%s", vars[i]);
-		const char *v = info(fi, key);
-		if (v)
-			return dt_xasprintf("%s=%s", vars[i], v);
-	}
-	return NULL;
-}
-
-static void on_kernel(struct dt_summary *s, struct dt_sum_file *f,
-		      uint32_t corr, uint32_t device, uint64_t start,
-		      uint64_t end, const struct dt_kernel_class *kc,
-		      bool is_kernel, uint64_t bytes)
-{
+	struct reading *rd = arg;
+	struct dt_summary *s = rd->s;
+	struct dt_sum_file *f = rd->f;
 	struct priv *pv = P(s);
-	uint64_t d = end > start ? end - start : 0;
-	bool cudnn = corr && pv->corr[corr % (1u << 16)].corr == corr;
+	const struct dt_kernel_class *kc = a->kc;
+	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
+	bool cudnn = a->call != 0;
 
+	if (!a->timed)
+		return;
 	f->gpu_ns += d;
 	s->gpu_ns += d;
-	if (device < 64)
-		merger_add(&pv->merge[device], start, end);
+	/* the union of busy intervals does not care which clock, as long as
+	 * it is one */
+	if (a->device < 64)
+		merger_add(&pv->merge[a->device], a->gpu_start, a->gpu_end);
 	if (cudnn) {
 		f->cudnn_gpu_ns += d;
 		s->cudnn_ns += d;
 	}
-	if (!is_kernel) {
+	if (a->kind != DT_ACT_KERNEL) {
 		if (!cudnn) {
 			s->copy_ns += d;
 			s->copies++;
-			s->copy_bytes += bytes;
+			s->copy_bytes += a->bytes;
 		}
 		return;
 	}
@@ -803,10 +777,12 @@ static void on_kernel(struct dt_summary *s, struct dt_sum_file *f,
 	}
 }
 
-static void on_call(struct dt_summary *s, struct dt_sum_file *f,
-		    const struct dt_file_info *fi,
-		    const struct dt_rec_api_call *a)
+static void on_call(void *arg, const struct dt_call *a)
 {
+	struct reading *rd = arg;
+	struct dt_summary *s = rd->s;
+	struct dt_sum_file *f = rd->f;
+	const struct dt_file_info *fi = rd->fi;
 	struct priv *pv = P(s);
 	uint64_t d = a->t_end - a->t_begin;
 
@@ -842,48 +818,95 @@ static void on_call(struct dt_summary *s, struct dt_sum_file *f,
 	}
 }
 
+static void on_device(void *arg, const struct dt_device *d)
+{
+	struct reading *rd = arg;
+	struct priv *pv = P(rd->s);
+
+	if (d->id < 64)
+		pv->dev_map[d->id] = device_of(rd->s, d);
+}
+
+static void on_op(void *arg, const struct dt_op *op)
+{
+	struct reading *rd = arg;
+
+	add_op(rd->s, rd->f, op);
+}
+
+static void on_plan(void *arg, const struct dt_plan_build *b)
+{
+	struct reading *rd = arg;
+
+	on_build(rd->s, b);
+}
+
+struct progress {
+	const struct dt_summary *s;
+	const char *path;
+};
+
+static void on_progress(void *arg, uint64_t done, uint64_t total)
+{
+	const struct progress *p = arg;
+
+	p->s->opts.progress(p->s->opts.progress_arg, p->path, done, total);
+}
+
 int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 		   size_t errlen)
 {
-	struct priv *pv = P(s);
-	int code = 0;
-	struct dt_reader *r = dt_reader_open(path, &code, err, errlen);
+	struct progress prog = { s, path };
+	struct dt_session_opts o = { .pointers = s->fusion != NULL };
+	if (s->opts.progress) {
+		o.progress = on_progress;
+		o.progress_arg = &prog;
+	}
+	struct dt_session *ss = dt_session_open(path, &o, NULL, err, errlen);
 
-	if (!r)
+	if (!ss)
 		return -1;
-	const struct dt_file_info *fi = dt_reader_info(r);
+	int rc = dt_summary_read(s, ss, err, errlen);
+	dt_session_close(ss);
+	return rc;
+}
+
+int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
+		    size_t errlen)
+{
+	struct priv *pv = P(s);
+	const char *path = dt_session_path(ss);
+	const struct dt_file_info *fi = dt_session_info(ss);
 	struct dt_sum_file *v = dt_grow_array(s->files, &pv->cap_files,
 					      s->n_files + 1, sizeof(*v));
-	struct dt_model *m = dt_model_new(fi);
 	uint32_t *map = calloc(fi->n_apis + 1, sizeof(*map));
-	if (!v || !m || !map) {
+	if (!v || !map) {
 		snprintf(err, errlen, "%s: out of memory", path);
-		dt_model_free(m);
 		free(map);
-		dt_reader_close(r);
 		return -1;
 	}
 	s->files = v;
 	struct dt_sum_file *f = &s->files[s->n_files];
 	pv->file = (uint32_t)s->n_files++;
 	f->path = strdup(path);
-	f->host = dt_xstrdup(info(fi, "host"));
-	f->program = dt_xstrdup(info(fi, "cmdline"));
-	f->cudnn = dt_xstrdup(info(fi, "cudnn.file") ? info(fi, "cudnn.file")
-						     : info(fi, "cudnn.path"));
-	f->gpu_state = dt_xstrdup(info(fi, "gpu"));
+	f->host = dt_xstrdup(dt_info_get(fi, "host"));
+	f->program = dt_xstrdup(dt_info_get(fi, "cmdline"));
+	f->cudnn = dt_xstrdup(dt_info_get(fi, "cudnn.file")
+				      ? dt_info_get(fi, "cudnn.file")
+				      : dt_info_get(fi, "cudnn.path"));
+	f->gpu_state = dt_xstrdup(dt_info_get(fi, "gpu"));
 	char v1[32], v2[32];
-	if (info(fi, "cudnn.version"))
+	if (dt_info_get(fi, "cudnn.version"))
 		f->cudnn_version = strdup(dt_fmt_cudnn_version(
-			info(fi, "cudnn.version"), v1, sizeof(v1)));
-	if (info(fi, "cuda.driver") || info(fi, "cuda.runtime"))
+			dt_info_get(fi, "cudnn.version"), v1, sizeof(v1)));
+	if (dt_info_get(fi, "cuda.driver") || dt_info_get(fi, "cuda.runtime"))
 		f->cuda = dt_xasprintf(
 			"driver %s, runtime %s",
-			dt_fmt_cuda_version(info(fi, "cuda.driver"), v1,
+			dt_fmt_cuda_version(dt_info_get(fi, "cuda.driver"), v1,
 					    sizeof(v1)),
-			dt_fmt_cuda_version(info(fi, "cuda.runtime"), v2,
+			dt_fmt_cuda_version(dt_info_get(fi, "cuda.runtime"), v2,
 					    sizeof(v2)));
-	f->rank = rank_of(fi);
+	f->rank = dt_rank_of(fi);
 	f->pid = fi->hdr.pid;
 
 	pv->api_map = map;
@@ -892,7 +915,6 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 		pv->dev_map[i] = -1;
 		memset(&pv->merge[i], 0, sizeof(pv->merge[i]));
 	}
-	memset(pv->corr, 0, sizeof(pv->corr));
 	if (pv->ids)
 		memset(pv->ids, 0, pv->cap_ids * sizeof(*pv->ids));
 	pv->n_ids = 0;
@@ -902,79 +924,18 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 	if (pv->plan_build)
 		memset(pv->plan_build, 0,
 		       pv->cap_plan * sizeof(*pv->plan_build));
-	dt_model_on_build(m, on_build, s);
-	dt_model_set_pointers(m, s->fusion != NULL);
-	if (s->fusion)
-		dt_fusion_begin_file(s->fusion);
 
-	/* kernel times are on the CUPTI clock until a CLOCK record says how
-	 * it maps to CLOCK_MONOTONIC; the union of busy intervals does not
-	 * care which clock, as long as it is one */
-	const struct dt_rec_hdr *h;
-	const struct dt_op *op;
-	uint64_t n = 0;
-	bool done = false;
-	while (!done) {
-		done = dt_reader_next(r, &h) != 1;
-		if (done) {
-			dt_model_finish(m);
-		} else {
-			dt_model_feed(m, h);
-			if (s->fusion)
-				dt_fusion_feed(s->fusion, h,
-					       dt_model_kernel(m));
-			switch (h->type) {
-			case DT_REC_API_CALL:
-				on_call(s, f, fi, (const void *)h);
-				break;
-			case DT_REC_CORR: {
-				const struct dt_rec_corr *c = (const void *)h;
-				pv->corr[c->corr % (1u << 16)].corr = c->corr;
-				break;
-			}
-			case DT_REC_KERNEL: {
-				const struct dt_rec_kernel *k = (const void *)h;
-				if (k->flags & DT_KERNEL_NO_TIME)
-					break;
-				on_kernel(s, f, k->corr, k->device, k->start,
-					  k->end, dt_model_kernel(m), true, 0);
-				break;
-			}
-			case DT_REC_MEMCPY: {
-				const struct dt_rec_memcpy *c = (const void *)h;
-				on_kernel(s, f, c->corr, c->device, c->start,
-					  c->end, NULL, false, c->bytes);
-				break;
-			}
-			case DT_REC_MEMSET: {
-				const struct dt_rec_memset *c = (const void *)h;
-				on_kernel(s, f, c->corr, c->device, c->start,
-					  c->end, NULL, false, c->bytes);
-				break;
-			}
-			case DT_REC_DEVICE: {
-				const struct dt_rec_device *d = (const void *)h;
-				uint32_t len;
-				const uint8_t *name = dt_rec_tail(h, &len);
-				if (d->id < 64)
-					pv->dev_map[d->id] =
-						device_of(s, d, name, len);
-				break;
-			}
-			}
-			if (s->opts.progress && !(++n & 0xfffff))
-				s->opts.progress(s->opts.progress_arg, path,
-						 dt_reader_offset(r),
-						 dt_reader_stats(r)->file_size);
-		}
-		/* ops come out as host time passes, which only calls move */
-		if (done || h->type == DT_REC_API_CALL)
-			while ((op = dt_model_next(m))) {
-				add_op(s, f, op);
-				if (s->fusion)
-					dt_fusion_op(s->fusion, op);
-			}
-	}
+	struct reading rd = { s, f, fi };
+	struct dt_consumer c = { .arg = &rd,
+				 .call = on_call,
+				 .activity = on_activity,
+				 .device = on_device,
+				 .op = on_op,
+				 .plan = on_plan };
+	if (s->fusion)
+		dt_fusion_begin_file(s->fusion, ss);
+	dt_session_add(ss, &c);
+	dt_session_run(ss);
 	if (s->fusion)
 		dt_fusion_end_file(s->fusion);
 	for (int i = 0; i < 64; i++) {
@@ -983,18 +944,13 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 		s->busy_ns += g->busy;
 		s->span_ns += g->last > g->first ? g->last - g->first : 0;
 	}
-	const struct dt_file_stats *st = dt_reader_stats(r);
+	const struct dt_file_stats *st = dt_session_file(ss);
 	f->end = st->end;
 	snprintf(f->error, sizeof(f->error), "%s", st->error);
 	f->records = st->records;
 	f->lost = st->lost;
 	f->gpu_dropped = st->gpu_dropped;
-	f->undecoded = dt_model_stats(m)->undecoded;
-	if (s->opts.progress)
-		s->opts.progress(s->opts.progress_arg, path, st->file_size,
-				 st->file_size);
-	dt_model_free(m);
-	dt_reader_close(r);
+	f->undecoded = dt_session_stats(ss)->undecoded;
 	free(map);
 	pv->api_map = NULL;
 	pv->n_api_map = 0;

@@ -417,38 +417,6 @@ struct dt_op {
 	int32_t device;      /* the GPU its first kernel ran on, -1 none */
 };
 
-struct dt_model_stats {
-	uint64_t ops;           /* op executions */
-	uint64_t undecoded;     /* calls whose arguments did not decode */
-	uint64_t other_kernels; /* kernels launched outside any cuDNN call */
-	uint64_t late_kernels;  /* kernels that came after their op was out */
-};
-
-struct dt_model;
-
-/* A model for one trace; fi must outlive it. */
-struct dt_model *dt_model_new(const struct dt_file_info *fi);
-void dt_model_free(struct dt_model *m);
-
-/* Replay one record, in file order. */
-void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *rec);
-
-/* The trace has ended: every op still waiting for kernels may go. */
-void dt_model_finish(struct dt_model *m);
-
-/* The next op execution whose kernels are in, in call order: 1 and *op
- * (its strings valid until the next call), or 0 when none is ready. */
-int dt_model_next_op(struct dt_model *m, struct dt_op *op);
-
-/* The same without the copy: the op is valid until the next call. */
-const struct dt_op *dt_model_next(struct dt_model *m);
-
-const struct dt_model_stats *dt_model_stats(const struct dt_model *m);
-
-/* The device pointer of op's tensor i: the legacy argument that holds its
- * data, or the variant pack's pointer of its uid; 0 when not known. */
-uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i);
-
 /* An execution plan was built (a successful finalize). */
 struct dt_plan_build {
 	uint32_t plan;       /* the id its executions will carry */
@@ -460,17 +428,168 @@ struct dt_plan_build {
 	uint64_t host_ns; /* the finalize call's duration */
 };
 
-/* What the name of the last kernel record fed says, or NULL when that
- * record was no timed kernel. */
-const struct dt_kernel_class *dt_model_kernel(const struct dt_model *m);
+/* The device pointer of op's tensor i: the legacy argument that holds its
+ * data, or the variant pack's pointer of its uid; 0 when not known. */
+uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i);
 
-/* Whether ops carry their device pointers (ptrs, workspace_ptr); on by
- * default. Summaries do without, and go faster. */
-void dt_model_set_pointers(struct dt_model *m, bool on);
+/* --------------------------------------------------------- the session */
 
-/* Have fn called for every plan built, from dt_model_feed(). */
-void dt_model_on_build(struct dt_model *m,
-		       void (*fn)(void *arg, const struct dt_plan_build *b),
-		       void *arg);
+/*
+ * A session is one trace opened for analysis: its reader, the model that
+ * replays its cuDNN calls, and the conversion of GPU times to the host's
+ * clock. dt_session_run() reads the trace once and hands every consumer
+ * the same structured events: calls, GPU activity, devices, GPU-state
+ * changes and other records in file order, and op executions (with their
+ * tensors, engine and kernels) in call order once their kernels are in.
+ * The model is the only code that reads records; every view (report,
+ * fusion, diff, ops, info, dump) is a consumer. analyzer/README.md says
+ * more.
+ */
+
+/* One call into cuDNN. */
+struct dt_call {
+	uint64_t seq; /* process-wide call order, from 1 */
+	uint32_t tid;
+	uint16_t api;     /* its id in the trace's API table */
+	uint16_t flags;   /* DT_CALL_* */
+	const char *name; /* the function, NULL when the table lacks it */
+	const char *sig;  /* its argument signature (trace/FORMAT.md) */
+	uint64_t t_begin, t_end; /* host, CLOCK_MONOTONIC ns */
+	int32_t status;          /* cudnnStatus_t returned */
+	const uint8_t *args;     /* the argument bytes (dt_call_format()) */
+	uint32_t args_len;
+	const struct dt_rec_hdr *rec; /* the record */
+};
+
+enum dt_activity_kind { DT_ACT_KERNEL, DT_ACT_MEMCPY, DT_ACT_MEMSET };
+
+/* GPU work: a kernel, a copy or a set. */
+struct dt_activity {
+	enum dt_activity_kind kind;
+	bool timed; /* CUPTI gave it times (start and end are 0 if not) */
+	uint64_t start, end;         /* host clock (CLOCK_MONOTONIC ns) */
+	uint64_t gpu_start, gpu_end; /* as recorded, on CUPTI's clock */
+	uint64_t call; /* the cuDNN call that launched it (its seq), 0 for
+			  work launched outside cuDNN */
+	uint32_t corr; /* CUPTI's correlation id of the launch */
+	uint32_t device, context, stream;
+	uint64_t bytes; /* copies and sets */
+	/* kernels: what the name says (NULL only when memory is short),
+	 * and the record, for the launch shape */
+	const struct dt_kernel_class *kc;
+	const struct dt_rec_kernel *kernel;
+	const struct dt_rec_hdr *rec; /* the record */
+};
+
+/* A GPU as CUPTI described it. */
+struct dt_device {
+	uint32_t id;
+	char name[96];
+	uint32_t cc_major, cc_minor;
+	uint32_t sms;
+	uint32_t clock_khz;
+	uint64_t mem_bandwidth_kBps;
+	uint64_t global_mem;
+	uint32_t l2_size;
+	const struct dt_rec_hdr *rec; /* the record */
+};
+
+/* GPU recording switched on, off, taken by another profiler, resumed. */
+struct dt_gpu_change {
+	uint64_t t;       /* host, CLOCK_MONOTONIC ns */
+	uint32_t state;   /* DT_GPU_* */
+	int32_t code;     /* CUptiResult or errno behind it */
+	uint64_t dropped; /* records CUPTI dropped so far */
+	const char *why;  /* in words, why_len bytes */
+	uint32_t why_len;
+	const struct dt_rec_hdr *rec; /* the record */
+};
+
+/* What a view is called with. Any callback may be NULL; arg is passed
+ * back. Pointers in an event are valid during the call only, but for the
+ * strings and tensors of an op, its kernel class and the device, which
+ * live as long as the session. */
+struct dt_consumer {
+	void *arg;
+	void (*call)(void *arg, const struct dt_call *c);
+	void (*activity)(void *arg, const struct dt_activity *a);
+	void (*device)(void *arg, const struct dt_device *d);
+	void (*gpu_state)(void *arg, const struct dt_gpu_change *g);
+	/* every other record (threads, processes, clocks, losses,
+	 * correlations, strings, the end summary, unknown types), as it is */
+	void (*record)(void *arg, const struct dt_rec_hdr *rec);
+	/* an op execution, once its kernels are in, in call order */
+	void (*op)(void *arg, const struct dt_op *op);
+	/* an execution plan built */
+	void (*plan)(void *arg, const struct dt_plan_build *b);
+};
+
+/* What the model made of a trace, beside its events. */
+struct dt_model_stats {
+	uint64_t calls;           /* API calls */
+	uint64_t ops;             /* op executions */
+	uint64_t undecoded;       /* calls whose arguments did not decode */
+	uint64_t kernels;         /* kernel records (untimed ones too) */
+	uint64_t untimed;         /* kernels CUPTI could not time */
+	uint64_t copies;          /* copies and sets */
+	uint64_t launches;        /* launches tagged with their call (CORR) */
+	uint64_t threads;         /* threads seen (THREAD records) */
+	uint64_t other_kernels;   /* kernels launched outside any cuDNN call */
+	uint64_t late_kernels;    /* kernels that came after their op was out */
+	uint64_t t_first, t_last; /* first and last host time seen (calls,
+				     GPU work on the host clock) */
+};
+
+struct dt_session_opts {
+	/* ops carry their device pointers (ptrs, workspace_ptr): what an
+	 * analysis of the dataflow, or the op listing, needs */
+	bool pointers;
+	/* called now and then while reading: bytes read, and in all */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+};
+
+struct dt_session;
+
+/* Open the trace at path (or in memory: not copied, keep it alive) and
+ * read its header. NULL on failure, with a dt_read_error in *code (when
+ * code is not NULL) and a sentence naming the file in err. */
+struct dt_session *dt_session_open(const char *path,
+				   const struct dt_session_opts *opts,
+				   int *code, char *err, size_t errlen);
+struct dt_session *dt_session_open_mem(const void *data, size_t size,
+				       const struct dt_session_opts *opts,
+				       int *code, char *err, size_t errlen);
+
+/* Add a consumer (copied); at most 8. Returns 0, -1 when full. */
+int dt_session_add(struct dt_session *s, const struct dt_consumer *c);
+
+/* Read the trace through, handing out events. Once. */
+void dt_session_run(struct dt_session *s);
+
+/* Who wrote the trace: the header's identity facts and API table. */
+const struct dt_file_info *dt_session_info(const struct dt_session *s);
+
+/* How the file ended, what was read and lost: complete after run. */
+const struct dt_file_stats *dt_session_file(const struct dt_session *s);
+
+/* What the model counted: complete after run. */
+const struct dt_model_stats *dt_session_stats(const struct dt_session *s);
+
+/* The path it was opened with ("(memory)" for a buffer). */
+const char *dt_session_path(const struct dt_session *s);
+
+/* Close; the events' strings go with it. */
+void dt_session_close(struct dt_session *s);
+
+/* The value of an INFO key of a trace's header, or NULL. */
+const char *dt_info_get(const struct dt_file_info *fi, const char *key);
+
+/* "RANK=3": the first rank variable (RANK, OMPI_COMM_WORLD_RANK, ...) the
+ * process had, malloc'ed; NULL when none. */
+char *dt_rank_of(const struct dt_file_info *fi);
+
+/* How a file ended, as a phrase ("clean", "truncated", ...). */
+const char *dt_file_end_name(enum dt_file_end end);
 
 #endif /* DT_ANALYZER_H */

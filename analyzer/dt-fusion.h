@@ -102,15 +102,10 @@ struct dt_fusion {
 struct dt_fusion *dt_fusion_new(void);
 void dt_fusion_free(struct dt_fusion *fz);
 
-/* A trace begins; its KERNEL, CORR and DEVICE records go to
- * dt_fusion_feed(), with what the model made of a kernel's name
- * (dt_model_kernel(), or NULL), the model's ops to dt_fusion_op() (they
- * must carry their pointers: dt_model_set_pointers(m, true)), and
- * dt_fusion_end_file() closes it. */
-void dt_fusion_begin_file(struct dt_fusion *fz);
-void dt_fusion_feed(struct dt_fusion *fz, const struct dt_rec_hdr *rec,
-		    const struct dt_kernel_class *kc);
-void dt_fusion_op(struct dt_fusion *fz, const struct dt_op *op);
+/* A trace begins: the analysis adds itself to the session's consumers (the
+ * session must give ops their pointers: dt_session_opts.pointers), and
+ * dt_fusion_end_file() closes it once the session has run. */
+void dt_fusion_begin_file(struct dt_fusion *fz, struct dt_session *ss);
 void dt_fusion_end_file(struct dt_fusion *fz);
 
 /* Every trace is in: price the chains and sort them. */

@@ -13,17 +13,6 @@
 #include "dt-analyzer.h"
 #include "dt-fusion.h"
 
-/* A GPU as CUPTI described it. */
-struct dt_device {
-	uint32_t id;
-	char name[96];
-	uint32_t cc_major, cc_minor;
-	uint32_t sms;
-	uint32_t clock_khz;
-	uint64_t mem_bandwidth_kBps;
-	uint64_t global_mem;
-};
-
 /* Peak rates an op is held against. */
 struct dt_peaks {
 	double bandwidth;            /* bytes/s; 0 unknown */
@@ -213,6 +202,11 @@ struct dt_summary *dt_summary_new(const struct dt_summary_opts *opts);
  * for what could be read; its dt_sum_file says how it ended). */
 int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 		   size_t errlen);
+
+/* The same from a session not run yet (opened with pointers on when the
+ * summary looks for fusion opportunities); it is run, not closed. */
+int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
+		    size_t errlen);
 
 /* Every trace is in: settle medians, peaks and findings. */
 void dt_summary_finish(struct dt_summary *s);

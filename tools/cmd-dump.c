@@ -37,12 +37,10 @@ static void print_time(FILE *out, const char *name, uint64_t t, uint64_t t0)
 }
 
 static void print_call(FILE *out, const struct dt_file_info *fi,
-		       const struct dt_rec_api_call *c)
+		       const struct dt_call *c)
 {
-	const struct dt_api_def *api =
-		c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
-	uint32_t len;
-	const uint8_t *args = dt_rec_tail(&c->hdr, &len);
+	uint32_t len = c->args_len;
+	const uint8_t *args = c->args;
 
 	fprintf(out, "API_CALL seq=%" PRIu64 " tid=%u", c->seq, c->tid);
 	print_time(out, "t", c->t_begin, fi->hdr.start_mono);
@@ -50,15 +48,15 @@ static void print_call(FILE *out, const struct dt_file_info *fi,
 	const char *status = dt_status_name(c->status);
 	char buf[16384];
 
-	if (!api || !api->name)
+	if (!c->name)
 		fprintf(out, "api#%u(<%u bytes>", c->api, len);
-	else if (dt_call_format(api->name, api->sig, args, len, buf,
-				sizeof(buf)) < 0)
+	else if (dt_call_format(c->name, c->sig, args, len, buf, sizeof(buf)) <
+		 0)
 		fprintf(out,
 			"%s(<%u argument bytes do not match the signature>",
-			api->name, len);
+			c->name, len);
 	else
-		fprintf(out, "%s(%s", api->name, buf);
+		fprintf(out, "%s(%s", c->name, buf);
 	if (status)
 		fprintf(out, ") = %s", status);
 	else
@@ -67,51 +65,27 @@ static void print_call(FILE *out, const struct dt_file_info *fi,
 	fputs(c->flags & DT_CALL_BY_DNNTRACE ? " [dnntrace]\n" : "\n", out);
 }
 
-/* What dump remembers while it streams: where the CUPTI clock stands
- * against the monotonic one, and which call each recent launch belongs to
- * (CUPTI correlation ids grow; kernels finish soon after their launch, so
- * a direct-mapped table of recent ids is enough). */
-#define CORR_SLOTS (1u << 16)
-struct dump_state {
-	int64_t cupti_to_mono; /* add to a CUPTI time to get a monotonic one */
-	struct {
-		uint32_t corr;
-		uint64_t call;
-	} corr[CORR_SLOTS];
-};
-
-static uint64_t call_of(const struct dump_state *ds, uint32_t corr)
-{
-	return ds->corr[corr % CORR_SLOTS].corr == corr
-		       ? ds->corr[corr % CORR_SLOTS].call
-		       : 0;
-}
-
 static void print_span(FILE *out, const struct dt_file_info *fi,
-		       const struct dump_state *ds, uint64_t start,
-		       uint64_t end, uint32_t corr)
+		       const struct dt_activity *a)
 {
-	uint64_t call = call_of(ds, corr);
-
-	print_time(out, "t", start + (uint64_t)ds->cupti_to_mono,
-		   fi->hdr.start_mono);
-	fprintf(out, " dur=%" PRIu64 "ns", end - start);
-	if (call)
-		fprintf(out, " call=%" PRIu64, call);
+	print_time(out, "t", a->start, fi->hdr.start_mono);
+	fprintf(out, " dur=%" PRIu64 "ns", a->gpu_end - a->gpu_start);
+	if (a->call)
+		fprintf(out, " call=%" PRIu64, a->call);
 	else
-		fprintf(out, " corr=%u", corr);
+		fprintf(out, " corr=%u", a->corr);
 }
 
 static void print_gpu(FILE *out, const struct dt_file_info *fi,
-		      const struct dump_state *ds, const struct dt_rec_hdr *h)
+		      const struct dt_activity *a)
 {
 	uint32_t len;
-	const uint8_t *tail = dt_rec_tail(h, &len);
+	const uint8_t *tail = dt_rec_tail(a->rec, &len);
 
-	if (h->type == DT_REC_KERNEL) {
-		const struct dt_rec_kernel *k = (const void *)h;
+	if (a->kind == DT_ACT_KERNEL) {
+		const struct dt_rec_kernel *k = a->kernel;
 		fputs("KERNEL", out);
-		print_span(out, fi, ds, k->start, k->end, k->corr);
+		print_span(out, fi, a);
 		fprintf(out,
 			" dev=%u stream=%u grid=[%d,%d,%d] block=[%d,%d,%d] "
 			"smem=%d+%d regs=%u%s ",
@@ -120,34 +94,20 @@ static void print_gpu(FILE *out, const struct dt_file_info *fi,
 			k->dynamic_smem, k->registers,
 			k->flags & DT_KERNEL_NO_TIME ? " untimed" : "");
 		print_escaped(out, tail, len);
-	} else if (h->type == DT_REC_MEMCPY) {
-		const struct dt_rec_memcpy *m = (const void *)h;
+	} else if (a->kind == DT_ACT_MEMCPY) {
+		const struct dt_rec_memcpy *m = (const void *)a->rec;
 		fputs("MEMCPY", out);
-		print_span(out, fi, ds, m->start, m->end, m->corr);
+		print_span(out, fi, a);
 		fprintf(out, " dev=%u stream=%u bytes=%" PRIu64 " kind=%u",
 			m->device, m->stream, m->bytes, m->copy_kind);
 	} else {
-		const struct dt_rec_memset *m = (const void *)h;
+		const struct dt_rec_memset *m = (const void *)a->rec;
 		fputs("MEMSET", out);
-		print_span(out, fi, ds, m->start, m->end, m->corr);
+		print_span(out, fi, a);
 		fprintf(out, " dev=%u stream=%u bytes=%" PRIu64 " value=%u",
 			m->device, m->stream, m->bytes, m->value);
 	}
 	fputc('\n', out);
-}
-
-/* Keep what later records need to be printed well. */
-static void track(struct dump_state *ds, const struct dt_rec_hdr *h)
-{
-	if (h->type == DT_REC_CORR) {
-		const struct dt_rec_corr *c = (const void *)h;
-		ds->corr[c->corr % CORR_SLOTS].corr = c->corr;
-		ds->corr[c->corr % CORR_SLOTS].call = c->call;
-	} else if (h->type == DT_REC_CLOCK) {
-		const struct dt_rec_clock *c = (const void *)h;
-		if (c->clock == DT_CLOCK_CUPTI)
-			ds->cupti_to_mono = (int64_t)(c->mono - c->other);
-	}
 }
 
 static void print_generic(FILE *out, const struct dt_file_info *fi,
@@ -231,39 +191,69 @@ int cmd_dump(int argc, char **argv)
 	return dt_dump_file(argv[optind], raw);
 }
 
+/* What dump prints as the session hands it events: every record, in file
+ * order. */
+struct dump {
+	FILE *out;
+	const struct dt_file_info *fi;
+	bool raw;
+};
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	struct dump *d = arg;
+
+	print_call(d->out, d->fi, c);
+	if (d->raw)
+		print_raw(d->out, c->rec);
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct dump *d = arg;
+
+	print_gpu(d->out, d->fi, a);
+	if (d->raw)
+		print_raw(d->out, a->rec);
+}
+
+static void on_record(void *arg, const struct dt_rec_hdr *h)
+{
+	struct dump *d = arg;
+
+	print_generic(d->out, d->fi, h);
+	if (d->raw)
+		print_raw(d->out, h);
+}
+
+static void on_device(void *arg, const struct dt_device *dev)
+{
+	on_record(arg, dev->rec);
+}
+
+static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
+{
+	on_record(arg, g->rec);
+}
+
 int dt_dump_file(const char *path, bool raw)
 {
-	struct dt_reader *r = dt_open_trace(path);
-	if (!r)
+	struct dt_session *ss = dt_open_session(path, NULL);
+	if (!ss)
 		return EXIT_USAGE;
-	const struct dt_file_info *fi = dt_reader_info(r);
-	const struct dt_rec_hdr *h;
-	struct dump_state *ds = calloc(1, sizeof(*ds));
-	if (!ds) {
-		dt_reader_close(r);
-		dt_error("out of memory");
-		return 1;
-	}
-	/* until a calibration says otherwise, CUPTI's clock is the realtime
-	 * clock (its default) */
-	ds->cupti_to_mono = (int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
-	while (dt_reader_next(r, &h) == 1) {
-		track(ds, h);
-		if (h->type == DT_REC_API_CALL)
-			print_call(stdout, fi, (const void *)h);
-		else if (h->type == DT_REC_KERNEL || h->type == DT_REC_MEMCPY ||
-			 h->type == DT_REC_MEMSET)
-			print_gpu(stdout, fi, ds, h);
-		else
-			print_generic(stdout, fi, h);
-		if (raw)
-			print_raw(stdout, h);
-	}
-	const struct dt_file_stats *st = dt_reader_stats(r);
+	struct dump d = { stdout, dt_session_info(ss), raw };
+	struct dt_consumer c = { .arg = &d,
+				 .call = on_call,
+				 .activity = on_activity,
+				 .device = on_device,
+				 .gpu_state = on_gpu_state,
+				 .record = on_record };
+	dt_session_add(ss, &c);
+	dt_session_run(ss);
+	const struct dt_file_stats *st = dt_session_file(ss);
 	if (st->end != DT_FILE_CLEAN)
 		dt_error("warning: %s: %s%s%s", path, dt_file_end_name(st->end),
 			 st->error[0] ? ": " : "", st->error);
-	free(ds);
-	dt_reader_close(r);
+	dt_session_close(ss);
 	return 0;
 }

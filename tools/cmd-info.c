@@ -12,14 +12,6 @@
 #include "dt-analyzer.h"
 #include "dt-tools.h"
 
-const char *dt_info_get(const struct dt_file_info *fi, const char *key)
-{
-	for (size_t i = 0; i < fi->n_info; i++)
-		if (!strcmp(fi->info[i].key, key))
-			return fi->info[i].value;
-	return NULL;
-}
-
 static void print_kv(const char *label, const char *value)
 {
 	if (value && *value)
@@ -53,64 +45,62 @@ static void info_help(FILE *f)
 		   "  -h, --help  show this help\n");
 }
 
+/* What info gathers as the session hands it events. */
+struct info {
+	struct api_count *counts; /* by API id */
+	uint32_t n_apis;
+	char device[160]; /* the first GPU */
+};
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	struct info *in = arg;
+
+	if (in->counts && c->api < in->n_apis) {
+		in->counts[c->api].calls++;
+		in->counts[c->api].failed += c->status != 0;
+		in->counts[c->api].ns += c->t_end - c->t_begin;
+	}
+}
+
+static void on_device(void *arg, const struct dt_device *d)
+{
+	struct info *in = arg;
+
+	if (!in->device[0])
+		snprintf(in->device, sizeof(in->device),
+			 "%s, %u SMs, sm_%u%u, %.0f GB/s, %.0f GiB", d->name,
+			 d->sms, d->cc_major, d->cc_minor,
+			 d->mem_bandwidth_kBps / 1e6,
+			 d->global_mem / 1073741824.0);
+}
+
 int dt_info_file(const char *path, long top)
 {
-	struct dt_reader *r = dt_open_trace(path);
+	struct dt_session *ss = dt_open_session(path, NULL);
 	char b1[64], b2[64];
 
-	if (!r)
+	if (!ss)
 		return EXIT_USAGE;
-	const struct dt_file_info *fi = dt_reader_info(r);
-	struct api_count *counts =
-		calloc(fi->n_apis ? fi->n_apis : 1, sizeof(*counts));
-	uint64_t last = fi->hdr.start_mono, threads = 0, kernels = 0;
-	uint64_t attributed = 0, copies = 0, untimed = 0;
-	/* CUPTI's clock is CLOCK_REALTIME until a calibration says otherwise */
-	int64_t cupti_to_mono =
-		(int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
-	char device[160] = "";
-	const struct dt_rec_hdr *h;
+	const struct dt_file_info *fi = dt_session_info(ss);
+	struct info in = { .counts = calloc(fi->n_apis ? fi->n_apis : 1,
+					    sizeof(*in.counts)),
+			   .n_apis = fi->n_apis };
+	struct api_count *counts = in.counts;
+	struct dt_consumer c = { .arg = &in,
+				 .call = on_call,
+				 .device = on_device };
+	dt_session_add(ss, &c);
+	dt_session_run(ss);
+	const struct dt_model_stats *ms = dt_session_stats(ss);
+	uint64_t last = ms->t_last > fi->hdr.start_mono ? ms->t_last
+							: fi->hdr.start_mono;
+	uint64_t threads = ms->threads, kernels = ms->kernels,
+		 attributed = ms->launches, copies = ms->copies,
+		 untimed = ms->untimed;
+	const char *device = in.device;
 
-	while (dt_reader_next(r, &h) == 1) {
-		if (h->type == DT_REC_API_CALL) {
-			const struct dt_rec_api_call *c = (const void *)h;
-			if (c->t_end > last)
-				last = c->t_end;
-			if (counts && c->api < fi->n_apis) {
-				counts[c->api].calls++;
-				counts[c->api].failed += c->status != 0;
-				counts[c->api].ns += c->t_end - c->t_begin;
-			}
-		} else if (h->type == DT_REC_THREAD) {
-			threads++;
-		} else if (h->type == DT_REC_CLOCK) {
-			const struct dt_rec_clock *c = (const void *)h;
-			if (c->clock == DT_CLOCK_CUPTI)
-				cupti_to_mono = (int64_t)(c->mono - c->other);
-		} else if (h->type == DT_REC_KERNEL) {
-			const struct dt_rec_kernel *k = (const void *)h;
-			uint64_t end = k->end + (uint64_t)cupti_to_mono;
-			if (k->end && end > last)
-				last = end;
-			kernels++;
-			untimed += (k->flags & DT_KERNEL_NO_TIME) != 0;
-		} else if (h->type == DT_REC_CORR) {
-			attributed++;
-		} else if (h->type == DT_REC_MEMCPY ||
-			   h->type == DT_REC_MEMSET) {
-			copies++;
-		} else if (h->type == DT_REC_DEVICE && !device[0]) {
-			const struct dt_rec_device *d = (const void *)h;
-			uint32_t len;
-			const uint8_t *name = dt_rec_tail(h, &len);
-			snprintf(device, sizeof(device),
-				 "%.*s, %u SMs, sm_%u%u, %.0f GB/s, %.0f GiB",
-				 (int)len, name, d->sms, d->cc_major,
-				 d->cc_minor, d->mem_bandwidth / 1e6,
-				 d->global_mem / 1073741824.0);
-		}
-	}
-	const struct dt_file_stats *st = dt_reader_stats(r);
+	const struct dt_file_stats *st = dt_session_file(ss);
 	if (st->have_end && st->end_rec.t > last)
 		last = st->end_rec.t;
 
@@ -216,7 +206,7 @@ int dt_info_file(const char *path, long top)
 			       "", n - (uint32_t)top);
 	}
 	free(counts);
-	dt_reader_close(r);
+	dt_session_close(ss);
 	return 0;
 }
 

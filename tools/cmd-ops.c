@@ -251,41 +251,76 @@ static void print_problems(FILE *out, struct problems *ps, enum format fmt)
 	free(ps->v);
 }
 
-/* --call N: the call, its decoded state and its kernels. */
-static void show_call(const struct dt_file_info *fi, const struct dt_rec_hdr *h,
-		      uint64_t want, uint32_t *corrs, size_t *n_corrs)
-{
-	char buf[16384];
-	uint32_t len;
-	const uint8_t *t = dt_rec_tail(h, &len);
+/* What `ops` prints as the session hands it events. */
+struct ops_out {
+	FILE *out;
+	const struct dt_file_info *fi;
+	enum format fmt;
+	bool plans, first;
+	int64_t call; /* --call N, or -1 */
+	bool call_seen;
+	struct problems ps;
+};
 
-	if (h->type == DT_REC_API_CALL) {
-		const struct dt_rec_api_call *c = (const void *)h;
-		const struct dt_api_def *api =
-			c->api < fi->n_apis ? &fi->apis[c->api] : NULL;
-		if (c->seq != want || !api || !api->name)
-			return;
-		dt_call_format(api->name, api->sig, t, len, buf, sizeof(buf));
-		const char *st = dt_status_name(c->status);
-		printf("call %" PRIu64 " (thread %u, %.6f s, %" PRIu64
-		       " ns):\n  %s(%s) = %s\n",
-		       c->seq, c->tid,
-		       (double)(c->t_begin - fi->hdr.start_mono) / 1e9,
-		       c->t_end - c->t_begin, api->name, buf, st ? st : "?");
-	} else if (h->type == DT_REC_CORR) {
-		const struct dt_rec_corr *c = (const void *)h;
-		if (c->call == want && *n_corrs < 4096)
-			corrs[(*n_corrs)++] = c->corr;
-	} else if (h->type == DT_REC_KERNEL) {
-		const struct dt_rec_kernel *k = (const void *)h;
-		for (size_t i = 0; i < *n_corrs; i++)
-			if (corrs[i] == k->corr)
-				printf("  kernel %.*s: %" PRIu64
-				       " ns, grid [%d,%d,%d] "
-				       "block [%d,%d,%d]\n",
-				       (int)len, t, k->end - k->start,
-				       k->grid_x, k->grid_y, k->grid_z,
-				       k->block_x, k->block_y, k->block_z);
+/* --call N: the call, decoded. */
+static void on_call(void *arg, const struct dt_call *c)
+{
+	struct ops_out *o = arg;
+	char buf[16384];
+
+	if (c->seq != (uint64_t)o->call || !c->name)
+		return;
+	o->call_seen = true;
+	dt_call_format(c->name, c->sig, c->args, c->args_len, buf, sizeof(buf));
+	const char *st = dt_status_name(c->status);
+	fprintf(o->out,
+		"call %" PRIu64 " (thread %u, %.6f s, %" PRIu64
+		" ns):\n  %s(%s) = %s\n",
+		c->seq, c->tid,
+		(double)(c->t_begin - o->fi->hdr.start_mono) / 1e9,
+		c->t_end - c->t_begin, c->name, buf, st ? st : "?");
+}
+
+/* --call N: its kernels. */
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct ops_out *o = arg;
+	const struct dt_rec_kernel *k = a->kernel;
+	uint32_t len;
+	const uint8_t *name = dt_rec_tail(a->rec, &len);
+
+	if (a->call != (uint64_t)o->call || a->kind != DT_ACT_KERNEL)
+		return;
+	fprintf(o->out,
+		"  kernel %.*s: %" PRIu64 " ns, grid [%d,%d,%d] "
+		"block [%d,%d,%d]\n",
+		(int)len, name, k->end - k->start, k->grid_x, k->grid_y,
+		k->grid_z, k->block_x, k->block_y, k->block_z);
+}
+
+static void on_op(void *arg, const struct dt_op *op)
+{
+	struct ops_out *o = arg;
+	char e[32], w[32];
+
+	if (o->call > 0) {
+		if (op->seq == (uint64_t)o->call)
+			fprintf(o->out,
+				"  operation: %s\n  engine: %s, workspace: "
+				"%s, %u kernels, GPU %" PRIu64 " ns\n",
+				op->desc, engine_str(op, e, sizeof(e)),
+				op->workspace >= 0
+					? dt_fmt_bytes((uint64_t)op->workspace,
+						       w, sizeof(w))
+					: "?",
+				op->kernels, op->gpu_ns);
+	} else if (o->plans) {
+		add_problem(&o->ps, op);
+	} else if (o->fmt == JSON) {
+		print_op_json(o->out, o->fi, op, o->first);
+		o->first = false;
+	} else {
+		print_op_text(o->out, o->fi, op);
 	}
 }
 
@@ -337,28 +372,27 @@ int cmd_ops(int argc, char **argv)
 		return dt_usage_error("ops", "expected one trace file");
 
 	const char *path = argv[optind];
-	struct dt_reader *r = dt_open_trace(path);
-	if (!r)
+	struct dt_session_opts so = { .pointers = true };
+	struct dt_session *ss = dt_open_session(path, &so);
+	if (!ss)
 		return EXIT_USAGE;
-	const struct dt_file_info *fi = dt_reader_info(r);
-	struct dt_model *m = dt_model_new(fi);
-	struct problems ps = { 0 };
-	const struct dt_rec_hdr *h;
-	struct dt_op op;
-	uint32_t *corrs = call > 0 ? calloc(4096, sizeof(*corrs)) : NULL;
-	size_t n_corrs = 0;
-	bool first = true, done = false;
-
-	if (!m) {
-		dt_reader_close(r);
-		dt_error("out of memory");
-		return 1;
+	struct ops_out o = { .out = stdout,
+			     .fi = dt_session_info(ss),
+			     .fmt = fmt,
+			     .plans = plans,
+			     .first = true,
+			     .call = call };
+	struct dt_consumer cons = { .arg = &o, .op = on_op };
+	if (call > 0) {
+		cons.call = on_call;
+		cons.activity = on_activity;
 	}
-	if (fmt == JSON)
+	dt_session_add(ss, &cons);
+
+	if (fmt == JSON) {
 		printf("{\"schema\": \"dnntrace.ops\", \"version\": %d, "
 		       "\"file\": ",
 		       OPS_SCHEMA_VERSION);
-	if (fmt == JSON) {
 		dt_json_str(stdout, path);
 		printf(", \"%s\": [", plans ? "problems" : "ops");
 	} else if (!plans && call < 0) {
@@ -366,48 +400,11 @@ int cmd_ops(int argc, char **argv)
 		       "host", "GPU", "kern", "engine", "workspace",
 		       "operation");
 	}
-	while (!done) {
-		done = dt_reader_next(r, &h) != 1;
-		if (done)
-			dt_model_finish(m);
-		else {
-			dt_model_feed(m, h);
-			if (call > 0)
-				show_call(fi, h, (uint64_t)call, corrs,
-					  &n_corrs);
-		}
-		while (dt_model_next_op(m, &op)) {
-			if (call > 0) {
-				if (op.seq == (uint64_t)call) {
-					char e[32], w[32];
-					printf("  operation: %s\n  engine: %s, "
-					       "workspace: %s, "
-					       "%u kernels, GPU %" PRIu64
-					       " ns\n",
-					       op.desc,
-					       engine_str(&op, e, sizeof(e)),
-					       op.workspace >= 0
-						       ? dt_fmt_bytes(
-								 (uint64_t)op
-									 .workspace,
-								 w, sizeof(w))
-						       : "?",
-					       op.kernels, op.gpu_ns);
-				}
-			} else if (plans) {
-				add_problem(&ps, &op);
-			} else if (fmt == JSON) {
-				print_op_json(stdout, fi, &op, first);
-				first = false;
-			} else {
-				print_op_text(stdout, fi, &op);
-			}
-		}
-	}
+	dt_session_run(ss);
 	if (plans)
-		print_problems(stdout, &ps, fmt);
-	const struct dt_model_stats *ms = dt_model_stats(m);
-	const struct dt_file_stats *st = dt_reader_stats(r);
+		print_problems(stdout, &o.ps, fmt);
+	const struct dt_model_stats *ms = dt_session_stats(ss);
+	const struct dt_file_stats *st = dt_session_file(ss);
 	if (fmt == JSON) {
 		printf("\n  ], \"stats\": {\"ops\": %" PRIu64
 		       ", \"undecoded_calls\": %" PRIu64
@@ -434,8 +431,6 @@ int cmd_ops(int argc, char **argv)
 		dt_error("warning: %s: %s%s%s; decoded what is there", path,
 			 dt_file_end_name(st->end), st->error[0] ? ": " : "",
 			 st->error);
-	free(corrs);
-	dt_model_free(m);
-	dt_reader_close(r);
+	dt_session_close(ss);
 	return 0;
 }

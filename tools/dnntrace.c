@@ -65,19 +65,16 @@ int dt_usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-struct dt_reader *dt_open_trace(const char *path)
+struct dt_session *dt_open_session(const char *path,
+				   const struct dt_session_opts *opts)
 {
-	char why[256];
-	int err;
-	struct dt_reader *r = dt_reader_open(path, &err, why, sizeof(why));
+	char why[512];
+	struct dt_session *s =
+		dt_session_open(path, opts, NULL, why, sizeof(why));
 
-	if (!r) {
-		if (err == DT_ERR_IO)
-			dt_error("%s", why);
-		else
-			dt_error("%s: %s", path, why);
-	}
-	return r;
+	if (!s)
+		dt_error("%s", why);
+	return s;
 }
 
 const char *dt_self_dir(void)
@@ -113,22 +110,6 @@ void dt_json_str(FILE *out, const char *s)
 			fputc(c, out);
 	}
 	fputc('"', out);
-}
-
-const char *dt_file_end_name(enum dt_file_end end)
-{
-	switch (end) {
-	case DT_FILE_CLEAN:
-		return "clean";
-	case DT_FILE_NO_END:
-		return "incomplete (the process ended without finishing the "
-		       "file)";
-	case DT_FILE_TRUNCATED:
-		return "truncated";
-	case DT_FILE_CORRUPT:
-		return "corrupt";
-	}
-	return "unknown";
 }
 
 int main(int argc, char **argv)

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dt-trace.h"
+#include "dt-analyzer.h"
 
 /* Exit codes: 0 success, 1 the command's own failure (a gate, a child that
  * failed), 2 bad usage or unreadable input. */
@@ -43,9 +43,6 @@ void dt_free_paths(char **paths, size_t n);
 int dt_info_file(const char *path, long top_calls);
 int dt_dump_file(const char *path, bool raw);
 
-/* The value of an INFO key of a trace's header, or NULL. */
-const char *dt_info_get(const struct dt_file_info *fi, const char *key);
-
 /* Print "dnntrace: <message>" on stderr. */
 void dt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -54,7 +51,8 @@ int dt_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Open a trace or say why not (one sentence on stderr); NULL on failure. */
-struct dt_reader *dt_open_trace(const char *path);
+struct dt_session *dt_open_session(const char *path,
+				   const struct dt_session_opts *opts);
 
 /* Folder holding the running dnntrace executable (static storage). */
 const char *dt_self_dir(void);
@@ -127,8 +125,5 @@ int dt_close_output(FILE *out, const char *path);
 
 /* A JSON number: integers without a fraction, null when not finite. */
 void dt_json_num(FILE *out, double v);
-
-/* How a file ended, as a phrase ("clean", "truncated", ...). */
-const char *dt_file_end_name(enum dt_file_end end);
 
 #endif /* DT_TOOLS_H */

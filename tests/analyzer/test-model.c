@@ -42,6 +42,53 @@ static void put_kernel(struct dt_ring *r, uint32_t corr, uint64_t start,
 	CHECK(test_put(r, DT_REC_KERNEL, &k, sizeof(k), name, k.len));
 }
 
+/* What the session handed out. */
+struct seen {
+	uint64_t events, events_at_first_op;
+	int n;
+	uint64_t seqs[4], kernels[4], gpu[4];
+	char first[4][8];
+	int n_kernels;
+	uint64_t calls_of_kernels[8];
+};
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	(void)c;
+	((struct seen *)arg)->events++;
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct seen *s = arg;
+
+	s->events++;
+	if (s->n_kernels < 8)
+		s->calls_of_kernels[s->n_kernels++] = a->call;
+}
+
+static void on_record(void *arg, const struct dt_rec_hdr *h)
+{
+	(void)h;
+	((struct seen *)arg)->events++;
+}
+
+static void on_op(void *arg, const struct dt_op *op)
+{
+	struct seen *s = arg;
+
+	if (!s->n)
+		s->events_at_first_op = s->events;
+	if (s->n == 4)
+		return;
+	s->seqs[s->n] = op->seq;
+	s->kernels[s->n] = op->kernels;
+	s->gpu[s->n] = op->gpu_ns;
+	snprintf(s->first[s->n], sizeof(s->first[0]), "%s",
+		 op->first_kernel ? op->first_kernel : "");
+	s->n++;
+}
+
 int main(void)
 {
 	const char *dir = dt_test_tmpdir();
@@ -71,46 +118,39 @@ int main(void)
 	dt_ring_detach(r);
 	dt_writer_close(w, DT_END_EXIT, 0);
 
-	struct dt_reader *rd = dt_reader_open(tmpl, NULL, NULL, 0);
-	CHECK(rd != NULL);
-	if (!rd)
+	struct dt_session *ss = dt_session_open(tmpl, NULL, NULL, NULL, 0);
+	CHECK(ss != NULL);
+	if (!ss)
 		TEST_DONE();
-	struct dt_model *m = dt_model_new(dt_reader_info(rd));
-	const struct dt_rec_hdr *h;
-	struct dt_op op;
-	uint64_t seqs[4], kernels[4], gpu[4];
-	char first[4][8];
-	int n = 0;
-
-	while (dt_reader_next(rd, &h) == 1) {
-		dt_model_feed(m, h);
-		while (n < 4 && dt_model_next_op(m, &op))
-			n++; /* nothing is ready before the end: the trace is
-				short */
-	}
-	CHECK_EQ_U(n, 0);
-	dt_model_finish(m);
-	while (n < 4 && dt_model_next_op(m, &op)) {
-		seqs[n] = op.seq;
-		kernels[n] = op.kernels;
-		gpu[n] = op.gpu_ns;
-		snprintf(first[n], sizeof(first[n]), "%s",
-			 op.first_kernel ? op.first_kernel : "");
-		n++;
-	}
-	CHECK_EQ_U(n, 2);
-	CHECK_EQ_U(seqs[0], 5);
-	CHECK_EQ_U(kernels[0], 2);
-	CHECK_EQ_U(gpu[0], 3000);
-	CHECK_EQ_S(first[0], "k1");
-	CHECK_EQ_U(seqs[1], 6);
-	CHECK_EQ_U(kernels[1], 1);
-	CHECK_EQ_U(gpu[1], 500);
-	const struct dt_model_stats *st = dt_model_stats(m);
+	struct seen seen = { 0 };
+	struct dt_consumer c = { .arg = &seen,
+				 .call = on_call,
+				 .activity = on_activity,
+				 .record = on_record,
+				 .op = on_op };
+	CHECK(dt_session_add(ss, &c) == 0);
+	dt_session_run(ss);
+	/* nothing was ready before the end: the trace is short */
+	CHECK_EQ_U(seen.events_at_first_op, seen.events);
+	CHECK_EQ_U(seen.n, 2);
+	CHECK_EQ_U(seen.seqs[0], 5);
+	CHECK_EQ_U(seen.kernels[0], 2);
+	CHECK_EQ_U(seen.gpu[0], 3000);
+	CHECK_EQ_S(seen.first[0], "k1");
+	CHECK_EQ_U(seen.seqs[1], 6);
+	CHECK_EQ_U(seen.kernels[1], 1);
+	CHECK_EQ_U(seen.gpu[1], 500);
+	/* the kernels, on the host clock, with their calls */
+	CHECK_EQ_U(seen.calls_of_kernels[0], 5);
+	CHECK_EQ_U(seen.calls_of_kernels[2], 6);
+	CHECK_EQ_U(seen.calls_of_kernels[3], 0);
+	const struct dt_model_stats *st = dt_session_stats(ss);
 	CHECK_EQ_U(st->ops, 2);
+	CHECK_EQ_U(st->calls, 2);
+	CHECK_EQ_U(st->kernels, 4);
+	CHECK_EQ_U(st->launches, 2);
 	CHECK_EQ_U(st->other_kernels, 1);
 	CHECK_EQ_U(st->late_kernels, 0);
-	dt_model_free(m);
-	dt_reader_close(rd);
+	dt_session_close(ss);
 	TEST_DONE();
 }

@@ -1,0 +1,187 @@
+/*
+ * analyzer-session.c - one trace opened for analysis: the reader, the
+ * model that replays it, and the consumers its events go to (dt-analyzer.h,
+ * "the session"). The loop that reads a trace is here and nowhere else.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer-model.h"
+#include "analyzer-util.h"
+#include "dt-analyzer.h"
+
+#define MAX_CONSUMERS 8
+
+struct dt_session {
+	struct dt_reader *reader;
+	struct dt_model *model;
+	struct dt_session_opts opts;
+	struct dt_consumer cons[MAX_CONSUMERS];
+	int n_cons;
+	bool ran;
+	char *path;
+};
+
+static struct dt_session *session_new(struct dt_reader *r, const char *path,
+				      const struct dt_session_opts *opts,
+				      int *code, char *err, size_t errlen)
+{
+	struct dt_session *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->model = dt_model_new(dt_reader_info(r));
+	if (!s || !s->model || !(s->path = strdup(path))) {
+		if (s)
+			dt_model_free(s->model);
+		free(s);
+		dt_reader_close(r);
+		if (code)
+			*code = DT_ERR_NOMEM;
+		if (err)
+			snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	s->reader = r;
+	if (opts)
+		s->opts = *opts;
+	dt_model_set_pointers(s->model, s->opts.pointers);
+	dt_model_consumers(s->model, s->cons, 0);
+	return s;
+}
+
+struct dt_session *dt_session_open(const char *path,
+				   const struct dt_session_opts *opts,
+				   int *code, char *err, size_t errlen)
+{
+	char why[256];
+	int c = 0;
+	struct dt_reader *r = dt_reader_open(path, &c, why, sizeof(why));
+
+	if (!r) {
+		if (code)
+			*code = c;
+		/* the reader names the file in what it says of I/O */
+		if (err && c == DT_ERR_IO)
+			snprintf(err, errlen, "%s", why);
+		else if (err)
+			snprintf(err, errlen, "%s: %s", path, why);
+		return NULL;
+	}
+	return session_new(r, path, opts, code, err, errlen);
+}
+
+struct dt_session *dt_session_open_mem(const void *data, size_t size,
+				       const struct dt_session_opts *opts,
+				       int *code, char *err, size_t errlen)
+{
+	struct dt_reader *r = dt_reader_open_mem(data, size, code, err, errlen);
+
+	return r ? session_new(r, "(memory)", opts, code, err, errlen) : NULL;
+}
+
+int dt_session_add(struct dt_session *s, const struct dt_consumer *c)
+{
+	if (s->n_cons == MAX_CONSUMERS)
+		return -1;
+	s->cons[s->n_cons++] = *c;
+	dt_model_consumers(s->model, s->cons, s->n_cons);
+	return 0;
+}
+
+void dt_session_run(struct dt_session *s)
+{
+	const struct dt_rec_hdr *h;
+	uint64_t n = 0;
+
+	if (s->ran)
+		return;
+	s->ran = true;
+	while (dt_reader_next(s->reader, &h) == 1) {
+		dt_model_feed(s->model, h);
+		if (s->opts.progress && !(++n & 0xfffff))
+			s->opts.progress(s->opts.progress_arg,
+					 dt_reader_offset(s->reader),
+					 dt_reader_stats(s->reader)->file_size);
+	}
+	dt_model_finish(s->model);
+	if (s->opts.progress) {
+		uint64_t size = dt_reader_stats(s->reader)->file_size;
+		s->opts.progress(s->opts.progress_arg, size, size);
+	}
+}
+
+const struct dt_file_info *dt_session_info(const struct dt_session *s)
+{
+	return dt_reader_info(s->reader);
+}
+
+const struct dt_file_stats *dt_session_file(const struct dt_session *s)
+{
+	return dt_reader_stats(s->reader);
+}
+
+const struct dt_model_stats *dt_session_stats(const struct dt_session *s)
+{
+	return dt_model_stats(s->model);
+}
+
+const char *dt_session_path(const struct dt_session *s)
+{
+	return s->path;
+}
+
+void dt_session_close(struct dt_session *s)
+{
+	if (!s)
+		return;
+	dt_model_free(s->model);
+	dt_reader_close(s->reader);
+	free(s->path);
+	free(s);
+}
+
+/* ------------------------------------------------------------ identity */
+
+const char *dt_file_end_name(enum dt_file_end end)
+{
+	switch (end) {
+	case DT_FILE_CLEAN:
+		return "clean";
+	case DT_FILE_NO_END:
+		return "incomplete (the process ended without finishing the "
+		       "file)";
+	case DT_FILE_TRUNCATED:
+		return "truncated";
+	case DT_FILE_CORRUPT:
+		return "corrupt";
+	}
+	return "unknown";
+}
+
+const char *dt_info_get(const struct dt_file_info *fi, const char *key)
+{
+	for (size_t i = 0; i < fi->n_info; i++)
+		if (!strcmp(fi->info[i].key, key))
+			return fi->info[i].value;
+	return NULL;
+}
+
+char *dt_rank_of(const struct dt_file_info *fi)
+{
+	static const char *const vars[] = {
+		"RANK",        "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+		"PMI_RANK",    "SLURM_PROCID",         "MV2_COMM_WORLD_RANK",
+		"PALS_RANKID", "ALPS_APP_PE",          "LOCAL_RANK",
+	};
+	char key[64];
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		snprintf(key, sizeof(key), "env.%s", vars[i]);
+		const char *v = dt_info_get(fi, key);
+		if (v)
+			return dt_xasprintf("%s=%s", vars[i], v);
+	}
+	return NULL;
+}
