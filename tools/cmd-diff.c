@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,6 @@
 
 #define DIFF_SCHEMA_VERSION 1
 
-enum format { TEXT, MARKDOWN, JSON };
 enum gate { GATE_NONE, GATE_REGRESSION, GATE_ENGINE, GATE_ANY };
 
 static const char *const gate_names[] = { "none", "regression", "engine-change",
@@ -29,7 +29,7 @@ static const char *const gate_names[] = { "none", "regression", "engine-change",
 
 struct ctx {
 	FILE *out;
-	enum format format;
+	enum dt_format format;
 	bool color;
 	long top;
 	const struct dt_diff *d;
@@ -165,7 +165,7 @@ static void run_line(const struct ctx *c, const char *label, const char *name,
 	const struct dt_sum_file *f = &s->files[0];
 
 	fprintf(c->out, "%s%-5s %s: %zu trace%s, %s; %s; cuDNN %s%s%s\n",
-		c->format == MARKDOWN ? "- " : "", label, name, s->n_files,
+		c->format == DT_MARKDOWN ? "- " : "", label, name, s->n_files,
 		s->n_files == 1 ? "" : "s", f->program ? f->program : "?",
 		s->n_devices ? s->devices[0].name : "GPU unknown",
 		f->cudnn_version ? f->cudnn_version
@@ -210,7 +210,7 @@ static void print_totals(const struct ctx *c)
 
 	if (!t)
 		return;
-	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
 		   "Totals");
 	total_row(t, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
 		  true);
@@ -221,7 +221,7 @@ static void print_totals(const struct ctx *c)
 		  true);
 	total_row(t, "cuDNN calls", b->calls, n->calls, false);
 	total_row(t, "cuDNN op executions", b->ops, n->ops, false);
-	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
 	dt_table_free(t);
 }
 
@@ -262,10 +262,10 @@ static void print_calls(const struct ctx *c)
 		}
 	}
 	if (shown) {
-		dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL,
+		dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL,
 			   c->color,
 			   "Functions called a different number of times");
-		dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+		dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
 		if (more)
 			fprintf(c->out, "(%ld more; --top 0 lists all)\n",
 				more);
@@ -282,7 +282,7 @@ static bool is_change(const struct dt_diff_op *o)
 static void operation_cell(const struct ctx *c, struct dt_table *t,
 			   const struct dt_diff_op *o)
 {
-	int max = c->format == MARKDOWN ? 80 : 110;
+	int max = c->format == DT_MARKDOWN ? 80 : 110;
 	dt_table_cell(t, "%s %.*s%s", dt_op_kind_key(o->kind), max, o->brief,
 		      (int)strlen(o->brief) > max ? "..." : "");
 }
@@ -337,7 +337,7 @@ static void print_changes(const struct ctx *c)
 		shown++;
 	}
 	char m[32];
-	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
 		   "Operations whose GPU time changed (median per execution; "
 		   "counted from %.0f%% and %s)",
 		   100 * d->opts.threshold,
@@ -345,14 +345,14 @@ static void print_changes(const struct ctx *c)
 	if (!shown)
 		fprintf(c->out, "none\n");
 	else
-		dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+		dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
 	if (more)
 		fprintf(c->out, "(%ld more; --top 0 lists all)\n", more);
 	if (d->noise)
 		fprintf(c->out,
 			"%snoise: past the thresholds, but each run's median "
 			"lies within the other's\nrange of executions\n",
-			c->format == MARKDOWN ? "\n" : "");
+			c->format == DT_MARKDOWN ? "\n" : "");
 	dt_table_free(t);
 }
 
@@ -363,7 +363,7 @@ static void print_engines(const struct ctx *c)
 
 	if (!d->engine_changes && !d->workspace_changes)
 		return;
-	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
 		   "Engine and workspace changes");
 	for (size_t i = 0; i < d->n_ops; i++) {
 		const struct dt_diff_op *o = &d->ops[i];
@@ -373,11 +373,11 @@ static void print_engines(const struct ctx *c)
 		if (c->top && shown++ >= c->top)
 			break;
 		fprintf(c->out, "%s%s %.100s\n",
-			c->format == MARKDOWN ? "- " : "  ",
+			c->format == DT_MARKDOWN ? "- " : "  ",
 			dt_op_kind_key(o->kind), o->brief);
 		if (o->engine_changed)
 			fprintf(c->out, "%sengine %s%s%s%s -> %s%s%s%s\n",
-				c->format == MARKDOWN ? "  - " : "      ",
+				c->format == DT_MARKDOWN ? "  - " : "      ",
 				engine_str(o, &o->base, e1, sizeof(e1)),
 				o->base.knobs ? " {" : "",
 				o->base.knobs ? o->base.knobs : "",
@@ -388,7 +388,7 @@ static void print_engines(const struct ctx *c)
 				o->next.knobs ? "}" : "");
 		if (o->workspace_changed)
 			fprintf(c->out, "%sworkspace %s -> %s\n",
-				c->format == MARKDOWN ? "  - " : "      ",
+				c->format == DT_MARKDOWN ? "  - " : "      ",
 				dt_fmt_bytes((uint64_t)o->base.workspace, w1,
 					     sizeof(w1)),
 				dt_fmt_bytes((uint64_t)o->next.workspace, w2,
@@ -430,11 +430,11 @@ static void print_added(const struct ctx *c, enum dt_verdict v)
 		operation_cell(c, t, o);
 		shown++;
 	}
-	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
 		   "%s: %zu operation%s only in %s",
 		   v == DT_ADDED ? "Added" : "Removed", n, n == 1 ? "" : "s",
 		   v == DT_ADDED ? "NEW" : "BASE");
-	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
 	if (more)
 		fprintf(c->out, "(%ld more; --top 0 lists all)\n", more);
 	dt_table_free(t);
@@ -445,7 +445,7 @@ static void print_verdict(const struct ctx *c, enum gate g)
 	const struct dt_diff *d = c->d;
 	bool tripped = gate_tripped(d, g);
 
-	dt_heading(c->out, c->format == MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
 		   "Verdict");
 	fprintf(c->out,
 		"%zu slower, %zu faster, %zu within noise, %zu engine "
@@ -457,104 +457,161 @@ static void print_verdict(const struct ctx *c, enum gate g)
 		d->n_ops);
 	if (g != GATE_NONE)
 		fprintf(c->out, "%sgate --fail-on %s: %s%s%s\n",
-			c->format == MARKDOWN ? "\n**" : "", gate_names[g],
+			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
 			tripped ? "FAILED" : "passed",
-			c->format == MARKDOWN ? "**" : "",
+			c->format == DT_MARKDOWN ? "**" : "",
 			tripped ? " (exit status 1)" : "");
 }
 
 /* ---------------------------------------------------------------- json */
 
-static void json_side(FILE *out, const struct dt_diff_side *s)
+static void json_side(struct dt_json *j, const struct dt_diff_side *s)
 {
 	if (!s->present) {
-		fputs("null", out);
+		dt_json_null(j);
 		return;
 	}
-	fprintf(out,
-		"{\"count\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
-		", \"median_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
-		", \"max_ns\": %" PRIu64 ", \"engine\": %" PRId64
-		", \"knobs\": ",
-		s->count, s->gpu_ns, s->median_ns, s->min_ns, s->max_ns,
-		s->engine);
-	dt_json_str(out, s->knobs);
-	fprintf(out,
-		", \"workspace\": %" PRId64
-		", \"achieved_flops\": %.6g, \"achieved_bandwidth\": %.6g}",
-		s->workspace, s->flops_per_s, s->bytes_per_s);
+	dt_json_open(j, '{', -1);
+	dt_json_key(j, "count");
+	dt_json_u64(j, s->count);
+	dt_json_key(j, "gpu_ns");
+	dt_json_u64(j, s->gpu_ns);
+	dt_json_key(j, "median_ns");
+	dt_json_u64(j, s->median_ns);
+	dt_json_key(j, "min_ns");
+	dt_json_u64(j, s->min_ns);
+	dt_json_key(j, "max_ns");
+	dt_json_u64(j, s->max_ns);
+	dt_json_key(j, "engine");
+	dt_json_i64(j, s->engine);
+	dt_json_key(j, "knobs");
+	dt_json_str(j, s->knobs);
+	dt_json_key(j, "workspace");
+	dt_json_i64(j, s->workspace);
+	dt_json_key(j, "achieved_flops");
+	dt_json_g(j, s->flops_per_s);
+	dt_json_key(j, "achieved_bandwidth");
+	dt_json_g(j, s->bytes_per_s);
+	dt_json_close(j, -1);
 }
 
-static void json_run(FILE *out, const char *name, const struct dt_summary *s)
+static void json_run(struct dt_json *j, const char *key, const char *name,
+		     const struct dt_summary *s)
 {
 	const struct dt_sum_file *f = &s->files[0];
-	uint64_t other = other_ns(s);
 
-	fputs("{\"name\": ", out);
-	dt_json_str(out, name);
-	fprintf(out, ", \"traces\": %zu, \"program\": ", s->n_files);
-	dt_json_str(out, f->program);
-	fputs(", \"gpu\": ", out);
-	dt_json_str(out, s->n_devices ? s->devices[0].name : NULL);
-	fputs(", \"cudnn_version\": ", out);
-	dt_json_str(out, f->cudnn_version);
-	fprintf(out,
-		", \"cudnn_gpu_ns\": %" PRIu64 ", \"other_gpu_ns\": %" PRIu64
-		", \"copies_ns\": %" PRIu64 ", \"host_cudnn_ns\": %" PRIu64
-		", \"calls\": %" PRIu64 ", \"ops\": %" PRIu64 "}",
-		s->cudnn_ns, other, s->copy_ns, s->host_ns, s->calls, s->ops);
+	dt_json_key_nl(j, key, 1);
+	dt_json_open(j, '{', -1);
+	dt_json_key(j, "name");
+	dt_json_str(j, name);
+	dt_json_key(j, "traces");
+	dt_json_u64(j, s->n_files);
+	dt_json_key(j, "program");
+	dt_json_str(j, f->program);
+	dt_json_key(j, "gpu");
+	dt_json_str(j, s->n_devices ? s->devices[0].name : NULL);
+	dt_json_key(j, "cudnn_version");
+	dt_json_str(j, f->cudnn_version);
+	dt_json_key(j, "cudnn_gpu_ns");
+	dt_json_u64(j, s->cudnn_ns);
+	dt_json_key(j, "other_gpu_ns");
+	dt_json_u64(j, other_ns(s));
+	dt_json_key(j, "copies_ns");
+	dt_json_u64(j, s->copy_ns);
+	dt_json_key(j, "host_cudnn_ns");
+	dt_json_u64(j, s->host_ns);
+	dt_json_key(j, "calls");
+	dt_json_u64(j, s->calls);
+	dt_json_key(j, "ops");
+	dt_json_u64(j, s->ops);
+	dt_json_close(j, -1);
 }
 
 static void print_json(const struct ctx *c, enum gate g)
 {
 	const struct dt_diff *d = c->d;
-	FILE *out = c->out;
+	struct dt_json j;
+	static const struct {
+		const char *key;
+		size_t offset;
+	} counts[] = {
+		{ "slower", offsetof(struct dt_diff, slower) },
+		{ "faster", offsetof(struct dt_diff, faster) },
+		{ "noise", offsetof(struct dt_diff, noise) },
+		{ "engine_changes", offsetof(struct dt_diff, engine_changes) },
+		{ "workspace_changes",
+		  offsetof(struct dt_diff, workspace_changes) },
+		{ "added", offsetof(struct dt_diff, added) },
+		{ "removed", offsetof(struct dt_diff, removed) },
+		{ "ops", offsetof(struct dt_diff, n_ops) },
+	};
 
-	fprintf(out,
-		"{\"schema\": \"dnntrace.diff\", \"version\": %d,\n \"base\": ",
-		DIFF_SCHEMA_VERSION);
-	json_run(out, c->base_name, d->base);
-	fputs(",\n \"new\": ", out);
-	json_run(out, c->next_name, d->next);
-	fprintf(out,
-		",\n \"thresholds\": {\"relative\": %.6g, \"min_ns\": %" PRIu64
-		"},\n \"different_gpu\": %s, \"different_cudnn\": %s,\n "
-		"\"ops\": [",
-		d->opts.threshold, d->opts.min_ns,
-		d->other_gpu ? "true" : "false",
-		d->other_cudnn ? "true" : "false");
+	dt_json_init(&j, c->out);
+	dt_json_open(&j, '{', -1);
+	dt_json_key(&j, "schema");
+	dt_json_str(&j, "dnntrace.diff");
+	dt_json_key(&j, "version");
+	dt_json_u64(&j, DIFF_SCHEMA_VERSION);
+	json_run(&j, "base", c->base_name, d->base);
+	json_run(&j, "new", c->next_name, d->next);
+	dt_json_key_nl(&j, "thresholds", 1);
+	dt_json_open(&j, '{', -1);
+	dt_json_key(&j, "relative");
+	dt_json_g(&j, d->opts.threshold);
+	dt_json_key(&j, "min_ns");
+	dt_json_u64(&j, d->opts.min_ns);
+	dt_json_close(&j, -1);
+	dt_json_key_nl(&j, "different_gpu", 1);
+	dt_json_bool(&j, d->other_gpu);
+	dt_json_key(&j, "different_cudnn");
+	dt_json_bool(&j, d->other_cudnn);
+	dt_json_key_nl(&j, "ops", 1);
+	dt_json_open(&j, '[', 2);
 	for (size_t i = 0; i < d->n_ops; i++) {
 		const struct dt_diff_op *o = &d->ops[i];
-		fprintf(out,
-			"%s\n  {\"verdict\": \"%s\", \"api\": ", i ? "," : "",
-			dt_verdict_key(o->verdict));
-		dt_json_str(out, o->api);
-		fprintf(out, ", \"kind\": \"%s\", \"brief\": ",
-			dt_op_kind_key(o->kind));
-		dt_json_str(out, o->brief);
-		fputs(", \"problem\": ", out);
-		dt_json_str(out, o->key);
-		fprintf(out,
-			", \"delta_ns\": %" PRId64
-			", \"change\": %.6g, \"engine_changed\": %s, "
-			"\"workspace_changed\": %s, \"base\": ",
-			o->delta_ns, o->change,
-			o->engine_changed ? "true" : "false",
-			o->workspace_changed ? "true" : "false");
-		json_side(out, &o->base);
-		fputs(", \"new\": ", out);
-		json_side(out, &o->next);
-		fputc('}', out);
+		dt_json_open(&j, '{', -1);
+		dt_json_key(&j, "verdict");
+		dt_json_str(&j, dt_verdict_key(o->verdict));
+		dt_json_key(&j, "api");
+		dt_json_str(&j, o->api);
+		dt_json_key(&j, "kind");
+		dt_json_str(&j, dt_op_kind_key(o->kind));
+		dt_json_key(&j, "brief");
+		dt_json_str(&j, o->brief);
+		dt_json_key(&j, "problem");
+		dt_json_str(&j, o->key);
+		dt_json_key(&j, "delta_ns");
+		dt_json_i64(&j, o->delta_ns);
+		dt_json_key(&j, "change");
+		dt_json_g(&j, o->change);
+		dt_json_key(&j, "engine_changed");
+		dt_json_bool(&j, o->engine_changed);
+		dt_json_key(&j, "workspace_changed");
+		dt_json_bool(&j, o->workspace_changed);
+		dt_json_key(&j, "base");
+		json_side(&j, &o->base);
+		dt_json_key(&j, "new");
+		json_side(&j, &o->next);
+		dt_json_close(&j, -1);
 	}
-	fprintf(out,
-		"],\n \"counts\": {\"slower\": %zu, \"faster\": %zu, "
-		"\"noise\": %zu, \"engine_changes\": %zu, "
-		"\"workspace_changes\": %zu, \"added\": %zu, \"removed\": %zu, "
-		"\"ops\": %zu},\n \"gate\": {\"fail_on\": \"%s\", \"tripped\": "
-		"%s}}\n",
-		d->slower, d->faster, d->noise, d->engine_changes,
-		d->workspace_changes, d->added, d->removed, d->n_ops,
-		gate_names[g], gate_tripped(d, g) ? "true" : "false");
+	dt_json_close(&j, -1);
+	dt_json_key_nl(&j, "counts", 1);
+	dt_json_open(&j, '{', -1);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		dt_json_key(&j, counts[i].key);
+		dt_json_u64(&j, *(const size_t *)((const char *)d +
+						  counts[i].offset));
+	}
+	dt_json_close(&j, -1);
+	dt_json_key_nl(&j, "gate", 1);
+	dt_json_open(&j, '{', -1);
+	dt_json_key(&j, "fail_on");
+	dt_json_str(&j, gate_names[g]);
+	dt_json_key(&j, "tripped");
+	dt_json_bool(&j, gate_tripped(d, g));
+	dt_json_close(&j, -1);
+	dt_json_close(&j, -1);
+	fputc('\n', c->out);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -572,7 +629,7 @@ int cmd_diff(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dt_diff_opts dopts = { 0 };
-	struct ctx c = { .top = 20, .format = TEXT };
+	struct ctx c = { .top = 20, .format = DT_TEXT };
 	enum gate g = GATE_NONE;
 	const char *output = NULL;
 	int ch;
@@ -612,17 +669,9 @@ int cmd_diff(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "text"))
-				c.format = TEXT;
-			else if (!strcmp(optarg, "markdown") ||
-				 !strcmp(optarg, "md"))
-				c.format = MARKDOWN;
-			else if (!strcmp(optarg, "json"))
-				c.format = JSON;
-			else
-				return dt_usage_error("diff",
-						      "--format takes text, "
-						      "markdown or json");
+			if (dt_parse_format("diff", optarg, DT_FORMATS_ALL,
+					    &c.format))
+				return EXIT_USAGE;
 			break;
 		case 'o':
 			output = optarg;
@@ -664,11 +713,11 @@ int cmd_diff(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	c.color = c.format == TEXT && dt_colors(!output);
-	if (c.format == JSON) {
+	c.color = c.format == DT_TEXT && dt_colors(!output);
+	if (c.format == DT_JSON) {
 		print_json(&c, g);
 	} else {
-		if (c.format == MARKDOWN)
+		if (c.format == DT_MARKDOWN)
 			fprintf(c.out, "## dnntrace diff\n\n");
 		run_line(&c, "base", c.base_name, base);
 		run_line(&c, "new", c.next_name, next);
@@ -676,13 +725,13 @@ int cmd_diff(int argc, char **argv)
 			fprintf(c.out,
 				"%snote: the runs were on different GPUs (%s, "
 				"%s): their times differ for that too\n",
-				c.format == MARKDOWN ? "- " : "",
+				c.format == DT_MARKDOWN ? "- " : "",
 				base->devices[0].name, next->devices[0].name);
 		if (d->other_cudnn)
 			fprintf(c.out,
 				"%snote: the runs used different cuDNN "
 				"libraries (%s, %s)\n",
-				c.format == MARKDOWN ? "- " : "",
+				c.format == DT_MARKDOWN ? "- " : "",
 				cudnn_of(&base->files[0]),
 				cudnn_of(&next->files[0]));
 		print_totals(&c);
@@ -690,7 +739,7 @@ int cmd_diff(int argc, char **argv)
 		print_engines(&c);
 		print_added(&c, DT_ADDED);
 		print_added(&c, DT_REMOVED);
-		if (c.format == TEXT)
+		if (c.format == DT_TEXT)
 			print_calls(&c);
 		print_verdict(&c, g);
 	}

@@ -1,10 +1,8 @@
 /*
  * cmd-fusion.c - `dnntrace fusion`: the chains of a run that one cuDNN
- * graph could run fused, in detail; and the fusion section `dnntrace
- * report` prints and puts in its JSON.
- *
- * The chains come from the analyzer (dt-fusion.h, rules in
- * analyzer/FUSION.md); this file lays them out.
+ * graph could run fused, in detail. The chains come from the analyzer
+ * (rules in analyzer/FUSION.md); this file lays them out. The short
+ * section `report` prints is in print-fusion.c.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -14,238 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer-util.h"
 #include "dt-analyzer.h"
 #include "dt-summary.h"
 #include "dt-tools.h"
-
-static double pct(double part, uint64_t whole)
-{
-	return whole ? 100.0 * part / (double)whole : -1;
-}
-
-/* The chain in one line: "convolution forward [32,128,56,56] BFLOAT16 ->
- * bias add -> ReLU". */
-static void chain_line(const struct dt_fz_opp *o, char *buf, size_t size)
-{
-	int len = 0;
-
-	for (int m = 0; m < o->n_steps; m++) {
-		const struct dt_fz_step *s = &o->steps[m];
-		APPEND("%s%s", m ? " -> " : "", s->what);
-		if (!m && s->elems)
-			APPEND(" (%" PRIu64 " x %s)", s->elems,
-			       dt_dtype_name(s->dtype));
-	}
-}
-
-void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
-		    bool color, long top)
-{
-	const struct dt_fusion *fz = s->fusion;
-	char b1[32], b2[32], b3[32], b4[32], line[600];
-	size_t fusable = 0, blocked = 0;
-	double total = 0, blocked_ns = 0;
-
-	if (!fz)
-		return;
-	for (size_t i = 0; i < fz->n_opps; i++) {
-		if (fz->opps[i].status == DT_FZ_FUSABLE) {
-			fusable++;
-			total += fz->opps[i].saving_ns > 0
-					 ? fz->opps[i].saving_ns
-					 : 0;
-		} else {
-			blocked++;
-			blocked_ns += fz->opps[i].removed_ns;
-		}
-	}
-	dt_heading(out, markdown ? "##" : NULL, color,
-		   "Fusion opportunities, largest saving first");
-	if (!fz->n_opps && !fz->n_fused) {
-		fprintf(out,
-			"none: no chain of operations that one cuDNN graph "
-			"could run fused was found\n");
-		return;
-	}
-	if (fusable)
-		fprintf(out,
-			"%zu chain%s could run fused, saving about %s of "
-			"GPU time (%s)",
-			fusable, fusable == 1 ? "" : "s",
-			dt_fmt_ns((uint64_t)total, b1, sizeof(b1)),
-			dt_fmt_pct(pct(total, s->gpu_ns), b2, sizeof(b2)));
-	else
-		fprintf(out, "No chain can run fused on this GPU as it is");
-	if (blocked)
-		fprintf(out,
-			"; %zu %sblocked by a limit (%s in the kernels "
-			"fusion would remove)",
-			blocked, fusable ? "more " : "",
-			dt_fmt_ns((uint64_t)blocked_ns, b3, sizeof(b3)));
-	fputs(".\n", out);
-	fprintf(out, "Byte savings are priced at %sB/s, %s.\n",
-		dt_fmt_si(fz->bandwidth, b1, sizeof(b1)), fz->bandwidth_source);
-	if (fz->n_opps) {
-		static const char *const hdr[] = { "saving",         "share",
-						   "count",          "removed",
-						   "DRAM not moved", "status",
-						   "chain",          NULL };
-		struct dt_table *t = dt_table_new(hdr, "rrrrrll");
-		long shown = 0;
-		for (size_t i = 0; i < fz->n_opps && (top <= 0 || shown < top);
-		     i++, shown++) {
-			const struct dt_fz_opp *o = &fz->opps[i];
-			dt_table_cell(t, "%s",
-				      dt_fmt_ns(o->saving_ns > 0
-							? (uint64_t)o->saving_ns
-							: 0,
-						b1, sizeof(b1)));
-			dt_table_cell(
-				t, "%s",
-				dt_fmt_pct(
-					pct(o->saving_ns > 0 ? o->saving_ns : 0,
-					    s->gpu_ns),
-					b2, sizeof(b2)));
-			dt_table_cell(t, "%" PRIu64, o->count);
-			dt_table_cell(t, "%" PRIu64 " (%s)", o->removed_kernels,
-				      dt_fmt_ns(o->removed_ns, b3, sizeof(b3)));
-			dt_table_cell(t, "%sB (%s)",
-				      dt_fmt_si((double)o->bytes_saved *
-							(double)o->count,
-						b4, sizeof(b4)),
-				      dt_fmt_ns((uint64_t)o->bytes_ns, b1,
-						sizeof(b1)));
-			dt_table_cell(t, "%s",
-				      o->status == DT_FZ_FUSABLE ? "fusable"
-								 : "blocked");
-			chain_line(o, line, sizeof(line));
-			dt_table_cell(t, "%s", line);
-		}
-		dt_table_print(t, out, markdown, color);
-		dt_table_free(t);
-		for (size_t i = 0;
-		     i < fz->n_opps && (top <= 0 || (long)i < top); i++)
-			if (fz->opps[i].status == DT_FZ_BLOCKED) {
-				fprintf(out, "%sblocked (%s): %s\n",
-					markdown ? "- " : "  ",
-					fz->opps[i].pattern,
-					fz->opps[i].blocked);
-				break;
-			}
-	}
-	if (fz->n_fused) {
-		uint64_t n = 0, ns = 0;
-		double kept = 0;
-		for (size_t i = 0; i < fz->n_fused; i++) {
-			n += fz->fused[i].count;
-			ns += fz->fused[i].ns;
-			kept += (double)fz->fused[i].bytes_kept *
-				(double)fz->fused[i].count;
-		}
-		fprintf(out,
-			"%sAlready fused: %" PRIu64 " executions of %zu "
-			"problem%s (%s GPU time) keep %sB of intermediates "
-			"on chip, e.g. %s.\n",
-			markdown ? "\n" : "", n, fz->n_fused,
-			fz->n_fused == 1 ? "" : "s",
-			dt_fmt_ns(ns, b1, sizeof(b1)),
-			dt_fmt_si(kept, b2, sizeof(b2)), fz->fused[0].what);
-	}
-	fprintf(out,
-		"%sSee `dnntrace fusion` for each chain's steps, "
-		"limits and arithmetic.\n",
-		markdown ? "\n" : "");
-}
-
-void dt_fusion_json(FILE *out, const struct dt_summary *s)
-{
-	const struct dt_fusion *fz = s->fusion;
-
-	if (!fz) {
-		fputs("null", out);
-		return;
-	}
-	fputs("{\"bandwidth\": ", out);
-	dt_json_num(out, fz->bandwidth);
-	fputs(", \"bandwidth_source\": ", out);
-	dt_json_str(out, fz->bandwidth_source);
-	fputs(",\n  \"opportunities\": [", out);
-	for (size_t i = 0; i < fz->n_opps; i++) {
-		const struct dt_fz_opp *o = &fz->opps[i];
-		fprintf(out, "%s\n   {\"pattern\": ", i ? "," : "");
-		dt_json_str(out, o->pattern);
-		fputs(", \"cover\": ", out);
-		dt_json_str(out, o->cover);
-		fprintf(out, ", \"status\": \"%s\", \"blocked_by\": ",
-			o->status == DT_FZ_FUSABLE ? "fusable" : "blocked");
-		dt_json_str(out, o->blocked);
-		fputs(", \"checks\": ", out);
-		dt_json_str(out, o->checks);
-		fputs(", \"note\": ", out);
-		dt_json_str(out, o->note);
-		fprintf(out,
-			", \"device\": %d, \"count\": %" PRIu64
-			", \"removed_kernels\": %" PRIu64
-			", \"removed_ns\": %" PRIu64
-			", \"bytes_saved\": %" PRIu64
-			", \"bytes_added\": %" PRIu64 ", \"saving_ns\": ",
-			o->device, o->count, o->removed_kernels, o->removed_ns,
-			o->bytes_saved, o->bytes_added);
-		dt_json_num(out, round(o->saving_ns));
-		fputs(", \"bytes_ns\": ", out);
-		dt_json_num(out, round(o->bytes_ns));
-		fputs(", \"steps\": [", out);
-		for (int m = 0; m < o->n_steps; m++) {
-			const struct dt_fz_step *st = &o->steps[m];
-			fprintf(out, "%s\n     {\"what\": ", m ? "," : "");
-			dt_json_str(out, st->what);
-			fputs(", \"detail\": ", out);
-			dt_json_str(out, st->detail);
-			fprintf(out,
-				", \"cudnn\": %s, \"elements\": %" PRIu64
-				", \"dtype\": ",
-				st->cudnn ? "true" : "false", st->elems);
-			if (st->dtype >= 0)
-				dt_json_str(out, dt_dtype_name(st->dtype));
-			else
-				fputs("null", out);
-			fputs(", \"link\": ", out);
-			if (m)
-				dt_json_str(out, dt_fz_link_name(st->link));
-			else
-				fputs("null", out);
-			fprintf(out,
-				", \"removed\": %s, \"kernels\": %" PRIu64
-				", \"gpu_ns\": %" PRIu64 ", \"kernel\": ",
-				st->removed ? "true" : "false", st->kernels,
-				st->ns);
-			dt_json_str(out, st->kernel);
-			if (st->kernel)
-				fprintf(out,
-					", \"grid_x\": %d, \"block_x\": %d",
-					st->grid_x, st->block_x);
-			fputc('}', out);
-		}
-		fputs("]}", out);
-	}
-	fputs("],\n  \"already_fused\": [", out);
-	for (size_t i = 0; i < fz->n_fused; i++) {
-		const struct dt_fz_fused *f = &fz->fused[i];
-		fprintf(out, "%s\n   {\"what\": ", i ? "," : "");
-		dt_json_str(out, f->what);
-		fputs(", \"brief\": ", out);
-		dt_json_str(out, f->brief);
-		fprintf(out,
-			", \"graph_ops\": %u, \"count\": %" PRIu64
-			", \"gpu_ns\": %" PRIu64 ", \"bytes_kept\": %" PRIu64
-			", \"bytes_ns\": ",
-			f->graph_ops, f->count, f->ns, f->bytes_kept);
-		dt_json_num(out, round(f->bytes_ns));
-		fputc('}', out);
-	}
-	fputs("]}", out);
-}
 
 /* ------------------------------------------------------------- details */
 
@@ -293,9 +62,10 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 			color ? "\033[0m" : "",
 			dt_fmt_ns(o->saving_ns > 0 ? (uint64_t)o->saving_ns : 0,
 				  b1, sizeof(b1)),
-			dt_fmt_pct(pct(o->saving_ns > 0 ? o->saving_ns : 0,
-				       s->gpu_ns),
-				   b2, sizeof(b2)),
+			dt_fmt_pct(
+				dt_pct_of(o->saving_ns > 0 ? o->saving_ns : 0,
+					  s->gpu_ns),
+				b2, sizeof(b2)),
 			o->count, o->count == 1 ? "" : "s");
 		fprintf(out, "   covered by: %s\n", o->cover);
 		if (o->status == DT_FZ_FUSABLE)
@@ -444,7 +214,8 @@ int cmd_fusion(int argc, char **argv)
 	};
 	struct dt_summary_opts so = { .fusion = true };
 	const char *output = NULL;
-	bool json = false, wide = false;
+	enum dt_format fmt = DT_TEXT;
+	bool wide = false;
 	double bandwidth = 0;
 	long top = 0;
 	int ch;
@@ -457,12 +228,9 @@ int cmd_fusion(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				json = true;
-			else if (strcmp(optarg, "text"))
-				return dt_usage_error(
-					"fusion",
-					"--format takes text or json");
+			if (dt_parse_format("fusion", optarg, DT_FORMATS_PLAIN,
+					    &fmt))
+				return EXIT_USAGE;
 			break;
 		case 'b':
 			bandwidth = dt_parse_rate(optarg);
@@ -498,20 +266,31 @@ int cmd_fusion(int argc, char **argv)
 		dt_summary_free(s);
 		return EXIT_USAGE;
 	}
-	if (json) {
-		fprintf(out,
-			"{\"schema\": \"dnntrace.report\", \"version\": "
-			"%d, \"files\": [",
-			DT_REPORT_SCHEMA_VERSION);
+	if (fmt == DT_JSON) {
+		struct dt_json j;
+		dt_json_init(&j, out);
+		dt_json_open(&j, '{', -1);
+		dt_json_key(&j, "schema");
+		dt_json_str(&j, "dnntrace.report");
+		dt_json_key(&j, "version");
+		dt_json_u64(&j, DT_REPORT_SCHEMA_VERSION);
+		dt_json_key(&j, "files");
+		dt_json_open(&j, '[', -1);
 		for (size_t i = 0; i < s->n_files; i++) {
-			fprintf(out, "%s{\"path\": ", i ? ", " : "");
-			dt_json_str(out, s->files[i].path);
-			fprintf(out, ", \"pid\": %u}", s->files[i].pid);
+			dt_json_open(&j, '{', -1);
+			dt_json_key(&j, "path");
+			dt_json_str(&j, s->files[i].path);
+			dt_json_key(&j, "pid");
+			dt_json_u64(&j, s->files[i].pid);
+			dt_json_close(&j, -1);
 		}
-		fprintf(out, "],\n \"gpu_ns\": %" PRIu64 ",\n \"fusion\": ",
-			s->gpu_ns);
-		dt_fusion_json(out, s);
-		fputs("}\n", out);
+		dt_json_close(&j, -1);
+		dt_json_key_nl(&j, "gpu_ns", 1);
+		dt_json_u64(&j, s->gpu_ns);
+		dt_json_key_nl(&j, "fusion", 1);
+		dt_fusion_json(&j, s);
+		dt_json_close(&j, -1);
+		fputc('\n', out);
 	} else {
 		print_detail(out, s, !output && dt_colors(true), wide, top);
 	}

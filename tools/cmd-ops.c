@@ -16,8 +16,6 @@
 
 #define OPS_SCHEMA_VERSION 1
 
-enum format { TEXT, JSON };
-
 static void ops_help(FILE *f)
 {
 	fprintf(f,
@@ -65,91 +63,143 @@ static void print_op_text(FILE *out, const struct dt_file_info *fi,
 		op->api + 5, op->desc, op->status ? " FAILED" : "");
 }
 
-static void print_tensor_json(FILE *out, const struct dt_op_tensor *ot,
-			      bool first)
+static void json_ints(struct dt_json *j, const char *key, const int64_t *v,
+		      int n)
+{
+	dt_json_key(j, key);
+	dt_json_open(j, '[', -1);
+	for (int i = 0; i < n; i++)
+		dt_json_i64(j, v[i]);
+	dt_json_close(j, -1);
+}
+
+static void json_tensor(struct dt_json *j, const struct dt_op_tensor *ot)
 {
 	const struct dt_tensor *t = &ot->t;
 	char dt[48];
 
-	fprintf(out, "%s{\"role\": \"%s\", \"uid\": %" PRId64 ", \"dims\": [",
-		first ? "" : ", ", ot->role, t->uid);
-	for (int i = 0; i < t->nb; i++)
-		fprintf(out, "%s%" PRId64, i ? ", " : "", t->dims[i]);
-	fputs("], \"strides\": [", out);
-	for (int i = 0; i < t->nb; i++)
-		fprintf(out, "%s%" PRId64, i ? ", " : "", t->strides[i]);
-	fprintf(out, "], \"dtype\": \"%s\", \"virtual\": %s, \"by_value\": %s}",
-		dt_enum_short("cudnnDataType_t", t->dtype, "CUDNN_DATA_", dt,
-			      sizeof(dt)),
-		t->is_virtual ? "true" : "false",
-		t->by_value ? "true" : "false");
+	dt_json_open(j, '{', -1);
+	dt_json_key(j, "role");
+	dt_json_str(j, ot->role);
+	dt_json_key(j, "uid");
+	dt_json_i64(j, t->uid);
+	json_ints(j, "dims", t->dims, t->nb);
+	json_ints(j, "strides", t->strides, t->nb);
+	dt_json_key(j, "dtype");
+	dt_json_str(j, dt_enum_short("cudnnDataType_t", t->dtype, "CUDNN_DATA_",
+				     dt, sizeof(dt)));
+	dt_json_key(j, "virtual");
+	dt_json_bool(j, t->is_virtual);
+	dt_json_key(j, "by_value");
+	dt_json_bool(j, t->by_value);
+	dt_json_close(j, -1);
 }
 
-static void print_op_json(FILE *out, const struct dt_file_info *fi,
-			  const struct dt_op *op, bool first)
+/* "A=1 B=2" -> {"A": 1, "B": 2} */
+static void json_knobs(struct dt_json *j, const char *knobs)
 {
-	fprintf(out,
-		"%s\n    {\"seq\": %" PRIu64 ", \"tid\": %u, \"t\": %" PRIu64
-		", \"host_ns\": %" PRIu64 ", \"api\": ",
-		first ? "" : ",", op->seq, op->tid,
-		op->t_begin - fi->hdr.start_mono, op->t_end - op->t_begin);
-	dt_json_str(out, op->api);
-	fprintf(out,
-		", \"status\": %d, \"plan\": %u, \"engine\": %" PRId64
-		", \"workspace\": %" PRId64
-		", \"kernels\": %u, \"gpu_ns\": %" PRIu64 ", \"desc\": ",
-		op->status, op->plan, op->engine, op->workspace, op->kernels,
-		op->gpu_ns);
-	dt_json_str(out, op->desc);
-	fprintf(out, ", \"knobs\": {");
-	/* "A=1 B=2" -> "A": 1, "B": 2 */
-	for (const char *k = op->knobs; k && *k;) {
+	dt_json_key(j, "knobs");
+	dt_json_open(j, '{', -1);
+	for (const char *k = knobs; k && *k;) {
 		const char *eq = strchr(k, '='), *sp = strchr(k, ' ');
 		if (!eq)
 			break;
-		fprintf(out, "%s\"%.*s\": %lld", k == op->knobs ? "" : ", ",
-			(int)(eq - k), k, strtoll(eq + 1, NULL, 10));
+		dt_json_keyn(j, k, (size_t)(eq - k));
+		dt_json_i64(j, strtoll(eq + 1, NULL, 10));
 		k = sp ? sp + 1 : "";
 	}
-	fprintf(out, "}, \"notes\": [");
-	for (const char *n = op->notes; n && *n;) {
+	dt_json_close(j, -1);
+}
+
+/* "TENSOR_CORE DOWN_CONVERT_INPUTS" -> ["TENSOR_CORE", ...] */
+static void json_words(struct dt_json *j, const char *key, const char *s)
+{
+	dt_json_key(j, key);
+	dt_json_open(j, '[', -1);
+	for (const char *n = s; n && *n;) {
 		const char *sp = strchr(n, ' ');
-		int l = sp ? (int)(sp - n) : (int)strlen(n);
-		fprintf(out, "%s\"%.*s\"", n == op->notes ? "" : ", ", l, n);
+		size_t l = sp ? (size_t)(sp - n) : strlen(n);
+		dt_json_strn(j, n, l);
 		n = sp ? sp + 1 : "";
 	}
-	fprintf(out,
-		"], \"stream\": \"0x%" PRIx64
-		"\", \"workspace_ptr\": \"0x%" PRIx64 "\", \"pointers\": {",
-		op->stream, op->workspace_ptr);
+	dt_json_close(j, -1);
+}
+
+static void json_pointers(struct dt_json *j, const struct dt_op *op)
+{
+	char uid[24];
+
+	dt_json_key(j, "pointers");
+	dt_json_open(j, '{', -1);
 	for (uint32_t i = 0; i < op->n_ptrs; i++) {
 		const struct dt_op_ptr *p = &op->ptrs[i];
-		if (p->uid >= 0)
-			fprintf(out, "%s\"%" PRId64 "\": \"0x%" PRIx64 "\"",
-				i ? ", " : "", p->uid, p->value);
-		else
-			fprintf(out, "%s\"%.*s\": \"0x%" PRIx64 "\"",
-				i ? ", " : "",
-				(int)(p->name_len < 40 ? p->name_len : 40),
-				p->name, p->value);
+		if (p->uid >= 0) {
+			snprintf(uid, sizeof(uid), "%" PRId64, p->uid);
+			dt_json_key(j, uid);
+		} else {
+			dt_json_keyn(j, p->name,
+				     p->name_len < 40 ? p->name_len : 40);
+		}
+		dt_json_hex(j, p->value);
 	}
-	fputs("}, \"tensors\": [", out);
+	dt_json_close(j, -1);
+}
+
+static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
+			  const struct dt_op *op)
+{
+	dt_json_open(j, '{', -1);
+	dt_json_key(j, "seq");
+	dt_json_u64(j, op->seq);
+	dt_json_key(j, "tid");
+	dt_json_u64(j, op->tid);
+	dt_json_key(j, "t");
+	dt_json_u64(j, op->t_begin - fi->hdr.start_mono);
+	dt_json_key(j, "host_ns");
+	dt_json_u64(j, op->t_end - op->t_begin);
+	dt_json_key(j, "api");
+	dt_json_str(j, op->api);
+	dt_json_key(j, "status");
+	dt_json_i64(j, op->status);
+	dt_json_key(j, "plan");
+	dt_json_u64(j, op->plan);
+	dt_json_key(j, "engine");
+	dt_json_i64(j, op->engine);
+	dt_json_key(j, "workspace");
+	dt_json_i64(j, op->workspace);
+	dt_json_key(j, "kernels");
+	dt_json_u64(j, op->kernels);
+	dt_json_key(j, "gpu_ns");
+	dt_json_u64(j, op->gpu_ns);
+	dt_json_key(j, "desc");
+	dt_json_str(j, op->desc);
+	json_knobs(j, op->knobs);
+	json_words(j, "notes", op->notes);
+	dt_json_key(j, "stream");
+	dt_json_hex(j, op->stream);
+	dt_json_key(j, "workspace_ptr");
+	dt_json_hex(j, op->workspace_ptr);
+	json_pointers(j, op);
+	dt_json_key(j, "tensors");
+	dt_json_open(j, '[', -1);
 	for (uint32_t i = 0; i < op->n_tensors; i++)
-		print_tensor_json(out, &op->tensors[i], i == 0);
-	fputs("], \"first_kernel\": ", out);
-	if (op->first_kernel)
-		dt_json_str(out, op->first_kernel);
-	else
-		fputs("null", out);
-	fprintf(out,
-		", \"kind\": \"%s\", \"flops\": %.0f, \"bytes\": %" PRIu64
-		", \"math\": \"%s\", \"tensor_cores\": %s, \"device\": %d}",
-		dt_op_kind_key(op->cost.kind), op->cost.flops, op->cost.bytes,
-		dt_math_name(op->math),
-		op->tensor_cores < 0 ? "null"
-		: op->tensor_cores   ? "true"
-				     : "false",
-		op->device);
+		json_tensor(j, &op->tensors[i]);
+	dt_json_close(j, -1);
+	dt_json_key(j, "first_kernel");
+	dt_json_str(j, op->first_kernel);
+	dt_json_key(j, "kind");
+	dt_json_str(j, dt_op_kind_key(op->cost.kind));
+	dt_json_key(j, "flops");
+	dt_json_raw(j, "%.0f", op->cost.flops);
+	dt_json_key(j, "bytes");
+	dt_json_u64(j, op->cost.bytes);
+	dt_json_key(j, "math");
+	dt_json_str(j, dt_math_name(op->math));
+	dt_json_key(j, "tensor_cores");
+	dt_json_tri(j, op->tensor_cores);
+	dt_json_key(j, "device");
+	dt_json_i64(j, op->device);
+	dt_json_close(j, -1);
 }
 
 /* Distinct problems: the op's function and description. */
@@ -204,13 +254,14 @@ static int by_gpu(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
-static void print_problems(FILE *out, struct problems *ps, enum format fmt)
+static void print_problems(FILE *out, struct dt_json *j, struct problems *ps,
+			   enum dt_format fmt)
 {
 	char g[32], h[32], w[32];
 
 	if (ps->n)
 		qsort(ps->v, ps->n, sizeof(*ps->v), by_gpu);
-	if (fmt == TEXT)
+	if (fmt == DT_TEXT)
 		printf("%8s %10s %10s %8s %9s  %s\n", "count", "GPU time",
 		       "host time", "engine", "workspace", "problem");
 	for (size_t i = 0; i < ps->n; i++) {
@@ -223,7 +274,7 @@ static void print_problems(FILE *out, struct problems *ps, enum format fmt)
 		else
 			snprintf(e, sizeof(e), "%s%" PRId64,
 				 p->plan ? "eng" : "algo", p->engine);
-		if (fmt == TEXT) {
+		if (fmt == DT_TEXT) {
 			fprintf(out, "%8" PRIu64 " %10s %10s %8s %9s  %s %s\n",
 				p->count, dt_fmt_ns(p->gpu_ns, g, sizeof(g)),
 				dt_fmt_ns(p->host_ns, h, sizeof(h)), e,
@@ -233,18 +284,24 @@ static void print_problems(FILE *out, struct problems *ps, enum format fmt)
 					: "?",
 				p->api + 5, p->key);
 		} else {
-			fprintf(out, "%s\n    {\"api\": ", i ? "," : "");
-			dt_json_str(out, p->api);
-			fprintf(out,
-				", \"count\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
-				", \"host_ns\": %" PRIu64
-				", \"kernels\": %" PRIu64
-				", \"engine\": %" PRId64
-				", \"workspace\": %" PRId64 ", \"desc\": ",
-				p->count, p->gpu_ns, p->host_ns, p->kernels,
-				p->engine, p->workspace);
-			dt_json_str(out, p->key);
-			fputc('}', out);
+			dt_json_open(j, '{', -1);
+			dt_json_key(j, "api");
+			dt_json_str(j, p->api);
+			dt_json_key(j, "count");
+			dt_json_u64(j, p->count);
+			dt_json_key(j, "gpu_ns");
+			dt_json_u64(j, p->gpu_ns);
+			dt_json_key(j, "host_ns");
+			dt_json_u64(j, p->host_ns);
+			dt_json_key(j, "kernels");
+			dt_json_u64(j, p->kernels);
+			dt_json_key(j, "engine");
+			dt_json_i64(j, p->engine);
+			dt_json_key(j, "workspace");
+			dt_json_i64(j, p->workspace);
+			dt_json_key(j, "desc");
+			dt_json_str(j, p->key);
+			dt_json_close(j, -1);
 		}
 		free(p->key);
 	}
@@ -254,9 +311,10 @@ static void print_problems(FILE *out, struct problems *ps, enum format fmt)
 /* What `ops` prints as the session hands it events. */
 struct ops_out {
 	FILE *out;
+	struct dt_json j;
 	const struct dt_file_info *fi;
-	enum format fmt;
-	bool plans, first;
+	enum dt_format fmt;
+	bool plans;
 	int64_t call; /* --call N, or -1 */
 	bool call_seen;
 	struct problems ps;
@@ -316,9 +374,8 @@ static void on_op(void *arg, const struct dt_op *op)
 				op->kernels, op->gpu_ns);
 	} else if (o->plans) {
 		add_problem(&o->ps, op);
-	} else if (o->fmt == JSON) {
-		print_op_json(o->out, o->fi, op, o->first);
-		o->first = false;
+	} else if (o->fmt == DT_JSON) {
+		print_op_json(&o->j, o->fi, op);
 	} else {
 		print_op_text(o->out, o->fi, op);
 	}
@@ -333,7 +390,7 @@ int cmd_ops(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum format fmt = TEXT;
+	enum dt_format fmt = DT_TEXT;
 	bool plans = false;
 	int64_t call = -1;
 	int c;
@@ -343,13 +400,9 @@ int cmd_ops(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "text"))
-				fmt = TEXT;
-			else if (!strcmp(optarg, "json"))
-				fmt = JSON;
-			else
-				return dt_usage_error(
-					"ops", "--format takes text or json");
+			if (dt_parse_format("ops", optarg, DT_FORMATS_PLAIN,
+					    &fmt))
+				return EXIT_USAGE;
 			break;
 		case 'p':
 			plans = true;
@@ -380,8 +433,8 @@ int cmd_ops(int argc, char **argv)
 			     .fi = dt_session_info(ss),
 			     .fmt = fmt,
 			     .plans = plans,
-			     .first = true,
 			     .call = call };
+	dt_json_init(&o.j, stdout);
 	struct dt_consumer cons = { .arg = &o, .op = on_op };
 	if (call > 0) {
 		cons.call = on_call;
@@ -389,12 +442,16 @@ int cmd_ops(int argc, char **argv)
 	}
 	dt_session_add(ss, &cons);
 
-	if (fmt == JSON) {
-		printf("{\"schema\": \"dnntrace.ops\", \"version\": %d, "
-		       "\"file\": ",
-		       OPS_SCHEMA_VERSION);
-		dt_json_str(stdout, path);
-		printf(", \"%s\": [", plans ? "problems" : "ops");
+	if (fmt == DT_JSON) {
+		dt_json_open(&o.j, '{', -1);
+		dt_json_key(&o.j, "schema");
+		dt_json_str(&o.j, "dnntrace.ops");
+		dt_json_key(&o.j, "version");
+		dt_json_u64(&o.j, OPS_SCHEMA_VERSION);
+		dt_json_key(&o.j, "file");
+		dt_json_str(&o.j, path);
+		dt_json_key(&o.j, plans ? "problems" : "ops");
+		dt_json_open(&o.j, '[', 4);
 	} else if (!plans && call < 0) {
 		printf("%8s %11s %9s %9s %4s %-8s %9s %s\n", "seq", "t (s)",
 		       "host", "GPU", "kern", "engine", "workspace",
@@ -402,18 +459,27 @@ int cmd_ops(int argc, char **argv)
 	}
 	dt_session_run(ss);
 	if (plans)
-		print_problems(stdout, &o.ps, fmt);
+		print_problems(stdout, &o.j, &o.ps, fmt);
 	const struct dt_model_stats *ms = dt_session_stats(ss);
 	const struct dt_file_stats *st = dt_session_file(ss);
-	if (fmt == JSON) {
-		printf("\n  ], \"stats\": {\"ops\": %" PRIu64
-		       ", \"undecoded_calls\": %" PRIu64
-		       ", \"other_kernels\": %" PRIu64
-		       ", \"late_kernels\": %" PRIu64 ", \"file_end\": ",
-		       ms->ops, ms->undecoded, ms->other_kernels,
-		       ms->late_kernels);
-		dt_json_str(stdout, dt_file_end_name(st->end));
-		printf("}}\n");
+	if (fmt == DT_JSON) {
+		struct dt_json *j = &o.j;
+		dt_json_close(j, 2);
+		dt_json_key(j, "stats");
+		dt_json_open(j, '{', -1);
+		dt_json_key(j, "ops");
+		dt_json_u64(j, ms->ops);
+		dt_json_key(j, "undecoded_calls");
+		dt_json_u64(j, ms->undecoded);
+		dt_json_key(j, "other_kernels");
+		dt_json_u64(j, ms->other_kernels);
+		dt_json_key(j, "late_kernels");
+		dt_json_u64(j, ms->late_kernels);
+		dt_json_key(j, "file_end");
+		dt_json_str(j, dt_file_end_name(st->end));
+		dt_json_close(j, -1);
+		dt_json_close(j, -1);
+		putchar('\n');
 	} else if (call < 0) {
 		printf("# %" PRIu64 " operations; %" PRIu64
 		       " kernels ran outside cuDNN "

@@ -24,8 +24,6 @@
 
 #define RANK_COLUMNS 8 /* per-rank columns up to this many files */
 
-enum format { TEXT, MARKDOWN, JSON };
-
 enum sort_key {
 	SORT_GPU,
 	SORT_COUNT,
@@ -44,7 +42,7 @@ static const char *const sort_words[] = {
 
 struct ctx {
 	FILE *out;
-	enum format format;
+	enum dt_format format;
 	bool color;
 	bool wide;
 	long top;
@@ -165,14 +163,11 @@ static const char *rank_label(const struct dt_sum_file *f, char *buf,
 
 /* ------------------------------------------------------------- sorting */
 
-static const struct dt_summary *sort_s;
-static enum sort_key sort_by;
-
-static double sort_value(const struct dt_sum_problem *p)
+static double sort_value(const struct ctx *c, const struct dt_sum_problem *p)
 {
 	struct dt_rates r;
 
-	switch (sort_by) {
+	switch (c->sort) {
 	case SORT_COUNT:
 		return (double)p->count;
 	case SORT_MEAN:
@@ -182,7 +177,7 @@ static double sort_value(const struct dt_sum_problem *p)
 	case SORT_HOST:
 		return (double)p->host_ns;
 	case SORT_ROOF:
-		dt_problem_rates(sort_s, p, &r);
+		dt_problem_rates(c->s, p, &r);
 		/* furthest below first; unknown last */
 		return r.roof_pct < 0 ? -1e300 : -r.roof_pct;
 	case SORT_GPU:
@@ -191,19 +186,19 @@ static double sort_value(const struct dt_sum_problem *p)
 	}
 }
 
-static int by_sort(const void *a, const void *b)
+static int by_sort(const void *a, const void *b, void *arg)
 {
-	const struct dt_sum_problem
-		*x = &sort_s->problems[*(const uint32_t *)a],
-		*y = &sort_s->problems[*(const uint32_t *)b];
-	double vx = sort_value(x), vy = sort_value(y);
+	const struct ctx *c = arg;
+	const struct dt_sum_problem *x = &c->s->problems[*(const uint32_t *)a],
+				    *y = &c->s->problems[*(const uint32_t *)b];
+	double vx = sort_value(c, x), vy = sort_value(c, y);
 
 	if (vx != vy)
 		return vx < vy ? 1 : -1;
 	if (x->gpu_ns != y->gpu_ns)
 		return x->gpu_ns < y->gpu_ns ? 1 : -1;
-	int c = strcmp(x->api, y->api);
-	return c ? c : strcmp(x->key, y->key);
+	int k = strcmp(x->api, y->api);
+	return k ? k : strcmp(x->key, y->key);
 }
 
 /* The problems in report order: those that ran on the GPU through cuDNN. */
@@ -217,16 +212,15 @@ static uint32_t *problem_order(const struct ctx *c, size_t *n)
 		return NULL;
 	for (size_t i = 0; i < s->n_problems; i++)
 		ix[(*n)++] = (uint32_t)i;
-	sort_s = s;
-	sort_by = c->sort;
-	qsort(ix, *n, sizeof(*ix), by_sort);
+	qsort_r(ix, *n, sizeof(*ix), by_sort, (void *)c);
 	return ix;
 }
 
-static int by_api_ns(const void *a, const void *b)
+static int by_api_ns(const void *a, const void *b, void *arg)
 {
-	const struct dt_sum_api *x = &sort_s->apis[*(const uint32_t *)a],
-				*y = &sort_s->apis[*(const uint32_t *)b];
+	const struct dt_sum_api *apis = arg;
+	const struct dt_sum_api *x = &apis[*(const uint32_t *)a],
+				*y = &apis[*(const uint32_t *)b];
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? 1 : -1;
 	return strcmp(x->name, y->name);
@@ -240,8 +234,7 @@ static uint32_t *api_order(const struct dt_summary *s)
 		return NULL;
 	for (size_t i = 0; i < s->n_apis; i++)
 		ix[i] = (uint32_t)i;
-	sort_s = s;
-	qsort(ix, s->n_apis, sizeof(*ix), by_api_ns);
+	qsort_r(ix, s->n_apis, sizeof(*ix), by_api_ns, s->apis);
 	return ix;
 }
 
@@ -254,7 +247,7 @@ static void fact(const struct ctx *c, const char *label, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->format == MARKDOWN)
+	if (c->format == DT_MARKDOWN)
 		fprintf(c->out, "- **%s**: ", label);
 	else
 		fprintf(c->out, "%-10s", label);
@@ -270,7 +263,7 @@ static void print_identity(const struct ctx *c)
 	const struct dt_sum_file *f = &s->files[0];
 	char b1[32], b2[32];
 
-	if (c->format == MARKDOWN)
+	if (c->format == DT_MARKDOWN)
 		fprintf(c->out, "# dnntrace report\n\n");
 	if (s->n_files == 1) {
 		fact(c, "trace", "%s", f->path);
@@ -344,9 +337,9 @@ static void print_identity(const struct ctx *c)
 				      dt_fmt_si(pk->flops[m], b2, sizeof(b2)));
 		fact(c, "peaks", "%s", line);
 	}
-	fact(c, c->format == MARKDOWN ? "peaks from" : "", "%s%s%s",
-	     c->format == MARKDOWN ? "" : "(", pk->source,
-	     c->format == MARKDOWN ? "" : ")");
+	fact(c, c->format == DT_MARKDOWN ? "peaks from" : "", "%s%s%s",
+	     c->format == DT_MARKDOWN ? "" : "(", pk->source,
+	     c->format == DT_MARKDOWN ? "" : ")");
 }
 
 static void print_files(const struct ctx *c)
@@ -361,7 +354,7 @@ static void print_files(const struct ctx *c)
 
 	if (!t)
 		return;
-	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
 		   "Traces");
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
@@ -381,15 +374,16 @@ static void print_files(const struct ctx *c)
 		dt_table_cell(t, "%" PRIu64, f->lost);
 		dt_table_cell(t, "%s", f->path);
 	}
-	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
 	dt_table_free(t);
 }
 
-static int by_kind_ns(const void *a, const void *b)
+static int by_kind_ns(const void *a, const void *b, void *arg)
 {
+	const uint64_t *ns = arg;
 	int x = *(const int *)a, y = *(const int *)b;
-	if (sort_s->kind_ns[x] != sort_s->kind_ns[y])
-		return sort_s->kind_ns[x] < sort_s->kind_ns[y] ? 1 : -1;
+	if (ns[x] != ns[y])
+		return ns[x] < ns[y] ? 1 : -1;
 	return x - y;
 }
 
@@ -398,13 +392,13 @@ static void print_time(const struct ctx *c)
 	static const char *const hdr[] = { "", "time", "share", "count", NULL };
 	const struct dt_summary *s = c->s;
 	struct dt_table *t = dt_table_new(hdr, "lrrr");
-	const char *ind = c->format == MARKDOWN ? "&nbsp;&nbsp;" : "  ";
+	const char *ind = c->format == DT_MARKDOWN ? "&nbsp;&nbsp;" : "  ";
 	char b1[32], b2[32];
 	uint64_t other = 0, other_n = 0;
 
 	if (!t)
 		return;
-	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
 		   "GPU time");
 	if (!s->gpu_ns) {
 		fprintf(c->out,
@@ -435,8 +429,8 @@ static void print_time(const struct ctx *c)
 	for (int k = 0; k < DT_KIND_COUNT; k++)
 		if (s->kind_count[k])
 			kinds[n_kinds++] = k;
-	sort_s = s;
-	qsort(kinds, (size_t)n_kinds, sizeof(kinds[0]), by_kind_ns);
+	qsort_r(kinds, (size_t)n_kinds, sizeof(kinds[0]), by_kind_ns,
+		(void *)s->kind_ns);
 	for (int i = 0; i < n_kinds; i++) {
 		int k = kinds[i];
 		dt_table_cell(t, "%s%s%s", ind, ind, dt_op_kind_name(k));
@@ -490,7 +484,7 @@ static void print_time(const struct ctx *c)
 	dt_table_cell(t, "%s", dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "%s", "");
 	dt_table_cell(t, "%" PRIu64, s->calls);
-	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
 	dt_table_free(t);
 }
 
@@ -499,7 +493,7 @@ static void print_findings(const struct ctx *c)
 	const struct dt_summary *s = c->s;
 	char b1[32];
 
-	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
 		   "Findings, largest cost first");
 	if (!s->n_findings) {
 		fprintf(c->out, "none: no autotuning, plan rebuilds, layout "
@@ -511,7 +505,7 @@ static void print_findings(const struct ctx *c)
 	for (size_t i = 0; i < s->n_findings; i++) {
 		const struct dt_finding *f = &s->findings[i];
 		dt_fmt_ns(f->cost_ns, b1, sizeof(b1));
-		if (c->format == MARKDOWN)
+		if (c->format == DT_MARKDOWN)
 			fprintf(c->out, "%zu. **%s %s**: %s\n", i + 1, b1,
 				f->host ? "host" : "GPU", f->title);
 		else
@@ -523,7 +517,7 @@ static void print_findings(const struct ctx *c)
 			size_t n = strcspn(e, "\n");
 			int max = c->wide ? (int)n : (int)(n < 150 ? n : 150);
 			fprintf(c->out, "%s%.*s%s\n",
-				c->format == MARKDOWN ? "    - " : "      ",
+				c->format == DT_MARKDOWN ? "    - " : "      ",
 				max, e, (size_t)max < n ? "..." : "");
 			e += n;
 			if (*e)
@@ -578,7 +572,7 @@ static void print_ops(const struct ctx *c)
 		return;
 	}
 	size_t shown = c->top && (size_t)c->top < n ? (size_t)c->top : n;
-	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
 		   "Operations by problem: %s%zu of %zu, by %s",
 		   shown < n ? "top " : "", shown, n, sort_words[c->sort]);
 	if (!n) {
@@ -680,7 +674,7 @@ static void print_ops(const struct ctx *c)
 			(int)strlen(p->brief) > max ? "..." : "",
 			p->failed ? " (FAILED runs)" : "");
 	}
-	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
 	dt_table_free(t);
 	free(ix);
 	for (size_t i = 0; i < s->n_problems; i++)
@@ -691,7 +685,7 @@ static void print_ops(const struct ctx *c)
 				"settled on (the last it ran with); tuning is "
 				"the GPU time of its runs with\nother engines, "
 				"counted in GPU time\n",
-				c->format == MARKDOWN ? "\n" : "");
+				c->format == DT_MARKDOWN ? "\n" : "");
 			break;
 		}
 }
@@ -713,7 +707,7 @@ static void print_apis(const struct ctx *c)
 		dt_table_free(t);
 		return;
 	}
-	dt_heading(c->out, c->format == MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
 		   "cuDNN functions by host time: %s%zu of %zu",
 		   shown < s->n_apis ? "top " : "", shown, s->n_apis);
 	for (size_t i = 0; i < shown; i++) {
@@ -728,251 +722,299 @@ static void print_apis(const struct ctx *c)
 		dt_table_cell(t, "%s", dt_fmt_ns(a->max, b[3], sizeof(b[3])));
 		dt_table_cell(t, "%s", a->name);
 	}
-	dt_table_print(t, c->out, c->format == MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
 	dt_table_free(t);
 	free(ix);
 }
 
 /* ---------------------------------------------------------------- json */
 
-/* A number that may be unknown (negative): null then. */
-static void jopt(FILE *out, double v)
+static void json_peaks(struct dt_json *j, const struct dt_peaks *pk)
 {
-	if (v < 0)
-		fputs("null", out);
-	else
-		dt_json_num(out, v);
+	dt_json_open(j, '{', -1);
+	dt_json_key(j, "bandwidth");
+	dt_json_num(j, pk->bandwidth);
+	dt_json_key(j, "flops");
+	dt_json_open(j, '{', -1);
+	for (int m = 1; m < DT_MATH_COUNT; m++) {
+		dt_json_key(j, dt_math_name(m));
+		dt_json_num(j, pk->flops[m]);
+	}
+	dt_json_close(j, -1);
+	dt_json_key(j, "source");
+	dt_json_str(j, pk->source);
+	dt_json_close(j, -1);
 }
 
-static void json_peaks(FILE *out, const struct dt_peaks *pk)
+/* A member of an object, by type. */
+static void ju(struct dt_json *j, const char *key, uint64_t v)
 {
-	fputs("{\"bandwidth\": ", out);
-	dt_json_num(out, pk->bandwidth);
-	fputs(", \"flops\": {", out);
-	for (int m = 1; m < DT_MATH_COUNT; m++) {
-		fprintf(out, "%s\"%s\": ", m > 1 ? ", " : "", dt_math_name(m));
-		dt_json_num(out, pk->flops[m]);
+	dt_json_key(j, key);
+	dt_json_u64(j, v);
+}
+
+static void js(struct dt_json *j, const char *key, const char *v)
+{
+	dt_json_key(j, key);
+	dt_json_str(j, v);
+}
+
+static void json_files(struct dt_json *j, const struct dt_summary *s)
+{
+	dt_json_key_nl(j, "files", 1);
+	dt_json_open(j, '[', 2);
+	for (size_t i = 0; i < s->n_files; i++) {
+		const struct dt_sum_file *f = &s->files[i];
+		dt_json_open(j, '{', -1);
+		js(j, "path", f->path);
+		js(j, "host", f->host);
+		ju(j, "pid", f->pid);
+		js(j, "rank", f->rank);
+		js(j, "program", f->program);
+		js(j, "cudnn", f->cudnn);
+		js(j, "cudnn_version", f->cudnn_version);
+		js(j, "cuda", f->cuda);
+		js(j, "recording", f->gpu_state);
+		js(j, "ended",
+		   f->end == DT_FILE_CLEAN       ? "clean"
+		   : f->end == DT_FILE_NO_END    ? "no_end"
+		   : f->end == DT_FILE_TRUNCATED ? "truncated"
+						 : "corrupt");
+		ju(j, "calls", f->calls);
+		ju(j, "records", f->records);
+		ju(j, "lost", f->lost);
+		ju(j, "gpu_dropped", f->gpu_dropped);
+		ju(j, "ops", f->ops);
+		ju(j, "kernels", f->kernels);
+		ju(j, "duration_ns",
+		   f->t_end > f->t_begin ? f->t_end - f->t_begin : 0);
+		ju(j, "gpu_ns", f->gpu_ns);
+		ju(j, "cudnn_gpu_ns", f->cudnn_gpu_ns);
+		dt_json_close(j, -1);
 	}
-	fputs("}, \"source\": ", out);
-	dt_json_str(out, pk->source);
-	fputc('}', out);
+	dt_json_close(j, -1);
+}
+
+static void json_devices(struct dt_json *j, const struct dt_summary *s)
+{
+	char cc[16];
+
+	dt_json_key_nl(j, "devices", 1);
+	dt_json_open(j, '[', 2);
+	for (size_t d = 0; d < s->n_devices; d++) {
+		const struct dt_device *dv = &s->devices[d];
+		dt_json_open(j, '{', -1);
+		js(j, "name", dv->name);
+		snprintf(cc, sizeof(cc), "%u.%u", dv->cc_major, dv->cc_minor);
+		js(j, "cc", cc);
+		ju(j, "sms", dv->sms);
+		ju(j, "clock_khz", dv->clock_khz);
+		ju(j, "memory", dv->global_mem);
+		dt_json_key(j, "peaks");
+		json_peaks(j, &s->peaks[d]);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	dt_json_key_nl(j, "peaks", 1);
+	json_peaks(j, dt_summary_peaks(s, -1));
+}
+
+static void json_gpu(struct dt_json *j, const struct dt_summary *s)
+{
+	dt_json_key_nl(j, "gpu", 1);
+	dt_json_open(j, '{', -1);
+	ju(j, "total_ns", s->gpu_ns);
+	ju(j, "busy_ns", s->busy_ns);
+	ju(j, "span_ns", s->span_ns);
+	ju(j, "cudnn_ns", s->cudnn_ns);
+	ju(j, "copies_ns", s->copy_ns);
+	ju(j, "copies", s->copies);
+	ju(j, "copy_bytes", s->copy_bytes);
+	dt_json_key_nl(j, "cudnn_by_kind", 2);
+	dt_json_open(j, '[', -1);
+	for (int k = 0; k < DT_KIND_COUNT; k++) {
+		if (!s->kind_count[k])
+			continue;
+		dt_json_open(j, '{', -1);
+		js(j, "kind", dt_op_kind_key(k));
+		ju(j, "ns", s->kind_ns[k]);
+		ju(j, "count", s->kind_count[k]);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	dt_json_key_nl(j, "other_kernels", 2);
+	dt_json_open(j, '[', -1);
+	for (int f = 0; f < DT_FAM_COUNT; f++) {
+		if (!s->fam_count[f])
+			continue;
+		dt_json_open(j, '{', -1);
+		js(j, "family", dt_family_key(f));
+		ju(j, "ns", s->fam_ns[f]);
+		ju(j, "kernels", s->fam_count[f]);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	dt_json_close(j, -1);
+	dt_json_key_nl(j, "host_cudnn_ns", 1);
+	dt_json_u64(j, s->host_ns);
+}
+
+static void json_problem(struct dt_json *j, const struct dt_summary *s,
+			 const struct dt_sum_problem *p)
+{
+	struct dt_rates r;
+
+	dt_problem_rates(s, p, &r);
+	dt_json_open(j, '{', -1);
+	js(j, "api", p->api);
+	js(j, "kind", dt_op_kind_key(p->kind));
+	js(j, "math", dt_math_name(p->math));
+	dt_json_key(j, "tensor_cores");
+	dt_json_tri(j, p->tensor_cores);
+	js(j, "brief", p->brief);
+	js(j, "problem", p->key);
+	ju(j, "count", p->count);
+	ju(j, "failed", p->failed);
+	ju(j, "gpu_ns", p->gpu_ns);
+	ju(j, "host_ns", p->host_ns);
+	ju(j, "kernels", p->kernels);
+	ju(j, "mean_ns", p->count ? p->gpu_ns / p->count : 0);
+	ju(j, "median_ns", p->median_ns);
+	ju(j, "min_ns", p->min_ns);
+	ju(j, "max_ns", p->max_ns);
+	dt_json_key(j, "share");
+	dt_json_num(j, share(p->gpu_ns, s->cudnn_ns) / 100);
+	dt_json_key(j, "engine");
+	dt_json_i64(j, p->last_engine);
+	dt_json_key(j, "engines");
+	dt_json_open(j, '[', -1);
+	for (uint32_t e = 0; e < p->n_engines; e++) {
+		dt_json_open(j, '{', -1);
+		dt_json_key(j, "engine");
+		dt_json_i64(j, p->engines[e].engine);
+		js(j, "knobs", p->engines[e].knobs);
+		ju(j, "count", p->engines[e].count);
+		ju(j, "gpu_ns", p->engines[e].gpu_ns);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	dt_json_key(j, "workspace");
+	dt_json_i64(j, p->workspace);
+	js(j, "knobs", p->n_engines ? p->engines[p->last_choice].knobs : NULL);
+	js(j, "notes", p->notes);
+	dt_json_key(j, "flops");
+	dt_json_num(j, p->flops);
+	ju(j, "bytes", p->bytes);
+	dt_json_key(j, "achieved_flops");
+	dt_json_num(j, r.flops_per_s);
+	dt_json_key(j, "achieved_bandwidth");
+	dt_json_num(j, r.bytes_per_s);
+	dt_json_key(j, "intensity");
+	dt_json_num(j, r.intensity);
+	dt_json_key(j, "pct_peak_flops");
+	dt_json_opt(j, r.pct_flops);
+	dt_json_key(j, "pct_peak_bandwidth");
+	dt_json_opt(j, r.pct_bandwidth);
+	dt_json_key(j, "pct_roofline");
+	dt_json_opt(j, r.roof_pct);
+	js(j, "bound",
+	   r.bound == 1   ? "compute"
+	   : r.bound == 0 ? "memory"
+			  : NULL);
+	dt_json_key(j, "tuning");
+	dt_json_open(j, '{', -1);
+	ju(j, "runs", p->tune_count);
+	ju(j, "gpu_ns", p->tune_ns);
+	ju(j, "rounds", p->tune_rounds);
+	dt_json_close(j, -1);
+	ju(j, "layout_conversion_ns", p->convert_ns);
+	dt_json_key(j, "per_file");
+	dt_json_open(j, '[', -1);
+	for (size_t f = 0; f < s->n_files; f++) {
+		bool have = f < p->cap_per_file;
+		dt_json_open(j, '{', -1);
+		ju(j, "gpu_ns", have ? p->per_file[f].ns : 0);
+		ju(j, "count", have ? p->per_file[f].count : 0);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	dt_json_close(j, -1);
+}
+
+static void json_apis(struct dt_json *j, const struct dt_summary *s)
+{
+	uint32_t *ix = api_order(s);
+
+	dt_json_key_nl(j, "apis", 1);
+	dt_json_open(j, '[', 2);
+	for (size_t i = 0; ix && i < s->n_apis; i++) {
+		const struct dt_sum_api *a = &s->apis[ix[i]];
+		dt_json_open(j, '{', -1);
+		js(j, "name", a->name);
+		ju(j, "calls", a->calls);
+		ju(j, "failed", a->failed);
+		ju(j, "total_ns", a->ns);
+		ju(j, "avg_ns", a->calls ? a->ns / a->calls : 0);
+		ju(j, "min_ns", a->min);
+		ju(j, "max_ns", a->max);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	free(ix);
+}
+
+static void json_findings(struct dt_json *j, const struct dt_summary *s)
+{
+	dt_json_key_nl(j, "findings", 1);
+	dt_json_open(j, '[', 2);
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const struct dt_finding *f = &s->findings[i];
+		dt_json_open(j, '{', -1);
+		js(j, "type", dt_finding_key(f->type));
+		ju(j, "cost_ns", f->cost_ns);
+		js(j, "clock", f->host ? "host" : "gpu");
+		js(j, "title", f->title);
+		dt_json_key(j, "evidence");
+		dt_json_open(j, '[', -1);
+		for (const char *e = f->evidence; e && *e;) {
+			size_t len = strcspn(e, "\n");
+			dt_json_strn(j, e, len);
+			e += len;
+			if (*e)
+				e++;
+		}
+		dt_json_close(j, -1);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
 }
 
 static void print_json(const struct ctx *c)
 {
 	const struct dt_summary *s = c->s;
-	FILE *out = c->out;
+	struct dt_json j;
 	size_t n;
 
-	fprintf(out, "{\"schema\": \"dnntrace.report\", \"version\": %d,\n",
-		DT_REPORT_SCHEMA_VERSION);
-	fputs(" \"files\": [", out);
-	for (size_t i = 0; i < s->n_files; i++) {
-		const struct dt_sum_file *f = &s->files[i];
-		fprintf(out, "%s\n  {\"path\": ", i ? "," : "");
-		dt_json_str(out, f->path);
-		fputs(", \"host\": ", out);
-		dt_json_str(out, f->host);
-		fprintf(out, ", \"pid\": %u, \"rank\": ", f->pid);
-		if (f->rank)
-			dt_json_str(out, f->rank);
-		else
-			fputs("null", out);
-		fputs(", \"program\": ", out);
-		dt_json_str(out, f->program);
-		fputs(", \"cudnn\": ", out);
-		dt_json_str(out, f->cudnn);
-		fputs(", \"cudnn_version\": ", out);
-		dt_json_str(out, f->cudnn_version);
-		fputs(", \"cuda\": ", out);
-		dt_json_str(out, f->cuda);
-		fputs(", \"recording\": ", out);
-		dt_json_str(out, f->gpu_state);
-		fputs(", \"ended\": ", out);
-		dt_json_str(out, f->end == DT_FILE_CLEAN       ? "clean"
-				 : f->end == DT_FILE_NO_END    ? "no_end"
-				 : f->end == DT_FILE_TRUNCATED ? "truncated"
-							       : "corrupt");
-		fprintf(out,
-			", \"calls\": %" PRIu64 ", \"records\": %" PRIu64
-			", \"lost\": %" PRIu64 ", \"gpu_dropped\": %" PRIu64
-			", \"ops\": %" PRIu64 ", \"kernels\": %" PRIu64
-			", \"duration_ns\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
-			", \"cudnn_gpu_ns\": %" PRIu64 "}",
-			f->calls, f->records, f->lost, f->gpu_dropped, f->ops,
-			f->kernels,
-			f->t_end > f->t_begin ? f->t_end - f->t_begin : 0,
-			f->gpu_ns, f->cudnn_gpu_ns);
-	}
-	fputs("],\n \"devices\": [", out);
-	for (size_t d = 0; d < s->n_devices; d++) {
-		const struct dt_device *dv = &s->devices[d];
-		fprintf(out, "%s\n  {\"name\": ", d ? "," : "");
-		dt_json_str(out, dv->name);
-		fprintf(out,
-			", \"cc\": \"%u.%u\", \"sms\": %u, \"clock_khz\": %u, "
-			"\"memory\": %" PRIu64 ", \"peaks\": ",
-			dv->cc_major, dv->cc_minor, dv->sms, dv->clock_khz,
-			dv->global_mem);
-		json_peaks(out, &s->peaks[d]);
-		fputc('}', out);
-	}
-	fputs("],\n \"peaks\": ", out);
-	json_peaks(out, dt_summary_peaks(s, -1));
-	fprintf(out,
-		",\n \"gpu\": {\"total_ns\": %" PRIu64 ", \"busy_ns\": %" PRIu64
-		", \"span_ns\": %" PRIu64 ", \"cudnn_ns\": %" PRIu64
-		", \"copies_ns\": %" PRIu64 ", \"copies\": %" PRIu64
-		", \"copy_bytes\": %" PRIu64 ",\n  \"cudnn_by_kind\": [",
-		s->gpu_ns, s->busy_ns, s->span_ns, s->cudnn_ns, s->copy_ns,
-		s->copies, s->copy_bytes);
-	bool first = true;
-	for (int k = 0; k < DT_KIND_COUNT; k++) {
-		if (!s->kind_count[k])
-			continue;
-		fprintf(out,
-			"%s{\"kind\": \"%s\", \"ns\": %" PRIu64
-			", \"count\": %" PRIu64 "}",
-			first ? "" : ", ", dt_op_kind_key(k), s->kind_ns[k],
-			s->kind_count[k]);
-		first = false;
-	}
-	fputs("],\n  \"other_kernels\": [", out);
-	first = true;
-	for (int f = 0; f < DT_FAM_COUNT; f++) {
-		if (!s->fam_count[f])
-			continue;
-		fprintf(out,
-			"%s{\"family\": \"%s\", \"ns\": %" PRIu64
-			", \"kernels\": %" PRIu64 "}",
-			first ? "" : ", ", dt_family_key(f), s->fam_ns[f],
-			s->fam_count[f]);
-		first = false;
-	}
-	fprintf(out, "]},\n \"host_cudnn_ns\": %" PRIu64 ",\n \"ops\": [",
-		s->host_ns);
-
+	dt_json_init(&j, c->out);
+	dt_json_open(&j, '{', -1);
+	js(&j, "schema", "dnntrace.report");
+	ju(&j, "version", DT_REPORT_SCHEMA_VERSION);
+	json_files(&j, s);
+	json_devices(&j, s);
+	json_gpu(&j, s);
+	dt_json_key_nl(&j, "ops", 1);
+	dt_json_open(&j, '[', 2);
 	uint32_t *ix = problem_order(c, &n);
-	for (size_t i = 0; ix && i < n; i++) {
-		const struct dt_sum_problem *p = &s->problems[ix[i]];
-		struct dt_rates r;
-		dt_problem_rates(s, p, &r);
-		fprintf(out, "%s\n  {\"api\": ", i ? "," : "");
-		dt_json_str(out, p->api);
-		fprintf(out,
-			", \"kind\": \"%s\", \"math\": \"%s\", "
-			"\"tensor_cores\": %s, \"brief\": ",
-			dt_op_kind_key(p->kind), dt_math_name(p->math),
-			p->tensor_cores < 0 ? "null"
-			: p->tensor_cores   ? "true"
-					    : "false");
-		dt_json_str(out, p->brief);
-		fputs(", \"problem\": ", out);
-		dt_json_str(out, p->key);
-		fprintf(out,
-			", \"count\": %" PRIu64 ", \"failed\": %" PRIu64
-			", \"gpu_ns\": %" PRIu64 ", \"host_ns\": %" PRIu64
-			", \"kernels\": %" PRIu64 ", \"mean_ns\": %" PRIu64
-			", \"median_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
-			", \"max_ns\": %" PRIu64 ", \"share\": ",
-			p->count, p->failed, p->gpu_ns, p->host_ns, p->kernels,
-			p->count ? p->gpu_ns / p->count : 0, p->median_ns,
-			p->min_ns, p->max_ns);
-		dt_json_num(out, share(p->gpu_ns, s->cudnn_ns) / 100);
-		fprintf(out, ", \"engine\": %" PRId64 ", \"engines\": [",
-			p->last_engine);
-		for (uint32_t e = 0; e < p->n_engines; e++) {
-			fprintf(out, "%s{\"engine\": %" PRId64 ", \"knobs\": ",
-				e ? ", " : "", p->engines[e].engine);
-			dt_json_str(out, p->engines[e].knobs);
-			fprintf(out,
-				", \"count\": %" PRIu64 ", \"gpu_ns\": %" PRIu64
-				"}",
-				p->engines[e].count, p->engines[e].gpu_ns);
-		}
-		fprintf(out, "], \"workspace\": %" PRId64 ", \"knobs\": ",
-			p->workspace);
-		dt_json_str(out, p->n_engines ? p->engines[p->last_choice].knobs
-					      : NULL);
-		fputs(", \"notes\": ", out);
-		dt_json_str(out, p->notes);
-		fputs(", \"flops\": ", out);
-		dt_json_num(out, p->flops);
-		fprintf(out, ", \"bytes\": %" PRIu64 ", \"achieved_flops\": ",
-			p->bytes);
-		dt_json_num(out, r.flops_per_s);
-		fputs(", \"achieved_bandwidth\": ", out);
-		dt_json_num(out, r.bytes_per_s);
-		fputs(", \"intensity\": ", out);
-		dt_json_num(out, r.intensity);
-		fputs(", \"pct_peak_flops\": ", out);
-		jopt(out, r.pct_flops);
-		fputs(", \"pct_peak_bandwidth\": ", out);
-		jopt(out, r.pct_bandwidth);
-		fputs(", \"pct_roofline\": ", out);
-		jopt(out, r.roof_pct);
-		fprintf(out,
-			", \"bound\": %s, \"tuning\": {\"runs\": %" PRIu64
-			", \"gpu_ns\": %" PRIu64 ", \"rounds\": %u}, "
-			"\"layout_conversion_ns\": %" PRIu64
-			", \"per_file\": [",
-			r.bound == 1   ? "\"compute\""
-			: r.bound == 0 ? "\"memory\""
-				       : "null",
-			p->tune_count, p->tune_ns, p->tune_rounds,
-			p->convert_ns);
-		for (size_t f = 0; f < s->n_files; f++) {
-			bool have = f < p->cap_per_file;
-			fprintf(out,
-				"%s{\"gpu_ns\": %" PRIu64
-				", \"count\": %" PRIu64 "}",
-				f ? ", " : "", have ? p->per_file[f].ns : 0,
-				have ? p->per_file[f].count : 0);
-		}
-		fputs("]}", out);
-	}
+	for (size_t i = 0; ix && i < n; i++)
+		json_problem(&j, s, &s->problems[ix[i]]);
 	free(ix);
-	fputs("],\n \"apis\": [", out);
-	ix = api_order(s);
-	for (size_t i = 0; ix && i < s->n_apis; i++) {
-		const struct dt_sum_api *a = &s->apis[ix[i]];
-		fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
-		dt_json_str(out, a->name);
-		fprintf(out,
-			", \"calls\": %" PRIu64 ", \"failed\": %" PRIu64
-			", \"total_ns\": %" PRIu64 ", \"avg_ns\": %" PRIu64
-			", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 "}",
-			a->calls, a->failed, a->ns,
-			a->calls ? a->ns / a->calls : 0, a->min, a->max);
-	}
-	free(ix);
-	fputs("],\n \"findings\": [", out);
-	for (size_t i = 0; i < s->n_findings; i++) {
-		const struct dt_finding *f = &s->findings[i];
-		fprintf(out,
-			"%s\n  {\"type\": \"%s\", \"cost_ns\": %" PRIu64
-			", \"clock\": \"%s\", \"title\": ",
-			i ? "," : "", dt_finding_key(f->type), f->cost_ns,
-			f->host ? "host" : "gpu");
-		dt_json_str(out, f->title);
-		fputs(", \"evidence\": [", out);
-		bool firstline = true;
-		for (const char *e = f->evidence; e && *e;) {
-			size_t len = strcspn(e, "\n");
-			char *line = strndup(e, len);
-			fputs(firstline ? "" : ", ", out);
-			dt_json_str(out, line);
-			free(line);
-			firstline = false;
-			e += len;
-			if (*e)
-				e++;
-		}
-		fputs("]}", out);
-	}
-	fputs("],\n \"fusion\": ", out);
-	dt_fusion_json(out, s);
-	fputs("}\n", out);
+	dt_json_close(&j, -1);
+	json_apis(&j, s);
+	json_findings(&j, s);
+	dt_json_key_nl(&j, "fusion", 1);
+	dt_fusion_json(&j, s);
+	dt_json_close(&j, -1);
+	fputc('\n', c->out);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -992,7 +1034,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dt_summary_opts so = { .fusion = true };
-	struct ctx c = { .top = 15, .sort = SORT_GPU, .format = TEXT };
+	struct ctx c = { .top = 15, .sort = SORT_GPU, .format = DT_TEXT };
 	const char *output = NULL;
 	int ch;
 
@@ -1016,18 +1058,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		}
 		case 'f':
-			if (!strcmp(optarg, "text"))
-				c.format = TEXT;
-			else if (!strcmp(optarg, "markdown") ||
-				 !strcmp(optarg, "md"))
-				c.format = MARKDOWN;
-			else if (!strcmp(optarg, "json"))
-				c.format = JSON;
-			else
-				return dt_usage_error(
-					"report",
-					"--format takes text, markdown or "
-					"json");
+			if (dt_parse_format("report", optarg, DT_FORMATS_ALL,
+					    &c.format))
+				return EXIT_USAGE;
 			break;
 		case 'o':
 			output = optarg;
@@ -1075,8 +1108,8 @@ int cmd_report(int argc, char **argv)
 		dt_summary_free(s);
 		return EXIT_USAGE;
 	}
-	c.color = c.format == TEXT && dt_colors(!output);
-	if (c.format == JSON) {
+	c.color = c.format == DT_TEXT && dt_colors(!output);
+	if (c.format == DT_JSON) {
 		print_json(&c);
 	} else {
 		print_identity(&c);
@@ -1085,8 +1118,8 @@ int cmd_report(int argc, char **argv)
 		print_time(&c);
 		print_findings(&c);
 		if (s->fusion)
-			dt_fusion_text(c.out, s, c.format == MARKDOWN, c.color,
-				       c.top);
+			dt_fusion_text(c.out, s, c.format == DT_MARKDOWN,
+				       c.color, c.top);
 		print_ops(&c);
 		print_apis(&c);
 	}

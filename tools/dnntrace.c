@@ -93,25 +93,6 @@ const char *dt_self_dir(void)
 	return dir;
 }
 
-void dt_json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;

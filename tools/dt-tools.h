@@ -12,6 +12,16 @@
 
 #include "dt-analyzer.h"
 
+/* Output formats of the reading commands. */
+enum dt_format { DT_TEXT, DT_MARKDOWN, DT_JSON };
+#define DT_FORMATS_PLAIN ((1u << DT_TEXT) | (1u << DT_JSON))
+#define DT_FORMATS_ALL   (DT_FORMATS_PLAIN | (1u << DT_MARKDOWN))
+
+/* --format ARG among the allowed ones (a mask of 1 << DT_*): 0 and *f
+ * set, or a usage error of cmd printed and EXIT_USAGE returned. */
+int dt_parse_format(const char *cmd, const char *arg, unsigned allowed,
+		    enum dt_format *f);
+
 /* Exit codes: 0 success, 1 the command's own failure (a gate, a child that
  * failed), 2 bad usage or unreadable input. */
 enum { EXIT_USAGE = 2 };
@@ -57,8 +67,53 @@ struct dt_session *dt_open_session(const char *path,
 /* Folder holding the running dnntrace executable (static storage). */
 const char *dt_self_dir(void);
 
-/* s as a JSON string, quotes included; null for NULL. */
-void dt_json_str(FILE *out, const char *s);
+/* ------------------------------------------------------------- JSON */
+
+/* The JSON writer (json.c): it escapes, formats numbers and puts the
+ * separators; the caller says which members and elements start a line
+ * (nl: the indent of that line, or -1 to stay on the line). */
+#define DT_JSON_DEPTH 16
+struct dt_json_level {
+	bool any;     /* something was written in it */
+	int items;    /* an array's elements start a line with this indent */
+	char bracket; /* '[' or '{' */
+};
+struct dt_json {
+	FILE *out;
+	int depth;
+	bool after_key;
+	struct dt_json_level lv[DT_JSON_DEPTH];
+};
+
+void dt_json_init(struct dt_json *j, FILE *out);
+/* '{' or '[' as the next value; an array's elements start a line indented
+ * by items (-1: they follow each other on the line). */
+void dt_json_open(struct dt_json *j, char bracket, int items);
+/* Close the innermost container, on a line of its own when nl >= 0. */
+void dt_json_close(struct dt_json *j, int nl);
+/* The next member's key, on the line or starting a new one. */
+void dt_json_key(struct dt_json *j, const char *key);
+void dt_json_key_nl(struct dt_json *j, const char *key, int nl);
+void dt_json_keyn(struct dt_json *j, const char *key, size_t n);
+/* Values. */
+void dt_json_str(struct dt_json *j, const char *s); /* null for NULL */
+void dt_json_strn(struct dt_json *j, const char *s, size_t n);
+void dt_json_u64(struct dt_json *j, uint64_t v);
+void dt_json_i64(struct dt_json *j, int64_t v);
+void dt_json_num(struct dt_json *j, double v); /* integers without a
+						  fraction, null unless
+						  finite */
+void dt_json_g(struct dt_json *j, double v);   /* %.6g */
+void dt_json_opt(struct dt_json *j, double v); /* null when negative */
+void dt_json_bool(struct dt_json *j, bool v);
+void dt_json_tri(struct dt_json *j, int v); /* null when negative */
+void dt_json_null(struct dt_json *j);
+void dt_json_hex(struct dt_json *j, uint64_t v); /* "0x1f" */
+/* A value printf formats (a number in a fixed format). */
+void dt_json_raw(struct dt_json *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* s as a JSON string on its own, quotes included; null for NULL. */
+void dt_json_quote(FILE *out, const char *s);
 
 /* A table printed aligned (text) or as Markdown: headers and an alignment
  * per column ('l' or 'r'), then cells row by row. */
@@ -96,6 +151,8 @@ struct dt_summary *dt_load_summary(char **args, int n,
 
 /* 1.23e12 -> "1.23 T" (three significant digits, SI prefix; "-" for 0). */
 const char *dt_fmt_si(double v, char *buf, size_t size);
+/* part as a percentage of whole; -1 (unknown) when whole is 0. */
+double dt_pct_of(double part, double whole);
 /* 12.3 -> "12%", 4.56 -> "4.6%", negative (unknown) -> "-". */
 const char *dt_fmt_pct(double v, char *buf, size_t size);
 /* "4.8T", "900G", "1.2e12", "67 TFLOP/s", "10us" style numbers: see
@@ -109,7 +166,7 @@ double dt_parse_rate(const char *s);
  * section (the top chains), and its JSON object. */
 void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
 		    bool color, long top);
-void dt_fusion_json(FILE *out, const struct dt_summary *s);
+void dt_fusion_json(struct dt_json *j, const struct dt_summary *s);
 
 /* --top N: *n gets N (0 or more), or a usage error of cmd is printed and
  * EXIT_USAGE returned. */
@@ -122,8 +179,5 @@ FILE *dt_open_output(const char *path);
 /* Finish writing to what dt_open_output() gave: 0, or 1 with one sentence
  * on stderr when the file could not be written out. */
 int dt_close_output(FILE *out, const char *path);
-
-/* A JSON number: integers without a fraction, null when not finite. */
-void dt_json_num(FILE *out, double v);
 
 #endif /* DT_TOOLS_H */

@@ -1,8 +1,7 @@
 /*
- * summary-io.c - what `dnntrace report` and `dnntrace diff` share: the
+ * summary-io.c - what `dnntrace report`, `diff` and `fusion` share: the
  * traces named on the command line (files, or folders of them) read into a
- * summary, with progress on a terminal, and numbers written with their
- * SI prefix.
+ * summary, with progress on a terminal.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -134,109 +133,4 @@ struct dt_summary *dt_load_summary(char **args, int n,
 		dt_summary_finish(s);
 	}
 	return s;
-}
-
-/* 1234e9 -> "1.23 T": three significant digits and an SI prefix. */
-const char *dt_fmt_si(double v, char *buf, size_t size)
-{
-	static const char *const prefix[] = {
-		"", "k", "M", "G", "T", "P", "E"
-	};
-	int p = 0;
-
-	if (!(v > 0)) {
-		snprintf(buf, size, "-");
-		return buf;
-	}
-	while (v >= 1000 && p < 6) {
-		v /= 1000;
-		p++;
-	}
-	snprintf(buf, size,
-		 v < 10    ? "%.2f %s"
-		 : v < 100 ? "%.1f %s"
-			   : "%.0f %s",
-		 v, prefix[p]);
-	return buf;
-}
-
-const char *dt_fmt_pct(double v, char *buf, size_t size)
-{
-	if (v < 0)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, v < 10 ? "%.1f%%" : "%.0f%%", v);
-	return buf;
-}
-
-/* "4.8T", "900G", "1.2e12", "67 TFLOP/s" -> a number; -1 when malformed. */
-double dt_parse_rate(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !isfinite(v) || v <= 0)
-		return -1;
-	while (*end == ' ')
-		end++;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v *= 1e3, end++;
-		break;
-	case 'M':
-		v *= 1e6, end++;
-		break;
-	case 'G':
-		v *= 1e9, end++;
-		break;
-	case 'T':
-		v *= 1e12, end++;
-		break;
-	case 'P':
-		v *= 1e15, end++;
-		break;
-	}
-	/* an optional unit after the prefix */
-	if (*end && strcmp(end, "B/s") && strcmp(end, "FLOP/s") &&
-	    strcmp(end, "FLOPS") && strcmp(end, "B"))
-		return -1;
-	return v;
-}
-
-int dt_parse_top(const char *cmd, const char *arg, long *n)
-{
-	char *end;
-
-	*n = strtol(arg, &end, 10);
-	if (*end || end == arg || *n < 0)
-		return dt_usage_error(cmd, "--top takes a number");
-	return 0;
-}
-
-FILE *dt_open_output(const char *path)
-{
-	FILE *f = path ? fopen(path, "w") : stdout;
-
-	if (!f)
-		dt_error("%s: %s", path, strerror(errno));
-	return f;
-}
-
-int dt_close_output(FILE *out, const char *path)
-{
-	if (!path || fclose(out) == 0)
-		return 0;
-	dt_error("%s: %s", path, strerror(errno));
-	return 1;
-}
-
-void dt_json_num(FILE *out, double v)
-{
-	if (!isfinite(v))
-		fputs("null", out);
-	else if (v == floor(v) && fabs(v) < 1e18)
-		fprintf(out, "%.0f", v);
-	else
-		fprintf(out, "%.6g", v);
 }

@@ -175,3 +175,41 @@ bool dt_colors(bool to_stdout)
 	return to_stdout && isatty(STDOUT_FILENO) && !getenv("NO_COLOR") &&
 	       !(term && !strcmp(term, "dumb"));
 }
+
+/* 1234e9 -> "1.23 T": three significant digits and an SI prefix. */
+const char *dt_fmt_si(double v, char *buf, size_t size)
+{
+	static const char *const prefix[] = {
+		"", "k", "M", "G", "T", "P", "E"
+	};
+	int p = 0;
+
+	if (!(v > 0)) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	while (v >= 1000 && p < 6) {
+		v /= 1000;
+		p++;
+	}
+	snprintf(buf, size,
+		 v < 10    ? "%.2f %s"
+		 : v < 100 ? "%.1f %s"
+			   : "%.0f %s",
+		 v, prefix[p]);
+	return buf;
+}
+
+double dt_pct_of(double part, double whole)
+{
+	return whole ? 100.0 * part / whole : -1;
+}
+
+const char *dt_fmt_pct(double v, char *buf, size_t size)
+{
+	if (v < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, v < 10 ? "%.1f%%" : "%.0f%%", v);
+	return buf;
+}

@@ -1,0 +1,517 @@
+/*
+ * analyzer-findings.c - what a summary found worth a user's attention,
+ * each finding with its evidence and what it costs: autotuning, plans
+ * built again, layout conversions, FP32 without tensor cores, ops far
+ * below the roofline, failed calls. Largest cost first.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer-findings.h"
+#include "analyzer-util.h"
+#include "dt-summary.h"
+
+const char *dt_finding_key(enum dt_finding_type t)
+{
+	static const char *const keys[DT_FIND_COUNT] = {
+		[DT_FIND_AUTOTUNE] = "autotune",
+		[DT_FIND_REBUILD] = "plan_rebuild",
+		[DT_FIND_LAYOUT] = "layout_conversion",
+		[DT_FIND_FP32] = "fp32_without_tensor_cores",
+		[DT_FIND_LOW_ROOF] = "far_below_roofline",
+		[DT_FIND_FAILED] = "failed_calls",
+	};
+	return (unsigned)t < DT_FIND_COUNT ? keys[t] : "?";
+}
+
+static void add_finding(struct dt_summary *s, enum dt_finding_type type,
+			uint64_t cost, bool host, char *title, char *evidence)
+{
+	struct dt_finding *v =
+		realloc(s->findings, (s->n_findings + 1) * sizeof(*v));
+	if (!v || !title) {
+		free(title);
+		free(evidence);
+		return;
+	}
+	s->findings = v;
+	s->findings[s->n_findings++] =
+		(struct dt_finding){ type, cost, host, title,
+				     evidence ? evidence : strdup("") };
+}
+
+/* What a finding sorts problems by: 0 leaves a problem out. */
+typedef uint64_t (*problem_key)(const struct dt_summary *s,
+				const struct dt_sum_problem *p);
+
+/* Each problem's key, worked out once, for sorting. */
+struct keyed {
+	uint64_t key;
+	uint32_t index;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The problems with a key, largest first, for evidence lists. */
+static uint32_t *problems_by(const struct dt_summary *s, problem_key key,
+			     size_t *n)
+{
+	struct keyed *k = malloc((s->n_problems + 1) * sizeof(*k));
+	uint32_t *ix = malloc((s->n_problems + 1) * sizeof(*ix));
+
+	*n = 0;
+	if (!k || !ix) {
+		free(k);
+		free(ix);
+		return NULL;
+	}
+	for (size_t i = 0; i < s->n_problems; i++) {
+		uint64_t v = key(s, &s->problems[i]);
+		if (v)
+			k[(*n)++] = (struct keyed){ v, (uint32_t)i };
+	}
+	qsort(k, *n, sizeof(*k), by_key);
+	for (size_t i = 0; i < *n; i++)
+		ix[i] = k[i].index;
+	free(k);
+	return ix;
+}
+
+#define EVIDENCE_ROWS 5
+
+static uint64_t tune_key(const struct dt_summary *s,
+			 const struct dt_sum_problem *p)
+{
+	(void)s;
+	return p->tune_count ? p->tune_ns + 1 : 0;
+}
+
+static uint64_t search_key(const struct dt_summary *s,
+			   const struct dt_sum_problem *p)
+{
+	(void)s;
+	return p->kind == DT_KIND_SEARCH ? p->gpu_ns + 1 : 0;
+}
+
+static void find_autotune(struct dt_summary *s)
+{
+	struct dt_sbuf ev = { 0 };
+	uint64_t cost = 0, runs = 0, search_ns = 0, search_host = 0,
+		 searches = 0;
+	size_t n_tuned = 0, n_search = 0, repeated = 0;
+	char t1[32], t2[32];
+	size_t n;
+	uint32_t *ix = problems_by(s, tune_key, &n);
+
+	for (size_t i = 0; ix && i < n; i++) {
+		struct dt_sum_problem *p = &s->problems[ix[i]];
+		cost += p->tune_ns;
+		runs += p->tune_count;
+		n_tuned++;
+		repeated += p->tune_rounds > 1;
+		if (i < EVIDENCE_ROWS) {
+			dt_fmt_ns(p->tune_ns, t1, sizeof(t1));
+			dt_sb_item(&ev, "\n",
+				   "%s %s: %" PRIu64 " run%s with %u other "
+				   "engine configuration%s (%s), then engine "
+				   "%" PRId64 "%s",
+				   dt_op_kind_key(p->kind), p->brief,
+				   p->tune_count, p->tune_count == 1 ? "" : "s",
+				   p->n_engines - 1,
+				   p->n_engines == 2 ? "" : "s", t1,
+				   p->last_engine,
+				   p->tune_rounds > 1 ? "; tuned again later"
+						      : "");
+		}
+	}
+	free(ix);
+	ix = problems_by(s, search_key, &n);
+	for (size_t i = 0; ix && i < n; i++) {
+		struct dt_sum_problem *p = &s->problems[ix[i]];
+		search_ns += p->gpu_ns;
+		search_host += p->host_ns;
+		searches += p->count;
+		n_search++;
+		repeated += p->count > 1;
+		if (i < EVIDENCE_ROWS) {
+			dt_fmt_ns(p->gpu_ns, t1, sizeof(t1));
+			dt_fmt_ns(p->host_ns, t2, sizeof(t2));
+			dt_sb_item(&ev, "\n",
+				   "%s %s: %" PRIu64 " call%s, %s GPU, %s host",
+				   p->api, p->brief, p->count,
+				   p->count == 1 ? "" : "s", t1, t2);
+		}
+	}
+	free(ix);
+	if (s->tuner_kernels) {
+		dt_fmt_ns(s->tuner_ns, t1, sizeof(t1));
+		dt_sb_item(&ev, "\n",
+			   "the autotuner's own checking kernels (redzone "
+			   "checks, result comparisons): %" PRIu64 ", %s",
+			   s->tuner_kernels, t1);
+	}
+	if (!n_tuned && !n_search)
+		return;
+	char what[512];
+	size_t w = 0;
+	what[0] = 0;
+	if (n_tuned) {
+		dt_fmt_ns(cost, t1, sizeof(t1));
+		w += (size_t)snprintf(what + w, sizeof(what) - w,
+				      "%" PRIu64 " run%s of %zu problem%s with "
+				      "engine configurations not kept (%s)",
+				      runs, runs == 1 ? "" : "s", n_tuned,
+				      n_tuned == 1 ? "" : "s", t1);
+	}
+	if (searches && w < sizeof(what)) {
+		dt_fmt_ns(search_ns, t1, sizeof(t1));
+		dt_fmt_ns(search_host, t2, sizeof(t2));
+		w += (size_t)snprintf(what + w, sizeof(what) - w,
+				      "%s%" PRIu64
+				      " cudnnFind* call%s (%s GPU, %s host)",
+				      w ? "; " : "", searches,
+				      searches == 1 ? "" : "s", t1, t2);
+	}
+	if (s->tuner_kernels && w < sizeof(what)) {
+		dt_fmt_ns(s->tuner_ns, t1, sizeof(t1));
+		snprintf(what + w, sizeof(what) - w,
+			 "%sthe autotuner's own kernels (%s)", w ? "; " : "",
+			 t1);
+	}
+	cost += search_ns + s->tuner_ns;
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = dt_xasprintf(
+		"autotuning: %s of GPU time benchmarking candidates: %s; %s",
+		t1, what,
+		repeated ? "paid more than once for some problems"
+			 : "paid once per problem");
+	add_finding(s, DT_FIND_AUTOTUNE, cost, false, title, ev.p);
+}
+
+static int by_repeat_ns(const void *a, const void *b, void *arg)
+{
+	const struct dt_sum_build *builds = arg;
+	uint64_t x = builds[*(const uint32_t *)a].repeat_ns,
+		 y = builds[*(const uint32_t *)b].repeat_ns;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void find_rebuilds(struct dt_summary *s)
+{
+	struct dt_sbuf ev = { 0 };
+	uint64_t cost = 0, repeats = 0, builds = 0, build_ns = 0;
+	size_t graphs = 0;
+	char t1[32], t2[32];
+
+	for (size_t i = 0; i < s->n_builds; i++) {
+		struct dt_sum_build *b = &s->builds[i];
+		builds += b->builds;
+		build_ns += b->host_ns;
+		if (!b->repeats)
+			continue;
+		cost += b->repeat_ns;
+		repeats += b->repeats;
+		graphs++;
+	}
+	if (!repeats)
+		return;
+	/* the worst graphs first */
+	uint32_t *ix = malloc(s->n_builds * sizeof(*ix));
+	size_t n = 0;
+	for (size_t i = 0; ix && i < s->n_builds; i++)
+		if (s->builds[i].repeats)
+			ix[n++] = (uint32_t)i;
+	if (ix)
+		qsort_r(ix, n, sizeof(*ix), by_repeat_ns, s->builds);
+	for (size_t i = 0; ix && i < n && i < EVIDENCE_ROWS; i++) {
+		struct dt_sum_build *b = &s->builds[ix[i]];
+		dt_fmt_ns(b->host_ns, t1, sizeof(t1));
+		dt_sb_item(
+			&ev, "\n",
+			"%s %s: %u plans built (%s), %u of them again for an "
+			"engine configuration already built",
+			dt_op_kind_key(b->kind), b->brief, b->builds, t1,
+			b->repeats);
+	}
+	free(ix);
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	dt_fmt_ns(build_ns, t2, sizeof(t2));
+	char *title = dt_xasprintf(
+		"plans rebuilt: %" PRIu64 " execution plan%s built again "
+		"for a graph and engine configuration already built (%zu "
+		"graph%s; %s of host time; all %" PRIu64 " builds took %s): "
+		"keep plans, keyed by shape",
+		repeats, repeats == 1 ? " was" : "s were", graphs,
+		graphs == 1 ? "" : "s", t1, builds, t2);
+	add_finding(s, DT_FIND_REBUILD, cost, true, title, ev.p);
+}
+
+static int by_convert_ns(const void *a, const void *b, void *arg)
+{
+	const struct dt_sum_convert *converts = arg;
+	uint64_t x = converts[*(const uint32_t *)a].ns,
+		 y = converts[*(const uint32_t *)b].ns;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void find_layout(struct dt_summary *s)
+{
+	struct dt_sbuf ev = { 0 };
+	uint64_t cost = 0, pad_ns = 0, pads = 0, moves = 0, transform_ns = 0;
+	char t1[32], t2[32], what[256];
+
+	/* cudnnTransformTensor and the like, for what their kernels' names
+	 * did not already count */
+	for (size_t i = 0; i < s->n_problems; i++)
+		if (s->problems[i].kind == DT_KIND_TRANSFORM)
+			transform_ns += s->problems[i].gpu_ns -
+					s->problems[i].convert_ns;
+	for (size_t i = 0; i < s->n_converts; i++) {
+		struct dt_sum_convert *c = &s->converts[i];
+		size_t fn;
+		const char *f =
+			dt_kernel_function(c->name, strlen(c->name), &fn);
+		cost += c->ns;
+		if (memmem(f, fn, "AddPadding", 10) ||
+		    memmem(f, fn, "addPadding", 10)) {
+			pad_ns += c->ns;
+			pads += c->count;
+		} else {
+			moves += c->count;
+		}
+	}
+	uint32_t *ix = malloc((s->n_converts + 1) * sizeof(*ix));
+	for (size_t i = 0; ix && i < s->n_converts; i++)
+		ix[i] = (uint32_t)i;
+	if (ix)
+		qsort_r(ix, s->n_converts, sizeof(*ix), by_convert_ns,
+			s->converts);
+	for (size_t i = 0; ix && i < s->n_converts && i < EVIDENCE_ROWS; i++) {
+		struct dt_sum_convert *c = &s->converts[ix[i]];
+		dt_fmt_ns(c->ns, t1, sizeof(t1));
+		size_t fn;
+		const char *f =
+			dt_kernel_function(c->name, strlen(c->name), &fn);
+		dt_sb_item(&ev, "\n", "%.*s: %" PRIu64 " launches, %s, %s",
+			   (int)(fn < 100 ? fn : 100), f, c->count, t1,
+			   c->in_cudnn ? "inside cuDNN calls"
+				       : "outside cuDNN calls");
+	}
+	free(ix);
+	if (s->kind_count[DT_KIND_TRANSFORM]) {
+		dt_fmt_ns(s->kind_ns[DT_KIND_TRANSFORM], t1, sizeof(t1));
+		dt_sb_item(&ev, "\n",
+			   "cudnnTransformTensor and the like: %" PRIu64
+			   " calls, %s (their own kernels above included)",
+			   s->kind_count[DT_KIND_TRANSFORM], t1);
+		cost += transform_ns;
+	}
+	if (!cost)
+		return;
+	/* what to do differs: transposes go with channels-last tensors,
+	 * channel padding with channel counts the engines take as they are */
+	size_t w = 0;
+	what[0] = 0;
+	if (moves || s->kind_count[DT_KIND_TRANSFORM]) {
+		dt_fmt_ns(cost - pad_ns, t2, sizeof(t2));
+		w += (size_t)snprintf(
+			what + w, sizeof(what) - w,
+			"%s in %" PRIu64 " transposes%s: keep tensors in "
+			"the layout the engines want (channels-last, NHWC, "
+			"for tensor cores)",
+			t2, moves,
+			s->kind_count[DT_KIND_TRANSFORM]
+				? ", cudnnTransformTensor calls among them"
+				: "");
+	}
+	if (pads && w < sizeof(what)) {
+		dt_fmt_ns(pad_ns, t2, sizeof(t2));
+		snprintf(what + w, sizeof(what) - w,
+			 "%s%s in %" PRIu64
+			 " channel paddings: channel counts that are not a "
+			 "multiple of 8 are padded at every call (pad them "
+			 "once, beforehand)",
+			 w ? "; " : "", t2, pads);
+	}
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = dt_xasprintf("layout conversions: %s of GPU time: %s", t1,
+				   what);
+	add_finding(s, DT_FIND_LAYOUT, cost, false, title, ev.p);
+}
+
+static uint64_t fp32_key(const struct dt_summary *s,
+			 const struct dt_sum_problem *p)
+{
+	(void)s;
+	bool tc_kind = dt_math_of(&(struct dt_cost){ .dtype = p->dtype,
+						     .tensor_op = true },
+				  1) == DT_MATH_TF32;
+	switch (p->kind) {
+	case DT_KIND_CONV_FWD:
+	case DT_KIND_CONV_BWD_DATA:
+	case DT_KIND_CONV_BWD_FILTER:
+	case DT_KIND_MATMUL:
+	case DT_KIND_ATTN_FWD:
+	case DT_KIND_ATTN_BWD:
+	case DT_KIND_RNN_FWD:
+	case DT_KIND_RNN_BWD_DATA:
+	case DT_KIND_RNN_BWD_WEIGHTS:
+		break;
+	default:
+		return 0;
+	}
+	return tc_kind && p->tensor_cores == 0 ? p->gpu_ns + 1 : 0;
+}
+
+static void find_fp32(struct dt_summary *s)
+{
+	struct dt_sbuf ev = { 0 };
+	uint64_t cost = 0;
+	char t1[32];
+	size_t n;
+	uint32_t *ix = problems_by(s, fp32_key, &n);
+
+	for (size_t i = 0; ix && i < n; i++) {
+		struct dt_sum_problem *p = &s->problems[ix[i]];
+		struct dt_rates r;
+		cost += p->gpu_ns;
+		if (i >= EVIDENCE_ROWS)
+			continue;
+		dt_problem_rates(s, p, &r);
+		dt_fmt_ns(p->gpu_ns, t1, sizeof(t1));
+		dt_sb_item(&ev, "\n",
+			   "%s %s: %" PRIu64 " runs, %s, %.1f TFLOP/s",
+			   dt_op_kind_key(p->kind), p->brief, p->count, t1,
+			   r.flops_per_s / 1e12);
+	}
+	free(ix);
+	if (!cost)
+		return;
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = dt_xasprintf(
+		"FP32 without tensor cores: %s of GPU time in %zu problem%s "
+		"whose engines use CUDA cores only; TF32 (torch: "
+		"allow_tf32; cuDNN: CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) or "
+		"BF16 data would run them on tensor cores",
+		t1, n, n == 1 ? "" : "s");
+	add_finding(s, DT_FIND_FP32, cost, false, title, ev.p);
+}
+
+/* Below this share of what the roofline allows, an op is far below both
+ * roofs; only ops worth at least MIN_SHARE of cuDNN's GPU time count. */
+#define LOW_ROOF_PCT 10.0
+#define MIN_SHARE    0.01
+
+static uint64_t low_roof_key(const struct dt_summary *s,
+			     const struct dt_sum_problem *p)
+{
+	struct dt_rates r;
+	dt_problem_rates(s, p, &r);
+	if (r.roof_pct < 0 || r.roof_pct >= LOW_ROOF_PCT ||
+	    (double)p->gpu_ns < MIN_SHARE * (double)s->cudnn_ns)
+		return 0;
+	/* GPU time beyond what the roofline needs */
+	return (uint64_t)((double)p->gpu_ns * (1 - r.roof_pct / 100)) + 1;
+}
+
+static void find_low_roof(struct dt_summary *s)
+{
+	struct dt_sbuf ev = { 0 };
+	uint64_t cost = 0;
+	char t1[32];
+	size_t n;
+
+	uint32_t *ix = problems_by(s, low_roof_key, &n);
+	for (size_t i = 0; ix && i < n; i++) {
+		struct dt_sum_problem *p = &s->problems[ix[i]];
+		struct dt_rates r;
+		uint64_t lost = low_roof_key(s, p) - 1;
+		cost += lost;
+		if (i >= EVIDENCE_ROWS)
+			continue;
+		dt_problem_rates(s, p, &r);
+		dt_fmt_ns(p->gpu_ns, t1, sizeof(t1));
+		dt_sb_item(&ev, "\n",
+			   "%s %s: %s, %.1f%% of the roofline (%.2f TFLOP/s, "
+			   "%.0f GB/s, %.1f FLOP/B, %s-bound)",
+			   dt_op_kind_key(p->kind), p->brief, t1, r.roof_pct,
+			   r.flops_per_s / 1e12, r.bytes_per_s / 1e9,
+			   r.intensity, r.bound == 1 ? "compute" : "memory");
+	}
+	free(ix);
+	if (!cost)
+		return;
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = dt_xasprintf(
+		"far below both roofs: %zu problem%s ran under %.0f%% of what "
+		"the roofline allows; %s of GPU time above what the peaks "
+		"need (small shapes, launch-bound, or a poor engine)",
+		n, n == 1 ? "" : "s", LOW_ROOF_PCT, t1);
+	add_finding(s, DT_FIND_LOW_ROOF, cost, false, title, ev.p);
+}
+
+static void find_failed(struct dt_summary *s)
+{
+	struct dt_sbuf ev = { 0 };
+	uint64_t cost = 0, failed = 0;
+	size_t funcs = 0;
+	char t1[32];
+
+	for (size_t i = 0; i < s->n_apis; i++) {
+		struct dt_sum_api *a = &s->apis[i];
+		if (!a->failed)
+			continue;
+		cost += a->failed_ns;
+		failed += a->failed;
+		funcs++;
+		if (funcs <= EVIDENCE_ROWS * 2) {
+			const char *st = dt_status_name(a->last_failure);
+			dt_fmt_ns(a->failed_ns, t1, sizeof(t1));
+			dt_sb_item(&ev, "\n",
+				   "%s: %" PRIu64 " of %" PRIu64
+				   " calls failed (last: %s), %s",
+				   a->name, a->failed, a->calls,
+				   st ? st : "unknown status", t1);
+		}
+	}
+	if (!failed)
+		return;
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = dt_xasprintf("failed calls: %" PRIu64
+				   " cuDNN call%s returned an error, in %zu "
+				   "function%s (%s of host time)",
+				   failed, failed == 1 ? "" : "s", funcs,
+				   funcs == 1 ? "" : "s", t1);
+	add_finding(s, DT_FIND_FAILED, cost, true, title, ev.p);
+}
+
+static int by_cost(const void *a, const void *b)
+{
+	const struct dt_finding *x = a, *y = b;
+	if (x->cost_ns != y->cost_ns)
+		return x->cost_ns < y->cost_ns ? 1 : -1;
+	return (int)x->type - (int)y->type;
+}
+
+void dt_summary_find(struct dt_summary *s)
+{
+	find_autotune(s);
+	find_rebuilds(s);
+	find_layout(s);
+	find_fp32(s);
+	find_low_roof(s);
+	find_failed(s);
+	if (s->n_findings)
+		qsort(s->findings, s->n_findings, sizeof(*s->findings),
+		      by_cost);
+}

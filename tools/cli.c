@@ -1,0 +1,107 @@
+/*
+ * cli.c - the command-line plumbing the reading commands share: --format,
+ * --top, -o, rates with SI prefixes, and usage errors.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt-tools.h"
+
+int dt_parse_format(const char *cmd, const char *arg, unsigned allowed,
+		    enum dt_format *f)
+{
+	static const char *const names[] = { [DT_TEXT] = "text",
+					     [DT_MARKDOWN] = "markdown",
+					     [DT_JSON] = "json" };
+	char list[64] = "";
+	size_t len = 0;
+	int n = 0, k = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (!(allowed & (1u << i)))
+			continue;
+		if (!strcmp(arg, names[i]) ||
+		    (i == DT_MARKDOWN && !strcmp(arg, "md"))) {
+			*f = (enum dt_format)i;
+			return 0;
+		}
+		n++;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (!(allowed & (1u << i)))
+			continue;
+		k++;
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					k == 1   ? ""
+					: k == n ? " or "
+						 : ", ",
+					names[i]);
+	}
+	return dt_usage_error(cmd, "--format takes %s", list);
+}
+
+/* "4.8T", "900G", "1.2e12", "67 TFLOP/s" -> a number; -1 when malformed. */
+double dt_parse_rate(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v <= 0)
+		return -1;
+	while (*end == ' ')
+		end++;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v *= 1e3, end++;
+		break;
+	case 'M':
+		v *= 1e6, end++;
+		break;
+	case 'G':
+		v *= 1e9, end++;
+		break;
+	case 'T':
+		v *= 1e12, end++;
+		break;
+	case 'P':
+		v *= 1e15, end++;
+		break;
+	}
+	/* an optional unit after the prefix */
+	if (*end && strcmp(end, "B/s") && strcmp(end, "FLOP/s") &&
+	    strcmp(end, "FLOPS") && strcmp(end, "B"))
+		return -1;
+	return v;
+}
+
+int dt_parse_top(const char *cmd, const char *arg, long *n)
+{
+	char *end;
+
+	*n = strtol(arg, &end, 10);
+	if (*end || end == arg || *n < 0)
+		return dt_usage_error(cmd, "--top takes a number");
+	return 0;
+}
+
+FILE *dt_open_output(const char *path)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+
+	if (!f)
+		dt_error("%s: %s", path, strerror(errno));
+	return f;
+}
+
+int dt_close_output(FILE *out, const char *path)
+{
+	if (!path || fclose(out) == 0)
+		return 0;
+	dt_error("%s: %s", path, strerror(errno));
+	return 1;
+}

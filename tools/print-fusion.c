@@ -1,0 +1,265 @@
+/*
+ * print-fusion.c - the fusion section of `dnntrace report`: the chains
+ * one cuDNN graph could run fused, shortly, in text, Markdown and the
+ * report's JSON. `dnntrace fusion` prints them in detail (cmd-fusion.c).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dt-analyzer.h"
+#include "dt-summary.h"
+#include "dt-tools.h"
+
+/* The chain in one line: "convolution forward (51380224 x BFLOAT16) ->
+ * bias add -> ReLU". */
+static void chain_line(const struct dt_fz_opp *o, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (int m = 0; m < o->n_steps && len < size; m++) {
+		const struct dt_fz_step *s = &o->steps[m];
+		int k = snprintf(buf + len, size - len, "%s%s", m ? " -> " : "",
+				 s->what);
+		len += k > 0 ? (size_t)k : 0;
+		if (!m && s->elems && len < size) {
+			k = snprintf(buf + len, size - len,
+				     " (%" PRIu64 " x %s)", s->elems,
+				     dt_dtype_name(s->dtype));
+			len += k > 0 ? (size_t)k : 0;
+		}
+	}
+}
+
+void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
+		    bool color, long top)
+{
+	const struct dt_fusion *fz = s->fusion;
+	char b1[32], b2[32], b3[32], b4[32], line[600];
+	size_t fusable = 0, blocked = 0;
+	double total = 0, blocked_ns = 0;
+
+	if (!fz)
+		return;
+	for (size_t i = 0; i < fz->n_opps; i++) {
+		if (fz->opps[i].status == DT_FZ_FUSABLE) {
+			fusable++;
+			total += fz->opps[i].saving_ns > 0
+					 ? fz->opps[i].saving_ns
+					 : 0;
+		} else {
+			blocked++;
+			blocked_ns += fz->opps[i].removed_ns;
+		}
+	}
+	dt_heading(out, markdown ? "##" : NULL, color,
+		   "Fusion opportunities, largest saving first");
+	if (!fz->n_opps && !fz->n_fused) {
+		fprintf(out,
+			"none: no chain of operations that one cuDNN graph "
+			"could run fused was found\n");
+		return;
+	}
+	if (fusable)
+		fprintf(out,
+			"%zu chain%s could run fused, saving about %s of "
+			"GPU time (%s)",
+			fusable, fusable == 1 ? "" : "s",
+			dt_fmt_ns((uint64_t)total, b1, sizeof(b1)),
+			dt_fmt_pct(dt_pct_of(total, s->gpu_ns), b2,
+				   sizeof(b2)));
+	else
+		fprintf(out, "No chain can run fused on this GPU as it is");
+	if (blocked)
+		fprintf(out,
+			"; %zu %sblocked by a limit (%s in the kernels "
+			"fusion would remove)",
+			blocked, fusable ? "more " : "",
+			dt_fmt_ns((uint64_t)blocked_ns, b3, sizeof(b3)));
+	fputs(".\n", out);
+	fprintf(out, "Byte savings are priced at %sB/s, %s.\n",
+		dt_fmt_si(fz->bandwidth, b1, sizeof(b1)), fz->bandwidth_source);
+	if (fz->n_opps) {
+		static const char *const hdr[] = { "saving",         "share",
+						   "count",          "removed",
+						   "DRAM not moved", "status",
+						   "chain",          NULL };
+		struct dt_table *t = dt_table_new(hdr, "rrrrrll");
+		long shown = 0;
+		for (size_t i = 0; i < fz->n_opps && (top <= 0 || shown < top);
+		     i++, shown++) {
+			const struct dt_fz_opp *o = &fz->opps[i];
+			dt_table_cell(t, "%s",
+				      dt_fmt_ns(o->saving_ns > 0
+							? (uint64_t)o->saving_ns
+							: 0,
+						b1, sizeof(b1)));
+			dt_table_cell(
+				t, "%s",
+				dt_fmt_pct(dt_pct_of(o->saving_ns > 0
+							     ? o->saving_ns
+							     : 0,
+						     s->gpu_ns),
+					   b2, sizeof(b2)));
+			dt_table_cell(t, "%" PRIu64, o->count);
+			dt_table_cell(t, "%" PRIu64 " (%s)", o->removed_kernels,
+				      dt_fmt_ns(o->removed_ns, b3, sizeof(b3)));
+			dt_table_cell(t, "%sB (%s)",
+				      dt_fmt_si((double)o->bytes_saved *
+							(double)o->count,
+						b4, sizeof(b4)),
+				      dt_fmt_ns((uint64_t)o->bytes_ns, b1,
+						sizeof(b1)));
+			dt_table_cell(t, "%s",
+				      o->status == DT_FZ_FUSABLE ? "fusable"
+								 : "blocked");
+			chain_line(o, line, sizeof(line));
+			dt_table_cell(t, "%s", line);
+		}
+		dt_table_print(t, out, markdown, color);
+		dt_table_free(t);
+		for (size_t i = 0;
+		     i < fz->n_opps && (top <= 0 || (long)i < top); i++)
+			if (fz->opps[i].status == DT_FZ_BLOCKED) {
+				fprintf(out, "%sblocked (%s): %s\n",
+					markdown ? "- " : "  ",
+					fz->opps[i].pattern,
+					fz->opps[i].blocked);
+				break;
+			}
+	}
+	if (fz->n_fused) {
+		uint64_t n = 0, ns = 0;
+		double kept = 0;
+		for (size_t i = 0; i < fz->n_fused; i++) {
+			n += fz->fused[i].count;
+			ns += fz->fused[i].ns;
+			kept += (double)fz->fused[i].bytes_kept *
+				(double)fz->fused[i].count;
+		}
+		fprintf(out,
+			"%sAlready fused: %" PRIu64 " executions of %zu "
+			"problem%s (%s GPU time) keep %sB of intermediates "
+			"on chip, e.g. %s.\n",
+			markdown ? "\n" : "", n, fz->n_fused,
+			fz->n_fused == 1 ? "" : "s",
+			dt_fmt_ns(ns, b1, sizeof(b1)),
+			dt_fmt_si(kept, b2, sizeof(b2)), fz->fused[0].what);
+	}
+	fprintf(out,
+		"%sSee `dnntrace fusion` for each chain's steps, "
+		"limits and arithmetic.\n",
+		markdown ? "\n" : "");
+}
+
+void dt_fusion_json(struct dt_json *j, const struct dt_summary *s)
+{
+	const struct dt_fusion *fz = s->fusion;
+
+	if (!fz) {
+		dt_json_null(j);
+		return;
+	}
+	dt_json_open(j, '{', -1);
+	dt_json_key(j, "bandwidth");
+	dt_json_num(j, fz->bandwidth);
+	dt_json_key(j, "bandwidth_source");
+	dt_json_str(j, fz->bandwidth_source);
+	dt_json_key_nl(j, "opportunities", 2);
+	dt_json_open(j, '[', 3);
+	for (size_t i = 0; i < fz->n_opps; i++) {
+		const struct dt_fz_opp *o = &fz->opps[i];
+		dt_json_open(j, '{', -1);
+		dt_json_key(j, "pattern");
+		dt_json_str(j, o->pattern);
+		dt_json_key(j, "cover");
+		dt_json_str(j, o->cover);
+		dt_json_key(j, "status");
+		dt_json_str(j,
+			    o->status == DT_FZ_FUSABLE ? "fusable" : "blocked");
+		dt_json_key(j, "blocked_by");
+		dt_json_str(j, o->blocked);
+		dt_json_key(j, "checks");
+		dt_json_str(j, o->checks);
+		dt_json_key(j, "note");
+		dt_json_str(j, o->note);
+		dt_json_key(j, "device");
+		dt_json_i64(j, o->device);
+		dt_json_key(j, "count");
+		dt_json_u64(j, o->count);
+		dt_json_key(j, "removed_kernels");
+		dt_json_u64(j, o->removed_kernels);
+		dt_json_key(j, "removed_ns");
+		dt_json_u64(j, o->removed_ns);
+		dt_json_key(j, "bytes_saved");
+		dt_json_u64(j, o->bytes_saved);
+		dt_json_key(j, "bytes_added");
+		dt_json_u64(j, o->bytes_added);
+		dt_json_key(j, "saving_ns");
+		dt_json_num(j, round(o->saving_ns));
+		dt_json_key(j, "bytes_ns");
+		dt_json_num(j, round(o->bytes_ns));
+		dt_json_key(j, "steps");
+		dt_json_open(j, '[', 5);
+		for (int m = 0; m < o->n_steps; m++) {
+			const struct dt_fz_step *st = &o->steps[m];
+			dt_json_open(j, '{', -1);
+			dt_json_key(j, "what");
+			dt_json_str(j, st->what);
+			dt_json_key(j, "detail");
+			dt_json_str(j, st->detail);
+			dt_json_key(j, "cudnn");
+			dt_json_bool(j, st->cudnn);
+			dt_json_key(j, "elements");
+			dt_json_u64(j, st->elems);
+			dt_json_key(j, "dtype");
+			dt_json_str(j, st->dtype >= 0 ? dt_dtype_name(st->dtype)
+						      : NULL);
+			dt_json_key(j, "link");
+			dt_json_str(j, m ? dt_fz_link_name(st->link) : NULL);
+			dt_json_key(j, "removed");
+			dt_json_bool(j, st->removed);
+			dt_json_key(j, "kernels");
+			dt_json_u64(j, st->kernels);
+			dt_json_key(j, "gpu_ns");
+			dt_json_u64(j, st->ns);
+			dt_json_key(j, "kernel");
+			dt_json_str(j, st->kernel);
+			if (st->kernel) {
+				dt_json_key(j, "grid_x");
+				dt_json_i64(j, st->grid_x);
+				dt_json_key(j, "block_x");
+				dt_json_i64(j, st->block_x);
+			}
+			dt_json_close(j, -1);
+		}
+		dt_json_close(j, -1);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	dt_json_key_nl(j, "already_fused", 2);
+	dt_json_open(j, '[', 3);
+	for (size_t i = 0; i < fz->n_fused; i++) {
+		const struct dt_fz_fused *f = &fz->fused[i];
+		dt_json_open(j, '{', -1);
+		dt_json_key(j, "what");
+		dt_json_str(j, f->what);
+		dt_json_key(j, "brief");
+		dt_json_str(j, f->brief);
+		dt_json_key(j, "graph_ops");
+		dt_json_u64(j, f->graph_ops);
+		dt_json_key(j, "count");
+		dt_json_u64(j, f->count);
+		dt_json_key(j, "gpu_ns");
+		dt_json_u64(j, f->ns);
+		dt_json_key(j, "bytes_kept");
+		dt_json_u64(j, f->bytes_kept);
+		dt_json_key(j, "bytes_ns");
+		dt_json_num(j, round(f->bytes_ns));
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	dt_json_close(j, -1);
+}
