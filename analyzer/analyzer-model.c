@@ -11,7 +11,9 @@
  * graph before they execute its plan), and that description follows the
  * engine config and plan built from it. A call that can launch GPU work
  * becomes an op execution; the kernels CUPTI tied to it are added before
- * it is handed out. Nothing here includes a CUDA header.
+ * it is handed out. Every record ends up as an event for the session's
+ * consumers. How things are put into words is analyzer-describe.c's part.
+ * Nothing here includes a CUDA header.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -21,249 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyzer-cost.h"
-#include "analyzer-model.h"
-#include "analyzer-util.h"
-#include "dt-analyzer.h"
-
-#define MAX_DIMS DT_MAX_DIMS
-/* A graph's description stops growing here: a descriptor may list itself,
- * or list others many times over (a crafted trace would make it explode). */
-#define DESC_MAX (64u << 10)
-/* Ops wait this long (host time) for their kernels before they are handed
- * out: CUPTI delivers kernel records some flushes after the launch. */
-#define HORIZON_NS 3000000000ull
-
-/* ------------------------------------------------------------- strings */
-
-/* A graph's tensors stop here, as its description does at DESC_MAX. */
-#define TENSORS_MAX 512
-
-/* A list of tensors, as ops show them; { 0 } is empty. */
-struct tlist {
-	struct dt_op_tensor *v;
-	uint32_t n, cap;
-};
-
-static void tlist_add(struct tlist *l, const struct dt_tensor *t,
-		      const char *role, size_t role_len, int32_t ptr)
-{
-	if (!l || !t->valid || l->n >= TENSORS_MAX)
-		return;
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 4;
-		struct dt_op_tensor *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return;
-		l->v = v;
-		l->cap = cap;
-	}
-	struct dt_op_tensor *o = &l->v[l->n++];
-	o->t = *t;
-	if (role_len > sizeof(o->role) - 1)
-		role_len = sizeof(o->role) - 1;
-	memcpy(o->role, role, role_len);
-	o->role[role_len] = 0;
-	o->ptr = ptr;
-}
-
-static void tlist_append(struct tlist *l, const struct tlist *from)
-{
-	for (uint32_t i = 0; l && from && i < from->n; i++)
-		tlist_add(l, &from->v[i].t, from->v[i].role,
-			  strlen(from->v[i].role), from->v[i].ptr);
-}
-
-static void tlist_free(struct tlist *l)
-{
-	free(l->v);
-	*l = (struct tlist){ 0 };
-}
-
-/* ------------------------------------------------------------- objects */
-
-/* One argument kept from a legacy setter. */
-struct field {
-	const char *name; /* into the file's signature strings */
-	uint32_t name_len;
-	const char *type;
-	uint32_t type_len;
-	char code;
-	uint32_t count; /* arrays: elements kept */
-	int64_t v[MAX_DIMS];
-	double f;
-};
-
-/* One backend attribute: as set, or as cuDNN returned it. */
-struct battr {
-	int64_t name;
-	int64_t type;
-	uint32_t bytes;
-	uint8_t *data; /* payloads larger than inl */
-	uint8_t inl[24];
-};
-
-/* Most payloads are a value or two: they stay in the attribute. */
-static const uint8_t *bdata(const struct battr *a)
-{
-	return a->bytes <= sizeof(a->inl) ? a->inl : a->data;
-}
-
-/* What is known of an engine configuration: shared by the plans built
- * from it, and completed when the program asks cuDNN about it later. */
-struct cfg_info {
-	char *graph;          /* the operation graph, described */
-	struct tlist tensors; /* its tensors */
-	char *brief;          /* its tensors and parameters, compactly */
-	int64_t engine;       /* global engine index, -1 unknown */
-	char *knobs;          /* "TILE_SIZE=4 KBLOCK=3", once known */
-	char *notes; /* numerical notes: "TENSOR_CORE ...", once known */
-	struct dt_cost cost; /* what one execution computes and moves */
-};
-
-struct cfg_list {
-	struct cfg_info info;
-	struct cfg_list *next;
-};
-
-struct plan_info {
-	uint32_t id; /* 1, 2, ... in finalize order */
-	struct cfg_info *cfg;
-	uint64_t cfg_ptr;  /* the engine config descriptor it was built from */
-	int64_t workspace; /* -1 unknown */
-	uint64_t executions;
-	const char *desc; /* as its executions show it (kept) */
-	const char *desc_knobs, *desc_notes; /* what desc was made from */
-	struct plan_info *next;
-};
-
-struct obj {
-	uint64_t ptr;
-	const char *kind; /* legacy: from cudnnCreate<Kind>Descriptor */
-	uint32_t kind_len;
-	int64_t btype; /* backend descriptor type, -1 for legacy */
-	struct field *fields;
-	uint32_t n_fields;
-	struct battr *attrs;
-	uint32_t n_attrs, cap_attrs;
-	struct dt_tensor t; /* tensors and filters, normalized */
-	uint64_t chash;     /* legacy: its content, hashed */
-	uint64_t owner;     /* a knob choice: the config it belongs to */
-	char *graph;        /* OPERATIONGRAPH: its description at finalize */
-	struct tlist graph_tensors; /* and its tensors */
-	struct dt_cost cost;        /* and its cost */
-	char *snap;                 /* other descriptors: their description when
-				       finalized (the program may destroy and reuse
-				       what they point to before building a graph) */
-	struct tlist snap_tensors;  /* and their tensors */
-	struct dt_cost_part *part;  /* operations: their cost */
-	char *brief; /* operations: their tensors, compactly; graphs: all of
-			their operations' */
-	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
-	uint64_t stream;      /* a cuDNN handle: its stream (0: default) */
-	struct plan_info *plan;
-};
-
-/* An op waiting for its kernels. Its strings belong to the model (shared
- * by every op of a problem), but for the pointers and the kernel name. */
-struct pending {
-	/* next first: with the op's seq and times, one cache line holds what
-	 * walking the queue reads */
-	struct pending *next;
-	struct dt_op op;
-	const char *desc;
-	const char *problem; /* NULL: the same as desc */
-	const char *brief;   /* NULL: the same as problem */
-	const struct tlist *tensors;
-	struct dt_op_ptr *ptrs; /* ptr_buf, n_ptrs of it */
-	uint32_t n_ptrs;
-	struct dt_op_ptr *ptr_buf; /* kept when the op is used again */
-	uint32_t ptr_cap;
-	const char *first_kernel; /* the model's copy of the name */
-	int tc_hint; /* what its kernels' names say of tensor cores */
-};
-
-#define LEGACY_BUCKETS 4096
-
-struct dt_model {
-	const struct dt_file_info *fi;
-	struct obj *objs; /* open addressing by ptr */
-	size_t cap, used;
-	struct plan_info *plans;
-	uint32_t n_plans;
-	struct cfg_list *cfgs; /* every cfg_info, owned here */
-	/* constants looked up by name in the generated enum table */
-	int64_t bt_tensor, bt_graph, bt_engine, bt_cfg, bt_heur, bt_plan,
-		bt_varpack, bt_knob_choice, bt_pointwise, bt_conv;
-	int64_t a_cfg_knobs, a_knob_type, a_knob_value, a_engine_notes,
-		a_vp_uids, a_vp_ptrs, a_vp_ws;
-	int64_t a_graph_ops, a_heur_graph, a_heur_results, a_cfg_engine,
-		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
-		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
-		a_t_by_value, a_norm_phase, a_pw_mode, a_conv_pre, a_conv_post,
-		a_conv_stride, a_conv_dil;
-	/* ops waiting for their kernels, in call order, and by seq (open
-	 * addressing, linear probing; at most half full) */
-	struct pending *head, *tail;
-	uint64_t head_t_end; /* head->op.t_end, read for every record */
-	struct seq_slot {
-		uint64_t seq; /* here too, so probing reads no op */
-		struct pending *p;
-	} * by_seq;
-	size_t by_seq_cap, n_pending;
-	struct pending *out;   /* last op handed out */
-	struct pending *spare; /* handed out, for reuse */
-	uint64_t last_out;     /* its seq */
-	uint64_t now;          /* latest host time seen */
-	int64_t cupti_to_mono;
-	/* the most recent calls, by seq: a call that launched work but is
-	 * not a compute call (cudnnCreate, a dropout setter) becomes an op
-	 * when its first launch shows up */
-	struct recent {
-		uint64_t seq;
-		uint64_t t_begin, t_end;
-		uint32_t tid;
-		int32_t status;
-		const char *api;
-	} recent[1 << 16];
-	/* CUPTI correlation id -> call, direct-mapped on recent ids */
-	struct {
-		uint32_t corr;
-		uint64_t call;
-	} corr[1 << 16];
-	/* kernels of calls whose API_CALL record is still to come (a long
-	 * call is recorded when it returns, its launches as CUPTI flushes) */
-	struct orphan {
-		uint64_t call;
-		uint32_t kernels;
-		int32_t device;
-		uint32_t converts;
-		uint64_t convert_ns;
-		uint64_t gpu_ns, start, end;
-		const char *first_kernel;
-	} orphans[1024];
-	uint64_t max_seq; /* the highest call seq seen */
-	struct dt_model_stats stats;
-	/* what kernel names say, worked out once per name: the names are
-	 * few, their records many. Entries stay for the model's life. */
-	struct dt_kernel_class **knames; /* by id */
-	uint32_t *kname_idx;             /* open addressing: id + 1 */
-	uint32_t n_knames, cap_kname_idx;
-	size_t cap_knames;
-	const struct dt_consumer *cons; /* who gets the events */
-	int n_cons;
-	struct dt_device *devices; /* as DEVICE records described them */
-	size_t n_devices, cap_devices;
-	bool pointers;        /* ops carry their device pointers */
-	uint8_t *api_class;   /* enum api_class by API id */
-	struct dt_sig **sigs; /* parsed signatures by API id */
-	uint8_t **roles;      /* legacy_op(): each argument's role, by API */
-	struct dt_arg **args; /* each API's last call, decoded */
-	int64_t bn_per_activation;
-	struct legacy_entry *legacy[LEGACY_BUCKETS];
-	char **kept; /* strings ops may still point to, freed at the end */
-	size_t n_kept, cap_kept;
-};
+#include "analyzer-model-internal.h"
 
 /* Every consumer's cb with ev. */
 #define EMIT(m, cb, ev)                                                  \
@@ -298,7 +58,7 @@ static void copy_graph(struct cfg_info *c, const struct obj *g)
 	if (!c || !g || !g->graph)
 		return;
 	c->graph = strdup(g->graph);
-	tlist_append(&c->tensors, &g->graph_tensors);
+	m_tlist_append(&c->tensors, &g->graph_tensors);
 	c->brief = g->brief ? strdup(g->brief) : NULL;
 	c->cost = g->cost;
 }
@@ -317,9 +77,9 @@ static void obj_clear(struct obj *o)
 		free(o->attrs[i].data);
 	free(o->attrs);
 	free(o->graph);
-	tlist_free(&o->graph_tensors);
+	m_tlist_free(&o->graph_tensors);
 	free(o->snap);
-	tlist_free(&o->snap_tensors);
+	m_tlist_free(&o->snap_tensors);
 	free(o->part);
 	free(o->brief);
 	uint64_t ptr = o->ptr;
@@ -327,8 +87,6 @@ static void obj_clear(struct obj *o)
 	o->ptr = ptr;
 	o->btype = -1;
 }
-
-static struct obj *obj_find(struct dt_model *m, uint64_t ptr, bool create);
 
 static void grow(struct dt_model *m)
 {
@@ -340,7 +98,7 @@ static void grow(struct dt_model *m)
 	m->used = 0;
 	for (size_t i = 0; i < ocap; i++)
 		if (old[i].ptr) {
-			struct obj *o = obj_find(m, old[i].ptr, true);
+			struct obj *o = m_obj_find(m, old[i].ptr, true);
 			*o = old[i];
 		}
 	free(old);
@@ -348,7 +106,7 @@ static void grow(struct dt_model *m)
 
 /* The descriptors alive, by address: open addressing, linear probing, at
  * most half full. */
-static struct obj *obj_find(struct dt_model *m, uint64_t ptr, bool create)
+struct obj *m_obj_find(struct dt_model *m, uint64_t ptr, bool create)
 {
 	if (!ptr)
 		return NULL;
@@ -425,7 +183,7 @@ static void set_field(struct obj *o, const struct dt_arg *a)
 	}
 }
 
-static const struct field *field(const struct obj *o, const char *name)
+const struct field *m_field(const struct obj *o, const char *name)
 {
 	size_t n = strlen(name);
 
@@ -436,9 +194,9 @@ static const struct field *field(const struct obj *o, const char *name)
 	return NULL;
 }
 
-static int64_t fval(const struct obj *o, const char *name, int64_t def)
+int64_t m_fval(const struct obj *o, const char *name, int64_t def)
 {
-	const struct field *f = field(o, name);
+	const struct field *f = m_field(o, name);
 	return f ? f->v[0] : def;
 }
 
@@ -474,32 +232,32 @@ static void normalize_legacy(struct obj *o, const char *setter)
 {
 	struct dt_tensor *t = &o->t;
 	const struct field *dims;
-	bool nhwc = fval(o, "format", 0) == 1; /* CUDNN_TENSOR_NHWC */
+	bool nhwc = m_fval(o, "format", 0) == 1; /* CUDNN_TENSOR_NHWC */
 
 	memset(t, 0, sizeof(*t));
-	t->dtype = fval(o, "dataType", -1);
+	t->dtype = m_fval(o, "dataType", -1);
 	if (strstr(setter, "4dDescriptor")) {
 		static const char *const names[2][4] = { { "n", "c", "h", "w" },
 							 { "k", "c", "h",
 							   "w" } };
-		bool filter = field(o, "k") != NULL;
+		bool filter = m_field(o, "k") != NULL;
 		t->nb = 4;
 		for (int i = 0; i < 4; i++)
-			t->dims[i] = fval(o, names[filter][i], 0);
+			t->dims[i] = m_fval(o, names[filter][i], 0);
 		if (strstr(setter, "4dDescriptorEx")) {
 			static const char *const st[4] = { "nStride", "cStride",
 							   "hStride",
 							   "wStride" };
 			for (int i = 0; i < 4; i++)
-				t->strides[i] = fval(o, st[i], 0);
+				t->strides[i] = m_fval(o, st[i], 0);
 		} else if (nhwc) {
 			packed_nhwc(t);
 		} else {
 			packed(t);
 		}
-	} else if ((dims = field(o, "dimA")) ||
-		   (dims = field(o, "filterDimA"))) {
-		const struct field *str = field(o, "strideA");
+	} else if ((dims = m_field(o, "dimA")) ||
+		   (dims = m_field(o, "filterDimA"))) {
+		const struct field *str = m_field(o, "strideA");
 		t->nb = (int)dims->count;
 		memcpy(t->dims, dims->v, sizeof(int64_t) * dims->count);
 		if (str && str->count == dims->count &&
@@ -518,7 +276,7 @@ static void normalize_legacy(struct obj *o, const char *setter)
 
 /* ----------------------------------------------------- backend objects */
 
-static struct battr *battr(struct obj *o, int64_t name)
+struct battr *m_battr(struct obj *o, int64_t name)
 {
 	for (uint32_t i = 0; i < o->n_attrs; i++)
 		if (o->attrs[i].name == name)
@@ -529,7 +287,7 @@ static struct battr *battr(struct obj *o, int64_t name)
 static void set_battr(struct obj *o, int64_t name, int64_t type,
 		      const uint8_t *data, uint32_t bytes)
 {
-	struct battr *a = battr(o, name);
+	struct battr *a = m_battr(o, name);
 
 	if (!a) {
 		if (o->n_attrs == o->cap_attrs) {
@@ -559,9 +317,9 @@ static void set_battr(struct obj *o, int64_t name, int64_t type,
 		memcpy(bytes > sizeof(a->inl) ? a->data : a->inl, data, bytes);
 }
 
-static int64_t battr_i64(struct obj *o, int64_t name, int64_t def)
+int64_t m_battr_i64(struct obj *o, int64_t name, int64_t def)
 {
-	struct battr *a = battr(o, name);
+	struct battr *a = m_battr(o, name);
 	int64_t v = 0;
 
 	if (!a || !a->bytes)
@@ -575,9 +333,9 @@ static int64_t battr_i64(struct obj *o, int64_t name, int64_t def)
 }
 
 /* Element i of a descriptor-array attribute (a handle). */
-static uint64_t battr_ptr(struct obj *o, int64_t name, uint32_t i)
+uint64_t m_battr_ptr(struct obj *o, int64_t name, uint32_t i)
 {
-	struct battr *a = battr(o, name);
+	struct battr *a = m_battr(o, name);
 	uint64_t v = 0;
 
 	if (a && (i + 1) * 8 <= a->bytes)
@@ -588,7 +346,8 @@ static uint64_t battr_ptr(struct obj *o, int64_t name, uint32_t i)
 static void backend_tensor(struct dt_model *m, struct obj *o)
 {
 	struct dt_tensor *t = &o->t;
-	struct battr *d = battr(o, m->a_t_dims), *s = battr(o, m->a_t_strides);
+	struct battr *d = m_battr(o, m->a_t_dims),
+		     *s = m_battr(o, m->a_t_strides);
 
 	memset(t, 0, sizeof(*t));
 	if (!d || !s || d->bytes != s->bytes || d->bytes > MAX_DIMS * 8)
@@ -596,402 +355,11 @@ static void backend_tensor(struct dt_model *m, struct obj *o)
 	t->nb = (int)(d->bytes / 8);
 	memcpy(t->dims, bdata(d), d->bytes);
 	memcpy(t->strides, bdata(s), s->bytes);
-	t->dtype = battr_i64(o, m->a_t_dtype, -1);
-	t->uid = battr_i64(o, m->a_t_uid, -1);
-	t->is_virtual = battr_i64(o, m->a_t_virtual, 0) != 0;
-	t->by_value = battr_i64(o, m->a_t_by_value, 0) != 0;
+	t->dtype = m_battr_i64(o, m->a_t_dtype, -1);
+	t->uid = m_battr_i64(o, m->a_t_uid, -1);
+	t->is_virtual = m_battr_i64(o, m->a_t_virtual, 0) != 0;
+	t->by_value = m_battr_i64(o, m->a_t_by_value, 0) != 0;
 	t->valid = true;
-}
-
-/* ---------------------------------------------------------- describing */
-
-static const char *short_enum(const char *type, int64_t v, char *buf,
-			      size_t size, const char *strip)
-{
-	return dt_enum_short(type, v, strip, buf, size);
-}
-
-/* NCHW-like when strides fall with the dimension order, NHWC-like when the
- * second dimension is the innermost; else plainly strided. */
-static const char *layout(const struct dt_tensor *t)
-{
-	static const char *const nchw[] = {
-		"", "", "", "NCW", "NCHW", "NCDHW"
-	};
-	static const char *const nhwc[] = {
-		"", "", "", "NWC", "NHWC", "NDHWC"
-	};
-	bool dec = true, cl = t->nb >= 3 && t->strides[1] == 1;
-
-	for (int i = 1; i < t->nb; i++)
-		if (t->strides[i] > t->strides[i - 1])
-			dec = false;
-	for (int i = 2; cl && i < t->nb; i++)
-		if (t->strides[i] < t->dims[1] ||
-		    (i > 2 && t->strides[i] > t->strides[i - 1]))
-			cl = false;
-	if (dec)
-		return t->nb <= 5 && t->nb >= 3 ? nchw[t->nb] : "packed";
-	if (cl)
-		return t->nb <= 5 ? nhwc[t->nb] : "channels-last";
-	return "strided";
-}
-
-static void describe_tensor(struct dt_sbuf *b, const struct dt_tensor *t)
-{
-	char dt[48];
-
-	if (!t->valid) {
-		dt_sb_printf(b, "?");
-		return;
-	}
-	if (t->uid >= 0 && t->uid != 0)
-		dt_sb_printf(b, "#%" PRId64, t->uid);
-	dt_sb_printf(b, "[");
-	for (int i = 0; i < t->nb; i++)
-		dt_sb_printf(b, "%s%" PRId64, i ? "," : "", t->dims[i]);
-	dt_sb_printf(b, "]%s:%s",
-		     t->is_virtual ? "virtual"
-		     : t->by_value ? "byvalue"
-				   : "",
-		     short_enum("cudnnDataType_t", t->dtype, dt, sizeof(dt),
-				"CUDNN_DATA_"));
-	dt_sb_printf(b, ":%s", layout(t));
-}
-
-/* A legacy descriptor's kept arguments, compactly. */
-static void describe_fields(struct dt_sbuf *b, const struct obj *o)
-{
-	dt_sb_printf(b, "{");
-	for (uint32_t i = 0, n = 0; i < o->n_fields; i++) {
-		const struct field *f = &o->fields[i];
-		char tmp[96];
-		if (f->code == 'p')
-			continue;
-		dt_sb_printf(b, "%s%.*s=", n++ ? " " : "", (int)f->name_len,
-			     f->name);
-		if (f->code == 'a') {
-			dt_sb_printf(b, "[");
-			for (uint32_t k = 0; k < f->count; k++)
-				dt_sb_printf(b, "%s%" PRId64, k ? "," : "",
-					     f->v[k]);
-			dt_sb_printf(b, "]");
-		} else if (f->code == 'e' && f->type) {
-			char t[64];
-			snprintf(t, sizeof(t), "%.*s", (int)f->type_len,
-				 f->type);
-			dt_sb_printf(b, "%s",
-				     short_enum(t, f->v[0], tmp, sizeof(tmp),
-						"CUDNN_"));
-		} else if (f->code == 'f') {
-			dt_sb_printf(b, "%g", f->f);
-		} else {
-			dt_sb_printf(b, "%" PRId64, f->v[0]);
-		}
-	}
-	dt_sb_printf(b, "}");
-}
-
-/* An attribute name without its descriptor's prefix. */
-static const char *attr_short(int64_t name, char *buf, size_t size)
-{
-	const char *n = dt_enum_name("cudnnBackendAttributeName_t", 27, name);
-	static const char *const prefixes[] = {
-		"CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_",
-		"CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_",
-		"CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_",
-		"CUDNN_ATTR_OPERATION_",
-		"CUDNN_ATTR_CONVOLUTION_",
-		"CUDNN_ATTR_POINTWISE_",
-		"CUDNN_ATTR_MATMUL_",
-		"CUDNN_ATTR_REDUCTION_",
-		"CUDNN_ATTR_RESAMPLE_",
-		"CUDNN_ATTR_",
-	};
-
-	if (!n) {
-		snprintf(buf, size, "attr%" PRId64, name);
-		return buf;
-	}
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(n, prefixes[i], strlen(prefixes[i]))) {
-			n += strlen(prefixes[i]);
-			break;
-		}
-	snprintf(buf, size, "%s", n);
-	return buf;
-}
-
-static void describe_battrs(struct dt_model *m, struct dt_sbuf *b,
-			    struct tlist *j, struct obj *o, int depth);
-
-static void describe_battr_value(struct dt_model *m, struct dt_sbuf *b,
-				 struct tlist *j, const struct battr *a,
-				 const char *role, int depth)
-{
-	if (b->len > DESC_MAX)
-		return;
-	if (a->type ==
-	    15) { /* BACKEND_DESCRIPTOR: describe what it points to */
-		uint32_t n = a->bytes / 8;
-		if (n != 1)
-			dt_sb_printf(b, "[");
-		for (uint32_t i = 0; i < n; i++) {
-			uint64_t p;
-			memcpy(&p, bdata(a) + i * 8, 8);
-			struct obj *d = obj_find(m, p, false);
-			if (i)
-				dt_sb_printf(b, ",");
-			if (d && d->btype == m->bt_tensor && d->t.valid) {
-				describe_tensor(b, &d->t);
-				tlist_add(j, &d->t, role, strlen(role), -1);
-			} else if (d && d->snap) {
-				dt_sb_printf(b, "%s", d->snap);
-				tlist_append(j, &d->snap_tensors);
-			} else if (d && d->btype >= 0 && depth < 3) {
-				describe_battrs(m, b, j, d, depth + 1);
-			} else
-				dt_sb_printf(b, "?");
-		}
-		if (n != 1)
-			dt_sb_printf(b, "]");
-		return;
-	}
-	char tmp[512];
-	dt_backend_payload_format(a->type, bdata(a), a->bytes, tmp,
-				  sizeof(tmp));
-	dt_sb_printf(b, "%s", tmp);
-}
-
-/* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
- * tensors also go to j when j is given. */
-static void describe_battrs(struct dt_model *m, struct dt_sbuf *b,
-			    struct tlist *j, struct obj *o, int depth)
-{
-	char name[96], tn[96];
-
-	if (b->len > DESC_MAX || (j && j->n >= TENSORS_MAX)) {
-		dt_sb_printf(b, "...");
-		return;
-	}
-	dt_sb_printf(b, "%s(",
-		     short_enum("cudnnBackendDescriptorType_t", o->btype, tn,
-				sizeof(tn), "CUDNN_BACKEND_"));
-	for (uint32_t i = 0; i < o->n_attrs; i++) {
-		dt_sb_printf(b, "%s%s=", i ? " " : "",
-			     attr_short(o->attrs[i].name, name, sizeof(name)));
-		describe_battr_value(m, b, j, &o->attrs[i], name, depth);
-	}
-	dt_sb_printf(b, ")");
-}
-
-/* The operation graph as it is when finalized: its operations, its
- * tensors (into j) and its cost. */
-static char *describe_graph(struct dt_model *m, struct obj *g, struct tlist *j,
-			    struct dt_cost *cost)
-{
-	struct battr *ops = battr(g, m->a_graph_ops);
-	struct dt_sbuf b = { 0 };
-	const struct dt_cost_part *parts[64];
-	int n_parts = 0;
-
-	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len <= DESC_MAX;
-	     i++) {
-		struct obj *op =
-			obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
-		if (i)
-			dt_sb_printf(&b, " ; ");
-		if (op && op->snap) {
-			dt_sb_printf(&b, "%s", op->snap);
-			tlist_append(j, &op->snap_tensors);
-		} else if (op && op->btype >= 0) {
-			describe_battrs(m, &b, j, op, 1);
-		} else {
-			dt_sb_printf(&b, "?");
-		}
-		if (op && op->part &&
-		    n_parts < (int)(sizeof(parts) / sizeof(parts[0])))
-			parts[n_parts++] = op->part;
-	}
-	dt_cost_graph(cost, parts, n_parts);
-	return dt_sb_take(&b);
-}
-
-/* The graph's operations' briefs merged: each tensor once (by what
- * follows its role), without the uids that told them apart. */
-static char *graph_brief(struct dt_model *m, struct obj *g)
-{
-	struct battr *ops = battr(g, m->a_graph_ops);
-	struct dt_sbuf b = { 0 }, seen = { 0 };
-
-	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len < 4096; i++) {
-		struct obj *op =
-			obj_find(m, battr_ptr(g, m->a_graph_ops, i), false);
-		for (const char *t = op ? op->brief : NULL; t && *t;) {
-			size_t n = strcspn(t, " ");
-			const char *eq = memchr(t, '=', n);
-			const char *what = eq ? eq + 1 : t;
-			size_t wn = n - (size_t)(what - t);
-			char key[160];
-			snprintf(key, sizeof(key), "|%.*s|", (int)wn, what);
-			if (!seen.p || !strstr(seen.p, key)) {
-				dt_sb_printf(&seen, "%s", key);
-				/* ROLE=#uid[dims]... -> ROLE[dims]...; the
-				 * parameters (pad=[1,1]) are lower case and
-				 * stay as they are */
-				const char *br = memchr(t, '[', n);
-				if (eq && br && *t >= 'A' && *t <= 'Z')
-					dt_sb_printf(
-						&b, "%s%.*s%.*s",
-						b.len ? " " : "", (int)(eq - t),
-						t, (int)(n - (size_t)(br - t)),
-						br);
-				else
-					dt_sb_printf(&b, "%s%.*s",
-						     b.len ? " " : "", (int)n,
-						     t);
-			}
-			t += n;
-			while (*t == ' ')
-				t++;
-		}
-	}
-	free(seen.p);
-	return dt_sb_take(&b);
-}
-
-/* Which backend descriptors are described when finalized: all but the
- * tensors (kept in their own form), graphs and what is built from them. */
-static bool snapshot_type(const struct dt_model *m, int64_t btype)
-{
-	return btype >= 0 && btype != m->bt_tensor && btype != m->bt_graph &&
-	       btype != m->bt_engine && btype != m->bt_cfg &&
-	       btype != m->bt_heur && btype != m->bt_plan &&
-	       btype != m->bt_varpack && btype != m->bt_knob_choice;
-}
-
-/* A tensor's role in an operation, from its attribute's name:
- * CUDNN_ATTR_OPERATION_MATMUL_ADESC -> A, ..._CONVOLUTION_BWD_DATA_DX ->
- * DX. */
-static const char *role_name(const char *attr, char *buf, size_t size)
-{
-	static const char *const kinds[] = {
-		"CONVOLUTION_FORWARD_",
-		"CONVOLUTION_BWD_DATA_",
-		"CONVOLUTION_BWD_FILTER_",
-		"MATMUL_",
-		"POINTWISE_",
-		"REDUCTION_",
-		"NORM_FWD_",
-		"NORM_BWD_",
-		"SDPA_FWD_",
-		"SDPA_BWD_",
-		"RESAMPLE_FWD_",
-		"RESAMPLE_BWD_",
-		"GENSTATS_",
-		"BN_FINALIZE_",
-		"BN_BWD_WEIGHTS_",
-		"RESHAPE_",
-		"CONCAT_",
-		"MOE_GROUPED_MATMUL_",
-		"RNG_",
-		NULL,
-	};
-	const char *r = attr;
-	size_t n;
-
-	if (!strncmp(r, "CUDNN_ATTR_OPERATION_", 21))
-		r += 21;
-	for (const char *const *k = kinds; *k; k++)
-		if (!strncmp(r, *k, strlen(*k))) {
-			r += strlen(*k);
-			break;
-		}
-	n = strlen(r);
-	if (n > 5 && !strcmp(r + n - 5, "_DESC"))
-		n -= 5;
-	else if (n > 4 && !strcmp(r + n - 4, "DESC"))
-		n -= 4;
-	snprintf(buf, size, "%.*s", (int)n, r);
-	return buf;
-}
-
-/* A convolution descriptor's geometry: "pad=[1,1] stride=[1,1]
- * dilation=[1,1]" (and the padding after, when it differs). */
-static void conv_brief(struct dt_model *m, struct dt_sbuf *b, struct obj *conv)
-{
-	static const char *const names[] = { "pad", "pad_post", "stride",
-					     "dilation" };
-	int64_t attrs[] = { m->a_conv_pre, m->a_conv_post, m->a_conv_stride,
-			    m->a_conv_dil };
-	struct battr *pre = battr(conv, m->a_conv_pre),
-		     *post = battr(conv, m->a_conv_post);
-
-	for (int i = 0; i < 4; i++) {
-		struct battr *a = battr(conv, attrs[i]);
-		if (!a || !a->bytes || a->bytes % 8)
-			continue;
-		if (i == 1 && pre && post && pre->bytes == post->bytes &&
-		    !memcmp(bdata(pre), bdata(post), pre->bytes))
-			continue;
-		dt_sb_printf(b, "%s%s=[", b->len ? " " : "", names[i]);
-		for (uint32_t k = 0; k < a->bytes / 8; k++) {
-			int64_t v;
-			memcpy(&v, bdata(a) + k * 8, 8);
-			dt_sb_printf(b, "%s%" PRId64, k ? "," : "", v);
-		}
-		dt_sb_printf(b, "]");
-	}
-}
-
-/* An operation's cost, from the tensors its attributes point to now. */
-static struct dt_cost_part *cost_part(struct dt_model *m, struct obj *o)
-{
-	const char *type =
-		dt_enum_name("cudnnBackendDescriptorType_t", 28, o->btype);
-	struct dt_role_tensor ts[DT_PART_TENSORS];
-	const char *mode = NULL;
-	struct dt_sbuf brief = { 0 };
-	int n = 0;
-
-	if (!type || !strstr(type, "BACKEND_OPERATION_"))
-		return NULL;
-	for (uint32_t i = 0; i < o->n_attrs; i++) {
-		const struct battr *a = &o->attrs[i];
-		if (a->type != 15) /* BACKEND_DESCRIPTOR */
-			continue;
-		for (uint32_t k = 0; k < a->bytes / 8 && n < DT_PART_TENSORS;
-		     k++) {
-			struct obj *t =
-				obj_find(m, battr_ptr(o, a->name, k), false);
-			const char *attr = dt_enum_name(
-				"cudnnBackendAttributeName_t", 27, a->name);
-			if (t && t->btype == m->bt_tensor && t->t.valid && attr)
-				ts[n++] =
-					(struct dt_role_tensor){ attr, &t->t };
-			else if (t && t->btype == m->bt_pointwise)
-				mode = dt_enum_name(
-					"cudnnPointwiseMode_t", 20,
-					battr_i64(t, m->a_pw_mode, -1));
-			else if (t && t->btype == m->bt_conv)
-				conv_brief(m, &brief, t);
-		}
-	}
-	for (int i = 0; i < n; i++) {
-		char role[96];
-		if (ts[i].t->is_virtual || ts[i].t->by_value)
-			continue;
-		dt_sb_printf(&brief, "%s%s=", brief.len ? " " : "",
-			     role_name(ts[i].attr, role, sizeof(role)));
-		describe_tensor(&brief, ts[i].t);
-	}
-	free(o->brief);
-	o->brief = dt_sb_take(&brief);
-	struct dt_cost_part *p = malloc(sizeof(*p));
-	if (p)
-		dt_cost_backend_op(p, type, ts, n,
-				   battr_i64(o, m->a_norm_phase, 1), mode);
-	return p;
 }
 
 /* ------------------------------------------------------------- the ops */
@@ -1198,36 +566,6 @@ static void rehash(struct obj *o)
 	o->chash = h | 1; /* 0 stays "no descriptor" */
 }
 
-/* What calls of one legacy problem share: described once. */
-struct legacy_entry {
-	uint64_t key;
-	char *desc, *problem;
-	struct tlist tensors;
-	struct dt_cost cost;
-	int64_t algo, workspace;
-	int tensor_cores;
-	struct legacy_entry *next;
-};
-
-static int64_t field_of(const void *desc, const char *name, int64_t def)
-{
-	return fval(desc, name, def);
-}
-
-static bool is_desc(const struct dt_arg *a)
-{
-	const char *e = a->name + a->name_len - 4;
-
-	/* "...Desc" or "...desc", as cuDNN names them */
-	return a->code == 'p' && a->name_len > 4 && (e[0] | 32) == 'd' &&
-	       e[1] == 'e' && e[2] == 's' && e[3] == 'c';
-}
-
-static bool is_handle(const struct dt_arg *a)
-{
-	return a->name_len == 6 && !memcmp(a->name, "handle", 6);
-}
-
 enum { ROLE_OTHER, ROLE_HANDLE, ROLE_DESC };
 
 /* What each argument of an API is to legacy_op(), worked out on its first
@@ -1245,135 +583,6 @@ static const uint8_t *arg_roles(struct dt_model *m, uint32_t api,
 		       : is_desc(&args[i]) ? ROLE_DESC
 					   : ROLE_OTHER;
 	return m->roles[api] = r;
-}
-
-/* A legacy call's device pointers: the arguments an op's ptrs list, in
- * the call's order. */
-#define LEGACY_PTRS 64
-
-static bool is_data_ptr(const struct dt_arg *a)
-{
-	return a->code == 'p' && !a->out && !is_handle(a) && !is_desc(a);
-}
-
-/* Which of a legacy op's ptrs holds the data of the tensor whose
- * descriptor is `role` ("x" for xDesc: the argument x, or X when the
- * function names its data so, as cudnnOpTensor does); -1 none. */
-static int32_t legacy_ptr_index(const struct dt_arg *args, int n,
-				const char *role, size_t len)
-{
-	char flipped[64];
-
-	if (!len || len >= sizeof(flipped))
-		return -1;
-	memcpy(flipped, role, len);
-	flipped[0] ^= 0x20;
-	for (int pass = 0; pass < 2; pass++) {
-		const char *want = pass ? flipped : role;
-		int32_t k = 0;
-		for (int i = 0; i < n && k < LEGACY_PTRS; i++) {
-			if (!is_data_ptr(&args[i]))
-				continue;
-			if (args[i].name_len == len &&
-			    !memcmp(args[i].name, want, len))
-				return k;
-			k++;
-		}
-	}
-	return -1;
-}
-
-/* Describe a legacy call's problem: its descriptors and scalars. */
-static struct legacy_entry *legacy_describe(struct dt_model *m,
-					    const struct dt_api_def *api,
-					    const struct dt_arg *args, int n,
-					    uint64_t key)
-{
-	struct legacy_entry *e = calloc(1, sizeof(*e));
-	struct dt_sbuf b = { 0 };
-	struct dt_legacy_arg la[40];
-	int n_la = 0;
-	size_t algo_at = 0, algo_len = 0; /* where desc names the algorithm */
-
-	if (!e)
-		return NULL;
-	e->key = key;
-	e->algo = -1;
-	e->workspace = -1;
-	e->tensor_cores = -1;
-	for (int i = 0; i < n; i++) {
-		const struct dt_arg *a = &args[i];
-		char tmp[96], t[64];
-		if (is_handle(a))
-			continue;
-		struct dt_legacy_arg *l = n_la < 40 ? &la[n_la++] : NULL;
-		if (l)
-			*l = (struct dt_legacy_arg){ .name = a->name,
-						     .name_len = a->name_len,
-						     .value = a->i };
-		if (is_desc(a)) {
-			struct obj *o = obj_find(m, a->u, false);
-			dt_sb_printf(&b, "%s%.*s=", b.len ? " " : "",
-				     (int)a->name_len - 4, a->name);
-			if (!o) {
-				dt_sb_printf(&b, "?");
-			} else if (o->t.valid) {
-				describe_tensor(&b, &o->t);
-				tlist_add(&e->tensors, &o->t, a->name,
-					  a->name_len - 4,
-					  legacy_ptr_index(args, n, a->name,
-							   a->name_len - 4));
-				if (l)
-					l->t = &o->t;
-			} else {
-				describe_fields(&b, o);
-				if (l)
-					l->desc = o;
-				/* RNN calls carry their algorithm in the
-				 * descriptor */
-				if (e->algo < 0 && field(o, "algo"))
-					e->algo = fval(o, "algo", -1);
-				/* a convolution held to FMA math */
-				if (fval(o, "mathType", -1) == 3)
-					e->tensor_cores = 0;
-			}
-		} else if (a->code == 'e' && a->type) {
-			size_t at = b.len;
-			snprintf(t, sizeof(t), "%.*s", (int)a->type_len,
-				 a->type);
-			dt_sb_printf(&b, "%s%.*s=%s", b.len ? " " : "",
-				     (int)a->name_len, a->name,
-				     short_enum(t, a->i, tmp, sizeof(tmp),
-						"CUDNN_"));
-			if (a->name_len == 4 && !memcmp(a->name, "algo", 4)) {
-				e->algo = a->i;
-				algo_at = at;
-				algo_len = b.len - at;
-			}
-		} else if (a->code == 'u' && a->name_len >= 13 &&
-			   !strncasecmp(a->name, "workspacesize", 13)) {
-			e->workspace = a->i;
-		}
-	}
-	dt_cost_legacy(&e->cost, api->name, la, n_la, field_of);
-	e->desc = dt_sb_take(&b);
-	/* a convolution's algorithm is cuDNN's answer (through Find or Get),
-	 * not part of the problem; softmax's and RNNs' are the program's */
-	if (algo_len && strstr(api->name, "Convolution")) {
-		e->problem = strdup(e->desc);
-		if (e->problem) {
-			size_t len = strlen(e->problem);
-			memmove(e->problem + algo_at,
-				e->problem + algo_at + algo_len,
-				len - algo_at - algo_len + 1);
-			if (*e->problem == ' ')
-				memmove(e->problem, e->problem + 1,
-					strlen(e->problem));
-		}
-	}
-	if (!e->problem)
-		e->problem = strdup(e->desc);
-	return e;
 }
 
 /* A legacy call that can launch work. */
@@ -1410,10 +619,10 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 	for (int i = 0; i < n; i++) {
 		const struct dt_arg *a = &args[i];
 		if (role[i] == ROLE_HANDLE) {
-			struct obj *h = obj_find(m, a->u, false);
+			struct obj *h = m_obj_find(m, a->u, false);
 			stream = h ? h->stream : 0;
 		} else if (role[i] == ROLE_DESC) {
-			struct obj *o = obj_find(m, a->u, false);
+			struct obj *o = m_obj_find(m, a->u, false);
 			key = mix(key, o ? o->chash : 0);
 		} else if (a->code == 'p') {
 			if (m->pointers && !a->out && n_ptr < LEGACY_PTRS)
@@ -1433,7 +642,7 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 	while (e && e->key != key)
 		e = e->next;
 	if (!e &&
-	    (e = legacy_describe(m, &m->fi->apis[c->api], args, n, key))) {
+	    (e = m_legacy_describe(m, &m->fi->apis[c->api], args, n, key))) {
 		e->next = m->legacy[slot];
 		m->legacy[slot] = e;
 	}
@@ -1451,42 +660,16 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		memcpy(p->ptrs, ptr, n_ptr * sizeof(*ptr));
 }
 
-/* The knob choices of an engine config, as the program set them or read
- * them back: "TILE_SIZE=4 KBLOCK=3"; NULL when none are known (yet). */
-static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr)
-{
-	struct obj *cfg = obj_find(m, cfg_ptr, false);
-	struct battr *kc = cfg && cfg->btype == m->bt_cfg
-				   ? battr(cfg, m->a_cfg_knobs)
-				   : NULL;
-	struct dt_sbuf b = { 0 };
-	char tmp[96];
-
-	for (uint32_t i = 0; kc && i < kc->bytes / 8; i++) {
-		struct obj *k =
-			obj_find(m, battr_ptr(cfg, m->a_cfg_knobs, i), false);
-		int64_t type = k ? battr_i64(k, m->a_knob_type, -1) : -1;
-		int64_t value = k ? battr_i64(k, m->a_knob_value, -1) : -1;
-		if (type < 0 || value == -1) /* -1: left at its default */
-			continue;
-		dt_sb_printf(&b, "%s%s=%" PRId64, b.len ? " " : "",
-			     short_enum("cudnnBackendKnobType_t", type, tmp,
-					sizeof(tmp), "CUDNN_KNOB_TYPE_"),
-			     value);
-	}
-	return b.len ? dt_sb_take(&b) : (free(b.p), NULL);
-}
-
 /* The variant pack's data pointers into p->ptrs, by uid; *ws its
  * workspace. */
 static void varpack_pointers(struct dt_model *m, uint64_t varpack,
 			     struct pending *p, uint64_t *ws)
 {
-	struct obj *vp = obj_find(m, varpack, false);
-	struct battr *uids = vp ? battr(vp, m->a_vp_uids) : NULL;
+	struct obj *vp = m_obj_find(m, varpack, false);
+	struct battr *uids = vp ? m_battr(vp, m->a_vp_uids) : NULL;
 	uint32_t n = uids ? uids->bytes / 8 : 0;
 
-	*ws = vp ? battr_ptr(vp, m->a_vp_ws, 0) : 0;
+	*ws = vp ? m_battr_ptr(vp, m->a_vp_ws, 0) : 0;
 	if (!n || !ptrs_room(p, n))
 		return;
 	for (uint32_t i = 0; i < n; i++) {
@@ -1494,12 +677,12 @@ static void varpack_pointers(struct dt_model *m, uint64_t varpack,
 		memcpy(&uid, bdata(uids) + i * 8, 8);
 		p->ptrs[i] =
 			(struct dt_op_ptr){ uid, NULL, 0,
-					    battr_ptr(vp, m->a_vp_ptrs, i) };
+					    m_battr_ptr(vp, m->a_vp_ptrs, i) };
 	}
 }
 
 /* Strings ops may point to stay until the model is freed. */
-static const char *keep(struct dt_model *m, char *s)
+const char *m_keep(struct dt_model *m, char *s)
 {
 	if (!s)
 		return NULL;
@@ -1513,29 +696,6 @@ static const char *keep(struct dt_model *m, char *s)
 	}
 	m->kept[m->n_kept++] = s;
 	return s;
-}
-
-/* "plan=3 <graph> knobs{...} notes{...}": described again only when what
- * is known of its engine changed. */
-static const char *plan_desc(struct dt_model *m, struct plan_info *pi)
-{
-	struct cfg_info *cfg = pi->cfg;
-	const char *knobs = cfg ? cfg->knobs : NULL;
-	const char *notes = cfg ? cfg->notes : NULL;
-	struct dt_sbuf b = { 0 };
-
-	if (pi->desc && pi->desc_knobs == knobs && pi->desc_notes == notes)
-		return pi->desc;
-	dt_sb_printf(&b, "plan=%u %s", pi->id,
-		     cfg && cfg->graph ? cfg->graph : "(graph unknown)");
-	if (knobs)
-		dt_sb_printf(&b, " knobs{%s}", knobs);
-	if (notes && *notes)
-		dt_sb_printf(&b, " notes{%s}", notes);
-	pi->desc = keep(m, dt_sb_take(&b));
-	pi->desc_knobs = knobs;
-	pi->desc_notes = notes;
-	return pi->desc;
 }
 
 static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
@@ -1552,11 +712,11 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 			 !memcmp(a->name, "variantPack", 11))
 			varpack = a->u;
 		else if (is_handle(a)) {
-			struct obj *h = obj_find(m, a->u, false);
+			struct obj *h = m_obj_find(m, a->u, false);
 			stream = h ? h->stream : 0;
 		}
 	}
-	struct obj *po = obj_find(m, plan, false);
+	struct obj *po = m_obj_find(m, plan, false);
 	struct plan_info *pi = po ? po->plan : NULL;
 	if (pi) {
 		pi->executions++;
@@ -1564,10 +724,10 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 		 */
 		if (pi->cfg && !pi->cfg->knobs)
 			pi->cfg->knobs =
-				(char *)keep(m, knobs_of(m, pi->cfg_ptr));
+				(char *)m_keep(m, m_knobs_of(m, pi->cfg_ptr));
 	}
 	struct pending *p = add_op(m, c, api->name,
-				   pi ? plan_desc(m, pi)
+				   pi ? m_plan_desc(m, pi)
 				      : "plan=? (not finalized in this trace)");
 	if (!p)
 		return;
@@ -1593,25 +753,6 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 }
 
 /* --------------------------------------------------------------- calls */
-
-static char *knobs_of(struct dt_model *m, uint64_t cfg_ptr);
-
-/* An engine's numerical notes, read back: "TENSOR_CORE DOWN_CONVERT_INPUTS". */
-static char *notes_of(struct obj *o, int64_t attr)
-{
-	struct battr *a = battr(o, attr);
-	struct dt_sbuf b = { 0 };
-	char tmp[96];
-
-	for (uint32_t i = 0; a && i + 4 <= a->bytes; i += 4) {
-		int32_t v;
-		memcpy(&v, bdata(a) + i, 4);
-		dt_sb_printf(&b, "%s%s", b.len ? " " : "",
-			     short_enum("cudnnBackendNumericalNote_t", v, tmp,
-					sizeof(tmp), "CUDNN_NUMERICAL_NOTE_"));
-	}
-	return dt_sb_take(&b);
-}
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -1689,25 +830,26 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 	bool ok = c->status == 0;
 
 	if (cls == API_BK_CREATE && n == 2 && ok) {
-		struct obj *o = obj_find(m, args[1].u, true);
+		struct obj *o = m_obj_find(m, args[1].u, true);
 		if (o) {
 			obj_clear(o);
 			o->btype = args[0].i;
 		}
 	} else if (cls == API_BK_DESTROY && n == 1) {
-		struct obj *o = obj_find(m, args[0].u, false);
+		struct obj *o = m_obj_find(m, args[0].u, false);
 		/* an engine config read back from a plan: keep its knobs */
 		if (o && o->btype == m->bt_cfg && o->cfg && !o->cfg->knobs)
-			o->cfg->knobs = (char *)keep(m, knobs_of(m, o->ptr));
+			o->cfg->knobs =
+				(char *)m_keep(m, m_knobs_of(m, o->ptr));
 		if (o)
 			obj_remove(m, o);
 	} else if (cls == API_BK_SET && n == 5 && ok) {
-		struct obj *o = obj_find(m, args[0].u, false);
+		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (o && o->btype >= 0)
 			set_battr(o, args[1].i, args[2].i, args[4].data,
 				  args[4].count);
 	} else if (cls == API_BK_GET && n == 6 && ok) {
-		struct obj *o = obj_find(m, args[0].u, false);
+		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (!o || o->btype < 0)
 			return;
 		set_battr(o, args[1].i, args[2].i, args[5].data, args[5].count);
@@ -1716,26 +858,26 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			/* the knob descriptors cuDNN filled in belong to this
 			 * config: reading their values completes its knobs */
 			for (uint32_t i = 0; i < args[5].count / 8; i++) {
-				struct obj *k = obj_find(
-					m, battr_ptr(o, attr, i), false);
+				struct obj *k = m_obj_find(
+					m, m_battr_ptr(o, attr, i), false);
 				if (k)
 					k->owner = o->ptr;
 			}
 		} else if ((attr == m->a_knob_value ||
 			    attr == m->a_knob_type) &&
 			   o->owner) {
-			struct obj *cfg = obj_find(m, o->owner, false);
+			struct obj *cfg = m_obj_find(m, o->owner, false);
 			if (cfg && cfg->cfg)
-				cfg->cfg->knobs =
-					(char *)keep(m, knobs_of(m, cfg->ptr));
+				cfg->cfg->knobs = (char *)m_keep(
+					m, m_knobs_of(m, cfg->ptr));
 		} else if (attr == m->a_heur_results) {
 			/* engine configs cuDNN filled in: they run this graph
 			 */
-			struct obj *g = obj_find(
-				m, battr_ptr(o, m->a_heur_graph, 0), false);
+			struct obj *g = m_obj_find(
+				m, m_battr_ptr(o, m->a_heur_graph, 0), false);
 			for (uint32_t i = 0; i < args[5].count / 8; i++) {
-				struct obj *cfg = obj_find(
-					m, battr_ptr(o, attr, i), false);
+				struct obj *cfg = m_obj_find(
+					m, m_battr_ptr(o, attr, i), false);
 				if (!cfg)
 					continue;
 				cfg->cfg = new_cfg(m);
@@ -1744,79 +886,79 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 		} else if (attr == m->a_cfg_engine) {
 			/* the engine read back shares the config's knowledge */
 			struct obj *e =
-				obj_find(m, battr_ptr(o, attr, 0), false);
+				m_obj_find(m, m_battr_ptr(o, attr, 0), false);
 			if (e)
 				e->cfg = o->cfg;
 		} else if (attr == m->a_engine_index && o->cfg) {
-			o->cfg->engine = battr_i64(o, attr, -1);
+			o->cfg->engine = m_battr_i64(o, attr, -1);
 		} else if (attr == m->a_engine_notes && o->cfg) {
 			/* ops may point to the old notes: they stay */
-			o->cfg->notes = (char *)keep(m, notes_of(o, attr));
+			o->cfg->notes = (char *)m_keep(m, m_notes_of(o, attr));
 		} else if (attr == m->a_plan_ws && o->plan) {
-			o->plan->workspace = battr_i64(o, attr, -1);
+			o->plan->workspace = m_battr_i64(o, attr, -1);
 		} else if (attr == m->a_plan_cfg && o->plan) {
 			/* the plan's engine config, read back (dnntrace does
 			 * this once per plan): what is learned through it is
 			 * the plan's */
 			struct obj *cfg =
-				obj_find(m, battr_ptr(o, attr, 0), false);
+				m_obj_find(m, m_battr_ptr(o, attr, 0), false);
 			if (cfg && !o->plan->cfg)
 				o->plan->cfg = new_cfg(m);
 			if (cfg)
 				cfg->cfg = o->plan->cfg;
 		}
 	} else if (cls == API_BK_FINALIZE && n == 1 && ok) {
-		struct obj *o = obj_find(m, args[0].u, false);
+		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (!o || o->btype < 0)
 			return;
 		if (o->btype == m->bt_tensor) {
 			backend_tensor(m, o);
-		} else if (snapshot_type(m, o->btype)) {
+		} else if (m_snapshot_type(m, o->btype)) {
 			struct dt_sbuf b = { 0 };
 			struct tlist j = { 0 };
 			free(o->snap);
-			tlist_free(&o->snap_tensors);
+			m_tlist_free(&o->snap_tensors);
 			free(o->part);
 			o->snap =
 				NULL; /* describe what it points to, not this */
-			describe_battrs(m, &b, &j, o, 1);
+			m_describe_battrs(m, &b, &j, o, 1);
 			o->snap = dt_sb_take(&b);
 			o->snap_tensors = j;
-			o->part = cost_part(m, o);
+			o->part = m_cost_part(m, o);
 		} else if (o->btype == m->bt_graph) {
 			free(o->graph);
-			tlist_free(&o->graph_tensors);
-			o->graph = describe_graph(m, o, &o->graph_tensors,
-						  &o->cost);
+			m_tlist_free(&o->graph_tensors);
+			o->graph = m_describe_graph(m, o, &o->graph_tensors,
+						    &o->cost);
 			free(o->brief);
-			o->brief = graph_brief(m, o);
+			o->brief = m_graph_brief(m, o);
 		} else if (o->btype == m->bt_engine) {
-			struct obj *g = obj_find(
-				m, battr_ptr(o, m->a_engine_graph, 0), false);
+			struct obj *g = m_obj_find(
+				m, m_battr_ptr(o, m->a_engine_graph, 0), false);
 			o->cfg = new_cfg(m);
 			if (o->cfg)
 				o->cfg->engine =
-					battr_i64(o, m->a_engine_index, -1);
+					m_battr_i64(o, m->a_engine_index, -1);
 			copy_graph(o->cfg, g);
 		} else if (o->btype == m->bt_cfg) {
-			struct obj *e = obj_find(
-				m, battr_ptr(o, m->a_cfg_engine, 0), false);
+			struct obj *e = m_obj_find(
+				m, m_battr_ptr(o, m->a_cfg_engine, 0), false);
 			if (e && e->cfg)
 				o->cfg = e->cfg;
 			/* its knob choices, while they are alive */
 			if (o->cfg && !o->cfg->knobs)
-				o->cfg->knobs =
-					(char *)keep(m, knobs_of(m, o->ptr));
+				o->cfg->knobs = (char *)m_keep(
+					m, m_knobs_of(m, o->ptr));
 		} else if (o->btype == m->bt_plan) {
-			struct obj *cfg = obj_find(
-				m, battr_ptr(o, m->a_plan_cfg, 0), false);
+			struct obj *cfg = m_obj_find(
+				m, m_battr_ptr(o, m->a_plan_cfg, 0), false);
 			struct plan_info *pi = calloc(1, sizeof(*pi));
 			if (!pi)
 				return;
 			pi->id = ++m->n_plans;
 			pi->cfg = cfg ? cfg->cfg : NULL;
 			pi->cfg_ptr = cfg ? cfg->ptr : 0;
-			pi->workspace = battr_i64(o, m->a_plan_ws, -1);
+			pi->workspace = m_battr_i64(o, m->a_plan_ws, -1);
 			pi->next = m->plans;
 			m->plans = pi;
 			o->plan = pi;
@@ -1900,7 +1042,7 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		return;
 	case API_CREATE_HANDLE: /* handles and the stream each works on */
 		if (n == 1 && ok) {
-			struct obj *o = obj_find(m, args[0].u, true);
+			struct obj *o = m_obj_find(m, args[0].u, true);
 			if (o) {
 				obj_clear(o);
 			}
@@ -1908,14 +1050,14 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		return;
 	case API_SET_STREAM:
 		if (n == 2 && ok) {
-			struct obj *o = obj_find(m, args[0].u, true);
+			struct obj *o = m_obj_find(m, args[0].u, true);
 			if (o)
 				o->stream = args[1].u;
 		}
 		return;
 	case API_CREATE_DESC: /* cudnnCreate<Kind>Descriptor(&d) */
 		if (n == 1 && args[0].out && ok) {
-			struct obj *o = obj_find(m, args[0].u, true);
+			struct obj *o = m_obj_find(m, args[0].u, true);
 			if (o) {
 				obj_clear(o);
 				o->kind = name + 11;
@@ -1928,7 +1070,7 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		return;
 	case API_DESTROY:
 		if (n == 1) {
-			struct obj *o = obj_find(m, args[0].u, false);
+			struct obj *o = m_obj_find(m, args[0].u, false);
 			if (o)
 				obj_remove(m, o);
 		}
@@ -1940,7 +1082,7 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 	case API_SETTER:
 		/* its arguments describe the descriptor it is given first */
 		if (n > 1 && args[0].code == 'p' && ok) {
-			struct obj *o = obj_find(m, args[0].u, false);
+			struct obj *o = m_obj_find(m, args[0].u, false);
 			if (!o)
 				return;
 			for (int i = 1; i < n; i++)
@@ -1963,8 +1105,8 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
  * bfloat16 data, as cuDNN documents it. */
 static void derive_bn(struct dt_model *m, const struct dt_arg *args)
 {
-	struct obj *d = obj_find(m, args[0].u, false);
-	struct obj *x = obj_find(m, args[1].u, false);
+	struct obj *d = m_obj_find(m, args[0].u, false);
+	struct obj *x = m_obj_find(m, args[1].u, false);
 
 	if (!d || !x || !x->t.valid)
 		return;
@@ -2539,7 +1681,7 @@ void dt_model_free(struct dt_model *m)
 	while (m->cfgs) {
 		struct cfg_list *n = m->cfgs->next;
 		free(m->cfgs->info.graph);
-		tlist_free(&m->cfgs->info.tensors);
+		m_tlist_free(&m->cfgs->info.tensors);
 		free(m->cfgs->info.brief);
 		/* knobs and notes are kept */
 		free(m->cfgs);
@@ -2571,7 +1713,7 @@ void dt_model_free(struct dt_model *m)
 			m->legacy[i] = e->next;
 			free(e->desc);
 			free(e->problem);
-			tlist_free(&e->tensors);
+			m_tlist_free(&e->tensors);
 			free(e);
 		}
 	for (size_t i = 0; i < m->n_kept; i++)

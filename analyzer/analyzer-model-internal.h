@@ -1,0 +1,291 @@
+/*
+ * analyzer-model-internal.h - the model's state, shared by the replay of
+ * calls (analyzer-model.c) and their description (analyzer-describe.c).
+ * Private to those two files.
+ */
+#ifndef DT_ANALYZER_MODEL_INTERNAL_H
+#define DT_ANALYZER_MODEL_INTERNAL_H
+
+#include "analyzer-cost.h"
+#include "analyzer-model.h"
+#include "analyzer-util.h"
+#include "dt-analyzer.h"
+
+#define MAX_DIMS DT_MAX_DIMS
+/* A graph's description stops growing here: a descriptor may list itself,
+ * or list others many times over (a crafted trace would make it explode). */
+#define DESC_MAX (64u << 10)
+/* Ops wait this long (host time) for their kernels before they are handed
+ * out: CUPTI delivers kernel records some flushes after the launch. */
+#define HORIZON_NS 3000000000ull
+
+/* A graph's tensors stop here, as its description does at DESC_MAX. */
+#define TENSORS_MAX 512
+
+/* A list of tensors, as ops show them; { 0 } is empty. */
+struct tlist {
+	struct dt_op_tensor *v;
+	uint32_t n, cap;
+};
+
+/* One argument kept from a legacy setter. */
+struct field {
+	const char *name; /* into the file's signature strings */
+	uint32_t name_len;
+	const char *type;
+	uint32_t type_len;
+	char code;
+	uint32_t count; /* arrays: elements kept */
+	int64_t v[MAX_DIMS];
+	double f;
+};
+
+/* One backend attribute: as set, or as cuDNN returned it. */
+struct battr {
+	int64_t name;
+	int64_t type;
+	uint32_t bytes;
+	uint8_t *data; /* payloads larger than inl */
+	uint8_t inl[24];
+};
+
+/* Most payloads are a value or two: they stay in the attribute. */
+static inline const uint8_t *bdata(const struct battr *a)
+{
+	return a->bytes <= sizeof(a->inl) ? a->inl : a->data;
+}
+
+/* What is known of an engine configuration: shared by the plans built
+ * from it, and completed when the program asks cuDNN about it later. */
+struct cfg_info {
+	char *graph;          /* the operation graph, described */
+	struct tlist tensors; /* its tensors */
+	char *brief;          /* its tensors and parameters, compactly */
+	int64_t engine;       /* global engine index, -1 unknown */
+	char *knobs;          /* "TILE_SIZE=4 KBLOCK=3", once known */
+	char *notes; /* numerical notes: "TENSOR_CORE ...", once known */
+	struct dt_cost cost; /* what one execution computes and moves */
+};
+
+struct cfg_list {
+	struct cfg_info info;
+	struct cfg_list *next;
+};
+
+struct plan_info {
+	uint32_t id; /* 1, 2, ... in finalize order */
+	struct cfg_info *cfg;
+	uint64_t cfg_ptr;  /* the engine config descriptor it was built from */
+	int64_t workspace; /* -1 unknown */
+	uint64_t executions;
+	const char *desc; /* as its executions show it (kept) */
+	const char *desc_knobs, *desc_notes; /* what desc was made from */
+	struct plan_info *next;
+};
+
+struct obj {
+	uint64_t ptr;
+	const char *kind; /* legacy: from cudnnCreate<Kind>Descriptor */
+	uint32_t kind_len;
+	int64_t btype; /* backend descriptor type, -1 for legacy */
+	struct field *fields;
+	uint32_t n_fields;
+	struct battr *attrs;
+	uint32_t n_attrs, cap_attrs;
+	struct dt_tensor t; /* tensors and filters, normalized */
+	uint64_t chash;     /* legacy: its content, hashed */
+	uint64_t owner;     /* a knob choice: the config it belongs to */
+	char *graph;        /* OPERATIONGRAPH: its description at finalize */
+	struct tlist graph_tensors; /* and its tensors */
+	struct dt_cost cost;        /* and its cost */
+	char *snap;                 /* other descriptors: their description when
+				       finalized (the program may destroy and reuse
+				       what they point to before building a graph) */
+	struct tlist snap_tensors;  /* and their tensors */
+	struct dt_cost_part *part;  /* operations: their cost */
+	char *brief; /* operations: their tensors, compactly; graphs: all of
+			their operations' */
+	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
+	uint64_t stream;      /* a cuDNN handle: its stream (0: default) */
+	struct plan_info *plan;
+};
+
+/* An op waiting for its kernels. Its strings belong to the model (shared
+ * by every op of a problem), but for the pointers and the kernel name. */
+struct pending {
+	/* next first: with the op's seq and times, one cache line holds what
+	 * walking the queue reads */
+	struct pending *next;
+	struct dt_op op;
+	const char *desc;
+	const char *problem; /* NULL: the same as desc */
+	const char *brief;   /* NULL: the same as problem */
+	const struct tlist *tensors;
+	struct dt_op_ptr *ptrs; /* ptr_buf, n_ptrs of it */
+	uint32_t n_ptrs;
+	struct dt_op_ptr *ptr_buf; /* kept when the op is used again */
+	uint32_t ptr_cap;
+	const char *first_kernel; /* the model's copy of the name */
+	int tc_hint; /* what its kernels' names say of tensor cores */
+};
+
+#define LEGACY_BUCKETS 4096
+
+struct dt_model {
+	const struct dt_file_info *fi;
+	struct obj *objs; /* open addressing by ptr */
+	size_t cap, used;
+	struct plan_info *plans;
+	uint32_t n_plans;
+	struct cfg_list *cfgs; /* every cfg_info, owned here */
+	/* constants looked up by name in the generated enum table */
+	int64_t bt_tensor, bt_graph, bt_engine, bt_cfg, bt_heur, bt_plan,
+		bt_varpack, bt_knob_choice, bt_pointwise, bt_conv;
+	int64_t a_cfg_knobs, a_knob_type, a_knob_value, a_engine_notes,
+		a_vp_uids, a_vp_ptrs, a_vp_ws;
+	int64_t a_graph_ops, a_heur_graph, a_heur_results, a_cfg_engine,
+		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
+		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
+		a_t_by_value, a_norm_phase, a_pw_mode, a_conv_pre, a_conv_post,
+		a_conv_stride, a_conv_dil;
+	/* ops waiting for their kernels, in call order, and by seq (open
+	 * addressing, linear probing; at most half full) */
+	struct pending *head, *tail;
+	uint64_t head_t_end; /* head->op.t_end, read for every record */
+	struct seq_slot {
+		uint64_t seq; /* here too, so probing reads no op */
+		struct pending *p;
+	} * by_seq;
+	size_t by_seq_cap, n_pending;
+	struct pending *out;   /* last op handed out */
+	struct pending *spare; /* handed out, for reuse */
+	uint64_t last_out;     /* its seq */
+	uint64_t now;          /* latest host time seen */
+	int64_t cupti_to_mono;
+	/* the most recent calls, by seq: a call that launched work but is
+	 * not a compute call (cudnnCreate, a dropout setter) becomes an op
+	 * when its first launch shows up */
+	struct recent {
+		uint64_t seq;
+		uint64_t t_begin, t_end;
+		uint32_t tid;
+		int32_t status;
+		const char *api;
+	} recent[1 << 16];
+	/* CUPTI correlation id -> call, direct-mapped on recent ids */
+	struct {
+		uint32_t corr;
+		uint64_t call;
+	} corr[1 << 16];
+	/* kernels of calls whose API_CALL record is still to come (a long
+	 * call is recorded when it returns, its launches as CUPTI flushes) */
+	struct orphan {
+		uint64_t call;
+		uint32_t kernels;
+		int32_t device;
+		uint32_t converts;
+		uint64_t convert_ns;
+		uint64_t gpu_ns, start, end;
+		const char *first_kernel;
+	} orphans[1024];
+	uint64_t max_seq; /* the highest call seq seen */
+	struct dt_model_stats stats;
+	/* what kernel names say, worked out once per name: the names are
+	 * few, their records many. Entries stay for the model's life. */
+	struct dt_kernel_class **knames; /* by id */
+	uint32_t *kname_idx;             /* open addressing: id + 1 */
+	uint32_t n_knames, cap_kname_idx;
+	size_t cap_knames;
+	const struct dt_consumer *cons; /* who gets the events */
+	int n_cons;
+	struct dt_device *devices; /* as DEVICE records described them */
+	size_t n_devices, cap_devices;
+	bool pointers;        /* ops carry their device pointers */
+	uint8_t *api_class;   /* enum api_class by API id */
+	struct dt_sig **sigs; /* parsed signatures by API id */
+	uint8_t **roles;      /* legacy_op(): each argument's role, by API */
+	struct dt_arg **args; /* each API's last call, decoded */
+	int64_t bn_per_activation;
+	struct legacy_entry *legacy[LEGACY_BUCKETS];
+	char **kept; /* strings ops may still point to, freed at the end */
+	size_t n_kept, cap_kept;
+};
+
+/* What calls of one legacy problem share: described once. */
+struct legacy_entry {
+	uint64_t key;
+	char *desc, *problem;
+	struct tlist tensors;
+	struct dt_cost cost;
+	int64_t algo, workspace;
+	int tensor_cores;
+	struct legacy_entry *next;
+};
+
+static inline bool is_desc(const struct dt_arg *a)
+{
+	const char *e = a->name + a->name_len - 4;
+
+	/* "...Desc" or "...desc", as cuDNN names them */
+	return a->code == 'p' && a->name_len > 4 && (e[0] | 32) == 'd' &&
+	       e[1] == 'e' && e[2] == 's' && e[3] == 'c';
+}
+
+static inline bool is_handle(const struct dt_arg *a)
+{
+	return a->name_len == 6 && !memcmp(a->name, "handle", 6);
+}
+
+/* A legacy call's device pointers: the arguments an op's ptrs list, in
+ * the call's order. */
+#define LEGACY_PTRS 64
+
+static inline bool is_data_ptr(const struct dt_arg *a)
+{
+	return a->code == 'p' && !a->out && !is_handle(a) && !is_desc(a);
+}
+
+/* ------------------------------------------------------- the model's */
+
+struct obj *m_obj_find(struct dt_model *m, uint64_t ptr, bool create);
+struct battr *m_battr(struct obj *o, int64_t name);
+int64_t m_battr_i64(struct obj *o, int64_t name, int64_t def);
+uint64_t m_battr_ptr(struct obj *o, int64_t name, uint32_t i);
+const struct field *m_field(const struct obj *o, const char *name);
+int64_t m_fval(const struct obj *o, const char *name, int64_t def);
+/* Strings ops may point to stay until the model is freed. */
+const char *m_keep(struct dt_model *m, char *s);
+
+/* ------------------------------------------- describing (analyzer-describe.c)
+ */
+
+void m_tlist_append(struct tlist *l, const struct tlist *from);
+void m_tlist_free(struct tlist *l);
+/* Which backend descriptors are described when finalized. */
+bool m_snapshot_type(const struct dt_model *m, int64_t btype);
+/* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
+ * tensors also go to j when j is given. */
+void m_describe_battrs(struct dt_model *m, struct dt_sbuf *b, struct tlist *j,
+		       struct obj *o, int depth);
+/* The operation graph as it is when finalized: its operations, its
+ * tensors (into j) and its cost. */
+char *m_describe_graph(struct dt_model *m, struct obj *g, struct tlist *j,
+		       struct dt_cost *cost);
+/* The graph's operations' briefs merged. */
+char *m_graph_brief(struct dt_model *m, struct obj *g);
+/* An operation's cost (and its brief), from the tensors it points to. */
+struct dt_cost_part *m_cost_part(struct dt_model *m, struct obj *o);
+/* A legacy call's problem: its descriptors and scalars, keyed by key. */
+struct legacy_entry *m_legacy_describe(struct dt_model *m,
+				       const struct dt_api_def *api,
+				       const struct dt_arg *args, int n,
+				       uint64_t key);
+/* The knob choices of an engine config: "TILE_SIZE=4 KBLOCK=3", or
+ * NULL. */
+char *m_knobs_of(struct dt_model *m, uint64_t cfg_ptr);
+/* An engine's numerical notes, read back. */
+char *m_notes_of(struct obj *o, int64_t attr);
+/* "plan=3 <graph> knobs{...} notes{...}", kept. */
+const char *m_plan_desc(struct dt_model *m, struct plan_info *pi);
+
+#endif /* DT_ANALYZER_MODEL_INTERNAL_H */
