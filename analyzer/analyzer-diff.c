@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "analyzer-util.h"
-#include "dt-diff.h"
+#include "dt-analyzer.h"
 
 const char *dt_verdict_key(enum dt_verdict v)
 {

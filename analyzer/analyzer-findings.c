@@ -12,7 +12,7 @@
 
 #include "analyzer-findings.h"
 #include "analyzer-util.h"
-#include "dt-summary.h"
+#include "dt-analyzer.h"
 
 const char *dt_finding_key(enum dt_finding_type t)
 {

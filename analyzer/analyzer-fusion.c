@@ -1,6 +1,6 @@
 /*
  * analyzer-fusion.c - chains of GPU work that one cuDNN graph could run
- * fused (dt-fusion.h; the rules are in analyzer/FUSION.md).
+ * fused (dt-analyzer.h, "fusion"; the rules are in analyzer/FUSION.md).
  *
  * Every kernel becomes a node of its stream; the kernels of one cuDNN call
  * make one node, which the model's op for that call describes. Nodes are

@@ -18,7 +18,7 @@
 
 #include "analyzer-findings.h"
 #include "analyzer-util.h"
-#include "dt-summary.h"
+#include "dt-analyzer.h"
 
 /* ----------------------------------------------------------- helpers */
 

@@ -1,6 +1,6 @@
 /*
  * cmd-diff.c - `dnntrace diff BASE NEW`: what changed between two runs, and
- * a gate for CI. The comparison is the analyzer's (dt-diff.h); this file
+ * a gate for CI. The comparison is the analyzer's (dt_diff_new()); this file
  * lays it out as text, Markdown (for a job summary or a pull-request
  * comment) or JSON (schema dnntrace.diff, analyzer/DIFF.md).
  */
@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "dt-analyzer.h"
-#include "dt-diff.h"
 #include "dt-tools.h"
 
 #define DIFF_SCHEMA_VERSION 1

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "dt-analyzer.h"
-#include "dt-summary.h"
 #include "dt-tools.h"
 
 /* ------------------------------------------------------------- details */

@@ -2,7 +2,7 @@
  * cmd-report.c - `dnntrace report`: where the time went and how well the
  * GPU was used, for one trace or all the traces of a job.
  *
- * The numbers come from the analyzer's summary (dt-summary.h); this file
+ * The numbers come from the analyzer's summary (struct dt_summary); this file
  * only lays them out: aligned text (colours on a terminal), Markdown, or
  * JSON in the versioned schema analyzer/REPORT.md documents.
  */
@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "dt-analyzer.h"
-#include "dt-summary.h"
 #include "dt-tools.h"
 
 #define RANK_COLUMNS 8 /* per-rank columns up to this many files */

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "dt-analyzer.h"
-#include "dt-summary.h"
 #include "dt-tools.h"
 
 /* The chain in one line: "convolution forward (51380224 x BFLOAT16) ->

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "dt-analyzer.h"
-#include "dt-summary.h"
 #include "dt-tools.h"
 
 static int cmp_str(const void *a, const void *b)

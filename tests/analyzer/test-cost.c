@@ -6,8 +6,7 @@
 #include <math.h>
 
 #include "analyzer-cost.h"
-#include "dt-fusion.h"
-#include "dt-summary.h"
+#include "dt-analyzer.h"
 #include "dt-test.h"
 
 enum { FLOAT = 0, HALF = 2, BF16 = 9 }; /* cudnnDataType_t */

@@ -13,8 +13,6 @@
 #include <stdio.h>
 
 #include "dt-analyzer.h"
-#include "dt-diff.h"
-#include "dt-summary.h"
 #include "dt-trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
