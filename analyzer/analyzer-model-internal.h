@@ -45,8 +45,8 @@ struct battr {
 	int64_t name;
 	int64_t type;
 	uint32_t bytes;
-	uint8_t *data; /* payloads larger than inl */
-	uint8_t inl[24];
+	uint8_t *data;   /* payloads larger than inl */
+	uint8_t inl[64]; /* up to eight dimensions or strides */
 };
 
 /* Most payloads are a value or two: they stay in the attribute. */
@@ -89,11 +89,11 @@ struct obj {
 	uint32_t kind_len;
 	int64_t btype; /* backend descriptor type, -1 for legacy */
 	struct field *fields;
-	uint32_t n_fields;
+	uint32_t n_fields, cap_fields;
 	struct battr *attrs;
 	uint32_t n_attrs, cap_attrs;
 	struct dt_tensor t; /* tensors and filters, normalized */
-	uint64_t chash;     /* legacy: its content, hashed */
+	uint64_t chash;     /* legacy: its content, hashed; 0 until needed */
 	uint64_t owner;     /* a knob choice: the config it belongs to */
 	char *graph;        /* OPERATIONGRAPH: its description at finalize */
 	struct tlist graph_tensors; /* and its tensors */
@@ -108,6 +108,7 @@ struct obj {
 	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
 	uint64_t stream;      /* a cuDNN handle: its stream (0: default) */
 	struct plan_info *plan;
+	struct obj *next_free; /* when destroyed */
 };
 
 /* An op waiting for its kernels. Its strings belong to the model (shared
@@ -130,11 +131,17 @@ struct pending {
 };
 
 #define LEGACY_BUCKETS 4096
+/* The first size of a descriptor's arrays of fields and attributes. */
+#define OBJ_ARRAY 8
 
 struct dt_model {
 	const struct dt_file_info *fi;
-	struct obj *objs; /* open addressing by ptr */
+	struct objslot {
+		uint64_t ptr; /* the descriptor's address, 0 for none */
+		struct obj *o;
+	} * objs; /* open addressing by ptr */
 	size_t cap, used;
+	struct obj *free_objs; /* destroyed, to be used again */
 	struct plan_info *plans;
 	uint32_t n_plans;
 	struct cfg_list *cfgs; /* every cfg_info, owned here */
@@ -200,11 +207,23 @@ struct dt_model {
 	int n_cons;
 	struct dt_device *devices; /* as DEVICE records described them */
 	size_t n_devices, cap_devices;
-	bool pointers;        /* ops carry their device pointers */
-	uint8_t *api_class;   /* enum api_class by API id */
-	struct dt_sig **sigs; /* parsed signatures by API id */
-	uint8_t **roles;      /* legacy_op(): each argument's role, by API */
-	struct dt_arg **args; /* each API's last call, decoded */
+	bool pointers; /* ops carry their device pointers */
+	/* arrays of OBJ_ARRAY fields and attributes that destroyed
+	 * descriptors left, for the next ones: descriptors come and go by
+	 * the million, their arrays need not */
+	struct field *free_fields[64];
+	struct battr *free_attrs[64];
+	int n_free_fields, n_free_attrs;
+	/* what is worked out once per function of the trace, by API id */
+	struct api_info {
+		uint8_t cls;         /* enum api_class, 0 until classified */
+		uint8_t setter;      /* SETTER_*, 0 until known */
+		uint8_t kind_len;    /* a create call: its descriptor kind's
+					length, in the function's name */
+		struct dt_sig *sig;  /* its signature, parsed */
+		uint8_t *roles;      /* legacy_op(): each argument's role */
+		struct dt_arg *args; /* its last call, decoded */
+	} * api;
 	int64_t bn_per_activation;
 	struct legacy_entry *legacy[LEGACY_BUCKETS];
 	char **kept; /* strings ops may still point to, freed at the end */

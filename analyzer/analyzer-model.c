@@ -70,62 +70,90 @@ static uint64_t hash_ptr(uint64_t p)
 	return p ^ (p >> 33);
 }
 
-static void obj_clear(struct obj *o)
+/* An array of OBJ_ARRAY elements of a freed descriptor, or a new one. */
+static void *array_get(void **free_list, int *n, size_t elem)
 {
-	free(o->fields);
+	return *n ? free_list[--*n] : malloc(OBJ_ARRAY * elem);
+}
+
+static void array_put(void **free_list, int *n, void *v, uint32_t cap)
+{
+	if (v && cap == OBJ_ARRAY && *n < 64)
+		free_list[(*n)++] = v;
+	else
+		free(v);
+}
+
+/* Let go of what a descriptor holds. */
+static void obj_release(struct dt_model *m, struct obj *o)
+{
+	array_put((void **)m->free_fields, &m->n_free_fields, o->fields,
+		  o->cap_fields);
 	for (uint32_t i = 0; i < o->n_attrs; i++)
 		free(o->attrs[i].data);
-	free(o->attrs);
+	array_put((void **)m->free_attrs, &m->n_free_attrs, o->attrs,
+		  o->cap_attrs);
 	free(o->graph);
 	m_tlist_free(&o->graph_tensors);
 	free(o->snap);
 	m_tlist_free(&o->snap_tensors);
 	free(o->part);
 	free(o->brief);
-	uint64_t ptr = o->ptr;
-	memset(o, 0, sizeof(*o));
-	o->ptr = ptr;
-	o->btype = -1;
 }
 
-static void grow(struct dt_model *m)
+/* Twice as many slots (at most half are used). */
+static bool grow(struct dt_model *m)
 {
-	struct obj *old = m->objs;
-	size_t ocap = m->cap;
+	struct objslot *old = m->objs;
+	size_t ocap = m->cap, cap = ocap ? ocap * 2 : 1024;
+	struct objslot *v = calloc(cap, sizeof(*v));
 
-	m->cap = ocap ? ocap * 2 : 1024;
-	m->objs = calloc(m->cap, sizeof(*m->objs));
-	m->used = 0;
+	if (!v)
+		return false;
 	for (size_t i = 0; i < ocap; i++)
 		if (old[i].ptr) {
-			struct obj *o = m_obj_find(m, old[i].ptr, true);
-			*o = old[i];
+			size_t k = hash_ptr(old[i].ptr) & (cap - 1);
+			while (v[k].ptr)
+				k = (k + 1) & (cap - 1);
+			v[k] = old[i];
 		}
 	free(old);
+	m->objs = v;
+	m->cap = cap;
+	return true;
 }
 
 /* The descriptors alive, by address: open addressing, linear probing, at
- * most half full. */
+ * most half full, each slot pointing to its descriptor (which stays where
+ * it is while it lives). */
 struct obj *m_obj_find(struct dt_model *m, uint64_t ptr, bool create)
 {
 	if (!ptr)
 		return NULL;
-	if (create && (m->used + 1) * 2 > m->cap)
-		grow(m);
+	if (create && (m->used + 1) * 2 > m->cap && !grow(m))
+		return NULL;
 	if (!m->cap)
 		return NULL;
 	for (size_t i = hash_ptr(ptr) & (m->cap - 1);;
 	     i = (i + 1) & (m->cap - 1)) {
 		if (m->objs[i].ptr == ptr)
-			return &m->objs[i];
+			return m->objs[i].o;
 		if (!m->objs[i].ptr) {
 			if (!create)
 				return NULL;
+			/* descriptors come and go by the million: those
+			 * destroyed are used again */
+			struct obj *o = m->free_objs;
+			if (o)
+				m->free_objs = o->next_free;
+			else if (!(o = malloc(sizeof(*o))))
+				return NULL;
+			memset(o, 0, sizeof(*o));
+			o->ptr = ptr;
+			o->btype = -1;
+			m->objs[i] = (struct objslot){ ptr, o };
 			m->used++;
-			memset(&m->objs[i], 0, sizeof(m->objs[i]));
-			m->objs[i].ptr = ptr;
-			m->objs[i].btype = -1;
-			return &m->objs[i];
+			return o;
 		}
 	}
 }
@@ -135,9 +163,16 @@ struct obj *m_obj_find(struct dt_model *m, uint64_t ptr, bool create)
  * by the descriptors alive. Backward-shift deletion keeps probing valid. */
 static void obj_remove(struct dt_model *m, struct obj *o)
 {
-	size_t mask = m->cap - 1, i = (size_t)(o - m->objs);
+	size_t mask = m->cap - 1, i = hash_ptr(o->ptr) & mask;
 
-	obj_clear(o);
+	while (m->objs[i].o != o) {
+		if (!m->objs[i].ptr)
+			return;
+		i = (i + 1) & mask;
+	}
+	obj_release(m, o);
+	o->next_free = m->free_objs;
+	m->free_objs = o;
 	m->used--;
 	for (size_t j = (i + 1) & mask; m->objs[j].ptr; j = (j + 1) & mask) {
 		size_t k = hash_ptr(m->objs[j].ptr) & mask;
@@ -146,12 +181,28 @@ static void obj_remove(struct dt_model *m, struct obj *o)
 			i = j;
 		}
 	}
-	memset(&m->objs[i], 0, sizeof(m->objs[i]));
+	m->objs[i] = (struct objslot){ 0, NULL };
+}
+
+/* The descriptor a create call made at ptr: new, or one at an address
+ * the program used before without destroying it, emptied. */
+static struct obj *obj_new(struct dt_model *m, uint64_t ptr)
+{
+	size_t used = m->used;
+	struct obj *o = m_obj_find(m, ptr, true);
+
+	if (o && m->used == used) {
+		obj_release(m, o);
+		memset(o, 0, sizeof(*o));
+		o->ptr = ptr;
+		o->btype = -1;
+	}
+	return o;
 }
 
 /* ------------------------------------------------------ legacy setters */
 
-static void set_field(struct obj *o, const struct dt_arg *a)
+static void set_field(struct dt_model *m, struct obj *o, const struct dt_arg *a)
 {
 	struct field *f = NULL;
 
@@ -160,11 +211,21 @@ static void set_field(struct obj *o, const struct dt_arg *a)
 		    !memcmp(o->fields[i].name, a->name, a->name_len))
 			f = &o->fields[i];
 	if (!f) {
-		struct field *nf =
-			realloc(o->fields, (o->n_fields + 1) * sizeof(*nf));
-		if (!nf)
-			return;
-		o->fields = nf;
+		if (o->n_fields == o->cap_fields) {
+			struct field *nf =
+				o->cap_fields
+					? realloc(o->fields,
+						  2 * o->cap_fields *
+							  sizeof(*nf))
+					: array_get((void **)m->free_fields,
+						    &m->n_free_fields,
+						    sizeof(*nf));
+			if (!nf)
+				return;
+			o->fields = nf;
+			o->cap_fields =
+				o->cap_fields ? 2 * o->cap_fields : OBJ_ARRAY;
+		}
 		f = &o->fields[o->n_fields++];
 	}
 	memset(f, 0, sizeof(*f));
@@ -228,7 +289,27 @@ static void packed_nhwc(struct dt_tensor *t)
 
 /* Put a legacy tensor or filter descriptor's setter arguments into the
  * common shape, whichever setter was used. */
-static void normalize_legacy(struct obj *o, const char *setter)
+/* What normalize_legacy() needs to know of a setter, by its name. */
+enum {
+	SETTER_KNOWN = 1,
+	SETTER_4D = 2,    /* cudnnSet*4dDescriptor* */
+	SETTER_4D_EX = 4, /* ... with strides */
+	SETTER_ND_EX = 8, /* cudnnSet*NdDescriptorEx: strides derived */
+};
+
+static uint8_t setter_flags(struct dt_model *m, uint16_t api, const char *name)
+{
+	uint8_t *f = &m->api[api].setter;
+
+	if (!*f)
+		*f = SETTER_KNOWN |
+		     (strstr(name, "4dDescriptor") ? SETTER_4D : 0) |
+		     (strstr(name, "4dDescriptorEx") ? SETTER_4D_EX : 0) |
+		     (strstr(name, "NdDescriptorEx") ? SETTER_ND_EX : 0);
+	return *f;
+}
+
+static void normalize_legacy(struct obj *o, uint8_t setter)
 {
 	struct dt_tensor *t = &o->t;
 	const struct field *dims;
@@ -236,7 +317,7 @@ static void normalize_legacy(struct obj *o, const char *setter)
 
 	memset(t, 0, sizeof(*t));
 	t->dtype = m_fval(o, "dataType", -1);
-	if (strstr(setter, "4dDescriptor")) {
+	if (setter & SETTER_4D) {
 		static const char *const names[2][4] = { { "n", "c", "h", "w" },
 							 { "k", "c", "h",
 							   "w" } };
@@ -244,7 +325,7 @@ static void normalize_legacy(struct obj *o, const char *setter)
 		t->nb = 4;
 		for (int i = 0; i < 4; i++)
 			t->dims[i] = m_fval(o, names[filter][i], 0);
-		if (strstr(setter, "4dDescriptorEx")) {
+		if (setter & SETTER_4D_EX) {
 			static const char *const st[4] = { "nStride", "cStride",
 							   "hStride",
 							   "wStride" };
@@ -261,7 +342,7 @@ static void normalize_legacy(struct obj *o, const char *setter)
 		t->nb = (int)dims->count;
 		memcpy(t->dims, dims->v, sizeof(int64_t) * dims->count);
 		if (str && str->count == dims->count &&
-		    !strstr(setter, "NdDescriptorEx"))
+		    !(setter & SETTER_ND_EX))
 			memcpy(t->strides, str->v,
 			       sizeof(int64_t) * str->count);
 		else if (nhwc)
@@ -284,19 +365,25 @@ struct battr *m_battr(struct obj *o, int64_t name)
 	return NULL;
 }
 
-static void set_battr(struct obj *o, int64_t name, int64_t type,
-		      const uint8_t *data, uint32_t bytes)
+static void set_battr(struct dt_model *m, struct obj *o, int64_t name,
+		      int64_t type, const uint8_t *data, uint32_t bytes)
 {
 	struct battr *a = m_battr(o, name);
 
 	if (!a) {
 		if (o->n_attrs == o->cap_attrs) {
-			uint32_t cap = o->cap_attrs ? o->cap_attrs * 2 : 8;
-			struct battr *na = realloc(o->attrs, cap * sizeof(*na));
+			struct battr *na =
+				o->cap_attrs
+					? realloc(o->attrs, 2 * o->cap_attrs *
+								    sizeof(*na))
+					: array_get((void **)m->free_attrs,
+						    &m->n_free_attrs,
+						    sizeof(*na));
 			if (!na)
 				return;
 			o->attrs = na;
-			o->cap_attrs = cap;
+			o->cap_attrs =
+				o->cap_attrs ? 2 * o->cap_attrs : OBJ_ARRAY;
 		}
 		a = &o->attrs[o->n_attrs++];
 		a->data = NULL;
@@ -563,7 +650,15 @@ static void rehash(struct obj *o)
 	}
 	if (o->t.valid)
 		h = mix_bytes(h, &o->t, sizeof(o->t));
-	o->chash = h | 1; /* 0 stays "no descriptor" */
+	o->chash = h | 1; /* 0 stays "not hashed yet" */
+}
+
+/* The descriptor's content hashed, once after each change. */
+static uint64_t obj_chash(struct obj *o)
+{
+	if (!o->chash)
+		rehash(o);
+	return o->chash;
 }
 
 enum { ROLE_OTHER, ROLE_HANDLE, ROLE_DESC };
@@ -573,8 +668,8 @@ enum { ROLE_OTHER, ROLE_HANDLE, ROLE_DESC };
 static const uint8_t *arg_roles(struct dt_model *m, uint32_t api,
 				const struct dt_arg *args, int n)
 {
-	if (m->roles[api])
-		return m->roles[api];
+	if (m->api[api].roles)
+		return m->api[api].roles;
 	uint8_t *r = calloc((size_t)n + 1, 1);
 	if (!r)
 		return NULL;
@@ -582,7 +677,7 @@ static const uint8_t *arg_roles(struct dt_model *m, uint32_t api,
 		r[i] = is_handle(&args[i]) ? ROLE_HANDLE
 		       : is_desc(&args[i]) ? ROLE_DESC
 					   : ROLE_OTHER;
-	return m->roles[api] = r;
+	return m->api[api].roles = r;
 }
 
 /* A legacy call that can launch work. */
@@ -623,7 +718,7 @@ static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
 			stream = h ? h->stream : 0;
 		} else if (role[i] == ROLE_DESC) {
 			struct obj *o = m_obj_find(m, a->u, false);
-			key = mix(key, o ? o->chash : 0);
+			key = mix(key, o ? obj_chash(o) : 0);
 		} else if (a->code == 'p') {
 			if (m->pointers && !a->out && n_ptr < LEGACY_PTRS)
 				ptr[n_ptr++] =
@@ -830,9 +925,8 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 	bool ok = c->status == 0;
 
 	if (cls == API_BK_CREATE && n == 2 && ok) {
-		struct obj *o = m_obj_find(m, args[1].u, true);
+		struct obj *o = obj_new(m, args[1].u);
 		if (o) {
-			obj_clear(o);
 			o->btype = args[0].i;
 		}
 	} else if (cls == API_BK_DESTROY && n == 1) {
@@ -846,13 +940,14 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 	} else if (cls == API_BK_SET && n == 5 && ok) {
 		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (o && o->btype >= 0)
-			set_battr(o, args[1].i, args[2].i, args[4].data,
+			set_battr(m, o, args[1].i, args[2].i, args[4].data,
 				  args[4].count);
 	} else if (cls == API_BK_GET && n == 6 && ok) {
 		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (!o || o->btype < 0)
 			return;
-		set_battr(o, args[1].i, args[2].i, args[5].data, args[5].count);
+		set_battr(m, o, args[1].i, args[2].i, args[5].data,
+			  args[5].count);
 		int64_t attr = args[1].i;
 		if (attr == m->a_cfg_knobs) {
 			/* the knob descriptors cuDNN filled in belong to this
@@ -1002,19 +1097,20 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		&m->recent[c->seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
 	*rc_ = (struct recent){ c->seq, c->t_begin, c->t_end,
 				c->tid, c->status,  api->name };
-	if (!m->sigs[c->api]) {
-		m->sigs[c->api] = dt_sig_parse(api->sig);
-		if (!m->sigs[c->api])
-			m->sigs[c->api] = &bad_sig;
+	struct api_info *ai = &m->api[c->api];
+	if (!ai->sig) {
+		ai->sig = dt_sig_parse(api->sig);
+		if (!ai->sig)
+			ai->sig = &bad_sig;
 	}
 	/* the names and types of the API's arguments stay from one call to
 	 * the next: only the values are decoded */
-	const struct dt_sig *sig = m->sigs[c->api];
-	struct dt_arg *args = m->args[c->api];
+	const struct dt_sig *sig = ai->sig;
+	struct dt_arg *args = ai->args;
 	if (!args && sig != &bad_sig && sig->n <= 40 &&
 	    (args = malloc(((size_t)sig->n + 1) * sizeof(*args)))) {
 		memcpy(args, sig->proto, (size_t)sig->n * sizeof(*args));
-		m->args[c->api] = args;
+		ai->args = args;
 	}
 	if (args)
 		n = dt_sig_decode_values(sig, data, len, args);
@@ -1024,7 +1120,7 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 	}
 	const char *name = api->name;
 	bool ok = c->status == 0;
-	uint8_t *cls = &m->api_class[c->api];
+	uint8_t *cls = &ai->cls;
 
 	if (*cls == API_UNKNOWN)
 		*cls = (uint8_t)classify(api);
@@ -1041,12 +1137,8 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		backend_execute(m, c, api, args, n);
 		return;
 	case API_CREATE_HANDLE: /* handles and the stream each works on */
-		if (n == 1 && ok) {
-			struct obj *o = m_obj_find(m, args[0].u, true);
-			if (o) {
-				obj_clear(o);
-			}
-		}
+		if (n == 1 && ok)
+			obj_new(m, args[0].u);
 		return;
 	case API_SET_STREAM:
 		if (n == 2 && ok) {
@@ -1057,14 +1149,16 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		return;
 	case API_CREATE_DESC: /* cudnnCreate<Kind>Descriptor(&d) */
 		if (n == 1 && args[0].out && ok) {
-			struct obj *o = m_obj_find(m, args[0].u, true);
+			struct obj *o = obj_new(m, args[0].u);
 			if (o) {
-				obj_clear(o);
+				/* cudnnCreate<Kind>Descriptor */
+				if (!ai->kind_len)
+					ai->kind_len =
+						(uint8_t)(strstr(name + 11,
+								 "Descriptor") -
+							  name - 11);
 				o->kind = name + 11;
-				o->kind_len =
-					(uint32_t)(strstr(name, "Descriptor") -
-						   o->kind);
-				rehash(o);
+				o->kind_len = ai->kind_len;
 			}
 		}
 		return;
@@ -1086,9 +1180,9 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 			if (!o)
 				return;
 			for (int i = 1; i < n; i++)
-				set_field(o, &args[i]);
-			normalize_legacy(o, name);
-			rehash(o);
+				set_field(m, o, &args[i]);
+			normalize_legacy(o, setter_flags(m, c->api, name));
+			o->chash = 0;
 		}
 		return;
 	case API_LAUNCH:
@@ -1118,7 +1212,7 @@ static void derive_bn(struct dt_model *m, const struct dt_arg *args)
 	if (x->t.dtype == DT_DTYPE_HALF || x->t.dtype == DT_DTYPE_BFLOAT16)
 		d->t.dtype = DT_DTYPE_FLOAT;
 	packed(&d->t);
-	rehash(d);
+	d->chash = 0;
 }
 static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 {
@@ -1326,15 +1420,8 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 		return NULL;
 	m->fi = fi;
 	m->pointers = true;
-	m->api_class = calloc(fi->n_apis + 1, 1);
-	m->sigs = calloc(fi->n_apis + 1, sizeof(*m->sigs));
-	m->roles = calloc(fi->n_apis + 1, sizeof(*m->roles));
-	m->args = calloc(fi->n_apis + 1, sizeof(*m->args));
-	if (!m->api_class || !m->sigs || !m->roles || !m->args) {
-		free(m->api_class);
-		free(m->sigs);
-		free(m->roles);
-		free(m->args);
+	m->api = calloc(fi->n_apis + 1, sizeof(*m->api));
+	if (!m->api) {
 		free(m);
 		return NULL;
 	}
@@ -1688,21 +1775,24 @@ void dt_model_free(struct dt_model *m)
 		m->cfgs = n;
 	}
 	for (size_t i = 0; i < m->cap; i++)
-		if (m->objs[i].ptr)
-			obj_clear(&m->objs[i]);
+		if (m->objs[i].ptr) {
+			obj_release(m, m->objs[i].o);
+			free(m->objs[i].o);
+		}
 	free(m->objs);
-	free(m->by_seq);
-	free(m->api_class);
-	for (uint32_t i = 0; i < m->fi->n_apis; i++)
-		if (m->sigs[i] != &bad_sig)
-			free(m->sigs[i]);
-	free(m->sigs);
-	for (uint32_t i = 0; i <= m->fi->n_apis; i++) {
-		free(m->roles[i]);
-		free(m->args[i]);
+	while (m->free_objs) {
+		struct obj *o = m->free_objs;
+		m->free_objs = o->next_free;
+		free(o);
 	}
-	free(m->roles);
-	free(m->args);
+	free(m->by_seq);
+	for (uint32_t i = 0; i <= m->fi->n_apis; i++) {
+		if (m->api[i].sig != &bad_sig)
+			free(m->api[i].sig);
+		free(m->api[i].roles);
+		free(m->api[i].args);
+	}
+	free(m->api);
 	for (uint32_t i = 0; i < m->n_knames; i++)
 		free(m->knames[i]);
 	free(m->knames);

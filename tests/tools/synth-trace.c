@@ -5,6 +5,8 @@
  * usage: synth-trace API_LISTING OUT_DIR [--ranks N] [--steps N]
  *                    [--variant noise|changed]
  *        synth-trace API_LISTING OUT_DIR --scenario fusion [--steps N]
+ *        synth-trace API_LISTING OUT_DIR --scenario churn [--threads N]
+ *                    [--steps N]
  *
  * Each rank's file (OUT_DIR/rank<r>.dnnt) holds what a small training job
  * records: a legacy FP32 convolution found with cudnnFind and run with
@@ -20,6 +22,10 @@
  * convolution 20% slower, settles the matrix product on engine 3 instead
  * of 7 (slower, a smaller workspace), drops the activation and adds a
  * layout transform back to NCHW.
+ *
+ * The churn scenario (OUT_DIR/churn.dnnt) is descriptor traffic alone:
+ * many threads creating, setting and destroying legacy and backend tensor
+ * descriptors, for the benchmarks.
  *
  * The fusion scenario writes one trace per case (OUT_DIR/fusion-*.dnnt):
  * PyTorch-like streams of cuDNN convolutions and PyTorch's own kernels
@@ -130,7 +136,8 @@ struct gen {
 	uint32_t corr;
 	uint64_t next_ptr;
 	int rank;
-	double slow; /* rank's slowdown of the matrix products */
+	double slow;  /* rank's slowdown of the matrix products */
+	uint32_t tid; /* the thread calls are made on; 0: 100 */
 };
 
 static void put(struct gen *g, uint16_t type, void *fixed, uint32_t size,
@@ -139,7 +146,8 @@ static void put(struct gen *g, uint16_t type, void *fixed, uint32_t size,
 	uint32_t total = dt_rec_align(size + len);
 	uint8_t *p;
 
-	while (!(p = dt_ring_reserve(g->r, total)))
+	/* a full ring waits for the writer: a generator loses nothing */
+	while (!(p = dt_ring_try_reserve(g->r, total)))
 		dt_writer_flush(g->w, 1000);
 	memset(p, 0, total);
 	memcpy(p, fixed, size);
@@ -220,7 +228,7 @@ static uint64_t call_s(struct gen *g, const char *name, uint64_t dur,
 	uint16_t id = api_id(name);
 	size_t len = encode(args, sizeof(args), api_sigs[id], v, n);
 	struct dt_rec_api_call c = { .api = id,
-				     .tid = 100,
+				     .tid = g->tid ? g->tid : 100,
 				     .seq = ++g->seq,
 				     .t_begin = g->t,
 				     .t_end = g->t + dur,
@@ -864,6 +872,54 @@ static void write_fusion(const char *dir, const struct fusion_case *fc,
 
 /* Every fusion pattern, once where it may run fused and once for each
  * limit that blocks it. */
+/* The churn scenario: many threads creating, setting and destroying
+ * descriptors, legacy and backend, as a framework's dispatcher does; no
+ * GPU work. Each thread's step is 11 calls. */
+static void write_churn(const char *dir, int threads, int steps)
+{
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000 };
+	int64_t nchw = E("cudnnTensorFormat_t", "CUDNN_TENSOR_NCHW");
+	int64_t flt = E("cudnnDataType_t", "CUDNN_DATA_FLOAT");
+	int64_t bf16 = E("cudnnDataType_t", "CUDNN_DATA_BFLOAT16");
+	int64_t tensor = BTYPE("TENSOR"), i64 = ATYPE("INT64");
+	int64_t dims[4] = { 32, 64, 56, 56 },
+		strides[4] = { 200704, 1, 3584, 64 };
+
+	snprintf(path, sizeof(path), "%s/churn.dnnt", dir);
+	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
+		    3352320000ull);
+	for (int s = 0; s < steps; s++)
+		for (int t = 0; t < threads; t++) {
+			/* each thread's descriptors come back to the same
+			 * addresses, as malloc hands them out */
+			uint64_t d = 0x7f0000000000ull + (uint64_t)t * 0x10000;
+			g.tid = 2000 + (uint32_t)t;
+			dims[0] = 1 + (s + t) % 64; /* a few shapes */
+			CALL(&g, "cudnnCreateTensorDescriptor", 300, U(d));
+			CALL(&g, "cudnnSetTensor4dDescriptor", 400, U(d),
+			     U(nchw), U(flt), U(dims[0]), U(64), U(56), U(56));
+			CALL(&g, "cudnnDestroyTensorDescriptor", 200, U(d));
+			uint64_t b = d + 0x100;
+			CALL(&g, "cudnnBackendCreateDescriptor", 500, U(tensor),
+			     U(b));
+			bk_set1(&g, b, ATTR("TENSOR_DATA_TYPE"),
+				ATYPE("DATA_TYPE"), bf16, 4);
+			bk_set(&g, b, ATTR("TENSOR_DIMENSIONS"), i64, dims, 4,
+			       8);
+			bk_set(&g, b, ATTR("TENSOR_STRIDES"), i64, strides, 4,
+			       8);
+			bk_set1(&g, b, ATTR("TENSOR_UNIQUE_ID"), i64, 100 + t,
+				8);
+			bk_set1(&g, b, ATTR("TENSOR_BYTE_ALIGNMENT"), i64, 16,
+				8);
+			CALL(&g, "cudnnBackendFinalize", 800, U(b));
+			CALL(&g, "cudnnBackendDestroyDescriptor", 300, U(b));
+		}
+	dt_ring_detach(g.r);
+	dt_writer_close(g.w, DT_END_EXIT, 0);
+}
+
 static void write_fusion_scenario(const char *dir, int steps)
 {
 	static const struct fusion_case cases[] = {
@@ -880,8 +936,8 @@ static void write_fusion_scenario(const char *dir, int steps)
 
 int main(int argc, char **argv)
 {
-	int ranks = 2, steps = 4;
-	bool fusion = false;
+	int ranks = 2, steps = 4, threads = 64;
+	bool fusion = false, churn = false;
 
 	if (argc < 3) {
 		fprintf(stderr,
@@ -889,7 +945,9 @@ int main(int argc, char **argv)
 			"[--ranks N] [--steps N] [--variant noise|changed]\n"
 			"       synth-trace API_LISTING OUT_DIR --scenario "
 			"fusion "
-			"[--steps N]\n");
+			"[--steps N]\n"
+			"       synth-trace API_LISTING OUT_DIR --scenario "
+			"churn [--threads N] [--steps N]\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -899,15 +957,24 @@ int main(int argc, char **argv)
 			steps = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--variant"))
 			variant = argv[i + 1];
+		else if (!strcmp(argv[i], "--threads"))
+			threads = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--scenario") &&
 			 !strcmp(argv[i + 1], "fusion"))
 			fusion = true;
+		else if (!strcmp(argv[i], "--scenario") &&
+			 !strcmp(argv[i + 1], "churn"))
+			churn = true;
 		else
 			die("unknown option %s", argv[i]);
 	}
 	load_listing(argv[1]);
 	if (fusion) {
 		write_fusion_scenario(argv[2], steps);
+		return 0;
+	}
+	if (churn) {
+		write_churn(argv[2], threads, steps);
 		return 0;
 	}
 	for (int r = 0; r < ranks; r++)
