@@ -303,15 +303,16 @@ int64_t dt_arg_elem_i(const struct dt_arg *a, uint32_t i)
 	return (int64_t)v;
 }
 
-static int format_elem(char code, const struct dt_arg *a, uint32_t i, char *buf,
-		       size_t size)
+/* Element i of an array, appended to buf. */
+static void put_elem(char code, const struct dt_arg *a, uint32_t i, char *buf,
+		     size_t size, int *plen)
 {
-	int len = 0;
+	int len = *plen;
 
 	if (code == 'p')
-		APPEND("0x%" PRIx64, dt_arg_elem_u(a, i));
+		dt_put_hex(buf, size, &len, dt_arg_elem_u(a, i));
 	else if (code == 'u')
-		APPEND("%" PRIu64, dt_arg_elem_u(a, i));
+		dt_put_u64(buf, size, &len, dt_arg_elem_u(a, i));
 	else if (code == 'f') {
 		double d;
 		if (a->width == 4) {
@@ -323,8 +324,8 @@ static int format_elem(char code, const struct dt_arg *a, uint32_t i, char *buf,
 		}
 		APPEND("%g", d);
 	} else
-		APPEND("%" PRId64, dt_arg_elem_i(a, i));
-	return len;
+		dt_put_i64(buf, size, &len, dt_arg_elem_i(a, i));
+	*plen = len;
 }
 
 int dt_arg_format(const struct dt_arg *a, char *buf, size_t size)
@@ -333,31 +334,39 @@ int dt_arg_format(const struct dt_arg *a, char *buf, size_t size)
 
 	if (size)
 		buf[0] = 0;
+	dt_arg_put(a, buf, size, &len);
+	return len;
+}
+
+void dt_arg_put(const struct dt_arg *a, char *buf, size_t size, int *plen)
+{
+	int len = *plen;
+
 	switch (a->code) {
 	case 'p':
 		if (a->u)
-			APPEND("0x%" PRIx64, a->u);
+			dt_put_hex(buf, size, &len, a->u);
 		else
-			APPEND("NULL");
+			dt_put(buf, size, &len, "NULL", 4);
 		break;
 	case 'u':
-		APPEND("%" PRIu64, a->u);
+		dt_put_u64(buf, size, &len, a->u);
 		break;
 	case 'i':
 	case 'e':
-		APPEND("%" PRId64, a->i);
+		dt_put_i64(buf, size, &len, a->i);
 		break;
 	case 'f':
 		APPEND("%g", a->f);
 		break;
 	case 'a':
-		APPEND("[");
+		dt_put(buf, size, &len, "[", 1);
 		for (uint32_t i = 0; i < a->count; i++) {
-			char tmp[32];
-			format_elem(a->elem, a, i, tmp, sizeof(tmp));
-			APPEND("%s%s", i ? "," : "", tmp);
+			if (i)
+				dt_put(buf, size, &len, ",", 1);
+			put_elem(a->elem, a, i, buf, size, &len);
 		}
-		APPEND("]");
+		dt_put(buf, size, &len, "]", 1);
 		break;
 	case 'k':
 		if (a->count == 0)
@@ -385,5 +394,5 @@ int dt_arg_format(const struct dt_arg *a, char *buf, size_t size)
 		APPEND("%s>", a->count > 64 ? "..." : "");
 		break;
 	}
-	return len;
+	*plen = len;
 }

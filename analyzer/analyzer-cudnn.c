@@ -5,6 +5,7 @@
  * never change).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,43 +13,70 @@
 #include "dt-analyzer.h"
 #include "analyzer-util.h"
 
-struct enum_key {
-	const char *type;
-	size_t type_len;
-	int64_t value;
-};
-
-static int cmp_type(const struct enum_key *k, const char *type)
+static int cmp_value(const void *key, const void *elem)
 {
-	int c = strncmp(k->type, type, k->type_len);
+	int64_t v = *(const int64_t *)key;
+	const struct dt_enum_name *e = elem;
 
-	if (c == 0 && type[k->type_len] != 0)
-		return -1; /* k->type is a prefix of type: shorter sorts first
-			    */
-	return c;
+	return v < e->value ? -1 : v > e->value;
 }
 
-static int cmp_enum(const void *key, const void *elem)
-{
-	const struct enum_key *k = key;
-	const struct dt_enum_name *e = elem;
-	int c = cmp_type(k, e->type);
+/* Where each enum type's values start in the table (sorted by type, then
+ * value), built once: a name is looked up once per argument dumped, and
+ * comparing type names was most of the work. */
+#define MAX_TYPES 256
+static struct type_range {
+	const char *type;
+	size_t len;
+	size_t start, end;
+} types[MAX_TYPES];
+static size_t n_types;
+static pthread_once_t types_once = PTHREAD_ONCE_INIT;
 
-	if (c)
-		return c;
-	return k->value < e->value ? -1 : k->value > e->value;
+static void index_types(void)
+{
+	for (size_t i = 0; i < dt_cudnn_enums_count && n_types < MAX_TYPES;
+	     i++) {
+		if (n_types &&
+		    !strcmp(types[n_types - 1].type, dt_cudnn_enums[i].type)) {
+			types[n_types - 1].end = i + 1;
+			continue;
+		}
+		types[n_types++] =
+			(struct type_range){ dt_cudnn_enums[i].type,
+					     strlen(dt_cudnn_enums[i].type), i,
+					     i + 1 };
+	}
 }
 
 const char *dt_enum_name(const char *type, size_t type_len, int64_t value)
 {
-	struct enum_key k = { type, type_len, value };
-	const struct dt_enum_name *e;
+	size_t lo = 0, hi;
 
 	if (!type)
 		return NULL;
-	e = bsearch(&k, dt_cudnn_enums, dt_cudnn_enums_count,
-		    sizeof(dt_cudnn_enums[0]), cmp_enum);
-	return e ? e->name : NULL;
+	pthread_once(&types_once, index_types);
+	hi = n_types;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct type_range *t = &types[mid];
+		size_t n = t->len < type_len ? t->len : type_len;
+		int c = memcmp(t->type, type, n);
+		if (!c)
+			c = t->len < type_len ? -1 : t->len > type_len;
+		if (!c) {
+			const struct dt_enum_name *e =
+				bsearch(&value, dt_cudnn_enums + t->start,
+					t->end - t->start,
+					sizeof(dt_cudnn_enums[0]), cmp_value);
+			return e ? e->name : NULL;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 const char *dt_enum_short(const char *type, int64_t value, const char *strip,
@@ -189,31 +217,34 @@ int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 		return len;
 	}
 	if (count != 1)
-		APPEND("[");
+		dt_put(buf, size, &len, "[", 1);
 	for (uint32_t i = 0; i < count; i++, p += es) {
 		int64_t iv = 0;
 		uint64_t uv = 0;
 		const char *name;
 
 		if (i)
-			APPEND(",");
+			dt_put(buf, size, &len, ",", 1);
 		memcpy(&uv, p, es < 8 ? es : 8);
 		iv = es == 4 ? (int32_t)uv : (int64_t)uv;
 		switch (code) {
 		case 'p':
-			APPEND(uv ? "0x%" PRIx64 : "NULL", uv);
+			if (uv)
+				dt_put_hex(buf, size, &len, uv);
+			else
+				dt_put(buf, size, &len, "NULL", 4);
 			break;
 		case 'e':
 			name = dt_enum_name(backend_types[type].type,
 					    strlen(backend_types[type].type),
 					    iv);
 			if (name)
-				APPEND("%s", name);
+				dt_put_s(buf, size, &len, name);
 			else
-				APPEND("%" PRId64, iv);
+				dt_put_i64(buf, size, &len, iv);
 			break;
 		case 'b':
-			APPEND("%s", uv ? "true" : "false");
+			dt_put_s(buf, size, &len, uv ? "true" : "false");
 			break;
 		case 'f':
 			if (es == 4) {
@@ -234,11 +265,11 @@ int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 			break;
 		}
 		default:
-			APPEND("%" PRId64, iv);
+			dt_put_i64(buf, size, &len, iv);
 		}
 	}
 	if (count != 1)
-		APPEND("]");
+		dt_put(buf, size, &len, "]", 1);
 	return len;
 }
 
@@ -296,42 +327,59 @@ static int format_perf(const char *type, size_t type_len, const uint8_t *p,
 int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
 		   uint32_t arglen, char *buf, size_t size)
 {
-	bool backend_attr =
-		api_name && (!strcmp(api_name, "cudnnBackendSetAttribute") ||
-			     !strcmp(api_name, "cudnnBackendGetAttribute"));
-	int64_t attr_type = -1;
 	struct dt_args_iter it;
-	struct dt_arg a;
-	int len = 0, rc, i = 0;
-	char val[2048];
+	struct dt_arg a[64];
+	int n = 0, rc;
 
 	if (size)
 		buf[0] = 0;
 	dt_args_begin(&it, sig, args, arglen);
-	while ((rc = dt_args_next(&it, &a)) == 1) {
+	while (n < 64 && (rc = dt_args_next(&it, &a[n])) == 1)
+		n++;
+	if (n == 64 || rc < 0)
+		return -1;
+	return dt_args_format(api_name, a, n, buf, size);
+}
+
+int dt_args_format(const char *api_name, const struct dt_arg *args, int n,
+		   char *buf, size_t size)
+{
+	bool backend_attr =
+		api_name && (!strcmp(api_name, "cudnnBackendSetAttribute") ||
+			     !strcmp(api_name, "cudnnBackendGetAttribute"));
+	int64_t attr_type = -1;
+	int len = 0;
+	char val[2048];
+
+	if (size)
+		buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		const struct dt_arg *a = &args[i];
 		const char *name = NULL;
 
-		if (a.code == 'e')
-			name = dt_enum_name(a.type, a.type_len, a.i);
-		if (backend_attr && a.name_len == 13 &&
-		    !memcmp(a.name, "attributeType", 13))
-			attr_type = a.i;
+		if (a->code == 'e')
+			name = dt_enum_name(a->type, a->type_len, a->i);
+		if (backend_attr && a->name_len == 13 &&
+		    !memcmp(a->name, "attributeType", 13))
+			attr_type = a->i;
+		if (i)
+			dt_put(buf, size, &len, ", ", 2);
+		dt_put(buf, size, &len, a->name, a->name_len);
+		dt_put(buf, size, &len, a->out ? "=>" : "=", a->out ? 2 : 1);
 		if (name)
-			snprintf(val, sizeof(val), "%s", name);
-		else if (backend_attr && a.code == 'x' &&
-			 dt_backend_payload_format(attr_type, a.data, a.count,
+			dt_put_s(buf, size, &len, name);
+		else if (backend_attr && a->code == 'x' &&
+			 dt_backend_payload_format(attr_type, a->data, a->count,
 						   val, sizeof(val)) >= 0)
-			;
-		else if (a.code == 'x' && a.type &&
-			 format_perf(a.type, a.type_len, a.data, a.count, val,
-				     sizeof(val)) >= 0)
-			;
+			dt_put_s(buf, size, &len, val);
+		else if (a->code == 'x' && a->type &&
+			 format_perf(a->type, a->type_len, a->data, a->count,
+				     val, sizeof(val)) >= 0)
+			dt_put_s(buf, size, &len, val);
 		else
-			dt_arg_format(&a, val, sizeof(val));
-		APPEND("%s%.*s=%s%s", i++ ? ", " : "", (int)a.name_len, a.name,
-		       a.out ? ">" : "", val);
+			dt_arg_put(a, buf, size, &len);
 	}
-	return rc < 0 ? -1 : len;
+	return len;
 }
 
 const char *dt_fmt_bytes(uint64_t n, char *buf, size_t size)

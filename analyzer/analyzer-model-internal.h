@@ -225,6 +225,10 @@ struct dt_model {
 		struct dt_arg *args; /* its last call, decoded */
 	} * api;
 	int64_t bn_per_activation;
+	/* the arguments of the call being replayed, decoded; argc -1 when
+	 * they did not decode */
+	const struct dt_arg *call_args;
+	int call_argc;
 	struct legacy_entry *legacy[LEGACY_BUCKETS];
 	char **kept; /* strings ops may still point to, freed at the end */
 	size_t n_kept, cap_kept;

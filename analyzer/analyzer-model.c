@@ -1118,6 +1118,8 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		m->stats.undecoded++;
 		return;
 	}
+	m->call_args = args;
+	m->call_argc = n;
 	const char *name = api->name;
 	bool ok = c->status == 0;
 	uint8_t *cls = &ai->cls;
@@ -1216,6 +1218,7 @@ static void derive_bn(struct dt_model *m, const struct dt_arg *args)
 }
 static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 {
+	m->call_argc = -1;
 	uint64_t ops = m->stats.ops;
 
 	on_call_inner(m, c);
@@ -1498,6 +1501,8 @@ static void emit_call(struct dt_model *m, const struct dt_rec_api_call *c)
 			     .rec = &c->hdr };
 
 	e.args = dt_rec_tail(&c->hdr, &e.args_len);
+	e.argv = m->call_argc >= 0 ? m->call_args : NULL;
+	e.argc = m->call_argc;
 	m->stats.calls++;
 	seen(m, c->t_begin);
 	seen(m, c->t_end);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dt-analyzer.h"
+
 /* Append to buf (size bytes) with snprintf semantics; `len` is the length
  * written so far, or that would have been written had buf been large
  * enough. Needs `buf`, `size` and an int `len` in scope. */
@@ -22,6 +24,9 @@
 		if (k_ > 0)                                                  \
 			len += k_;                                           \
 	} while (0)
+
+/* dt_arg_format() appending to buf (analyzer-args.c). */
+void dt_arg_put(const struct dt_arg *a, char *buf, size_t size, int *len);
 
 /* A 64-bit hash of n bytes, eight at a time: kernel names are hashed for
  * every kernel record read. Not for adversarial input. */

@@ -1,6 +1,10 @@
 /*
  * cmd-dump.c - `dnntrace dump`: every record of a trace, one line each, in
  * file order; calls with their decoded arguments. --raw adds the bytes.
+ *
+ * Lines are built in one buffer without printf (dt_put and friends):
+ * a trace has millions of records, and dump should keep up with reading
+ * them.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,149 +15,344 @@
 #include "dt-analyzer.h"
 #include "dt-tools.h"
 
-static void print_escaped(FILE *out, const uint8_t *p, uint32_t n)
+/* What dump prints as the session hands it events: every record, in file
+ * order. */
+struct dump {
+	FILE *out;
+	const struct dt_file_info *fi;
+	bool raw;
+	int len;
+	char buf[1 << 17];
+};
+
+/* Room for n more bytes in the buffer, writing it out first if need be;
+ * the buffer is large enough for any line but a record's tail. */
+static void room(struct dump *d, size_t n)
 {
-	fputc('"', out);
-	for (uint32_t i = 0; i < n; i++) {
-		if (p[i] == '"' || p[i] == '\\')
-			fprintf(out, "\\%c", p[i]);
-		else if (p[i] == 0)
-			fputs("\\0", out);
-		else if (p[i] < 32 || p[i] >= 127)
-			fprintf(out, "\\x%02x", p[i]);
-		else
-			fputc(p[i], out);
+	if ((size_t)d->len + n >= sizeof(d->buf)) {
+		fwrite(d->buf, 1, (size_t)d->len, d->out);
+		d->len = 0;
 	}
-	fputc('"', out);
 }
 
-static void print_time(FILE *out, const char *name, uint64_t t, uint64_t t0)
+static void put(struct dump *d, const char *s, size_t n)
 {
-	int64_t d = (int64_t)(t - t0);
-	uint64_t a = d < 0 ? (uint64_t)-d : (uint64_t)d;
-
-	fprintf(out, " %s=%s%" PRIu64 ".%09" PRIu64, name, d < 0 ? "-" : "",
-		a / 1000000000u, a % 1000000000u);
+	room(d, n);
+	if (n >= sizeof(d->buf)) {
+		fwrite(s, 1, n, d->out);
+		return;
+	}
+	memcpy(d->buf + d->len, s, n);
+	d->len += (int)n;
 }
 
-static void print_call(FILE *out, const struct dt_file_info *fi,
-		       const struct dt_call *c)
+static void put_s(struct dump *d, const char *s)
 {
-	uint32_t len = c->args_len;
-	const uint8_t *args = c->args;
+	put(d, s, strlen(s));
+}
 
-	fprintf(out, "API_CALL seq=%" PRIu64 " tid=%u", c->seq, c->tid);
-	print_time(out, "t", c->t_begin, fi->hdr.start_mono);
-	fprintf(out, " dur=%" PRIu64 "ns ", c->t_end - c->t_begin);
+static void put_u64(struct dump *d, uint64_t v)
+{
+	room(d, 24);
+	dt_put_u64(d->buf, sizeof(d->buf), &d->len, v);
+}
+
+static void put_i64(struct dump *d, int64_t v)
+{
+	room(d, 24);
+	dt_put_i64(d->buf, sizeof(d->buf), &d->len, v);
+}
+
+/* " name=value" */
+static void put_field(struct dump *d, const char *name, uint64_t v,
+		      bool is_signed)
+{
+	put(d, " ", 1);
+	put_s(d, name);
+	put(d, "=", 1);
+	if (is_signed)
+		put_i64(d, (int64_t)v);
+	else
+		put_u64(d, v);
+}
+
+/* Bytes in quotes, escaped: runs of printable ones go out whole. */
+static void put_escaped(struct dump *d, const uint8_t *p, uint32_t n)
+{
+	char esc[8];
+
+	put(d, "\"", 1);
+	for (uint32_t i = 0; i < n;) {
+		uint32_t k = i;
+		while (k < n && p[k] >= 32 && p[k] < 127 && p[k] != '"' &&
+		       p[k] != '\\')
+			k++;
+		if (k > i)
+			put(d, (const char *)p + i, k - i);
+		if (k == n)
+			break;
+		if (p[k] == '"' || p[k] == '\\')
+			snprintf(esc, sizeof(esc), "\\%c", p[k]);
+		else if (p[k] == 0)
+			snprintf(esc, sizeof(esc), "\\0");
+		else
+			snprintf(esc, sizeof(esc), "\\x%02x", p[k]);
+		put_s(d, esc);
+		i = k + 1;
+	}
+	put(d, "\"", 1);
+}
+
+/* " name=<seconds>.<nanoseconds>" relative to t0. */
+static void put_time(struct dump *d, const char *name, uint64_t t, uint64_t t0)
+{
+	int64_t dt = (int64_t)(t - t0);
+	uint64_t a = dt < 0 ? (uint64_t)-dt : (uint64_t)dt;
+	char ns[10];
+
+	put(d, " ", 1);
+	put_s(d, name);
+	put(d, dt < 0 ? "=-" : "=", dt < 0 ? 2 : 1);
+	put_u64(d, a / 1000000000u);
+	a %= 1000000000u;
+	ns[0] = '.';
+	for (int i = 9; i >= 1; i--, a /= 10)
+		ns[i] = (char)('0' + a % 10);
+	put(d, ns, 10);
+}
+
+static void print_call(struct dump *d, const struct dt_call *c)
+{
+	/* the arguments are formatted straight into the buffer */
+	const size_t args_max = 16384;
 	const char *status = dt_status_name(c->status);
-	char buf[16384];
+	int k;
 
-	if (!c->name)
-		fprintf(out, "api#%u(<%u bytes>", c->api, len);
-	else if (dt_call_format(c->name, c->sig, args, len, buf, sizeof(buf)) <
-		 0)
-		fprintf(out,
-			"%s(<%u argument bytes do not match the signature>",
-			c->name, len);
-	else
-		fprintf(out, "%s(%s", c->name, buf);
-	if (status)
-		fprintf(out, ") = %s", status);
-	else
-		fprintf(out, ") = %d", c->status);
+	put(d, "API_CALL seq=", 13);
+	put_u64(d, c->seq);
+	put(d, " tid=", 5);
+	put_u64(d, c->tid);
+	put_time(d, "t", c->t_begin, d->fi->hdr.start_mono);
+	put(d, " dur=", 5);
+	put_u64(d, c->t_end - c->t_begin);
+	put(d, "ns ", 3);
+	room(d, args_max + 256);
+	char *buf = d->buf + d->len;
+	if (!c->name) {
+		k = snprintf(buf, args_max, "api#%u(<%u bytes>", c->api,
+			     c->args_len);
+	} else {
+		put_s(d, c->name);
+		put(d, "(", 1);
+		buf = d->buf + d->len;
+		k = c->argc >= 0 ? dt_args_format(c->name, c->argv, c->argc,
+						  buf, args_max)
+				 : dt_call_format(c->name, c->sig, c->args,
+						  c->args_len, buf, args_max);
+		if (k < 0)
+			k = snprintf(buf, args_max,
+				     "<%u argument bytes do not match the "
+				     "signature>",
+				     c->args_len);
+	}
+	d->len += k < (int)args_max ? k : (int)args_max - 1;
+	if (status) {
+		put(d, ") = ", 4);
+		put_s(d, status);
+	} else {
+		put(d, ") = ", 4);
+		put_i64(d, c->status);
+	}
 	/* asked by dnntrace itself, not the program (once per plan) */
-	fputs(c->flags & DT_CALL_BY_DNNTRACE ? " [dnntrace]\n" : "\n", out);
+	put_s(d, c->flags & DT_CALL_BY_DNNTRACE ? " [dnntrace]\n" : "\n");
 }
 
-static void print_span(FILE *out, const struct dt_file_info *fi,
-		       const struct dt_activity *a)
+static void put_span(struct dump *d, const struct dt_activity *a)
 {
-	print_time(out, "t", a->start, fi->hdr.start_mono);
-	fprintf(out, " dur=%" PRIu64 "ns", a->gpu_end - a->gpu_start);
-	if (a->call)
-		fprintf(out, " call=%" PRIu64, a->call);
-	else
-		fprintf(out, " corr=%u", a->corr);
+	put_time(d, "t", a->start, d->fi->hdr.start_mono);
+	put(d, " dur=", 5);
+	put_u64(d, a->gpu_end - a->gpu_start);
+	if (a->call) {
+		put(d, "ns call=", 8);
+		put_u64(d, a->call);
+	} else {
+		put(d, "ns corr=", 8);
+		put_u64(d, a->corr);
+	}
 }
 
-static void print_gpu(FILE *out, const struct dt_file_info *fi,
-		      const struct dt_activity *a)
+/* "[x,y,z]" */
+static void put_dim3(struct dump *d, const char *name, int32_t x, int32_t y,
+		     int32_t z)
+{
+	put(d, " ", 1);
+	put_s(d, name);
+	put(d, "=[", 2);
+	put_i64(d, x);
+	put(d, ",", 1);
+	put_i64(d, y);
+	put(d, ",", 1);
+	put_i64(d, z);
+	put(d, "]", 1);
+}
+
+static void print_gpu(struct dump *d, const struct dt_activity *a)
 {
 	uint32_t len;
 	const uint8_t *tail = dt_rec_tail(a->rec, &len);
 
 	if (a->kind == DT_ACT_KERNEL) {
 		const struct dt_rec_kernel *k = a->kernel;
-		fputs("KERNEL", out);
-		print_span(out, fi, a);
-		fprintf(out,
-			" dev=%u stream=%u grid=[%d,%d,%d] block=[%d,%d,%d] "
-			"smem=%d+%d regs=%u%s ",
-			k->device, k->stream, k->grid_x, k->grid_y, k->grid_z,
-			k->block_x, k->block_y, k->block_z, k->static_smem,
-			k->dynamic_smem, k->registers,
-			k->flags & DT_KERNEL_NO_TIME ? " untimed" : "");
-		print_escaped(out, tail, len);
+		put(d, "KERNEL", 6);
+		put_span(d, a);
+		put_field(d, "dev", k->device, false);
+		put_field(d, "stream", k->stream, false);
+		put_dim3(d, "grid", k->grid_x, k->grid_y, k->grid_z);
+		put_dim3(d, "block", k->block_x, k->block_y, k->block_z);
+		put_field(d, "smem", (uint64_t)(int64_t)k->static_smem, true);
+		put(d, "+", 1);
+		put_i64(d, k->dynamic_smem);
+		put_field(d, "regs", k->registers, false);
+		put_s(d, k->flags & DT_KERNEL_NO_TIME ? " untimed " : " ");
+		put_escaped(d, tail, len);
 	} else if (a->kind == DT_ACT_MEMCPY) {
 		const struct dt_rec_memcpy *m = (const void *)a->rec;
-		fputs("MEMCPY", out);
-		print_span(out, fi, a);
-		fprintf(out, " dev=%u stream=%u bytes=%" PRIu64 " kind=%u",
-			m->device, m->stream, m->bytes, m->copy_kind);
+		put(d, "MEMCPY", 6);
+		put_span(d, a);
+		put_field(d, "dev", m->device, false);
+		put_field(d, "stream", m->stream, false);
+		put_field(d, "bytes", m->bytes, false);
+		put_field(d, "kind", m->copy_kind, false);
 	} else {
 		const struct dt_rec_memset *m = (const void *)a->rec;
-		fputs("MEMSET", out);
-		print_span(out, fi, a);
-		fprintf(out, " dev=%u stream=%u bytes=%" PRIu64 " value=%u",
-			m->device, m->stream, m->bytes, m->value);
+		put(d, "MEMSET", 6);
+		put_span(d, a);
+		put_field(d, "dev", m->device, false);
+		put_field(d, "stream", m->stream, false);
+		put_field(d, "bytes", m->bytes, false);
+		put_field(d, "value", m->value, false);
 	}
-	fputc('\n', out);
+	put(d, "\n", 1);
 }
 
-static void print_generic(FILE *out, const struct dt_file_info *fi,
-			  const struct dt_rec_hdr *h)
+/* Any other record, by its description: NAME field=value ... "tail". */
+static void print_generic(struct dump *d, const struct dt_rec_hdr *h)
 {
-	const struct dt_rec_desc *d = dt_rec_describe(h->type);
+	const struct dt_rec_desc *desc = dt_rec_describe(h->type);
 	uint32_t len;
 	const uint8_t *tail;
 
-	if (!d) {
-		fprintf(out, "UNKNOWN type=%u size=%u\n", h->type, h->size);
+	if (!desc) {
+		put(d, "UNKNOWN", 7);
+		put_field(d, "type", h->type, false);
+		put_field(d, "size", h->size, false);
+		put(d, "\n", 1);
 		return;
 	}
-	fputs(d->name, out);
-	for (uint32_t i = 3; i < d->n_fields;
-	     i++) { /* after type/reserved/size */
-		const struct dt_field_desc *f = &d->fields[i];
+	put_s(d, desc->name);
+	/* after type, reserved and size */
+	for (uint32_t i = 3; i < desc->n_fields; i++) {
+		const struct dt_field_desc *f = &desc->fields[i];
 		uint64_t v = dt_field_get(h, f);
 
 		if (!strcmp(f->name, "len") || !strcmp(f->name, "reserved"))
 			continue;
 		if (f->name[0] == 't' && (f->name[1] == 0 || f->name[1] == '_'))
-			print_time(out, f->name, v, fi->hdr.start_mono);
-		else if (f->type[0] == 'i')
-			fprintf(out, " %s=%" PRId64, f->name, (int64_t)v);
+			put_time(d, f->name, v, d->fi->hdr.start_mono);
 		else
-			fprintf(out, " %s=%" PRIu64, f->name, v);
+			put_field(d, f->name, v, f->type[0] == 'i');
 	}
 	tail = dt_rec_tail(h, &len);
 	if (tail && len) {
-		fputc(' ', out);
-		print_escaped(out, tail, len);
+		put(d, " ", 1);
+		put_escaped(d, tail, len);
 	}
-	fputc('\n', out);
+	put(d, "\n", 1);
 }
 
-static void print_raw(FILE *out, const struct dt_rec_hdr *h)
+static void print_raw(struct dump *d, const struct dt_rec_hdr *h)
 {
 	const uint8_t *p = (const uint8_t *)h;
+	char line[80];
 
 	for (uint32_t i = 0; i < h->size; i += 16) {
-		fprintf(out, "    %06x ", i);
+		int n = snprintf(line, sizeof(line), "    %06x ", i);
 		for (uint32_t j = i; j < i + 16 && j < h->size; j++)
-			fprintf(out, " %02x", p[j]);
-		fputc('\n', out);
+			n += snprintf(line + n, sizeof(line) - (size_t)n,
+				      " %02x", p[j]);
+		line[n++] = '\n';
+		put(d, line, (size_t)n);
 	}
+}
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	struct dump *d = arg;
+
+	print_call(d, c);
+	if (d->raw)
+		print_raw(d, c->rec);
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct dump *d = arg;
+
+	print_gpu(d, a);
+	if (d->raw)
+		print_raw(d, a->rec);
+}
+
+static void on_record(void *arg, const struct dt_rec_hdr *h)
+{
+	struct dump *d = arg;
+
+	print_generic(d, h);
+	if (d->raw)
+		print_raw(d, h);
+}
+
+static void on_device(void *arg, const struct dt_device *dev)
+{
+	on_record(arg, dev->rec);
+}
+
+static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
+{
+	on_record(arg, g->rec);
+}
+
+int dt_dump_file(const char *path, bool raw)
+{
+	struct dt_session *ss = dt_open_session(path, NULL);
+	struct dump *d = ss ? calloc(1, sizeof(*d)) : NULL;
+
+	if (!ss)
+		return EXIT_USAGE;
+	if (!d) {
+		dt_session_close(ss);
+		dt_error("out of memory");
+		return 1;
+	}
+	*d = (struct dump){ .out = stdout,
+			    .fi = dt_session_info(ss),
+			    .raw = raw };
+	struct dt_consumer c = { .arg = d,
+				 .call = on_call,
+				 .activity = on_activity,
+				 .device = on_device,
+				 .gpu_state = on_gpu_state,
+				 .record = on_record };
+	dt_session_add(ss, &c);
+	dt_session_run(ss);
+	fwrite(d->buf, 1, (size_t)d->len, d->out);
+	const struct dt_file_stats *st = dt_session_file(ss);
+	if (st->end != DT_FILE_CLEAN)
+		dt_error("warning: %s: %s%s%s", path, dt_file_end_name(st->end),
+			 st->error[0] ? ": " : "", st->error);
+	dt_session_close(ss);
+	free(d);
+	return 0;
 }
 
 static void dump_help(FILE *f)
@@ -189,71 +388,4 @@ int cmd_dump(int argc, char **argv)
 		return dt_usage_error("dump", "expected one trace file");
 
 	return dt_dump_file(argv[optind], raw);
-}
-
-/* What dump prints as the session hands it events: every record, in file
- * order. */
-struct dump {
-	FILE *out;
-	const struct dt_file_info *fi;
-	bool raw;
-};
-
-static void on_call(void *arg, const struct dt_call *c)
-{
-	struct dump *d = arg;
-
-	print_call(d->out, d->fi, c);
-	if (d->raw)
-		print_raw(d->out, c->rec);
-}
-
-static void on_activity(void *arg, const struct dt_activity *a)
-{
-	struct dump *d = arg;
-
-	print_gpu(d->out, d->fi, a);
-	if (d->raw)
-		print_raw(d->out, a->rec);
-}
-
-static void on_record(void *arg, const struct dt_rec_hdr *h)
-{
-	struct dump *d = arg;
-
-	print_generic(d->out, d->fi, h);
-	if (d->raw)
-		print_raw(d->out, h);
-}
-
-static void on_device(void *arg, const struct dt_device *dev)
-{
-	on_record(arg, dev->rec);
-}
-
-static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
-{
-	on_record(arg, g->rec);
-}
-
-int dt_dump_file(const char *path, bool raw)
-{
-	struct dt_session *ss = dt_open_session(path, NULL);
-	if (!ss)
-		return EXIT_USAGE;
-	struct dump d = { stdout, dt_session_info(ss), raw };
-	struct dt_consumer c = { .arg = &d,
-				 .call = on_call,
-				 .activity = on_activity,
-				 .device = on_device,
-				 .gpu_state = on_gpu_state,
-				 .record = on_record };
-	dt_session_add(ss, &c);
-	dt_session_run(ss);
-	const struct dt_file_stats *st = dt_session_file(ss);
-	if (st->end != DT_FILE_CLEAN)
-		dt_error("warning: %s: %s%s%s", path, dt_file_end_name(st->end),
-			 st->error[0] ? ": " : "", st->error);
-	dt_session_close(ss);
-	return 0;
 }

@@ -162,12 +162,72 @@ const char *dt_status_name(int64_t status);
 int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
 		   uint32_t len, char *buf, size_t size);
 
+/* The same from arguments decoded already (n of them). */
+int dt_args_format(const char *api_name, const struct dt_arg *args, int n,
+		   char *buf, size_t size);
+
 /* A backend attribute payload of n bytes, decoded by its
  * cudnnBackendAttributeType_t (enums by name, arrays in brackets). Returns
  * the length snprintf would have written, -1 for an unknown type or a size
  * that is not a whole number of elements. */
 int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 			      char *buf, size_t size);
+
+/* Appends with snprintf's semantics but without printf, for the printers
+ * that run once per record (dump): s (n bytes), a number in decimal, or in
+ * hex with "0x". `len` counts what was written, or would have been. */
+static inline void dt_put(char *buf, size_t size, int *len, const char *s,
+			  size_t n)
+{
+	if ((size_t)*len + 1 < size) {
+		size_t room = size - (size_t)*len - 1;
+		size_t k = n < room ? n : room;
+		memcpy(buf + *len, s, k);
+		buf[*len + (int)k] = 0;
+	}
+	*len += (int)n;
+}
+
+static inline void dt_put_s(char *buf, size_t size, int *len, const char *s)
+{
+	dt_put(buf, size, len, s, strlen(s));
+}
+
+static inline void dt_put_u64(char *buf, size_t size, int *len, uint64_t v)
+{
+	char tmp[20];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	dt_put(buf, size, len, tmp + i, sizeof(tmp) - i);
+}
+
+static inline void dt_put_i64(char *buf, size_t size, int *len, int64_t v)
+{
+	if (v < 0) {
+		dt_put(buf, size, len, "-", 1);
+		dt_put_u64(buf, size, len, (uint64_t)0 - (uint64_t)v);
+	} else {
+		dt_put_u64(buf, size, len, (uint64_t)v);
+	}
+}
+
+static inline void dt_put_hex(char *buf, size_t size, int *len, uint64_t v)
+{
+	char tmp[18];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	dt_put(buf, size, len, tmp + i, sizeof(tmp) - i);
+}
 
 /* Human-readable byte count ("1.5 MiB") and duration ("12.3 us"), into
  * buf; returns buf. */
@@ -462,6 +522,9 @@ struct dt_call {
 	int32_t status;          /* cudnnStatus_t returned */
 	const uint8_t *args;     /* the argument bytes (dt_call_format()) */
 	uint32_t args_len;
+	const struct dt_arg *argv;    /* the same decoded (dt_args_format()), */
+	int argc;                     /* argc of them; -1 when they do not
+					 match the signature */
 	const struct dt_rec_hdr *rec; /* the record */
 };
 
