@@ -211,10 +211,12 @@ static inline void dt_ring_commit(struct dt_ring *r)
 
 enum dt_read_error {
 	DT_OK = 0,
-	DT_ERR_IO = -1,        /* the file could not be read (errno) */
-	DT_ERR_NOT_TRACE = -2, /* not a dnntrace file */
+	DT_ERR_IO = -1,        /* the file could not be read (errno), or is
+				  no regular file (a directory, a device, a
+				  pipe): the sentence names the path */
+	DT_ERR_NOT_TRACE = -2, /* not a dnntrace file (empty, or no header) */
 	DT_ERR_VERSION = -3,   /* written by a newer, incompatible format */
-	DT_ERR_CORRUPT = -4,   /* a frame or record is malformed */
+	DT_ERR_CORRUPT = -4,   /* the file header is malformed or cut short */
 	DT_ERR_NOMEM = -5,
 };
 
@@ -262,8 +264,10 @@ struct dt_file_stats {
 
 struct dt_reader;
 
-/* Open a trace and read its header. On failure returns NULL and, when err
- * is non-NULL, stores a dt_read_error and a sentence in errbuf. */
+/* Open a trace and read its header. Only regular files are read (the
+ * reader seeks); anything else is refused at once, without blocking (a
+ * pipe with no writer included). On failure returns NULL and, when err is
+ * non-NULL, stores a dt_read_error; errbuf gets one sentence. */
 struct dt_reader *dt_reader_open(const char *path, int *err, char *errbuf,
 				 size_t errlen);
 /* Same on a memory buffer (not copied: keep it alive while reading). */

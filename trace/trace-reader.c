@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -230,35 +231,69 @@ static int add_api(struct dt_file_info *fi, const struct dt_rec_apidef *rec)
 	return 0;
 }
 
+/* Why a file without a dnntrace header is not a trace, in words. */
+static int not_trace(struct dt_reader *r, const uint8_t *hdr8, char *errbuf,
+		     size_t errlen)
+{
+	uint32_t magic = r->size >= 4 ? get_le32(hdr8) : 0;
+
+	if (r->size == 0)
+		snprintf(errbuf, errlen, "not a dnntrace file: it is empty");
+	else if (r->size < 8)
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: it is only %" PRIu64
+			 " bytes long",
+			 r->size);
+	else if (magic == ZSTD_MAGICNUMBER)
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: it is a plain zstd stream, "
+			 "without a dnntrace header");
+	else if ((magic & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START &&
+		 magic != DT_FRAME_HEADER)
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: its first frame is not a "
+			 "dnntrace header");
+	else if (magic == DT_FRAME_HEADER)
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: its header frame is too short "
+			 "or too large (%u bytes)",
+			 get_le32(hdr8 + 4));
+	else
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: it does not start with a "
+			 "dnntrace header");
+	return DT_ERR_NOT_TRACE;
+}
+
 static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 {
-	uint8_t hdr8[8];
+	uint8_t hdr8[8] = { 0 };
 	uint32_t len;
 	uint8_t *p;
 
-	if (read_at(r, 0, hdr8, 8) || get_le32(hdr8) != DT_FRAME_HEADER) {
-		snprintf(errbuf, errlen, "not a dnntrace file");
-		return DT_ERR_NOT_TRACE;
-	}
+	if (read_at(r, 0, hdr8, r->size < 8 ? (size_t)r->size : 8) ||
+	    r->size < 8 || get_le32(hdr8) != DT_FRAME_HEADER)
+		return not_trace(r, hdr8, errbuf, errlen);
 	len = get_le32(hdr8 + 4);
-	if (len < sizeof(struct dt_file_header) || len > FRAME_MAX) {
-		snprintf(errbuf, errlen, "not a dnntrace file");
-		return DT_ERR_NOT_TRACE;
-	}
+	if (len < sizeof(struct dt_file_header) || len > FRAME_MAX)
+		return not_trace(r, hdr8, errbuf, errlen);
 	p = malloc(len);
 	if (!p)
 		return DT_ERR_NOMEM;
 	if (read_at(r, 8, p, len)) {
 		free(p);
 		snprintf(errbuf, errlen,
-			 "the file ends inside its header (%llu of %u bytes)",
-			 (unsigned long long)r->size, len + 8);
+			 "the file ends inside its header (%" PRIu64
+			 " of %u bytes)",
+			 r->size, len + 8);
 		return DT_ERR_CORRUPT;
 	}
 	memcpy(&r->info.hdr, p, sizeof(r->info.hdr));
 	if (memcmp(r->info.hdr.magic, DT_FILE_MAGIC, 8) != 0) {
 		free(p);
-		snprintf(errbuf, errlen, "not a dnntrace file");
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: its header frame does not "
+			 "start with " DT_FILE_MAGIC);
 		return DT_ERR_NOT_TRACE;
 	}
 	if (r->info.hdr.major != DT_FORMAT_MAJOR) {
@@ -342,23 +377,52 @@ static struct dt_reader *open_common(struct dt_reader *r, int *err,
 	return r;
 }
 
+/* What a file that is no regular file is, in words. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISFIFO(mode))
+		return "a pipe";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "a special file";
+}
+
 struct dt_reader *dt_reader_open(const char *path, int *err, char *errbuf,
 				 size_t errlen)
 {
 	struct dt_reader *r = calloc(1, sizeof(*r));
 	struct stat st;
+	int e = 0;
 
 	if (!r) {
 		if (err)
 			*err = DT_ERR_NOMEM;
 		return NULL;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0 || fstat(r->fd, &st) || !S_ISREG(st.st_mode)) {
-		int e = r->fd < 0 ? errno : EISDIR;
-		if (errbuf)
+	/* O_NONBLOCK: a pipe with no writer is opened at once (and refused
+	 * below) instead of waiting for a writer; regular files ignore it */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (r->fd < 0 || fstat(r->fd, &st))
+		e = errno;
+	if (e || !S_ISREG(st.st_mode)) {
+		/* the reader seeks, so it reads regular files only */
+		if (errbuf && e)
 			snprintf(errbuf, errlen, "cannot read %s: %s", path,
-				 strerror(e ? e : EISDIR));
+				 strerror(e));
+		else if (errbuf)
+			snprintf(errbuf, errlen,
+				 "cannot read %s: it is %s, not a regular "
+				 "file%s",
+				 path, file_kind(st.st_mode),
+				 S_ISFIFO(st.st_mode)
+					 ? " (save the trace to a file first)"
+					 : "");
 		if (err)
 			*err = DT_ERR_IO;
 		if (r->fd >= 0)
