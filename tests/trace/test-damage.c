@@ -296,10 +296,7 @@ static void check(const char *name, struct file f, const struct want *w)
 	dt_reader_close(rd);
 
 	snprintf(path, sizeof(path), "%s/%s.dnnt", out_dir, name);
-	FILE *out = fopen(path, "wb");
-	CHECK(out && fwrite(f.p, 1, f.n, out) == f.n);
-	if (out)
-		fclose(out);
+	CHECK(test_write_file(path, f.p, f.n));
 	rd = dt_reader_open(path, NULL, NULL, 0);
 	CHECK(rd != NULL);
 	if (rd)

@@ -27,17 +27,6 @@ static void expect(const char *path, int want_err, const char *want_text)
 	}
 }
 
-static void put_file(const char *path, const void *data, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	CHECK(fwrite(data, 1, n, f) == n);
-	fclose(f);
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -72,15 +61,15 @@ int main(void)
 	expect(path, DT_ERR_IO, "No such file or directory");
 
 	snprintf(path, sizeof(path), "%s/empty.dnnt", dir);
-	put_file(path, "", 0);
+	CHECK(test_write_file(path, "", 0));
 	expect(path, DT_ERR_NOT_TRACE, "not a dnntrace file: it is empty");
 
 	snprintf(path, sizeof(path), "%s/short.dnnt", dir);
-	put_file(path, "abc", 3);
+	CHECK(test_write_file(path, "abc", 3));
 	expect(path, DT_ERR_NOT_TRACE, "only 3 bytes long");
 
 	snprintf(path, sizeof(path), "%s/text.dnnt", dir);
-	put_file(path, "not a trace, just text\n", 23);
+	CHECK(test_write_file(path, "not a trace, just text\n", 23));
 	expect(path, DT_ERR_NOT_TRACE,
 	       "not a dnntrace file: it does not start with a dnntrace "
 	       "header");
@@ -88,20 +77,20 @@ int main(void)
 	uint8_t z[64];
 	size_t zn = ZSTD_compress(z, sizeof(z), "hello", 5, 1);
 	snprintf(path, sizeof(path), "%s/plain.zst", dir);
-	put_file(path, z, zn);
+	CHECK(test_write_file(path, z, zn));
 	expect(path, DT_ERR_NOT_TRACE, "a plain zstd stream");
 
 	static const uint8_t meta[] = { 0x51, 0x2A, 0x4D, 0x18, 4,   0,
 					0,    0,    'A',  'B',  'C', 'D' };
 	snprintf(path, sizeof(path), "%s/meta.dnnt", dir);
-	put_file(path, meta, sizeof(meta));
+	CHECK(test_write_file(path, meta, sizeof(meta)));
 	expect(path, DT_ERR_NOT_TRACE,
 	       "its first frame is not a dnntrace header");
 
 	static const uint8_t small[] = { 0x50, 0x2A, 0x4D, 0x18, 4,   0,
 					 0,    0,    'A',  'B',  'C', 'D' };
 	snprintf(path, sizeof(path), "%s/small.dnnt", dir);
-	put_file(path, small, sizeof(small));
+	CHECK(test_write_file(path, small, sizeof(small)));
 	expect(path, DT_ERR_NOT_TRACE, "its header frame is too short");
 
 	uint8_t hdr[8 + sizeof(struct dt_file_header)] = { 0x50, 0x2A, 0x4D,
@@ -109,13 +98,13 @@ int main(void)
 	hdr[4] = sizeof(struct dt_file_header);
 	memcpy(hdr + 8, "DNNTRACX", 8);
 	snprintf(path, sizeof(path), "%s/magic.dnnt", dir);
-	put_file(path, hdr, sizeof(hdr));
+	CHECK(test_write_file(path, hdr, sizeof(hdr)));
 	expect(path, DT_ERR_NOT_TRACE,
 	       "its header frame does not start with DNNTRACE");
 
 	memcpy(hdr + 8, "DNNTRACE", 8);
 	snprintf(path, sizeof(path), "%s/cut.dnnt", dir);
-	put_file(path, hdr, sizeof(hdr) - 1);
+	CHECK(test_write_file(path, hdr, sizeof(hdr) - 1));
 	expect(path, DT_ERR_CORRUPT, "the file ends inside its header");
 	TEST_DONE();
 }

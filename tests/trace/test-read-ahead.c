@@ -11,17 +11,6 @@
 
 #include "trace-test-util.h"
 
-static void write_prefix(const char *path, const uint8_t *buf, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	CHECK(fwrite(buf, 1, n, f) == n);
-	fclose(f);
-}
-
 int main(void)
 {
 	const char *dir = dt_test_tmpdir();
@@ -64,7 +53,7 @@ int main(void)
 	for (size_t c = 0; c < nc; c++) {
 		size_t cut = cuts[c], whole = 0;
 		uint64_t expect = 0;
-		write_prefix(cut_path, full, cut);
+		CHECK(test_write_file(cut_path, full, cut));
 		for (size_t i = 1; i < n && fr[i].end <= cut; i++) {
 			expect += fr[i].records;
 			whole = i;
@@ -96,7 +85,7 @@ int main(void)
 	for (int with_index = 1; with_index >= 0; with_index--) {
 		size_t len = with_index ? size : fr[n - 2].end;
 		size_t got_n;
-		write_prefix(cut_path, copy, len);
+		CHECK(test_write_file(cut_path, copy, len));
 		struct dt_reader *rd = dt_reader_open(cut_path, NULL, NULL, 0);
 		CHECK(rd != NULL);
 		if (!rd)
