@@ -224,8 +224,8 @@ enum dt_read_error {
  * end, frames_skipped in dt_file_stats says whether frames in the middle
  * were damaged and skipped. */
 enum dt_file_end {
-	DT_FILE_CLEAN,     /* END summary and seek table present, every frame
-			      read */
+	DT_FILE_CLEAN,     /* the END summary was read (then the seek table,
+			      when have_index) and nothing was skipped */
 	DT_FILE_NO_END,    /* no END: the process died or is still writing;
 			      every frame up to the end of the file was read
 			      or skipped */
@@ -256,7 +256,7 @@ enum dt_skip_reason {
 struct dt_skip {
 	uint64_t offset; /* first byte skipped */
 	uint64_t size;   /* bytes skipped; the next frame starts at
-			    offset + size */
+			    offset + size, or the file ends there */
 	/* Bytes of records the skipped frames held, decompressed: from the
 	 * seek table, from a frame that decoded but failed its record check,
 	 * or else from the frame headers (which the damage may have hit);
@@ -266,7 +266,8 @@ struct dt_skip {
 			    least this many */
 	bool exact;      /* the range is known to be exactly `frames` whole
 			    frames (from the seek table or the frames' own
-			    structure), so record_bytes is known */
+			    structure); record_bytes is then known unless
+			    the frame header gave no size */
 	enum dt_skip_reason reason;
 };
 
@@ -293,7 +294,8 @@ struct dt_file_info {
 
 /*
  * What was read, and what was not. Counts grow while reading; the end, the
- * missing records and error are final once dt_reader_next() returned 0.
+ * missing records, lost_exact and error are set once dt_reader_next()
+ * returned 0.
  *
  * A tool says what is missing from these: records the writer dropped
  * (`lost`, exact only when `lost_exact`), records written but not read
@@ -328,7 +330,9 @@ struct dt_file_stats {
 
 	/* Records written to data frames but not returned: END's `records`
 	 * minus data_records. Known only with an END record (a file whose
-	 * process died cannot say how many records it wrote); 0 otherwise. */
+	 * process died cannot say how many records it wrote) that counts
+	 * at least the records read (error says when it does not); 0 when
+	 * not known. */
 	uint64_t records_missing;
 	bool records_missing_known;
 
