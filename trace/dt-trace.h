@@ -211,20 +211,69 @@ static inline void dt_ring_commit(struct dt_ring *r)
 
 enum dt_read_error {
 	DT_OK = 0,
-	DT_ERR_IO = -1,        /* the file could not be read (errno) */
-	DT_ERR_NOT_TRACE = -2, /* not a dnntrace file */
+	DT_ERR_IO = -1,        /* the file could not be read (errno), or is
+				  no regular file (a directory, a device, a
+				  pipe): the sentence names the path */
+	DT_ERR_NOT_TRACE = -2, /* not a dnntrace file (empty, or no header) */
 	DT_ERR_VERSION = -3,   /* written by a newer, incompatible format */
-	DT_ERR_CORRUPT = -4,   /* a frame or record is malformed */
+	DT_ERR_CORRUPT = -4,   /* the file header is malformed or cut short */
 	DT_ERR_NOMEM = -5,
 };
 
-/* How a file ended, known once dt_reader_next() returned 0. */
+/* How a file ended, known once dt_reader_next() returned 0. Whatever the
+ * end, frames_skipped in dt_file_stats says whether frames in the middle
+ * were damaged and skipped. */
 enum dt_file_end {
-	DT_FILE_CLEAN,     /* END summary and seek table present */
-	DT_FILE_NO_END,    /* all frames whole, but no END: the process died */
-	DT_FILE_TRUNCATED, /* the last frame is cut short */
-	DT_FILE_CORRUPT,   /* a frame failed to decode; reading stopped */
+	DT_FILE_CLEAN,     /* the END summary was read (then the seek table,
+			      when have_index) and nothing was skipped */
+	DT_FILE_NO_END,    /* no END: the process died or is still writing;
+			      every frame up to the end of the file was read
+			      or skipped */
+	DT_FILE_TRUNCATED, /* the file is cut short inside its last frame:
+			      bytes_lost bytes at the end could not be read */
+	DT_FILE_CORRUPT,   /* reading stopped before the end: a read error or
+			      no memory (error says which); bytes_lost bytes
+			      were not read */
+	DT_FILE_DAMAGED,   /* the file was finished (END or seek table read)
+			      but damaged frames were skipped; the rest was
+			      read */
 };
+
+/* Why a range of the file was skipped: what was wrong with the frame that
+ * starts it. */
+enum dt_skip_reason {
+	DT_SKIP_NO_FRAME,   /* no frame starts here (unknown magic number) */
+	DT_SKIP_BAD_HEADER, /* the frame header is malformed or unusable */
+	DT_SKIP_BAD_BLOCK,  /* a compressed block is malformed, or runs past
+			       the next frame */
+	DT_SKIP_CHECKSUM,   /* the content does not match its checksum */
+	DT_SKIP_BAD_SIZE,   /* the content is not the size its header says */
+	DT_SKIP_BAD_RECORD, /* decoded, but a record in it is malformed */
+};
+
+/* A range of the file the reader skipped: damaged frames between readable
+ * ones. None of their records is returned. */
+struct dt_skip {
+	uint64_t offset; /* first byte skipped */
+	uint64_t size;   /* bytes skipped; the next frame starts at
+			    offset + size, or the file ends there */
+	/* Bytes of records the skipped frames held, decompressed: from the
+	 * seek table, from a frame that decoded but failed its record check,
+	 * or else from the frame headers (which the damage may have hit);
+	 * DT_SKIP_UNKNOWN when not known. */
+	uint64_t record_bytes;
+	uint32_t frames; /* frames in the range: exact when `exact`, else at
+			    least this many */
+	bool exact;      /* the range is known to be exactly `frames` whole
+			    frames (from the seek table or the frames' own
+			    structure); record_bytes is then known unless
+			    the frame header gave no size */
+	enum dt_skip_reason reason;
+};
+
+#define DT_SKIP_UNKNOWN UINT64_MAX
+/* Ranges dt_reader_skips() lists; more are counted in dt_file_stats. */
+#define DT_SKIPS_MAX 64
 
 struct dt_api_def {
 	const char *name;
@@ -243,27 +292,75 @@ struct dt_file_info {
 	uint32_t n_apis;
 };
 
+/*
+ * What was read, and what was not. Counts grow while reading; the end, the
+ * missing records, lost_exact and error are set once dt_reader_next()
+ * returned 0.
+ *
+ * A tool says what is missing from these: records the writer dropped
+ * (`lost`, exact only when `lost_exact`), records written but not read
+ * (`records_missing`, known only when `records_missing_known`), damaged
+ * frames skipped in the middle (`frames_skipped`, `bytes_skipped`,
+ * `record_bytes_skipped`, and dt_reader_skips() for the ranges), and bytes
+ * cut off at the end (`bytes_lost`).
+ */
 struct dt_file_stats {
 	enum dt_file_end end;
 	uint64_t file_size;
-	uint64_t frames;      /* data frames decoded */
-	uint64_t records;     /* records returned */
-	uint64_t calls;       /* API_CALL records among them */
-	uint64_t unknown;     /* records of types this reader does not know */
-	uint64_t bytes_lost;  /* trailing bytes that could not be decoded */
-	uint64_t lost;        /* records the writer reported lost */
-	uint64_t gpu_dropped; /* GPU activity records CUPTI dropped */
+	uint64_t frames;       /* data frames decoded */
+	uint64_t records;      /* records returned (all frames) */
+	uint64_t data_records; /* of which in data frames: END's `records`
+				  counts these */
+	uint64_t calls;        /* API_CALL records among them */
+	uint64_t unknown;      /* records of types this reader does not know */
+	uint64_t bytes_lost;   /* trailing bytes that could not be decoded
+				  (the frame cut short, or what a read error
+				  left unread) */
+
+	/* Damaged frames skipped, reading going on after them. */
+	uint64_t skips;          /* ranges skipped (dt_reader_skips) */
+	uint64_t frames_skipped; /* frames in them: exact when skips_exact,
+				    else a lower bound */
+	uint64_t bytes_skipped;  /* bytes of the file in them, exact */
+	uint64_t record_bytes_skipped; /* decompressed bytes of records
+					  they held, summed over the ranges
+					  whose size is known */
+	bool skips_exact; /* every range's frame count and record bytes are
+			     known (true when nothing was skipped) */
+
+	/* Records written to data frames but not returned: END's `records`
+	 * minus data_records. Known only with an END record (a file whose
+	 * process died cannot say how many records it wrote) that counts
+	 * at least the records read (error says when it does not); 0 when
+	 * not known. */
+	uint64_t records_missing;
+	bool records_missing_known;
+
+	/* Records the writer dropped (buffers full, disk full): END's `lost`
+	 * when END was read, which is then exact; otherwise the sum of the
+	 * LOSS records read, a lower bound (lost_exact false), since LOSS
+	 * records after a cut or in skipped frames are gone. */
+	uint64_t lost;
+	bool lost_exact;
+	uint64_t gpu_dropped; /* GPU activity records CUPTI dropped, from
+				 LOSS records: a lower bound when frames were
+				 skipped or the file ended early */
 	bool have_end;
 	struct dt_rec_end end_rec; /* valid when have_end */
 	bool have_index;
 	uint32_t index_frames;
-	char error[160]; /* why the file ended early, if it did */
+	/* One sentence: why the file ended early, what was skipped and how
+	 * many records are missing, if anything is; empty for a clean file
+	 * and for DT_FILE_NO_END with nothing skipped. */
+	char error[256];
 };
 
 struct dt_reader;
 
-/* Open a trace and read its header. On failure returns NULL and, when err
- * is non-NULL, stores a dt_read_error and a sentence in errbuf. */
+/* Open a trace and read its header. Only regular files are read (the
+ * reader seeks); anything else is refused at once, without blocking (a
+ * pipe with no writer included). On failure returns NULL and, when err is
+ * non-NULL, stores a dt_read_error; errbuf gets one sentence. */
 struct dt_reader *dt_reader_open(const char *path, int *err, char *errbuf,
 				 size_t errlen);
 /* Same on a memory buffer (not copied: keep it alive while reading). */
@@ -275,11 +372,24 @@ const struct dt_file_info *dt_reader_info(const struct dt_reader *r);
 
 /* Next record of the body, in file order. Returns 1 and sets *rec (valid
  * until the next call), or 0 at the end of what can be read; then
- * dt_reader_stats() says how the file ended. The record's fixed fields are
- * checked against its size; its tail is rec + fixed size, `len` bytes. */
+ * dt_reader_stats() says how the file ended. Every record of a frame is
+ * checked before the first is returned: a frame that fails to decode or
+ * holds a malformed record is skipped whole, and reading goes on with the
+ * next frame. The record's fixed fields are checked against its size; its
+ * tail is rec + fixed size, `len` bytes. */
 int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec);
 
+/* Statistics so far; a caller that compares `skips` between records knows
+ * where in the stream a gap is (it grows just before the first record
+ * after the gap). */
 const struct dt_file_stats *dt_reader_stats(const struct dt_reader *r);
+
+/* The ranges skipped so far, in file order: *n of them, at most
+ * DT_SKIPS_MAX (stats->skips counts them all). Owned by the reader. */
+const struct dt_skip *dt_reader_skips(const struct dt_reader *r, size_t *n);
+
+/* What a dt_skip_reason means, in a few words. */
+const char *dt_skip_reason_str(enum dt_skip_reason why);
 
 /* Bytes of the file consumed so far (for progress reports). */
 uint64_t dt_reader_offset(const struct dt_reader *r);

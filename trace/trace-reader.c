@@ -1,14 +1,20 @@
 /*
  * trace-reader.c - streams a dnntrace file, frame by frame.
  *
- * Memory stays bounded by one frame whatever the file's size. No length
+ * Memory stays bounded by a few frames whatever the file's size. No length
  * field is trusted: every size is checked against what is left of the frame
- * or file before it is used. A file cut short or damaged yields every record
- * of the frames before the damage, and dt_reader_stats() says what happened.
+ * or file before it is used, and every record of a frame is checked before
+ * the first is returned. A damaged frame is skipped whole and reading goes
+ * on with the next frame, found through the seek table of a finished file
+ * when it is sound, else through the damaged frame's own structure, else by
+ * scanning for the next frame that decodes. A file cut short yields every
+ * record before the cut. dt_reader_stats() and dt_reader_skips() say what
+ * was not read and why. The reader never writes: it repairs nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,33 +23,69 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "dt-trace.h"
 
 /* Decompressed frames and skippable payloads larger than this are taken as
- * corrupt (the writer makes 1 to 2 MiB chunks). */
+ * damaged (the writer makes 1 to 2 MiB chunks). */
 #define FRAME_MAX (256u << 20)
 #define IN_STEP   (128u << 10)
+#define HEAD_MAX  18 /* ZSTD_FRAMEHEADERSIZE_MAX, not in the stable API */
 
 /* One frame, decoded: its records (or nothing for frames that hold none),
- * or where and why the file ends. */
+ * or where and why the file ends; and the damaged bytes skipped before it,
+ * if any. */
 struct frame {
 	enum {
 		FRAME_RECORDS, /* a data or metadata frame: buf[0..len) */
-		FRAME_NONE,    /* a frame without records (a seek table) */
-		FRAME_EOF,     /* the end of the file, where a frame starts */
+		FRAME_NONE,    /* a frame without records (a seek table), or
+				  a skipped range alone */
+		FRAME_EOF,     /* the end of the file */
 		FRAME_STOP, /* the file ends here for `end`: error says why */
 	} kind;
 	uint8_t *buf;
 	size_t cap, len;
-	uint64_t off;   /* where the next frame starts */
-	bool counted;   /* a zstd frame (stats.frames) */
-	size_t checked; /* buf[0..checked) holds whole, well-formed records */
-	bool index;     /* a valid seek table, of index_frames entries */
+	uint64_t off; /* where the next frame starts */
+	bool counted; /* a data frame (stats.frames) */
+	bool index;   /* a valid seek table, of index_frames entries */
 	uint32_t index_frames;
+	bool skipped; /* `skip` was skipped before this frame */
+	struct dt_skip skip;
 	enum dt_file_end end;
 	uint64_t from; /* FRAME_STOP: the bytes from here on are lost */
 	char error[160];
+};
+
+/* What an attempt to read one frame found. */
+struct attempt {
+	enum {
+		TRY_GOOD, /* the frame is whole and sound, in the slot */
+		TRY_CUT,  /* it runs past the end of the file */
+		TRY_BAD,  /* it is damaged, for `why` */
+		TRY_STOP, /* reading cannot go on: the slot says why */
+	} result;
+	enum dt_skip_reason why; /* also for TRY_CUT, should more follow */
+	bool skippable;
+	uint64_t end;     /* where its own structure says it ends; 0: unknown */
+	uint64_t dsize;   /* its records' size; DT_SKIP_UNKNOWN: unknown */
+	bool dsize_exact; /* decoded or read, not just taken from a header */
+};
+
+/* The seek table of a finished file, looked at only once a frame is
+ * damaged. Entry k holds the size of the k-th frame, so the next frame is
+ * found without guessing. Entries are read a batch at a time, and a cursor
+ * only moves forward: finding every frame costs one pass over the table. */
+#define INDEX_BATCH 340 /* entries of at most 12 bytes: about 4 KiB */
+struct seek_index {
+	int state;        /* 0: not looked for yet, 1: sound, -1: none */
+	uint64_t entries; /* offset of entry 0 */
+	uint64_t end;     /* offset of the seek table frame */
+	uint32_t n, esize;
+	uint32_t k; /* cursor: entry k describes the frame at pos */
+	uint64_t pos;
+	uint32_t first, count; /* entries held in buf */
+	uint8_t buf[INDEX_BATCH * 12];
 };
 
 /* Frames are decoded ahead by a second thread in files larger than this
@@ -55,11 +97,13 @@ struct dt_reader {
 	int fd; /* -1 when reading from memory */
 	const uint8_t *mem;
 	uint64_t size;
-	uint64_t off; /* the end of the frame being read */
+	uint64_t off;  /* the end of the frame being read */
+	uint64_t body; /* where the frames after the header start */
 
 	struct dt_file_info info;
 	struct dt_file_stats stats;
 	uint64_t loss_sum; /* counts of LOSS records seen */
+	struct dt_skip skips[DT_SKIPS_MAX];
 
 	/* the decoder: its next frame starts at dec_off */
 	uint64_t dec_off;
@@ -67,6 +111,10 @@ struct dt_reader {
 	uint8_t *in;       /* compressed bytes read for the decoder */
 	size_t in_cap;     /* IN_STEP at least */
 	size_t last_csize; /* the last frame's compressed size */
+	struct seek_index index;
+	uint8_t *scan; /* a window of the file, scanned for a frame */
+	uint64_t scan_at;
+	size_t scan_len;
 	struct frame slots[SLOTS];
 	unsigned produced, consumed; /* frames decoded, frames taken */
 
@@ -111,6 +159,25 @@ static int read_at(struct dt_reader *r, uint64_t off, void *buf, size_t n)
 	return 0;
 }
 
+static bool is_frame_magic(uint32_t m)
+{
+	return m == ZSTD_MAGICNUMBER ||
+	       (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START;
+}
+
+/* Whether a frame may start at `at`: the end of the file, too few bytes
+ * left for a magic number (a file cut there), or a magic number. */
+static bool frame_may_start(struct dt_reader *r, uint64_t at)
+{
+	uint8_t b[4];
+
+	if (at > r->size)
+		return false;
+	if (r->size - at < 4)
+		return true;
+	return !read_at(r, at, b, 4) && is_frame_magic(get_le32(b));
+}
+
 /* The file ends at this frame, for the reason given. */
 static void frame_stop(struct frame *f, enum dt_file_end end, uint64_t from,
 		       const char *fmt, ...)
@@ -126,16 +193,6 @@ static void frame_stop(struct frame *f, enum dt_file_end end, uint64_t from,
 	va_start(ap, fmt);
 	vsnprintf(f->error, sizeof(f->error), fmt, ap);
 	va_end(ap);
-}
-
-/* Stop reading: the file ends here, for the reason given. */
-static void stop(struct dt_reader *r, enum dt_file_end end, uint64_t from,
-		 const char *error)
-{
-	r->done = true;
-	r->stats.end = end;
-	r->stats.bytes_lost = r->size > from ? r->size - from : 0;
-	snprintf(r->stats.error, sizeof(r->stats.error), "%s", error);
 }
 
 /* The record types this reader knows, without a call per record. */
@@ -162,6 +219,17 @@ static uint32_t check_record(const uint8_t *p, size_t avail)
 	if (len > h->size - d->fixed)
 		return 0;
 	return h->size;
+}
+
+/* Whether buf[0..len) is whole, well-formed records. */
+static bool check_records(const uint8_t *buf, size_t len)
+{
+	size_t pos = 0;
+	uint32_t size;
+
+	while (pos < len && (size = check_record(buf + pos, len - pos)))
+		pos += size;
+	return pos == len;
 }
 
 static int ensure_buf(struct frame *f, size_t n)
@@ -230,35 +298,69 @@ static int add_api(struct dt_file_info *fi, const struct dt_rec_apidef *rec)
 	return 0;
 }
 
+/* Why a file without a dnntrace header is not a trace, in words. */
+static int not_trace(struct dt_reader *r, const uint8_t *hdr8, char *errbuf,
+		     size_t errlen)
+{
+	uint32_t magic = r->size >= 4 ? get_le32(hdr8) : 0;
+
+	if (r->size == 0)
+		snprintf(errbuf, errlen, "not a dnntrace file: it is empty");
+	else if (r->size < 8)
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: it is only %" PRIu64
+			 " bytes long",
+			 r->size);
+	else if (magic == ZSTD_MAGICNUMBER)
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: it is a plain zstd stream, "
+			 "without a dnntrace header");
+	else if ((magic & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START &&
+		 magic != DT_FRAME_HEADER)
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: its first frame is not a "
+			 "dnntrace header");
+	else if (magic == DT_FRAME_HEADER)
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: its header frame is too short "
+			 "or too large (%u bytes)",
+			 get_le32(hdr8 + 4));
+	else
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: it does not start with a "
+			 "dnntrace header");
+	return DT_ERR_NOT_TRACE;
+}
+
 static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 {
-	uint8_t hdr8[8];
+	uint8_t hdr8[8] = { 0 };
 	uint32_t len;
 	uint8_t *p;
 
-	if (read_at(r, 0, hdr8, 8) || get_le32(hdr8) != DT_FRAME_HEADER) {
-		snprintf(errbuf, errlen, "not a dnntrace file");
-		return DT_ERR_NOT_TRACE;
-	}
+	if (read_at(r, 0, hdr8, r->size < 8 ? (size_t)r->size : 8) ||
+	    r->size < 8 || get_le32(hdr8) != DT_FRAME_HEADER)
+		return not_trace(r, hdr8, errbuf, errlen);
 	len = get_le32(hdr8 + 4);
-	if (len < sizeof(struct dt_file_header) || len > FRAME_MAX) {
-		snprintf(errbuf, errlen, "not a dnntrace file");
-		return DT_ERR_NOT_TRACE;
-	}
+	if (len < sizeof(struct dt_file_header) || len > FRAME_MAX)
+		return not_trace(r, hdr8, errbuf, errlen);
 	p = malloc(len);
 	if (!p)
 		return DT_ERR_NOMEM;
 	if (read_at(r, 8, p, len)) {
 		free(p);
 		snprintf(errbuf, errlen,
-			 "the file ends inside its header (%llu of %u bytes)",
-			 (unsigned long long)r->size, len + 8);
+			 "the file ends inside its header (%" PRIu64
+			 " of %u bytes)",
+			 r->size, len + 8);
 		return DT_ERR_CORRUPT;
 	}
 	memcpy(&r->info.hdr, p, sizeof(r->info.hdr));
 	if (memcmp(r->info.hdr.magic, DT_FILE_MAGIC, 8) != 0) {
 		free(p);
-		snprintf(errbuf, errlen, "not a dnntrace file");
+		snprintf(errbuf, errlen,
+			 "not a dnntrace file: its header frame does not "
+			 "start with " DT_FILE_MAGIC);
 		return DT_ERR_NOT_TRACE;
 	}
 	if (r->info.hdr.major != DT_FORMAT_MAJOR) {
@@ -293,7 +395,7 @@ static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 		pos += size;
 	}
 	free(p);
-	r->off = r->dec_off = 8 + (uint64_t)len;
+	r->off = r->dec_off = r->body = 8 + (uint64_t)len;
 	return DT_OK;
 }
 
@@ -310,6 +412,7 @@ static struct dt_reader *open_common(struct dt_reader *r, int *err,
 		errlen = sizeof(dummy);
 	}
 	r->stats.file_size = r->size;
+	r->stats.skips_exact = true;
 	r->dctx = ZSTD_createDCtx();
 	r->in = malloc(IN_STEP);
 	r->in_cap = IN_STEP;
@@ -342,23 +445,52 @@ static struct dt_reader *open_common(struct dt_reader *r, int *err,
 	return r;
 }
 
+/* What a file that is no regular file is, in words. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISFIFO(mode))
+		return "a pipe";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "a special file";
+}
+
 struct dt_reader *dt_reader_open(const char *path, int *err, char *errbuf,
 				 size_t errlen)
 {
 	struct dt_reader *r = calloc(1, sizeof(*r));
 	struct stat st;
+	int e = 0;
 
 	if (!r) {
 		if (err)
 			*err = DT_ERR_NOMEM;
 		return NULL;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0 || fstat(r->fd, &st) || !S_ISREG(st.st_mode)) {
-		int e = r->fd < 0 ? errno : EISDIR;
-		if (errbuf)
+	/* O_NONBLOCK: a pipe with no writer is opened at once (and refused
+	 * below) instead of waiting for a writer; regular files ignore it */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (r->fd < 0 || fstat(r->fd, &st))
+		e = errno;
+	if (e || !S_ISREG(st.st_mode)) {
+		/* the reader seeks, so it reads regular files only */
+		if (errbuf && e)
 			snprintf(errbuf, errlen, "cannot read %s: %s", path,
-				 strerror(e ? e : EISDIR));
+				 strerror(e));
+		else if (errbuf)
+			snprintf(errbuf, errlen,
+				 "cannot read %s: it is %s, not a regular "
+				 "file%s",
+				 path, file_kind(st.st_mode),
+				 S_ISFIFO(st.st_mode)
+					 ? " (save the trace to a file first)"
+					 : "");
 		if (err)
 			*err = DT_ERR_IO;
 		if (r->fd >= 0)
@@ -414,6 +546,7 @@ void dt_reader_close(struct dt_reader *r)
 	free(r->info.apis);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->in);
+	free(r->scan);
 	for (int i = 0; i < SLOTS; i++)
 		free(r->slots[i].buf);
 	free(r);
@@ -434,9 +567,86 @@ const struct dt_file_stats *dt_reader_stats(const struct dt_reader *r)
 	return &r->stats;
 }
 
-/* The whole compressed frame at `at`, when it is all there: in the mapped
- * file, or read into r->in. Sets *csize; NULL when the frame is cut short,
- * damaged or unreadable (the streaming decoder then says which). */
+const struct dt_skip *dt_reader_skips(const struct dt_reader *r, size_t *n)
+{
+	*n = r->stats.skips < DT_SKIPS_MAX ? (size_t)r->stats.skips
+					   : DT_SKIPS_MAX;
+	return r->skips;
+}
+
+const char *dt_skip_reason_str(enum dt_skip_reason why)
+{
+	switch (why) {
+	case DT_SKIP_NO_FRAME:
+		return "no frame starts there";
+	case DT_SKIP_BAD_HEADER:
+		return "bad frame header";
+	case DT_SKIP_BAD_BLOCK:
+		return "bad compressed block";
+	case DT_SKIP_CHECKSUM:
+		return "checksum mismatch";
+	case DT_SKIP_BAD_SIZE:
+		return "content size differs from its header";
+	case DT_SKIP_BAD_RECORD:
+		return "malformed record";
+	}
+	return "damaged";
+}
+
+/* ------------------------------------------------------- one frame */
+
+static void try_result(struct attempt *a, int result, enum dt_skip_reason why,
+		       uint64_t end)
+{
+	a->result = result;
+	a->why = why;
+	a->end = end;
+}
+
+/* Reading cannot go on at `at` (a read error, no memory). */
+static void try_stop(struct frame *f, struct attempt *a, uint64_t at,
+		     const char *what)
+{
+	a->result = TRY_STOP;
+	frame_stop(f, DT_FILE_CORRUPT, at, "%s at offset %" PRIu64, what, at);
+}
+
+/* The frame's content is in f->buf: sound if its records are. */
+static void records_frame(struct frame *f, struct attempt *a, size_t len,
+			  uint64_t end, bool data)
+{
+	a->dsize = len;
+	a->dsize_exact = true;
+	if (!check_records(f->buf, len))
+		return try_result(a, TRY_BAD, DT_SKIP_BAD_RECORD, end);
+	f->kind = FRAME_RECORDS;
+	f->len = len;
+	f->off = end;
+	f->counted = data;
+	a->result = TRY_GOOD;
+}
+
+static enum dt_skip_reason zstd_reason(size_t code)
+{
+	switch (ZSTD_getErrorCode(code)) {
+	case ZSTD_error_checksum_wrong:
+		return DT_SKIP_CHECKSUM;
+	case ZSTD_error_dstSize_tooSmall:
+		return DT_SKIP_BAD_SIZE;
+	case ZSTD_error_prefix_unknown:
+	case ZSTD_error_version_unsupported:
+	case ZSTD_error_frameParameter_unsupported:
+	case ZSTD_error_frameParameter_windowTooLarge:
+	case ZSTD_error_memory_allocation: /* a window too large to hold */
+		return DT_SKIP_BAD_HEADER;
+	default:
+		return DT_SKIP_BAD_BLOCK;
+	}
+}
+
+/* The whole compressed frame at `at`, when its blocks are all there: in the
+ * mapped file, or read into r->in. Sets *csize; NULL when the frame is cut
+ * short, its blocks are malformed, or it is unreadable. */
 static const uint8_t *whole_frame(struct dt_reader *r, uint64_t at,
 				  size_t *csize)
 {
@@ -468,58 +678,23 @@ static const uint8_t *whole_frame(struct dt_reader *r, uint64_t at,
 		*csize = ZSTD_findFrameCompressedSize(r->in, have);
 		if (!ZSTD_isError(*csize))
 			return r->in;
-		if (have == left || have >= FRAME_MAX)
+		/* more bytes help only a frame that ran out of them */
+		if (ZSTD_getErrorCode(*csize) != ZSTD_error_srcSize_wrong ||
+		    have == left || have >= FRAME_MAX)
 			return NULL;
 		want = have * 2;
 	}
 }
 
-/* Decode the zstd frame at r->dec_off into f: in one pass when the whole
- * frame is at hand (no copy through the decoder's window), else streamed,
- * which also names what is wrong with a bad frame. */
-static void decode_zstd(struct dt_reader *r, struct frame *f)
+/* Decode the zstd frame at `at` through the streaming decoder, which reads
+ * a frame that is not whole (or too large to read at once) and says how it
+ * ends: cut short, or damaged. */
+static void stream_zstd(struct dt_reader *r, struct frame *f, uint64_t at,
+			size_t content, struct attempt *a)
 {
-	uint8_t head[18]; /* ZSTD_FRAMEHEADERSIZE_MAX, not in the stable API */
-	size_t hn = sizeof(head);
-	unsigned long long content;
-	uint64_t at = r->dec_off, pos = at;
+	ZSTD_outBuffer ob = { f->buf, content, 0 };
+	uint64_t pos = at;
 
-	if (hn > r->size - at)
-		hn = (size_t)(r->size - at);
-	if (read_at(r, at, head, hn))
-		return frame_stop(f, DT_FILE_CORRUPT, at, "read error");
-	content = ZSTD_getFrameContentSize(head, hn);
-	if (content == ZSTD_CONTENTSIZE_ERROR) {
-		if (hn < sizeof(head))
-			return frame_stop(f, DT_FILE_TRUNCATED, at,
-					  "the last frame is cut short");
-		return frame_stop(f, DT_FILE_CORRUPT, at,
-				  "bad frame header at offset %llu",
-				  (unsigned long long)at);
-	}
-	if (content == ZSTD_CONTENTSIZE_UNKNOWN || content > FRAME_MAX)
-		return frame_stop(f, DT_FILE_CORRUPT, at,
-				  "frame at offset %llu has no usable size",
-				  (unsigned long long)at);
-	if (ensure_buf(f, (size_t)content ? (size_t)content : 1))
-		return frame_stop(f, DT_FILE_CORRUPT, at, "out of memory");
-
-	size_t csize;
-	const uint8_t *src = whole_frame(r, at, &csize);
-	if (src) {
-		size_t got = ZSTD_decompressDCtx(r->dctx, f->buf,
-						 (size_t)content, src, csize);
-		if (got == content) {
-			r->last_csize = csize;
-			f->kind = FRAME_RECORDS;
-			f->len = got;
-			f->off = at + csize;
-			f->counted = true;
-			return;
-		}
-	}
-
-	ZSTD_outBuffer ob = { f->buf, (size_t)content, 0 };
 	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
 	for (;;) {
 		size_t n = IN_STEP, ret;
@@ -527,43 +702,72 @@ static void decode_zstd(struct dt_reader *r, struct frame *f)
 		if (n > r->size - pos)
 			n = (size_t)(r->size - pos);
 		if (n == 0)
-			return frame_stop(f, DT_FILE_TRUNCATED, at,
-					  "the last frame is cut short");
+			return try_result(a, TRY_CUT, DT_SKIP_BAD_BLOCK, 0);
 		if (read_at(r, pos, r->in, n))
-			return frame_stop(f, DT_FILE_CORRUPT, at, "read error");
+			return try_stop(f, a, pos, "read error");
 		ZSTD_inBuffer ib = { r->in, n, 0 };
 		ret = ZSTD_decompressStream(r->dctx, &ob, &ib);
 		if (ZSTD_isError(ret))
-			return frame_stop(f, DT_FILE_CORRUPT, at,
-					  "frame at offset %llu: %s",
-					  (unsigned long long)at,
-					  ZSTD_getErrorName(ret));
+			return try_result(a, TRY_BAD, zstd_reason(ret), 0);
 		pos += ib.pos;
 		if (ret == 0)
 			break;
 		if (ib.pos == 0 && ob.pos == ob.size)
-			return frame_stop(f, DT_FILE_CORRUPT, at,
-					  "frame at offset %llu is larger than "
-					  "it says",
-					  (unsigned long long)at);
+			return try_result(a, TRY_BAD, DT_SKIP_BAD_SIZE, 0);
 	}
 	if (ob.pos != content)
-		return frame_stop(f, DT_FILE_CORRUPT, at,
-				  "frame at offset %llu is smaller than it "
-				  "says",
-				  (unsigned long long)at);
-	f->kind = FRAME_RECORDS;
-	f->len = ob.pos;
-	f->off = pos;
-	f->counted = true;
+		return try_result(a, TRY_BAD, DT_SKIP_BAD_SIZE, pos);
+	records_frame(f, a, ob.pos, pos, true);
 }
 
-static void decode_seek_table(struct dt_reader *r, struct frame *f,
+/* Decode the zstd frame at `at` into f: in one pass when the whole frame is
+ * at hand (no copy through the decoder's window), else streamed. A frame
+ * that must be whole (a candidate found by scanning) is never streamed. */
+static void try_zstd(struct dt_reader *r, struct frame *f, uint64_t at,
+		     bool whole, struct attempt *a)
+{
+	uint8_t head[HEAD_MAX];
+	size_t hn = sizeof(head), csize;
+	unsigned long long content;
+
+	if (hn > r->size - at)
+		hn = (size_t)(r->size - at);
+	if (read_at(r, at, head, hn))
+		return try_stop(f, a, at, "read error");
+	content = ZSTD_getFrameContentSize(head, hn);
+	if (content == ZSTD_CONTENTSIZE_ERROR)
+		return try_result(a, hn < sizeof(head) ? TRY_CUT : TRY_BAD,
+				  DT_SKIP_BAD_HEADER, 0);
+	const uint8_t *src = whole_frame(r, at, &csize);
+	if (content == ZSTD_CONTENTSIZE_UNKNOWN || content > FRAME_MAX)
+		return try_result(a, TRY_BAD, DT_SKIP_BAD_HEADER,
+				  src ? at + csize : 0);
+	a->dsize = content;
+	if (!src && whole)
+		return try_result(a, TRY_BAD, DT_SKIP_BAD_BLOCK, 0);
+	if (ensure_buf(f, content ? (size_t)content : 1))
+		return try_stop(f, a, at, "out of memory for the frame");
+	if (src) {
+		size_t got = ZSTD_decompressDCtx(r->dctx, f->buf,
+						 (size_t)content, src, csize);
+		if (ZSTD_isError(got))
+			return try_result(a, TRY_BAD, zstd_reason(got),
+					  at + csize);
+		if (got != content)
+			return try_result(a, TRY_BAD, DT_SKIP_BAD_SIZE,
+					  at + csize);
+		r->last_csize = csize;
+		return records_frame(f, a, got, at + csize, true);
+	}
+	stream_zstd(r, f, at, (size_t)content, a);
+}
+
+static void decode_seek_table(struct dt_reader *r, struct frame *f, uint64_t at,
 			      uint32_t len)
 {
 	uint8_t foot[9];
 
-	if (len < 9 || read_at(r, r->dec_off + 8 + len - 9, foot, 9))
+	if (len < 9 || read_at(r, at + 8 + len - 9, foot, 9))
 		return;
 	uint32_t n = get_le32(foot);
 	uint8_t desc = foot[4];
@@ -576,74 +780,288 @@ static void decode_seek_table(struct dt_reader *r, struct frame *f,
 	f->index_frames = n;
 }
 
-/* Decode the frame at r->dec_off into f, and move past it. */
-static void decode_frame(struct dt_reader *r, struct frame *f)
+/* A skippable frame at `at`: metadata records, a seek table, or someone
+ * else's frame. A candidate found by scanning must prove itself: metadata
+ * that holds records, a seek table with its footer. */
+static void try_skippable(struct dt_reader *r, struct frame *f, uint64_t at,
+			  uint32_t magic, bool strict, struct attempt *a)
 {
 	uint8_t h[8];
-	uint64_t at = r->dec_off, left = r->size - at;
-	uint32_t magic, len;
+	uint32_t len;
+	uint64_t end;
 
-	f->kind = FRAME_NONE;
-	f->len = 0;
-	f->checked = 0;
-	f->counted = f->index = false;
-	f->off = at;
-	if (left == 0) {
-		f->kind = FRAME_EOF;
-		return;
-	}
-	if (left < 4 || read_at(r, at, h, left < 8 ? 4 : 8))
-		return frame_stop(f, DT_FILE_TRUNCATED, at,
-				  "the last frame is cut short");
-	magic = get_le32(h);
-	if (magic == ZSTD_MAGICNUMBER) {
-		decode_zstd(r, f);
-		if (f->kind == FRAME_RECORDS)
-			r->dec_off = f->off;
-		return;
-	}
-	if ((magic & 0xFFFFFFF0u) != ZSTD_MAGIC_SKIPPABLE_START)
-		return frame_stop(f, DT_FILE_CORRUPT, at,
-				  "unknown frame at offset %llu",
-				  (unsigned long long)at);
-	if (left < 8 || (len = get_le32(h + 4)) > left - 8)
-		return frame_stop(f, DT_FILE_TRUNCATED, at,
-				  "the last frame is cut short");
+	a->skippable = true;
+	if (r->size - at < 8)
+		return try_result(a, TRY_CUT, DT_SKIP_BAD_HEADER, 0);
+	if (read_at(r, at, h, 8))
+		return try_stop(f, a, at, "read error");
+	len = get_le32(h + 4);
+	if (len > r->size - at - 8)
+		return try_result(a, TRY_CUT, DT_SKIP_BAD_HEADER, 0);
+	/* a size that leads nowhere is damage, not a frame */
+	end = at + 8 + len;
+	if (!frame_may_start(r, end))
+		return try_result(a, TRY_BAD, DT_SKIP_BAD_HEADER, 0);
 	if (magic == DT_FRAME_META) {
-		if (len > FRAME_MAX || ensure_buf(f, len ? len : 1) ||
-		    read_at(r, at + 8, f->buf, len))
-			return frame_stop(f, DT_FILE_CORRUPT, at,
-					  "unreadable metadata frame at offset "
-					  "%llu",
-					  (unsigned long long)at);
-		f->kind = FRAME_RECORDS;
-		f->len = len;
-	} else if (magic == DT_FRAME_SEEK) {
-		decode_seek_table(r, f, len);
+		if (len > FRAME_MAX || (strict && len == 0))
+			return try_result(a, TRY_BAD, DT_SKIP_BAD_HEADER, end);
+		if (ensure_buf(f, len ? len : 1))
+			return try_stop(f, a, at,
+					"out of memory for the frame");
+		if (read_at(r, at + 8, f->buf, len))
+			return try_stop(f, a, at, "read error");
+		return records_frame(f, a, len, end, false);
+	}
+	a->dsize = 0;
+	if (magic == DT_FRAME_SEEK) {
+		decode_seek_table(r, f, at, len);
+		if (strict && !f->index)
+			return try_result(a, TRY_BAD, DT_SKIP_BAD_HEADER, end);
 	}
 	/* other skippable frames belong to someone else: skip them */
-	r->dec_off = at + 8 + (uint64_t)len;
-	f->off = r->dec_off;
+	f->kind = FRAME_NONE;
+	f->off = end;
+	a->result = TRY_GOOD;
 }
 
-static bool last_frame(const struct frame *f)
+/* Read the frame at `at` into f and check all of it. `strict` for a
+ * candidate found by scanning: it must be whole and prove itself. */
+static void try_frame(struct dt_reader *r, struct frame *f, uint64_t at,
+		      bool strict, struct attempt *a)
 {
-	return f->kind == FRAME_EOF || f->kind == FRAME_STOP;
+	uint8_t b[4];
+	uint32_t magic;
+
+	*a = (struct attempt){ .dsize = DT_SKIP_UNKNOWN };
+	f->kind = FRAME_NONE;
+	f->len = 0;
+	f->counted = f->index = false;
+	f->off = at;
+	if (r->size - at < 4)
+		return try_result(a, TRY_CUT, DT_SKIP_NO_FRAME, 0);
+	if (read_at(r, at, b, 4))
+		return try_stop(f, a, at, "read error");
+	magic = get_le32(b);
+	if (magic == ZSTD_MAGICNUMBER)
+		return try_zstd(r, f, at, strict, a);
+	if ((magic & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START)
+		return try_skippable(r, f, at, magic, strict, a);
+	try_result(a, TRY_BAD, DT_SKIP_NO_FRAME, 0);
 }
 
-/* How far the frame's records are well formed: checked once, by the
- * thread that decoded it. */
-static void check_frame(struct frame *f)
+/* ------------------------------------------------------ resynchronising */
+
+/* Entry k of the seek table: a frame's compressed and decompressed sizes. */
+static int index_entry(struct dt_reader *r, uint32_t k, uint32_t *csize,
+		       uint32_t *dsize)
 {
-	size_t pos = 0;
-	uint32_t size;
+	struct seek_index *x = &r->index;
 
-	if (f->kind == FRAME_RECORDS)
-		while (pos < f->len &&
-		       (size = check_record(f->buf + pos, f->len - pos)))
-			pos += size;
-	f->checked = pos;
+	if (k < x->first || k - x->first >= x->count) {
+		uint32_t n = x->n - k;
+		if (n > sizeof(x->buf) / x->esize)
+			n = (uint32_t)(sizeof(x->buf) / x->esize);
+		if (read_at(r, x->entries + (uint64_t)k * x->esize, x->buf,
+			    (size_t)n * x->esize))
+			return -1;
+		x->first = k;
+		x->count = n;
+	}
+	const uint8_t *e = x->buf + (size_t)(k - x->first) * x->esize;
+	*csize = get_le32(e);
+	*dsize = get_le32(e + 4);
+	return 0;
 }
+
+/* Find the seek table and keep it only if it describes this file: its
+ * frames' sizes add up to where it starts, the first being the header. */
+static void index_load(struct dt_reader *r)
+{
+	struct seek_index *x = &r->index;
+	uint8_t foot[9], h[8];
+	uint64_t len, sum = 0;
+
+	x->state = -1;
+	if (r->size - r->body < 8 + 9 || read_at(r, r->size - 9, foot, 9) ||
+	    get_le32(foot + 5) != DT_SEEK_FOOTER_MAGIC || (foot[4] & 0x7C))
+		return;
+	x->n = get_le32(foot);
+	x->esize = (foot[4] & 0x80) ? 12 : 8;
+	len = (uint64_t)x->n * x->esize + 9;
+	if (len > r->size - r->body - 8)
+		return;
+	x->end = r->size - 8 - len;
+	if (read_at(r, x->end, h, 8) || get_le32(h) != DT_FRAME_SEEK ||
+	    get_le32(h + 4) != len)
+		return;
+	x->entries = x->end + 8;
+	x->first = x->count = 0;
+	for (uint32_t k = 0; k < x->n; k++) {
+		uint32_t c, d;
+		if (index_entry(r, k, &c, &d) || c < 8 ||
+		    (k == 0 && c != r->body))
+			return;
+		sum += c;
+	}
+	if (sum != x->end)
+		return;
+	x->k = 0;
+	x->pos = 0;
+	x->state = 1;
+}
+
+/* Where the frame holding offset `at` ends, by the seek table. Returns true
+ * when a frame starts exactly at `at` (and sets *dsize to its size). */
+static bool index_find(struct dt_reader *r, uint64_t at, uint64_t *next,
+		       uint64_t *dsize)
+{
+	struct seek_index *x = &r->index;
+	uint32_t c = 0, d = 0;
+
+	for (;;) {
+		/* the frames add up to the table, which starts after `at` */
+		if (x->k >= x->n || index_entry(r, x->k, &c, &d)) {
+			x->state = -1;
+			return false;
+		}
+		if (x->pos + c > at)
+			break;
+		x->pos += c;
+		x->k++;
+	}
+	*next = x->pos + c;
+	*dsize = d;
+	return x->pos == at;
+}
+
+/* The first offset from `from` on where a frame's magic number is; the end
+ * of the file when there is none, UINT64_MAX when the file cannot be read.
+ * A file is read a window at a time, kept for the next call: candidates
+ * that fail close together cost no rereading. */
+static uint64_t find_magic(struct dt_reader *r, uint64_t from)
+{
+	while (from <= r->size && r->size - from >= 4) {
+		const uint8_t *p = r->mem + from;
+		size_t n = (size_t)(r->size - from);
+
+		if (r->fd >= 0) {
+			if (from < r->scan_at ||
+			    from - r->scan_at + 4 > r->scan_len) {
+				size_t want = n < IN_STEP ? n : IN_STEP;
+				if (!r->scan && !(r->scan = malloc(IN_STEP)))
+					return UINT64_MAX;
+				if (read_at(r, from, r->scan, want))
+					return UINT64_MAX;
+				r->scan_at = from;
+				r->scan_len = want;
+			}
+			p = r->scan + (from - r->scan_at);
+			n = r->scan_len - (size_t)(from - r->scan_at);
+		}
+		for (size_t i = 0; i + 4 <= n; i++)
+			if ((p[i + 3] == 0xFD || p[i + 3] == 0x18) &&
+			    is_frame_magic(get_le32(p + i)))
+				return from + i;
+		from += n - 3;
+	}
+	return r->size;
+}
+
+/* Skip to `next`, where the frame after the damaged one starts. */
+static void skip_to(struct dt_reader *r, struct frame *f, uint64_t next)
+{
+	f->kind = FRAME_NONE;
+	f->len = 0;
+	f->counted = f->index = false;
+	f->skipped = true;
+	f->skip.size = next - f->skip.offset;
+	f->off = r->dec_off = next;
+}
+
+/* The frame at `at` is damaged, or runs past the end of the file: skip it
+ * and find the next frame. The seek table knows where it starts; else the
+ * damaged frame's own structure, if it leads to where a frame may start;
+ * else the next frame that decodes, scanning forward. When none follows,
+ * a frame that ran past the end was cut short: the file is truncated. */
+static void resync(struct dt_reader *r, struct frame *f, uint64_t at,
+		   const struct attempt *a)
+{
+	struct dt_skip *s = &f->skip;
+	uint64_t next, dsize;
+
+	*s = (struct dt_skip){ .offset = at,
+			       .frames = 1,
+			       .record_bytes = DT_SKIP_UNKNOWN,
+			       .reason = a->why };
+	if (r->index.state == 0)
+		index_load(r);
+	if (r->index.state == 1 && at >= r->body && at < r->index.end) {
+		s->exact = index_find(r, at, &next, &dsize);
+		if (r->index.state == 1) {
+			if (s->exact)
+				s->record_bytes = a->dsize_exact ? a->dsize
+						  : a->skippable ? next - at - 8
+								 : dsize;
+			return skip_to(r, f, next);
+		}
+	}
+	if (a->end > at && frame_may_start(r, a->end)) {
+		s->exact = true;
+		s->record_bytes = a->dsize;
+		return skip_to(r, f, a->end);
+	}
+	for (uint64_t c = at + 1;; c++) {
+		struct attempt b;
+
+		c = find_magic(r, c);
+		if (c == UINT64_MAX)
+			return frame_stop(f, DT_FILE_CORRUPT, at,
+					  "cannot search for a frame after "
+					  "offset %" PRIu64
+					  " (read error or no memory)",
+					  at);
+		if (c >= r->size)
+			break;
+		try_frame(r, f, c, true, &b);
+		if (b.result == TRY_STOP)
+			return;
+		if (b.result == TRY_GOOD) {
+			f->skipped = true;
+			s->size = c - at;
+			r->dec_off = f->off;
+			return;
+		}
+	}
+	if (a->result == TRY_CUT)
+		return frame_stop(f, DT_FILE_TRUNCATED, at,
+				  "the last frame, at offset %" PRIu64
+				  ", is cut short",
+				  at);
+	skip_to(r, f, r->size);
+	f->kind = FRAME_EOF;
+}
+
+/* Decode the frame at r->dec_off into f, and move past it; or past the
+ * damaged bytes there and the frame after them. */
+static void decode_frame(struct dt_reader *r, struct frame *f)
+{
+	uint64_t at = r->dec_off;
+	struct attempt a;
+
+	f->skipped = false;
+	if (at >= r->size) {
+		f->kind = FRAME_EOF;
+		f->off = at;
+		return;
+	}
+	try_frame(r, f, at, false, &a);
+	if (a.result == TRY_GOOD)
+		r->dec_off = f->off;
+	else if (a.result != TRY_STOP)
+		resync(r, f, at, &a);
+}
+
+/* ------------------------------------------------------ the consumer */
 
 /* The second thread: decodes frames into free slots until the last. */
 static void *decoder_main(void *arg)
@@ -659,11 +1077,10 @@ static void *decoder_main(void *arg)
 		struct frame *f = &r->slots[r->produced % SLOTS];
 		pthread_mutex_unlock(&r->lock);
 		decode_frame(r, f);
-		check_frame(f);
 		pthread_mutex_lock(&r->lock);
 		r->produced++;
 		pthread_cond_signal(&r->filled);
-		if (last_frame(f))
+		if (f->kind == FRAME_EOF || f->kind == FRAME_STOP)
 			break;
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -694,28 +1111,127 @@ static struct frame *next_frame(struct dt_reader *r)
 	return f;
 }
 
+static void add_skip(struct dt_reader *r, const struct dt_skip *s)
+{
+	struct dt_file_stats *st = &r->stats;
+
+	if (st->skips < DT_SKIPS_MAX)
+		r->skips[st->skips] = *s;
+	st->skips++;
+	st->frames_skipped += s->frames;
+	st->bytes_skipped += s->size;
+	if (s->record_bytes != DT_SKIP_UNKNOWN)
+		st->record_bytes_skipped += s->record_bytes;
+	if (!s->exact || s->record_bytes == DT_SKIP_UNKNOWN)
+		st->skips_exact = false;
+}
+
+static size_t say(char *buf, size_t size, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t say(char *buf, size_t size, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (at >= size)
+		return at;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + at, size - at, fmt, ap);
+	va_end(ap);
+	return n < 0 ? at : at + (size_t)n;
+}
+
+/* One sentence: why the file ended early, what was skipped, how many
+ * records are missing. */
+static void describe(struct dt_reader *r, const char *why)
+{
+	struct dt_file_stats *st = &r->stats;
+	char *e = st->error;
+	size_t n = sizeof(st->error), k = 0;
+
+	e[0] = 0;
+	if (why && why[0])
+		k = say(e, n, k, "%s", why);
+	if (st->skips) {
+		const struct dt_skip *s = &r->skips[0];
+		k = say(e, n, k,
+			"%s%s%" PRIu64 " damaged frame%s skipped (%" PRIu64
+			" bytes",
+			k ? "; " : "", st->skips_exact ? "" : "at least ",
+			st->frames_skipped, st->frames_skipped == 1 ? "" : "s",
+			st->bytes_skipped);
+		if (st->skips == 1)
+			k = say(e, n, k, " at offset %" PRIu64, s->offset);
+		else
+			k = say(e, n, k,
+				" in %" PRIu64 " places, the first at offset "
+				"%" PRIu64,
+				st->skips, s->offset);
+		k = say(e, n, k, ": %s)", dt_skip_reason_str(s->reason));
+	}
+	if (st->records_missing_known && st->records_missing)
+		k = say(e, n, k,
+			"%s%" PRIu64 " of the %" PRIu64
+			" records written are missing",
+			k ? "; " : "", st->records_missing,
+			st->end_rec.records);
+	else if (st->have_end && !st->records_missing_known)
+		k = say(e, n, k,
+			"%sthe END record counts %" PRIu64
+			" records written, fewer than the %" PRIu64 " read",
+			k ? "; " : "", st->end_rec.records, st->data_records);
+	else if (st->skips && !st->have_end)
+		k = say(e, n, k,
+			"; how many records they held is unknown (no END "
+			"record)");
+}
+
+/* Reading is over: say how the file ended and what is missing. */
+static void finish(struct dt_reader *r, enum dt_file_end end, uint64_t from,
+		   const char *why)
+{
+	struct dt_file_stats *st = &r->stats;
+
+	r->done = true;
+	st->end = end;
+	st->bytes_lost = r->size > from ? r->size - from : 0;
+	st->records_missing_known =
+		st->have_end && st->end_rec.records >= st->data_records;
+	st->records_missing = st->records_missing_known
+				      ? st->end_rec.records - st->data_records
+				      : 0;
+	st->lost_exact = st->have_end;
+	describe(r, why);
+}
+
 /* Make the next frame's records current, or finish. */
 static void load_frame(struct dt_reader *r)
 {
 	struct frame *f = next_frame(r);
+	struct dt_file_stats *st = &r->stats;
 
 	r->cur = f;
 	r->out = f->buf;
 	r->out_len = f->kind == FRAME_RECORDS ? f->len : 0;
 	r->out_pos = 0;
 	r->off = f->off;
-	r->stats.frames += f->counted;
+	st->frames += f->kind == FRAME_RECORDS && f->counted;
+	if (f->skipped)
+		add_skip(r, &f->skip);
 	if (f->index) {
-		r->stats.have_index = true;
-		r->stats.index_frames = f->index_frames;
+		st->have_index = true;
+		st->index_frames = f->index_frames;
 	}
-	if (f->kind == FRAME_EOF) {
-		r->done = true;
-		r->stats.end =
-			r->stats.have_end ? DT_FILE_CLEAN : DT_FILE_NO_END;
-	} else if (f->kind == FRAME_STOP) {
-		stop(r, f->end, f->from, f->error);
-	}
+	if (f->kind == FRAME_EOF)
+		/* damaged, but finished: END or the seek table came last */
+		finish(r,
+		       st->skips && (st->have_end || st->have_index)
+			       ? DT_FILE_DAMAGED
+		       : st->have_end ? DT_FILE_CLEAN
+				      : DT_FILE_NO_END,
+		       r->size, NULL);
+	else if (f->kind == FRAME_STOP)
+		finish(r, f->end, f->from, f->error);
 }
 
 /* CUPTI's drops are not the writer's: END does not count them. */
@@ -731,29 +1247,16 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 {
 	for (;;) {
 		if (r->out_pos < r->out_len) {
+			/* every record of the frame was checked when it was
+			 * decoded */
 			const struct dt_rec_hdr *h =
 				(const void *)(r->out + r->out_pos);
-			/* a frame the second thread decoded is checked */
-			uint32_t size =
-				r->out_pos < r->cur->checked
-					? h->size
-					: check_record(r->out + r->out_pos,
-						       r->out_len - r->out_pos);
 
-			if (!size) {
-				char why[160];
-				snprintf(why, sizeof(why),
-					 "malformed record in the frame ending "
-					 "at offset %llu",
-					 (unsigned long long)r->off);
-				r->out_len = 0;
-				stop(r, DT_FILE_CORRUPT, r->off, why);
-				continue;
-			}
-			r->out_pos += size;
+			r->out_pos += h->size;
 			if (h->type == DT_REC_PAD)
 				continue;
 			r->stats.records++;
+			r->stats.data_records += r->cur->counted;
 			if (h->type >= DT_REC_TYPE_COUNT || !rec_known[h->type])
 				r->stats.unknown++;
 			else if (h->type == DT_REC_API_CALL)

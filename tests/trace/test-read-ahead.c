@@ -2,23 +2,14 @@
  * test-read-ahead.c - large traces are decoded ahead on a second thread:
  * a file of more than 8 MiB, whole and cut at frame boundaries and inside
  * frames, reads the records of its whole frames and says how it ended, as
- * test-truncate.c checks for small files (read in one thread).
+ * test-truncate.c checks for small files (read in one thread); with a
+ * damaged frame in the middle, it skips that frame and reads the rest, as
+ * test-damage.c checks for small files.
  */
 #define _GNU_SOURCE
 #include <unistd.h>
 
 #include "trace-test-util.h"
-
-static void write_prefix(const char *path, const uint8_t *buf, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	CHECK(fwrite(buf, 1, n, f) == n);
-	fclose(f);
-}
 
 int main(void)
 {
@@ -62,7 +53,7 @@ int main(void)
 	for (size_t c = 0; c < nc; c++) {
 		size_t cut = cuts[c], whole = 0;
 		uint64_t expect = 0;
-		write_prefix(cut_path, full, cut);
+		CHECK(test_write_file(cut_path, full, cut));
 		for (size_t i = 1; i < n && fr[i].end <= cut; i++) {
 			expect += fr[i].records;
 			whole = i;
@@ -84,6 +75,41 @@ int main(void)
 		CHECK_EQ_U(st->bytes_lost, cut - fr[whole].end);
 		dt_reader_close(rd);
 	}
+	/* bytes flipped in a frame in the middle, with and without the seek
+	 * table: that frame is skipped, every other read */
+	size_t bad = n / 2;
+	uint8_t *copy = malloc(size);
+	memcpy(copy, full, size);
+	copy[fr[bad].end - 40] ^= 0x5a;
+	copy[fr[bad].end - 41] ^= 0xa5;
+	for (int with_index = 1; with_index >= 0; with_index--) {
+		size_t len = with_index ? size : fr[n - 2].end;
+		size_t got_n;
+		CHECK(test_write_file(cut_path, copy, len));
+		struct dt_reader *rd = dt_reader_open(cut_path, NULL, NULL, 0);
+		CHECK(rd != NULL);
+		if (!rd)
+			continue;
+		const struct dt_rec_hdr *h;
+		uint64_t got = 0, expect = 0;
+		while (dt_reader_next(rd, &h) == 1)
+			got++;
+		for (size_t i = 1; i < n; i++)
+			expect += i == bad ? 0 : fr[i].records;
+		const struct dt_file_stats *st = dt_reader_stats(rd);
+		const struct dt_skip *s = dt_reader_skips(rd, &got_n);
+		CHECK_EQ_U(got, expect);
+		CHECK_EQ_U(st->end, DT_FILE_DAMAGED);
+		CHECK_EQ_U(got_n, 1);
+		CHECK_EQ_U(s[0].offset, fr[bad - 1].end);
+		CHECK_EQ_U(s[0].size, fr[bad].end - fr[bad - 1].end);
+		CHECK(s[0].exact);
+		CHECK(st->records_missing_known);
+		CHECK_EQ_U(st->records_missing, fr[bad].records);
+		dt_reader_close(rd);
+	}
+	free(copy);
+
 	/* closed before the end: the second thread is stopped and joined */
 	struct dt_reader *rd = dt_reader_open(path, NULL, NULL, 0);
 	const struct dt_rec_hdr *h;

@@ -102,6 +102,17 @@ static inline uint8_t *test_slurp(const char *path, size_t *size)
 	return buf;
 }
 
+/* Write n bytes to a new file at path; false on failure. */
+static inline bool test_write_file(const char *path, const void *buf, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok = f && fwrite(buf, 1, n, f) == n;
+
+	if (f && fclose(f))
+		ok = false;
+	return ok;
+}
+
 /* The frames of a complete file: where each ends, the records it holds. */
 struct test_frame {
 	size_t end;       /* offset just past the frame */
