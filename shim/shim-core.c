@@ -68,43 +68,42 @@ void dt_warn(const char *fmt, ...)
 
 /* ---------------------------------------------------------- configuration */
 
-static uint64_t env_size(const char *name, uint64_t def)
+/* A DNNTRACE_* ring size within the writer's bounds; 0 (the writer's
+ * default) when unset or bad. */
+static uint32_t env_ring_size(const char *name)
 {
 	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
+	uint64_t n;
+
+	if (!v || !*v)
+		return 0;
+	if (dt_parse_size(v, &n) || n == 0) {
+		dt_warn("ignoring %s=%s: not a size (like 256K or 4M)", name,
+			v);
+		return 0;
+	}
+	if (n < DT_RING_MIN || n > DT_RING_MAX) {
+		n = n < DT_RING_MIN ? DT_RING_MIN : DT_RING_MAX;
+		dt_warn("%s=%s is out of range (64K to 1G); using %uK", name, v,
+			(unsigned)(n >> 10));
+	}
+	return (uint32_t)n;
+}
+
+/* A DNNTRACE_* integer from min to max; def when unset or bad. */
+static long env_int(const char *name, long min, long max, long def)
+{
+	const char *v = getenv(name);
+	long n;
 
 	if (!v || !*v)
 		return def;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || end == v)
-		goto bad;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		n <<= 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		n <<= 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		n <<= 30;
-		end++;
-		break;
+	if (dt_parse_int(v, min, max, &n)) {
+		dt_warn("ignoring %s=%s: not a number from %ld to %ld", name, v,
+			min, max);
+		return def;
 	}
-	if (*end == 'i' || *end == 'B')
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-	if (*end)
-		goto bad;
 	return n;
-bad:
-	dt_warn("ignoring %s=%s: not a number", name, v);
-	return def;
 }
 
 static bool env_true(const char *name)
@@ -124,14 +123,10 @@ static void load_config(void)
 		snprintf(g.template_buf, sizeof(g.template_buf), "%s", out);
 		g.cfg.path_template = g.template_buf;
 	}
-	uint64_t ring = env_size("DNNTRACE_BUFFER_SIZE", 0);
-	if (ring > (1u << 30)) {
-		dt_warn("DNNTRACE_BUFFER_SIZE is at most 1G; using 1G");
-		ring = 1u << 30;
-	}
-	g.cfg.ring_size = (uint32_t)ring;
-	g.cfg.flush_ms = (uint32_t)env_size("DNNTRACE_FLUSH_MS", 0);
-	g.cfg.level = (int)env_size("DNNTRACE_ZSTD_LEVEL", 0);
+	g.cfg.ring_size = env_ring_size("DNNTRACE_BUFFER_SIZE");
+	g.cfg.flush_ms =
+		(uint32_t)env_int("DNNTRACE_FLUSH_MS", 1, DT_FLUSH_MS_MAX, 0);
+	g.cfg.level = (int)env_int("DNNTRACE_ZSTD_LEVEL", -7, 19, 0);
 	g.cfg.api_names = dt_api_names;
 	g.cfg.api_sigs = dt_api_sigs;
 	g.cfg.api_flags = dt_api_flags;

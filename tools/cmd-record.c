@@ -35,10 +35,11 @@ static void record_help(FILE *f)
 		"                         variable, %%%% a percent sign; "
 		"missing "
 		"folders are created\n"
-		"      --buffer-size N    ring buffer per thread, bytes (K/M "
-		"suffixes; default 1M)\n"
-		"      --flush-ms N       longest time records wait in memory "
-		"(default 500)\n"
+		"      --buffer-size N    buffer per recording thread, 64K to "
+		"1G (default 1M),\n"
+		"                         rounded up to a power of two\n"
+		"      --flush-ms N       longest time records wait in memory, "
+		"ms (default 500)\n"
 		"      --disable          preload the shim but record nothing "
 		"(overhead baseline)\n"
 		"      --gpu KINDS        GPU activity to record: any of "
@@ -131,6 +132,25 @@ static size_t read_manifest(const char *path, char ***out)
 	return n;
 }
 
+/* A comma-separated list of GPU activity kinds, each known. */
+static bool gpu_kinds_ok(const char *list)
+{
+	static const char *const kinds[] = { "kernel", "memcpy", "memset" };
+	const char *p = list;
+
+	for (;;) {
+		size_t n = strcspn(p, ","), i;
+		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (n == strlen(kinds[i]) && !strncmp(p, kinds[i], n))
+				break;
+		if (i == sizeof(kinds) / sizeof(kinds[0]))
+			return false;
+		if (!p[n])
+			return true;
+		p += n + 1;
+	}
+}
+
 static pid_t child_pid;
 
 static void forward_signal(int sig)
@@ -153,6 +173,8 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *tmpl = DT_DEFAULT_TEMPLATE;
 	bool quiet = false;
+	uint64_t size;
+	long ms;
 	char **paths;
 	size_t n;
 	int c, rc;
@@ -165,9 +187,20 @@ int cmd_record(int argc, char **argv)
 			tmpl = optarg;
 			break;
 		case 'b':
+			if (dt_parse_size(optarg, &size) ||
+			    size < DT_RING_MIN || size > DT_RING_MAX)
+				return dt_usage_error(
+					"record", "--buffer-size takes a size "
+						  "from 64K to 1G, like 256K "
+						  "or 4M");
 			setenv("DNNTRACE_BUFFER_SIZE", optarg, 1);
 			break;
 		case 'f':
+			if (dt_parse_int(optarg, 1, DT_FLUSH_MS_MAX, &ms))
+				return dt_usage_error(
+					"record", "--flush-ms takes a number "
+						  "of milliseconds from 1 to "
+						  "3600000");
 			setenv("DNNTRACE_FLUSH_MS", optarg, 1);
 			break;
 		case 'd':
@@ -176,11 +209,11 @@ int cmd_record(int argc, char **argv)
 		case 'g':
 			if (!strcmp(optarg, "none"))
 				setenv("DNNTRACE_CUPTI", "0", 1);
-			else if (strspn(optarg, "kernelmcpystes,") !=
-				 strlen(optarg))
-				return dt_usage_error("record",
-						      "--gpu takes kernel, "
-						      "memcpy, memset or none");
+			else if (!gpu_kinds_ok(optarg))
+				return dt_usage_error(
+					"record", "--gpu takes kernel, memcpy "
+						  "and memset, separated by "
+						  "commas, or none");
 			else
 				setenv("DNNTRACE_CUPTI_KINDS", optarg, 1);
 			break;

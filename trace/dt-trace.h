@@ -125,6 +125,22 @@ struct dt_writer_config {
 
 #define DT_DEFAULT_TEMPLATE "dnntrace-%h-%p.dnnt"
 
+/* The ring sizes a writer takes: a power of two (positions are masked)
+ * from 64 KiB to 1 GiB; other sizes are rounded up to the next one. */
+#define DT_RING_MIN (64u << 10)
+#define DT_RING_MAX (1u << 30)
+/* The longest flush interval a writer takes, in milliseconds (an hour). */
+#define DT_FLUSH_MS_MAX 3600000
+
+/* Parse a byte count: decimal digits with an optional K, M or G (powers of
+ * 1024; "KiB" and "KB" are read the same). Returns 0 and sets *out, or -1
+ * for anything else (a sign, a fraction, an overflow, trailing text). */
+int dt_parse_size(const char *s, uint64_t *out);
+
+/* Parse a decimal integer from min to max, nothing else. Returns 0 and sets
+ * *out, or -1. */
+int dt_parse_int(const char *s, long min, long max, long *out);
+
 /* Expand a file name template into buf. Returns 0, or -1 with errno set
  * (EINVAL for a malformed template, ENAMETOOLONG). */
 int dt_expand_template(const char *tmpl, char *buf, size_t size);

@@ -28,7 +28,6 @@
 #include "dt-trace.h"
 #include "trace-util.h"
 
-#define RING_MIN         (64u * 1024)
 #define RING_DEFAULT     (1u << 20)
 #define CHUNK_DEFAULT    (1u << 20)
 #define FLUSH_MS_DEFAULT 500u
@@ -773,7 +772,7 @@ static uint32_t pow2_at_least(uint32_t v, uint32_t min)
 {
 	uint32_t p = min;
 
-	while (p < v && p < (1u << 30))
+	while (p < v && p < DT_RING_MAX)
 		p <<= 1;
 	return p;
 }
@@ -802,7 +801,7 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->rings_lock, NULL);
 	w->ring_size = pow2_at_least(
-		cfg->ring_size ? cfg->ring_size : RING_DEFAULT, RING_MIN);
+		cfg->ring_size ? cfg->ring_size : RING_DEFAULT, DT_RING_MIN);
 	w->flush_ms = cfg->flush_ms ? cfg->flush_ms : FLUSH_MS_DEFAULT;
 	w->chunk_cap = cfg->chunk_size ? cfg->chunk_size : CHUNK_DEFAULT;
 	if (w->chunk_cap < 2 * DT_REC_MAX)

@@ -146,6 +146,11 @@ f=$(only "$tmp/exec-*.dnnt") && {
 	"$dnntrace" info "$f" | grep -q '^ended: *clean (exec 0)' || bad "exec: $("$dnntrace" info "$f" | grep ended)"
 }
 
+# --- bad numbers in the environment: one warning each, defaults used ---------
+DNNTRACE_BUFFER_SIZE=-5 DNNTRACE_FLUSH_MS=-1 DNNTRACE_OUTPUT="$tmp/env-%p.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/err"
+grep -q 'ignoring DNNTRACE_BUFFER_SIZE=-5: not a size' "$tmp/err" || bad "DNNTRACE_BUFFER_SIZE=-5 taken: $(cat "$tmp/err")"
+grep -q 'ignoring DNNTRACE_FLUSH_MS=-1: not a number' "$tmp/err" || bad "DNNTRACE_FLUSH_MS=-1 taken: $(cat "$tmp/err")"
+
 # --- DNNTRACE_DISABLE: pure forwarding, no file ----------------------------
 DNNTRACE_DISABLE=1 "$dnntrace" record -q -o "$tmp/off-%p.dnnt" -- "$calls" calls >/dev/null || bad "disabled run failed"
 set -- "$tmp"/off-*.dnnt
