@@ -172,6 +172,8 @@ static const int fatal_signals[] = { SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
  * does the work; this only asks and waits a moment), then let the signal's
  * default action happen. SA_RESETHAND already restored it, and the signal
  * is blocked until this returns. */
+static void report_io_error(struct dt_writer *w);
+
 static void on_fatal_signal(int sig)
 {
 	int saved = errno;
@@ -181,8 +183,8 @@ static void on_fatal_signal(int sig)
 	if (!g.writer_pid || g.writer_pid == getpid()) {
 		dt_cupti_flush_async(1000);
 		struct dt_writer *w = atomic_load(&g.writer);
-		if (w)
-			dt_writer_close_async(w, DT_END_SIGNAL, sig, 2000);
+		if (w && !dt_writer_close_async(w, DT_END_SIGNAL, sig, 2000))
+			report_io_error(w);
 	}
 	raise(sig);
 	errno = saved;
@@ -235,24 +237,75 @@ static void watch_exit_status(void)
 
 /* ---------------------------------------------------------------- writer */
 
-static void announce(struct dt_writer *w)
+/*
+ * `dnntrace record` learns what each process did from a file it names in
+ * DNNTRACE_MANIFEST: one line per trace written (its path), and one line
+ * starting with '!' per problem (a sentence). One write below PIPE_BUF per
+ * line, so lines of processes never mix; async-signal-safe but for the
+ * formatting.
+ */
+static void manifest_line(const char *fmt, ...)
 {
 	const char *manifest = getenv("DNNTRACE_MANIFEST");
+	char line[PATH_MAX + 256];
+	va_list ap;
+	int n, fd;
 
-	if (manifest && *manifest) {
-		char line[PATH_MAX + 2];
-		int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
-		int n = snprintf(line, sizeof(line), "%s\n", dt_writer_path(w));
-		if (fd >= 0) {
-			/* one write below PIPE_BUF: lines of processes never
-			 * mix */
-			(void)!write(fd, line, (size_t)n);
-			close(fd);
-		}
+	if (!manifest || !*manifest)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)!write(fd, line, (size_t)n);
+		close(fd);
 	}
+}
+
+static void announce(struct dt_writer *w)
+{
+	manifest_line("%s", dt_writer_path(w));
 	if (env_true("DNNTRACE_VERBOSE"))
 		dt_warn("recording pid %d to %s", (int)getpid(),
 			dt_writer_path(w));
+}
+
+/* The file could not be created: say so here and to `dnntrace record`. */
+static void report_open_failure(int err)
+{
+	const char *tmpl =
+		g.cfg.path_template ? g.cfg.path_template : DT_DEFAULT_TEMPLATE;
+	char path[PATH_MAX];
+	const char *why = strerror(err);
+
+	if (dt_expand_template(tmpl, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", tmpl);
+	if (err == EEXIST)
+		why = "it is a device or a pipe, not a file or a folder";
+	dt_warn("cannot create the trace file %s: %s; recording is off", path,
+		why);
+	manifest_line("!pid %d: cannot create %s: %s; its calls were not "
+		      "recorded",
+		      (int)getpid(), path, why);
+}
+
+/* After the file was closed: the records it could not take, if any. */
+static void report_io_error(struct dt_writer *w)
+{
+	uint64_t lost;
+	int err = dt_writer_io_error(w, &lost);
+
+	if (err)
+		manifest_line("!pid %d: %s could not take every record (%s): "
+			      "%llu records lost, counted in the file",
+			      (int)getpid(), dt_writer_path(w), strerror(err),
+			      (unsigned long long)lost);
 }
 
 static struct dt_writer *open_writer(void)
@@ -283,11 +336,7 @@ static struct dt_writer *open_writer(void)
 			announce(w);
 		} else {
 			g.open_failed = true;
-			dt_warn("cannot create the trace file (%s): %s; "
-				"recording is off",
-				g.cfg.path_template ? g.cfg.path_template
-						    : DT_DEFAULT_TEMPLATE,
-				strerror(errno));
+			report_open_failure(errno);
 		}
 	}
 	pthread_mutex_unlock(&g.lock);
@@ -309,8 +358,10 @@ static void close_writer(enum dt_end_reason reason, int code, bool reopen)
 	w = atomic_exchange(&g.writer, NULL);
 	atomic_fetch_add(&g.epoch, 1);
 	pthread_mutex_unlock(&g.lock);
-	if (w)
+	if (w) {
 		dt_writer_close(w, reason, code);
+		report_io_error(w);
+	}
 	if (reopen) {
 		pthread_mutex_lock(&g.lock);
 		g.closing = false;

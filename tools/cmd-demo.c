@@ -51,8 +51,8 @@ int cmd_demo(int argc, char **argv)
 	};
 	const char *tmpl = "dnntrace-demo-%p.dnnt", *iters = "3";
 	bool dump = true;
-	char sample[PATH_MAX], **paths;
-	size_t n;
+	char sample[PATH_MAX];
+	struct dt_record_result res;
 	int c, rc;
 
 	optind = 1;
@@ -85,9 +85,12 @@ int cmd_demo(int argc, char **argv)
 	char *cmd[] = { sample, "-n", (char *)iters, NULL };
 	printf("$ dnntrace record -o %s -- %s -n %s\n", tmpl, sample, iters);
 	fflush(stdout);
-	rc = dt_record_run(cmd, tmpl, &paths, &n);
+	rc = dt_record_run(cmd, tmpl, &res);
 	if (rc < 0)
 		return EXIT_USAGE;
+	dt_record_say(&res, true);
+	char **paths = res.paths;
+	size_t n = res.n_paths;
 	if (rc != 0)
 		dt_error("the sample program failed (exit status %d)", rc);
 	if (n == 0) {
@@ -109,6 +112,6 @@ int cmd_demo(int argc, char **argv)
 			dt_dump_file(paths[i], false);
 		}
 	}
-	dt_free_paths(paths, n);
+	dt_record_free(&res);
 	return rc ? 1 : 0;
 }

@@ -146,8 +146,10 @@ int dt_parse_int(const char *s, long min, long max, long *out);
 int dt_expand_template(const char *tmpl, char *buf, size_t size);
 
 /* Create the trace file (never overwriting one: a name taken already gets
- * a .1, .2, ... suffix), write its header and start the writer thread.
- * Returns NULL with errno set on failure. */
+ * a .1, .2, ... suffix; a template naming a folder, or ending in '/', gets
+ * DT_DEFAULT_TEMPLATE's name inside it), write its header and start the
+ * writer thread. Returns NULL with errno set on failure: EEXIST when the
+ * name is a device or a pipe. */
 struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg);
 
 /* Path of the file being written. */
@@ -183,6 +185,11 @@ void dt_writer_abandon(struct dt_writer *w);
 
 /* Total records lost so far (all rings). */
 uint64_t dt_writer_lost(struct dt_writer *w);
+
+/* After closing: why the file could not take every frame (an errno value
+ * such as ENOSPC or EFBIG), or 0 when it took them all; *lost gets how many
+ * records were left out for that reason. */
+int dt_writer_io_error(const struct dt_writer *w, uint64_t *lost);
 
 /* dt_ring_reserve() for a caller that may retry: a full ring is not
  * counted as a loss; call dt_ring_count_lost() when giving up. */

@@ -483,9 +483,30 @@ static int mkdirs_for(const char *path)
 	return 0;
 }
 
+/* A path naming a folder (one that exists, or any ending in '/') gets the
+ * default file name inside it. */
+static int name_in_folder(char *path, size_t size)
+{
+	size_t n = strlen(path);
+	struct stat st;
+	char name[PATH_MAX];
+
+	if (n && path[n - 1] != '/' &&
+	    (stat(path, &st) || !S_ISDIR(st.st_mode)))
+		return 0;
+	if (dt_expand_template(DT_DEFAULT_TEMPLATE, name, sizeof(name)))
+		return -1;
+	if (snprintf(path + n, size - n, "%s%s",
+		     n && path[n - 1] == '/' ? "" : "/",
+		     name) >= (int)(size - n))
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
 /* Open a new file at `path`, or at path with .1, .2, ... inserted before
  * its .dnnt extension when taken. Never overwrites, never follows a
- * symbolic link at the last component. */
+ * symbolic link at the last component. A device or a pipe at `path` is
+ * refused (EEXIST): never /dev/null.1 next to it. */
 static int create_file(char *path, size_t size, mode_t mode)
 {
 	char base[PATH_MAX];
@@ -510,6 +531,10 @@ static int create_file(char *path, size_t size, mode_t mode)
 			      mode);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
+		struct stat st;
+		if (!lstat(path, &st) && !S_ISREG(st.st_mode) &&
+		    !S_ISLNK(st.st_mode))
+			return errno = EEXIST, -1;
 	}
 	return errno = EEXIST, -1;
 }
@@ -905,6 +930,12 @@ uint64_t dt_writer_lost(struct dt_writer *w)
 	return n + atomic_load(&w->lost_total);
 }
 
+int dt_writer_io_error(const struct dt_writer *w, uint64_t *lost)
+{
+	*lost = w->lost_io;
+	return w->io_errno;
+}
+
 static uint32_t pow2_at_least(uint32_t v, uint32_t min)
 {
 	uint32_t p = min;
@@ -958,7 +989,8 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 
 	if (dt_expand_template(cfg->path_template ? cfg->path_template
 						  : DT_DEFAULT_TEMPLATE,
-			       w->path, sizeof(w->path)))
+			       w->path, sizeof(w->path)) ||
+	    name_in_folder(w->path, sizeof(w->path)))
 		goto fail;
 	w->fd = create_file(w->path, sizeof(w->path),
 			    cfg->mode ? cfg->mode : 0600);

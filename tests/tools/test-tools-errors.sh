@@ -80,6 +80,10 @@ expect 2 '--gpu takes kernel, memcpy and memset' -- record --gpu kernels -- true
 expect 0 'no trace written' -- record --buffer-size 64K --flush-ms 100 --gpu kernel,memset -o "$tmp/t-%p.dnnt" -- true
 expect 0 'no trace written' -- record --buffer-size 4MiB --gpu none -o "$tmp/t-%p.dnnt" -- true
 expect 127 'cannot run' -- record -q -- "$tmp/no-such-program"
+expect 127 'cannot run dnntrace-no-such-command: no such command in PATH' -- record -- dnntrace-no-such-command
+expect 126 'cannot run .*text.dnnt: Permission denied' -- record -- "$tmp/text.dnnt"
+expect 2 'is a device or a pipe, not a trace file or a folder' -- record -o /dev/null -- true
+expect 2 'cannot write traces in .*text.dnnt: Not a directory' -- record -o "$tmp/text.dnnt/t.dnnt" -- true
 expect 0 'no trace written' -- record -o "$tmp/t-%p.dnnt" -- true
 
 [ $fail = 0 ] && echo "all error paths behave"
