@@ -3,9 +3,10 @@
  *
  * Per-thread state, the process's one trace writer (opened at the first
  * recorded call), configuration from DNNTRACE_* variables, and the process
- * lifecycle: fork, exec, fatal signals and exit. The wrappers themselves
- * are generated (dt-wrappers.c); finding the real cuDNN is shim-resolve.c's
- * job. Nothing here may change what the application sees from cuDNN.
+ * lifecycle: fork, exec and exit; what signals and _exit() need to finish
+ * the file. The wrappers themselves are generated (dt-wrappers.c); finding
+ * the real cuDNN is shim-cudnn.c's job, handling signals shim-signals.c's.
+ * Nothing here may change what the application sees from cuDNN.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -163,56 +164,6 @@ static int init_state(void)
 	return st;
 }
 
-/* --------------------------------------------------------------- signals */
-
-static const int fatal_signals[] = { SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
-				     SIGSEGV, SIGBUS,  SIGFPE, SIGILL };
-
-/* A signal that would end the process: finish the file (the writer thread
- * does the work; this only asks and waits a moment), then let the signal's
- * default action happen. SA_RESETHAND already restored it, and the signal
- * is blocked until this returns. */
-static void report_io_error(struct dt_writer *w);
-
-static void on_fatal_signal(int sig)
-{
-	int saved = errno;
-
-	/* kernels still in CUPTI's buffers; their records may create the
-	 * file. Not in a vfork child: the writer is its parent's. */
-	if (!g.writer_pid || g.writer_pid == getpid()) {
-		dt_cupti_flush_async(1000);
-		struct dt_writer *w = atomic_load(&g.writer);
-		if (w && !dt_writer_close_async(w, DT_END_SIGNAL, sig, 2000))
-			report_io_error(w);
-	}
-	raise(sig);
-	errno = saved;
-}
-
-/* Only signals whose disposition is still the default: an application
- * that handles a signal keeps it, and then exits through exit(). */
-static void install_signal_handlers(void)
-{
-	static _Atomic int done;
-
-	if (atomic_exchange(&done, 1))
-		return;
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]);
-	     i++) {
-		struct sigaction old, sa;
-
-		if (sigaction(fatal_signals[i], NULL, &old) ||
-		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_fatal_signal;
-		sa.sa_flags = SA_RESETHAND | SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		sigaction(fatal_signals[i], &sa, NULL);
-	}
-}
-
 /* ------------------------------------------------------------ exit status */
 
 /* The status the process exits with, whether main returned it or exit()
@@ -331,7 +282,7 @@ static struct dt_writer *open_writer(void)
 		if (w) {
 			g.writer_pid = getpid();
 			atomic_store(&g.writer, w);
-			install_signal_handlers();
+			dt_signals_take();
 			watch_exit_status();
 			announce(w);
 		} else {
@@ -369,6 +320,36 @@ static void close_writer(enum dt_end_reason reason, int code, bool reopen)
 				 1); /* threads that failed try again */
 		pthread_mutex_unlock(&g.lock);
 	}
+}
+
+/* Finish the file at once, for a signal handler or _exit(): the writer's
+ * and CUPTI's threads do the work, this only asks and waits. Not in a
+ * vfork child, whose parent's the writer is; but where no file was opened
+ * yet, kernels still in CUPTI's buffers may create one. */
+void dt_finish_now(enum dt_end_reason reason, int code, unsigned timeout_ms)
+{
+	struct dt_writer *w;
+
+	if (g.writer_pid && g.writer_pid != getpid())
+		return;
+	dt_cupti_flush_async(1000);
+	w = atomic_load(&g.writer);
+	if (w && !dt_writer_close_async(w, reason, code, timeout_ms))
+		report_io_error(w);
+}
+
+void dt_flush_now(unsigned timeout_ms)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+
+	if (w && g.writer_pid == getpid())
+		dt_writer_flush(w, timeout_ms);
+}
+
+void dt_before_exit(int status)
+{
+	if (atomic_load(&g.state) == ST_ON)
+		dt_finish_now(DT_END_EXIT, status, 10000);
 }
 
 /* ------------------------------------------------------------ GPU activity */
@@ -417,7 +398,7 @@ static void start_gpu(void)
 		/* registered now, after the CUDA runtime's own handlers, so it
 		 * runs before them: CUPTI is flushed while CUDA still works */
 		atexit(gpu_atexit);
-		install_signal_handlers();
+		dt_signals_take();
 	}
 }
 
@@ -585,6 +566,7 @@ static void after_fork_child(void)
 	g.closing = false;
 	atomic_fetch_add(&g.epoch, 1);
 	tls.ring = NULL;
+	dt_signals_after_fork();
 	/* the child's trace starts now, and says it is a fork's child */
 	load_config();
 	g.cfg.proc_event = DT_PROC_FORK;
@@ -601,6 +583,7 @@ void dt_before_exec(void)
 
 __attribute__((constructor)) static void shim_init(void)
 {
+	dt_signals_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	init_state();
 }

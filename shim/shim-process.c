@@ -1,12 +1,16 @@
 /*
  * shim-process.c - process events the trace must not miss: exec replaces
- * the image (finish the file first). Each wrapper does its small part and calls
- * the C library's own function; nothing else changes.
+ * the image, _exit() ends the process without running exit handlers
+ * (forked workers, Python's os._exit): finish the file first. Each wrapper
+ * does its small part and calls the C library's own function; nothing else
+ * changes. A process that ends with the raw exit_group system call is not
+ * seen.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim-internal.h"
@@ -16,6 +20,31 @@
 	static __typeof__(&name) real_; \
 	if (!real_)                     \
 	real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+
+/* _exit may be called from a signal handler or in a vfork child:
+ * dt_before_exit() takes no lock, and leaves a file that is not this
+ * process's alone. */
+#define EXIT_BODY(name, status)                                             \
+	do {                                                                \
+		static __typeof__(&name) real_;                             \
+		if (!real_)                                                 \
+			real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name); \
+		dt_before_exit(status);                                     \
+		if (real_)                                                  \
+			real_(status);                                      \
+		for (;;)                                                    \
+			syscall(SYS_exit_group, status);                    \
+	} while (0)
+
+DT_EXPORT void _exit(int status)
+{
+	EXIT_BODY(_exit, status);
+}
+
+DT_EXPORT void _Exit(int status)
+{
+	EXIT_BODY(_Exit, status);
+}
 
 DT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
