@@ -51,6 +51,17 @@ static struct {
  * wrapper reaches it with one instruction instead of a __tls_get_addr call. */
 static __thread struct dt_thread tls __attribute__((tls_model("initial-exec")));
 
+/* 0: GPU recording not started; 1: being started; 2: started or refused,
+ * dt_cupti_state() says which */
+static _Atomic int gpu_started;
+/* This thread is starting it: CUPTI may call back into the shim (with
+ * records, or through the driver's injection entry), which must not wait
+ * for itself. */
+static __thread bool gpu_starting __attribute__((tls_model("initial-exec")));
+/* A file was created before the start was over, so its header could not
+ * say whether GPU activity is in it. */
+static _Atomic int gpu_state_unknown;
+
 void dt_warn(const char *fmt, ...)
 {
 	char buf[512];
@@ -272,7 +283,16 @@ static struct dt_writer *open_writer(void)
 		size_t n =
 			dt_shim_info(info, sizeof(info) / sizeof(info[0]) - 1);
 
-		info[n++] = (struct dt_kv){ "gpu", dt_cupti_state() };
+		/* known unless this thread is starting CUPTI, or another one
+		 * did not finish in time: then a GPU_STATE record follows */
+		bool known = atomic_load(&gpu_started) == 2;
+		info[n++] = (struct dt_kv){
+			"gpu", known ? dt_cupti_state()
+				     : "unknown: GPU recording was starting "
+				       "(see the GPU_STATE record)"
+		};
+		if (!known)
+			atomic_store(&gpu_state_unknown, 1);
 
 		g.cfg.info = info;
 		g.cfg.n_info = n;
@@ -354,8 +374,6 @@ void dt_before_exit(int status)
 
 /* ------------------------------------------------------------ GPU activity */
 
-static _Atomic int gpu_started;
-
 static struct dt_thread *current_thread(void);
 
 /* The sink for CUPTI's records: they go to the ring of whichever thread
@@ -388,17 +406,58 @@ static void gpu_atexit(void)
 	dt_cupti_stop();
 }
 
-/* Start recording GPU activity, once; before the trace file exists, so
- * that its header can say whether GPU activity is in it. */
-static void start_gpu(void)
+/* Tell a file whose header could not say whether GPU activity is recorded
+ * what came of it (a GPU_STATE record). */
+static void emit_gpu_state(bool on)
 {
-	if (atomic_exchange(&gpu_started, 1))
+	const char *why = dt_cupti_state();
+	uint32_t len = (uint32_t)strnlen(why, 1024);
+	uint32_t size = dt_rec_align(sizeof(struct dt_rec_gpu_state) + len);
+	uint8_t buf[sizeof(struct dt_rec_gpu_state) + 1032]
+		__attribute__((aligned(8))) = { 0 };
+	struct dt_rec_gpu_state *r = (void *)buf;
+
+	r->hdr.type = DT_REC_GPU_STATE;
+	r->hdr.size = size;
+	r->t = dt_now();
+	r->state = on ? DT_GPU_ON : DT_GPU_OFF;
+	r->len = len;
+	memcpy(r + 1, why, len);
+	emit_activity(buf, size);
+}
+
+/*
+ * Start recording GPU activity, once, before the trace file exists, so that
+ * its header can say whether GPU activity is in it: a thread that finds
+ * another one starting it waits (`wait`: the application's threads, never
+ * CUPTI's or the driver's, which the starting thread may be waiting for),
+ * at most a few seconds.
+ */
+static void start_gpu(bool wait)
+{
+	int expected = 0;
+
+	if (atomic_compare_exchange_strong(&gpu_started, &expected, 1)) {
+		gpu_starting = true;
+		bool on = dt_cupti_start(&gpu_sink, g.cfg.flush_ms);
+		gpu_starting = false;
+		atomic_store(&gpu_started, 2);
+		if (on) {
+			/* registered now, after the CUDA runtime's own
+			 * handlers, so it runs before them: CUPTI is flushed
+			 * while CUDA still works */
+			atexit(gpu_atexit);
+			dt_signals_take();
+		}
+		if (atomic_exchange(&gpu_state_unknown, 0))
+			emit_gpu_state(on);
 		return;
-	if (dt_cupti_start(&gpu_sink, g.cfg.flush_ms)) {
-		/* registered now, after the CUDA runtime's own handlers, so it
-		 * runs before them: CUPTI is flushed while CUDA still works */
-		atexit(gpu_atexit);
-		dt_signals_take();
+	}
+	for (int ms = 0; wait && !gpu_starting && ms < 5000 &&
+			 atomic_load(&gpu_started) == 1;
+	     ms++) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
 	}
 }
 
@@ -420,7 +479,7 @@ void dt_gpu_pop(struct dt_thread *t)
 DT_EXPORT int InitializeInjection(void)
 {
 	if (init_state() == ST_ON)
-		start_gpu();
+		start_gpu(false);
 	return 1;
 }
 
@@ -440,12 +499,13 @@ void dt_thread_exit(void *arg)
 	t->ring = NULL;
 }
 
-/* First recorded call of this thread (or first since fork or exec). */
-static bool attach_thread(struct dt_thread *t)
+/* First recorded call of this thread (or first since fork or exec); `app`:
+ * the thread is the application's, making a cuDNN call. */
+static bool attach_thread(struct dt_thread *t, bool app)
 {
 	/* the epoch first: a writer closed after it makes this ring stale */
 	unsigned epoch = atomic_load(&g.epoch);
-	start_gpu();
+	start_gpu(app);
 	struct dt_writer *w = open_writer();
 	char name[17] = "";
 
@@ -468,7 +528,7 @@ static bool attach_thread(struct dt_thread *t)
 
 /* Give t a ring of the current epoch; false if none can be had (tried
  * once per thread and epoch). */
-static bool ensure_ring(struct dt_thread *t)
+static bool ensure_ring(struct dt_thread *t, bool app)
 {
 	unsigned epoch = atomic_load_explicit(&g.epoch, memory_order_relaxed);
 
@@ -476,7 +536,7 @@ static bool ensure_ring(struct dt_thread *t)
 		return true;
 	if (t->broken && t->epoch == epoch)
 		return false;
-	t->broken = !attach_thread(t);
+	t->broken = !attach_thread(t, app);
 	if (t->broken)
 		t->epoch = epoch;
 	return !t->broken;
@@ -484,7 +544,7 @@ static bool ensure_ring(struct dt_thread *t)
 
 static struct dt_thread *current_thread(void)
 {
-	return init_state() == ST_ON && ensure_ring(&tls) ? &tls : NULL;
+	return init_state() == ST_ON && ensure_ring(&tls, false) ? &tls : NULL;
 }
 
 struct dt_thread *dt_enter(void)
@@ -497,7 +557,7 @@ struct dt_thread *dt_enter(void)
 		return NULL;
 	if (t->depth) /* a call made from inside a wrapped call */
 		return NULL;
-	if (DT_UNLIKELY(!ensure_ring(t))) {
+	if (DT_UNLIKELY(!ensure_ring(t, true))) {
 		struct dt_writer *w = atomic_load(&g.writer);
 		if (w)
 			dt_writer_count_lost(w, DT_LOSS_NOBUF);
