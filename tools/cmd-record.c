@@ -98,23 +98,6 @@ static int absolute_template(const char *tmpl, char *buf, size_t size)
 	return snprintf(buf, size, "%s/%s", cwd, tmpl) >= (int)size ? -1 : 0;
 }
 
-static int set_preload(const char *shim)
-{
-	const char *old = getenv("LD_PRELOAD");
-	char *v;
-	int rc;
-
-	if (old && *old) {
-		if (asprintf(&v, "%s:%s", shim, old) < 0)
-			return -1;
-	} else {
-		v = strdup(shim);
-	}
-	rc = v ? setenv("LD_PRELOAD", v, 1) : -1;
-	free(v);
-	return rc;
-}
-
 /* Append a copy of s to a growing array of strings. */
 static void push(char ***v, size_t *n, const char *s)
 {
@@ -384,7 +367,8 @@ int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res)
 	 * injection (Nsight's) is left in place. */
 	if (!getenv("CUDA_INJECTION64_PATH"))
 		setenv("CUDA_INJECTION64_PATH", shim, 1);
-	if (set_preload(shim) || setenv("DNNTRACE_OUTPUT", abs_tmpl, 1) ||
+	if (dt_record_preload(shim, cmd[0]) ||
+	    setenv("DNNTRACE_OUTPUT", abs_tmpl, 1) ||
 	    setenv("DNNTRACE_MANIFEST", manifest, 1)) {
 		dt_error("cannot set the environment: %s", strerror(errno));
 		unlink(manifest);

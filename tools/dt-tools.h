@@ -51,6 +51,11 @@ struct dt_record_result {
 int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res);
 void dt_record_free(struct dt_record_result *res);
 
+/* Set LD_PRELOAD for cmd: the shim first, before what it held already,
+ * but after AddressSanitizer's runtime where the program or the shim
+ * needs it. Returns 0, or -1 with errno. */
+int dt_record_preload(const char *shim, const char *cmd);
+
 /* Print, on stderr, the traces written (unless quiet) and what went wrong. */
 void dt_record_say(const struct dt_record_result *res, bool quiet);
 
