@@ -6,19 +6,16 @@
 # usage: test-asan.sh DNNTRACE LIBDNNTRACE SHIM_CALLS CUDNN_LIBDIR [SHIM_ASAN]
 set -u
 dnntrace=$1 shim=$2 calls=$3 cudnn_libdir=$4 asan_prog=${5:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export LD_LIBRARY_PATH="$cudnn_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fail=0 ran=0
+. "$(dirname "$0")/test-lib.sh"
+ran=0
 
-bad() { echo "FAIL: $*"; fail=1; }
 # check NAME CALLS: one trace NAME-*.dnnt, with CALLS calls, ended cleanly
 check() {
 	set -- "$tmp/$1"-*.dnnt "$2"
 	[ $# = 2 ] && [ -f "$1" ] || { bad "expected one trace: $*"; return; }
-	n=$("$dnntrace" dump "$1" | grep -c '^API_CALL')
+	n=$(count "$1")
 	[ "$n" = "$2" ] || bad "$(basename "$1"): $n calls, expected $2"
-	"$dnntrace" info "$1" | grep -q '^ended: *clean (exit 0)' || bad "$(basename "$1"): not a clean end"
+	[ "$(info_of "$1" ended)" = "clean (exit 0)" ] || bad "$(basename "$1"): not a clean end"
 }
 
 if [ -n "$asan_prog" ] && [ -x "$asan_prog" ]; then

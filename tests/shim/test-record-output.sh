@@ -7,14 +7,9 @@
 # usage: test-record-output.sh DNNTRACE LIBDNNTRACE SHIM_CALLS CUDNN_LIBDIR
 set -u
 dnntrace=$1 shim=$2 calls=$3 cudnn_libdir=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"
-export LD_LIBRARY_PATH="$cudnn_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fail=0
+. "$(dirname "$0")/test-lib.sh"
+chmod 755 "$tmp" # the runs as another user go through it
 
-bad() { echo "FAIL: $*"; fail=1; }
-info() { "$dnntrace" info "$1" | sed -n "s/^$2: *//p"; }
 # run WANT-STATUS CMD...: run, keep stderr in $tmp/err, check the status
 run() {
 	want=$1
@@ -78,7 +73,7 @@ fi
 # --- a full disk ----------------------------------------------------------------
 # check_full TRACE: the file ended cleanly and counts what it could not take
 check_full() {
-	e=$(info "$1" ended) lost=$(info "$1" lost)
+	e=$(info_of "$1" ended) lost=$(info_of "$1" lost)
 	[ "$e" = "clean (exit 0)" ] || bad "full: ended '$e'"
 	case $lost in 0\ * | "") bad "full: lost '$lost'" ;; esac
 	"$dnntrace" dump "$1" | grep -Eq '^LOSS .*reason=4' || bad "full: no LOSS record of reason 4"

@@ -6,21 +6,14 @@
 # usage: test-shim-ends.sh DNNTRACE SHIM_CALLS CUDNN_LIBDIR
 set -u
 dnntrace=$1 calls=$2 cudnn_libdir=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export LD_LIBRARY_PATH="$cudnn_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fail=0
-
-bad() { echo "FAIL: $*"; fail=1; }
-count() { "$dnntrace" dump "$1" | grep -c '^API_CALL'; }
-ended() { "$dnntrace" info "$1" | sed -n 's/^ended: *//p'; }
+. "$(dirname "$0")/test-lib.sh"
 
 # --- forked workers that end with _exit() or _Exit() -------------------------
 "$dnntrace" record -q -o "$tmp/wk-%p.dnnt" -- "$calls" workers 4 || bad "workers: exit status $?"
 set -- "$tmp"/wk-*.dnnt
 [ $# = 5 ] || bad "workers: expected 5 traces, found $#"
 for f in "$@"; do
-	n=$(count "$f") e=$(ended "$f")
+	n=$(count "$f") e=$(info_of "$f" ended)
 	case $n in
 	6 | 8) ;;
 	*) bad "workers: $(basename "$f") has $n calls (expected 8 in a child, 6 in the parent)" ;;
@@ -44,7 +37,7 @@ for how in reraise previous resethand exit; do
 		grep -q 'FAIL' "$tmp/err" && bad "segv $name: $(grep FAIL "$tmp/err")"
 		set -- "$tmp/$name"-*.dnnt
 		if [ $# = 1 ] && [ -f "$1" ]; then
-			n=$(count "$1") e=$(ended "$1")
+			n=$(count "$1") e=$(info_of "$1" ended)
 			[ "$n" = 10 ] || bad "segv $name: $n calls recorded, expected 10"
 			[ "$e" = "$end" ] || bad "segv $name: ended '$e', expected '$end'"
 		else
@@ -57,7 +50,7 @@ done
 for mode in sigint sigign; do
 	"$dnntrace" record -q -o "$tmp/$mode-%p.dnnt" -- "$calls" $mode || bad "$mode: exit status $?"
 	set -- "$tmp/$mode"-*.dnnt
-	n=$(count "$1") e=$(ended "$1")
+	n=$(count "$1") e=$(info_of "$1" ended)
 	[ "$n" = 10 ] || bad "$mode: $n calls recorded, expected 10"
 	[ "$e" = "clean (exit 0)" ] || bad "$mode: ended '$e'"
 done

@@ -5,13 +5,9 @@
 # usage: test-shim-stress.sh DNNTRACE SHIM_CALLS CUDNN_LIBDIR
 set -u
 dnntrace=$1 calls=$2 cudnn_libdir=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export LD_LIBRARY_PATH="$cudnn_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fail=0
+. "$(dirname "$0")/test-lib.sh"
 threads=16 iterations=8000 # 3 calls each
 
-bad() { echo "FAIL: $*"; fail=1; }
 
 for buffer in 64K 256K 4M; do
 	"$dnntrace" record -q --buffer-size $buffer -o "$tmp/s$buffer-%p.dnnt" -- \
@@ -37,11 +33,11 @@ for buffer in 64K 256K 4M; do
 			print made " recorded, " lost + 0 " lost"
 			exit bad
 		}' "$tmp/dump" >"$tmp/sum" || bad "$buffer: $(cat "$tmp/sum")"
-	recorded=$("$dnntrace" info "$1" | sed -n 's/^records:.*(\([0-9]*\) calls.*/\1/p')
-	lost=$("$dnntrace" info "$1" | sed -n 's/^lost: *\([0-9]*\) .*/\1/p')
+	recorded=$(info_of "$1" records | sed -n 's/.*(\([0-9]*\) calls.*/\1/p')
+	lost=$(info_of "$1" lost | sed 's/ .*//')
 	[ $((recorded + lost)) = $((threads * iterations * 3)) ] ||
 		bad "$buffer: info says $recorded calls and $lost lost, made $((threads * iterations * 3))"
-	"$dnntrace" info "$1" | grep -q '^ended: *clean (exit 0)' || bad "$buffer: not a clean end"
+	[ "$(info_of "$1" ended)" = "clean (exit 0)" ] || bad "$buffer: not a clean end"
 	echo "$buffer: $(tail -1 "$tmp/sum")"
 done
 
