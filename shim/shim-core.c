@@ -644,6 +644,7 @@ void dt_before_exec(void)
 __attribute__((constructor)) static void shim_init(void)
 {
 	dt_signals_init();
+	dt_process_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	init_state();
 }

@@ -24,6 +24,9 @@ DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);
 /* Finish the trace before the process image is replaced. */
 DT_HIDDEN void dt_before_exec(void);
 
+/* shim-process.c: look the C library's _exit up (at load). */
+DT_HIDDEN void dt_process_init(void);
+
 /* Finish the trace before _exit() ends the process with `status`. */
 DT_HIDDEN void dt_before_exit(int status);
 

@@ -21,29 +21,36 @@
 	if (!real_)                     \
 	real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
 
-/* _exit may be called from a signal handler or in a vfork child:
- * dt_before_exit() takes no lock, and leaves a file that is not this
- * process's alone. */
-#define EXIT_BODY(name, status)                                             \
-	do {                                                                \
-		static __typeof__(&name) real_;                             \
-		if (!real_)                                                 \
-			real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name); \
-		dt_before_exit(status);                                     \
-		if (real_)                                                  \
-			real_(status);                                      \
-		for (;;)                                                    \
-			syscall(SYS_exit_group, status);                    \
-	} while (0)
+/* The C library's _exit and _Exit, looked up at load: _exit may be called
+ * from a signal handler, where dlsym must not be. */
+static void (*real_exit)(int), (*real_Exit)(int);
+
+void dt_process_init(void)
+{
+	*(void **)&real_exit = dlsym(RTLD_NEXT, "_exit");
+	*(void **)&real_Exit = dlsym(RTLD_NEXT, "_Exit");
+}
+
+/* dt_before_exit() takes no lock, and leaves alone a file that is not this
+ * process's (a vfork child's parent's, a fork child's that recorded
+ * nothing). */
+static __attribute__((noreturn)) void leave(void (*real)(int), int status)
+{
+	dt_before_exit(status);
+	if (real)
+		real(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
 
 DT_EXPORT void _exit(int status)
 {
-	EXIT_BODY(_exit, status);
+	leave(real_exit, status);
 }
 
 DT_EXPORT void _Exit(int status)
 {
-	EXIT_BODY(_Exit, status);
+	leave(real_Exit, status);
 }
 
 DT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

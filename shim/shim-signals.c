@@ -43,21 +43,21 @@ static struct {
 static bool managed[NSIG]; /* one of fatal_signals, and taken over */
 static pid_t owner;        /* the process whose signals are taken */
 
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-static sigaction_fn real_sigaction_ptr;
-
-/* The C library's sigaction, looked up before any handler may need it. */
-static sigaction_fn real_sigaction(void)
-{
-	if (!real_sigaction_ptr)
-		real_sigaction_ptr =
-			(sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	return real_sigaction_ptr;
-}
+/* The C library's functions, looked up at load: a handler may need them,
+ * and dlsym is no function to call in one. */
+static struct {
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	__sighandler_t (*signal)(int, __sighandler_t);
+	__sighandler_t (*bsd_signal)(int, __sighandler_t);
+	__sighandler_t (*sysv_signal)(int, __sighandler_t);
+} libc;
 
 void dt_signals_init(void)
 {
-	real_sigaction();
+	*(void **)&libc.sigaction = dlsym(RTLD_NEXT, "sigaction");
+	*(void **)&libc.signal = dlsym(RTLD_NEXT, "signal");
+	*(void **)&libc.bsd_signal = dlsym(RTLD_NEXT, "bsd_signal");
+	*(void **)&libc.sysv_signal = dlsym(RTLD_NEXT, "sysv_signal");
 }
 
 static void app_get(int sig, struct sigaction *out)
@@ -100,7 +100,7 @@ static int install(int sig, const struct sigaction *a)
 	struct sigaction k = *a;
 
 	if (a->sa_handler == SIG_IGN)
-		return real_sigaction()(sig, a, NULL);
+		return libc.sigaction(sig, a, NULL);
 	k.sa_sigaction = on_signal;
 	if (a->sa_handler == SIG_DFL) {
 		/* an alternate stack, where the program set one, lets the
@@ -110,18 +110,26 @@ static int install(int sig, const struct sigaction *a)
 	} else {
 		k.sa_flags = (a->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
 	}
-	return real_sigaction()(sig, &k, NULL);
+	return libc.sigaction(sig, &k, NULL);
 }
 
-/* Set the application's disposition: the kernel's, then the copy. */
+/* Set the application's disposition: the kernel's, then the copy. No
+ * handler of this thread may run meanwhile: it would wait for the copy
+ * forever. */
 static int app_set(int sig, const struct sigaction *a)
 {
-	unsigned s = app_lock(sig);
-	int rc = install(sig, a);
+	sigset_t all, mask;
+	unsigned s;
+	int rc;
 
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &mask);
+	s = app_lock(sig);
+	rc = install(sig, a);
 	if (rc == 0)
 		app[sig].sa = *a;
 	app_unlock(sig, s);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	return rc;
 }
 
@@ -139,7 +147,7 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 		 * returns, unless the program asked for SA_NODEFER) */
 		dt_finish_now(DT_END_SIGNAL, sig, 2000);
 		sigemptyset(&dfl.sa_mask);
-		real_sigaction()(sig, &dfl, NULL);
+		libc.sigaction(sig, &dfl, NULL);
 		raise(sig);
 		errno = saved;
 		return;
@@ -166,7 +174,7 @@ void dt_signals_take(void)
 	static _Atomic int done;
 	sigset_t all, old;
 
-	if (atomic_exchange(&done, 1) || !real_sigaction())
+	if (atomic_exchange(&done, 1) || !libc.sigaction)
 		return;
 	/* no handler of this thread may see a half-made copy */
 	sigfillset(&all);
@@ -178,7 +186,7 @@ void dt_signals_take(void)
 		struct sigaction cur;
 		unsigned s = app_lock(sig);
 
-		if (real_sigaction()(sig, NULL, &cur) == 0 &&
+		if (libc.sigaction(sig, NULL, &cur) == 0 &&
 		    install(sig, &cur) == 0) {
 			app[sig].sa = cur;
 			managed[sig] = true;
@@ -204,21 +212,19 @@ DT_EXPORT int sigaction(int sig, const struct sigaction *act,
 			struct sigaction *oldact)
 {
 	struct sigaction a, prev;
-	sigset_t all, mask;
 	int rc = 0;
 
-	if (!real_sigaction())
+	if (!libc.sigaction)
+		dt_signals_init(); /* called before the shim's constructor */
+	if (!libc.sigaction)
 		return errno = ENOSYS, -1;
 	if (!is_managed(sig))
-		return real_sigaction()(sig, act, oldact);
+		return libc.sigaction(sig, act, oldact);
 	if (act)
 		a = *act; /* act and oldact may be the same */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &mask);
 	app_get(sig, &prev);
 	if (act)
 		rc = app_set(sig, &a);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (rc == 0 && oldact)
 		*oldact = prev;
 	return rc;
@@ -227,12 +233,12 @@ DT_EXPORT int sigaction(int sig, const struct sigaction *act,
 /* signal() and its kin for a signal the shim keeps: through sigaction()
  * above, with the flags glibc gives them (signal(): the signal blocked in
  * its handler, system calls restarted). Others go to the C library. */
-#define SET_HANDLER(name, sig, h, flags, mask_self)                       \
-	static __typeof__(&name) real_;                                   \
-	if (!real_)                                                       \
-		real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name);       \
-	if (!is_managed(sig))                                             \
-		return real_ ? real_(sig, h) : (errno = ENOSYS, SIG_ERR); \
+#define SET_HANDLER(name, sig, h, flags, mask_self)           \
+	if (!libc.name)                                       \
+		dt_signals_init();                            \
+	if (!is_managed(sig))                                 \
+		return libc.name ? libc.name(sig, h)          \
+				 : (errno = ENOSYS, SIG_ERR); \
 	return set_handler(sig, h, flags, mask_self)
 
 static __sighandler_t set_handler(int sig, __sighandler_t h, int flags,
