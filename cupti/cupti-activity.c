@@ -64,6 +64,7 @@ volatile int dt_cupti_tagging;
 static struct {
 	pthread_once_t once;
 	int on;
+	bool starting; /* start_once() is running (in the parent, after fork) */
 	_Atomic int yielded;       /* another CUPTI client has the callbacks */
 	_Atomic uint64_t rearm_at; /* when to take them back (0: not yet) */
 	char state[PATH_MAX + 96];
@@ -644,9 +645,11 @@ static unsigned pending_flush_ms;
 
 static void start_with_args(void)
 {
+	c.starting = true;
 	c.sink = *pending_sink;
 	c.flush_ms = pending_flush_ms ? pending_flush_ms : 500;
 	start_once();
+	c.starting = false;
 }
 
 int dt_cupti_start(const struct dt_cupti_sink *sink, unsigned flush_ms)
@@ -710,7 +713,7 @@ int dt_cupti_flush_async(unsigned timeout_ms)
 void dt_cupti_forget(void)
 {
 	dt_cupti_tagging = 0;
-	if (c.on)
+	if (c.on || c.starting)
 		set_off("off: %s", "CUPTI does not follow fork(); this process "
 				   "is a fork's child");
 	c.on = 0;

@@ -619,6 +619,10 @@ static void after_fork_child(void)
 	 * parent; the child starts over with a file of its own. */
 	pthread_mutex_init(&g.lock, NULL);
 	dt_cupti_forget(); /* CUPTI does not follow a fork */
+	/* nor does a thread that was starting it: then the child never will */
+	int starting = 1;
+	atomic_compare_exchange_strong(&gpu_started, &starting, 2);
+	atomic_store(&gpu_state_unknown, 0);
 	struct dt_writer *w = atomic_exchange(&g.writer, NULL);
 	if (w)
 		dt_writer_abandon(w);
