@@ -64,6 +64,7 @@ volatile int dt_cupti_tagging;
 static struct {
 	pthread_once_t once;
 	int on;
+	bool starting; /* start_once() is running (in the parent, after fork) */
 	_Atomic int yielded;       /* another CUPTI client has the callbacks */
 	_Atomic uint64_t rearm_at; /* when to take them back (0: not yet) */
 	char state[PATH_MAX + 96];
@@ -536,6 +537,50 @@ static void *flusher_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Without a CUDA driver or a GPU, CUPTI only says CUPTI_ERROR_UNKNOWN: ask
+ * the driver (the one CUPTI loaded, if any) whether it sees a GPU. Returns
+ * true with the reason in words when it does not.
+ */
+static bool no_gpu(char *buf, size_t size)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	CUresult (*init)(unsigned) = NULL;
+	CUresult (*count)(int *) = NULL;
+	CUresult r;
+	int n = 0;
+
+	if (!h)
+		h = dlopen("libcuda.so.1", RTLD_NOW);
+	if (!h) {
+		snprintf(buf, size,
+			 "no GPU visible (no CUDA driver: "
+			 "libcuda.so.1 not found)");
+		return true;
+	}
+	*(void **)&init = dlsym(h, "cuInit");
+	*(void **)&count = dlsym(h, "cuDeviceGetCount");
+	if (!init || !count)
+		return false;
+	r = init(0);
+	if (r == CUDA_SUCCESS && (count(&n) != CUDA_SUCCESS || n > 0))
+		return false; /* a GPU (or no answer): CUPTI's reason stands */
+	if (r == CUDA_SUCCESS || r == CUDA_ERROR_NO_DEVICE)
+		snprintf(buf, size, "no GPU visible%s%s%s",
+			 vis ? " (CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "",
+			 vis ? ")" : "");
+	else if (r == CUDA_ERROR_STUB_LIBRARY)
+		snprintf(buf, size,
+			 "no GPU visible (libcuda.so.1 is the "
+			 "toolkit's stub, not a driver)");
+	else
+		snprintf(buf, size,
+			 "the CUDA driver cannot be used (cuInit: error %d)",
+			 (int)r);
+	return true;
+}
+
 static void set_off(const char *fmt, const char *detail)
 {
 	snprintf(c.state, sizeof(c.state), fmt, detail);
@@ -573,7 +618,10 @@ static void start_once(void)
 	}
 	bool attributed;
 	if ((r = arm(&attributed)) != CUPTI_SUCCESS) {
-		/* e.g. no GPU, or a profiler that owns CUPTI */
+		char why[256];
+		if (no_gpu(why, sizeof(why)))
+			return set_off("off: %s", why);
+		/* e.g. a profiler that owns CUPTI */
 		return set_off("off: CUPTI refused kernel records: %s",
 			       result_name(r));
 	}
@@ -597,9 +645,11 @@ static unsigned pending_flush_ms;
 
 static void start_with_args(void)
 {
+	c.starting = true;
 	c.sink = *pending_sink;
 	c.flush_ms = pending_flush_ms ? pending_flush_ms : 500;
 	start_once();
+	c.starting = false;
 }
 
 int dt_cupti_start(const struct dt_cupti_sink *sink, unsigned flush_ms)
@@ -663,6 +713,9 @@ int dt_cupti_flush_async(unsigned timeout_ms)
 void dt_cupti_forget(void)
 {
 	dt_cupti_tagging = 0;
+	if (c.on || c.starting)
+		set_off("off: %s", "CUPTI does not follow fork(); this process "
+				   "is a fork's child");
 	c.on = 0;
 	c.flusher_started = false;
 }

@@ -19,6 +19,11 @@
 #define DT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define DT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* For code that may run before AddressSanitizer's runtime has set up its
+ * shadow memory (its own start-up looks functions up through the shim's
+ * dlsym), in a shim built with -Db_sanitize=address. */
+#define DT_NO_ASAN __attribute__((no_sanitize_address))
+
 /* Largest number of bytes one variable-length argument may take in a record. */
 #define DT_MAX_BLOB 16384u
 /* Largest input string recorded, in bytes. */

@@ -3,9 +3,10 @@
  *
  * Per-thread state, the process's one trace writer (opened at the first
  * recorded call), configuration from DNNTRACE_* variables, and the process
- * lifecycle: fork, exec, fatal signals and exit. The wrappers themselves
- * are generated (dt-wrappers.c); finding the real cuDNN is shim-resolve.c's
- * job. Nothing here may change what the application sees from cuDNN.
+ * lifecycle: fork, exec and exit; what signals and _exit() need to finish
+ * the file. The wrappers themselves are generated (dt-wrappers.c); finding
+ * the real cuDNN is shim-cudnn.c's job, handling signals shim-signals.c's.
+ * Nothing here may change what the application sees from cuDNN.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +51,17 @@ static struct {
  * wrapper reaches it with one instruction instead of a __tls_get_addr call. */
 static __thread struct dt_thread tls __attribute__((tls_model("initial-exec")));
 
+/* 0: GPU recording not started; 1: being started; 2: started or refused,
+ * dt_cupti_state() says which */
+static _Atomic int gpu_started;
+/* This thread is starting it: CUPTI may call back into the shim (with
+ * records, or through the driver's injection entry), which must not wait
+ * for itself. */
+static __thread bool gpu_starting __attribute__((tls_model("initial-exec")));
+/* A file was created before the start was over, so its header could not
+ * say whether GPU activity is in it. */
+static _Atomic int gpu_state_unknown;
+
 void dt_warn(const char *fmt, ...)
 {
 	char buf[512];
@@ -68,43 +80,42 @@ void dt_warn(const char *fmt, ...)
 
 /* ---------------------------------------------------------- configuration */
 
-static uint64_t env_size(const char *name, uint64_t def)
+/* A DNNTRACE_* ring size within the writer's bounds; 0 (the writer's
+ * default) when unset or bad. */
+static uint32_t env_ring_size(const char *name)
 {
 	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
+	uint64_t n;
+
+	if (!v || !*v)
+		return 0;
+	if (dt_parse_size(v, &n) || n == 0) {
+		dt_warn("ignoring %s=%s: not a size (like 256K or 4M)", name,
+			v);
+		return 0;
+	}
+	if (n < DT_RING_MIN || n > DT_RING_MAX) {
+		n = n < DT_RING_MIN ? DT_RING_MIN : DT_RING_MAX;
+		dt_warn("%s=%s is out of range (64K to 1G); using %uK", name, v,
+			(unsigned)(n >> 10));
+	}
+	return (uint32_t)n;
+}
+
+/* A DNNTRACE_* integer from min to max; def when unset or bad. */
+static long env_int(const char *name, long min, long max, long def)
+{
+	const char *v = getenv(name);
+	long n;
 
 	if (!v || !*v)
 		return def;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || end == v)
-		goto bad;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		n <<= 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		n <<= 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		n <<= 30;
-		end++;
-		break;
+	if (dt_parse_int(v, min, max, &n)) {
+		dt_warn("ignoring %s=%s: not a number from %ld to %ld", name, v,
+			min, max);
+		return def;
 	}
-	if (*end == 'i' || *end == 'B')
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-	if (*end)
-		goto bad;
 	return n;
-bad:
-	dt_warn("ignoring %s=%s: not a number", name, v);
-	return def;
 }
 
 static bool env_true(const char *name)
@@ -124,14 +135,10 @@ static void load_config(void)
 		snprintf(g.template_buf, sizeof(g.template_buf), "%s", out);
 		g.cfg.path_template = g.template_buf;
 	}
-	uint64_t ring = env_size("DNNTRACE_BUFFER_SIZE", 0);
-	if (ring > (1u << 30)) {
-		dt_warn("DNNTRACE_BUFFER_SIZE is at most 1G; using 1G");
-		ring = 1u << 30;
-	}
-	g.cfg.ring_size = (uint32_t)ring;
-	g.cfg.flush_ms = (uint32_t)env_size("DNNTRACE_FLUSH_MS", 0);
-	g.cfg.level = (int)env_size("DNNTRACE_ZSTD_LEVEL", 0);
+	g.cfg.ring_size = env_ring_size("DNNTRACE_BUFFER_SIZE");
+	g.cfg.flush_ms =
+		(uint32_t)env_int("DNNTRACE_FLUSH_MS", 1, DT_FLUSH_MS_MAX, 0);
+	g.cfg.level = (int)env_int("DNNTRACE_ZSTD_LEVEL", -7, 19, 0);
 	g.cfg.api_names = dt_api_names;
 	g.cfg.api_sigs = dt_api_sigs;
 	g.cfg.api_flags = dt_api_flags;
@@ -168,54 +175,6 @@ static int init_state(void)
 	return st;
 }
 
-/* --------------------------------------------------------------- signals */
-
-static const int fatal_signals[] = { SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
-				     SIGSEGV, SIGBUS,  SIGFPE, SIGILL };
-
-/* A signal that would end the process: finish the file (the writer thread
- * does the work; this only asks and waits a moment), then let the signal's
- * default action happen. SA_RESETHAND already restored it, and the signal
- * is blocked until this returns. */
-static void on_fatal_signal(int sig)
-{
-	int saved = errno;
-
-	/* kernels still in CUPTI's buffers; their records may create the
-	 * file. Not in a vfork child: the writer is its parent's. */
-	if (!g.writer_pid || g.writer_pid == getpid()) {
-		dt_cupti_flush_async(1000);
-		struct dt_writer *w = atomic_load(&g.writer);
-		if (w)
-			dt_writer_close_async(w, DT_END_SIGNAL, sig, 2000);
-	}
-	raise(sig);
-	errno = saved;
-}
-
-/* Only signals whose disposition is still the default: an application
- * that handles a signal keeps it, and then exits through exit(). */
-static void install_signal_handlers(void)
-{
-	static _Atomic int done;
-
-	if (atomic_exchange(&done, 1))
-		return;
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]);
-	     i++) {
-		struct sigaction old, sa;
-
-		if (sigaction(fatal_signals[i], NULL, &old) ||
-		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_fatal_signal;
-		sa.sa_flags = SA_RESETHAND | SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		sigaction(fatal_signals[i], &sa, NULL);
-	}
-}
-
 /* ------------------------------------------------------------ exit status */
 
 /* The status the process exits with, whether main returned it or exit()
@@ -240,24 +199,75 @@ static void watch_exit_status(void)
 
 /* ---------------------------------------------------------------- writer */
 
-static void announce(struct dt_writer *w)
+/*
+ * `dnntrace record` learns what each process did from a file it names in
+ * DNNTRACE_MANIFEST: one line per trace written (its path), and one line
+ * starting with '!' per problem (a sentence). One write below PIPE_BUF per
+ * line, so lines of processes never mix; async-signal-safe but for the
+ * formatting.
+ */
+static void manifest_line(const char *fmt, ...)
 {
 	const char *manifest = getenv("DNNTRACE_MANIFEST");
+	char line[PATH_MAX + 256];
+	va_list ap;
+	int n, fd;
 
-	if (manifest && *manifest) {
-		char line[PATH_MAX + 2];
-		int fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
-		int n = snprintf(line, sizeof(line), "%s\n", dt_writer_path(w));
-		if (fd >= 0) {
-			/* one write below PIPE_BUF: lines of processes never
-			 * mix */
-			(void)!write(fd, line, (size_t)n);
-			close(fd);
-		}
+	if (!manifest || !*manifest)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)!write(fd, line, (size_t)n);
+		close(fd);
 	}
+}
+
+static void announce(struct dt_writer *w)
+{
+	manifest_line("%s", dt_writer_path(w));
 	if (env_true("DNNTRACE_VERBOSE"))
 		dt_warn("recording pid %d to %s", (int)getpid(),
 			dt_writer_path(w));
+}
+
+/* The file could not be created: say so here and to `dnntrace record`. */
+static void report_open_failure(int err)
+{
+	const char *tmpl =
+		g.cfg.path_template ? g.cfg.path_template : DT_DEFAULT_TEMPLATE;
+	char path[PATH_MAX];
+	const char *why = strerror(err);
+
+	if (dt_expand_template(tmpl, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", tmpl);
+	if (err == EEXIST)
+		why = "it is a device or a pipe, not a file or a folder";
+	dt_warn("cannot create the trace file %s: %s; recording is off", path,
+		why);
+	manifest_line("!pid %d: cannot create %s: %s; its calls were not "
+		      "recorded",
+		      (int)getpid(), path, why);
+}
+
+/* After the file was closed: the records it could not take, if any. */
+static void report_io_error(struct dt_writer *w)
+{
+	uint64_t lost;
+	int err = dt_writer_io_error(w, &lost);
+
+	if (err)
+		manifest_line("!pid %d: %s could not take every record (%s): "
+			      "%llu records lost, counted in the file",
+			      (int)getpid(), dt_writer_path(w), strerror(err),
+			      (unsigned long long)lost);
 }
 
 static struct dt_writer *open_writer(void)
@@ -273,7 +283,16 @@ static struct dt_writer *open_writer(void)
 		size_t n =
 			dt_shim_info(info, sizeof(info) / sizeof(info[0]) - 1);
 
-		info[n++] = (struct dt_kv){ "gpu", dt_cupti_state() };
+		/* known unless this thread is starting CUPTI, or another one
+		 * did not finish in time: then a GPU_STATE record follows */
+		bool known = atomic_load(&gpu_started) == 2;
+		info[n++] = (struct dt_kv){
+			"gpu", known ? dt_cupti_state()
+				     : "unknown: GPU recording was starting "
+				       "(see the GPU_STATE record)"
+		};
+		if (!known)
+			atomic_store(&gpu_state_unknown, 1);
 
 		g.cfg.info = info;
 		g.cfg.n_info = n;
@@ -283,16 +302,12 @@ static struct dt_writer *open_writer(void)
 		if (w) {
 			g.writer_pid = getpid();
 			atomic_store(&g.writer, w);
-			install_signal_handlers();
+			dt_signals_take();
 			watch_exit_status();
 			announce(w);
 		} else {
 			g.open_failed = true;
-			dt_warn("cannot create the trace file (%s): %s; "
-				"recording is off",
-				g.cfg.path_template ? g.cfg.path_template
-						    : DT_DEFAULT_TEMPLATE,
-				strerror(errno));
+			report_open_failure(errno);
 		}
 	}
 	pthread_mutex_unlock(&g.lock);
@@ -314,8 +329,10 @@ static void close_writer(enum dt_end_reason reason, int code, bool reopen)
 	w = atomic_exchange(&g.writer, NULL);
 	atomic_fetch_add(&g.epoch, 1);
 	pthread_mutex_unlock(&g.lock);
-	if (w)
+	if (w) {
 		dt_writer_close(w, reason, code);
+		report_io_error(w);
+	}
 	if (reopen) {
 		pthread_mutex_lock(&g.lock);
 		g.closing = false;
@@ -325,9 +342,37 @@ static void close_writer(enum dt_end_reason reason, int code, bool reopen)
 	}
 }
 
-/* ------------------------------------------------------------ GPU activity */
+/* Finish the file at once, for a signal handler or _exit(): the writer's
+ * and CUPTI's threads do the work, this only asks and waits. Not in a
+ * vfork child, whose parent's the writer is; but where no file was opened
+ * yet, kernels still in CUPTI's buffers may create one. */
+void dt_finish_now(enum dt_end_reason reason, int code, unsigned timeout_ms)
+{
+	struct dt_writer *w;
 
-static _Atomic int gpu_started;
+	if (g.writer_pid && g.writer_pid != getpid())
+		return;
+	dt_cupti_flush_async(1000);
+	w = atomic_load(&g.writer);
+	if (w && !dt_writer_close_async(w, reason, code, timeout_ms))
+		report_io_error(w);
+}
+
+void dt_flush_now(unsigned timeout_ms)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+
+	if (w && g.writer_pid == getpid())
+		dt_writer_flush(w, timeout_ms);
+}
+
+void dt_before_exit(int status)
+{
+	if (atomic_load(&g.state) == ST_ON)
+		dt_finish_now(DT_END_EXIT, status, 10000);
+}
+
+/* ------------------------------------------------------------ GPU activity */
 
 static struct dt_thread *current_thread(void);
 
@@ -361,17 +406,58 @@ static void gpu_atexit(void)
 	dt_cupti_stop();
 }
 
-/* Start recording GPU activity, once; before the trace file exists, so
- * that its header can say whether GPU activity is in it. */
-static void start_gpu(void)
+/* Tell a file whose header could not say whether GPU activity is recorded
+ * what came of it (a GPU_STATE record). */
+static void emit_gpu_state(bool on)
 {
-	if (atomic_exchange(&gpu_started, 1))
+	const char *why = dt_cupti_state();
+	uint32_t len = (uint32_t)strnlen(why, 1024);
+	uint32_t size = dt_rec_align(sizeof(struct dt_rec_gpu_state) + len);
+	uint8_t buf[sizeof(struct dt_rec_gpu_state) + 1032]
+		__attribute__((aligned(8))) = { 0 };
+	struct dt_rec_gpu_state *r = (void *)buf;
+
+	r->hdr.type = DT_REC_GPU_STATE;
+	r->hdr.size = size;
+	r->t = dt_now();
+	r->state = on ? DT_GPU_ON : DT_GPU_OFF;
+	r->len = len;
+	memcpy(r + 1, why, len);
+	emit_activity(buf, size);
+}
+
+/*
+ * Start recording GPU activity, once, before the trace file exists, so that
+ * its header can say whether GPU activity is in it: a thread that finds
+ * another one starting it waits (`wait`: the application's threads, never
+ * CUPTI's or the driver's, which the starting thread may be waiting for),
+ * at most a few seconds.
+ */
+static void start_gpu(bool wait)
+{
+	int expected = 0;
+
+	if (atomic_compare_exchange_strong(&gpu_started, &expected, 1)) {
+		gpu_starting = true;
+		bool on = dt_cupti_start(&gpu_sink, g.cfg.flush_ms);
+		gpu_starting = false;
+		atomic_store(&gpu_started, 2);
+		if (on) {
+			/* registered now, after the CUDA runtime's own
+			 * handlers, so it runs before them: CUPTI is flushed
+			 * while CUDA still works */
+			atexit(gpu_atexit);
+			dt_signals_take();
+		}
+		if (atomic_exchange(&gpu_state_unknown, 0))
+			emit_gpu_state(on);
 		return;
-	if (dt_cupti_start(&gpu_sink, g.cfg.flush_ms)) {
-		/* registered now, after the CUDA runtime's own handlers, so it
-		 * runs before them: CUPTI is flushed while CUDA still works */
-		atexit(gpu_atexit);
-		install_signal_handlers();
+	}
+	for (int ms = 0; wait && !gpu_starting && ms < 5000 &&
+			 atomic_load(&gpu_started) == 1;
+	     ms++) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
 	}
 }
 
@@ -393,7 +479,7 @@ void dt_gpu_pop(struct dt_thread *t)
 DT_EXPORT int InitializeInjection(void)
 {
 	if (init_state() == ST_ON)
-		start_gpu();
+		start_gpu(false);
 	return 1;
 }
 
@@ -413,12 +499,13 @@ void dt_thread_exit(void *arg)
 	t->ring = NULL;
 }
 
-/* First recorded call of this thread (or first since fork or exec). */
-static bool attach_thread(struct dt_thread *t)
+/* First recorded call of this thread (or first since fork or exec); `app`:
+ * the thread is the application's, making a cuDNN call. */
+static bool attach_thread(struct dt_thread *t, bool app)
 {
 	/* the epoch first: a writer closed after it makes this ring stale */
 	unsigned epoch = atomic_load(&g.epoch);
-	start_gpu();
+	start_gpu(app);
 	struct dt_writer *w = open_writer();
 	char name[17] = "";
 
@@ -441,7 +528,7 @@ static bool attach_thread(struct dt_thread *t)
 
 /* Give t a ring of the current epoch; false if none can be had (tried
  * once per thread and epoch). */
-static bool ensure_ring(struct dt_thread *t)
+static bool ensure_ring(struct dt_thread *t, bool app)
 {
 	unsigned epoch = atomic_load_explicit(&g.epoch, memory_order_relaxed);
 
@@ -449,7 +536,7 @@ static bool ensure_ring(struct dt_thread *t)
 		return true;
 	if (t->broken && t->epoch == epoch)
 		return false;
-	t->broken = !attach_thread(t);
+	t->broken = !attach_thread(t, app);
 	if (t->broken)
 		t->epoch = epoch;
 	return !t->broken;
@@ -457,7 +544,7 @@ static bool ensure_ring(struct dt_thread *t)
 
 static struct dt_thread *current_thread(void)
 {
-	return init_state() == ST_ON && ensure_ring(&tls) ? &tls : NULL;
+	return init_state() == ST_ON && ensure_ring(&tls, false) ? &tls : NULL;
 }
 
 struct dt_thread *dt_enter(void)
@@ -470,7 +557,7 @@ struct dt_thread *dt_enter(void)
 		return NULL;
 	if (t->depth) /* a call made from inside a wrapped call */
 		return NULL;
-	if (DT_UNLIKELY(!ensure_ring(t))) {
+	if (DT_UNLIKELY(!ensure_ring(t, true))) {
 		struct dt_writer *w = atomic_load(&g.writer);
 		if (w)
 			dt_writer_count_lost(w, DT_LOSS_NOBUF);
@@ -532,6 +619,10 @@ static void after_fork_child(void)
 	 * parent; the child starts over with a file of its own. */
 	pthread_mutex_init(&g.lock, NULL);
 	dt_cupti_forget(); /* CUPTI does not follow a fork */
+	/* nor does a thread that was starting it: then the child never will */
+	int starting = 1;
+	atomic_compare_exchange_strong(&gpu_started, &starting, 2);
+	atomic_store(&gpu_state_unknown, 0);
 	struct dt_writer *w = atomic_exchange(&g.writer, NULL);
 	if (w)
 		dt_writer_abandon(w);
@@ -539,6 +630,7 @@ static void after_fork_child(void)
 	g.closing = false;
 	atomic_fetch_add(&g.epoch, 1);
 	tls.ring = NULL;
+	dt_signals_after_fork();
 	/* the child's trace starts now, and says it is a fork's child */
 	load_config();
 	g.cfg.proc_event = DT_PROC_FORK;
@@ -555,6 +647,8 @@ void dt_before_exec(void)
 
 __attribute__((constructor)) static void shim_init(void)
 {
+	dt_signals_init();
+	dt_process_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	init_state();
 }

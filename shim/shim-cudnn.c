@@ -27,7 +27,7 @@ void *volatile dt_real_table[DT_API_COUNT];
 typedef void *(*dlsym_fn)(void *, const char *);
 static dlsym_fn real_dlsym_ptr;
 
-static dlsym_fn real_dlsym(void)
+DT_NO_ASAN static dlsym_fn real_dlsym(void)
 {
 	if (!real_dlsym_ptr) {
 		void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
@@ -188,7 +188,9 @@ static void *cudnn_dlsym(dlsym_fn next, void *handle, const char *name)
  * that called it, found from its return address. Those lookups, and all
  * that are not for cuDNN, must therefore leave through a sibling call (a
  * jump, the caller's return address intact): keep the `return next(...)`
- * in tail position, and keep this file compiled with optimization.
+ * in tail position, and keep this file compiled with optimization. The
+ * pass-through is not instrumented by AddressSanitizer: its runtime looks
+ * functions up through here before its shadow memory exists.
  */
 #define DLSYM_BODY(handle, name)                                      \
 	dlsym_fn next = real_dlsym();                                 \
@@ -201,11 +203,11 @@ static void *cudnn_dlsym(dlsym_fn next, void *handle, const char *name)
 
 /* Programs built against glibc >= 2.34 ask for dlsym@GLIBC_2.34, older
  * ones (manylinux wheels) for dlsym@GLIBC_2.2.5: answer both. */
-DT_EXPORT void *dt_dlsym_v34(void *handle, const char *name)
+DT_EXPORT DT_NO_ASAN void *dt_dlsym_v34(void *handle, const char *name)
 {
 	DLSYM_BODY(handle, name);
 }
-DT_EXPORT void *dt_dlsym_v225(void *handle, const char *name)
+DT_EXPORT DT_NO_ASAN void *dt_dlsym_v225(void *handle, const char *name)
 {
 	DLSYM_BODY(handle, name);
 }

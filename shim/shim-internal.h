@@ -24,4 +24,28 @@ DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);
 /* Finish the trace before the process image is replaced. */
 DT_HIDDEN void dt_before_exec(void);
 
+/* shim-process.c: look the C library's _exit up (at load). */
+DT_HIDDEN void dt_process_init(void);
+
+/* Finish the trace before _exit() ends the process with `status`. */
+DT_HIDDEN void dt_before_exit(int status);
+
+/* Finish the trace now, from a signal handler or _exit(): the writer's and
+ * CUPTI's threads do the work; the caller only asks and waits (at most
+ * timeout_ms for the file), takes no lock and frees nothing. Only in the
+ * process that owns the file. */
+DT_HIDDEN void dt_finish_now(enum dt_end_reason reason, int code,
+			     unsigned timeout_ms);
+
+/* Write out what is recorded so far, waiting at most timeout_ms; for a
+ * signal handler. */
+DT_HIDDEN void dt_flush_now(unsigned timeout_ms);
+
+/* shim-signals.c: look the C library's sigaction up (at load); take the
+ * fatal signals over once recording starts (once per process); after
+ * fork, in the child. */
+DT_HIDDEN void dt_signals_init(void);
+DT_HIDDEN void dt_signals_take(void);
+DT_HIDDEN void dt_signals_after_fork(void);
+
 #endif /* DT_SHIM_INTERNAL_H */

@@ -1,12 +1,16 @@
 /*
  * shim-process.c - process events the trace must not miss: exec replaces
- * the image (finish the file first). Each wrapper does its small part and calls
- * the C library's own function; nothing else changes.
+ * the image, _exit() ends the process without running exit handlers
+ * (forked workers, Python's os._exit): finish the file first. Each wrapper
+ * does its small part and calls the C library's own function; nothing else
+ * changes. A process that ends with the raw exit_group system call is not
+ * seen.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim-internal.h"
@@ -16,6 +20,38 @@
 	static __typeof__(&name) real_; \
 	if (!real_)                     \
 	real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+
+/* The C library's _exit and _Exit, looked up at load: _exit may be called
+ * from a signal handler, where dlsym must not be. */
+static void (*real_exit)(int), (*real_Exit)(int);
+
+void dt_process_init(void)
+{
+	*(void **)&real_exit = dlsym(RTLD_NEXT, "_exit");
+	*(void **)&real_Exit = dlsym(RTLD_NEXT, "_Exit");
+}
+
+/* dt_before_exit() takes no lock, and leaves alone a file that is not this
+ * process's (a vfork child's parent's, a fork child's that recorded
+ * nothing). */
+static __attribute__((noreturn)) void leave(void (*real)(int), int status)
+{
+	dt_before_exit(status);
+	if (real)
+		real(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+DT_EXPORT void _exit(int status)
+{
+	leave(real_exit, status);
+}
+
+DT_EXPORT void _Exit(int status)
+{
+	leave(real_Exit, status);
+}
 
 DT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {

@@ -21,44 +21,6 @@
 #include "dt-config.h"
 #include "dt-tools.h"
 
-static void record_help(FILE *f)
-{
-	fprintf(f,
-		"usage: dnntrace record [options] [--] COMMAND [ARGS...]\n\n"
-		"Runs COMMAND with every cuDNN call recorded. Each process "
-		"that "
-		"calls cuDNN\nwrites one trace file; the paths are printed at "
-		"the end.\n\n"
-		"  -o, --output TEMPLATE  trace file names (default %s):\n"
-		"                         %%p pid, %%h host, %%t start time, "
-		"%%q{VAR} environment\n"
-		"                         variable, %%%% a percent sign; "
-		"missing "
-		"folders are created\n"
-		"      --buffer-size N    ring buffer per thread, bytes (K/M "
-		"suffixes; default 1M)\n"
-		"      --flush-ms N       longest time records wait in memory "
-		"(default 500)\n"
-		"      --disable          preload the shim but record nothing "
-		"(overhead baseline)\n"
-		"      --gpu KINDS        GPU activity to record: any of "
-		"kernel,"
-		"memcpy,memset,\n"
-		"                         or none (default: all three)\n"
-		"  -q, --quiet            do not print where the traces went\n"
-		"  -h, --help             show this help\n\n"
-		"The same settings work without this command:\n"
-		"  LD_PRELOAD=%s \\\n"
-		"  DNNTRACE_OUTPUT=TEMPLATE COMMAND [ARGS...]\n"
-		"(also DNNTRACE_BUFFER_SIZE, DNNTRACE_FLUSH_MS, "
-		"DNNTRACE_DISABLE=1, DNNTRACE_CUPTI=0,\n"
-		"DNNTRACE_VERBOSE=1). GPU kernels are recorded through CUPTI, "
-		"from the first\nkernel when CUDA_INJECTION64_PATH names the "
-		"library too (record sets it),\nelse from the first cuDNN "
-		"call.\n",
-		DT_DEFAULT_TEMPLATE, DT_LIBDIR "/libdnntrace.so");
-}
-
 /* libdnntrace.so: $DNNTRACE_LIB, the build tree, then the install. */
 static const char *find_shim(char *buf, size_t size)
 {
@@ -78,6 +40,51 @@ static const char *find_shim(char *buf, size_t size)
 	return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
+static void record_help(FILE *f)
+{
+	char shim[PATH_MAX];
+	const char *lib = find_shim(shim, sizeof(shim));
+
+	fprintf(f,
+		"usage: dnntrace record [options] [--] COMMAND [ARGS...]\n\n"
+		"Runs COMMAND with every cuDNN call recorded. Each process "
+		"that "
+		"calls cuDNN\nwrites one trace file; the paths are printed at "
+		"the end.\n\n"
+		"  -o, --output TEMPLATE  trace file names (default %s):\n"
+		"                         %%p pid, %%h host, %%t start time, "
+		"%%q{VAR} environment\n"
+		"                         variable, %%%% a percent sign; "
+		"missing "
+		"folders are created;\n"
+		"                         a folder (or a name ending in /) "
+		"gets the default name\n"
+		"      --buffer-size N    buffer per recording thread, 64K to "
+		"1G (default 1M),\n"
+		"                         rounded up to a power of two\n"
+		"      --flush-ms N       longest time records wait in memory, "
+		"ms (default 500)\n"
+		"      --disable          preload the shim but record nothing "
+		"(overhead baseline)\n"
+		"      --gpu KINDS        GPU activity to record: any of "
+		"kernel,"
+		"memcpy,memset,\n"
+		"                         or none (default: all three)\n"
+		"  -q, --quiet            do not print where the traces went\n"
+		"  -h, --help             show this help\n\n"
+		"The same settings work without this command:\n"
+		"  LD_PRELOAD=%s%s \\\n"
+		"  DNNTRACE_OUTPUT=TEMPLATE COMMAND [ARGS...]\n"
+		"(also DNNTRACE_BUFFER_SIZE, DNNTRACE_FLUSH_MS, "
+		"DNNTRACE_DISABLE=1, DNNTRACE_CUPTI=0,\n"
+		"DNNTRACE_VERBOSE=1). GPU kernels are recorded through CUPTI, "
+		"from the first\nkernel when CUDA_INJECTION64_PATH names the "
+		"library too (record sets it),\nelse from the first cuDNN "
+		"call.\n",
+		DT_DEFAULT_TEMPLATE, lib ? lib : "/path/to/libdnntrace.so",
+		lib ? "" : " (not found here: set DNNTRACE_LIB)");
+}
+
 /* A relative template is taken from here, not from each process's own
  * working directory (programs change it). */
 static int absolute_template(const char *tmpl, char *buf, size_t size)
@@ -91,44 +98,98 @@ static int absolute_template(const char *tmpl, char *buf, size_t size)
 	return snprintf(buf, size, "%s/%s", cwd, tmpl) >= (int)size ? -1 : 0;
 }
 
-static int set_preload(const char *shim)
+/* Append a copy of s to a growing array of strings. */
+static void push(char ***v, size_t *n, const char *s)
 {
-	const char *old = getenv("LD_PRELOAD");
-	char *v;
-	int rc;
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
 
-	if (old && *old) {
-		if (asprintf(&v, "%s:%s", shim, old) < 0)
-			return -1;
-	} else {
-		v = strdup(shim);
-	}
-	rc = v ? setenv("LD_PRELOAD", v, 1) : -1;
-	free(v);
-	return rc;
+	if (!nv)
+		return;
+	*v = nv;
+	if ((nv[*n] = strdup(s)))
+		(*n)++;
 }
 
-/* Paths the processes wrote into the manifest, one per line. */
-static size_t read_manifest(const char *path, char ***out)
+/* What the processes wrote into the manifest: a trace's path per line, or
+ * '!' and a sentence about something that went wrong. */
+static void read_manifest(const char *path, struct dt_record_result *res)
 {
 	FILE *f = fopen(path, "r");
-	char line[PATH_MAX + 2];
-	char **v = NULL;
-	size_t n = 0;
+	char line[PATH_MAX + 256];
 
 	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
-		char **nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv)
-			break;
-		v = nv;
-		if ((v[n] = strdup(line)))
-			n++;
+		if (line[0] == '!')
+			push(&res->notes, &res->n_notes, line + 1);
+		else if (line[0])
+			push(&res->paths, &res->n_paths, line);
 	}
 	if (f)
 		fclose(f);
-	*out = v;
-	return n;
+}
+
+/*
+ * Refuse, before anything runs, an output where no trace can go: a device
+ * or a pipe, or a folder that cannot be written. Where the name depends on
+ * the process (%p, or %q{RANK} in a folder's name), what is fixed before
+ * the first % is checked: the nearest folder that exists must be writable.
+ * Returns 0, or says why and returns EXIT_USAGE.
+ */
+static int check_output(const char *tmpl)
+{
+	const char *pct = strchr(tmpl, '%');
+	char dir[PATH_MAX];
+	struct stat st;
+	int err = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s",
+		 (int)(pct ? (size_t)(pct - tmpl) : strlen(tmpl)), tmpl);
+	if (!pct && stat(dir, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode)) {
+		dt_error("%s is a device or a pipe, not a trace file or a "
+			 "folder",
+			 tmpl);
+		return EXIT_USAGE;
+	}
+	/* the folder the files go in: the template itself when it names one,
+	 * else up to its last '/' (it is absolute) */
+	if (pct || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		*strrchr(dir, '/') = 0;
+	/* missing folders are created: the nearest one that exists decides */
+	while (dir[0] && stat(dir, &st) != 0 && errno == ENOENT)
+		*strrchr(dir, '/') = 0;
+	if (!dir[0])
+		strcpy(dir, "/");
+	if (stat(dir, &st))
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		err = errno;
+	if (err) {
+		dt_error("cannot write traces in %s: %s", dir, strerror(err));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* A comma-separated list of GPU activity kinds, each known. */
+static bool gpu_kinds_ok(const char *list)
+{
+	static const char *const kinds[] = { "kernel", "memcpy", "memset" };
+	const char *p = list;
+
+	for (;;) {
+		size_t n = strcspn(p, ","), i;
+		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (n == strlen(kinds[i]) && !strncmp(p, kinds[i], n))
+				break;
+		if (i == sizeof(kinds) / sizeof(kinds[0]))
+			return false;
+		if (!p[n])
+			return true;
+		p += n + 1;
+	}
 }
 
 static pid_t child_pid;
@@ -153,8 +214,9 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *tmpl = DT_DEFAULT_TEMPLATE;
 	bool quiet = false;
-	char **paths;
-	size_t n;
+	uint64_t size;
+	long ms;
+	struct dt_record_result res;
 	int c, rc;
 
 	optind = 1;
@@ -165,9 +227,20 @@ int cmd_record(int argc, char **argv)
 			tmpl = optarg;
 			break;
 		case 'b':
+			if (dt_parse_size(optarg, &size) ||
+			    size < DT_RING_MIN || size > DT_RING_MAX)
+				return dt_usage_error(
+					"record", "--buffer-size takes a size "
+						  "from 64K to 1G, like 256K "
+						  "or 4M");
 			setenv("DNNTRACE_BUFFER_SIZE", optarg, 1);
 			break;
 		case 'f':
+			if (dt_parse_int(optarg, 1, DT_FLUSH_MS_MAX, &ms))
+				return dt_usage_error(
+					"record", "--flush-ms takes a number "
+						  "of milliseconds from 1 to "
+						  "3600000");
 			setenv("DNNTRACE_FLUSH_MS", optarg, 1);
 			break;
 		case 'd':
@@ -176,11 +249,11 @@ int cmd_record(int argc, char **argv)
 		case 'g':
 			if (!strcmp(optarg, "none"))
 				setenv("DNNTRACE_CUPTI", "0", 1);
-			else if (strspn(optarg, "kernelmcpystes,") !=
-				 strlen(optarg))
-				return dt_usage_error("record",
-						      "--gpu takes kernel, "
-						      "memcpy, memset or none");
+			else if (!gpu_kinds_ok(optarg))
+				return dt_usage_error(
+					"record", "--gpu takes kernel, memcpy "
+						  "and memset, separated by "
+						  "commas, or none");
 			else
 				setenv("DNNTRACE_CUPTI_KINDS", optarg, 1);
 			break;
@@ -196,37 +269,78 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind == argc)
 		return dt_usage_error("record", "expected a command to run");
-	rc = dt_record_run(argv + optind, tmpl, &paths, &n);
+	rc = dt_record_run(argv + optind, tmpl, &res);
 	if (rc < 0)
 		return EXIT_USAGE;
-	if (!quiet) {
-		for (size_t i = 0; i < n; i++)
-			fprintf(stderr, "%s %s\n",
-				i ? "         " : "dnntrace: trace", paths[i]);
-		if (!n)
-			fprintf(stderr,
-				"dnntrace: no trace written: no process "
-				"of the program called cuDNN\n");
-	}
-	dt_free_paths(paths, n);
+	dt_record_say(&res, quiet);
+	dt_record_free(&res);
 	return rc;
 }
 
-void dt_free_paths(char **paths, size_t n)
+void dt_record_say(const struct dt_record_result *res, bool quiet)
 {
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
+	for (size_t i = 0; i < res->n_paths && !quiet; i++)
+		fprintf(stderr, "%s %s\n", i ? "         " : "dnntrace: trace",
+			res->paths[i]);
+	for (size_t i = 0; i < res->n_notes; i++)
+		dt_error("%s", res->notes[i]);
+	if (!res->n_paths && !res->n_notes && res->ran && !quiet)
+		dt_error("no trace written: no process of the program called "
+			 "cuDNN");
 }
 
-int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths)
+void dt_record_free(struct dt_record_result *res)
+{
+	for (size_t i = 0; i < res->n_paths; i++)
+		free(res->paths[i]);
+	for (size_t i = 0; i < res->n_notes; i++)
+		free(res->notes[i]);
+	free(res->paths);
+	free(res->notes);
+	memset(res, 0, sizeof(*res));
+}
+
+/* Start cmd; returns its pid, or -1 with errno from exec (ENOENT,
+ * EACCES, ENOEXEC, ...) when it could not be run. The child reports a
+ * failed exec through a pipe that a successful exec closes. */
+static pid_t spawn(char **cmd)
+{
+	int pfd[2], err = 0;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		execvp(cmd[0], cmd);
+		err = errno;
+		(void)!write(pfd[1], &err, sizeof(err));
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (pid > 0) {
+		ssize_t k;
+		while ((k = read(pfd[0], &err, sizeof(err))) < 0 &&
+		       errno == EINTR)
+			;
+		if (k == (ssize_t)sizeof(err)) {
+			waitpid(pid, NULL, 0);
+			pid = -1;
+			errno = err;
+		}
+	}
+	close(pfd[0]);
+	return pid;
+}
+
+int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res)
 {
 	char shim[PATH_MAX], abs_tmpl[PATH_MAX], test[PATH_MAX];
 	char manifest[] = "/tmp/dnntrace-manifest-XXXXXX";
 	int status;
 
-	*paths = NULL;
-	*n_paths = 0;
+	memset(res, 0, sizeof(*res));
 	if (dt_expand_template(tmpl, test, sizeof(test)))
 		return -dt_usage_error("record",
 				       "bad output template '%s' "
@@ -234,6 +348,8 @@ int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths)
 				       tmpl);
 	if (absolute_template(tmpl, abs_tmpl, sizeof(abs_tmpl)))
 		return -dt_usage_error("record", "output template too long");
+	if (check_output(abs_tmpl))
+		return -EXIT_USAGE;
 	if (!find_shim(shim, sizeof(shim))) {
 		dt_error("cannot find libdnntrace.so (looked next to this "
 			 "program and in %s; set DNNTRACE_LIB)",
@@ -251,24 +367,27 @@ int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths)
 	 * injection (Nsight's) is left in place. */
 	if (!getenv("CUDA_INJECTION64_PATH"))
 		setenv("CUDA_INJECTION64_PATH", shim, 1);
-	if (set_preload(shim) || setenv("DNNTRACE_OUTPUT", abs_tmpl, 1) ||
+	if (dt_record_preload(shim, cmd[0]) ||
+	    setenv("DNNTRACE_OUTPUT", abs_tmpl, 1) ||
 	    setenv("DNNTRACE_MANIFEST", manifest, 1)) {
 		dt_error("cannot set the environment: %s", strerror(errno));
 		unlink(manifest);
 		return 1;
 	}
 
-	child_pid = fork();
+	child_pid = spawn(cmd);
 	if (child_pid < 0) {
-		dt_error("fork: %s", strerror(errno));
+		int err = errno;
 		unlink(manifest);
-		return 1;
+		if (err == ENOENT && !strchr(cmd[0], '/'))
+			dt_error("cannot run %s: no such command in PATH",
+				 cmd[0]);
+		else
+			dt_error("cannot run %s: %s", cmd[0], strerror(err));
+		/* as shells do: 127 not found, 126 found but not runnable */
+		return err == ENOENT || err == ENOTDIR ? 127 : 126;
 	}
-	if (child_pid == 0) {
-		execvp(cmd[0], cmd);
-		dt_error("cannot run %s: %s", cmd[0], strerror(errno));
-		_exit(127);
-	}
+	res->ran = true;
 	/* The terminal's ^C reaches the child by itself; a SIGTERM sent to
 	 * this process is passed on, and either way we wait for the child so
 	 * its traces are complete before we print them. */
@@ -284,7 +403,7 @@ int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths)
 			status = 1 << 8;
 			break;
 		}
-	*n_paths = read_manifest(manifest, paths);
+	read_manifest(manifest, res);
 	unlink(manifest);
 	if (WIFSIGNALED(status)) {
 		dt_error("%s was killed by signal %d", cmd[0],

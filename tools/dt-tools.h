@@ -41,12 +41,33 @@ int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_fusion(int argc, char **argv);
 
+/* What a recorded run left: the traces its processes wrote, and what went
+ * wrong in them (a sentence each: a file that could not be created, or
+ * could not take every record). */
+struct dt_record_result {
+	char **paths;
+	size_t n_paths;
+	char **notes;
+	size_t n_notes;
+	bool ran; /* the command was started */
+};
+
 /* Run cmd with the shim preloaded and traces named from tmpl; wait for
- * it. Returns its exit status (128 + signal when killed), or a negative
- * number when it could not be started (the reason is printed). *paths gets
- * the traces its processes wrote (free with dt_free_paths). */
-int dt_record_run(char **cmd, const char *tmpl, char ***paths, size_t *n_paths);
-void dt_free_paths(char **paths, size_t n);
+ * it. Returns its exit status (128 + signal when killed; 127 when it was
+ * not found and 126 when it could not be run, as shells do), or a negative
+ * number when recording could not be set up: a bad template, an output
+ * where no trace can go (the reason is printed). Fills res (free it with
+ * dt_record_free). */
+int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res);
+void dt_record_free(struct dt_record_result *res);
+
+/* Set LD_PRELOAD for cmd: the shim first, before what it held already,
+ * but after AddressSanitizer's runtime where the program or the shim
+ * needs it. Returns 0, or -1 with errno. */
+int dt_record_preload(const char *shim, const char *cmd);
+
+/* Print, on stderr, the traces written (unless quiet) and what went wrong. */
+void dt_record_say(const struct dt_record_result *res, bool quiet);
 
 /* Print a trace's summary / every record, as `info` / `dump` do. Return an
  * exit code. */

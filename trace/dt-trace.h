@@ -125,13 +125,31 @@ struct dt_writer_config {
 
 #define DT_DEFAULT_TEMPLATE "dnntrace-%h-%p.dnnt"
 
+/* The ring sizes a writer takes: a power of two (positions are masked)
+ * from 64 KiB to 1 GiB; other sizes are rounded up to the next one. */
+#define DT_RING_MIN (64u << 10)
+#define DT_RING_MAX (1u << 30)
+/* The longest flush interval a writer takes, in milliseconds (an hour). */
+#define DT_FLUSH_MS_MAX 3600000
+
+/* Parse a byte count: decimal digits with an optional K, M or G (powers of
+ * 1024; "KiB" and "KB" are read the same). Returns 0 and sets *out, or -1
+ * for anything else (a sign, a fraction, an overflow, trailing text). */
+int dt_parse_size(const char *s, uint64_t *out);
+
+/* Parse a decimal integer from min to max, nothing else. Returns 0 and sets
+ * *out, or -1. */
+int dt_parse_int(const char *s, long min, long max, long *out);
+
 /* Expand a file name template into buf. Returns 0, or -1 with errno set
  * (EINVAL for a malformed template, ENAMETOOLONG). */
 int dt_expand_template(const char *tmpl, char *buf, size_t size);
 
 /* Create the trace file (never overwriting one: a name taken already gets
- * a .1, .2, ... suffix), write its header and start the writer thread.
- * Returns NULL with errno set on failure. */
+ * a .1, .2, ... suffix; a template naming a folder, or ending in '/', gets
+ * DT_DEFAULT_TEMPLATE's name inside it), write its header and start the
+ * writer thread. Returns NULL with errno set on failure: EEXIST when the
+ * name is a device or a pipe. */
 struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg);
 
 /* Path of the file being written. */
@@ -167,6 +185,11 @@ void dt_writer_abandon(struct dt_writer *w);
 
 /* Total records lost so far (all rings). */
 uint64_t dt_writer_lost(struct dt_writer *w);
+
+/* After closing: why the file could not take every frame (an errno value
+ * such as ENOSPC or EFBIG), or 0 when it took them all; *lost gets how many
+ * records were left out for that reason. */
+int dt_writer_io_error(const struct dt_writer *w, uint64_t *lost);
 
 /* dt_ring_reserve() for a caller that may retry: a full ring is not
  * counted as a loss; call dt_ring_count_lost() when giving up. */

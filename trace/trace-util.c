@@ -1,9 +1,12 @@
 /*
- * trace-util.c - file name templates and small file reads for the writer.
+ * trace-util.c - file name templates, the numbers a writer is configured
+ * with, and small file reads for the writer.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,5 +105,60 @@ int dt_expand_template(const char *tmpl, char *buf, size_t size)
 	if (n == 0)
 		return errno = EINVAL, -1;
 	buf[n] = 0;
+	return 0;
+}
+
+int dt_parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int dt_parse_size(const char *s, uint64_t *out)
+{
+	unsigned shift = 0;
+	unsigned long long n;
+	char *end;
+
+	/* strtoull would take "-5" as a huge number: only digits may start */
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift) {
+		end++;
+		if (!strcmp(end, "iB") || !strcmp(end, "B"))
+			end += strlen(end);
+	} else if (!strcmp(end, "B")) {
+		end++;
+	}
+	if (*end || n > (ULLONG_MAX >> shift))
+		return -1;
+	*out = (uint64_t)n << shift;
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -28,7 +29,6 @@
 #include "dt-trace.h"
 #include "trace-util.h"
 
-#define RING_MIN         (64u * 1024)
 #define RING_DEFAULT     (1u << 20)
 #define CHUNK_DEFAULT    (1u << 20)
 #define FLUSH_MS_DEFAULT 500u
@@ -40,6 +40,9 @@ struct seek_entry {
 
 struct dt_writer {
 	int fd;
+	uint64_t size;     /* bytes of whole frames in the file */
+	uint64_t reserved; /* blocks allocated up to here (fallocate) */
+	bool can_reserve;  /* the file system can reserve blocks */
 	char path[PATH_MAX];
 	uint32_t ring_size;
 	uint32_t flush_ms;
@@ -81,7 +84,8 @@ struct dt_writer {
 	/* records dropped outside any ring, by reason (DT_LOSS_*) */
 	_Atomic uint64_t lost_other[DT_LOSS_CUPTI + 1];
 	uint64_t lost_other_seen[DT_LOSS_CUPTI + 1];
-	bool io_error;
+	int io_errno;     /* why the file could not take a frame, first time */
+	uint64_t lost_io; /* records of the frames it could not take */
 };
 
 /* ------------------------------------------------------------ utilities */
@@ -123,7 +127,9 @@ static void put_le32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
-static int seek_add(struct dt_writer *w, uint32_t csize, uint32_t dsize)
+/* Room for one more index entry, taken before the frame is written: a frame
+ * in the file but not in the index would make the index lie. */
+static int seek_grow(struct dt_writer *w)
 {
 	if (w->n_seek == w->seek_cap) {
 		size_t cap = w->seek_cap ? w->seek_cap * 2 : 64;
@@ -133,21 +139,119 @@ static int seek_add(struct dt_writer *w, uint32_t csize, uint32_t dsize)
 		w->seek = s;
 		w->seek_cap = cap;
 	}
-	w->seek[w->n_seek++] = (struct seek_entry){ csize, dsize };
 	return 0;
+}
+
+/*
+ * Every frame is appended whole or not at all: a frame cut short by a full
+ * disk would make the rest of the file unreadable, the END summary with
+ * it. So room for the end of the file (END and the seek table) is held back
+ * all along: blocks are reserved past the end of the file where the file
+ * system can (fallocate), and the file size limit (RLIMIT_FSIZE) is never
+ * crossed, which would also raise SIGXFSZ in the application. A frame that
+ * does not fit is not written; its records are counted as lost (DT_LOSS_IO)
+ * and the END summary says how many.
+ */
+#define PAGE           4096u
+#define RESERVE_STEP   (64u << 10)
+#define ROUND_UP(n, a) (((n) + (a)-1) / (a) * (a))
+
+/* Bytes the end of the file takes: a meta frame with LOSS and END, and the
+ * seek table with entries for the frames so far, one more and END's. */
+static uint64_t end_room(const struct dt_writer *w)
+{
+	return 8 + sizeof(struct dt_rec_loss) + sizeof(struct dt_rec_end) + 8 +
+	       (w->n_seek + 2) * 8 + 9;
+}
+
+/* Reserve the blocks from where the last reservation ended up to `to`:
+ * whole pages, so that a failed call, which gives back what it took, gives
+ * back nothing older. */
+static int reserve(struct dt_writer *w, uint64_t to)
+{
+	return fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->reserved,
+			 (off_t)(to - w->reserved));
+}
+
+/* Make sure n more bytes fit, and after them the end of the file unless
+ * these are the end. Returns 0, or -1 with errno (ENOSPC, EFBIG, ...). */
+static int make_room(struct dt_writer *w, uint64_t n, bool last)
+{
+	uint64_t want = w->size + n + (last ? 0 : end_room(w));
+	uint64_t to = ROUND_UP(want, RESERVE_STEP);
+	struct rlimit rl;
+	int rc;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    want > rl.rlim_cur)
+		return errno = EFBIG, -1;
+	if (!w->can_reserve || want <= w->reserved)
+		return 0;
+	rc = reserve(w, to);
+	if (rc && (errno == ENOSPC || errno == EDQUOT) &&
+	    ROUND_UP(want, PAGE) < to)
+		rc = reserve(w, to = ROUND_UP(want, PAGE)); /* the last pages */
+	if (rc && (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL)) {
+		w->can_reserve = false; /* then a full disk may cut a frame */
+		return 0;
+	}
+	if (rc)
+		return -1;
+	w->reserved = to;
+	return 0;
+}
+
+/* The file is complete: give back the blocks reserved past its end (a
+ * truncation to the same size does, on ext4, XFS and tmpfs). */
+static void release_room(struct dt_writer *w)
+{
+	if (w->reserved > w->size)
+		(void)!ftruncate(w->fd, (off_t)w->size);
+}
+
+/* Append a frame made of two pieces, whole or not at all. */
+static int append(struct dt_writer *w, const void *a, size_t na, const void *b,
+		  size_t nb, bool last)
+{
+	errno = 0;
+	if (make_room(w, na + nb, last))
+		return -1;
+	if (write_all(w->fd, a, na) || (nb && write_all(w->fd, b, nb))) {
+		int err = errno;
+		/* cut off what was written of it (and what was reserved) */
+		if (ftruncate(w->fd, (off_t)w->size) == 0)
+			w->reserved = w->size / PAGE * PAGE;
+		errno = err;
+		return -1;
+	}
+	w->size += na + nb;
+	return 0;
+}
+
+/* The file could not take a frame: say so once, on the first time. */
+static void note_io_error(struct dt_writer *w, const char *why)
+{
+	if (w->io_errno)
+		return;
+	w->io_errno = errno ? errno : EIO;
+	fprintf(stderr,
+		"dnntrace: cannot write %s: %s; the records that do not fit "
+		"are counted as lost\n",
+		w->path, why ? why : strerror(w->io_errno));
 }
 
 /* Write one skippable frame (magic, size, payload) and index it. */
 static int write_skippable(struct dt_writer *w, uint32_t magic,
-			   const void *payload, uint32_t len)
+			   const void *payload, uint32_t len, bool last)
 {
 	uint8_t hdr[8];
 
 	put_le32(hdr, magic);
 	put_le32(hdr + 4, len);
-	if (write_all(w->fd, hdr, 8) || write_all(w->fd, payload, len))
+	if (seek_grow(w) || append(w, hdr, 8, payload, len, last))
 		return -1;
-	return seek_add(w, len + 8, 0);
+	w->seek[w->n_seek++] = (struct seek_entry){ len + 8, 0 };
+	return 0;
 }
 
 /* --------------------------------------------------- building records */
@@ -352,7 +456,8 @@ static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
 		c->clock = DT_CLOCK_REALTIME;
 	}
 	rc = b.oom ? -1
-		   : write_skippable(w, DT_FRAME_HEADER, b.p, (uint32_t)b.len);
+		   : write_skippable(w, DT_FRAME_HEADER, b.p, (uint32_t)b.len,
+				     false);
 	free(b.p);
 	return rc;
 }
@@ -378,9 +483,30 @@ static int mkdirs_for(const char *path)
 	return 0;
 }
 
+/* A path naming a folder (one that exists, or any ending in '/') gets the
+ * default file name inside it. */
+static int name_in_folder(char *path, size_t size)
+{
+	size_t n = strlen(path);
+	struct stat st;
+	char name[PATH_MAX];
+
+	if (n && path[n - 1] != '/' &&
+	    (stat(path, &st) || !S_ISDIR(st.st_mode)))
+		return 0;
+	if (dt_expand_template(DT_DEFAULT_TEMPLATE, name, sizeof(name)))
+		return -1;
+	if (snprintf(path + n, size - n, "%s%s",
+		     n && path[n - 1] == '/' ? "" : "/",
+		     name) >= (int)(size - n))
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
 /* Open a new file at `path`, or at path with .1, .2, ... inserted before
  * its .dnnt extension when taken. Never overwrites, never follows a
- * symbolic link at the last component. */
+ * symbolic link at the last component. A device or a pipe at `path` is
+ * refused (EEXIST): never /dev/null.1 next to it. */
 static int create_file(char *path, size_t size, mode_t mode)
 {
 	char base[PATH_MAX];
@@ -405,6 +531,10 @@ static int create_file(char *path, size_t size, mode_t mode)
 			      mode);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
+		struct stat st;
+		if (!lstat(path, &st) && !S_ISREG(st.st_mode) &&
+		    !S_ISLNK(st.st_mode))
+			return errno = EEXIST, -1;
 	}
 	return errno = EEXIST, -1;
 }
@@ -414,26 +544,33 @@ static int create_file(char *path, size_t size, mode_t mode)
 static int write_frame(struct dt_writer *w)
 {
 	size_t c;
+	int rc = 0;
 
 	if (!w->chunk_len)
 		return 0;
 	c = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->chunk, w->chunk_len);
-	if (ZSTD_isError(c) || write_all(w->fd, w->zbuf, c) ||
-	    seek_add(w, (uint32_t)c, (uint32_t)w->chunk_len)) {
-		if (!w->io_error)
-			fprintf(stderr, "dnntrace: cannot write %s: %s\n",
-				w->path,
-				ZSTD_isError(c) ? ZSTD_getErrorName(c)
-						: strerror(errno));
-		w->io_error = true;
+	if (ZSTD_isError(c)) {
+		errno = EINVAL;
+		note_io_error(w, ZSTD_getErrorName(c));
+		rc = -1;
+	} else if (seek_grow(w) || append(w, w->zbuf, c, NULL, 0, false)) {
+		note_io_error(w, NULL);
+		rc = -1;
+	} else {
+		w->seek[w->n_seek++] =
+			(struct seek_entry){ (uint32_t)c,
+					     (uint32_t)w->chunk_len };
+	}
+	if (rc) {
 		/* the chunk's records are not in the file: they are lost */
 		w->records -= w->chunk_records;
 		w->calls -= w->chunk_calls;
+		w->lost_io += w->chunk_records;
 		atomic_fetch_add(&w->lost_total, w->chunk_records);
 	}
 	w->chunk_len = 0;
 	w->chunk_records = w->chunk_calls = 0;
-	return w->io_error ? -1 : 0;
+	return rc;
 }
 
 /* Append one record to the chunk. Every chunk starts with a CLOCK record
@@ -556,29 +693,50 @@ static void drain_all(struct dt_writer *w)
 	}
 }
 
+/* The meta frame holding END (and the count of records the file could not
+ * take), then the seek table, in one piece. Where that does not fit, END
+ * alone: a file with END and no index is still complete. */
 static void write_end(struct dt_writer *w)
 {
-	struct {
-		struct dt_rec_end e;
-	} f = { { .hdr = { DT_REC_END, 0, sizeof(struct dt_rec_end) } } };
-	uint8_t *tbl;
-	size_t n, len;
+	struct dt_rec_loss l = { .hdr = { DT_REC_LOSS, 0, sizeof(l) } };
+	struct dt_rec_end e = { .hdr = { DT_REC_END, 0, sizeof(e) } };
+	uint8_t meta[8 + sizeof(l) + sizeof(e)], *p = meta + 8, *buf;
+	size_t n, len, meta_len;
 
 	write_frame(w);
-	f.e.t = dt_clock_mono();
-	f.e.records = w->records;
-	f.e.calls = w->calls;
-	f.e.lost = atomic_load(&w->lost_total);
-	f.e.reason = w->end_reason;
-	f.e.code = w->end_code;
-	write_skippable(w, DT_FRAME_META, &f, sizeof(f));
+	if (w->lost_io) {
+		l.t = dt_clock_mono();
+		l.count = w->lost_io;
+		l.reason = DT_LOSS_IO;
+		memcpy(p, &l, sizeof(l));
+		p += sizeof(l);
+	}
+	e.t = dt_clock_mono();
+	e.records = w->records;
+	e.calls = w->calls;
+	e.lost = atomic_load(&w->lost_total);
+	e.reason = w->end_reason;
+	e.code = w->end_code;
+	memcpy(p, &e, sizeof(e));
+	meta_len = (size_t)(p + sizeof(e) - meta);
+	put_le32(meta, DT_FRAME_META);
+	put_le32(meta + 4, (uint32_t)(meta_len - 8));
 
-	/* Seek table: one entry per frame written, then the footer. */
+	/* Seek table: one entry per frame written (END's too), the footer. */
+	if (seek_grow(w))
+		goto end_only;
+	w->seek[w->n_seek++] = (struct seek_entry){ (uint32_t)meta_len, 0 };
 	n = w->n_seek;
 	len = n * 8 + 9;
-	tbl = malloc(len);
-	if (!tbl)
-		return;
+	buf = malloc(meta_len + 8 + len);
+	if (!buf) {
+		w->n_seek--;
+		goto end_only;
+	}
+	memcpy(buf, meta, meta_len);
+	uint8_t *tbl = buf + meta_len + 8;
+	put_le32(tbl - 8, DT_FRAME_SEEK);
+	put_le32(tbl - 4, (uint32_t)len);
 	for (size_t i = 0; i < n; i++) {
 		put_le32(tbl + i * 8, w->seek[i].csize);
 		put_le32(tbl + i * 8 + 4, w->seek[i].dsize);
@@ -586,12 +744,14 @@ static void write_end(struct dt_writer *w)
 	put_le32(tbl + n * 8, (uint32_t)n);
 	tbl[n * 8 + 4] = 0; /* descriptor: no checksums */
 	put_le32(tbl + n * 8 + 5, DT_SEEK_FOOTER_MAGIC);
-	uint8_t hdr[8];
-	put_le32(hdr, DT_FRAME_SEEK);
-	put_le32(hdr + 4, (uint32_t)len);
-	if (write_all(w->fd, hdr, 8) || write_all(w->fd, tbl, len))
-		w->io_error = true;
-	free(tbl);
+	int rc = append(w, buf, meta_len + 8 + len, NULL, 0, true);
+	free(buf);
+	if (rc == 0)
+		return;
+	w->n_seek--;
+end_only:
+	if (append(w, meta, meta_len, NULL, 0, true))
+		note_io_error(w, NULL);
 }
 
 static void *writer_main(void *arg)
@@ -616,6 +776,7 @@ static void *writer_main(void *arg)
 		if (stopping) {
 			drain_all(w); /* what arrived while draining */
 			write_end(w);
+			release_room(w);
 			close(w->fd);
 			w->fd = -1;
 			pthread_mutex_unlock(&w->lock);
@@ -769,11 +930,17 @@ uint64_t dt_writer_lost(struct dt_writer *w)
 	return n + atomic_load(&w->lost_total);
 }
 
+int dt_writer_io_error(const struct dt_writer *w, uint64_t *lost)
+{
+	*lost = w->lost_io;
+	return w->io_errno;
+}
+
 static uint32_t pow2_at_least(uint32_t v, uint32_t min)
 {
 	uint32_t p = min;
 
-	while (p < v && p < (1u << 30))
+	while (p < v && p < DT_RING_MAX)
 		p <<= 1;
 	return p;
 }
@@ -802,7 +969,7 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->rings_lock, NULL);
 	w->ring_size = pow2_at_least(
-		cfg->ring_size ? cfg->ring_size : RING_DEFAULT, RING_MIN);
+		cfg->ring_size ? cfg->ring_size : RING_DEFAULT, DT_RING_MIN);
 	w->flush_ms = cfg->flush_ms ? cfg->flush_ms : FLUSH_MS_DEFAULT;
 	w->chunk_cap = cfg->chunk_size ? cfg->chunk_size : CHUNK_DEFAULT;
 	if (w->chunk_cap < 2 * DT_REC_MAX)
@@ -822,12 +989,14 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 
 	if (dt_expand_template(cfg->path_template ? cfg->path_template
 						  : DT_DEFAULT_TEMPLATE,
-			       w->path, sizeof(w->path)))
+			       w->path, sizeof(w->path)) ||
+	    name_in_folder(w->path, sizeof(w->path)))
 		goto fail;
 	w->fd = create_file(w->path, sizeof(w->path),
 			    cfg->mode ? cfg->mode : 0600);
 	if (w->fd < 0)
 		goto fail;
+	w->can_reserve = true;
 
 	memcpy(h.magic, DT_FILE_MAGIC, 8);
 	h.start_mono = cfg->start_mono ? cfg->start_mono : dt_clock_mono();

@@ -12,6 +12,18 @@
  *   shim-calls ret3           calls, then returns 3 from main
  *   shim-calls vfork          a vfork child execs `true`, then calls
  *   shim-calls exitrace       threads keep calling while main exits
+ *   shim-calls workers N      N forked children call, then end with _exit()
+ *   shim-calls segv HOW WHEN  calls, then a crash (SIGSEGV) in a program with
+ *                             its own handler, installed WHEN: ctor (in a
+ *                             constructor, before any call), before (the
+ *                             calls) or after (the first calls); HOW it
+ *                             ends: reraise (restore SIG_DFL, raise again,
+ *                             as Catch2), previous (put back what it found,
+ *                             SA_SIGINFO and SA_NODEFER, as faulthandler),
+ *                             resethand (SA_RESETHAND, return: the fault
+ *                             repeats), exit (_exit(3) in the handler)
+ *   shim-calls sigint         a SIGINT handler that returns; then more calls
+ *   shim-calls sigign         SIGTERM ignored, raised; then more calls
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -105,6 +117,83 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* ------------------------------------------------ programs with handlers */
+
+static struct sigaction previous; /* what the handler found installed */
+static const char *segv_how = "";
+
+static void say(const char *s)
+{
+	(void)!write(2, s, strlen(s));
+}
+
+static void on_segv(int sig)
+{
+	say("handler ran\n");
+	if (!strcmp(segv_how, "exit"))
+		_exit(3);
+	if (!strcmp(segv_how, "reraise")) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	/* resethand: return, and the fault repeats */
+}
+
+static void on_segv_info(int sig, siginfo_t *info, void *uc)
+{
+	(void)uc;
+	say(info->si_signo == sig ? "handler ran\n" : "bad siginfo\n");
+	sigaction(sig, &previous, NULL);
+	raise(sig);
+}
+
+static void install_segv(void)
+{
+	struct sigaction sa, now;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	if (!strcmp(segv_how, "previous")) {
+		sa.sa_sigaction = on_segv_info;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	} else {
+		sa.sa_handler = on_segv;
+		sa.sa_flags = !strcmp(segv_how, "resethand") ? SA_RESETHAND : 0;
+	}
+	if (sigaction(SIGSEGV, &sa, &previous) ||
+	    previous.sa_handler != SIG_DFL)
+		say("FAIL: the previous SIGSEGV action is not SIG_DFL\n");
+	/* the program sees its own handler, not the recorder's */
+	int flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+	if (sigaction(SIGSEGV, NULL, &now) ||
+	    now.sa_sigaction != sa.sa_sigaction ||
+	    (now.sa_flags & flags) != (sa.sa_flags & flags))
+		say("FAIL: sigaction does not return the handler installed\n");
+}
+
+/* glibc passes main's arguments to constructors */
+__attribute__((constructor)) static void early(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "segv") && !strcmp(argv[3], "ctor")) {
+		segv_how = argv[2];
+		install_segv();
+	}
+}
+
+static int *volatile nowhere;
+
+static void crash(void)
+{
+	*nowhere = 1;
+}
+
+static volatile sig_atomic_t got_int;
+
+static void on_int(int sig)
+{
+	got_int = sig;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "calls";
@@ -159,6 +248,45 @@ int main(int argc, char **argv)
 			pthread_create(&th, NULL, thread_main, (void *)100000L);
 		usleep(50000);
 		exit(0);
+	} else if (!strcmp(mode, "workers") && argc == 3) {
+		int n = atoi(argv[2]), bad = 0;
+		for (int i = 0; i < n; i++)
+			if (fork() == 0) {
+				conv_calls();
+				conv_calls();
+				if (i % 2)
+					_Exit(0);
+				_exit(0);
+			}
+		for (int i = 0; i < n; i++) {
+			int st;
+			wait(&st);
+			bad |= !WIFEXITED(st) || WEXITSTATUS(st);
+		}
+		tensor_calls();
+		return bad;
+	} else if (!strcmp(mode, "segv") && argc == 4) {
+		segv_how = argv[2];
+		if (!strcmp(argv[3], "before"))
+			install_segv();
+		tensor_calls();
+		if (!strcmp(argv[3], "after"))
+			install_segv();
+		conv_calls();
+		crash();
+		return 1;
+	} else if (!strcmp(mode, "sigint")) {
+		tensor_calls();
+		signal(SIGINT, on_int);
+		raise(SIGINT);
+		conv_calls();
+		return got_int == SIGINT ? 0 : 1;
+	} else if (!strcmp(mode, "sigign")) {
+		tensor_calls();
+		signal(SIGTERM, SIG_IGN);
+		raise(SIGTERM);
+		conv_calls();
+		return signal(SIGTERM, SIG_DFL) == SIG_IGN ? 0 : 1;
 	} else if (!strcmp(mode, "sleep")) {
 		tensor_calls();
 		sleep(30);

@@ -136,9 +136,11 @@ int main(int argc, char **argv)
 	       decl.n, shim.n, real.n);
 	CHECK(decl.n > 200);
 
-	static const char *const libc_fns[] = { "dlsym",  "execve",  "execv",
-						"execvp", "execvpe", "fexecve",
-						"execl",  "execlp",  "execle" };
+	static const char *const libc_fns[] = {
+		"dlsym",   "execve",    "execv",  "execvp",     "execvpe",
+		"fexecve", "execl",     "execlp", "execle",     "_exit",
+		"_Exit",   "sigaction", "signal", "bsd_signal", "sysv_signal"
+	};
 	for (size_t i = 0; i < shim.n; i++) {
 		bool is_libc = false;
 		for (size_t j = 0; j < sizeof(libc_fns) / sizeof(libc_fns[0]);

@@ -52,7 +52,31 @@ f=$(only "$tmp/calls-*.dnnt") && {
 	grep -q '^cuDNN: *9\.[0-9]*\.[0-9]*, built against 9\.[0-9]*\.[0-9]*, loaded .*libcudnn.so' "$tmp/info" || bad "info lacks the cuDNN line"
 	# no GPU here: the header says GPU activity is off, and why
 	grep -q '^GPU trace: *off: ' "$tmp/info" || bad "info lacks 'GPU trace: off: <why>': $(grep GPU "$tmp/info")"
+	if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+		grep -q '^GPU trace: *off: no GPU visible (no CUDA driver: libcuda.so.1 not found)$' "$tmp/info" ||
+			bad "no driver, and info does not say so: $(grep GPU "$tmp/info")"
+	fi
+	gpu_state=$(grep '^GPU trace:' "$tmp/info")
 }
+
+# --- the GPU state in the header is the one CUPTI ended in, whichever thread
+# started it: threads that call at once wait for it ---------------------------
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	"$dnntrace" record -q -o "$tmp/gs-%p.dnnt" -- "$calls" threads 6 10 || bad "threads mode failed"
+done
+for f in "$tmp"/gs-*.dnnt; do
+	got=$("$dnntrace" info "$f" | grep '^GPU trace:')
+	[ "$got" = "$gpu_state" ] || bad "$(basename "$f"): '$got', expected '$gpu_state'"
+done
+# the toolkit's stub libcuda is no driver either
+if [ -f "$cudnn_libdir/stubs/libcuda.so" ]; then
+	mkdir "$tmp/stub"
+	ln -s "$cudnn_libdir/stubs/libcuda.so" "$tmp/stub/libcuda.so.1"
+	LD_LIBRARY_PATH="$tmp/stub:$LD_LIBRARY_PATH" "$dnntrace" record -q -o "$tmp/stub-%p.dnnt" -- "$calls" calls >/dev/null
+	f=$(only "$tmp/stub-*.dnnt") &&
+		{ "$dnntrace" info "$f" | grep -q "^GPU trace: *off: no GPU visible (libcuda.so.1 is the toolkit's stub" ||
+			bad "stub driver: $("$dnntrace" info "$f" | grep GPU)"; }
+fi
 DNNTRACE_CUPTI=0 "$dnntrace" record -q -o "$tmp/nocupti-%p.dnnt" -- "$calls" calls >/dev/null || bad "DNNTRACE_CUPTI=0 run failed"
 f=$(only "$tmp/nocupti-*.dnnt") && {
 	"$dnntrace" info "$f" | grep -q '^GPU trace: *off: switched off (DNNTRACE_CUPTI=0)' || bad "DNNTRACE_CUPTI=0 not reported"
@@ -145,6 +169,11 @@ f=$(only "$tmp/exec-*.dnnt") && {
 	n=$(count "$f"); [ "$n" = 4 ] || bad "exec: $n calls, expected 4"
 	"$dnntrace" info "$f" | grep -q '^ended: *clean (exec 0)' || bad "exec: $("$dnntrace" info "$f" | grep ended)"
 }
+
+# --- bad numbers in the environment: one warning each, defaults used ---------
+DNNTRACE_BUFFER_SIZE=-5 DNNTRACE_FLUSH_MS=-1 DNNTRACE_OUTPUT="$tmp/env-%p.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/err"
+grep -q 'ignoring DNNTRACE_BUFFER_SIZE=-5: not a size' "$tmp/err" || bad "DNNTRACE_BUFFER_SIZE=-5 taken: $(cat "$tmp/err")"
+grep -q 'ignoring DNNTRACE_FLUSH_MS=-1: not a number' "$tmp/err" || bad "DNNTRACE_FLUSH_MS=-1 taken: $(cat "$tmp/err")"
 
 # --- DNNTRACE_DISABLE: pure forwarding, no file ----------------------------
 DNNTRACE_DISABLE=1 "$dnntrace" record -q -o "$tmp/off-%p.dnnt" -- "$calls" calls >/dev/null || bad "disabled run failed"

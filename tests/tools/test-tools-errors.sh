@@ -67,7 +67,23 @@ expect 2 '--format takes text or json' -- ops --format xml "$tmp/text.dnnt"
 expect 2 'expected a command to run' -- record
 expect 2 'bad output template' -- record -o 'x%z' -- true
 expect 0 'usage: dnntrace record' -- record --help
+expect 2 '--buffer-size takes a size from 64K to 1G' -- record --buffer-size -5 -- true
+expect 2 '--buffer-size takes a size' -- record --buffer-size 2G -- true
+expect 2 '--buffer-size takes a size' -- record --buffer-size 1.5M -- true
+expect 2 '--buffer-size takes a size' -- record --buffer-size 4K -- true
+expect 2 '--flush-ms takes a number of milliseconds' -- record --flush-ms -1 -- true
+expect 2 '--flush-ms takes a number of milliseconds' -- record --flush-ms 0 -- true
+expect 2 '--flush-ms takes a number of milliseconds' -- record --flush-ms 10x -- true
+expect 2 '--gpu takes kernel, memcpy and memset' -- record --gpu lens -- true
+expect 2 '--gpu takes kernel, memcpy and memset' -- record --gpu kernel,,memset -- true
+expect 2 '--gpu takes kernel, memcpy and memset' -- record --gpu kernels -- true
+expect 0 'no trace written' -- record --buffer-size 64K --flush-ms 100 --gpu kernel,memset -o "$tmp/t-%p.dnnt" -- true
+expect 0 'no trace written' -- record --buffer-size 4MiB --gpu none -o "$tmp/t-%p.dnnt" -- true
 expect 127 'cannot run' -- record -q -- "$tmp/no-such-program"
+expect 127 'cannot run dnntrace-no-such-command: no such command in PATH' -- record -- dnntrace-no-such-command
+expect 126 'cannot run .*text.dnnt: Permission denied' -- record -- "$tmp/text.dnnt"
+expect 2 'is a device or a pipe, not a trace file or a folder' -- record -o /dev/null -- true
+expect 2 'cannot write traces in .*text.dnnt: Not a directory' -- record -o "$tmp/text.dnnt/t.dnnt" -- true
 expect 0 'no trace written' -- record -o "$tmp/t-%p.dnnt" -- true
 
 [ $fail = 0 ] && echo "all error paths behave"

@@ -1,0 +1,128 @@
+#!/bin/sh
+# Where traces go, and what is said when they cannot: `-o` naming a folder,
+# a device or a pipe; a folder that cannot be written (checked before the
+# program runs, and reported by the process when only it can tell); a full
+# disk, as a file size limit and as a small tmpfs: the program runs on, the
+# file ends cleanly and counts what it could not take, and `record` says so.
+# usage: test-record-output.sh DNNTRACE LIBDNNTRACE SHIM_CALLS CUDNN_LIBDIR
+set -u
+dnntrace=$1 shim=$2 calls=$3 cudnn_libdir=$4
+. "$(dirname "$0")/test-lib.sh"
+chmod 755 "$tmp" # the runs as another user go through it
+
+# run WANT-STATUS CMD...: run, keep stderr in $tmp/err, check the status
+run() {
+	want=$1
+	shift
+	"$@" >/dev/null 2>"$tmp/err"
+	got=$?
+	[ "$got" = "$want" ] || { bad "$*: exit status $got, expected $want"; cat "$tmp/err"; }
+}
+said() { grep -q -- "$1" "$tmp/err" || { bad "not said: $1"; sed 's/^/    /' "$tmp/err"; }; }
+not_said() { grep -q -- "$1" "$tmp/err" && bad "said: $(grep -- "$1" "$tmp/err")"; }
+
+# --- a folder: the default name inside it -----------------------------------
+mkdir "$tmp/dir"
+run 3 "$dnntrace" record -o "$tmp/dir" -- "$calls" ret3
+set -- "$tmp"/dir/dnntrace-*.dnnt
+[ -f "$1" ] || bad "-o DIR: no trace in it: $(ls "$tmp")"
+run 3 "$dnntrace" record -o "$tmp/new/" -- "$calls" ret3
+set -- "$tmp"/new/dnntrace-*.dnnt
+[ -f "$1" ] || bad "-o NEW/: no trace in it"
+DNNTRACE_OUTPUT="$tmp/dir" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null
+set -- "$tmp"/dir/dnntrace-*.dnnt
+[ $# = 2 ] || bad "DNNTRACE_OUTPUT=DIR: expected a second trace in it, found $*"
+
+# --- a device or a pipe is refused, never written next to --------------------
+mkfifo "$tmp/fifo"
+run 2 "$dnntrace" record -o "$tmp/fifo" -- "$calls" ret3
+said "fifo is a device or a pipe, not a trace file or a folder"
+run 2 "$dnntrace" record -o /dev/null -- "$calls" ret3
+said "/dev/null is a device or a pipe"
+DNNTRACE_OUTPUT="$tmp/fifo" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/err"
+said "cannot create the trace file .*fifo: it is a device or a pipe"
+[ -e "$tmp/fifo.1" ] && bad "a trace was written beside the pipe"
+
+# --- a program that cannot be started --------------------------------------
+run 127 "$dnntrace" record -o "$tmp/x-%p.dnnt" -- "$tmp/no-such-program"
+said "cannot run .*no-such-program: No such file or directory"
+not_said "no trace written"
+run 126 "$dnntrace" record -o "$tmp/x-%p.dnnt" -- "$tmp/fifo"
+said "cannot run .*fifo: Permission denied"
+
+# --- a folder that cannot be written ------------------------------------------
+# as root, the test runs the command as nobody; without a way to, it skips
+as=""
+if [ "$(id -u)" = 0 ]; then
+	command -v setpriv >/dev/null && as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+if [ "$(id -u)" != 0 ] || [ -n "$as" ]; then
+	mkdir "$tmp/rw" "$tmp/rw/ro"
+	chmod 777 "$tmp/rw"
+	chmod 555 "$tmp/rw/ro"
+	run 2 $as "$dnntrace" record -o "$tmp/rw/ro/t-%p.dnnt" -- "$calls" ret3
+	said "cannot write traces in $tmp/rw/ro: Permission denied"
+	# a folder known only to the process: it says what happened
+	run 3 env SUB=ro $as "$dnntrace" record -o "$tmp/rw/%q{SUB}/t-%p.dnnt" -- "$calls" ret3
+	said "pid [0-9]*: cannot create $tmp/rw/ro/t-[0-9]*.dnnt: Permission denied"
+	not_said "no process of the program called cuDNN"
+else
+	echo "skipped: an unwritable folder (root, and no setpriv)"
+fi
+
+# --- a full disk ----------------------------------------------------------------
+# check_full TRACE: the file ended cleanly and counts what it could not take
+check_full() {
+	e=$(info_of "$1" ended) lost=$(info_of "$1" lost)
+	[ "$e" = "clean (exit 0)" ] || bad "full: ended '$e'"
+	case $lost in 0\ * | "") bad "full: lost '$lost'" ;; esac
+	"$dnntrace" dump "$1" | grep -Eq '^LOSS .*reason=4' || bad "full: no LOSS record of reason 4"
+}
+if command -v prlimit >/dev/null; then
+	run 0 prlimit --fsize=131072 "$dnntrace" record -o "$tmp/lim-%p.dnnt" -- "$calls" threads 1 40000
+	said "pid [0-9]*: .*lim-[0-9]*.dnnt could not take every record (File too large): [1-9][0-9]* records lost"
+	set -- "$tmp"/lim-*.dnnt
+	check_full "$1"
+else
+	echo "skipped: a file size limit (no prlimit)"
+fi
+# A 256 KiB tmpfs, mounted in a namespace of its own where that is allowed.
+cat >"$tmp/tmpfs.sh" <<EOF
+mount -t tmpfs -o size=256k none "$tmp/mnt" || exit 77
+"$dnntrace" record -o "$tmp/mnt/t-%p.dnnt" -- "$calls" threads 1 100000 >/dev/null 2>"$tmp/err" || exit 3
+cp "$tmp"/mnt/t-*.dnnt "$tmp/full.dnnt"
+EOF
+mkdir "$tmp/mnt"
+unshare -rm sh "$tmp/tmpfs.sh" 2>/dev/null
+case $? in
+0)
+	said "could not take every record (No space left on device)"
+	check_full "$tmp/full.dnnt"
+	;;
+1 | 77 | 127) echo "skipped: a full tmpfs (no mount namespace here)" ;;
+*) bad "the program on a full tmpfs failed" ;;
+esac
+
+# --- the help names the library record preloads ------------------------------
+lib=$("$dnntrace" record --help | sed -n 's/^  LD_PRELOAD=\([^ ]*\) .*/\1/p')
+[ -f "$lib" ] || bad "record --help names '$lib', which does not exist"
+
+# --- the demo writes its trace away from where it runs, and says where --------
+mkdir "$tmp/cwd"
+case $dnntrace in /*) ;; *) dnntrace=$PWD/$dnntrace ;; esac
+if (cd "$tmp/cwd" && "$dnntrace" demo >"$tmp/demo" 2>&1); then
+	trace=$(sed -n 's/^The trace is \(.*\)\. Every call.*/\1/p' "$tmp/demo")
+	[ -f "$trace" ] || bad "demo: no trace where it says: '$trace'"
+	set -- "$tmp"/cwd/*
+	[ -e "$1" ] && bad "demo: wrote into the folder it ran from: $*"
+	grep -q '^API_CALL' "$tmp/demo" && bad "demo: printed the dump"
+	grep -q "^  dnntrace dump $trace\$" "$tmp/demo" || bad "demo: does not say how to see every record"
+	rm -f "$trace"
+elif grep -q 'was not built' "$tmp/demo"; then
+	echo "skipped: the demo (no sample program)"
+else
+	bad "demo failed: $(tail -3 "$tmp/demo")"
+fi
+
+[ $fail = 0 ] && echo "output: all checks passed"
+exit $fail

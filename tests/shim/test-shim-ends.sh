@@ -1,0 +1,59 @@
+#!/bin/sh
+# How a recorded process ends, and its trace with it: children that end
+# with _exit() (forked workers), crashes in programs with their own fatal-
+# signal handler (installed before or after recording starts), and handlers
+# that return or signals ignored, which must not end anything.
+# usage: test-shim-ends.sh DNNTRACE SHIM_CALLS CUDNN_LIBDIR
+set -u
+dnntrace=$1 calls=$2 cudnn_libdir=$3
+. "$(dirname "$0")/test-lib.sh"
+
+# --- forked workers that end with _exit() or _Exit() -------------------------
+"$dnntrace" record -q -o "$tmp/wk-%p.dnnt" -- "$calls" workers 4 || bad "workers: exit status $?"
+set -- "$tmp"/wk-*.dnnt
+[ $# = 5 ] || bad "workers: expected 5 traces, found $#"
+for f in "$@"; do
+	n=$(count "$f") e=$(info_of "$f" ended)
+	case $n in
+	6 | 8) ;;
+	*) bad "workers: $(basename "$f") has $n calls (expected 8 in a child, 6 in the parent)" ;;
+	esac
+	[ "$e" = "clean (exit 0)" ] || bad "workers: $(basename "$f") ended '$e'"
+done
+DNNTRACE_DISABLE=1 "$dnntrace" record -q -o "$tmp/off-%p.dnnt" -- "$calls" workers 2 || bad "workers, recording off: exit status $?"
+set -- "$tmp"/off-*.dnnt
+[ -e "$1" ] && bad "workers, recording off: traces written: $*"
+
+# --- a crash in a program with its own SIGSEGV handler ------------------------
+for how in reraise previous resethand exit; do
+	for when in ctor before after; do
+		name=$how-$when
+		"$dnntrace" record -q -o "$tmp/$name-%p.dnnt" -- "$calls" segv $how $when 2>"$tmp/err"
+		rc=$?
+		want=139 end="clean (signal 11)"
+		[ $how = exit ] && want=3 end="clean (exit 3)"
+		[ $rc = $want ] || bad "segv $name: exit status $rc, expected $want"
+		grep -q 'handler ran' "$tmp/err" || bad "segv $name: the program's handler did not run"
+		grep -q 'FAIL' "$tmp/err" && bad "segv $name: $(grep FAIL "$tmp/err")"
+		set -- "$tmp/$name"-*.dnnt
+		if [ $# = 1 ] && [ -f "$1" ]; then
+			n=$(count "$1") e=$(info_of "$1" ended)
+			[ "$n" = 10 ] || bad "segv $name: $n calls recorded, expected 10"
+			[ "$e" = "$end" ] || bad "segv $name: ended '$e', expected '$end'"
+		else
+			bad "segv $name: expected one trace, found $*"
+		fi
+	done
+done
+
+# --- handlers that return and ignored signals end nothing ---------------------
+for mode in sigint sigign; do
+	"$dnntrace" record -q -o "$tmp/$mode-%p.dnnt" -- "$calls" $mode || bad "$mode: exit status $?"
+	set -- "$tmp/$mode"-*.dnnt
+	n=$(count "$1") e=$(info_of "$1" ended)
+	[ "$n" = 10 ] || bad "$mode: $n calls recorded, expected 10"
+	[ "$e" = "clean (exit 0)" ] || bad "$mode: ended '$e'"
+done
+
+[ $fail = 0 ] && echo "ends: all checks passed"
+exit $fail
