@@ -225,6 +225,7 @@ struct dt_model {
 		struct dt_arg *args; /* its last call, decoded */
 	} * api;
 	int64_t bn_per_activation;
+	bool gpu_unknown; /* the header could not say the GPU state */
 	/* the arguments of the call being replayed, decoded; argc -1 when
 	 * they did not decode */
 	const struct dt_arg *call_args;

@@ -1428,6 +1428,10 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 		free(m);
 		return NULL;
 	}
+	const char *gpu = dt_info_get(fi, "gpu");
+	snprintf(m->stats.gpu_state, sizeof(m->stats.gpu_state), "%s",
+		 gpu ? gpu : "");
+	m->gpu_unknown = gpu && !strncmp(gpu, "unknown", 7);
 	m->bn_per_activation = enum_value("cudnnBatchNormMode_t",
 					  "CUDNN_BATCHNORM_PER_ACTIVATION");
 	m->cupti_to_mono = (int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
@@ -1638,6 +1642,12 @@ static void other_record(struct dt_model *m, const struct dt_rec_hdr *h)
 	case DT_REC_THREAD:
 		m->stats.threads++;
 		break;
+	case DT_REC_LOSS: {
+		const struct dt_rec_loss *l = (const void *)h;
+		if (l->reason <= DT_LOSS_CUPTI)
+			m->stats.lost_by[l->reason] += l->count;
+		break;
+	}
 	}
 }
 
@@ -1664,6 +1674,13 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 					   .dropped = g->dropped,
 					   .rec = h };
 		e.why = (const char *)dt_rec_tail(h, &e.why_len);
+		/* the header's state was not known yet: this is it, in the
+		 * header's words ("on: CUPTI ...", "off: ...") */
+		if (m->gpu_unknown) {
+			snprintf(m->stats.gpu_state, sizeof(m->stats.gpu_state),
+				 "%.*s", (int)e.why_len, e.why);
+			m->gpu_unknown = false;
+		}
 		EMIT(m, gpu_state, &e);
 		break;
 	}

@@ -4,6 +4,7 @@
  * "the session"). The loop that reads a trace is here and nowhere else.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,11 @@ const struct dt_model_stats *dt_session_stats(const struct dt_session *s)
 	return dt_model_stats(s->model);
 }
 
+const struct dt_skip *dt_session_skips(const struct dt_session *s, size_t *n)
+{
+	return dt_reader_skips(s->reader, n);
+}
+
 const char *dt_session_path(const struct dt_session *s)
 {
 	return s->path;
@@ -156,8 +162,91 @@ const char *dt_file_end_name(enum dt_file_end end)
 		return "truncated";
 	case DT_FILE_CORRUPT:
 		return "corrupt";
+	case DT_FILE_DAMAGED:
+		return "damaged (frames skipped, the rest read)";
 	}
 	return "unknown";
+}
+
+const char *dt_file_end_key(enum dt_file_end end)
+{
+	switch (end) {
+	case DT_FILE_CLEAN:
+		return "clean";
+	case DT_FILE_NO_END:
+		return "no_end";
+	case DT_FILE_TRUNCATED:
+		return "truncated";
+	case DT_FILE_CORRUPT:
+		return "corrupt";
+	case DT_FILE_DAMAGED:
+		return "damaged";
+	}
+	return "unknown";
+}
+
+const char *dt_file_end_text(const struct dt_file_stats *st, char *buf,
+			     size_t size)
+{
+	char b[32];
+	int n = snprintf(buf, size, "%s", dt_file_end_name(st->end));
+
+	if (st->bytes_lost && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n,
+			      ", last %s unreadable",
+			      dt_fmt_bytes(st->bytes_lost, b, sizeof(b)));
+	if (st->error[0] && st->end != DT_FILE_CLEAN && n >= 0 &&
+	    (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ": %s", st->error);
+	return buf;
+}
+
+const char *dt_lost_text(const struct dt_file_stats *st,
+			 const struct dt_model_stats *ms, const char *verb,
+			 char *buf, size_t size)
+{
+	static const char *const why[] = {
+		[DT_LOSS_FULL] = "buffers full",
+		[DT_LOSS_TOO_BIG] = "records too large for a buffer",
+		[DT_LOSS_NOBUF] = "no buffer for a thread",
+		[DT_LOSS_IO] = "the file could not take them: disk full or "
+			       "size limit",
+	};
+	int n = !st->lost_exact && !st->lost
+			? snprintf(buf, size, "records%s: unknown", verb)
+			: snprintf(buf, size, "%s%" PRIu64 " record%s%s",
+				   st->lost_exact ? "" : "at least ", st->lost,
+				   st->lost == 1 ? "" : "s", verb);
+	int parts = 0;
+
+	for (int r = DT_LOSS_FULL; ms && r <= DT_LOSS_IO; r++) {
+		if (!ms->lost_by[r] || n < 0 || (size_t)n >= size)
+			continue;
+		n += snprintf(buf + n, size - (size_t)n, "%s%" PRIu64 " %s",
+			      parts++ ? "; " : " (", ms->lost_by[r], why[r]);
+	}
+	if (parts && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, ")");
+	if (!st->lost_exact && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n,
+			 " (the file has no end summary: losses after its "
+			 "last loss record are not known)");
+	return buf;
+}
+
+const char *dt_cuda_text(const struct dt_file_info *fi, char *buf,
+			 size_t size)
+{
+	const char *drv = dt_info_get(fi, "cuda.driver"),
+		   *rt = dt_info_get(fi, "cuda.runtime");
+	char v1[32], v2[32];
+
+	if (!drv && !rt)
+		return NULL;
+	snprintf(buf, size, "driver %s, runtime %s",
+		 drv ? dt_fmt_cuda_version(drv, v1, sizeof(v1)) : "none loaded",
+		 rt ? dt_fmt_cuda_version(rt, v2, sizeof(v2)) : "none loaded");
+	return buf;
 }
 
 const char *dt_info_get(const struct dt_file_info *fi, const char *key)

@@ -882,18 +882,12 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	f->cudnn = dt_xstrdup(dt_info_get(fi, "cudnn.file")
 				      ? dt_info_get(fi, "cudnn.file")
 				      : dt_info_get(fi, "cudnn.path"));
-	f->gpu_state = dt_xstrdup(dt_info_get(fi, "gpu"));
-	char v1[32], v2[32];
+	char v1[32];
 	if (dt_info_get(fi, "cudnn.version"))
 		f->cudnn_version = strdup(dt_fmt_cudnn_version(
 			dt_info_get(fi, "cudnn.version"), v1, sizeof(v1)));
-	if (dt_info_get(fi, "cuda.driver") || dt_info_get(fi, "cuda.runtime"))
-		f->cuda = dt_xasprintf(
-			"driver %s, runtime %s",
-			dt_fmt_cuda_version(dt_info_get(fi, "cuda.driver"), v1,
-					    sizeof(v1)),
-			dt_fmt_cuda_version(dt_info_get(fi, "cuda.runtime"), v2,
-					    sizeof(v2)));
+	char cuda[96];
+	f->cuda = dt_xstrdup(dt_cuda_text(fi, cuda, sizeof(cuda)));
 	f->rank = dt_rank_of(fi);
 	f->pid = fi->hdr.pid;
 
@@ -933,12 +927,22 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		s->span_ns += g->last > g->first ? g->last - g->first : 0;
 	}
 	const struct dt_file_stats *st = dt_session_file(ss);
+	const struct dt_model_stats *ms = dt_session_stats(ss);
+	char text[512];
 	f->end = st->end;
-	snprintf(f->error, sizeof(f->error), "%s", st->error);
+	f->ended = strdup(dt_file_end_text(st, text, sizeof(text)));
+	f->lost_text =
+		strdup(dt_lost_text(st, ms, " lost", text, sizeof(text)));
+	f->lost_exact = st->lost_exact;
+	f->lost_io = ms->lost_by[DT_LOSS_IO];
+	f->records_missing = st->records_missing;
+	f->records_missing_known = st->records_missing_known;
+	f->skipped_bytes = st->bytes_skipped;
 	f->records = st->records;
 	f->lost = st->lost;
 	f->gpu_dropped = st->gpu_dropped;
-	f->undecoded = dt_session_stats(ss)->undecoded;
+	f->undecoded = ms->undecoded;
+	f->gpu_state = ms->gpu_state[0] ? strdup(ms->gpu_state) : NULL;
 	free(map);
 	pv->api_map = NULL;
 	pv->n_api_map = 0;
@@ -946,6 +950,14 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 }
 
 /* ------------------------------------------------------------ settling */
+
+bool dt_summary_complete(const struct dt_summary *s)
+{
+	for (size_t i = 0; i < s->n_files; i++)
+		if (s->files[i].end != DT_FILE_CLEAN || !s->files[i].lost_exact)
+			return false;
+	return s->n_files > 0;
+}
 
 const struct dt_peaks *dt_summary_peaks(const struct dt_summary *s,
 					int32_t device)
@@ -1157,6 +1169,8 @@ void dt_summary_free(struct dt_summary *s)
 		free(f->program);
 		free(f->cudnn);
 		free(f->gpu_state);
+		free(f->ended);
+		free(f->lost_text);
 		free(f->cudnn_version);
 		free(f->cuda);
 		free(f->rank);

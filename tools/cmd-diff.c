@@ -26,6 +26,10 @@ enum gate { GATE_NONE, GATE_REGRESSION, GATE_ENGINE, GATE_ANY };
 static const char *const gate_names[] = { "none", "regression", "engine-change",
 					  "any" };
 
+/* What an input that did not end cleanly does to the gate. */
+enum incomplete { INC_FAIL, INC_ERROR, INC_ALLOW };
+static const char *const incomplete_names[] = { "fail", "error", "allow" };
+
 struct ctx {
 	FILE *out;
 	enum dt_format format;
@@ -33,6 +37,7 @@ struct ctx {
 	long top;
 	const struct dt_diff *d;
 	const char *base_name, *next_name;
+	enum incomplete incomplete;
 };
 
 static void diff_help(FILE *f)
@@ -63,10 +68,18 @@ static void diff_help(FILE *f)
 		"  --format F        text (default), markdown or json (schema "
 		"dnntrace.diff,\n"
 		"                    version %d)\n"
+		"  --incomplete H    what a trace that did not end cleanly "
+		"(cut short,\n"
+		"                    damaged, records lost uncounted) does to "
+		"the gate:\n"
+		"                    fail (default: the gate trips), error "
+		"(exit 2) or\n"
+		"                    allow (the gate judges what was read)\n"
 		"  -o, --output FILE write to FILE\n"
 		"  -h, --help        show this help\n\n"
 		"Exit status: 0, or 1 when the --fail-on gate trips; 2 for bad "
-		"usage or\nunreadable input.\n",
+		"usage or\nunreadable input, or an incomplete input with "
+		"--incomplete error.\n",
 		DIFF_SCHEMA_VERSION);
 }
 
@@ -104,8 +117,17 @@ static double parse_fraction(const char *s)
 	return v < 1 ? v : v / 100;
 }
 
-static bool gate_tripped(const struct dt_diff *d, enum gate g)
+/* Either run's traces did not all end cleanly. */
+static bool incomplete(const struct dt_diff *d)
 {
+	return !dt_summary_complete(d->base) || !dt_summary_complete(d->next);
+}
+
+static bool gate_tripped(const struct dt_diff *d, enum gate g,
+			 enum incomplete inc)
+{
+	if (g != GATE_NONE && inc == INC_FAIL && incomplete(d))
+		return true;
 	switch (g) {
 	case GATE_REGRESSION:
 		return d->slower > 0;
@@ -442,7 +464,8 @@ static void print_added(const struct ctx *c, enum dt_verdict v)
 static void print_verdict(const struct ctx *c, enum gate g)
 {
 	const struct dt_diff *d = c->d;
-	bool tripped = gate_tripped(d, g);
+	bool tripped = gate_tripped(d, g, c->incomplete);
+	bool partial = incomplete(d);
 
 	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
 		   "Verdict");
@@ -454,12 +477,23 @@ static void print_verdict(const struct ctx *c, enum gate g)
 		d->engine_changes == 1 ? "" : "s", d->workspace_changes,
 		d->workspace_changes == 1 ? "" : "s", d->added, d->removed,
 		d->n_ops);
-	if (g != GATE_NONE)
-		fprintf(c->out, "%sgate --fail-on %s: %s%s%s\n",
+	if (g != GATE_NONE && partial && c->incomplete == INC_ERROR)
+		fprintf(c->out,
+			"%sgate --fail-on %s: NOT JUDGED%s (exit status 2): a "
+			"trace did not end cleanly\n",
+			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
+			c->format == DT_MARKDOWN ? "**" : "");
+	else if (g != GATE_NONE)
+		fprintf(c->out, "%sgate --fail-on %s: %s%s%s%s\n",
 			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
 			tripped ? "FAILED" : "passed",
 			c->format == DT_MARKDOWN ? "**" : "",
-			tripped ? " (exit status 1)" : "");
+			tripped ? " (exit status 1)" : "",
+			!partial ? ""
+			: c->incomplete == INC_FAIL
+				? ": a trace did not end cleanly"
+				: " on what the traces hold (--incomplete "
+				  "allow): a trace did not end cleanly");
 }
 
 /* ---------------------------------------------------------------- json */
@@ -523,6 +557,28 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	dt_json_u64(j, s->calls);
 	dt_json_key(j, "ops");
 	dt_json_u64(j, s->ops);
+	dt_json_key(j, "complete");
+	dt_json_bool(j, dt_summary_complete(s));
+	dt_json_key(j, "files");
+	dt_json_open(j, '[', -1);
+	for (size_t i = 0; i < s->n_files; i++) {
+		const struct dt_sum_file *fi = &s->files[i];
+		dt_json_open(j, '{', -1);
+		dt_json_key(j, "path");
+		dt_json_str(j, fi->path);
+		dt_json_key(j, "ended");
+		dt_json_str(j, dt_file_end_key(fi->end));
+		if (fi->end != DT_FILE_CLEAN) {
+			dt_json_key(j, "ended_how");
+			dt_json_str(j, fi->ended);
+		}
+		dt_json_key(j, "lost");
+		dt_json_u64(j, fi->lost);
+		dt_json_key(j, "lost_exact");
+		dt_json_bool(j, fi->lost_exact);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
 	dt_json_close(j, -1);
 }
 
@@ -607,7 +663,11 @@ static void print_json(const struct ctx *c, enum gate g)
 	dt_json_key(&j, "fail_on");
 	dt_json_str(&j, gate_names[g]);
 	dt_json_key(&j, "tripped");
-	dt_json_bool(&j, gate_tripped(d, g));
+	dt_json_bool(&j, gate_tripped(d, g, c->incomplete));
+	dt_json_key(&j, "incomplete_input");
+	dt_json_bool(&j, incomplete(d));
+	dt_json_key(&j, "on_incomplete");
+	dt_json_str(&j, incomplete_names[c->incomplete]);
 	dt_json_close(&j, -1);
 	dt_json_close(&j, -1);
 	fputc('\n', c->out);
@@ -624,6 +684,7 @@ int cmd_diff(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "incomplete", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -675,6 +736,17 @@ int cmd_diff(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'i': {
+			int k = 0;
+			while (k < 3 && strcmp(incomplete_names[k], optarg))
+				k++;
+			if (k == 3)
+				return dt_usage_error(
+					"diff", "--incomplete takes fail, "
+						"error or allow");
+			c.incomplete = (enum incomplete)k;
+			break;
+		}
 		case 'h':
 			return diff_help(stdout), 0;
 		default:
@@ -720,6 +792,15 @@ int cmd_diff(int argc, char **argv)
 			fprintf(c.out, "## dnntrace diff\n\n");
 		run_line(&c, "base", c.base_name, base);
 		run_line(&c, "new", c.next_name, next);
+		const char *lead = c.format == DT_MARKDOWN ? "- warning: "
+							   : "warning: ";
+		if (dt_print_unclean(c.out, base, lead) +
+		    dt_print_unclean(c.out, next, lead))
+			fprintf(c.out,
+				"%soperations counted as added or removed may "
+				"only be missing from a trace that did not end "
+				"cleanly\n",
+				lead);
 		if (d->other_gpu)
 			fprintf(c.out,
 				"%snote: the runs were on different GPUs (%s, "
@@ -744,7 +825,10 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (dt_close_output(c.out, output))
 		rc = 1;
-	if (!rc && gate_tripped(d, g))
+	if (!rc && g != GATE_NONE && c.incomplete == INC_ERROR &&
+	    incomplete(d))
+		rc = EXIT_USAGE;
+	else if (!rc && gate_tripped(d, g, c.incomplete))
 		rc = 1;
 done:
 	dt_diff_free(d);

@@ -43,6 +43,7 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 	const struct dt_fusion *fz = s->fusion;
 	char b1[32], b2[32], b3[32], b4[32], line[600];
 
+	dt_print_unclean(out, s, "warning: ");
 	fprintf(out,
 		"%zu trace%s, %s of GPU time; byte savings priced at "
 		"%sB/s, %s.\n",
@@ -273,6 +274,8 @@ int cmd_fusion(int argc, char **argv)
 		dt_json_str(&j, "dnntrace.report");
 		dt_json_key(&j, "version");
 		dt_json_u64(&j, DT_REPORT_SCHEMA_VERSION);
+		dt_json_key(&j, "complete");
+		dt_json_bool(&j, dt_summary_complete(s));
 		dt_json_key(&j, "files");
 		dt_json_open(&j, '[', -1);
 		for (size_t i = 0; i < s->n_files; i++) {
@@ -281,6 +284,16 @@ int cmd_fusion(int argc, char **argv)
 			dt_json_str(&j, s->files[i].path);
 			dt_json_key(&j, "pid");
 			dt_json_u64(&j, s->files[i].pid);
+			dt_json_key(&j, "ended");
+			dt_json_str(&j, dt_file_end_key(s->files[i].end));
+			if (s->files[i].end != DT_FILE_CLEAN) {
+				dt_json_key(&j, "ended_how");
+				dt_json_str(&j, s->files[i].ended);
+			}
+			dt_json_key(&j, "lost");
+			dt_json_u64(&j, s->files[i].lost);
+			dt_json_key(&j, "lost_exact");
+			dt_json_bool(&j, s->files[i].lost_exact);
 			dt_json_close(&j, -1);
 		}
 		dt_json_close(&j, -1);

@@ -147,7 +147,7 @@ int dt_info_file(const char *path, long top)
 			       fi->info[i].value);
 	print_kv("recorder:", dt_info_get(fi, "dnntrace.version"));
 	print_kv("GPU:", device);
-	print_kv("GPU trace:", dt_info_get(fi, "gpu"));
+	print_kv("GPU trace:", ms->gpu_state);
 
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",
@@ -158,8 +158,9 @@ int dt_info_file(const char *path, long top)
 		       " copies and sets%s\n",
 		       "GPU work:", kernels, attributed, copies,
 		       untimed ? ", some kernels untimed" : "");
-	printf("%-12s %" PRIu64 " records%s\n", "lost:", st->lost,
-	       st->lost ? " (buffers were full; see LOSS records)" : "");
+	char lost[512];
+	printf("%-12s %s\n", "lost:",
+	       dt_lost_text(st, ms, "", lost, sizeof(lost)));
 	if (st->gpu_dropped)
 		printf("%-12s %" PRIu64
 		       " GPU activity records dropped by CUPTI\n",
@@ -182,6 +183,25 @@ int dt_info_file(const char *path, long top)
 	if (st->error[0] && st->end != DT_FILE_CLEAN)
 		printf(": %s", st->error);
 	printf("\n%-12s %s\n", "index:", st->have_index ? "yes" : "no");
+	size_t n_skips;
+	const struct dt_skip *skips = dt_session_skips(ss, &n_skips);
+	for (size_t i = 0; i < n_skips; i++) {
+		char rb[32];
+		printf("%-12s %s at offset %" PRIu64 ", %s%u frame%s, %s of "
+		       "records: %s\n",
+		       i ? "" : "skipped:",
+		       dt_fmt_bytes(skips[i].size, b1, sizeof(b1)),
+		       skips[i].offset, skips[i].exact ? "" : "at least ",
+		       skips[i].frames, skips[i].frames == 1 ? "" : "s",
+		       skips[i].record_bytes == DT_SKIP_UNKNOWN
+			       ? "an unknown size"
+			       : dt_fmt_bytes(skips[i].record_bytes, rb,
+					      sizeof(rb)),
+		       dt_skip_reason_str(skips[i].reason));
+	}
+	if (st->skips > n_skips)
+		printf("%-12s (%" PRIu64 " more ranges)\n", "",
+		       st->skips - n_skips);
 
 	if (counts && top != 0 && st->calls) {
 		uint32_t n = 0;

@@ -317,6 +317,7 @@ struct ops_out {
 	bool plans;
 	int64_t call; /* --call N, or -1 */
 	bool call_seen;
+	uint64_t first_seq, last_seq; /* of the calls seen */
 	struct problems ps;
 };
 
@@ -326,6 +327,10 @@ static void on_call(void *arg, const struct dt_call *c)
 	struct ops_out *o = arg;
 	char buf[16384];
 
+	if (!o->first_seq || c->seq < o->first_seq)
+		o->first_seq = c->seq;
+	if (c->seq > o->last_seq)
+		o->last_seq = c->seq;
 	if (c->seq != (uint64_t)o->call || !c->name)
 		return;
 	o->call_seen = true;
@@ -477,6 +482,15 @@ int cmd_ops(int argc, char **argv)
 		dt_json_u64(j, ms->late_kernels);
 		dt_json_key(j, "file_end");
 		dt_json_str(j, dt_file_end_name(st->end));
+		if (st->end != DT_FILE_CLEAN) {
+			char how[512];
+			dt_json_key(j, "file_end_how");
+			dt_json_str(j, dt_file_end_text(st, how, sizeof(how)));
+		}
+		dt_json_key(j, "lost");
+		dt_json_u64(j, st->lost);
+		dt_json_key(j, "lost_exact");
+		dt_json_bool(j, st->lost_exact);
 		dt_json_close(j, -1);
 		dt_json_close(j, -1);
 		putchar('\n');
@@ -487,6 +501,26 @@ int cmd_ops(int argc, char **argv)
 		       ms->ops, ms->other_kernels,
 		       ms->undecoded ? "; some calls could not be decoded"
 				     : "");
+		if (st->end != DT_FILE_CLEAN) {
+			char how[512];
+			printf("# the trace did not end cleanly: %s; the "
+			       "operations it lacks are not listed\n",
+			       dt_file_end_text(st, how, sizeof(how)));
+		}
+	} else if (!o.call_seen) {
+		if (o.last_seq)
+			dt_error("%s: no call %" PRId64 " in this trace (its "
+				 "calls go from %" PRIu64 " to %" PRIu64 ")%s",
+				 path, call, o.first_seq, o.last_seq,
+				 st->end != DT_FILE_CLEAN
+					 ? ", as far as it could be read"
+					 : "");
+		else
+			dt_error("%s: no call %" PRId64
+				 " in this trace: it holds none",
+				 path, call);
+		dt_session_close(ss);
+		return EXIT_USAGE;
 	}
 	if (ms->late_kernels)
 		dt_error("warning: %" PRIu64

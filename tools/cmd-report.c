@@ -296,20 +296,30 @@ static void print_identity(const struct ctx *c)
 	}
 	uint64_t lost = 0, dropped = 0, span = 0;
 	size_t unclean = 0;
+	bool lost_exact = true;
 	for (size_t i = 0; i < s->n_files; i++) {
 		lost += s->files[i].lost;
+		lost_exact &= s->files[i].lost_exact;
 		dropped += s->files[i].gpu_dropped;
 		unclean += s->files[i].end != DT_FILE_CLEAN;
 		if (s->files[i].t_end > s->files[i].t_begin &&
 		    s->files[i].t_end - s->files[i].t_begin > span)
 			span = s->files[i].t_end - s->files[i].t_begin;
 	}
-	if (s->n_files == 1)
-		fact(c, "ended", "%s%s%s", dt_file_end_name(f->end),
-		     *f->error ? ": " : "", f->error);
-	else
+	if (s->n_files == 1) {
+		fact(c, "ended", "%s", f->ended);
+	} else {
 		fact(c, "ended", "%zu of %zu cleanly", s->n_files - unclean,
 		     s->n_files);
+		for (size_t i = 0; i < s->n_files; i++)
+			if (s->files[i].end != DT_FILE_CLEAN)
+				fact(c, "", "%s: %s", s->files[i].path,
+				     s->files[i].ended);
+	}
+	if (unclean)
+		fact(c, "", "%s",
+		     "what a trace that did not end cleanly lacks is not in "
+		     "the numbers below");
 	fact(c, "totals",
 	     "%" PRIu64 " calls (%" PRIu64 " failed), %" PRIu64
 	     " cuDNN op executions, %" PRIu64 " kernels; %s between the "
@@ -317,10 +327,14 @@ static void print_identity(const struct ctx *c)
 	     s->calls, s->failed, s->ops, s->kernels,
 	     dt_fmt_ns(span, b1, sizeof(b1)),
 	     s->n_files > 1 ? " (longest)" : "");
-	fact(c, "lost",
-	     "%" PRIu64 " records lost, %" PRIu64
-	     " GPU records dropped by CUPTI",
-	     lost, dropped);
+	if (s->n_files == 1)
+		fact(c, "lost", "%s, %" PRIu64 " GPU records dropped by CUPTI",
+		     f->lost_text, dropped);
+	else
+		fact(c, "lost",
+		     "%s%" PRIu64 " records lost, %" PRIu64
+		     " GPU records dropped by CUPTI",
+		     lost_exact ? "" : "at least ", lost, dropped);
 
 	const struct dt_peaks *pk = dt_summary_peaks(s, -1);
 	if (pk->bandwidth > 0 || pk->flops[DT_MATH_FP32] > 0) {
@@ -774,14 +788,24 @@ static void json_files(struct dt_json *j, const struct dt_summary *s)
 		js(j, "cudnn_version", f->cudnn_version);
 		js(j, "cuda", f->cuda);
 		js(j, "recording", f->gpu_state);
-		js(j, "ended",
-		   f->end == DT_FILE_CLEAN       ? "clean"
-		   : f->end == DT_FILE_NO_END    ? "no_end"
-		   : f->end == DT_FILE_TRUNCATED ? "truncated"
-						 : "corrupt");
+		js(j, "ended", dt_file_end_key(f->end));
+		if (f->end != DT_FILE_CLEAN)
+			js(j, "ended_how", f->ended);
 		ju(j, "calls", f->calls);
 		ju(j, "records", f->records);
 		ju(j, "lost", f->lost);
+		dt_json_key(j, "lost_exact");
+		dt_json_bool(j, f->lost_exact);
+		if (f->lost_io)
+			ju(j, "lost_io", f->lost_io);
+		if (f->skipped_bytes || f->records_missing) {
+			ju(j, "skipped_bytes", f->skipped_bytes);
+			dt_json_key(j, "records_missing");
+			if (f->records_missing_known)
+				dt_json_u64(j, f->records_missing);
+			else
+				dt_json_null(j);
+		}
 		ju(j, "gpu_dropped", f->gpu_dropped);
 		ju(j, "ops", f->ops);
 		ju(j, "kernels", f->kernels);
@@ -998,6 +1022,9 @@ static void print_json(const struct ctx *c)
 	dt_json_open(&j, '{', -1);
 	js(&j, "schema", "dnntrace.report");
 	ju(&j, "version", DT_REPORT_SCHEMA_VERSION);
+	/* every trace read to its end, nothing skipped or cut */
+	dt_json_key(&j, "complete");
+	dt_json_bool(&j, dt_summary_complete(s));
 	json_files(&j, s);
 	json_devices(&j, s);
 	json_gpu(&j, s);

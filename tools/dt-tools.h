@@ -170,6 +170,11 @@ struct dt_summary_opts;
 struct dt_summary *dt_load_summary(char **args, int n,
 				   const struct dt_summary_opts *opts, int *rc);
 
+/* A line for each trace of s that did not end cleanly (how it ended, what
+ * was lost), each starting with lead, and what that means; returns how
+ * many. */
+int dt_print_unclean(FILE *out, const struct dt_summary *s, const char *lead);
+
 /* 1.23e12 -> "1.23 T" (three significant digits, SI prefix; "-" for 0). */
 const char *dt_fmt_si(double v, char *buf, size_t size);
 /* part as a percentage of whole; -1 (unknown) when whole is 0. */

@@ -133,3 +133,22 @@ struct dt_summary *dt_load_summary(char **args, int n,
 	}
 	return s;
 }
+
+int dt_print_unclean(FILE *out, const struct dt_summary *s, const char *lead)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < s->n_files; i++) {
+		const struct dt_sum_file *f = &s->files[i];
+		if (f->end == DT_FILE_CLEAN && f->lost_exact)
+			continue;
+		fprintf(out, "%s%s did not end cleanly: %s; %s\n", lead, f->path,
+			f->ended, f->lost_text);
+		n++;
+	}
+	if (n)
+		fprintf(out,
+			"%swhat %s lacks is not in the numbers below\n", lead,
+			n == 1 ? "that trace" : "those traces");
+	return n;
+}

@@ -605,6 +605,13 @@ struct dt_model_stats {
 	uint64_t late_kernels;    /* kernels that came after their op was out */
 	uint64_t t_first, t_last; /* first and last host time seen (calls,
 				     GPU work on the host clock) */
+	/* records lost by why (DT_LOSS_*), from the LOSS records read: what
+	 * the file ended with (dt_file_stats.lost) is the total */
+	uint64_t lost_by[DT_LOSS_CUPTI + 1];
+	/* the GPU recording state once it was known: the header's "gpu",
+	 * or the first GPU_STATE record's words when the header's said
+	 * "unknown" (the file was opened before CUPTI was started) */
+	char gpu_state[160];
 };
 
 struct dt_session_opts {
@@ -643,6 +650,10 @@ const struct dt_file_stats *dt_session_file(const struct dt_session *s);
 /* What the model counted: complete after run. */
 const struct dt_model_stats *dt_session_stats(const struct dt_session *s);
 
+/* The damaged ranges the reader skipped, in file order (*n of them; the
+ * first 64, dt_session_file()'s skips counts them all). */
+const struct dt_skip *dt_session_skips(const struct dt_session *s, size_t *n);
+
 /* The path it was opened with ("(memory)" for a buffer). */
 const char *dt_session_path(const struct dt_session *s);
 
@@ -656,8 +667,31 @@ const char *dt_info_get(const struct dt_file_info *fi, const char *key);
  * process had, malloc'ed; NULL when none. */
 char *dt_rank_of(const struct dt_file_info *fi);
 
-/* How a file ended, as a phrase ("clean", "truncated", ...). */
+/* How a file ended, as a phrase ("clean", "truncated", ...), and as a
+ * key for JSON ("clean", "no_end", "truncated", "corrupt", "damaged"). */
 const char *dt_file_end_name(enum dt_file_end end);
+const char *dt_file_end_key(enum dt_file_end end);
+
+/* How a trace ended, in one line: its end, what was skipped or cut and
+ * how many records are missing ("clean", "truncated: ..."). Returns
+ * buf. */
+const char *dt_file_end_text(const struct dt_file_stats *st, char *buf,
+			     size_t size);
+
+/* What the writer lost, in words: "0 records", "1234 records (1000 the
+ * file could not take them: disk full or size limit; 234 buffers full)",
+ * with "at least" when the count is a lower bound (the file has no end
+ * summary); verb (" lost", or "") follows the count. ms may be NULL (no
+ * reasons then). Returns buf. */
+const char *dt_lost_text(const struct dt_file_stats *st,
+			 const struct dt_model_stats *ms, const char *verb,
+			 char *buf, size_t size);
+
+/* "driver 13.0, runtime 13.0" from a trace's header; the driver is "none
+ * loaded" when the process had no CUDA driver. NULL when the header says
+ * nothing of CUDA. */
+const char *dt_cuda_text(const struct dt_file_info *fi, char *buf,
+			 size_t size);
 
 /* ---------------------------------------------------------- fusion */
 
@@ -801,7 +835,13 @@ struct dt_sum_file {
 	char *rank;          /* "RANK=3" from the rank variables, or NULL */
 	uint32_t pid;
 	enum dt_file_end end;
-	char error[160];
+	char *ended;     /* how it ended, in one line (dt_file_end_text) */
+	char *lost_text; /* what the writer lost, in words (dt_lost_text) */
+	bool lost_exact; /* lost is the writer's count (else a lower bound) */
+	uint64_t lost_io; /* of which the file could not take (disk full) */
+	uint64_t records_missing; /* written but not read (skipped frames) */
+	bool records_missing_known;
+	uint64_t skipped_bytes; /* of damaged frames skipped */
 	uint64_t records, calls, lost, gpu_dropped, undecoded;
 	uint64_t kernels, ops;
 	uint64_t t_begin, t_end; /* first and last host timestamps seen */
@@ -981,6 +1021,10 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 void dt_summary_finish(struct dt_summary *s);
 
 void dt_summary_free(struct dt_summary *s);
+
+/* Whether every trace ended cleanly: read to its end, nothing skipped or
+ * cut short, what was lost counted exactly. */
+bool dt_summary_complete(const struct dt_summary *s);
 
 /* The peaks a problem is held against (its device's, or the default). */
 const struct dt_peaks *dt_summary_peaks(const struct dt_summary *s,
