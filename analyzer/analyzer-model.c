@@ -261,34 +261,34 @@ int64_t m_fval(const struct obj *o, const char *name, int64_t def)
 	return f ? f->v[0] : def;
 }
 
-/* Fully packed strides for dims in order (NCHW...). */
+/* Fully packed strides for dims in order (NCHW...). The products are
+ * taken modulo 2^64: a crafted trace's dimensions may overflow them, and
+ * such a tensor's strides mean nothing anyway. */
 static void packed(struct dt_tensor *t)
 {
-	int64_t s = 1;
+	uint64_t s = 1;
 	for (int i = t->nb - 1; i >= 0; i--) {
-		t->strides[i] = s;
-		s *= t->dims[i];
+		t->strides[i] = (int64_t)s;
+		s *= (uint64_t)t->dims[i];
 	}
 }
 
 /* Channels-last strides for dims given as N, C, spatial... */
 static void packed_nhwc(struct dt_tensor *t)
 {
-	int64_t s = 1;
+	uint64_t s = 1;
 
 	if (t->nb < 3)
 		return packed(t);
-	t->strides[1] = s;
-	s *= t->dims[1];
+	t->strides[1] = (int64_t)s;
+	s *= (uint64_t)t->dims[1];
 	for (int i = t->nb - 1; i >= 2; i--) {
-		t->strides[i] = s;
-		s *= t->dims[i];
+		t->strides[i] = (int64_t)s;
+		s *= (uint64_t)t->dims[i];
 	}
-	t->strides[0] = s;
+	t->strides[0] = (int64_t)s;
 }
 
-/* Put a legacy tensor or filter descriptor's setter arguments into the
- * common shape, whichever setter was used. */
 /* What normalize_legacy() needs to know of a setter, by its name. */
 enum {
 	SETTER_KNOWN = 1,
@@ -309,6 +309,8 @@ static uint8_t setter_flags(struct dt_model *m, uint16_t api, const char *name)
 	return *f;
 }
 
+/* Put a legacy tensor or filter descriptor's setter arguments into the
+ * common shape, whichever setter was used. */
 static void normalize_legacy(struct obj *o, uint8_t setter)
 {
 	struct dt_tensor *t = &o->t;
