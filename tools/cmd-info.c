@@ -132,14 +132,8 @@ int dt_info_file(const char *path, long top)
 					    sizeof(v2)),
 		       loaded ? loaded : "none (no cuDNN call)");
 	}
-	const char *drv = dt_info_get(fi, "cuda.driver"),
-		   *rt = dt_info_get(fi, "cuda.runtime");
-	if (drv || rt) {
-		char v1[32], v2[32];
-		printf("%-12s driver %s, runtime %s\n",
-		       "CUDA:", dt_fmt_cuda_version(drv, v1, sizeof(v1)),
-		       dt_fmt_cuda_version(rt, v2, sizeof(v2)));
-	}
+	char cuda[96];
+	print_kv("CUDA:", dt_cuda_text(fi, cuda, sizeof(cuda)));
 	for (size_t i = 0; i < fi->n_info; i++)
 		if (!strncmp(fi->info[i].key, "env.", 4))
 			printf("%-12s %s=%s\n",
