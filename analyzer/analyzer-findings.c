@@ -160,8 +160,10 @@ static void find_autotune(struct dt_summary *s)
 			   "checks, result comparisons): %" PRIu64 ", %s",
 			   s->tuner_kernels, t1);
 	}
-	if (!n_tuned && !n_search)
+	if (!n_tuned && !n_search) {
+		free(ev.p);
 		return;
+	}
 	char what[512];
 	size_t w = 0;
 	what[0] = 0;
@@ -316,8 +318,10 @@ static void find_layout(struct dt_summary *s)
 			   s->kind_count[DT_KIND_TRANSFORM], t1);
 		cost += transform_ns;
 	}
-	if (!cost)
+	if (!cost) {
+		free(ev.p);
 		return;
+	}
 	/* what to do differs: transposes go with channels-last tensors,
 	 * channel padding with channel counts the engines take as they are */
 	size_t w = 0;
@@ -395,8 +399,10 @@ static void find_fp32(struct dt_summary *s)
 			   r.flops_per_s / 1e12);
 	}
 	free(ix);
-	if (!cost)
+	if (!cost) {
+		free(ev.p);
 		return;
+	}
 	dt_fmt_ns(cost, t1, sizeof(t1));
 	char *title = dt_xasprintf(
 		"FP32 without tensor cores: %s of GPU time in %zu problem%s "
@@ -449,8 +455,10 @@ static void find_low_roof(struct dt_summary *s)
 			   r.intensity, r.bound == 1 ? "compute" : "memory");
 	}
 	free(ix);
-	if (!cost)
+	if (!cost) {
+		free(ev.p);
 		return;
+	}
 	dt_fmt_ns(cost, t1, sizeof(t1));
 	char *title = dt_xasprintf(
 		"far below both roofs: %zu problem%s ran under %.0f%% of what "

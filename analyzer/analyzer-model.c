@@ -1809,6 +1809,10 @@ void dt_model_free(struct dt_model *m)
 		m->free_objs = o->next_free;
 		free(o);
 	}
+	while (m->n_free_fields)
+		free(m->free_fields[--m->n_free_fields]);
+	while (m->n_free_attrs)
+		free(m->free_attrs[--m->n_free_attrs]);
 	free(m->by_seq);
 	for (uint32_t i = 0; i <= m->fi->n_apis; i++) {
 		if (m->api[i].sig != &bad_sig)
