@@ -4,7 +4,7 @@
  *
  * Public header of cupti/. CUPTI is loaded at run time (never linked): the
  * copy the process already has (PyTorch's) when there is one. Records are
- * handed to a sink as dnntrace records (trace/dt-records.h); this component
+ * handed to a sink as dnntrace records (trace/include/dt-records.h); this component
  * knows nothing of files or of cuDNN.
  */
 #ifndef DT_CUPTI_H
