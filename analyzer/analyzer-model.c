@@ -457,9 +457,12 @@ static void backend_tensor(struct dt_model *m, struct obj *o)
  * slots they use are neighbours (a scattering hash made every lookup a
  * cache miss); a window of seqs wider than the table only lengthens
  * probes a little. */
+/* Sequence numbers are dense in a sound trace but anything in a damaged
+ * one: scatter them so that no stride lines them up on one slot. */
 static size_t seq_slot(const struct dt_model *m, uint64_t seq)
 {
-	return (size_t)seq & (m->by_seq_cap - 1);
+	seq *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(seq ^ seq >> 32) & (m->by_seq_cap - 1);
 }
 
 static struct pending *pending_of(struct dt_model *m, uint64_t seq)
@@ -497,24 +500,19 @@ static bool index_grow(struct dt_model *m)
 
 static void index_put(struct dt_model *m, struct pending *p)
 {
-	/* at most half full; and a long probe (seqs that wrap onto each
-	 * other) asks for more room too */
+	/* at most half full; the op stays queued when memory is short, it
+	 * just cannot be found by its sequence number */
 	if ((m->n_pending + 1) * 2 > m->by_seq_cap && !index_grow(m))
-		return; /* the op is still queued; found no more */
-	for (;;) {
-		size_t k = seq_slot(m, p->op.seq), probe = 0;
-		while (m->by_seq[k].p && probe < 64) {
-			k = (k + 1) & (m->by_seq_cap - 1);
-			probe++;
-		}
-		if (!m->by_seq[k].p) {
-			m->by_seq[k] = (struct seq_slot){ p->op.seq, p };
-			m->n_pending++;
+		return;
+	size_t k = seq_slot(m, p->op.seq);
+	while (m->by_seq[k].p) {
+		/* a repeated number (a damaged trace): the first one keeps it */
+		if (m->by_seq[k].seq == p->op.seq)
 			return;
-		}
-		if (!index_grow(m))
-			return;
+		k = (k + 1) & (m->by_seq_cap - 1);
 	}
+	m->by_seq[k] = (struct seq_slot){ p->op.seq, p };
+	m->n_pending++;
 }
 
 /* Remove p, shifting back the entries of its probe run that follow. */
