@@ -201,6 +201,12 @@ const char *dt_file_end_text(const struct dt_file_stats *st, char *buf,
 	return buf;
 }
 
+bool dt_trace_complete(const struct dt_file_stats *st)
+{
+	return st->end == DT_FILE_CLEAN && st->lost_exact && !st->lost &&
+	       !st->gpu_dropped;
+}
+
 const char *dt_lost_text(const struct dt_file_stats *st,
 			 const struct dt_model_stats *ms, const char *verb,
 			 char *buf, size_t size)
@@ -218,13 +224,22 @@ const char *dt_lost_text(const struct dt_file_stats *st,
 				   st->lost_exact ? "" : "at least ", st->lost,
 				   st->lost == 1 ? "" : "s", verb);
 	int parts = 0;
+	uint64_t told = 0;
 
 	for (int r = DT_LOSS_FULL; ms && r <= DT_LOSS_IO; r++) {
+		told += ms->lost_by[r];
 		if (!ms->lost_by[r] || n < 0 || (size_t)n >= size)
 			continue;
 		n += snprintf(buf + n, size - (size_t)n, "%s%" PRIu64 " %s",
 			      parts++ ? "; " : " (", ms->lost_by[r], why[r]);
 	}
+	/* the loss records that said why can be lost too (a full disk
+	 * takes them with the rest) */
+	if (parts && st->lost_exact && st->lost > told && n >= 0 &&
+	    (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n,
+			      "; %" PRIu64 " for reasons lost with them",
+			      st->lost - told);
 	if (parts && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n, ")");
 	if (!st->lost_exact && n >= 0 && (size_t)n < size)

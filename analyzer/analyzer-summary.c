@@ -930,6 +930,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	const struct dt_model_stats *ms = dt_session_stats(ss);
 	char text[512];
 	f->end = st->end;
+	f->complete = dt_trace_complete(st);
 	f->ended = strdup(dt_file_end_text(st, text, sizeof(text)));
 	f->lost_text =
 		strdup(dt_lost_text(st, ms, " lost", text, sizeof(text)));
@@ -954,7 +955,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 bool dt_summary_complete(const struct dt_summary *s)
 {
 	for (size_t i = 0; i < s->n_files; i++)
-		if (s->files[i].end != DT_FILE_CLEAN || !s->files[i].lost_exact)
+		if (!s->files[i].complete)
 			return false;
 	return s->n_files > 0;
 }

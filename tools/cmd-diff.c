@@ -26,7 +26,7 @@ enum gate { GATE_NONE, GATE_REGRESSION, GATE_ENGINE, GATE_ANY };
 static const char *const gate_names[] = { "none", "regression", "engine-change",
 					  "any" };
 
-/* What an input that did not end cleanly does to the gate. */
+/* What an incomplete input (dt_trace_complete()) does to the gate. */
 enum incomplete { INC_FAIL, INC_ERROR, INC_ALLOW };
 static const char *const incomplete_names[] = { "fail", "error", "allow" };
 
@@ -68,10 +68,9 @@ static void diff_help(FILE *f)
 		"  --format F        text (default), markdown or json (schema "
 		"dnntrace.diff,\n"
 		"                    version %d)\n"
-		"  --incomplete H    what a trace that did not end cleanly "
-		"(cut short,\n"
-		"                    damaged, records lost uncounted) does to "
-		"the gate:\n"
+		"  --incomplete H    what an incomplete trace (cut short, "
+		"damaged, records\n"
+		"                    lost or dropped) does to the gate:\n"
 		"                    fail (default: the gate trips), error "
 		"(exit 2) or\n"
 		"                    allow (the gate judges what was read)\n"
@@ -117,7 +116,7 @@ static double parse_fraction(const char *s)
 	return v < 1 ? v : v / 100;
 }
 
-/* Either run's traces did not all end cleanly. */
+/* A trace of either run is incomplete. */
 static bool incomplete(const struct dt_diff *d)
 {
 	return !dt_summary_complete(d->base) || !dt_summary_complete(d->next);
@@ -480,7 +479,7 @@ static void print_verdict(const struct ctx *c, enum gate g)
 	if (g != GATE_NONE && partial && c->incomplete == INC_ERROR)
 		fprintf(c->out,
 			"%sgate --fail-on %s: NOT JUDGED%s (exit status 2): a "
-			"trace did not end cleanly\n",
+			"trace is incomplete\n",
 			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
 			c->format == DT_MARKDOWN ? "**" : "");
 	else if (g != GATE_NONE)
@@ -491,9 +490,9 @@ static void print_verdict(const struct ctx *c, enum gate g)
 			tripped ? " (exit status 1)" : "",
 			!partial ? ""
 			: c->incomplete == INC_FAIL
-				? ": a trace did not end cleanly"
+				? ": a trace is incomplete"
 				: " on what the traces hold (--incomplete "
-				  "allow): a trace did not end cleanly");
+				  "allow): a trace is incomplete");
 }
 
 /* ---------------------------------------------------------------- json */
@@ -566,16 +565,7 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 		dt_json_open(j, '{', -1);
 		dt_json_key(j, "path");
 		dt_json_str(j, fi->path);
-		dt_json_key(j, "ended");
-		dt_json_str(j, dt_file_end_key(fi->end));
-		if (fi->end != DT_FILE_CLEAN) {
-			dt_json_key(j, "ended_how");
-			dt_json_str(j, fi->ended);
-		}
-		dt_json_key(j, "lost");
-		dt_json_u64(j, fi->lost);
-		dt_json_key(j, "lost_exact");
-		dt_json_bool(j, fi->lost_exact);
+		dt_json_trace_end(j, fi);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
@@ -798,8 +788,7 @@ int cmd_diff(int argc, char **argv)
 		    dt_print_unclean(c.out, next, lead))
 			fprintf(c.out,
 				"%soperations counted as added or removed may "
-				"only be missing from a trace that did not end "
-				"cleanly\n",
+				"only be missing from an incomplete trace\n",
 				lead);
 		if (d->other_gpu)
 			fprintf(c.out,

@@ -350,6 +350,12 @@ int dt_dump_file(const char *path, bool raw)
 	if (st->end != DT_FILE_CLEAN)
 		dt_error("warning: %s: %s%s%s", path, dt_file_end_name(st->end),
 			 st->error[0] ? ": " : "", st->error);
+	if (st->lost || !st->lost_exact) {
+		char lost[512];
+		dt_error("warning: %s: %s while recording", path,
+			 dt_lost_text(st, dt_session_stats(ss), " lost", lost,
+				      sizeof(lost)));
+	}
 	dt_session_close(ss);
 	free(d);
 	return 0;

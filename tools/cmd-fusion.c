@@ -284,16 +284,7 @@ int cmd_fusion(int argc, char **argv)
 			dt_json_str(&j, s->files[i].path);
 			dt_json_key(&j, "pid");
 			dt_json_u64(&j, s->files[i].pid);
-			dt_json_key(&j, "ended");
-			dt_json_str(&j, dt_file_end_key(s->files[i].end));
-			if (s->files[i].end != DT_FILE_CLEAN) {
-				dt_json_key(&j, "ended_how");
-				dt_json_str(&j, s->files[i].ended);
-			}
-			dt_json_key(&j, "lost");
-			dt_json_u64(&j, s->files[i].lost);
-			dt_json_key(&j, "lost_exact");
-			dt_json_bool(&j, s->files[i].lost_exact);
+			dt_json_trace_end(&j, &s->files[i]);
 			dt_json_close(&j, -1);
 		}
 		dt_json_close(&j, -1);

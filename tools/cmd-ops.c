@@ -480,6 +480,8 @@ int cmd_ops(int argc, char **argv)
 		dt_json_u64(j, ms->other_kernels);
 		dt_json_key(j, "late_kernels");
 		dt_json_u64(j, ms->late_kernels);
+		dt_json_key(j, "complete");
+		dt_json_bool(j, dt_trace_complete(st));
 		dt_json_key(j, "file_end");
 		dt_json_str(j, dt_file_end_name(st->end));
 		if (st->end != DT_FILE_CLEAN) {
@@ -491,6 +493,8 @@ int cmd_ops(int argc, char **argv)
 		dt_json_u64(j, st->lost);
 		dt_json_key(j, "lost_exact");
 		dt_json_bool(j, st->lost_exact);
+		dt_json_key(j, "gpu_dropped");
+		dt_json_u64(j, st->gpu_dropped);
 		dt_json_close(j, -1);
 		dt_json_close(j, -1);
 		putchar('\n');
@@ -501,11 +505,14 @@ int cmd_ops(int argc, char **argv)
 		       ms->ops, ms->other_kernels,
 		       ms->undecoded ? "; some calls could not be decoded"
 				     : "");
-		if (st->end != DT_FILE_CLEAN) {
-			char how[512];
-			printf("# the trace did not end cleanly: %s; the "
-			       "operations it lacks are not listed\n",
-			       dt_file_end_text(st, how, sizeof(how)));
+		if (!dt_trace_complete(st)) {
+			char how[512], lost[512];
+			printf("# the trace is incomplete: ended %s; %s; %" PRIu64
+			       " GPU records dropped by CUPTI; the operations "
+			       "it lacks are not listed\n",
+			       dt_file_end_text(st, how, sizeof(how)),
+			       dt_lost_text(st, ms, " lost", lost, sizeof(lost)),
+			       st->gpu_dropped);
 		}
 	} else if (!o.call_seen) {
 		if (o.last_seq)

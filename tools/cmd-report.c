@@ -295,13 +295,14 @@ static void print_identity(const struct ctx *c)
 			       sizeof(b2)));
 	}
 	uint64_t lost = 0, dropped = 0, span = 0;
-	size_t unclean = 0;
+	size_t unclean = 0, partial = 0;
 	bool lost_exact = true;
 	for (size_t i = 0; i < s->n_files; i++) {
 		lost += s->files[i].lost;
 		lost_exact &= s->files[i].lost_exact;
 		dropped += s->files[i].gpu_dropped;
 		unclean += s->files[i].end != DT_FILE_CLEAN;
+		partial += !s->files[i].complete;
 		if (s->files[i].t_end > s->files[i].t_begin &&
 		    s->files[i].t_end - s->files[i].t_begin > span)
 			span = s->files[i].t_end - s->files[i].t_begin;
@@ -312,14 +313,20 @@ static void print_identity(const struct ctx *c)
 		fact(c, "ended", "%zu of %zu cleanly", s->n_files - unclean,
 		     s->n_files);
 		for (size_t i = 0; i < s->n_files; i++)
-			if (s->files[i].end != DT_FILE_CLEAN)
-				fact(c, "", "%s: %s", s->files[i].path,
-				     s->files[i].ended);
+			if (!s->files[i].complete)
+				fact(c, "", "%s: incomplete, %s",
+				     s->files[i].path,
+				     dt_incomplete_why(&s->files[i]));
 	}
-	if (unclean)
-		fact(c, "", "%s",
-		     "what a trace that did not end cleanly lacks is not in "
-		     "the numbers below");
+	if (partial && s->n_files == 1 && f->end != DT_FILE_CLEAN)
+		fact(c, "", "%s", "what the trace lacks is not in the numbers "
+		     "below");
+	else if (partial && s->n_files == 1)
+		fact(c, "", "the trace is incomplete, %s: what it lacks is not "
+		     "in the numbers below", dt_incomplete_why(f));
+	else if (partial)
+		fact(c, "", "%s", "what incomplete traces lack is not in the "
+		     "numbers below");
 	fact(c, "totals",
 	     "%" PRIu64 " calls (%" PRIu64 " failed), %" PRIu64
 	     " cuDNN op executions, %" PRIu64 " kernels; %s between the "
@@ -788,25 +795,9 @@ static void json_files(struct dt_json *j, const struct dt_summary *s)
 		js(j, "cudnn_version", f->cudnn_version);
 		js(j, "cuda", f->cuda);
 		js(j, "recording", f->gpu_state);
-		js(j, "ended", dt_file_end_key(f->end));
-		if (f->end != DT_FILE_CLEAN)
-			js(j, "ended_how", f->ended);
+		dt_json_trace_end(j, f);
 		ju(j, "calls", f->calls);
 		ju(j, "records", f->records);
-		ju(j, "lost", f->lost);
-		dt_json_key(j, "lost_exact");
-		dt_json_bool(j, f->lost_exact);
-		if (f->lost_io)
-			ju(j, "lost_io", f->lost_io);
-		if (f->skipped_bytes || f->records_missing) {
-			ju(j, "skipped_bytes", f->skipped_bytes);
-			dt_json_key(j, "records_missing");
-			if (f->records_missing_known)
-				dt_json_u64(j, f->records_missing);
-			else
-				dt_json_null(j);
-		}
-		ju(j, "gpu_dropped", f->gpu_dropped);
 		ju(j, "ops", f->ops);
 		ju(j, "kernels", f->kernels);
 		ju(j, "duration_ns",

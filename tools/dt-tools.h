@@ -170,10 +170,18 @@ struct dt_summary_opts;
 struct dt_summary *dt_load_summary(char **args, int n,
 				   const struct dt_summary_opts *opts, int *rc);
 
-/* A line for each trace of s that did not end cleanly (how it ended, what
- * was lost), each starting with lead, and what that means; returns how
- * many. */
+/* A line for each incomplete trace of s (dt_trace_complete(): how it
+ * ended, what was lost), each starting with lead, and what that means;
+ * returns how many. */
 int dt_print_unclean(FILE *out, const struct dt_summary *s, const char *lead);
+
+/* Why f is incomplete, in words: how it ended when not cleanly, else what
+ * its writer lost, else what CUPTI dropped. */
+const char *dt_incomplete_why(const struct dt_sum_file *f);
+
+/* A trace's "complete", "ended", "ended_how", "lost", ... fields, as
+ * analyzer/REPORT.md lists them for a FILE. */
+void dt_json_trace_end(struct dt_json *j, const struct dt_sum_file *f);
 
 /* 1.23e12 -> "1.23 T" (three significant digits, SI prefix; "-" for 0). */
 const char *dt_fmt_si(double v, char *buf, size_t size);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,10 +141,11 @@ int dt_print_unclean(FILE *out, const struct dt_summary *s, const char *lead)
 
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
-		if (f->end == DT_FILE_CLEAN && f->lost_exact)
+		if (f->complete)
 			continue;
-		fprintf(out, "%s%s did not end cleanly: %s; %s\n", lead, f->path,
-			f->ended, f->lost_text);
+		fprintf(out, "%s%s is incomplete: ended %s; %s; %" PRIu64
+			" GPU records dropped by CUPTI\n", lead, f->path,
+			f->ended, f->lost_text, f->gpu_dropped);
 		n++;
 	}
 	if (n)
@@ -151,4 +153,46 @@ int dt_print_unclean(FILE *out, const struct dt_summary *s, const char *lead)
 			"%swhat %s lacks is not in the numbers below\n", lead,
 			n == 1 ? "that trace" : "those traces");
 	return n;
+}
+
+const char *dt_incomplete_why(const struct dt_sum_file *f)
+{
+	if (f->complete)
+		return "complete";
+	if (f->end != DT_FILE_CLEAN)
+		return f->ended;
+	if (f->lost || !f->lost_exact)
+		return f->lost_text;
+	return "GPU records dropped by CUPTI";
+}
+
+void dt_json_trace_end(struct dt_json *j, const struct dt_sum_file *f)
+{
+	dt_json_key(j, "complete");
+	dt_json_bool(j, f->complete);
+	dt_json_key(j, "ended");
+	dt_json_str(j, dt_file_end_key(f->end));
+	if (f->end != DT_FILE_CLEAN) {
+		dt_json_key(j, "ended_how");
+		dt_json_str(j, f->ended);
+	}
+	dt_json_key(j, "lost");
+	dt_json_u64(j, f->lost);
+	dt_json_key(j, "lost_exact");
+	dt_json_bool(j, f->lost_exact);
+	if (f->lost_io) {
+		dt_json_key(j, "lost_io");
+		dt_json_u64(j, f->lost_io);
+	}
+	if (f->skipped_bytes || f->records_missing) {
+		dt_json_key(j, "skipped_bytes");
+		dt_json_u64(j, f->skipped_bytes);
+		dt_json_key(j, "records_missing");
+		if (f->records_missing_known)
+			dt_json_u64(j, f->records_missing);
+		else
+			dt_json_null(j);
+	}
+	dt_json_key(j, "gpu_dropped");
+	dt_json_u64(j, f->gpu_dropped);
 }

@@ -672,6 +672,12 @@ char *dt_rank_of(const struct dt_file_info *fi);
 const char *dt_file_end_name(enum dt_file_end end);
 const char *dt_file_end_key(enum dt_file_end end);
 
+/* Whether a trace holds everything its process did: read to its end with
+ * nothing skipped or cut short, and no record lost by the writer or
+ * dropped by CUPTI. What every view calls complete, and what a CI gate
+ * asks of its inputs before it judges them. */
+bool dt_trace_complete(const struct dt_file_stats *st);
+
 /* How a trace ended, in one line: its end, what was skipped or cut and
  * how many records are missing ("clean", "truncated: ..."). Returns
  * buf. */
@@ -835,6 +841,7 @@ struct dt_sum_file {
 	char *rank;          /* "RANK=3" from the rank variables, or NULL */
 	uint32_t pid;
 	enum dt_file_end end;
+	bool complete;   /* dt_trace_complete() */
 	char *ended;     /* how it ended, in one line (dt_file_end_text) */
 	char *lost_text; /* what the writer lost, in words (dt_lost_text) */
 	bool lost_exact; /* lost is the writer's count (else a lower bound) */
@@ -1022,8 +1029,7 @@ void dt_summary_finish(struct dt_summary *s);
 
 void dt_summary_free(struct dt_summary *s);
 
-/* Whether every trace ended cleanly: read to its end, nothing skipped or
- * cut short, what was lost counted exactly. */
+/* Whether every trace is complete (dt_trace_complete()). */
 bool dt_summary_complete(const struct dt_summary *s);
 
 /* The peaks a problem is held against (its device's, or the default). */

@@ -51,6 +51,8 @@
 static char *api_names[MAX_APIS], *api_sigs[MAX_APIS];
 static uint32_t n_apis;
 static const char *variant = "";
+/* records to count as lost (buffers full) before a rank's trace ends */
+static int lose;
 
 static void die(const char *fmt, ...)
 {
@@ -653,6 +655,8 @@ static void write_rank(const char *dir, int rank, int ranks, int steps)
 		kernel(&g, 0, K_NCCL, 150000);
 		g.t = g.gpu + 20000; /* the program waits for the GPU */
 	}
+	for (int i = 0; i < lose; i++)
+		dt_writer_count_lost(g.w, DT_LOSS_FULL);
 	dt_ring_detach(g.r);
 	dt_writer_close(g.w, DT_END_EXIT, 0);
 }
@@ -943,6 +947,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: synth-trace API_LISTING OUT_DIR "
 			"[--ranks N] [--steps N] [--variant noise|changed]\n"
+			"       [--lose N]  (records counted as lost)\n"
 			"       synth-trace API_LISTING OUT_DIR --scenario "
 			"fusion "
 			"[--steps N]\n"
@@ -957,6 +962,8 @@ int main(int argc, char **argv)
 			steps = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--variant"))
 			variant = argv[i + 1];
+		else if (!strcmp(argv[i], "--lose"))
+			lose = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--threads"))
 			threads = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--scenario") &&

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Every reading command says how each input ended, in every format, and
-# `diff --fail-on` trips on an input that did not end cleanly unless told
-# otherwise: a trace cut short (truncated) and one with a damaged frame in
-# the middle, against the clean trace they were made from.
+# `diff --fail-on` trips on an incomplete input unless told otherwise: a
+# trace cut short (truncated), one with a damaged frame in the middle and
+# one whose writer lost records, against the clean trace they were made
+# from.
 # usage: test-incomplete.sh DNNTRACE SYNTH_TRACE API_LISTING
 set -u
 dnntrace=$1 synth=$2 listing=$3
@@ -63,10 +64,10 @@ rc "--incomplete error" 2 diff --fail-on regression --incomplete error "$t" "$cu
 rc "--incomplete allow" 0 diff --fail-on regression --incomplete allow "$t" "$cut"
 rc "no gate, no trip" 0 diff "$t" "$cut"
 rc "bad --incomplete" 2 diff --incomplete maybe "$t" "$cut"
-has "diff text" "cut.dnnt did not end cleanly: truncated" diff "$t" "$cut"
-has "diff verdict" "FAILED (exit status 1): a trace did not end cleanly" diff --fail-on regression "$t" "$cut"
+has "diff text" "cut.dnnt is incomplete: ended truncated" diff "$t" "$cut"
+has "diff verdict" "FAILED (exit status 1): a trace is incomplete" diff --fail-on regression "$t" "$cut"
 json "diff json" "not d['new']['complete'] and d['new']['files'][0]['ended'] == 'truncated' and d['gate']['tripped'] and d['gate']['incomplete_input'] and d['base']['complete']" diff --format json --fail-on regression "$t" "$cut"
-has "diff markdown" "did not end cleanly" diff --format markdown "$t" "$dam"
+has "diff markdown" "is incomplete" diff --format markdown "$t" "$dam"
 
 # report, fusion, ops, info, dump: each says so, in each format
 for f in cut damaged; do
@@ -75,9 +76,9 @@ for f in cut damaged; do
 	has "report $f" "^ended     $word" report "$p"
 	has "report $f, markdown" "\\*\\*ended\\*\\*: $word" report --format markdown "$p"
 	json "report $f, json" "not d['complete'] and d['files'][0]['ended'] == '$word' and d['files'][0]['ended_how']" report --format json "$p"
-	has "fusion $f" "did not end cleanly: $word" fusion "$p"
+	has "fusion $f" "is incomplete: ended $word" fusion "$p"
 	json "fusion $f, json" "not d['complete'] and d['files'][0]['ended'] == '$word'" fusion --format json "$p"
-	has "ops $f" "^# the trace did not end cleanly: $word" ops "$p"
+	has "ops $f" "^# the trace is incomplete: ended $word" ops "$p"
 	json "ops $f, json" "d['stats']['file_end'].startswith('$word') and d['stats']['file_end_how']" ops --format json "$p"
 	has "info $f" "^ended: *$word" info "$p"
 	has "dump $f" "warning: .*$word" dump "$p"
@@ -85,11 +86,29 @@ done
 # several traces: the report names the one that did not end cleanly
 mkdir "$tmp/job" && cp "$t" "$tmp/job/a.dnnt" && cp "$cut" "$tmp/job/b.dnnt"
 has "report of a job" "^ended     1 of 2 cleanly" report "$tmp/job"
-has "report of a job" "b.dnnt: truncated" report "$tmp/job"
+has "report of a job" "b.dnnt: incomplete, truncated" report "$tmp/job"
 # what the damaged trace skipped, and what a cut one cannot count
 has "info lists what was skipped" "^skipped: " info "$dam"
 has "lost is unknown without an end" "^lost: *records: unknown" info "$cut"
-json "clean report" "d['complete'] and d['files'][0]['lost_exact']" report --format json "$t"
+json "clean report" "d['complete'] and d['files'][0]['complete'] and d['files'][0]['lost_exact']" report --format json "$t"
+
+# records the writer lost, counted exactly: the file ended cleanly, but
+# what they held is missing all the same
+"$synth" "$listing" "$tmp/lossy" --ranks 1 --steps 3000 --lose 5 >/dev/null || exit 1
+lossy=$tmp/lossy/rank0.dnnt
+rc "gate on a run with lost records" 1 diff --fail-on regression "$t" "$lossy"
+rc "lost records, --incomplete error" 2 diff --fail-on regression --incomplete error "$lossy" "$t"
+rc "lost records, --incomplete allow" 0 diff --fail-on regression --incomplete allow "$t" "$lossy"
+has "diff names the lossy trace" "rank0.dnnt is incomplete: ended clean; 5 records lost" diff "$t" "$lossy"
+json "diff json, lost records" "not d['new']['complete'] and not d['new']['files'][0]['complete'] and d['new']['files'][0]['lost'] == 5 and d['gate']['incomplete_input']" diff --format json "$t" "$lossy"
+has "report, lost records" "the trace is incomplete, 5 records lost (5 buffers full)" report "$lossy"
+json "report json, lost records" "not d['complete'] and not d['files'][0]['complete'] and d['files'][0]['ended'] == 'clean' and d['files'][0]['lost'] == 5" report --format json "$lossy"
+has "fusion, lost records" "is incomplete: ended clean; 5 records lost" fusion "$lossy"
+json "fusion json, lost records" "not d['complete']" fusion --format json "$lossy"
+has "ops, lost records" "^# the trace is incomplete: .*5 records lost" ops "$lossy"
+json "ops json, lost records" "not d['stats']['complete'] and d['stats']['lost'] == 5" ops --format json "$lossy"
+has "info, lost records" "^lost: *5 records (5 buffers full)" info "$lossy"
+has "dump, lost records" "warning: .*5 records lost (5 buffers full) while recording" dump "$lossy"
 # a call that is not there
 has "ops --call" "no call 999999 in this trace" ops --call 999999 "$t"
 rc "ops --call" 2 ops --call 999999 "$t"
