@@ -754,7 +754,7 @@ def array_static_asserts(apis: List[Api]) -> List[str]:
 def c_file(apis: List[Api], banner: str) -> str:
     parts = [
         "/* %s */\n" % banner,
-        '#include <cudnn.h>\n\n#include "dt-shim.h"\n#include "dt-api.h"\n',
+        '#include <cudnn.h>\n\n#include "shim-runtime.h"\n#include "dt-api.h"\n',
         "\n".join(array_static_asserts(apis)) + "\n",
         C_HELPERS,
         c_table("const char *const dt_api_names[DT_API_COUNT]", apis,

@@ -26,7 +26,7 @@
 #include "dt-api.h"
 #include "dt-config.h"
 #include "dt-cupti.h"
-#include "dt-shim.h"
+#include "shim-runtime.h"
 #include "dt-trace.h"
 #include "shim-internal.h"
 

@@ -19,7 +19,7 @@
 
 #include "dt-api.h"
 #include "dt-config.h"
-#include "dt-shim.h"
+#include "shim-runtime.h"
 #include "shim-internal.h"
 
 void *volatile dt_real_table[DT_API_COUNT];

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "dt-shim.h"
+#include "shim-runtime.h"
 #include "dt-trace.h"
 
 /* One line on stderr, prefixed "dnntrace: "; async-signal-safe. */

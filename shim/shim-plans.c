@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "dt-api.h"
-#include "dt-shim.h"
+#include "shim-runtime.h"
 #include "shim-internal.h"
 
 #define MAX_KNOBS 64

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dt-tools.h"
+#include "tools.h"
 
 int dt_parse_format(const char *cmd, const char *arg, unsigned allowed,
 		    enum dt_format *f)

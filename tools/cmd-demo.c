@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "dt-config.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 /* Where the demo's trace goes: demo/ in the build folder when this is a
  * build tree's dnntrace (tools/ beside meson-private/), else $TMPDIR or

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "dt-analyzer.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 #define DIFF_SCHEMA_VERSION 1
 

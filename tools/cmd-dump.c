@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "dt-analyzer.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 /* What dump prints as the session hands it events: every record, in file
  * order. */

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "dt-analyzer.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 static void print_kv(const char *label, const char *value)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "dt-analyzer.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 #define OPS_SCHEMA_VERSION 1
 

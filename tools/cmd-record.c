@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "dt-config.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 /* libdnntrace.so: $DNNTRACE_LIB, the build tree, then the install. */
 static const char *find_shim(char *buf, size_t size)

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "dt-analyzer.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 #define RANK_COLUMNS 8 /* per-rank columns up to this many files */
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "dt-config.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 static const struct dt_cmd commands[] = {
 	{ "record", cmd_record, "run a program and record its cuDNN calls" },

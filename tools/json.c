@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dt-tools.h"
+#include "tools.h"
 
 void dt_json_init(struct dt_json *j, FILE *out)
 {

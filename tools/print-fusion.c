@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "dt-analyzer.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 /* The chain in one line: "convolution forward (51380224 x BFLOAT16) ->
  * bias add -> ReLU". */

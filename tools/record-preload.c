@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dt-tools.h"
+#include "tools.h"
 
 static bool read_at(int fd, off_t off, void *buf, size_t n)
 {

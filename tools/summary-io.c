@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "dt-analyzer.h"
-#include "dt-tools.h"
+#include "tools.h"
 
 static int cmp_str(const void *a, const void *b)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dt-tools.h"
+#include "tools.h"
 
 struct dt_table *dt_table_new(const char *const *headers, const char *align)
 {

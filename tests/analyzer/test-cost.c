@@ -7,7 +7,7 @@
 
 #include "analyzer-cost.h"
 #include "dt-analyzer.h"
-#include "dt-test.h"
+#include "test-util.h"
 
 enum { FLOAT = 0, HALF = 2, BF16 = 9 }; /* cudnnDataType_t */
 

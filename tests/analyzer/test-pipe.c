@@ -8,7 +8,7 @@
 #include <stdatomic.h>
 
 #include "analyzer-pipe.h"
-#include "dt-test.h"
+#include "test-util.h"
 
 struct seen {
 	uint64_t next;  /* the sequence number expected next */

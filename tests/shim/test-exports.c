@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dt-test.h"
+#include "test-util.h"
 
 struct syms {
 	char **name;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "dt-test.h"
+#include "test-util.h"
 #include "dt-trace.h"
 
 static const char *const test_api_names[] = { "cudnnAlpha", "cudnnBeta" };

@@ -1,9 +1,9 @@
 /*
- * dt-tools.h - what the dnntrace subcommands share: the command table,
+ * tools.h - what the dnntrace subcommands share: the command table,
  * error reporting and exit codes. Private to tools/.
  */
-#ifndef DT_TOOLS_H
-#define DT_TOOLS_H
+#ifndef TOOLS_H
+#define TOOLS_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -214,4 +214,4 @@ FILE *dt_open_output(const char *path);
  * on stderr when the file could not be written out. */
 int dt_close_output(FILE *out, const char *path);
 
-#endif /* DT_TOOLS_H */
+#endif /* TOOLS_H */

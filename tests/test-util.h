@@ -1,10 +1,10 @@
 /*
- * dt-test.h - the few helpers the C tests share: checks that report the
+ * test-util.h - the few helpers the C tests share: checks that report the
  * file, line and values, and a scratch folder. Exit status follows meson:
  * 0 pass, 1 fail, 77 skip.
  */
-#ifndef DT_TEST_H
-#define DT_TEST_H
+#ifndef TEST_UTIL_H
+#define TEST_UTIL_H
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -97,4 +97,4 @@ static inline const char *dt_test_tmpdir(void)
 	return dt_test_dir;
 }
 
-#endif /* DT_TEST_H */
+#endif /* TEST_UTIL_H */

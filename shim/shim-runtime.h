@@ -1,13 +1,13 @@
 /*
- * dt-shim.h - what the generated cuDNN wrappers need from the shim runtime.
+ * shim-runtime.h - what the generated cuDNN wrappers need from the shim.
  *
  * Private to shim/. The wrappers (generated into dt-wrappers.c from the cuDNN
  * headers) resolve the real function, time the call, and encode the arguments
  * into one API_CALL record with the helpers below. The argument encoding is
  * specified in trace/FORMAT.md ("Call arguments").
  */
-#ifndef DT_SHIM_H
-#define DT_SHIM_H
+#ifndef SHIM_RUNTIME_H
+#define SHIM_RUNTIME_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -180,4 +180,4 @@ static inline uint64_t dt_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-#endif /* DT_SHIM_H */
+#endif /* SHIM_RUNTIME_H */
