@@ -1075,6 +1075,21 @@ int dt_writer_close_async(struct dt_writer *w, enum dt_end_reason reason,
 	return 0;
 }
 
+void dt_writer_free(struct dt_writer *w)
+{
+	if (!w)
+		return;
+	for (struct dt_ring *r = w->rings, *next; r; r = next) {
+		next = r->next;
+		free(r->buf);
+		free(r);
+	}
+	free_writer_buffers(w);
+	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->rings_lock);
+	free(w);
+}
+
 void dt_writer_abandon(struct dt_writer *w)
 {
 	(void)w; /* its thread did not survive the fork; nothing to do */

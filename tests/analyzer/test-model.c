@@ -117,6 +117,7 @@ int main(void)
 	put_kernel(r, 99, 6000, 6100, "other");
 	dt_ring_detach(r);
 	dt_writer_close(w, DT_END_EXIT, 0);
+	dt_writer_free(w);
 
 	struct dt_session *ss = dt_session_open(tmpl, NULL, NULL, NULL, 0);
 	CHECK(ss != NULL);

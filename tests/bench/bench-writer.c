@@ -99,6 +99,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)dropped);
 	dt_ring_detach(r);
 	dt_writer_close(w, DT_END_CLOSE, 0);
+	dt_writer_free(w);
 
 	/* writer throughput: a 4 MiB ring, the producer retries when full */
 	w = open_writer(dir, "writer.dnnt", 4u << 20);
@@ -111,6 +112,7 @@ int main(int argc, char **argv)
 	dt_ring_detach(r);
 	dt_writer_close(w, DT_END_CLOSE, 0);
 	t1 = now_ns();
+	dt_writer_free(w);
 	FILE *f = fopen(path, "rb");
 	fseek(f, 0, SEEK_END);
 	long size = ftell(f);

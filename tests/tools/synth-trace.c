@@ -659,6 +659,7 @@ static void write_rank(const char *dir, int rank, int ranks, int steps)
 		dt_writer_count_lost(g.w, DT_LOSS_FULL);
 	dt_ring_detach(g.r);
 	dt_writer_close(g.w, DT_END_EXIT, 0);
+	dt_writer_free(g.w);
 }
 
 /* ------------------------------------------------------------- fusion */
@@ -872,6 +873,7 @@ static void write_fusion(const char *dir, const struct fusion_case *fc,
 	}
 	dt_ring_detach(g.r);
 	dt_writer_close(g.w, DT_END_EXIT, 0);
+	dt_writer_free(g.w);
 }
 
 /* Every fusion pattern, once where it may run fused and once for each
@@ -922,6 +924,7 @@ static void write_churn(const char *dir, int threads, int steps)
 		}
 	dt_ring_detach(g.r);
 	dt_writer_close(g.w, DT_END_EXIT, 0);
+	dt_writer_free(g.w);
 }
 
 static void write_fusion_scenario(const char *dir, int steps)

@@ -83,6 +83,7 @@ static void write_base(void)
 	dt_ring_detach(r);
 	snprintf(path, sizeof(path), "%s", dt_writer_path(w));
 	dt_writer_close(w, DT_END_EXIT, 0);
+	dt_writer_free(w);
 	base = test_slurp(path, &base_size);
 	CHECK(base != NULL);
 	unlink(path);

@@ -37,6 +37,7 @@ int main(void)
 	}
 	dt_ring_detach(r);
 	dt_writer_close(w, DT_END_EXIT, 0);
+	dt_writer_free(w);
 
 	CHECK(stat(path, &st) == 0 && st.st_size <= LIMIT);
 	struct dt_reader *rd = dt_reader_open(path, NULL, NULL, 0);

@@ -30,6 +30,7 @@ int main(void)
 	}
 	dt_ring_detach(r);
 	dt_writer_close(w, DT_END_EXIT, 0);
+	dt_writer_free(w);
 
 	size_t size = 0;
 	uint8_t *full = test_slurp(path, &size);

@@ -80,6 +80,7 @@ int main(void)
 	CHECK(!test_put(r, DT_REC_STRING, &bs, sizeof(bs), big, sizeof(big)));
 	dt_ring_detach(r);
 	dt_writer_close(w, DT_END_EXIT, 3);
+	dt_writer_free(w);
 
 	struct dt_reader *rd = dt_reader_open(path, NULL, NULL, 0);
 	CHECK(rd != NULL);
@@ -213,5 +214,6 @@ int main(void)
 	CHECK(strcmp(dt_writer_path(w2), path) != 0);
 	CHECK(strstr(dt_writer_path(w2), ".1.dnnt") != NULL);
 	dt_writer_close(w2, DT_END_CLOSE, 0);
+	dt_writer_free(w2);
 	TEST_DONE();
 }

@@ -91,6 +91,7 @@ static void run_round(const char *dir, const char *name, uint32_t ring,
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
 	dt_writer_close(w, DT_END_EXIT, 0);
+	dt_writer_free(w);
 	check_file(path, lossless);
 }
 

@@ -169,6 +169,12 @@ void dt_ring_detach(struct dt_ring *r);
  * (stop them first), and their rings and w itself stay allocated. */
 void dt_writer_close(struct dt_writer *w, enum dt_end_reason reason, int code);
 
+/* Free w and the rings still attached to it, once it is closed and no
+ * thread can touch it or its rings again: for programs that own every
+ * thread that records (a library inside someone else's process keeps w
+ * instead, since its threads may outlive the close). */
+void dt_writer_free(struct dt_writer *w);
+
 /* dt_writer_close() for a signal handler: asks the writer thread to finish
  * the file and waits at most timeout_ms for it, without freeing anything.
  * Returns 0 when the file is complete. */
