@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cupti-internal.h"
 #include "dt-cupti.h"
 #include "dt-trace.h"
 
@@ -363,6 +364,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
 		case CUPTI_ACTIVITY_KIND_DEVICE:
 			on_device((const void *)rec);
 			break;
+		case CUPTI_ACTIVITY_KIND_DRIVER:
+		case CUPTI_ACTIVITY_KIND_RUNTIME:
+			cupti_graphs_api_record(rec);
+			break;
 		default:
 			break; /* launch API records: carriers only */
 		}
@@ -409,16 +414,20 @@ static int enable_launch_apis(void)
 		if (cu.cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id,
 					    &name) == CUPTI_SUCCESS &&
 		    name && is_launch_api(name) &&
-		    cu.cuptiActivityEnableDriverApi(id, 1) == CUPTI_SUCCESS)
+		    cu.cuptiActivityEnableDriverApi(id, 1) == CUPTI_SUCCESS) {
+			cupti_graphs_launch_api(0, id, name);
 			n++;
+		}
 	}
 	for (uint32_t id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE + 64; id++) {
 		const char *name = NULL;
 		if (cu.cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id,
 					    &name) == CUPTI_SUCCESS &&
 		    name && is_launch_api(name) &&
-		    cu.cuptiActivityEnableRuntimeApi(id, 1) == CUPTI_SUCCESS)
+		    cu.cuptiActivityEnableRuntimeApi(id, 1) == CUPTI_SUCCESS) {
+			cupti_graphs_launch_api(1, id, name);
 			n++;
+		}
 	}
 	return n;
 }
@@ -626,6 +635,7 @@ static void start_once(void)
 			       result_name(r));
 	}
 	cu.cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE);
+	cupti_graphs_start(h);
 	c.on = 1;
 	dt_cupti_tagging = attributed;
 	unsigned k = wanted_kinds();
@@ -650,6 +660,11 @@ static void start_with_args(void)
 	c.flush_ms = pending_flush_ms ? pending_flush_ms : 500;
 	start_once();
 	c.starting = false;
+}
+
+int cupti_emit(const void *rec, uint32_t size)
+{
+	return c.sink.emit ? c.sink.emit(rec, size) : 0;
 }
 
 int dt_cupti_start(const struct dt_cupti_sink *sink, unsigned flush_ms)
@@ -713,6 +728,7 @@ int dt_cupti_flush_async(unsigned timeout_ms)
 void dt_cupti_forget(void)
 {
 	dt_cupti_tagging = 0;
+	dt_cupti_graphs = 0;
 	if (c.on || c.starting)
 		set_off("off: %s", "CUPTI does not follow fork(); this process "
 				   "is a fork's child");

@@ -703,10 +703,26 @@ def c_wrapper(api: Api) -> str:
     call = "\t%sreal(%s);" % ("" if void else c_declarator(ret, "ret") + " = ", args)
     if launches_work(func):
         call = "\tdt_gpu_begin(t);\n%s\n\tdt_gpu_end(t);" % call
+        lines += [graph_scope(func)]
     lines += ["\tuint64_t t0 = dt_now();", call, "\tuint64_t t1 = dt_now();"]
     lines += c_record(api)
     lines += ["\tdt_leave(t);"] + ([] if void else ["\treturn ret;"]) + ["}"]
     return "\n".join(lines) + "\n"
+
+
+def graph_scope(func: Function) -> str:
+    """The line that opens a CUDA-graph scope before a call that can launch
+    work (shim-runtime.h): on a graph the call is given (cuDNN's populate and
+    update functions), else on its handle's stream, when that is being
+    captured."""
+    graph = next((p.name for p in func.params if p.decl.split()[0] == "cudaGraph_t"
+                  and "*" not in p.decl), None)
+    if graph:
+        how = "DT_GRAPH_UPDATED" if "Update" in func.name else "DT_GRAPH_POPULATED"
+        return "\tdt_graph_begin_graph(t, %s, %s);" % (graph, how)
+    handle = next((p.name for p in func.params if p.decl.split()[0] == "cudnnHandle_t"
+                   and "*" not in p.decl), None)
+    return "\tdt_graph_begin(t, %s);" % handle if handle else ""
 
 
 def launches_work(func: Function) -> bool:

@@ -570,7 +570,19 @@ struct dt_thread *dt_enter(void)
 
 void dt_leave(struct dt_thread *t)
 {
+	if (DT_UNLIKELY(t->graph.graph))
+		dt_cupti_graph_end(&t->graph, t->seq);
 	t->depth = 0;
+}
+
+void dt_graph_begin_slow(struct dt_thread *t, void *handle)
+{
+	typedef int (*get_stream_t)(void *, void **);
+	get_stream_t get = (get_stream_t)dt_real(DT_API_cudnnGetStream);
+	void *stream = NULL;
+
+	if (handle && get && get(handle, &stream) == 0)
+		dt_cupti_graph_begin_stream(&t->graph, stream);
 }
 
 uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,

@@ -183,6 +183,17 @@ static void *cudnn_dlsym(dlsym_fn next, void *handle, const char *name)
 	return wrapper;
 }
 
+/* The CUDA driver's graph functions (and cuGetProcAddress) looked up in
+ * libcuda: the wrappers of cupti/, which tie replayed kernels to calls. */
+static void *driver_dlsym(dlsym_fn next, void *handle, const char *name)
+{
+	void *p = next(handle, name), *w;
+
+	if (p && (w = dt_cupti_driver_wrapper(name)) && w != p)
+		return w;
+	return p;
+}
+
 /*
  * glibc's dlsym resolves RTLD_NEXT and RTLD_DEFAULT relative to the object
  * that called it, found from its return address. Those lookups, and all
@@ -197,8 +208,10 @@ static void *cudnn_dlsym(dlsym_fn next, void *handle, const char *name)
 	if (!next)                                                    \
 		return NULL;                                          \
 	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT || !name || \
-	    strncmp(name, "cudnn", 5) != 0)                           \
+	    name[0] != 'c' || name[1] != 'u')                         \
 		return next(handle, name);                            \
+	if (strncmp(name, "cudnn", 5) != 0)                           \
+		return driver_dlsym(next, handle, name);              \
 	return cudnn_dlsym(next, handle, name)
 
 /* Programs built against glibc >= 2.34 ask for dlsym@GLIBC_2.34, older

@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dt-cupti.h"
+#include "dt-records.h"
+
 #define DT_EXPORT      __attribute__((visibility("default")))
 #define DT_HIDDEN      __attribute__((visibility("hidden")))
 #define DT_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -42,6 +45,7 @@ struct dt_thread {
 	unsigned api;        /* the call being recorded */
 	const uint8_t *args; /* its argument bytes, once recorded */
 	int32_t status;      /* and what it returned */
+	struct dt_graph_scope graph; /* the CUDA graph the call adds to */
 };
 
 /* Calls after which shim-plans.c has something to do. */
@@ -49,11 +53,25 @@ DT_HIDDEN extern const bool dt_plan_hooked[];
 DT_HIDDEN void dt_plan_hook(struct dt_thread *t); /* after the call in t */
 DT_HIDDEN void dt_plans_init(void);
 
-/* Nonzero while GPU activity is recorded (cupti/): calls that can launch
- * work then tag what they launch with their sequence number. */
-DT_HIDDEN extern volatile int dt_cupti_tagging;
 DT_HIDDEN void dt_gpu_push(struct dt_thread *t);
 DT_HIDDEN void dt_gpu_pop(struct dt_thread *t);
+
+/* Before a call that can launch work: note the nodes of the CUDA graph
+ * its handle's stream is being captured into, or of the graph it is given
+ * (how: DT_GRAPH_POPULATED, _UPDATED); dt_leave() then records the nodes
+ * the call added. Nothing but a flag test when graphs are not tracked. */
+DT_HIDDEN void dt_graph_begin_slow(struct dt_thread *t, void *handle);
+static inline void dt_graph_begin(struct dt_thread *t, void *handle)
+{
+	if (DT_UNLIKELY(dt_cupti_graphs))
+		dt_graph_begin_slow(t, handle);
+}
+static inline void dt_graph_begin_graph(struct dt_thread *t, void *graph,
+					uint32_t how)
+{
+	if (DT_UNLIKELY(dt_cupti_graphs))
+		dt_cupti_graph_begin(&t->graph, graph, how);
+}
 
 static inline void dt_gpu_begin(struct dt_thread *t)
 {

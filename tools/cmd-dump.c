@@ -213,6 +213,10 @@ static void print_gpu(struct dump *d, const struct dt_activity *a)
 		put(d, "+", 1);
 		put_i64(d, k->dynamic_smem);
 		put_field(d, "regs", k->registers, false);
+		if (k->graph_id) {
+			put_field(d, "graph", k->graph_id, false);
+			put_field(d, "node", k->graph_node, false);
+		}
 		put_s(d, k->flags & DT_KERNEL_NO_TIME ? " untimed " : " ");
 		put_escaped(d, tail, len);
 	} else if (a->kind == DT_ACT_MEMCPY) {

@@ -40,6 +40,38 @@ extern volatile int dt_cupti_tagging;
 void dt_cupti_push(uint64_t id);
 void dt_cupti_pop(void);
 
+/*
+ * CUDA graphs: the nodes a call puts into a graph, so that the kernels an
+ * executable graph replays can be traced back to it (cupti-graphs.c). A
+ * scope is opened before the call and closed after its record is written;
+ * closing writes a GRAPH_NODE record per node the call added.
+ */
+extern volatile int dt_cupti_graphs; /* nonzero while graphs are tracked */
+
+struct dt_graph_scope {
+	void *graph; /* the CUgraph; NULL: no scope open */
+	uint32_t graph_id;
+	uint32_t how; /* DT_GRAPH_CAPTURED, _POPULATED, _UPDATED */
+	size_t n;     /* nodes there before the call, sorted */
+	void **nodes;
+};
+
+/* Before a call that can launch work on stream: 1 (and the scope open)
+ * when the stream is being captured into a graph. About 30 ns when not. */
+int dt_cupti_graph_begin_stream(struct dt_graph_scope *s, void *stream);
+
+/* Before a call that adds nodes to graph itself (how: DT_GRAPH_POPULATED)
+ * or updates its nodes (DT_GRAPH_UPDATED). */
+int dt_cupti_graph_begin(struct dt_graph_scope *s, void *graph, uint32_t how);
+
+/* After the call whose seq is call: its nodes, then the scope is closed. */
+void dt_cupti_graph_end(struct dt_graph_scope *s, uint64_t call);
+
+/* The wrapper of a CUDA driver function that makes graphs from graphs
+ * (or of cuGetProcAddress), for a program that looks `name` up with
+ * dlsym(); NULL for every other name. */
+void *dt_cupti_driver_wrapper(const char *name);
+
 /* Hand every finished record to the sink (forced: also unfinished ones,
  * which then carry no times). Also writes a clock calibration record. */
 void dt_cupti_flush(int forced);

@@ -152,6 +152,18 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(shim.name[i], "InitializeInjection"))
 			continue; /* the CUDA driver's injection entry */
+		if (!strncmp(shim.name[i], "cudaGraph", 9)) {
+			/* the CUDA runtime's graph calls, either version */
+			CHECK(!strcmp(shim.version[i], "libcudart.so.12") ||
+			      !strcmp(shim.version[i], "libcudart.so.13"));
+			continue;
+		}
+		if (!strncmp(shim.name[i], "cuGraph", 7) ||
+		    !strncmp(shim.name[i], "cuGetProcAddress", 16)) {
+			/* the driver's, unversioned there */
+			CHECK_EQ_S(shim.version[i], "DNNTRACE_0");
+			continue;
+		}
 		if (!strncmp(shim.name[i], "cupti", 5)) {
 			/* interposed to share CUPTI with another client */
 			CHECK_EQ_S(shim.version[i], "libcupti.so.13");

@@ -72,6 +72,18 @@ int main(void)
 				       .code = 39,
 				       .len = 3 };
 	CHECK(test_put(r, DT_REC_GPU_STATE, &gs, sizeof(gs), "why", 3));
+	struct dt_rec_graph_node gn = { .call = 1,
+					.node = (5ull << 32) | 2,
+					.graph = 5,
+					.how = DT_GRAPH_CAPTURED,
+					.len = 2 };
+	CHECK(test_put(r, DT_REC_GRAPH_NODE, &gn, sizeof(gn), "kk", 2));
+	struct dt_rec_graph_link gl = { .from = 5,
+					.to = 6,
+					.how = DT_GRAPH_INSTANTIATED };
+	CHECK(test_put(r, DT_REC_GRAPH_LINK, &gl, sizeof(gl), NULL, 0));
+	struct dt_rec_graph_launch gla = { .start = 10, .end = 20, .corr = 88 };
+	CHECK(test_put(r, DT_REC_GRAPH_LAUNCH, &gla, sizeof(gla), NULL, 0));
 	struct dt_rec_hdr unknown = { 0 };
 	CHECK(test_put(r, 999, &unknown, sizeof(unknown), "zzzzzzzz", 8));
 	/* a record larger than half the ring is refused and counted */
@@ -180,6 +192,18 @@ int main(void)
 			CHECK_EQ_U(((const struct dt_rec_gpu_state *)h)->code,
 				   39);
 			CHECK(len == 3 && !memcmp(t, "why", 3));
+			break;
+		case DT_REC_GRAPH_NODE:
+			CHECK_EQ_U(((const struct dt_rec_graph_node *)h)->node,
+				   (5ull << 32) | 2);
+			CHECK(len == 2 && !memcmp(t, "kk", 2));
+			break;
+		case DT_REC_GRAPH_LINK:
+			CHECK_EQ_U(((const struct dt_rec_graph_link *)h)->to, 6);
+			break;
+		case DT_REC_GRAPH_LAUNCH:
+			CHECK_EQ_U(((const struct dt_rec_graph_launch *)h)->corr,
+				   88);
 			break;
 		case DT_REC_LOSS:
 			CHECK_EQ_U(((const struct dt_rec_loss *)h)->count, 1);

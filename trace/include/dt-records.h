@@ -33,7 +33,10 @@
 	X(12, MEMSET, memset, NONE)       /* a GPU memory set */               \
 	X(13, CORR, corr, NONE)           /* a launch's call, for kernels */   \
 	X(14, DEVICE, device, TEXT)       /* a GPU and its peak rates */       \
-	X(15, GPU_STATE, gpu_state, TEXT) /* GPU recording on, off, why */
+	X(15, GPU_STATE, gpu_state, TEXT) /* GPU recording on, off, why */    \
+	X(16, GRAPH_NODE, graph_node, TEXT) /* a call's node in a CUDA graph */ \
+	X(17, GRAPH_LINK, graph_link, NONE) /* a graph made from another */   \
+	X(18, GRAPH_LAUNCH, graph_launch, NONE) /* a CUDA graph launched */
 
 /* F(R, type, name) with type one of u8 u16 u32 u64 i32 i64; R is passed
  * through unchanged so expansions can name the record. */
@@ -154,6 +157,48 @@
 	F(R, u64, dropped) /* records CUPTI dropped so far */   \
 	F(R, u32, reserved)                                     \
 	F(R, u32, len) /* why, in words */
+
+/* CUDA graphs. Ids are CUPTI's (cuptiGetGraphId, cuptiGetGraphNodeId,
+ * cuptiGetGraphExecId), the ones KERNEL records carry for work a graph
+ * launched. */
+#define DT_FIELDS_graph_node(F, R)                                           \
+	F(R, u64, t)                                                         \
+	F(R, u64, call)   /* seq of the API_CALL that made or updated it */  \
+	F(R, u64, node)   /* the node's id */                                \
+	F(R, u64, graph_handle) /* the graph (cudaGraph_t) as the program    \
+				   holds it, to match later calls */        \
+	F(R, u32, graph)  /* the graph's id */                               \
+	F(R, u32, how)    /* DT_GRAPH_CAPTURED, _POPULATED, _UPDATED */     \
+	F(R, u32, node_type) /* CUgraphNodeType: 0 kernel, 4 child graph */  \
+	F(R, u32, len)    /* a kernel node's function name, or empty */
+#define DT_FIELDS_graph_link(F, R)                                          \
+	F(R, u64, t)                                                        \
+	F(R, u64, node)  /* DT_GRAPH_CHILD: the child node in `parent` */   \
+	F(R, u32, from)  /* the graph it was made from */                   \
+	F(R, u32, to)    /* the graph (clone, child) or executable graph */ \
+	F(R, u32, how)   /* DT_GRAPH_INSTANTIATED, _EXEC_UPDATED, ... */    \
+	F(R, u32, parent) /* DT_GRAPH_CHILD: the graph holding the node */
+#define DT_FIELDS_graph_launch(F, R)                                    \
+	F(R, u64, start) /* the launch call, on the CUPTI clock */      \
+	F(R, u64, end)                                                  \
+	F(R, u32, corr)  /* CUPTI correlation id: its kernels carry it */ \
+	F(R, u32, tid)   /* CUPTI's thread id of the caller */          \
+	F(R, u32, cbid)  /* CUPTI's driver API callback id */           \
+	F(R, u32, reserved)
+
+enum dt_graph_how {
+	/* GRAPH_NODE */
+	DT_GRAPH_CAPTURED = 1,  /* launched by the call into a stream being
+				   captured */
+	DT_GRAPH_POPULATED = 2, /* added by cudnnBackendPopulateCudaGraph */
+	DT_GRAPH_UPDATED = 3,   /* updated by cudnnBackendUpdateCudaGraph */
+	/* GRAPH_LINK */
+	DT_GRAPH_INSTANTIATED = 16, /* executable `to` made from graph `from` */
+	DT_GRAPH_EXEC_UPDATED = 17, /* executable `to` now runs graph `from` */
+	DT_GRAPH_CLONED = 18,       /* graph `to` is a copy of `from` */
+	DT_GRAPH_CHILD = 19,        /* graph `to`, a copy of `from`, is the
+				       child graph of node `node` of `parent` */
+};
 
 enum dt_kernel_flags {
 	DT_KERNEL_NO_TIME =

@@ -1,0 +1,24 @@
+/*
+ * cupti-internal.h - what the files of cupti/ share. Private to cupti/.
+ */
+#ifndef CUPTI_INTERNAL_H
+#define CUPTI_INTERNAL_H
+
+#include <stdint.h>
+
+/* Hand a record to the sink recording started with. */
+int cupti_emit(const void *rec, uint32_t size);
+
+/* cupti-graphs.c: look up what graph tracking needs, once CUPTI (the
+ * library handle) is on; sets dt_cupti_graphs when it can work. */
+void cupti_graphs_start(void *cupti);
+
+/* A driver (or runtime) API callback id that CUPTI names `name`, enabled
+ * as a launch carrier: graph launches among them get GRAPH_LAUNCH
+ * records. */
+void cupti_graphs_launch_api(int runtime, uint32_t cbid, const char *name);
+
+/* A CUpti_ActivityAPI record of the driver or runtime layer. */
+void cupti_graphs_api_record(const void *rec);
+
+#endif /* CUPTI_INTERNAL_H */
