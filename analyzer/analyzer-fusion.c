@@ -42,16 +42,19 @@ struct priv {
 	 * could be started: the analysis runs beside the model */
 	struct dt_pipe *pipe;
 	/* per file */
-	uint64_t delivered;    /* the highest seq of an op handed in */
+	/* the highest execution id of an op handed in: of calls' own, and
+	 * of replays from CUDA graphs (DT_EXEC_REPLAY and up), which come in
+	 * order each, but not with each other */
+	uint64_t delivered[2];
 	struct shape **shapes; /* by problem id */
 	size_t n_shapes, cap_shapes;
 	/* per file */
 	struct stream *streams;
 	size_t n_streams;
 	struct waiting {
-		uint64_t seq;
+		uint64_t seq;      /* the op's execution id */
 		struct opinfo *op; /* NULL once taken */
-	} * ops;                   /* waiting for their node, in seq order */
+	} * ops; /* waiting for their node, by execution id */
 	size_t n_ops, cap_ops, ops_head;
 	struct device_cc devs[64];
 	int n_devs;
@@ -267,7 +270,13 @@ static struct stream *stream_of(struct priv *pv, uint32_t device, uint32_t id)
 	return v;
 }
 
-/* The op of call seq, taken out of the waiting list; NULL when none. */
+static uint64_t *delivered_of(struct priv *pv, uint64_t exec)
+{
+	return &pv->delivered[exec >= DT_EXEC_REPLAY];
+}
+
+/* The op of execution seq, taken out of the waiting list; NULL when
+ * none. */
 static struct opinfo *opinfo_take(struct priv *pv, uint64_t seq)
 {
 	size_t lo = pv->ops_head, hi = pv->n_ops;
@@ -312,7 +321,8 @@ static void process(struct dt_fusion *fz, struct stream *s, bool final);
 /* What the analysis reads of a kernel. */
 struct kernel {
 	uint64_t start, end; /* on the GPU's clock: only their order counts */
-	uint64_t seq;        /* the cuDNN call, 0 for kernels outside cuDNN */
+	uint64_t seq;        /* the op execution (dt_activity.exec), 0 for
+				kernels outside cuDNN */
 	uint32_t device, stream;
 	int32_t grid_x, block_x;
 	const struct dt_kernel_class *kc; /* the model's */
@@ -587,13 +597,12 @@ static void op_now(struct dt_fusion *fz, const struct dt_op *op)
 		fz->fused[sh->fused].ns += op->gpu_ns;
 	}
 
-	if (o->seq > pv->delivered)
-		pv->delivered = o->seq;
-	if (pv->n_ops && pv->ops[pv->n_ops - 1].seq >= o->seq) {
-		opinfo_free(pv,
-			    o); /* ops come in seq order; a trace's own fault */
+	uint64_t *delivered = delivered_of(pv, o->seq);
+	if (o->seq <= *delivered) {
+		opinfo_free(pv, o); /* ops come in order; a trace's own fault */
 		return;
 	}
+	*delivered = o->seq;
 	if (pv->n_ops == pv->cap_ops) {
 		/* drop what was taken before growing */
 		size_t k = 0;
@@ -613,7 +622,14 @@ static void op_now(struct dt_fusion *fz, const struct dt_op *op)
 			pv->cap_ops = cap;
 		}
 	}
-	pv->ops[pv->n_ops++] = (struct waiting){ o->seq, o };
+	/* a call's own op goes before the replays waiting */
+	size_t at = pv->n_ops;
+	while (at > pv->ops_head && pv->ops[at - 1].seq > o->seq)
+		at--;
+	memmove(pv->ops + at + 1, pv->ops + at,
+		(pv->n_ops - at) * sizeof(*pv->ops));
+	pv->ops[at] = (struct waiting){ o->seq, o };
+	pv->n_ops++;
 	while (pv->ops_head < pv->n_ops && !pv->ops[pv->ops_head].op)
 		pv->ops_head++;
 }
@@ -678,7 +694,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 
 	if (a->kind != DT_ACT_KERNEL || !a->timed || !a->kc || pv->finished)
 		return;
-	struct kernel k = { a->gpu_start,       a->gpu_end, a->call,
+	struct kernel k = { a->gpu_start,       a->gpu_end, a->exec,
 			    a->device,          a->stream,  a->kernel->grid_x,
 			    a->kernel->block_x, a->kc };
 	struct kernel *m =
@@ -730,7 +746,7 @@ static void on_op(void *arg, const struct dt_op *op)
 		return;
 	}
 	*m = (struct msg_op){
-		.seq = op->seq,
+		.seq = op->exec,
 		.gpu_ns = op->gpu_ns,
 		.problem_id = op->problem_id,
 		.bytes = op->cost.bytes,
@@ -760,7 +776,7 @@ void dt_fusion_begin_file(struct dt_fusion *fz, struct dt_session *ss)
 
 	stop_thread(pv);
 	pv->pipe = pv->finished ? NULL : dt_pipe_new(on_message, fz);
-	pv->delivered = 0;
+	pv->delivered[0] = pv->delivered[1] = 0;
 	pv->n_devs = 0;
 	dt_session_add(ss, &c);
 }
@@ -794,7 +810,7 @@ static void process(struct dt_fusion *fz, struct stream *s, bool final)
 			 * call took it) */
 			if (k->seq && !k->op &&
 			    !(k->op = opinfo_take(pv, k->seq)) &&
-			    k->seq > pv->delivered) {
+			    k->seq > *delivered_of(pv, k->seq)) {
 				waiting = true;
 				break;
 			}

@@ -233,6 +233,7 @@ struct dt_model {
 	struct legacy_entry *legacy[LEGACY_BUCKETS];
 	char **kept; /* strings ops may still point to, freed at the end */
 	size_t n_kept, cap_kept;
+	struct dt_graphs *graphs; /* CUDA graphs (analyzer-graphs.c) */
 };
 
 /* What calls of one legacy problem share: described once. */
@@ -311,5 +312,36 @@ char *m_knobs_of(struct dt_model *m, uint64_t cfg_ptr);
 char *m_notes_of(struct obj *o, int64_t attr);
 /* "plan=3 <graph> knobs{...} notes{...}", kept. */
 const char *m_plan_desc(struct dt_model *m, struct plan_info *pi);
+
+/* ------------------------------------------------ analyzer-model.c */
+
+/* The op of call seq while it waits for its kernels, or NULL. */
+struct pending *m_pending_of(struct dt_model *m, uint64_t seq);
+/* A blank op, from the spare list; m_pending_release() gives it back. */
+struct pending *m_pending_new(struct dt_model *m);
+void m_pending_release(struct dt_model *m, struct pending *p);
+/* Add a timed kernel (or copy, set) to op p. */
+void m_op_add_kernel(struct pending *p, const struct dt_activity *a);
+/* Fill p's op with what views read, before it is handed out. */
+void m_op_finish(struct pending *p);
+/* What a kernel's name says (kept by the model). */
+const struct dt_kernel_class *m_kernel_class(struct dt_model *m,
+					     const char *name, uint32_t len);
+
+/* ------------------------------------------------ analyzer-graphs.c */
+
+/* A GRAPH_NODE, GRAPH_LINK or GRAPH_LAUNCH record. */
+void m_graph_record(struct dt_model *m, const struct dt_rec_hdr *h);
+/* A timed kernel a CUDA graph launched: true when it is traced to the
+ * call that made its node (a->call, a->exec set; it is then part of a
+ * replay op). */
+bool m_graph_kernel(struct dt_model *m, struct dt_activity *a);
+/* The next replay whose kernels are in and that began before `waiting`
+ * (the first call op still waiting for kernels, NULL none), or NULL. */
+const struct dt_op *m_graph_next(struct dt_model *m,
+				 const struct pending *waiting);
+/* The trace has ended: replays still collecting kernels are done. */
+void m_graph_finish(struct dt_model *m);
+void m_graph_free(struct dt_model *m);
 
 #endif /* DT_ANALYZER_MODEL_INTERNAL_H */

@@ -560,9 +560,7 @@ static void insert_pending(struct dt_model *m, struct pending *p)
 		m->head_t_end = p->op.t_end;
 }
 
-static struct pending *add_op(struct dt_model *m,
-			      const struct dt_rec_api_call *c, const char *name,
-			      const char *desc)
+struct pending *m_pending_new(struct dt_model *m)
 {
 	struct pending *p = m->spare;
 
@@ -573,10 +571,33 @@ static struct pending *add_op(struct dt_model *m,
 		memset(p, 0, sizeof(*p));
 		p->ptr_buf = buf;
 		p->ptr_cap = cap;
-	} else if (!(p = calloc(1, sizeof(*p)))) {
-		return NULL;
+	} else {
+		p = calloc(1, sizeof(*p));
 	}
+	return p;
+}
+
+void m_pending_release(struct dt_model *m, struct pending *p)
+{
+	p->next = m->spare;
+	m->spare = p;
+}
+
+struct pending *m_pending_of(struct dt_model *m, uint64_t seq)
+{
+	return pending_of(m, seq);
+}
+
+static struct pending *add_op(struct dt_model *m,
+			      const struct dt_rec_api_call *c, const char *name,
+			      const char *desc)
+{
+	struct pending *p = m_pending_new(m);
+
+	if (!p)
+		return NULL;
 	p->op.seq = c->seq;
+	p->op.exec = c->seq;
 	p->op.tid = c->tid;
 	p->op.t_begin = c->t_begin;
 	p->op.t_end = c->t_end;
@@ -827,6 +848,11 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	if (!p)
 		return;
 	p->op.stream = stream;
+	/* cudnnBackendPopulateCudaGraph, UpdateCudaGraph: graph nodes */
+	if (strstr(api->name, "CudaGraph")) {
+		p->op.origin = DT_OP_CAPTURED;
+		m->stats.graphs.captured++;
+	}
 	if (m->pointers)
 		varpack_pointers(m, varpack, p, &p->op.workspace_ptr);
 	if (!pi)
@@ -898,6 +924,9 @@ static enum api_class classify(const struct dt_api_def *api)
 		{ "cudnnBackendGetAttribute", API_BK_GET },
 		{ "cudnnBackendFinalize", API_BK_FINALIZE },
 		{ "cudnnBackendExecute", API_BK_EXECUTE },
+		/* ops too, which only put their work into a CUDA graph */
+		{ "cudnnBackendPopulateCudaGraph", API_BK_EXECUTE },
+		{ "cudnnBackendUpdateCudaGraph", API_BK_EXECUTE },
 		{ "cudnnCreate", API_CREATE_HANDLE },
 		{ "cudnnSetStream", API_SET_STREAM },
 		{ "cudnnDeriveBNTensorDescriptor", API_DERIVE_BN },
@@ -1305,8 +1334,8 @@ static bool kname_grow(struct dt_model *m)
 
 /* What a kernel's name says: its entry, made the first time the name
  * is seen. NULL only when out of memory. */
-static const struct dt_kernel_class *
-kernel_class(struct dt_model *m, const char *name, uint32_t len)
+const struct dt_kernel_class *m_kernel_class(struct dt_model *m,
+					     const char *name, uint32_t len)
 {
 	uint32_t mask = m->cap_kname_idx - 1, j;
 
@@ -1390,7 +1419,16 @@ static void on_kernel(struct dt_model *m, const struct dt_activity *a)
 		m->stats.late_kernels++;
 		return;
 	}
+	m_op_add_kernel(p, a);
+}
+
+void m_op_add_kernel(struct pending *p, const struct dt_activity *a)
+{
+	const struct dt_kernel_class *ki = a->kc;
 	struct dt_op *op = &p->op;
+	uint64_t s = a->start, e = a->end;
+	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
+
 	if (!op->kernels || s < op->gpu_start)
 		op->gpu_start = s;
 	if (op->device < 0)
@@ -1399,7 +1437,7 @@ static void on_kernel(struct dt_model *m, const struct dt_activity *a)
 		op->gpu_end = e;
 	op->kernels++;
 	op->gpu_ns += d;
-	if (layout) {
+	if (ki && ki->layout) {
 		op->converts++;
 		op->convert_ns += d;
 	}
@@ -1515,13 +1553,18 @@ static void emit_call(struct dt_model *m, const struct dt_rec_api_call *c)
 
 static const struct dt_op *model_next(struct dt_model *m);
 
-/* Hand out the ops whose kernels are in. */
+/* Hand out the ops whose kernels are in: calls' own in call order, and
+ * replays from CUDA graphs as their kernels come. */
 static void emit_ops(struct dt_model *m)
 {
 	const struct dt_op *op;
 
-	while ((op = model_next(m)))
-		EMIT(m, op, op);
+	for (;;) {
+		if ((op = m_graph_next(m, m->head)) || (op = model_next(m)))
+			EMIT(m, op, op);
+		else
+			break;
+	}
 }
 
 static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
@@ -1543,7 +1586,7 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 			.device = k->device,
 			.context = k->context,
 			.stream = k->stream,
-			.kc = kernel_class(m, (const char *)tail, len),
+			.kc = m_kernel_class(m, (const char *)tail, len),
 			.kernel = k,
 			.rec = h,
 		};
@@ -1583,10 +1626,16 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	}
 	}
 	a.call = call_of(m, a.corr);
+	a.exec = a.call;
 	a.start = a.gpu_start + (uint64_t)m->cupti_to_mono;
 	a.end = a.gpu_end + (uint64_t)m->cupti_to_mono;
-	if (a.timed)
+	/* replayed from a CUDA graph: no call launched it */
+	if (a.kind == DT_ACT_KERNEL && a.kernel->graph_id && !a.call) {
+		if (!a.timed || !m_graph_kernel(m, &a))
+			m->stats.other_kernels += a.timed;
+	} else if (a.timed) {
 		on_kernel(m, &a);
+	}
 	/* how long recording lasted: calls and kernels (copies carry no
 	 * sign of the end) */
 	if (a.kind == DT_ACT_KERNEL && a.gpu_end && a.end > m->stats.t_last)
@@ -1684,6 +1733,12 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 		EMIT(m, gpu_state, &e);
 		break;
 	}
+	case DT_REC_GRAPH_NODE:
+	case DT_REC_GRAPH_LINK:
+	case DT_REC_GRAPH_LAUNCH:
+		m_graph_record(m, h);
+		EMIT(m, record, h);
+		break;
 	default:
 		other_record(m, h);
 		EMIT(m, record, h);
@@ -1697,6 +1752,7 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 void dt_model_finish(struct dt_model *m)
 {
 	m->now = UINT64_MAX;
+	m_graph_finish(m);
 	emit_ops(m);
 }
 
@@ -1725,7 +1781,12 @@ static const struct dt_op *model_next(struct dt_model *m)
 	index_drop(m, p);
 	m->out = p;
 	m->last_out = p->op.seq;
+	m_op_finish(p);
+	return &p->op;
+}
 
+void m_op_finish(struct pending *p)
+{
 	struct dt_op *op = &p->op;
 	op->desc = p->desc;
 	op->problem = p->problem ? p->problem : p->desc;
@@ -1739,7 +1800,6 @@ static const struct dt_op *model_next(struct dt_model *m)
 	if (op->tensor_cores < 0 && op->cost.tensor_op)
 		op->tensor_cores = p->tc_hint;
 	op->math = dt_math_of(&op->cost, op->tensor_cores);
-	return op;
 }
 
 void dt_model_consumers(struct dt_model *m, const struct dt_consumer *c, int n)
@@ -1778,6 +1838,7 @@ void dt_model_free(struct dt_model *m)
 {
 	if (!m)
 		return;
+	m_graph_free(m);
 	m->now = UINT64_MAX;
 	while (model_next(m))
 		;

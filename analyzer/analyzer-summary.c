@@ -560,6 +560,12 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	struct priv *pv = P(s);
 	struct dt_sum_problem *p = problem_of(s, op);
 
+	if (op->origin == DT_OP_CAPTURED) {
+		/* it ran nothing: its replays are its executions */
+		if (p)
+			p->captured++;
+		return;
+	}
 	f->ops++;
 	s->ops++;
 	s->kind_ns[op->cost.kind] += op->gpu_ns;
@@ -569,7 +575,10 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	p->count++;
 	p->failed += op->status != 0;
 	p->gpu_ns += op->gpu_ns;
-	p->host_ns += op->t_end - op->t_begin;
+	if (op->origin == DT_OP_REPLAY)
+		p->replays++; /* its host time is the graph launch's */
+	else
+		p->host_ns += op->t_end - op->t_begin;
 	p->kernels += op->kernels;
 	p->convert_ns += op->convert_ns;
 	p->converts += op->converts;
@@ -943,11 +952,30 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	f->lost = st->lost;
 	f->gpu_dropped = st->gpu_dropped;
 	f->undecoded = ms->undecoded;
+	f->graphs = ms->graphs;
+	f->graph_records = fi->hdr.major > 1 || fi->hdr.minor >= 1;
+	dt_graph_stats_add(&s->graphs, &ms->graphs);
 	f->gpu_state = ms->gpu_state[0] ? strdup(ms->gpu_state) : NULL;
 	free(map);
 	pv->api_map = NULL;
 	pv->n_api_map = 0;
 	return 0;
+}
+
+void dt_graph_stats_add(struct dt_graph_stats *sum,
+			const struct dt_graph_stats *g)
+{
+	sum->kernels += g->kernels;
+	sum->attributed += g->attributed;
+	sum->unknown += g->unknown;
+	sum->mismatch += g->mismatch;
+	sum->captured += g->captured;
+	sum->replays += g->replays;
+	sum->partial += g->partial;
+	sum->launches += g->launches;
+	sum->launched += g->launched;
+	sum->launch_ns += g->launch_ns;
+	sum->nodes += g->nodes;
 }
 
 /* ------------------------------------------------------------ settling */

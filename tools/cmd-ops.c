@@ -52,10 +52,16 @@ static void print_op_text(FILE *out, const struct dt_file_info *fi,
 {
 	char h[32], g[32], e[32], w[32];
 
+	/* a replay's host time is its graph launch's; a captured call ran
+	 * nothing on the GPU */
 	fprintf(out, "%8" PRIu64 " %11.6f %9s %9s %4u %-8s %9s %s %s%s\n",
 		op->seq, (double)(op->t_begin - fi->hdr.start_mono) / 1e9,
-		dt_fmt_ns(op->t_end - op->t_begin, h, sizeof(h)),
-		op->kernels ? dt_fmt_ns(op->gpu_ns, g, sizeof(g)) : "-",
+		op->origin == DT_OP_REPLAY
+			? "replay"
+			: dt_fmt_ns(op->t_end - op->t_begin, h, sizeof(h)),
+		op->kernels		       ? dt_fmt_ns(op->gpu_ns, g, sizeof(g))
+		: op->origin == DT_OP_CAPTURED ? "captured"
+					       : "-",
 		op->kernels, engine_str(op, e, sizeof(e)),
 		op->workspace >= 0
 			? dt_fmt_bytes((uint64_t)op->workspace, w, sizeof(w))
@@ -151,6 +157,15 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 	dt_json_open(j, '{', -1);
 	dt_json_key(j, "seq");
 	dt_json_u64(j, op->seq);
+	if (op->origin != DT_OP_CALL) {
+		dt_json_key(j, "origin");
+		dt_json_str(j, op->origin == DT_OP_REPLAY ? "replay"
+							  : "captured");
+	}
+	if (op->origin == DT_OP_REPLAY) {
+		dt_json_key(j, "graph_launch");
+		dt_json_u64(j, op->graph_launch);
+	}
 	dt_json_key(j, "tid");
 	dt_json_u64(j, op->tid);
 	dt_json_key(j, "t");
@@ -480,6 +495,8 @@ int cmd_ops(int argc, char **argv)
 		dt_json_u64(j, ms->other_kernels);
 		dt_json_key(j, "late_kernels");
 		dt_json_u64(j, ms->late_kernels);
+		dt_json_key(j, "graphs");
+		dt_json_graphs(j, &ms->graphs);
 		dt_json_key(j, "complete");
 		dt_json_bool(j, dt_trace_complete(st));
 		dt_json_key(j, "file_end");
@@ -505,6 +522,15 @@ int cmd_ops(int argc, char **argv)
 		       ms->ops, ms->other_kernels,
 		       ms->undecoded ? "; some calls could not be decoded"
 				     : "");
+		const struct dt_graph_stats *g = &ms->graphs;
+		if (g->captured || g->kernels)
+			printf("# CUDA graphs: %" PRIu64 " calls put work into "
+			       "graphs, %" PRIu64 " replays of it listed; %" PRIu64
+			       " kernels replayed, %" PRIu64 " of them cuDNN's%s\n",
+			       g->captured, g->replays, g->kernels, g->attributed,
+			       g->unknown ? " (some from graphs whose making "
+					    "the trace does not show)"
+					  : "");
 		if (!dt_trace_complete(st)) {
 			char how[512], lost[512];
 			printf("# the trace is incomplete: ended %s; %s; %" PRIu64

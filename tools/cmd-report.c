@@ -256,6 +256,54 @@ static void fact(const struct ctx *c, const char *label, const char *fmt, ...)
 	fputc('\n', c->out);
 }
 
+/* CUDA graphs: launches, replays, and what could not be tied to calls. */
+static void print_graphs(const struct ctx *c)
+{
+	const struct dt_summary *s = c->s;
+	const struct dt_graph_stats *g = &s->graphs;
+	bool old = false;
+	char b[32], l[160];
+
+	for (size_t i = 0; i < s->n_files; i++)
+		old |= !s->files[i].graph_records && s->files[i].graphs.kernels;
+	if (!g->kernels && !g->captured && !g->launches)
+		return;
+	if (g->launches)
+		snprintf(l, sizeof(l),
+			 "%" PRIu64 " CUDA graph launches (%s of host time)",
+			 g->launches, dt_fmt_ns(g->launch_ns, b, sizeof(b)));
+	else
+		snprintf(l, sizeof(l),
+			 "%" PRIu64 " CUDA graph launches (seen in their "
+			 "kernels; their host time was not recorded)",
+			 g->launched);
+	fact(c, "graphs",
+	     "%s; %" PRIu64 " cuDNN op executions replayed from %" PRIu64
+	     " calls captured into graphs; %" PRIu64
+	     " kernels replayed, %" PRIu64 " of them cuDNN's",
+	     l, g->replays, g->captured, g->kernels, g->attributed);
+	if (g->unknown)
+		fact(c, "",
+		     "%" PRIu64 " kernels came from executable graphs whose "
+		     "making the trace does not show (a CUDA runtime linked "
+		     "statically?): cuDNN's among them count as other kernels",
+		     g->unknown);
+	if (g->mismatch)
+		fact(c, "",
+		     "%" PRIu64 " replayed kernels did not match the kernel "
+		     "their graph node had: left out of cuDNN's",
+		     g->mismatch);
+	if (g->partial)
+		fact(c, "",
+		     "%" PRIu64 " replays lack some of their kernels "
+		     "(records lost, or a graph changed after capture)",
+		     g->partial);
+	if (old)
+		fact(c, "",
+		     "%s", "a trace predates CUDA graph records (format 1.0): "
+		     "its replayed kernels count as other kernels");
+}
+
 static void print_identity(const struct ctx *c)
 {
 	const struct dt_summary *s = c->s;
@@ -334,6 +382,7 @@ static void print_identity(const struct ctx *c)
 	     s->calls, s->failed, s->ops, s->kernels,
 	     dt_fmt_ns(span, b1, sizeof(b1)),
 	     s->n_files > 1 ? " (longest)" : "");
+	print_graphs(c);
 	if (s->n_files == 1)
 		fact(c, "lost", "%s, %" PRIu64 " GPU records dropped by CUPTI",
 		     f->lost_text, dropped);
@@ -871,6 +920,8 @@ static void json_gpu(struct dt_json *j, const struct dt_summary *s)
 	dt_json_close(j, -1);
 	dt_json_key_nl(j, "host_cudnn_ns", 1);
 	dt_json_u64(j, s->host_ns);
+	dt_json_key_nl(j, "graphs", 1);
+	dt_json_graphs(j, &s->graphs);
 }
 
 static void json_problem(struct dt_json *j, const struct dt_summary *s,
@@ -888,6 +939,8 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 	js(j, "brief", p->brief);
 	js(j, "problem", p->key);
 	ju(j, "count", p->count);
+	ju(j, "replays", p->replays);
+	ju(j, "captured", p->captured);
 	ju(j, "failed", p->failed);
 	ju(j, "gpu_ns", p->gpu_ns);
 	ju(j, "host_ns", p->host_ns);

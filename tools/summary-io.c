@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -195,4 +196,25 @@ void dt_json_trace_end(struct dt_json *j, const struct dt_sum_file *f)
 	}
 	dt_json_key(j, "gpu_dropped");
 	dt_json_u64(j, f->gpu_dropped);
+}
+
+void dt_json_graphs(struct dt_json *j, const struct dt_graph_stats *g)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} f[] = {
+#define F_(k) { #k, offsetof(struct dt_graph_stats, k) }
+		F_(launches), F_(launch_ns), F_(launched), F_(captured),
+		F_(replays),  F_(partial),   F_(kernels),  F_(attributed),
+		F_(unknown),  F_(mismatch),
+#undef F_
+	};
+
+	dt_json_open(j, '{', -1);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		dt_json_key(j, f[i].key);
+		dt_json_u64(j, *(const uint64_t *)((const char *)g + f[i].off));
+	}
+	dt_json_close(j, -1);
 }

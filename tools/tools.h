@@ -175,6 +175,10 @@ struct dt_summary *dt_load_summary(char **args, int n,
  * returns how many. */
 int dt_print_unclean(FILE *out, const struct dt_summary *s, const char *lead);
 
+/* {...}: CUDA graph launches, replays, kernels (analyzer/REPORT.md's
+ * GRAPHS), the value of a "graphs" key. */
+void dt_json_graphs(struct dt_json *j, const struct dt_graph_stats *g);
+
 /* Why f is incomplete, in words: how it ended when not cleanly, else what
  * its writer lost, else what CUPTI dropped. */
 const char *dt_incomplete_why(const struct dt_sum_file *f);

@@ -435,9 +435,28 @@ struct dt_op_tensor {
 			-1 (its pointer goes by uid) */
 };
 
-/* One operation the program executed: a call that can launch GPU work. */
+/* Where an op's GPU work came from. */
+enum dt_op_origin {
+	DT_OP_CALL = 0,     /* the call ran it */
+	DT_OP_CAPTURED = 1, /* the call put it into a CUDA graph (stream
+			       capture, cudnnBackendPopulateCudaGraph or
+			       UpdateCudaGraph) and ran nothing itself */
+	DT_OP_REPLAY = 2,   /* a launch of such a graph ran it again */
+};
+
+/* Execution ids of replays start here; below it, an execution's id is its
+ * call's seq. */
+#define DT_EXEC_REPLAY (1ull << 62)
+
+/* One operation the program executed: a call that can launch GPU work,
+ * or a replay of what such a call captured into a CUDA graph. */
 struct dt_op {
-	uint64_t seq; /* the API_CALL's seq */
+	uint64_t seq; /* the API_CALL's seq (a replay: the capturing call's) */
+	uint64_t exec; /* this execution: seq for a call's own,
+			  DT_EXEC_REPLAY + n for the n-th replay */
+	enum dt_op_origin origin;
+	uint32_t graph_launch; /* a replay: CUPTI's correlation id of the graph
+				  launch, which its kernels carry */
 	uint32_t tid;
 	uint64_t t_begin; /* host, CLOCK_MONOTONIC ns */
 	uint64_t t_end;
@@ -537,7 +556,10 @@ struct dt_activity {
 	uint64_t start, end;         /* host clock (CLOCK_MONOTONIC ns) */
 	uint64_t gpu_start, gpu_end; /* as recorded, on CUPTI's clock */
 	uint64_t call; /* the cuDNN call that launched it (its seq), 0 for
-			  work launched outside cuDNN */
+			  work launched outside cuDNN; a kernel replayed
+			  from a CUDA graph: the call that made its node */
+	uint64_t exec; /* the op execution it belongs to (dt_op.exec), 0 for
+			  none */
 	uint32_t corr; /* CUPTI's correlation id of the launch */
 	uint32_t device, context, stream;
 	uint64_t bytes; /* copies and sets */
@@ -591,6 +613,32 @@ struct dt_consumer {
 	void (*plan)(void *arg, const struct dt_plan_build *b);
 };
 
+/* CUDA graphs in a trace (or in several, summed). */
+struct dt_graph_stats {
+	uint64_t kernels;    /* kernels launched by CUDA graphs */
+	uint64_t attributed; /* of which traced to the cuDNN call that made
+				their node */
+	uint64_t unknown;    /* of which from executable graphs whose origin
+				the trace does not hold, while cuDNN calls did
+				make graph nodes: cuDNN's among them are
+				unattributed */
+	uint64_t mismatch;   /* traced to a node whose kernel had another
+				name: left unattributed */
+	uint64_t captured;   /* calls that put work into graphs */
+	uint64_t replays;    /* op executions replayed from graphs */
+	uint64_t partial;    /* of which some kernels never came */
+	uint64_t launches;   /* graph launches (GRAPH_LAUNCH) */
+	uint64_t launched;   /* graph launches their kernels show (distinct
+				correlation ids), when launches were not
+				recorded */
+	uint64_t launch_ns;  /* their host time */
+	uint64_t nodes;      /* GRAPH_NODE records */
+};
+
+/* sum += g */
+void dt_graph_stats_add(struct dt_graph_stats *sum,
+			const struct dt_graph_stats *g);
+
 /* What the model made of a trace, beside its events. */
 struct dt_model_stats {
 	uint64_t calls;           /* API calls */
@@ -605,6 +653,7 @@ struct dt_model_stats {
 	uint64_t late_kernels;    /* kernels that came after their op was out */
 	uint64_t t_first, t_last; /* first and last host time seen (calls,
 				     GPU work on the host clock) */
+	struct dt_graph_stats graphs;
 	/* records lost by why (DT_LOSS_*), from the LOSS records read: what
 	 * the file ended with (dt_file_stats.lost) is the total */
 	uint64_t lost_by[DT_LOSS_CUPTI + 1];
@@ -854,6 +903,8 @@ struct dt_sum_file {
 	uint64_t t_begin, t_end; /* first and last host timestamps seen */
 	uint64_t gpu_ns;         /* kernels, copies and sets, summed */
 	uint64_t cudnn_gpu_ns;   /* of which launched by cuDNN calls */
+	struct dt_graph_stats graphs;
+	bool graph_records; /* the format has CUDA graph records (1.1) */
 };
 
 struct dt_sum_api {
@@ -888,6 +939,9 @@ struct dt_sum_problem {
 	uint64_t bytes;   /* one execution */
 	int32_t device;
 	uint64_t count, failed, gpu_ns, host_ns, kernels;
+	uint64_t replays;  /* of count: replayed from CUDA graphs */
+	uint64_t captured; /* calls that put it into a CUDA graph (not in
+			      count: they ran nothing) */
 	uint64_t convert_ns; /* layout conversion kernels inside it */
 	uint32_t converts;
 	int64_t workspace;          /* the largest, -1 unknown */
@@ -995,6 +1049,7 @@ struct dt_summary {
 						 comparisons) */
 	uint64_t host_ns;                     /* inside cuDNN calls */
 	uint64_t calls, failed, ops, kernels;
+	struct dt_graph_stats graphs; /* every trace's, summed */
 
 	struct dt_sum_api *apis;
 	size_t n_apis;

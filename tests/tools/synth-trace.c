@@ -492,6 +492,9 @@ static uint64_t tensor4d(struct gen *g, int64_t fmt, int n, int c, int h, int w)
 	"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorI" \
 	"fEESt5arrayIPcLm1EEEEviT0_T1_"
 #define K_NVJET "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT"
+#define K_SPLITK_REDUCE                                                 \
+	"_ZN5cudnn6fusion22splitKreduction_kernelIfN7cutlass10bfloat16_tE" \
+	"EEvNS0_14splitK_paramsE"
 #define K_NCCL  "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
 
 /* A trace's writer, the GPU and the clocks: CUPTI's is CLOCK_MONOTONIC
@@ -927,6 +930,201 @@ static void write_churn(const char *dir, int threads, int steps)
 	dt_writer_free(g.w);
 }
 
+/* --------------------------------------------------------- CUDA graphs */
+
+/* A node call made in graph `graph` (index idx), the way the recorder
+ * writes it right after the call's record. */
+static void graph_node(struct gen *g, uint64_t call, uint32_t graph,
+		       uint32_t idx, uint32_t how, const char *kname)
+{
+	struct dt_rec_graph_node r = { .t = g->t,
+				       .call = call,
+				       .node = (uint64_t)graph << 32 | idx,
+				       .graph_handle = 0xa000 + graph,
+				       .graph = graph,
+				       .how = how,
+				       .len = (uint32_t)strlen(kname) };
+	put(g, DT_REC_GRAPH_NODE, &r, sizeof(r), kname, r.len);
+}
+
+static void graph_link(struct gen *g, uint32_t how, uint32_t from,
+		       uint32_t to, uint32_t parent, uint32_t idx)
+{
+	struct dt_rec_graph_link r = { .t = g->t,
+				       .node = (uint64_t)parent << 32 | idx,
+				       .from = from,
+				       .to = to,
+				       .how = how,
+				       .parent = parent };
+	put(g, DT_REC_GRAPH_LINK, &r, sizeof(r), NULL, 0);
+	g->t += 10000;
+}
+
+/* A launch of executable `exec`: its GRAPH_LAUNCH record, then a kernel
+ * for each of n nodes (index, name); returns its correlation id. */
+static uint32_t graph_launch(struct gen *g, uint32_t exec, int n,
+			     const uint32_t *idx, const char *const *names)
+{
+	struct dt_rec_graph_launch l = { .start = g->t,
+					 .end = g->t + 4000,
+					 .corr = ++g->corr,
+					 .tid = 100,
+					 .cbid = 311 };
+	put(g, DT_REC_GRAPH_LAUNCH, &l, sizeof(l), NULL, 0);
+	for (int i = 0; i < n; i++) {
+		uint64_t start = g->gpu > g->t ? g->gpu : g->t;
+		struct dt_rec_kernel k = {
+			.start = start,
+			.end = start + 20000,
+			.corr = l.corr,
+			.stream = 7,
+			.grid_x = 132,
+			.grid_y = 1,
+			.grid_z = 1,
+			.block_x = 256,
+			.block_y = 1,
+			.block_z = 1,
+			.registers = 64,
+			.graph_id = exec,
+			.graph_node = (uint64_t)exec << 32 | idx[i],
+			.len = (uint32_t)strlen(names[i]),
+		};
+		put(g, DT_REC_KERNEL, &k, sizeof(k), names[i], k.len);
+		g->gpu = start + 20000;
+	}
+	g->t += 50000;
+	return l.corr;
+}
+
+/* A matrix product run, or put into a CUDA graph: the call with a fresh
+ * variant pack (out: the output pointer), no kernel; returns its seq.
+ * graph: 0 for cudnnBackendExecute, else the graph handle of
+ * cudnnBackendPopulateCudaGraph / UpdateCudaGraph. */
+static uint64_t matmul_call(struct gen *g, const char *api, uint64_t handle,
+			    uint64_t plan, uint64_t out, uint64_t graph)
+{
+	static const int64_t uids[] = { 1, 2, 3 };
+	uint64_t ptrs[] = { 0x7f0000000000, 0x7f0001000000, out };
+	uint64_t ws = 0x7f0003000000;
+	uint64_t vp = bk_create(g, BTYPE("VARIANT_PACK"));
+	uint64_t seq;
+
+	bk_set(g, vp, ATTR("VARIANT_PACK_UNIQUE_IDS"), ATYPE("INT64"), uids, 3,
+	       8);
+	bk_set(g, vp, ATTR("VARIANT_PACK_DATA_POINTERS"), ATYPE("VOID_PTR"),
+	       ptrs, 3, 8);
+	bk_set(g, vp, ATTR("VARIANT_PACK_WORKSPACE"), ATYPE("VOID_PTR"), &ws, 1,
+	       8);
+	CALL(g, "cudnnBackendFinalize", 2000, U(vp));
+	if (graph)
+		seq = CALL(g, api, 9000, U(handle), U(plan), U(vp), U(graph));
+	else
+		seq = CALL(g, api, 9000, U(handle), U(plan), U(vp));
+	CALL(g, "cudnnBackendDestroyDescriptor", 1000, U(vp));
+	return seq;
+}
+
+/*
+ * Every way a cuDNN op gets into a CUDA graph and out again, for the
+ * tests of replay attribution: stream capture; a clone; cuDNN populating
+ * a graph; that graph as a child of another, then updated; one capture
+ * with nodes from calls on two threads; an executable updated to run a
+ * new capture; and the cases that must stay unattributed (a node whose
+ * kernel differs, an executable the trace never saw made) or partial (a
+ * launch whose second kernel is missing).
+ */
+static void write_graphs(const char *dir)
+{
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	const uint32_t i0[] = { 0 }, i01[] = { 0, 1 }, i1[] = { 1 },
+		       i012[] = { 0, 1, 2 };
+	const char *const mm_aten[] = { K_GEMM_BF16, K_ATEN };
+	const char *const mm[] = { K_GEMM_BF16 };
+	const char *const mm_splitk[] = { K_GEMM_BF16, K_GEMM_BF16_SPLITK,
+					  K_SPLITK_REDUCE };
+	const char *const nvjet[] = { K_NVJET };
+
+	snprintf(path, sizeof(path), "%s/graphs.dnnt", dir);
+	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
+		    3352320000ull);
+	uint64_t handle = 0x1000;
+	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(handle));
+	kernel(&g, seq, "cudnn::init_kernel", 2000);
+	uint64_t graph = matmul_graph(&g, handle);
+	uint64_t plan = matmul_plan(&g, handle, graph, 3, 1, 0);
+
+	/* eagerly, twice */
+	for (int i = 0; i < 2; i++)
+		matmul_run(&g, handle, plan, 40000, K_GEMM_BF16);
+
+	/* captured (graph 1: the product, then a framework kernel), made
+	 * executable 2, launched 3 times */
+	seq = matmul_call(&g, "cudnnBackendExecute", handle, plan,
+			  0x7f0002000000, 0);
+	graph_node(&g, seq, 1, 0, DT_GRAPH_CAPTURED, K_GEMM_BF16);
+	graph_link(&g, DT_GRAPH_INSTANTIATED, 1, 2, 0, 0);
+	for (int i = 0; i < 3; i++)
+		graph_launch(&g, 2, 2, i01, mm_aten);
+	/* a clone of it, made executable 4, launched once */
+	graph_link(&g, DT_GRAPH_CLONED, 1, 3, 0, 0);
+	graph_link(&g, DT_GRAPH_INSTANTIATED, 3, 4, 0, 0);
+	graph_launch(&g, 4, 2, i01, mm_aten);
+
+	/* populated by cuDNN (graph 5), executable 6, launched twice */
+	seq = matmul_call(&g, "cudnnBackendPopulateCudaGraph", handle, plan,
+			  0x7f0004000000, 0xa005);
+	graph_node(&g, seq, 5, 0, DT_GRAPH_POPULATED, K_GEMM_BF16);
+	graph_link(&g, DT_GRAPH_INSTANTIATED, 5, 6, 0, 0);
+	for (int i = 0; i < 2; i++)
+		graph_launch(&g, 6, 1, i0, mm);
+	/* graph 5 as child 8 of graph 7 (node 0), executable 9: the child's
+	 * node comes after the child node; launched twice, then updated to
+	 * another output and launched twice more */
+	graph_link(&g, DT_GRAPH_CHILD, 5, 8, 7, 0);
+	graph_link(&g, DT_GRAPH_INSTANTIATED, 7, 9, 0, 0);
+	for (int i = 0; i < 2; i++)
+		graph_launch(&g, 9, 1, i1, mm);
+	seq = matmul_call(&g, "cudnnBackendUpdateCudaGraph", handle, plan,
+			  0x7f0005000000, 0xa008);
+	graph_node(&g, seq, 8, 0, DT_GRAPH_UPDATED, K_GEMM_BF16);
+	for (int i = 0; i < 2; i++)
+		graph_launch(&g, 9, 1, i1, mm);
+
+	/* one capture (graph 10) with nodes from each of two threads (a
+	 * split-K product has two kernels), executable 11, launched twice */
+	g.tid = 200;
+	seq = matmul_call(&g, "cudnnBackendExecute", handle, plan,
+			  0x7f0006000000, 0);
+	graph_node(&g, seq, 10, 0, DT_GRAPH_CAPTURED, K_GEMM_BF16);
+	g.tid = 300;
+	uint64_t plan2 = matmul_plan(&g, handle, graph, 5, 4, 1 << 20);
+	seq = matmul_call(&g, "cudnnBackendExecute", handle, plan2,
+			  0x7f0007000000, 0);
+	graph_node(&g, seq, 10, 1, DT_GRAPH_CAPTURED, K_GEMM_BF16_SPLITK);
+	graph_node(&g, seq, 10, 2, DT_GRAPH_CAPTURED, K_SPLITK_REDUCE);
+	g.tid = 0;
+	graph_link(&g, DT_GRAPH_INSTANTIATED, 10, 11, 0, 0);
+	for (int i = 0; i < 2; i++)
+		graph_launch(&g, 11, 3, i012, mm_splitk);
+
+	/* executable 2 updated to run a new capture (graph 12) */
+	seq = matmul_call(&g, "cudnnBackendExecute", handle, plan,
+			  0x7f0008000000, 0);
+	graph_node(&g, seq, 12, 0, DT_GRAPH_CAPTURED, K_GEMM_BF16);
+	graph_link(&g, DT_GRAPH_EXEC_UPDATED, 12, 2, 0, 0);
+	graph_launch(&g, 2, 1, i0, mm);
+
+	/* what stays unattributed or partial */
+	graph_launch(&g, 4, 1, i0, nvjet);  /* not the node's kernel */
+	graph_launch(&g, 99, 1, i0, mm);    /* an executable never made */
+	graph_launch(&g, 11, 2, i01, mm_splitk); /* a kernel lost */
+
+	dt_ring_detach(g.r);
+	dt_writer_close(g.w, DT_END_EXIT, 0);
+	dt_writer_free(g.w);
+}
+
 static void write_fusion_scenario(const char *dir, int steps)
 {
 	static const struct fusion_case cases[] = {
@@ -944,7 +1142,7 @@ static void write_fusion_scenario(const char *dir, int steps)
 int main(int argc, char **argv)
 {
 	int ranks = 2, steps = 4, threads = 64;
-	bool fusion = false, churn = false;
+	bool fusion = false, churn = false, graphs = false;
 
 	if (argc < 3) {
 		fprintf(stderr,
@@ -955,7 +1153,9 @@ int main(int argc, char **argv)
 			"fusion "
 			"[--steps N]\n"
 			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"churn [--threads N] [--steps N]\n");
+			"churn [--threads N] [--steps N]\n"
+			"       synth-trace API_LISTING OUT_DIR --scenario "
+			"graphs\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -975,6 +1175,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--scenario") &&
 			 !strcmp(argv[i + 1], "churn"))
 			churn = true;
+		else if (!strcmp(argv[i], "--scenario") &&
+			 !strcmp(argv[i + 1], "graphs"))
+			graphs = true;
 		else
 			die("unknown option %s", argv[i]);
 	}
@@ -985,6 +1188,10 @@ int main(int argc, char **argv)
 	}
 	if (churn) {
 		write_churn(argv[2], threads, steps);
+		return 0;
+	}
+	if (graphs) {
+		write_graphs(argv[2]);
 		return 0;
 	}
 	for (int r = 0; r < ranks; r++)
