@@ -8,9 +8,11 @@
  * no call. The trace says which nodes each call made (GRAPH_NODE: graph
  * id, node id), which executable came from which graph, and which graphs
  * are clones or children of others (GRAPH_LINK). A replayed kernel carries
- * its executable's id and a node id whose low half is the node's index in
- * the graph instantiated (measured: executable id << 32 | index, children's
- * nodes numbered after their child node). From there to the node a call
+ * its executable's id and a node id whose low half is its index in the
+ * executable: measured, the index the node has in the graph instantiated,
+ * and for the nodes of child graphs, indexes after all of the graph's own,
+ * child after child (the recorder writes where each child starts). From
+ * there to the node a call
  * made, and from the call to its op: a replay is an execution of that op,
  * with the kernels one graph launch ran for it.
  *
@@ -49,7 +51,7 @@ struct gnode {
 struct glink {
 	uint64_t t;
 	uint32_t to, from, how, parent;
-	uint32_t index; /* a child graph: its node's index in parent */
+	uint32_t first; /* DT_GRAPH_EXEC_CHILD: where its nodes start */
 };
 
 /* A graph launch's kernels for one template, being collected. */
@@ -145,7 +147,9 @@ static const struct glink *link_to(const struct dt_graphs *g, uint32_t to,
 	const struct glink *any = NULL;
 
 	for (size_t i = g->n_links; i-- > 0;) {
-		if (g->links[i].to != to)
+		/* layouts are no making */
+		if (g->links[i].to != to ||
+		    g->links[i].how == DT_GRAPH_EXEC_CHILD)
 			continue;
 		if (!t || g->links[i].t <= t)
 			return &g->links[i];
@@ -254,7 +258,7 @@ static void on_link(struct dt_model *m, const struct dt_rec_graph_link *r)
 				.from = r->from,
 				.how = r->how,
 				.parent = r->parent,
-				.index = (uint32_t)r->node };
+				.first = r->first };
 }
 
 static void on_launch(struct dt_model *m, const struct dt_rec_graph_launch *r)
@@ -300,18 +304,11 @@ static const struct gver *node_in(struct dt_graphs *g, uint32_t graph,
 
 	if (v || depth > 4)
 		return v;
+	/* a copy's node is its original's until updated */
 	const struct glink *l = link_to(g, graph, 0);
 	if (l && (l->how == DT_GRAPH_CLONED || l->how == DT_GRAPH_CHILD) &&
 	    l->from && (v = node_in(g, l->from, idx, t, depth + 1)))
 		return v;
-	for (size_t i = 0; i < g->n_links; i++) {
-		const struct glink *c = &g->links[i];
-		if (c->how != DT_GRAPH_CHILD || c->parent != graph ||
-		    idx <= c->index)
-			continue;
-		if ((v = node_in(g, c->to, idx - c->index - 1, t, depth + 1)))
-			return v;
-	}
 	return NULL;
 }
 
@@ -321,11 +318,26 @@ static const struct gver *resolve(struct dt_graphs *g, uint32_t exec,
 				  uint64_t node, uint64_t t)
 {
 	const struct glink *l = link_to(g, exec, t);
+	uint32_t idx = (uint32_t)node;
 
 	if (!l || (l->how != DT_GRAPH_INSTANTIATED &&
 		   l->how != DT_GRAPH_EXEC_UPDATED))
 		return NULL;
-	return node_in(g, l->from, (uint32_t)node, t, 0);
+	/* an executable numbers its graph's own nodes first, then each
+	 * child graph's: the layout written when it was made says where */
+	const struct glink *child = NULL;
+	for (size_t i = (size_t)(l - g->links) + 1; i < g->n_links; i++) {
+		const struct glink *c = &g->links[i];
+		if (c->to != exec)
+			continue;
+		if (c->how != DT_GRAPH_EXEC_CHILD)
+			break; /* made again */
+		if (c->first <= idx && (!child || c->first > child->first))
+			child = c;
+	}
+	if (child)
+		return node_in(g, child->from, idx - child->first, t, 0);
+	return node_in(g, l->from, idx, t, 0);
 }
 
 /* When graph launch corr was made (host clock), 0 unknown. */

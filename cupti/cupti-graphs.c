@@ -23,6 +23,7 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -82,6 +83,51 @@ void cupti_graphs_start(void *cupti)
 	dt_cupti_graphs = fn.is_capturing && fn.capture_info && fn.get_nodes &&
 			  fn.node_type && fn.child_graph && fn.graph_id &&
 			  fn.node_id && fn.exec_id;
+}
+
+/* ----------------------------------------------- graphs of interest
+ *
+ * Graphs that hold nodes cuDNN calls made, or child graphs the program
+ * added: their layout is written when an executable is made from them.
+ * Others (a language model's decoding graph, instantiated every token)
+ * cost nothing more than the lookup.
+ */
+
+#define INTEREST_SLOTS 4096
+static _Atomic uint32_t interest[INTEREST_SLOTS];
+static _Atomic int interest_full;
+
+static void note_graph(uint32_t id)
+{
+	if (!id)
+		return;
+	for (uint32_t i = 0, k = id * 2654435761u; i < INTEREST_SLOTS;
+	     i++, k++) {
+		_Atomic uint32_t *slot = &interest[k % INTEREST_SLOTS];
+		uint32_t cur = atomic_load(slot);
+		if (cur == id)
+			return;
+		if (!cur && atomic_compare_exchange_strong(slot, &cur, id))
+			return;
+		if (cur == id)
+			return;
+	}
+	atomic_store(&interest_full, 1); /* then every graph is */
+}
+
+static bool of_interest(uint32_t id)
+{
+	if (atomic_load(&interest_full))
+		return true;
+	for (uint32_t i = 0, k = id * 2654435761u; i < INTEREST_SLOTS;
+	     i++, k++) {
+		uint32_t cur = atomic_load(&interest[k % INTEREST_SLOTS]);
+		if (cur == id)
+			return true;
+		if (!cur)
+			return false;
+	}
+	return false;
 }
 
 /* ------------------------------------------------------------ nodes */
@@ -205,10 +251,11 @@ static void emit_node(CUgraph g, uint32_t graph_id, CUgraphNode node,
 	b.r.hdr.size = dt_rec_align((uint32_t)sizeof(b.r) + len);
 	memset(b.name + len, 0, b.r.hdr.size - sizeof(b.r) - len);
 	cupti_emit(&b, b.r.hdr.size);
+	note_graph(graph_id);
 }
 
-static void emit_link(uint32_t how, uint32_t from, uint32_t to,
-		      uint64_t node, uint32_t parent)
+static void emit_link_at(uint32_t how, uint32_t from, uint32_t to,
+			 uint64_t node, uint32_t parent, uint32_t first)
 {
 	struct dt_rec_graph_link r;
 
@@ -221,7 +268,16 @@ static void emit_link(uint32_t how, uint32_t from, uint32_t to,
 	r.how = how;
 	r.node = node;
 	r.parent = parent;
+	r.first = first;
 	cupti_emit(&r, sizeof(r));
+	if (how == DT_GRAPH_CHILD)
+		note_graph(parent);
+}
+
+static void emit_link(uint32_t how, uint32_t from, uint32_t to,
+		      uint64_t node, uint32_t parent)
+{
+	emit_link_at(how, from, to, node, parent, 0);
 }
 
 /* A node of graph g the call made (or updated), and what a child graph
@@ -317,10 +373,36 @@ void cupti_graphs_api_record(const void *rec)
 
 #define DT_EXPORT __attribute__((visibility("default")))
 
+static int find_lib(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char **want = data;
+
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, want[0])) {
+		want[1] = info->dlpi_name;
+		return 1;
+	}
+	return 0;
+}
+
+/* The real function: the next definition in the global scope, else the
+ * one in the loaded library itself (a library loaded with RTLD_LOCAL is
+ * out of RTLD_NEXT's reach; the program calling it reached us all the
+ * same). Never a reason for the program's call to fail when the function
+ * exists. */
 static void *next_fn(const char *name, const char *version)
 {
-	return version ? dlvsym(RTLD_NEXT, name, version)
-		       : dlsym(RTLD_NEXT, name);
+	void *p = version ? dlvsym(RTLD_NEXT, name, version)
+			  : dlsym(RTLD_NEXT, name);
+	const char *want[2] = { version ? version : "libcuda.so.1", NULL };
+	void *h;
+
+	if (p || !dl_iterate_phdr(find_lib, want) || !want[1] ||
+	    !(h = dlopen(want[1], RTLD_LAZY | RTLD_NOLOAD)))
+		return p;
+	p = version ? dlvsym(h, name, version) : dlsym(h, name);
+	dlclose(h);
+	return p;
 }
 
 static uint32_t graph_id_of(void *g)
@@ -329,13 +411,65 @@ static uint32_t graph_id_of(void *g)
 	return g && fn.graph_id(g, &id) == CUPTI_SUCCESS ? id : 0;
 }
 
+static int by_node_id(const void *a, const void *b)
+{
+	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+	return x < y ? -1 : x > y;
+}
+
+/* Where executable `exec` puts the nodes of graph g's child graphs, g's
+ * own nodes starting at index `base`: after g's nodes, child after child
+ * in the order of their nodes (measured), each child's own children
+ * after its nodes. Returns how many nodes g stands for, children
+ * included. */
+static uint32_t exec_layout(CUgraph g, uint32_t exec, uint32_t base,
+			    int depth)
+{
+	size_t n;
+	CUgraphNode *v = list_nodes(g, &n);
+	uint32_t gid = graph_id_of(g), next = base + (uint32_t)n;
+	struct {
+		uint64_t id;
+		CUgraph child;
+	} *kids = NULL;
+	size_t nk = 0;
+
+	for (size_t i = 0; v && i < n && depth < 4; i++) {
+		CUgraphNodeType type;
+		CUgraph child = NULL;
+		if (fn.node_type(v[i], &type) != CUDA_SUCCESS ||
+		    type != CU_GRAPH_NODE_TYPE_GRAPH ||
+		    fn.child_graph(v[i], &child) != CUDA_SUCCESS || !child)
+			continue;
+		void *k = realloc(kids, (nk + 1) * sizeof(*kids));
+		if (!k)
+			break;
+		kids = k;
+		kids[nk].id = 0;
+		fn.node_id(v[i], &kids[nk].id);
+		kids[nk++].child = child;
+	}
+	qsort(kids, nk, sizeof(*kids), by_node_id);
+	for (size_t i = 0; i < nk; i++) {
+		emit_link_at(DT_GRAPH_EXEC_CHILD, graph_id_of(kids[i].child),
+			     exec, kids[i].id, gid, next);
+		next += exec_layout(kids[i].child, exec, next, depth + 1);
+	}
+	free(kids);
+	free(v);
+	return next - base;
+}
+
 static void exec_made(uint32_t how, void *graph, void *exec)
 {
-	uint32_t e = 0;
+	uint32_t e = 0, g;
 
 	if (!dt_cupti_graphs || !exec || fn.exec_id(exec, &e) != CUPTI_SUCCESS)
 		return;
-	emit_link(how, graph_id_of(graph), e, 0, 0);
+	g = graph_id_of(graph);
+	emit_link(how, g, e, 0, 0);
+	if (of_interest(g))
+		exec_layout(graph, e, 0, 0);
 }
 
 static void graph_cloned(void *orig, void *clone)
@@ -362,12 +496,26 @@ static void child_added(void *parent, void *node, void *child)
  * fail, params, args, after) defines the function `name` with the given
  * version, which calls the next definition and then runs `after` when it
  * succeeded. */
+/* The next definition: looked up when first needed, or given by the
+ * lookup (dlsym on the driver's handle, cuGetProcAddress) that handed out
+ * the wrapper, which is the only way to a driver loaded with RTLD_LOCAL,
+ * as the CUDA runtime loads it. */
 #define W(ret, sym, tag, version, fail, params, args, after)               \
+	static void *_Atomic real_##tag##_##sym;                          \
 	DT_EXPORT ret dt_##tag##_##sym params                             \
 	{                                                                 \
-		static ret(*real) params;                                 \
-		if (!real)                                                \
-			*(void **)&real = next_fn(#sym, version);         \
+		ret(*real) params = atomic_load(&real_##tag##_##sym);     \
+		if (!real) {                                              \
+			/* the lookup may come back through the shim's    \
+			 * dlsym, which then fills the slot, and hand out \
+			 * this very wrapper */                           \
+			void *found = next_fn(#sym, version);             \
+			void *mine = (void *)dt_##tag##_##sym, *none = NULL; \
+			if (found != mine)                                \
+				atomic_compare_exchange_strong(           \
+					&real_##tag##_##sym, &none, found); \
+			*(void **)&real = atomic_load(&real_##tag##_##sym); \
+		}                                                         \
 		if (!real)                                                \
 			return fail;                                      \
 		ret r = real args;                                        \
@@ -430,48 +578,72 @@ RUNTIME(W, rt13, "libcudart.so.13")
 DRIVER(W)
 
 /* Programs that find the driver's functions with dlsym() (the shim passes
- * those lookups here) or cuGetProcAddress() get the wrappers too. A name
- * whose function changed over the driver's versions ("cuGraphInstantiate",
- * "cuGraphExecUpdate") is wrapped only where the version asked for is the
- * one wrapped. version < 0: an exported name looked up with dlsym. */
-static void *driver_wrapper(const char *name, int version, uint64_t flags)
+ * those lookups here) or cuGetProcAddress() get the wrappers too, which
+ * then call what the lookup found. A name whose function changed over the
+ * driver's versions ("cuGraphInstantiate", "cuGraphExecUpdate") is wrapped
+ * only where the version asked for is the one wrapped. version < 0: an
+ * exported name looked up with dlsym. */
+static void *driver_wrapper(const char *name, int version, uint64_t flags,
+			    void *real)
 {
 	bool ptsz = flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+	void *_Atomic *slot = NULL;
+	void *w = NULL;
 
 	if (!strcmp(name, "cuGraphInstantiateWithFlags") ||
-	    (version >= 12000 && !strcmp(name, "cuGraphInstantiate")))
-		return (void *)dt_drv_cuGraphInstantiateWithFlags;
-	if (!strcmp(name, "cuGraphInstantiateWithParams"))
-		return ptsz ? (void *)dt_drv_cuGraphInstantiateWithParams_ptsz
-			    : (void *)dt_drv_cuGraphInstantiateWithParams;
-	if (!strcmp(name, "cuGraphInstantiateWithParams_ptsz"))
-		return (void *)dt_drv_cuGraphInstantiateWithParams_ptsz;
-	if (!strcmp(name, "cuGraphExecUpdate_v2") ||
-	    (version >= 12000 && !strcmp(name, "cuGraphExecUpdate")))
-		return (void *)dt_drv_cuGraphExecUpdate_v2;
-	if (!strcmp(name, "cuGraphClone"))
-		return (void *)dt_drv_cuGraphClone;
-	if (!strcmp(name, "cuGraphAddChildGraphNode"))
-		return (void *)dt_drv_cuGraphAddChildGraphNode;
-	return NULL;
+	    (version >= 12000 && !strcmp(name, "cuGraphInstantiate"))) {
+		slot = &real_drv_cuGraphInstantiateWithFlags;
+		w = (void *)dt_drv_cuGraphInstantiateWithFlags;
+	} else if ((!strcmp(name, "cuGraphInstantiateWithParams") && ptsz) ||
+		   !strcmp(name, "cuGraphInstantiateWithParams_ptsz")) {
+		slot = &real_drv_cuGraphInstantiateWithParams_ptsz;
+		w = (void *)dt_drv_cuGraphInstantiateWithParams_ptsz;
+	} else if (!strcmp(name, "cuGraphInstantiateWithParams")) {
+		slot = &real_drv_cuGraphInstantiateWithParams;
+		w = (void *)dt_drv_cuGraphInstantiateWithParams;
+	} else if (!strcmp(name, "cuGraphExecUpdate_v2") ||
+		   (version >= 12000 && !strcmp(name, "cuGraphExecUpdate"))) {
+		slot = &real_drv_cuGraphExecUpdate_v2;
+		w = (void *)dt_drv_cuGraphExecUpdate_v2;
+	} else if (!strcmp(name, "cuGraphClone")) {
+		slot = &real_drv_cuGraphClone;
+		w = (void *)dt_drv_cuGraphClone;
+	} else if (!strcmp(name, "cuGraphAddChildGraphNode")) {
+		slot = &real_drv_cuGraphAddChildGraphNode;
+		w = (void *)dt_drv_cuGraphAddChildGraphNode;
+	}
+	if (!slot || !real || real == w)
+		return NULL;
+	void *none = NULL;
+	atomic_compare_exchange_strong(slot, &none, real);
+	return w;
 }
 
 typedef CUresult (*gpa1_t)(const char *, void **, int, cuuint64_t);
 typedef CUresult (*gpa2_t)(const char *, void **, int, cuuint64_t,
 			   CUdriverProcAddressQueryResult *);
+static void *_Atomic real_gpa1, *_Atomic real_gpa2;
+
+static void *real_or_next(void *_Atomic *slot, const char *name)
+{
+	void *p = atomic_load(slot);
+	if (!p) {
+		p = next_fn(name, NULL);
+		atomic_store(slot, p);
+	}
+	return p;
+}
 
 DT_EXPORT CUresult dt_drv_gpa1(const char *symbol, void **pfn, int version,
 			       cuuint64_t flags)
 {
-	static gpa1_t real;
+	gpa1_t real = (gpa1_t)real_or_next(&real_gpa1, "cuGetProcAddress");
 	if (!real)
-		*(void **)&real = next_fn("cuGetProcAddress", NULL);
-	if (!real)
-		return CUDA_ERROR_UNKNOWN;
+		return CUDA_ERROR_NOT_FOUND;
 	CUresult r = real(symbol, pfn, version, flags);
 	void *w;
 	if (r == CUDA_SUCCESS && symbol && pfn && *pfn &&
-	    (w = driver_wrapper(symbol, version, flags)))
+	    (w = driver_wrapper(symbol, version, flags, *pfn)))
 		*pfn = w;
 	return r;
 }
@@ -480,28 +652,35 @@ DT_EXPORT CUresult dt_drv_gpa2(const char *symbol, void **pfn, int version,
 			       cuuint64_t flags,
 			       CUdriverProcAddressQueryResult *status)
 {
-	static gpa2_t real;
+	gpa2_t real =
+		(gpa2_t)real_or_next(&real_gpa2, "cuGetProcAddress_v2");
 	if (!real)
-		*(void **)&real = next_fn("cuGetProcAddress_v2", NULL);
-	if (!real)
-		return CUDA_ERROR_UNKNOWN;
+		return CUDA_ERROR_NOT_FOUND;
 	CUresult r = real(symbol, pfn, version, flags, status);
 	void *w;
 	if (r == CUDA_SUCCESS && symbol && pfn && *pfn &&
-	    (w = driver_wrapper(symbol, version, flags)))
+	    (w = driver_wrapper(symbol, version, flags, *pfn)))
 		*pfn = w;
 	return r;
 }
 __asm__(".symver dt_drv_gpa1,cuGetProcAddress@@DNNTRACE_0");
 __asm__(".symver dt_drv_gpa2,cuGetProcAddress_v2@@DNNTRACE_0");
 
-void *dt_cupti_driver_wrapper(const char *name)
+void *dt_cupti_driver_wrapper(const char *name, void *real)
 {
-	if (!strcmp(name, "cuGetProcAddress"))
+	void *none = NULL;
+
+	if (!real)
+		return NULL;
+	if (!strcmp(name, "cuGetProcAddress")) {
+		atomic_compare_exchange_strong(&real_gpa1, &none, real);
 		return (void *)dt_drv_gpa1;
-	if (!strcmp(name, "cuGetProcAddress_v2"))
+	}
+	if (!strcmp(name, "cuGetProcAddress_v2")) {
+		atomic_compare_exchange_strong(&real_gpa2, &none, real);
 		return (void *)dt_drv_gpa2;
-	return driver_wrapper(name, -1, 0);
+	}
+	return driver_wrapper(name, -1, 0, real);
 }
 
 /* the names the program's references bind to */

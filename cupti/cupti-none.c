@@ -24,9 +24,10 @@ int dt_cupti_graph_begin(struct dt_graph_scope *s, void *graph, uint32_t how)
 	return 0;
 }
 
-void *dt_cupti_driver_wrapper(const char *name)
+void *dt_cupti_driver_wrapper(const char *name, void *real)
 {
 	(void)name;
+	(void)real;
 	return NULL;
 }
 

@@ -189,7 +189,7 @@ static void *driver_dlsym(dlsym_fn next, void *handle, const char *name)
 {
 	void *p = next(handle, name), *w;
 
-	if (p && (w = dt_cupti_driver_wrapper(name)) && w != p)
+	if (p && (w = dt_cupti_driver_wrapper(name, p)) && w != p)
 		return w;
 	return p;
 }

@@ -68,9 +68,10 @@ int dt_cupti_graph_begin(struct dt_graph_scope *s, void *graph, uint32_t how);
 void dt_cupti_graph_end(struct dt_graph_scope *s, uint64_t call);
 
 /* The wrapper of a CUDA driver function that makes graphs from graphs
- * (or of cuGetProcAddress), for a program that looks `name` up with
- * dlsym(); NULL for every other name. */
-void *dt_cupti_driver_wrapper(const char *name);
+ * (or of cuGetProcAddress), for a program that looked `name` up with
+ * dlsym() and got `real`, which the wrapper then calls; NULL for every
+ * other name. */
+void *dt_cupti_driver_wrapper(const char *name, void *real);
 
 /* Hand every finished record to the sink (forced: also unfinished ones,
  * which then carry no times). Also writes a clock calibration record. */

@@ -955,7 +955,10 @@ static void graph_link(struct gen *g, uint32_t how, uint32_t from,
 				       .from = from,
 				       .to = to,
 				       .how = how,
-				       .parent = parent };
+				       .parent = parent,
+				       /* a child made executable: after the
+					* parent's one node */
+				       .first = how == DT_GRAPH_EXEC_CHILD };
 	put(g, DT_REC_GRAPH_LINK, &r, sizeof(r), NULL, 0);
 	g->t += 10000;
 }
@@ -1078,11 +1081,12 @@ static void write_graphs(const char *dir)
 	graph_link(&g, DT_GRAPH_INSTANTIATED, 5, 6, 0, 0);
 	for (int i = 0; i < 2; i++)
 		graph_launch(&g, 6, 1, i0, mm);
-	/* graph 5 as child 8 of graph 7 (node 0), executable 9: the child's
-	 * node comes after the child node; launched twice, then updated to
-	 * another output and launched twice more */
+	/* graph 5 as child 8 of graph 7 (node 0), executable 9, where the
+	 * child's node comes after graph 7's one node; launched twice, then
+	 * updated to another output and launched twice more */
 	graph_link(&g, DT_GRAPH_CHILD, 5, 8, 7, 0);
 	graph_link(&g, DT_GRAPH_INSTANTIATED, 7, 9, 0, 0);
+	graph_link(&g, DT_GRAPH_EXEC_CHILD, 8, 9, 7, 0);
 	for (int i = 0; i < 2; i++)
 		graph_launch(&g, 9, 1, i1, mm);
 	seq = matmul_call(&g, "cudnnBackendUpdateCudaGraph", handle, plan,

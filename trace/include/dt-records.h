@@ -177,7 +177,10 @@
 	F(R, u32, from)  /* the graph it was made from */                   \
 	F(R, u32, to)    /* the graph (clone, child) or executable graph */ \
 	F(R, u32, how)   /* DT_GRAPH_INSTANTIATED, _EXEC_UPDATED, ... */    \
-	F(R, u32, parent) /* DT_GRAPH_CHILD: the graph holding the node */
+	F(R, u32, parent) /* DT_GRAPH_CHILD: the graph holding the node */ \
+	F(R, u32, first) /* DT_GRAPH_EXEC_CHILD: the executable's index of \
+			    the child graph's first node */                \
+	F(R, u32, reserved)
 #define DT_FIELDS_graph_launch(F, R)                                    \
 	F(R, u64, start) /* the launch call, on the CUPTI clock */      \
 	F(R, u64, end)                                                  \
@@ -198,6 +201,9 @@ enum dt_graph_how {
 	DT_GRAPH_CLONED = 18,       /* graph `to` is a copy of `from` */
 	DT_GRAPH_CHILD = 19,        /* graph `to`, a copy of `from`, is the
 				       child graph of node `node` of `parent` */
+	DT_GRAPH_EXEC_CHILD = 20,   /* executable `to` runs child graph `from`
+				       (of node `node` of `parent`) as its
+				       nodes `first`, `first` + 1, ... */
 };
 
 enum dt_kernel_flags {
