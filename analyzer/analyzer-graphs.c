@@ -315,7 +315,7 @@ static const struct gver *node_in(struct dt_graphs *g, uint32_t graph,
 /* What a kernel executable `exec` replayed at time t traces back to, or
  * NULL. */
 static const struct gver *resolve(struct dt_graphs *g, uint32_t exec,
-				  uint64_t node, uint64_t t)
+				  uint64_t node, uint64_t t, bool *in_child)
 {
 	const struct glink *l = link_to(g, exec, t);
 	uint32_t idx = (uint32_t)node;
@@ -335,6 +335,7 @@ static const struct gver *resolve(struct dt_graphs *g, uint32_t exec,
 		if (c->first <= idx && (!child || c->first > child->first))
 			child = c;
 	}
+	*in_child = child != NULL;
 	if (child)
 		return node_in(g, child->from, idx - child->first, t, 0);
 	return node_in(g, l->from, idx, t, 0);
@@ -428,10 +429,14 @@ bool m_graph_kernel(struct dt_model *m, struct dt_activity *a)
 	uint64_t when = launch_time(g, a->corr);
 	if (!when)
 		when = a->start;
-	const struct gver *n = resolve(g, k->graph_id, k->graph_node, when);
+	bool in_child = false;
+	const struct gver *n =
+		resolve(g, k->graph_id, k->graph_node, when, &in_child);
 	if (!n) {
 		if (g->used && !link_to(g, k->graph_id, 0))
 			m->stats.graphs.unknown++;
+		else if (in_child)
+			m->stats.graphs.unresolved++;
 		return false;
 	}
 	if (n->kc && a->kc && n->kc != a->kc) {

@@ -969,6 +969,7 @@ void dt_graph_stats_add(struct dt_graph_stats *sum,
 	sum->attributed += g->attributed;
 	sum->unknown += g->unknown;
 	sum->mismatch += g->mismatch;
+	sum->unresolved += g->unresolved;
 	sum->captured += g->captured;
 	sum->replays += g->replays;
 	sum->partial += g->partial;

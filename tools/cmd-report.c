@@ -288,6 +288,12 @@ static void print_graphs(const struct ctx *c)
 		     "making the trace does not show (a CUDA runtime linked "
 		     "statically?): cuDNN's among them count as other kernels",
 		     g->unknown);
+	if (g->unresolved)
+		fact(c, "",
+		     "%" PRIu64 " kernels ran in child graphs whose nodes the "
+		     "trace does not tie to calls (copied before it saw "
+		     "them): cuDNN's among them count as other kernels",
+		     g->unresolved);
 	if (g->mismatch)
 		fact(c, "",
 		     "%" PRIu64 " replayed kernels did not match the kernel "

@@ -207,7 +207,7 @@ void dt_json_graphs(struct dt_json *j, const struct dt_graph_stats *g)
 #define F_(k) { #k, offsetof(struct dt_graph_stats, k) }
 		F_(launches), F_(launch_ns), F_(launched), F_(captured),
 		F_(replays),  F_(partial),   F_(kernels),  F_(attributed),
-		F_(unknown),  F_(mismatch),
+		F_(unknown),  F_(mismatch),   F_(unresolved),
 #undef F_
 	};
 

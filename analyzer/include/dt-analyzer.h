@@ -624,6 +624,10 @@ struct dt_graph_stats {
 				unattributed */
 	uint64_t mismatch;   /* traced to a node whose kernel had another
 				name: left unattributed */
+	uint64_t unresolved; /* ran in a child graph whose nodes the trace
+				does not tie to calls (copied before the
+				trace saw them): cuDNN's among them are
+				unattributed */
 	uint64_t captured;   /* calls that put work into graphs */
 	uint64_t replays;    /* op executions replayed from graphs */
 	uint64_t partial;    /* of which some kernels never came */

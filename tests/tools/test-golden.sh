@@ -61,6 +61,14 @@ check sample.call22 ops --call 22 "$t"
 check sample.report report "$t"
 check sample.report.md report --format markdown "$t"
 check sample.report.json report --format json "$t"
+# torch.cuda.graph on an H100: three convolutions captured, replayed 16
+# times (tests/gpu/wl_cuda_graph.py --mode graph)
+t=tests/data/cuda-graph.dnnt
+check graph.ops ops "$t"
+check graph.ops.json ops --format json "$t"
+check graph.report report "$t"
+check graph.report.json report --format json "$t"
+check graph.fusion fusion "$t"
 s=$synth_dir
 check synth.ops ops "$s/rank0.dnnt"
 check synth.plans ops --plans "$s/rank0.dnnt"
