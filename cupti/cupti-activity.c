@@ -667,6 +667,11 @@ int cupti_emit(const void *rec, uint32_t size)
 	return c.sink.emit ? c.sink.emit(rec, size) : 0;
 }
 
+int cupti_emit_now(const void *rec, uint32_t size)
+{
+	return c.sink.emit_now ? c.sink.emit_now(rec, size) : 0;
+}
+
 int dt_cupti_start(const struct dt_cupti_sink *sink, unsigned flush_ms)
 {
 	pending_sink = sink;

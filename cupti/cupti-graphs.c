@@ -132,6 +132,12 @@ static bool of_interest(uint32_t id)
 
 /* ------------------------------------------------------------ nodes */
 
+static uint32_t graph_id_of(void *g)
+{
+	uint32_t id = 0;
+	return g && fn.graph_id(g, &id) == CUPTI_SUCCESS ? id : 0;
+}
+
 static int by_address(const void *a, const void *b)
 {
 	uintptr_t x = (uintptr_t) * (void *const *)a,
@@ -168,8 +174,7 @@ static void scope_open(struct dt_graph_scope *s, CUgraph g, uint32_t how)
 	memset(s, 0, sizeof(*s));
 	s->graph = g;
 	s->how = how;
-	if (fn.graph_id(g, &s->graph_id) != CUPTI_SUCCESS)
-		s->graph_id = 0;
+	s->graph_id = graph_id_of(g);
 	if (how == DT_GRAPH_UPDATED)
 		return; /* every node is reported after the call */
 	s->nodes = (void **)list_nodes(g, &s->n);
@@ -223,13 +228,12 @@ static const char *kernel_node_name(CUgraphNode node)
 }
 
 static void emit_node(CUgraph g, uint32_t graph_id, CUgraphNode node,
-		      uint32_t how, uint64_t call)
+		      CUgraphNodeType type, uint32_t how, uint64_t call)
 {
 	struct {
 		struct dt_rec_graph_node r;
 		char name[4096];
 	} b;
-	CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
 	const char *name = NULL;
 	uint32_t len = 0;
 
@@ -242,15 +246,14 @@ static void emit_node(CUgraph g, uint32_t graph_id, CUgraphNode node,
 	b.r.how = how;
 	if (fn.node_id(node, &b.r.node) != CUPTI_SUCCESS)
 		return;
-	if (fn.node_type(node, &type) == CUDA_SUCCESS)
-		b.r.node_type = (uint32_t)type;
+	b.r.node_type = (uint32_t)type;
 	if (type == CU_GRAPH_NODE_TYPE_KERNEL && (name = kernel_node_name(node)))
 		len = (uint32_t)strnlen(name, sizeof(b.name));
 	memcpy(b.name, name ? name : "", len);
 	b.r.len = len;
 	b.r.hdr.size = dt_rec_align((uint32_t)sizeof(b.r) + len);
 	memset(b.name + len, 0, b.r.hdr.size - sizeof(b.r) - len);
-	cupti_emit(&b, b.r.hdr.size);
+	cupti_emit_now(&b, b.r.hdr.size);
 	note_graph(graph_id);
 }
 
@@ -269,7 +272,7 @@ static void emit_link_at(uint32_t how, uint32_t from, uint32_t to,
 	r.node = node;
 	r.parent = parent;
 	r.first = first;
-	cupti_emit(&r, sizeof(r));
+	cupti_emit_now(&r, sizeof(r));
 	if (how == DT_GRAPH_CHILD)
 		note_graph(parent);
 }
@@ -285,17 +288,17 @@ static void emit_link(uint32_t how, uint32_t from, uint32_t to,
 static void emit_made(CUgraph g, uint32_t graph_id, CUgraphNode node,
 		      uint32_t how, uint64_t call, int depth)
 {
-	CUgraphNodeType type;
+	CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
 	CUgraph child = NULL;
-	uint32_t child_id = 0;
+	uint32_t child_id;
 	uint64_t node_id = 0;
 	size_t n;
 
-	emit_node(g, graph_id, node, how, call);
-	if (depth > 4 || fn.node_type(node, &type) != CUDA_SUCCESS ||
-	    type != CU_GRAPH_NODE_TYPE_GRAPH ||
-	    fn.child_graph(node, &child) != CUDA_SUCCESS || !child ||
-	    fn.graph_id(child, &child_id) != CUPTI_SUCCESS)
+	fn.node_type(node, &type);
+	emit_node(g, graph_id, node, type, how, call);
+	if (depth > 4 || type != CU_GRAPH_NODE_TYPE_GRAPH ||
+	    fn.child_graph(node, &child) != CUDA_SUCCESS ||
+	    !(child_id = graph_id_of(child)))
 		return;
 	fn.node_id(node, &node_id);
 	emit_link(DT_GRAPH_CHILD, 0, child_id, node_id, graph_id);
@@ -405,10 +408,14 @@ static void *next_fn(const char *name, const char *version)
 	return p;
 }
 
-static uint32_t graph_id_of(void *g)
+/* A wrapper's next function, once: never the wrapper itself (the lookup
+ * that found it may have come back through the shim's dlsym). */
+static void set_real(void *_Atomic *slot, void *p, void *mine)
 {
-	uint32_t id = 0;
-	return g && fn.graph_id(g, &id) == CUPTI_SUCCESS ? id : 0;
+	void *none = NULL;
+
+	if (p && p != mine)
+		atomic_compare_exchange_strong(slot, &none, p);
 }
 
 static int by_node_id(const void *a, const void *b)
@@ -506,14 +513,8 @@ static void child_added(void *parent, void *node, void *child)
 	{                                                                 \
 		ret(*real) params = atomic_load(&real_##tag##_##sym);     \
 		if (!real) {                                              \
-			/* the lookup may come back through the shim's    \
-			 * dlsym, which then fills the slot, and hand out \
-			 * this very wrapper */                           \
-			void *found = next_fn(#sym, version);             \
-			void *mine = (void *)dt_##tag##_##sym, *none = NULL; \
-			if (found != mine)                                \
-				atomic_compare_exchange_strong(           \
-					&real_##tag##_##sym, &none, found); \
+			set_real(&real_##tag##_##sym, next_fn(#sym, version), \
+				 (void *)dt_##tag##_##sym);               \
 			*(void **)&real = atomic_load(&real_##tag##_##sym); \
 		}                                                         \
 		if (!real)                                                \
@@ -612,10 +613,9 @@ static void *driver_wrapper(const char *name, int version, uint64_t flags,
 		slot = &real_drv_cuGraphAddChildGraphNode;
 		w = (void *)dt_drv_cuGraphAddChildGraphNode;
 	}
-	if (!slot || !real || real == w)
+	if (!slot || real == w)
 		return NULL;
-	void *none = NULL;
-	atomic_compare_exchange_strong(slot, &none, real);
+	set_real(slot, real, w);
 	return w;
 }
 
@@ -624,60 +624,61 @@ typedef CUresult (*gpa2_t)(const char *, void **, int, cuuint64_t,
 			   CUdriverProcAddressQueryResult *);
 static void *_Atomic real_gpa1, *_Atomic real_gpa2;
 
-static void *real_or_next(void *_Atomic *slot, const char *name)
+static void *real_or_next(void *_Atomic *slot, const char *name, void *mine)
 {
-	void *p = atomic_load(slot);
-	if (!p) {
-		p = next_fn(name, NULL);
-		atomic_store(slot, p);
-	}
-	return p;
+	if (!atomic_load(slot))
+		set_real(slot, next_fn(name, NULL), mine);
+	return atomic_load(slot);
+}
+
+/* What cuGetProcAddress found, with the wrappers in place of the
+ * functions they wrap. */
+static CUresult substituted(CUresult r, const char *symbol, void **pfn,
+			    int version, cuuint64_t flags)
+{
+	void *w;
+
+	if (r == CUDA_SUCCESS && symbol && pfn && *pfn &&
+	    (w = driver_wrapper(symbol, version, flags, *pfn)))
+		*pfn = w;
+	return r;
 }
 
 DT_EXPORT CUresult dt_drv_gpa1(const char *symbol, void **pfn, int version,
 			       cuuint64_t flags)
 {
-	gpa1_t real = (gpa1_t)real_or_next(&real_gpa1, "cuGetProcAddress");
+	gpa1_t real = (gpa1_t)real_or_next(&real_gpa1, "cuGetProcAddress",
+					   (void *)dt_drv_gpa1);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	CUresult r = real(symbol, pfn, version, flags);
-	void *w;
-	if (r == CUDA_SUCCESS && symbol && pfn && *pfn &&
-	    (w = driver_wrapper(symbol, version, flags, *pfn)))
-		*pfn = w;
-	return r;
+	return substituted(real(symbol, pfn, version, flags), symbol, pfn,
+			   version, flags);
 }
 
 DT_EXPORT CUresult dt_drv_gpa2(const char *symbol, void **pfn, int version,
 			       cuuint64_t flags,
 			       CUdriverProcAddressQueryResult *status)
 {
-	gpa2_t real =
-		(gpa2_t)real_or_next(&real_gpa2, "cuGetProcAddress_v2");
+	gpa2_t real = (gpa2_t)real_or_next(&real_gpa2, "cuGetProcAddress_v2",
+					   (void *)dt_drv_gpa2);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	CUresult r = real(symbol, pfn, version, flags, status);
-	void *w;
-	if (r == CUDA_SUCCESS && symbol && pfn && *pfn &&
-	    (w = driver_wrapper(symbol, version, flags, *pfn)))
-		*pfn = w;
-	return r;
+	return substituted(real(symbol, pfn, version, flags, status), symbol,
+			   pfn, version, flags);
 }
 __asm__(".symver dt_drv_gpa1,cuGetProcAddress@@DNNTRACE_0");
 __asm__(".symver dt_drv_gpa2,cuGetProcAddress_v2@@DNNTRACE_0");
 
 void *dt_cupti_driver_wrapper(const char *name, void *real)
 {
-	void *none = NULL;
-
 	if (!real)
 		return NULL;
 	if (!strcmp(name, "cuGetProcAddress")) {
-		atomic_compare_exchange_strong(&real_gpa1, &none, real);
+		set_real(&real_gpa1, real, (void *)dt_drv_gpa1);
 		return (void *)dt_drv_gpa1;
 	}
 	if (!strcmp(name, "cuGetProcAddress_v2")) {
-		atomic_compare_exchange_strong(&real_gpa2, &none, real);
+		set_real(&real_gpa2, real, (void *)dt_drv_gpa2);
 		return (void *)dt_drv_gpa2;
 	}
 	return driver_wrapper(name, -1, 0, real);

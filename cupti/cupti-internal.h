@@ -6,8 +6,10 @@
 
 #include <stdint.h>
 
-/* Hand a record to the sink recording started with. */
+/* Hand a record to the sink recording started with: from CUPTI's and the
+ * flusher's threads, and from the program's (which never wait). */
 int cupti_emit(const void *rec, uint32_t size);
+int cupti_emit_now(const void *rec, uint32_t size);
 
 /* cupti-graphs.c: look up what graph tracking needs, once CUPTI (the
  * library handle) is on; sets dt_cupti_graphs when it can work. */

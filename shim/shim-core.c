@@ -399,7 +399,23 @@ static int emit_activity(const void *rec, uint32_t size)
 	return 0;
 }
 
-static const struct dt_cupti_sink gpu_sink = { emit_activity };
+/* The sink for records the program's threads make around their calls
+ * (CUDA graph nodes and links): like a call's record, they never wait. */
+static int emit_now(const void *rec, uint32_t size)
+{
+	struct dt_thread *t = current_thread();
+	void *p;
+
+	if (!t)
+		return 0;
+	if (!(p = dt_ring_reserve(t->ring, size)))
+		return 0; /* the ring counts it lost */
+	memcpy(p, rec, size);
+	dt_ring_commit(t->ring);
+	return 1;
+}
+
+static const struct dt_cupti_sink gpu_sink = { emit_activity, emit_now };
 
 static void gpu_atexit(void)
 {

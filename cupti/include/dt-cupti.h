@@ -17,6 +17,9 @@ struct dt_cupti_sink {
 	 * from CUPTI's threads and from the flusher; may wait a little for
 	 * room, never for long. Returns 0 when the record was dropped. */
 	int (*emit)(const void *rec, uint32_t size);
+	/* The same from the program's own threads (CUDA graph records made
+	 * around its calls): never waits; no room costs a counted loss. */
+	int (*emit_now)(const void *rec, uint32_t size);
 };
 
 /*
