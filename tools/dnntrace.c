@@ -27,6 +27,8 @@ static const struct dt_cmd commands[] = {
 	  "compare two runs; with --fail-on, gate CI on the changes" },
 	{ "fusion", cmd_fusion,
 	  "chains of GPU work that one cuDNN graph could run fused" },
+	{ "export", cmd_export,
+	  "write traces out for Perfetto, SQLite or CSV" },
 	{ "demo", cmd_demo,
 	  "record the bundled cuDNN sample and show the trace" },
 };

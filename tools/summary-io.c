@@ -24,8 +24,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The traces named: files as they are, folders by their *.dnnt. */
-static char **collect_inputs(char **args, int n, size_t *count)
+char **dt_collect_inputs(char **args, int n, size_t *count)
 {
 	char **v = NULL;
 	size_t len = 0, cap = 0;
@@ -100,7 +99,7 @@ struct dt_summary *dt_load_summary(char **args, int n,
 	struct dt_summary_opts o = *opts;
 	struct timespec start;
 	size_t n_inputs;
-	char **inputs = collect_inputs(args, n, &n_inputs);
+	char **inputs = dt_collect_inputs(args, n, &n_inputs);
 
 	*rc = 0;
 	clock_gettime(CLOCK_MONOTONIC, &start);

@@ -40,6 +40,7 @@ int cmd_ops(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_fusion(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* What a recorded run left: the traces its processes wrote, and what went
  * wrong in them (a sentence each: a file that could not be created, or
@@ -163,6 +164,11 @@ bool dt_colors(bool to_stdout);
 
 struct dt_summary;
 struct dt_summary_opts;
+
+/* The traces named: files as they are, folders by their *.dnnt (sorted),
+ * each malloc'ed, in a malloc'ed array of *count. A folder that cannot be
+ * read or holds no trace is reported on stderr. */
+char **dt_collect_inputs(char **args, int n, size_t *count);
 
 /* Read the traces named (files, or folders of *.dnnt) into a finished
  * summary. Unreadable ones are reported on stderr and *rc set to

@@ -1,0 +1,210 @@
+/*
+ * cmd-export.c - `dnntrace export`: traces written out for other tools: a
+ * timeline for Perfetto and chrome://tracing, an SQLite database, or CSV
+ * tables. This file parses the options and places the traces on one time
+ * line; each format is a file of its own (export-*.c).
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "tools.h"
+
+static const struct export_format {
+	const char *name;
+	int (*run)(const struct dt_export_opts *o);
+	const char *what;
+} formats[] = {
+	{ NULL, NULL, NULL },
+};
+
+static void export_help(FILE *f)
+{
+	fprintf(f,
+		"usage: dnntrace export --format F [-o OUT] [--from T] [--to T] "
+		"[--pid PID]\n"
+		"                       TRACE|FOLDER...\n\n"
+		"Writes traces out for other tools. Several traces (the "
+		"processes of a job,\nor every *.dnnt in a folder) go into one "
+		"output, lined up on the wall clock.\n\n"
+		"  --format F  one of:\n");
+	for (const struct export_format *x = formats; x->name; x++)
+		fprintf(f, "                %-9s %s\n", x->name, x->what);
+	fprintf(f,
+		"  -o OUT      where to write (default: standard output; a "
+		"folder for csv)\n"
+		"  --from T    leave out what ended before T after the first "
+		"trace began\n"
+		"              (\"2.5s\", \"300ms\", \"40us\", \"100ns\"; a "
+		"bare number is seconds)\n"
+		"  --to T      leave out what began after T\n"
+		"  --pid PID   only the trace of process PID\n"
+		"  -h, --help  show this help\n\n"
+		"analyzer/EXPORT.md describes each format's contents.\n");
+}
+
+/* "2.5s", "300ms", "40us", "100ns", "3" (seconds) -> ns; -1 malformed. */
+static int64_t parse_time(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "", 1e9 },  { "s", 1e9 },  { "ms", 1e6 },
+		      { "us", 1e3 }, { "ns", 1 } };
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit) && v * units[i].ns < 9e18)
+			return (int64_t)(v * units[i].ns);
+	return -1;
+}
+
+struct dt_export_trace *dt_export_open(const struct dt_export_opts *o,
+				       size_t *n)
+{
+	struct dt_export_trace *t = calloc(o->n_paths ? o->n_paths : 1,
+					   sizeof(*t));
+	uint64_t base = UINT64_MAX;
+
+	*n = 0;
+	if (!t) {
+		dt_error("out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < o->n_paths; i++) {
+		struct dt_session *s = dt_open_session(o->paths[i], NULL);
+		if (!s)
+			continue;
+		const struct dt_file_info *fi = dt_session_info(s);
+		if (o->pid >= 0 && fi->hdr.pid != (uint64_t)o->pid) {
+			dt_session_close(s);
+			continue;
+		}
+		t[*n] = (struct dt_export_trace){
+			.path = o->paths[i],
+			.s = s,
+			.pid = fi->hdr.pid,
+			.rank = dt_rank_of(fi),
+		};
+		if (fi->hdr.start_real < base)
+			base = fi->hdr.start_real;
+		(*n)++;
+	}
+	if (!*n) {
+		if (o->pid >= 0 && o->n_paths)
+			dt_error("no trace of process %" PRId64, o->pid);
+		free(t);
+		return NULL;
+	}
+	/* CLOCK_MONOTONIC is per host: the wall clock at each trace's
+	 * start lines processes (and hosts) up */
+	for (size_t i = 0; i < *n; i++) {
+		const struct dt_file_header *h = &dt_session_info(t[i].s)->hdr;
+		int64_t to_base = (int64_t)(h->start_real - base) -
+				  (int64_t)h->start_mono;
+		int64_t from = (int64_t)o->from_ns - to_base;
+		int64_t to = (int64_t)o->to_ns - to_base;
+		t[i].offset = to_base;
+		t[i].from = from > 0 ? (uint64_t)from : 0;
+		t[i].to = o->to_ns == UINT64_MAX ? UINT64_MAX
+			  : to > 0		 ? (uint64_t)to
+						 : 0;
+	}
+	return t;
+}
+
+void dt_export_close(struct dt_export_trace *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++) {
+		dt_session_close(t[i].s);
+		free(t[i].rank);
+	}
+	free(t);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dt_export_opts o = { .to_ns = UINT64_MAX, .pid = -1 };
+	const struct export_format *fmt = NULL;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		int64_t v;
+		char *end;
+		switch (ch) {
+		case 'f':
+			for (fmt = formats; fmt->name; fmt++)
+				if (!strcmp(fmt->name, optarg))
+					break;
+			if (!fmt->name) {
+				char list[128] = "";
+				for (const struct export_format *x = formats;
+				     x->name; x++)
+					snprintf(list + strlen(list),
+						 sizeof(list) - strlen(list),
+						 "%s%s", x == formats ? "" : ", ",
+						 x->name);
+				return dt_usage_error("export",
+						      "--format takes %s", list);
+			}
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'F':
+		case 'T':
+			if ((v = parse_time(optarg)) < 0)
+				return dt_usage_error(
+					"export",
+					"--%s takes a time such as 2.5s or "
+					"300ms, not '%s'",
+					ch == 'F' ? "from" : "to", optarg);
+			*(ch == 'F' ? &o.from_ns : &o.to_ns) = (uint64_t)v;
+			break;
+		case 'p':
+			o.pid = strtoll(optarg, &end, 10);
+			if (*end || end == optarg || o.pid < 0)
+				return dt_usage_error(
+					"export", "--pid takes a process id");
+			break;
+		case 'h':
+			export_help(stdout);
+			return 0;
+		default:
+			return dt_usage_error("export", "unknown option");
+		}
+	}
+	if (!fmt)
+		return dt_usage_error("export", "say which --format");
+	if (optind >= argc)
+		return dt_usage_error("export", "name the traces to export");
+	if (o.to_ns <= o.from_ns)
+		return dt_usage_error("export", "--to must come after --from");
+	o.paths = dt_collect_inputs(argv + optind, argc - optind, &o.n_paths);
+	if (!o.n_paths) {
+		free(o.paths);
+		return EXIT_USAGE;
+	}
+	int rc = fmt->run(&o);
+	for (size_t i = 0; i < o.n_paths; i++)
+		free(o.paths[i]);
+	free(o.paths);
+	return rc;
+}
