@@ -341,13 +341,47 @@ int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
 	return dt_args_format(api_name, a, n, buf, size);
 }
 
+int dt_arg_value_format(const char *api_name, const struct dt_arg *args,
+			int n, int i, char *buf, size_t size)
+{
+	const struct dt_arg *a = &args[i];
+	const char *name = a->code == 'e'
+				   ? dt_enum_name(a->type, a->type_len, a->i)
+				   : NULL;
+	int len = 0;
+
+	if (size)
+		buf[0] = 0;
+	if (name) {
+		dt_put_s(buf, size, &len, name);
+		return len;
+	}
+	/* a backend attribute's payload, decoded by the attributeType
+	 * argument before it */
+	if (a->code == 'x' && api_name &&
+	    (!strcmp(api_name, "cudnnBackendSetAttribute") ||
+	     !strcmp(api_name, "cudnnBackendGetAttribute")))
+		for (int k = 0; k < i && k < n; k++)
+			if (args[k].name_len == 13 &&
+			    !memcmp(args[k].name, "attributeType", 13)) {
+				int l = dt_backend_payload_format(
+					args[k].i, a->data, a->count, buf, size);
+				if (l >= 0)
+					return l;
+			}
+	if (a->code == 'x' && a->type) {
+		int l = format_perf(a->type, a->type_len, a->data, a->count,
+				    buf, size);
+		if (l >= 0)
+			return l;
+	}
+	dt_arg_put(a, buf, size, &len);
+	return len;
+}
+
 int dt_args_format(const char *api_name, const struct dt_arg *args, int n,
 		   char *buf, size_t size)
 {
-	bool backend_attr =
-		api_name && (!strcmp(api_name, "cudnnBackendSetAttribute") ||
-			     !strcmp(api_name, "cudnnBackendGetAttribute"));
-	int64_t attr_type = -1;
 	int len = 0;
 	char val[2048];
 
@@ -355,29 +389,12 @@ int dt_args_format(const char *api_name, const struct dt_arg *args, int n,
 		buf[0] = 0;
 	for (int i = 0; i < n; i++) {
 		const struct dt_arg *a = &args[i];
-		const char *name = NULL;
-
-		if (a->code == 'e')
-			name = dt_enum_name(a->type, a->type_len, a->i);
-		if (backend_attr && a->name_len == 13 &&
-		    !memcmp(a->name, "attributeType", 13))
-			attr_type = a->i;
 		if (i)
 			dt_put(buf, size, &len, ", ", 2);
 		dt_put(buf, size, &len, a->name, a->name_len);
 		dt_put(buf, size, &len, a->out ? "=>" : "=", a->out ? 2 : 1);
-		if (name)
-			dt_put_s(buf, size, &len, name);
-		else if (backend_attr && a->code == 'x' &&
-			 dt_backend_payload_format(attr_type, a->data, a->count,
-						   val, sizeof(val)) >= 0)
-			dt_put_s(buf, size, &len, val);
-		else if (a->code == 'x' && a->type &&
-			 format_perf(a->type, a->type_len, a->data, a->count,
-				     val, sizeof(val)) >= 0)
-			dt_put_s(buf, size, &len, val);
-		else
-			dt_arg_put(a, buf, size, &len);
+		dt_arg_value_format(api_name, args, n, i, val, sizeof(val));
+		dt_put_s(buf, size, &len, val);
 	}
 	return len;
 }

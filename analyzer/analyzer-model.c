@@ -1735,10 +1735,22 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 	}
 	case DT_REC_GRAPH_NODE:
 	case DT_REC_GRAPH_LINK:
-	case DT_REC_GRAPH_LAUNCH:
 		m_graph_record(m, h);
 		EMIT(m, record, h);
 		break;
+	case DT_REC_GRAPH_LAUNCH: {
+		const struct dt_rec_graph_launch *r = (const void *)h;
+		struct dt_graph_launch l = {
+			.start = r->start + (uint64_t)m->cupti_to_mono,
+			.end = r->end + (uint64_t)m->cupti_to_mono,
+			.corr = r->corr,
+			.cupti_tid = r->tid,
+			.rec = h,
+		};
+		m_graph_record(m, h);
+		EMIT(m, graph_launch, &l);
+		break;
+	}
 	default:
 		other_record(m, h);
 		EMIT(m, record, h);

@@ -326,6 +326,11 @@ static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
 	on_record(arg, g->rec);
 }
 
+static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+{
+	on_record(arg, l->rec);
+}
+
 int dt_dump_file(const char *path, bool raw)
 {
 	struct dt_session *ss = dt_open_session(path, NULL);
@@ -346,6 +351,7 @@ int dt_dump_file(const char *path, bool raw)
 				 .activity = on_activity,
 				 .device = on_device,
 				 .gpu_state = on_gpu_state,
+				 .graph_launch = on_graph_launch,
 				 .record = on_record };
 	dt_session_add(ss, &c);
 	dt_session_run(ss);

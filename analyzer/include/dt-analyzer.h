@@ -166,6 +166,12 @@ int dt_call_format(const char *api_name, const char *sig, const uint8_t *args,
 int dt_args_format(const char *api_name, const struct dt_arg *args, int n,
 		   char *buf, size_t size);
 
+/* The value of argument i of those (no name), as dt_args_format() prints
+ * it: enums by name, backend attribute payloads decoded. Returns the length
+ * snprintf would have written. */
+int dt_arg_value_format(const char *api_name, const struct dt_arg *args,
+			int n, int i, char *buf, size_t size);
+
 /* A backend attribute payload of n bytes, decoded by its
  * cudnnBackendAttributeType_t (enums by name, arrays in brackets). Returns
  * the length snprintf would have written, -1 for an unknown type or a size
@@ -594,6 +600,16 @@ struct dt_gpu_change {
 	const struct dt_rec_hdr *rec; /* the record */
 };
 
+/* A CUDA graph launched (recorded with CUPTI's launch API records): its
+ * kernels carry its correlation id. */
+struct dt_graph_launch {
+	uint64_t start, end; /* host clock (CLOCK_MONOTONIC ns) */
+	uint32_t corr;       /* CUPTI's correlation id */
+	uint32_t cupti_tid;  /* CUPTI's id of the launching thread (not the
+				system's thread id calls carry) */
+	const struct dt_rec_hdr *rec; /* the record */
+};
+
 /* What a view is called with. Any callback may be NULL; arg is passed
  * back. Pointers in an event are valid during the call only, but for the
  * strings and tensors of an op, its kernel class and the device, which
@@ -611,6 +627,8 @@ struct dt_consumer {
 	void (*op)(void *arg, const struct dt_op *op);
 	/* an execution plan built */
 	void (*plan)(void *arg, const struct dt_plan_build *b);
+	/* a CUDA graph launched */
+	void (*graph_launch)(void *arg, const struct dt_graph_launch *l);
 };
 
 /* CUDA graphs in a trace (or in several, summed). */
