@@ -190,6 +190,7 @@ struct dt_model {
 		uint64_t call;
 		uint32_t kernels;
 		int32_t device;
+		uint32_t stream;
 		uint32_t converts;
 		uint64_t convert_ns;
 		uint64_t gpu_ns, start, end;

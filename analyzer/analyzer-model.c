@@ -619,6 +619,7 @@ static struct pending *add_op(struct dt_model *m,
 		p->op.gpu_start = o->start;
 		p->op.gpu_end = o->end;
 		p->op.device = o->device;
+		p->op.gpu_stream = o->stream;
 		p->op.converts = o->converts;
 		p->op.convert_ns = o->convert_ns;
 		p->first_kernel = o->first_kernel;
@@ -1401,8 +1402,10 @@ static void on_kernel(struct dt_model *m, const struct dt_activity *a)
 		}
 		if (!o->kernels || s < o->start)
 			o->start = s;
-		if (!o->kernels)
+		if (!o->kernels) {
 			o->device = (int32_t)a->device;
+			o->stream = a->stream;
+		}
 		if (e > o->end)
 			o->end = e;
 		o->kernels++;
@@ -1431,8 +1434,10 @@ void m_op_add_kernel(struct pending *p, const struct dt_activity *a)
 
 	if (!op->kernels || s < op->gpu_start)
 		op->gpu_start = s;
-	if (op->device < 0)
+	if (op->device < 0) {
 		op->device = (int32_t)a->device;
+		op->gpu_stream = a->stream;
+	}
 	if (e > op->gpu_end)
 		op->gpu_end = e;
 	op->kernels++;

@@ -20,6 +20,8 @@ static const struct export_format {
 	int (*run)(const struct dt_export_opts *o);
 	const char *what;
 } formats[] = {
+	{ "perfetto", dt_export_trace_events,
+	  "Chrome Trace Event JSON, for ui.perfetto.dev and chrome://tracing" },
 	{ NULL, NULL, NULL },
 };
 

@@ -14,13 +14,7 @@ for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
-if [ -n "$missing" ]; then
-	echo "setup: installing$missing"
-	sudo=""
-	[ "$(id -u)" = 0 ] || sudo=sudo
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
-fi
+sh tools/apt-install.sh setup $missing
 
 if [ ! -f build/build.ninja ]; then
 	meson setup build

@@ -504,6 +504,7 @@ struct dt_op {
 	int tensor_cores;    /* its engine uses them: 1 yes, 0 no, -1 unknown */
 	enum dt_math math;   /* the peak it is held against */
 	int32_t device;      /* the GPU its first kernel ran on, -1 none */
+	uint32_t gpu_stream; /* and CUPTI's id of that kernel's stream */
 };
 
 /* An execution plan was built (a successful finalize). */

@@ -975,7 +975,9 @@ static uint32_t graph_launch(struct gen *g, uint32_t exec, int n,
 					 .cbid = 311 };
 	put(g, DT_REC_GRAPH_LAUNCH, &l, sizeof(l), NULL, 0);
 	for (int i = 0; i < n; i++) {
-		uint64_t start = g->gpu > g->t ? g->gpu : g->t;
+		/* a GPU that idles starts the first kernel 3 us into the
+		 * launch call */
+		uint64_t start = g->gpu > g->t + 3000 ? g->gpu : g->t + 3000;
 		struct dt_rec_kernel k = {
 			.start = start,
 			.end = start + 20000,

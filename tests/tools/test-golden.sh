@@ -61,6 +61,7 @@ check sample.call22 ops --call 22 "$t"
 check sample.report report "$t"
 check sample.report.md report --format markdown "$t"
 check sample.report.json report --format json "$t"
+check sample.export.json export --format perfetto "$t"
 # torch.cuda.graph on an H100: three convolutions captured, replayed 16
 # times (tests/gpu/wl_cuda_graph.py --mode graph)
 t=tests/data/cuda-graph.dnnt
@@ -77,6 +78,7 @@ check synth.report.md report --format markdown "$s/rank0.dnnt"
 check synth.report.json report --format json "$s/rank0.dnnt"
 check synth.ranks report --top 5 "$s"
 check synth.ranks.json report --format json "$s"
+check synth.ranks.export.json export --format perfetto --from 300ms --to 300.2ms "$s"
 check synth.ranks.sorted report --top 3 --sort roof --wide "$s"
 check synth.peaks report --top 3 --peak-bandwidth 2T --peak-flops bf16=500T,fp32=50T "$s/rank1.dnnt"
 b=$synth_dir/base

@@ -1,0 +1,762 @@
+/*
+ * export-events.c - `dnntrace export --format perfetto`: traces as Chrome
+ * Trace Event JSON, the format ui.perfetto.dev, chrome://tracing and
+ * PyTorch's tools (Kineto, HTA) open. It streams: each event of the
+ * session is written as it comes, so memory does not grow with a trace.
+ *
+ * Layout (analyzer/EXPORT.md): a process per trace; its host threads with
+ * the cuDNN calls as slices; a track per GPU stream with kernels, copies
+ * and sets, and one beside it with the cuDNN op executions; a track for
+ * CUDA graph launches and one for GPU recording gaps; flow arrows from a
+ * call (or a graph launch) to each kernel it launched.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt-analyzer.h"
+#include "dt-config.h"
+#include "dt-records.h"
+#include "export.h"
+#include "tools.h"
+
+/* Thread ids of the tracks that are no host thread: above any a kernel
+ * hands out (pid_max is at most 2^22). */
+#define TID_GPU (1u << 30)
+#define TID_OPS (1u << 19) /* or'ed into a stream's: its op track */
+#define TID_STREAM_MASK (TID_OPS - 1)
+#define TID_LAUNCHES (TID_GPU - 1)
+#define TID_GPU_STATE (TID_GPU - 2)
+
+/* The last calls, by seq (dense from 1): where a flow to a kernel
+ * starts. A kernel whose call fell out of it gets no arrow (counted). */
+#define CALL_RING 65536
+struct call_slot {
+	uint64_t seq;
+	uint64_t t;
+	uint32_t tid;
+};
+
+/* Graph launches by correlation id. */
+#define LAUNCH_RING 4096
+struct launch_slot {
+	uint32_t corr;
+	uint64_t t;
+};
+
+/* Kernels read before what launched them (a graph launch's record comes
+ * after its kernels; a thread's calls can reach the file after the GPU
+ * records of their kernels): their arrows wait for it. */
+#define PENDING_MAX 8192
+struct pending_flow {
+	uint64_t key; /* the call's seq, or the graph launch's correlation
+			 id */
+	bool graph;
+	uint32_t tid;
+	uint64_t t;
+};
+
+/* Tracks named so far (their thread_name metadata written). */
+#define TRACKS_MAX 4096
+
+struct tev {
+	struct dt_json j;
+	const struct dt_export_trace *t;
+	uint32_t pid; /* as exported: unique within the file */
+	uint64_t events, flows;
+	uint64_t flow_id;
+	uint64_t no_flow; /* kernels whose launch is not known: their call
+			     left the ring, or their graph launch was not
+			     recorded */
+	uint64_t gpu_off_since; /* host time GPU recording stopped, or 0 */
+	const char *gpu_off_why;
+	struct call_slot *calls;
+	struct launch_slot *launches;
+	struct pending_flow *pending;
+	size_t n_pending;
+	uint64_t last_seq; /* the highest call seq read */
+	uint32_t tracks[TRACKS_MAX];
+	size_t n_tracks;
+	bool tracks_full;
+	/* the GPUs, for Kineto's deviceProperties */
+	struct dt_device devices[16];
+	size_t n_devices;
+};
+
+/* ts in microseconds with nanosecond digits: Perfetto and Kineto read
+ * "%.3f"; a double would round times of long runs. */
+static void put_ts(struct tev *x, const char *key, uint64_t mono)
+{
+	int64_t rel = (int64_t)mono + x->t->offset;
+	uint64_t ns = rel > 0 ? (uint64_t)rel : 0;
+
+	dt_json_key(&x->j, key);
+	dt_json_raw(&x->j, "%" PRIu64 ".%03u", ns / 1000,
+		    (unsigned)(ns % 1000));
+}
+
+static void put_dur(struct tev *x, uint64_t begin, uint64_t end)
+{
+	uint64_t ns = end > begin ? end - begin : 0;
+
+	dt_json_key(&x->j, "dur");
+	dt_json_raw(&x->j, "%" PRIu64 ".%03u", ns / 1000,
+		    (unsigned)(ns % 1000));
+}
+
+static void key_str(struct tev *x, const char *key, const char *v)
+{
+	dt_json_key(&x->j, key);
+	dt_json_str(&x->j, v);
+}
+
+static void key_u64(struct tev *x, const char *key, uint64_t v)
+{
+	dt_json_key(&x->j, key);
+	dt_json_u64(&x->j, v);
+}
+
+/* Start an event: {"ph": ph, "pid": .., "tid": .., "ts": .., "cat": .. */
+static void event_open(struct tev *x, const char *ph, uint32_t tid,
+		       uint64_t t)
+{
+	dt_json_open(&x->j, '{', -1);
+	dt_json_key(&x->j, "ph");
+	dt_json_str(&x->j, ph);
+	dt_json_key(&x->j, "pid");
+	dt_json_u64(&x->j, x->pid);
+	dt_json_key(&x->j, "tid");
+	dt_json_u64(&x->j, tid);
+	put_ts(x, "ts", t);
+	/* one category for all: Chrome DevTools ties a flow's ends only to
+	 * slices of the flow's own */
+	key_str(x, "cat", "dnntrace");
+	x->events++;
+}
+
+
+/* A metadata event naming the process or a thread, and its place. */
+static void meta(struct tev *x, const char *what, uint32_t tid,
+		 const char *name, int64_t sort)
+{
+	char sort_key[32];
+
+	snprintf(sort_key, sizeof(sort_key), "%.*s_sort_index",
+		 (int)(strchr(what, '_') - what), what);
+	for (int k = 0; k < 2; k++) {
+		dt_json_open(&x->j, '{', -1);
+		key_str(x, "ph", "M");
+		key_str(x, "name", k ? sort_key : what);
+		key_u64(x, "pid", x->pid);
+		key_u64(x, "tid", tid);
+		dt_json_key(&x->j, "args");
+		dt_json_open(&x->j, '{', -1);
+		if (k) {
+			dt_json_key(&x->j, "sort_index");
+			dt_json_i64(&x->j, sort);
+		} else {
+			key_str(x, "name", name);
+		}
+		dt_json_close(&x->j, -1);
+		dt_json_close(&x->j, -1);
+	}
+}
+
+/* Name a track the first time it is used. */
+static void track(struct tev *x, uint32_t tid, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void track(struct tev *x, uint32_t tid, const char *fmt, ...)
+{
+	char name[128];
+	va_list ap;
+
+	for (size_t i = 0; i < x->n_tracks; i++)
+		if (x->tracks[i] == tid)
+			return;
+	if (x->n_tracks == TRACKS_MAX) {
+		x->tracks_full = true; /* unnamed, but there */
+		return;
+	}
+	x->tracks[x->n_tracks++] = tid;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	meta(x, "thread_name", tid, name, tid);
+}
+
+static uint32_t stream_tid(uint32_t device, uint32_t stream)
+{
+	return TID_GPU | (device & 0x3ff) << 20 | (stream & TID_STREAM_MASK);
+}
+
+/* -------------------------------------------------------------- events */
+
+static void flow_pending(struct tev *x, uint64_t key, bool graph, uint32_t tid,
+			 uint64_t t);
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	struct tev *x = arg;
+	char val[4096];
+
+	x->calls[c->seq % CALL_RING] =
+		(struct call_slot){ c->seq, c->t_begin, c->tid };
+	if (c->seq > x->last_seq)
+		x->last_seq = c->seq;
+	if (x->n_pending)
+		flow_pending(x, c->seq, false, c->tid, c->t_begin);
+	if (!dt_export_in(x->t, c->t_begin, c->t_end))
+		return;
+	track(x, c->tid, "thread %u", c->tid);
+	event_open(x, "X", c->tid, c->t_begin);
+	put_dur(x, c->t_begin, c->t_end);
+	key_str(x, "name", c->name ? c->name : "(unknown function)");
+	dt_json_key(&x->j, "args");
+	dt_json_open(&x->j, '{', -1);
+	key_u64(x, "seq", c->seq);
+	key_str(x, "status", dt_status_name(c->status));
+	if (c->flags & DT_CALL_NESTED)
+		dt_json_key(&x->j, "nested"), dt_json_bool(&x->j, true);
+	if (c->flags & DT_CALL_BY_DNNTRACE)
+		dt_json_key(&x->j, "by dnntrace"), dt_json_bool(&x->j, true);
+	if (c->argc < 0)
+		key_str(x, "arguments", "(do not match the signature)");
+	for (int i = 0; i < c->argc; i++) {
+		const struct dt_arg *a = &c->argv[i];
+		dt_arg_value_format(c->name, c->argv, c->argc, i, val,
+				    sizeof(val));
+		dt_json_keyn(&x->j, a->name, a->name_len);
+		dt_json_str(&x->j, val);
+	}
+	dt_json_close(&x->j, -1);
+	dt_json_close(&x->j, -1);
+}
+
+/* A flow from (tid, t) to the GPU slice being written next. */
+static void flow(struct tev *x, uint32_t tid, uint64_t t, uint32_t to_tid,
+		 uint64_t to_t)
+{
+	uint64_t id = ++x->flow_id;
+
+	event_open(x, "s", tid, t);
+	key_str(x, "name", "launch");
+	key_u64(x, "id", id);
+	dt_json_close(&x->j, -1);
+	event_open(x, "f", to_tid, to_t);
+	key_str(x, "name", "launch");
+	key_u64(x, "id", id);
+	key_str(x, "bp", "e");
+	dt_json_close(&x->j, -1);
+	x->flows++;
+}
+
+/* An arrow to (tid, t) from what launched it once that is read. */
+static void flow_later(struct tev *x, uint64_t key, bool graph, uint32_t tid,
+		       uint64_t t)
+{
+	if (x->n_pending < PENDING_MAX)
+		x->pending[x->n_pending++] =
+			(struct pending_flow){ key, graph, tid, t };
+	else
+		x->no_flow++;
+}
+
+/* The arrows waiting for a launch just read, from (tid, t). */
+static void flow_pending(struct tev *x, uint64_t key, bool graph, uint32_t tid,
+			 uint64_t t)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < x->n_pending; i++) {
+		const struct pending_flow *p = &x->pending[i];
+		if (p->key == key && p->graph == graph)
+			flow(x, tid, t, p->tid, p->t);
+		else
+			x->pending[kept++] = *p;
+	}
+	x->n_pending = kept;
+}
+
+static void flow_from_call(struct tev *x, uint64_t seq, uint32_t tid,
+			   uint64_t t)
+{
+	const struct call_slot *c = &x->calls[seq % CALL_RING];
+
+	if (c->seq == seq)
+		flow(x, c->tid, c->t, tid, t);
+	else if (seq > x->last_seq)
+		flow_later(x, seq, false, tid, t);
+	else
+		x->no_flow++;
+}
+
+static void flow_from_launch(struct tev *x, uint32_t corr, uint32_t tid,
+			     uint64_t t)
+{
+	const struct launch_slot *l = &x->launches[corr % LAUNCH_RING];
+
+	if (l->corr == corr)
+		flow(x, TID_LAUNCHES, l->t, tid, t);
+	else
+		flow_later(x, corr, true, tid, t);
+}
+
+static const char *copy_kind(uint8_t k)
+{
+	static const char *const names[] = {
+		[1] = "HtoD",  [2] = "DtoH",  [3] = "HtoA", [4] = "AtoH",
+		[5] = "AtoA",  [6] = "AtoD",  [7] = "DtoA", [8] = "DtoD",
+		[9] = "HtoH", [10] = "PtoP",
+	};
+	return k < sizeof(names) / sizeof(names[0]) && names[k] ? names[k]
+								 : "?";
+}
+
+static void kernel_args(struct tev *x, const struct dt_activity *a)
+{
+	const struct dt_rec_kernel *k = a->kernel;
+	char dims[64];
+
+	if (a->kc) {
+		dt_json_key(&x->j, "kernel");
+		dt_json_strn(&x->j, a->kc->name, a->kc->len);
+		key_str(x, "library", dt_family_key(a->kc->family));
+	}
+	if (!k)
+		return;
+	snprintf(dims, sizeof(dims), "[%d, %d, %d]", k->grid_x, k->grid_y,
+		 k->grid_z);
+	key_str(x, "grid", dims);
+	snprintf(dims, sizeof(dims), "[%d, %d, %d]", k->block_x, k->block_y,
+		 k->block_z);
+	key_str(x, "block", dims);
+	key_u64(x, "registers per thread", k->registers);
+	key_u64(x, "shared memory", (uint64_t)k->static_smem +
+					    (uint64_t)k->dynamic_smem);
+	if (k->graph_id)
+		key_u64(x, "graph", k->graph_id);
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct tev *x = arg;
+	uint32_t tid = stream_tid(a->device, a->stream);
+	char name[256];
+
+	if (!a->timed || !dt_export_in(x->t, a->start, a->end))
+		return;
+	track(x, tid, "GPU %u stream %u", a->device, a->stream);
+	/* the arrow first: its end binds to the slice that follows */
+	if (a->kernel && a->kernel->graph_id)
+		flow_from_launch(x, a->corr, tid, a->start);
+	else if (a->call)
+		flow_from_call(x, a->call, tid, a->start);
+	event_open(x, "X", tid, a->start);
+	put_dur(x, a->start, a->end);
+	switch (a->kind) {
+	case DT_ACT_KERNEL: {
+		size_t n = 0;
+		const char *f = a->kc ? dt_kernel_function(a->kc->name,
+							   a->kc->len, &n)
+				      : "kernel";
+		if (!a->kc)
+			n = strlen(f);
+		snprintf(name, sizeof(name), "%.*s", (int)n, f);
+		break;
+	}
+	case DT_ACT_MEMCPY: {
+		const struct dt_rec_memcpy *m = (const void *)a->rec;
+		snprintf(name, sizeof(name), "Memcpy %s",
+			 copy_kind(m->copy_kind));
+		break;
+	}
+	case DT_ACT_MEMSET:
+		snprintf(name, sizeof(name), "Memset");
+		break;
+	}
+	key_str(x, "name", name);
+	dt_json_key(&x->j, "args");
+	dt_json_open(&x->j, '{', -1);
+	key_u64(x, "device", a->device);
+	key_u64(x, "stream", a->stream);
+	key_u64(x, "correlation", a->corr);
+	if (a->call)
+		key_u64(x, "cuDNN call", a->call);
+	if (a->kind == DT_ACT_KERNEL) {
+		kernel_args(x, a);
+	} else {
+		key_u64(x, "bytes", a->bytes);
+		if (a->end > a->start) {
+			dt_json_key(&x->j, "memory bandwidth (GB/s)");
+			dt_json_g(&x->j, (double)a->bytes /
+						 (double)(a->end - a->start));
+		}
+	}
+	dt_json_close(&x->j, -1);
+	dt_json_close(&x->j, -1);
+}
+
+static void on_op(void *arg, const struct dt_op *op)
+{
+	struct tev *x = arg;
+	char buf[64];
+
+	/* ops that ran on the GPU, on a track beside their first kernel's
+	 * stream */
+	if (!op->kernels || op->device < 0 || op->gpu_end <= op->gpu_start ||
+	    !dt_export_in(x->t, op->gpu_start, op->gpu_end))
+		return;
+	uint32_t tid = stream_tid((uint32_t)op->device, op->gpu_stream) | TID_OPS;
+	track(x, tid, "GPU %d stream %u: cuDNN ops", op->device,
+	      op->gpu_stream);
+	event_open(x, "X", tid, op->gpu_start);
+	put_dur(x, op->gpu_start, op->gpu_end);
+	key_str(x, "name", dt_op_kind_name(op->cost.kind));
+	dt_json_key(&x->j, "args");
+	dt_json_open(&x->j, '{', -1);
+	key_str(x, "kind", dt_op_kind_key(op->cost.kind));
+	key_u64(x, "cuDNN call", op->seq);
+	key_str(x, "function", op->api);
+	key_str(x, "origin", op->origin == DT_OP_REPLAY ? "CUDA graph replay"
+						       : "call");
+	key_str(x, "problem", op->brief ? op->brief : op->desc);
+	if (op->plan) {
+		key_u64(x, "plan", op->plan);
+		snprintf(buf, sizeof(buf), "eng%" PRId64, op->engine);
+	} else {
+		snprintf(buf, sizeof(buf), "algo%" PRId64, op->engine);
+	}
+	key_str(x, "engine", op->engine >= 0 ? buf : "unknown");
+	if (op->knobs)
+		key_str(x, "knobs", op->knobs);
+	if (op->workspace >= 0)
+		key_u64(x, "workspace bytes", (uint64_t)op->workspace);
+	key_u64(x, "kernels", op->kernels);
+	key_u64(x, "GPU ns", op->gpu_ns);
+	if (op->cost.flops > 0) {
+		dt_json_key(&x->j, "FLOP");
+		dt_json_num(&x->j, op->cost.flops);
+	}
+	if (op->cost.bytes)
+		key_u64(x, "bytes", op->cost.bytes);
+	dt_json_close(&x->j, -1);
+	dt_json_close(&x->j, -1);
+}
+
+static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+{
+	struct tev *x = arg;
+
+	x->launches[l->corr % LAUNCH_RING] =
+		(struct launch_slot){ l->corr, l->start };
+	if (x->n_pending)
+		flow_pending(x, l->corr, true, TID_LAUNCHES, l->start);
+	if (!dt_export_in(x->t, l->start, l->end))
+		return;
+	track(x, TID_LAUNCHES, "CUDA graph launches");
+	event_open(x, "X", TID_LAUNCHES, l->start);
+	put_dur(x, l->start, l->end);
+	key_str(x, "name", "graph launch");
+	dt_json_key(&x->j, "args");
+	dt_json_open(&x->j, '{', -1);
+	key_u64(x, "correlation", l->corr);
+	key_u64(x, "CUPTI thread", l->cupti_tid);
+	dt_json_close(&x->j, -1);
+	dt_json_close(&x->j, -1);
+}
+
+/* An instant on the process's own track, for what went missing. */
+static void mark(struct tev *x, uint64_t t, const char *name,
+		 const char *what)
+{
+	event_open(x, "i", 0, t);
+	key_str(x, "s", "p");
+	key_str(x, "name", name);
+	dt_json_key(&x->j, "args");
+	dt_json_open(&x->j, '{', -1);
+	key_str(x, "what", what);
+	dt_json_close(&x->j, -1);
+	dt_json_close(&x->j, -1);
+}
+
+/* GPU recording off (or taken by another profiler) until it resumes: a
+ * slice on a track of its own. */
+static void gpu_gap(struct tev *x, uint64_t until)
+{
+	if (!x->gpu_off_since)
+		return;
+	uint64_t from = x->gpu_off_since;
+	x->gpu_off_since = 0;
+	if (!dt_export_in(x->t, from, until))
+		return;
+	track(x, TID_GPU_STATE, "GPU recording");
+	event_open(x, "X", TID_GPU_STATE, from);
+	put_dur(x, from, until);
+	key_str(x, "name", "GPU not recorded");
+	dt_json_key(&x->j, "args");
+	dt_json_open(&x->j, '{', -1);
+	key_str(x, "why", x->gpu_off_why);
+	dt_json_close(&x->j, -1);
+	dt_json_close(&x->j, -1);
+}
+
+static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
+{
+	struct tev *x = arg;
+
+	if (g->state == DT_GPU_ON || g->state == DT_GPU_RESUMED) {
+		gpu_gap(x, g->t);
+		return;
+	}
+	if (x->gpu_off_since)
+		return;
+	x->gpu_off_since = g->t ? g->t : 1;
+	free((void *)x->gpu_off_why);
+	x->gpu_off_why = strndup(g->why, g->why_len);
+}
+
+static void on_device(void *arg, const struct dt_device *d)
+{
+	struct tev *x = arg;
+
+	/* once per GPU model and id: the ranks of a job see the same */
+	for (size_t i = 0; i < x->n_devices; i++)
+		if (x->devices[i].id == d->id &&
+		    !strcmp(x->devices[i].name, d->name))
+			return;
+	if (x->n_devices < sizeof(x->devices) / sizeof(x->devices[0]))
+		x->devices[x->n_devices++] = *d;
+}
+
+static void on_record(void *arg, const struct dt_rec_hdr *h)
+{
+	struct tev *x = arg;
+	char what[160];
+	uint32_t len;
+
+	switch (h->type) {
+	case DT_REC_THREAD: {
+		const struct dt_rec_thread *r = (const void *)h;
+		const char *name = (const char *)dt_rec_tail(h, &len);
+		track(x, r->tid, "%.*s (%u)", (int)len, name, r->tid);
+		break;
+	}
+	case DT_REC_LOSS: {
+		const struct dt_rec_loss *r = (const void *)h;
+		if (!dt_export_in(x->t, r->t, r->t))
+			break;
+		snprintf(what, sizeof(what),
+			 "%" PRIu64 " records lost (thread %u, %s)", r->count,
+			 r->tid,
+			 r->reason == DT_LOSS_CUPTI ? "CUPTI dropped them"
+			 : r->reason == DT_LOSS_IO  ? "the file took no more"
+						    : "buffers full");
+		mark(x, r->t, "records lost", what);
+		break;
+	}
+	}
+}
+
+/* ----------------------------------------------------------- the file */
+
+static void process_meta(struct tev *x, const struct dt_file_info *fi)
+{
+	const char *cmd = dt_info_get(fi, "cmdline");
+	const char *host = dt_info_get(fi, "host");
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s%s%.160s (pid %u%s%s)",
+		 x->t->rank ? x->t->rank : "", x->t->rank ? " " : "",
+		 cmd ? cmd : "?", x->t->pid, host ? ", " : "",
+		 host ? host : "");
+	meta(x, "process_name", 0, name, (int64_t)x->pid);
+}
+
+struct trace_note {
+	bool complete;
+	char ended[256];
+	char lost[512];
+	uint64_t gpu_dropped;
+};
+
+static int export_one(struct tev *x, const struct dt_export_trace *t,
+		      struct trace_note *note)
+{
+	struct dt_consumer c = {
+		.arg = x,
+		.call = on_call,
+		.activity = on_activity,
+		.op = on_op,
+		.graph_launch = on_graph_launch,
+		.gpu_state = on_gpu_state,
+		.device = on_device,
+		.record = on_record,
+	};
+	uint64_t last = 0;
+
+	x->t = t;
+	x->n_tracks = 0;
+	x->last_seq = 0;
+	memset(x->calls, 0, CALL_RING * sizeof(*x->calls));
+	memset(x->launches, 0, LAUNCH_RING * sizeof(*x->launches));
+	process_meta(x, dt_session_info(t->s));
+	if (dt_session_add(t->s, &c) < 0) {
+		dt_error("out of memory");
+		return 1;
+	}
+	dt_session_run(t->s);
+
+	const struct dt_file_stats *st = dt_session_file(t->s);
+	const struct dt_model_stats *ms = dt_session_stats(t->s);
+	last = ms->t_last ? ms->t_last : dt_session_info(t->s)->hdr.start_mono;
+	gpu_gap(x, last);
+	x->no_flow += x->n_pending;
+	x->n_pending = 0;
+	note->complete = dt_trace_complete(st);
+	dt_file_end_text(st, note->ended, sizeof(note->ended));
+	dt_lost_text(st, ms, " lost", note->lost, sizeof(note->lost));
+	note->gpu_dropped = st->gpu_dropped;
+	if (!note->complete) {
+		char why[1024];
+		snprintf(why, sizeof(why), "ended %s; %s; %" PRIu64
+			 " GPU records dropped by CUPTI", note->ended,
+			 note->lost, note->gpu_dropped);
+		/* at its end, where a reader of the timeline sees it */
+		mark(x, last, "trace incomplete", why);
+	}
+	return 0;
+}
+
+static void device_props(struct tev *x)
+{
+	dt_json_key_nl(&x->j, "deviceProperties", 0);
+	dt_json_open(&x->j, '[', 2);
+	for (size_t i = 0; i < x->n_devices; i++) {
+		const struct dt_device *d = &x->devices[i];
+		dt_json_open(&x->j, '{', -1);
+		key_u64(x, "id", d->id);
+		key_str(x, "name", d->name);
+		key_u64(x, "totalGlobalMem", d->global_mem);
+		key_u64(x, "computeMajor", d->cc_major);
+		key_u64(x, "computeMinor", d->cc_minor);
+		key_u64(x, "numSms", d->sms);
+		key_u64(x, "clockRate", d->clock_khz);
+		key_u64(x, "memoryBandwidthKBps", d->mem_bandwidth_kBps);
+		dt_json_close(&x->j, -1);
+	}
+	dt_json_close(&x->j, 0);
+}
+
+static void traces_meta(struct tev *x, const struct dt_export_trace *t,
+			const struct trace_note *notes, const uint32_t *pids,
+			size_t n)
+{
+	dt_json_key_nl(&x->j, "otherData", 0);
+	dt_json_open(&x->j, '{', -1);
+	key_str(x, "generator", "dnntrace " DT_VERSION);
+	dt_json_key(&x->j, "traces");
+	dt_json_open(&x->j, '[', 2);
+	for (size_t i = 0; i < n; i++) {
+		dt_json_open(&x->j, '{', -1);
+		key_str(x, "path", t[i].path);
+		key_u64(x, "pid", t[i].pid);
+		key_u64(x, "exported_pid", pids[i]);
+		key_str(x, "rank", t[i].rank);
+		dt_json_key(&x->j, "complete");
+		dt_json_bool(&x->j, notes[i].complete);
+		key_str(x, "ended", notes[i].ended);
+		key_str(x, "lost", notes[i].lost);
+		key_u64(x, "gpu_dropped", notes[i].gpu_dropped);
+		dt_json_close(&x->j, -1);
+	}
+	dt_json_close(&x->j, 0);
+	key_u64(x, "events", x->events);
+	key_u64(x, "flows", x->flows);
+	key_u64(x, "kernels_without_flow", x->no_flow);
+	dt_json_close(&x->j, -1);
+}
+
+int dt_export_trace_events(const struct dt_export_opts *o)
+{
+	size_t n;
+	struct dt_export_trace *t = dt_export_open(o, &n);
+	if (!t)
+		return EXIT_USAGE;
+	FILE *out = dt_open_output(o->output);
+	struct tev *x = out ? calloc(1, sizeof(*x)) : NULL;
+	struct trace_note *notes = calloc(n, sizeof(*notes));
+	uint32_t *pids = calloc(n, sizeof(*pids));
+	int rc = 0;
+
+	if (x) {
+		x->calls = calloc(CALL_RING, sizeof(*x->calls));
+		x->launches = calloc(LAUNCH_RING, sizeof(*x->launches));
+		x->pending = calloc(PENDING_MAX, sizeof(*x->pending));
+	}
+	if (!out || !x || !notes || !pids || !x->calls ||
+	    !x->launches || !x->pending) {
+		if (out)
+			dt_error("out of memory");
+		rc = 1;
+		goto done;
+	}
+	dt_json_init(&x->j, out);
+	dt_json_open(&x->j, '{', -1);
+	key_u64(x, "schemaVersion", 1);
+	key_str(x, "displayTimeUnit", "ms");
+	dt_json_key_nl(&x->j, "traceEvents", 0);
+	dt_json_open(&x->j, '[', 0);
+	for (size_t i = 0; i < n && !rc; i++) {
+		/* pids are per host: one seen already gets a number of its
+		 * own, above any a kernel hands out */
+		x->pid = t[i].pid;
+		for (size_t k = 0; k < i; k++)
+			if (pids[k] == x->pid)
+				x->pid = (1u << 22) + (uint32_t)i, k = i;
+		pids[i] = x->pid;
+		rc = export_one(x, &t[i], &notes[i]);
+	}
+	dt_json_close(&x->j, 0);
+	const struct dt_file_header *h = &dt_session_info(t[0].s)->hdr;
+	uint64_t base = h->start_real + (uint64_t)((int64_t)h->start_mono +
+						   t[0].offset);
+	dt_json_key_nl(&x->j, "baseTimeNanoseconds", 0);
+	dt_json_u64(&x->j, base);
+	device_props(x);
+	traces_meta(x, t, notes, pids, n);
+	dt_json_close(&x->j, 0);
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++)
+		if (!notes[i].complete)
+			dt_error("warning: %s is incomplete: ended %s; %s; the "
+				 "export has what it holds, marked",
+				 t[i].path, notes[i].ended, notes[i].lost);
+	if (x->no_flow)
+		dt_error("note: %" PRIu64 " kernels have no arrow from "
+			 "what launched them (a call long before them, or a "
+			 "graph launch not recorded)", x->no_flow);
+	if (x->tracks_full)
+		dt_error("note: more than %d tracks; later ones are unnamed",
+			 TRACKS_MAX);
+	if (x->events > 1000000)
+		dt_error("note: %" PRIu64 " events: chrome://tracing stops "
+			 "near a million; ui.perfetto.dev opens more",
+			 x->events);
+done:
+	if (out && dt_close_output(out, o->output))
+		rc = 1;
+	if (x) {
+		free(x->calls);
+		free(x->launches);
+		free(x->pending);
+		free((void *)x->gpu_off_why);
+	}
+	free(x);
+	free(notes);
+	free(pids);
+	dt_export_close(t, n);
+	return rc;
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Installs the programs the tests open dnntrace's outputs with, none of
+# them needed to build or use dnntrace: the sqlite3 client, headless
+# Chromium, and from npm Chrome DevTools' trace engine and DuckDB
+# (tests/checkers/package.json, into build/checkers). Tests whose checker
+# is missing are skipped. Safe to run again.
+set -eu
+cd "$(dirname "$0")/.."
+
+# command:package; node and npm may come from elsewhere than Debian
+missing=""
+for cp in sqlite3:sqlite3 chromium:chromium node:nodejs npm:npm; do
+	command -v "${cp%%:*}" >/dev/null || missing="$missing ${cp#*:}"
+done
+sh tools/apt-install.sh setup-checkers $missing
+
+mkdir -p build/checkers
+if ! cmp -s tests/checkers/package.json build/checkers/package.json; then
+	cp tests/checkers/package.json build/checkers/package.json
+	(cd build/checkers && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+fi
