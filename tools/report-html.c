@@ -192,6 +192,9 @@ static void timeline_strip(FILE *out, const struct dt_busy_hist *h,
 			continue;
 		if (f > 1)
 			f = 1;
+		/* any activity at all leaves a mark */
+		if (f < 0.08)
+			f = 0.08;
 		fprintf(out,
 			"<rect class=\"bar\" x=\"%.2f\" y=\"%.2f\" "
 			"width=\"%.2f\" height=\"%.2f\"/>\n",
@@ -223,8 +226,9 @@ void dt_html_timeline(FILE *out, const struct dt_summary *s)
 	dt_svg_open(out, TL_W, height, "GPU busy over the run",
 		    "For each trace, a strip from its first GPU activity to "
 		    "its last: the height of the filled part is the share "
-		    "of each slice of time the GPU was busy; empty stretches "
-		    "are idle. The busy share is written at the right.");
+		    "of each slice of time the GPU was busy, with a thin mark "
+		    "at least where it was busy at all; empty stretches are "
+		    "idle. The busy share is written at the right.");
 	double y = 6;
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
