@@ -106,7 +106,62 @@ struct merger {
 	uint64_t cur_s, cur_e; /* the interval being merged */
 	uint64_t done;         /* everything before this is settled */
 	uint64_t busy, first, last;
+	struct dt_busy_hist *hist; /* where settled intervals go, */
+	int64_t to_host;           /* moved to the host clock by this */
 };
+
+#define BUSY_MIN_WIDTH 1000 /* ns */
+
+/* Pairs of bins merged: the histogram covers twice the time. */
+static void busy_widen(struct dt_busy_hist *h)
+{
+	for (size_t i = 0; i < DT_BUSY_BINS / 2; i++)
+		h->bins[i] = h->bins[2 * i] + h->bins[2 * i + 1];
+	memset(h->bins + DT_BUSY_BINS / 2, 0,
+	       DT_BUSY_BINS / 2 * sizeof(h->bins[0]));
+	h->width_ns *= 2;
+	h->n_bins = (h->n_bins + 1) / 2;
+}
+
+/* A settled busy interval, host clock. Intervals come in time order per
+ * GPU, not across GPUs: what starts before the first bin, which another
+ * GPU's first activity placed, is counted in it. */
+static void busy_add(struct dt_busy_hist *h, uint64_t s, uint64_t e)
+{
+	if (!h->width_ns)
+		h->width_ns = BUSY_MIN_WIDTH;
+	if (e <= h->t0) {
+		h->bins[0] += e - s;
+		h->busy_ns += e - s;
+		return;
+	}
+	if (s < h->t0) {
+		h->bins[0] += h->t0 - s;
+		h->busy_ns += h->t0 - s;
+		s = h->t0;
+	}
+	while (e - h->t0 > DT_BUSY_BINS * h->width_ns)
+		busy_widen(h);
+	uint64_t i = (s - h->t0) / h->width_ns;
+	for (;; i++) {
+		uint64_t bs = h->t0 + i * h->width_ns, be = bs + h->width_ns;
+		h->bins[i] += (e < be ? e : be) - (s > bs ? s : bs);
+		if (e <= be)
+			break;
+	}
+	if (i + 1 > h->n_bins)
+		h->n_bins = (uint32_t)(i + 1);
+	h->busy_ns += e - s;
+}
+
+/* The interval being merged is settled. */
+static void merger_close(struct merger *g)
+{
+	g->busy += g->cur_e - g->cur_s;
+	if (g->hist)
+		busy_add(g->hist, (uint64_t)((int64_t)g->cur_s + g->to_host),
+			 (uint64_t)((int64_t)g->cur_e + g->to_host));
+}
 
 static void merge_out(struct merger *g, size_t n)
 {
@@ -122,7 +177,7 @@ static void merge_out(struct merger *g, size_t n)
 			continue;
 		}
 		if (g->open) {
-			g->busy += g->cur_e - g->cur_s;
+			merger_close(g);
 			g->done = g->cur_e;
 		}
 		g->open = true;
@@ -164,7 +219,7 @@ static void merger_finish(struct merger *g)
 	if (g->iv)
 		merge_out(g, g->n);
 	if (g->open)
-		g->busy += g->cur_e - g->cur_s;
+		merger_close(g);
 	g->open = false;
 	free(g->iv);
 	g->iv = NULL;
@@ -740,9 +795,17 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	f->gpu_ns += d;
 	s->gpu_ns += d;
 	/* the union of busy intervals does not care which clock, as long as
-	 * it is one */
-	if (a->device < 64)
-		merger_add(&pv->merge[a->device], a->gpu_start, a->gpu_end);
+	 * it is one; the histogram's is the host's */
+	if (!f->busy.width_ns && (!f->busy.t0 || a->start < f->busy.t0))
+		f->busy.t0 = a->start;
+	if (a->device < 64) {
+		struct merger *g = &pv->merge[a->device];
+		if (!g->hist) {
+			g->hist = &f->busy;
+			g->to_host = (int64_t)(a->start - a->gpu_start);
+		}
+		merger_add(g, a->gpu_start, a->gpu_end);
+	}
 	if (cudnn) {
 		f->cudnn_gpu_ns += d;
 		s->cudnn_ns += d;
@@ -934,6 +997,8 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		merger_finish(g);
 		s->busy_ns += g->busy;
 		s->span_ns += g->last > g->first ? g->last - g->first : 0;
+		f->busy.span_ns += g->last > g->first ? g->last - g->first : 0;
+		f->busy.devices += g->hist != NULL;
 	}
 	const struct dt_file_stats *st = dt_session_file(ss);
 	const struct dt_model_stats *ms = dt_session_stats(ss);

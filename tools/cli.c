@@ -16,12 +16,14 @@ int dt_parse_format(const char *cmd, const char *arg, unsigned allowed,
 {
 	static const char *const names[] = { [DT_TEXT] = "text",
 					     [DT_MARKDOWN] = "markdown",
-					     [DT_JSON] = "json" };
+					     [DT_JSON] = "json",
+					     [DT_HTML] = "html" };
+	const int n_names = (int)(sizeof(names) / sizeof(names[0]));
 	char list[64] = "";
 	size_t len = 0;
 	int n = 0, k = 0;
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < n_names; i++) {
 		if (!(allowed & (1u << i)))
 			continue;
 		if (!strcmp(arg, names[i]) ||
@@ -31,7 +33,7 @@ int dt_parse_format(const char *cmd, const char *arg, unsigned allowed,
 		}
 		n++;
 	}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < n_names; i++) {
 		if (!(allowed & (1u << i)))
 			continue;
 		k++;

@@ -2,7 +2,8 @@
  * cmd-diff.c - `dnntrace diff BASE NEW`: what changed between two runs, and
  * a gate for CI. The comparison is the analyzer's (dt_diff_new()); this file
  * lays it out as text, Markdown (for a job summary or a pull-request
- * comment) or JSON (schema dnntrace.diff, analyzer/DIFF.md).
+ * comment), one HTML page (the runs' bars side by side, changes
+ * highlighted) or JSON (schema dnntrace.diff, analyzer/DIFF.md).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -65,9 +66,10 @@ static void diff_help(FILE *f)
 		"never\n"
 		"  --top N           rows per section (default 20, 0 for "
 		"all)\n"
-		"  --format F        text (default), markdown or json (schema "
-		"dnntrace.diff,\n"
-		"                    version %d)\n"
+		"  --format F        text (default), markdown, html (one page, "
+		"the runs side\n"
+		"                    by side) or json (schema dnntrace.diff, "
+		"version %d)\n"
 		"  --incomplete H    what an incomplete trace (cut short, "
 		"damaged, records\n"
 		"                    lost or dropped) does to the gate:\n"
@@ -184,7 +186,8 @@ static void run_line(const struct ctx *c, const char *label, const char *name,
 {
 	const struct dt_sum_file *f = &s->files[0];
 
-	fprintf(c->out, "%s%-5s %s: %zu trace%s, %s; %s; cuDNN %s%s%s\n",
+	dt_para(c->out, c->format, NULL,
+		"%s%-5s %s: %zu trace%s, %s; %s; cuDNN %s%s%s\n",
 		c->format == DT_MARKDOWN ? "- " : "", label, name, s->n_files,
 		s->n_files == 1 ? "" : "s", f->program ? f->program : "?",
 		s->n_devices ? s->devices[0].name : "GPU unknown",
@@ -222,6 +225,70 @@ static void total_row(struct dt_table *t, const char *what, uint64_t b,
 		dt_table_cell(t, "%s", n ? "new" : "-");
 }
 
+/* The runs side by side, for HTML: a pair of bars per row, the base's
+ * filled and tagged "base", the new run's outlined and tagged "new". */
+struct pair {
+	char label[64];
+	uint64_t ns[2];
+	char note[24]; /* after the new run's value: the change */
+};
+
+static void html_pairs(const struct ctx *c, const char *title,
+		       const char *desc, const struct pair *p, size_t n)
+{
+	struct dt_svg_bar *b = calloc(2 * n + 1, sizeof(*b));
+	char (*text)[64] = calloc(2 * n + 1, sizeof(*text));
+
+	if (b && text && n) {
+		for (size_t i = 0; i < 2 * n; i++) {
+			const struct pair *q = &p[i / 2];
+			char t[32];
+			int k = (int)(i % 2);
+			dt_fmt_ns(q->ns[k], t, sizeof(t));
+			snprintf(text[i], sizeof(text[0]), "%s%s%s", t,
+				 k && q->note[0] ? " " : "", k ? q->note : "");
+			b[i] = (struct dt_svg_bar){ .label = k ? NULL : q->label,
+						    .tag = k ? "new" : "base",
+						    .text = text[i],
+						    .value = (double)q->ns[k],
+						    .series = k };
+		}
+		fputs("<figure>\n", c->out);
+		dt_svg_bars(c->out, title, desc, b, 2 * n);
+		fputs("<figcaption>Base filled, new outlined: the table's "
+		      "numbers, drawn.</figcaption>\n</figure>\n",
+		      c->out);
+	}
+	free(b);
+	free(text);
+}
+
+static void pair_change(struct pair *p)
+{
+	if (p->ns[0])
+		snprintf(p->note, sizeof(p->note), "(%+.1f%%)",
+			 100.0 * ((double)p->ns[1] - (double)p->ns[0]) /
+				 (double)p->ns[0]);
+}
+
+static void html_totals(const struct ctx *c)
+{
+	const struct dt_summary *b = c->d->base, *n = c->d->next;
+	struct pair p[] = {
+		{ "GPU time in cuDNN operations", { b->cudnn_ns, n->cudnn_ns } },
+		{ "GPU time in other kernels", { other_ns(b), other_ns(n) } },
+		{ "memory copies and sets", { b->copy_ns, n->copy_ns } },
+	};
+
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		pair_change(&p[i]);
+	html_pairs(c, "GPU time, base and new",
+		   "For each part of the GPU time, two bars: the base run's and the new "
+		   "run's, with their values and the change written beside "
+		   "them.",
+		   p, sizeof(p) / sizeof(p[0]));
+}
+
 static void print_totals(const struct ctx *c)
 {
 	static const char *const hdr[] = { "", "base", "new", "change", NULL };
@@ -230,7 +297,7 @@ static void print_totals(const struct ctx *c)
 
 	if (!t)
 		return;
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format, "###", c->color,
 		   "Totals");
 	total_row(t, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
 		  true);
@@ -241,8 +308,10 @@ static void print_totals(const struct ctx *c)
 		  true);
 	total_row(t, "cuDNN calls", b->calls, n->calls, false);
 	total_row(t, "cuDNN op executions", b->ops, n->ops, false);
-	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
+	if (c->format == DT_HTML)
+		html_totals(c);
 }
 
 /* Functions whose call counts differ. */
@@ -282,13 +351,12 @@ static void print_calls(const struct ctx *c)
 		}
 	}
 	if (shown) {
-		dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL,
-			   c->color,
+		dt_heading(c->out, c->format, "###", c->color,
 			   "Functions called a different number of times");
-		dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
+		dt_table_print(t, c->out, c->format, c->color);
 		if (more)
-			fprintf(c->out, "(%ld more; --top 0 lists all)\n",
-				more);
+			dt_para(c->out, c->format, NULL,
+				"(%ld more; --top 0 lists all)\n", more);
 	}
 	dt_table_free(t);
 }
@@ -305,6 +373,38 @@ static void operation_cell(const struct ctx *c, struct dt_table *t,
 	int max = c->format == DT_MARKDOWN ? 80 : 110;
 	dt_table_cell(t, "%s %.*s%s", dt_op_kind_key(o->kind), max, o->brief,
 		      (int)strlen(o->brief) > max ? "..." : "");
+}
+
+/* The changed operations' medians, base and new, as the table shows
+ * them (the first --top). */
+static void html_changes(const struct ctx *c)
+{
+	const struct dt_diff *d = c->d;
+	struct pair *p = calloc(d->n_ops + 1, sizeof(*p));
+	size_t n = 0;
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < d->n_ops; i++) {
+		const struct dt_diff_op *o = &d->ops[i];
+		if (!is_change(o) || (c->top && n >= (size_t)c->top))
+			continue;
+		snprintf(p[n].label, sizeof(p[n].label), "%s %s %.36s",
+			 o->verdict == DT_SLOWER   ? "SLOWER"
+			 : o->verdict == DT_FASTER ? "faster"
+						   : "noise",
+			 dt_op_kind_key(o->kind), o->brief);
+		p[n].ns[0] = o->base.median_ns;
+		p[n].ns[1] = o->next.median_ns;
+		pair_change(&p[n]);
+		n++;
+	}
+	html_pairs(c, "Median GPU time per execution, base and new",
+		   "For each operation whose time changed, its verdict and "
+		   "two bars: the base run's median and the new run's, with "
+		   "their values and the change written beside them.",
+		   p, n);
+	free(p);
 }
 
 static void print_changes(const struct ctx *c)
@@ -329,6 +429,9 @@ static void print_changes(const struct ctx *c)
 			more++;
 			continue;
 		}
+		dt_table_row_class(t, o->verdict == DT_SLOWER   ? "slower"
+				       : o->verdict == DT_FASTER ? "faster"
+								 : "noise");
 		dt_table_cell(t, "%s",
 			      o->verdict == DT_SLOWER   ? "SLOWER"
 			      : o->verdict == DT_FASTER ? "faster"
@@ -357,23 +460,26 @@ static void print_changes(const struct ctx *c)
 		shown++;
 	}
 	char m[32];
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format, "###", c->color,
 		   "Operations whose GPU time changed (median per execution; "
 		   "counted from %.0f%% and %s)",
 		   100 * d->opts.threshold,
 		   dt_fmt_ns(d->opts.min_ns, m, sizeof(m)));
 	if (!shown)
-		fprintf(c->out, "none\n");
+		dt_para(c->out, c->format, NULL, "none\n");
 	else
-		dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
+		dt_table_print(t, c->out, c->format, c->color);
 	if (more)
-		fprintf(c->out, "(%ld more; --top 0 lists all)\n", more);
+		dt_para(c->out, c->format, NULL,
+			"(%ld more; --top 0 lists all)\n", more);
 	if (d->noise)
-		fprintf(c->out,
+		dt_para(c->out, c->format, NULL,
 			"%snoise: past the thresholds, but each run's median "
 			"lies within the other's\nrange of executions\n",
 			c->format == DT_MARKDOWN ? "\n" : "");
 	dt_table_free(t);
+	if (c->format == DT_HTML)
+		html_changes(c);
 }
 
 static void print_engines(const struct ctx *c)
@@ -383,7 +489,7 @@ static void print_engines(const struct ctx *c)
 
 	if (!d->engine_changes && !d->workspace_changes)
 		return;
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format, "###", c->color,
 		   "Engine and workspace changes");
 	for (size_t i = 0; i < d->n_ops; i++) {
 		const struct dt_diff_op *o = &d->ops[i];
@@ -392,11 +498,12 @@ static void print_engines(const struct ctx *c)
 			continue;
 		if (c->top && shown++ >= c->top)
 			break;
-		fprintf(c->out, "%s%s %.100s\n",
+		dt_para(c->out, c->format, NULL, "%s%s %.100s\n",
 			c->format == DT_MARKDOWN ? "- " : "  ",
 			dt_op_kind_key(o->kind), o->brief);
 		if (o->engine_changed)
-			fprintf(c->out, "%sengine %s%s%s%s -> %s%s%s%s\n",
+			dt_para(c->out, c->format, "sub",
+				"%sengine %s%s%s%s -> %s%s%s%s\n",
 				c->format == DT_MARKDOWN ? "  - " : "      ",
 				engine_str(o, &o->base, e1, sizeof(e1)),
 				o->base.knobs ? " {" : "",
@@ -407,7 +514,8 @@ static void print_engines(const struct ctx *c)
 				o->next.knobs ? o->next.knobs : "",
 				o->next.knobs ? "}" : "");
 		if (o->workspace_changed)
-			fprintf(c->out, "%sworkspace %s -> %s\n",
+			dt_para(c->out, c->format, "sub",
+				"%sworkspace %s -> %s\n",
 				c->format == DT_MARKDOWN ? "  - " : "      ",
 				dt_fmt_bytes((uint64_t)o->base.workspace, w1,
 					     sizeof(w1)),
@@ -442,6 +550,7 @@ static void print_added(const struct ctx *c, enum dt_verdict v)
 			more++;
 			continue;
 		}
+		dt_table_row_class(t, v == DT_ADDED ? "added" : "removed");
 		dt_table_cell(t, "%" PRIu64, s->count);
 		dt_table_cell(t, "%s",
 			      dt_fmt_ns(s->gpu_ns, b[0], sizeof(b[0])));
@@ -450,13 +559,14 @@ static void print_added(const struct ctx *c, enum dt_verdict v)
 		operation_cell(c, t, o);
 		shown++;
 	}
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format, "###", c->color,
 		   "%s: %zu operation%s only in %s",
 		   v == DT_ADDED ? "Added" : "Removed", n, n == 1 ? "" : "s",
 		   v == DT_ADDED ? "NEW" : "BASE");
-	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format, c->color);
 	if (more)
-		fprintf(c->out, "(%ld more; --top 0 lists all)\n", more);
+		dt_para(c->out, c->format, NULL,
+			"(%ld more; --top 0 lists all)\n", more);
 	dt_table_free(t);
 }
 
@@ -466,9 +576,9 @@ static void print_verdict(const struct ctx *c, enum gate g)
 	bool tripped = gate_tripped(d, g, c->incomplete);
 	bool partial = incomplete(d);
 
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "###" : NULL, c->color,
+	dt_heading(c->out, c->format, "###", c->color,
 		   "Verdict");
-	fprintf(c->out,
+	dt_para(c->out, c->format, NULL,
 		"%zu slower, %zu faster, %zu within noise, %zu engine "
 		"change%s, %zu workspace change%s, %zu added, %zu removed "
 		"(of %zu operations)\n",
@@ -477,13 +587,14 @@ static void print_verdict(const struct ctx *c, enum gate g)
 		d->workspace_changes == 1 ? "" : "s", d->added, d->removed,
 		d->n_ops);
 	if (g != GATE_NONE && partial && c->incomplete == INC_ERROR)
-		fprintf(c->out,
+		dt_para(c->out, c->format, "failed",
 			"%sgate --fail-on %s: NOT JUDGED%s (exit status 2): a "
 			"trace is incomplete\n",
 			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
 			c->format == DT_MARKDOWN ? "**" : "");
 	else if (g != GATE_NONE)
-		fprintf(c->out, "%sgate --fail-on %s: %s%s%s%s\n",
+		dt_para(c->out, c->format, tripped ? "failed" : "passed",
+			"%sgate --fail-on %s: %s%s%s%s\n",
 			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
 			tripped ? "FAILED" : "passed",
 			c->format == DT_MARKDOWN ? "**" : "",
@@ -780,24 +891,26 @@ int cmd_diff(int argc, char **argv)
 	} else {
 		if (c.format == DT_MARKDOWN)
 			fprintf(c.out, "## dnntrace diff\n\n");
+		if (c.format == DT_HTML)
+			dt_html_begin(c.out, "dnntrace diff");
 		run_line(&c, "base", c.base_name, base);
 		run_line(&c, "new", c.next_name, next);
 		const char *lead = c.format == DT_MARKDOWN ? "- warning: "
 							   : "warning: ";
-		if (dt_print_unclean(c.out, base, lead) +
-		    dt_print_unclean(c.out, next, lead))
-			fprintf(c.out,
+		if (dt_print_unclean(c.out, c.format, base, lead) +
+		    dt_print_unclean(c.out, c.format, next, lead))
+			dt_para(c.out, c.format, "warn",
 				"%soperations counted as added or removed may "
 				"only be missing from an incomplete trace\n",
 				lead);
 		if (d->other_gpu)
-			fprintf(c.out,
+			dt_para(c.out, c.format, NULL,
 				"%snote: the runs were on different GPUs (%s, "
 				"%s): their times differ for that too\n",
 				c.format == DT_MARKDOWN ? "- " : "",
 				base->devices[0].name, next->devices[0].name);
 		if (d->other_cudnn)
-			fprintf(c.out,
+			dt_para(c.out, c.format, NULL,
 				"%snote: the runs used different cuDNN "
 				"libraries (%s, %s)\n",
 				c.format == DT_MARKDOWN ? "- " : "",
@@ -808,9 +921,11 @@ int cmd_diff(int argc, char **argv)
 		print_engines(&c);
 		print_added(&c, DT_ADDED);
 		print_added(&c, DT_REMOVED);
-		if (c.format == DT_TEXT)
+		if (c.format == DT_TEXT || c.format == DT_HTML)
 			print_calls(&c);
 		print_verdict(&c, g);
+		if (c.format == DT_HTML)
+			dt_html_end(c.out);
 	}
 	if (dt_close_output(c.out, output))
 		rc = 1;

@@ -25,7 +25,7 @@ static void indented_table(FILE *out, struct dt_table *t)
 	FILE *m = open_memstream(&buf, &size);
 
 	if (m) {
-		dt_table_print(t, m, false, false);
+		dt_table_print(t, m, DT_TEXT, false);
 		fclose(m);
 		for (const char *p = buf; p && *p;) {
 			size_t n = strcspn(p, "\n");
@@ -43,7 +43,7 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 	const struct dt_fusion *fz = s->fusion;
 	char b1[32], b2[32], b3[32], b4[32], line[600];
 
-	dt_print_unclean(out, s, "warning: ");
+	dt_print_unclean(out, DT_TEXT, s, "warning: ");
 	fprintf(out,
 		"%zu trace%s, %s of GPU time; byte savings priced at "
 		"%sB/s, %s.\n",
@@ -162,7 +162,7 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 				 f->brief ? f->brief : "");
 			dt_table_cell(t, "%.*s", wide ? 600 : 80, line);
 		}
-		dt_table_print(t, out, false, color);
+		dt_table_print(t, out, DT_TEXT, color);
 		dt_table_free(t);
 	}
 }

@@ -3,7 +3,8 @@
  * GPU was used, for one trace or all the traces of a job.
  *
  * The numbers come from the analyzer's summary (struct dt_summary); this file
- * only lays them out: aligned text (colours on a terminal), Markdown, or
+ * only lays them out: aligned text (colours on a terminal), Markdown, one
+ * self-contained HTML page with pictures (report-html.c draws them), or
  * JSON in the versioned schema analyzer/REPORT.md documents.
  */
 #define _GNU_SOURCE
@@ -69,9 +70,11 @@ static void report_help(FILE *f)
 		"mean, max, host,\n"
 		"                       or roof (furthest below the "
 		"roofline first)\n"
-		"  --format F           text (default), markdown or json "
-		"(schema\n"
-		"                       dnntrace.report, version %d)\n"
+		"  --format F           text (default), markdown, html (one "
+		"page, with\n"
+		"                       pictures) or json (schema "
+		"dnntrace.report,\n"
+		"                       version %d)\n"
 		"  -o, --output FILE    write the report to FILE\n"
 		"  --peak-bandwidth B   peak memory bandwidth, bytes/s "
 		"(4.8T, 900G)\n"
@@ -144,19 +147,6 @@ static const char *engine_str(const struct dt_sum_problem *p, char *buf,
 		n = snprintf(buf, size, "%s%" PRId64, kind, p->last_engine);
 	if (p->n_engines > 1 && n > 0 && (size_t)n < size)
 		snprintf(buf + n, size - (size_t)n, "+%u", p->n_engines - 1);
-	return buf;
-}
-
-/* The rank label of a file: "3" from RANK=3, else its pid. */
-static const char *rank_label(const struct dt_sum_file *f, char *buf,
-			      size_t size)
-{
-	const char *eq = f->rank ? strchr(f->rank, '=') : NULL;
-
-	if (eq)
-		snprintf(buf, size, "%s", eq + 1);
-	else
-		snprintf(buf, size, "pid %u", f->pid);
 	return buf;
 }
 
@@ -239,21 +229,61 @@ static uint32_t *api_order(const struct dt_summary *s)
 
 /* ---------------------------------------------------------------- text */
 
-/* "label value" lines of the header: a list item in Markdown. */
+/* "label value" lines of the header: a list item in Markdown, a term and
+ * its description in HTML (an empty label goes on describing the last
+ * term), of class cls when not NULL. */
+static void vfact(const struct ctx *c, const char *cls, const char *label,
+		  const char *fmt, va_list ap)
+{
+	if (c->format == DT_HTML) {
+		char *v = NULL;
+		if (vasprintf(&v, fmt, ap) < 0)
+			v = NULL;
+		if (*label) {
+			fputs("<dt>", c->out);
+			dt_html_escape(c->out, label);
+			fputs("</dt>", c->out);
+		}
+		if (cls)
+			fprintf(c->out, "<dd class=\"%s\">", cls);
+		else
+			fputs("<dd>", c->out);
+		dt_html_escape(c->out, v);
+		fputs("</dd>\n", c->out);
+		free(v);
+		return;
+	}
+	if (c->format == DT_MARKDOWN)
+		fprintf(c->out, "- **%s**: ", label);
+	else
+		fprintf(c->out, "%-10s", label);
+	vfprintf(c->out, fmt, ap);
+	fputc('\n', c->out);
+}
+
 static void fact(const struct ctx *c, const char *label, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void fact(const struct ctx *c, const char *label, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->format == DT_MARKDOWN)
-		fprintf(c->out, "- **%s**: ", label);
-	else
-		fprintf(c->out, "%-10s", label);
 	va_start(ap, fmt);
-	vfprintf(c->out, fmt, ap);
+	vfact(c, NULL, label, fmt, ap);
 	va_end(ap);
-	fputc('\n', c->out);
+}
+
+/* What a trace lacks, said where it is seen first. */
+static void warn_fact(const struct ctx *c, const char *label,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void warn_fact(const struct ctx *c, const char *label,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfact(c, "warn", label, fmt, ap);
+	va_end(ap);
 }
 
 /* CUDA graphs: launches, replays, and what could not be tied to calls. */
@@ -318,6 +348,8 @@ static void print_identity(const struct ctx *c)
 
 	if (c->format == DT_MARKDOWN)
 		fprintf(c->out, "# dnntrace report\n\n");
+	if (c->format == DT_HTML)
+		fputs("<dl class=\"facts\">\n", c->out);
 	if (s->n_files == 1) {
 		fact(c, "trace", "%s", f->path);
 		if (f->program)
@@ -361,26 +393,30 @@ static void print_identity(const struct ctx *c)
 		    s->files[i].t_end - s->files[i].t_begin > span)
 			span = s->files[i].t_end - s->files[i].t_begin;
 	}
-	if (s->n_files == 1) {
+	if (s->n_files == 1 && f->end != DT_FILE_CLEAN) {
+		warn_fact(c, "ended", "%s", f->ended);
+	} else if (s->n_files == 1) {
 		fact(c, "ended", "%s", f->ended);
 	} else {
 		fact(c, "ended", "%zu of %zu cleanly", s->n_files - unclean,
 		     s->n_files);
 		for (size_t i = 0; i < s->n_files; i++)
 			if (!s->files[i].complete)
-				fact(c, "", "%s: incomplete, %s",
+				warn_fact(c, "", "%s: incomplete, %s",
 				     s->files[i].path,
 				     dt_incomplete_why(&s->files[i]));
 	}
 	if (partial && s->n_files == 1 && f->end != DT_FILE_CLEAN)
-		fact(c, "", "%s", "what the trace lacks is not in the numbers "
-		     "below");
+		warn_fact(c, "", "%s", "what the trace lacks is not in the "
+			  "numbers below");
 	else if (partial && s->n_files == 1)
-		fact(c, "", "the trace is incomplete, %s: what it lacks is not "
-		     "in the numbers below", dt_incomplete_why(f));
+		warn_fact(c, "",
+			  "the trace is incomplete, %s: what it lacks is not "
+			  "in the numbers below",
+			  dt_incomplete_why(f));
 	else if (partial)
-		fact(c, "", "%s", "what incomplete traces lack is not in the "
-		     "numbers below");
+		warn_fact(c, "", "%s", "what incomplete traces lack is not in "
+			  "the numbers below");
 	fact(c, "totals",
 	     "%" PRIu64 " calls (%" PRIu64 " failed), %" PRIu64
 	     " cuDNN op executions, %" PRIu64 " kernels; %s between the "
@@ -415,6 +451,8 @@ static void print_identity(const struct ctx *c)
 	fact(c, c->format == DT_MARKDOWN ? "peaks from" : "", "%s%s%s",
 	     c->format == DT_MARKDOWN ? "" : "(", pk->source,
 	     c->format == DT_MARKDOWN ? "" : ")");
+	if (c->format == DT_HTML)
+		fputs("</dl>\n", c->out);
 }
 
 static void print_files(const struct ctx *c)
@@ -429,11 +467,11 @@ static void print_files(const struct ctx *c)
 
 	if (!t)
 		return;
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format, "##", c->color,
 		   "Traces");
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
-		dt_table_cell(t, "%s", rank_label(f, b3, sizeof(b3)));
+		dt_table_cell(t, "%s", dt_rank_label(f, b3, sizeof(b3)));
 		dt_table_cell(t, "%s", f->host ? f->host : "?");
 		dt_table_cell(t, "%u", f->pid);
 		dt_table_cell(t, "%" PRIu64, f->calls);
@@ -449,8 +487,10 @@ static void print_files(const struct ctx *c)
 		dt_table_cell(t, "%" PRIu64, f->lost);
 		dt_table_cell(t, "%s", f->path);
 	}
-	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
+	if (c->format == DT_HTML)
+		dt_html_ranks(c->out, s);
 }
 
 static int by_kind_ns(const void *a, const void *b, void *arg)
@@ -467,20 +507,24 @@ static void print_time(const struct ctx *c)
 	static const char *const hdr[] = { "", "time", "share", "count", NULL };
 	const struct dt_summary *s = c->s;
 	struct dt_table *t = dt_table_new(hdr, "lrrr");
-	const char *ind = c->format == DT_MARKDOWN ? "&nbsp;&nbsp;" : "  ";
+	/* HTML keeps no blanks: no-break spaces */
+	const char *ind = c->format == DT_MARKDOWN ? "&nbsp;&nbsp;"
+			  : c->format == DT_HTML   ? "\u00a0\u00a0"
+						   : "  ";
 	char b1[32], b2[32];
 	uint64_t other = 0, other_n = 0;
 
 	if (!t)
 		return;
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format, "##", c->color,
 		   "GPU time");
 	if (!s->gpu_ns) {
-		fprintf(c->out,
+		dt_para(c->out, c->format, NULL,
 			"no GPU activity in %s (the activity line "
 			"says why)\n",
 			s->n_files == 1 ? "this trace" : "these traces");
-		fprintf(c->out, "host time inside cuDNN calls: %s\n",
+		dt_para(c->out, c->format, NULL,
+			"host time inside cuDNN calls: %s\n",
 			dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 		dt_table_free(t);
 		return;
@@ -559,8 +603,43 @@ static void print_time(const struct ctx *c)
 	dt_table_cell(t, "%s", dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "%s", "");
 	dt_table_cell(t, "%" PRIu64, s->calls);
-	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
+	if (c->format == DT_HTML) {
+		dt_html_time_bars(c->out, s);
+		dt_html_timeline(c->out, s);
+	}
+}
+
+/* The findings as a list, each with its evidence (whole: a browser
+ * wraps it). */
+static void html_findings(const struct ctx *c)
+{
+	const struct dt_summary *s = c->s;
+	char b1[32];
+
+	fputs("<ol class=\"findings\">\n", c->out);
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const struct dt_finding *f = &s->findings[i];
+		fprintf(c->out, "<li><strong>%s %s</strong>: ",
+			dt_fmt_ns(f->cost_ns, b1, sizeof(b1)),
+			f->host ? "host" : "GPU");
+		dt_html_escape(c->out, f->title);
+		fputs("\n<ul>\n", c->out);
+		for (const char *e = f->evidence; e && *e;) {
+			size_t n = strcspn(e, "\n");
+			char *line = strndup(e, n);
+			fputs("<li>", c->out);
+			dt_html_escape(c->out, line);
+			fputs("</li>\n", c->out);
+			free(line);
+			e += n;
+			if (*e)
+				e++;
+		}
+		fputs("</ul></li>\n", c->out);
+	}
+	fputs("</ol>\n", c->out);
 }
 
 static void print_findings(const struct ctx *c)
@@ -568,13 +647,17 @@ static void print_findings(const struct ctx *c)
 	const struct dt_summary *s = c->s;
 	char b1[32];
 
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format, "##", c->color,
 		   "Findings, largest cost first");
 	if (!s->n_findings) {
-		fprintf(c->out, "none: no autotuning, plan rebuilds, layout "
-				"conversions, FP32 without tensor cores,\nops "
-				"far below the roofline or failed calls were "
-				"seen\n");
+		dt_para(c->out, c->format, NULL,
+			"none: no autotuning, plan rebuilds, layout "
+			"conversions, FP32 without tensor cores,\nops far "
+			"below the roofline or failed calls were seen\n");
+		return;
+	}
+	if (c->format == DT_HTML) {
+		html_findings(c);
 		return;
 	}
 	for (size_t i = 0; i < s->n_findings; i++) {
@@ -624,7 +707,7 @@ static void print_ops(const struct ctx *c)
 		for (size_t f = 0; f < s->n_files; f++) {
 			char b[24];
 			snprintf(rank_hdr[f], sizeof(rank_hdr[f]), "rank %s",
-				 rank_label(&s->files[f], b, sizeof(b)));
+				 dt_rank_label(&s->files[f], b, sizeof(b)));
 			hdr[h] = rank_hdr[f];
 			align[h++] = 'r';
 		}
@@ -647,11 +730,12 @@ static void print_ops(const struct ctx *c)
 		return;
 	}
 	size_t shown = c->top && (size_t)c->top < n ? (size_t)c->top : n;
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format, "##", c->color,
 		   "Operations by problem: %s%zu of %zu, by %s",
 		   shown < n ? "top " : "", shown, n, sort_words[c->sort]);
 	if (!n) {
-		fprintf(c->out, "no operation ran on the GPU through cuDNN\n");
+		dt_para(c->out, c->format, NULL,
+			"no operation ran on the GPU through cuDNN\n");
 		free(ix);
 		dt_table_free(t);
 		return;
@@ -737,7 +821,7 @@ static void print_ops(const struct ctx *c)
 						t, "%s (%s)",
 						dt_fmt_ns(p->per_file[f].ns,
 							  b[4], sizeof(b[4])),
-						rank_label(&s->files[f], lb,
+						dt_rank_label(&s->files[f], lb,
 							   sizeof(lb)));
 			}
 		}
@@ -749,12 +833,11 @@ static void print_ops(const struct ctx *c)
 			(int)strlen(p->brief) > max ? "..." : "",
 			p->failed ? " (FAILED runs)" : "");
 	}
-	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
-	free(ix);
 	for (size_t i = 0; i < s->n_problems; i++)
 		if (s->problems[i].tune_count) {
-			fprintf(c->out,
+			dt_para(c->out, c->format, NULL,
 				"%smean, median, min, max and the rates are "
 				"those of the engine each problem\n"
 				"settled on (the last it ran with); tuning is "
@@ -763,6 +846,9 @@ static void print_ops(const struct ctx *c)
 				c->format == DT_MARKDOWN ? "\n" : "");
 			break;
 		}
+	if (c->format == DT_HTML)
+		dt_html_roofline(c->out, s, ix, n, c->top);
+	free(ix);
 }
 
 static void print_apis(const struct ctx *c)
@@ -782,7 +868,7 @@ static void print_apis(const struct ctx *c)
 		dt_table_free(t);
 		return;
 	}
-	dt_heading(c->out, c->format == DT_MARKDOWN ? "##" : NULL, c->color,
+	dt_heading(c->out, c->format, "##", c->color,
 		   "cuDNN functions by host time: %s%zu of %zu",
 		   shown < s->n_apis ? "top " : "", shown, s->n_apis);
 	for (size_t i = 0; i < shown; i++) {
@@ -797,7 +883,7 @@ static void print_apis(const struct ctx *c)
 		dt_table_cell(t, "%s", dt_fmt_ns(a->max, b[3], sizeof(b[3])));
 		dt_table_cell(t, "%s", a->name);
 	}
-	dt_table_print(t, c->out, c->format == DT_MARKDOWN, c->color);
+	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
 	free(ix);
 }
@@ -1188,16 +1274,19 @@ int cmd_report(int argc, char **argv)
 	if (c.format == DT_JSON) {
 		print_json(&c);
 	} else {
+		if (c.format == DT_HTML)
+			dt_html_begin(c.out, "dnntrace report");
 		print_identity(&c);
 		if (s->n_files > 1)
 			print_files(&c);
 		print_time(&c);
 		print_findings(&c);
 		if (s->fusion)
-			dt_fusion_text(c.out, s, c.format == DT_MARKDOWN,
-				       c.color, c.top);
+			dt_fusion_text(c.out, s, c.format, c.color, c.top);
 		print_ops(&c);
 		print_apis(&c);
+		if (c.format == DT_HTML)
+			dt_html_end(c.out);
 	}
 	if (dt_close_output(c.out, output))
 		rc = 1;

@@ -1,7 +1,7 @@
 /*
  * print-fusion.c - the fusion section of `dnntrace report`: the chains
- * one cuDNN graph could run fused, shortly, in text, Markdown and the
- * report's JSON. `dnntrace fusion` prints them in detail (cmd-fusion.c).
+ * one cuDNN graph could run fused, shortly, in text, Markdown, HTML and
+ * the report's JSON. `dnntrace fusion` prints them in detail (cmd-fusion.c).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -32,13 +32,15 @@ static void chain_line(const struct dt_fz_opp *o, char *buf, size_t size)
 	}
 }
 
-void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
+void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
 		    bool color, long top)
 {
 	const struct dt_fusion *fz = s->fusion;
+	bool markdown = f == DT_MARKDOWN;
 	char b1[32], b2[32], b3[32], b4[32], line[600];
 	size_t fusable = 0, blocked = 0;
 	double total = 0, blocked_ns = 0;
+	int n = 0;
 
 	if (!fz)
 		return;
@@ -53,33 +55,34 @@ void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
 			blocked_ns += fz->opps[i].removed_ns;
 		}
 	}
-	dt_heading(out, markdown ? "##" : NULL, color,
+	dt_heading(out, f, "##", color,
 		   "Fusion opportunities, largest saving first");
 	if (!fz->n_opps && !fz->n_fused) {
-		fprintf(out,
+		dt_para(out, f, NULL,
 			"none: no chain of operations that one cuDNN graph "
 			"could run fused was found\n");
 		return;
 	}
 	if (fusable)
-		fprintf(out,
-			"%zu chain%s could run fused, saving about %s of "
-			"GPU time (%s)",
-			fusable, fusable == 1 ? "" : "s",
-			dt_fmt_ns((uint64_t)total, b1, sizeof(b1)),
-			dt_fmt_pct(dt_pct_of(total, s->gpu_ns), b2,
-				   sizeof(b2)));
+		n = snprintf(line, sizeof(line),
+			     "%zu chain%s could run fused, saving about %s of "
+			     "GPU time (%s)",
+			     fusable, fusable == 1 ? "" : "s",
+			     dt_fmt_ns((uint64_t)total, b1, sizeof(b1)),
+			     dt_fmt_pct(dt_pct_of(total, s->gpu_ns), b2,
+					sizeof(b2)));
 	else
-		fprintf(out, "No chain can run fused on this GPU as it is");
-	if (blocked)
-		fprintf(out,
-			"; %zu %sblocked by a limit (%s in the kernels "
-			"fusion would remove)",
-			blocked, fusable ? "more " : "",
-			dt_fmt_ns((uint64_t)blocked_ns, b3, sizeof(b3)));
-	fputs(".\n", out);
-	fprintf(out, "Byte savings are priced at %sB/s, %s.\n",
-		dt_fmt_si(fz->bandwidth, b1, sizeof(b1)), fz->bandwidth_source);
+		n = snprintf(line, sizeof(line),
+			     "No chain can run fused on this GPU as it is");
+	if (blocked && n >= 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 "; %zu %sblocked by a limit (%s in the kernels "
+			 "fusion would remove)",
+			 blocked, fusable ? "more " : "",
+			 dt_fmt_ns((uint64_t)blocked_ns, b3, sizeof(b3)));
+	dt_para(out, f, NULL, "%s.\nByte savings are priced at %sB/s, %s.\n",
+		line, dt_fmt_si(fz->bandwidth, b1, sizeof(b1)),
+		fz->bandwidth_source);
 	if (fz->n_opps) {
 		static const char *const hdr[] = { "saving",         "share",
 						   "count",          "removed",
@@ -117,37 +120,39 @@ void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
 			chain_line(o, line, sizeof(line));
 			dt_table_cell(t, "%s", line);
 		}
-		dt_table_print(t, out, markdown, color);
+		dt_table_print(t, out, f, color);
 		dt_table_free(t);
 		for (size_t i = 0;
 		     i < fz->n_opps && (top <= 0 || (long)i < top); i++)
 			if (fz->opps[i].status == DT_FZ_BLOCKED) {
-				fprintf(out, "%sblocked (%s): %s\n",
+				dt_para(out, f, NULL, "%sblocked (%s): %s\n",
 					markdown ? "- " : "  ",
 					fz->opps[i].pattern,
 					fz->opps[i].blocked);
 				break;
 			}
+		if (f == DT_HTML)
+			dt_html_chains(out, s, top);
 	}
 	if (fz->n_fused) {
-		uint64_t n = 0, ns = 0;
+		uint64_t runs = 0, ns = 0;
 		double kept = 0;
 		for (size_t i = 0; i < fz->n_fused; i++) {
-			n += fz->fused[i].count;
+			runs += fz->fused[i].count;
 			ns += fz->fused[i].ns;
 			kept += (double)fz->fused[i].bytes_kept *
 				(double)fz->fused[i].count;
 		}
-		fprintf(out,
+		dt_para(out, f, NULL,
 			"%sAlready fused: %" PRIu64 " executions of %zu "
 			"problem%s (%s GPU time) keep %sB of intermediates "
 			"on chip, e.g. %s.\n",
-			markdown ? "\n" : "", n, fz->n_fused,
+			markdown ? "\n" : "", runs, fz->n_fused,
 			fz->n_fused == 1 ? "" : "s",
 			dt_fmt_ns(ns, b1, sizeof(b1)),
 			dt_fmt_si(kept, b2, sizeof(b2)), fz->fused[0].what);
 	}
-	fprintf(out,
+	dt_para(out, f, NULL,
 		"%sSee `dnntrace fusion` for each chain's steps, "
 		"limits and arithmetic.\n",
 		markdown ? "\n" : "");

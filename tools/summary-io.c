@@ -135,24 +135,39 @@ struct dt_summary *dt_load_summary(char **args, int n,
 	return s;
 }
 
-int dt_print_unclean(FILE *out, const struct dt_summary *s, const char *lead)
+int dt_print_unclean(FILE *out, enum dt_format fmt, const struct dt_summary *s,
+		     const char *lead)
 {
+	const char *cls = "warn";
 	int n = 0;
 
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
 		if (f->complete)
 			continue;
-		fprintf(out, "%s%s is incomplete: ended %s; %s; %" PRIu64
-			" GPU records dropped by CUPTI\n", lead, f->path,
-			f->ended, f->lost_text, f->gpu_dropped);
+		dt_para(out, fmt, cls,
+			"%s%s is incomplete: ended %s; %s; %" PRIu64
+			" GPU records dropped by CUPTI\n",
+			lead, f->path, f->ended, f->lost_text, f->gpu_dropped);
 		n++;
 	}
 	if (n)
-		fprintf(out,
+		dt_para(out, fmt, cls,
 			"%swhat %s lacks is not in the numbers below\n", lead,
 			n == 1 ? "that trace" : "those traces");
 	return n;
+}
+
+const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
+			  size_t size)
+{
+	const char *eq = f->rank ? strchr(f->rank, '=') : NULL;
+
+	if (eq)
+		snprintf(buf, size, "%s", eq + 1);
+	else
+		snprintf(buf, size, "pid %u", f->pid);
+	return buf;
 }
 
 const char *dt_incomplete_why(const struct dt_sum_file *f)

@@ -1,7 +1,7 @@
 /*
- * table.c - tables for the reports: cells collected row by row, then
- * printed aligned (numbers right, words left, the last column unpadded)
- * or as a Markdown table.
+ * table.c - tables and headings for the reports: cells collected row by
+ * row, then printed aligned (numbers right, words left, the last column
+ * unpadded), as a Markdown table or as an HTML table.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -45,6 +45,24 @@ void dt_table_cell(struct dt_table *t, const char *fmt, ...)
 	t->cells[t->n_cells++] = s ? s : strdup("");
 }
 
+void dt_table_row_class(struct dt_table *t, const char *cls)
+{
+	size_t row = t->n_cells / t->cols;
+
+	if (row >= t->cap_rows) {
+		size_t cap = t->cap_rows ? t->cap_rows * 2 : 16;
+		while (cap <= row)
+			cap *= 2;
+		const char **c = realloc(t->row_class, cap * sizeof(*c));
+		if (!c)
+			return;
+		memset(c + t->cap_rows, 0, (cap - t->cap_rows) * sizeof(*c));
+		t->row_class = c;
+		t->cap_rows = cap;
+	}
+	t->row_class[row] = cls;
+}
+
 static size_t width(const char *s)
 {
 	size_t w = 0;
@@ -61,13 +79,46 @@ static void pad(FILE *out, size_t n)
 		fputc(' ', out);
 }
 
-void dt_table_print(const struct dt_table *t, FILE *out, bool markdown,
+static void print_html(const struct dt_table *t, FILE *out)
+{
+	size_t rows = t->n_cells / t->cols;
+
+	/* the wrapper scrolls a wide table on a narrow screen */
+	fputs("<div class=\"tw\"><table>\n<thead><tr>", out);
+	for (size_t c = 0; c < t->cols; c++) {
+		fprintf(out, "<th scope=\"col\" class=\"%c\">", t->align[c]);
+		dt_html_escape(out, t->headers[c]);
+		fputs("</th>", out);
+	}
+	fputs("</tr></thead>\n<tbody>\n", out);
+	for (size_t r = 0; r < rows; r++) {
+		const char *cls = r < t->cap_rows ? t->row_class[r] : NULL;
+		if (cls)
+			fprintf(out, "<tr class=\"%s\">", cls);
+		else
+			fputs("<tr>", out);
+		for (size_t c = 0; c < t->cols; c++) {
+			fprintf(out, "<td class=\"%c\">", t->align[c]);
+			dt_html_escape(out, t->cells[r * t->cols + c]);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table></div>\n", out);
+}
+
+void dt_table_print(const struct dt_table *t, FILE *out, enum dt_format f,
 		    bool bold)
 {
 	size_t rows = t->n_cells / t->cols;
-	size_t *w = calloc(t->cols, sizeof(*w));
+	bool markdown = f == DT_MARKDOWN;
+	size_t *w;
 
-	if (!w)
+	if (f == DT_HTML) {
+		print_html(t, out);
+		return;
+	}
+	if (!(w = calloc(t->cols, sizeof(*w))))
 		return;
 	for (size_t c = 0; c < t->cols; c++) {
 		w[c] = width(t->headers[c]);
@@ -146,14 +197,29 @@ void dt_table_free(struct dt_table *t)
 	for (size_t i = 0; i < t->n_cells; i++)
 		free(t->cells[i]);
 	free(t->cells);
+	free(t->row_class);
 	free(t);
 }
 
-void dt_heading(FILE *out, const char *md_level, bool bold, const char *fmt,
-		...)
+void dt_heading(FILE *out, enum dt_format f, const char *md_level, bool bold,
+		const char *fmt, ...)
 {
 	va_list ap;
 
+	if (f == DT_HTML) {
+		char *s = NULL;
+		va_start(ap, fmt);
+		if (vasprintf(&s, fmt, ap) < 0)
+			s = NULL;
+		va_end(ap);
+		fputs("<h2>", out);
+		dt_html_escape(out, s);
+		fputs("</h2>\n", out);
+		free(s);
+		return;
+	}
+	if (f != DT_MARKDOWN)
+		md_level = NULL;
 	if (md_level)
 		fprintf(out, "\n%s ", md_level);
 	else
@@ -166,6 +232,39 @@ void dt_heading(FILE *out, const char *md_level, bool bold, const char *fmt,
 	if (bold)
 		fputs("\033[0m", out);
 	fputs(md_level ? "\n\n" : "\n", out);
+}
+
+void dt_para(FILE *out, enum dt_format f, const char *cls, const char *fmt,
+	     ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (f != DT_HTML) {
+		vfprintf(out, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	/* the line ends that text needs are no part of a paragraph */
+	char *p = s + strspn(s, "\n");
+	size_t n = strlen(p);
+	while (n && p[n - 1] == '\n')
+		p[--n] = 0;
+	if (n) {
+		if (cls)
+			fprintf(out, "<p class=\"%s\">", cls);
+		else
+			fputs("<p>", out);
+		dt_html_escape(out, p);
+		fputs("</p>\n", out);
+	}
+	free(s);
 }
 
 bool dt_colors(bool to_stdout)

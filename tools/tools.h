@@ -13,9 +13,10 @@
 #include "dt-analyzer.h"
 
 /* Output formats of the reading commands. */
-enum dt_format { DT_TEXT, DT_MARKDOWN, DT_JSON };
+enum dt_format { DT_TEXT, DT_MARKDOWN, DT_JSON, DT_HTML };
 #define DT_FORMATS_PLAIN ((1u << DT_TEXT) | (1u << DT_JSON))
-#define DT_FORMATS_ALL   (DT_FORMATS_PLAIN | (1u << DT_MARKDOWN))
+#define DT_FORMATS_ALL \
+	(DT_FORMATS_PLAIN | (1u << DT_MARKDOWN) | (1u << DT_HTML))
 
 /* --format ARG among the allowed ones (a mask of 1 << DT_*): 0 and *f
  * set, or a usage error of cmd printed and EXIT_USAGE returned. */
@@ -137,26 +138,70 @@ void dt_json_raw(struct dt_json *j, const char *fmt, ...)
 /* s as a JSON string on its own, quotes included; null for NULL. */
 void dt_json_quote(FILE *out, const char *s);
 
-/* A table printed aligned (text) or as Markdown: headers and an alignment
- * per column ('l' or 'r'), then cells row by row. */
+/* A table printed aligned (text), as Markdown or as an HTML table:
+ * headers and an alignment per column ('l' or 'r'), then cells row by
+ * row. */
 struct dt_table {
 	size_t cols;
 	const char *const *headers;
 	const char *align;
 	char **cells;
 	size_t n_cells, cap;
+	const char **row_class; /* HTML: a class per row, or NULL */
+	size_t cap_rows;
 };
 struct dt_table *dt_table_new(const char *const *headers, const char *align);
 void dt_table_cell(struct dt_table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void dt_table_print(const struct dt_table *t, FILE *out, bool markdown,
+/* The class of the row whose cells come next (static storage), for HTML:
+ * what a row is, such as "slower". */
+void dt_table_row_class(struct dt_table *t, const char *cls);
+/* Text and Markdown put the header in bold when asked (a terminal). */
+void dt_table_print(const struct dt_table *t, FILE *out, enum dt_format f,
 		    bool bold);
 void dt_table_free(struct dt_table *t);
 
-/* A section's heading: a Markdown heading of md_level ("##") or, with
- * md_level NULL, a plain line, in bold when asked. */
-void dt_heading(FILE *out, const char *md_level, bool bold, const char *fmt,
-		...) __attribute__((format(printf, 4, 5)));
+/* A section's heading: a Markdown heading of md_level ("##"), an HTML
+ * <h2>, or a plain line, in bold when asked. */
+void dt_heading(FILE *out, enum dt_format f, const char *md_level, bool bold,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Prose: printed as it is in text and Markdown (fmt brings its line
+ * ends), escaped into a paragraph of class cls (NULL for none) in HTML. */
+void dt_para(FILE *out, enum dt_format f, const char *cls, const char *fmt,
+	     ...) __attribute__((format(printf, 4, 5)));
+
+/* ------------------------------------------------------------- HTML */
+
+/* One self-contained page (html.c): inline CSS, inline SVG, no script, no
+ * outside resource; monochrome under NO_COLOR, dark when the reader's
+ * system is. */
+void dt_html_begin(FILE *out, const char *title);
+void dt_html_end(FILE *out);
+/* s with &, <, >, " and ' escaped (NULL prints nothing). */
+void dt_html_escape(FILE *out, const char *s);
+
+/* An <svg> of w x h user units that scales to the page's width, with its
+ * <title> and <desc> (escaped); dt_svg_close() ends it. */
+void dt_svg_open(FILE *out, int w, int h, const char *title,
+		 const char *desc);
+void dt_svg_close(FILE *out);
+/* An SVG <text> at x, y, anchored "start", "middle" or "end", escaped;
+ * cls may be NULL. */
+void dt_svg_text(FILE *out, double x, double y, const char *anchor,
+		 const char *cls, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* Horizontal bars with their values written beside them. */
+struct dt_svg_bar {
+	const char *label; /* left of the bar */
+	const char *tag;   /* between label and bar ("base", "new"), or NULL */
+	const char *text;  /* the value, written after the bar */
+	double value;      /* the bar's length, against the largest */
+	int series;        /* 0 filled, 1 outlined (the second of a pair) */
+};
+void dt_svg_bars(FILE *out, const char *title, const char *desc,
+		 const struct dt_svg_bar *bars, size_t n);
 
 /* Whether output to stdout may be coloured: a terminal, NO_COLOR unset,
  * TERM not dumb. */
@@ -179,7 +224,12 @@ struct dt_summary *dt_load_summary(char **args, int n,
 /* A line for each incomplete trace of s (dt_trace_complete(): how it
  * ended, what was lost), each starting with lead, and what that means;
  * returns how many. */
-int dt_print_unclean(FILE *out, const struct dt_summary *s, const char *lead);
+int dt_print_unclean(FILE *out, enum dt_format f, const struct dt_summary *s,
+		     const char *lead);
+
+/* The rank label of a file: "3" from RANK=3, else "pid 1234". */
+const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
+			  size_t size);
 
 /* {...}: CUDA graph launches, replays, kernels (analyzer/REPORT.md's
  * GRAPHS), the value of a "graphs" key. */
@@ -208,8 +258,23 @@ double dt_parse_rate(const char *s);
 
 /* The fusion part of a summary made with opts.fusion: the report's text
  * section (the top chains), and its JSON object. */
-void dt_fusion_text(FILE *out, const struct dt_summary *s, bool markdown,
+void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
 		    bool color, long top);
+
+/* The report's pictures in HTML (report-html.c), each with a title, a
+ * description and a table or text saying the same. */
+/* GPU time by op kind, and by library or kernel family. */
+void dt_html_time_bars(FILE *out, const struct dt_summary *s);
+/* The GPU busy and idle over the run, a strip per trace. */
+void dt_html_timeline(FILE *out, const struct dt_summary *s);
+/* GPU time, busy share and calls per rank (several traces). */
+void dt_html_ranks(FILE *out, const struct dt_summary *s);
+/* The problems (ix: n of them, in the report's order) against the
+ * roofline, and those without FLOPs or bytes, which are not plotted. */
+void dt_html_roofline(FILE *out, const struct dt_summary *s,
+		      const uint32_t *ix, size_t n, long top);
+/* The fusion chains (the first top, 0 all) as boxes and arrows. */
+void dt_html_chains(FILE *out, const struct dt_summary *s, long top);
 void dt_fusion_json(struct dt_json *j, const struct dt_summary *s);
 
 /* --top N: *n gets N (0 or more), or a usage error of cmd is printed and

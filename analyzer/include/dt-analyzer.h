@@ -905,6 +905,24 @@ struct dt_peaks {
  * table times SMs times clock. */
 void dt_peaks_for_device(struct dt_peaks *p, const struct dt_device *d);
 
+/* When a trace's GPU was busy, for a picture of the run: the union of its
+ * kernels, copies and sets in DT_BUSY_BINS bins of equal width from its
+ * first activity, on the host clock. The width starts at 1 us and doubles,
+ * pairs of bins merged, whenever the run outgrows the bins: the memory is
+ * fixed however long the trace. */
+#define DT_BUSY_BINS 128
+
+struct dt_busy_hist {
+	uint64_t t0;       /* host clock: the first activity's start */
+	uint64_t width_ns; /* of a bin; 0 when the trace has no activity */
+	uint32_t n_bins;   /* in use: up to the last activity */
+	uint32_t devices;  /* GPUs with activity: a bin holds up to
+			      width_ns times this */
+	uint64_t busy_ns;  /* the bins summed */
+	uint64_t span_ns;  /* first start to last end, per GPU, summed */
+	uint64_t bins[DT_BUSY_BINS]; /* busy ns in each */
+};
+
 struct dt_sum_file {
 	char *path;
 	char *host, *program, *cudnn, *gpu_state;
@@ -928,6 +946,7 @@ struct dt_sum_file {
 	uint64_t cudnn_gpu_ns;   /* of which launched by cuDNN calls */
 	struct dt_graph_stats graphs;
 	bool graph_records; /* the format has CUDA graph records (1.1) */
+	struct dt_busy_hist busy;
 };
 
 struct dt_sum_api {

@@ -10,6 +10,7 @@
 # once per limit that blocks it.
 # usage: test-golden.sh DNNTRACE SOURCE_ROOT SYNTH_TRACE [--update]
 set -u
+unset NO_COLOR # the HTML pages would be monochrome
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 dnntrace=$(abs "$1") root=$2 synth=$(abs "$3") update=${4:-}
 cd "$root" || exit 2
@@ -62,6 +63,7 @@ check sample.report report "$t"
 check sample.report.md report --format markdown "$t"
 check sample.report.json report --format json "$t"
 check sample.export.json export --format perfetto "$t"
+check sample.report.html report --format html "$t"
 # torch.cuda.graph on an H100: three convolutions captured, replayed 16
 # times (tests/gpu/wl_cuda_graph.py --mode graph)
 t=tests/data/cuda-graph.dnnt
@@ -69,6 +71,7 @@ check graph.ops ops "$t"
 check graph.ops.json ops --format json "$t"
 check graph.report report "$t"
 check graph.report.json report --format json "$t"
+check graph.report.html report --format html "$t"
 check graph.fusion fusion "$t"
 s=$synth_dir
 check synth.ops ops "$s/rank0.dnnt"
@@ -79,6 +82,7 @@ check synth.report.json report --format json "$s/rank0.dnnt"
 check synth.ranks report --top 5 "$s"
 check synth.ranks.json report --format json "$s"
 check synth.ranks.export.json export --format perfetto --from 300ms --to 300.2ms "$s"
+check synth.ranks.html report --format html "$s"
 check synth.ranks.sorted report --top 3 --sort roof --wide "$s"
 check synth.peaks report --top 3 --peak-bandwidth 2T --peak-flops bf16=500T,fp32=50T "$s/rank1.dnnt"
 b=$synth_dir/base
@@ -87,6 +91,7 @@ check_rc 0 diff.noise diff --threshold 1% --min-time 1ns "$b" "$synth_dir/noise"
 check_rc 1 diff.changed diff --fail-on regression "$b" "$synth_dir/changed"
 check_rc 1 diff.changed.md diff --format markdown --fail-on engine-change "$b" "$synth_dir/changed"
 check_rc 1 diff.changed.json diff --format json --fail-on any "$b" "$synth_dir/changed"
+check_rc 1 diff.changed.html diff --format html --fail-on regression "$b" "$synth_dir/changed"
 check_rc 0 diff.ranks diff --top 3 "$s/rank0.dnnt" "$s/rank1.dnnt"
 check_rc 1 diff.other diff --fail-on any --top 2 "$t" "$s/rank0.dnnt"
 f=$synth_dir/fusion
@@ -95,6 +100,7 @@ for c in h100 nchw cc75 cc100 c12 fp64; do
 done
 check fusion.h100.json fusion --format json "$f/fusion-h100.dnnt"
 check fusion.report report --top 3 "$f/fusion-h100.dnnt"
+check fusion.report.html report --top 3 --format html "$f/fusion-h100.dnnt"
 check fusion.bandwidth fusion --top 1 --bandwidth 2T "$f/fusion-h100.dnnt"
 # each case blocks what it is meant to, and only that
 expect() { # expect CASE COUNT PATTERN: COUNT chains of CASE blocked for PATTERN

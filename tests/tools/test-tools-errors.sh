@@ -41,7 +41,7 @@ expect 2 '--calls takes a number' -- info --calls x "$tmp/text.dnnt"
 expect 2 'expected a trace file or a folder' -- report
 expect 2 'not a dnntrace file' -- report "$tmp/text.dnnt"
 expect 2 'no .dnnt files in this folder' -- report "$tmp/emptydir"
-expect 2 '--format takes text, markdown or json' -- report --format xml "$tmp/text.dnnt"
+expect 2 '--format takes text, markdown, json or html' -- report --format xml "$tmp/text.dnnt"
 expect 2 '--sort takes gpu, count' -- report --sort speed "$tmp/text.dnnt"
 expect 2 '--peak-flops takes' -- report --peak-flops bf17=3T "$tmp/text.dnnt"
 expect 2 '--peak-flops takes' -- report --peak-flops fast "$tmp/text.dnnt"
@@ -60,7 +60,7 @@ expect 2 'cannot read' -- diff "$tmp/nonexistent.dnnt" "$tmp/text.dnnt"
 expect 2 '--fail-on takes regression' -- diff --fail-on slowdown a b
 expect 2 '--threshold takes a percentage' -- diff --threshold x a b
 expect 2 '--min-time takes a time' -- diff --min-time 10parsecs a b
-expect 2 '--format takes text, markdown or json' -- diff --format xml a b
+expect 2 '--format takes text, markdown, json or html' -- diff --format xml a b
 expect 0 'usage: dnntrace diff' -- diff --help
 expect 2 'expected one trace file' -- ops
 expect 2 '--format takes text or json' -- ops --format xml "$tmp/text.dnnt"

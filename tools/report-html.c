@@ -1,0 +1,808 @@
+/*
+ * report-html.c - the pictures of `dnntrace report --format html`: GPU
+ * time as bars, the GPU's busy time over each run, the ranks side by side,
+ * the problems against the roofline, and the fusion chains as boxes and
+ * arrows. Each is drawn from the summary the text report prints, and comes
+ * with a title, a description and a table or the text saying the same; the
+ * report's tables themselves come from cmd-report.c.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt-analyzer.h"
+#include "tools.h"
+
+/* Bars with the texts they write, in one allocation. */
+struct bars {
+	struct dt_svg_bar *b;
+	char (*text)[48];
+	char (*label)[48];
+	size_t n;
+};
+
+static bool bars_init(struct bars *v, size_t cap)
+{
+	v->n = 0;
+	v->b = calloc(cap + 1, sizeof(*v->b));
+	v->text = calloc(cap + 1, sizeof(*v->text));
+	v->label = calloc(cap + 1, sizeof(*v->label));
+	return v->b && v->text && v->label;
+}
+
+static void bars_free(struct bars *v)
+{
+	free(v->b);
+	free(v->text);
+	free(v->label);
+}
+
+/* A bar whose text is a time and its share of whole. */
+static void bar_time(struct bars *v, const char *label, uint64_t ns,
+		     uint64_t whole)
+{
+	char t[32], p[16];
+
+	snprintf(v->text[v->n], sizeof(v->text[0]), "%s (%s)",
+		 dt_fmt_ns(ns, t, sizeof(t)),
+		 dt_fmt_pct(dt_pct_of((double)ns, (double)whole), p,
+			    sizeof(p)));
+	v->b[v->n] = (struct dt_svg_bar){ .label = label,
+					  .text = v->text[v->n],
+					  .value = (double)ns };
+	v->n++;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	const struct dt_svg_bar *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? 1 : -1;
+	return strcmp(x->label, y->label);
+}
+
+static void figure(FILE *out, const char *caption, const char *title,
+		   const char *desc, const struct bars *v)
+{
+	fputs("<figure>\n", out);
+	dt_svg_bars(out, title, desc, v->b, v->n);
+	fputs("<figcaption>", out);
+	dt_html_escape(out, caption);
+	fputs("</figcaption>\n</figure>\n", out);
+}
+
+void dt_html_time_bars(FILE *out, const struct dt_summary *s)
+{
+	struct bars v;
+
+	if (!s->gpu_ns)
+		return;
+	if (!bars_init(&v, DT_KIND_COUNT + DT_FAM_COUNT + 2)) {
+		bars_free(&v);
+		return;
+	}
+	fputs("<div class=\"pics\">\n", out);
+	for (int k = 0; k < DT_KIND_COUNT; k++)
+		if (s->kind_count[k])
+			bar_time(&v, dt_op_kind_name(k), s->kind_ns[k],
+				 s->gpu_ns);
+	qsort(v.b, v.n, sizeof(*v.b), by_value);
+	if (v.n)
+		figure(out,
+		       "cuDNN's GPU time by kind of operation, with its share "
+		       "of all GPU time: the table above, drawn",
+		       "cuDNN GPU time by kind of operation",
+		       "A horizontal bar per kind of cuDNN operation, as long "
+		       "as its GPU time, which is written beside it.",
+		       &v);
+	v.n = 0;
+	if (s->cudnn_ns)
+		bar_time(&v, "cuDNN operations", s->cudnn_ns, s->gpu_ns);
+	for (int f = 0; f < DT_FAM_COUNT; f++)
+		if (s->fam_count[f])
+			bar_time(&v, dt_family_name(f), s->fam_ns[f],
+				 s->gpu_ns);
+	if (s->copies)
+		bar_time(&v, "memory copies and sets", s->copy_ns, s->gpu_ns);
+	qsort(v.b, v.n, sizeof(*v.b), by_value);
+	figure(out,
+	       "All GPU time by library or kernel family, with its share: "
+	       "the table above, drawn",
+	       "GPU time by library or kernel family",
+	       "A horizontal bar per library (cuDNN, cuBLAS, NCCL, ...) or "
+	       "copies, as long as its GPU time, which is written beside it.",
+	       &v);
+	fputs("</div>\n", out);
+	bars_free(&v);
+}
+
+/* ------------------------------------------------------------ timeline */
+
+#define TL_W     720
+#define TL_LEFT  96  /* the strips start here */
+#define TL_STRIP 540 /* and are this wide */
+#define TL_ROW   34
+#define TL_H     24 /* a strip's height: a full bin */
+
+/* The longest stretch of bins without activity, in bins. */
+static uint32_t longest_idle(const struct dt_busy_hist *h)
+{
+	uint32_t run = 0, best = 0;
+
+	for (uint32_t i = 0; i < h->n_bins; i++) {
+		run = h->bins[i] ? 0 : run + 1;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+static void timeline_table(FILE *out, const struct dt_summary *s)
+{
+	static const char *const hdr[] = { "trace",      "GPU busy",
+					   "of",         "busy share",
+					   "bins",       "bin width",
+					   "longest idle", NULL };
+	struct dt_table *t = dt_table_new(hdr, "lrrrrrr");
+	char b[3][32], r[24];
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < s->n_files; i++) {
+		const struct dt_busy_hist *h = &s->files[i].busy;
+		if (!h->width_ns)
+			continue;
+		dt_table_cell(t, "%s%s", s->n_files > 1 ? "rank " : "",
+			      s->n_files > 1 ? dt_rank_label(&s->files[i], r,
+							     sizeof(r))
+					     : s->files[i].path);
+		dt_table_cell(t, "%s", dt_fmt_ns(h->busy_ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s", dt_fmt_ns(h->span_ns, b[1], sizeof(b[1])));
+		dt_table_cell(t, "%s",
+			      dt_fmt_pct(dt_pct_of((double)h->busy_ns,
+						   (double)h->span_ns),
+					 b[2], sizeof(b[2])));
+		dt_table_cell(t, "%" PRIu32, h->n_bins);
+		dt_table_cell(t, "%s", dt_fmt_ns(h->width_ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(longest_idle(h) * h->width_ns, b[1],
+					sizeof(b[1])));
+	}
+	dt_table_print(t, out, DT_HTML, false);
+	dt_table_free(t);
+}
+
+static void timeline_strip(FILE *out, const struct dt_busy_hist *h,
+			   double y, double scale)
+{
+	double cap = (double)h->width_ns * (h->devices ? h->devices : 1);
+
+	fprintf(out,
+		"<rect class=\"axis\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+		"height=\"%d\"/>\n",
+		TL_LEFT, y, (double)h->n_bins * (double)h->width_ns * scale,
+		TL_H);
+	for (uint32_t i = 0; i < h->n_bins; i++) {
+		double f = (double)h->bins[i] / cap;
+		if (f <= 0)
+			continue;
+		if (f > 1)
+			f = 1;
+		/* any activity at all leaves a mark */
+		if (f < 0.08)
+			f = 0.08;
+		fprintf(out,
+			"<rect class=\"bar\" x=\"%.2f\" y=\"%.2f\" "
+			"width=\"%.2f\" height=\"%.2f\"/>\n",
+			TL_LEFT + (double)i * (double)h->width_ns * scale,
+			y + TL_H * (1 - f), (double)h->width_ns * scale,
+			TL_H * f);
+	}
+}
+
+void dt_html_timeline(FILE *out, const struct dt_summary *s)
+{
+	uint64_t end = 0;
+	size_t rows = 0;
+	char b[32], r[24];
+
+	for (size_t i = 0; i < s->n_files; i++) {
+		const struct dt_busy_hist *h = &s->files[i].busy;
+		if (!h->width_ns)
+			continue;
+		rows++;
+		if (h->n_bins * h->width_ns > end)
+			end = h->n_bins * h->width_ns;
+	}
+	if (!rows || !end)
+		return;
+	double scale = TL_STRIP / (double)end;
+	int height = (int)rows * TL_ROW + 34;
+	fputs("<figure>\n", out);
+	dt_svg_open(out, TL_W, height, "GPU busy over the run",
+		    "For each trace, a strip from its first GPU activity to "
+		    "its last: the height of the filled part is the share "
+		    "of each slice of time the GPU was busy, with a thin mark "
+		    "at least where it was busy at all; empty stretches are "
+		    "idle. The busy share is written at the right.");
+	double y = 6;
+	for (size_t i = 0; i < s->n_files; i++) {
+		const struct dt_sum_file *f = &s->files[i];
+		if (!f->busy.width_ns)
+			continue;
+		if (s->n_files > 1)
+			dt_svg_text(out, TL_LEFT - 8, y + 17, "end", NULL,
+				    "rank %s",
+				    dt_rank_label(f, r, sizeof(r)));
+		else
+			dt_svg_text(out, TL_LEFT - 8, y + 17, "end", NULL,
+				    "GPU");
+		timeline_strip(out, &f->busy, y, scale);
+		dt_svg_text(out, TL_LEFT + TL_STRIP + 8, y + 17, "start",
+			    NULL, "%s busy",
+			    dt_fmt_pct(dt_pct_of((double)f->busy.busy_ns,
+						 (double)f->busy.span_ns),
+				       b, sizeof(b)));
+		y += TL_ROW;
+	}
+	/* a time axis, from each trace's first activity */
+	fprintf(out,
+		"<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+		"y2=\"%.1f\"/>\n",
+		TL_LEFT, y, TL_LEFT + TL_STRIP, y);
+	for (int k = 0; k <= 4; k++) {
+		double x = TL_LEFT + TL_STRIP * k / 4.0;
+		fprintf(out,
+			"<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" "
+			"x2=\"%.1f\" y2=\"%.1f\"/>\n",
+			x, y, x, y + 4);
+		dt_svg_text(out, x, y + 16, k ? "middle" : "start", "mute",
+			    "%s", k ? dt_fmt_ns(end * (uint64_t)k / 4, b, sizeof(b))
+				    : "0");
+	}
+	dt_svg_close(out);
+	fputs("<figcaption>GPU busy over time since each trace's first GPU "
+	      "activity; the same in numbers:</figcaption>\n</figure>\n",
+	      out);
+	timeline_table(out, s);
+}
+
+/* ---------------------------------------------------------------- ranks */
+
+void dt_html_ranks(FILE *out, const struct dt_summary *s)
+{
+	struct bars v;
+
+	if (s->n_files < 2 || !bars_init(&v, s->n_files)) {
+		if (s->n_files >= 2)
+			bars_free(&v);
+		return;
+	}
+	fputs("<div class=\"pics\">\n", out);
+	for (size_t i = 0; i < s->n_files; i++) {
+		char r[24];
+		snprintf(v.label[i], sizeof(v.label[0]), "rank %s",
+			 dt_rank_label(&s->files[i], r, sizeof(r)));
+		v.b[i].label = v.label[i];
+		v.b[i].text = v.text[i];
+	}
+	v.n = s->n_files;
+	for (size_t i = 0; i < v.n; i++) {
+		v.b[i].value = (double)s->files[i].gpu_ns;
+		dt_fmt_ns(s->files[i].gpu_ns, v.text[i], sizeof(v.text[0]));
+	}
+	figure(out, "GPU time per rank: kernels, copies and sets, summed",
+	       "GPU time per rank",
+	       "A bar per rank, as long as its GPU time, written beside it.",
+	       &v);
+	for (size_t i = 0; i < v.n; i++) {
+		const struct dt_busy_hist *h = &s->files[i].busy;
+		double p = dt_pct_of((double)h->busy_ns, (double)h->span_ns);
+		v.b[i].value = p > 0 ? p : 0;
+		dt_fmt_pct(p, v.text[i], sizeof(v.text[0]));
+	}
+	figure(out,
+	       "GPU busy per rank, as a share of its first to last activity",
+	       "GPU busy share per rank",
+	       "A bar per rank, as long as the share of time its GPU was "
+	       "busy, written beside it.",
+	       &v);
+	for (size_t i = 0; i < v.n; i++) {
+		v.b[i].value = (double)s->files[i].calls;
+		snprintf(v.text[i], sizeof(v.text[0]), "%" PRIu64,
+			 s->files[i].calls);
+	}
+	figure(out, "cuDNN calls per rank", "cuDNN calls per rank",
+	       "A bar per rank, as long as its number of cuDNN calls, "
+	       "written beside it.",
+	       &v);
+	fputs("</div>\n", out);
+	bars_free(&v);
+}
+
+/* ------------------------------------------------------------- roofline */
+
+#define RF_W  720
+#define RF_H  440
+#define RF_L  78 /* plot area: left, top, width, height */
+#define RF_T  24
+#define RF_PW 600
+#define RF_PH 340
+
+/* A marker per math, so that roofs and points pair up without colour. */
+static void marker(FILE *out, enum dt_math m, double x, double y, double r)
+{
+	switch (m % 4) {
+	case 0:
+		fprintf(out,
+			"<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" "
+			"r=\"%.1f\"/>",
+			x, y, r);
+		break;
+	case 1:
+		fprintf(out,
+			"<rect class=\"pt\" x=\"%.1f\" y=\"%.1f\" "
+			"width=\"%.1f\" height=\"%.1f\"/>",
+			x - r, y - r, 2 * r, 2 * r);
+		break;
+	case 2:
+		fprintf(out,
+			"<polygon class=\"pt\" points=\"%.1f,%.1f %.1f,%.1f "
+			"%.1f,%.1f\"/>",
+			x, y - 1.2 * r, x + 1.1 * r, y + 0.8 * r, x - 1.1 * r,
+			y + 0.8 * r);
+		break;
+	default:
+		fprintf(out,
+			"<polygon class=\"pt\" points=\"%.1f,%.1f %.1f,%.1f "
+			"%.1f,%.1f %.1f,%.1f\"/>",
+			x, y - 1.3 * r, x + 1.3 * r, y, x, y + 1.3 * r,
+			x - 1.3 * r, y);
+	}
+}
+
+static const char *marker_name(enum dt_math m)
+{
+	static const char *const names[] = { "circle", "square", "triangle",
+					     "diamond" };
+	return names[m % 4];
+}
+
+struct plot {
+	double lx0, lx1, ly0, ly1; /* log10 of the axes' ends */
+};
+
+static double px(const struct plot *p, double x)
+{
+	return RF_L + (log10(x) - p->lx0) / (p->lx1 - p->lx0) * RF_PW;
+}
+
+static double py(const struct plot *p, double y)
+{
+	return RF_T + RF_PH - (log10(y) - p->ly0) / (p->ly1 - p->ly0) * RF_PH;
+}
+
+static void roof_axes(FILE *out, const struct plot *p)
+{
+	char b[32];
+
+	for (int e = (int)p->lx0; e <= (int)p->lx1; e++) {
+		double x = px(p, pow(10, e));
+		fprintf(out,
+			"<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" "
+			"x2=\"%.1f\" y2=\"%d\"/>\n",
+			x, RF_T, x, RF_T + RF_PH);
+		dt_svg_text(out, x, RF_T + RF_PH + 16, "middle", "mute", "%g",
+			    pow(10, e));
+	}
+	for (int e = (int)p->ly0; e <= (int)p->ly1; e++) {
+		double y = py(p, pow(10, e));
+		fprintf(out,
+			"<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+			"y2=\"%.1f\"/>\n",
+			RF_L, y, RF_L + RF_PW, y);
+		dt_svg_text(out, RF_L - 6, y + 4, "end", "mute", "%s",
+			    dt_fmt_si(pow(10, e), b, sizeof(b)));
+	}
+	fprintf(out,
+		"<rect class=\"axis\" x=\"%d\" y=\"%d\" width=\"%d\" "
+		"height=\"%d\"/>\n",
+		RF_L, RF_T, RF_PW, RF_PH);
+	dt_svg_text(out, RF_L + RF_PW / 2.0, RF_T + RF_PH + 36, "middle",
+		    NULL, "arithmetic intensity, FLOP per byte (log scale)");
+	fprintf(out,
+		"<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" "
+		"transform=\"rotate(-90 16 %.1f)\">achieved FLOP/s (log "
+		"scale)</text>\n",
+		RF_T + RF_PH / 2.0, RF_T + RF_PH / 2.0);
+}
+
+/* The bandwidth roof up to the highest compute roof, and a compute roof
+ * per math plotted, each labelled. */
+static void roofs(FILE *out, const struct plot *p, const struct dt_peaks *pk,
+		  const bool *maths)
+{
+	static const char *const dash[] = { "", "8 4", "3 3", "10 3 2 3" };
+	double top = 0;
+	char b[32];
+
+	for (int m = 1; m < DT_MATH_COUNT; m++)
+		if (maths[m] && pk->flops[m] > top)
+			top = pk->flops[m];
+	for (int m = 1; m < DT_MATH_COUNT; m++) {
+		if (!maths[m] || !(pk->flops[m] > 0))
+			continue;
+		double x0 = pk->bandwidth > 0 ? pk->flops[m] / pk->bandwidth
+					      : pow(10, p->lx0);
+		if (x0 < pow(10, p->lx0))
+			x0 = pow(10, p->lx0);
+		double y = py(p, pk->flops[m]);
+		fprintf(out,
+			"<line class=\"roof\" x1=\"%.1f\" y1=\"%.1f\" "
+			"x2=\"%d\" y2=\"%.1f\" stroke-dasharray=\"%s\"/>\n",
+			px(p, x0), y, RF_L + RF_PW, y, dash[m % 4]);
+		dt_svg_text(out, RF_L + RF_PW - 4, y - 4, "end", NULL,
+			    "%s roof %sFLOP/s (%s)", dt_math_name(m),
+			    dt_fmt_si(pk->flops[m], b, sizeof(b)),
+			    marker_name(m));
+	}
+	if (!(pk->bandwidth > 0) || !(top > 0))
+		return;
+	double x0 = pow(10, p->lx0), y0 = pk->bandwidth * x0;
+	if (y0 < pow(10, p->ly0)) {
+		y0 = pow(10, p->ly0);
+		x0 = y0 / pk->bandwidth;
+	}
+	double x1 = top / pk->bandwidth;
+	if (x1 > pow(10, p->lx1))
+		x1 = pow(10, p->lx1);
+	if (x1 <= x0)
+		return;
+	fprintf(out,
+		"<line class=\"roof\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		"y2=\"%.1f\"/>\n",
+		px(p, x0), py(p, y0), px(p, x1), py(p, pk->bandwidth * x1));
+	dt_svg_text(out, px(p, x0) + 6, py(p, y0) - 8, "start", NULL,
+		    "memory roof %sB/s", dt_fmt_si(pk->bandwidth, b, sizeof(b)));
+}
+
+static bool plottable(const struct dt_rates *r)
+{
+	return r->intensity > 0 && r->flops_per_s > 0;
+}
+
+/* The axes' ends: whole decades around the points and the roofs' ridge. */
+static void plot_range(struct plot *p, const struct dt_summary *s,
+		       const uint32_t *sel, size_t n, const struct dt_peaks *pk,
+		       const bool *maths)
+{
+	double x0 = INFINITY, x1 = 0, y0 = INFINITY, y1 = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct dt_rates r;
+		dt_problem_rates(s, &s->problems[sel[i]], &r);
+		x0 = fmin(x0, r.intensity);
+		x1 = fmax(x1, r.intensity);
+		y0 = fmin(y0, r.flops_per_s);
+		y1 = fmax(y1, r.flops_per_s);
+	}
+	for (int m = 1; m < DT_MATH_COUNT; m++) {
+		if (!maths[m] || !(pk->flops[m] > 0))
+			continue;
+		y1 = fmax(y1, pk->flops[m]);
+		if (pk->bandwidth > 0) {
+			x0 = fmin(x0, pk->flops[m] / pk->bandwidth);
+			x1 = fmax(x1, pk->flops[m] / pk->bandwidth);
+		}
+	}
+	p->lx0 = floor(log10(x0));
+	p->lx1 = ceil(log10(x1));
+	p->ly0 = floor(log10(y0));
+	p->ly1 = ceil(log10(y1));
+	if (p->lx1 - p->lx0 < 2)
+		p->lx1 = p->lx0 + 2;
+	if (p->ly1 - p->ly0 < 2)
+		p->ly0 = p->ly1 - 2;
+}
+
+static void roof_points(FILE *out, const struct plot *p,
+			const struct dt_summary *s, const uint32_t *sel,
+			size_t n)
+{
+	uint64_t max = 0;
+	char b[3][32];
+
+	for (size_t i = 0; i < n; i++)
+		if (s->problems[sel[i]].gpu_ns > max)
+			max = s->problems[sel[i]].gpu_ns;
+	/* the largest last, so that the small stay visible beneath */
+	for (size_t k = n; k-- > 0;) {
+		const struct dt_sum_problem *q = &s->problems[sel[k]];
+		struct dt_rates r;
+		dt_problem_rates(s, q, &r);
+		double x = px(p, r.intensity), y = py(p, r.flops_per_s);
+		double rad = 3 + 9 * sqrt((double)q->gpu_ns / (double)max);
+		fputs("<g><title>", out);
+		fprintf(out, "%zu: ", k + 1);
+		dt_html_escape(out, dt_op_kind_key(q->kind));
+		fprintf(out, " %s, %.3g FLOP/B, %sFLOP/s, %s GPU time",
+			dt_math_name(q->math), r.intensity,
+			dt_fmt_si(r.flops_per_s, b[0], sizeof(b[0])),
+			dt_fmt_ns(q->gpu_ns, b[1], sizeof(b[1])));
+		fputs("</title>", out);
+		marker(out, q->math, x, y, rad);
+		fputs("</g>\n", out);
+		dt_svg_text(out, x + rad + 2, y - rad / 2, "start", NULL,
+			    "%zu", k + 1);
+	}
+}
+
+/* The points in numbers: the picture's table. */
+static void roof_table(FILE *out, const struct dt_summary *s,
+		       const uint32_t *sel, size_t n)
+{
+	static const char *const hdr[] = { "#",      "FLOP/B", "FLOP/s",
+					   "%peak",  "%roof",  "bound",
+					   "GPU time", "operation", NULL };
+	struct dt_table *t = dt_table_new(hdr, "rrrrrlrl");
+	char b[3][32];
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct dt_sum_problem *q = &s->problems[sel[i]];
+		struct dt_rates r;
+		dt_problem_rates(s, q, &r);
+		dt_table_cell(t, "%zu", i + 1);
+		dt_table_cell(t, "%.3g", r.intensity);
+		dt_table_cell(t, "%s", dt_fmt_si(r.flops_per_s, b[0],
+						 sizeof(b[0])));
+		dt_table_cell(t, "%s", dt_fmt_pct(r.pct_flops, b[1],
+						  sizeof(b[1])));
+		dt_table_cell(t, "%s", dt_fmt_pct(r.roof_pct, b[2],
+						  sizeof(b[2])));
+		dt_table_cell(t, "%s",
+			      r.bound == 1   ? "compute"
+			      : r.bound == 0 ? "memory"
+					     : "-");
+		dt_table_cell(t, "%s", dt_fmt_ns(q->gpu_ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s %s %.100s%s", dt_op_kind_key(q->kind),
+			      dt_math_name(q->math), q->brief,
+			      strlen(q->brief) > 100 ? "..." : "");
+	}
+	dt_table_print(t, out, DT_HTML, false);
+	dt_table_free(t);
+}
+
+/* The problems without a point, and how much GPU time they hold. */
+static void roof_missing(FILE *out, const struct dt_summary *s,
+			 const uint32_t *ix, size_t n, size_t plotted,
+			 long top)
+{
+	static const char *const hdr[] = { "count", "GPU time", "operation",
+					   NULL };
+	struct dt_table *t;
+	uint64_t ns = 0;
+	size_t missing = 0, shown = 0;
+	char b[32];
+
+	for (size_t i = 0; i < n; i++) {
+		struct dt_rates r;
+		dt_problem_rates(s, &s->problems[ix[i]], &r);
+		if (!plottable(&r)) {
+			missing++;
+			ns += s->problems[ix[i]].gpu_ns;
+		}
+	}
+	dt_para(out, DT_HTML, NULL,
+		"%zu of %zu problems plotted; %zu not plotted (%s of GPU "
+		"time): no FLOP or byte count for them, or no timed "
+		"kernel.",
+		plotted, n, missing, dt_fmt_ns(ns, b, sizeof(b)));
+	if (!missing || !(t = dt_table_new(hdr, "rrl")))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct dt_sum_problem *q = &s->problems[ix[i]];
+		struct dt_rates r;
+		dt_problem_rates(s, q, &r);
+		if (plottable(&r) || (top > 0 && shown >= (size_t)top))
+			continue;
+		dt_table_cell(t, "%" PRIu64, q->count);
+		dt_table_cell(t, "%s", dt_fmt_ns(q->gpu_ns, b, sizeof(b)));
+		dt_table_cell(t, "%s %.100s%s", dt_op_kind_key(q->kind),
+			      q->brief, strlen(q->brief) > 100 ? "..." : "");
+		shown++;
+	}
+	dt_table_print(t, out, DT_HTML, false);
+	if (shown < missing)
+		dt_para(out, DT_HTML, NULL,
+			"(%zu more not plotted; --top 0 lists all)",
+			missing - shown);
+	dt_table_free(t);
+}
+
+void dt_html_roofline(FILE *out, const struct dt_summary *s,
+		      const uint32_t *ix, size_t n, long top)
+{
+	const struct dt_peaks *pk = dt_summary_peaks(s, -1);
+	uint32_t *sel = malloc((n + 1) * sizeof(*sel));
+	bool maths[DT_MATH_COUNT] = { false };
+	size_t plotted = 0, shown = 0;
+
+	if (!sel || !n) {
+		free(sel);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct dt_rates r;
+		dt_problem_rates(s, &s->problems[ix[i]], &r);
+		if (!plottable(&r))
+			continue;
+		plotted++;
+		if (top > 0 && shown >= (size_t)top)
+			continue;
+		sel[shown++] = ix[i];
+		maths[s->problems[ix[i]].math] = true;
+	}
+	dt_heading(out, DT_HTML, NULL, false, "Roofline");
+	if (shown) {
+		struct plot p;
+		plot_range(&p, s, sel, shown, pk, maths);
+		fputs("<figure>\n", out);
+		dt_svg_open(out, RF_W, RF_H,
+			    "The problems against the roofline",
+			    "Each numbered marker is a problem: achieved "
+			    "FLOP/s against FLOP per byte, on log scales, "
+			    "sized by GPU time; its shape says its math, as "
+			    "the roof of the same shape does. The rising "
+			    "line is the memory bandwidth roof, the level "
+			    "lines the compute roofs. The table below lists "
+			    "the same points.");
+		roof_axes(out, &p);
+		roofs(out, &p, pk, maths);
+		roof_points(out, &p, s, sel, shown);
+		dt_svg_close(out);
+		fputs("<figcaption>Numbers are those of the table below; "
+		      "a marker's area grows with the problem's GPU "
+		      "time.</figcaption>\n</figure>\n",
+		      out);
+		roof_table(out, s, sel, shown);
+		if (shown < plotted)
+			dt_para(out, DT_HTML, NULL,
+				"(%zu more problems with FLOP counts; --top 0 "
+				"plots all)",
+				plotted - shown);
+	}
+	roof_missing(out, s, ix, n, plotted, top);
+	free(sel);
+}
+
+/* --------------------------------------------------------------- chains */
+
+#define CH_BOX  172
+#define CH_BH   58
+#define CH_GAP  34
+#define CH_ROW  3 /* boxes in a row, so that a narrow page keeps them legible */
+#define CH_VGAP 30
+
+static void arrow_head(FILE *out, double x, double y, int dir)
+{
+	/* dir 0: pointing right, 1: pointing down */
+	if (dir == 0)
+		fprintf(out,
+			"<polygon class=\"tip\" points=\"%.1f,%.1f %.1f,%.1f "
+			"%.1f,%.1f\"/>\n",
+			x, y, x - 7, y - 4, x - 7, y + 4);
+	else
+		fprintf(out,
+			"<polygon class=\"tip\" points=\"%.1f,%.1f %.1f,%.1f "
+			"%.1f,%.1f\"/>\n",
+			x, y, x - 4, y - 7, x + 4, y - 7);
+}
+
+static void chain_box(FILE *out, const struct dt_fz_step *st, double x,
+		      double y)
+{
+	char b[32];
+
+	fprintf(out,
+		"<rect class=\"box%s\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
+		"height=\"%d\" rx=\"4\"/>\n",
+		st->removed ? " gone" : "", x, y, CH_BOX, CH_BH);
+	if (strlen(st->what) > 26)
+		dt_svg_text(out, x + CH_BOX / 2.0, y + 18, "middle", NULL,
+			    "%.23s...", st->what);
+	else
+		dt_svg_text(out, x + CH_BOX / 2.0, y + 18, "middle", NULL, "%s",
+			    st->what);
+	dt_svg_text(out, x + CH_BOX / 2.0, y + 34, "middle", "mute",
+		    "%s, %" PRIu64 " kernel%s", st->cudnn ? "cuDNN" : "other",
+		    st->kernels, st->kernels == 1 ? "" : "s");
+	dt_svg_text(out, x + CH_BOX / 2.0, y + 50, "middle", "mute", "%s, %s",
+		    dt_fmt_ns(st->ns, b, sizeof(b)),
+		    st->removed ? "removed if fused" : "kept");
+}
+
+static void chain_svg(FILE *out, const struct dt_fz_opp *o, size_t k)
+{
+	int rows = (o->n_steps + CH_ROW - 1) / CH_ROW;
+	int cols = o->n_steps < CH_ROW ? o->n_steps : CH_ROW;
+	int w = cols * CH_BOX + (cols - 1) * CH_GAP + 8;
+	int h = rows * CH_BH + (rows - 1) * CH_VGAP + 8;
+	char title[160], desc[700];
+	size_t len = 0;
+
+	snprintf(title, sizeof(title), "Chain %zu: %s, %s", k, o->pattern,
+		 o->status == DT_FZ_FUSABLE ? "fusable" : "blocked");
+	desc[0] = 0;
+	for (int m = 0; m < o->n_steps && len < sizeof(desc); m++) {
+		int c = snprintf(desc + len, sizeof(desc) - len, "%s%s%s",
+				 m ? ", then " : "", o->steps[m].what,
+				 o->steps[m].removed ? " (removed if fused)"
+						     : "");
+		len += c > 0 ? (size_t)c : 0;
+	}
+	dt_svg_open(out, w, h, title, desc);
+	for (int m = 0; m < o->n_steps; m++) {
+		double x = 4 + (m % CH_ROW) * (CH_BOX + CH_GAP);
+		double y = 4 + (m / CH_ROW) * (CH_BH + CH_VGAP);
+		chain_box(out, &o->steps[m], x, y);
+		if (m + 1 == o->n_steps)
+			break;
+		if ((m + 1) % CH_ROW) {
+			fprintf(out,
+				"<line class=\"arrow\" x1=\"%.1f\" y1=\"%.1f\" "
+				"x2=\"%.1f\" y2=\"%.1f\"/>\n",
+				x + CH_BOX, y + CH_BH / 2.0, x + CH_BOX + CH_GAP - 2,
+				y + CH_BH / 2.0);
+			arrow_head(out, x + CH_BOX + CH_GAP - 1, y + CH_BH / 2.0,
+				   0);
+		} else {
+			/* down to the next row's first box */
+			double xs = x + CH_BOX / 2.0, ys = y + CH_BH;
+			double xe = 4 + CH_BOX / 2.0, ye = ys + CH_VGAP;
+			fprintf(out,
+				"<polyline class=\"arrow\" points=\"%.1f,%.1f "
+				"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+				xs, ys, xs, ys + CH_VGAP / 2.0, xe,
+				ys + CH_VGAP / 2.0, xe, ye - 2);
+			arrow_head(out, xe, ye - 1, 1);
+		}
+	}
+	dt_svg_close(out);
+}
+
+void dt_html_chains(FILE *out, const struct dt_summary *s, long top)
+{
+	const struct dt_fusion *fz = s->fusion;
+	char b[32];
+
+	if (!fz)
+		return;
+	for (size_t i = 0; i < fz->n_opps && (top <= 0 || (long)i < top);
+	     i++) {
+		const struct dt_fz_opp *o = &fz->opps[i];
+		if (!o->n_steps)
+			continue;
+		fputs("<figure>\n", out);
+		chain_svg(out, o, i + 1);
+		fputs("<figcaption>", out);
+		fprintf(out, "Chain %zu, %s: ", i + 1,
+			o->status == DT_FZ_FUSABLE ? "fusable" : "blocked");
+		dt_html_escape(out, o->pattern);
+		fprintf(out, "; %" PRIu64 " times; saving %s", o->count,
+			dt_fmt_ns(o->saving_ns > 0 ? (uint64_t)o->saving_ns : 0,
+				  b, sizeof(b)));
+		if (o->blocked) {
+			fputs("; blocked: ", out);
+			dt_html_escape(out, o->blocked);
+		}
+		fputs(". Dashed boxes are removed when the chain runs "
+		      "fused.</figcaption>\n</figure>\n",
+		      out);
+	}
+}
