@@ -817,7 +817,7 @@ const char *m_keep(struct dt_model *m, char *s)
 
 static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 			    const struct dt_api_def *api,
-			    const struct dt_arg *args, int n)
+			    const struct dt_arg *args, int n, bool captured)
 {
 	uint64_t plan = 0, varpack = 0, stream = 0;
 
@@ -850,7 +850,7 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 		return;
 	p->op.stream = stream;
 	/* cudnnBackendPopulateCudaGraph, UpdateCudaGraph: graph nodes */
-	if (strstr(api->name, "CudaGraph")) {
+	if (captured) {
 		p->op.origin = DT_OP_CAPTURED;
 		m->stats.graphs.captured++;
 	}
@@ -903,6 +903,7 @@ enum api_class {
 	API_BK_GET,
 	API_BK_FINALIZE,
 	API_BK_EXECUTE,
+	API_BK_POPULATE, /* an execution put into a CUDA graph */
 	API_BK_OTHER,
 	API_CREATE_HANDLE,
 	API_SET_STREAM,
@@ -926,8 +927,8 @@ static enum api_class classify(const struct dt_api_def *api)
 		{ "cudnnBackendFinalize", API_BK_FINALIZE },
 		{ "cudnnBackendExecute", API_BK_EXECUTE },
 		/* ops too, which only put their work into a CUDA graph */
-		{ "cudnnBackendPopulateCudaGraph", API_BK_EXECUTE },
-		{ "cudnnBackendUpdateCudaGraph", API_BK_EXECUTE },
+		{ "cudnnBackendPopulateCudaGraph", API_BK_POPULATE },
+		{ "cudnnBackendUpdateCudaGraph", API_BK_POPULATE },
 		{ "cudnnCreate", API_CREATE_HANDLE },
 		{ "cudnnSetStream", API_SET_STREAM },
 		{ "cudnnDeriveBNTensorDescriptor", API_DERIVE_BN },
@@ -1098,8 +1099,6 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			};
 			EMIT(m, plan, &b);
 		}
-	} else if (cls == API_BK_EXECUTE && n == 3) {
-		/* handled by the caller (it needs the whole call) */
 	}
 }
 
@@ -1166,7 +1165,8 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		on_backend_call(m, c, (enum api_class) * cls, args, n);
 		return;
 	case API_BK_EXECUTE:
-		backend_execute(m, c, api, args, n);
+	case API_BK_POPULATE:
+		backend_execute(m, c, api, args, n, *cls == API_BK_POPULATE);
 		return;
 	case API_CREATE_HANDLE: /* handles and the stream each works on */
 		if (n == 1 && ok)
