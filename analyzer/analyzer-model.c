@@ -1599,36 +1599,26 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 		m->stats.untimed += !a.timed;
 		break;
 	}
-	case DT_REC_MEMCPY: {
-		const struct dt_rec_memcpy *c = (const void *)h;
-		a = (struct dt_activity){ .kind = DT_ACT_MEMCPY,
-					  .timed = true,
-					  .gpu_start = c->start,
-					  .gpu_end = c->end,
-					  .corr = c->corr,
-					  .device = c->device,
-					  .context = c->context,
-					  .stream = c->stream,
-					  .bytes = c->bytes,
-					  .rec = h };
+	/* copies and sets share the fields an activity takes */
+#define COPY_ACTIVITY(KIND, r)                                            \
+	(struct dt_activity)                                              \
+	{                                                                 \
+		.kind = (KIND), .timed = true, .gpu_start = (r)->start,   \
+		.gpu_end = (r)->end, .corr = (r)->corr,                   \
+		.device = (r)->device, .context = (r)->context,           \
+		.stream = (r)->stream, .bytes = (r)->bytes, .rec = h      \
+	}
+	case DT_REC_MEMCPY:
+		a = COPY_ACTIVITY(DT_ACT_MEMCPY,
+				  (const struct dt_rec_memcpy *)(const void *)h);
 		m->stats.copies++;
 		break;
-	}
-	case DT_REC_MEMSET: {
-		const struct dt_rec_memset *c = (const void *)h;
-		a = (struct dt_activity){ .kind = DT_ACT_MEMSET,
-					  .timed = true,
-					  .gpu_start = c->start,
-					  .gpu_end = c->end,
-					  .corr = c->corr,
-					  .device = c->device,
-					  .context = c->context,
-					  .stream = c->stream,
-					  .bytes = c->bytes,
-					  .rec = h };
+	case DT_REC_MEMSET:
+		a = COPY_ACTIVITY(DT_ACT_MEMSET,
+				  (const struct dt_rec_memset *)(const void *)h);
 		m->stats.copies++;
 		break;
-	}
+#undef COPY_ACTIVITY
 	}
 	a.call = call_of(m, a.corr);
 	a.exec = a.call;
