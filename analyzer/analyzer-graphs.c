@@ -341,13 +341,14 @@ static const struct gver *resolve(struct dt_graphs *g, uint32_t exec,
 	return node_in(g, l->from, idx, t, 0);
 }
 
-/* When graph launch corr was made (host clock), 0 unknown. */
-static uint64_t launch_time(const struct dt_graphs *g, uint32_t corr)
+/* Graph launch corr as GRAPH_LAUNCH told it, or NULL: not recorded (or
+ * not read yet). */
+static const struct launch *launch_of(const struct dt_graphs *g, uint32_t corr)
 {
 	const struct launch *l =
 		&g->launches[corr % (sizeof(g->launches) /
 				     sizeof(g->launches[0]))];
-	return corr && l->corr == corr ? l->start : 0; /* 0: not recorded */
+	return corr && l->corr == corr && l->start ? l : NULL;
 }
 
 static void ready(struct dt_graphs *g, int i)
@@ -393,15 +394,9 @@ static struct pending *replay_new(struct dt_model *m, struct dt_graphs *g,
 	op->converts = 0;
 	op->convert_ns = 0;
 	op->device = -1;
-	const struct launch *l =
-		&g->launches[corr % (sizeof(g->launches) /
-				     sizeof(g->launches[0]))];
-	if (launch_time(g, corr)) {
-		op->t_begin = l->start;
-		op->t_end = l->end;
-	} else {
-		op->t_begin = op->t_end = start;
-	}
+	const struct launch *l = launch_of(g, corr);
+	op->t_begin = l ? l->start : start;
+	op->t_end = l ? l->end : start;
 	m->stats.graphs.replays++;
 	g->open[g->n_open++] = (struct replay){ corr, t, p, 0 };
 	return p;
@@ -410,10 +405,10 @@ static struct pending *replay_new(struct dt_model *m, struct dt_graphs *g,
 bool m_graph_kernel(struct dt_model *m, struct dt_activity *a)
 {
 	const struct dt_rec_kernel *k = a->kernel;
-	struct dt_graphs *g = m->graphs;
+	struct dt_graphs *g = graphs_of(m);
 
 	m->stats.graphs.kernels++;
-	if (!g && !(g = graphs_of(m)))
+	if (!g)
 		return false;
 	/* launches seen through their kernels, for traces that lack the
 	 * launches themselves */
@@ -426,9 +421,8 @@ bool m_graph_kernel(struct dt_model *m, struct dt_activity *a)
 	}
 	/* the launch's time says which version of a node it ran; without
 	 * it, the kernel's start is the closest bound */
-	uint64_t when = launch_time(g, a->corr);
-	if (!when)
-		when = a->start;
+	const struct launch *lt = launch_of(g, a->corr);
+	uint64_t when = lt ? lt->start : a->start;
 	bool in_child = false;
 	const struct gver *n =
 		resolve(g, k->graph_id, k->graph_node, when, &in_child);
