@@ -254,6 +254,19 @@ static uint64_t ptr(struct gen *g)
 
 /* A kernel with its launch shape: PyTorch's elementwise kernels give
  * their element count by it. */
+/* Kernel k (times, correlation id, grid_x, block_x, registers, graph
+ * set) on stream 7, with the rest of its launch shape; the GPU is busy
+ * until it ends. */
+static void put_kernel(struct gen *g, struct dt_rec_kernel *k,
+		       const char *name)
+{
+	k->stream = 7;
+	k->grid_y = k->grid_z = k->block_y = k->block_z = 1;
+	k->len = (uint32_t)strlen(name);
+	put(g, DT_REC_KERNEL, k, sizeof(*k), name, k->len);
+	g->gpu = k->end;
+}
+
 static void kernel_grid(struct gen *g, uint64_t call, const char *name,
 			uint64_t dur, int32_t grid_x, int32_t block_x,
 			uint32_t registers, uint32_t corr)
@@ -266,17 +279,10 @@ static void kernel_grid(struct gen *g, uint64_t call, const char *name,
 	struct dt_rec_kernel k = { .start = start,
 				   .end = start + dur,
 				   .corr = corr,
-				   .stream = 7,
 				   .grid_x = grid_x,
-				   .grid_y = 1,
-				   .grid_z = 1,
 				   .block_x = block_x,
-				   .block_y = 1,
-				   .block_z = 1,
-				   .registers = registers,
-				   .len = (uint32_t)strlen(name) };
-	put(g, DT_REC_KERNEL, &k, sizeof(k), name, k.len);
-	g->gpu = start + dur;
+				   .registers = registers };
+	put_kernel(g, &k, name);
 }
 
 /* A kernel with its launch shape, of the fusion scenario. */
@@ -947,8 +953,8 @@ static void graph_node(struct gen *g, uint64_t call, uint32_t graph,
 	put(g, DT_REC_GRAPH_NODE, &r, sizeof(r), kname, r.len);
 }
 
-static void graph_link(struct gen *g, uint32_t how, uint32_t from,
-		       uint32_t to, uint32_t parent, uint32_t idx)
+static void put_link(struct gen *g, uint32_t how, uint32_t from, uint32_t to,
+		     uint32_t parent, uint32_t idx, uint32_t first)
 {
 	struct dt_rec_graph_link r = { .t = g->t,
 				       .node = (uint64_t)parent << 32 | idx,
@@ -956,11 +962,25 @@ static void graph_link(struct gen *g, uint32_t how, uint32_t from,
 				       .to = to,
 				       .how = how,
 				       .parent = parent,
-				       /* a child made executable: after the
-					* parent's one node */
-				       .first = how == DT_GRAPH_EXEC_CHILD };
+				       .first = first };
 	put(g, DT_REC_GRAPH_LINK, &r, sizeof(r), NULL, 0);
 	g->t += 10000;
+}
+
+/* Graph or executable `to` made from `from` (a child graph: of node idx
+ * of parent). */
+static void graph_link(struct gen *g, uint32_t how, uint32_t from,
+		       uint32_t to, uint32_t parent, uint32_t idx)
+{
+	put_link(g, how, from, to, parent, idx, 0);
+}
+
+/* Executable `exec` runs child graph `child` (of node idx of parent) as
+ * its nodes first, first + 1, ... */
+static void graph_layout(struct gen *g, uint32_t child, uint32_t exec,
+			 uint32_t parent, uint32_t idx, uint32_t first)
+{
+	put_link(g, DT_GRAPH_EXEC_CHILD, child, exec, parent, idx, first);
 }
 
 /* A launch of executable `exec`: its GRAPH_LAUNCH record, then a kernel
@@ -982,20 +1002,13 @@ static uint32_t graph_launch(struct gen *g, uint32_t exec, int n,
 			.start = start,
 			.end = start + 20000,
 			.corr = l.corr,
-			.stream = 7,
 			.grid_x = 132,
-			.grid_y = 1,
-			.grid_z = 1,
 			.block_x = 256,
-			.block_y = 1,
-			.block_z = 1,
 			.registers = 64,
 			.graph_id = exec,
 			.graph_node = (uint64_t)exec << 32 | idx[i],
-			.len = (uint32_t)strlen(names[i]),
 		};
-		put(g, DT_REC_KERNEL, &k, sizeof(k), names[i], k.len);
-		g->gpu = start + 20000;
+		put_kernel(g, &k, names[i]);
 	}
 	g->t += 50000;
 	return l.corr;
@@ -1088,7 +1101,8 @@ static void write_graphs(const char *dir)
 	 * updated to another output and launched twice more */
 	graph_link(&g, DT_GRAPH_CHILD, 5, 8, 7, 0);
 	graph_link(&g, DT_GRAPH_INSTANTIATED, 7, 9, 0, 0);
-	graph_link(&g, DT_GRAPH_EXEC_CHILD, 8, 9, 7, 0);
+	/* after the parent's one node */
+	graph_layout(&g, 8, 9, 7, 0, 1);
 	for (int i = 0; i < 2; i++)
 		graph_launch(&g, 9, 1, i1, mm);
 	seq = matmul_call(&g, "cudnnBackendUpdateCudaGraph", handle, plan,
