@@ -615,20 +615,14 @@ static void json_side(struct dt_json *j, const struct dt_diff_side *s)
 		return;
 	}
 	dt_json_open(j, '{', -1);
-	dt_json_key(j, "count");
-	dt_json_u64(j, s->count);
-	dt_json_key(j, "gpu_ns");
-	dt_json_u64(j, s->gpu_ns);
-	dt_json_key(j, "median_ns");
-	dt_json_u64(j, s->median_ns);
-	dt_json_key(j, "min_ns");
-	dt_json_u64(j, s->min_ns);
-	dt_json_key(j, "max_ns");
-	dt_json_u64(j, s->max_ns);
+	dt_json_ku(j, "count", s->count);
+	dt_json_ku(j, "gpu_ns", s->gpu_ns);
+	dt_json_ku(j, "median_ns", s->median_ns);
+	dt_json_ku(j, "min_ns", s->min_ns);
+	dt_json_ku(j, "max_ns", s->max_ns);
 	dt_json_key(j, "engine");
 	dt_json_i64(j, s->engine);
-	dt_json_key(j, "knobs");
-	dt_json_str(j, s->knobs);
+	dt_json_ks(j, "knobs", s->knobs);
 	dt_json_key(j, "workspace");
 	dt_json_i64(j, s->workspace);
 	dt_json_key(j, "achieved_flops");
@@ -645,28 +639,17 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 
 	dt_json_key_nl(j, key, 1);
 	dt_json_open(j, '{', -1);
-	dt_json_key(j, "name");
-	dt_json_str(j, name);
-	dt_json_key(j, "traces");
-	dt_json_u64(j, s->n_files);
-	dt_json_key(j, "program");
-	dt_json_str(j, f->program);
-	dt_json_key(j, "gpu");
-	dt_json_str(j, s->n_devices ? s->devices[0].name : NULL);
-	dt_json_key(j, "cudnn_version");
-	dt_json_str(j, f->cudnn_version);
-	dt_json_key(j, "cudnn_gpu_ns");
-	dt_json_u64(j, s->cudnn_ns);
-	dt_json_key(j, "other_gpu_ns");
-	dt_json_u64(j, other_ns(s));
-	dt_json_key(j, "copies_ns");
-	dt_json_u64(j, s->copy_ns);
-	dt_json_key(j, "host_cudnn_ns");
-	dt_json_u64(j, s->host_ns);
-	dt_json_key(j, "calls");
-	dt_json_u64(j, s->calls);
-	dt_json_key(j, "ops");
-	dt_json_u64(j, s->ops);
+	dt_json_ks(j, "name", name);
+	dt_json_ku(j, "traces", s->n_files);
+	dt_json_ks(j, "program", f->program);
+	dt_json_ks(j, "gpu", s->n_devices ? s->devices[0].name : NULL);
+	dt_json_ks(j, "cudnn_version", f->cudnn_version);
+	dt_json_ku(j, "cudnn_gpu_ns", s->cudnn_ns);
+	dt_json_ku(j, "other_gpu_ns", other_ns(s));
+	dt_json_ku(j, "copies_ns", s->copy_ns);
+	dt_json_ku(j, "host_cudnn_ns", s->host_ns);
+	dt_json_ku(j, "calls", s->calls);
+	dt_json_ku(j, "ops", s->ops);
 	dt_json_key(j, "complete");
 	dt_json_bool(j, dt_summary_complete(s));
 	dt_json_key(j, "files");
@@ -674,8 +657,7 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *fi = &s->files[i];
 		dt_json_open(j, '{', -1);
-		dt_json_key(j, "path");
-		dt_json_str(j, fi->path);
+		dt_json_ks(j, "path", fi->path);
 		dt_json_trace_end(j, fi);
 		dt_json_close(j, -1);
 	}

@@ -85,14 +85,12 @@ static void json_tensor(struct dt_json *j, const struct dt_op_tensor *ot)
 	char dt[48];
 
 	dt_json_open(j, '{', -1);
-	dt_json_key(j, "role");
-	dt_json_str(j, ot->role);
+	dt_json_ks(j, "role", ot->role);
 	dt_json_key(j, "uid");
 	dt_json_i64(j, t->uid);
 	json_ints(j, "dims", t->dims, t->nb);
 	json_ints(j, "strides", t->strides, t->nb);
-	dt_json_key(j, "dtype");
-	dt_json_str(j, dt_enum_short("cudnnDataType_t", t->dtype, "CUDNN_DATA_",
+	dt_json_ks(j, "dtype", dt_enum_short("cudnnDataType_t", t->dtype, "CUDNN_DATA_",
 				     dt, sizeof(dt)));
 	dt_json_key(j, "virtual");
 	dt_json_bool(j, t->is_virtual);
@@ -155,39 +153,28 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 			  const struct dt_op *op)
 {
 	dt_json_open(j, '{', -1);
-	dt_json_key(j, "seq");
-	dt_json_u64(j, op->seq);
+	dt_json_ku(j, "seq", op->seq);
 	if (op->origin != DT_OP_CALL) {
-		dt_json_key(j, "origin");
-		dt_json_str(j, op->origin == DT_OP_REPLAY ? "replay"
+		dt_json_ks(j, "origin", op->origin == DT_OP_REPLAY ? "replay"
 							  : "captured");
 	}
 	if (op->origin == DT_OP_REPLAY) {
-		dt_json_key(j, "graph_launch");
-		dt_json_u64(j, op->graph_launch);
+		dt_json_ku(j, "graph_launch", op->graph_launch);
 	}
-	dt_json_key(j, "tid");
-	dt_json_u64(j, op->tid);
-	dt_json_key(j, "t");
-	dt_json_u64(j, op->t_begin - fi->hdr.start_mono);
-	dt_json_key(j, "host_ns");
-	dt_json_u64(j, op->t_end - op->t_begin);
-	dt_json_key(j, "api");
-	dt_json_str(j, op->api);
+	dt_json_ku(j, "tid", op->tid);
+	dt_json_ku(j, "t", op->t_begin - fi->hdr.start_mono);
+	dt_json_ku(j, "host_ns", op->t_end - op->t_begin);
+	dt_json_ks(j, "api", op->api);
 	dt_json_key(j, "status");
 	dt_json_i64(j, op->status);
-	dt_json_key(j, "plan");
-	dt_json_u64(j, op->plan);
+	dt_json_ku(j, "plan", op->plan);
 	dt_json_key(j, "engine");
 	dt_json_i64(j, op->engine);
 	dt_json_key(j, "workspace");
 	dt_json_i64(j, op->workspace);
-	dt_json_key(j, "kernels");
-	dt_json_u64(j, op->kernels);
-	dt_json_key(j, "gpu_ns");
-	dt_json_u64(j, op->gpu_ns);
-	dt_json_key(j, "desc");
-	dt_json_str(j, op->desc);
+	dt_json_ku(j, "kernels", op->kernels);
+	dt_json_ku(j, "gpu_ns", op->gpu_ns);
+	dt_json_ks(j, "desc", op->desc);
 	json_knobs(j, op->knobs);
 	json_words(j, "notes", op->notes);
 	dt_json_key(j, "stream");
@@ -200,16 +187,12 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 	for (uint32_t i = 0; i < op->n_tensors; i++)
 		json_tensor(j, &op->tensors[i]);
 	dt_json_close(j, -1);
-	dt_json_key(j, "first_kernel");
-	dt_json_str(j, op->first_kernel);
-	dt_json_key(j, "kind");
-	dt_json_str(j, dt_op_kind_key(op->cost.kind));
+	dt_json_ks(j, "first_kernel", op->first_kernel);
+	dt_json_ks(j, "kind", dt_op_kind_key(op->cost.kind));
 	dt_json_key(j, "flops");
 	dt_json_raw(j, "%.0f", op->cost.flops);
-	dt_json_key(j, "bytes");
-	dt_json_u64(j, op->cost.bytes);
-	dt_json_key(j, "math");
-	dt_json_str(j, dt_math_name(op->math));
+	dt_json_ku(j, "bytes", op->cost.bytes);
+	dt_json_ks(j, "math", dt_math_name(op->math));
 	dt_json_key(j, "tensor_cores");
 	dt_json_tri(j, op->tensor_cores);
 	dt_json_key(j, "device");
@@ -300,22 +283,16 @@ static void print_problems(FILE *out, struct dt_json *j, struct problems *ps,
 				p->api + 5, p->key);
 		} else {
 			dt_json_open(j, '{', -1);
-			dt_json_key(j, "api");
-			dt_json_str(j, p->api);
-			dt_json_key(j, "count");
-			dt_json_u64(j, p->count);
-			dt_json_key(j, "gpu_ns");
-			dt_json_u64(j, p->gpu_ns);
-			dt_json_key(j, "host_ns");
-			dt_json_u64(j, p->host_ns);
-			dt_json_key(j, "kernels");
-			dt_json_u64(j, p->kernels);
+			dt_json_ks(j, "api", p->api);
+			dt_json_ku(j, "count", p->count);
+			dt_json_ku(j, "gpu_ns", p->gpu_ns);
+			dt_json_ku(j, "host_ns", p->host_ns);
+			dt_json_ku(j, "kernels", p->kernels);
 			dt_json_key(j, "engine");
 			dt_json_i64(j, p->engine);
 			dt_json_key(j, "workspace");
 			dt_json_i64(j, p->workspace);
-			dt_json_key(j, "desc");
-			dt_json_str(j, p->key);
+			dt_json_ks(j, "desc", p->key);
 			dt_json_close(j, -1);
 		}
 		free(p->key);
@@ -487,31 +464,23 @@ int cmd_ops(int argc, char **argv)
 		dt_json_close(j, 2);
 		dt_json_key(j, "stats");
 		dt_json_open(j, '{', -1);
-		dt_json_key(j, "ops");
-		dt_json_u64(j, ms->ops);
-		dt_json_key(j, "undecoded_calls");
-		dt_json_u64(j, ms->undecoded);
-		dt_json_key(j, "other_kernels");
-		dt_json_u64(j, ms->other_kernels);
-		dt_json_key(j, "late_kernels");
-		dt_json_u64(j, ms->late_kernels);
+		dt_json_ku(j, "ops", ms->ops);
+		dt_json_ku(j, "undecoded_calls", ms->undecoded);
+		dt_json_ku(j, "other_kernels", ms->other_kernels);
+		dt_json_ku(j, "late_kernels", ms->late_kernels);
 		dt_json_key(j, "graphs");
 		dt_json_graphs(j, &ms->graphs);
 		dt_json_key(j, "complete");
 		dt_json_bool(j, dt_trace_complete(st));
-		dt_json_key(j, "file_end");
-		dt_json_str(j, dt_file_end_name(st->end));
+		dt_json_ks(j, "file_end", dt_file_end_name(st->end));
 		if (st->end != DT_FILE_CLEAN) {
 			char how[512];
-			dt_json_key(j, "file_end_how");
-			dt_json_str(j, dt_file_end_text(st, how, sizeof(how)));
+			dt_json_ks(j, "file_end_how", dt_file_end_text(st, how, sizeof(how)));
 		}
-		dt_json_key(j, "lost");
-		dt_json_u64(j, st->lost);
+		dt_json_ku(j, "lost", st->lost);
 		dt_json_key(j, "lost_exact");
 		dt_json_bool(j, st->lost_exact);
-		dt_json_key(j, "gpu_dropped");
-		dt_json_u64(j, st->gpu_dropped);
+		dt_json_ku(j, "gpu_dropped", st->gpu_dropped);
 		dt_json_close(j, -1);
 		dt_json_close(j, -1);
 		putchar('\n');

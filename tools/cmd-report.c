@@ -908,18 +908,6 @@ static void json_peaks(struct dt_json *j, const struct dt_peaks *pk)
 }
 
 /* A member of an object, by type. */
-static void ju(struct dt_json *j, const char *key, uint64_t v)
-{
-	dt_json_key(j, key);
-	dt_json_u64(j, v);
-}
-
-static void js(struct dt_json *j, const char *key, const char *v)
-{
-	dt_json_key(j, key);
-	dt_json_str(j, v);
-}
-
 static void json_files(struct dt_json *j, const struct dt_summary *s)
 {
 	dt_json_key_nl(j, "files", 1);
@@ -927,24 +915,24 @@ static void json_files(struct dt_json *j, const struct dt_summary *s)
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
 		dt_json_open(j, '{', -1);
-		js(j, "path", f->path);
-		js(j, "host", f->host);
-		ju(j, "pid", f->pid);
-		js(j, "rank", f->rank);
-		js(j, "program", f->program);
-		js(j, "cudnn", f->cudnn);
-		js(j, "cudnn_version", f->cudnn_version);
-		js(j, "cuda", f->cuda);
-		js(j, "recording", f->gpu_state);
+		dt_json_ks(j, "path", f->path);
+		dt_json_ks(j, "host", f->host);
+		dt_json_ku(j, "pid", f->pid);
+		dt_json_ks(j, "rank", f->rank);
+		dt_json_ks(j, "program", f->program);
+		dt_json_ks(j, "cudnn", f->cudnn);
+		dt_json_ks(j, "cudnn_version", f->cudnn_version);
+		dt_json_ks(j, "cuda", f->cuda);
+		dt_json_ks(j, "recording", f->gpu_state);
 		dt_json_trace_end(j, f);
-		ju(j, "calls", f->calls);
-		ju(j, "records", f->records);
-		ju(j, "ops", f->ops);
-		ju(j, "kernels", f->kernels);
-		ju(j, "duration_ns",
+		dt_json_ku(j, "calls", f->calls);
+		dt_json_ku(j, "records", f->records);
+		dt_json_ku(j, "ops", f->ops);
+		dt_json_ku(j, "kernels", f->kernels);
+		dt_json_ku(j, "duration_ns",
 		   f->t_end > f->t_begin ? f->t_end - f->t_begin : 0);
-		ju(j, "gpu_ns", f->gpu_ns);
-		ju(j, "cudnn_gpu_ns", f->cudnn_gpu_ns);
+		dt_json_ku(j, "gpu_ns", f->gpu_ns);
+		dt_json_ku(j, "cudnn_gpu_ns", f->cudnn_gpu_ns);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
@@ -959,12 +947,12 @@ static void json_devices(struct dt_json *j, const struct dt_summary *s)
 	for (size_t d = 0; d < s->n_devices; d++) {
 		const struct dt_device *dv = &s->devices[d];
 		dt_json_open(j, '{', -1);
-		js(j, "name", dv->name);
+		dt_json_ks(j, "name", dv->name);
 		snprintf(cc, sizeof(cc), "%u.%u", dv->cc_major, dv->cc_minor);
-		js(j, "cc", cc);
-		ju(j, "sms", dv->sms);
-		ju(j, "clock_khz", dv->clock_khz);
-		ju(j, "memory", dv->global_mem);
+		dt_json_ks(j, "cc", cc);
+		dt_json_ku(j, "sms", dv->sms);
+		dt_json_ku(j, "clock_khz", dv->clock_khz);
+		dt_json_ku(j, "memory", dv->global_mem);
 		dt_json_key(j, "peaks");
 		json_peaks(j, &s->peaks[d]);
 		dt_json_close(j, -1);
@@ -978,22 +966,22 @@ static void json_gpu(struct dt_json *j, const struct dt_summary *s)
 {
 	dt_json_key_nl(j, "gpu", 1);
 	dt_json_open(j, '{', -1);
-	ju(j, "total_ns", s->gpu_ns);
-	ju(j, "busy_ns", s->busy_ns);
-	ju(j, "span_ns", s->span_ns);
-	ju(j, "cudnn_ns", s->cudnn_ns);
-	ju(j, "copies_ns", s->copy_ns);
-	ju(j, "copies", s->copies);
-	ju(j, "copy_bytes", s->copy_bytes);
+	dt_json_ku(j, "total_ns", s->gpu_ns);
+	dt_json_ku(j, "busy_ns", s->busy_ns);
+	dt_json_ku(j, "span_ns", s->span_ns);
+	dt_json_ku(j, "cudnn_ns", s->cudnn_ns);
+	dt_json_ku(j, "copies_ns", s->copy_ns);
+	dt_json_ku(j, "copies", s->copies);
+	dt_json_ku(j, "copy_bytes", s->copy_bytes);
 	dt_json_key_nl(j, "cudnn_by_kind", 2);
 	dt_json_open(j, '[', -1);
 	for (int k = 0; k < DT_KIND_COUNT; k++) {
 		if (!s->kind_count[k])
 			continue;
 		dt_json_open(j, '{', -1);
-		js(j, "kind", dt_op_kind_key(k));
-		ju(j, "ns", s->kind_ns[k]);
-		ju(j, "count", s->kind_count[k]);
+		dt_json_ks(j, "kind", dt_op_kind_key(k));
+		dt_json_ku(j, "ns", s->kind_ns[k]);
+		dt_json_ku(j, "count", s->kind_count[k]);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
@@ -1003,9 +991,9 @@ static void json_gpu(struct dt_json *j, const struct dt_summary *s)
 		if (!s->fam_count[f])
 			continue;
 		dt_json_open(j, '{', -1);
-		js(j, "family", dt_family_key(f));
-		ju(j, "ns", s->fam_ns[f]);
-		ju(j, "kernels", s->fam_count[f]);
+		dt_json_ks(j, "family", dt_family_key(f));
+		dt_json_ku(j, "ns", s->fam_ns[f]);
+		dt_json_ku(j, "kernels", s->fam_count[f]);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
@@ -1023,24 +1011,24 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 
 	dt_problem_rates(s, p, &r);
 	dt_json_open(j, '{', -1);
-	js(j, "api", p->api);
-	js(j, "kind", dt_op_kind_key(p->kind));
-	js(j, "math", dt_math_name(p->math));
+	dt_json_ks(j, "api", p->api);
+	dt_json_ks(j, "kind", dt_op_kind_key(p->kind));
+	dt_json_ks(j, "math", dt_math_name(p->math));
 	dt_json_key(j, "tensor_cores");
 	dt_json_tri(j, p->tensor_cores);
-	js(j, "brief", p->brief);
-	js(j, "problem", p->key);
-	ju(j, "count", p->count);
-	ju(j, "replays", p->replays);
-	ju(j, "captured", p->captured);
-	ju(j, "failed", p->failed);
-	ju(j, "gpu_ns", p->gpu_ns);
-	ju(j, "host_ns", p->host_ns);
-	ju(j, "kernels", p->kernels);
-	ju(j, "mean_ns", p->count ? p->gpu_ns / p->count : 0);
-	ju(j, "median_ns", p->median_ns);
-	ju(j, "min_ns", p->min_ns);
-	ju(j, "max_ns", p->max_ns);
+	dt_json_ks(j, "brief", p->brief);
+	dt_json_ks(j, "problem", p->key);
+	dt_json_ku(j, "count", p->count);
+	dt_json_ku(j, "replays", p->replays);
+	dt_json_ku(j, "captured", p->captured);
+	dt_json_ku(j, "failed", p->failed);
+	dt_json_ku(j, "gpu_ns", p->gpu_ns);
+	dt_json_ku(j, "host_ns", p->host_ns);
+	dt_json_ku(j, "kernels", p->kernels);
+	dt_json_ku(j, "mean_ns", p->count ? p->gpu_ns / p->count : 0);
+	dt_json_ku(j, "median_ns", p->median_ns);
+	dt_json_ku(j, "min_ns", p->min_ns);
+	dt_json_ku(j, "max_ns", p->max_ns);
 	dt_json_key(j, "share");
 	dt_json_num(j, share(p->gpu_ns, s->cudnn_ns) / 100);
 	dt_json_key(j, "engine");
@@ -1051,19 +1039,19 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 		dt_json_open(j, '{', -1);
 		dt_json_key(j, "engine");
 		dt_json_i64(j, p->engines[e].engine);
-		js(j, "knobs", p->engines[e].knobs);
-		ju(j, "count", p->engines[e].count);
-		ju(j, "gpu_ns", p->engines[e].gpu_ns);
+		dt_json_ks(j, "knobs", p->engines[e].knobs);
+		dt_json_ku(j, "count", p->engines[e].count);
+		dt_json_ku(j, "gpu_ns", p->engines[e].gpu_ns);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
 	dt_json_key(j, "workspace");
 	dt_json_i64(j, p->workspace);
-	js(j, "knobs", p->n_engines ? p->engines[p->last_choice].knobs : NULL);
-	js(j, "notes", p->notes);
+	dt_json_ks(j, "knobs", p->n_engines ? p->engines[p->last_choice].knobs : NULL);
+	dt_json_ks(j, "notes", p->notes);
 	dt_json_key(j, "flops");
 	dt_json_num(j, p->flops);
-	ju(j, "bytes", p->bytes);
+	dt_json_ku(j, "bytes", p->bytes);
 	dt_json_key(j, "achieved_flops");
 	dt_json_num(j, r.flops_per_s);
 	dt_json_key(j, "achieved_bandwidth");
@@ -1076,24 +1064,24 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 	dt_json_opt(j, r.pct_bandwidth);
 	dt_json_key(j, "pct_roofline");
 	dt_json_opt(j, r.roof_pct);
-	js(j, "bound",
+	dt_json_ks(j, "bound",
 	   r.bound == 1   ? "compute"
 	   : r.bound == 0 ? "memory"
 			  : NULL);
 	dt_json_key(j, "tuning");
 	dt_json_open(j, '{', -1);
-	ju(j, "runs", p->tune_count);
-	ju(j, "gpu_ns", p->tune_ns);
-	ju(j, "rounds", p->tune_rounds);
+	dt_json_ku(j, "runs", p->tune_count);
+	dt_json_ku(j, "gpu_ns", p->tune_ns);
+	dt_json_ku(j, "rounds", p->tune_rounds);
 	dt_json_close(j, -1);
-	ju(j, "layout_conversion_ns", p->convert_ns);
+	dt_json_ku(j, "layout_conversion_ns", p->convert_ns);
 	dt_json_key(j, "per_file");
 	dt_json_open(j, '[', -1);
 	for (size_t f = 0; f < s->n_files; f++) {
 		bool have = f < p->cap_per_file;
 		dt_json_open(j, '{', -1);
-		ju(j, "gpu_ns", have ? p->per_file[f].ns : 0);
-		ju(j, "count", have ? p->per_file[f].count : 0);
+		dt_json_ku(j, "gpu_ns", have ? p->per_file[f].ns : 0);
+		dt_json_ku(j, "count", have ? p->per_file[f].count : 0);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
@@ -1109,13 +1097,13 @@ static void json_apis(struct dt_json *j, const struct dt_summary *s)
 	for (size_t i = 0; ix && i < s->n_apis; i++) {
 		const struct dt_sum_api *a = &s->apis[ix[i]];
 		dt_json_open(j, '{', -1);
-		js(j, "name", a->name);
-		ju(j, "calls", a->calls);
-		ju(j, "failed", a->failed);
-		ju(j, "total_ns", a->ns);
-		ju(j, "avg_ns", a->calls ? a->ns / a->calls : 0);
-		ju(j, "min_ns", a->min);
-		ju(j, "max_ns", a->max);
+		dt_json_ks(j, "name", a->name);
+		dt_json_ku(j, "calls", a->calls);
+		dt_json_ku(j, "failed", a->failed);
+		dt_json_ku(j, "total_ns", a->ns);
+		dt_json_ku(j, "avg_ns", a->calls ? a->ns / a->calls : 0);
+		dt_json_ku(j, "min_ns", a->min);
+		dt_json_ku(j, "max_ns", a->max);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
@@ -1129,10 +1117,10 @@ static void json_findings(struct dt_json *j, const struct dt_summary *s)
 	for (size_t i = 0; i < s->n_findings; i++) {
 		const struct dt_finding *f = &s->findings[i];
 		dt_json_open(j, '{', -1);
-		js(j, "type", dt_finding_key(f->type));
-		ju(j, "cost_ns", f->cost_ns);
-		js(j, "clock", f->host ? "host" : "gpu");
-		js(j, "title", f->title);
+		dt_json_ks(j, "type", dt_finding_key(f->type));
+		dt_json_ku(j, "cost_ns", f->cost_ns);
+		dt_json_ks(j, "clock", f->host ? "host" : "gpu");
+		dt_json_ks(j, "title", f->title);
 		dt_json_key(j, "evidence");
 		dt_json_open(j, '[', -1);
 		for (const char *e = f->evidence; e && *e;) {
@@ -1156,8 +1144,8 @@ static void print_json(const struct ctx *c)
 
 	dt_json_init(&j, c->out);
 	dt_json_open(&j, '{', -1);
-	js(&j, "schema", "dnntrace.report");
-	ju(&j, "version", DT_REPORT_SCHEMA_VERSION);
+	dt_json_ks(&j, "schema", "dnntrace.report");
+	dt_json_ku(&j, "version", DT_REPORT_SCHEMA_VERSION);
 	/* every trace read to its end, nothing skipped or cut */
 	dt_json_key(&j, "complete");
 	dt_json_bool(&j, dt_summary_complete(s));

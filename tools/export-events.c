@@ -107,17 +107,6 @@ static void put_dur(struct tev *x, uint64_t begin, uint64_t end)
 		    (unsigned)(ns % 1000));
 }
 
-static void key_str(struct tev *x, const char *key, const char *v)
-{
-	dt_json_key(&x->j, key);
-	dt_json_str(&x->j, v);
-}
-
-static void key_u64(struct tev *x, const char *key, uint64_t v)
-{
-	dt_json_key(&x->j, key);
-	dt_json_u64(&x->j, v);
-}
 
 /* Start an event: {"ph": ph, "pid": .., "tid": .., "ts": .., "cat": .. */
 static void event_open(struct tev *x, const char *ph, uint32_t tid,
@@ -133,7 +122,7 @@ static void event_open(struct tev *x, const char *ph, uint32_t tid,
 	put_ts(x, "ts", t);
 	/* one category for all: Chrome DevTools ties a flow's ends only to
 	 * slices of the flow's own */
-	key_str(x, "cat", "dnntrace");
+	dt_json_ks(&x->j, "cat", "dnntrace");
 	x->events++;
 }
 
@@ -148,17 +137,17 @@ static void meta(struct tev *x, const char *what, uint32_t tid,
 		 (int)(strchr(what, '_') - what), what);
 	for (int k = 0; k < 2; k++) {
 		dt_json_open(&x->j, '{', -1);
-		key_str(x, "ph", "M");
-		key_str(x, "name", k ? sort_key : what);
-		key_u64(x, "pid", x->pid);
-		key_u64(x, "tid", tid);
+		dt_json_ks(&x->j, "ph", "M");
+		dt_json_ks(&x->j, "name", k ? sort_key : what);
+		dt_json_ku(&x->j, "pid", x->pid);
+		dt_json_ku(&x->j, "tid", tid);
 		dt_json_key(&x->j, "args");
 		dt_json_open(&x->j, '{', -1);
 		if (k) {
 			dt_json_key(&x->j, "sort_index");
 			dt_json_i64(&x->j, sort);
 		} else {
-			key_str(x, "name", name);
+			dt_json_ks(&x->j, "name", name);
 		}
 		dt_json_close(&x->j, -1);
 		dt_json_close(&x->j, -1);
@@ -213,17 +202,17 @@ static void on_call(void *arg, const struct dt_call *c)
 	track(x, c->tid, "thread %u", c->tid);
 	event_open(x, "X", c->tid, c->t_begin);
 	put_dur(x, c->t_begin, c->t_end);
-	key_str(x, "name", c->name ? c->name : "(unknown function)");
+	dt_json_ks(&x->j, "name", c->name ? c->name : "(unknown function)");
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
-	key_u64(x, "seq", c->seq);
-	key_str(x, "status", dt_status_name(c->status));
+	dt_json_ku(&x->j, "seq", c->seq);
+	dt_json_ks(&x->j, "status", dt_status_name(c->status));
 	if (c->flags & DT_CALL_NESTED)
 		dt_json_key(&x->j, "nested"), dt_json_bool(&x->j, true);
 	if (c->flags & DT_CALL_BY_DNNTRACE)
 		dt_json_key(&x->j, "by dnntrace"), dt_json_bool(&x->j, true);
 	if (c->argc < 0)
-		key_str(x, "arguments", "(do not match the signature)");
+		dt_json_ks(&x->j, "arguments", "(do not match the signature)");
 	for (int i = 0; i < c->argc; i++) {
 		const struct dt_arg *a = &c->argv[i];
 		dt_arg_value_format(c->name, c->argv, c->argc, i, val,
@@ -242,13 +231,13 @@ static void flow(struct tev *x, uint32_t tid, uint64_t t, uint32_t to_tid,
 	uint64_t id = ++x->flow_id;
 
 	event_open(x, "s", tid, t);
-	key_str(x, "name", "launch");
-	key_u64(x, "id", id);
+	dt_json_ks(&x->j, "name", "launch");
+	dt_json_ku(&x->j, "id", id);
 	dt_json_close(&x->j, -1);
 	event_open(x, "f", to_tid, to_t);
-	key_str(x, "name", "launch");
-	key_u64(x, "id", id);
-	key_str(x, "bp", "e");
+	dt_json_ks(&x->j, "name", "launch");
+	dt_json_ku(&x->j, "id", id);
+	dt_json_ks(&x->j, "bp", "e");
 	dt_json_close(&x->j, -1);
 	x->flows++;
 }
@@ -323,21 +312,21 @@ static void kernel_args(struct tev *x, const struct dt_activity *a)
 	if (a->kc) {
 		dt_json_key(&x->j, "kernel");
 		dt_json_strn(&x->j, a->kc->name, a->kc->len);
-		key_str(x, "library", dt_family_key(a->kc->family));
+		dt_json_ks(&x->j, "library", dt_family_key(a->kc->family));
 	}
 	if (!k)
 		return;
 	snprintf(dims, sizeof(dims), "[%d, %d, %d]", k->grid_x, k->grid_y,
 		 k->grid_z);
-	key_str(x, "grid", dims);
+	dt_json_ks(&x->j, "grid", dims);
 	snprintf(dims, sizeof(dims), "[%d, %d, %d]", k->block_x, k->block_y,
 		 k->block_z);
-	key_str(x, "block", dims);
-	key_u64(x, "registers per thread", k->registers);
-	key_u64(x, "shared memory", (uint64_t)k->static_smem +
+	dt_json_ks(&x->j, "block", dims);
+	dt_json_ku(&x->j, "registers per thread", k->registers);
+	dt_json_ku(&x->j, "shared memory", (uint64_t)k->static_smem +
 					    (uint64_t)k->dynamic_smem);
 	if (k->graph_id)
-		key_u64(x, "graph", k->graph_id);
+		dt_json_ku(&x->j, "graph", k->graph_id);
 }
 
 static void on_activity(void *arg, const struct dt_activity *a)
@@ -377,18 +366,18 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		snprintf(name, sizeof(name), "Memset");
 		break;
 	}
-	key_str(x, "name", name);
+	dt_json_ks(&x->j, "name", name);
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
-	key_u64(x, "device", a->device);
-	key_u64(x, "stream", a->stream);
-	key_u64(x, "correlation", a->corr);
+	dt_json_ku(&x->j, "device", a->device);
+	dt_json_ku(&x->j, "stream", a->stream);
+	dt_json_ku(&x->j, "correlation", a->corr);
 	if (a->call)
-		key_u64(x, "cuDNN call", a->call);
+		dt_json_ku(&x->j, "cuDNN call", a->call);
 	if (a->kind == DT_ACT_KERNEL) {
 		kernel_args(x, a);
 	} else {
-		key_u64(x, "bytes", a->bytes);
+		dt_json_ku(&x->j, "bytes", a->bytes);
 		if (a->end > a->start) {
 			dt_json_key(&x->j, "memory bandwidth (GB/s)");
 			dt_json_g(&x->j, (double)a->bytes /
@@ -414,34 +403,34 @@ static void on_op(void *arg, const struct dt_op *op)
 	      op->gpu_stream);
 	event_open(x, "X", tid, op->gpu_start);
 	put_dur(x, op->gpu_start, op->gpu_end);
-	key_str(x, "name", dt_op_kind_name(op->cost.kind));
+	dt_json_ks(&x->j, "name", dt_op_kind_name(op->cost.kind));
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
-	key_str(x, "kind", dt_op_kind_key(op->cost.kind));
-	key_u64(x, "cuDNN call", op->seq);
-	key_str(x, "function", op->api);
-	key_str(x, "origin", op->origin == DT_OP_REPLAY ? "CUDA graph replay"
+	dt_json_ks(&x->j, "kind", dt_op_kind_key(op->cost.kind));
+	dt_json_ku(&x->j, "cuDNN call", op->seq);
+	dt_json_ks(&x->j, "function", op->api);
+	dt_json_ks(&x->j, "origin", op->origin == DT_OP_REPLAY ? "CUDA graph replay"
 						       : "call");
-	key_str(x, "problem", op->brief ? op->brief : op->desc);
+	dt_json_ks(&x->j, "problem", op->brief ? op->brief : op->desc);
 	if (op->plan) {
-		key_u64(x, "plan", op->plan);
+		dt_json_ku(&x->j, "plan", op->plan);
 		snprintf(buf, sizeof(buf), "eng%" PRId64, op->engine);
 	} else {
 		snprintf(buf, sizeof(buf), "algo%" PRId64, op->engine);
 	}
-	key_str(x, "engine", op->engine >= 0 ? buf : "unknown");
+	dt_json_ks(&x->j, "engine", op->engine >= 0 ? buf : "unknown");
 	if (op->knobs)
-		key_str(x, "knobs", op->knobs);
+		dt_json_ks(&x->j, "knobs", op->knobs);
 	if (op->workspace >= 0)
-		key_u64(x, "workspace bytes", (uint64_t)op->workspace);
-	key_u64(x, "kernels", op->kernels);
-	key_u64(x, "GPU ns", op->gpu_ns);
+		dt_json_ku(&x->j, "workspace bytes", (uint64_t)op->workspace);
+	dt_json_ku(&x->j, "kernels", op->kernels);
+	dt_json_ku(&x->j, "GPU ns", op->gpu_ns);
 	if (op->cost.flops > 0) {
 		dt_json_key(&x->j, "FLOP");
 		dt_json_num(&x->j, op->cost.flops);
 	}
 	if (op->cost.bytes)
-		key_u64(x, "bytes", op->cost.bytes);
+		dt_json_ku(&x->j, "bytes", op->cost.bytes);
 	dt_json_close(&x->j, -1);
 	dt_json_close(&x->j, -1);
 }
@@ -459,11 +448,11 @@ static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
 	track(x, TID_LAUNCHES, "CUDA graph launches");
 	event_open(x, "X", TID_LAUNCHES, l->start);
 	put_dur(x, l->start, l->end);
-	key_str(x, "name", "graph launch");
+	dt_json_ks(&x->j, "name", "graph launch");
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
-	key_u64(x, "correlation", l->corr);
-	key_u64(x, "CUPTI thread", l->cupti_tid);
+	dt_json_ku(&x->j, "correlation", l->corr);
+	dt_json_ku(&x->j, "CUPTI thread", l->cupti_tid);
 	dt_json_close(&x->j, -1);
 	dt_json_close(&x->j, -1);
 }
@@ -473,11 +462,11 @@ static void mark(struct tev *x, uint64_t t, const char *name,
 		 const char *what)
 {
 	event_open(x, "i", 0, t);
-	key_str(x, "s", "p");
-	key_str(x, "name", name);
+	dt_json_ks(&x->j, "s", "p");
+	dt_json_ks(&x->j, "name", name);
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
-	key_str(x, "what", what);
+	dt_json_ks(&x->j, "what", what);
 	dt_json_close(&x->j, -1);
 	dt_json_close(&x->j, -1);
 }
@@ -495,10 +484,10 @@ static void gpu_gap(struct tev *x, uint64_t until)
 	track(x, TID_GPU_STATE, "GPU recording");
 	event_open(x, "X", TID_GPU_STATE, from);
 	put_dur(x, from, until);
-	key_str(x, "name", "GPU not recorded");
+	dt_json_ks(&x->j, "name", "GPU not recorded");
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
-	key_str(x, "why", x->gpu_off_why);
+	dt_json_ks(&x->j, "why", x->gpu_off_why);
 	dt_json_close(&x->j, -1);
 	dt_json_close(&x->j, -1);
 }
@@ -637,14 +626,14 @@ static void device_props(struct tev *x)
 	for (size_t i = 0; i < x->n_devices; i++) {
 		const struct dt_device *d = &x->devices[i];
 		dt_json_open(&x->j, '{', -1);
-		key_u64(x, "id", d->id);
-		key_str(x, "name", d->name);
-		key_u64(x, "totalGlobalMem", d->global_mem);
-		key_u64(x, "computeMajor", d->cc_major);
-		key_u64(x, "computeMinor", d->cc_minor);
-		key_u64(x, "numSms", d->sms);
-		key_u64(x, "clockRate", d->clock_khz);
-		key_u64(x, "memoryBandwidthKBps", d->mem_bandwidth_kBps);
+		dt_json_ku(&x->j, "id", d->id);
+		dt_json_ks(&x->j, "name", d->name);
+		dt_json_ku(&x->j, "totalGlobalMem", d->global_mem);
+		dt_json_ku(&x->j, "computeMajor", d->cc_major);
+		dt_json_ku(&x->j, "computeMinor", d->cc_minor);
+		dt_json_ku(&x->j, "numSms", d->sms);
+		dt_json_ku(&x->j, "clockRate", d->clock_khz);
+		dt_json_ku(&x->j, "memoryBandwidthKBps", d->mem_bandwidth_kBps);
 		dt_json_close(&x->j, -1);
 	}
 	dt_json_close(&x->j, 0);
@@ -656,26 +645,26 @@ static void traces_meta(struct tev *x, const struct dt_export_trace *t,
 {
 	dt_json_key_nl(&x->j, "otherData", 0);
 	dt_json_open(&x->j, '{', -1);
-	key_str(x, "generator", "dnntrace " DT_VERSION);
+	dt_json_ks(&x->j, "generator", "dnntrace " DT_VERSION);
 	dt_json_key(&x->j, "traces");
 	dt_json_open(&x->j, '[', 2);
 	for (size_t i = 0; i < n; i++) {
 		dt_json_open(&x->j, '{', -1);
-		key_str(x, "path", t[i].path);
-		key_u64(x, "pid", t[i].pid);
-		key_u64(x, "exported_pid", pids[i]);
-		key_str(x, "rank", t[i].rank);
+		dt_json_ks(&x->j, "path", t[i].path);
+		dt_json_ku(&x->j, "pid", t[i].pid);
+		dt_json_ku(&x->j, "exported_pid", pids[i]);
+		dt_json_ks(&x->j, "rank", t[i].rank);
 		dt_json_key(&x->j, "complete");
 		dt_json_bool(&x->j, notes[i].complete);
-		key_str(x, "ended", notes[i].ended);
-		key_str(x, "lost", notes[i].lost);
-		key_u64(x, "gpu_dropped", notes[i].gpu_dropped);
+		dt_json_ks(&x->j, "ended", notes[i].ended);
+		dt_json_ks(&x->j, "lost", notes[i].lost);
+		dt_json_ku(&x->j, "gpu_dropped", notes[i].gpu_dropped);
 		dt_json_close(&x->j, -1);
 	}
 	dt_json_close(&x->j, 0);
-	key_u64(x, "events", x->events);
-	key_u64(x, "flows", x->flows);
-	key_u64(x, "kernels_without_flow", x->no_flow);
+	dt_json_ku(&x->j, "events", x->events);
+	dt_json_ku(&x->j, "flows", x->flows);
+	dt_json_ku(&x->j, "kernels_without_flow", x->no_flow);
 	dt_json_close(&x->j, -1);
 }
 
@@ -705,8 +694,8 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	}
 	dt_json_init(&x->j, out);
 	dt_json_open(&x->j, '{', -1);
-	key_u64(x, "schemaVersion", 1);
-	key_str(x, "displayTimeUnit", "ms");
+	dt_json_ku(&x->j, "schemaVersion", 1);
+	dt_json_ks(&x->j, "displayTimeUnit", "ms");
 	dt_json_key_nl(&x->j, "traceEvents", 0);
 	dt_json_open(&x->j, '[', 0);
 	for (size_t i = 0; i < n && !rc; i++) {

@@ -221,3 +221,15 @@ void dt_json_hex(struct dt_json *j, uint64_t v)
 	separate(j, -1);
 	fprintf(j->out, "\"0x%" PRIx64 "\"", v);
 }
+
+void dt_json_ku(struct dt_json *j, const char *key, uint64_t v)
+{
+	dt_json_key(j, key);
+	dt_json_u64(j, v);
+}
+
+void dt_json_ks(struct dt_json *j, const char *key, const char *v)
+{
+	dt_json_key(j, key);
+	dt_json_str(j, v);
+}

@@ -185,31 +185,25 @@ void dt_json_trace_end(struct dt_json *j, const struct dt_sum_file *f)
 {
 	dt_json_key(j, "complete");
 	dt_json_bool(j, f->complete);
-	dt_json_key(j, "ended");
-	dt_json_str(j, dt_file_end_key(f->end));
+	dt_json_ks(j, "ended", dt_file_end_key(f->end));
 	if (f->end != DT_FILE_CLEAN) {
-		dt_json_key(j, "ended_how");
-		dt_json_str(j, f->ended);
+		dt_json_ks(j, "ended_how", f->ended);
 	}
-	dt_json_key(j, "lost");
-	dt_json_u64(j, f->lost);
+	dt_json_ku(j, "lost", f->lost);
 	dt_json_key(j, "lost_exact");
 	dt_json_bool(j, f->lost_exact);
 	if (f->lost_io) {
-		dt_json_key(j, "lost_io");
-		dt_json_u64(j, f->lost_io);
+		dt_json_ku(j, "lost_io", f->lost_io);
 	}
 	if (f->skipped_bytes || f->records_missing) {
-		dt_json_key(j, "skipped_bytes");
-		dt_json_u64(j, f->skipped_bytes);
+		dt_json_ku(j, "skipped_bytes", f->skipped_bytes);
 		dt_json_key(j, "records_missing");
 		if (f->records_missing_known)
 			dt_json_u64(j, f->records_missing);
 		else
 			dt_json_null(j);
 	}
-	dt_json_key(j, "gpu_dropped");
-	dt_json_u64(j, f->gpu_dropped);
+	dt_json_ku(j, "gpu_dropped", f->gpu_dropped);
 }
 
 void dt_json_graphs(struct dt_json *j, const struct dt_graph_stats *g)

@@ -135,6 +135,9 @@ void dt_json_hex(struct dt_json *j, uint64_t v); /* "0x1f" */
 /* A value printf formats (a number in a fixed format). */
 void dt_json_raw(struct dt_json *j, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A member on the line: "key": v. */
+void dt_json_ku(struct dt_json *j, const char *key, uint64_t v);
+void dt_json_ks(struct dt_json *j, const char *key, const char *v);
 /* s as a JSON string on its own, quotes included; null for NULL. */
 void dt_json_quote(FILE *out, const char *s);
 
