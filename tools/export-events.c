@@ -94,8 +94,7 @@ static void put_ts(struct tev *x, const char *key, uint64_t mono)
 	uint64_t ns = rel > 0 ? (uint64_t)rel : 0;
 
 	dt_json_key(&x->j, key);
-	dt_json_raw(&x->j, "%" PRIu64 ".%03u", ns / 1000,
-		    (unsigned)(ns % 1000));
+	dt_json_milli(&x->j, ns);
 }
 
 static void put_dur(struct tev *x, uint64_t begin, uint64_t end)
@@ -103,12 +102,11 @@ static void put_dur(struct tev *x, uint64_t begin, uint64_t end)
 	uint64_t ns = end > begin ? end - begin : 0;
 
 	dt_json_key(&x->j, "dur");
-	dt_json_raw(&x->j, "%" PRIu64 ".%03u", ns / 1000,
-		    (unsigned)(ns % 1000));
+	dt_json_milli(&x->j, ns);
 }
 
 
-/* Start an event: {"ph": ph, "pid": .., "tid": .., "ts": .., "cat": .. */
+/* Start an event: {"ph": ph, "pid": .., "tid": .., "ts": .. */
 static void event_open(struct tev *x, const char *ph, uint32_t tid,
 		       uint64_t t)
 {
@@ -120,9 +118,8 @@ static void event_open(struct tev *x, const char *ph, uint32_t tid,
 	dt_json_key(&x->j, "tid");
 	dt_json_u64(&x->j, tid);
 	put_ts(x, "ts", t);
-	/* one category for all: Chrome DevTools ties a flow's ends only to
-	 * slices of the flow's own */
-	dt_json_ks(&x->j, "cat", "dnntrace");
+	/* no category: Chrome DevTools ties a flow's ends only to slices of
+	 * the flow's own, and every byte counts in files of this size */
 	x->events++;
 }
 
@@ -206,7 +203,8 @@ static void on_call(void *arg, const struct dt_call *c)
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
 	dt_json_ku(&x->j, "seq", c->seq);
-	dt_json_ks(&x->j, "status", dt_status_name(c->status));
+	if (c->status) /* CUDNN_STATUS_SUCCESS is 0 */
+		dt_json_ks(&x->j, "status", dt_status_name(c->status));
 	if (c->flags & DT_CALL_NESTED)
 		dt_json_key(&x->j, "nested"), dt_json_bool(&x->j, true);
 	if (c->flags & DT_CALL_BY_DNNTRACE)
@@ -693,6 +691,7 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 		goto done;
 	}
 	dt_json_init(&x->j, out);
+	x->j.compact = true;
 	dt_json_open(&x->j, '{', -1);
 	dt_json_ku(&x->j, "schemaVersion", 1);
 	dt_json_ks(&x->j, "displayTimeUnit", "ms");

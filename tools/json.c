@@ -49,7 +49,7 @@ static void separate(struct dt_json *j, int nl)
 		fputc(',', j->out);
 	if (nl >= 0)
 		indent(j->out, nl);
-	else if (l->any)
+	else if (l->any && !j->compact)
 		fputc(' ', j->out);
 	l->any = true;
 }
@@ -108,11 +108,11 @@ static void put_key(struct dt_json *j, const char *k, size_t n, int nl)
 		fputc(',', j->out);
 	if (nl >= 0)
 		indent(j->out, nl);
-	else if (l->any)
+	else if (l->any && !j->compact)
 		fputc(' ', j->out);
 	l->any = true;
 	quote_n(j->out, k, n);
-	fputs(": ", j->out);
+	fputs(j->compact ? ":" : ": ", j->out);
 	j->after_key = true;
 }
 
@@ -146,10 +146,32 @@ void dt_json_strn(struct dt_json *j, const char *s, size_t n)
 	quote_n(j->out, s, n);
 }
 
+/* v in decimal, without printf: exports write millions of numbers */
+static void put_u64(FILE *out, uint64_t v)
+{
+	char buf[20], *p = buf + sizeof(buf);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+}
+
 void dt_json_u64(struct dt_json *j, uint64_t v)
 {
 	separate(j, -1);
-	fprintf(j->out, "%" PRIu64, v);
+	put_u64(j->out, v);
+}
+
+void dt_json_milli(struct dt_json *j, uint64_t v)
+{
+	char frac[4] = { (char)('0' + v / 100 % 10), (char)('0' + v / 10 % 10),
+			 (char)('0' + v % 10), 0 };
+
+	separate(j, -1);
+	put_u64(j->out, v / 1000);
+	fputc('.', j->out);
+	fwrite(frac, 1, 3, j->out);
 }
 
 void dt_json_i64(struct dt_json *j, int64_t v)

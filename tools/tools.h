@@ -105,6 +105,7 @@ struct dt_json {
 	FILE *out;
 	int depth;
 	bool after_key;
+	bool compact; /* no space after ',' and ':' (set after init) */
 	struct dt_json_level lv[DT_JSON_DEPTH];
 };
 
@@ -123,6 +124,9 @@ void dt_json_str(struct dt_json *j, const char *s); /* null for NULL */
 void dt_json_strn(struct dt_json *j, const char *s, size_t n);
 void dt_json_u64(struct dt_json *j, uint64_t v);
 void dt_json_i64(struct dt_json *j, int64_t v);
+void dt_json_milli(struct dt_json *j, uint64_t v); /* v / 1000 with three
+						     decimals: 1234 ->
+						     1.234 */
 void dt_json_num(struct dt_json *j, double v); /* integers without a
 						  fraction, null unless
 						  finite */
