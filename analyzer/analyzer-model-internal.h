@@ -128,6 +128,9 @@ struct pending {
 	struct dt_op_ptr *ptr_buf; /* kept when the op is used again */
 	uint32_t ptr_cap;
 	const char *first_kernel; /* the model's copy of the name */
+	uint64_t plan_ptr; /* a backend execution of a plan not finalized
+			      yet in file order (built on another thread,
+			      whose records come later): its address */
 	int tc_hint; /* what its kernels' names say of tensor cores */
 };
 
@@ -165,6 +168,7 @@ struct dt_model {
 		struct pending *p;
 	} * by_seq;
 	size_t by_seq_cap, n_pending;
+	size_t n_unplanned;    /* of them, executions of plans not seen yet */
 	struct pending *out;   /* last op handed out */
 	struct pending *spare; /* handed out, for reuse */
 	uint64_t last_out;     /* its seq */

@@ -814,6 +814,9 @@ const char *m_keep(struct dt_model *m, char *s)
 	return s;
 }
 
+static void plan_op(struct dt_model *m, struct pending *p,
+		    struct plan_info *pi);
+
 static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 			    const struct dt_api_def *api,
 			    const struct dt_arg *args, int n)
@@ -834,19 +837,8 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	}
 	struct obj *po = m_obj_find(m, plan, false);
 	struct plan_info *pi = po ? po->plan : NULL;
-	if (!pi || !pi->cfg || !pi->cfg->graph)
-		m->stats.plans.unknown_runs++;
-	if (pi) {
-		pi->executions++;
-		/* the program may have read the knobs after building the plan
-		 */
-		if (pi->cfg && !pi->cfg->knobs)
-			pi->cfg->knobs =
-				(char *)m_keep(m, m_knobs_of(m, pi->cfg_ptr));
-	}
 	struct pending *p = add_op(m, c, api->name,
-				   pi ? m_plan_desc(m, pi)
-				      : "plan=? (not finalized in this trace)");
+				   "plan=? (not finalized in this trace)");
 	if (!p)
 		return;
 	p->op.stream = stream;
@@ -857,9 +849,29 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	}
 	if (m->pointers)
 		varpack_pointers(m, varpack, p, &p->op.workspace_ptr);
-	if (!pi)
-		return;
+	if (pi) {
+		plan_op(m, p, pi);
+	} else {
+		/* finalized on another thread, whose records may come later */
+		p->plan_ptr = plan;
+		m->n_unplanned++;
+	}
+}
+
+/* The plan of a backend execution: its description, engine, workspace,
+ * graph and cost. */
+static void plan_op(struct dt_model *m, struct pending *p,
+		    struct plan_info *pi)
+{
 	struct cfg_info *cfg = pi->cfg;
+
+	pi->executions++;
+	/* the program may have read the knobs after building the plan */
+	if (cfg && !cfg->knobs)
+		cfg->knobs = (char *)m_keep(m, m_knobs_of(m, pi->cfg_ptr));
+	if (!cfg || !cfg->graph)
+		m->stats.plans.unknown_runs++;
+	p->desc = m_plan_desc(m, pi);
 	p->op.plan = pi->id;
 	p->op.workspace = pi->workspace;
 	if (!cfg)
@@ -873,6 +885,19 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	p->tensors = &cfg->tensors;
 	if (cfg->notes)
 		p->op.tensor_cores = strstr(cfg->notes, "TENSOR_CORE") != NULL;
+}
+
+/* A plan finalized at seq: executions of its address that were called
+ * after that but read before it (another thread's records) are its. */
+static void plan_late(struct dt_model *m, uint64_t ptr, uint64_t seq,
+		      struct plan_info *pi)
+{
+	for (struct pending *p = m->head; p && m->n_unplanned; p = p->next)
+		if (p->plan_ptr == ptr && p->op.seq > seq) {
+			p->plan_ptr = 0;
+			m->n_unplanned--;
+			plan_op(m, p, pi);
+		}
 }
 
 /* --------------------------------------------------------------- calls */
@@ -1127,6 +1152,8 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 				m->stats.plans.built++;
 			else if (m_battr(o, m->a_plan_json))
 				restore(m, pi, m_battr(o, m->a_plan_json));
+			if (m->n_unplanned)
+				plan_late(m, o->ptr, c->seq, pi);
 			struct dt_plan_build b = {
 				.plan = pi->id,
 				.problem = pi->cfg ? pi->cfg->graph : NULL,
@@ -1822,6 +1849,11 @@ static const struct dt_op *model_next(struct dt_model *m)
 			__builtin_prefetch(n + i);
 	}
 	index_drop(m, p);
+	if (p->plan_ptr) { /* its plan never came */
+		p->plan_ptr = 0;
+		m->n_unplanned--;
+		m->stats.plans.unknown_runs++;
+	}
 	m->out = p;
 	m->last_out = p->op.seq;
 	m_op_finish(p);
