@@ -596,8 +596,13 @@ const char *m_plan_desc(struct dt_model *m, struct plan_info *pi)
 
 	if (pi->desc && pi->desc_knobs == knobs && pi->desc_notes == notes)
 		return pi->desc;
-	dt_sb_printf(&b, "plan=%u %s", pi->id,
-		     cfg && cfg->graph ? cfg->graph : "(graph unknown)");
+	if (cfg && cfg->graph)
+		dt_sb_printf(&b, "plan=%u %s", pi->id, cfg->graph);
+	else if (pi->no_graph)
+		dt_sb_printf(&b, "plan=%u (restored from %s)", pi->id,
+			     pi->no_graph);
+	else
+		dt_sb_printf(&b, "plan=%u (graph unknown)", pi->id);
 	if (knobs)
 		dt_sb_printf(&b, " knobs{%s}", knobs);
 	if (notes && *notes)

@@ -80,6 +80,7 @@ struct plan_info {
 	uint64_t executions;
 	const char *desc; /* as its executions show it (kept) */
 	const char *desc_knobs, *desc_notes; /* what desc was made from */
+	const char *no_graph; /* restored: why its JSON gave no graph */
 	struct plan_info *next;
 };
 
@@ -127,6 +128,9 @@ struct pending {
 	struct dt_op_ptr *ptr_buf; /* kept when the op is used again */
 	uint32_t ptr_cap;
 	const char *first_kernel; /* the model's copy of the name */
+	uint64_t plan_ptr; /* a backend execution of a plan not finalized
+			      yet in file order (built on another thread,
+			      whose records come later): its address */
 	int tc_hint; /* what its kernels' names say of tensor cores */
 };
 
@@ -154,7 +158,7 @@ struct dt_model {
 		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
 		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
 		a_t_by_value, a_norm_phase, a_pw_mode, a_conv_pre, a_conv_post,
-		a_conv_stride, a_conv_dil;
+		a_conv_stride, a_conv_dil, a_plan_json;
 	/* ops waiting for their kernels, in call order, and by seq (open
 	 * addressing, linear probing; at most half full) */
 	struct pending *head, *tail;
@@ -164,6 +168,7 @@ struct dt_model {
 		struct pending *p;
 	} * by_seq;
 	size_t by_seq_cap, n_pending;
+	size_t n_unplanned;    /* of them, executions of plans not seen yet */
 	struct pending *out;   /* last op handed out */
 	struct pending *spare; /* handed out, for reuse */
 	uint64_t last_out;     /* its seq */
@@ -281,6 +286,20 @@ const struct field *m_field(const struct obj *o, const char *name);
 int64_t m_fval(const struct obj *o, const char *name, int64_t def);
 /* Strings ops may point to stay until the model is freed. */
 const char *m_keep(struct dt_model *m, char *s);
+/* The descriptor a create call made at ptr (emptied if ptr was in use);
+ * m_obj_remove() takes it out, as a destroy call does. */
+struct obj *m_obj_new(struct dt_model *m, uint64_t ptr);
+void m_obj_remove(struct dt_model *m, struct obj *o);
+/* Set attribute name of o, as cudnnBackendSetAttribute does. */
+void m_set_battr(struct dt_model *m, struct obj *o, int64_t name, int64_t type,
+		 const uint8_t *data, uint32_t bytes);
+/* A finalized tensor normalized, an operation or graph described; false
+ * for the descriptors finalizing does not describe. */
+bool m_finalize_desc(struct dt_model *m, struct obj *o);
+/* A new engine config's knowledge, owned by the model; what it runs: the
+ * graph of g as described at its finalize. */
+struct cfg_info *m_new_cfg(struct dt_model *m);
+void m_copy_graph(struct cfg_info *c, const struct obj *g);
 
 /* ------------------------------------------- describing (analyzer-describe.c)
  */
@@ -328,6 +347,16 @@ void m_op_finish(struct pending *p);
 /* What a kernel's name says (kept by the model). */
 const struct dt_kernel_class *m_kernel_class(struct dt_model *m,
 					     const char *name, uint32_t len);
+
+/* ----------------------------------------------- analyzer-restore.c */
+
+/* Fill cfg from a plan's JSON representation (len bytes, maybe cut
+ * short): its graph described as the built plan's, its engine and
+ * knobs. NULL when the graph came out; otherwise why not, in words, in
+ * why. */
+const char *m_restore_plan(struct dt_model *m, struct cfg_info *cfg,
+			   const uint8_t *json, uint32_t len, char *why,
+			   size_t size);
 
 /* ------------------------------------------------ analyzer-graphs.c */
 

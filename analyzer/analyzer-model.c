@@ -39,7 +39,7 @@ static int64_t enum_value(const char *type, const char *name)
 						     holds */
 }
 
-static struct cfg_info *new_cfg(struct dt_model *m)
+struct cfg_info *m_new_cfg(struct dt_model *m)
 {
 	struct cfg_list *c = calloc(1, sizeof(*c));
 
@@ -53,7 +53,7 @@ static struct cfg_info *new_cfg(struct dt_model *m)
 }
 
 /* What an engine config runs: the graph of g, as described at finalize. */
-static void copy_graph(struct cfg_info *c, const struct obj *g)
+void m_copy_graph(struct cfg_info *c, const struct obj *g)
 {
 	if (!c || !g || !g->graph)
 		return;
@@ -161,7 +161,7 @@ struct obj *m_obj_find(struct dt_model *m, uint64_t ptr, bool create)
 /* A destroyed descriptor leaves the table: what the model keeps of it
  * (snapshots, plans, configs) lives elsewhere, and memory stays bounded
  * by the descriptors alive. Backward-shift deletion keeps probing valid. */
-static void obj_remove(struct dt_model *m, struct obj *o)
+void m_obj_remove(struct dt_model *m, struct obj *o)
 {
 	size_t mask = m->cap - 1, i = hash_ptr(o->ptr) & mask;
 
@@ -186,7 +186,7 @@ static void obj_remove(struct dt_model *m, struct obj *o)
 
 /* The descriptor a create call made at ptr: new, or one at an address
  * the program used before without destroying it, emptied. */
-static struct obj *obj_new(struct dt_model *m, uint64_t ptr)
+struct obj *m_obj_new(struct dt_model *m, uint64_t ptr)
 {
 	size_t used = m->used;
 	struct obj *o = m_obj_find(m, ptr, true);
@@ -367,7 +367,7 @@ struct battr *m_battr(struct obj *o, int64_t name)
 	return NULL;
 }
 
-static void set_battr(struct dt_model *m, struct obj *o, int64_t name,
+void m_set_battr(struct dt_model *m, struct obj *o, int64_t name,
 		      int64_t type, const uint8_t *data, uint32_t bytes)
 {
 	struct battr *a = m_battr(o, name);
@@ -815,6 +815,9 @@ const char *m_keep(struct dt_model *m, char *s)
 	return s;
 }
 
+static void plan_op(struct dt_model *m, struct pending *p,
+		    struct plan_info *pi);
+
 static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 			    const struct dt_api_def *api,
 			    const struct dt_arg *args, int n, bool captured)
@@ -835,17 +838,8 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	}
 	struct obj *po = m_obj_find(m, plan, false);
 	struct plan_info *pi = po ? po->plan : NULL;
-	if (pi) {
-		pi->executions++;
-		/* the program may have read the knobs after building the plan
-		 */
-		if (pi->cfg && !pi->cfg->knobs)
-			pi->cfg->knobs =
-				(char *)m_keep(m, m_knobs_of(m, pi->cfg_ptr));
-	}
 	struct pending *p = add_op(m, c, api->name,
-				   pi ? m_plan_desc(m, pi)
-				      : "plan=? (not finalized in this trace)");
+				   "plan=? (not finalized in this trace)");
 	if (!p)
 		return;
 	p->op.stream = stream;
@@ -856,9 +850,29 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	}
 	if (m->pointers)
 		varpack_pointers(m, varpack, p, &p->op.workspace_ptr);
-	if (!pi)
-		return;
+	if (pi) {
+		plan_op(m, p, pi);
+	} else {
+		/* finalized on another thread, whose records may come later */
+		p->plan_ptr = plan;
+		m->n_unplanned++;
+	}
+}
+
+/* The plan of a backend execution: its description, engine, workspace,
+ * graph and cost. */
+static void plan_op(struct dt_model *m, struct pending *p,
+		    struct plan_info *pi)
+{
 	struct cfg_info *cfg = pi->cfg;
+
+	pi->executions++;
+	/* the program may have read the knobs after building the plan */
+	if (cfg && !cfg->knobs)
+		cfg->knobs = (char *)m_keep(m, m_knobs_of(m, pi->cfg_ptr));
+	if (!cfg || !cfg->graph)
+		m->stats.plans.unknown_runs++;
+	p->desc = m_plan_desc(m, pi);
 	p->op.plan = pi->id;
 	p->op.workspace = pi->workspace;
 	if (!cfg)
@@ -872,6 +886,19 @@ static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
 	p->tensors = &cfg->tensors;
 	if (cfg->notes)
 		p->op.tensor_cores = strstr(cfg->notes, "TENSOR_CORE") != NULL;
+}
+
+/* A plan finalized at seq: executions of its address that were called
+ * after that but read before it (another thread's records) are its. */
+static void plan_late(struct dt_model *m, uint64_t ptr, uint64_t seq,
+		      struct plan_info *pi)
+{
+	for (struct pending *p = m->head; p && m->n_unplanned; p = p->next)
+		if (p->plan_ptr == ptr && p->op.seq > seq) {
+			p->plan_ptr = 0;
+			m->n_unplanned--;
+			plan_op(m, p, pi);
+		}
 }
 
 /* --------------------------------------------------------------- calls */
@@ -950,13 +977,62 @@ static enum api_class classify(const struct dt_api_def *api)
 	return launches(api) ? API_LAUNCH : API_OTHER;
 }
 
+/* A plan restored from its JSON representation (or whose JSON was read
+ * back): what the JSON says becomes the plan's, as if it had been built. */
+static void restore(struct dt_model *m, struct plan_info *pi,
+		    const struct battr *json)
+{
+	char why[256];
+
+	if (!pi->cfg && !(pi->cfg = m_new_cfg(m)))
+		return;
+	if (!m_restore_plan(m, pi->cfg, bdata(json), json->bytes, why,
+			    sizeof(why))) {
+		m->stats.plans.restored++;
+		pi->no_graph = NULL;
+	} else {
+		m->stats.plans.opaque++;
+		pi->no_graph = m_keep(m, strdup(why));
+	}
+}
+
+/* What finalizing a tensor, an operation (or what it points to) or an
+ * operation graph makes of it: the tensor normalized, the others
+ * described as they are now. False for other descriptors. */
+bool m_finalize_desc(struct dt_model *m, struct obj *o)
+{
+	if (o->btype == m->bt_tensor) {
+		backend_tensor(m, o);
+	} else if (m_snapshot_type(m, o->btype)) {
+		struct dt_sbuf b = { 0 };
+		struct tlist j = { 0 };
+		free(o->snap);
+		m_tlist_free(&o->snap_tensors);
+		free(o->part);
+		o->snap = NULL; /* describe what it points to, not this */
+		m_describe_battrs(m, &b, &j, o, 1);
+		o->snap = dt_sb_take(&b);
+		o->snap_tensors = j;
+		o->part = m_cost_part(m, o);
+	} else if (o->btype == m->bt_graph) {
+		free(o->graph);
+		m_tlist_free(&o->graph_tensors);
+		o->graph = m_describe_graph(m, o, &o->graph_tensors, &o->cost);
+		free(o->brief);
+		o->brief = m_graph_brief(m, o);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			    enum api_class cls, struct dt_arg *args, int n)
 {
 	bool ok = c->status == 0;
 
 	if (cls == API_BK_CREATE && n == 2 && ok) {
-		struct obj *o = obj_new(m, args[1].u);
+		struct obj *o = m_obj_new(m, args[1].u);
 		if (o) {
 			o->btype = args[0].i;
 		}
@@ -967,17 +1043,17 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			o->cfg->knobs =
 				(char *)m_keep(m, m_knobs_of(m, o->ptr));
 		if (o)
-			obj_remove(m, o);
+			m_obj_remove(m, o);
 	} else if (cls == API_BK_SET && n == 5 && ok) {
 		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (o && o->btype >= 0)
-			set_battr(m, o, args[1].i, args[2].i, args[4].data,
+			m_set_battr(m, o, args[1].i, args[2].i, args[4].data,
 				  args[4].count);
 	} else if (cls == API_BK_GET && n == 6 && ok) {
 		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (!o || o->btype < 0)
 			return;
-		set_battr(m, o, args[1].i, args[2].i, args[5].data,
+		m_set_battr(m, o, args[1].i, args[2].i, args[5].data,
 			  args[5].count);
 		int64_t attr = args[1].i;
 		if (attr == m->a_cfg_knobs) {
@@ -1006,8 +1082,8 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 					m, m_battr_ptr(o, attr, i), false);
 				if (!cfg)
 					continue;
-				cfg->cfg = new_cfg(m);
-				copy_graph(cfg->cfg, g);
+				cfg->cfg = m_new_cfg(m);
+				m_copy_graph(cfg->cfg, g);
 			}
 		} else if (attr == m->a_cfg_engine) {
 			/* the engine read back shares the config's knowledge */
@@ -1020,6 +1096,11 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 		} else if (attr == m->a_engine_notes && o->cfg) {
 			/* ops may point to the old notes: they stay */
 			o->cfg->notes = (char *)m_keep(m, m_notes_of(o, attr));
+		} else if (attr == m->a_plan_json && o->plan &&
+			   !o->plan->no_graph &&
+			   (!o->plan->cfg || !o->plan->cfg->graph)) {
+			/* the JSON of a plan whose graph the trace lacks */
+			restore(m, o->plan, m_battr(o, attr));
 		} else if (attr == m->a_plan_ws && o->plan) {
 			o->plan->workspace = m_battr_i64(o, attr, -1);
 		} else if (attr == m->a_plan_cfg && o->plan) {
@@ -1029,7 +1110,7 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			struct obj *cfg =
 				m_obj_find(m, m_battr_ptr(o, attr, 0), false);
 			if (cfg && !o->plan->cfg)
-				o->plan->cfg = new_cfg(m);
+				o->plan->cfg = m_new_cfg(m);
 			if (cfg)
 				cfg->cfg = o->plan->cfg;
 		}
@@ -1037,35 +1118,16 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (!o || o->btype < 0)
 			return;
-		if (o->btype == m->bt_tensor) {
-			backend_tensor(m, o);
-		} else if (m_snapshot_type(m, o->btype)) {
-			struct dt_sbuf b = { 0 };
-			struct tlist j = { 0 };
-			free(o->snap);
-			m_tlist_free(&o->snap_tensors);
-			free(o->part);
-			o->snap =
-				NULL; /* describe what it points to, not this */
-			m_describe_battrs(m, &b, &j, o, 1);
-			o->snap = dt_sb_take(&b);
-			o->snap_tensors = j;
-			o->part = m_cost_part(m, o);
-		} else if (o->btype == m->bt_graph) {
-			free(o->graph);
-			m_tlist_free(&o->graph_tensors);
-			o->graph = m_describe_graph(m, o, &o->graph_tensors,
-						    &o->cost);
-			free(o->brief);
-			o->brief = m_graph_brief(m, o);
+		if (m_finalize_desc(m, o)) {
+			/* a tensor, an operation or a graph: described */
 		} else if (o->btype == m->bt_engine) {
 			struct obj *g = m_obj_find(
 				m, m_battr_ptr(o, m->a_engine_graph, 0), false);
-			o->cfg = new_cfg(m);
+			o->cfg = m_new_cfg(m);
 			if (o->cfg)
 				o->cfg->engine =
 					m_battr_i64(o, m->a_engine_index, -1);
-			copy_graph(o->cfg, g);
+			m_copy_graph(o->cfg, g);
 		} else if (o->btype == m->bt_cfg) {
 			struct obj *e = m_obj_find(
 				m, m_battr_ptr(o, m->a_cfg_engine, 0), false);
@@ -1088,6 +1150,12 @@ static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
 			pi->next = m->plans;
 			m->plans = pi;
 			o->plan = pi;
+			if (cfg)
+				m->stats.plans.built++;
+			else if (m_battr(o, m->a_plan_json))
+				restore(m, pi, m_battr(o, m->a_plan_json));
+			if (m->n_unplanned)
+				plan_late(m, o->ptr, c->seq, pi);
 			struct dt_plan_build b = {
 				.plan = pi->id,
 				.problem = pi->cfg ? pi->cfg->graph : NULL,
@@ -1170,7 +1238,7 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		return;
 	case API_CREATE_HANDLE: /* handles and the stream each works on */
 		if (n == 1 && ok)
-			obj_new(m, args[0].u);
+			m_obj_new(m, args[0].u);
 		return;
 	case API_SET_STREAM:
 		if (n == 2 && ok) {
@@ -1181,7 +1249,7 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		return;
 	case API_CREATE_DESC: /* cudnnCreate<Kind>Descriptor(&d) */
 		if (n == 1 && args[0].out && ok) {
-			struct obj *o = obj_new(m, args[0].u);
+			struct obj *o = m_obj_new(m, args[0].u);
 			if (o) {
 				/* cudnnCreate<Kind>Descriptor */
 				if (!ai->kind_len)
@@ -1198,7 +1266,7 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		if (n == 1) {
 			struct obj *o = m_obj_find(m, args[0].u, false);
 			if (o)
-				obj_remove(m, o);
+				m_obj_remove(m, o);
 		}
 		return;
 	case API_DERIVE_BN:
@@ -1507,6 +1575,8 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG");
 	m->a_plan_ws =
 		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE");
+	m->a_plan_json =
+		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION");
 	m->a_t_dtype = enum_value(an, "CUDNN_ATTR_TENSOR_DATA_TYPE");
 	m->a_t_dims = enum_value(an, "CUDNN_ATTR_TENSOR_DIMENSIONS");
 	m->a_t_strides = enum_value(an, "CUDNN_ATTR_TENSOR_STRIDES");
@@ -1786,6 +1856,11 @@ static const struct dt_op *model_next(struct dt_model *m)
 			__builtin_prefetch(n + i);
 	}
 	index_drop(m, p);
+	if (p->plan_ptr) { /* its plan never came */
+		p->plan_ptr = 0;
+		m->n_unplanned--;
+		m->stats.plans.unknown_runs++;
+	}
 	m->out = p;
 	m->last_out = p->op.seq;
 	m_op_finish(p);

@@ -1020,6 +1020,10 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	f->graphs = ms->graphs;
 	f->graph_records = fi->hdr.major > 1 || fi->hdr.minor >= 1;
 	dt_graph_stats_add(&s->graphs, &ms->graphs);
+	s->plans.built += ms->plans.built;
+	s->plans.restored += ms->plans.restored;
+	s->plans.opaque += ms->plans.opaque;
+	s->plans.unknown_runs += ms->plans.unknown_runs;
 	f->gpu_state = ms->gpu_state[0] ? strdup(ms->gpu_state) : NULL;
 	free(map);
 	pv->api_map = NULL;

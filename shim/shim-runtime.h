@@ -29,6 +29,12 @@
 
 /* Largest number of bytes one variable-length argument may take in a record. */
 #define DT_MAX_BLOB 16384u
+/* Largest text payload of a backend attribute (CUDNN_TYPE_CHAR) recorded,
+ * in bytes: an execution plan's JSON representation, set once per restored
+ * plan, is all a trace knows of that plan's graph, and runs to hundreds of
+ * KiB (a ring drops records over half its size). */
+#define DT_MAX_TEXT (256u << 10)
+#define DT_BACKEND_TYPE_CHAR 24
 /* Largest input string recorded, in bytes. */
 #define DT_MAX_STRING 4096u
 

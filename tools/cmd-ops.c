@@ -470,6 +470,8 @@ int cmd_ops(int argc, char **argv)
 		dt_json_ku(j, "late_kernels", ms->late_kernels);
 		dt_json_key(j, "graphs");
 		dt_json_graphs(j, &ms->graphs);
+		dt_json_key(j, "plans");
+		dt_json_plans(j, &ms->plans);
 		dt_json_key(j, "complete");
 		dt_json_bool(j, dt_trace_complete(st));
 		dt_json_ks(j, "file_end", dt_file_end_name(st->end));

@@ -340,6 +340,31 @@ static void print_graphs(const struct ctx *c)
 		     "its replayed kernels count as other kernels");
 }
 
+/* Execution plans restored from their JSON, and those whose graph the
+ * trace does not hold. */
+static void print_plans(const struct ctx *c)
+{
+	const struct dt_plan_stats *p = &c->s->plans;
+
+	if (!p->restored && !p->opaque && !p->unknown_runs)
+		return;
+	fact(c, "plans",
+	     "%" PRIu64 " built; %" PRIu64 " restored from their JSON "
+	     "representation, their graph read from it",
+	     p->built, p->restored);
+	if (p->opaque)
+		fact(c, "",
+		     "%" PRIu64 " restored plans' JSON gave no graph (cut "
+		     "short, of another schema version, or unreadable): "
+		     "`dnntrace ops` says why",
+		     p->opaque);
+	if (p->unknown_runs)
+		fact(c, "",
+		     "%" PRIu64 " executions of plans whose graph the trace "
+		     "does not hold: no kind, FLOPs or bytes for them",
+		     p->unknown_runs);
+}
+
 static void print_identity(const struct ctx *c)
 {
 	const struct dt_summary *s = c->s;
@@ -425,6 +450,7 @@ static void print_identity(const struct ctx *c)
 	     dt_fmt_ns(span, b1, sizeof(b1)),
 	     s->n_files > 1 ? " (longest)" : "");
 	print_graphs(c);
+	print_plans(c);
 	if (s->n_files == 1)
 		fact(c, "lost", "%s, %" PRIu64 " GPU records dropped by CUPTI",
 		     f->lost_text, dropped);
@@ -1002,6 +1028,8 @@ static void json_gpu(struct dt_json *j, const struct dt_summary *s)
 	dt_json_u64(j, s->host_ns);
 	dt_json_key_nl(j, "graphs", 1);
 	dt_json_graphs(j, &s->graphs);
+	dt_json_key_nl(j, "plans", 1);
+	dt_json_plans(j, &s->plans);
 }
 
 static void json_problem(struct dt_json *j, const struct dt_summary *s,

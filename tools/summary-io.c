@@ -206,12 +206,27 @@ void dt_json_trace_end(struct dt_json *j, const struct dt_sum_file *f)
 	dt_json_ku(j, "gpu_dropped", f->gpu_dropped);
 }
 
+/* {"key": N, ...}: the uint64_t fields of a stats struct. */
+struct u64_field {
+	const char *key;
+	size_t off;
+};
+
+static void json_u64_fields(struct dt_json *j, const void *base,
+			    const struct u64_field *f, size_t n)
+{
+	dt_json_open(j, '{', -1);
+	for (size_t i = 0; i < n; i++) {
+		dt_json_key(j, f[i].key);
+		dt_json_u64(j,
+			    *(const uint64_t *)((const char *)base + f[i].off));
+	}
+	dt_json_close(j, -1);
+}
+
 void dt_json_graphs(struct dt_json *j, const struct dt_graph_stats *g)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} f[] = {
+	static const struct u64_field f[] = {
 #define F_(k) { #k, offsetof(struct dt_graph_stats, k) }
 		F_(launches), F_(launch_ns), F_(launched), F_(captured),
 		F_(replays),  F_(partial),   F_(kernels),  F_(attributed),
@@ -219,10 +234,16 @@ void dt_json_graphs(struct dt_json *j, const struct dt_graph_stats *g)
 #undef F_
 	};
 
-	dt_json_open(j, '{', -1);
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		dt_json_key(j, f[i].key);
-		dt_json_u64(j, *(const uint64_t *)((const char *)g + f[i].off));
-	}
-	dt_json_close(j, -1);
+	json_u64_fields(j, g, f, sizeof(f) / sizeof(f[0]));
+}
+
+void dt_json_plans(struct dt_json *j, const struct dt_plan_stats *p)
+{
+	static const struct u64_field f[] = {
+#define F_(k) { #k, offsetof(struct dt_plan_stats, k) }
+		F_(built), F_(restored), F_(opaque), F_(unknown_runs),
+#undef F_
+	};
+
+	json_u64_fields(j, p, f, sizeof(f) / sizeof(f[0]));
 }

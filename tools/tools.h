@@ -241,6 +241,9 @@ const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
 /* {...}: CUDA graph launches, replays, kernels (analyzer/REPORT.md's
  * GRAPHS), the value of a "graphs" key. */
 void dt_json_graphs(struct dt_json *j, const struct dt_graph_stats *g);
+/* {...}: execution plans built, restored from JSON, and what their JSON
+ * did not tell (analyzer/REPORT.md's PLANS), the value of a "plans" key. */
+void dt_json_plans(struct dt_json *j, const struct dt_plan_stats *p);
 
 /* Why f is incomplete, in words: how it ended when not cleanly, else what
  * its writer lost, else what CUPTI dropped. */

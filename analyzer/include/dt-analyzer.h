@@ -663,6 +663,18 @@ void dt_graph_stats_add(struct dt_graph_stats *sum,
 			const struct dt_graph_stats *g);
 
 /* What the model made of a trace, beside its events. */
+/* Execution plans: built from an engine config, or restored from their
+ * JSON representation (a program's plan cache). */
+struct dt_plan_stats {
+	uint64_t built;        /* finalized from an engine config */
+	uint64_t restored;     /* restored, their graph read from the JSON */
+	uint64_t opaque;       /* restored, but the JSON gave no graph (cut
+				  short, another schema version,
+				  unreadable): their executions say why */
+	uint64_t unknown_runs; /* executions of plans whose graph the trace
+				  does not hold (opaque ones' too) */
+};
+
 struct dt_model_stats {
 	uint64_t calls;           /* API calls */
 	uint64_t ops;             /* op executions */
@@ -677,6 +689,7 @@ struct dt_model_stats {
 	uint64_t t_first, t_last; /* first and last host time seen (calls,
 				     GPU work on the host clock) */
 	struct dt_graph_stats graphs;
+	struct dt_plan_stats plans;
 	/* records lost by why (DT_LOSS_*), from the LOSS records read: what
 	 * the file ended with (dt_file_stats.lost) is the total */
 	uint64_t lost_by[DT_LOSS_CUPTI + 1];
@@ -1092,6 +1105,7 @@ struct dt_summary {
 	uint64_t host_ns;                     /* inside cuDNN calls */
 	uint64_t calls, failed, ops, kernels;
 	struct dt_graph_stats graphs; /* every trace's, summed */
+	struct dt_plan_stats plans;   /* likewise */
 
 	struct dt_sum_api *apis;
 	size_t n_apis;

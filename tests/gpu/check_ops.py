@@ -45,11 +45,13 @@ def enum_short(val):
 
 
 def blocks(body, block_type):
-    """Each nested block of the given type as {field: value} (one level of fields)."""
+    """Each nested block of the given type (or types, a tuple) as {field: value} (one level of
+    fields), in the record's order."""
+    types = block_type if isinstance(block_type, tuple) else (block_type,)
     out, i = [], 0
     while i < len(body):
         m = FIELD.match(body[i])
-        if m and m.group(3) == block_type:
+        if m and m.group(3) in types:
             depth, fields = len(m.group(1)), {"_name": m.group(2)}
             i += 1
             while i < len(body):
@@ -140,21 +142,31 @@ def log_tensor(t):
             t.get("isVirtual", "false") == "true")
 
 
+# The calls that run a backend plan: executed now, or put into a CUDA graph.
+BACKEND_RUNS = {"cudnnBackendExecute", "cudnnBackendPopulateCudaGraph",
+                "cudnnBackendUpdateCudaGraph"}
+
+
 def from_log(paths, legacy_names):
     execs, convs = [], []
     for rec in app_records(paths):
-        if rec.func == "cudnnBackendExecute":
+        if rec.func in BACKEND_RUNS:
             engine = first_value(rec.body, "engine_id")
             tensors = {log_tensor(t) for t in blocks(rec.body, "CUDNN_BACKEND_TENSOR_DESCRIPTOR")
                        if t.get("isByVal") != "true"}
-            execs.append((int(engine) if engine else None, tensors, log_knobs(rec.body),
-                          log_notes(rec.body)))
+            # an RNG operation (dropout) shows its seed as a number, not as the seed and
+            # offset tensors the graph has (the variant pack passes them: uids in the trace)
+            rng = any("CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR" in line for line in rec.body)
+            execs.append((rec.func, int(engine) if engine else None, tensors,
+                          log_knobs(rec.body), log_notes(rec.body), rng))
         elif rec.func in legacy_names:
             ts = {}
-            for t in blocks(rec.body, "cudnnTensorDescriptor_t"):
-                ts[t["_name"]] = (tuple(ints(t.get("dimA", ""))), tuple(ints(t.get("strideA", ""))))
-            for t in blocks(rec.body, "cudnnFilterDescriptor_t"):
-                ts[t["_name"]] = (tuple(ints(t.get("dimA", ""))), None)
+            # in parameter order: older functions' records name them as cuDNN 7 did
+            # (srcDesc, destDesc, srcDiffDesc, destDiffDesc)
+            for t in blocks(rec.body, ("cudnnTensorDescriptor_t", "cudnnFilterDescriptor_t")):
+                filt = "strideA" not in t
+                ts[t["_name"]] = (tuple(ints(t.get("dimA", ""))),
+                                  None if filt else tuple(ints(t.get("strideA", ""))))
             algo = first_value(rec.body, "algo")
             ws = first_value(rec.body, "workSpaceSizeInBytes")
             convs.append((rec.func, ints(algo)[-1] if algo else None,
@@ -167,12 +179,14 @@ def from_trace(dnntrace, trace):
                          text=True, check=True).stdout
     execs, convs = [], []
     for op in json.loads(out)["ops"]:
-        if op["api"] == "cudnnBackendExecute":
+        if op.get("origin") == "replay":
+            continue  # a CUDA graph's launch, not a call: the log has none
+        if op["api"] in BACKEND_RUNS:
             # tensors passed by value (host scalars) are left out on both sides
             tensors = {(t["uid"], tuple(t["dims"]), tuple(t["strides"]), t["dtype"], t["virtual"])
                        for t in op["tensors"] if not t.get("by_value")}
-            execs.append((op["engine"] if op["engine"] >= 0 else None, tensors, op["knobs"],
-                          set(op["notes"])))
+            execs.append((op["api"], op["engine"] if op["engine"] >= 0 else None, tensors,
+                          op["knobs"], set(op["notes"])))
         elif op["desc"]:
             # (an op with no description is a call that is no computation,
             # cudnnCreate say, listed because it launched work; it launched
@@ -184,15 +198,24 @@ def from_trace(dnntrace, trace):
 
 
 def compare_legacy_tensors(ours, theirs):
-    """The log names legacy descriptors by parameter (xDesc, wDesc, ...); filters have no
-    strides in the log."""
+    """The log names legacy descriptors by parameter (xDesc, wDesc, ...), or as cuDNN 7 did
+    (srcDesc, destDesc, ...) for activation, softmax, pooling, LRN and others: those are
+    matched by their place in the parameter list. Filters have no strides in the log."""
+    by_place = dict(zip(theirs, ours))
     for name, (dims, strides) in theirs.items():
         if not dims:
             continue  # a NULL descriptor: the log prints it empty
-        mine = ours.get(name)
+        mine = ours.get(name) or ours.get(by_place.get(name))
         if not mine or mine[0] != dims or (strides is not None and mine[1] != strides):
             return False
     return True
+
+
+def rng_tensors(only_in_trace):
+    """A dropout's seed and offset: INT64 tensors of one element, at most two."""
+    return len(only_in_trace) <= 2 and all(
+        dtype == "INT64" and all(d == 1 for d in dims)
+        for _, dims, _, dtype, _ in only_in_trace)
 
 
 def main(argv):
@@ -203,11 +226,13 @@ def main(argv):
     l_execs, l_convs = from_log(log_paths, {c[0] for c in t_convs})
     problems, compared, agree = [], 0, 0
     if len(l_execs) != len(t_execs):
-        problems.append("cudnnBackendExecute: %d in the trace, %d in the log"
+        problems.append("backend executions: %d in the trace, %d in the log"
                         % (len(t_execs), len(l_execs)))
     engine_ok = tensors_ok = knobs_ok = knobs_unknown = notes_ok = notes_unknown = 0
-    for i, ((te, tt, tk, tn), (le, lt, lk, ln)) in enumerate(zip(t_execs, l_execs)):
+    for i, ((ta, te, tt, tk, tn), (la, le, lt, lk, ln, rng)) in enumerate(zip(t_execs, l_execs)):
         compared += 1
+        if rng and lt <= tt and rng_tensors(tt - lt):
+            tt = lt
         # what nobody read back is unknown to the trace, not wrong
         if not tk and lk:
             knobs_unknown += 1
@@ -215,18 +240,18 @@ def main(argv):
         if not tn and ln:
             notes_unknown += 1
             tn = ln
-        e_ok, t_ok, k_ok, n_ok = te == le, tt == lt, tk == lk, tn == ln
+        e_ok, t_ok, k_ok, n_ok = te == le and ta == la, tt == lt, tk == lk, tn == ln
         engine_ok += e_ok
         tensors_ok += t_ok
         knobs_ok += k_ok
         notes_ok += n_ok
         agree += e_ok and t_ok and k_ok and n_ok
         if not (e_ok and t_ok and k_ok and n_ok) and len(problems) < 10:
-            problems.append("execute #%d: engine %s vs log %s; knobs %s vs log %s; notes %s vs "
-                            "log %s; tensors only in trace %s, only in log %s"
-                            % (i + 1, te, le, tk, lk, sorted(tn), sorted(ln),
+            problems.append("execute #%d: %s engine %s vs log %s %s; knobs %s vs log %s; notes "
+                            "%s vs log %s; tensors only in trace %s, only in log %s"
+                            % (i + 1, ta, te, la, le, tk, lk, sorted(tn), sorted(ln),
                                sorted(tt - lt)[:2], sorted(lt - tt)[:2]))
-    print("cudnnBackendExecute: %d compared; engine ids agree on %d, knobs on %d (%d unknown), "
+    print("backend executions: %d compared; engine ids agree on %d, knobs on %d (%d unknown), "
           "numerical notes on %d (%d unknown), tensors on %d"
           % (min(len(t_execs), len(l_execs)), engine_ok, knobs_ok - knobs_unknown, knobs_unknown,
              notes_ok - notes_unknown, notes_unknown, tensors_ok))

@@ -8,7 +8,7 @@ build=$1 out=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-for wl in ${*:-resnet50 lstm sdpa jax_conv}; do
+for wl in ${*:-resnet50 lstm sdpa jax_conv jax_attn jax_convbias ctc}; do
 	rm -rf "$out/$wl.tmp" && mkdir -p "$out/$wl.tmp"
 	CUDNN_LOGLEVEL_DBG=3 CUDNN_LOGDEST_DBG="$out/$wl.tmp/cudnn.%i.log" timeout 300 \
 		"$build/tools/dnntrace" record -q -o "$out/$wl.tmp/%p.dnnt" -- \

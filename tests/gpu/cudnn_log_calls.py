@@ -19,6 +19,9 @@ What counts as a call, as observed with cuDNN 9.19 (see tests/gpu/README.md):
   * backend-style functions (cudnnBackend*, cudnnCreate, ...) log an entry record and an exit
     record whose top-level body has `status: type=cudnnStatus_t`; exit records are not calls.
     cudnnGetErrorString is the one function whose *argument* is named `status`;
+  * records logged under an internal name count as the public function they stand for
+    (INTERNAL_NAMES: cudnnCTCLossInternal is cudnnCTCLoss, or cudnnCTCLoss_v8 when the labels
+    are in device memory);
   * pseudo-functions are dropped: cudnnGraphLibraryConfigInit, cudnnBackendExecuteInternal,
     names ending in `Visualize`, names containing `_CUDNN_ATTR_`;
   * calls cuDNN makes internally are dropped. Two detectors, both per thread:
@@ -116,14 +119,36 @@ class Record:
         return self.top_fields().get("status", "").startswith("type=cudnnStatus_t")
 
 
+# Public functions cuDNN logs under an internal name (cuDNN 9.19, checked on an H100): which
+# one a record stands for follows from its arguments, since the _v8 functions take the labels
+# in device memory and the older ones on the host.
+INTERNAL_NAMES = {
+    "cudnnCTCLossInternal": ("cudnnCTCLoss", "cudnnCTCLoss_v8"),
+    "cudnnGetCTCLossWorkspaceSizeInternal": ("cudnnGetCTCLossWorkspaceSize",
+                                             "cudnnGetCTCLossWorkspaceSize_v8"),
+}
+LABELS_ON_DEVICE = re.compile(r"^\s*(isLabelDataOnDevice: type=bool; val=true|labels: location=dev)",
+                              re.M)
+
+
+def public_name(record):
+    """The public function a record of an internal name stands for; its own name otherwise."""
+    names = INTERNAL_NAMES.get(record.func)
+    if not names:
+        return record.func
+    return names[1] if LABELS_ON_DEVICE.search("\n".join(record.body)) else names[0]
+
+
 def read_records(lines):
-    """Yield the Records of a log, given its lines."""
+    """Yield the Records of a log, given its lines, named by the public function they stand
+    for."""
     record = None
     for line in lines:
         line = line.rstrip("\r\n")
         m = HEADER_RE.match(line)
         if m:
             if record is not None:
+                record.func = public_name(record)
                 yield record
             record = Record(m.group(1), m.group(4))
         elif record is not None:
@@ -131,6 +156,7 @@ def read_records(lines):
                 line = line[2:]
             record.body.append(line)
     if record is not None:
+        record.func = public_name(record)
         yield record
 
 

@@ -27,42 +27,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu-check.h"
+
 enum { B = 4, M = 128, N = 128, K = 64 };
 enum { UID_A = 1, UID_B = 2, UID_D = 3 };
 #define HALF_ONE 0x3c00u
 
 static int failed;
 
-#define CK(call)                                                           \
-	do {                                                               \
-		cudnnStatus_t s_ = (call);                                 \
-		if (s_ != CUDNN_STATUS_SUCCESS) {                          \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__,       \
-				__LINE__, #call, cudnnGetErrorString(s_)); \
-			exit(1);                                           \
-		}                                                          \
-	} while (0)
-#define CU(call)                                                           \
-	do {                                                               \
-		cudaError_t e_ = (call);                                   \
-		if (e_ != cudaSuccess) {                                   \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__,       \
-				__LINE__, #call, cudaGetErrorString(e_));  \
-			exit(1);                                           \
-		}                                                          \
-	} while (0)
-
 static cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type)
 {
 	cudnnBackendDescriptor_t d;
 	CK(cudnnBackendCreateDescriptor(type, &d));
 	return d;
-}
-
-static void set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t a,
-		cudnnBackendAttributeType_t t, int64_t n, const void *v)
-{
-	CK(cudnnBackendSetAttribute(d, a, t, n, v));
 }
 
 static cudnnBackendDescriptor_t tensor(int64_t uid, int64_t rows,

@@ -18,6 +18,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import check_ops  # noqa: E402
 import compare_calls  # noqa: E402
 import cudnn_log_calls  # noqa: E402
 import dnntrace_calls  # noqa: E402
@@ -166,6 +167,39 @@ class LogCallsTest(unittest.TestCase):
                 self.assertEqual(json.load(f), {"cudnnSetTensor4dDescriptor": 1})
             with redirect_stderr(io.StringIO()):
                 self.assertEqual(cudnn_log_calls.main([empty]), 2)
+
+
+    def test_internal_names_count_as_the_public_function(self):
+        host = ("labels", "location=host; addr=0x3501f780;")
+        dev = ("labels", "location=dev; addr=0x7f840be32200;")
+        log = (record("cudnnGetCTCLossWorkspaceSizeInternal",
+                      [("isLabelDataOnDevice", "type=bool; val=false;")])
+               + record("cudnnCTCLossInternal", [host])
+               + record("cudnnGetCTCLossWorkspaceSizeInternal",
+                        [("isLabelDataOnDevice", "type=bool; val=true;")])
+               + record("cudnnCTCLossInternal", [dev]) + record("cudnnCTCLossInternal", [dev]))
+        self.assertEqual(count(log)[0], {"cudnnGetCTCLossWorkspaceSize": 1, "cudnnCTCLoss": 1,
+                                         "cudnnGetCTCLossWorkspaceSize_v8": 1,
+                                         "cudnnCTCLoss_v8": 2})
+
+
+class CheckOpsTest(unittest.TestCase):
+    def test_legacy_tensors_by_name_or_by_place(self):
+        ours = {"xDesc": ((1, 2), (2, 1)), "yDesc": ((1, 3), (3, 1))}
+        self.assertTrue(check_ops.compare_legacy_tensors(ours, {"xDesc": ((1, 2), (2, 1))}))
+        # cuDNN 7 names, in parameter order
+        self.assertTrue(check_ops.compare_legacy_tensors(
+            ours, {"srcDesc": ((1, 2), (2, 1)), "destDesc": ((1, 3), (3, 1))}))
+        self.assertFalse(check_ops.compare_legacy_tensors(
+            ours, {"srcDesc": ((1, 3), (3, 1)), "destDesc": ((1, 2), (2, 1))}))
+        self.assertTrue(check_ops.compare_legacy_tensors(ours, {"wDesc": ((), None)}))
+
+    def test_dropout_seed_and_offset(self):
+        seed = (6, (1, 1, 1, 1), (1, 1, 1, 1), "INT64", False)
+        offset = (7, (1, 1, 1, 1), (1, 1, 1, 1), "INT64", False)
+        self.assertTrue(check_ops.rng_tensors({seed, offset}))
+        self.assertFalse(check_ops.rng_tensors({(6, (4, 1), (1, 1), "INT64", False)}))
+        self.assertFalse(check_ops.rng_tensors({(6, (1,), (1,), "FLOAT", False)}))
 
 
 class DnntraceCallsTest(unittest.TestCase):

@@ -20,6 +20,9 @@ def main():
         p.add_argument("--seq", type=int, default=1024, help="sequence length (default %(default)s)")
         p.add_argument("--head-dim", type=int, default=64, help="head dimension (default %(default)s)")
         p.add_argument("--no-causal", action="store_true", help="full instead of causal attention")
+        p.add_argument("--dropout", type=float, default=0.0,
+                       help="attention dropout probability (default %(default)s); with dropout cuDNN's "
+                            "graph takes a seed and an offset tensor, and the checksum varies")
 
     args = wl_common.parse_args(__doc__.splitlines()[0], extra=extra)
     # Not deterministic mode: PyTorch may refuse the cuDNN backend under it.
@@ -40,7 +43,7 @@ def main():
         for t in (q, k, v):
             t.grad = None
         with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-            out = sdpa(q, k, v, is_causal=not args.no_causal)
+            out = sdpa(q, k, v, is_causal=not args.no_causal, dropout_p=args.dropout)
         loss = out.float().square().mean()
         loss.backward()
         total.add_(loss.detach().double())

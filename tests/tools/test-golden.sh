@@ -73,6 +73,12 @@ check graph.report report "$t"
 check graph.report.json report --format json "$t"
 check graph.report.html report --format html "$t"
 check graph.fusion fusion "$t"
+# JAX attention through cuDNN on an H100, forward and backward
+# (tests/gpu/wl_jax_attn.py): XLA builds each graph, serializes its plan
+# and executes the plan it restores from that JSON, in CUDA graphs
+t=tests/data/jax-attn-restored.dnnt
+check restored.plans ops --plans "$t"
+check restored.report report "$t"
 s=$synth_dir
 check synth.ops ops "$s/rank0.dnnt"
 check synth.plans ops --plans "$s/rank0.dnnt"
