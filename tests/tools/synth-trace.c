@@ -39,6 +39,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1145,6 +1146,60 @@ static void write_graphs(const char *dir)
 	dt_writer_free(g.w);
 }
 
+/* The threads scenario (OUT_DIR/threads.dnnt): a plan built on one
+ * thread and executed on another, whose records reach the file first (each
+ * thread writes its own buffer): the executions come before the finalize
+ * that built their plan, in file order though not in time. */
+static void write_threads(const char *dir)
+{
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+
+	snprintf(path, sizeof(path), "%s/threads.dnnt", dir);
+	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
+		    3352320000ull);
+	uint64_t handle = 0x1000;
+	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(handle));
+	kernel(&g, seq, "cudnn::init_kernel", 2000);
+	dt_writer_flush(g.w, 1000);
+
+	/* the executing thread's calls, 10 ms and 1000 calls on, first; the
+	 * plan will be the builder's tenth descriptor */
+	uint64_t t0 = g.t, s0 = g.seq, plan = 0x7000000 + 10 * 0x100;
+	struct dt_ring *builder = dt_writer_attach(g.w, 101, "builder");
+	if (!builder)
+		die("out of memory");
+	g.t += 10000000;
+	g.seq += 1000;
+	for (int i = 0; i < 3; i++)
+		matmul_run(&g, handle, plan, 400000, K_GEMM_BF16);
+	dt_writer_flush(g.w, 1000);
+	uint64_t t1 = g.t, s1 = g.seq;
+
+	/* then the builder's, made before them */
+	struct dt_ring *executor = g.r;
+	g.r = builder;
+	g.tid = 101;
+	g.t = t0;
+	g.seq = s0;
+	g.next_ptr = 0x7000000;
+	uint64_t graph = matmul_graph(&g, handle);
+	uint64_t built = matmul_plan(&g, handle, graph, 3, 1, 0);
+	if (built != plan || g.seq >= s0 + 1000 || g.t >= t0 + 10000000)
+		die("threads: the plan is not where the executions expect it "
+		    "(%#" PRIx64 ", seq %" PRIu64 ")", built, g.seq);
+	g.r = executor;
+	g.tid = 0;
+	g.t = t1;
+	g.seq = s1;
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+
+	dt_ring_detach(builder);
+	dt_ring_detach(g.r);
+	dt_writer_close(g.w, DT_END_EXIT, 0);
+	dt_writer_free(g.w);
+}
+
 static void write_fusion_scenario(const char *dir, int steps)
 {
 	static const struct fusion_case cases[] = {
@@ -1162,7 +1217,7 @@ static void write_fusion_scenario(const char *dir, int steps)
 int main(int argc, char **argv)
 {
 	int ranks = 2, steps = 4, threads = 64;
-	bool fusion = false, churn = false, graphs = false;
+	bool fusion = false, churn = false, graphs = false, threads_s = false;
 
 	if (argc < 3) {
 		fprintf(stderr,
@@ -1175,7 +1230,9 @@ int main(int argc, char **argv)
 			"       synth-trace API_LISTING OUT_DIR --scenario "
 			"churn [--threads N] [--steps N]\n"
 			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"graphs\n");
+			"graphs\n"
+			"       synth-trace API_LISTING OUT_DIR --scenario "
+			"threads\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -1198,6 +1255,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--scenario") &&
 			 !strcmp(argv[i + 1], "graphs"))
 			graphs = true;
+		else if (!strcmp(argv[i], "--scenario") &&
+			 !strcmp(argv[i + 1], "threads"))
+			threads_s = true;
 		else
 			die("unknown option %s", argv[i]);
 	}
@@ -1212,6 +1272,10 @@ int main(int argc, char **argv)
 	}
 	if (graphs) {
 		write_graphs(argv[2]);
+		return 0;
+	}
+	if (threads_s) {
+		write_threads(argv[2]);
 		return 0;
 	}
 	for (int r = 0; r < ranks; r++)

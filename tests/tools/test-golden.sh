@@ -5,7 +5,8 @@
 # activation, pooling, softmax and a backend graph, with its kernels. The
 # synthetic traces (synth-trace.c: two ranks of a small training job, with
 # fixed times) cover what the sample does not: autotuning, plans built
-# again, layout conversions, failed calls, several ranks; and, in the
+# again, layout conversions, failed calls, several ranks, plans run on
+# another thread than the one that built them; and, in the
 # fusion scenario, every fusion pattern once where it may run fused and
 # once per limit that blocks it.
 # usage: test-golden.sh DNNTRACE SOURCE_ROOT SYNTH_TRACE [--update]
@@ -22,8 +23,9 @@ for v in noise changed; do
 	mkdir "$synth_dir/$v"
 	"$synth" shim/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
 done
-mkdir "$synth_dir/base" "$synth_dir/fusion"
+mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads"
 "$synth" shim/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
+"$synth" shim/cudnn-api.txt "$synth_dir/threads" --scenario threads || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/fusion" --scenario fusion --steps 3 || exit 1
 fail=0
 check_rc() { # check_rc STATUS NAME ARGS...: also its exit status
@@ -90,6 +92,9 @@ check synth.ranks.json report --format json "$s"
 check synth.ranks.export.json export --format perfetto --from 300ms --to 300.2ms "$s"
 check synth.ranks.html report --format html "$s"
 check synth.ranks.sorted report --top 3 --sort roof --wide "$s"
+# a plan built on one thread and run on another, whose records come
+# first in the file
+check threads.ops ops "$synth_dir/threads/threads.dnnt"
 check synth.peaks report --top 3 --peak-bandwidth 2T --peak-flops bf16=500T,fp32=50T "$s/rank1.dnnt"
 b=$synth_dir/base
 check_rc 0 diff.same diff --fail-on any "$b" "$synth_dir/noise"
