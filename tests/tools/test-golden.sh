@@ -75,6 +75,7 @@ check graph.report report "$t"
 check graph.report.json report --format json "$t"
 check graph.report.html report --format html "$t"
 check graph.fusion fusion "$t"
+check graph.export.json export --format perfetto --from 6.3033s --to 6.3036s "$t"
 # JAX attention through cuDNN on an H100, forward and backward
 # (tests/gpu/wl_jax_attn.py): XLA builds each graph, serializes its plan
 # and executes the plan it restores from that JSON, in CUDA graphs
