@@ -20,6 +20,12 @@ static const struct export_format {
 	int (*run)(const struct dt_export_opts *o);
 	const char *what;
 } formats[] = {
+	{ "sqlite", dt_export_sqlite,
+	  "an SQLite database (-o FILE): every call, op, kernel,\n"
+	  "                          copy and set, with nsys's table names" },
+	{ "csv", dt_export_csv,
+	  "the same tables as CSV files, one per table, in the\n"
+	  "                          folder -o names (made if missing)" },
 	{ NULL, NULL, NULL },
 };
 
