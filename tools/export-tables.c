@@ -75,6 +75,7 @@ struct exporter {
 	const struct sink *sink;
 	char err[512];
 	bool failed; /* a write failed: rows are dropped from then on */
+	bool left;   /* and what was written could not all be removed */
 	bool exists; /* the output was there already: nothing was written */
 
 	/* SQLite */
@@ -834,6 +835,16 @@ static void put_export(struct exporter *x, const struct dt_export_trace *t,
 	put_meta(x, "traces", "%zu", n);
 }
 
+/* Writing failed: remove what was written, say so in one sentence; the
+ * exit code. */
+static int export_failed(struct exporter *x)
+{
+	x->sink->discard(x);
+	dt_error("%s%s", x->err,
+		 x->left ? "" : "; what was written is removed");
+	return 1;
+}
+
 /* Read every trace into the tables; an exit code. */
 static int export_tables(const struct dt_export_opts *o, const struct sink *sk)
 {
@@ -887,14 +898,7 @@ static int export_tables(const struct dt_export_opts *o, const struct sink *sk)
 		dt_session_close(t[i].s);
 		t[i].s = NULL;
 	}
-	int rc;
-	if (x->failed) {
-		sk->discard(x);
-		dt_error("%s", x->err);
-		rc = 1;
-	} else {
-		rc = sk->finish(x);
-	}
+	int rc = x->failed ? export_failed(x) : sk->finish(x);
 	dt_export_close(t, n);
 	free_strings(x);
 	free(x->args);
@@ -1008,8 +1012,10 @@ static int sqlite_row(struct exporter *x, enum xt_table_id t,
 	}
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		sqlite_error(x, rc); /* before the reset forgets it */
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : sqlite_error(x, rc);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 static void sqlite_release(struct exporter *x)
@@ -1025,10 +1031,12 @@ static void remove_output(struct exporter *x, const char *path)
 {
 	size_t n = strlen(x->err);
 
-	if (unlink(path) && errno != ENOENT)
+	if (unlink(path) && errno != ENOENT) {
 		snprintf(x->err + n, sizeof(x->err) - n,
-			 " (%s is incomplete and could not be removed: %s)",
+			 "; %s is incomplete and could not be removed: %s",
 			 path, strerror(errno));
+		x->left = true;
+	}
 }
 
 static void sqlite_discard(struct exporter *x)
@@ -1049,9 +1057,7 @@ static int sqlite_finish(struct exporter *x)
 		    SQLITE_OK ||
 	    (rc = sqlite3_close(x->db)) != SQLITE_OK) {
 		sqlite_error(x, rc);
-		sqlite_discard(x);
-		dt_error("%s", x->err);
-		return 1;
+		return export_failed(x);
 	}
 	x->db = NULL;
 	return 0;
@@ -1222,11 +1228,7 @@ static int csv_finish(struct exporter *x)
 			x->failed = true;
 		}
 	}
-	if (!x->failed)
-		return 0;
-	csv_discard(x);
-	dt_error("%s", x->err);
-	return 1;
+	return x->failed ? export_failed(x) : 0;
 }
 
 static const struct sink csv_sink = { csv_open, csv_row, csv_finish,
