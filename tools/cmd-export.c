@@ -21,11 +21,19 @@ static const struct export_format {
 	const char *what;
 } formats[] = {
 	{ "sqlite", dt_export_sqlite,
-	  "an SQLite database (-o FILE): every call, op, kernel,\n"
-	  "                          copy and set, with nsys's table names" },
+	  "one SQLite database in the file -o names: the\n"
+	  "                          processes and how their traces ended, "
+	  "threads,\n"
+	  "                          GPUs, every cuDNN call with its arguments, "
+	  "ops\n"
+	  "                          with their tensors and engines, kernels, "
+	  "copies\n"
+	  "                          and sets, under Nsight Systems' table "
+	  "names" },
 	{ "csv", dt_export_csv,
-	  "the same tables as CSV files, one per table, in the\n"
-	  "                          folder -o names (made if missing)" },
+	  "the same tables as CSV files (a header line, RFC\n"
+	  "                          4180 quoting): TABLE.csv in the folder -o "
+	  "names" },
 	{ NULL, NULL, NULL },
 };
 

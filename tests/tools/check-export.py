@@ -306,6 +306,9 @@ def same_rows(name, db, folder, tables):
         want = list(csv.reader(text.splitlines(keepends=True)))
         with open(os.path.join(folder, t + ".csv"), newline="") as f:
             got = list(csv.reader(f))
+        names = run(["sqlite3", db,
+                     f"SELECT name FROM pragma_table_info('{t}')"])
+        check(f"{name}: {t} columns", names.split(), [c for c, _ in cols])
         check(f"{name}: {t}.csv header", got[:1], [[c for c, _ in cols]])
         check(f"{name}: {t}.csv rows", len(got), max(len(want), 1))
         real = [i for i, (_, ty) in enumerate(cols) if ty == "REAL"]

@@ -20,7 +20,7 @@ mkdir "$tmp/job"
 "$synth" "$listing" "$tmp/job" --ranks 2 --steps 200 >/dev/null || exit 1
 t="$tmp/job"
 
-expect 0 'sqlite .*an SQLite database' -- export --help
+expect 0 'sqlite .*one SQLite database' -- export --help
 expect 0 'csv .*CSV files' -- export --help
 expect 2 'name it with -o' -- export --format sqlite "$t"
 expect 2 'name it with -o' -- export --format csv "$t"
