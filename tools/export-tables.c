@@ -8,8 +8,8 @@
  * few per-trace lookups, so memory does not grow with the trace. The back
  * ends know nothing of traces; the consumer knows nothing of SQL or CSV.
  *
- * Neither back end overwrites what exists, and a failed export removes
- * what it wrote: a file on disk is always a whole export.
+ * Neither back end overwrites what exists, and an export that fails to
+ * write (a full disk) removes what it wrote rather than leave part of it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
