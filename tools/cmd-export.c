@@ -22,6 +22,20 @@ static const struct export_format {
 } formats[] = {
 	{ "perfetto", dt_export_trace_events,
 	  "Chrome Trace Event JSON, for ui.perfetto.dev and chrome://tracing" },
+	{ "sqlite", dt_export_sqlite,
+	  "one SQLite database in the file -o names: the\n"
+	  "                          processes and how their traces ended, "
+	  "threads,\n"
+	  "                          GPUs, every cuDNN call with its arguments, "
+	  "ops\n"
+	  "                          with their tensors and engines, kernels, "
+	  "copies\n"
+	  "                          and sets, under Nsight Systems' table "
+	  "names" },
+	{ "csv", dt_export_csv,
+	  "the same tables as CSV files (a header line, RFC\n"
+	  "                          4180 quoting): TABLE.csv in the folder -o "
+	  "names" },
 	{ NULL, NULL, NULL },
 };
 

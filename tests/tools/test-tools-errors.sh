@@ -6,18 +6,7 @@ dnntrace=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-
-expect() { # expect STATUS PATTERN -- ARGS...
-	want=$1 pat=$2
-	shift 3
-	"$dnntrace" "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" != "$want" ]; then
-		echo "FAIL: dnntrace $*: exit $got, expected $want"; cat "$tmp/err"; fail=1
-	elif ! grep -q -- "$pat" "$tmp/err" "$tmp/out"; then
-		echo "FAIL: dnntrace $*: output lacks '$pat'"; cat "$tmp/out" "$tmp/err"; fail=1
-	fi
-}
+. "$(dirname "$0")/expect.sh"
 
 printf 'not a trace, just text\n' >"$tmp/text.dnnt"
 mkdir "$tmp/emptydir"

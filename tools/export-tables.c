@@ -1,0 +1,1278 @@
+/*
+ * export-tables.c - `dnntrace export --format sqlite|csv`: the traces as
+ * tables, one SQLite database or one CSV file per table.
+ *
+ * The tables are those of export-schema.h. A consumer of each trace's
+ * session fills rows as events arrive and hands each to a back end at
+ * once: nothing is held but the strings interned so far (StringIds) and a
+ * few per-trace lookups, so memory does not grow with the trace. The back
+ * ends know nothing of traces; the consumer knows nothing of SQL or CSV.
+ *
+ * Neither back end overwrites what exists, and an export that fails to
+ * write (a full disk) removes what it wrote rather than leave part of it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dt-config.h"
+#include "export-schema.h"
+#include "export.h"
+#include "tools.h"
+
+/* ------------------------------------------------------------- rows */
+
+enum cell_kind { CELL_NULL, CELL_INT, CELL_REAL, CELL_TEXT };
+
+struct cell {
+	enum cell_kind kind;
+	union {
+		int64_t i;
+		double f;
+		struct {
+			const char *s;
+			size_t n;
+		} t;
+	};
+};
+
+struct exporter;
+
+/* A back end: it creates the tables, takes rows, and either finishes the
+ * output or removes it. open and row return 0, or -1 with a sentence in
+ * x->err; finish returns an exit code. */
+struct sink {
+	int (*open)(struct exporter *x);
+	int (*row)(struct exporter *x, enum xt_table_id t,
+		   const struct cell *cells);
+	int (*finish)(struct exporter *x);
+	void (*discard)(struct exporter *x);
+};
+
+/* Strings interned: by content, and by address for the strings a session
+ * keeps while it lives (op descriptions, function names). */
+struct interned {
+	uint64_t hash;
+	uint32_t id, len;
+	char *s;
+};
+
+struct by_addr {
+	const void *p;
+	uint32_t id;
+};
+
+struct exporter {
+	const struct dt_export_opts *o;
+	const struct sink *sink;
+	char err[512];
+	bool failed; /* a write failed: rows are dropped from then on */
+	bool left;   /* and what was written could not all be removed */
+	bool exists; /* the output was there already: nothing was written */
+
+	/* SQLite */
+	sqlite3 *db;
+	bool db_made; /* created: removed if the export fails */
+	sqlite3_stmt *insert[XT_N_TABLES];
+	/* CSV */
+	FILE *csv[XT_N_TABLES];
+	bool csv_made[XT_N_TABLES]; /* created: removed if the export fails */
+	char *line;
+	size_t line_cap;
+	bool made_dir;
+
+	/* the row being filled */
+	struct cell row[XT_MAX_COLUMNS];
+
+	/* the trace being read */
+	const struct dt_export_trace *t;
+	const struct dt_file_info *fi;
+	int64_t gpid;
+	bool open_window; /* no --from or --to */
+
+	struct interned *strs;
+	size_t cap_strs, n_strs;
+	struct by_addr *addrs; /* per trace */
+	size_t cap_addrs, n_addrs;
+	uint32_t *kernel_names; /* per trace, by the model's kernel name id:
+				   mangled and short name, 0 not yet */
+	size_t cap_kernel_names;
+	uint8_t *tensors_done; /* by problem string id */
+	size_t cap_tensors_done;
+	char *args;
+	size_t args_cap;
+};
+
+static inline void put_null(struct exporter *x, unsigned col)
+{
+	x->row[col].kind = CELL_NULL;
+}
+
+static inline void put_i(struct exporter *x, unsigned col, int64_t v)
+{
+	x->row[col].kind = CELL_INT;
+	x->row[col].i = v;
+}
+
+static inline void put_f(struct exporter *x, unsigned col, double v)
+{
+	x->row[col].kind = CELL_REAL;
+	x->row[col].f = v;
+}
+
+/* s (n bytes), NULL for a NULL s */
+static inline void put_sn(struct exporter *x, unsigned col, const char *s,
+			  size_t n)
+{
+	if (!s) {
+		put_null(x, col);
+		return;
+	}
+	x->row[col].kind = CELL_TEXT;
+	x->row[col].t.s = s;
+	x->row[col].t.n = n;
+}
+
+static inline void put_s(struct exporter *x, unsigned col, const char *s)
+{
+	put_sn(x, col, s, s ? strlen(s) : 0);
+}
+
+/* a string id: NULL for 0 (no string) */
+static inline void put_id(struct exporter *x, unsigned col, uint32_t id)
+{
+	if (id)
+		put_i(x, col, id);
+	else
+		put_null(x, col);
+}
+
+/* -1, 0, 1 as NULL, 0, 1 */
+static inline void put_tri(struct exporter *x, unsigned col, int v)
+{
+	if (v < 0)
+		put_null(x, col);
+	else
+		put_i(x, col, v != 0);
+}
+
+/* A data type's name, NULL when unknown. */
+static const char *dtype_name(int64_t dtype)
+{
+	const char *n = dtype >= 0 ? dt_dtype_name(dtype) : "?";
+
+	return strcmp(n, "?") ? n : NULL;
+}
+
+/* A CLOCK_MONOTONIC time of the trace being read, on the time line. */
+static inline int64_t line_time(const struct exporter *x, uint64_t mono)
+{
+	return (int64_t)mono + x->t->offset;
+}
+
+static void write_cells(struct exporter *x, enum xt_table_id t,
+			const struct cell *cells)
+{
+	if (x->failed)
+		return;
+	if (x->sink->row(x, t, cells) < 0)
+		x->failed = true;
+}
+
+/* Hand the row filled to the back end; every column must have been put. */
+static void emit(struct exporter *x, enum xt_table_id t)
+{
+	write_cells(x, t, x->row);
+}
+
+/* *p, an array of *cap elements of elem bytes, grown to hold need, the
+ * new ones zeroed; false when memory is short (*p is kept). */
+static bool grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	void **v = p;
+
+	if (need <= *cap)
+		return true;
+	size_t n = *cap ? *cap : 1024;
+	while (n < need)
+		n *= 2;
+	char *nv = realloc(*v, n * elem);
+	if (!nv)
+		return false;
+	memset(nv + *cap * elem, 0, (n - *cap) * elem);
+	*v = nv;
+	*cap = n;
+	return true;
+}
+
+/* ---------------------------------------------------------- strings */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static bool grow_table(void **v, size_t *cap, size_t elem)
+{
+	size_t n = *cap ? *cap * 2 : 1024;
+	void *nv = calloc(n, elem);
+
+	if (!nv)
+		return false;
+	free(*v);
+	*v = nv;
+	*cap = n;
+	return true;
+}
+
+static bool grow_strs(struct exporter *x)
+{
+	struct interned *old = x->strs;
+	size_t cap = x->cap_strs;
+
+	x->strs = NULL;
+	if (!grow_table((void **)&x->strs, &x->cap_strs, sizeof(*x->strs))) {
+		x->strs = old;
+		return false;
+	}
+	for (size_t i = 0; i < cap; i++) {
+		if (!old[i].s)
+			continue;
+		size_t k = old[i].hash & (x->cap_strs - 1);
+		while (x->strs[k].s)
+			k = (k + 1) & (x->cap_strs - 1);
+		x->strs[k] = old[i];
+	}
+	free(old);
+	return true;
+}
+
+/* The id of s (n bytes) in StringIds, written there when new; 0 when
+ * memory is short (the columns that refer to it are NULL then). */
+static uint32_t intern(struct exporter *x, const char *s, size_t n)
+{
+	if ((x->n_strs + 1) * 2 > x->cap_strs && !grow_strs(x))
+		return 0;
+	uint64_t h = hash_bytes(s, n);
+	size_t k = h & (x->cap_strs - 1);
+	for (; x->strs[k].s; k = (k + 1) & (x->cap_strs - 1))
+		if (x->strs[k].hash == h && x->strs[k].len == n &&
+		    !memcmp(x->strs[k].s, s, n))
+			return x->strs[k].id;
+	char *copy = malloc(n + 1);
+	if (!copy || n > UINT32_MAX) {
+		free(copy);
+		return 0;
+	}
+	memcpy(copy, s, n);
+	copy[n] = 0;
+	uint32_t id = (uint32_t)++x->n_strs;
+	x->strs[k] = (struct interned){ h, id, (uint32_t)n, copy };
+
+	struct cell row[XT_str_n_cols] = {
+		[XT_str_id] = { .kind = CELL_INT, .i = id },
+		[XT_str_value] = { .kind = CELL_TEXT, .t = { copy, n } },
+	};
+	write_cells(x, XT_str, row);
+	return id;
+}
+
+static inline size_t addr_slot(const void *p, size_t cap)
+{
+	return (size_t)(((uintptr_t)p >> 3) * 0x9e3779b97f4a7c15ull >> 20) &
+	       (cap - 1);
+}
+
+/* The id of a string the session keeps as long as it lives: looked up by
+ * its address, hashed only the first time. 0 for NULL. */
+static uint32_t intern_kept(struct exporter *x, const char *s)
+{
+	if (!s)
+		return 0;
+	if ((x->n_addrs + 1) * 2 > x->cap_addrs) {
+		struct by_addr *old = x->addrs;
+		size_t cap = x->cap_addrs;
+		x->addrs = NULL;
+		if (!grow_table((void **)&x->addrs, &x->cap_addrs,
+				sizeof(*x->addrs))) {
+			x->addrs = old;
+			return intern(x, s, strlen(s));
+		}
+		for (size_t i = 0; i < cap; i++) {
+			if (!old[i].p)
+				continue;
+			size_t k = addr_slot(old[i].p, x->cap_addrs);
+			while (x->addrs[k].p)
+				k = (k + 1) & (x->cap_addrs - 1);
+			x->addrs[k] = old[i];
+		}
+		free(old);
+	}
+	size_t k = addr_slot(s, x->cap_addrs);
+	for (; x->addrs[k].p; k = (k + 1) & (x->cap_addrs - 1))
+		if (x->addrs[k].p == s)
+			return x->addrs[k].id;
+	uint32_t id = intern(x, s, strlen(s));
+	if (id) {
+		x->addrs[k] = (struct by_addr){ s, id };
+		x->n_addrs++;
+	}
+	return id;
+}
+
+static void free_strings(struct exporter *x)
+{
+	for (size_t i = 0; i < x->cap_strs; i++)
+		free(x->strs[i].s);
+	free(x->strs);
+	free(x->addrs);
+	free(x->kernel_names);
+	free(x->tensors_done);
+}
+
+/* ------------------------------------------------------------ events */
+
+static void put_process(struct exporter *x, unsigned gpid_col, unsigned pid_col)
+{
+	put_i(x, gpid_col, x->gpid);
+	put_i(x, pid_col, x->t->pid);
+}
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	struct exporter *x = arg;
+
+	if (!dt_export_in(x->t, c->t_begin, c->t_end))
+		return;
+	int len = -1;
+	if (c->argc >= 0) {
+		len = dt_args_format(c->name, c->argv, c->argc, x->args,
+				     x->args_cap);
+		if (len >= 0 && (size_t)len >= x->args_cap)
+			len = grow(&x->args, &x->args_cap, (size_t)len + 1, 1)
+				      ? dt_args_format(c->name, c->argv,
+						       c->argc, x->args,
+						       x->args_cap)
+				      : -1;
+	}
+	put_i(x, XT_call_start, line_time(x, c->t_begin));
+	put_i(x, XT_call_end, line_time(x, c->t_end));
+	put_i(x, XT_call_globalTid, x->gpid + c->tid);
+	put_process(x, XT_call_globalPid, XT_call_pid);
+	put_i(x, XT_call_tid, c->tid);
+	put_i(x, XT_call_seq, (int64_t)c->seq);
+	put_id(x, XT_call_nameId, intern_kept(x, c->name));
+	put_i(x, XT_call_status, c->status);
+	put_i(x, XT_call_nested, !!(c->flags & DT_CALL_NESTED));
+	put_i(x, XT_call_byDnntrace, !!(c->flags & DT_CALL_BY_DNNTRACE));
+	if (len >= 0)
+		put_sn(x, XT_call_args, x->args, (size_t)len);
+	else
+		put_null(x, XT_call_args);
+	emit(x, XT_call);
+}
+
+/* A kernel's mangled and short names, interned once per name and trace. */
+static void kernel_names(struct exporter *x, const struct dt_kernel_class *kc,
+			 uint32_t *mangled, uint32_t *shortname)
+{
+	if (!grow(&x->kernel_names, &x->cap_kernel_names,
+		  2 * ((size_t)kc->id + 1), sizeof(*x->kernel_names))) {
+		*mangled = *shortname = 0;
+		return;
+	}
+	uint32_t *slot = &x->kernel_names[2 * (size_t)kc->id];
+	if (!slot[0]) {
+		size_t n;
+		const char *f = dt_kernel_function(kc->name, kc->len, &n);
+		slot[0] = intern(x, kc->name, kc->len);
+		slot[1] = intern(x, f, n);
+	}
+	*mangled = slot[0];
+	*shortname = slot[1];
+}
+
+/* The columns every activity table shares (XT_ACTIVITY). */
+#define PUT_ACTIVITY(x, t, a)                                               \
+	do {                                                                \
+		if ((a)->timed) {                                           \
+			put_i(x, XT_##t##_start, line_time(x, (a)->start)); \
+			put_i(x, XT_##t##_end, line_time(x, (a)->end));     \
+		} else {                                                    \
+			put_null(x, XT_##t##_start);                        \
+			put_null(x, XT_##t##_end);                          \
+		}                                                           \
+		put_i(x, XT_##t##_deviceId, (a)->device);                   \
+		put_i(x, XT_##t##_contextId, (a)->context);                 \
+		put_i(x, XT_##t##_streamId, (a)->stream);                   \
+		put_i(x, XT_##t##_correlationId, (a)->corr);                \
+		put_process(x, XT_##t##_globalPid, XT_##t##_pid);           \
+		if ((a)->call)                                              \
+			put_i(x, XT_##t##_callSeq, (int64_t)(a)->call);     \
+		else                                                        \
+			put_null(x, XT_##t##_callSeq);                      \
+		if ((a)->exec)                                              \
+			put_i(x, XT_##t##_exec, (int64_t)(a)->exec);        \
+		else                                                        \
+			put_null(x, XT_##t##_exec);                         \
+	} while (0)
+
+static void put_kernel(struct exporter *x, const struct dt_activity *a)
+{
+	const struct dt_rec_kernel *k = a->kernel;
+	const struct dt_kernel_class *kc = a->kc;
+	uint32_t mangled = 0, shortname = 0;
+
+	if (kc)
+		kernel_names(x, kc, &mangled, &shortname);
+	PUT_ACTIVITY(x, kernel, a);
+	put_id(x, XT_kernel_shortName, shortname);
+	put_id(x, XT_kernel_mangledName, mangled);
+	put_i(x, XT_kernel_gridX, k->grid_x);
+	put_i(x, XT_kernel_gridY, k->grid_y);
+	put_i(x, XT_kernel_gridZ, k->grid_z);
+	put_i(x, XT_kernel_blockX, k->block_x);
+	put_i(x, XT_kernel_blockY, k->block_y);
+	put_i(x, XT_kernel_blockZ, k->block_z);
+	put_i(x, XT_kernel_staticSharedMemory, k->static_smem);
+	put_i(x, XT_kernel_dynamicSharedMemory, k->dynamic_smem);
+	put_i(x, XT_kernel_registersPerThread, k->registers);
+	if (k->graph_id) {
+		put_i(x, XT_kernel_graphId, k->graph_id);
+		put_i(x, XT_kernel_graphNodeId, (int64_t)k->graph_node);
+	} else {
+		put_null(x, XT_kernel_graphId);
+		put_null(x, XT_kernel_graphNodeId);
+	}
+	if (kc) {
+		put_s(x, XT_kernel_family, dt_family_key(kc->family));
+		put_i(x, XT_kernel_layout, kc->layout);
+		put_i(x, XT_kernel_tuner, kc->tuner);
+		put_tri(x, XT_kernel_tensorCores, kc->tc);
+	} else {
+		put_null(x, XT_kernel_family);
+		put_null(x, XT_kernel_layout);
+		put_null(x, XT_kernel_tuner);
+		put_null(x, XT_kernel_tensorCores);
+	}
+	emit(x, XT_kernel);
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct exporter *x = arg;
+
+	/* work CUPTI could not time is in only when the whole trace is */
+	if (a->timed ? !dt_export_in(x->t, a->start, a->end) : !x->open_window)
+		return;
+	switch (a->kind) {
+	case DT_ACT_KERNEL:
+		put_kernel(x, a);
+		break;
+	case DT_ACT_MEMCPY: {
+		const struct dt_rec_memcpy *r = (const void *)a->rec;
+		PUT_ACTIVITY(x, memcpy, a);
+		put_i(x, XT_memcpy_bytes, (int64_t)a->bytes);
+		put_i(x, XT_memcpy_copyKind, r->copy_kind);
+		put_i(x, XT_memcpy_srcKind, r->src_kind);
+		put_i(x, XT_memcpy_dstKind, r->dst_kind);
+		emit(x, XT_memcpy);
+		break;
+	}
+	case DT_ACT_MEMSET: {
+		const struct dt_rec_memset *r = (const void *)a->rec;
+		PUT_ACTIVITY(x, memset, a);
+		put_i(x, XT_memset_bytes, (int64_t)a->bytes);
+		put_i(x, XT_memset_value, r->value);
+		put_i(x, XT_memset_memKind, r->mem_kind);
+		emit(x, XT_memset);
+		break;
+	}
+	}
+}
+
+static void on_device(void *arg, const struct dt_device *d)
+{
+	static const struct {
+		unsigned col;
+		enum dt_math math;
+	} peaks[] = {
+		{ XT_gpu_peakFp64, DT_MATH_FP64 },
+		{ XT_gpu_peakFp32, DT_MATH_FP32 },
+		{ XT_gpu_peakTf32, DT_MATH_TF32 },
+		{ XT_gpu_peakFp16, DT_MATH_FP16 },
+		{ XT_gpu_peakBf16, DT_MATH_BF16 },
+		{ XT_gpu_peakFp8, DT_MATH_FP8 },
+		{ XT_gpu_peakInt8, DT_MATH_INT8 },
+	};
+	struct exporter *x = arg;
+	struct dt_peaks p;
+
+	dt_peaks_for_device(&p, d);
+	put_process(x, XT_gpu_globalPid, XT_gpu_pid);
+	put_i(x, XT_gpu_id, d->id);
+	put_s(x, XT_gpu_name, d->name);
+	put_i(x, XT_gpu_computeMajor, d->cc_major);
+	put_i(x, XT_gpu_computeMinor, d->cc_minor);
+	put_i(x, XT_gpu_smCount, d->sms);
+	put_i(x, XT_gpu_clockRate, d->clock_khz);
+	put_i(x, XT_gpu_memoryBandwidth, (int64_t)d->mem_bandwidth_kBps * 1000);
+	put_i(x, XT_gpu_totalMemory, (int64_t)d->global_mem);
+	put_i(x, XT_gpu_l2CacheSize, d->l2_size);
+	put_f(x, XT_gpu_peakBandwidth, p.bandwidth);
+	for (size_t i = 0; i < sizeof(peaks) / sizeof(peaks[0]); i++)
+		put_f(x, peaks[i].col, p.flops[peaks[i].math]);
+	put_s(x, XT_gpu_peakSource, p.source);
+	emit(x, XT_gpu);
+}
+
+static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
+{
+	static const char *const state[] = { [DT_GPU_ON] = "on",
+					     [DT_GPU_OFF] = "off",
+					     [DT_GPU_TAKEN] = "taken",
+					     [DT_GPU_RESUMED] = "resumed" };
+	struct exporter *x = arg;
+
+	if (!dt_export_in(x->t, g->t, g->t))
+		return;
+	put_i(x, XT_gpustate_start, line_time(x, g->t));
+	put_process(x, XT_gpustate_globalPid, XT_gpustate_pid);
+	put_s(x, XT_gpustate_state,
+	      g->state < sizeof(state) / sizeof(state[0]) ? state[g->state]
+							  : NULL);
+	put_i(x, XT_gpustate_code, g->code);
+	put_i(x, XT_gpustate_dropped, (int64_t)g->dropped);
+	put_sn(x, XT_gpustate_why, g->why ? g->why : "", g->why_len);
+	emit(x, XT_gpustate);
+}
+
+static void on_thread(struct exporter *x, const struct dt_rec_thread *r)
+{
+	uint32_t len;
+	const char *name = (const char *)dt_rec_tail(&r->hdr, &len);
+	uint32_t id = intern(x, name ? name : "", name ? len : 0);
+
+	put_i(x, XT_thread_globalTid, x->gpid + r->tid);
+	put_process(x, XT_thread_globalPid, XT_thread_pid);
+	put_i(x, XT_thread_tid, r->tid);
+	put_id(x, XT_thread_nameId, id);
+	put_i(x, XT_thread_start, line_time(x, r->t));
+	emit(x, XT_thread);
+}
+
+static void on_loss(struct exporter *x, const struct dt_rec_loss *r)
+{
+	static const char *const why[] = {
+		[DT_LOSS_FULL] = "buffer full",
+		[DT_LOSS_TOO_BIG] = "record too large for a buffer",
+		[DT_LOSS_NOBUF] = "no buffer for the thread",
+		[DT_LOSS_IO] = "the file could not take them",
+		[DT_LOSS_CUPTI] = "CUPTI dropped GPU records",
+	};
+
+	put_i(x, XT_loss_start, line_time(x, r->t));
+	put_process(x, XT_loss_globalPid, XT_loss_pid);
+	put_i(x, XT_loss_tid, r->tid);
+	put_i(x, XT_loss_count, (int64_t)r->count);
+	put_s(x, XT_loss_reason,
+	      r->reason < sizeof(why) / sizeof(why[0]) ? why[r->reason] : NULL);
+	emit(x, XT_loss);
+}
+
+/* Threads and losses: the records no event carries. Every thread is
+ * listed, whatever the window; losses are said whatever the window too,
+ * since what they dropped may have been in it. */
+static void on_record(void *arg, const struct dt_rec_hdr *rec)
+{
+	struct exporter *x = arg;
+
+	if (rec->type == DT_REC_THREAD)
+		on_thread(x, (const void *)rec);
+	else if (rec->type == DT_REC_LOSS)
+		on_loss(x, (const void *)rec);
+}
+
+/* "[8,64,56,56]" */
+static size_t json_ints(char *buf, size_t size, const int64_t *v, int n)
+{
+	int len = 0;
+
+	dt_put(buf, size, &len, "[", 1);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			dt_put(buf, size, &len, ",", 1);
+		dt_put_i64(buf, size, &len, v[i]);
+	}
+	dt_put(buf, size, &len, "]", 1);
+	return (size_t)len < size ? (size_t)len : size - 1;
+}
+
+/* The tensors of op's problem, the first time the export meets it. */
+static void put_tensors(struct exporter *x, const struct dt_op *op,
+			uint32_t problem)
+{
+	if (!problem ||
+	    !grow(&x->tensors_done, &x->cap_tensors_done, problem + 1, 1) ||
+	    x->tensors_done[problem])
+		return;
+	x->tensors_done[problem] = 1;
+	for (uint32_t i = 0; i < op->n_tensors; i++) {
+		const struct dt_op_tensor *ot = &op->tensors[i];
+		const struct dt_tensor *t = &ot->t;
+		char dims[DT_MAX_DIMS * 21 + 2], strides[DT_MAX_DIMS * 21 + 2];
+		int nb = t->nb < 0             ? 0
+			 : t->nb > DT_MAX_DIMS ? DT_MAX_DIMS
+					       : t->nb;
+
+		put_i(x, XT_tensor_problemId, problem);
+		put_i(x, XT_tensor_ord, i);
+		put_s(x, XT_tensor_role, ot->role);
+		put_i(x, XT_tensor_uid, t->uid);
+		put_s(x, XT_tensor_dtype, dtype_name(t->dtype));
+		put_i(x, XT_tensor_nbDims, nb);
+		put_sn(x, XT_tensor_dims, dims,
+		       json_ints(dims, sizeof(dims), t->dims, nb));
+		put_sn(x, XT_tensor_strides, strides,
+		       json_ints(strides, sizeof(strides), t->strides, nb));
+		put_i(x, XT_tensor_isVirtual, t->is_virtual);
+		put_i(x, XT_tensor_byValue, t->by_value);
+		put_i(x, XT_tensor_bytes, (int64_t)dt_tensor_bytes(t));
+		emit(x, XT_tensor);
+	}
+}
+
+static void on_op(void *arg, const struct dt_op *op)
+{
+	static const char *const origin[] = { [DT_OP_CALL] = "call",
+					      [DT_OP_CAPTURED] = "captured",
+					      [DT_OP_REPLAY] = "replay" };
+	struct exporter *x = arg;
+	uint64_t end = op->kernels && op->gpu_end > op->t_end ? op->gpu_end
+							      : op->t_end;
+
+	/* in when the call or its GPU work meets the window */
+	if (!dt_export_in(x->t, op->t_begin, end))
+		return;
+	/* strings first: a new one is a row of its own */
+	uint32_t problem = intern_kept(x, op->problem),
+		 brief = intern_kept(x, op->brief),
+		 desc = intern_kept(x, op->desc), api = intern_kept(x, op->api),
+		 knobs = intern_kept(x, op->knobs),
+		 notes = intern_kept(x, op->notes),
+		 first = intern_kept(x, op->first_kernel);
+	put_tensors(x, op, problem);
+
+	put_i(x, XT_op_start, line_time(x, op->t_begin));
+	put_i(x, XT_op_end, line_time(x, op->t_end));
+	put_process(x, XT_op_globalPid, XT_op_pid);
+	put_i(x, XT_op_tid, op->tid);
+	put_i(x, XT_op_exec, (int64_t)op->exec);
+	put_i(x, XT_op_seq, (int64_t)op->seq);
+	put_s(x, XT_op_origin,
+	      op->origin <= DT_OP_REPLAY ? origin[op->origin] : NULL);
+	if (op->origin == DT_OP_REPLAY)
+		put_i(x, XT_op_graphLaunch, op->graph_launch);
+	else
+		put_null(x, XT_op_graphLaunch);
+	put_id(x, XT_op_nameId, api);
+	put_i(x, XT_op_status, op->status);
+	put_s(x, XT_op_kind, dt_op_kind_key(op->cost.kind));
+	put_id(x, XT_op_problemId, problem);
+	put_id(x, XT_op_briefId, brief);
+	put_id(x, XT_op_descId, desc);
+	put_i(x, XT_op_plan, op->plan);
+	put_i(x, XT_op_engine, op->engine);
+	put_id(x, XT_op_knobsId, knobs);
+	put_id(x, XT_op_notesId, notes);
+	put_i(x, XT_op_streamHandle, (int64_t)op->stream);
+	put_i(x, XT_op_workspace, op->workspace);
+	put_i(x, XT_op_kernels, op->kernels);
+	put_i(x, XT_op_gpuNs, (int64_t)op->gpu_ns);
+	if (op->kernels) {
+		put_i(x, XT_op_gpuStart, line_time(x, op->gpu_start));
+		put_i(x, XT_op_gpuEnd, line_time(x, op->gpu_end));
+	} else {
+		put_null(x, XT_op_gpuStart);
+		put_null(x, XT_op_gpuEnd);
+	}
+	put_id(x, XT_op_firstKernelId, first);
+	put_i(x, XT_op_converts, op->converts);
+	put_i(x, XT_op_convertNs, (int64_t)op->convert_ns);
+	put_f(x, XT_op_flops, op->cost.flops);
+	put_i(x, XT_op_bytes, (int64_t)op->cost.bytes);
+	put_s(x, XT_op_dtype, dtype_name(op->cost.dtype));
+	put_s(x, XT_op_math,
+	      op->math != DT_MATH_UNKNOWN ? dt_math_name(op->math) : NULL);
+	put_tri(x, XT_op_tensorCores, op->tensor_cores);
+	if (op->device >= 0)
+		put_i(x, XT_op_deviceId, op->device);
+	else
+		put_null(x, XT_op_deviceId);
+	emit(x, XT_op);
+}
+
+static void on_plan(void *arg, const struct dt_plan_build *b)
+{
+	struct exporter *x = arg;
+
+	if (!dt_export_in(x->t, b->t, b->t))
+		return;
+	uint32_t problem = intern_kept(x, b->problem),
+		 brief = intern_kept(x, b->brief);
+	put_i(x, XT_plan_start, line_time(x, b->t));
+	put_process(x, XT_plan_globalPid, XT_plan_pid);
+	put_i(x, XT_plan_plan, b->plan);
+	put_s(x, XT_plan_kind, dt_op_kind_key(b->kind));
+	put_id(x, XT_plan_problemId, problem);
+	put_id(x, XT_plan_briefId, brief);
+	put_i(x, XT_plan_hostNs, (int64_t)b->host_ns);
+	emit(x, XT_plan);
+}
+
+/* The trace's row of PROCESSES, once it has been read. */
+static void put_trace(struct exporter *x, struct dt_session *s)
+{
+	const struct dt_file_info *fi = x->fi;
+	const struct dt_file_stats *st = dt_session_file(s);
+	const struct dt_model_stats *ms = dt_session_stats(s);
+	const struct dt_graph_stats *g = &ms->graphs;
+	char ended[512], lost[512], cudnn[32], cuda[96];
+	const char *rank = x->t->rank ? strchr(x->t->rank, '=') : NULL;
+	const char *version = dt_info_get(fi, "cudnn.version");
+
+	put_process(x, XT_proc_globalPid, XT_proc_pid);
+	put_i(x, XT_proc_ppid, fi->hdr.ppid);
+	if (rank)
+		put_i(x, XT_proc_rank, strtoll(rank + 1, NULL, 10));
+	else
+		put_null(x, XT_proc_rank);
+	put_s(x, XT_proc_host, dt_info_get(fi, "host"));
+	put_s(x, XT_proc_name, dt_info_get(fi, "cmdline"));
+	put_s(x, XT_proc_path, x->t->path);
+	put_s(x, XT_proc_cudnnVersion,
+	      version ? dt_fmt_cudnn_version(version, cudnn, sizeof(cudnn))
+		      : NULL);
+	put_s(x, XT_proc_cuda, dt_cuda_text(fi, cuda, sizeof(cuda)));
+	put_s(x, XT_proc_gpuRecording, ms->gpu_state[0] ? ms->gpu_state : NULL);
+	put_i(x, XT_proc_startMono, (int64_t)fi->hdr.start_mono);
+	put_i(x, XT_proc_startReal, (int64_t)fi->hdr.start_real);
+	put_i(x, XT_proc_monoOffset, x->t->offset);
+	put_i(x, XT_proc_complete, dt_trace_complete(st));
+	put_s(x, XT_proc_ended, dt_file_end_key(st->end));
+	put_s(x, XT_proc_endedText, dt_file_end_text(st, ended, sizeof(ended)));
+	put_i(x, XT_proc_records, (int64_t)st->records);
+	if (st->records_missing_known)
+		put_i(x, XT_proc_recordsMissing, (int64_t)st->records_missing);
+	else
+		put_null(x, XT_proc_recordsMissing);
+	put_i(x, XT_proc_skippedBytes, (int64_t)st->bytes_skipped);
+	put_i(x, XT_proc_lost, (int64_t)st->lost);
+	put_i(x, XT_proc_lostExact, st->lost_exact);
+	put_s(x, XT_proc_lostText,
+	      dt_lost_text(st, ms, " lost", lost, sizeof(lost)));
+	put_i(x, XT_proc_gpuDropped, (int64_t)st->gpu_dropped);
+	put_i(x, XT_proc_undecoded, (int64_t)ms->undecoded);
+	put_i(x, XT_proc_graphLaunches, (int64_t)g->launches);
+	put_i(x, XT_proc_graphLaunchNs, (int64_t)g->launch_ns);
+	put_i(x, XT_proc_graphLaunched, (int64_t)g->launched);
+	put_i(x, XT_proc_graphCaptured, (int64_t)g->captured);
+	put_i(x, XT_proc_graphReplays, (int64_t)g->replays);
+	put_i(x, XT_proc_graphPartial, (int64_t)g->partial);
+	put_i(x, XT_proc_graphKernels, (int64_t)g->kernels);
+	put_i(x, XT_proc_graphAttributed, (int64_t)g->attributed);
+	put_i(x, XT_proc_graphUnknown, (int64_t)g->unknown);
+	put_i(x, XT_proc_graphMismatch, (int64_t)g->mismatch);
+	put_i(x, XT_proc_graphUnresolved, (int64_t)g->unresolved);
+	emit(x, XT_proc);
+}
+
+static void put_meta(struct exporter *x, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void put_meta(struct exporter *x, const char *name, const char *fmt, ...)
+{
+	char value[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	put_s(x, XT_meta_name, name);
+	put_s(x, XT_meta_value, value);
+	emit(x, XT_meta);
+}
+
+/* What the whole export is: its time line and window. */
+static void put_export(struct exporter *x, const struct dt_export_trace *t,
+		       size_t n)
+{
+	const struct dt_file_header *h = &dt_session_info(t[0].s)->hdr;
+	/* offset = start_real - base - start_mono, for any trace */
+	int64_t base =
+		(int64_t)h->start_real - (int64_t)h->start_mono - t[0].offset;
+
+	put_meta(x, "dnntrace", "%s", DT_VERSION);
+	put_meta(x, "schema", "%d", XT_SCHEMA_VERSION);
+	put_meta(x, "timeBase", "%" PRId64, base);
+	put_meta(x, "from", "%" PRIu64, x->o->from_ns);
+	if (x->o->to_ns != UINT64_MAX)
+		put_meta(x, "to", "%" PRIu64, x->o->to_ns);
+	if (x->o->pid >= 0)
+		put_meta(x, "pid", "%" PRId64, x->o->pid);
+	put_meta(x, "traces", "%zu", n);
+}
+
+/* Writing failed: remove what was written, say so in one sentence; the
+ * exit code. */
+static int export_failed(struct exporter *x)
+{
+	x->sink->discard(x);
+	dt_error("%s%s", x->err,
+		 x->left ? "" : "; what was written is removed");
+	return 1;
+}
+
+/* Read every trace into the tables; an exit code. */
+static int export_tables(const struct dt_export_opts *o, const struct sink *sk)
+{
+	struct exporter *x = calloc(1, sizeof(*x));
+	size_t n;
+
+	if (!x) {
+		dt_error("out of memory");
+		return 1;
+	}
+	x->o = o;
+	x->sink = sk;
+	x->open_window = !o->from_ns && o->to_ns == UINT64_MAX;
+	struct dt_export_trace *t = dt_export_open(o, &n);
+	if (!t) {
+		free(x);
+		return EXIT_USAGE;
+	}
+	if (sk->open(x) < 0) {
+		int rc = x->exists ? EXIT_USAGE : 1;
+		sk->discard(x);
+		dt_error("%s", x->err);
+		dt_export_close(t, n);
+		free(x->line);
+		free(x);
+		return rc;
+	}
+	put_export(x, t, n);
+	for (size_t i = 0; i < n && !x->failed; i++) {
+		struct dt_consumer c = { .arg = x,
+					 .call = on_call,
+					 .activity = on_activity,
+					 .device = on_device,
+					 .gpu_state = on_gpu_state,
+					 .record = on_record,
+					 .op = on_op,
+					 .plan = on_plan };
+		x->t = &t[i];
+		x->fi = dt_session_info(t[i].s);
+		x->gpid = (int64_t)i << 48 | (int64_t)t[i].pid << 24;
+		x->n_addrs = 0;
+		if (x->addrs)
+			memset(x->addrs, 0, x->cap_addrs * sizeof(*x->addrs));
+		if (x->kernel_names)
+			memset(x->kernel_names, 0,
+			       x->cap_kernel_names * sizeof(*x->kernel_names));
+		dt_session_add(t[i].s, &c);
+		dt_session_run(t[i].s);
+		put_trace(x, t[i].s);
+		/* what the model kept goes now, not with the last trace */
+		dt_session_close(t[i].s);
+		t[i].s = NULL;
+	}
+	int rc = x->failed ? export_failed(x) : sk->finish(x);
+	dt_export_close(t, n);
+	free_strings(x);
+	free(x->args);
+	free(x->line);
+	free(x);
+	return rc;
+}
+
+/* ----------------------------------------------------------- SQLite */
+
+/* One sentence for what SQLite said went wrong; -1. */
+static int sqlite_error(struct exporter *x, int rc)
+{
+	snprintf(x->err, sizeof(x->err), "cannot write %s: %s", x->o->output,
+		 x->db ? sqlite3_errmsg(x->db) : sqlite3_errstr(rc));
+	return -1;
+}
+
+/* Create the file, refusing one that exists: nsys export refuses too,
+ * unless told to overwrite. 0, or -1 with a sentence. */
+static int create_new(struct exporter *x, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+	if (fd >= 0)
+		return fd;
+	x->exists = errno == EEXIST;
+	snprintf(x->err, sizeof(x->err),
+		 x->exists ? "%s exists; dnntrace export does not overwrite "
+			     "it: remove it or name another"
+			   : "cannot create %s: %s",
+		 path, strerror(errno));
+	return -1;
+}
+
+static int sqlite_open(struct exporter *x)
+{
+	/* one transaction and no journal: a failed export is removed whole,
+	 * so there is nothing to roll back to */
+	static const char pragmas[] = "PRAGMA page_size = 65536;"
+				      "PRAGMA journal_mode = OFF;"
+				      "PRAGMA synchronous = OFF;"
+				      "PRAGMA locking_mode = EXCLUSIVE;"
+				      "PRAGMA cache_size = -65536;"
+				      "BEGIN;";
+	static const char *const type[] = { [XT_INTEGER] = "INTEGER",
+					    [XT_REAL] = "REAL",
+					    [XT_TEXT] = "TEXT" };
+	const char *path = x->o->output;
+	int fd = create_new(x, path), rc;
+
+	if (fd < 0)
+		return -1;
+	x->db_made = true;
+	close(fd);
+	/* one thread uses SQLite: no lock around each call, and no
+	 * memory statistics that take one for each allocation */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	rc = sqlite3_open_v2(path, &x->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK ||
+	    (rc = sqlite3_exec(x->db, pragmas, NULL, NULL, NULL)) != SQLITE_OK)
+		return sqlite_error(x, rc);
+	for (int t = 0; t < XT_N_TABLES; t++) {
+		const struct xt_table *tb = &xt_tables[t];
+		char create[4096], insert[1024];
+		int nc = snprintf(create, sizeof(create), "CREATE TABLE %s (",
+				  tb->name);
+		int ni = snprintf(insert, sizeof(insert),
+				  "INSERT INTO %s VALUES (", tb->name);
+		for (unsigned c = 0; c < tb->n_cols; c++) {
+			/* quoted: some names (end) are keywords elsewhere */
+			nc += snprintf(create + nc, sizeof(create) - (size_t)nc,
+				       "%s\"%s\" %s", c ? ", " : "",
+				       tb->cols[c].name,
+				       type[tb->cols[c].type]);
+			ni += snprintf(insert + ni, sizeof(insert) - (size_t)ni,
+				       "%s?", c ? ", " : "");
+		}
+		snprintf(create + nc, sizeof(create) - (size_t)nc, ")");
+		snprintf(insert + ni, sizeof(insert) - (size_t)ni, ")");
+		if ((rc = sqlite3_exec(x->db, create, NULL, NULL, NULL)) !=
+			    SQLITE_OK ||
+		    (rc = sqlite3_prepare_v3(x->db, insert, -1,
+					     SQLITE_PREPARE_PERSISTENT,
+					     &x->insert[t], NULL)) != SQLITE_OK)
+			return sqlite_error(x, rc);
+	}
+	return 0;
+}
+
+static int sqlite_row(struct exporter *x, enum xt_table_id t,
+		      const struct cell *cells)
+{
+	sqlite3_stmt *st = x->insert[t];
+	int rc = SQLITE_OK;
+
+	for (unsigned c = 0; c < xt_tables[t].n_cols && rc == SQLITE_OK; c++) {
+		const struct cell *v = &cells[c];
+		switch (v->kind) {
+		case CELL_NULL:
+			rc = sqlite3_bind_null(st, (int)c + 1);
+			break;
+		case CELL_INT:
+			rc = sqlite3_bind_int64(st, (int)c + 1, v->i);
+			break;
+		case CELL_REAL:
+			rc = sqlite3_bind_double(st, (int)c + 1, v->f);
+			break;
+		case CELL_TEXT:
+			rc = sqlite3_bind_text64(st, (int)c + 1, v->t.s, v->t.n,
+						 SQLITE_STATIC, SQLITE_UTF8);
+			break;
+		}
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		sqlite_error(x, rc); /* before the reset forgets it */
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static void sqlite_release(struct exporter *x)
+{
+	for (int t = 0; t < XT_N_TABLES; t++) {
+		sqlite3_finalize(x->insert[t]);
+		x->insert[t] = NULL;
+	}
+}
+
+/* Remove what an export that failed wrote, and say so. */
+static void remove_output(struct exporter *x, const char *path)
+{
+	size_t n = strlen(x->err);
+
+	if (unlink(path) && errno != ENOENT) {
+		snprintf(x->err + n, sizeof(x->err) - n,
+			 "; %s is incomplete and could not be removed: %s",
+			 path, strerror(errno));
+		x->left = true;
+	}
+}
+
+static void sqlite_discard(struct exporter *x)
+{
+	sqlite_release(x);
+	sqlite3_close(x->db);
+	x->db = NULL;
+	if (x->db_made)
+		remove_output(x, x->o->output);
+}
+
+static int sqlite_finish(struct exporter *x)
+{
+	int rc;
+
+	sqlite_release(x);
+	if ((rc = sqlite3_exec(x->db, "COMMIT", NULL, NULL, NULL)) !=
+		    SQLITE_OK ||
+	    (rc = sqlite3_close(x->db)) != SQLITE_OK) {
+		sqlite_error(x, rc);
+		return export_failed(x);
+	}
+	x->db = NULL;
+	return 0;
+}
+
+static const struct sink sqlite_sink = { sqlite_open, sqlite_row, sqlite_finish,
+					 sqlite_discard };
+
+int dt_export_sqlite(const struct dt_export_opts *o)
+{
+	if (!o->output)
+		return dt_usage_error("export",
+				      "--format sqlite writes a file: name it "
+				      "with -o");
+	return export_tables(o, &sqlite_sink);
+}
+
+/* -------------------------------------------------------------- CSV */
+
+/* The file of table t in the output folder (static storage). */
+static const char *csv_path(const struct exporter *x, int t)
+{
+	static char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s.csv", x->o->output,
+		 xt_tables[t].name);
+	return path;
+}
+
+static int csv_error(struct exporter *x, int t)
+{
+	snprintf(x->err, sizeof(x->err), "cannot write %.400s: %s",
+		 csv_path(x, t), strerror(errno));
+	return -1;
+}
+
+static int csv_open(struct exporter *x)
+{
+	const char *dir = x->o->output;
+	struct stat st;
+
+	if (!mkdir(dir, 0777)) {
+		x->made_dir = true;
+	} else if (errno != EEXIST || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		x->exists = errno == EEXIST;
+		snprintf(x->err, sizeof(x->err),
+			 x->exists ? "%s exists and is no folder: --format csv "
+				     "writes a folder of tables"
+				   : "cannot create the folder %s: %s",
+			 dir, strerror(errno));
+		return -1;
+	}
+	for (int t = 0; t < XT_N_TABLES; t++) {
+		const struct xt_table *tb = &xt_tables[t];
+		int fd = create_new(x, csv_path(x, t));
+		if (fd < 0)
+			return -1;
+		x->csv_made[t] = true;
+		if (!(x->csv[t] = fdopen(fd, "w"))) {
+			close(fd);
+			return csv_error(x, t);
+		}
+		setvbuf(x->csv[t], NULL, _IOFBF, 1 << 20);
+		for (unsigned c = 0; c < tb->n_cols; c++)
+			fprintf(x->csv[t], "%s%s", c ? "," : "",
+				tb->cols[c].name);
+		fputc('\n', x->csv[t]);
+	}
+	return 0;
+}
+
+/* v in decimal, two digits at a time: most of what CSV files hold */
+static size_t put_int(char *p, int64_t v)
+{
+	static const char pairs[] = "00010203040506070809"
+				    "10111213141516171819"
+				    "20212223242526272829"
+				    "30313233343536373839"
+				    "40414243444546474849"
+				    "50515253545556575859"
+				    "60616263646566676869"
+				    "70717273747576777879"
+				    "80818283848586878889"
+				    "90919293949596979899";
+	char tmp[20];
+	size_t n = 0, i = sizeof(tmp);
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	while (u >= 100) {
+		i -= 2;
+		memcpy(tmp + i, pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		i -= 2;
+		memcpy(tmp + i, pairs + 2 * u, 2);
+	} else {
+		tmp[--i] = (char)('0' + u);
+	}
+	if (v < 0)
+		p[n++] = '-';
+	memcpy(p + n, tmp + i, sizeof(tmp) - i);
+	return n + sizeof(tmp) - i;
+}
+
+/* A REAL: exactly, in as few digits as round-trip (integers as such) */
+static size_t put_real(char *p, double v)
+{
+	if (v == (double)(int64_t)v && v > -9e15 && v < 9e15)
+		return put_int(p, (int64_t)v);
+	return (size_t)snprintf(p, 32, "%.17g", v);
+}
+
+/* A field as RFC 4180 has it: quoted when it holds a comma, a quote or a
+ * line break, quotes doubled; an empty string quoted, so that it differs
+ * from NULL, which is an empty field. */
+static size_t put_text(char *p, const char *s, size_t n)
+{
+	if (n && strcspn(s, ",\"\r\n") >= n) {
+		memcpy(p, s, n);
+		return n;
+	}
+	size_t k = 0;
+	p[k++] = '"';
+	for (const char *end = s + n, *q; s < end; s = q + 1) {
+		q = memchr(s, '"', (size_t)(end - s));
+		size_t run = q ? (size_t)(q - s) + 1 : (size_t)(end - s);
+		memcpy(p + k, s, run);
+		k += run;
+		if (!q)
+			break;
+		p[k++] = '"';
+	}
+	p[k++] = '"';
+	return k;
+}
+
+static int csv_row(struct exporter *x, enum xt_table_id t,
+		   const struct cell *cells)
+{
+	unsigned n = xt_tables[t].n_cols;
+	size_t len = 0, most = 0;
+
+	/* the most the line takes: 32 bytes a number, a text's every byte a
+	 * doubled quote, a comma or line end each */
+	for (unsigned c = 0; c < n; c++)
+		most += cells[c].kind == CELL_TEXT ? 2 * cells[c].t.n + 3 : 32;
+	if (!grow(&x->line, &x->line_cap, most, 1)) {
+		snprintf(x->err, sizeof(x->err), "out of memory");
+		return -1;
+	}
+	for (unsigned c = 0; c < n; c++) {
+		const struct cell *v = &cells[c];
+		if (c)
+			x->line[len++] = ',';
+		switch (v->kind) {
+		case CELL_NULL:
+			break;
+		case CELL_INT:
+			len += put_int(x->line + len, v->i);
+			break;
+		case CELL_REAL:
+			len += put_real(x->line + len, v->f);
+			break;
+		case CELL_TEXT:
+			len += put_text(x->line + len, v->t.s, v->t.n);
+			break;
+		}
+	}
+	x->line[len++] = '\n';
+	if (fwrite(x->line, 1, len, x->csv[t]) != len)
+		return csv_error(x, t);
+	return 0;
+}
+
+static void csv_discard(struct exporter *x)
+{
+	for (int t = 0; t < XT_N_TABLES; t++) {
+		if (x->csv[t])
+			fclose(x->csv[t]);
+		x->csv[t] = NULL;
+		if (x->csv_made[t])
+			remove_output(x, csv_path(x, t));
+	}
+	if (x->made_dir)
+		rmdir(x->o->output);
+}
+
+static int csv_finish(struct exporter *x)
+{
+	for (int t = 0; t < XT_N_TABLES; t++) {
+		FILE *f = x->csv[t];
+		bool bad = ferror(f);
+		x->csv[t] = NULL;
+		/* fclose flushes: a full disk shows here */
+		if ((fclose(f) || bad) && !x->failed) {
+			csv_error(x, t);
+			x->failed = true;
+		}
+	}
+	return x->failed ? export_failed(x) : 0;
+}
+
+static const struct sink csv_sink = { csv_open, csv_row, csv_finish,
+				      csv_discard };
+
+int dt_export_csv(const struct dt_export_opts *o)
+{
+	if (!o->output)
+		return dt_usage_error("export",
+				      "--format csv writes a folder of tables: "
+				      "name it with -o");
+	return export_tables(o, &csv_sink);
+}
