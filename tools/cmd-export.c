@@ -21,7 +21,12 @@ static const struct export_format {
 	const char *what;
 } formats[] = {
 	{ "perfetto", dt_export_trace_events,
-	  "Chrome Trace Event JSON, for ui.perfetto.dev and chrome://tracing" },
+	  "a timeline for ui.perfetto.dev and chrome://tracing\n"
+	  "                          (Chrome Trace Event JSON): calls, kernels, "
+	  "copies,\n"
+	  "                          sets, cuDNN ops, arrows from launches; to "
+	  "-o, or\n"
+	  "                          standard output" },
 	{ "sqlite", dt_export_sqlite,
 	  "one SQLite database in the file -o names: the\n"
 	  "                          processes and how their traces ended, "
@@ -52,8 +57,9 @@ static void export_help(FILE *f)
 	for (const struct export_format *x = formats; x->name; x++)
 		fprintf(f, "                %-9s %s\n", x->name, x->what);
 	fprintf(f,
-		"  -o OUT      where to write (default: standard output; a "
-		"folder for csv)\n"
+		"  -o OUT      where to write: a file (perfetto, sqlite) or a "
+		"folder (csv);\n"
+		"              an existing sqlite file or csv table is never overwritten\n"
 		"  --from T    leave out what ended before T after the first "
 		"trace began\n"
 		"              (\"2.5s\", \"300ms\", \"40us\", \"100ns\"; a "
