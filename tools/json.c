@@ -13,23 +13,88 @@
 
 #include "tools.h"
 
-/* A writer is one thread's: stdio's per-character locking is most of what
- * a large export costs. */
-#define fputc fputc_unlocked
-#define fwrite fwrite_unlocked
-#define fputs fputs_unlocked
+/* Output goes through the writer's own buffer, out to its FILE when full
+ * and when the top-level value is closed: exports write gigabytes in
+ * pieces of a few bytes, which stdio's per-call work would dominate. */
+static void flush(struct dt_json *j)
+{
+	if (j->len)
+		fwrite(j->buf, 1, j->len, j->out);
+	j->len = 0;
+}
+
+static void put(struct dt_json *j, const char *s, size_t n)
+{
+	if (j->len + n > sizeof(j->buf)) {
+		flush(j);
+		if (n > sizeof(j->buf)) {
+			fwrite(s, 1, n, j->out);
+			return;
+		}
+	}
+	memcpy(j->buf + j->len, s, n);
+	j->len += n;
+}
+
+/* After a value: a value at the top level is the whole document. */
+static void done(struct dt_json *j)
+{
+	if (!j->depth)
+		flush(j);
+}
+
+static void putc_j(struct dt_json *j, char c)
+{
+	if (j->len == sizeof(j->buf))
+		flush(j);
+	j->buf[j->len++] = c;
+}
+
+static void puts_j(struct dt_json *j, const char *s)
+{
+	put(j, s, strlen(s));
+}
+
+static void printf_j(struct dt_json *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void vprintf_j(struct dt_json *j, const char *fmt, va_list ap)
+{
+	char tmp[512];
+	va_list aq;
+
+	va_copy(aq, ap);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		put(j, tmp, (size_t)n);
+		return;
+	}
+	flush(j);
+	vfprintf(j->out, fmt, ap);
+}
+
+static void printf_j(struct dt_json *j, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf_j(j, fmt, ap);
+	va_end(ap);
+}
 
 void dt_json_init(struct dt_json *j, FILE *out)
 {
-	memset(j, 0, sizeof(*j));
+	memset(j, 0, sizeof(*j) - sizeof(j->buf));
 	j->out = out;
 }
 
-static void indent(FILE *out, int n)
+static void indent(struct dt_json *j, int n)
 {
-	fputc('\n', out);
+	putc_j(j, '\n');
 	while (n-- > 0)
-		fputc(' ', out);
+		putc_j(j, ' ');
 }
 
 /* What comes before the next member or element of the open container. */
@@ -46,18 +111,18 @@ static void separate(struct dt_json *j, int nl)
 	if (nl < 0)
 		nl = l->items;
 	if (l->any)
-		fputc(',', j->out);
+		putc_j(j, ',');
 	if (nl >= 0)
-		indent(j->out, nl);
+		indent(j, nl);
 	else if (l->any && !j->compact)
-		fputc(' ', j->out);
+		putc_j(j, ' ');
 	l->any = true;
 }
 
 void dt_json_open(struct dt_json *j, char bracket, int items)
 {
 	separate(j, -1);
-	fputc(bracket, j->out);
+	putc_j(j, bracket);
 	if (j->depth + 1 < DT_JSON_DEPTH)
 		j->depth++;
 	j->lv[j->depth] =
@@ -69,10 +134,11 @@ void dt_json_close(struct dt_json *j, int nl)
 	char bracket = j->lv[j->depth].bracket;
 
 	if (nl >= 0)
-		indent(j->out, nl);
-	fputc(bracket == '[' ? ']' : '}', j->out);
+		indent(j, nl);
+	putc_j(j, bracket == '[' ? ']' : '}');
 	if (j->depth)
 		j->depth--;
+	done(j); /* the document may be whole: callers write after it */
 }
 
 void dt_json_key(struct dt_json *j, const char *key)
@@ -80,24 +146,32 @@ void dt_json_key(struct dt_json *j, const char *key)
 	dt_json_key_nl(j, key, -1);
 }
 
-static void quote_n(FILE *out, const char *s, size_t n)
+static void quote_n(struct dt_json *j, const char *s, size_t n)
 {
 	size_t i, from = 0; /* s[from..i) needs no escape: written at once */
 
-	fputc('"', out);
-	for (i = 0; i < n && s[i]; i++) {
+	/* what needs an escape: control characters, '"' and '\\' (0 ends
+	 * the string) */
+	static const bool special[256] = {
+		[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true,
+	};
+
+	putc_j(j, '"');
+	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c != '"' && c != '\\' && c >= 0x20)
+		if (!special[c])
 			continue;
-		fwrite(s + from, 1, i - from, out);
+		if (!c)
+			break;
+		put(j, s + from, i - from);
 		from = i + 1;
 		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
+			printf_j(j, "\\%c", c);
 		else
-			fprintf(out, "\\u%04x", c);
+			printf_j(j, "\\u%04x", c);
 	}
-	fwrite(s + from, 1, i - from, out);
-	fputc('"', out);
+	put(j, s + from, i - from);
+	putc_j(j, '"');
 }
 
 static void put_key(struct dt_json *j, const char *k, size_t n, int nl)
@@ -105,14 +179,14 @@ static void put_key(struct dt_json *j, const char *k, size_t n, int nl)
 	struct dt_json_level *l = &j->lv[j->depth];
 
 	if (l->any)
-		fputc(',', j->out);
+		putc_j(j, ',');
 	if (nl >= 0)
-		indent(j->out, nl);
+		indent(j, nl);
 	else if (l->any && !j->compact)
-		fputc(' ', j->out);
+		putc_j(j, ' ');
 	l->any = true;
-	quote_n(j->out, k, n);
-	fputs(j->compact ? ":" : ": ", j->out);
+	quote_n(j, k, n);
+	puts_j(j, j->compact ? ":" : ": ");
 	j->after_key = true;
 }
 
@@ -126,78 +200,95 @@ void dt_json_keyn(struct dt_json *j, const char *k, size_t n)
 	put_key(j, k, n, -1);
 }
 
-void dt_json_quote(FILE *out, const char *s)
+static void quote_or_null(struct dt_json *j, const char *s)
 {
 	if (s)
-		quote_n(out, s, strlen(s));
+		quote_n(j, s, strlen(s));
 	else
-		fputs("null", out);
+		puts_j(j, "null");
+}
+
+void dt_json_quote(FILE *out, const char *s)
+{
+	struct dt_json j;
+
+	dt_json_init(&j, out);
+	quote_or_null(&j, s);
+	flush(&j);
 }
 
 void dt_json_str(struct dt_json *j, const char *s)
 {
 	separate(j, -1);
-	dt_json_quote(j->out, s);
+	quote_or_null(j, s);
+	done(j);
 }
 
 void dt_json_strn(struct dt_json *j, const char *s, size_t n)
 {
 	separate(j, -1);
-	quote_n(j->out, s, n);
+	quote_n(j, s, n);
+	done(j);
 }
 
 /* v in decimal, without printf: exports write millions of numbers */
-static void put_u64(FILE *out, uint64_t v)
+static void put_u64(struct dt_json *j, uint64_t v)
 {
 	char buf[20], *p = buf + sizeof(buf);
 
 	do
 		*--p = (char)('0' + v % 10);
 	while (v /= 10);
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+	put(j, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 void dt_json_u64(struct dt_json *j, uint64_t v)
 {
 	separate(j, -1);
-	put_u64(j->out, v);
+	put_u64(j, v);
+	done(j);
 }
 
 void dt_json_milli(struct dt_json *j, uint64_t v)
 {
-	char frac[4] = { (char)('0' + v / 100 % 10), (char)('0' + v / 10 % 10),
-			 (char)('0' + v % 10), 0 };
+	char frac[4] = { '.', (char)('0' + v / 100 % 10),
+			 (char)('0' + v / 10 % 10), (char)('0' + v % 10) };
 
 	separate(j, -1);
-	put_u64(j->out, v / 1000);
-	fputc('.', j->out);
-	fwrite(frac, 1, 3, j->out);
+	put_u64(j, v / 1000);
+	put(j, frac, 4);
+	done(j);
 }
 
 void dt_json_i64(struct dt_json *j, int64_t v)
 {
 	separate(j, -1);
-	fprintf(j->out, "%" PRId64, v);
+	if (v < 0)
+		putc_j(j, '-');
+	put_u64(j, v < 0 ? -(uint64_t)v : (uint64_t)v);
+	done(j);
 }
 
 void dt_json_num(struct dt_json *j, double v)
 {
 	separate(j, -1);
 	if (!isfinite(v))
-		fputs("null", j->out);
+		puts_j(j, "null");
 	else if (v == floor(v) && fabs(v) < 1e18)
-		fprintf(j->out, "%.0f", v);
+		printf_j(j, "%.0f", v);
 	else
-		fprintf(j->out, "%.6g", v);
+		printf_j(j, "%.6g", v);
+	done(j);
 }
 
 void dt_json_g(struct dt_json *j, double v)
 {
 	separate(j, -1);
 	if (!isfinite(v))
-		fputs("null", j->out);
+		puts_j(j, "null");
 	else
-		fprintf(j->out, "%.6g", v);
+		printf_j(j, "%.6g", v);
+	done(j);
 }
 
 void dt_json_opt(struct dt_json *j, double v)
@@ -211,7 +302,8 @@ void dt_json_opt(struct dt_json *j, double v)
 void dt_json_bool(struct dt_json *j, bool v)
 {
 	separate(j, -1);
-	fputs(v ? "true" : "false", j->out);
+	puts_j(j, v ? "true" : "false");
+	done(j);
 }
 
 void dt_json_tri(struct dt_json *j, int v)
@@ -225,7 +317,8 @@ void dt_json_tri(struct dt_json *j, int v)
 void dt_json_null(struct dt_json *j)
 {
 	separate(j, -1);
-	fputs("null", j->out);
+	puts_j(j, "null");
+	done(j);
 }
 
 void dt_json_raw(struct dt_json *j, const char *fmt, ...)
@@ -234,14 +327,16 @@ void dt_json_raw(struct dt_json *j, const char *fmt, ...)
 
 	separate(j, -1);
 	va_start(ap, fmt);
-	vfprintf(j->out, fmt, ap);
+	vprintf_j(j, fmt, ap);
 	va_end(ap);
+	done(j);
 }
 
 void dt_json_hex(struct dt_json *j, uint64_t v)
 {
 	separate(j, -1);
-	fprintf(j->out, "\"0x%" PRIx64 "\"", v);
+	printf_j(j, "\"0x%" PRIx64 "\"", v);
+	done(j);
 }
 
 void dt_json_ku(struct dt_json *j, const char *key, uint64_t v)

@@ -107,6 +107,8 @@ struct dt_json {
 	bool after_key;
 	bool compact; /* no space after ',' and ':' (set after init) */
 	struct dt_json_level lv[DT_JSON_DEPTH];
+	size_t len;         /* bytes in buf, not yet written to out */
+	char buf[1 << 16];  /* last: dt_json_init() leaves it as it is */
 };
 
 void dt_json_init(struct dt_json *j, FILE *out);
