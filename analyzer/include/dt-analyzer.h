@@ -1099,6 +1099,8 @@ enum dt_finding_type {
 	DT_FIND_FP32,
 	DT_FIND_LOW_ROOF,
 	DT_FIND_FAILED,
+	DT_FIND_COPIES,
+	DT_FIND_IDLE,
 	DT_FIND_COUNT
 };
 const char *dt_finding_key(enum dt_finding_type t); /* "autotune" */
