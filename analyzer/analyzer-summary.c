@@ -790,17 +790,26 @@ struct reading {
 	const struct dt_file_info *fi;
 };
 
+static const struct {
+	const char *key, *name;
+} phases[DT_PHASE_COUNT] = {
+	[DT_PHASE_SETUP] = { "setup",
+			     "before the first matrix product (loading)" },
+	[DT_PHASE_BATCH] = { "batch",
+			     "batches (matrix-matrix products: prompt, "
+			     "training)" },
+	[DT_PHASE_TOKEN] = { "token",
+			     "token generation (matrix-vector products)" },
+};
+
 const char *dt_phase_name(enum dt_phase p)
 {
-	return p == DT_PHASE_TOKEN ? "token generation (matrix-vector products)"
-	       : p == DT_PHASE_BATCH
-		       ? "batches (matrix-matrix products: prompt, training)"
-		       : "?";
+	return (unsigned)p < DT_PHASE_COUNT ? phases[p].name : "?";
 }
 
 const char *dt_phase_key(enum dt_phase p)
 {
-	return p == DT_PHASE_TOKEN ? "token" : p == DT_PHASE_BATCH ? "batch" : "?";
+	return (unsigned)p < DT_PHASE_COUNT ? phases[p].key : "?";
 }
 
 static void phase_merge(struct dt_sum_phase *to, struct dt_sum_phase *from)
@@ -825,10 +834,14 @@ static void phase_add(struct dt_summary *s, const struct dt_activity *a,
 	struct dt_sum_phase *to = &pv->pending;
 	const struct dt_kernel_class *kc = a->kc;
 
-	if (kc && a->kind == DT_ACT_KERNEL && kc->opfam == DT_OPF_MATMUL) {
+	/* a convolution is a matrix-matrix product too */
+	if (kc && a->kind == DT_ACT_KERNEL &&
+	    (kc->opfam == DT_OPF_MATMUL || kc->opfam == DT_OPF_CONV)) {
+		bool first = pv->phase < 0;
 		pv->phase = kc->matvec ? DT_PHASE_TOKEN : DT_PHASE_BATCH;
 		to = &s->phases[pv->phase];
-		phase_merge(to, &pv->pending);
+		phase_merge(first ? &s->phases[DT_PHASE_SETUP] : to,
+			    &pv->pending);
 		if (a->kernel && a->kernel->graph_id &&
 		    a->corr != pv->last_launch) {
 			to->steps++;
@@ -1086,7 +1099,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	pv->last_launch = 0;
 	dt_session_run(ss);
 	/* what followed the last matrix product goes with it */
-	phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_BATCH : pv->phase],
+	phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_SETUP : pv->phase],
 		    &pv->pending);
 	if (s->fusion)
 		dt_fusion_end_file(s->fusion);

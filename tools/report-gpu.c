@@ -165,7 +165,9 @@ void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
 		n = snprintf(line, sizeof(line),
 			     "%s: %s in copies and conversions (%s of the "
 			     "phase)",
-			     p == DT_PHASE_TOKEN ? "token generation" : "batches",
+			     p == DT_PHASE_TOKEN   ? "token generation"
+			     : p == DT_PHASE_BATCH ? "batches"
+						   : "setup",
 			     dt_fmt_ns(cp, b1, sizeof(b1)),
 			     dt_fmt_pct(pct(cp, ph->ns), b2, sizeof(b2)));
 		if (ph->copy_bytes && n > 0 && (size_t)n < sizeof(line))

@@ -1131,8 +1131,8 @@ struct dt_summary_opts {
  * products are what a model generating one token at a time runs (a
  * language model's token generation), matrix-matrix ones a batch (its
  * prompt processing, training, ...). Work between two products goes with
- * the next one. */
-enum dt_phase { DT_PHASE_BATCH, DT_PHASE_TOKEN, DT_PHASE_COUNT };
+ * the next one; work before the first product (loading weights) is setup. */
+enum dt_phase { DT_PHASE_SETUP, DT_PHASE_BATCH, DT_PHASE_TOKEN, DT_PHASE_COUNT };
 const char *dt_phase_name(enum dt_phase p); /* "token generation ..." */
 const char *dt_phase_key(enum dt_phase p);  /* "token" */
 
