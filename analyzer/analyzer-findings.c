@@ -23,6 +23,8 @@ const char *dt_finding_key(enum dt_finding_type t)
 		[DT_FIND_FP32] = "fp32_without_tensor_cores",
 		[DT_FIND_LOW_ROOF] = "far_below_roofline",
 		[DT_FIND_FAILED] = "failed_calls",
+		[DT_FIND_COPIES] = "copies_conversions",
+		[DT_FIND_IDLE] = "gpu_idle",
 	};
 	return (unsigned)t < DT_FIND_COUNT ? keys[t] : "?";
 }
@@ -503,6 +505,108 @@ static void find_failed(struct dt_summary *s)
 	add_finding(s, DT_FIND_FAILED, cost, true, title, ev.p);
 }
 
+/* Copies and conversions worth a look: this share of all GPU time. */
+#define COPIES_PCT 10
+
+/* GPU time spent moving or converting data rather than computing: the
+ * copy family, any library (type conversions, layout changes, (de)
+ * quantizing, the program's memory copies). */
+static void find_copies(struct dt_summary *s)
+{
+	struct dt_sbuf ev = { 0 };
+	/* loading before the first matrix product is paid once */
+	uint64_t setup = s->phases[DT_PHASE_SETUP].fam_ns[DT_OPF_COPY];
+	uint64_t all = dt_sum_lib_ns(s, -1, DT_OPF_COPY, NULL);
+	/* phases go by kernel names, cuDNN's work in families by its ops'
+	 * kinds: the two need not agree */
+	uint64_t cost = all > setup ? all - setup : 0;
+	char t1[32];
+
+	if (!s->gpu_ns || cost * 100 < s->gpu_ns * COPIES_PCT)
+		return;
+	if (setup)
+		dt_sb_item(&ev, "\n",
+			   "not counted: %s before the first matrix product "
+			   "(loading)",
+			   dt_fmt_ns(setup, t1, sizeof(t1)));
+	for (int l = 0; l < DT_LIB_COUNT; l++) {
+		uint64_t ns = s->lib_ns[l][DT_OPF_COPY];
+		if (!ns)
+			continue;
+		dt_sb_item(&ev, "\n", "%s: %s in %" PRIu64 " %s",
+			   dt_lib_name(l), dt_fmt_ns(ns, t1, sizeof(t1)),
+			   s->lib_count[l][DT_OPF_COPY],
+			   l == DT_LIB_RUNTIME  ? "copies"
+			   : l == DT_LIB_CUDNN ? "ops"
+					       : "kernels");
+	}
+	if (s->copy_ns && s->copy_bytes)
+		dt_sb_item(&ev, "\n",
+			   "memory copies and sets moved %s at %.1f GB/s",
+			   dt_fmt_bytes(s->copy_bytes, t1, sizeof(t1)),
+			   (double)s->copy_bytes / (double)s->copy_ns);
+	for (int p = DT_PHASE_BATCH; p < DT_PHASE_COUNT; p++) {
+		const struct dt_sum_phase *ph = &s->phases[p];
+		if (!ph->fam_count[DT_OPF_MATMUL] ||
+		    !s->phases[DT_PHASE_TOKEN].fam_count[DT_OPF_MATMUL])
+			continue;
+		dt_sb_item(&ev, "\n", "%s: %s, %.0f%% of the phase",
+			   dt_phase_name(p),
+			   dt_fmt_ns(ph->fam_ns[DT_OPF_COPY], t1, sizeof(t1)),
+			   ph->ns ? 100.0 * (double)ph->fam_ns[DT_OPF_COPY] /
+					    (double)ph->ns
+				  : 0);
+	}
+	dt_fmt_ns(cost, t1, sizeof(t1));
+	char *title = dt_xasprintf(
+		"copies and conversions: %s (%.0f%% of GPU time) copy, convert "
+		"or re-lay data rather than compute; keeping data in the type "
+		"and place the next kernel reads (a KV cache in the compute "
+		"type, weights converted once) saves it",
+		t1, 100.0 * (double)cost / (double)s->gpu_ns);
+	add_finding(s, DT_FIND_COPIES, cost, false, title, ev.p);
+}
+
+/* The GPU idle this much of the time between its first and last
+ * activity: the program is bound by its host or its launches. */
+#define IDLE_PCT 50
+
+static void find_idle(struct dt_summary *s)
+{
+	struct dt_sbuf ev = { 0 };
+	uint64_t idle = s->span_ns > s->busy_ns ? s->span_ns - s->busy_ns : 0;
+	uint64_t launches = s->graphs.launches ? s->graphs.launches
+					       : s->graphs.launched;
+	char t1[32], t2[32];
+
+	if (!s->span_ns || idle * 100 < s->span_ns * IDLE_PCT || !s->kernels)
+		return;
+	dt_sb_item(&ev, "\n",
+		   "%" PRIu64 " kernels, copies and sets, %s of GPU work "
+		   "each on average",
+		   s->kernels + s->copies,
+		   dt_fmt_ns(s->gpu_ns / (s->kernels + s->copies), t1,
+			     sizeof(t1)));
+	if (launches)
+		dt_sb_item(&ev, "\n",
+			   "%" PRIu64 " CUDA graph launches ran %" PRIu64
+			   " of the kernels",
+			   launches, s->graphs.kernels);
+	else
+		dt_sb_item(&ev, "\n",
+			   "no CUDA graph: every kernel was launched on its "
+			   "own");
+	dt_fmt_ns(idle, t1, sizeof(t1));
+	dt_fmt_ns(s->span_ns, t2, sizeof(t2));
+	char *title = dt_xasprintf(
+		"GPU idle: the GPU ran nothing for %s of the %s between its "
+		"first and last activity (%.0f%%): the host, synchronization or "
+		"kernel launches set the pace, not the GPU; larger batches, CUDA "
+		"graphs and fewer, fused kernels keep it busy",
+		t1, t2, 100.0 * (double)idle / (double)s->span_ns);
+	add_finding(s, DT_FIND_IDLE, idle, true, title, ev.p);
+}
+
 static int by_cost(const void *a, const void *b)
 {
 	const struct dt_finding *x = a, *y = b;
@@ -519,6 +623,8 @@ void dt_summary_find(struct dt_summary *s)
 	find_fp32(s);
 	find_low_roof(s);
 	find_failed(s);
+	find_copies(s);
+	find_idle(s);
 	if (s->n_findings)
 		qsort(s->findings, s->n_findings, sizeof(*s->findings),
 		      by_cost);

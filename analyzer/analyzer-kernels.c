@@ -1,7 +1,7 @@
 /*
  * analyzer-kernels.c - what a GPU kernel's name says: the library it comes
- * from, the operation it runs (as far as the fusion analysis tells them
- * apart), whether it converts a layout, runs on tensor cores or belongs to
+ * from, its operation family (matmul, attention, normalization, ...), the
+ * operation it runs (as far as the fusion analysis tells them apart), whether it converts a layout, runs on tensor cores or belongs to
  * an autotuner, and, for PyTorch's elementwise kernels, how many elements
  * a launch covers. The one place kernel names are read; the model works
  * each name out once (dt_kernel_classify) and every view reads the result.
@@ -20,42 +20,371 @@
 
 /* ----------------------------------------------------------- libraries */
 
-static const struct {
-	const char *key, *name;
-	const char *needles[6];
-} families[DT_FAM_COUNT] = {
-	[DT_FAM_GEMM] = { "gemm",
-			  "GEMM (cuBLAS, cuBLASLt, CUTLASS)",
-			  { "gemm", "nvjet", "cutlass", "cublas", "Gemm",
-			    NULL } },
-	[DT_FAM_NCCL] = { "nccl", "NCCL", { "nccl", NULL } },
-	[DT_FAM_GGML] = { "ggml", "ggml", { "ggml", NULL } },
-	[DT_FAM_ATEN] = { "aten",
-			  "PyTorch (ATen)",
-			  { "at6native", "at::native", "_ZN2at", NULL } },
-	[DT_FAM_XLA] = { "xla",
-			 "XLA (and its autotuner)",
-			 { "xla", "fusion", "stream_executor", NULL } },
-	[DT_FAM_OTHER] = { "other", "other kernels", { NULL } },
+/* A fragment of a name, and whether it must be where the function's own
+ * name starts (dt_kernel_function) rather than anywhere in the name. */
+struct needle {
+	const char *s;
+	bool head;
 };
 
-const char *dt_family_name(enum dt_family f)
+/* Libraries by fragments of their kernels' names, tried in this order:
+ * cuDNN ships CUTLASS and cuBLAS-like kernels of its own ("_5x_cudnn"),
+ * cuBLAS CUTLASS ones (cutlass::Kernel2<cutlass_80_...>). */
+static const struct {
+	enum dt_lib lib;
+	const char *key, *name;
+	struct needle needles[12];
+} libs[] = {
+	{ DT_LIB_CUDNN, "cudnn", "cuDNN", { { "cudnn" }, { NULL } } },
+	{ DT_LIB_NCCL, "nccl", "NCCL", { { "nccl" }, { NULL } } },
+	{ DT_LIB_CUBLAS,
+	  "cublas",
+	  "cuBLAS (cuBLASLt)",
+	  { { "cublas" },
+	    { "nvjet" },
+	    { "Kernel2I" }, /* with "cutlass_": cuBLAS's CUTLASS kernels */
+	    { "gemv", true },
+	    { "gemmk1", true },
+	    { "gemmSN", true },
+	    { "sgemm", true },
+	    { "dgemm", true },
+	    { "hgemm", true },
+	    { "scal_kernel", true },
+	    { "dot_kernel", true },
+	    { NULL } } },
+	{ DT_LIB_ATEN,
+	  "aten",
+	  "PyTorch (ATen)",
+	  { { "at6native" },
+	    { "at::native" },
+	    { "_ZN2at" },
+	    { "_ZN3c10" },
+	    { "softmax_warp_", true }, /* PersistentSoftmax.cuh's */
+	    { "cunn_", true },
+	    { NULL } } },
+	{ DT_LIB_TRITON,
+	  "triton",
+	  "Triton",
+	  { { "triton_", true }, { "triton" }, { NULL } } },
+	{ DT_LIB_XLA,
+	  "xla",
+	  "XLA",
+	  { { "xla" },
+	    { "stream_executor" },
+	    { "fusion" },
+	    { "wrapped_", true },
+	    { "loop_", true },
+	    { "input_", true },
+	    { NULL } } },
+	{ DT_LIB_FLASH,
+	  "flash_attn",
+	  "FlashAttention",
+	  { { "N5flash" }, { "flash_fwd", true }, { "flash_bwd", true },
+	    { NULL } } },
+	{ DT_LIB_CUTLASS, "cutlass", "CUTLASS", { { "cutlass" }, { NULL } } },
+	{ DT_LIB_CUB,
+	  "cub",
+	  "CUB and Thrust",
+	  { { "_ZN3cub" }, { "cub::" }, { "thrust" }, { "CUB_" }, { NULL } } },
+	/* ggml's kernels are functions of the global namespace whose names
+	 * say little on their own: those of ggml-cuda's sources */
+	{ DT_LIB_GGML,
+	  "ggml",
+	  "ggml",
+	  { { "ggml" }, { NULL } } },
+};
+
+static const char *const ggml_functions[] = {
+	"mul_mat_", "k_bin_bcast", "rms_norm_f32", "norm_f32",
+	"group_norm_f32", "l2_norm_f32", "rope_", "cpy_", "convert_unary",
+	"dequantize_", "quantize_q8_1", "quantize_mmq", "k_get_rows",
+	"soft_max_f32", "soft_max_back_f32", "flash_attn_", "silu_f32",
+	"silu_back_f32", "gelu_f32", "gelu_quick_f32", "tanh_f32", "relu_f32",
+	"sigmoid_f32", "hardsigmoid_f32", "hardswish_f32", "exp_f32",
+	"leaky_relu_f32", "sqr_f32", "sqrt_f32", "sin_f32", "cos_f32",
+	"neg_f32", "step_f32", "scale_f32", "clamp_f32", "diag_mask_inf_f32",
+	"argsort_f32_i32", "sum_rows_f32", "argmax_f32", "k_sum_rows",
+	"im2col_kernel", "pool2d_nchw_kernel", "concat_f32", "pad_f32",
+	"upscale_f32", "arange_f32", "timestep_embedding_f32", "acc_f32",
+	"k_repeat_back", "count_equal", "cross_entropy_loss",
+	"opt_step_adamw_f32", "ssm_conv_f32", "ssm_scan_f32", "rwkv_wkv",
+	"k_compute_batched_ptrs", "mul_mat_vec", "dequantize_block",
+	NULL
+};
+
+static const char *lib_field(enum dt_lib l, bool name)
 {
-	return (unsigned)f < DT_FAM_COUNT ? families[f].name : "?";
+	if (l == DT_LIB_RUNTIME)
+		return name ? "copies and sets (CUDA runtime)" : "runtime";
+	if (l == DT_LIB_OTHER)
+		return name ? "other kernels" : "other";
+	for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++)
+		if (libs[i].lib == l)
+			return name ? libs[i].name : libs[i].key;
+	return "?";
 }
 
-const char *dt_family_key(enum dt_family f)
+const char *dt_lib_name(enum dt_lib l)
 {
-	return (unsigned)f < DT_FAM_COUNT ? families[f].key : "?";
+	return lib_field(l, true);
 }
 
-enum dt_family dt_family_of(const char *name, size_t len)
+const char *dt_lib_key(enum dt_lib l)
 {
-	for (int f = 0; f < DT_FAM_OTHER; f++)
-		for (const char *const *n = families[f].needles; *n; n++)
-			if (memmem(name, len, *n, strlen(*n)))
-				return (enum dt_family)f;
-	return DT_FAM_OTHER;
+	return lib_field(l, false);
+}
+
+/* Whether the fragment is in the name (len bytes), or starts the
+ * function's own name (fn, fn_n bytes) when it must. */
+static bool has(const struct needle *n, const char *name, size_t len,
+		const char *fn, size_t fn_n)
+{
+	size_t k = strlen(n->s);
+
+	if (n->head)
+		return fn_n >= k && !memcmp(fn, n->s, k);
+	return memmem(name, len, n->s, k) != NULL;
+}
+
+enum dt_lib dt_lib_of(const char *name, size_t len)
+{
+	size_t fn_n;
+	const char *fn = dt_kernel_function(name, len, &fn_n);
+
+	for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++)
+		for (const struct needle *n = libs[i].needles; n->s; n++) {
+			if (!has(n, name, len, fn, fn_n))
+				continue;
+			/* Kernel2 is cuBLAS's only with its CUTLASS names */
+			if (!strcmp(n->s, "Kernel2I") &&
+			    !memmem(name, len, "cutlass_", 8))
+				continue;
+			return libs[i].lib;
+		}
+	/* ggml names its functions by what they do: a mangled name in the
+	 * global namespace ("_Z11mul_mat_vec...") whose function is one of
+	 * ggml-cuda's */
+	if (len > 3 && !memcmp(name, "_Z", 2) && name[2] >= '1' &&
+	    name[2] <= '9')
+		for (const char *const *g = ggml_functions; *g; g++)
+			if (fn_n >= strlen(*g) && !memcmp(fn, *g, strlen(*g)))
+				return DT_LIB_GGML;
+	return DT_LIB_OTHER;
+}
+
+/* ---------------------------------------------------- operation families */
+
+static const struct {
+	const char *key, *name;
+} opfams[DT_OPF_COUNT] = {
+	[DT_OPF_MATMUL] = { "matmul", "matrix multiplication" },
+	[DT_OPF_CONV] = { "conv", "convolution" },
+	[DT_OPF_ATTENTION] = { "attention", "attention" },
+	[DT_OPF_NORM] = { "normalization", "normalization" },
+	[DT_OPF_ELEMENTWISE] = { "elementwise", "elementwise" },
+	[DT_OPF_ROPE] = { "rope", "rotary embedding (RoPE)" },
+	[DT_OPF_SOFTMAX] = { "softmax", "softmax" },
+	[DT_OPF_COPY] = { "copy", "copy and convert" },
+	[DT_OPF_GATHER] = { "gather", "gather and scatter" },
+	[DT_OPF_REDUCTION] = { "reduction", "reduction" },
+	[DT_OPF_POOLING] = { "pooling", "pooling and resampling" },
+	[DT_OPF_RNN] = { "rnn", "recurrent cells" },
+	[DT_OPF_OPTIMIZER] = { "optimizer", "optimizer step" },
+	[DT_OPF_LOSS] = { "loss", "loss functions" },
+	[DT_OPF_COMM] = { "communication", "communication" },
+	[DT_OPF_FILL] = { "fill", "fill, set and random" },
+	[DT_OPF_SYNC] = { "tuning", "autotuning, checks and waits" },
+	[DT_OPF_OTHER] = { "other", "other" },
+};
+
+const char *dt_opfam_name(enum dt_opfam f)
+{
+	return (unsigned)f < DT_OPF_COUNT ? opfams[f].name : "?";
+}
+
+const char *dt_opfam_key(enum dt_opfam f)
+{
+	return (unsigned)f < DT_OPF_COUNT ? opfams[f].key : "?";
+}
+
+enum dt_opfam dt_opfam_of_kind(enum dt_op_kind k)
+{
+	static const enum dt_opfam of[DT_KIND_COUNT] = {
+		[DT_KIND_OTHER] = DT_OPF_OTHER,
+		[DT_KIND_CONV_FWD] = DT_OPF_CONV,
+		[DT_KIND_CONV_BWD_DATA] = DT_OPF_CONV,
+		[DT_KIND_CONV_BWD_FILTER] = DT_OPF_CONV,
+		[DT_KIND_MATMUL] = DT_OPF_MATMUL,
+		[DT_KIND_ATTN_FWD] = DT_OPF_ATTENTION,
+		[DT_KIND_ATTN_BWD] = DT_OPF_ATTENTION,
+		[DT_KIND_NORM_FWD] = DT_OPF_NORM,
+		[DT_KIND_NORM_BWD] = DT_OPF_NORM,
+		[DT_KIND_POINTWISE] = DT_OPF_ELEMENTWISE,
+		[DT_KIND_REDUCTION] = DT_OPF_REDUCTION,
+		[DT_KIND_SOFTMAX] = DT_OPF_SOFTMAX,
+		[DT_KIND_POOLING] = DT_OPF_POOLING,
+		[DT_KIND_RNN_FWD] = DT_OPF_RNN,
+		[DT_KIND_RNN_BWD_DATA] = DT_OPF_RNN,
+		[DT_KIND_RNN_BWD_WEIGHTS] = DT_OPF_RNN,
+		[DT_KIND_TRANSFORM] = DT_OPF_COPY,
+		[DT_KIND_DROPOUT] = DT_OPF_ELEMENTWISE,
+		[DT_KIND_CTC] = DT_OPF_LOSS,
+		[DT_KIND_SEARCH] = DT_OPF_SYNC,
+		[DT_KIND_SETUP] = DT_OPF_FILL,
+	};
+	return (unsigned)k < DT_KIND_COUNT ? of[k] : DT_OPF_OTHER;
+}
+
+/* Operation families by fragments of the lower-cased name, tried in this
+ * order: the first that matches decides. Inductor's names list every op
+ * it fused ("triton_poi_fused_native_batch_norm_..._relu_0"): their
+ * prefix says what the kernel is (pointwise, reduction, persistent
+ * reduction, template), so it is tried first; XLA's name the fusion's
+ * root after "loop_" or "input_". */
+static const struct {
+	const char *needle;
+	enum dt_opfam fam;
+} opfam_names[] = {
+	{ "triton_poi", DT_OPF_ELEMENTWISE },
+	{ "triton_red", DT_OPF_REDUCTION },
+	{ "triton_per", DT_OPF_REDUCTION },
+	{ "triton_tem", DT_OPF_MATMUL },
+	{ "nccl", DT_OPF_COMM },
+	{ "allreduce", DT_OPF_COMM },
+	{ "all_reduce", DT_OPF_COMM },
+	{ "allgather", DT_OPF_COMM },
+	{ "all_gather", DT_OPF_COMM },
+	{ "reduce_scatter", DT_OPF_COMM },
+	{ "redzone", DT_OPF_SYNC },
+	{ "xla_fp_comparison", DT_OPF_SYNC },
+	{ "xla_int_comparison", DT_OPF_SYNC },
+	{ "delaykernel", DT_OPF_SYNC },
+	{ "semaphore", DT_OPF_SYNC },
+	{ "ctcloss", DT_OPF_LOSS },
+	{ "ctc_loss", DT_OPF_LOSS },
+	{ "nll_loss", DT_OPF_LOSS },
+	{ "cross_entropy", DT_OPF_LOSS },
+	{ "splitkreduce", DT_OPF_MATMUL },
+	{ "reduce_fusion", DT_OPF_REDUCTION },
+	{ "fprop", DT_OPF_CONV }, /* cuDNN's implicit GEMMs, "indexed" too */
+	{ "dgrad", DT_OPF_CONV },
+	{ "wgrad", DT_OPF_CONV },
+	{ "flash_attn", DT_OPF_ATTENTION },
+	{ "flash_fwd", DT_OPF_ATTENTION },
+	{ "flash_bwd", DT_OPF_ATTENTION },
+	{ "fmha", DT_OPF_ATTENTION },
+	{ "sdpa", DT_OPF_ATTENTION },
+	{ "attention", DT_OPF_ATTENTION },
+	{ "attn", DT_OPF_ATTENTION },
+	{ "compute_dot_do_o", DT_OPF_ATTENTION },
+	{ "softmax", DT_OPF_SOFTMAX },
+	{ "soft_max", DT_OPF_SOFTMAX },
+	{ "rope", DT_OPF_ROPE },
+	{ "rotary", DT_OPF_ROPE },
+	{ "distribution", DT_OPF_FILL },
+	{ "fillfunctor", DT_OPF_FILL },
+	{ "fill_kernel", DT_OPF_FILL },
+	{ "arange", DT_OPF_FILL },
+	{ "philox", DT_OPF_FILL },
+	{ "multi_tensor_apply", DT_OPF_OPTIMIZER },
+	{ "opt_step", DT_OPF_OPTIMIZER },
+	{ "adam", DT_OPF_OPTIMIZER },
+	{ "lstm", DT_OPF_RNN },
+	{ "rnn", DT_OPF_RNN },
+	{ "gru_", DT_OPF_RNN },
+	{ "norm", DT_OPF_NORM },
+	{ "invstd", DT_OPF_NORM },
+	{ "bn_fw", DT_OPF_NORM }, /* cuDNN's legacy batch norm */
+	{ "bn_bw", DT_OPF_NORM },
+	{ "mul_mat", DT_OPF_MATMUL },
+	{ "compute_batched_ptrs", DT_OPF_MATMUL },
+	{ "copy", DT_OPF_COPY },
+	{ "cpy_", DT_OPF_COPY },
+	{ "convert", DT_OPF_COPY },
+	{ "quantize", DT_OPF_COPY },
+	{ "transpose", DT_OPF_COPY },
+	{ "permute", DT_OPF_COPY },
+	{ "nchwtonhwc", DT_OPF_COPY },
+	{ "nhwctonchw", DT_OPF_COPY },
+	{ "addpadding", DT_OPF_COPY },
+	{ "concat", DT_OPF_COPY },
+	{ "cat_array", DT_OPF_COPY },
+	{ "pad_f32", DT_OPF_COPY },
+	{ "repeat", DT_OPF_COPY },
+	{ "get_rows", DT_OPF_GATHER },
+	{ "embedding", DT_OPF_GATHER },
+	{ "gather", DT_OPF_GATHER },
+	{ "scatter", DT_OPF_GATHER },
+	{ "index", DT_OPF_GATHER },
+	{ "pool", DT_OPF_POOLING },
+	{ "upsample", DT_OPF_POOLING },
+	{ "upscale", DT_OPF_POOLING },
+	{ "interpolat", DT_OPF_POOLING },
+	{ "conv2d", DT_OPF_CONV },
+	{ "conv1d", DT_OPF_CONV },
+	{ "conv3d", DT_OPF_CONV },
+	{ "convolution", DT_OPF_CONV },
+	{ "convolve", DT_OPF_CONV },
+	{ "im2col", DT_OPF_CONV },
+	{ "winograd", DT_OPF_CONV },
+	{ "depthwise", DT_OPF_CONV },
+	{ "gemm", DT_OPF_MATMUL },
+	{ "gemv", DT_OPF_MATMUL },
+	{ "nvjet", DT_OPF_MATMUL },
+	{ "matmul", DT_OPF_MATMUL },
+	{ "dot_kernel", DT_OPF_MATMUL },
+	{ "bmm", DT_OPF_MATMUL },
+	{ "reduce", DT_OPF_REDUCTION },
+	{ "sum_rows", DT_OPF_REDUCTION },
+	{ "argmax", DT_OPF_REDUCTION },
+	{ "argsort", DT_OPF_REDUCTION },
+	{ "sort", DT_OPF_REDUCTION },
+	{ "scan", DT_OPF_REDUCTION },
+	{ "count_equal", DT_OPF_REDUCTION },
+	{ "elementwise", DT_OPF_ELEMENTWISE },
+	{ "bin_bcast", DT_OPF_ELEMENTWISE },
+	{ "unary", DT_OPF_ELEMENTWISE },
+	{ "binary", DT_OPF_ELEMENTWISE },
+	{ "functor", DT_OPF_ELEMENTWISE },
+	{ "silu", DT_OPF_ELEMENTWISE },
+	{ "gelu", DT_OPF_ELEMENTWISE },
+	{ "relu", DT_OPF_ELEMENTWISE },
+	{ "sigmoid", DT_OPF_ELEMENTWISE },
+	{ "tanh", DT_OPF_ELEMENTWISE },
+	{ "threshold", DT_OPF_ELEMENTWISE },
+	{ "clamp", DT_OPF_ELEMENTWISE },
+	{ "scale", DT_OPF_ELEMENTWISE },
+	{ "diag_mask", DT_OPF_ELEMENTWISE },
+	{ "dropout", DT_OPF_ELEMENTWISE },
+	{ "pointwise", DT_OPF_ELEMENTWISE },
+	{ "loop_", DT_OPF_ELEMENTWISE },
+	{ "_f32", DT_OPF_ELEMENTWISE },
+};
+
+enum dt_opfam dt_opfam_of(const char *s)
+{
+	char low[512];
+	size_t n = strlen(s);
+
+	if (n > sizeof(low) - 1)
+		n = sizeof(low) - 1;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a'
+							   : s[i]);
+	low[n] = 0;
+	for (size_t i = 0; i < sizeof(opfam_names) / sizeof(*opfam_names); i++)
+		if (strstr(low, opfam_names[i].needle))
+			return opfam_names[i].fam;
+	return DT_OPF_OTHER;
+}
+
+/* A matrix product with one vector operand: what a model generating one
+ * token (or one row) at a time runs. */
+static bool matvec_of(const char *s, enum dt_opfam fam)
+{
+	return fam == DT_OPF_MATMUL &&
+	       (strstr(s, "mul_mat_vec") || strstr(s, "gemv") ||
+		strstr(s, "Gemv") || strstr(s, "dot_kernel"));
 }
 
 bool dt_tuner_kernel(const char *name, size_t len)
@@ -254,6 +583,18 @@ uint64_t dt_kernel_class_elems(const struct dt_kernel_class *kc, int32_t grid_x,
 	return launch_elems(kc->per, kc->threads, grid_x, block_x, granule);
 }
 
+/* A GEMM by name, of any library: the operation the fusion analysis
+ * chains (cuDNN's implicit GEMMs outside its calls among them). */
+static bool gemm_name(const char *s)
+{
+	static const char *const needles[] = { "gemm", "nvjet", "cutlass",
+					       "cublas", "Gemm", NULL };
+	for (const char *const *n = needles; *n; n++)
+		if (strstr(s, *n))
+			return true;
+	return false;
+}
+
 void dt_kernel_classify(const char *name, size_t len,
 			struct dt_kernel_class *kc)
 {
@@ -261,13 +602,17 @@ void dt_kernel_classify(const char *name, size_t len,
 	char *s = strndup(name, len);
 
 	memset(kc, 0, sizeof(*kc));
+	kc->lib = DT_LIB_OTHER;
+	kc->opfam = DT_OPF_OTHER;
 	kc->op = DT_KOP_OTHER;
 	kc->dtype = -1;
 	kc->tc = -1;
 	if (!s)
 		return;
 	len = strlen(s);
-	kc->family = dt_family_of(s, len);
+	kc->lib = dt_lib_of(s, len);
+	kc->opfam = dt_opfam_of(s);
+	kc->matvec = matvec_of(s, kc->opfam);
 	kc->layout = dt_layout_kernel(s, len);
 	kc->tuner = dt_tuner_kernel(s, len);
 	kc->tc = tensor_core_kernel(s);
@@ -284,7 +629,7 @@ void dt_kernel_classify(const char *name, size_t len,
 			kc->op_needle = op_names[i].needle;
 			break;
 		}
-	if (kc->op == DT_KOP_OTHER && kc->family == DT_FAM_GEMM)
+	if (kc->op == DT_KOP_OTHER && gemm_name(s))
 		kc->op = DT_KOP_GEMM;
 	free(s);
 }

@@ -231,7 +231,6 @@ static void merger_finish(struct merger *g)
 struct kname {
 	char *name;
 	uint32_t len;
-	enum dt_family family;
 	bool layout;
 	bool tuner;         /* an autotuner's checking kernel */
 	int32_t convert[2]; /* dt_sum_convert index + 1, outside/in cuDNN */
@@ -270,6 +269,10 @@ struct priv {
 		uint32_t problem;
 	} * ids;
 	size_t cap_ids, n_ids;
+	/* work waiting for the next matrix product to say its phase */
+	struct dt_sum_phase pending;
+	int phase;          /* of the last matrix product, -1 none yet */
+	uint32_t last_launch; /* correlation id of the last graph launch */
 };
 
 static struct priv *P(const struct dt_summary *s)
@@ -625,6 +628,13 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	s->ops++;
 	s->kind_ns[op->cost.kind] += op->gpu_ns;
 	s->kind_count[op->cost.kind]++;
+	/* what cuDNN ran, by the op's kind; its first kernel's name where
+	 * the kind says nothing (a legacy batch norm) */
+	enum dt_opfam fam = dt_opfam_of_kind(op->cost.kind);
+	if (fam == DT_OPF_OTHER && op->first_kernel)
+		fam = dt_opfam_of(op->first_kernel);
+	s->lib_ns[DT_LIB_CUDNN][fam] += op->gpu_ns;
+	s->lib_count[DT_LIB_CUDNN][fam]++;
 	if (!p)
 		return;
 	p->count++;
@@ -780,6 +790,74 @@ struct reading {
 	const struct dt_file_info *fi;
 };
 
+static const struct {
+	const char *key, *name;
+} phases[DT_PHASE_COUNT] = {
+	[DT_PHASE_SETUP] = { "setup",
+			     "before the first matrix product (loading)" },
+	[DT_PHASE_BATCH] = { "batch",
+			     "batches (matrix-matrix products: prompt, "
+			     "training)" },
+	[DT_PHASE_TOKEN] = { "token",
+			     "token generation (matrix-vector products)" },
+};
+
+const char *dt_phase_name(enum dt_phase p)
+{
+	return (unsigned)p < DT_PHASE_COUNT ? phases[p].name : "?";
+}
+
+const char *dt_phase_key(enum dt_phase p)
+{
+	return (unsigned)p < DT_PHASE_COUNT ? phases[p].key : "?";
+}
+
+static void phase_merge(struct dt_sum_phase *to, struct dt_sum_phase *from)
+{
+	to->ns += from->ns;
+	to->count += from->count;
+	to->copy_ns += from->copy_ns;
+	to->copy_bytes += from->copy_bytes;
+	for (int f = 0; f < DT_OPF_COUNT; f++) {
+		to->fam_ns[f] += from->fam_ns[f];
+		to->fam_count[f] += from->fam_count[f];
+	}
+	memset(from, 0, sizeof(*from));
+}
+
+/* An activity into its phase: a matrix product says it, for itself and
+ * for the work waiting before it. */
+static void phase_add(struct dt_summary *s, const struct dt_activity *a,
+		      enum dt_opfam fam, uint64_t d)
+{
+	struct priv *pv = P(s);
+	struct dt_sum_phase *to = &pv->pending;
+	const struct dt_kernel_class *kc = a->kc;
+
+	/* a convolution is a matrix-matrix product too */
+	if (kc && a->kind == DT_ACT_KERNEL &&
+	    (kc->opfam == DT_OPF_MATMUL || kc->opfam == DT_OPF_CONV)) {
+		bool first = pv->phase < 0;
+		pv->phase = kc->matvec ? DT_PHASE_TOKEN : DT_PHASE_BATCH;
+		to = &s->phases[pv->phase];
+		phase_merge(first ? &s->phases[DT_PHASE_SETUP] : to,
+			    &pv->pending);
+		if (a->kernel && a->kernel->graph_id &&
+		    a->corr != pv->last_launch) {
+			to->steps++;
+			pv->last_launch = a->corr;
+		}
+	}
+	to->ns += d;
+	to->count++;
+	to->fam_ns[fam] += d;
+	to->fam_count[fam]++;
+	if (a->kind != DT_ACT_KERNEL) {
+		to->copy_ns += d;
+		to->copy_bytes += a->bytes;
+	}
+}
+
 static void on_activity(void *arg, const struct dt_activity *a)
 {
 	struct reading *rd = arg;
@@ -811,7 +889,12 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		s->cudnn_ns += d;
 	}
 	if (a->kind != DT_ACT_KERNEL) {
+		enum dt_opfam fam = a->kind == DT_ACT_MEMSET ? DT_OPF_FILL
+							     : DT_OPF_COPY;
+		phase_add(s, a, fam, d);
 		if (!cudnn) {
+			s->lib_ns[DT_LIB_RUNTIME][fam] += d;
+			s->lib_count[DT_LIB_RUNTIME][fam]++;
 			s->copy_ns += d;
 			s->copies++;
 			s->copy_bytes += a->bytes;
@@ -820,11 +903,18 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 	f->kernels++;
 	s->kernels++;
+	phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
+	if (!cudnn) {
+		enum dt_lib lib = kc ? kc->lib : DT_LIB_OTHER;
+		enum dt_opfam fam = kc ? kc->opfam : DT_OPF_OTHER;
+		s->lib_ns[lib][fam] += d;
+		s->lib_count[lib][fam]++;
+		s->other_ns[lib] += d;
+		s->other_count[lib]++;
+	}
 	if (!kc)
 		return;
 	if (!cudnn) {
-		s->fam_ns[kc->family] += d;
-		s->fam_count[kc->family]++;
 		if (kc->tuner) {
 			s->tuner_ns += d;
 			s->tuner_kernels++;
@@ -835,6 +925,22 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		if (n)
 			add_convert(s, n, cudnn, d);
 	}
+}
+
+uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
+		       uint64_t *count)
+{
+	uint64_t ns = 0, n = 0;
+
+	for (int l = 0; l < DT_LIB_COUNT; l++)
+		for (int f = 0; f < DT_OPF_COUNT; f++)
+			if ((lib < 0 || l == lib) && (fam < 0 || f == fam)) {
+				ns += s->lib_ns[l][f];
+				n += s->lib_count[l][f];
+			}
+	if (count)
+		*count = n;
+	return ns;
 }
 
 static void on_call(void *arg, const struct dt_call *a)
@@ -989,7 +1095,12 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	if (s->fusion)
 		dt_fusion_begin_file(s->fusion, ss);
 	dt_session_add(ss, &c);
+	pv->phase = -1;
+	pv->last_launch = 0;
 	dt_session_run(ss);
+	/* what followed the last matrix product goes with it */
+	phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_SETUP : pv->phase],
+		    &pv->pending);
 	if (s->fusion)
 		dt_fusion_end_file(s->fusion);
 	for (int i = 0; i < 64; i++) {

@@ -200,8 +200,8 @@ static void run_line(const struct ctx *c, const char *label, const char *name,
 static uint64_t other_ns(const struct dt_summary *s)
 {
 	uint64_t n = 0;
-	for (int f = 0; f < DT_FAM_COUNT; f++)
-		n += s->fam_ns[f];
+	for (int l = 0; l < DT_LIB_COUNT; l++)
+		n += s->other_ns[l];
 	return n;
 }
 

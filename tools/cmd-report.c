@@ -555,9 +555,9 @@ static void print_time(const struct ctx *c)
 		dt_table_free(t);
 		return;
 	}
-	for (int f = 0; f < DT_FAM_COUNT; f++) {
-		other += s->fam_ns[f];
-		other_n += s->fam_count[f];
+	for (int l = 0; l < DT_LIB_COUNT; l++) {
+		other += s->other_ns[l];
+		other_n += s->other_count[l];
 	}
 	dt_table_cell(t, "kernels, copies and sets, summed");
 	dt_table_cell(t, "%s", dt_fmt_ns(s->gpu_ns, b1, sizeof(b1)));
@@ -594,15 +594,15 @@ static void print_time(const struct ctx *c)
 			dt_fmt_pct(share(other, s->gpu_ns), b2, sizeof(b2)));
 		dt_table_cell(t, "%" PRIu64, other_n);
 	}
-	for (int f = 0; f < DT_FAM_COUNT; f++) {
-		if (!s->fam_count[f])
+	for (int l = 0; l < DT_LIB_COUNT; l++) {
+		uint64_t n = s->other_count[l], ns = s->other_ns[l];
+		if (!n)
 			continue;
-		dt_table_cell(t, "%s%s%s", ind, ind, dt_family_name(f));
-		dt_table_cell(t, "%s", dt_fmt_ns(s->fam_ns[f], b1, sizeof(b1)));
+		dt_table_cell(t, "%s%s%s", ind, ind, dt_lib_name(l));
+		dt_table_cell(t, "%s", dt_fmt_ns(ns, b1, sizeof(b1)));
 		dt_table_cell(t, "%s",
-			      dt_fmt_pct(share(s->fam_ns[f], s->gpu_ns), b2,
-					 sizeof(b2)));
-		dt_table_cell(t, "%" PRIu64, s->fam_count[f]);
+			      dt_fmt_pct(share(ns, s->gpu_ns), b2, sizeof(b2)));
+		dt_table_cell(t, "%" PRIu64, n);
 	}
 	if (s->copies) {
 		dt_table_cell(t, "%smemory copies and sets", ind);
@@ -988,6 +988,118 @@ static void json_devices(struct dt_json *j, const struct dt_summary *s)
 	json_peaks(j, dt_summary_peaks(s, -1));
 }
 
+/* Version 1's "other_kernels": kernels outside cuDNN calls in its five
+ * families (GEMM libraries, NCCL, ggml, ATen, XLA) and the rest (cuDNN's
+ * own outside its calls and unknown ones among them). */
+static void json_other_kernels(struct dt_json *j, const struct dt_summary *s)
+{
+	static const struct {
+		const char *key;
+		int lib[6]; /* ended by -1 */
+	} v1[] = {
+		{ "gemm", { DT_LIB_CUBLAS, DT_LIB_CUTLASS, -1 } },
+		{ "nccl", { DT_LIB_NCCL, -1 } },
+		{ "ggml", { DT_LIB_GGML, -1 } },
+		{ "aten", { DT_LIB_ATEN, -1 } },
+		{ "xla", { DT_LIB_XLA, -1 } },
+		{ "other",
+		  { DT_LIB_CUDNN, DT_LIB_FLASH, DT_LIB_TRITON, DT_LIB_CUB,
+		    DT_LIB_OTHER, -1 } },
+	};
+
+	dt_json_key_nl(j, "other_kernels", 2);
+	dt_json_open(j, '[', -1);
+	for (size_t i = 0; i < sizeof(v1) / sizeof(*v1); i++) {
+		uint64_t ns = 0, n = 0;
+		for (const int *l = v1[i].lib; *l >= 0; l++) {
+			ns += s->other_ns[*l];
+			n += s->other_count[*l];
+		}
+		if (!n)
+			continue;
+		dt_json_open(j, '{', -1);
+		dt_json_ks(j, "family", v1[i].key);
+		dt_json_ku(j, "ns", ns);
+		dt_json_ku(j, "kernels", n);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+}
+
+/* All GPU time by library, each with its operation families, and by
+ * operation family alone. */
+static void json_libraries(struct dt_json *j, const struct dt_summary *s)
+{
+	uint64_t n, ns;
+
+	dt_json_key_nl(j, "libraries", 2);
+	dt_json_open(j, '[', -1);
+	for (int l = 0; l < DT_LIB_COUNT; l++) {
+		ns = dt_sum_lib_ns(s, l, -1, &n);
+		if (!n)
+			continue;
+		dt_json_open(j, '{', -1);
+		dt_json_ks(j, "library", dt_lib_key(l));
+		dt_json_ku(j, "ns", ns);
+		dt_json_ku(j, "count", n);
+		dt_json_key(j, "families");
+		dt_json_open(j, '[', -1);
+		for (int f = 0; f < DT_OPF_COUNT; f++) {
+			if (!s->lib_count[l][f])
+				continue;
+			dt_json_open(j, '{', -1);
+			dt_json_ks(j, "family", dt_opfam_key(f));
+			dt_json_ku(j, "ns", s->lib_ns[l][f]);
+			dt_json_ku(j, "count", s->lib_count[l][f]);
+			dt_json_close(j, -1);
+		}
+		dt_json_close(j, -1);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	dt_json_key_nl(j, "families", 2);
+	dt_json_open(j, '[', -1);
+	for (int f = 0; f < DT_OPF_COUNT; f++) {
+		ns = dt_sum_lib_ns(s, -1, f, &n);
+		if (!n)
+			continue;
+		dt_json_open(j, '{', -1);
+		dt_json_ks(j, "family", dt_opfam_key(f));
+		dt_json_ku(j, "ns", ns);
+		dt_json_ku(j, "count", n);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+	dt_json_key_nl(j, "phases", 2);
+	dt_json_open(j, '[', -1);
+	for (int p = 0; p < DT_PHASE_COUNT; p++) {
+		const struct dt_sum_phase *ph = &s->phases[p];
+		if (!ph->count)
+			continue;
+		dt_json_open(j, '{', -1);
+		dt_json_ks(j, "phase", dt_phase_key(p));
+		dt_json_ku(j, "ns", ph->ns);
+		dt_json_ku(j, "count", ph->count);
+		dt_json_ku(j, "copy_ns", ph->copy_ns);
+		dt_json_ku(j, "copy_bytes", ph->copy_bytes);
+		dt_json_ku(j, "graph_launches", ph->steps);
+		dt_json_key(j, "families");
+		dt_json_open(j, '[', -1);
+		for (int f = 0; f < DT_OPF_COUNT; f++) {
+			if (!ph->fam_count[f])
+				continue;
+			dt_json_open(j, '{', -1);
+			dt_json_ks(j, "family", dt_opfam_key(f));
+			dt_json_ku(j, "ns", ph->fam_ns[f]);
+			dt_json_ku(j, "count", ph->fam_count[f]);
+			dt_json_close(j, -1);
+		}
+		dt_json_close(j, -1);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+}
+
 static void json_gpu(struct dt_json *j, const struct dt_summary *s)
 {
 	dt_json_key_nl(j, "gpu", 1);
@@ -1011,18 +1123,8 @@ static void json_gpu(struct dt_json *j, const struct dt_summary *s)
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
-	dt_json_key_nl(j, "other_kernels", 2);
-	dt_json_open(j, '[', -1);
-	for (int f = 0; f < DT_FAM_COUNT; f++) {
-		if (!s->fam_count[f])
-			continue;
-		dt_json_open(j, '{', -1);
-		dt_json_ks(j, "family", dt_family_key(f));
-		dt_json_ku(j, "ns", s->fam_ns[f]);
-		dt_json_ku(j, "kernels", s->fam_count[f]);
-		dt_json_close(j, -1);
-	}
-	dt_json_close(j, -1);
+	json_other_kernels(j, s);
+	json_libraries(j, s);
 	dt_json_close(j, -1);
 	dt_json_key_nl(j, "host_cudnn_ns", 1);
 	dt_json_u64(j, s->host_ns);
@@ -1296,6 +1398,8 @@ int cmd_report(int argc, char **argv)
 		if (s->n_files > 1)
 			print_files(&c);
 		print_time(&c);
+		dt_report_libraries(c.out, s, c.format, c.color);
+		dt_report_phases(c.out, s, c.format, c.color);
 		print_findings(&c);
 		if (s->fusion)
 			dt_fusion_text(c.out, s, c.format, c.color, c.top);

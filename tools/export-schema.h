@@ -266,8 +266,10 @@
 	C(kernel, graphId, INTEGER,                                           \
 	  "the executable CUDA graph that launched it; NULL none")            \
 	C(kernel, graphNodeId, INTEGER, "its node there; NULL none")          \
-	C(kernel, family, TEXT,                                               \
-	  "the library its name says: gemm, nccl, ggml, aten, xla, other")    \
+	C(kernel, library, TEXT,                                              \
+	  "the library its name says (analyzer/REPORT.md, LIBRARIES)")        \
+	C(kernel, opFamily, TEXT,                                             \
+	  "the operation its name says: matmul, attention, ...")              \
 	C(kernel, layout, INTEGER, "1 when it converts a layout")             \
 	C(kernel, tuner, INTEGER, "1 for an autotuner's own kernel")          \
 	C(kernel, tensorCores, INTEGER,                                       \

@@ -457,12 +457,14 @@ static void put_kernel(struct exporter *x, const struct dt_activity *a)
 		put_null(x, XT_kernel_graphNodeId);
 	}
 	if (kc) {
-		put_s(x, XT_kernel_family, dt_family_key(kc->family));
+		put_s(x, XT_kernel_library, dt_lib_key(kc->lib));
+		put_s(x, XT_kernel_opFamily, dt_opfam_key(kc->opfam));
 		put_i(x, XT_kernel_layout, kc->layout);
 		put_i(x, XT_kernel_tuner, kc->tuner);
 		put_tri(x, XT_kernel_tensorCores, kc->tc);
 	} else {
-		put_null(x, XT_kernel_family);
+		put_null(x, XT_kernel_library);
+		put_null(x, XT_kernel_opFamily);
 		put_null(x, XT_kernel_layout);
 		put_null(x, XT_kernel_tuner);
 		put_null(x, XT_kernel_tensorCores);

@@ -81,7 +81,7 @@ void dt_html_time_bars(FILE *out, const struct dt_summary *s)
 
 	if (!s->gpu_ns)
 		return;
-	if (!bars_init(&v, DT_KIND_COUNT + DT_FAM_COUNT + 2)) {
+	if (!bars_init(&v, DT_KIND_COUNT + DT_LIB_COUNT + DT_OPF_COUNT + 2)) {
 		bars_free(&v);
 		return;
 	}
@@ -99,23 +99,41 @@ void dt_html_time_bars(FILE *out, const struct dt_summary *s)
 		       "A horizontal bar per kind of cuDNN operation, as long "
 		       "as its GPU time, which is written beside it.",
 		       &v);
-	v.n = 0;
-	if (s->cudnn_ns)
-		bar_time(&v, "cuDNN operations", s->cudnn_ns, s->gpu_ns);
-	for (int f = 0; f < DT_FAM_COUNT; f++)
-		if (s->fam_count[f])
-			bar_time(&v, dt_family_name(f), s->fam_ns[f],
-				 s->gpu_ns);
-	if (s->copies)
-		bar_time(&v, "memory copies and sets", s->copy_ns, s->gpu_ns);
-	qsort(v.b, v.n, sizeof(*v.b), by_value);
-	figure(out,
-	       "All GPU time by library or kernel family, with its share: "
-	       "the table above, drawn",
-	       "GPU time by library or kernel family",
-	       "A horizontal bar per library (cuDNN, cuBLAS, NCCL, ...) or "
-	       "copies, as long as its GPU time, which is written beside it.",
-	       &v);
+	/* all GPU time by library, then by family: one bar per row or
+	 * column of the summary's library x family table */
+	static const struct {
+		bool by_lib;
+		const char *caption, *title, *desc;
+	} sums[] = {
+		{ true, "All GPU time by the library that launched it, with its "
+			"share",
+		  "GPU time by library",
+		  "A horizontal bar per library (cuDNN, cuBLAS, ggml, ...) or "
+		  "copies, as long as its GPU time, which is written beside "
+		  "it." },
+		{ false, "All GPU time by operation family, any library, with "
+			 "its share",
+		  "GPU time by operation family",
+		  "A horizontal bar per operation family (matrix "
+		  "multiplication, attention, normalization, ...), as long as "
+		  "its GPU time, which is written beside it." },
+	};
+	for (size_t i = 0; i < sizeof(sums) / sizeof(*sums); i++) {
+		int n_keys = sums[i].by_lib ? DT_LIB_COUNT : DT_OPF_COUNT;
+		v.n = 0;
+		for (int k = 0; k < n_keys; k++) {
+			uint64_t n, ns = sums[i].by_lib
+						 ? dt_sum_lib_ns(s, k, -1, &n)
+						 : dt_sum_lib_ns(s, -1, k, &n);
+			if (n)
+				bar_time(&v,
+					 sums[i].by_lib ? dt_lib_name(k)
+							: dt_opfam_name(k),
+					 ns, s->gpu_ns);
+		}
+		qsort(v.b, v.n, sizeof(*v.b), by_value);
+		figure(out, sums[i].caption, sums[i].title, sums[i].desc, &v);
+	}
 	fputs("</div>\n", out);
 	bars_free(&v);
 }

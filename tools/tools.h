@@ -273,6 +273,14 @@ double dt_parse_rate(const char *s);
 void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
 		    bool color, long top);
 
+/* The report's sections on all GPU work (report-gpu.c): GPU time by
+ * library and operation family; and by phase (batches, token generation),
+ * printed only when some matrix products were matrix-vector ones. */
+void dt_report_libraries(FILE *out, const struct dt_summary *s,
+			 enum dt_format f, bool color);
+void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
+		      bool color);
+
 /* The report's pictures in HTML (report-html.c), each with a title, a
  * description and a table or text saying the same. */
 /* GPU time by op kind, and by library or kernel family. */

@@ -327,19 +327,59 @@ const char *dt_math_name(enum dt_math m);       /* "bf16" */
 
 /* ------------------------------------------------------------ kernels */
 
-/* The library a kernel outside cuDNN calls belongs to, by its name. */
-enum dt_family {
-	DT_FAM_GEMM,
-	DT_FAM_NCCL,
-	DT_FAM_GGML,
-	DT_FAM_ATEN,
-	DT_FAM_XLA,
-	DT_FAM_OTHER,
-	DT_FAM_COUNT
+/* The library that launched a kernel, copy or set: cuDNN when a cuDNN call
+ * did (a fact of the trace), otherwise what the kernel's name says
+ * (dt_lib_of). Copies and sets outside cuDNN calls are the program's own
+ * CUDA runtime calls. */
+enum dt_lib {
+	DT_LIB_CUDNN,
+	DT_LIB_CUBLAS, /* cuBLAS and cuBLASLt, their CUTLASS kernels too */
+	DT_LIB_CUTLASS,
+	DT_LIB_FLASH,  /* FlashAttention (Dao-AILab) */
+	DT_LIB_NCCL,
+	DT_LIB_GGML,   /* ggml's CUDA back end (llama.cpp, whisper.cpp) */
+	DT_LIB_ATEN,   /* PyTorch's own kernels */
+	DT_LIB_TRITON, /* Triton kernels, TorchInductor's among them */
+	DT_LIB_XLA,    /* XLA's generated kernels and its runtime's */
+	DT_LIB_CUB,    /* CUB and Thrust */
+	DT_LIB_RUNTIME, /* copies and sets the program asked of the runtime */
+	DT_LIB_OTHER,
+	DT_LIB_COUNT
 };
-const char *dt_family_name(enum dt_family f); /* "GEMM (cuBLAS, ...)" */
-const char *dt_family_key(enum dt_family f);  /* "gemm" */
-enum dt_family dt_family_of(const char *name, size_t len);
+const char *dt_lib_name(enum dt_lib l); /* "cuBLAS (cuBLASLt)" */
+const char *dt_lib_key(enum dt_lib l);  /* "cublas" */
+/* The library a kernel's name (len bytes) says it belongs to. */
+enum dt_lib dt_lib_of(const char *name, size_t len);
+
+/* What kind of operation a kernel, copy or set does, as far as its name
+ * says: coarser than enum dt_kernel_op, for every library. */
+enum dt_opfam {
+	DT_OPF_MATMUL,
+	DT_OPF_CONV,
+	DT_OPF_ATTENTION,
+	DT_OPF_NORM,
+	DT_OPF_ELEMENTWISE,
+	DT_OPF_ROPE,
+	DT_OPF_SOFTMAX,
+	DT_OPF_COPY,   /* copies, type conversions, layouts, (de)quantizing */
+	DT_OPF_GATHER, /* embedding lookups, indexing, scatter */
+	DT_OPF_REDUCTION,
+	DT_OPF_POOLING,
+	DT_OPF_RNN,
+	DT_OPF_OPTIMIZER,
+	DT_OPF_LOSS,   /* cross entropy, CTC, ... */
+	DT_OPF_COMM,   /* collectives and point-to-point */
+	DT_OPF_FILL,   /* fills, sets, random numbers */
+	DT_OPF_SYNC,   /* waits, delays, an autotuner's checks */
+	DT_OPF_OTHER,
+	DT_OPF_COUNT
+};
+const char *dt_opfam_name(enum dt_opfam f); /* "matrix multiplication" */
+const char *dt_opfam_key(enum dt_opfam f);  /* "matmul" */
+/* The operation family a cuDNN op kind belongs to. */
+enum dt_opfam dt_opfam_of_kind(enum dt_op_kind k);
+/* The operation family a kernel's name (a NUL-terminated string) says. */
+enum dt_opfam dt_opfam_of(const char *name);
 
 /* What a kernel outside cuDNN computes, as far as its name says: the
  * operations the fusion analysis chains. */
@@ -370,7 +410,9 @@ enum dt_kernel_op {
 /* What a kernel's name says, worked out once per name
  * (analyzer-kernels.c): the one kernel classifier. */
 struct dt_kernel_class {
-	enum dt_family family;
+	enum dt_lib lib;
+	enum dt_opfam opfam;
+	bool matvec; /* a matrix-vector product (one token, one row) */
 	enum dt_kernel_op op;
 	const char *op_needle; /* the part of the name that says op, or NULL */
 	bool layout;           /* converts a layout: dt_layout_kernel() */
@@ -1057,6 +1099,8 @@ enum dt_finding_type {
 	DT_FIND_FP32,
 	DT_FIND_LOW_ROOF,
 	DT_FIND_FAILED,
+	DT_FIND_COPIES,
+	DT_FIND_IDLE,
 	DT_FIND_COUNT
 };
 const char *dt_finding_key(enum dt_finding_type t); /* "autotune" */
@@ -1083,6 +1127,22 @@ struct dt_summary_opts {
 				    run's achieved streaming bandwidth */
 };
 
+/* GPU work split by the matrix products it runs between: matrix-vector
+ * products are what a model generating one token at a time runs (a
+ * language model's token generation), matrix-matrix ones a batch (its
+ * prompt processing, training, ...). Work between two products goes with
+ * the next one; work before the first product (loading weights) is setup. */
+enum dt_phase { DT_PHASE_SETUP, DT_PHASE_BATCH, DT_PHASE_TOKEN, DT_PHASE_COUNT };
+const char *dt_phase_name(enum dt_phase p); /* "token generation ..." */
+const char *dt_phase_key(enum dt_phase p);  /* "token" */
+
+struct dt_sum_phase {
+	uint64_t ns, count; /* kernels, copies and sets */
+	uint64_t fam_ns[DT_OPF_COUNT], fam_count[DT_OPF_COUNT];
+	uint64_t copy_ns, copy_bytes; /* of its copies and sets */
+	uint64_t steps; /* CUDA graph launches whose matrix products it ran */
+};
+
 struct dt_summary {
 	struct dt_summary_opts opts;
 	struct dt_sum_file *files;
@@ -1097,7 +1157,13 @@ struct dt_summary {
 	uint64_t span_ns;  /* first start to last end, per device, summed */
 	uint64_t cudnn_ns; /* launched by cuDNN calls */
 	uint64_t kind_ns[DT_KIND_COUNT], kind_count[DT_KIND_COUNT];
-	uint64_t fam_ns[DT_FAM_COUNT], fam_count[DT_FAM_COUNT];
+	/* every kernel, copy and set by the library that launched it and
+	 * its operation family (cuDNN's by its ops' kinds) */
+	uint64_t lib_ns[DT_LIB_COUNT][DT_OPF_COUNT];
+	uint64_t lib_count[DT_LIB_COUNT][DT_OPF_COUNT];
+	struct dt_sum_phase phases[DT_PHASE_COUNT];
+	/* kernels outside cuDNN calls, by library */
+	uint64_t other_ns[DT_LIB_COUNT], other_count[DT_LIB_COUNT];
 	uint64_t copy_ns, copies, copy_bytes; /* outside cuDNN calls */
 	uint64_t tuner_ns, tuner_kernels;     /* an autotuner's own kernels
 						 (XLA's redzone checks and result
@@ -1134,6 +1200,11 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
  * summary looks for fusion opportunities); it is run, not closed. */
 int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		    size_t errlen);
+
+/* GPU time (and *count, when not NULL, kernels, copies and sets) of a
+ * library, any family; of a family, any library; lib or fam -1 for any. */
+uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
+		       uint64_t *count);
 
 /* Every trace is in: settle medians, peaks and findings. */
 void dt_summary_finish(struct dt_summary *s);

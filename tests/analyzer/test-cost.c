@@ -348,13 +348,13 @@ static void test_tables(void)
 				   "addIN3c108BFloat16EEEEEvRNS_18Tens";
 	struct dt_kernel_class kc;
 	dt_kernel_classify(bias, sizeof(bias) - 1, &kc);
-	CHECK(kc.family == DT_FAM_ATEN);
+	CHECK(kc.lib == DT_LIB_ATEN && kc.opfam == DT_OPF_ELEMENTWISE);
 	CHECK(kc.op == DT_KOP_ADD);
 	CHECK(kc.dtype == DT_DTYPE_BFLOAT16);
 	CHECK(kc.threads == 128 && kc.per == 4);
 	CHECK(!kc.vectorized && !kc.layout && !kc.tuner);
 	dt_kernel_classify("nvjet_sm90_tst_256x128_splitKreduce", 35, &kc);
-	CHECK(kc.family == DT_FAM_GEMM && kc.op == DT_KOP_GEMM_TAIL);
+	CHECK(kc.lib == DT_LIB_CUBLAS && kc.op == DT_KOP_GEMM_TAIL);
 	dt_kernel_classify("_ZN5cudnn16nchwToNhwcKernelIfEEv", 32, &kc);
 	CHECK(kc.layout && kc.op == DT_KOP_OTHER);
 }

@@ -76,6 +76,12 @@ check graph.report.json report --format json "$t"
 check graph.report.html report --format html "$t"
 check graph.fusion fusion "$t"
 check graph.export.json export --format perfetto --from 6.3033s --to 6.3036s "$t"
+# llama.cpp b4747 on an H100, no cuDNN call: llama-bench -p 32 -n 8 -fa 1
+# with its CUDA graphs (tests/gpu/test-llama.sh runs it)
+t=tests/data/llama.dnnt
+check llama.report report "$t"
+check llama.report.json report --format json "$t"
+check llama.report.md report --format markdown "$t"
 # JAX attention through cuDNN on an H100, forward and backward
 # (tests/gpu/wl_jax_attn.py): XLA builds each graph, serializes its plan
 # and executes the plan it restores from that JSON, in CUDA graphs

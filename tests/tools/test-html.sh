@@ -100,7 +100,8 @@ grep -q 'class="failed">gate --fail-on regression: FAILED' "$d" ||
 	no "diff: the verdict is not said as the text diff says it"
 
 # the pictures and their tables are there
-for what in "GPU time by library or kernel family" "GPU busy over the run" \
+for what in "GPU time by library" "GPU time by operation family" \
+	"GPU busy over the run" \
 	"GPU time per rank" "The problems against the roofline"; do
 	grep -q "<title id=\"svg[0-9]*-t\">$what</title>" "$r" ||
 		no "report: no picture of $what"
