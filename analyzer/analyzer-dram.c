@@ -21,7 +21,10 @@
 #include "analyzer-util.h"
 #include "dt-analyzer.h"
 
-#define SAMPLES 4096 /* at 100 us: 0.4 s of samples waiting for work */
+/* Samples wait for the work that ran during them: a recorder decodes
+ * samples every few milliseconds but hands kernels over every flush (half
+ * a second by default): at 20 us, 65536 samples are 1.3 s. */
+#define SAMPLES 65536
 #define WORKS 16384
 #define KEYS 6       /* kinds of work a sample keeps apart */
 
@@ -183,11 +186,19 @@ void dt_dram_work(struct dt_dram *d, uint64_t start, uint64_t end, int lib,
 	if (!d || end <= start)
 		return;
 	uint16_t key = key_of(lib, fam);
-	/* the samples read before it, newest first: the overlap is near
-	 * the end of the ring */
-	for (size_t i = d->s_n; i-- > 0;) {
+	/* the samples read before it (in time order): from the first that
+	 * ends after it starts */
+	size_t lo = 0, hi = d->s_n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->s[(d->s_head + mid) % SAMPLES].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < d->s_n; i++) {
 		struct sample *s = &d->s[(d->s_head + i) % SAMPLES];
-		if (s->end <= start)
+		if (s->start >= end)
 			break;
 		uint64_t ns = overlap(start, end, s->start, s->end);
 		if (ns)

@@ -1,16 +1,18 @@
 /*
  * cupti-pm.c - the GPU's performance counters sampled over time (CUPTI's PM
  * sampling), for `record --gpu-metrics`: DRAM bytes read and written,
- * device-wide, every DNNTRACE_GPU_METRICS microseconds. The
- * samples go into the trace as they are (GPU_SAMPLE records); the analyzer
- * attributes them to kernels by time. This is not a per-kernel profiler:
- * a sample holds whatever ran on the GPU during its window.
+ * device-wide, every DNNTRACE_GPU_METRICS microseconds. The samples go
+ * into the trace as they are (GPU_SAMPLE records); the analyzer attributes
+ * them to the work that ran during them, by time. This is not a per-kernel
+ * profiler: a sample holds whatever ran on the GPU during its window.
  *
- * The sequence is CUPTI's (cupti_pmsampling.h, cupti_profiler_host.h):
- * a host object describing the metrics for this chip, a config image,
- * PM sampling enabled on the device with it, and a thread that decodes the
- * hardware buffer into a counter data image every few milliseconds and
- * evaluates each sample it completed.
+ * The sequence is CUPTI's (cupti_pmsampling.h, cupti_profiler_host.h): a
+ * host object describing the metrics for this chip, a config image, PM
+ * sampling enabled on the device with it, started once the program uses
+ * the GPU; then the CUPTI flusher thread decodes the hardware buffer into a
+ * counter data image every 10 ms and evaluates each sample it completed.
+ * Measured on an H100 (CUPTI 13.0): the availability and config images
+ * must outlive the session, and nothing may be torn down at exit.
  */
 #define _GNU_SOURCE
 #include <cupti.h>
@@ -19,15 +21,12 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cupti-internal.h"
-#define PMDBG(...) do { if (getenv("DNNTRACE_PM_DEBUG")) { fprintf(stderr, "pm: " __VA_ARGS__); fflush(stderr);} } while (0)
 #include "dt-trace.h"
 
 #define PM_FUNCTIONS(X)                                                  \
@@ -92,6 +91,9 @@ static struct {
 	CUpti_PmSampling_Object *obj;
 	uint8_t *image;
 	size_t image_size;
+	/* the counter availability and config images: CUPTI's host and
+	 * sampling objects keep pointers to them for their whole life */
+	uint8_t *avail, *config;
 	bool first; /* the first sample spans enable to start: dropped */
 	uint64_t overflows;
 } s;
@@ -162,7 +164,6 @@ static void drain(void)
 	dec.pPmSamplingObject = s.obj;
 	dec.pCounterDataImage = s.image;
 	dec.counterDataImageSize = s.image_size;
-	PMDBG("decode\n");
 	if (pm.cuptiPmSamplingDecodeData(&dec) != CUPTI_SUCCESS)
 		return;
 	if (dec.overflow)
@@ -171,7 +172,6 @@ static void drain(void)
 	PARAMS(CUpti_PmSampling_GetCounterDataInfo_Params, info);
 	info.pCounterDataImage = s.image;
 	info.counterDataImageSize = s.image_size;
-	PMDBG("info\n");
 	if (pm.cuptiPmSamplingGetCounterDataInfo(&info) != CUPTI_SUCCESS)
 		return;
 	for (size_t i = 0; i < info.numCompletedSamples; i++) {
@@ -199,23 +199,19 @@ static void drain(void)
 			s.first = false;
 			continue;
 		}
-		PMDBG("sample %zu of %zu: %g %g\n", i, (size_t)info.numCompletedSamples, v[0], v[1]);
 		emit_sample(si.startTimestamp, si.endTimestamp, v);
-		PMDBG("emitted\n");
 	}
 	/* the image is read: ready for the next decode */
 	PARAMS(CUpti_PmSampling_CounterDataImage_Initialize_Params, init);
 	init.pPmSamplingObject = s.obj;
 	init.counterDataSize = s.image_size;
 	init.pCounterData = s.image;
-	PMDBG("%s\n", "cuptiPmSamplingCounterDataImageInitialize");
 	pm.cuptiPmSamplingCounterDataImageInitialize(&init);
 }
 
 void cupti_pm_poll(void)
 {
 	if (s.on) {
-		PMDBG("drain\n");
 		drain();
 	}
 }
@@ -230,7 +226,6 @@ static CUptiResult configure(const char *chip, const uint8_t *avail,
 #define TRY(call, p)                  \
 	do {                          \
 		*fn = #call;          \
-		PMDBG("%s\n", #call); \
 		r = pm.call(&(p));    \
 		if (r != CUPTI_SUCCESS) \
 			return r;     \
@@ -252,6 +247,7 @@ static CUptiResult configure(const char *chip, const uint8_t *avail,
 	uint8_t *config = calloc(1, sz.configImageSize);
 	if (!config)
 		return CUPTI_ERROR_OUT_OF_MEMORY;
+	s.config = config;
 	PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, img);
 	img.pHostObject = s.host;
 	img.configImageSize = sz.configImageSize;
@@ -268,7 +264,6 @@ static CUptiResult configure(const char *chip, const uint8_t *avail,
 	cfg.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
 	cfg.hwBufferAppendMode =
 		CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
-	PMDBG("%s\n", "cuptiProfilerHostGetConfigImage");
 	if ((r = pm.cuptiProfilerHostGetConfigImage(&img)) != CUPTI_SUCCESS ||
 	    (r = pm.cuptiProfilerHostGetNumOfPasses(&passes)) !=
 		    CUPTI_SUCCESS) {
@@ -280,11 +275,9 @@ static CUptiResult configure(const char *chip, const uint8_t *avail,
 		*fn = "cuptiPmSamplingSetConfig";
 		r = pm.cuptiPmSamplingSetConfig(&cfg);
 	}
-	free(config);
 	if (r != CUPTI_SUCCESS) {
 		PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hd);
 		hd.pHostObject = s.host;
-		PMDBG("%s\n", "cuptiProfilerHostDeinitialize");
 		pm.cuptiProfilerHostDeinitialize(&hd);
 		s.host = NULL;
 		return r;
@@ -329,19 +322,15 @@ void cupti_pm_start(void *cupti, const char *arg)
 	CUcontext ctx = NULL;
 	if (retain && set_current && retain(&ctx, (CUdevice)s.device) == 0)
 		set_current(ctx);
-	PMDBG("context %p\n", (void *)ctx);
 	PARAMS(CUpti_Profiler_Initialize_Params, pi);
-	PMDBG("%s\n", "cuptiProfilerInitialize");
 	if ((r = pm.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS)
 		return pm_off("cuptiProfilerInitialize", r);
 	PARAMS(CUpti_Device_GetChipName_Params, chip);
 	chip.deviceIndex = s.device;
-	PMDBG("%s\n", "cuptiDeviceGetChipName");
 	if ((r = pm.cuptiDeviceGetChipName(&chip)) != CUPTI_SUCCESS)
 		return pm_off("cuptiDeviceGetChipName", r);
 	PARAMS(CUpti_PmSampling_GetCounterAvailability_Params, av);
 	av.deviceIndex = s.device;
-	PMDBG("%s\n", "cuptiPmSamplingGetCounterAvailability");
 	if ((r = pm.cuptiPmSamplingGetCounterAvailability(&av)) !=
 	    CUPTI_SUCCESS)
 		return pm_off("cuptiPmSamplingGetCounterAvailability", r);
@@ -349,7 +338,6 @@ void cupti_pm_start(void *cupti, const char *arg)
 	if (!avail)
 		return pm_off("calloc", CUPTI_ERROR_OUT_OF_MEMORY);
 	av.pCounterAvailabilityImage = avail;
-	PMDBG("%s\n", "cuptiPmSamplingGetCounterAvailability");
 	if ((r = pm.cuptiPmSamplingGetCounterAvailability(&av)) !=
 	    CUPTI_SUCCESS) {
 		free(avail);
@@ -357,14 +345,13 @@ void cupti_pm_start(void *cupti, const char *arg)
 	}
 	PARAMS(CUpti_PmSampling_Enable_Params, en);
 	en.deviceIndex = s.device;
-	PMDBG("%s\n", "cuptiPmSamplingEnable");
 	if ((r = pm.cuptiPmSamplingEnable(&en)) != CUPTI_SUCCESS) {
 		free(avail);
 		return pm_off("cuptiPmSamplingEnable", r);
 	}
 	s.obj = en.pPmSamplingObject;
+	s.avail = avail;
 	r = configure(chip.pChipName, avail, MAX_METRICS, &fn);
-	free(avail);
 	if (r != CUPTI_SUCCESS)
 		goto disable;
 
@@ -374,7 +361,6 @@ void cupti_pm_start(void *cupti, const char *arg)
 	ds.numMetrics = s.n_metrics;
 	ds.maxSamples = IMAGE_SAMPLES;
 	fn = "cuptiPmSamplingGetCounterDataSize";
-	PMDBG("%s\n", "cuptiPmSamplingGetCounterDataSize");
 	if ((r = pm.cuptiPmSamplingGetCounterDataSize(&ds)) != CUPTI_SUCCESS)
 		goto disable;
 	s.image_size = ds.counterDataSize;
@@ -387,26 +373,21 @@ void cupti_pm_start(void *cupti, const char *arg)
 	init.counterDataSize = s.image_size;
 	init.pCounterData = s.image;
 	fn = "cuptiPmSamplingCounterDataImageInitialize";
-	PMDBG("%s\n", "cuptiPmSamplingCounterDataImageInitialize");
 	if ((r = pm.cuptiPmSamplingCounterDataImageInitialize(&init)) !=
 	    CUPTI_SUCCESS)
 		goto disable;
 	PARAMS(CUpti_PmSampling_Start_Params, st);
 	st.pPmSamplingObject = s.obj;
 	fn = "cuptiPmSamplingStart";
-	PMDBG("%s\n", "cuptiPmSamplingStart");
 	if ((r = pm.cuptiPmSamplingStart(&st)) != CUPTI_SUCCESS)
 		goto disable;
-	PMDBG("started\n");
 	s.first = true;
 	s.on = true;
 	char names[256] = "";
 	for (size_t i = 0; i < s.n_metrics; i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names),
 			 "%s%s", i ? "\n" : "", metric_names[i]);
-	PMDBG("emitting\n");
 	emit_metrics(0, names);
-	PMDBG("emitted metrics\n");
 	return;
 
 disable:
@@ -414,8 +395,16 @@ disable:
 	s.image = NULL;
 	PARAMS(CUpti_PmSampling_Disable_Params, dis);
 	dis.pPmSamplingObject = s.obj;
-	PMDBG("%s\n", "cuptiPmSamplingDisable");
 	pm.cuptiPmSamplingDisable(&dis);
+	if (s.host) {
+		PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hd);
+		hd.pHostObject = s.host;
+		pm.cuptiProfilerHostDeinitialize(&hd);
+		s.host = NULL;
+	}
+	free(s.config);
+	free(s.avail);
+	s.config = s.avail = NULL;
 	pm_off(fn, r);
 }
 
@@ -426,19 +415,12 @@ void cupti_pm_stop(void)
 	s.on = false;
 	PARAMS(CUpti_PmSampling_Stop_Params, st);
 	st.pPmSamplingObject = s.obj;
-	PMDBG("%s\n", "cuptiPmSamplingStop");
 	pm.cuptiPmSamplingStop(&st);
 	drain();
-	PARAMS(CUpti_PmSampling_Disable_Params, dis);
-	dis.pPmSamplingObject = s.obj;
-	PMDBG("%s\n", "cuptiPmSamplingDisable");
-	pm.cuptiPmSamplingDisable(&dis);
-	PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hd);
-	hd.pHostObject = s.host;
-	PMDBG("%s\n", "cuptiProfilerHostDeinitialize");
-	pm.cuptiProfilerHostDeinitialize(&hd);
-	free(s.image);
-	s.image = NULL;
+	/* No cuptiPmSamplingDisable nor host deinitialization: this runs as
+	 * the process exits, after the CUDA runtime has torn its context
+	 * down, and there CUPTI 13.0 corrupts the heap (glibc aborted with
+	 * "double free or corruption"). The process's end frees it all. */
 	if (s.overflows) {
 		char text[128];
 		snprintf(text, sizeof(text),
