@@ -191,6 +191,9 @@ struct dt_model {
 	} corr[1 << 16];
 	/* kernels of calls whose API_CALL record is still to come (a long
 	 * call is recorded when it returns, its launches as CUPTI flushes) */
+	/* the GPU metrics sampled (GPU_METRICS), in their samples' order */
+	const char *metric_names[8];
+	size_t n_metric_names;
 	struct orphan {
 		uint64_t call;
 		uint32_t kernels;

@@ -1708,6 +1708,81 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	EMIT(m, activity, &a);
 }
 
+/* What the GPU is sampled for: the metrics' names, kept for the model's
+ * life; or why it is not, or what sampling lost. */
+static void on_gpu_metrics(struct dt_model *m, const struct dt_rec_gpu_metrics *r)
+{
+	uint32_t len;
+	const char *text = (const char *)dt_rec_tail(&r->hdr, &len);
+	struct dt_model_stats *st = &m->stats;
+
+	if (r->code == -2) { /* at the end: samples dropped */
+		snprintf(st->gpu_metrics_lost, sizeof(st->gpu_metrics_lost),
+			 "%.*s", (int)len, text);
+		return;
+	}
+	if (!r->metrics) {
+		snprintf(st->gpu_metrics, sizeof(st->gpu_metrics), "%.*s",
+			 (int)len, text);
+		return;
+	}
+	m->n_metric_names = 0;
+	for (uint32_t i = 0, from = 0; i <= len && m->n_metric_names <
+			     sizeof(m->metric_names) / sizeof(*m->metric_names);
+	     i++) {
+		if (i < len && text[i] != '\n')
+			continue;
+		char buf[128];
+		snprintf(buf, sizeof(buf), "%.*s", (int)(i - from), text + from);
+		m->metric_names[m->n_metric_names++] =
+			m_keep(m, strdup(buf));
+		from = i + 1;
+	}
+	int n = snprintf(st->gpu_metrics, sizeof(st->gpu_metrics), "on:");
+	for (size_t i = 0; i < m->n_metric_names && n > 0 &&
+			   (size_t)n < sizeof(st->gpu_metrics);
+	     i++)
+		n += snprintf(st->gpu_metrics + n, sizeof(st->gpu_metrics) - (size_t)n,
+			      "%s %s", i ? "," : "", m->metric_names[i]);
+	if (n > 0 && (size_t)n < sizeof(st->gpu_metrics))
+		snprintf(st->gpu_metrics + n, sizeof(st->gpu_metrics) - (size_t)n,
+			 " every %u us on GPU %u", r->interval / 1000,
+			 r->device);
+}
+
+static void on_gpu_sample(struct dt_model *m, const struct dt_rec_gpu_sample *r)
+{
+	uint32_t len;
+	const uint8_t *tail = dt_rec_tail(&r->hdr, &len);
+	double v[8];
+	uint32_t n = len / sizeof(double);
+
+	if (n > m->n_metric_names)
+		n = (uint32_t)m->n_metric_names;
+	if (n > 8)
+		n = 8;
+	memcpy(v, tail, n * sizeof(double));
+	m->stats.gpu_samples++;
+	struct dt_gpu_sample s = {
+		.start = r->start + (uint64_t)m->cupti_to_mono,
+		.end = r->end + (uint64_t)m->cupti_to_mono,
+		.device = r->device,
+		.n = n,
+		.v = v,
+		.names = m->metric_names,
+		.rec = &r->hdr,
+	};
+	EMIT(m, gpu_sample, &s);
+}
+
+int dt_gpu_sample_metric(const struct dt_gpu_sample *s, const char *name)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!strcmp(s->names[i], name))
+			return (int)i;
+	return -1;
+}
+
 static void emit_device(struct dt_model *m, const struct dt_rec_device *d)
 {
 	uint32_t len;
@@ -1802,6 +1877,13 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 	case DT_REC_GRAPH_LINK:
 		m_graph_record(m, h);
 		EMIT(m, record, h);
+		break;
+	case DT_REC_GPU_METRICS:
+		on_gpu_metrics(m, (const void *)h);
+		EMIT(m, record, h);
+		break;
+	case DT_REC_GPU_SAMPLE:
+		on_gpu_sample(m, (const void *)h);
 		break;
 	case DT_REC_GRAPH_LAUNCH: {
 		const struct dt_rec_graph_launch *r = (const void *)h;

@@ -273,6 +273,8 @@ struct priv {
 	struct dt_sum_phase pending;
 	int phase;          /* of the last matrix product, -1 none yet */
 	uint32_t last_launch; /* correlation id of the last graph launch */
+	struct dt_dram *dram; /* the file's GPU counter samples, when it has
+				 them, being attributed */
 };
 
 static struct priv *P(const struct dt_summary *s)
@@ -888,6 +890,16 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		f->cudnn_gpu_ns += d;
 		s->cudnn_ns += d;
 	}
+	if (pv->dram)
+		dt_dram_work(pv->dram, a->start, a->end,
+			     cudnn			  ? DT_LIB_CUDNN
+			     : a->kind != DT_ACT_KERNEL ? DT_LIB_RUNTIME
+			     : kc			  ? kc->lib
+							  : DT_LIB_OTHER,
+			     a->kind == DT_ACT_MEMSET	  ? DT_OPF_FILL
+			     : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
+			     : kc			  ? kc->opfam
+							  : DT_OPF_OTHER);
 	if (a->kind != DT_ACT_KERNEL) {
 		enum dt_opfam fam = a->kind == DT_ACT_MEMSET ? DT_OPF_FILL
 							     : DT_OPF_COPY;
@@ -993,6 +1005,29 @@ static void on_device(void *arg, const struct dt_device *d)
 		pv->dev_map[d->id] = device_of(rd->s, d);
 }
 
+/* A trace whose GPU is sampled says so before its samples: the work from
+ * then on is kept for them (most traces have none). */
+static void on_record(void *arg, const struct dt_rec_hdr *h)
+{
+	struct reading *rd = arg;
+	struct priv *pv = P(rd->s);
+
+	if (h->type == DT_REC_GPU_METRICS &&
+	    ((const struct dt_rec_gpu_metrics *)(const void *)h)->metrics &&
+	    !pv->dram)
+		pv->dram = dt_dram_new(&rd->s->dram);
+}
+
+static void on_gpu_sample(void *arg, const struct dt_gpu_sample *gs)
+{
+	struct reading *rd = arg;
+	struct priv *pv = P(rd->s);
+
+	if (!pv->dram)
+		pv->dram = dt_dram_new(&rd->s->dram);
+	dt_dram_sample(pv->dram, gs);
+}
+
 static void on_op(void *arg, const struct dt_op *op)
 {
 	struct reading *rd = arg;
@@ -1091,13 +1126,18 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 				 .activity = on_activity,
 				 .device = on_device,
 				 .op = on_op,
-				 .plan = on_plan };
+				 .plan = on_plan,
+				 .gpu_sample = on_gpu_sample,
+				 .record = on_record };
 	if (s->fusion)
 		dt_fusion_begin_file(s->fusion, ss);
 	dt_session_add(ss, &c);
 	pv->phase = -1;
 	pv->last_launch = 0;
 	dt_session_run(ss);
+	dt_dram_finish(pv->dram);
+	dt_dram_free(pv->dram);
+	pv->dram = NULL;
 	/* what followed the last matrix product goes with it */
 	phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_SETUP : pv->phase],
 		    &pv->pending);
@@ -1136,6 +1176,11 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	s->plans.opaque += ms->plans.opaque;
 	s->plans.unknown_runs += ms->plans.unknown_runs;
 	f->gpu_state = ms->gpu_state[0] ? strdup(ms->gpu_state) : NULL;
+	f->gpu_metrics = ms->gpu_metrics[0] ? strdup(ms->gpu_metrics) : NULL;
+	f->gpu_metrics_lost = ms->gpu_metrics_lost[0]
+				      ? strdup(ms->gpu_metrics_lost)
+				      : NULL;
+	f->gpu_samples = ms->gpu_samples;
 	free(map);
 	pv->api_map = NULL;
 	pv->n_api_map = 0;
@@ -1379,6 +1424,8 @@ void dt_summary_free(struct dt_summary *s)
 		free(f->program);
 		free(f->cudnn);
 		free(f->gpu_state);
+		free(f->gpu_metrics);
+		free(f->gpu_metrics_lost);
 		free(f->ended);
 		free(f->lost_text);
 		free(f->cudnn_version);

@@ -512,6 +512,40 @@ static void rearm(void)
 	emit_clock();
 }
 
+/* record --gpu-metrics: what to start once there is GPU work. */
+static struct {
+	const char *arg; /* DNNTRACE_GPU_METRICS, or NULL */
+	void *cupti;
+	bool started;
+} pm;
+
+/* Whether the program's GPU 0 has a context yet (the driver's primary
+ * one), or GPU work has been seen. */
+static bool gpu_in_use(void)
+{
+	static CUresult (*state)(CUdevice, unsigned *, int *);
+	unsigned flags;
+	int active = 0;
+
+	if (atomic_load(&c.active))
+		return true;
+	if (!state)
+		*(void **)&state = dlsym(RTLD_DEFAULT,
+					 "cuDevicePrimaryCtxGetState");
+	return state && state(0, &flags, &active) == CUDA_SUCCESS && active;
+}
+
+/* Start sampling the counters once the GPU is in use; decode what they
+ * sampled (every 10 ms: the flusher's slice). */
+static void pm_tick(void)
+{
+	if (pm.arg && !pm.started && gpu_in_use()) {
+		pm.started = true;
+		cupti_pm_start(pm.cupti, pm.arg);
+	}
+	cupti_pm_poll();
+}
+
 static void *flusher_main(void *arg)
 {
 	sigset_t all;
@@ -529,6 +563,7 @@ static void *flusher_main(void *arg)
 		     slept += 10) {
 			struct timespec ts = { 0, 10000000L };
 			nanosleep(&ts, NULL);
+			pm_tick();
 		}
 		if (atomic_load(&c.final_flush) == 1) {
 			dt_cupti_flush(1);
@@ -637,6 +672,11 @@ static void start_once(void)
 	cu.cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE);
 	cupti_graphs_start(h);
 	c.on = 1;
+	/* the counters are sampled from the flusher, once GPU work shows a
+	 * device in use: CUPTI's profiler fails inside cuInit, where an
+	 * injected recorder starts */
+	pm.arg = getenv("DNNTRACE_GPU_METRICS");
+	pm.cupti = h;
 	dt_cupti_tagging = attributed;
 	unsigned k = wanted_kinds();
 	snprintf(c.state, sizeof(c.state),
@@ -713,6 +753,7 @@ void dt_cupti_stop(void)
 		return;
 	if (c.flusher_started)
 		pthread_join(c.flusher, NULL);
+	cupti_pm_stop();
 	dt_cupti_flush(1);
 }
 

@@ -20,6 +20,15 @@ void cupti_graphs_start(void *cupti);
  * records. */
 void cupti_graphs_launch_api(int runtime, uint32_t cbid, const char *name);
 
+/* cupti-pm.c: sample the GPU's counters every `interval` microseconds
+ * (a number; empty: 100) with CUPTI (the library handle) while recording,
+ * for `record --gpu-metrics`; a GPU_METRICS record says what, or why not.
+ * Stop: the last samples written, the counters given back. */
+void cupti_pm_start(void *cupti, const char *interval);
+void cupti_pm_stop(void);
+/* Decode the samples taken so far; from the thread that started it. */
+void cupti_pm_poll(void);
+
 /* A CUpti_ActivityAPI record of the driver or runtime layer. */
 void cupti_graphs_api_record(const void *rec);
 

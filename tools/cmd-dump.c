@@ -331,6 +331,11 @@ static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
 	on_record(arg, l->rec);
 }
 
+static void on_gpu_sample(void *arg, const struct dt_gpu_sample *s)
+{
+	on_record(arg, s->rec);
+}
+
 int dt_dump_file(const char *path, bool raw)
 {
 	struct dt_session *ss = dt_open_session(path, NULL);
@@ -352,6 +357,7 @@ int dt_dump_file(const char *path, bool raw)
 				 .device = on_device,
 				 .gpu_state = on_gpu_state,
 				 .graph_launch = on_graph_launch,
+				 .gpu_sample = on_gpu_sample,
 				 .record = on_record };
 	dt_session_add(ss, &c);
 	dt_session_run(ss);

@@ -142,6 +142,14 @@ int dt_info_file(const char *path, long top)
 	print_kv("recorder:", dt_info_get(fi, "dnntrace.version"));
 	print_kv("GPU:", device);
 	print_kv("GPU trace:", ms->gpu_state);
+	if (ms->gpu_metrics[0]) {
+		char metrics[512];
+		snprintf(metrics, sizeof(metrics), "%s; %" PRIu64 " samples%s%s",
+			 ms->gpu_metrics, ms->gpu_samples,
+			 ms->gpu_metrics_lost[0] ? "; " : "",
+			 ms->gpu_metrics_lost);
+		print_kv("GPU metrics:", metrics);
+	}
 
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",

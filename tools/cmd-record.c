@@ -70,13 +70,18 @@ static void record_help(FILE *f)
 		"kernel,"
 		"memcpy,memset,\n"
 		"                         or none (default: all three)\n"
+		"      --gpu-metrics[=US] also sample the GPU's DRAM traffic\n"
+		"                         every US microseconds (default 100; "
+		"needs access to\n"
+		"                         the GPU's performance counters)\n"
 		"  -q, --quiet            do not print where the traces went\n"
 		"  -h, --help             show this help\n\n"
 		"The same settings work without this command:\n"
 		"  LD_PRELOAD=%s%s \\\n"
 		"  DNNTRACE_OUTPUT=TEMPLATE COMMAND [ARGS...]\n"
 		"(also DNNTRACE_BUFFER_SIZE, DNNTRACE_FLUSH_MS, "
-		"DNNTRACE_DISABLE=1, DNNTRACE_CUPTI=0,\n"
+		"DNNTRACE_DISABLE=1, DNNTRACE_CUPTI=0, "
+		"DNNTRACE_GPU_METRICS=US,\n"
 		"DNNTRACE_VERBOSE=1). GPU kernels are recorded through CUPTI, "
 		"from the first\nkernel when CUDA_INJECTION64_PATH names the "
 		"library too (record sets it),\nelse from the first cuDNN "
@@ -208,6 +213,7 @@ int cmd_record(int argc, char **argv)
 		{ "flush-ms", required_argument, NULL, 'f' },
 		{ "disable", no_argument, NULL, 'd' },
 		{ "gpu", required_argument, NULL, 'g' },
+		{ "gpu-metrics", optional_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -256,6 +262,16 @@ int cmd_record(int argc, char **argv)
 						  "commas, or none");
 			else
 				setenv("DNNTRACE_CUPTI_KINDS", optarg, 1);
+			break;
+		case 'm':
+			if (optarg &&
+			    dt_parse_int(optarg, 1, 1000000, &ms))
+				return dt_usage_error(
+					"record", "--gpu-metrics takes an "
+						  "interval in microseconds "
+						  "from 1 to 1000000");
+			setenv("DNNTRACE_GPU_METRICS", optarg ? optarg : "100",
+			       1);
 			break;
 		case 'q':
 			quiet = true;

@@ -1132,6 +1132,7 @@ static void json_gpu(struct dt_json *j, const struct dt_summary *s)
 	dt_json_graphs(j, &s->graphs);
 	dt_json_key_nl(j, "plans", 1);
 	dt_json_plans(j, &s->plans);
+	dt_json_dram(j, s);
 }
 
 static void json_problem(struct dt_json *j, const struct dt_summary *s,
@@ -1400,6 +1401,7 @@ int cmd_report(int argc, char **argv)
 		print_time(&c);
 		dt_report_libraries(c.out, s, c.format, c.color);
 		dt_report_phases(c.out, s, c.format, c.color);
+		dt_report_dram(c.out, s, c.format, c.color, c.top);
 		print_findings(&c);
 		if (s->fusion)
 			dt_fusion_text(c.out, s, c.format, c.color, c.top);

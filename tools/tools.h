@@ -278,6 +278,11 @@ void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
  * printed only when some matrix products were matrix-vector ones. */
 void dt_report_libraries(FILE *out, const struct dt_summary *s,
 			 enum dt_format f, bool color);
+/* DRAM traffic sampled from the GPU's counters (record --gpu-metrics):
+ * the section, and its JSON "dram" member; nothing when no trace asked. */
+void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
+		    bool color, long top);
+void dt_json_dram(struct dt_json *j, const struct dt_summary *s);
 void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
 		      bool color);
 

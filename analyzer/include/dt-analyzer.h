@@ -653,6 +653,21 @@ struct dt_graph_launch {
 	const struct dt_rec_hdr *rec; /* the record */
 };
 
+/* One sample of the GPU's counters (record --gpu-metrics): device-wide,
+ * over [start, end). */
+struct dt_gpu_sample {
+	uint64_t start, end; /* host clock (CLOCK_MONOTONIC ns) */
+	uint32_t device;
+	uint32_t n;               /* values, as many as names */
+	const double *v;          /* valid during the call */
+	const char *const *names; /* "dram__bytes_read.sum", ...: live as
+				     long as the session */
+	const struct dt_rec_hdr *rec; /* the record */
+};
+
+/* Index of metric `name` in a sample, or -1. */
+int dt_gpu_sample_metric(const struct dt_gpu_sample *s, const char *name);
+
 /* What a view is called with. Any callback may be NULL; arg is passed
  * back. Pointers in an event are valid during the call only, but for the
  * strings and tensors of an op, its kernel class and the device, which
@@ -672,6 +687,8 @@ struct dt_consumer {
 	void (*plan)(void *arg, const struct dt_plan_build *b);
 	/* a CUDA graph launched */
 	void (*graph_launch)(void *arg, const struct dt_graph_launch *l);
+	/* a sample of the GPU's counters */
+	void (*gpu_sample)(void *arg, const struct dt_gpu_sample *s);
 };
 
 /* CUDA graphs in a trace (or in several, summed). */
@@ -739,6 +756,12 @@ struct dt_model_stats {
 	 * or the first GPU_STATE record's words when the header's said
 	 * "unknown" (the file was opened before CUPTI was started) */
 	char gpu_state[160];
+	/* the GPU's counters sampled (record --gpu-metrics): "" not asked,
+	 * "on: <metrics> every <interval>", or "off: why"; and what the
+	 * sampling lost ("" nothing) */
+	char gpu_metrics[256];
+	char gpu_metrics_lost[160];
+	uint64_t gpu_samples;
 };
 
 struct dt_session_opts {
@@ -982,6 +1005,10 @@ struct dt_sum_file {
 	char *path;
 	char *host, *program, *cudnn, *gpu_state;
 	char *cudnn_version; /* "9.19.0", or NULL */
+	/* its GPU counters: NULL not sampled, "on: ..." or "off: why"
+	 * (dt_model_stats.gpu_metrics); what sampling lost, or NULL */
+	char *gpu_metrics, *gpu_metrics_lost;
+	uint64_t gpu_samples;
 	char *cuda;          /* "driver 13.0, runtime 13.0", or NULL */
 	char *rank;          /* "RANK=3" from the rank variables, or NULL */
 	uint32_t pid;
@@ -1143,6 +1170,34 @@ struct dt_sum_phase {
 	uint64_t steps; /* CUDA graph launches whose matrix products it ran */
 };
 
+/* DRAM traffic from the GPU's sampled counters (record --gpu-metrics),
+ * every trace's summed (analyzer-dram.c). */
+#define DT_DRAM_BINS 64
+struct dt_sum_dram {
+	uint64_t samples;
+	uint64_t sampled_ns; /* their windows, summed */
+	double read, write;  /* bytes */
+	double peak_Bps;     /* the busiest sample's read + write rate */
+	/* by the library and family of the work that covered each sample's
+	 * window, in proportion to the time it covered */
+	double read_by[DT_LIB_COUNT][DT_OPF_COUNT];
+	double write_by[DT_LIB_COUNT][DT_OPF_COUNT];
+	uint64_t ns_by[DT_LIB_COUNT][DT_OPF_COUNT]; /* that time */
+	double idle_read, idle_write; /* in windows' parts no work covered */
+	/* bytes over time: bin i from t0 + i * bin_ns (host clock, the first
+	 * trace's) */
+	uint64_t t0, bin_ns;
+	double bins[DT_DRAM_BINS];
+};
+
+struct dt_dram;
+struct dt_dram *dt_dram_new(struct dt_sum_dram *out);
+void dt_dram_sample(struct dt_dram *d, const struct dt_gpu_sample *s);
+void dt_dram_work(struct dt_dram *d, uint64_t start, uint64_t end, int lib,
+		  int fam);
+void dt_dram_finish(struct dt_dram *d); /* every sample counted */
+void dt_dram_free(struct dt_dram *d);
+
 struct dt_summary {
 	struct dt_summary_opts opts;
 	struct dt_sum_file *files;
@@ -1172,6 +1227,7 @@ struct dt_summary {
 	uint64_t calls, failed, ops, kernels;
 	struct dt_graph_stats graphs; /* every trace's, summed */
 	struct dt_plan_stats plans;   /* likewise */
+	struct dt_sum_dram dram;      /* likewise */
 
 	struct dt_sum_api *apis;
 	size_t n_apis;

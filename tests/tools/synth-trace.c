@@ -1200,6 +1200,80 @@ static void write_threads(const char *dir)
 	dt_writer_free(g.w);
 }
 
+static void metrics_kernels(struct gen *g, uint64_t t)
+{
+	struct dt_rec_kernel mm = { .start = t,
+				    .end = t + 200000,
+				    .corr = ++g->corr,
+				    .grid_x = 132,
+				    .block_x = 256,
+				    .registers = 64 };
+	put_kernel(g, &mm, K_NVJET);
+	struct dt_rec_kernel fill = { .start = t + 200000,
+				      .end = t + 300000,
+				      .corr = ++g->corr,
+				      .grid_x = 132,
+				      .block_x = 256,
+				      .registers = 32 };
+	put_kernel(g, &fill, K_ATEN);
+}
+
+/* Four 100 us samples from t: bytes read and written. */
+static void metrics_samples(struct gen *g, uint64_t t)
+{
+	static const double v[4][2] = {
+		{ 1e8, 5e7 }, { 1e8, 5e7 }, { 0, 2.5e7 }, { 0, 0 }
+	};
+	for (int k = 0; k < 4; k++) {
+		struct dt_rec_gpu_sample smp = {
+			.start = t + (uint64_t)k * 100000,
+			.end = t + (uint64_t)(k + 1) * 100000,
+			.len = sizeof(v[k]),
+		};
+		put(g, DT_REC_GPU_SAMPLE, &smp, sizeof(smp), v[k],
+		    sizeof(v[k]));
+	}
+}
+
+/* The metrics scenario (OUT_DIR/metrics.dnnt): GPU counters sampled every
+ * 100 us over `steps` steps of a 200 us matrix product (cuBLAS' name, no
+ * cuDNN call) moving 1 GB/ms read and 0.5 GB/ms written, then a 100 us
+ * ATen fill moving 0.25 GB/ms written, then 100 us of idle GPU that moves
+ * nothing. Each step's product reads 2e8 bytes and writes 1e8, the fill
+ * writes 2.5e7. */
+static void write_metrics(const char *dir, int steps)
+{
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	const char names[] = "dram__bytes_read.sum\ndram__bytes_write.sum";
+
+	snprintf(path, sizeof(path), "%s/metrics.dnnt", dir);
+	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
+		    3352320000ull);
+	uint64_t handle = 0x1000;
+	CALL(&g, "cudnnCreate", 300000, U(handle));
+	struct dt_rec_gpu_metrics m = { .t = g.t,
+					.interval = 100000,
+					.metrics = 2,
+					.len = sizeof(names) - 1 };
+	put(&g, DT_REC_GPU_METRICS, &m, sizeof(m), names, m.len);
+	uint64_t t = g.t + 1000000;
+	/* samples and kernels reach a trace in either order: odd steps
+	 * have their samples first */
+	for (int i = 0; i < steps; i++, t += 400000)
+		for (int part = 0; part < 2; part++) {
+			if (part == i % 2)
+				metrics_kernels(&g, t);
+			else
+				metrics_samples(&g, t);
+		}
+	g.t = t;
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+	dt_ring_detach(g.r);
+	dt_writer_close(g.w, DT_END_EXIT, 0);
+	dt_writer_free(g.w);
+}
+
 static void write_fusion_scenario(const char *dir, int steps)
 {
 	static const struct fusion_case cases[] = {
@@ -1218,6 +1292,7 @@ int main(int argc, char **argv)
 {
 	int ranks = 2, steps = 4, threads = 64;
 	bool fusion = false, churn = false, graphs = false, threads_s = false;
+	bool metrics = false;
 
 	if (argc < 3) {
 		fprintf(stderr,
@@ -1232,7 +1307,9 @@ int main(int argc, char **argv)
 			"       synth-trace API_LISTING OUT_DIR --scenario "
 			"graphs\n"
 			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"threads\n");
+			"threads\n"
+			"       synth-trace API_LISTING OUT_DIR --scenario "
+			"metrics [--steps N]\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -1258,6 +1335,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--scenario") &&
 			 !strcmp(argv[i + 1], "threads"))
 			threads_s = true;
+		else if (!strcmp(argv[i], "--scenario") &&
+			 !strcmp(argv[i + 1], "metrics"))
+			metrics = true;
 		else
 			die("unknown option %s", argv[i]);
 	}
@@ -1276,6 +1356,10 @@ int main(int argc, char **argv)
 	}
 	if (threads_s) {
 		write_threads(argv[2]);
+		return 0;
+	}
+	if (metrics) {
+		write_metrics(argv[2], steps);
 		return 0;
 	}
 	for (int r = 0; r < ranks; r++)

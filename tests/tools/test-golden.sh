@@ -23,9 +23,10 @@ for v in noise changed; do
 	mkdir "$synth_dir/$v"
 	"$synth" shim/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
 done
-mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads"
+mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/metrics"
 "$synth" shim/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/threads" --scenario threads || exit 1
+"$synth" shim/cudnn-api.txt "$synth_dir/metrics" --scenario metrics --steps 10 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/fusion" --scenario fusion --steps 3 || exit 1
 fail=0
 check_rc() { # check_rc STATUS NAME ARGS...: also its exit status
@@ -102,6 +103,10 @@ check synth.ranks.sorted report --top 3 --sort roof --wide "$s"
 # a plan built on one thread and run on another, whose records come
 # first in the file
 check threads.ops ops "$synth_dir/threads/threads.dnnt"
+# GPU counters sampled every 100 us (record --gpu-metrics): each step's
+# matrix product reads 2e8 bytes and writes 1e8, its fill writes 2.5e7
+check metrics.report report "$synth_dir/metrics/metrics.dnnt"
+check metrics.report.json report --format json "$synth_dir/metrics/metrics.dnnt"
 check synth.peaks report --top 3 --peak-bandwidth 2T --peak-flops bf16=500T,fp32=50T "$s/rank1.dnnt"
 b=$synth_dir/base
 check_rc 0 diff.same diff --fail-on any "$b" "$synth_dir/noise"

@@ -84,6 +84,13 @@ int main(void)
 	CHECK(test_put(r, DT_REC_GRAPH_LINK, &gl, sizeof(gl), NULL, 0));
 	struct dt_rec_graph_launch gla = { .start = 10, .end = 20, .corr = 88 };
 	CHECK(test_put(r, DT_REC_GRAPH_LAUNCH, &gla, sizeof(gla), NULL, 0));
+	struct dt_rec_gpu_metrics gm = { .interval = 100000, .metrics = 1,
+					 .len = 4 };
+	CHECK(test_put(r, DT_REC_GPU_METRICS, &gm, sizeof(gm), "dram", 4));
+	const double sv[2] = { 1.5e9, 2.5e8 };
+	struct dt_rec_gpu_sample smp = { .start = 30, .end = 40,
+					.len = sizeof(sv) };
+	CHECK(test_put(r, DT_REC_GPU_SAMPLE, &smp, sizeof(smp), sv, sizeof(sv)));
 	struct dt_rec_hdr unknown = { 0 };
 	CHECK(test_put(r, 999, &unknown, sizeof(unknown), "zzzzzzzz", 8));
 	/* a record larger than half the ring is refused and counted */
@@ -205,6 +212,19 @@ int main(void)
 			CHECK_EQ_U(((const struct dt_rec_graph_launch *)h)->corr,
 				   88);
 			break;
+		case DT_REC_GPU_METRICS:
+			CHECK_EQ_U(((const struct dt_rec_gpu_metrics *)h)->interval,
+				   100000);
+			CHECK(len == 4 && !memcmp(t, "dram", 4));
+			break;
+		case DT_REC_GPU_SAMPLE: {
+			double v[2];
+			CHECK(len == sizeof(v));
+			memcpy(v, t, sizeof(v));
+			CHECK(v[0] == 1.5e9 && v[1] == 2.5e8);
+			CHECK_EQ_U(((const struct dt_rec_gpu_sample *)h)->end, 40);
+			break;
+		}
 		case DT_REC_LOSS:
 			CHECK_EQ_U(((const struct dt_rec_loss *)h)->count, 1);
 			CHECK_EQ_U(((const struct dt_rec_loss *)h)->tid, 4242);

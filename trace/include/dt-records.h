@@ -36,7 +36,9 @@
 	X(15, GPU_STATE, gpu_state, TEXT) /* GPU recording on, off, why */    \
 	X(16, GRAPH_NODE, graph_node, TEXT) /* a call's node in a CUDA graph */ \
 	X(17, GRAPH_LINK, graph_link, NONE) /* a graph made from another */   \
-	X(18, GRAPH_LAUNCH, graph_launch, NONE) /* a CUDA graph launched */
+	X(18, GRAPH_LAUNCH, graph_launch, NONE) /* a CUDA graph launched */  \
+	X(19, GPU_METRICS, gpu_metrics, TEXT) /* what the GPU is sampled for */ \
+	X(20, GPU_SAMPLE, gpu_sample, BYTES)  /* one sample of those metrics */
 
 /* F(R, type, name) with type one of u8 u16 u32 u64 i32 i64; R is passed
  * through unchanged so expansions can name the record. */
@@ -188,6 +190,20 @@
 	F(R, u32, tid)   /* CUPTI's thread id of the caller */          \
 	F(R, u32, cbid)  /* CUPTI's driver API callback id */           \
 	F(R, u32, reserved)
+#define DT_FIELDS_gpu_metrics(F, R)                                      \
+	F(R, u64, t)         /* CLOCK_MONOTONIC ns */                     \
+	F(R, u32, device)    /* the GPU sampled (CUDA's device index) */  \
+	F(R, u32, interval)  /* ns between samples */                     \
+	F(R, u32, metrics)   /* how many: 0 when sampling is off */       \
+	F(R, i32, code)      /* CUptiResult behind that, or 0 */          \
+	F(R, u32, reserved)                                               \
+	F(R, u32, len) /* the metrics' names, one a line; or why it is off */
+#define DT_FIELDS_gpu_sample(F, R)                                       \
+	F(R, u64, start)  /* the sample's window, on the CUPTI clock */   \
+	F(R, u64, end)                                                    \
+	F(R, u32, device)                                                 \
+	F(R, u32, len) /* the values: len / 8 IEEE doubles, in the order \
+			  GPU_METRICS named them */
 
 enum dt_graph_how {
 	/* GRAPH_NODE */

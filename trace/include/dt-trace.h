@@ -26,7 +26,7 @@
 #include "dt-records.h"
 
 #define DT_FORMAT_MAJOR 1
-#define DT_FORMAT_MINOR 1
+#define DT_FORMAT_MINOR 2
 
 /* The file header, first thing in the first (skippable) frame. */
 #define DT_FILE_MAGIC "DNNTRACE"
