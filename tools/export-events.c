@@ -459,6 +459,32 @@ static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
 	dt_json_close(&x->j, -1);
 }
 
+/* A sample of the GPU's DRAM counters (record --gpu-metrics): a counter
+ * track of GB/s read and written, per GPU. */
+static void on_gpu_sample(void *arg, const struct dt_gpu_sample *gs)
+{
+	struct tev *x = arg;
+	int r = dt_gpu_sample_metric(gs, "dram__bytes_read.sum");
+	int w = dt_gpu_sample_metric(gs, "dram__bytes_write.sum");
+	double ns = (double)(gs->end - gs->start);
+	char name[48];
+
+	if (ns <= 0 || (r < 0 && w < 0) ||
+	    !dt_export_in(x->t, gs->start, gs->end))
+		return;
+	snprintf(name, sizeof(name), "GPU %u DRAM GB/s", gs->device);
+	event_open(x, "C", 0, gs->start);
+	dt_json_ks(&x->j, "name", name);
+	dt_json_key(&x->j, "args");
+	dt_json_open(&x->j, '{', -1);
+	dt_json_key(&x->j, "read");
+	dt_json_g(&x->j, r >= 0 ? gs->v[r] / ns : 0);
+	dt_json_key(&x->j, "write");
+	dt_json_g(&x->j, w >= 0 ? gs->v[w] / ns : 0);
+	dt_json_close(&x->j, -1);
+	dt_json_close(&x->j, -1);
+}
+
 /* An instant on the process's own track, for what went missing. */
 static void mark(struct tev *x, uint64_t t, const char *name,
 		 const char *what)
@@ -582,6 +608,7 @@ static int export_one(struct tev *x, const struct dt_export_trace *t,
 		.activity = on_activity,
 		.op = on_op,
 		.graph_launch = on_graph_launch,
+		.gpu_sample = on_gpu_sample,
 		.gpu_state = on_gpu_state,
 		.device = on_device,
 		.record = on_record,
