@@ -36,7 +36,7 @@ static int by_calls(const void *a, const void *b)
 
 static void info_help(FILE *f)
 {
-	fprintf(f, "usage: dnntrace info [--calls N] FILE...\n\n"
+	fprintf(f, "usage: dnntrace info [--calls N] TRACE|FOLDER...\n\n"
 		   "Shows who wrote each trace (program, host, pid, ranks, "
 		   "cuDNN), what it holds\n(records, calls per function, "
 		   "threads, records lost) and how it ended.\n\n"
@@ -258,12 +258,19 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind == argc)
 		return dt_usage_error("info", "expected a trace file");
-	for (int i = optind; i < argc; i++) {
-		if (i > optind)
+	/* folders of a job's traces, as report takes them */
+	size_t n;
+	char **paths = dt_collect_inputs(argv + optind, argc - optind, &n);
+	if (n < (size_t)(argc - optind) && !n)
+		rc = EXIT_USAGE;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
 			putchar('\n');
-		int one = dt_info_file(argv[i], top);
+		int one = dt_info_file(paths[i], top);
 		if (one > rc)
 			rc = one;
+		free(paths[i]);
 	}
+	free(paths);
 	return rc;
 }
