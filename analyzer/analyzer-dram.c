@@ -30,14 +30,17 @@
 
 struct work {
 	uint64_t start, end;
+	uint32_t device;
 	uint16_t key; /* lib * DT_OPF_COUNT + family */
 };
 
 struct sample {
 	uint64_t start, end;
+	uint32_t device;
 	double read, write;
 	uint16_t key[KEYS];
-	uint64_t ns[KEYS]; /* time each covered; the last slot sums the rest */
+	uint64_t ns[KEYS]; /* time each kind of work covered */
+	uint64_t rest_ns;  /* and work of more kinds than the slots hold */
 	int n;
 };
 
@@ -47,7 +50,6 @@ struct dt_dram {
 	struct work *w;
 	size_t w_head, w_n;
 	int read_ix, write_ix;
-	const char *const *names;
 	struct dt_sum_dram *out;
 };
 
@@ -70,10 +72,11 @@ static void add_cover(struct sample *s, uint16_t key, uint64_t ns)
 	while (i < s->n && s->key[i] != key)
 		i++;
 	if (i == s->n) {
-		if (s->n == KEYS)
-			i = KEYS - 1; /* the rest, with the last kind */
-		else
-			s->key[s->n++] = key;
+		if (s->n == KEYS) {
+			s->rest_ns += ns; /* credited to "other" */
+			return;
+		}
+		s->key[s->n++] = key;
 	}
 	s->ns[i] += ns;
 }
@@ -105,6 +108,7 @@ static void settle(struct dt_dram *d, const struct sample *s)
 
 	for (int i = 0; i < s->n; i++)
 		covered += s->ns[i];
+	covered += s->rest_ns;
 	/* concurrent work shares the window; idle parts are nobody's */
 	double denom = (double)(covered > win ? covered : win);
 	o->samples++;
@@ -122,6 +126,12 @@ static void settle(struct dt_dram *d, const struct sample *s)
 		o->read_by[lib][fam] += s->read * share;
 		o->write_by[lib][fam] += s->write * share;
 		o->ns_by[lib][fam] += s->ns[i];
+	}
+	if (s->rest_ns) {
+		double share = (double)s->rest_ns / denom;
+		o->read_by[DT_LIB_OTHER][DT_OPF_OTHER] += s->read * share;
+		o->write_by[DT_LIB_OTHER][DT_OPF_OTHER] += s->write * share;
+		o->ns_by[DT_LIB_OTHER][DT_OPF_OTHER] += s->rest_ns;
 	}
 	if (covered < win) {
 		double share = (double)(win - covered) / denom;
@@ -151,11 +161,10 @@ void dt_dram_sample(struct dt_dram *d, const struct dt_gpu_sample *gs)
 {
 	if (!d)
 		return;
-	if (gs->names != d->names) {
-		d->names = gs->names;
-		d->read_ix = dt_gpu_sample_metric(gs, "dram__bytes_read.sum");
-		d->write_ix = dt_gpu_sample_metric(gs, "dram__bytes_write.sum");
-	}
+	/* looked up each time: a sample may carry fewer values, and the
+	 * names can change */
+	d->read_ix = dt_gpu_sample_metric(gs, "dram__bytes_read.sum");
+	d->write_ix = dt_gpu_sample_metric(gs, "dram__bytes_write.sum");
 	if (d->s_n == SAMPLES) {
 		settle(d, &d->s[d->s_head]);
 		d->s_head = (d->s_head + 1) % SAMPLES;
@@ -165,6 +174,7 @@ void dt_dram_sample(struct dt_dram *d, const struct dt_gpu_sample *gs)
 	memset(s, 0, sizeof(*s));
 	s->start = gs->start;
 	s->end = gs->end;
+	s->device = gs->device;
 	s->read = d->read_ix >= 0 ? gs->v[d->read_ix] : 0;
 	s->write = d->write_ix >= 0 ? gs->v[d->write_ix] : 0;
 	/* the work read before it, newest first, until a run of work that
@@ -173,15 +183,17 @@ void dt_dram_sample(struct dt_dram *d, const struct dt_gpu_sample *gs)
 	int before = 0;
 	for (size_t i = d->w_n; i-- > 0 && before < 64;) {
 		const struct work *w = &d->w[(d->w_head + i) % WORKS];
-		uint64_t ns = overlap(w->start, w->end, s->start, s->end);
+		uint64_t ns = w->device == s->device
+				      ? overlap(w->start, w->end, s->start, s->end)
+				      : 0;
 		if (ns)
 			add_cover(s, w->key, ns);
 		before = w->end <= s->start ? before + 1 : 0;
 	}
 }
 
-void dt_dram_work(struct dt_dram *d, uint64_t start, uint64_t end, int lib,
-		  int fam)
+void dt_dram_work(struct dt_dram *d, uint32_t device, uint64_t start,
+		  uint64_t end, int lib, int fam)
 {
 	if (!d || end <= start)
 		return;
@@ -200,6 +212,8 @@ void dt_dram_work(struct dt_dram *d, uint64_t start, uint64_t end, int lib,
 		struct sample *s = &d->s[(d->s_head + i) % SAMPLES];
 		if (s->start >= end)
 			break;
+		if (s->device != device)
+			continue;
 		uint64_t ns = overlap(start, end, s->start, s->end);
 		if (ns)
 			add_cover(s, key, ns);
@@ -209,7 +223,7 @@ void dt_dram_work(struct dt_dram *d, uint64_t start, uint64_t end, int lib,
 		d->w_n--;
 	}
 	d->w[(d->w_head + d->w_n++) % WORKS] =
-		(struct work){ start, end, key };
+		(struct work){ start, end, device, key };
 }
 
 void dt_dram_finish(struct dt_dram *d)

@@ -111,6 +111,7 @@ struct merger {
 };
 
 #define BUSY_MIN_WIDTH 1000 /* ns */
+#define BUSY_MAX_SPAN (1ull << 50) /* ns */
 
 /* Pairs of bins merged: the histogram covers twice the time. */
 static void busy_widen(struct dt_busy_hist *h)
@@ -140,6 +141,12 @@ static void busy_add(struct dt_busy_hist *h, uint64_t s, uint64_t e)
 		h->busy_ns += h->t0 - s;
 		s = h->t0;
 	}
+	/* a damaged trace's times: the bins span 13 days at most, so that
+	 * their width cannot overflow */
+	if (e - h->t0 > BUSY_MAX_SPAN)
+		e = h->t0 + BUSY_MAX_SPAN;
+	if (s > e)
+		s = e;
 	while (e - h->t0 > DT_BUSY_BINS * h->width_ns)
 		busy_widen(h);
 	uint64_t i = (s - h->t0) / h->width_ns;
@@ -891,7 +898,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		s->cudnn_ns += d;
 	}
 	if (pv->dram)
-		dt_dram_work(pv->dram, a->start, a->end,
+		dt_dram_work(pv->dram, a->device, a->start, a->end,
 			     cudnn			  ? DT_LIB_CUDNN
 			     : a->kind != DT_ACT_KERNEL ? DT_LIB_RUNTIME
 			     : kc			  ? kc->lib

@@ -102,8 +102,17 @@ FILE *dt_open_output(const char *path)
 
 int dt_close_output(FILE *out, const char *path)
 {
-	if (!path || fclose(out) == 0)
+	/* a write that failed (a full disk, a closed pipe) fails the command,
+	 * standard output too */
+	if (!path) {
+		if (fflush(out) == 0 && !ferror(out))
+			return 0;
+		dt_error("standard output: %s", strerror(errno ? errno : EIO));
+		return 1;
+	}
+	bool failed = ferror(out);
+	if (fclose(out) == 0 && !failed)
 		return 0;
-	dt_error("%s: %s", path, strerror(errno));
+	dt_error("%s: %s", path, strerror(errno ? errno : EIO));
 	return 1;
 }

@@ -89,6 +89,10 @@ static int64_t parse_time(const char *s)
 	return -1;
 }
 
+/* Traces that could not be opened: the export goes on without them and
+ * fails in the end, as report does. */
+static size_t unreadable;
+
 struct dt_export_trace *dt_export_open(const struct dt_export_opts *o,
 				       size_t *n)
 {
@@ -103,8 +107,10 @@ struct dt_export_trace *dt_export_open(const struct dt_export_opts *o,
 	}
 	for (size_t i = 0; i < o->n_paths; i++) {
 		struct dt_session *s = dt_open_session(o->paths[i], NULL);
-		if (!s)
+		if (!s) {
+			unreadable++;
 			continue;
+		}
 		const struct dt_file_info *fi = dt_session_info(s);
 		if (o->pid >= 0 && fi->hdr.pid != (uint64_t)o->pid) {
 			dt_session_close(s);
@@ -225,6 +231,11 @@ int cmd_export(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	int rc = fmt->run(&o);
+	if (unreadable && rc == 0) {
+		dt_error("%zu of the traces named could not be read: the export "
+			 "lacks them", unreadable);
+		rc = EXIT_USAGE;
+	}
 	for (size_t i = 0; i < o.n_paths; i++)
 		free(o.paths[i]);
 	free(o.paths);

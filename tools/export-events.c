@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dt-analyzer.h"
 #include "dt-config.h"
@@ -740,8 +741,9 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	}
 	dt_json_close(&x->j, 0);
 	const struct dt_file_header *h = &dt_session_info(t[0].s)->hdr;
-	uint64_t base = h->start_real + (uint64_t)((int64_t)h->start_mono +
-						   t[0].offset);
+	/* offset = start_real - base - start_mono */
+	uint64_t base = h->start_real -
+			(uint64_t)((int64_t)h->start_mono + t[0].offset);
 	dt_json_key_nl(&x->j, "baseTimeNanoseconds", 0);
 	dt_json_u64(&x->j, base);
 	device_props(x);
@@ -767,6 +769,9 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 done:
 	if (out && dt_close_output(out, o->output))
 		rc = 1;
+	/* a file cut short by a failed write is no timeline: not left */
+	if (rc && out && o->output)
+		unlink(o->output);
 	if (x) {
 		free(x->calls);
 		free(x->launches);

@@ -146,14 +146,47 @@ void dt_json_key(struct dt_json *j, const char *key)
 	dt_json_key_nl(j, key, -1);
 }
 
+int dt_utf8_len(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	int len;
+	uint32_t min, c;
+
+	if (!n)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, min = 0x80, c = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, min = 0x800, c = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, min = 0x10000, c = s[0] & 0x07;
+	else
+		return 0;
+	if ((size_t)len > n)
+		return 0;
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and beyond Unicode are not UTF-8 */
+	if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	return len;
+}
+
 static void quote_n(struct dt_json *j, const char *s, size_t n)
 {
 	size_t i, from = 0; /* s[from..i) needs no escape: written at once */
 
-	/* what needs an escape: control characters, '"' and '\\' (0 ends
-	 * the string) */
+	/* what needs a look: control characters, '"' and '\\' (0 ends the
+	 * string), and bytes that must start valid UTF-8 (names come from the
+	 * traced process and are bytes, not text) */
 	static const bool special[256] = {
 		[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true,
+		[0x80 ... 0xff] = true,
 	};
 
 	putc_j(j, '"');
@@ -163,6 +196,17 @@ static void quote_n(struct dt_json *j, const char *s, size_t n)
 			continue;
 		if (!c)
 			break;
+		if (c >= 0x80) {
+			int len = dt_utf8_len(s + i, n - i);
+			if (len) {
+				i += (size_t)len - 1;
+				continue;
+			}
+			put(j, s + from, i - from);
+			from = i + 1;
+			puts_j(j, "\\ufffd");
+			continue;
+		}
 		put(j, s + from, i - from);
 		from = i + 1;
 		if (c == '"' || c == '\\')

@@ -56,7 +56,10 @@ void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 		const struct dt_sum_file *fl = &s->files[i];
 		if (fl->gpu_metrics && strncmp(fl->gpu_metrics, "on:", 3))
 			dt_para(out, f, "warning", "%s: GPU counters not "
-				"sampled: %s\n", fl->path, fl->gpu_metrics + 5);
+				"sampled: %s\n", fl->path,
+				strncmp(fl->gpu_metrics, "off: ", 5)
+					? fl->gpu_metrics
+					: fl->gpu_metrics + 5);
 		if (fl->gpu_metrics_lost)
 			dt_para(out, f, "warning", "%s: GPU counters: %s\n",
 				fl->path, fl->gpu_metrics_lost);

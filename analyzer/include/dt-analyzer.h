@@ -1193,8 +1193,8 @@ struct dt_sum_dram {
 struct dt_dram;
 struct dt_dram *dt_dram_new(struct dt_sum_dram *out);
 void dt_dram_sample(struct dt_dram *d, const struct dt_gpu_sample *s);
-void dt_dram_work(struct dt_dram *d, uint64_t start, uint64_t end, int lib,
-		  int fam);
+void dt_dram_work(struct dt_dram *d, uint32_t device, uint64_t start,
+		  uint64_t end, int lib, int fam);
 void dt_dram_finish(struct dt_dram *d); /* every sample counted */
 void dt_dram_free(struct dt_dram *d);
 

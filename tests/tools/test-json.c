@@ -1,0 +1,41 @@
+/*
+ * test-json.c - the JSON writer on bytes that are not text: control
+ * characters escaped, invalid UTF-8 (a thread name cut in the middle of a
+ * character, a crafted trace) replaced by U+FFFD, valid UTF-8 kept.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools.h"
+
+int main(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "\"plain\"" },
+		{ "q\"b\\\\", "\"q\\\"b\\\\\\\\\"" },
+		{ "c\x01\n", "\"c\\u0001\\u000a\"" },
+		{ "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"" },
+		{ "a\xff" "b", "\"a\\ufffdb\"" },
+		{ "cut\xe2\x82", "\"cut\\ufffd\\ufffd\"" },
+		{ "over\xc0\xaf", "\"over\\ufffd\\ufffd\"" },
+		{ "sur\xed\xa0\x80", "\"sur\\ufffd\\ufffd\\ufffd\"" },
+	};
+	int failed = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[256] = "";
+		FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+		dt_json_quote(f, cases[i].in);
+		fclose(f);
+		if (strcmp(buf, cases[i].out)) {
+			printf("FAIL: case %zu: %s, expected %s\n", i, buf,
+			       cases[i].out);
+			failed++;
+		}
+	}
+	printf("%zu cases, %d failed\n", sizeof(cases) / sizeof(cases[0]),
+	       failed);
+	return failed != 0;
+}
