@@ -437,9 +437,17 @@ static void graph(struct restore *r, json_object *og, struct cfg_info *cfg)
 				r->tensors, json_object_get_string(name),
 				json_object_new_int64((int64_t)o->ptr));
 	}
-	for (size_t i = 0; i < json_object_array_length(nodes) &&
-			   n_ops < sizeof(ops) / sizeof(ops[0]);
-	     i++) {
+	if (json_object_array_length(nodes) > sizeof(ops) / sizeof(ops[0])) {
+		/* a graph is never cut: it is said unknown, with why */
+		snprintf(r->buf, sizeof(r->buf),
+			 "its JSON's operation graph has %zu nodes, more than "
+			 "the %zu this build reads",
+			 json_object_array_length(nodes),
+			 sizeof(ops) / sizeof(ops[0]));
+		r->why = r->buf;
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 		struct obj *o =
 			operation(r, json_object_array_get_idx(nodes, i));
 		if (!o)
