@@ -19,7 +19,8 @@
 #
 # Workloads: sdpa small_cnn lstm resnet50 (tests/gpu/wl_*.py, ms per
 # iteration: lower is better) and llama (llama-bench through
-# $LLAMA_RUN, default .work/llama/run-llama.sh: tokens per second, prompt
+# $LLAMA_RUN, default ../shared/workloads/llama/run-llama.sh beside the
+# source tree: tokens per second, prompt
 # and generation; no cuDNN, so no profiler or log runs). The table gives,
 # per configuration, the median ratio to plain over the rounds and the
 # range (min..max); time ratios for the PyTorch workloads (1.10 = 10 %
@@ -36,7 +37,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 gpu=$here/../gpu
 reps=${REPEATS:-3}
 sample=${SAMPLE:-10}
-llama_run=${LLAMA_RUN:-.work/llama/run-llama.sh}
+llama_run=${LLAMA_RUN:-$here/../../../shared/workloads/llama/run-llama.sh}
 workloads=${*:-sdpa small_cnn lstm resnet50 llama}
 dnntrace=$build/tools/dnntrace
 floor=$build/tests/bench/libcupti-floor.so

@@ -2,12 +2,12 @@
 # llama.cpp (no cuDNN call) under dnntrace: every kernel owned by a library,
 # ggml's by far the largest, its token generation seen as such. Skips (77)
 # without a GPU or without the llama.cpp workload: $DNNTRACE_LLAMA, else
-# .work/llama or ../shared/workloads/llama beside the source tree, holding
-# run-llama.sh (tests/gpu/README.md).
+# ../shared/workloads/llama beside the source tree, holding run-llama.sh
+# (tests/gpu/README.md).
 # usage: test-llama.sh DNNTRACE SOURCE_ROOT
 set -u
 dnntrace=$1 root=$2
-for d in "${DNNTRACE_LLAMA:-}" "$root/.work/llama" "$root/../shared/workloads/llama"; do
+for d in "${DNNTRACE_LLAMA:-}" "$root/../shared/workloads/llama"; do
 	[ -n "$d" ] && [ -f "$d/run-llama.sh" ] && { llama=$d; break; }
 done
 [ -n "${llama:-}" ] || { echo "no llama.cpp workload: skipped"; exit 77; }
