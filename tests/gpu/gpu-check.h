@@ -37,4 +37,47 @@ static inline void set(cudnnBackendDescriptor_t d,
 	CK(cudnnBackendSetAttribute(d, a, t, n, v));
 }
 
+/* The engine configs cuDNN's heuristics (mode A, in heur, a descriptor the
+ * caller made) propose for graph, into cfgs: max config descriptors the
+ * caller made. Returns how many. */
+static inline int64_t heuristic_configs(cudnnBackendDescriptor_t heur,
+					cudnnBackendDescriptor_t graph,
+					cudnnBackendDescriptor_t *cfgs,
+					int64_t max)
+{
+	cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A;
+	int64_t n = 0;
+
+	set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
+	    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
+	set(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
+	CK(cudnnBackendFinalize(heur));
+	CK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+				    CUDNN_TYPE_BACKEND_DESCRIPTOR, max, &n,
+				    cfgs));
+	return n;
+}
+
+/* Build plan (an execution plan descriptor the caller made) from cfg on
+ * h; whether it built. */
+static inline int plan_builds(cudnnBackendDescriptor_t plan, cudnnHandle_t h,
+			      cudnnBackendDescriptor_t cfg)
+{
+	set(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+	    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg);
+	set(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
+	return cudnnBackendFinalize(plan) == CUDNN_STATUS_SUCCESS;
+}
+
+/* The workspace a finalized plan needs, in bytes. */
+static inline int64_t plan_workspace(cudnnBackendDescriptor_t plan)
+{
+	int64_t ws = 0, n = 0;
+
+	CK(cudnnBackendGetAttribute(plan,
+				    CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+				    CUDNN_TYPE_INT64, 1, &n, &ws));
+	return ws;
+}
+
 #endif

@@ -152,21 +152,13 @@ int main(int argc, char **argv)
 	set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
 	CK(cudnnBackendFinalize(graph));
 
-	cudnnBackendDescriptor_t heur =
-		make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-	cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A;
-	set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
-	    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
-	set(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
-	CK(cudnnBackendFinalize(heur));
 	enum { MAXCFG = 32 };
 	cudnnBackendDescriptor_t cfgs[MAXCFG];
-	int64_t ncfg = 0;
 	for (int i = 0; i < MAXCFG; i++)
 		cfgs[i] = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-	CK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
-				    CUDNN_TYPE_BACKEND_DESCRIPTOR, MAXCFG,
-				    &ncfg, cfgs));
+	cudnnBackendDescriptor_t heur =
+		make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+	int64_t ncfg = heuristic_configs(heur, graph, cfgs, MAXCFG);
 
 	/* the first config that builds, preferring one that populates
 	 * graphs */
@@ -178,11 +170,7 @@ int main(int argc, char **argv)
 				continue;
 			cudnnBackendDescriptor_t p =
 				make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-			set(p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
-			    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfgs[i]);
-			set(p, CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
-			    CUDNN_TYPE_HANDLE, 1, &h);
-			if (cudnnBackendFinalize(p) == CUDNN_STATUS_SUCCESS) {
+			if (plan_builds(p, h, cfgs[i])) {
 				plan = p;
 				native = pass == 0;
 			} else {
@@ -193,10 +181,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "no engine config builds a plan\n");
 		return 1;
 	}
-	int64_t ws_size = 0, got = 0;
-	CK(cudnnBackendGetAttribute(plan,
-				    CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-				    CUDNN_TYPE_INT64, 1, &got, &ws_size));
+	int64_t ws_size = plan_workspace(plan);
 
 	uint16_t *da, *db, *dd, *dd2;
 	void *ws = NULL;

@@ -127,29 +127,16 @@ static cudnnBackendDescriptor_t build_plan(cudnnHandle_t h)
 	set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
 	CK(cudnnBackendFinalize(graph));
 
-	cudnnBackendDescriptor_t heur =
-		make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-	cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A;
-	set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
-	    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
-	set(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
-	CK(cudnnBackendFinalize(heur));
 	enum { MAXCFG = 16 };
 	cudnnBackendDescriptor_t cfgs[MAXCFG];
-	int64_t ncfg = 0;
 	for (int i = 0; i < MAXCFG; i++)
 		cfgs[i] = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-	CK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
-				    CUDNN_TYPE_BACKEND_DESCRIPTOR, MAXCFG,
-				    &ncfg, cfgs));
+	int64_t ncfg = heuristic_configs(
+		make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR), graph, cfgs, MAXCFG);
 	for (int64_t i = 0; i < ncfg; i++) {
 		cudnnBackendDescriptor_t plan =
 			make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-		set(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
-		    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfgs[i]);
-		set(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE,
-		    1, &h);
-		if (cudnnBackendFinalize(plan) == CUDNN_STATUS_SUCCESS)
+		if (plan_builds(plan, h, cfgs[i]))
 			return plan;
 	}
 	fprintf(stderr, "none of %lld engine configs builds\n",
@@ -157,21 +144,12 @@ static cudnnBackendDescriptor_t build_plan(cudnnHandle_t h)
 	exit(1);
 }
 
-static int64_t workspace(cudnnBackendDescriptor_t plan)
-{
-	int64_t ws = 0, n = 0;
-	CK(cudnnBackendGetAttribute(plan,
-				    CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-				    CUDNN_TYPE_INT64, 1, &n, &ws));
-	return ws;
-}
-
 static int run(cudnnHandle_t h, cudnnBackendDescriptor_t plan, void **bufs,
 	       int times)
 {
 	static uint16_t host[B * M * N];
 	void *ws = NULL;
-	int64_t size = workspace(plan);
+	int64_t size = plan_workspace(plan);
 	if (size > 0)
 		CU(cudaMalloc(&ws, (size_t)size));
 	cudnnBackendDescriptor_t p;
