@@ -18,10 +18,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from kernels_vs_profiler import demangle, run  # noqa: E402
+
 SKIP = 77
 
 # aten op (a prefix of its name after "aten::") -> the family it computes
@@ -51,21 +53,6 @@ def family_of(op):
     return None
 
 
-def run(cmd, env=None, log=None):
-    with open(log or os.devnull, "w") as f:
-        return subprocess.run(cmd, env=dict(os.environ, **(env or {})), stdout=f,
-                              stderr=subprocess.STDOUT).returncode
-
-
-def demangle(names):
-    try:
-        out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True,
-                             text=True, check=True).stdout.split("\n")
-        return dict(zip(names, out))
-    except (OSError, subprocess.CalledProcessError):
-        return {n: n for n in names}
-
-
 def norm(name):
     return re.sub(r"\s+", "", name)
 
@@ -75,17 +62,17 @@ def check(dnntrace, out, wl):
     args = [sys.executable, script, "--iters", "3", "--warmup", "1"]
     tdir = os.path.join(out, wl)
     shutil.rmtree(tdir, ignore_errors=True)
-    rc = run([dnntrace, "record", "-q", "-o", tdir + "/%p.dnnt", "--"] + args,
-             log=os.path.join(out, wl + ".dnntrace.log"))
+    rc = run([dnntrace, "record", "-q", "-o", tdir + "/%p.dnnt", "--"] + args, {},
+             os.path.join(out, wl + ".dnntrace.log"))
     if rc == SKIP:
         return None
     prof = os.path.join(out, wl + ".prof.json")
-    rc2 = run(args, env={"DNNTRACE_WL_PROFILE": prof}, log=os.path.join(out, wl + ".prof.log"))
+    rc2 = run(args, {"DNNTRACE_WL_PROFILE": prof}, os.path.join(out, wl + ".prof.log"))
     if rc or rc2:
         print("%s: a run failed (%d, %d)" % (wl, rc, rc2))
         return False
     exp = os.path.join(out, wl + ".timeline.json")
-    if run([dnntrace, "export", "--format", "perfetto", "-o", exp, tdir]):
+    if run([dnntrace, "export", "--format", "perfetto", "-o", exp, tdir], {}, os.devnull):
         print("%s: export failed" % wl)
         return False
     ours = {}
@@ -93,7 +80,7 @@ def check(dnntrace, out, wl):
         a = e.get("args", {})
         if e.get("ph") == "X" and "kernel" in a and "cuDNN call" not in a:
             ours[a["kernel"]] = (a.get("library"), a.get("family"))
-    dem = demangle(list(ours))
+    dem = demangle(ours)
     ours = {norm(dem[k]): v for k, v in ours.items()}
 
     events = json.load(open(prof))["traceEvents"]
@@ -131,7 +118,7 @@ def check(dnntrace, out, wl):
 def main():
     build, out = sys.argv[1], sys.argv[2]
     wls = sys.argv[3:] or ["resnet50", "small_cnn", "mlp"]
-    if not shutil.which("nvidia-smi") or run(["nvidia-smi", "-L"]):
+    if not shutil.which("nvidia-smi") or run(["nvidia-smi", "-L"], {}, os.devnull):
         print("no GPU: skipped")
         return SKIP
     os.makedirs(out, exist_ok=True)
