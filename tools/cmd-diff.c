@@ -620,15 +620,11 @@ static void json_side(struct dt_json *j, const struct dt_diff_side *s)
 	dt_json_ku(j, "median_ns", s->median_ns);
 	dt_json_ku(j, "min_ns", s->min_ns);
 	dt_json_ku(j, "max_ns", s->max_ns);
-	dt_json_key(j, "engine");
-	dt_json_i64(j, s->engine);
+	dt_json_ki(j, "engine", s->engine);
 	dt_json_ks(j, "knobs", s->knobs);
-	dt_json_key(j, "workspace");
-	dt_json_i64(j, s->workspace);
-	dt_json_key(j, "achieved_flops");
-	dt_json_g(j, s->flops_per_s);
-	dt_json_key(j, "achieved_bandwidth");
-	dt_json_g(j, s->bytes_per_s);
+	dt_json_ki(j, "workspace", s->workspace);
+	dt_json_kg(j, "achieved_flops", s->flops_per_s);
+	dt_json_kg(j, "achieved_bandwidth", s->bytes_per_s);
 	dt_json_close(j, -1);
 }
 
@@ -694,8 +690,7 @@ static void print_json(const struct ctx *c, enum gate g)
 	json_run(&j, "new", c->next_name, d->next);
 	dt_json_key_nl(&j, "thresholds", 1);
 	dt_json_open(&j, '{', -1);
-	dt_json_key(&j, "relative");
-	dt_json_g(&j, d->opts.threshold);
+	dt_json_kg(&j, "relative", d->opts.threshold);
 	dt_json_key(&j, "min_ns");
 	dt_json_u64(&j, d->opts.min_ns);
 	dt_json_close(&j, -1);
@@ -718,10 +713,8 @@ static void print_json(const struct ctx *c, enum gate g)
 		dt_json_str(&j, o->brief);
 		dt_json_key(&j, "problem");
 		dt_json_str(&j, o->key);
-		dt_json_key(&j, "delta_ns");
-		dt_json_i64(&j, o->delta_ns);
-		dt_json_key(&j, "change");
-		dt_json_g(&j, o->change);
+		dt_json_ki(&j, "delta_ns", o->delta_ns);
+		dt_json_kg(&j, "change", o->change);
 		dt_json_key(&j, "engine_changed");
 		dt_json_bool(&j, o->engine_changed);
 		dt_json_key(&j, "workspace_changed");

@@ -86,8 +86,7 @@ static void json_tensor(struct dt_json *j, const struct dt_op_tensor *ot)
 
 	dt_json_open(j, '{', -1);
 	dt_json_ks(j, "role", ot->role);
-	dt_json_key(j, "uid");
-	dt_json_i64(j, t->uid);
+	dt_json_ki(j, "uid", t->uid);
 	json_ints(j, "dims", t->dims, t->nb);
 	json_ints(j, "strides", t->strides, t->nb);
 	dt_json_ks(j, "dtype", dt_enum_short("cudnnDataType_t", t->dtype, "CUDNN_DATA_",
@@ -165,13 +164,10 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 	dt_json_ku(j, "t", op->t_begin - fi->hdr.start_mono);
 	dt_json_ku(j, "host_ns", op->t_end - op->t_begin);
 	dt_json_ks(j, "api", op->api);
-	dt_json_key(j, "status");
-	dt_json_i64(j, op->status);
+	dt_json_ki(j, "status", op->status);
 	dt_json_ku(j, "plan", op->plan);
-	dt_json_key(j, "engine");
-	dt_json_i64(j, op->engine);
-	dt_json_key(j, "workspace");
-	dt_json_i64(j, op->workspace);
+	dt_json_ki(j, "engine", op->engine);
+	dt_json_ki(j, "workspace", op->workspace);
 	dt_json_ku(j, "kernels", op->kernels);
 	dt_json_ku(j, "gpu_ns", op->gpu_ns);
 	dt_json_ks(j, "desc", op->desc);
@@ -195,8 +191,7 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 	dt_json_ks(j, "math", dt_math_name(op->math));
 	dt_json_key(j, "tensor_cores");
 	dt_json_tri(j, op->tensor_cores);
-	dt_json_key(j, "device");
-	dt_json_i64(j, op->device);
+	dt_json_ki(j, "device", op->device);
 	dt_json_close(j, -1);
 }
 
@@ -288,10 +283,8 @@ static void print_problems(FILE *out, struct dt_json *j, struct problems *ps,
 			dt_json_ku(j, "gpu_ns", p->gpu_ns);
 			dt_json_ku(j, "host_ns", p->host_ns);
 			dt_json_ku(j, "kernels", p->kernels);
-			dt_json_key(j, "engine");
-			dt_json_i64(j, p->engine);
-			dt_json_key(j, "workspace");
-			dt_json_i64(j, p->workspace);
+			dt_json_ki(j, "engine", p->engine);
+			dt_json_ki(j, "workspace", p->workspace);
 			dt_json_ks(j, "desc", p->key);
 			dt_json_close(j, -1);
 		}

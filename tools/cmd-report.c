@@ -919,8 +919,7 @@ static void print_apis(const struct ctx *c)
 static void json_peaks(struct dt_json *j, const struct dt_peaks *pk)
 {
 	dt_json_open(j, '{', -1);
-	dt_json_key(j, "bandwidth");
-	dt_json_num(j, pk->bandwidth);
+	dt_json_kn(j, "bandwidth", pk->bandwidth);
 	dt_json_key(j, "flops");
 	dt_json_open(j, '{', -1);
 	for (int m = 1; m < DT_MATH_COUNT; m++) {
@@ -1160,35 +1159,27 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 	dt_json_ku(j, "median_ns", p->median_ns);
 	dt_json_ku(j, "min_ns", p->min_ns);
 	dt_json_ku(j, "max_ns", p->max_ns);
-	dt_json_key(j, "share");
-	dt_json_num(j, share(p->gpu_ns, s->cudnn_ns) / 100);
-	dt_json_key(j, "engine");
-	dt_json_i64(j, p->last_engine);
+	dt_json_kn(j, "share", share(p->gpu_ns, s->cudnn_ns) / 100);
+	dt_json_ki(j, "engine", p->last_engine);
 	dt_json_key(j, "engines");
 	dt_json_open(j, '[', -1);
 	for (uint32_t e = 0; e < p->n_engines; e++) {
 		dt_json_open(j, '{', -1);
-		dt_json_key(j, "engine");
-		dt_json_i64(j, p->engines[e].engine);
+		dt_json_ki(j, "engine", p->engines[e].engine);
 		dt_json_ks(j, "knobs", p->engines[e].knobs);
 		dt_json_ku(j, "count", p->engines[e].count);
 		dt_json_ku(j, "gpu_ns", p->engines[e].gpu_ns);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
-	dt_json_key(j, "workspace");
-	dt_json_i64(j, p->workspace);
+	dt_json_ki(j, "workspace", p->workspace);
 	dt_json_ks(j, "knobs", p->n_engines ? p->engines[p->last_choice].knobs : NULL);
 	dt_json_ks(j, "notes", p->notes);
-	dt_json_key(j, "flops");
-	dt_json_num(j, p->flops);
+	dt_json_kn(j, "flops", p->flops);
 	dt_json_ku(j, "bytes", p->bytes);
-	dt_json_key(j, "achieved_flops");
-	dt_json_num(j, r.flops_per_s);
-	dt_json_key(j, "achieved_bandwidth");
-	dt_json_num(j, r.bytes_per_s);
-	dt_json_key(j, "intensity");
-	dt_json_num(j, r.intensity);
+	dt_json_kn(j, "achieved_flops", r.flops_per_s);
+	dt_json_kn(j, "achieved_bandwidth", r.bytes_per_s);
+	dt_json_kn(j, "intensity", r.intensity);
 	dt_json_key(j, "pct_peak_flops");
 	dt_json_opt(j, r.pct_flops);
 	dt_json_key(j, "pct_peak_bandwidth");

@@ -142,8 +142,7 @@ static void meta(struct tev *x, const char *what, uint32_t tid,
 		dt_json_key(&x->j, "args");
 		dt_json_open(&x->j, '{', -1);
 		if (k) {
-			dt_json_key(&x->j, "sort_index");
-			dt_json_i64(&x->j, sort);
+			dt_json_ki(&x->j, "sort_index", sort);
 		} else {
 			dt_json_ks(&x->j, "name", name);
 		}
@@ -382,8 +381,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	} else {
 		dt_json_ku(&x->j, "bytes", a->bytes);
 		if (a->end > a->start) {
-			dt_json_key(&x->j, "memory bandwidth (GB/s)");
-			dt_json_g(&x->j, (double)a->bytes /
+			dt_json_kg(&x->j, "memory bandwidth (GB/s)", (double)a->bytes /
 						 (double)(a->end - a->start));
 		}
 	}
@@ -429,8 +427,7 @@ static void on_op(void *arg, const struct dt_op *op)
 	dt_json_ku(&x->j, "kernels", op->kernels);
 	dt_json_ku(&x->j, "GPU ns", op->gpu_ns);
 	if (op->cost.flops > 0) {
-		dt_json_key(&x->j, "FLOP");
-		dt_json_num(&x->j, op->cost.flops);
+		dt_json_kn(&x->j, "FLOP", op->cost.flops);
 	}
 	if (op->cost.bytes)
 		dt_json_ku(&x->j, "bytes", op->cost.bytes);
@@ -478,10 +475,8 @@ static void on_gpu_sample(void *arg, const struct dt_gpu_sample *gs)
 	dt_json_ks(&x->j, "name", name);
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
-	dt_json_key(&x->j, "read");
-	dt_json_g(&x->j, r >= 0 ? gs->v[r] / ns : 0);
-	dt_json_key(&x->j, "write");
-	dt_json_g(&x->j, w >= 0 ? gs->v[w] / ns : 0);
+	dt_json_kg(&x->j, "read", r >= 0 ? gs->v[r] / ns : 0);
+	dt_json_kg(&x->j, "write", w >= 0 ? gs->v[w] / ns : 0);
 	dt_json_close(&x->j, -1);
 	dt_json_close(&x->j, -1);
 }

@@ -97,19 +97,12 @@ static void indent(struct dt_json *j, int n)
 		putc_j(j, ' ');
 }
 
-/* What comes before the next member or element of the open container. */
-static void separate(struct dt_json *j, int nl)
+/* The comma after the open container's last item, then a new line
+ * indented by nl, or (nl < 0) a space. */
+static void comma(struct dt_json *j, int nl)
 {
 	struct dt_json_level *l = &j->lv[j->depth];
 
-	if (j->after_key) {
-		j->after_key = false;
-		return;
-	}
-	if (!j->depth)
-		return;
-	if (nl < 0)
-		nl = l->items;
 	if (l->any)
 		putc_j(j, ',');
 	if (nl >= 0)
@@ -117,6 +110,18 @@ static void separate(struct dt_json *j, int nl)
 	else if (l->any && !j->compact)
 		putc_j(j, ' ');
 	l->any = true;
+}
+
+/* What comes before the next value: nothing after a key, else what comes
+ * before the open container's next element. */
+static void separate(struct dt_json *j, int nl)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (j->depth)
+		comma(j, nl < 0 ? j->lv[j->depth].items : nl);
 }
 
 void dt_json_open(struct dt_json *j, char bracket, int items)
@@ -220,15 +225,7 @@ static void quote_n(struct dt_json *j, const char *s, size_t n)
 
 static void put_key(struct dt_json *j, const char *k, size_t n, int nl)
 {
-	struct dt_json_level *l = &j->lv[j->depth];
-
-	if (l->any)
-		putc_j(j, ',');
-	if (nl >= 0)
-		indent(j, nl);
-	else if (l->any && !j->compact)
-		putc_j(j, ' ');
-	l->any = true;
+	comma(j, nl);
 	quote_n(j, k, n);
 	puts_j(j, j->compact ? ":" : ": ");
 	j->after_key = true;
@@ -393,4 +390,22 @@ void dt_json_ks(struct dt_json *j, const char *key, const char *v)
 {
 	dt_json_key(j, key);
 	dt_json_str(j, v);
+}
+
+void dt_json_ki(struct dt_json *j, const char *key, int64_t v)
+{
+	dt_json_key(j, key);
+	dt_json_i64(j, v);
+}
+
+void dt_json_kn(struct dt_json *j, const char *key, double v)
+{
+	dt_json_key(j, key);
+	dt_json_num(j, v);
+}
+
+void dt_json_kg(struct dt_json *j, const char *key, double v)
+{
+	dt_json_key(j, key);
+	dt_json_g(j, v);
 }

@@ -167,8 +167,7 @@ void dt_fusion_json(struct dt_json *j, const struct dt_summary *s)
 		return;
 	}
 	dt_json_open(j, '{', -1);
-	dt_json_key(j, "bandwidth");
-	dt_json_num(j, fz->bandwidth);
+	dt_json_kn(j, "bandwidth", fz->bandwidth);
 	dt_json_ks(j, "bandwidth_source", fz->bandwidth_source);
 	dt_json_key_nl(j, "opportunities", 2);
 	dt_json_open(j, '[', 3);
@@ -183,17 +182,14 @@ void dt_fusion_json(struct dt_json *j, const struct dt_summary *s)
 		dt_json_ks(j, "blocked_by", o->blocked);
 		dt_json_ks(j, "checks", o->checks);
 		dt_json_ks(j, "note", o->note);
-		dt_json_key(j, "device");
-		dt_json_i64(j, o->device);
+		dt_json_ki(j, "device", o->device);
 		dt_json_ku(j, "count", o->count);
 		dt_json_ku(j, "removed_kernels", o->removed_kernels);
 		dt_json_ku(j, "removed_ns", o->removed_ns);
 		dt_json_ku(j, "bytes_saved", o->bytes_saved);
 		dt_json_ku(j, "bytes_added", o->bytes_added);
-		dt_json_key(j, "saving_ns");
-		dt_json_num(j, round(o->saving_ns));
-		dt_json_key(j, "bytes_ns");
-		dt_json_num(j, round(o->bytes_ns));
+		dt_json_kn(j, "saving_ns", round(o->saving_ns));
+		dt_json_kn(j, "bytes_ns", round(o->bytes_ns));
 		dt_json_key(j, "steps");
 		dt_json_open(j, '[', 5);
 		for (int m = 0; m < o->n_steps; m++) {
@@ -213,10 +209,8 @@ void dt_fusion_json(struct dt_json *j, const struct dt_summary *s)
 			dt_json_ku(j, "gpu_ns", st->ns);
 			dt_json_ks(j, "kernel", st->kernel);
 			if (st->kernel) {
-				dt_json_key(j, "grid_x");
-				dt_json_i64(j, st->grid_x);
-				dt_json_key(j, "block_x");
-				dt_json_i64(j, st->block_x);
+				dt_json_ki(j, "grid_x", st->grid_x);
+				dt_json_ki(j, "block_x", st->block_x);
 			}
 			dt_json_close(j, -1);
 		}
@@ -235,8 +229,7 @@ void dt_fusion_json(struct dt_json *j, const struct dt_summary *s)
 		dt_json_ku(j, "count", f->count);
 		dt_json_ku(j, "gpu_ns", f->ns);
 		dt_json_ku(j, "bytes_kept", f->bytes_kept);
-		dt_json_key(j, "bytes_ns");
-		dt_json_num(j, round(f->bytes_ns));
+		dt_json_kn(j, "bytes_ns", round(f->bytes_ns));
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);

@@ -155,14 +155,10 @@ void dt_json_dram(struct dt_json *j, const struct dt_summary *s)
 	dt_json_open(j, '{', -1);
 	dt_json_ku(j, "samples", d->samples);
 	dt_json_ku(j, "sampled_ns", d->sampled_ns);
-	dt_json_key(j, "read_bytes");
-	dt_json_num(j, d->read);
-	dt_json_key(j, "write_bytes");
-	dt_json_num(j, d->write);
-	dt_json_key(j, "peak_sample_Bps");
-	dt_json_num(j, d->peak_Bps);
-	dt_json_key(j, "unattributed_bytes");
-	dt_json_num(j, d->idle_read + d->idle_write);
+	dt_json_kn(j, "read_bytes", d->read);
+	dt_json_kn(j, "write_bytes", d->write);
+	dt_json_kn(j, "peak_sample_Bps", d->peak_Bps);
+	dt_json_kn(j, "unattributed_bytes", d->idle_read + d->idle_write);
 	dt_json_key_nl(j, "by_family", 2);
 	dt_json_open(j, '[', 4);
 	for (int l = 0; l < DT_LIB_COUNT; l++)
@@ -173,10 +169,8 @@ void dt_json_dram(struct dt_json *j, const struct dt_summary *s)
 			dt_json_ks(j, "library", dt_lib_key(l));
 			dt_json_ks(j, "family", dt_opfam_key(m));
 			dt_json_ku(j, "ns", d->ns_by[l][m]);
-			dt_json_key(j, "read_bytes");
-			dt_json_num(j, d->read_by[l][m]);
-			dt_json_key(j, "write_bytes");
-			dt_json_num(j, d->write_by[l][m]);
+			dt_json_kn(j, "read_bytes", d->read_by[l][m]);
+			dt_json_kn(j, "write_bytes", d->write_by[l][m]);
 			dt_json_close(j, -1);
 		}
 	dt_json_close(j, 2);

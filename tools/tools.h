@@ -144,6 +144,9 @@ void dt_json_raw(struct dt_json *j, const char *fmt, ...)
 /* A member on the line: "key": v. */
 void dt_json_ku(struct dt_json *j, const char *key, uint64_t v);
 void dt_json_ks(struct dt_json *j, const char *key, const char *v);
+void dt_json_ki(struct dt_json *j, const char *key, int64_t v);
+void dt_json_kn(struct dt_json *j, const char *key, double v); /* num */
+void dt_json_kg(struct dt_json *j, const char *key, double v); /* %.6g */
 /* Bytes of the valid UTF-8 character at p (n bytes left): 1 to 4, or 0
  * for a byte that starts none. */
 int dt_utf8_len(const char *p, size_t n);
