@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,12 +203,43 @@ static void find_autotune(struct dt_summary *s)
 	add_finding(s, DT_FIND_AUTOTUNE, cost, false, title, ev.p);
 }
 
-static int by_repeat_ns(const void *a, const void *b, void *arg)
+/* An array of n elements of `size` bytes, ordered by the uint64_t at `off`
+ * in each. */
+struct by_field {
+	const char *base;
+	size_t size, off;
+};
+
+static uint64_t field(const struct by_field *f, uint32_t i)
 {
-	const struct dt_sum_build *builds = arg;
-	uint64_t x = builds[*(const uint32_t *)a].repeat_ns,
-		 y = builds[*(const uint32_t *)b].repeat_ns;
+	uint64_t v;
+
+	memcpy(&v, f->base + i * f->size + f->off, sizeof(v));
+	return v;
+}
+
+static int by_field_desc(const void *a, const void *b, void *arg)
+{
+	uint64_t x = field(arg, *(const uint32_t *)a),
+		 y = field(arg, *(const uint32_t *)b);
 	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The indexes of the n elements whose field at off is not 0, largest
+ * first (*len of them); NULL when memory is short. */
+static uint32_t *largest_first(const void *base, size_t n, size_t size,
+			       size_t off, size_t *len)
+{
+	struct by_field f = { base, size, off };
+	uint32_t *ix = malloc((n + 1) * sizeof(*ix));
+
+	*len = 0;
+	for (size_t i = 0; ix && i < n; i++)
+		if (field(&f, (uint32_t)i))
+			ix[(*len)++] = (uint32_t)i;
+	if (ix)
+		qsort_r(ix, *len, sizeof(*ix), by_field_desc, &f);
+	return ix;
 }
 
 static void find_rebuilds(struct dt_summary *s)
@@ -230,13 +262,10 @@ static void find_rebuilds(struct dt_summary *s)
 	if (!repeats)
 		return;
 	/* the worst graphs first */
-	uint32_t *ix = malloc(s->n_builds * sizeof(*ix));
-	size_t n = 0;
-	for (size_t i = 0; ix && i < s->n_builds; i++)
-		if (s->builds[i].repeats)
-			ix[n++] = (uint32_t)i;
-	if (ix)
-		qsort_r(ix, n, sizeof(*ix), by_repeat_ns, s->builds);
+	size_t n;
+	uint32_t *ix = largest_first(s->builds, s->n_builds,
+				     sizeof(*s->builds),
+				     offsetof(struct dt_sum_build, repeat_ns), &n);
 	for (size_t i = 0; ix && i < n && i < EVIDENCE_ROWS; i++) {
 		struct dt_sum_build *b = &s->builds[ix[i]];
 		dt_fmt_ns(b->host_ns, t1, sizeof(t1));
@@ -258,14 +287,6 @@ static void find_rebuilds(struct dt_summary *s)
 		repeats, repeats == 1 ? " was" : "s were", graphs,
 		graphs == 1 ? "" : "s", t1, builds, t2);
 	add_finding(s, DT_FIND_REBUILD, cost, true, title, ev.p);
-}
-
-static int by_convert_ns(const void *a, const void *b, void *arg)
-{
-	const struct dt_sum_convert *converts = arg;
-	uint64_t x = converts[*(const uint32_t *)a].ns,
-		 y = converts[*(const uint32_t *)b].ns;
-	return x < y ? 1 : x > y ? -1 : 0;
 }
 
 static void find_layout(struct dt_summary *s)
@@ -294,13 +315,11 @@ static void find_layout(struct dt_summary *s)
 			moves += c->count;
 		}
 	}
-	uint32_t *ix = malloc((s->n_converts + 1) * sizeof(*ix));
-	for (size_t i = 0; ix && i < s->n_converts; i++)
-		ix[i] = (uint32_t)i;
-	if (ix)
-		qsort_r(ix, s->n_converts, sizeof(*ix), by_convert_ns,
-			s->converts);
-	for (size_t i = 0; ix && i < s->n_converts && i < EVIDENCE_ROWS; i++) {
+	size_t n;
+	uint32_t *ix = largest_first(s->converts, s->n_converts,
+				     sizeof(*s->converts),
+				     offsetof(struct dt_sum_convert, ns), &n);
+	for (size_t i = 0; ix && i < n && i < EVIDENCE_ROWS; i++) {
 		struct dt_sum_convert *c = &s->converts[ix[i]];
 		dt_fmt_ns(c->ns, t1, sizeof(t1));
 		size_t fn;
