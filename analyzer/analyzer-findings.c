@@ -49,6 +49,10 @@ static void add_finding(struct dt_summary *s, enum dt_finding_type type,
 /* What a finding sorts problems by: 0 leaves a problem out. */
 typedef uint64_t (*problem_key)(const struct dt_summary *s,
 				const struct dt_sum_problem *p);
+/* The same for any of the summary's tables (builds, conversions); arg is
+ * the caller's. */
+typedef uint64_t (*row_key)(const struct dt_summary *s, const void *row,
+			    const void *arg);
 
 /* Each problem's key, worked out once, for sorting. */
 struct keyed {
@@ -65,12 +69,14 @@ static int by_key(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The problems with a key, largest first, for evidence lists. */
-static uint32_t *problems_by(const struct dt_summary *s, problem_key key,
-			     size_t *n)
+/* The rows of a table (rows elements of `size` bytes) with a key,
+ * largest first, for evidence lists: their indexes, *n of them. */
+static uint32_t *rows_by(const struct dt_summary *s, const void *table,
+			 size_t rows, size_t size, row_key key,
+			 const void *arg, size_t *n)
 {
-	struct keyed *k = malloc((s->n_problems + 1) * sizeof(*k));
-	uint32_t *ix = malloc((s->n_problems + 1) * sizeof(*ix));
+	struct keyed *k = malloc((rows + 1) * sizeof(*k));
+	uint32_t *ix = malloc((rows + 1) * sizeof(*ix));
 
 	*n = 0;
 	if (!k || !ix) {
@@ -78,8 +84,8 @@ static uint32_t *problems_by(const struct dt_summary *s, problem_key key,
 		free(ix);
 		return NULL;
 	}
-	for (size_t i = 0; i < s->n_problems; i++) {
-		uint64_t v = key(s, &s->problems[i]);
+	for (size_t i = 0; i < rows; i++) {
+		uint64_t v = key(s, (const char *)table + i * size, arg);
 		if (v)
 			k[(*n)++] = (struct keyed){ v, (uint32_t)i };
 	}
@@ -88,6 +94,25 @@ static uint32_t *problems_by(const struct dt_summary *s, problem_key key,
 		ix[i] = k[i].index;
 	free(k);
 	return ix;
+}
+
+struct problem_arg {
+	problem_key key;
+};
+
+static uint64_t problem_row(const struct dt_summary *s, const void *row,
+			    const void *arg)
+{
+	return ((const struct problem_arg *)arg)->key(s, row);
+}
+
+static uint32_t *problems_by(const struct dt_summary *s, problem_key key,
+			     size_t *n)
+{
+	struct problem_arg a = { key };
+
+	return rows_by(s, s->problems, s->n_problems, sizeof(*s->problems),
+		       problem_row, &a, n);
 }
 
 #define EVIDENCE_ROWS 5
@@ -203,43 +228,11 @@ static void find_autotune(struct dt_summary *s)
 	add_finding(s, DT_FIND_AUTOTUNE, cost, false, title, ev.p);
 }
 
-/* An array of n elements of `size` bytes, ordered by the uint64_t at `off`
- * in each. */
-struct by_field {
-	const char *base;
-	size_t size, off;
-};
-
-static uint64_t field(const struct by_field *f, uint32_t i)
+static uint64_t repeat_key(const struct dt_summary *s, const void *row,
+			   const void *arg)
 {
-	uint64_t v;
-
-	memcpy(&v, f->base + i * f->size + f->off, sizeof(v));
-	return v;
-}
-
-static int by_field_desc(const void *a, const void *b, void *arg)
-{
-	uint64_t x = field(arg, *(const uint32_t *)a),
-		 y = field(arg, *(const uint32_t *)b);
-	return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* The indexes of the n elements whose field at off is not 0, largest
- * first (*len of them); NULL when memory is short. */
-static uint32_t *largest_first(const void *base, size_t n, size_t size,
-			       size_t off, size_t *len)
-{
-	struct by_field f = { base, size, off };
-	uint32_t *ix = malloc((n + 1) * sizeof(*ix));
-
-	*len = 0;
-	for (size_t i = 0; ix && i < n; i++)
-		if (field(&f, (uint32_t)i))
-			ix[(*len)++] = (uint32_t)i;
-	if (ix)
-		qsort_r(ix, *len, sizeof(*ix), by_field_desc, &f);
-	return ix;
+	(void)s, (void)arg;
+	return ((const struct dt_sum_build *)row)->repeat_ns;
 }
 
 static void find_rebuilds(struct dt_summary *s)
@@ -263,9 +256,8 @@ static void find_rebuilds(struct dt_summary *s)
 		return;
 	/* the worst graphs first */
 	size_t n;
-	uint32_t *ix = largest_first(s->builds, s->n_builds,
-				     sizeof(*s->builds),
-				     offsetof(struct dt_sum_build, repeat_ns), &n);
+	uint32_t *ix = rows_by(s, s->builds, s->n_builds, sizeof(*s->builds),
+			       repeat_key, NULL, &n);
 	for (size_t i = 0; ix && i < n && i < EVIDENCE_ROWS; i++) {
 		struct dt_sum_build *b = &s->builds[ix[i]];
 		dt_fmt_ns(b->host_ns, t1, sizeof(t1));
@@ -287,6 +279,13 @@ static void find_rebuilds(struct dt_summary *s)
 		repeats, repeats == 1 ? " was" : "s were", graphs,
 		graphs == 1 ? "" : "s", t1, builds, t2);
 	add_finding(s, DT_FIND_REBUILD, cost, true, title, ev.p);
+}
+
+static uint64_t convert_key(const struct dt_summary *s, const void *row,
+			    const void *arg)
+{
+	(void)s, (void)arg;
+	return ((const struct dt_sum_convert *)row)->ns;
 }
 
 static void find_layout(struct dt_summary *s)
@@ -316,9 +315,8 @@ static void find_layout(struct dt_summary *s)
 		}
 	}
 	size_t n;
-	uint32_t *ix = largest_first(s->converts, s->n_converts,
-				     sizeof(*s->converts),
-				     offsetof(struct dt_sum_convert, ns), &n);
+	uint32_t *ix = rows_by(s, s->converts, s->n_converts,
+			       sizeof(*s->converts), convert_key, NULL, &n);
 	for (size_t i = 0; ix && i < n && i < EVIDENCE_ROWS; i++) {
 		struct dt_sum_convert *c = &s->converts[ix[i]];
 		dt_fmt_ns(c->ns, t1, sizeof(t1));
