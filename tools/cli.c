@@ -116,3 +116,18 @@ int dt_close_output(FILE *out, const char *path)
 	dt_error("%s: %s", path, strerror(errno ? errno : EIO));
 	return 1;
 }
+
+const char *dt_fmt_rate(double bytes, uint64_t ns, char *buf, size_t size)
+{
+	double r = ns ? bytes * 1e9 / (double)ns : 0;
+
+	if (bytes <= 0 || !ns)
+		snprintf(buf, size, "-");
+	else if (r >= 1e12)
+		snprintf(buf, size, "%.2f TB/s", r / 1e12);
+	else if (r >= 1e9)
+		snprintf(buf, size, "%.1f GB/s", r / 1e9);
+	else
+		snprintf(buf, size, "%.1f MB/s", r / 1e6);
+	return buf;
+}

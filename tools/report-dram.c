@@ -25,15 +25,6 @@ static double peak_bandwidth(const struct dt_summary *s)
 					: s->default_peaks.bandwidth;
 }
 
-static const char *gbps(double bytes, uint64_t ns, char *buf, size_t size)
-{
-	if (!ns || bytes <= 0)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%.1f GB/s", bytes / (double)ns);
-	return buf;
-}
-
 static const char *bytes_str(double b, char *buf, size_t size)
 {
 	return dt_fmt_bytes(b > 0 ? (uint64_t)(b + 0.5) : 0, buf, size);
@@ -42,9 +33,10 @@ static const char *bytes_str(double b, char *buf, size_t size)
 void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 		    bool color, long top)
 {
-	static const char *const hdr[] = { "library, operation",
-					   "time sampled", "read", "written",
-					   "achieved", "of peak", NULL };
+	static const char *const hdr[] = {
+		"library, operation", "time sampled", "read", "written",
+		"achieved",           "of peak",      NULL
+	};
 	const struct dt_sum_dram *d = &s->dram;
 	double peak = peak_bandwidth(s);
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
@@ -55,8 +47,10 @@ void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *fl = &s->files[i];
 		if (fl->gpu_metrics && strncmp(fl->gpu_metrics, "on:", 3))
-			dt_para(out, f, "warning", "%s: GPU counters not "
-				"sampled: %s\n", fl->path,
+			dt_para(out, f, "warning",
+				"%s: GPU counters not "
+				"sampled: %s\n",
+				fl->path,
 				strncmp(fl->gpu_metrics, "off: ", 5)
 					? fl->gpu_metrics
 					: fl->gpu_metrics + 5);
@@ -75,9 +69,10 @@ void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 		d->samples, dt_fmt_ns(d->sampled_ns, b1, sizeof(b1)),
 		bytes_str(d->read, b2, sizeof(b2)),
 		bytes_str(d->write, b3, sizeof(b3)),
-		gbps(d->read + d->write, d->sampled_ns, b4, sizeof(b4)),
-		gbps(d->peak_Bps, 1000000000, b5, sizeof(b5)),
-		peak > 0 ? gbps(peak, 1000000000, b6, sizeof(b6)) : "unknown",
+		dt_fmt_rate(d->read + d->write, d->sampled_ns, b4, sizeof(b4)),
+		dt_fmt_rate(d->peak_Bps, 1000000000, b5, sizeof(b5)),
+		peak > 0 ? dt_fmt_rate(peak, 1000000000, b6, sizeof(b6))
+			 : "unknown",
 		bytes_str(d->idle_read + d->idle_write, b7, sizeof(b7)));
 
 	struct dt_table *t = dt_table_new(hdr, "lrrrrr");
@@ -108,14 +103,19 @@ void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 		int l = rows[i].lib, m = rows[i].fam;
 		double bw = rows[i].bytes * 1e9 / (double)d->ns_by[l][m];
 		dt_table_cell(t, "%s, %s", dt_lib_name(l), dt_opfam_name(m));
-		dt_table_cell(t, "%s", dt_fmt_ns(d->ns_by[l][m], b1, sizeof(b1)));
-		dt_table_cell(t, "%s", bytes_str(d->read_by[l][m], b2, sizeof(b2)));
-		dt_table_cell(t, "%s", bytes_str(d->write_by[l][m], b3, sizeof(b3)));
-		dt_table_cell(t, "%s", gbps(rows[i].bytes, d->ns_by[l][m], b4,
-					    sizeof(b4)));
-		dt_table_cell(t, "%s", peak > 0 ? dt_fmt_pct(100 * bw / peak, b5,
-							      sizeof(b5))
-						: "-");
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(d->ns_by[l][m], b1, sizeof(b1)));
+		dt_table_cell(t, "%s",
+			      bytes_str(d->read_by[l][m], b2, sizeof(b2)));
+		dt_table_cell(t, "%s",
+			      bytes_str(d->write_by[l][m], b3, sizeof(b3)));
+		dt_table_cell(t, "%s",
+			      dt_fmt_rate(rows[i].bytes, d->ns_by[l][m], b4,
+					  sizeof(b4)));
+		dt_table_cell(
+			t, "%s",
+			peak > 0 ? dt_fmt_pct(100 * bw / peak, b5, sizeof(b5))
+				 : "-");
 	}
 	dt_table_print(t, out, f, color);
 	dt_table_free(t);
@@ -139,8 +139,9 @@ void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 		double b = 0;
 		for (uint64_t k = i; k < i + per && k < DT_DRAM_BINS; k++)
 			b += d->bins[k];
-		len += snprintf(line + len, sizeof(line) - (size_t)len, " %s",
-				gbps(b, per * d->bin_ns, b2, sizeof(b2)));
+		len += snprintf(
+			line + len, sizeof(line) - (size_t)len, " %s",
+			dt_fmt_rate(b, per * d->bin_ns, b2, sizeof(b2)));
 	}
 	dt_para(out, f, NULL, "%s\n", line);
 }

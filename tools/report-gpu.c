@@ -107,22 +107,6 @@ void dt_report_libraries(FILE *out, const struct dt_summary *s,
 	dt_table_free(t);
 }
 
-/* Bytes per second, in words ("1.2 TB/s"), or "-". */
-static const char *rate(uint64_t bytes, uint64_t ns, char *buf, size_t size)
-{
-	double r = ns ? (double)bytes * 1e9 / (double)ns : 0;
-
-	if (!bytes || !ns)
-		snprintf(buf, size, "-");
-	else if (r >= 1e12)
-		snprintf(buf, size, "%.2f TB/s", r / 1e12);
-	else if (r >= 1e9)
-		snprintf(buf, size, "%.1f GB/s", r / 1e9);
-	else
-		snprintf(buf, size, "%.1f MB/s", r / 1e6);
-	return buf;
-}
-
 void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
 		      bool color)
 {
@@ -175,7 +159,7 @@ void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
 				      "; memory copies and sets: %s at %s",
 				      dt_fmt_bytes(ph->copy_bytes, b1,
 						   sizeof(b1)),
-				      rate(ph->copy_bytes, ph->copy_ns, b3,
+				      dt_fmt_rate((double)ph->copy_bytes, ph->copy_ns, b3,
 					   sizeof(b3)));
 		if (ph->steps && n > 0 && (size_t)n < sizeof(line))
 			snprintf(line + n, sizeof(line) - (size_t)n,

@@ -263,6 +263,9 @@ void dt_json_trace_end(struct dt_json *j, const struct dt_sum_file *f);
 
 /* 1.23e12 -> "1.23 T" (three significant digits, SI prefix; "-" for 0). */
 const char *dt_fmt_si(double v, char *buf, size_t size);
+/* bytes moved in ns, per second, in words ("1.2 TB/s", "45.0 GB/s"); "-"
+ * when either is 0. */
+const char *dt_fmt_rate(double bytes, uint64_t ns, char *buf, size_t size);
 /* part as a percentage of whole; -1 (unknown) when whole is 0. */
 double dt_pct_of(double part, double whole);
 /* 12.3 -> "12%", 4.56 -> "4.6%", negative (unknown) -> "-". */
