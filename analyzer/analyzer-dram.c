@@ -90,13 +90,10 @@ static void timeline_add(struct dt_sum_dram *d, uint64_t t, double bytes)
 	}
 	uint64_t rel = t > d->t0 ? t - d->t0 : 0;
 	while (rel / d->bin_ns >= DT_DRAM_BINS) {
-		for (int i = 0; i < DT_DRAM_BINS / 2; i++)
-			d->bins[i] = d->bins[2 * i] + d->bins[2 * i + 1];
-		memset(d->bins + DT_DRAM_BINS / 2, 0,
-		       sizeof(d->bins) / 2);
+		dt_bins_fold(d->bins, DT_DRAM_BINS);
 		d->bin_ns *= 2;
 	}
-	d->bins[rel / d->bin_ns] += bytes;
+	d->bins[rel / d->bin_ns] += bytes > 0 ? (uint64_t)(bytes + 0.5) : 0;
 }
 
 /* A sample leaves: its bytes to the work that covered it. */

@@ -116,10 +116,7 @@ struct merger {
 /* Pairs of bins merged: the histogram covers twice the time. */
 static void busy_widen(struct dt_busy_hist *h)
 {
-	for (size_t i = 0; i < DT_BUSY_BINS / 2; i++)
-		h->bins[i] = h->bins[2 * i] + h->bins[2 * i + 1];
-	memset(h->bins + DT_BUSY_BINS / 2, 0,
-	       DT_BUSY_BINS / 2 * sizeof(h->bins[0]));
+	dt_bins_fold(h->bins, DT_BUSY_BINS);
 	h->width_ns *= 2;
 	h->n_bins = (h->n_bins + 1) / 2;
 }

@@ -84,3 +84,10 @@ void *dt_grow_array(void *p, size_t *cap, size_t need, size_t elem)
 	*cap = c;
 	return q;
 }
+
+void dt_bins_fold(uint64_t *bins, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++)
+		bins[i] = bins[2 * i] + bins[2 * i + 1];
+	memset(bins + n / 2, 0, (n - n / 2) * sizeof(*bins));
+}

@@ -67,6 +67,10 @@ char *dt_sb_take(struct dt_sbuf *b);
  * still valid). */
 void *dt_grow_array(void *p, size_t *cap, size_t need, size_t elem);
 
+/* Bins of a histogram over time (n, even) made half as many, each twice
+ * as wide: pairs summed into the first half, the second half zeroed. */
+void dt_bins_fold(uint64_t *bins, size_t n);
+
 /* strdup that passes NULL through. */
 static inline char *dt_xstrdup(const char *s)
 {

@@ -181,7 +181,7 @@ void dt_json_dram(struct dt_json *j, const struct dt_summary *s)
 	dt_json_key(j, "bytes");
 	dt_json_open(j, '[', -1);
 	for (int i = 0; i < DT_DRAM_BINS; i++)
-		dt_json_num(j, d->bins[i]);
+		dt_json_u64(j, d->bins[i]);
 	dt_json_close(j, -1);
 	dt_json_close(j, -1);
 	dt_json_close(j, 1);

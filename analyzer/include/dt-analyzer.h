@@ -1187,7 +1187,7 @@ struct dt_sum_dram {
 	/* bytes over time: bin i from t0 + i * bin_ns (host clock, the first
 	 * trace's) */
 	uint64_t t0, bin_ns;
-	double bins[DT_DRAM_BINS];
+	uint64_t bins[DT_DRAM_BINS];
 };
 
 struct dt_dram;
