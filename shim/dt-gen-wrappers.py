@@ -536,7 +536,7 @@ class FieldMaker:
     def role_payload(self, param: Param, target: Elem, rule: Rule) -> Field:
         self.need(target, "void", rule)
         type_arg, count = (self.integer(a) for a in rule.args)
-        nbytes = "dt_payload_bytes(%s, %s, %s)" % (param.name, count, type_arg)
+        nbytes = "dt_backend_payload_bytes(%s, %s, %s)" % (param.name, count, type_arg)
         nbytes = self.if_failed_cap(nbytes, False, FAILED_CAP_BYTES)
         return blob_field(param.name, "x", nbytes, False)
 
@@ -545,7 +545,7 @@ class FieldMaker:
         type_arg, requested = (self.integer(a) for a in rule.args[:2])
         got = self.deref(rule.args[2])
         count = "dt_min64(%s, %s ? *%s : %s)" % (requested, got, got, requested)
-        nbytes = "dt_payload_bytes(%s, %s, %s)" % (param.name, count, type_arg)
+        nbytes = "dt_backend_payload_bytes(%s, %s, %s)" % (param.name, count, type_arg)
         return blob_field(param.name, "x", self.if_ok(nbytes, True), True)
 
     @staticmethod
@@ -672,17 +672,6 @@ static inline uint32_t dt_bytes(const void *ptr, int64_t count, uint32_t elem)
 \treturn elem ? dt_count(ptr, count, elem) * elem : 0;
 }
 
-/* Bytes of a backend attribute payload: text (CUDNN_TYPE_CHAR) within
- * DT_MAX_TEXT, other types within DT_MAX_BLOB. */
-static inline uint32_t dt_payload_bytes(const void *ptr, int64_t count,
-					int64_t type)
-{
-	if (type == DT_BACKEND_TYPE_CHAR)
-		return !ptr || count <= 0 ? 0
-		       : count > DT_MAX_TEXT ? DT_MAX_TEXT
-					     : (uint32_t)count;
-	return dt_bytes(ptr, count, dt_backend_type_size(type));
-}
 """
 
 

@@ -229,7 +229,7 @@ __asm__(".symver dt_dlsym_v225, dlsym@GLIBC_2.2.5");
 
 /* Sizes of the cudnnBackendAttributeType_t element types, by value (the
  * values are ABI: they never change between cuDNN releases). */
-uint32_t dt_backend_type_size(int64_t type)
+static uint32_t backend_type_size(int64_t type)
 {
 	static const uint8_t size[] = {
 		[0] = sizeof(void *),  /* HANDLE */
@@ -251,6 +251,24 @@ uint32_t dt_backend_type_size(int64_t type)
 	if (type < 0 || (uint64_t)type >= sizeof(size))
 		return 0;
 	return size[type];
+}
+
+/* Text (CUDNN_TYPE_CHAR) is recorded up to this many bytes: an execution
+ * plan's JSON representation, set once per restored plan, is all a trace
+ * knows of that plan's graph, and runs to hundreds of KiB (a ring drops
+ * records over half its size). */
+#define BACKEND_TYPE_CHAR 24
+#define MAX_TEXT (256u << 10)
+
+uint32_t dt_backend_payload_bytes(const void *ptr, int64_t count, int64_t type)
+{
+	uint32_t elem = backend_type_size(type);
+	uint64_t cap = type == BACKEND_TYPE_CHAR ? MAX_TEXT : DT_MAX_BLOB;
+
+	if (!ptr || count <= 0 || !elem)
+		return 0;
+	return (uint64_t)count > cap / elem ? (uint32_t)(cap / elem * elem)
+					    : (uint32_t)count * elem;
 }
 
 /* A symbol of a library already in the process (by file name prefix),

@@ -29,12 +29,6 @@
 
 /* Largest number of bytes one variable-length argument may take in a record. */
 #define DT_MAX_BLOB 16384u
-/* Largest text payload of a backend attribute (CUDNN_TYPE_CHAR) recorded,
- * in bytes: an execution plan's JSON representation, set once per restored
- * plan, is all a trace knows of that plan's graph, and runs to hundreds of
- * KiB (a ring drops records over half its size). */
-#define DT_MAX_TEXT (256u << 10)
-#define DT_BACKEND_TYPE_CHAR 24
 /* Largest input string recorded, in bytes. */
 #define DT_MAX_STRING 4096u
 
@@ -117,8 +111,10 @@ DT_HIDDEN uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 				 uint64_t t1, int32_t status, uint32_t len);
 DT_HIDDEN void dt_call_end(struct dt_thread *t);
 
-/* Element size of a cudnnBackendAttributeType_t value; 0 when unknown. */
-DT_HIDDEN uint32_t dt_backend_type_size(int64_t attr_type);
+/* Bytes of a backend attribute payload of count elements of attr_type at
+ * ptr to record: within DT_MAX_BLOB, or a larger bound for text. */
+DT_HIDDEN uint32_t dt_backend_payload_bytes(const void *ptr, int64_t count,
+					    int64_t attr_type);
 
 /* Elements of an array argument to record: 0 for a NULL pointer or a count
  * below 1, otherwise count capped so the array fits in DT_MAX_BLOB bytes. */

@@ -100,6 +100,21 @@ static void backend_calls(void)
 	OK(cudnnBackendGetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS,
 				    CUDNN_TYPE_INT64, 4, &n, got));
 	OK(cudnnBackendDestroyDescriptor(d));
+
+	/* a plan's JSON representation, as a restoring program sets it:
+	 * 100 000 characters that do not compress, recorded whole (cuDNN
+	 * refuses them: they are no plan) */
+	static char json[100001];
+	uint32_t x = 12345;
+	for (size_t i = 0; i < sizeof(json) - 1; i++) {
+		x = x * 1103515245u + 12345u;
+		json[i] = (char)('A' + (x >> 16) % 26);
+	}
+	OK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR,
+					&d));
+	cudnnBackendSetAttribute(d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION,
+				 CUDNN_TYPE_CHAR, sizeof(json) - 1, json);
+	OK(cudnnBackendDestroyDescriptor(d));
 }
 
 static void *thread_main(void *arg)

@@ -29,7 +29,7 @@ only() {
 # --- one of each kind of argument ------------------------------------
 "$dnntrace" record -q -o "$tmp/calls-%p.dnnt" -- "$calls" calls >/dev/null || bad "calls mode failed"
 f=$(only "$tmp/calls-*.dnnt") && {
-	n=$(count "$f"); [ "$n" = 21 ] || bad "calls: $n calls recorded, expected 21"
+	n=$(count "$f"); [ "$n" = 24 ] || bad "calls: $n calls recorded, expected 24"
 	has "$f" '^API_CALL seq=1 .* cudnnGetVersion\(return=[0-9]{5}\) = CUDNN_STATUS_SUCCESS$'
 	has "$f" ' cudnnGetErrorString\(status=CUDNN_STATUS_BAD_PARAM, return="CUDNN_STATUS_BAD_PARAM"\) = CUDNN_STATUS_SUCCESS$'
 	has "$f" ' cudnnCreateTensorDescriptor\(tensorDesc=>0x[0-9a-f]+\) = CUDNN_STATUS_SUCCESS$'
@@ -43,6 +43,10 @@ f=$(only "$tmp/calls-*.dnnt") && {
 	has "$f" ' cudnnBackendSetAttribute\(descriptor=0x[0-9a-f]+, attributeName=CUDNN_ATTR_TENSOR_DATA_TYPE, attributeType=CUDNN_TYPE_DATA_TYPE, elementCount=1, arrayOfElements=CUDNN_DATA_BFLOAT16\) = CUDNN_STATUS_SUCCESS$'
 	has "$f" ' cudnnBackendSetAttribute\(descriptor=0x[0-9a-f]+, attributeName=CUDNN_ATTR_TENSOR_STRIDES, attributeType=CUDNN_TYPE_INT64, elementCount=4, arrayOfElements=\[2048,1,128,8\]\) = CUDNN_STATUS_SUCCESS$'
 	has "$f" ' cudnnBackendGetAttribute\(descriptor=0x[0-9a-f]+, attributeName=CUDNN_ATTR_TENSOR_DIMENSIONS, attributeType=CUDNN_TYPE_INT64, requestedElementCount=4, elementCount=>4, arrayOfElements=>\[1,8,16,16\]\) = CUDNN_STATUS_SUCCESS$'
+	# a plan's 100 000-character JSON representation is recorded whole: the
+	# trace holds it (it does not compress below 50 000 bytes)
+	has "$f" ' cudnnBackendSetAttribute\(descriptor=0x[0-9a-f]+, attributeName=CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, attributeType=CUDNN_TYPE_CHAR, elementCount=100000, '
+	[ "$(wc -c <"$f")" -gt 50000 ] || bad "calls: the plan's JSON was not recorded whole ($(wc -c <"$f") bytes of trace)"
 	# the created handle is the one later calls use
 	h=$(grep -Eo 'cudnnBackendCreateDescriptor\(descriptorType=CUDNN_BACKEND_TENSOR_DESCRIPTOR, descriptor=>0x[0-9a-f]+' "$tmp/dump" | sed 's/.*=>//')
 	grep -q "cudnnBackendFinalize(descriptor=$h) = CUDNN_STATUS_SUCCESS" "$tmp/dump" || bad "finalize of $h not found"
@@ -111,15 +115,15 @@ if [ $# = 2 ]; then
 	for f in "$@"; do
 		n=$(count "$f")
 		case $n in
-		7) has "$f" 'cudnnSetTensorNdDescriptor'; has "$f" 'cudnnBackendFinalize' ;; # parent: 6 + 9
+		7) has "$f" 'cudnnSetTensorNdDescriptor'; has "$f" 'cudnnBackendFinalize' ;; # parent: 6 + 12
 		8) has "$f" 'cudnnSetConvolutionNdDescriptor' ;;                          # child: 2 x 4
-		15) has "$f" 'cudnnBackendFinalize' ;;
+		18) has "$f" 'cudnnBackendFinalize' ;;
 		*) bad "fork: a file with $n calls" ;;
 		esac
 		"$dnntrace" info "$f" | grep -q '^ended: *clean' || bad "fork: $f not clean"
 	done
 	ns=$(for f in "$@"; do count "$f"; done | sort -n | tr '\n' ' ')
-	[ "$ns" = "8 15 " ] || bad "fork: call counts $ns, expected 8 (child) and 15 (parent)"
+	[ "$ns" = "8 18 " ] || bad "fork: call counts $ns, expected 8 (child) and 18 (parent)"
 else
 	bad "fork: expected 2 traces, found $#"
 fi
