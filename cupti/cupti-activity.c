@@ -144,34 +144,31 @@ static void *load_cupti(char *path, size_t size)
 
 /* ------------------------------------------------------------- records */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
-#define REC_INIT(rec, TYPE)                                 \
-	do {                                                \
-		memset(&(rec), 0, sizeof(rec));             \
-		(rec).hdr.type = (TYPE);                    \
-		(rec).hdr.size = dt_rec_align(sizeof(rec)); \
-	} while (0)
-
-/* A record with a text tail, built on the stack. */
-static void emit_with_text(void *fixed, uint32_t fixed_size, const char *text)
+int cupti_emit_tail(void *fixed, uint32_t fixed_size, const void *tail,
+		    uint32_t len, bool now)
 {
-	uint32_t len = text ? (uint32_t)strnlen(text, 4096) : 0;
-	uint32_t size = dt_rec_align(fixed_size + len);
 	uint8_t buf[8192] __attribute__((aligned(8)));
+	uint32_t size;
 
+	if (len > 4096)
+		len = 4096;
+	size = dt_rec_align(fixed_size + len);
 	memset(buf, 0, size);
 	memcpy(buf, fixed, fixed_size);
-	memcpy(buf + fixed_size, text, len);
+	if (len)
+		memcpy(buf + fixed_size, tail, len);
 	((struct dt_rec_hdr *)buf)->size = size;
 	/* `len` is the last fixed field of every record with a tail */
 	memcpy(buf + fixed_size - 4, &len, 4);
-	c.sink.emit(buf, size);
+	return now ? cupti_emit_now(buf, size) : cupti_emit(buf, size);
+}
+
+/* A record with a text tail. */
+static void emit_with_text(void *fixed, uint32_t fixed_size, const char *text)
+{
+	cupti_emit_tail(fixed, fixed_size, text,
+			text ? (uint32_t)strnlen(text, 4096) : 0, false);
 }
 
 /* A calibration pair for the CUPTI clock; only once there is activity, so
@@ -184,7 +181,7 @@ static void emit_clock(void)
 	if (!atomic_load(&c.active))
 		return;
 	REC_INIT(r, DT_REC_CLOCK);
-	r.mono = mono_ns();
+	r.mono = cupti_mono_ns();
 	if (cu.cuptiGetTimestamp(&ts) != CUPTI_SUCCESS)
 		return;
 	r.other = ts;
@@ -378,7 +375,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
 	    dropped) {
 		struct dt_rec_loss l;
 		REC_INIT(l, DT_REC_LOSS);
-		l.t = mono_ns();
+		l.t = cupti_mono_ns();
 		l.count = dropped;
 		l.reason = DT_LOSS_CUPTI;
 		c.sink.emit(&l, sizeof(l));
@@ -477,7 +474,7 @@ static void emit_state(enum dt_gpu_state state, int code, const char *why)
 	struct dt_rec_gpu_state r;
 
 	REC_INIT(r, DT_REC_GPU_STATE);
-	r.t = mono_ns();
+	r.t = cupti_mono_ns();
 	r.state = state;
 	r.code = code;
 	r.dropped = atomic_load(&c.dropped);
@@ -575,7 +572,7 @@ static void *flusher_main(void *arg)
 		if (!atomic_load(&c.yielded))
 			dt_cupti_flush(0);
 		else if (atomic_load(&c.rearm_at) &&
-			 mono_ns() >= atomic_load(&c.rearm_at))
+			 cupti_mono_ns() >= atomic_load(&c.rearm_at))
 			rearm();
 	}
 	return NULL;
@@ -835,7 +832,7 @@ DT_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 	if (atomic_load(&c.yielded) &&
 	    (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
 	     kind == CUPTI_ACTIVITY_KIND_KERNEL))
-		atomic_store(&c.rearm_at, mono_ns() + REARM_DELAY_NS);
+		atomic_store(&c.rearm_at, cupti_mono_ns() + REARM_DELAY_NS);
 	return r;
 }
 
@@ -844,6 +841,6 @@ DT_EXPORT CUptiResult cuptiFinalize(void)
 	REAL(cuptiFinalize);
 	CUptiResult r = real_();
 	if (atomic_load(&c.yielded))
-		atomic_store(&c.rearm_at, mono_ns() + REARM_DELAY_NS);
+		atomic_store(&c.rearm_at, cupti_mono_ns() + REARM_DELAY_NS);
 	return r;
 }

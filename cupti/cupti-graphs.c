@@ -53,12 +53,6 @@ static struct {
 	CUptiResult (*exec_id)(CUgraphExec, uint32_t *);
 } fn;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void cupti_graphs_start(void *cupti)
 {
@@ -230,30 +224,22 @@ static const char *kernel_node_name(CUgraphNode node)
 static void emit_node(CUgraph g, uint32_t graph_id, CUgraphNode node,
 		      CUgraphNodeType type, uint32_t how, uint64_t call)
 {
-	struct {
-		struct dt_rec_graph_node r;
-		char name[4096];
-	} b;
+	struct dt_rec_graph_node r;
 	const char *name = NULL;
-	uint32_t len = 0;
 
-	memset(&b.r, 0, sizeof(b.r));
-	b.r.hdr.type = DT_REC_GRAPH_NODE;
-	b.r.t = mono_ns();
-	b.r.call = call;
-	b.r.graph_handle = (uint64_t)(uintptr_t)g;
-	b.r.graph = graph_id;
-	b.r.how = how;
-	if (fn.node_id(node, &b.r.node) != CUPTI_SUCCESS)
+	REC_INIT(r, DT_REC_GRAPH_NODE);
+	r.t = cupti_mono_ns();
+	r.call = call;
+	r.graph_handle = (uint64_t)(uintptr_t)g;
+	r.graph = graph_id;
+	r.how = how;
+	if (fn.node_id(node, &r.node) != CUPTI_SUCCESS)
 		return;
-	b.r.node_type = (uint32_t)type;
-	if (type == CU_GRAPH_NODE_TYPE_KERNEL && (name = kernel_node_name(node)))
-		len = (uint32_t)strnlen(name, sizeof(b.name));
-	memcpy(b.name, name ? name : "", len);
-	b.r.len = len;
-	b.r.hdr.size = dt_rec_align((uint32_t)sizeof(b.r) + len);
-	memset(b.name + len, 0, b.r.hdr.size - sizeof(b.r) - len);
-	cupti_emit_now(&b, b.r.hdr.size);
+	r.node_type = (uint32_t)type;
+	if (type == CU_GRAPH_NODE_TYPE_KERNEL)
+		name = kernel_node_name(node);
+	cupti_emit_tail(&r, sizeof(r), name,
+			name ? (uint32_t)strnlen(name, 4096) : 0, true);
 	note_graph(graph_id);
 }
 
@@ -262,10 +248,8 @@ static void emit_link_at(uint32_t how, uint32_t from, uint32_t to,
 {
 	struct dt_rec_graph_link r;
 
-	memset(&r, 0, sizeof(r));
-	r.hdr.type = DT_REC_GRAPH_LINK;
-	r.hdr.size = dt_rec_align(sizeof(r));
-	r.t = mono_ns();
+	REC_INIT(r, DT_REC_GRAPH_LINK);
+	r.t = cupti_mono_ns();
 	r.from = from;
 	r.to = to;
 	r.how = how;

@@ -4,12 +4,39 @@
 #ifndef CUPTI_INTERNAL_H
 #define CUPTI_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "dt-trace.h"
+
+static inline uint64_t cupti_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A record without a tail, zeroed, its type and size set. */
+#define REC_INIT(rec, TYPE)                                 \
+	do {                                                \
+		memset(&(rec), 0, sizeof(rec));             \
+		(rec).hdr.type = (TYPE);                    \
+		(rec).hdr.size = dt_rec_align(sizeof(rec)); \
+	} while (0)
 
 /* Hand a record to the sink recording started with: from CUPTI's and the
  * flusher's threads, and from the program's (which never wait). */
 int cupti_emit(const void *rec, uint32_t size);
 int cupti_emit_now(const void *rec, uint32_t size);
+
+/* A record of fixed_size bytes (its type and fields set; its last field is
+ * the tail's length) with len bytes of tail (at most 4096 are kept), to
+ * the sink: cupti_emit_now's way when now. */
+int cupti_emit_tail(void *fixed, uint32_t fixed_size, const void *tail,
+		    uint32_t len, bool now);
 
 /* cupti-graphs.c: look up what graph tracking needs, once CUPTI (the
  * library handle) is on; sets dt_cupti_graphs when it can work. */

@@ -109,52 +109,31 @@ static const char *why(CUptiResult r)
 	return str;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* GPU_METRICS: the names sampled, or why nothing is. */
 static void emit_metrics(int code, const char *text)
 {
-	struct {
-		struct dt_rec_gpu_metrics r;
-		char text[512];
-	} __attribute__((aligned(8))) buf;
-	size_t len = strnlen(text, sizeof(buf.text));
+	struct dt_rec_gpu_metrics r;
 
-	memset(&buf, 0, sizeof(buf));
-	buf.r.hdr.type = DT_REC_GPU_METRICS;
-	buf.r.t = mono_ns();
-	buf.r.device = s.device;
-	buf.r.interval = (uint32_t)s.interval_ns;
-	buf.r.metrics = code ? 0 : (uint32_t)s.n_metrics;
-	buf.r.code = code;
-	buf.r.len = (uint32_t)len;
-	memcpy(buf.text, text, len);
-	buf.r.hdr.size = dt_rec_align((uint32_t)(sizeof(buf.r) + len));
-	cupti_emit(&buf, buf.r.hdr.size);
+	REC_INIT(r, DT_REC_GPU_METRICS);
+	r.t = cupti_mono_ns();
+	r.device = s.device;
+	r.interval = (uint32_t)s.interval_ns;
+	r.metrics = code ? 0 : (uint32_t)s.n_metrics;
+	r.code = code;
+	cupti_emit_tail(&r, sizeof(r), text, (uint32_t)strnlen(text, 512),
+			false);
 }
 
 static void emit_sample(uint64_t start, uint64_t end, const double *v)
 {
-	struct {
-		struct dt_rec_gpu_sample r;
-		double v[MAX_METRICS];
-	} __attribute__((aligned(8))) buf;
+	struct dt_rec_gpu_sample r;
 
-	memset(&buf, 0, sizeof(buf));
-	buf.r.hdr.type = DT_REC_GPU_SAMPLE;
-	buf.r.start = start;
-	buf.r.end = end;
-	buf.r.device = s.device;
-	buf.r.len = (uint32_t)(s.n_metrics * sizeof(double));
-	memcpy(buf.v, v, buf.r.len);
-	buf.r.hdr.size = dt_rec_align((uint32_t)sizeof(buf.r) + buf.r.len);
-	cupti_emit(&buf, buf.r.hdr.size);
+	REC_INIT(r, DT_REC_GPU_SAMPLE);
+	r.start = start;
+	r.end = end;
+	r.device = s.device;
+	cupti_emit_tail(&r, sizeof(r), v,
+			(uint32_t)(s.n_metrics * sizeof(double)), false);
 }
 
 /* Decode what the hardware buffer holds; write every completed sample. */
