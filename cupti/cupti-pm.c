@@ -291,16 +291,6 @@ void cupti_pm_start(void *cupti, const char *arg)
 #undef FN_LOAD_
 	*(void **)&pm.result = dlsym(cupti, "cuptiGetResultString");
 
-	/* CUPTI's profiler works on the device's context: make the
-	 * primary one (the runtime's) current on this thread */
-	CUresult (*retain)(CUcontext *, CUdevice) =
-		(CUresult(*)(CUcontext *, CUdevice))dlsym(
-			RTLD_DEFAULT, "cuDevicePrimaryCtxRetain");
-	CUresult (*set_current)(CUcontext) =
-		(CUresult(*)(CUcontext))dlsym(RTLD_DEFAULT, "cuCtxSetCurrent");
-	CUcontext ctx = NULL;
-	if (retain && set_current && retain(&ctx, (CUdevice)s.device) == 0)
-		set_current(ctx);
 	PARAMS(CUpti_Profiler_Initialize_Params, pi);
 	if ((r = pm.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS)
 		return pm_off("cuptiProfilerInitialize", r);
