@@ -1715,15 +1715,23 @@ static void on_gpu_metrics(struct dt_model *m, const struct dt_rec_gpu_metrics *
 	uint32_t len;
 	const char *text = (const char *)dt_rec_tail(&r->hdr, &len);
 	struct dt_model_stats *st = &m->stats;
+	struct dt_gpu_metrics e = { .device = r->device,
+				    .interval_ns = r->interval,
+				    .names = m->metric_names,
+				    .text = text,
+				    .text_len = len,
+				    .rec = &r->hdr };
 
 	if (r->code == -2) { /* at the end: samples dropped */
 		snprintf(st->gpu_metrics_lost, sizeof(st->gpu_metrics_lost),
 			 "%.*s", (int)len, text);
+		EMIT(m, gpu_metrics, &e);
 		return;
 	}
 	if (!r->metrics) {
 		snprintf(st->gpu_metrics, sizeof(st->gpu_metrics), "%.*s",
 			 (int)len, text);
+		EMIT(m, gpu_metrics, &e);
 		return;
 	}
 	m->n_metric_names = 0;
@@ -1732,11 +1740,12 @@ static void on_gpu_metrics(struct dt_model *m, const struct dt_rec_gpu_metrics *
 	     i++) {
 		if (i < len && text[i] != '\n')
 			continue;
-		char buf[128];
+		char buf[128], *name;
 		snprintf(buf, sizeof(buf), "%.*s", (int)(i - from), text + from);
-		m->metric_names[m->n_metric_names++] =
-			m_keep(m, strdup(buf));
 		from = i + 1;
+		if (!(name = strdup(buf)))
+			break;
+		m->metric_names[m->n_metric_names++] = m_keep(m, name);
 	}
 	int n = snprintf(st->gpu_metrics, sizeof(st->gpu_metrics), "on:");
 	for (size_t i = 0; i < m->n_metric_names && n > 0 &&
@@ -1748,6 +1757,10 @@ static void on_gpu_metrics(struct dt_model *m, const struct dt_rec_gpu_metrics *
 		snprintf(st->gpu_metrics + n, sizeof(st->gpu_metrics) - (size_t)n,
 			 " every %u us on GPU %u", r->interval / 1000,
 			 r->device);
+	e.n = (uint32_t)m->n_metric_names;
+	e.text = NULL;
+	e.text_len = 0;
+	EMIT(m, gpu_metrics, &e);
 }
 
 static void on_gpu_sample(struct dt_model *m, const struct dt_rec_gpu_sample *r)
@@ -1880,7 +1893,6 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 		break;
 	case DT_REC_GPU_METRICS:
 		on_gpu_metrics(m, (const void *)h);
-		EMIT(m, record, h);
 		break;
 	case DT_REC_GPU_SAMPLE:
 		on_gpu_sample(m, (const void *)h);

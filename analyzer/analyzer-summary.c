@@ -1011,14 +1011,12 @@ static void on_device(void *arg, const struct dt_device *d)
 
 /* A trace whose GPU is sampled says so before its samples: the work from
  * then on is kept for them (most traces have none). */
-static void on_record(void *arg, const struct dt_rec_hdr *h)
+static void on_gpu_metrics(void *arg, const struct dt_gpu_metrics *g)
 {
 	struct reading *rd = arg;
 	struct priv *pv = P(rd->s);
 
-	if (h->type == DT_REC_GPU_METRICS &&
-	    ((const struct dt_rec_gpu_metrics *)(const void *)h)->metrics &&
-	    !pv->dram)
+	if (g->n && !pv->dram)
 		pv->dram = dt_dram_new(&rd->s->dram);
 }
 
@@ -1131,8 +1129,8 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 				 .device = on_device,
 				 .op = on_op,
 				 .plan = on_plan,
-				 .gpu_sample = on_gpu_sample,
-				 .record = on_record };
+				 .gpu_metrics = on_gpu_metrics,
+				 .gpu_sample = on_gpu_sample };
 	if (s->fusion)
 		dt_fusion_begin_file(s->fusion, ss);
 	dt_session_add(ss, &c);

@@ -336,6 +336,11 @@ static void on_gpu_sample(void *arg, const struct dt_gpu_sample *s)
 	on_record(arg, s->rec);
 }
 
+static void on_gpu_metrics(void *arg, const struct dt_gpu_metrics *g)
+{
+	on_record(arg, g->rec);
+}
+
 int dt_dump_file(const char *path, bool raw)
 {
 	struct dt_session *ss = dt_open_session(path, NULL);
@@ -357,6 +362,7 @@ int dt_dump_file(const char *path, bool raw)
 				 .device = on_device,
 				 .gpu_state = on_gpu_state,
 				 .graph_launch = on_graph_launch,
+				 .gpu_metrics = on_gpu_metrics,
 				 .gpu_sample = on_gpu_sample,
 				 .record = on_record };
 	dt_session_add(ss, &c);

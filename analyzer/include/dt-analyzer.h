@@ -665,6 +665,18 @@ struct dt_gpu_sample {
 	const struct dt_rec_hdr *rec; /* the record */
 };
 
+/* What the GPU's counters are sampled for (record --gpu-metrics), or why
+ * they are not; or, at the end, what sampling lost. */
+struct dt_gpu_metrics {
+	uint32_t device;
+	uint32_t interval_ns;
+	uint32_t n;               /* metrics sampled: 0 when off (or lost) */
+	const char *const *names; /* n of them, living as long as the session */
+	const char *text;         /* "off: why" or "lost: ..." when n is 0 */
+	uint32_t text_len;
+	const struct dt_rec_hdr *rec; /* the record */
+};
+
 /* Index of metric `name` in a sample, or -1. */
 int dt_gpu_sample_metric(const struct dt_gpu_sample *s, const char *name);
 
@@ -687,7 +699,8 @@ struct dt_consumer {
 	void (*plan)(void *arg, const struct dt_plan_build *b);
 	/* a CUDA graph launched */
 	void (*graph_launch)(void *arg, const struct dt_graph_launch *l);
-	/* a sample of the GPU's counters */
+	/* what the GPU's counters are sampled for, and each sample */
+	void (*gpu_metrics)(void *arg, const struct dt_gpu_metrics *g);
 	void (*gpu_sample)(void *arg, const struct dt_gpu_sample *s);
 };
 
