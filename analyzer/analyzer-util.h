@@ -28,24 +28,6 @@
 /* dt_arg_format() appending to buf (analyzer-args.c). */
 void dt_arg_put(const struct dt_arg *a, char *buf, size_t size, int *len);
 
-/* A 64-bit hash of n bytes, eight at a time: kernel names are hashed for
- * every kernel record read. Not for adversarial input. */
-static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
-{
-	const unsigned char *s = p;
-	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull), v;
-
-	for (; n >= 8; n -= 8, s += 8) {
-		memcpy(&v, s, 8);
-		h = (h ^ v) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	v = 0;
-	memcpy(&v, s, n);
-	h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
-
 /* A growable string; { 0 } is empty. */
 struct dt_sbuf {
 	char *p; /* NULL until something is written */

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dt-trace.h"
 
@@ -563,6 +564,24 @@ struct dt_plan_build {
 /* The device pointer of op's tensor i: the legacy argument that holds its
  * data, or the variant pack's pointer of its uid; 0 when not known. */
 uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i);
+
+/* A 64-bit hash of n bytes, eight at a time: kernel names are hashed for
+ * every kernel record read. Not for adversarial input. */
+static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *s = p;
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull), v;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&v, s, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	v = 0;
+	memcpy(&v, s, n);
+	h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
 
 /* --------------------------------------------------------- the session */
 
