@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "tools.h"
@@ -20,13 +21,21 @@ static const struct export_format {
 	int (*run)(const struct dt_export_opts *o);
 	const char *what;
 } formats[] = {
-	{ "perfetto", dt_export_trace_events,
-	  "a timeline for ui.perfetto.dev and chrome://tracing\n"
-	  "                          (Chrome Trace Event JSON): calls, kernels, "
-	  "copies,\n"
-	  "                          sets, cuDNN ops, arrows from launches; to "
-	  "-o, or\n"
-	  "                          standard output" },
+	{ "perfetto", dt_export_perfetto,
+	  "a timeline for ui.perfetto.dev and trace_processor\n"
+	  "                          (Perfetto's protobuf trace, names and "
+	  "arguments\n"
+	  "                          interned): calls, kernels, copies, sets, "
+	  "cuDNN\n"
+	  "                          ops, arrows from launches; to -o, or "
+	  "standard\n"
+	  "                          output" },
+	{ "chrome", dt_export_trace_events,
+	  "the same timeline as Chrome Trace Event JSON, for\n"
+	  "                          chrome://tracing, DevTools and PyTorch's "
+	  "tools\n"
+	  "                          (Kineto, HTA); larger and slower to "
+	  "write" },
 	{ "sqlite", dt_export_sqlite,
 	  "one SQLite database in the file -o names: the\n"
 	  "                          processes and how their traces ended, "
@@ -57,7 +66,7 @@ static void export_help(FILE *f)
 	for (const struct export_format *x = formats; x->name; x++)
 		fprintf(f, "                %-9s %s\n", x->name, x->what);
 	fprintf(f,
-		"  -o OUT      where to write: a file (perfetto, sqlite) or a "
+		"  -o OUT      where to write: a file (perfetto, chrome, sqlite) or a "
 		"folder (csv);\n"
 		"              an existing sqlite file or csv table is never overwritten\n"
 		"  --from T    leave out what ended before T after the first "
@@ -87,6 +96,85 @@ static int64_t parse_time(const char *s)
 		if (!strcmp(end, units[i].unit) && v * units[i].ns < 9e18)
 			return (int64_t)(v * units[i].ns);
 	return -1;
+}
+
+void dt_export_note(const struct dt_export_trace *t,
+		    struct dt_export_note *note)
+{
+	const struct dt_file_stats *st = dt_session_file(t->s);
+	const struct dt_model_stats *ms = dt_session_stats(t->s);
+
+	note->last = ms->t_last ? ms->t_last
+				: dt_session_info(t->s)->hdr.start_mono;
+	note->complete = dt_trace_complete(st);
+	dt_file_end_text(st, note->ended, sizeof(note->ended));
+	dt_lost_text(st, ms, " lost", note->lost, sizeof(note->lost));
+	note->gpu_dropped = st->gpu_dropped;
+	snprintf(note->why, sizeof(note->why),
+		 "ended %s; %s; %" PRIu64 " GPU records dropped by CUPTI",
+		 note->ended, note->lost, note->gpu_dropped);
+}
+
+void dt_export_warn(const struct dt_export_trace *t,
+		    const struct dt_export_note *notes, size_t n,
+		    uint64_t no_flow)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!notes[i].complete)
+			dt_error("warning: %s is incomplete: ended %s; %s; the "
+				 "export has what it holds, marked",
+				 t[i].path, notes[i].ended, notes[i].lost);
+	if (no_flow)
+		dt_error("note: %" PRIu64 " kernels have no arrow from "
+			 "what launched them (a call long before them, or a "
+			 "graph launch not recorded)", no_flow);
+}
+
+uint32_t dt_export_pid(const struct dt_export_trace *t, size_t i,
+		       uint32_t *pids)
+{
+	uint32_t pid = t[i].pid;
+
+	for (size_t k = 0; k < i; k++)
+		if (pids[k] == pid) {
+			pid = (1u << 22) + (uint32_t)i;
+			break;
+		}
+	pids[i] = pid;
+	return pid;
+}
+
+void dt_export_process_name(const struct dt_export_trace *t, char *buf,
+			    size_t size)
+{
+	const struct dt_file_info *fi = dt_session_info(t->s);
+	const char *cmd = dt_info_get(fi, "cmdline");
+	const char *host = dt_info_get(fi, "host");
+
+	snprintf(buf, size, "%s%s%.160s (pid %u%s%s)", t->rank ? t->rank : "",
+		 t->rank ? " " : "", cmd ? cmd : "?", t->pid, host ? ", " : "",
+		 host ? host : "");
+}
+
+void dt_export_loss_text(const struct dt_rec_loss *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%" PRIu64 " records lost (thread %u, %s)",
+		 r->count, r->tid,
+		 r->reason == DT_LOSS_CUPTI ? "CUPTI dropped them"
+		 : r->reason == DT_LOSS_IO  ? "the file took no more"
+					    : "buffers full");
+}
+
+const char *dt_export_copy_name(uint8_t k)
+{
+	static const char *const names[] = {
+		[1] = "Memcpy HtoD", [2] = "Memcpy DtoH", [3] = "Memcpy HtoA",
+		[4] = "Memcpy AtoH", [5] = "Memcpy AtoA", [6] = "Memcpy AtoD",
+		[7] = "Memcpy DtoA", [8] = "Memcpy DtoD", [9] = "Memcpy HtoH",
+		[10] = "Memcpy PtoP",
+	};
+	return k < sizeof(names) / sizeof(names[0]) && names[k] ? names[k]
+								 : "Memcpy ?";
 }
 
 /* Traces that could not be opened: the export goes on without them and
@@ -225,6 +313,10 @@ int cmd_export(int argc, char **argv)
 		return dt_usage_error("export", "name the traces to export");
 	if (o.to_ns <= o.from_ns)
 		return dt_usage_error("export", "--to must come after --from");
+	if (fmt->run == dt_export_perfetto && !o.output && isatty(1))
+		return dt_usage_error("export", "the perfetto format is binary: "
+				      "give -o FILE, or send it to a file or "
+				      "a pipe");
 	o.paths = dt_collect_inputs(argv + optind, argc - optind, &o.n_paths);
 	if (!o.n_paths) {
 		free(o.paths);

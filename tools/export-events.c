@@ -1,5 +1,5 @@
 /*
- * export-events.c - `dnntrace export --format perfetto`: traces as Chrome
+ * export-events.c - `dnntrace export --format chrome`: traces as Chrome
  * Trace Event JSON, the format ui.perfetto.dev, chrome://tracing and
  * PyTorch's tools (Kineto, HTA) open. It streams: each event of the
  * session is written as it comes, so memory does not grow with a trace.
@@ -291,17 +291,6 @@ static void flow_from_launch(struct tev *x, uint32_t corr, uint32_t tid,
 		flow_later(x, corr, true, tid, t);
 }
 
-static const char *copy_kind(uint8_t k)
-{
-	static const char *const names[] = {
-		[1] = "HtoD",  [2] = "DtoH",  [3] = "HtoA", [4] = "AtoH",
-		[5] = "AtoA",  [6] = "AtoD",  [7] = "DtoA", [8] = "DtoD",
-		[9] = "HtoH", [10] = "PtoP",
-	};
-	return k < sizeof(names) / sizeof(names[0]) && names[k] ? names[k]
-								 : "?";
-}
-
 static void kernel_args(struct tev *x, const struct dt_activity *a)
 {
 	const struct dt_rec_kernel *k = a->kernel;
@@ -360,8 +349,8 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 	case DT_ACT_MEMCPY: {
 		const struct dt_rec_memcpy *m = (const void *)a->rec;
-		snprintf(name, sizeof(name), "Memcpy %s",
-			 copy_kind(m->copy_kind));
+		snprintf(name, sizeof(name), "%s",
+			 dt_export_copy_name(m->copy_kind));
 		break;
 	}
 	case DT_ACT_MEMSET:
@@ -561,12 +550,7 @@ static void on_record(void *arg, const struct dt_rec_hdr *h)
 		const struct dt_rec_loss *r = (const void *)h;
 		if (!dt_export_in(x->t, r->t, r->t))
 			break;
-		snprintf(what, sizeof(what),
-			 "%" PRIu64 " records lost (thread %u, %s)", r->count,
-			 r->tid,
-			 r->reason == DT_LOSS_CUPTI ? "CUPTI dropped them"
-			 : r->reason == DT_LOSS_IO  ? "the file took no more"
-						    : "buffers full");
+		dt_export_loss_text(r, what, sizeof(what));
 		mark(x, r->t, "records lost", what);
 		break;
 	}
@@ -575,28 +559,16 @@ static void on_record(void *arg, const struct dt_rec_hdr *h)
 
 /* ----------------------------------------------------------- the file */
 
-static void process_meta(struct tev *x, const struct dt_file_info *fi)
+static void process_meta(struct tev *x)
 {
-	const char *cmd = dt_info_get(fi, "cmdline");
-	const char *host = dt_info_get(fi, "host");
 	char name[256];
 
-	snprintf(name, sizeof(name), "%s%s%.160s (pid %u%s%s)",
-		 x->t->rank ? x->t->rank : "", x->t->rank ? " " : "",
-		 cmd ? cmd : "?", x->t->pid, host ? ", " : "",
-		 host ? host : "");
+	dt_export_process_name(x->t, name, sizeof(name));
 	meta(x, "process_name", 0, name, (int64_t)x->pid);
 }
 
-struct trace_note {
-	bool complete;
-	char ended[256];
-	char lost[512];
-	uint64_t gpu_dropped;
-};
-
 static int export_one(struct tev *x, const struct dt_export_trace *t,
-		      struct trace_note *note)
+		      struct dt_export_note *note)
 {
 	struct dt_consumer c = {
 		.arg = x,
@@ -609,38 +581,24 @@ static int export_one(struct tev *x, const struct dt_export_trace *t,
 		.device = on_device,
 		.record = on_record,
 	};
-	uint64_t last = 0;
-
 	x->t = t;
 	x->n_tracks = 0;
 	x->last_seq = 0;
 	memset(x->calls, 0, CALL_RING * sizeof(*x->calls));
 	memset(x->launches, 0, LAUNCH_RING * sizeof(*x->launches));
-	process_meta(x, dt_session_info(t->s));
+	process_meta(x);
 	if (dt_session_add(t->s, &c) < 0) {
 		dt_error("out of memory");
 		return 1;
 	}
 	dt_session_run(t->s);
-
-	const struct dt_file_stats *st = dt_session_file(t->s);
-	const struct dt_model_stats *ms = dt_session_stats(t->s);
-	last = ms->t_last ? ms->t_last : dt_session_info(t->s)->hdr.start_mono;
-	gpu_gap(x, last);
+	dt_export_note(t, note);
+	gpu_gap(x, note->last);
 	x->no_flow += x->n_pending;
 	x->n_pending = 0;
-	note->complete = dt_trace_complete(st);
-	dt_file_end_text(st, note->ended, sizeof(note->ended));
-	dt_lost_text(st, ms, " lost", note->lost, sizeof(note->lost));
-	note->gpu_dropped = st->gpu_dropped;
-	if (!note->complete) {
-		char why[1024];
-		snprintf(why, sizeof(why), "ended %s; %s; %" PRIu64
-			 " GPU records dropped by CUPTI", note->ended,
-			 note->lost, note->gpu_dropped);
-		/* at its end, where a reader of the timeline sees it */
-		mark(x, last, "trace incomplete", why);
-	}
+	/* at its end, where a reader of the timeline sees it */
+	if (!note->complete)
+		mark(x, note->last, "trace incomplete", note->why);
 	return 0;
 }
 
@@ -665,7 +623,7 @@ static void device_props(struct tev *x)
 }
 
 static void traces_meta(struct tev *x, const struct dt_export_trace *t,
-			const struct trace_note *notes, const uint32_t *pids,
+			const struct dt_export_note *notes, const uint32_t *pids,
 			size_t n)
 {
 	dt_json_key_nl(&x->j, "otherData", 0);
@@ -701,7 +659,7 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 		return EXIT_USAGE;
 	FILE *out = dt_open_output(o->output);
 	struct tev *x = out ? calloc(1, sizeof(*x)) : NULL;
-	struct trace_note *notes = calloc(n, sizeof(*notes));
+	struct dt_export_note *notes = calloc(n, sizeof(*notes));
 	uint32_t *pids = calloc(n, sizeof(*pids));
 	int rc = 0;
 
@@ -725,13 +683,7 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	dt_json_key_nl(&x->j, "traceEvents", 0);
 	dt_json_open(&x->j, '[', 0);
 	for (size_t i = 0; i < n && !rc; i++) {
-		/* pids are per host: one seen already gets a number of its
-		 * own, above any a kernel hands out */
-		x->pid = t[i].pid;
-		for (size_t k = 0; k < i; k++)
-			if (pids[k] == x->pid)
-				x->pid = (1u << 22) + (uint32_t)i, k = i;
-		pids[i] = x->pid;
+		x->pid = dt_export_pid(t, i, pids);
 		rc = export_one(x, &t[i], &notes[i]);
 	}
 	dt_json_close(&x->j, 0);
@@ -745,15 +697,7 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	traces_meta(x, t, notes, pids, n);
 	dt_json_close(&x->j, 0);
 	fputc('\n', out);
-	for (size_t i = 0; i < n; i++)
-		if (!notes[i].complete)
-			dt_error("warning: %s is incomplete: ended %s; %s; the "
-				 "export has what it holds, marked",
-				 t[i].path, notes[i].ended, notes[i].lost);
-	if (x->no_flow)
-		dt_error("note: %" PRIu64 " kernels have no arrow from "
-			 "what launched them (a call long before them, or a "
-			 "graph launch not recorded)", x->no_flow);
+	dt_export_warn(t, notes, n, x->no_flow);
 	if (x->tracks_full)
 		dt_error("note: more than %d tracks; later ones are unnamed",
 			 TRACKS_MAX);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "dt-analyzer.h"
+#include "dt-records.h"
 
 /* What the user asked for. */
 struct dt_export_opts {
@@ -49,8 +50,44 @@ static inline bool dt_export_in(const struct dt_export_trace *t,
 	return end >= t->from && begin <= t->to;
 }
 
+/* How a trace of an export ended, and what it lost: marked at its end in
+ * the timeline, and said on stderr (dt_export_warn). */
+struct dt_export_note {
+	bool complete;
+	char ended[256];
+	char lost[512];
+	uint64_t gpu_dropped;
+	uint64_t last; /* its last host time (CLOCK_MONOTONIC ns) */
+	char why[1024]; /* all of it in one line, for the mark */
+};
+/* After the trace's session ran. */
+void dt_export_note(const struct dt_export_trace *t,
+		    struct dt_export_note *note);
+/* The warnings for incomplete traces, and for kernels without an arrow. */
+void dt_export_warn(const struct dt_export_trace *t,
+		    const struct dt_export_note *notes, size_t n,
+		    uint64_t no_flow);
+
+/* The pid trace i gets in the export: its own, unless an earlier one has
+ * it (pids are per host), then one above any a kernel hands out. pids
+ * holds those of the traces before it and gets this one's. */
+uint32_t dt_export_pid(const struct dt_export_trace *t, size_t i,
+		       uint32_t *pids);
+
+/* A process's name in the timeline: rank, command line, pid, host. */
+void dt_export_process_name(const struct dt_export_trace *t, char *buf,
+			    size_t size);
+
+/* A loss record in words, for its mark. */
+void dt_export_loss_text(const struct dt_rec_loss *r, char *buf,
+			 size_t size);
+
+/* "Memcpy HtoD" ... by CUPTI's copy kind; a string that lives on. */
+const char *dt_export_copy_name(uint8_t kind);
+
 /* The formats; each returns an exit code. */
-int dt_export_trace_events(const struct dt_export_opts *o); /* perfetto */
+int dt_export_perfetto(const struct dt_export_opts *o);
+int dt_export_trace_events(const struct dt_export_opts *o); /* chrome */
 int dt_export_sqlite(const struct dt_export_opts *o);
 int dt_export_csv(const struct dt_export_opts *o);
 

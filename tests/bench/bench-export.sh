@@ -1,8 +1,8 @@
 #!/bin/sh
 # How fast `dnntrace export` writes, against `dnntrace report` on the same
 # trace: the synthetic trace of bench-report.sh (about 9.6 million
-# records), exported as a timeline, to SQLite and to CSV, each the best of 3
-# runs
+# records), exported as a timeline (Perfetto's protobuf and Chrome's JSON),
+# to SQLite and to CSV, each the best of 3 runs
 # (interleaved with report's, which the machine's load moves alike), with
 # the rows and bytes written.
 # usage: bench-export.sh DNNTRACE SYNTH_TRACE API_LISTING [STEPS [OUT_DIR]]
@@ -29,10 +29,12 @@ seconds() {
 }
 min() { echo "$1 $2" | awk '{ print ($2 == "" || $1 < $2) ? $1 : $2 }'; }
 
-report= sqlite= csv= perfetto=
+report= sqlite= csv= perfetto= chrome=
 for i in 1 2 3; do
 	report=$(min "$(seconds "$dnntrace" report "$t")" "$report")
-	perfetto=$(min "$(seconds "$dnntrace" export --format perfetto -o "$out/t.json" "$t")" "$perfetto")
+	perfetto=$(min "$(seconds "$dnntrace" export --format perfetto -o "$out/t.pftrace" "$t")" "$perfetto")
+	chrome=$(min "$(seconds "$dnntrace" export --format chrome -o "$out/t.json" "$t")" "$chrome")
+	rm -f "$out/t.json"
 	rm -rf "$out/t.sqlite" "$out/t"
 	sqlite=$(min "$(seconds "$dnntrace" export --format sqlite -o "$out/t.sqlite" "$t")" "$sqlite")
 	csv=$(min "$(seconds "$dnntrace" export --format csv -o "$out/t" "$t")" "$csv")
@@ -41,6 +43,7 @@ rows=0
 for f in "$out"/t/*.csv; do
 	rows=$((rows + $(wc -l <"$f") - 1))
 done
-echo "$report $sqlite $csv $rows $(wc -c <"$out/t.sqlite") $(du -cb "$out"/t/*.csv | tail -1 | cut -f1) $perfetto $(wc -c <"$out/t.json")" |
-	awk '{ printf "  report (with fusion) %.2f s\n  export perfetto      %.2f s (%.1fx report): %.0f MB\n  export sqlite        %.2f s (%.1fx report): %d rows, %.0f MB\n  export csv           %.2f s (%.1fx report): %.0f MB\n",
-		$1, $7, $7 / $1, $8 / 1e6, $2, $2 / $1, $4, $5 / 1e6, $3, $3 / $1, $6 / 1e6 }'
+"$dnntrace" export --format chrome -o "$out/t.json" "$t" 2>/dev/null
+echo "$report $sqlite $csv $rows $(wc -c <"$out/t.sqlite") $(du -cb "$out"/t/*.csv | tail -1 | cut -f1) $perfetto $(wc -c <"$out/t.pftrace") $chrome $(wc -c <"$out/t.json")" |
+	awk '{ printf "  report (with fusion) %.2f s\n  export perfetto      %.2f s (%.1fx report): %.0f MB\n  export chrome        %.2f s (%.1fx report): %.0f MB\n  export sqlite        %.2f s (%.1fx report): %d rows, %.0f MB\n  export csv           %.2f s (%.1fx report): %.0f MB\n",
+		$1, $7, $7 / $1, $8 / 1e6, $9, $9 / $1, $10 / 1e6, $2, $2 / $1, $4, $5 / 1e6, $3, $3 / $1, $6 / 1e6 }'

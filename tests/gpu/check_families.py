@@ -72,7 +72,7 @@ def check(dnntrace, out, wl):
         print("%s: a run failed (%d, %d)" % (wl, rc, rc2))
         return False
     exp = os.path.join(out, wl + ".timeline.json")
-    if run([dnntrace, "export", "--format", "perfetto", "-o", exp, tdir], {}, os.devnull):
+    if run([dnntrace, "export", "--format", "chrome", "-o", exp, tdir], {}, os.devnull):
         print("%s: export failed" % wl)
         return False
     ours = {}

@@ -1,6 +1,6 @@
 // check-trace-events.mjs EXPORT.json REPORT.json
 //
-// Loads a `dnntrace export --format perfetto` file with Chrome DevTools'
+// Loads a `dnntrace export --format chrome` file with Chrome DevTools'
 // trace engine (npm @paulirish/trace_engine: the parser of the DevTools
 // performance panel, which nobody here wrote) and checks what it finds
 // against `dnntrace report --format json` of the same traces: processes,

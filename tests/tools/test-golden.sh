@@ -54,6 +54,19 @@ check() { # check NAME ARGS...: `dnntrace ARGS` must print golden/NAME
 		fail=1
 	fi
 }
+check_pf() { # check_pf NAME ARGS...: the perfetto export of ARGS, as text
+	name=$1
+	shift
+	"$dnntrace" export --format perfetto -o "$tmp.pf" "$@" 2>/dev/null &&
+		python3 tests/tools/check-perfetto.py --text "$tmp.pf" >"$tmp" 2>&1
+	rm -f "$tmp.pf"
+	if [ "$update" = --update ]; then
+		cp "$tmp" "tests/tools/golden/$name"
+	elif ! diff -u "tests/tools/golden/$name" "$tmp"; then
+		echo "FAIL: dnntrace export --format perfetto $* differs from tests/tools/golden/$name"
+		fail=1
+	fi
+}
 t=tests/data/h200-sample.dnnt
 check sample.info info --calls -1 "$t"
 check sample.dump dump "$t"
@@ -65,7 +78,8 @@ check sample.call22 ops --call 22 "$t"
 check sample.report report "$t"
 check sample.report.md report --format markdown "$t"
 check sample.report.json report --format json "$t"
-check sample.export.json export --format perfetto "$t"
+check sample.export.json export --format chrome "$t"
+check_pf sample.export.pftrace.txt "$t"
 check sample.report.html report --format html "$t"
 # torch.cuda.graph on an H100: three convolutions captured, replayed 16
 # times (tests/gpu/wl_cuda_graph.py --mode graph)
@@ -76,7 +90,8 @@ check graph.report report "$t"
 check graph.report.json report --format json "$t"
 check graph.report.html report --format html "$t"
 check graph.fusion fusion "$t"
-check graph.export.json export --format perfetto --from 6.3033s --to 6.3036s "$t"
+check graph.export.json export --format chrome --from 6.3033s --to 6.3036s "$t"
+check_pf graph.export.pftrace.txt --from 6.3033s --to 6.3036s "$t"
 # llama.cpp b4747 on an H100, no cuDNN call: llama-bench -p 32 -n 8 -fa 1
 # with its CUDA graphs (tests/gpu/test-llama.sh runs it)
 t=tests/data/llama.dnnt
@@ -97,7 +112,8 @@ check synth.report.md report --format markdown "$s/rank0.dnnt"
 check synth.report.json report --format json "$s/rank0.dnnt"
 check synth.ranks report --top 5 "$s"
 check synth.ranks.json report --format json "$s"
-check synth.ranks.export.json export --format perfetto --from 300ms --to 300.2ms "$s"
+check synth.ranks.export.json export --format chrome --from 300ms --to 300.2ms "$s"
+check_pf synth.ranks.export.pftrace.txt --from 300ms --to 300.2ms "$s"
 check synth.ranks.html report --format html "$s"
 check synth.ranks.sorted report --top 3 --sort roof --wide "$s"
 # a plan built on one thread and run on another, whose records come
