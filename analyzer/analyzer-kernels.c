@@ -146,6 +146,39 @@ static bool has(const struct needle *n, const char *name, size_t len,
 	return memmem(name, len, n->s, k) != NULL;
 }
 
+const char *dt_owner_by_key(enum dt_owner_by b)
+{
+	static const char *const keys[] = {
+		[DT_BY_CALL] = "cudnn_call", [DT_BY_RUNTIME] = "runtime",
+		[DT_BY_MODULE] = "module",   [DT_BY_NAME] = "name",
+		[DT_BY_NONE] = "none",
+	};
+	return b < DT_BY_COUNT ? keys[b] : "?";
+}
+
+enum dt_lib dt_lib_of_path(const char *path, size_t len)
+{
+	static const struct {
+		const char *s; /* in the file's name */
+		enum dt_lib lib;
+	} files[] = {
+		{ "libggml-cuda", DT_LIB_GGML },   { "libtorch_cuda", DT_LIB_ATEN },
+		{ "libc10_cuda", DT_LIB_ATEN },    { "libtorch", DT_LIB_ATEN },
+		{ "libcublas", DT_LIB_CUBLAS },    { "libcudnn", DT_LIB_CUDNN },
+		{ "libnccl", DT_LIB_NCCL },	   { "flash_attn", DT_LIB_FLASH },
+		{ "xla_extension", DT_LIB_XLA },   { "jaxlib", DT_LIB_XLA },
+		{ "xla_cuda", DT_LIB_XLA },	   { "triton", DT_LIB_TRITON },
+	};
+	const char *base = memrchr(path, '/', len);
+
+	base = base ? base + 1 : path;
+	len -= (size_t)(base - path);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (memmem(base, len, files[i].s, strlen(files[i].s)))
+			return files[i].lib;
+	return DT_LIB_OTHER;
+}
+
 enum dt_lib dt_lib_of(const char *name, size_t len)
 {
 	size_t fn_n;

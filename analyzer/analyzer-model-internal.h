@@ -209,6 +209,15 @@ struct dt_model {
 	/* what kernel names say, worked out once per name: the names are
 	 * few, their records many. Entries stay for the model's life. */
 	struct dt_kernel_class **knames; /* by id */
+	/* kernels libraries registered (KERNEL_LIB): name hash -> the
+	 * library's path, kept in paths */
+	struct kreg {
+		uint64_t hash; /* 0: free */
+		uint32_t path;
+	} *kregs;
+	size_t n_kregs, cap_kregs;
+	char **kreg_paths;
+	size_t n_kreg_paths;
 	uint32_t *kname_idx;             /* open addressing: id + 1 */
 	uint32_t n_knames, cap_kname_idx;
 	size_t cap_knames;

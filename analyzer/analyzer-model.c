@@ -1401,6 +1401,104 @@ static bool kname_grow(struct dt_model *m)
 	return true;
 }
 
+/* The library that registered the kernel named name (len bytes), or
+ * NULL. */
+static const char *kreg_find(const struct dt_model *m, const char *name,
+			     uint32_t len)
+{
+	if (!m->cap_kregs)
+		return NULL;
+	uint64_t h = dt_hash(name, len, 0);
+	for (size_t j = h & (m->cap_kregs - 1); m->kregs[j].hash;
+	     j = (j + 1) & (m->cap_kregs - 1))
+		if (m->kregs[j].hash == h)
+			return m->kreg_paths[m->kregs[j].path];
+	return NULL;
+}
+
+/* What the registering library says of a kernel, over what its name
+ * says. */
+static void kreg_apply(struct dt_kernel_class *k, const char *module)
+{
+	k->module = module;
+	enum dt_lib lib = dt_lib_of_path(module, strlen(module));
+	if (lib != DT_LIB_OTHER) {
+		k->lib = lib;
+		k->lib_by_module = true;
+	}
+}
+
+static bool kreg_add(struct dt_model *m, uint64_t h, uint32_t path)
+{
+	if (!h)
+		h = 1;
+	if (2 * (m->n_kregs + 1) > m->cap_kregs) {
+		size_t cap = m->cap_kregs ? 2 * m->cap_kregs : 1024;
+		struct kreg *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return false;
+		for (size_t i = 0; i < m->cap_kregs; i++) {
+			if (!m->kregs[i].hash)
+				continue;
+			size_t j = m->kregs[i].hash & (cap - 1);
+			while (t[j].hash)
+				j = (j + 1) & (cap - 1);
+			t[j] = m->kregs[i];
+		}
+		free(m->kregs);
+		m->kregs = t;
+		m->cap_kregs = cap;
+	}
+	size_t j = h & (m->cap_kregs - 1);
+	for (; m->kregs[j].hash; j = (j + 1) & (m->cap_kregs - 1))
+		if (m->kregs[j].hash == h)
+			return true; /* the first library to register it */
+	m->kregs[j] = (struct kreg){ h, path };
+	m->n_kregs++;
+	return true;
+}
+
+/* KERNEL_LIB: the kernels a library registered; names seen already take
+ * it too. */
+static void on_kernel_lib(struct dt_model *m, const struct dt_rec_kernel_lib *r)
+{
+	uint32_t len;
+	const uint8_t *t = dt_rec_tail(&r->hdr, &len);
+
+	if ((uint64_t)r->count * 8 + r->path_len > len || !r->path_len)
+		return;
+	const char *path = (const char *)t + (size_t)r->count * 8;
+	uint32_t p;
+	for (p = 0; p < m->n_kreg_paths; p++)
+		if (strlen(m->kreg_paths[p]) == r->path_len &&
+		    !memcmp(m->kreg_paths[p], path, r->path_len))
+			break;
+	if (p == m->n_kreg_paths) {
+		char **paths = realloc(m->kreg_paths,
+				       (p + 1) * sizeof(*paths));
+		if (!paths)
+			return;
+		m->kreg_paths = paths;
+		if (!(paths[p] = strndup(path, r->path_len)))
+			return;
+		m->n_kreg_paths++;
+	}
+	for (uint32_t i = 0; i < r->count; i++) {
+		uint64_t h;
+		memcpy(&h, t + (size_t)i * 8, 8);
+		if (!kreg_add(m, h, p))
+			return;
+	}
+	m->stats.kernel_registrations += r->count;
+	for (uint32_t i = 0; i < m->n_knames; i++) {
+		struct dt_kernel_class *k = m->knames[i];
+		const char *module = k->module ? NULL
+					       : kreg_find(m, k->name, k->len);
+		if (module)
+			kreg_apply(k, module);
+	}
+}
+
 /* What a kernel's name says: its entry, made the first time the name
  * is seen. NULL only when out of memory. */
 const struct dt_kernel_class *m_kernel_class(struct dt_model *m,
@@ -1426,6 +1524,11 @@ const struct dt_kernel_class *m_kernel_class(struct dt_model *m,
 	memcpy(copy, name, len);
 	copy[len] = 0;
 	dt_kernel_classify(name, len, k);
+	k->module = NULL;
+	k->lib_by_module = false;
+	const char *module = kreg_find(m, name, len);
+	if (module)
+		kreg_apply(k, module);
 	k->id = m->n_knames;
 	k->hash = dt_hash(name, len, 0xf05e);
 	k->name = copy;
@@ -1897,6 +2000,10 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 	case DT_REC_GPU_SAMPLE:
 		on_gpu_sample(m, (const void *)h);
 		break;
+	case DT_REC_KERNEL_LIB:
+		on_kernel_lib(m, (const void *)h);
+		EMIT(m, record, h);
+		break;
 	case DT_REC_GRAPH_LAUNCH: {
 		const struct dt_rec_graph_launch *r = (const void *)h;
 		struct dt_graph_launch l = {
@@ -2060,6 +2167,10 @@ void dt_model_free(struct dt_model *m)
 		free(m->knames[i]);
 	free(m->knames);
 	free(m->kname_idx);
+	free(m->kregs);
+	for (size_t i = 0; i < m->n_kreg_paths; i++)
+		free(m->kreg_paths[i]);
+	free(m->kreg_paths);
 	for (size_t i = 0; i < LEGACY_BUCKETS; i++)
 		while (m->legacy[i]) {
 			struct legacy_entry *e = m->legacy[i];

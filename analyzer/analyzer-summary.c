@@ -904,6 +904,11 @@ static void on_activity(void *arg, const struct dt_activity *a)
 			     : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
 			     : kc			  ? kc->opfam
 							  : DT_OPF_OTHER);
+	s->by_ns[cudnn			    ? DT_BY_CALL
+		 : a->kind != DT_ACT_KERNEL ? DT_BY_RUNTIME
+		 : !kc || kc->lib == DT_LIB_OTHER ? DT_BY_NONE
+		 : kc->lib_by_module		  ? DT_BY_MODULE
+						  : DT_BY_NAME] += d;
 	if (a->kind != DT_ACT_KERNEL) {
 		enum dt_opfam fam = a->kind == DT_ACT_MEMSET ? DT_OPF_FILL
 							     : DT_OPF_COPY;

@@ -342,6 +342,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
 	if (valid && !atomic_exchange(&c.active, 1))
 		emit_clock(); /* the first calibration goes before the first
 				 kernel */
+	if (valid)
+		cupti_kernels_flush(); /* a kernel's library before it */
 	while (valid && cu.cuptiActivityGetNextRecord(buffer, valid, &rec) ==
 				CUPTI_SUCCESS) {
 		switch (rec->kind) {

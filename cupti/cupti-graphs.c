@@ -377,7 +377,7 @@ static int find_lib(struct dl_phdr_info *info, size_t size, void *data)
  * out of RTLD_NEXT's reach; the program calling it reached us all the
  * same). Never a reason for the program's call to fail when the function
  * exists. */
-static void *next_fn(const char *name, const char *version)
+void *cupti_next_fn(const char *name, const char *version)
 {
 	void *p = version ? dlvsym(RTLD_NEXT, name, version)
 			  : dlsym(RTLD_NEXT, name);
@@ -497,7 +497,7 @@ static void child_added(void *parent, void *node, void *child)
 	{                                                                 \
 		ret(*real) params = atomic_load(&real_##tag##_##sym);     \
 		if (!real) {                                              \
-			set_real(&real_##tag##_##sym, next_fn(#sym, version), \
+			set_real(&real_##tag##_##sym, cupti_next_fn(#sym, version), \
 				 (void *)dt_##tag##_##sym);               \
 			*(void **)&real = atomic_load(&real_##tag##_##sym); \
 		}                                                         \
@@ -611,7 +611,7 @@ static void *_Atomic real_gpa1, *_Atomic real_gpa2;
 static void *real_or_next(void *_Atomic *slot, const char *name, void *mine)
 {
 	if (!atomic_load(slot))
-		set_real(slot, next_fn(name, NULL), mine);
+		set_real(slot, cupti_next_fn(name, NULL), mine);
 	return atomic_load(slot);
 }
 

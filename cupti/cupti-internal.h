@@ -38,6 +38,16 @@ int cupti_emit_now(const void *rec, uint32_t size);
 int cupti_emit_tail(void *fixed, uint32_t fixed_size, const void *tail,
 		    uint32_t len, bool now);
 
+/* cupti-graphs.c: the next definition of a function the shim wraps (of
+ * that version, when given): in the global scope, else in the loaded
+ * library whose name holds `version` (or libcuda.so.1), which a library
+ * loaded with RTLD_LOCAL needs. */
+void *cupti_next_fn(const char *name, const char *version);
+
+/* cupti-kernels.c: the kernels libraries registered since the last call,
+ * as KERNEL_LIB records; called where GPU work is seen. */
+void cupti_kernels_flush(void);
+
 /* cupti-graphs.c: look up what graph tracking needs, once CUPTI (the
  * library handle) is on; sets dt_cupti_graphs when it can work. */
 void cupti_graphs_start(void *cupti);

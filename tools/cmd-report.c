@@ -1056,6 +1056,12 @@ static void json_libraries(struct dt_json *j, const struct dt_summary *s)
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
+	/* what told each one's library, in ns of GPU time */
+	dt_json_key_nl(j, "attributed_by", 2);
+	dt_json_open(j, '{', -1);
+	for (int b = 0; b < DT_BY_COUNT; b++)
+		dt_json_ku(j, dt_owner_by_key(b), s->by_ns[b]);
+	dt_json_close(j, -1);
 	dt_json_key_nl(j, "families", 2);
 	dt_json_open(j, '[', -1);
 	for (int f = 0; f < DT_OPF_COUNT; f++) {

@@ -80,15 +80,24 @@ void dt_report_libraries(FILE *out, const struct dt_summary *s,
 	dt_table_print(t, out, f, color);
 	dt_table_free(t);
 	dt_sum_lib_ns(s, DT_LIB_OTHER, -1, &n);
-	/* a blank line after it, or Markdown runs the two tables together */
 	dt_para(out, f, NULL,
 		"not attributed to a library: %s (%s of GPU time, %" PRIu64
 		" kernels); counts are kernels, copies and sets, cuDNN's "
-		"are op executions\n\n",
+		"are op executions\n",
 		dt_fmt_ns(lib_ns[DT_LIB_OTHER], b1, sizeof(b1)),
 		dt_fmt_pct(pct(lib_ns[DT_LIB_OTHER], s->gpu_ns), b2,
 			   sizeof(b2)),
 		n);
+	/* a blank line after it, or Markdown runs the two tables together */
+	char by[DT_BY_COUNT][32];
+	for (int b = 0; b < DT_BY_COUNT; b++)
+		dt_fmt_pct(pct(s->by_ns[b], s->gpu_ns), by[b], sizeof(by[b]));
+	dt_para(out, f, NULL,
+		"what told the library, by GPU time: the cuDNN call that "
+		"launched it %s, the runtime's copies and sets %s, the library "
+		"that registered the kernel %s, the kernel's name %s\n\n",
+		by[DT_BY_CALL], by[DT_BY_RUNTIME], by[DT_BY_MODULE],
+		by[DT_BY_NAME]);
 
 	static const char *const fhdr[] = { "operation, any library", "time",
 					    "share", "count", NULL };

@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "dt-trace.h"
 
@@ -332,6 +331,17 @@ const char *dt_math_name(enum dt_math m);       /* "bf16" */
  * did (a fact of the trace), otherwise what the kernel's name says
  * (dt_lib_of). Copies and sets outside cuDNN calls are the program's own
  * CUDA runtime calls. */
+/* What says which library GPU work belongs to. */
+enum dt_owner_by {
+	DT_BY_CALL,     /* the cuDNN call that launched it */
+	DT_BY_RUNTIME,  /* a copy or set the program asked of the runtime */
+	DT_BY_MODULE,   /* the library that registered the kernel */
+	DT_BY_NAME,     /* the kernel's name */
+	DT_BY_NONE,     /* nothing: not attributed */
+	DT_BY_COUNT
+};
+const char *dt_owner_by_key(enum dt_owner_by b); /* "module" */
+
 enum dt_lib {
 	DT_LIB_CUDNN,
 	DT_LIB_CUBLAS, /* cuBLAS and cuBLASLt, their CUTLASS kernels too */
@@ -351,6 +361,9 @@ const char *dt_lib_name(enum dt_lib l); /* "cuBLAS (cuBLASLt)" */
 const char *dt_lib_key(enum dt_lib l);  /* "cublas" */
 /* The library a kernel's name (len bytes) says it belongs to. */
 enum dt_lib dt_lib_of(const char *name, size_t len);
+/* The library a loaded file is (its path, len bytes): libggml-cuda.so is
+ * ggml, libtorch_cuda.so ATen...; DT_LIB_OTHER when not known. */
+enum dt_lib dt_lib_of_path(const char *path, size_t len);
 
 /* What kind of operation a kernel, copy or set does, as far as its name
  * says: coarser than enum dt_kernel_op, for every library. */
@@ -426,6 +439,11 @@ struct dt_kernel_class {
 	uint32_t per, threads; /* PyTorch's elementwise kernels: items per
 				  thread, threads per block (0 unknown) */
 	/* set by the model, which keeps one entry per name */
+	const char *module; /* the file that registered the kernel with the
+			       CUDA runtime (KERNEL_LIB records), NULL when
+			       none did */
+	bool lib_by_module; /* lib is that file's library, no longer what
+			       the name says */
 	uint32_t id;      /* the name's number in its model, from 0 */
 	uint64_t hash;    /* of the whole name */
 	const char *name; /* the name (len bytes and a NUL) */
@@ -564,24 +582,6 @@ struct dt_plan_build {
 /* The device pointer of op's tensor i: the legacy argument that holds its
  * data, or the variant pack's pointer of its uid; 0 when not known. */
 uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i);
-
-/* A 64-bit hash of n bytes, eight at a time: kernel names are hashed for
- * every kernel record read. Not for adversarial input. */
-static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
-{
-	const unsigned char *s = p;
-	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull), v;
-
-	for (; n >= 8; n -= 8, s += 8) {
-		memcpy(&v, s, 8);
-		h = (h ^ v) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	v = 0;
-	memcpy(&v, s, n);
-	h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
 
 /* --------------------------------------------------------- the session */
 
@@ -794,6 +794,8 @@ struct dt_model_stats {
 	char gpu_metrics[256];
 	char gpu_metrics_lost[160];
 	uint64_t gpu_samples;
+	uint64_t kernel_registrations; /* kernels libraries registered with
+					  the CUDA runtime (KERNEL_LIB) */
 };
 
 struct dt_session_opts {
@@ -1248,6 +1250,8 @@ struct dt_summary {
 	 * its operation family (cuDNN's by its ops' kinds) */
 	uint64_t lib_ns[DT_LIB_COUNT][DT_OPF_COUNT];
 	uint64_t lib_count[DT_LIB_COUNT][DT_OPF_COUNT];
+	/* and what told the library: facts first */
+	uint64_t by_ns[DT_BY_COUNT];
 	struct dt_sum_phase phases[DT_PHASE_COUNT];
 	/* kernels outside cuDNN calls, by library */
 	uint64_t other_ns[DT_LIB_COUNT], other_count[DT_LIB_COUNT];

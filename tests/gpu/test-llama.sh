@@ -1,6 +1,8 @@
 #!/bin/sh
 # llama.cpp (no cuDNN call) under dnntrace: every kernel owned by a library,
-# ggml's by far the largest, its token generation seen as such. Skips (77)
+# ggml's by far the largest, its token generation seen as such; ggml's
+# kernels known as ggml's by the fact that libggml-cuda.so registered them
+# (KERNEL_LIB records), not by their names. Skips (77)
 # without a GPU or without the llama.cpp workload: $DNNTRACE_LLAMA, else
 # ../shared/workloads/llama beside the source tree, holding run-llama.sh
 # (tests/gpu/README.md).
@@ -38,6 +40,10 @@ ok &= check(lib.get("other", 0) < 0.05 * total,
             "unattributed %.1f%% of GPU time, under 5%%" % (100 * lib.get("other", 0) / total))
 ok &= check(lib.get("ggml", 0) > 0.5 * total,
             "ggml %.0f%% of GPU time, over half" % (100 * lib.get("ggml", 0) / total))
+by = g["attributed_by"]
+ok &= check(by["module"] >= 0.95 * lib.get("ggml", 0),
+            "%.0f%% of GPU time known by the library that registered it "
+            "(ggml's: %.0f%%)" % (100 * by["module"] / total, 100 * lib.get("ggml", 0) / total))
 for f in ("matmul", "normalization", "rope", "softmax", "attention", "elementwise", "copy"):
     ok &= check(fam.get(f, 0) > 0, "family %s seen" % f)
 tok = ph.get("token")
@@ -47,5 +53,8 @@ if graphs == "on" and tok:
     ok &= check(tok["graph_launches"] >= 16, "%d graph launches in token generation" % tok["graph_launches"])
 sys.exit(0 if ok else 1)
 PY
+	"$dnntrace" dump "$tmp/$graphs.dnnt" | grep "^KERNEL_LIB" | grep -q "libggml-cuda.so" &&
+		echo "ok   graphs $graphs: KERNEL_LIB records name libggml-cuda.so" ||
+		{ echo "FAIL: graphs $graphs: no KERNEL_LIB record of libggml-cuda.so"; fail=1; }
 done
 exit $fail

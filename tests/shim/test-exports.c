@@ -152,8 +152,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(shim.name[i], "InitializeInjection"))
 			continue; /* the CUDA driver's injection entry */
-		if (!strncmp(shim.name[i], "cudaGraph", 9)) {
-			/* the CUDA runtime's graph calls, either version */
+		if (!strncmp(shim.name[i], "cudaGraph", 9) ||
+		    !strcmp(shim.name[i], "__cudaRegisterFunction")) {
+			/* the CUDA runtime's graph calls and kernel
+			 * registrations, either version */
 			CHECK(!strcmp(shim.version[i], "libcudart.so.12") ||
 			      !strcmp(shim.version[i], "libcudart.so.13"));
 			continue;

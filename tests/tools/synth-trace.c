@@ -1274,6 +1274,69 @@ static void write_metrics(const char *dir, int steps)
 	dt_writer_free(g.w);
 }
 
+/* A KERNEL_LIB record: the kernels named (NULL-ended) registered by the
+ * library at path. */
+static void kernel_lib(struct gen *g, const char *path,
+		       const char *const *names)
+{
+	uint8_t tail[8 * 8 + 256];
+	struct dt_rec_kernel_lib r = { .path_len = (uint32_t)strlen(path) };
+
+	for (; names[r.count]; r.count++) {
+		uint64_t h = dt_hash(names[r.count], strlen(names[r.count]), 0);
+		memcpy(tail + r.count * 8, &h, 8);
+	}
+	memcpy(tail + r.count * 8, path, r.path_len);
+	r.len = r.count * 8 + r.path_len;
+	put(g, DT_REC_KERNEL_LIB, &r, sizeof(r), tail, r.len);
+}
+
+/* The modules scenario (OUT_DIR/modules.dnnt): kernels whose library the
+ * library that registered them says. Each step runs, for 100 us each: a
+ * kernel whose name says nothing, registered by libggml-cuda.so (ggml, by
+ * the library); ggml's rms_norm, registered by it too (ggml, by the
+ * library); an ATen kernel registered by a library of no known name (ATen,
+ * by the name); an unregistered kernel of no known name (not attributed);
+ * and a kernel registered by libtorch_cuda.so only after its first step
+ * (not attributed once, then ATen by the library). */
+static void write_modules(const char *dir, int steps)
+{
+	static const char k_plain[] = "_Z13my_matvec_kernPKfPf";
+	static const char k_rms[] = "_Z12rms_norm_f32ILi1024EEvPKfPfifff";
+	static const char k_aten[] =
+		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
+		"11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_";
+	static const char k_none[] = "_Z11mystery_onev";
+	static const char k_late[] = "_Z9late_kernPf";
+	static const char *const ggml[] = { k_plain, k_rms, NULL };
+	static const char *const ext[] = { k_aten, NULL };
+	static const char *const torch[] = { k_late, NULL };
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+
+	snprintf(path, sizeof(path), "%s/modules.dnnt", dir);
+	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
+		    3352320000ull);
+	uint64_t handle = 0x1000;
+	CALL(&g, "cudnnCreate", 300000, U(handle));
+	kernel_lib(&g, "/opt/llama/lib/libggml-cuda.so", ggml);
+	kernel_lib(&g, "/opt/ext/libmyext.so", ext);
+	for (int i = 0; i < steps; i++) {
+		if (i == 1)
+			kernel_lib(&g, "/opt/torch/lib/libtorch_cuda.so", torch);
+		kernel(&g, 0, k_plain, 100000);
+		kernel(&g, 0, k_rms, 100000);
+		kernel(&g, 0, k_aten, 100000);
+		kernel(&g, 0, k_none, 100000);
+		kernel(&g, 0, k_late, 100000);
+		g.t = g.gpu;
+	}
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+	dt_ring_detach(g.r);
+	dt_writer_close(g.w, DT_END_EXIT, 0);
+	dt_writer_free(g.w);
+}
+
 static void write_fusion_scenario(const char *dir, int steps)
 {
 	static const struct fusion_case cases[] = {
@@ -1292,7 +1355,7 @@ int main(int argc, char **argv)
 {
 	int ranks = 2, steps = 4, threads = 64;
 	bool fusion = false, churn = false, graphs = false, threads_s = false;
-	bool metrics = false;
+	bool metrics = false, modules = false;
 
 	if (argc < 3) {
 		fprintf(stderr,
@@ -1309,7 +1372,9 @@ int main(int argc, char **argv)
 			"       synth-trace API_LISTING OUT_DIR --scenario "
 			"threads\n"
 			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"metrics [--steps N]\n");
+			"metrics [--steps N]\n"
+			"       synth-trace API_LISTING OUT_DIR --scenario "
+			"modules [--steps N]\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -1338,6 +1403,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--scenario") &&
 			 !strcmp(argv[i + 1], "metrics"))
 			metrics = true;
+		else if (!strcmp(argv[i], "--scenario") &&
+			 !strcmp(argv[i + 1], "modules"))
+			modules = true;
 		else
 			die("unknown option %s", argv[i]);
 	}
@@ -1356,6 +1424,10 @@ int main(int argc, char **argv)
 	}
 	if (threads_s) {
 		write_threads(argv[2]);
+		return 0;
+	}
+	if (modules) {
+		write_modules(argv[2], steps);
 		return 0;
 	}
 	if (metrics) {

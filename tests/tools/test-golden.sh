@@ -23,7 +23,9 @@ for v in noise changed; do
 	mkdir "$synth_dir/$v"
 	"$synth" shim/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
 done
-mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/metrics"
+mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/metrics" \
+	"$synth_dir/modules"
+"$synth" shim/cudnn-api.txt "$synth_dir/modules" --scenario modules --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/threads" --scenario threads || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/metrics" --scenario metrics --steps 10 || exit 1
@@ -122,6 +124,8 @@ check threads.ops ops "$synth_dir/threads/threads.dnnt"
 # GPU counters sampled every 100 us (record --gpu-metrics): each step's
 # matrix product reads 2e8 bytes and writes 1e8, its fill writes 2.5e7
 check metrics.report report "$synth_dir/metrics/metrics.dnnt"
+check modules.report report "$synth_dir/modules"
+check modules.report.json report --format json "$synth_dir/modules"
 check metrics.report.json report --format json "$synth_dir/metrics/metrics.dnnt"
 check synth.peaks report --top 3 --peak-bandwidth 2T --peak-flops bf16=500T,fp32=50T "$s/rank1.dnnt"
 b=$synth_dir/base

@@ -91,6 +91,13 @@ int main(void)
 	struct dt_rec_gpu_sample smp = { .start = 30, .end = 40,
 					.len = sizeof(sv) };
 	CHECK(test_put(r, DT_REC_GPU_SAMPLE, &smp, sizeof(smp), sv, sizeof(sv)));
+	uint8_t kl[2 * 8 + 9];
+	uint64_t kh[2] = { dt_hash("k1", 2, 0), dt_hash("k2", 2, 0) };
+	memcpy(kl, kh, sizeof(kh));
+	memcpy(kl + sizeof(kh), "/lib/x.so", 9);
+	struct dt_rec_kernel_lib klr = { .count = 2, .path_len = 9,
+					 .len = sizeof(kl) };
+	CHECK(test_put(r, DT_REC_KERNEL_LIB, &klr, sizeof(klr), kl, sizeof(kl)));
 	struct dt_rec_hdr unknown = { 0 };
 	CHECK(test_put(r, 999, &unknown, sizeof(unknown), "zzzzzzzz", 8));
 	/* a record larger than half the ring is refused and counted */
@@ -223,6 +230,15 @@ int main(void)
 			memcpy(v, t, sizeof(v));
 			CHECK(v[0] == 1.5e9 && v[1] == 2.5e8);
 			CHECK_EQ_U(((const struct dt_rec_gpu_sample *)h)->end, 40);
+			break;
+		}
+		case DT_REC_KERNEL_LIB: {
+			uint64_t kv[2];
+			CHECK(len == 25);
+			memcpy(kv, t, sizeof(kv));
+			CHECK(kv[1] == dt_hash("k2", 2, 0));
+			CHECK(!memcmp((const char *)t + 16, "/lib/x.so", 9));
+			CHECK_EQ_U(((const struct dt_rec_kernel_lib *)h)->count, 2);
 			break;
 		}
 		case DT_REC_LOSS:

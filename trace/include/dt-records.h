@@ -38,7 +38,8 @@
 	X(17, GRAPH_LINK, graph_link, NONE) /* a graph made from another */   \
 	X(18, GRAPH_LAUNCH, graph_launch, NONE) /* a CUDA graph launched */  \
 	X(19, GPU_METRICS, gpu_metrics, TEXT) /* what the GPU is sampled for */ \
-	X(20, GPU_SAMPLE, gpu_sample, BYTES)  /* one sample of those metrics */
+	X(20, GPU_SAMPLE, gpu_sample, BYTES)  /* one sample of those metrics */ \
+	X(21, KERNEL_LIB, kernel_lib, BYTES)  /* kernels a library registered */
 
 /* F(R, type, name) with type one of u8 u16 u32 u64 i32 i64; R is passed
  * through unchanged so expansions can name the record. */
@@ -198,6 +199,11 @@
 	F(R, i32, code)      /* CUptiResult behind that, or 0 */          \
 	F(R, u32, reserved)                                               \
 	F(R, u32, len) /* the metrics' names, one a line; or why it is off */
+#define DT_FIELDS_kernel_lib(F, R)                                       \
+	F(R, u32, count)    /* kernels: the tail's first count * 8 bytes */ \
+	F(R, u32, path_len) /* then the library's path */                  \
+	F(R, u32, reserved)                                               \
+	F(R, u32, len)
 #define DT_FIELDS_gpu_sample(F, R)                                       \
 	F(R, u64, start)  /* the sample's window, on the CUPTI clock */   \
 	F(R, u64, end)                                                    \

@@ -25,8 +25,27 @@
 
 #include "dt-records.h"
 
+/* A 64-bit hash of n bytes, eight at a time: kernel names are hashed for
+ * every kernel record read, and KERNEL_LIB records hold the hashes of
+ * kernel names (seed 0, trace/FORMAT.md). Not for adversarial input. */
+static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *s = p;
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull), v;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&v, s, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	v = 0;
+	memcpy(&v, s, n);
+	h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
 #define DT_FORMAT_MAJOR 1
-#define DT_FORMAT_MINOR 2
+#define DT_FORMAT_MINOR 3
 
 /* The file header, first thing in the first (skippable) frame. */
 #define DT_FILE_MAGIC "DNNTRACE"
