@@ -26,6 +26,7 @@ const char *dt_finding_key(enum dt_finding_type t)
 		[DT_FIND_FAILED] = "failed_calls",
 		[DT_FIND_COPIES] = "copies_conversions",
 		[DT_FIND_IDLE] = "gpu_idle",
+		[DT_FIND_LOW_BANDWIDTH] = "far_below_bandwidth",
 	};
 	return (unsigned)t < DT_FIND_COUNT ? keys[t] : "?";
 }
@@ -624,6 +625,72 @@ static void find_idle(struct dt_summary *s)
 	add_finding(s, DT_FIND_IDLE, idle, true, title, ev.p);
 }
 
+/* record --gpu-metrics: work that moved data far below what the GPU's
+ * memory can (measured, not modelled): a family of this share of GPU time
+ * or more, under this share of the peak. */
+#define LOW_BW_TIME_PCT 5
+#define LOW_BW_PEAK_PCT 30
+
+static void find_low_bandwidth(struct dt_summary *s)
+{
+	const struct dt_sum_dram *d = &s->dram;
+	double peak = s->peaks && s->n_devices ? s->peaks[0].bandwidth
+					       : s->default_peaks.bandwidth;
+	struct dt_sbuf ev = { 0 };
+	uint64_t cost = 0, ns_all = 0;
+	double bytes_all = 0;
+	char t1[32], t3[32];
+
+	if (!d->samples || peak <= 0 || !s->gpu_ns)
+		return;
+	for (int l = 0; l < DT_LIB_COUNT; l++)
+		for (int m = 0; m < DT_OPF_COUNT; m++) {
+			uint64_t ns = d->ns_by[l][m];
+			double bytes = d->read_by[l][m] + d->write_by[l][m];
+			if (m == DT_OPF_SYNC || m == DT_OPF_OTHER ||
+			    ns * 100 < s->gpu_ns * LOW_BW_TIME_PCT)
+				continue;
+			double bw = bytes * 1e9 / (double)ns;
+			if (bw * 100 >= peak * LOW_BW_PEAK_PCT)
+				continue;
+			uint64_t n = s->lib_count[l][m];
+			/* the time it would take at the roof is saved */
+			cost += (uint64_t)((double)ns * (1 - bw / peak));
+			ns_all += ns;
+			bytes_all += bytes;
+			dt_sb_item(&ev, "\n",
+				   "%s, %s: %s at %.1f GB/s, %.1f%% of the peak; "
+				   "%" PRIu64 " %s, %s each on average",
+				   dt_lib_name(l), dt_opfam_name(m),
+				   dt_fmt_ns(ns, t1, sizeof(t1)), bw / 1e9,
+				   100 * bw / peak, n,
+				   l == DT_LIB_RUNTIME ? "copies and sets"
+				   : l == DT_LIB_CUDNN ? "ops"
+						       : "kernels",
+				   dt_fmt_ns(n ? s->lib_ns[l][m] / n : 0, t3,
+					     sizeof(t3)));
+		}
+	if (!ns_all) {
+		free(ev.p);
+		return;
+	}
+	dt_sb_item(&ev, "\n",
+		   "measured by the GPU's DRAM counters (record --gpu-metrics), "
+		   "%" PRIu64 " samples; the peak is %.0f GB/s",
+		   d->samples, peak / 1e9);
+	dt_fmt_ns(ns_all, t1, sizeof(t1));
+	char *title = dt_xasprintf(
+		"far below the bandwidth roof: %s (%.0f%% of GPU time) moved "
+		"data at %.1f GB/s, %.1f%% of what the GPU's memory can; work this "
+		"light does not fill the GPU (one token, small tensors, short "
+		"kernels): more tokens or sequences per step, fused kernels or "
+		"CUDA graphs move it closer to the roof",
+		t1, 100.0 * (double)ns_all / (double)s->gpu_ns,
+		bytes_all / (double)ns_all,
+		100 * bytes_all * 1e9 / (double)ns_all / peak);
+	add_finding(s, DT_FIND_LOW_BANDWIDTH, cost, false, title, ev.p);
+}
+
 static int by_cost(const void *a, const void *b)
 {
 	const struct dt_finding *x = a, *y = b;
@@ -642,6 +709,7 @@ void dt_summary_find(struct dt_summary *s)
 	find_failed(s);
 	find_copies(s);
 	find_idle(s);
+	find_low_bandwidth(s);
 	if (s->n_findings)
 		qsort(s->findings, s->n_findings, sizeof(*s->findings),
 		      by_cost);

@@ -679,7 +679,8 @@ static void print_findings(const struct ctx *c)
 		dt_para(c->out, c->format, NULL,
 			"none: no autotuning, plan rebuilds, layout "
 			"conversions, FP32 without tensor cores,\nops far "
-			"below the roofline or failed calls were seen\n");
+			"below the roofline, failed calls, copies, idle GPU "
+			"or work far below the\nbandwidth roof were seen\n");
 		return;
 	}
 	if (c->format == DT_HTML) {

@@ -44,6 +44,8 @@ void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 	if (!asked(s))
 		return;
 	dt_heading(out, f, "##", color, "DRAM traffic, measured");
+	if (f == DT_HTML)
+		dt_html_dram(out, s);
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *fl = &s->files[i];
 		if (fl->gpu_metrics && strncmp(fl->gpu_metrics, "on:", 3))

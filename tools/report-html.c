@@ -289,6 +289,89 @@ void dt_html_timeline(FILE *out, const struct dt_summary *s)
 	timeline_table(out, s);
 }
 
+/* ------------------------------------------------------------ DRAM */
+
+#define BW_H 150 /* the plot's height */
+
+void dt_html_dram(FILE *out, const struct dt_summary *s)
+{
+	const struct dt_sum_dram *d = &s->dram;
+	double peak = s->peaks && s->n_devices ? s->peaks[0].bandwidth
+					       : s->default_peaks.bandwidth;
+	int used = 0;
+	char b[32];
+
+	for (int i = 0; i < DT_DRAM_BINS; i++)
+		if (d->bins[i] > 0)
+			used = i + 1;
+	if (!used || !d->bin_ns)
+		return;
+	/* GB/s per bin; the scale's top is the peak, or the busiest bin */
+	double top = peak > 0 ? peak / 1e9 : 0, max = 0;
+	for (int i = 0; i < used; i++) {
+		double gbs = (double)d->bins[i] / (double)d->bin_ns;
+		if (gbs > max)
+			max = gbs;
+	}
+	if (max > top)
+		top = max;
+	/* work far below the peak would show no bars under it: the scale is
+	 * the busiest slice's then, and the peak is said in words */
+	bool off_scale = max > 0 && top > 4 * max;
+	if (off_scale)
+		top = max * 1.15;
+	if (top <= 0)
+		return;
+	double w = (double)TL_STRIP / used, y0 = 18, y1 = y0 + BW_H;
+	fputs("<figure>\n", out);
+	dt_svg_open(out, TL_W, BW_H + 50, "DRAM bandwidth over the run",
+		    "Bytes read and written per second, as the GPU's DRAM "
+		    "counters measured them, in equal slices of time from "
+		    "the first sample (bars), against the device's peak "
+		    "bandwidth (the line at the top, when known). The same "
+		    "in numbers is in the table below the picture.");
+	if (peak > 0 && !off_scale) {
+		double y = y1 - BW_H * (peak / 1e9) / top;
+		fprintf(out,
+			"<line class=\"roof\" x1=\"%d\" y1=\"%.1f\" "
+			"x2=\"%d\" y2=\"%.1f\"/>\n",
+			TL_LEFT, y, TL_LEFT + TL_STRIP, y);
+		dt_svg_text(out, TL_LEFT + TL_STRIP, y - 4, "end", NULL,
+			    "peak %.0f GB/s", peak / 1e9);
+	} else if (peak > 0) {
+		dt_svg_text(out, TL_LEFT + TL_STRIP, y0 + 4, "end", NULL,
+			    "the peak, %.0f GB/s, is %.0f times the busiest "
+			    "slice: off this scale",
+			    peak / 1e9, peak / 1e9 / max);
+	}
+	for (int i = 0; i < used; i++) {
+		double gbs = (double)d->bins[i] / (double)d->bin_ns;
+		double h = BW_H * gbs / top;
+		fprintf(out,
+			"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
+			"width=\"%.1f\" height=\"%.1f\"><title>%.1f GB/s"
+			"</title></rect>\n",
+			TL_LEFT + i * w, y1 - h, w > 2 ? w - 1 : w, h, gbs);
+	}
+	for (int k = 0; k <= 2; k++) {
+		double y = y1 - BW_H * k / 2.0;
+		dt_svg_text(out, TL_LEFT - 8, y + 4, "end", "mute", "%.0f GB/s",
+			    top * k / 2);
+	}
+	fprintf(out,
+		"<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+		"y2=\"%.1f\"/>\n",
+		TL_LEFT, y1, TL_LEFT + TL_STRIP, y1);
+	dt_svg_text(out, TL_LEFT, y1 + 16, "start", "mute", "0");
+	dt_svg_text(out, TL_LEFT + TL_STRIP, y1 + 16, "end", "mute", "%s",
+		    dt_fmt_ns((uint64_t)used * d->bin_ns, b, sizeof(b)));
+	dt_svg_close(out);
+	fputs("<figcaption>DRAM bytes read and written per second over the "
+	      "run, measured (record --gpu-metrics)</figcaption>\n"
+	      "</figure>\n",
+	      out);
+}
+
 /* ---------------------------------------------------------------- ranks */
 
 void dt_html_ranks(FILE *out, const struct dt_summary *s)

@@ -301,6 +301,8 @@ void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
 void dt_html_time_bars(FILE *out, const struct dt_summary *s);
 /* The GPU busy and idle over the run, a strip per trace. */
 void dt_html_timeline(FILE *out, const struct dt_summary *s);
+/* DRAM bytes per second over the run against the peak (--gpu-metrics). */
+void dt_html_dram(FILE *out, const struct dt_summary *s);
 /* GPU time, busy share and calls per rank (several traces). */
 void dt_html_ranks(FILE *out, const struct dt_summary *s);
 /* The problems (ix: n of them, in the report's order) against the

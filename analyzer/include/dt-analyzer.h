@@ -1162,6 +1162,7 @@ enum dt_finding_type {
 	DT_FIND_FAILED,
 	DT_FIND_COPIES,
 	DT_FIND_IDLE,
+	DT_FIND_LOW_BANDWIDTH,
 	DT_FIND_COUNT
 };
 const char *dt_finding_key(enum dt_finding_type t); /* "autotune" */

@@ -127,6 +127,7 @@ check metrics.report report "$synth_dir/metrics/metrics.dnnt"
 check modules.report report "$synth_dir/modules"
 check modules.report.json report --format json "$synth_dir/modules"
 check metrics.report.json report --format json "$synth_dir/metrics/metrics.dnnt"
+check metrics.report.html report --format html "$synth_dir/metrics/metrics.dnnt"
 check synth.peaks report --top 3 --peak-bandwidth 2T --peak-flops bf16=500T,fp32=50T "$s/rank1.dnnt"
 b=$synth_dir/base
 check_rc 0 diff.same diff --fail-on any "$b" "$synth_dir/noise"

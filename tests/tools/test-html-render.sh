@@ -24,13 +24,16 @@ fail=0
 no() { echo "FAIL: $*"; fail=1; }
 
 "$synth" "$api" "$tmp" --ranks 2 --steps 4 >/dev/null || exit 1
-mkdir "$tmp/changed" "$tmp/fusion"
+mkdir "$tmp/changed" "$tmp/fusion" "$tmp/metrics"
 "$synth" "$api" "$tmp/changed" --ranks 2 --steps 4 --variant changed >/dev/null || exit 1
+"$synth" "$api" "$tmp/metrics" --scenario metrics --steps 10 >/dev/null || exit 1
 "$synth" "$api" "$tmp/fusion" --scenario fusion --steps 3 >/dev/null || exit 1
 "$dnntrace" report --format html -o "$tmp/report.html" "$tmp" || no "report"
 "$dnntrace" report --format html -o "$tmp/fusion.html" "$tmp/fusion/fusion-h100.dnnt" ||
 	no "fusion report"
 "$dnntrace" diff --format html -o "$tmp/diff.html" "$tmp" "$tmp/changed" || no "diff"
+"$dnntrace" report --format html -o "$tmp/metrics.html" "$tmp/metrics/metrics.dnnt" ||
+	no "report with DRAM samples"
 
 run() { # run LOG ARGS...: the browser on a page, its log in LOG
 	log=$1
@@ -40,7 +43,7 @@ run() { # run LOG ARGS...: the browser on a page, its log in LOG
 		--enable-logging=stderr --v=0 "$@" 2>"$log"
 }
 
-for page in report fusion diff; do
+for page in report fusion diff metrics; do
 	f=$tmp/$page.html
 	svgs=$(grep -c '^<svg ' "$f")
 	run "$tmp/$page.log" --dump-dom "file://$f" >"$tmp/$page.dom" ||
