@@ -634,8 +634,7 @@ static void find_idle(struct dt_summary *s)
 static void find_low_bandwidth(struct dt_summary *s)
 {
 	const struct dt_sum_dram *d = &s->dram;
-	double peak = s->peaks && s->n_devices ? s->peaks[0].bandwidth
-					       : s->default_peaks.bandwidth;
+	double peak = dt_sum_peak_bandwidth(s);
 	struct dt_sbuf ev = { 0 };
 	uint64_t cost = 0, ns_all = 0;
 	double bytes_all = 0;

@@ -948,6 +948,12 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 }
 
+double dt_sum_peak_bandwidth(const struct dt_summary *s)
+{
+	return s->peaks && s->n_devices ? s->peaks[0].bandwidth
+					: s->default_peaks.bandwidth;
+}
+
 uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
 		       uint64_t *count)
 {

@@ -19,12 +19,6 @@ static bool asked(const struct dt_summary *s)
 	return false;
 }
 
-static double peak_bandwidth(const struct dt_summary *s)
-{
-	return s->peaks && s->n_devices ? s->peaks[0].bandwidth
-					: s->default_peaks.bandwidth;
-}
-
 static const char *bytes_str(double b, char *buf, size_t size)
 {
 	return dt_fmt_bytes(b > 0 ? (uint64_t)(b + 0.5) : 0, buf, size);
@@ -38,7 +32,7 @@ void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 		"achieved",           "of peak",      NULL
 	};
 	const struct dt_sum_dram *d = &s->dram;
-	double peak = peak_bandwidth(s);
+	double peak = dt_sum_peak_bandwidth(s);
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
 
 	if (!asked(s))

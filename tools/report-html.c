@@ -296,8 +296,7 @@ void dt_html_timeline(FILE *out, const struct dt_summary *s)
 void dt_html_dram(FILE *out, const struct dt_summary *s)
 {
 	const struct dt_sum_dram *d = &s->dram;
-	double peak = s->peaks && s->n_devices ? s->peaks[0].bandwidth
-					       : s->default_peaks.bandwidth;
+	double peak = dt_sum_peak_bandwidth(s);
 	int used = 0;
 	char b[32];
 

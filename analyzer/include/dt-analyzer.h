@@ -1296,6 +1296,9 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 
 /* GPU time (and *count, when not NULL, kernels, copies and sets) of a
  * library, any family; of a family, any library; lib or fam -1 for any. */
+/* The device's peak DRAM bandwidth (bytes/s) that measured traffic is
+ * set against: the first GPU's, else the default peaks'. */
+double dt_sum_peak_bandwidth(const struct dt_summary *s);
 uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
 		       uint64_t *count);
 
