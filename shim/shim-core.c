@@ -154,6 +154,112 @@ static void load_config(void)
 		(uint64_t)r.tv_sec * 1000000000u + (uint64_t)r.tv_nsec;
 }
 
+/* ------------------------------------------------------------ the clock */
+
+struct dt_tsc_clock dt_tsc;
+static _Atomic bool tsc_busy; /* a thread is rebasing */
+
+#define TSC_REBASE_NS 100000000u  /* 100 ms between rebases */
+#define TSC_CALIBRATE_NS 2000000u /* the first rate: over 2 ms */
+
+/* A reading of the counter and CLOCK_MONOTONIC together: the counter's
+ * midpoint around the clock's reading. */
+static uint64_t tsc_pair(uint64_t *ns)
+{
+#if defined(__x86_64__)
+	uint64_t a, b, best = UINT64_MAX, mid = 0;
+	/* the narrowest of a few: a thread preempted between the readings
+	 * would pair them microseconds apart */
+	for (int i = 0; i < 4; i++) {
+		uint64_t n;
+		a = __rdtsc();
+		n = dt_clock_mono();
+		b = __rdtsc();
+		if (b - a < best) {
+			best = b - a;
+			mid = a + (b - a) / 2;
+			*ns = n;
+		}
+	}
+	return mid;
+#else
+	*ns = dt_clock_mono();
+	return 0;
+#endif
+}
+
+uint64_t dt_tsc_rebase(uint64_t tsc)
+{
+	uint64_t ns, t1;
+
+	if (tsc < dt_tsc.tsc0 || atomic_exchange(&tsc_busy, true))
+		return dt_clock_mono(); /* another CPU a little behind, or
+					   another thread rebasing */
+	t1 = tsc_pair(&ns);
+	uint64_t dt = t1 - dt_tsc.tsc0, dns = ns - dt_tsc.ns0;
+	bool on = atomic_load(&dt_tsc.on);
+	if (!on && dns < TSC_CALIBRATE_NS) {
+		atomic_store(&tsc_busy, false);
+		return ns; /* not yet long enough to know the rate */
+	}
+	atomic_fetch_add_explicit(&dt_tsc.seq, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	/* the rate of the interval just over: CLOCK_MONOTONIC is slewed by
+	 * NTP, and this follows it */
+	if (dt > 0 && dns > 0)
+		dt_tsc.mult = (uint64_t)(((unsigned __int128)dns << 32) / dt);
+	dt_tsc.tsc0 = t1;
+	dt_tsc.ns0 = ns;
+	/* the first intervals grow from the calibration's: a rate measured
+	 * over 2 ms is not trusted for 100 */
+	uint64_t next_ns = dns * 8 < TSC_REBASE_NS ? dns * 8 : TSC_REBASE_NS;
+	dt_tsc.next = dt_tsc.mult ? t1 + (uint64_t)(((unsigned __int128)next_ns
+						      << 32) /
+						     dt_tsc.mult)
+				  : t1;
+	atomic_store_explicit(&dt_tsc.seq,
+			      atomic_load_explicit(&dt_tsc.seq,
+						   memory_order_relaxed) + 1,
+			      memory_order_release);
+	if (!on && dt_tsc.mult) {
+		atomic_store(&dt_tsc.on, true);
+		atomic_store(&dt_tsc.armed, false);
+	}
+	atomic_store(&tsc_busy, false);
+	return ns;
+}
+
+/* Whether the kernel keeps time with the counter: then it is invariant
+ * and the same on every CPU, as dt_now needs. */
+static bool tsc_usable(void)
+{
+#if defined(__x86_64__)
+	char src[32] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+			"current_clocksource", "re");
+	if (f) {
+		if (!fgets(src, sizeof(src), f))
+			src[0] = 0;
+		fclose(f);
+	}
+	return !strcmp(src, "tsc\n") && !env_true("DNNTRACE_NO_TSC");
+#else
+	return false;
+#endif
+}
+
+static void tsc_start(void)
+{
+	uint64_t ns;
+
+	if (atomic_load(&dt_tsc.on) || atomic_load(&dt_tsc.armed) ||
+	    !tsc_usable())
+		return;
+	dt_tsc.tsc0 = tsc_pair(&ns);
+	dt_tsc.ns0 = ns;
+	atomic_store(&dt_tsc.armed, true);
+}
+
 /* Decide, once, whether this process records. */
 static int init_state(void)
 {
@@ -169,6 +275,8 @@ static int init_state(void)
 			g.key_ok =
 				pthread_key_create(&g.key, dt_thread_exit) == 0;
 		st = env_true("DNNTRACE_DISABLE") ? ST_OFF : ST_ON;
+		if (st == ST_ON)
+			tsc_start();
 		atomic_store(&g.state, st);
 	}
 	pthread_mutex_unlock(&g.lock);
@@ -646,6 +754,7 @@ static void after_fork_child(void)
 	/* The writer, its thread and every other thread's ring belong to the
 	 * parent; the child starts over with a file of its own. */
 	pthread_mutex_init(&g.lock, NULL);
+	atomic_store(&tsc_busy, false); /* a thread rebasing did not follow */
 	dt_cupti_forget(); /* CUPTI does not follow a fork */
 	/* nor does a thread that was starting it: then the child never will */
 	int starting = 1;
