@@ -14,7 +14,8 @@ fail=0
 for mode in tsc no-tsc; do
 	env=
 	[ $mode = no-tsc ] && env=DNNTRACE_NO_TSC=1
-	env $env LD_LIBRARY_PATH="$libdir" "$dnntrace" record -q -o "$tmp/$mode.dnnt" -- \
+	env $env LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		"$dnntrace" record -q -o "$tmp/$mode.dnnt" -- \
 		"$prog" >"$tmp/$mode.brackets" || { echo "FAIL: $mode: the program failed"; fail=1; continue; }
 	"$dnntrace" dump "$tmp/$mode.dnnt" | grep "cudnnCreateTensorDescriptor(" >"$tmp/$mode.calls"
 	python3 - "$tmp/$mode.brackets" "$tmp/$mode.calls" $mode <<'PY' || fail=1
