@@ -94,7 +94,11 @@ def main():
     if not llama:
         print("no llama.cpp workload: skipped")
         sys.exit(SKIP)
-    if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode:
+    try:
+        gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+    except OSError:
+        gpu = False
+    if not gpu:
         print("no GPU: skipped")
         sys.exit(SKIP)
     os.makedirs(out, exist_ok=True)
