@@ -114,15 +114,21 @@ void cupti_kernels_flush(void)
 
 	if (!atomic_exchange(&reg.pending, false))
 		return;
-	pthread_mutex_lock(&reg.lock);
-	for (size_t i = 0; i < reg.n_libs; i++) {
-		struct reg_lib *l = &reg.libs[i];
-		uint32_t path_len = (uint32_t)strnlen(l->path, 4096);
-		while (l->emitted < l->n) {
+	/* a record at a time, made under the lock and emitted without it:
+	 * the sink may wait for room, and a library loading meanwhile must
+	 * not */
+	for (;;) {
+		struct dt_rec_kernel_lib r;
+		bool found = false;
+		pthread_mutex_lock(&reg.lock);
+		for (size_t i = 0; i < reg.n_libs && !found; i++) {
+			struct reg_lib *l = &reg.libs[i];
+			if (l->emitted == l->n)
+				continue;
+			uint32_t path_len = (uint32_t)strnlen(l->path, 4096);
 			uint32_t n = l->n - l->emitted;
 			if (n > PER_RECORD)
 				n = PER_RECORD;
-			struct dt_rec_kernel_lib r;
 			REC_INIT(r, DT_REC_KERNEL_LIB);
 			r.count = n;
 			r.path_len = path_len;
@@ -134,12 +140,14 @@ void cupti_kernels_flush(void)
 			       (size_t)n * 8);
 			memcpy(buf + sizeof(r) + (size_t)n * 8, l->path,
 			       path_len);
-			if (!cupti_emit(buf, r.hdr.size))
-				break; /* counted lost by the sink */
-			l->emitted += n;
+			l->emitted += n; /* a record the sink loses, it counts */
+			found = true;
 		}
+		pthread_mutex_unlock(&reg.lock);
+		if (!found)
+			break;
+		cupti_emit(buf, r.hdr.size);
 	}
-	pthread_mutex_unlock(&reg.lock);
 }
 
 typedef void (*register_fn)(void **, const char *, char *, const char *, int,

@@ -188,40 +188,45 @@ static uint64_t tsc_pair(uint64_t *ns)
 #endif
 }
 
+#define SET(field, v) \
+	atomic_store_explicit(&dt_tsc.field, (v), memory_order_relaxed)
+
 uint64_t dt_tsc_rebase(uint64_t tsc)
 {
 	uint64_t ns, t1;
 
-	if (tsc < dt_tsc.tsc0 || atomic_exchange(&tsc_busy, true))
+	if (tsc < DT_RELAXED(dt_tsc.tsc0) || atomic_exchange(&tsc_busy, true))
 		return dt_clock_mono(); /* another CPU a little behind, or
 					   another thread rebasing */
 	t1 = tsc_pair(&ns);
-	uint64_t dt = t1 - dt_tsc.tsc0, dns = ns - dt_tsc.ns0;
+	uint64_t dt = t1 - DT_RELAXED(dt_tsc.tsc0);
+	uint64_t dns = ns - DT_RELAXED(dt_tsc.ns0);
+	uint64_t mult = DT_RELAXED(dt_tsc.mult);
 	bool on = atomic_load(&dt_tsc.on);
 	if (!on && dns < TSC_CALIBRATE_NS) {
 		atomic_store(&tsc_busy, false);
 		return ns; /* not yet long enough to know the rate */
 	}
-	atomic_fetch_add_explicit(&dt_tsc.seq, 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
 	/* the rate of the interval just over: CLOCK_MONOTONIC is slewed by
 	 * NTP, and this follows it */
 	if (dt > 0 && dns > 0)
-		dt_tsc.mult = (uint64_t)(((unsigned __int128)dns << 32) / dt);
-	dt_tsc.tsc0 = t1;
-	dt_tsc.ns0 = ns;
+		mult = (uint64_t)(((unsigned __int128)dns << 32) / dt);
 	/* the first intervals grow from the calibration's: a rate measured
 	 * over 2 ms is not trusted for 100 */
 	uint64_t next_ns = dns * 8 < TSC_REBASE_NS ? dns * 8 : TSC_REBASE_NS;
-	dt_tsc.next = dt_tsc.mult ? t1 + (uint64_t)(((unsigned __int128)next_ns
-						      << 32) /
-						     dt_tsc.mult)
-				  : t1;
-	atomic_store_explicit(&dt_tsc.seq,
-			      atomic_load_explicit(&dt_tsc.seq,
-						   memory_order_relaxed) + 1,
-			      memory_order_release);
-	if (!on && dt_tsc.mult) {
+	uint64_t next = mult ? t1 + (uint64_t)(((unsigned __int128)next_ns
+						<< 32) /
+					       mult)
+			     : t1;
+	uint32_t seq = atomic_load_explicit(&dt_tsc.seq, memory_order_relaxed);
+	atomic_store_explicit(&dt_tsc.seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	SET(mult, mult);
+	SET(tsc0, t1);
+	SET(ns0, ns);
+	SET(next, next);
+	atomic_store_explicit(&dt_tsc.seq, seq + 2, memory_order_release);
+	if (!on && mult) {
 		atomic_store(&dt_tsc.on, true);
 		atomic_store(&dt_tsc.armed, false);
 	}
@@ -255,8 +260,8 @@ static void tsc_start(void)
 	if (atomic_load(&dt_tsc.on) || atomic_load(&dt_tsc.armed) ||
 	    !tsc_usable())
 		return;
-	dt_tsc.tsc0 = tsc_pair(&ns);
-	dt_tsc.ns0 = ns;
+	SET(tsc0, tsc_pair(&ns));
+	SET(ns0, ns);
 	atomic_store(&dt_tsc.armed, true);
 }
 

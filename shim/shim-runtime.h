@@ -210,10 +210,12 @@ struct dt_tsc_clock {
 	_Atomic uint32_t seq; /* odd while being rebased */
 	_Atomic bool on;    /* calibrated: dt_now reads the counter */
 	_Atomic bool armed; /* the counter may be used: calibrating */
-	uint64_t tsc0, ns0; /* a reading of both */
-	uint64_t mult;      /* ns per cycle, << 32 */
-	uint64_t next;      /* when (in cycles) to rebase */
+	/* relaxed atomics: a seqlock's fields, read while being written */
+	_Atomic uint64_t tsc0, ns0; /* a reading of both */
+	_Atomic uint64_t mult;      /* ns per cycle, << 32 */
+	_Atomic uint64_t next;      /* when (in cycles) to rebase */
 };
+#define DT_RELAXED(x) atomic_load_explicit(&(x), memory_order_relaxed)
 DT_HIDDEN extern struct dt_tsc_clock dt_tsc;
 DT_HIDDEN uint64_t dt_tsc_rebase(uint64_t tsc);
 
@@ -231,8 +233,10 @@ static inline uint64_t dt_now(void)
 		uint32_t seq = atomic_load_explicit(&dt_tsc.seq,
 						    memory_order_acquire);
 		uint64_t tsc = __rdtsc();
-		uint64_t tsc0 = dt_tsc.tsc0, ns0 = dt_tsc.ns0;
-		uint64_t mult = dt_tsc.mult, next = dt_tsc.next;
+		uint64_t tsc0 = DT_RELAXED(dt_tsc.tsc0);
+		uint64_t ns0 = DT_RELAXED(dt_tsc.ns0);
+		uint64_t mult = DT_RELAXED(dt_tsc.mult);
+		uint64_t next = DT_RELAXED(dt_tsc.next);
 		atomic_thread_fence(memory_order_acquire);
 		if (DT_LIKELY(!(seq & 1) &&
 			      seq == atomic_load_explicit(&dt_tsc.seq,
