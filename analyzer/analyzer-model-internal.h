@@ -16,8 +16,12 @@
  * or list others many times over (a crafted trace would make it explode). */
 #define DESC_MAX (64u << 10)
 /* Ops wait this long (host time) for their kernels before they are handed
- * out: CUPTI delivers kernel records some flushes after the launch. */
+ * out: CUPTI delivers kernel records some flushes after the launch. While
+ * the GPU is recorded, the GPU's records must also have gone this far past
+ * an op (a program's last calls, at exit, reach the file before the last
+ * kernels CUPTI hands over then), up to HORIZON_MAX_NS of host time. */
 #define HORIZON_NS 3000000000ull
+#define HORIZON_MAX_NS 60000000000ull
 
 /* A graph's tensors stop here, as its description does at DESC_MAX. */
 #define TENSORS_MAX 512
@@ -205,6 +209,9 @@ struct dt_model {
 		const char *first_kernel;
 	} orphans[1024];
 	uint64_t max_seq; /* the highest call seq seen */
+	uint64_t gpu_now;  /* the latest end of GPU work read, host clock */
+	bool gpu_live;     /* GPU work is being recorded: seen, and not
+			      stopped or taken since */
 	struct dt_model_stats stats;
 	/* what kernel names say, worked out once per name: the names are
 	 * few, their records many. Entries stay for the model's life. */

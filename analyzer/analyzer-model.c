@@ -1797,6 +1797,11 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	a.exec = a.call;
 	a.start = a.gpu_start + (uint64_t)m->cupti_to_mono;
 	a.end = a.gpu_end + (uint64_t)m->cupti_to_mono;
+	if (a.timed) {
+		m->gpu_live = true;
+		if (a.end > m->gpu_now)
+			m->gpu_now = a.end;
+	}
 	/* replayed from a CUDA graph: no call launched it */
 	if (a.kind == DT_ACT_KERNEL && a.kernel->graph_id && !a.call) {
 		if (!a.timed || !m_graph_kernel(m, &a))
@@ -1979,6 +1984,10 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 					   .dropped = g->dropped,
 					   .rec = h };
 		e.why = (const char *)dt_rec_tail(h, &e.why_len);
+		/* recording stopped or taken: ops no longer wait for the GPU's
+		 * records to pass them */
+		if (g->state != DT_GPU_ON && g->state != DT_GPU_RESUMED)
+			m->gpu_live = false;
 		/* the header's state was not known yet: this is it, in the
 		 * header's words ("on: CUPTI ...", "off: ...") */
 		if (m->gpu_unknown) {
@@ -2043,7 +2052,12 @@ static const struct dt_op *model_next(struct dt_model *m)
 		m->spare = m->out;
 		m->out = NULL;
 	}
-	if (!p || (m->now != UINT64_MAX && m->head_t_end + HORIZON_NS > m->now))
+	if (!p)
+		return NULL;
+	if (m->now != UINT64_MAX &&
+	    (m->head_t_end + HORIZON_NS > m->now ||
+	     (m->gpu_live && m->head_t_end + HORIZON_NS > m->gpu_now &&
+	      m->head_t_end + HORIZON_MAX_NS > m->now)))
 		return NULL;
 	m->head = p->next;
 	if (!m->head) {

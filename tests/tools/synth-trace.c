@@ -1337,6 +1337,57 @@ static void write_modules(const char *dir, int steps)
 	dt_writer_free(g.w);
 }
 
+/* The exit scenario (OUT_DIR/exit.dnnt): a program whose last calls, at
+ * its exit 5 s after its last op, reach the file before that op's kernel,
+ * as CUPTI's last records do: steps ReLUs of 45 us, each its own kernel;
+ * the last kernel is read after cudnnDestroy. */
+static void write_exit(const char *dir, int steps)
+{
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+
+	snprintf(path, sizeof(path), "%s/exit.dnnt", dir);
+	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
+		    3352320000ull);
+	uint64_t handle = 0x1000;
+	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(handle));
+	kernel(&g, seq, "cudnn::init_kernel", 2000);
+	int64_t nchw = E("cudnnTensorFormat_t", "CUDNN_TENSOR_NCHW");
+	uint64_t y = tensor4d(&g, nchw, 32, 64, 56, 56);
+	uint64_t act = ptr(&g);
+	CALL(&g, "cudnnCreateActivationDescriptor", 800, U(act));
+	CALL(&g, "cudnnSetActivationDescriptor", 900, U(act),
+	     U(E("cudnnActivationMode_t", "CUDNN_ACTIVATION_RELU")),
+	     U(E("cudnnNanPropagation_t", "CUDNN_NOT_PROPAGATE_NAN")),
+	     (struct val){ .f = 0 });
+	struct dt_rec_kernel last = { 0 };
+	for (int i = 0; i < steps; i++) {
+		seq = CALL(&g, "cudnnActivationForward", 7000, U(handle),
+			   U(act), K(1.0), U(y), U(0x7e0030000000), K(0.0),
+			   U(y), U(0x7e0030000000));
+		if (i < steps - 1) {
+			kernel(&g, seq, K_RELU, 45000);
+			g.t = g.gpu;
+			continue;
+		}
+		struct dt_rec_corr c = { .call = seq, .corr = ++g.corr };
+		put(&g, DT_REC_CORR, &c, sizeof(c), NULL, 0);
+		uint64_t start = g.gpu > g.t ? g.gpu : g.t;
+		last = (struct dt_rec_kernel){ .start = start,
+					       .end = start + 45000,
+					       .corr = c.corr,
+					       .grid_x = 132,
+					       .block_x = 256,
+					       .registers = 64 };
+	}
+	g.t += 5000000000ull; /* the program's teardown */
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+	put_kernel(&g, &last, K_RELU);
+	dt_ring_detach(g.r);
+	dt_writer_close(g.w, DT_END_EXIT, 0);
+	dt_writer_free(g.w);
+}
+
 static void write_fusion_scenario(const char *dir, int steps)
 {
 	static const struct fusion_case cases[] = {
@@ -1355,7 +1406,7 @@ int main(int argc, char **argv)
 {
 	int ranks = 2, steps = 4, threads = 64;
 	bool fusion = false, churn = false, graphs = false, threads_s = false;
-	bool metrics = false, modules = false;
+	bool metrics = false, modules = false, exit_s = false;
 
 	if (argc < 3) {
 		fprintf(stderr,
@@ -1374,7 +1425,9 @@ int main(int argc, char **argv)
 			"       synth-trace API_LISTING OUT_DIR --scenario "
 			"metrics [--steps N]\n"
 			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"modules [--steps N]\n");
+			"modules [--steps N]\n"
+			"       synth-trace API_LISTING OUT_DIR --scenario "
+			"exit [--steps N]\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -1406,6 +1459,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--scenario") &&
 			 !strcmp(argv[i + 1], "modules"))
 			modules = true;
+		else if (!strcmp(argv[i], "--scenario") &&
+			 !strcmp(argv[i + 1], "exit"))
+			exit_s = true;
 		else
 			die("unknown option %s", argv[i]);
 	}
@@ -1428,6 +1484,10 @@ int main(int argc, char **argv)
 	}
 	if (modules) {
 		write_modules(argv[2], steps);
+		return 0;
+	}
+	if (exit_s) {
+		write_exit(argv[2], steps);
 		return 0;
 	}
 	if (metrics) {

@@ -24,8 +24,9 @@ for v in noise changed; do
 	"$synth" shim/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
 done
 mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/metrics" \
-	"$synth_dir/modules"
+	"$synth_dir/modules" "$synth_dir/exit"
 "$synth" shim/cudnn-api.txt "$synth_dir/modules" --scenario modules --steps 3 || exit 1
+"$synth" shim/cudnn-api.txt "$synth_dir/exit" --scenario exit --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/threads" --scenario threads || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/metrics" --scenario metrics --steps 10 || exit 1
@@ -125,6 +126,8 @@ check threads.ops ops "$synth_dir/threads/threads.dnnt"
 # matrix product reads 2e8 bytes and writes 1e8, its fill writes 2.5e7
 check metrics.report report "$synth_dir/metrics/metrics.dnnt"
 check modules.report report "$synth_dir/modules"
+# the last op's kernel read after the program's exit, 5 s later: still its
+check exit.ops ops "$synth_dir/exit/exit.dnnt"
 check modules.report.json report --format json "$synth_dir/modules"
 check metrics.report.json report --format json "$synth_dir/metrics/metrics.dnnt"
 check metrics.report.html report --format html "$synth_dir/metrics/metrics.dnnt"
