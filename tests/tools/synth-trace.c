@@ -560,6 +560,25 @@ static void begin_trace(struct gen *g, const char *path, int rank, int ranks,
 	put(g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
 }
 
+/* A one-file scenario's trace, OUT_DIR/NAME.dnnt, of one H100 process,
+ * at t = 1 s; and its end. */
+static void scenario_begin(struct gen *g, const char *dir, const char *name)
+{
+	char path[4096];
+
+	*g = (struct gen){ .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	snprintf(path, sizeof(path), "%s/%s.dnnt", dir, name);
+	begin_trace(g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
+		    3352320000ull);
+}
+
+static void scenario_end(struct gen *g)
+{
+	dt_ring_detach(g->r);
+	dt_writer_close(g->w, DT_END_EXIT, 0);
+	dt_writer_free(g->w);
+}
+
 static void write_rank(const char *dir, int rank, int ranks, int steps)
 {
 	char path[4096];
@@ -667,9 +686,7 @@ static void write_rank(const char *dir, int rank, int ranks, int steps)
 	}
 	for (int i = 0; i < lose; i++)
 		dt_writer_count_lost(g.w, DT_LOSS_FULL);
-	dt_ring_detach(g.r);
-	dt_writer_close(g.w, DT_END_EXIT, 0);
-	dt_writer_free(g.w);
+	scenario_end(&g);
 }
 
 /* ------------------------------------------------------------- fusion */
@@ -881,9 +898,7 @@ static void write_fusion(const char *dir, const struct fusion_case *fc,
 		launch(&g, seq, kconv, 52000, 15, 384);
 		g.t = g.gpu + 20000;
 	}
-	dt_ring_detach(g.r);
-	dt_writer_close(g.w, DT_END_EXIT, 0);
-	dt_writer_free(g.w);
+	scenario_end(&g);
 }
 
 /* Every fusion pattern, once where it may run fused and once for each
@@ -932,9 +947,7 @@ static void write_churn(const char *dir, int threads, int steps)
 			CALL(&g, "cudnnBackendFinalize", 800, U(b));
 			CALL(&g, "cudnnBackendDestroyDescriptor", 300, U(b));
 		}
-	dt_ring_detach(g.r);
-	dt_writer_close(g.w, DT_END_EXIT, 0);
-	dt_writer_free(g.w);
+	scenario_end(&g);
 }
 
 /* --------------------------------------------------------- CUDA graphs */
@@ -1141,9 +1154,7 @@ static void write_graphs(const char *dir)
 	graph_launch(&g, 99, 1, i0, mm);    /* an executable never made */
 	graph_launch(&g, 11, 2, i01, mm_splitk); /* a kernel lost */
 
-	dt_ring_detach(g.r);
-	dt_writer_close(g.w, DT_END_EXIT, 0);
-	dt_writer_free(g.w);
+	scenario_end(&g);
 }
 
 /* The threads scenario (OUT_DIR/threads.dnnt): a plan built on one
@@ -1152,12 +1163,9 @@ static void write_graphs(const char *dir)
  * that built their plan, in file order though not in time. */
 static void write_threads(const char *dir)
 {
-	char path[4096];
-	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	struct gen g;
 
-	snprintf(path, sizeof(path), "%s/threads.dnnt", dir);
-	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
-		    3352320000ull);
+	scenario_begin(&g, dir, "threads");
 	uint64_t handle = 0x1000;
 	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(handle));
 	kernel(&g, seq, "cudnn::init_kernel", 2000);
@@ -1195,9 +1203,7 @@ static void write_threads(const char *dir)
 	CALL(&g, "cudnnDestroy", 1000, U(handle));
 
 	dt_ring_detach(builder);
-	dt_ring_detach(g.r);
-	dt_writer_close(g.w, DT_END_EXIT, 0);
-	dt_writer_free(g.w);
+	scenario_end(&g);
 }
 
 static void metrics_kernels(struct gen *g, uint64_t t)
@@ -1243,13 +1249,10 @@ static void metrics_samples(struct gen *g, uint64_t t)
  * writes 2.5e7. */
 static void write_metrics(const char *dir, int steps)
 {
-	char path[4096];
-	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	struct gen g;
 	const char names[] = "dram__bytes_read.sum\ndram__bytes_write.sum";
 
-	snprintf(path, sizeof(path), "%s/metrics.dnnt", dir);
-	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
-		    3352320000ull);
+	scenario_begin(&g, dir, "metrics");
 	uint64_t handle = 0x1000;
 	CALL(&g, "cudnnCreate", 300000, U(handle));
 	struct dt_rec_gpu_metrics m = { .t = g.t,
@@ -1269,9 +1272,7 @@ static void write_metrics(const char *dir, int steps)
 		}
 	g.t = t;
 	CALL(&g, "cudnnDestroy", 1000, U(handle));
-	dt_ring_detach(g.r);
-	dt_writer_close(g.w, DT_END_EXIT, 0);
-	dt_writer_free(g.w);
+	scenario_end(&g);
 }
 
 /* A KERNEL_LIB record: the kernels named (NULL-ended) registered by the
@@ -1311,12 +1312,9 @@ static void write_modules(const char *dir, int steps)
 	static const char *const ggml[] = { k_plain, k_rms, NULL };
 	static const char *const ext[] = { k_aten, NULL };
 	static const char *const torch[] = { k_late, NULL };
-	char path[4096];
-	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	struct gen g;
 
-	snprintf(path, sizeof(path), "%s/modules.dnnt", dir);
-	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
-		    3352320000ull);
+	scenario_begin(&g, dir, "modules");
 	uint64_t handle = 0x1000;
 	CALL(&g, "cudnnCreate", 300000, U(handle));
 	kernel_lib(&g, "/opt/llama/lib/libggml-cuda.so", ggml);
@@ -1332,9 +1330,7 @@ static void write_modules(const char *dir, int steps)
 		g.t = g.gpu;
 	}
 	CALL(&g, "cudnnDestroy", 1000, U(handle));
-	dt_ring_detach(g.r);
-	dt_writer_close(g.w, DT_END_EXIT, 0);
-	dt_writer_free(g.w);
+	scenario_end(&g);
 }
 
 /* The exit scenario (OUT_DIR/exit.dnnt): a program whose last calls, at
@@ -1343,12 +1339,9 @@ static void write_modules(const char *dir, int steps)
  * the last kernel is read after cudnnDestroy. */
 static void write_exit(const char *dir, int steps)
 {
-	char path[4096];
-	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	struct gen g;
 
-	snprintf(path, sizeof(path), "%s/exit.dnnt", dir);
-	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
-		    3352320000ull);
+	scenario_begin(&g, dir, "exit");
 	uint64_t handle = 0x1000;
 	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(handle));
 	kernel(&g, seq, "cudnn::init_kernel", 2000);
@@ -1383,9 +1376,7 @@ static void write_exit(const char *dir, int steps)
 	g.t += 5000000000ull; /* the program's teardown */
 	CALL(&g, "cudnnDestroy", 1000, U(handle));
 	put_kernel(&g, &last, K_RELU);
-	dt_ring_detach(g.r);
-	dt_writer_close(g.w, DT_END_EXIT, 0);
-	dt_writer_free(g.w);
+	scenario_end(&g);
 }
 
 static void write_fusion_scenario(const char *dir, int steps)
