@@ -1409,6 +1409,7 @@ static const char *kreg_find(const struct dt_model *m, const char *name,
 	if (!m->cap_kregs)
 		return NULL;
 	uint64_t h = dt_hash(name, len, 0);
+	h = h ? h : 1; /* as kreg_add keeps it: 0 marks a free entry */
 	for (size_t j = h & (m->cap_kregs - 1); m->kregs[j].hash;
 	     j = (j + 1) & (m->cap_kregs - 1))
 		if (m->kregs[j].hash == h)

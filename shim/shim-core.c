@@ -203,10 +203,6 @@ uint64_t dt_tsc_rebase(uint64_t tsc)
 	uint64_t dns = ns - DT_RELAXED(dt_tsc.ns0);
 	uint64_t mult = DT_RELAXED(dt_tsc.mult);
 	bool on = atomic_load(&dt_tsc.on);
-	if (!on && dns < TSC_CALIBRATE_NS) {
-		atomic_store(&tsc_busy, false);
-		return ns; /* not yet long enough to know the rate */
-	}
 	/* the rate of the interval just over: CLOCK_MONOTONIC is slewed by
 	 * NTP, and this follows it */
 	if (dt > 0 && dns > 0)
@@ -231,6 +227,20 @@ uint64_t dt_tsc_rebase(uint64_t tsc)
 		atomic_store(&dt_tsc.armed, false);
 	}
 	atomic_store(&tsc_busy, false);
+	return ns;
+}
+
+/* dt_now while calibrating: the clock's own reading, and the first rate
+ * once TSC_CALIBRATE_NS have passed since tsc_start's pair. A call costs
+ * one clock read here, as without the counter. */
+uint64_t dt_tsc_calibrate(void)
+{
+	uint64_t ns = dt_clock_mono();
+
+#if defined(__x86_64__)
+	if (ns - DT_RELAXED(dt_tsc.ns0) >= TSC_CALIBRATE_NS)
+		return dt_tsc_rebase(__rdtsc());
+#endif
 	return ns;
 }
 

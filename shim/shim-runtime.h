@@ -201,9 +201,11 @@ static inline uint8_t *dt_put_array(uint8_t *p, const void *src, uint32_t count,
 /* CLOCK_MONOTONIC from the CPU's time-stamp counter: a call's two clock
  * reads were most of what recording it costs (20 ns each through the
  * vDSO on the VMs measured, 9 ns for the counter). The counter is read
- * against CLOCK_MONOTONIC again every DT_TSC_REBASE cycles, by whichever
- * thread finds the interval over, with the rate of the last interval, so
- * the clock's slewing is followed (shim-core.c, dt_tsc_rebase). Used only
+ * against CLOCK_MONOTONIC again at `next` (up to every 100 ms), by
+ * whichever thread gets there, with the rate of the interval just over,
+ * so the clock's slewing is followed (shim-core.c, dt_tsc_rebase). Until
+ * the first rate is known (calibrating, 2 ms), dt_now is clock_gettime's
+ * (dt_tsc_calibrate). Used only
  * where the kernel keeps its own time with the counter (clocksource
  * "tsc": invariant, the same on every CPU); clock_gettime otherwise. */
 struct dt_tsc_clock {
@@ -218,6 +220,7 @@ struct dt_tsc_clock {
 #define DT_RELAXED(x) atomic_load_explicit(&(x), memory_order_relaxed)
 DT_HIDDEN extern struct dt_tsc_clock dt_tsc;
 DT_HIDDEN uint64_t dt_tsc_rebase(uint64_t tsc);
+DT_HIDDEN uint64_t dt_tsc_calibrate(void);
 
 static inline uint64_t dt_clock_mono(void)
 {
@@ -248,7 +251,7 @@ static inline uint64_t dt_now(void)
 	}
 	if (DT_UNLIKELY(atomic_load_explicit(&dt_tsc.armed,
 					     memory_order_relaxed)))
-		return dt_tsc_rebase(__rdtsc());
+		return dt_tsc_calibrate();
 #endif
 	return dt_clock_mono();
 }
