@@ -906,7 +906,7 @@ static void write_fusion(const char *dir, const struct fusion_case *fc,
 /* The churn scenario: many threads creating, setting and destroying
  * descriptors, legacy and backend, as a framework's dispatcher does; no
  * GPU work. Each thread's step is 11 calls. */
-static void write_churn(const char *dir, int threads, int steps)
+static void write_churn(const char *dir, int steps, int threads)
 {
 	char path[4096];
 	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000 };
@@ -1065,10 +1065,10 @@ static uint64_t matmul_call(struct gen *g, const char *api, uint64_t handle,
  * kernel differs, an executable the trace never saw made) or partial (a
  * launch whose second kernel is missing).
  */
-static void write_graphs(const char *dir)
+static void write_graphs(const char *dir, int steps, int threads)
 {
-	char path[4096];
-	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	(void)steps, (void)threads;
+	struct gen g;
 	const uint32_t i0[] = { 0 }, i01[] = { 0, 1 }, i1[] = { 1 },
 		       i012[] = { 0, 1, 2 };
 	const char *const mm_aten[] = { K_GEMM_BF16, K_ATEN };
@@ -1077,9 +1077,7 @@ static void write_graphs(const char *dir)
 					  K_SPLITK_REDUCE };
 	const char *const nvjet[] = { K_NVJET };
 
-	snprintf(path, sizeof(path), "%s/graphs.dnnt", dir);
-	begin_trace(&g, path, 0, 1, "NVIDIA H100 80GB HBM3", 9, 0,
-		    3352320000ull);
+	scenario_begin(&g, dir, "graphs");
 	uint64_t handle = 0x1000;
 	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(handle));
 	kernel(&g, seq, "cudnn::init_kernel", 2000);
@@ -1161,8 +1159,9 @@ static void write_graphs(const char *dir)
  * thread and executed on another, whose records reach the file first (each
  * thread writes its own buffer): the executions come before the finalize
  * that built their plan, in file order though not in time. */
-static void write_threads(const char *dir)
+static void write_threads(const char *dir, int steps, int threads)
 {
+	(void)steps, (void)threads;
 	struct gen g;
 
 	scenario_begin(&g, dir, "threads");
@@ -1247,8 +1246,9 @@ static void metrics_samples(struct gen *g, uint64_t t)
  * ATen fill moving 0.25 GB/ms written, then 100 us of idle GPU that moves
  * nothing. Each step's product reads 2e8 bytes and writes 1e8, the fill
  * writes 2.5e7. */
-static void write_metrics(const char *dir, int steps)
+static void write_metrics(const char *dir, int steps, int threads)
 {
+	(void)threads;
 	struct gen g;
 	const char names[] = "dram__bytes_read.sum\ndram__bytes_write.sum";
 
@@ -1300,8 +1300,9 @@ static void kernel_lib(struct gen *g, const char *path,
  * by the name); an unregistered kernel of no known name (not attributed);
  * and a kernel registered by libtorch_cuda.so only after its first step
  * (not attributed once, then ATen by the library). */
-static void write_modules(const char *dir, int steps)
+static void write_modules(const char *dir, int steps, int threads)
 {
+	(void)threads;
 	static const char k_plain[] = "_Z13my_matvec_kernPKfPf";
 	static const char k_rms[] = "_Z12rms_norm_f32ILi1024EEvPKfPfifff";
 	static const char k_aten[] =
@@ -1337,8 +1338,9 @@ static void write_modules(const char *dir, int steps)
  * its exit 5 s after its last op, reach the file before that op's kernel,
  * as CUPTI's last records do: steps ReLUs of 45 us, each its own kernel;
  * the last kernel is read after cudnnDestroy. */
-static void write_exit(const char *dir, int steps)
+static void write_exit(const char *dir, int steps, int threads)
 {
+	(void)threads;
 	struct gen g;
 
 	scenario_begin(&g, dir, "exit");
@@ -1379,8 +1381,9 @@ static void write_exit(const char *dir, int steps)
 	scenario_end(&g);
 }
 
-static void write_fusion_scenario(const char *dir, int steps)
+static void write_fusion_scenario(const char *dir, int steps, int threads)
 {
+	(void)threads;
 	static const struct fusion_case cases[] = {
 		{ "fusion-h100", 9, 0, true, false, 128, 1, 0 },
 		{ "fusion-nchw", 9, 0, false, false, 128, 1, 0 },
@@ -1393,32 +1396,38 @@ static void write_fusion_scenario(const char *dir, int steps)
 		write_fusion(dir, &cases[i], steps);
 }
 
+
+/* The scenarios, each writing its own traces into dir (what of steps and
+ * threads it takes, its options say). */
+static const struct scenario {
+	const char *name, *options;
+	void (*write)(const char *dir, int steps, int threads);
+} scenarios[] = {
+	{ "fusion", " [--steps N]", write_fusion_scenario },
+	{ "churn", " [--threads N] [--steps N]", write_churn },
+	{ "graphs", "", write_graphs },
+	{ "threads", "", write_threads },
+	{ "metrics", " [--steps N]", write_metrics },
+	{ "modules", " [--steps N]", write_modules },
+	{ "exit", " [--steps N]", write_exit },
+};
+#define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
+
 int main(int argc, char **argv)
 {
 	int ranks = 2, steps = 4, threads = 64;
-	bool fusion = false, churn = false, graphs = false, threads_s = false;
-	bool metrics = false, modules = false, exit_s = false;
+	const struct scenario *scn = NULL;
 
 	if (argc < 3) {
 		fprintf(stderr,
 			"usage: synth-trace API_LISTING OUT_DIR "
 			"[--ranks N] [--steps N] [--variant noise|changed]\n"
-			"       [--lose N]  (records counted as lost)\n"
-			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"fusion "
-			"[--steps N]\n"
-			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"churn [--threads N] [--steps N]\n"
-			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"graphs\n"
-			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"threads\n"
-			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"metrics [--steps N]\n"
-			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"modules [--steps N]\n"
-			"       synth-trace API_LISTING OUT_DIR --scenario "
-			"exit [--steps N]\n");
+			"       [--lose N]  (records counted as lost)\n");
+		for (size_t k = 0; k < N_SCENARIOS; k++)
+			fprintf(stderr,
+				"       synth-trace API_LISTING OUT_DIR "
+				"--scenario %s%s\n",
+				scenarios[k].name, scenarios[k].options);
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -1432,57 +1441,19 @@ int main(int argc, char **argv)
 			lose = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--threads"))
 			threads = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--scenario") &&
-			 !strcmp(argv[i + 1], "fusion"))
-			fusion = true;
-		else if (!strcmp(argv[i], "--scenario") &&
-			 !strcmp(argv[i + 1], "churn"))
-			churn = true;
-		else if (!strcmp(argv[i], "--scenario") &&
-			 !strcmp(argv[i + 1], "graphs"))
-			graphs = true;
-		else if (!strcmp(argv[i], "--scenario") &&
-			 !strcmp(argv[i + 1], "threads"))
-			threads_s = true;
-		else if (!strcmp(argv[i], "--scenario") &&
-			 !strcmp(argv[i + 1], "metrics"))
-			metrics = true;
-		else if (!strcmp(argv[i], "--scenario") &&
-			 !strcmp(argv[i + 1], "modules"))
-			modules = true;
-		else if (!strcmp(argv[i], "--scenario") &&
-			 !strcmp(argv[i + 1], "exit"))
-			exit_s = true;
-		else
+		else if (!strcmp(argv[i], "--scenario")) {
+			for (size_t k = 0; k < N_SCENARIOS && !scn; k++)
+				if (!strcmp(argv[i + 1], scenarios[k].name))
+					scn = &scenarios[k];
+			if (!scn)
+				die("unknown scenario %s", argv[i + 1]);
+		} else {
 			die("unknown option %s", argv[i]);
+		}
 	}
 	load_listing(argv[1]);
-	if (fusion) {
-		write_fusion_scenario(argv[2], steps);
-		return 0;
-	}
-	if (churn) {
-		write_churn(argv[2], threads, steps);
-		return 0;
-	}
-	if (graphs) {
-		write_graphs(argv[2]);
-		return 0;
-	}
-	if (threads_s) {
-		write_threads(argv[2]);
-		return 0;
-	}
-	if (modules) {
-		write_modules(argv[2], steps);
-		return 0;
-	}
-	if (exit_s) {
-		write_exit(argv[2], steps);
-		return 0;
-	}
-	if (metrics) {
-		write_metrics(argv[2], steps);
+	if (scn) {
+		scn->write(argv[2], steps, threads);
 		return 0;
 	}
 	for (int r = 0; r < ranks; r++)
