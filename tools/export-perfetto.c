@@ -360,37 +360,56 @@ static bool writer_stop(struct writer *w)
 	return !w->failed;
 }
 
-/* Start a packet on the sequence; ts is a host time of the trace, or
- * UINT64_MAX for none. Returns its pb_open mark. */
-static size_t packet_open(struct pf *x, uint64_t ts, bool needs_state)
+/* The sequence flags of the packet written next: the first after a
+ * clear says so, one using interned data needs the state. */
+static uint32_t seq_flags(struct pf *x, bool needs_state)
 {
-	size_t at = pb_open(&x->o, TRACE_PACKET);
+	uint32_t f = x->cleared ? SEQ_INCREMENTAL_STATE_CLEARED |
+					  SEQ_NEEDS_INCREMENTAL_STATE
+		     : needs_state ? SEQ_NEEDS_INCREMENTAL_STATE
+				   : 0;
+	x->cleared = false;
+	return f;
+}
 
+/* A packet's fields before its data: time (UINT64_MAX: none), sequence,
+ * flags, and the interned data made since the last packet. */
+static void packet_fields(struct pf *x, uint64_t ts, uint32_t flags)
+{
 	if (ts != UINT64_MAX)
-		pb_varint(&x->o, PKT_TIMESTAMP, rel_ns(x, ts));
+		pb_varint(&x->o, PKT_TIMESTAMP, ts);
 	pb_varint(&x->o, PKT_SEQUENCE_ID, 1);
-	if (x->cleared) {
-		pb_varint(&x->o, PKT_SEQUENCE_FLAGS,
-			  SEQ_INCREMENTAL_STATE_CLEARED |
-				  SEQ_NEEDS_INCREMENTAL_STATE);
-		x->cleared = false;
-	} else if (needs_state) {
-		pb_varint(&x->o, PKT_SEQUENCE_FLAGS,
-			  SEQ_NEEDS_INCREMENTAL_STATE);
-	}
+	if (flags)
+		pb_varint(&x->o, PKT_SEQUENCE_FLAGS, flags);
 	if (x->interned.len) {
 		pb_bytes(&x->o, PKT_INTERNED_DATA, x->interned.b,
 			 x->interned.len);
 		x->interned.len = 0;
 	}
+}
+
+/* Write out a MiB once there is one. */
+static void packet_done(struct pf *x)
+{
+	if (x->o.len >= (1u << 20))
+		drain(x);
+}
+
+/* Start a packet whose length is not known yet; ts is a host time of the
+ * trace, or UINT64_MAX for none. Returns its pb_open mark. */
+static size_t packet_open(struct pf *x, uint64_t ts, bool needs_state)
+{
+	size_t at = pb_open(&x->o, TRACE_PACKET);
+
+	packet_fields(x, ts == UINT64_MAX ? ts : rel_ns(x, ts),
+		      seq_flags(x, needs_state));
 	return at;
 }
 
 static void packet_close(struct pf *x, size_t at)
 {
 	pb_close(&x->o, at);
-	if (x->o.len >= (1u << 20))
-		drain(x);
+	packet_done(x);
 }
 
 /* The number of a string of one kind (ID_EVENT_NAMES, ...), added to the
@@ -717,10 +736,7 @@ static bool packet_head(struct pf *x, uint64_t t, bool needs_state,
 			size_t ev_len)
 {
 	uint64_t ts = rel_ns(x, t);
-	uint32_t flags = x->cleared ? SEQ_INCREMENTAL_STATE_CLEARED |
-					      SEQ_NEEDS_INCREMENTAL_STATE
-			 : needs_state ? SEQ_NEEDS_INCREMENTAL_STATE
-				       : 0;
+	uint32_t flags = seq_flags(x, needs_state);
 	size_t len = 1 + pb_varint_len(ts) + 2 + (flags ? 2 : 0) + 1 +
 		     pb_varint_len(ev_len) + ev_len;
 
@@ -730,25 +746,10 @@ static bool packet_head(struct pf *x, uint64_t t, bool needs_state,
 		return false;
 	pb_put_varint(&x->o, (uint64_t)TRACE_PACKET << 3 | PB_LEN);
 	pb_put_varint(&x->o, len);
-	pb_varint(&x->o, PKT_TIMESTAMP, ts);
-	pb_varint(&x->o, PKT_SEQUENCE_ID, 1);
-	if (flags)
-		pb_varint(&x->o, PKT_SEQUENCE_FLAGS, flags);
-	x->cleared = false;
-	if (x->interned.len) {
-		pb_bytes(&x->o, PKT_INTERNED_DATA, x->interned.b,
-			 x->interned.len);
-		x->interned.len = 0;
-	}
+	packet_fields(x, ts, flags);
 	pb_put_varint(&x->o, (uint64_t)PKT_TRACK_EVENT << 3 | PB_LEN);
 	pb_put_varint(&x->o, ev_len);
 	return true;
-}
-
-static void packet_done(struct pf *x)
-{
-	if (x->o.len >= (1u << 20))
-		drain(x);
 }
 
 static void slice_end(struct pf *x, uint64_t uuid, uint64_t t)
@@ -1363,7 +1364,7 @@ static void process_meta(struct pf *x)
  * clock (ns after base) to the wall clock. */
 static void clock_snapshot(struct pf *x, uint64_t base)
 {
-	size_t p = pb_open(&x->o, TRACE_PACKET);
+	size_t p = packet_open(x, UINT64_MAX, false);
 	size_t s = pb_open(&x->o, PKT_CLOCK_SNAPSHOT);
 	size_t c = pb_open(&x->o, CLOCKS);
 
@@ -1375,10 +1376,7 @@ static void clock_snapshot(struct pf *x, uint64_t base)
 	pb_varint(&x->o, CLOCK_TIMESTAMP, base);
 	pb_close(&x->o, c);
 	pb_close(&x->o, s);
-	pb_varint(&x->o, PKT_SEQUENCE_ID, 1);
-	pb_varint(&x->o, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
-	x->cleared = false;
-	pb_close(&x->o, p);
+	packet_close(x, p);
 }
 
 static int export_one(struct pf *x, const struct dt_export_trace *t,
@@ -1472,6 +1470,7 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 
 	if (x) {
 		const char *max = getenv("DNNTRACE_PERFETTO_INTERN_MAX");
+		x->cleared = true; /* the first packet clears the state */
 		x->strs_max = max && atol(max) > 0 ? (size_t)atol(max)
 						   : INTERN_MAX;
 		writer_start(&x->w, out);
