@@ -9,11 +9,6 @@
 
 #include "tools.h"
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
 static const char *indent(enum dt_format f)
 {
 	/* HTML keeps no blanks: no-break spaces */
@@ -28,7 +23,9 @@ static void row(struct dt_table *t, const char *ind, const char *what,
 
 	dt_table_cell(t, "%s%s", ind, what);
 	dt_table_cell(t, "%s", dt_fmt_ns(ns, b1, sizeof(b1)));
-	dt_table_cell(t, "%s", dt_fmt_pct(pct(ns, whole), b2, sizeof(b2)));
+	dt_table_cell(t, "%s",
+		      dt_fmt_pct(dt_pct_of((double)ns, (double)whole), b2,
+				 sizeof(b2)));
 	dt_table_cell(t, "%" PRIu64, count);
 }
 
@@ -85,13 +82,16 @@ void dt_report_libraries(FILE *out, const struct dt_summary *s,
 		" kernels); counts are kernels, copies and sets, cuDNN's "
 		"are op executions\n",
 		dt_fmt_ns(lib_ns[DT_LIB_OTHER], b1, sizeof(b1)),
-		dt_fmt_pct(pct(lib_ns[DT_LIB_OTHER], s->gpu_ns), b2,
+		dt_fmt_pct(dt_pct_of((double)lib_ns[DT_LIB_OTHER],
+				     (double)s->gpu_ns),
+			   b2,
 			   sizeof(b2)),
 		n);
 	/* a blank line after it, or Markdown runs the two tables together */
 	char by[DT_BY_COUNT][32];
 	for (int b = 0; b < DT_BY_COUNT; b++)
-		dt_fmt_pct(pct(s->by_ns[b], s->gpu_ns), by[b], sizeof(by[b]));
+		dt_fmt_pct(dt_pct_of((double)s->by_ns[b], (double)s->gpu_ns),
+			   by[b], sizeof(by[b]));
 	dt_para(out, f, NULL,
 		"what told the library, by GPU time: the cuDNN call that "
 		"launched it %s, the runtime's copies and sets %s, the library "
@@ -162,7 +162,8 @@ void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
 			     : p == DT_PHASE_BATCH ? "batches"
 						   : "setup",
 			     dt_fmt_ns(cp, b1, sizeof(b1)),
-			     dt_fmt_pct(pct(cp, ph->ns), b2, sizeof(b2)));
+			     dt_fmt_pct(dt_pct_of((double)cp, (double)ph->ns),
+					b2, sizeof(b2)));
 		if (ph->copy_bytes && n > 0 && (size_t)n < sizeof(line))
 			n += snprintf(line + n, sizeof(line) - (size_t)n,
 				      "; memory copies and sets: %s at %s",
