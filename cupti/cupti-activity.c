@@ -9,6 +9,10 @@
  * kernel. Buffers are parsed in CUPTI's completion callback into compact
  * dnntrace records. No callback subscriber is ever taken: that would blind
  * PyTorch's profiler for the whole process.
+ *
+ * Sampled recording (DNNTRACE_GPU_SAMPLE) switches all of it on for one
+ * window in N and off in between, from the flusher thread, so that a
+ * launch outside the windows costs what it costs untraced.
  */
 #define _GNU_SOURCE
 #include <cupti.h>
@@ -42,6 +46,7 @@
 	X(cuptiActivityRegisterCallbacks, (CUpti_BuffersCallbackRequestFunc,   \
 					   CUpti_BuffersCallbackCompleteFunc)) \
 	X(cuptiActivityEnable, (CUpti_ActivityKind))                           \
+	X(cuptiActivityDisable, (CUpti_ActivityKind))                          \
 	X(cuptiActivityEnableAndDump, (CUpti_ActivityKind))                    \
 	X(cuptiActivityEnableRuntimeApi, (CUpti_CallbackId, uint8_t))          \
 	X(cuptiActivityEnableDriverApi, (CUpti_CallbackId, uint8_t))           \
@@ -61,6 +66,8 @@ static struct {
 } cu;
 
 volatile int dt_cupti_tagging;
+volatile int dt_cupti_sampled;
+_Atomic unsigned dt_cupti_window;
 
 static struct {
 	pthread_once_t once;
@@ -78,6 +85,12 @@ static struct {
 	_Atomic uint64_t no_time;
 	_Atomic int active;      /* some activity was recorded */
 	_Atomic int final_flush; /* 1: asked of the flusher, 2: done */
+	/* sampled recording: one window of window_ms in sample_n (0: all
+	 * the time), the next one opening or closing at toggle_at */
+	unsigned sample_n, window_ms;
+	uint64_t toggle_at, period_end, rng;
+	bool first_window; /* open since the start, until the GPU is used */
+	bool attributed;   /* launches are tied to calls */
 } c = { .once = PTHREAD_ONCE_INIT };
 
 static const char *result_name(CUptiResult r)
@@ -447,16 +460,12 @@ static unsigned wanted_kinds(void)
 	return k;
 }
 
-/* Our callbacks and kinds: at start, and again after another client let
- * CUPTI go. *attributed: whether launches can be tied to calls. */
-static CUptiResult arm(bool *attributed)
+/* The kinds of records wanted: kernels, copies, sets. */
+static CUptiResult enable_kinds(void)
 {
 	unsigned kinds = wanted_kinds();
 	CUptiResult r;
 
-	if ((r = cu.cuptiActivityRegisterCallbacks(buffer_requested,
-						   buffer_completed)))
-		return r;
 	if ((kinds & KIND_KERNEL) &&
 	    (r = cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)))
 		return r;
@@ -464,11 +473,44 @@ static CUptiResult arm(bool *attributed)
 		cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
 	if (kinds & KIND_MEMSET)
 		cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+	return CUPTI_SUCCESS;
+}
+
+/*
+ * Our callbacks and kinds: at start, and again after another client let
+ * CUPTI go. *attributed: whether launches can be tied to calls, by the
+ * external correlation records that the launch API records carry.
+ *
+ * Sampled recording switches the kinds off and on, never those two:
+ * switching the launch records too left every later window without
+ * correlation records in one run of three (H100, CUPTI 13.0.1), and
+ * launch records cost a callback per launch, not a GPU timestamp.
+ */
+static CUptiResult arm(bool *attributed)
+{
+	CUptiResult r;
+
+	if ((r = cu.cuptiActivityRegisterCallbacks(buffer_requested,
+						   buffer_completed)) ||
+	    (r = enable_kinds()))
+		return r;
 	*attributed = cu.cuptiActivityEnable(
 			      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) ==
 			      CUPTI_SUCCESS &&
 		      enable_launch_apis() > 0;
 	return CUPTI_SUCCESS;
+}
+
+static void disable_kinds(void)
+{
+	unsigned kinds = wanted_kinds();
+
+	if (kinds & KIND_KERNEL)
+		cu.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	if (kinds & KIND_MEMCPY)
+		cu.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+	if (kinds & KIND_MEMSET)
+		cu.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
 }
 
 static void emit_state(enum dt_gpu_state state, int code, const char *why)
@@ -481,6 +523,126 @@ static void emit_state(enum dt_gpu_state state, int code, const char *why)
 	r.code = code;
 	r.dropped = atomic_load(&c.dropped);
 	emit_with_text(&r, sizeof(r), why);
+}
+
+/* ------------------------------------------------------------ sampling
+ *
+ * Time is cut into periods of sample_n windows; in each, one window, at a
+ * random place so that a program's own period cannot line up with ours.
+ * The flusher opens it (all kinds and launch records on, calls tagged) and
+ * closes it (all off, calls untagged). dt_cupti_window is bumped after
+ * everything is on and before anything goes off: a call that read the
+ * same odd count before and after itself had every launch recorded.
+ */
+
+#define MS 1000000ull
+
+/* A window opened or closed; its words say the sampling, which the
+ * analyzer reads. */
+static void emit_window(enum dt_gpu_state state)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "one window of %u ms in %u", c.window_ms,
+		 c.sample_n);
+	emit_state(state, (int)c.sample_n, why);
+}
+
+static uint64_t next_random(void)
+{
+	/* xorshift64*: enough to place windows */
+	c.rng ^= c.rng >> 12;
+	c.rng ^= c.rng << 25;
+	c.rng ^= c.rng >> 27;
+	return c.rng * 0x2545f4914f6cdd1dull;
+}
+
+/* Where the window of the period that starts now goes. */
+static void plan_window(uint64_t period_start)
+{
+	uint64_t slack = (uint64_t)(c.sample_n - 1) * c.window_ms * MS;
+
+	c.period_end = period_start + (uint64_t)c.sample_n * c.window_ms * MS;
+	c.toggle_at = period_start + (slack ? next_random() % slack : 0);
+}
+
+static void window_open(void)
+{
+	CUptiResult r = enable_kinds();
+
+	if (r != CUPTI_SUCCESS) {
+		emit_state(DT_GPU_OFF, r, "could not open a sampling window");
+		c.sample_n = 0; /* stays closed */
+		return;
+	}
+	dt_cupti_tagging = c.attributed;
+	atomic_fetch_add(&dt_cupti_window, 1);
+	emit_window(DT_GPU_WINDOW_OPEN);
+	c.toggle_at = cupti_mono_ns() + c.window_ms * MS;
+}
+
+static void window_close(void)
+{
+	emit_window(DT_GPU_WINDOW_CLOSE);
+	atomic_fetch_add(&dt_cupti_window, 1);
+	dt_cupti_tagging = 0;
+	disable_kinds();
+	uint64_t now = cupti_mono_ns();
+	plan_window(c.period_end > now ? c.period_end : now);
+}
+
+static bool gpu_in_use(void);
+
+/* On the flusher thread: open or close a window when it is time. */
+static void sample_tick(void)
+{
+	if (!c.sample_n || atomic_load(&c.yielded) ||
+	    cupti_mono_ns() < c.toggle_at)
+		return;
+	if (c.first_window && !gpu_in_use())
+		return;
+	c.first_window = false;
+	if (atomic_load(&dt_cupti_window) & 1)
+		window_close();
+	else
+		window_open();
+}
+
+/* DNNTRACE_GPU_SAMPLE=N[:MS]: one window of MS (100) in N. */
+static void sample_config(void)
+{
+	const char *v = getenv("DNNTRACE_GPU_SAMPLE");
+	unsigned long n, ms = 100;
+	char *end;
+
+	if (!v || !*v)
+		return;
+	n = strtoul(v, &end, 10);
+	if (*end == ':')
+		ms = strtoul(end + 1, &end, 10);
+	if (*end || n < 2 || n > 1000000 || ms < 1 || ms > 3600000) {
+		fprintf(stderr,
+			"dnntrace: DNNTRACE_GPU_SAMPLE=%s is not N[:MS] with "
+			"N from 2 and MS from 1: every launch is recorded\n",
+			v);
+		return;
+	}
+	c.sample_n = (unsigned)n;
+	c.window_ms = (unsigned)ms;
+	c.rng = (cupti_mono_ns() ^ (uint64_t)getpid() << 32) | 1;
+}
+
+/* Recording just started with everything on: that is the first window,
+ * closed once the GPU is in use and window_ms have passed (one run in
+ * three lost the correlation records for good when a window was closed
+ * while the program's context was made). */
+static void sample_start(void)
+{
+	atomic_store(&dt_cupti_window, 1);
+	dt_cupti_sampled = 1;
+	c.first_window = true;
+	c.toggle_at = cupti_mono_ns() + c.window_ms * MS;
+	emit_window(DT_GPU_WINDOW_OPEN);
 }
 
 /* CUPTI's default clock, put back after a client that changed it. */
@@ -507,8 +669,16 @@ static void rearm(void)
 	}
 	atomic_store(&c.yielded, 0);
 	dt_cupti_tagging = attributed;
+	c.attributed = attributed;
 	emit_state(DT_GPU_RESUMED, 0, "the other CUPTI client let go");
 	emit_clock();
+	if (c.sample_n) {
+		/* everything is on again: that is a window, closed on time */
+		if (!(atomic_load(&dt_cupti_window) & 1))
+			atomic_fetch_add(&dt_cupti_window, 1);
+		emit_window(DT_GPU_WINDOW_OPEN);
+		c.toggle_at = cupti_mono_ns() + c.window_ms * MS;
+	}
 }
 
 /* record --gpu-metrics: what to start once there is GPU work. */
@@ -563,6 +733,7 @@ static void *flusher_main(void *arg)
 			struct timespec ts = { 0, 10000000L };
 			nanosleep(&ts, NULL);
 			pm_tick();
+			sample_tick();
 		}
 		if (atomic_load(&c.final_flush) == 1) {
 			dt_cupti_flush(1);
@@ -660,6 +831,7 @@ static void start_once(void)
 		return;
 	}
 	bool attributed;
+	sample_config();
 	if ((r = arm(&attributed)) != CUPTI_SUCCESS) {
 		char why[256];
 		if (no_gpu(why, sizeof(why)))
@@ -677,14 +849,22 @@ static void start_once(void)
 	pm.arg = getenv("DNNTRACE_GPU_METRICS");
 	pm.cupti = h;
 	dt_cupti_tagging = attributed;
+	c.attributed = attributed;
 	unsigned k = wanted_kinds();
+	char sampled[80] = "";
+	if (c.sample_n) {
+		sample_start();
+		snprintf(sampled, sizeof(sampled),
+			 ", sampled: one window of %u ms in %u", c.window_ms,
+			 c.sample_n);
+	}
 	snprintf(c.state, sizeof(c.state),
-		 "on: CUPTI %u.%u.%u from %s (%s%s%s)%s", version / 10000,
+		 "on: CUPTI %u.%u.%u from %s (%s%s%s)%s%s", version / 10000,
 		 version / 100 % 100, version % 100, path,
 		 k & KIND_KERNEL ? "kernels" : "",
 		 k & KIND_MEMCPY ? " memcpy" : "",
 		 k & KIND_MEMSET ? " memset" : "",
-		 attributed ? "" : ", not attributed to calls");
+		 attributed ? "" : ", not attributed to calls", sampled);
 	if (pthread_create(&c.flusher, NULL, flusher_main, NULL) == 0)
 		c.flusher_started = true;
 }
@@ -774,6 +954,7 @@ void dt_cupti_forget(void)
 {
 	dt_cupti_tagging = 0;
 	dt_cupti_graphs = 0;
+	dt_cupti_sampled = 0;
 	if (c.on || c.starting)
 		set_off("off: %s", "CUPTI does not follow fork(); this process "
 				   "is a fork's child");
@@ -819,6 +1000,9 @@ cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request,
 	if (c.on && request != buffer_requested &&
 	    !atomic_exchange(&c.yielded, 1)) {
 		dt_cupti_tagging = 0;
+		/* calls from now on are not sampled: no window is open */
+		if (atomic_load(&dt_cupti_window) & 1)
+			atomic_fetch_add(&dt_cupti_window, 1);
 		cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		emit_state(DT_GPU_TAKEN, 0,
 			   "another CUPTI client (a profiler) took over");

@@ -8,6 +8,8 @@
 
 volatile int dt_cupti_tagging;
 volatile int dt_cupti_graphs;
+volatile int dt_cupti_sampled;
+_Atomic unsigned dt_cupti_window;
 
 int dt_cupti_graph_begin_stream(struct dt_graph_scope *s, void *stream)
 {

@@ -600,16 +600,34 @@ static void start_gpu(bool wait)
 	}
 }
 
+/* Before a call that can launch work: its launches tagged with its seq,
+ * and, when GPU recording is sampled, the window count read (dt-cupti.h);
+ * the count is read first, so that a window opening in between leaves the
+ * call marked (it was not tagged). */
 void dt_gpu_push(struct dt_thread *t)
 {
-	dt_cupti_push(t->seq);
-	t->gpu_tagged = true;
+	if (dt_cupti_sampled) {
+		t->gpu_window = atomic_load(&dt_cupti_window);
+		t->gpu_sampling = true;
+	}
+	if (dt_cupti_tagging) {
+		dt_cupti_push(t->seq);
+		t->gpu_tagged = true;
+	}
 }
 
 void dt_gpu_pop(struct dt_thread *t)
 {
-	dt_cupti_pop();
-	t->gpu_tagged = false;
+	if (t->gpu_tagged) {
+		dt_cupti_pop();
+		t->gpu_tagged = false;
+	}
+	if (t->gpu_sampling) {
+		t->gpu_unsampled = !(t->gpu_window & 1) ||
+				   atomic_load(&dt_cupti_window) !=
+					   t->gpu_window;
+		t->gpu_sampling = false;
+	}
 }
 
 /* The CUDA driver calls this when CUDA_INJECTION64_PATH names this library
@@ -711,6 +729,7 @@ void dt_leave(struct dt_thread *t)
 {
 	if (DT_UNLIKELY(t->graph.graph))
 		dt_cupti_graph_end(&t->graph, t->seq);
+	t->gpu_unsampled = false; /* its record may have been lost */
 	t->depth = 0;
 }
 
@@ -741,6 +760,10 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	r->hdr.size = size;
 	r->api = (uint16_t)api;
 	r->flags = t->by_dnntrace ? DT_CALL_BY_DNNTRACE : 0;
+	if (DT_UNLIKELY(t->gpu_unsampled)) { /* set by dt_gpu_pop() */
+		r->flags |= DT_CALL_UNSAMPLED;
+		t->gpu_unsampled = false;
+	}
 	r->tid = t->tid;
 	r->seq = t->seq;
 	r->t_begin = t0;

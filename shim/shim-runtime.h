@@ -41,6 +41,9 @@ struct dt_thread {
 	unsigned epoch;      /* the process epoch its ring belongs to */
 	bool broken;         /* no ring could be had for this thread */
 	bool gpu_tagged;     /* an attribution id is pushed for this call */
+	bool gpu_sampling;   /* GPU recording is sampled: gpu_window holds */
+	bool gpu_unsampled;  /* the call ran outside a window (in part) */
+	unsigned gpu_window; /* dt_cupti_window before the call */
 	bool by_dnntrace;    /* calls made now are the recorder's own */
 	unsigned api;        /* the call being recorded */
 	const uint8_t *args; /* its argument bytes, once recorded */
@@ -75,13 +78,13 @@ static inline void dt_graph_begin_graph(struct dt_thread *t, void *graph,
 
 static inline void dt_gpu_begin(struct dt_thread *t)
 {
-	if (DT_UNLIKELY(dt_cupti_tagging))
+	if (DT_UNLIKELY(dt_cupti_tagging | dt_cupti_sampled))
 		dt_gpu_push(t);
 }
 
 static inline void dt_gpu_end(struct dt_thread *t)
 {
-	if (DT_UNLIKELY(t->gpu_tagged))
+	if (DT_UNLIKELY(t->gpu_tagged | t->gpu_sampling))
 		dt_gpu_pop(t);
 }
 

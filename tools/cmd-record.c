@@ -74,6 +74,12 @@ static void record_help(FILE *f)
 		"                         every US microseconds (default 100; "
 		"needs access to\n"
 		"                         the GPU's performance counters)\n"
+		"      --gpu-sample N[:MS] record GPU activity in one window of "
+		"MS ms (default\n"
+		"                         100) in N, placed at random, CUPTI "
+		"off in between:\n"
+		"                         per-op GPU times come from the "
+		"executions timed\n"
 		"  -q, --quiet            do not print where the traces went\n"
 		"  -h, --help             show this help\n\n"
 		"The same settings work without this command:\n"
@@ -82,6 +88,7 @@ static void record_help(FILE *f)
 		"(also DNNTRACE_BUFFER_SIZE, DNNTRACE_FLUSH_MS, "
 		"DNNTRACE_DISABLE=1, DNNTRACE_CUPTI=0, "
 		"DNNTRACE_GPU_METRICS=US,\n"
+		"DNNTRACE_GPU_SAMPLE=N[:MS], "
 		"DNNTRACE_VERBOSE=1). GPU kernels are recorded through CUPTI, "
 		"from the first\nkernel when CUDA_INJECTION64_PATH names the "
 		"library too (record sets it),\nelse from the first cuDNN "
@@ -197,6 +204,22 @@ static bool gpu_kinds_ok(const char *list)
 	}
 }
 
+/* --gpu-sample N[:MS]: N from 2, MS from 1 ms to an hour */
+static bool gpu_sample_ok(const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char n[32];
+	long v;
+
+	if (!colon)
+		return !dt_parse_int(arg, 2, 1000000, &v);
+	if ((size_t)(colon - arg) >= sizeof(n))
+		return false;
+	snprintf(n, sizeof(n), "%.*s", (int)(colon - arg), arg);
+	return !dt_parse_int(n, 2, 1000000, &v) &&
+	       !dt_parse_int(colon + 1, 1, 3600000, &v);
+}
+
 static pid_t child_pid;
 
 static void forward_signal(int sig)
@@ -214,6 +237,7 @@ int cmd_record(int argc, char **argv)
 		{ "disable", no_argument, NULL, 'd' },
 		{ "gpu", required_argument, NULL, 'g' },
 		{ "gpu-metrics", optional_argument, NULL, 'm' },
+		{ "gpu-sample", required_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -272,6 +296,15 @@ int cmd_record(int argc, char **argv)
 						  "from 1 to 1000000");
 			setenv("DNNTRACE_GPU_METRICS", optarg ? optarg : "100",
 			       1);
+			break;
+		case 's':
+			if (!gpu_sample_ok(optarg))
+				return dt_usage_error(
+					"record", "--gpu-sample takes N or "
+						  "N:MS, one window of MS "
+						  "milliseconds in N, N from "
+						  "2");
+			setenv("DNNTRACE_GPU_SAMPLE", optarg, 1);
 			break;
 		case 'q':
 			quiet = true;

@@ -44,6 +44,18 @@ void dt_cupti_push(uint64_t id);
 void dt_cupti_pop(void);
 
 /*
+ * Sampled recording (DNNTRACE_GPU_SAMPLE=N[:MS]): CUPTI collects for one
+ * window of MS milliseconds in N and is switched off in between, so that
+ * launches outside the windows cost what they cost untraced.
+ * dt_cupti_sampled is nonzero then; dt_cupti_window counts the windows'
+ * openings and closings (odd: a window is open). A call's launches were
+ * all recorded when the count read before it is odd and equal to the
+ * count read after it.
+ */
+extern volatile int dt_cupti_sampled;
+extern _Atomic unsigned dt_cupti_window;
+
+/*
  * CUDA graphs: the nodes a call puts into a graph, so that the kernels an
  * executable graph replays can be traced back to it (cupti-graphs.c). A
  * scope is opened before the call and closed after its record is written;

@@ -238,11 +238,19 @@ enum dt_gpu_state {
 	DT_GPU_OFF = 2,     /* not recording: no GPU, no CUPTI, switched off */
 	DT_GPU_TAKEN = 3,   /* another profiler took CUPTI over */
 	DT_GPU_RESUMED = 4, /* it let go; recording again */
+	/* sampled recording (record --gpu-sample): `code` is N, one window
+	 * in N */
+	DT_GPU_WINDOW_OPEN = 5,  /* a window began: recording */
+	DT_GPU_WINDOW_CLOSE = 6, /* it ended: CUPTI collects nothing */
 };
 
 enum dt_call_flags {
 	DT_CALL_NESTED = 1 << 0, /* made while another call was in progress */
 	DT_CALL_BY_DNNTRACE = 1 << 1, /* the recorder asked cuDNN itself */
+	/* GPU activity was sampled and this call, which can launch work, ran
+	 * wholly or in part outside a window: what it launched was not (all)
+	 * recorded */
+	DT_CALL_UNSAMPLED = 1 << 2,
 };
 
 enum dt_apidef_flags {
