@@ -212,6 +212,8 @@ struct dt_model {
 	uint64_t gpu_now;  /* the latest end of GPU work read, host clock */
 	bool gpu_live;     /* GPU work is being recorded: seen, and not
 			      stopped or taken since */
+	uint64_t window_open; /* sampled: when the open window opened, 0
+				 none is open */
 	struct dt_model_stats stats;
 	/* what kernel names say, worked out once per name: the names are
 	 * few, their records many. Entries stay for the model's life. */

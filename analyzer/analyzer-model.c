@@ -609,6 +609,8 @@ static struct pending *add_op(struct dt_model *m,
 	p->tc_hint = -1;
 	p->op.device = -1;
 	p->op.cost.dtype = -1;
+	p->op.unsampled = c->flags & DT_CALL_UNSAMPLED;
+	m->stats.unsampled_ops += p->op.unsampled;
 	p->desc = desc;
 	/* launches that came before the call's record */
 	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
@@ -1628,6 +1630,20 @@ void m_op_add_kernel(struct pending *p, const struct dt_activity *a)
 
 /* ------------------------------------------------------------- public */
 
+/* Sampled recording, as the GPU recording's state says it: "on: CUPTI ...
+ * (kernels ...), sampled: one window of 100 ms in 10". */
+static void sampling_of(struct dt_model *m)
+{
+	const char *s = strstr(m->stats.gpu_state, ", sampled: ");
+	unsigned ms, n;
+
+	if (s && sscanf(s, ", sampled: one window of %u ms in %u", &ms, &n) ==
+			 2) {
+		m->stats.window_ms = ms;
+		m->stats.sample_n = n;
+	}
+}
+
 struct dt_model *dt_model_new(const struct dt_file_info *fi)
 {
 	struct dt_model *m = calloc(1, sizeof(*m));
@@ -1646,6 +1662,7 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	const char *gpu = dt_info_get(fi, "gpu");
 	snprintf(m->stats.gpu_state, sizeof(m->stats.gpu_state), "%s",
 		 gpu ? gpu : "");
+	sampling_of(m);
 	m->gpu_unknown = gpu && !strncmp(gpu, "unknown", 7);
 	m->bn_per_activation = enum_value("cudnnBatchNormMode_t",
 					  "CUDNN_BATCHNORM_PER_ACTIVATION");
@@ -1799,7 +1816,8 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	a.start = a.gpu_start + (uint64_t)m->cupti_to_mono;
 	a.end = a.gpu_end + (uint64_t)m->cupti_to_mono;
 	if (a.timed) {
-		m->gpu_live = true;
+		/* between sampling windows nothing more comes */
+		m->gpu_live = !m->stats.sample_n || m->window_open;
 		if (a.end > m->gpu_now)
 			m->gpu_now = a.end;
 	}
@@ -1962,6 +1980,36 @@ static void other_record(struct dt_model *m, const struct dt_rec_hdr *h)
 	}
 }
 
+/* Sampled recording: the windows, and the host time they covered. A
+ * window open when another profiler took CUPTI ends there. */
+static void sample_window(struct dt_model *m, const struct dt_rec_gpu_state *g,
+			  const char *why, uint32_t why_len)
+{
+	char text[64];
+	unsigned ms, n;
+
+	snprintf(text, sizeof(text), "%.*s", (int)why_len, why);
+	if ((g->state == DT_GPU_WINDOW_OPEN ||
+	     g->state == DT_GPU_WINDOW_CLOSE) &&
+	    sscanf(text, "one window of %u ms in %u", &ms, &n) == 2)
+		m->stats.window_ms = ms;
+	if (g->state == DT_GPU_WINDOW_OPEN) {
+		m->stats.sample_n = (uint32_t)g->code;
+		m->stats.windows++;
+		if (!m->window_open)
+			m->window_open = g->t ? g->t : 1;
+		return;
+	}
+	if (m->window_open && g->state != DT_GPU_ON &&
+	    g->state != DT_GPU_RESUMED) {
+		if (g->t > m->window_open)
+			m->stats.window_ns += g->t - m->window_open;
+		m->window_open = 0;
+	}
+	if (g->state == DT_GPU_WINDOW_CLOSE)
+		m->stats.sample_n = (uint32_t)g->code;
+}
+
 void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 {
 	switch (h->type) {
@@ -1987,13 +2035,16 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 		e.why = (const char *)dt_rec_tail(h, &e.why_len);
 		/* recording stopped or taken: ops no longer wait for the GPU's
 		 * records to pass them */
-		if (g->state != DT_GPU_ON && g->state != DT_GPU_RESUMED)
+		if (g->state != DT_GPU_ON && g->state != DT_GPU_RESUMED &&
+		    g->state != DT_GPU_WINDOW_OPEN)
 			m->gpu_live = false;
+		sample_window(m, g, e.why, e.why_len);
 		/* the header's state was not known yet: this is it, in the
 		 * header's words ("on: CUPTI ...", "off: ...") */
 		if (m->gpu_unknown) {
 			snprintf(m->stats.gpu_state, sizeof(m->stats.gpu_state),
 				 "%.*s", (int)e.why_len, e.why);
+			sampling_of(m);
 			m->gpu_unknown = false;
 		}
 		EMIT(m, gpu_state, &e);
@@ -2039,6 +2090,9 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 
 void dt_model_finish(struct dt_model *m)
 {
+	if (m->window_open && m->stats.t_last > m->window_open)
+		m->stats.window_ns += m->stats.t_last - m->window_open;
+	m->window_open = 0;
 	m->now = UINT64_MAX;
 	m_graph_finish(m);
 	emit_ops(m);

@@ -645,14 +645,20 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 		return;
 	p->count++;
 	p->failed += op->status != 0;
-	p->gpu_ns += op->gpu_ns;
 	if (op->origin == DT_OP_REPLAY)
 		p->replays++; /* its host time is the graph launch's */
 	else
 		p->host_ns += op->t_end - op->t_begin;
-	p->kernels += op->kernels;
-	p->convert_ns += op->convert_ns;
-	p->converts += op->converts;
+	/* outside a sampling window: what it ran on the GPU is unknown
+	 * (the kernels of the window's edge are only in the totals) */
+	bool timed = !op->unsampled;
+	p->unsampled += !timed;
+	if (timed) {
+		p->gpu_ns += op->gpu_ns;
+		p->kernels += op->kernels;
+		p->convert_ns += op->convert_ns;
+		p->converts += op->converts;
+	}
 	if (op->workspace > p->workspace)
 		p->workspace = op->workspace;
 	if (p->device < 0)
@@ -685,7 +691,7 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	if (choice == DT_SUM_ENGINES) /* too many: the last one absorbs */
 		choice = DT_SUM_ENGINES - 1;
 	p->engines[choice].count++;
-	p->engines[choice].gpu_ns += op->gpu_ns;
+	p->engines[choice].gpu_ns += timed ? op->gpu_ns : 0;
 	if (op->workspace > p->engines[choice].workspace)
 		p->engines[choice].workspace = op->workspace;
 	/* a round of tuning starts with the first change of engine
@@ -700,13 +706,14 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	p->last_engine = op->engine;
 	p->last_choice = choice;
 
-	if (op->kernels) {
+	if (op->kernels && timed) {
 		struct dt_sum_engine *e = &p->engines[choice];
 		if (!e->timed || op->gpu_ns < e->min_ns)
 			e->min_ns = op->gpu_ns;
 		if (op->gpu_ns > e->max_ns)
 			e->max_ns = op->gpu_ns;
 		e->timed++;
+		e->sq_ns += (double)op->gpu_ns * (double)op->gpu_ns;
 		if (p->n_times < DT_SUM_EXACT) {
 			struct dt_sum_time *t =
 				dt_grow_array(p->times, &p->cap_times,
@@ -725,7 +732,7 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 						pv->file + 1, sizeof(*sh));
 	if (sh) {
 		p->per_file = sh;
-		sh[pv->file].ns += op->gpu_ns;
+		sh[pv->file].ns += timed ? op->gpu_ns : 0;
 		sh[pv->file].count++;
 	}
 
@@ -1194,6 +1201,25 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 				      ? strdup(ms->gpu_metrics_lost)
 				      : NULL;
 	f->gpu_samples = ms->gpu_samples;
+	f->sample_n = ms->sample_n;
+	f->window_ms = ms->window_ms;
+	f->windows = ms->windows;
+	f->window_ns = ms->window_ns;
+	f->unsampled_ops = ms->unsampled_ops;
+	if (f->sample_n) {
+		if (f->sample_n > s->sample_n)
+			s->sample_n = f->sample_n;
+		s->windows += f->windows;
+		s->window_ns += f->window_ns;
+		s->unsampled_ops += f->unsampled_ops;
+		/* windows run from the file's start, before the first
+		 * call too */
+		uint64_t t0 = ms->t_first < fi->hdr.start_mono
+				      ? ms->t_first
+				      : fi->hdr.start_mono;
+		if (ms->t_last > t0)
+			s->recorded_ns += ms->t_last - t0;
+	}
 	free(map);
 	pv->api_map = NULL;
 	pv->n_api_map = 0;
@@ -1233,6 +1259,21 @@ const struct dt_peaks *dt_summary_peaks(const struct dt_summary *s,
 	if (device >= 0 && (size_t)device < s->n_devices)
 		return &s->peaks[device];
 	return &s->default_peaks;
+}
+
+double dt_problem_spread(const struct dt_sum_problem *p)
+{
+	double n = (double)p->settled_count, all = (double)p->settled_all;
+
+	if (p->settled_count < 2 || !p->settled_ns)
+		return -1;
+	if (p->settled_count >= p->settled_all)
+		return 0;
+	double mean = (double)p->settled_ns / n;
+	double var = (p->settled_sq - n * mean * mean) / (n - 1);
+	/* sampled without replacement from all of them */
+	double se = sqrt((var > 0 ? var : 0) / n * (1 - n / all));
+	return 1.96 * se / mean;
 }
 
 void dt_problem_rates(const struct dt_summary *s,
@@ -1303,6 +1344,8 @@ static void settle_problem(struct dt_sum_problem *p)
 			p->max_ns = e->max_ns;
 		p->settled_count += e->timed;
 		p->settled_ns += e->gpu_ns;
+		p->settled_sq += e->sq_ns;
+		p->settled_all += e->count;
 	}
 	/* the settled executions kept exactly, first */
 	size_t n = 0;

@@ -160,7 +160,10 @@ static double sort_value(const struct ctx *c, const struct dt_sum_problem *p)
 	case SORT_COUNT:
 		return (double)p->count;
 	case SORT_MEAN:
-		return p->count ? (double)p->gpu_ns / (double)p->count : 0;
+		return p->count > p->unsampled ? (double)p->gpu_ns /
+							 (double)(p->count -
+								  p->unsampled)
+					       : 0;
 	case SORT_MAX:
 		return (double)p->max_ns;
 	case SORT_HOST:
@@ -365,6 +368,29 @@ static void print_plans(const struct ctx *c)
 		     p->unknown_runs);
 }
 
+/* Sampled GPU recording: what the GPU numbers below come from. */
+static void print_sampling(const struct ctx *c)
+{
+	const struct dt_summary *s = c->s;
+	char b1[32];
+
+	if (!s->sample_n)
+		return;
+	warn_fact(c, "sampled",
+		  "GPU activity recorded in %" PRIu64 " window%s (%s, %.1f%% "
+		  "of the recorded time, one in %u): GPU times are those of "
+		  "the windows; per-operation times come from the %" PRIu64
+		  " of %" PRIu64 " executions that ran inside one (\"timed\")",
+		  s->windows, s->windows == 1 ? "" : "s",
+		  dt_fmt_ns(s->window_ns, b1, sizeof(b1)),
+		  dt_pct_of(s->window_ns, s->recorded_ns), s->sample_n,
+		  s->ops - s->unsampled_ops, s->ops);
+	if (!s->windows)
+		warn_fact(c, "", "%s",
+			  "no window opened: the run was shorter than one "
+			  "period of the sampling, and no GPU work is timed");
+}
+
 static void print_identity(const struct ctx *c)
 {
 	const struct dt_summary *s = c->s;
@@ -451,6 +477,7 @@ static void print_identity(const struct ctx *c)
 	     s->n_files > 1 ? " (longest)" : "");
 	print_graphs(c);
 	print_plans(c);
+	print_sampling(c);
 	if (s->n_files == 1)
 		fact(c, "lost", "%s, %" PRIu64 " GPU records dropped by CUPTI",
 		     f->lost_text, dropped);
@@ -730,6 +757,14 @@ static void print_ops(const struct ctx *c)
 		hdr[h] = fixed[i];
 		align[h++] = 'r';
 	}
+	if (s->sample_n) {
+		/* sampled: how many executions the times come from, and how
+		 * far the mean may be off */
+		hdr[h] = "timed";
+		align[h++] = 'r';
+		hdr[h] = "mean ±95%";
+		align[h++] = 'r';
+	}
 	if (per_rank) {
 		for (size_t f = 0; f < s->n_files; f++) {
 			char b[24];
@@ -816,6 +851,15 @@ static void print_ops(const struct ctx *c)
 			      r.bound == 1   ? "compute"
 			      : r.bound == 0 ? "memory"
 					     : "-");
+		if (s->sample_n) {
+			double spread = dt_problem_spread(p);
+			dt_table_cell(t, "%" PRIu64 "/%" PRIu64,
+				      p->count - p->unsampled, p->count);
+			if (spread < 0)
+				dt_table_cell(t, "-");
+			else
+				dt_table_cell(t, "%.1f%%", 100 * spread);
+		}
 		if (per_rank) {
 			for (size_t f = 0; f < s->n_files; f++)
 				dt_table_cell(
@@ -959,6 +1003,17 @@ static void json_files(struct dt_json *j, const struct dt_summary *s)
 		   f->t_end > f->t_begin ? f->t_end - f->t_begin : 0);
 		dt_json_ku(j, "gpu_ns", f->gpu_ns);
 		dt_json_ku(j, "cudnn_gpu_ns", f->cudnn_gpu_ns);
+		if (f->sample_n) {
+			/* sampled GPU recording (record --gpu-sample) */
+			dt_json_key(j, "gpu_sample");
+			dt_json_open(j, '{', -1);
+			dt_json_ku(j, "one_in", f->sample_n);
+			dt_json_ku(j, "window_ms", f->window_ms);
+			dt_json_ku(j, "windows", f->windows);
+			dt_json_ku(j, "window_ns", f->window_ns);
+			dt_json_ku(j, "unsampled_ops", f->unsampled_ops);
+			dt_json_close(j, -1);
+		}
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
@@ -1162,7 +1217,20 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 	dt_json_ku(j, "gpu_ns", p->gpu_ns);
 	dt_json_ku(j, "host_ns", p->host_ns);
 	dt_json_ku(j, "kernels", p->kernels);
-	dt_json_ku(j, "mean_ns", p->count ? p->gpu_ns / p->count : 0);
+	uint64_t timed = p->count - p->unsampled;
+	dt_json_ku(j, "mean_ns", timed ? p->gpu_ns / timed : 0);
+	if (s->sample_n) {
+		double spread = dt_problem_spread(p);
+		dt_json_ku(j, "timed", timed);
+		dt_json_ku(j, "settled_mean_ns",
+			   p->settled_count ? p->settled_ns / p->settled_count
+					    : 0);
+		dt_json_key(j, "spread");
+		if (spread < 0)
+			dt_json_null(j);
+		else
+			dt_json_num(j, spread);
+	}
 	dt_json_ku(j, "median_ns", p->median_ns);
 	dt_json_ku(j, "min_ns", p->min_ns);
 	dt_json_ku(j, "max_ns", p->max_ns);

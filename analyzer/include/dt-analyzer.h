@@ -566,6 +566,10 @@ struct dt_op {
 	enum dt_math math;   /* the peak it is held against */
 	int32_t device;      /* the GPU its first kernel ran on, -1 none */
 	uint32_t gpu_stream; /* and CUPTI's id of that kernel's stream */
+	/* GPU recording was sampled and this execution ran outside a window
+	 * (wholly or in part): its GPU work was not (all) recorded, so its
+	 * kernels and times say nothing of it */
+	bool unsampled;
 };
 
 /* An execution plan was built (a successful finalize). */
@@ -796,6 +800,12 @@ struct dt_model_stats {
 	uint64_t gpu_samples;
 	uint64_t kernel_registrations; /* kernels libraries registered with
 					  the CUDA runtime (KERNEL_LIB) */
+	/* sampled GPU recording (record --gpu-sample N): N (0 not
+	 * sampled), the windows and the host time they covered, and the
+	 * op executions that ran outside them */
+	uint32_t sample_n, window_ms;
+	uint64_t windows, window_ns;
+	uint64_t unsampled_ops;
 };
 
 struct dt_session_opts {
@@ -1058,6 +1068,10 @@ struct dt_sum_file {
 	uint64_t records, calls, lost, gpu_dropped, undecoded;
 	uint64_t kernels, ops;
 	uint64_t t_begin, t_end; /* first and last host timestamps seen */
+	/* sampled GPU recording (dt_model_stats): one window of window_ms
+	 * in sample_n (0: not sampled) */
+	uint32_t sample_n, window_ms;
+	uint64_t windows, window_ns, unsampled_ops;
 	uint64_t gpu_ns;         /* kernels, copies and sets, summed */
 	uint64_t cudnn_gpu_ns;   /* of which launched by cuDNN calls */
 	struct dt_graph_stats graphs;
@@ -1079,6 +1093,7 @@ struct dt_sum_engine {
 	char *knobs; /* "TILE_SIZE=4 KBLOCK=3", or NULL */
 	uint64_t count, gpu_ns;
 	uint64_t timed, min_ns, max_ns; /* the executions with kernels */
+	double sq_ns;                   /* their times squared, summed */
 	int64_t workspace;              /* -1 unknown */
 };
 
@@ -1097,6 +1112,9 @@ struct dt_sum_problem {
 	uint64_t bytes;   /* one execution */
 	int32_t device;
 	uint64_t count, failed, gpu_ns, host_ns, kernels;
+	/* of count: ran outside the windows of sampled GPU recording, so
+	 * not timed (gpu_ns, kernels and the times below leave them out) */
+	uint64_t unsampled;
 	uint64_t replays;  /* of count: replayed from CUDA graphs */
 	uint64_t captured; /* calls that put it into a CUDA graph (not in
 			      count: they ran nothing) */
@@ -1129,6 +1147,8 @@ struct dt_sum_problem {
 	/* filled by dt_summary_finish(): the executions (with kernels) of
 	 * the engine it settled on, which the rates are computed from */
 	uint64_t settled_ns, settled_count;
+	double settled_sq;    /* their times squared, summed */
+	uint64_t settled_all; /* executions of that engine, timed or not */
 	uint64_t min_ns, median_ns, max_ns;
 	uint64_t tune_ns; /* executions with engines it did not settle on */
 	uint64_t tune_count;
@@ -1262,6 +1282,11 @@ struct dt_summary {
 						 comparisons) */
 	uint64_t host_ns;                     /* inside cuDNN calls */
 	uint64_t calls, failed, ops, kernels;
+	/* sampled GPU recording, over every trace: sample_n the largest N
+	 * (0: none was sampled); the windows, their host time, the host time
+	 * of the sampled traces, and the op executions outside windows */
+	uint32_t sample_n;
+	uint64_t windows, window_ns, recorded_ns, unsampled_ops;
 	struct dt_graph_stats graphs; /* every trace's, summed */
 	struct dt_plan_stats plans;   /* likewise */
 	struct dt_sum_dram dram;      /* likewise */
@@ -1324,6 +1349,14 @@ struct dt_rates {
 };
 void dt_problem_rates(const struct dt_summary *s,
 		      const struct dt_sum_problem *p, struct dt_rates *r);
+
+/* How far a problem's mean GPU time per execution (settled_ns /
+ * settled_count) may be from that of all its executions of that engine,
+ * when only some were timed (sampled recording): the half width of the
+ * 95% confidence interval, as a fraction of the mean, taking the timed
+ * executions as a random sample of them all. 0 when all were timed; -1
+ * when fewer than two were. */
+double dt_problem_spread(const struct dt_sum_problem *p);
 
 /* ------------------------------------------------------------ diff */
 
