@@ -379,11 +379,13 @@ int dt_arg_value_format(const char *api_name, const struct dt_arg *args,
 	return len;
 }
 
+/* The most of one value dt_args_format() prints, with its NUL. */
+#define VALUE_MAX 2048
+
 int dt_args_format(const char *api_name, const struct dt_arg *args, int n,
 		   char *buf, size_t size)
 {
 	int len = 0;
-	char val[2048];
 
 	if (size)
 		buf[0] = 0;
@@ -393,8 +395,18 @@ int dt_args_format(const char *api_name, const struct dt_arg *args, int n,
 			dt_put(buf, size, &len, ", ", 2);
 		dt_put(buf, size, &len, a->name, a->name_len);
 		dt_put(buf, size, &len, a->out ? "=>" : "=", a->out ? 2 : 1);
-		dt_arg_value_format(api_name, args, n, i, val, sizeof(val));
-		dt_put_s(buf, size, &len, val);
+		/* formatted in place, and cut as a value of its own would be */
+		char none;
+		size_t room = (size_t)len < size ? size - (size_t)len : 0;
+		int k = dt_arg_value_format(api_name, args, n, i,
+					    room ? buf + len : &none,
+					    room < VALUE_MAX ? room : VALUE_MAX);
+		if (k >= VALUE_MAX) {
+			k = VALUE_MAX - 1;
+			if (room > VALUE_MAX - 1)
+				buf[len + k] = 0;
+		}
+		len += k;
 	}
 	return len;
 }
