@@ -25,7 +25,6 @@
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +34,7 @@
 #include "dt-analyzer.h"
 #include "dt-config.h"
 #include "dt-records.h"
+#include "export-handoff.h"
 #include "export.h"
 #include "pb.h"
 #include "tools.h"
@@ -201,17 +201,6 @@ struct kernel_entry {
 	struct pb enc;
 };
 
-/* A thread of its own writes the packets out, a MiB at a time, while the
- * next MiB is made: the copy into the file is a tenth of the work. */
-struct writer {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	FILE *out;
-	struct pb full; /* handed over, being written while len > 0 */
-	bool stop, failed, started;
-};
-
 /* What an op's annotations say of its problem and engine, by the
  * problem's id and its plan and engine (the strings' addresses, too: a
  * string made again is a miss, never a wrong hit). */
@@ -239,8 +228,11 @@ struct enum_entry {
 };
 
 struct pf {
-	struct writer w;
-	struct pb o;        /* packets, handed to the writer at 1 MiB */
+	/* a thread of its own writes the packets out, a MiB at a time, while
+	 * the next MiB is made: the copy into the file is a tenth of the
+	 * work */
+	struct dt_handoff w;
+	struct pb o; /* packets, handed to the writer at 1 MiB */
 	struct pb interned; /* InternedData for the next packet */
 	struct pb scratch;
 	bool cleared; /* the first packet, or one after a clear, comes next */
@@ -292,72 +284,10 @@ static uint64_t rel_ns(const struct pf *x, uint64_t mono)
 	return rel > 0 ? (uint64_t)rel : 0;
 }
 
-static void *writer_main(void *arg)
+/* The writer's work: the packets handed over, into the file. */
+static bool write_out(void *arg, const uint8_t *b, size_t len)
 {
-	struct writer *w = arg;
-
-	pthread_mutex_lock(&w->lock);
-	for (;;) {
-		while (!w->full.len && !w->stop)
-			pthread_cond_wait(&w->cond, &w->lock);
-		if (!w->full.len)
-			break;
-		pthread_mutex_unlock(&w->lock);
-		bool ok = fwrite(w->full.b, 1, w->full.len, w->out) ==
-			  w->full.len;
-		pthread_mutex_lock(&w->lock);
-		w->failed |= !ok;
-		w->full.len = 0;
-		pthread_cond_broadcast(&w->cond);
-	}
-	pthread_mutex_unlock(&w->lock);
-	return NULL;
-}
-
-static void writer_start(struct writer *w, FILE *out)
-{
-	w->out = out;
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cond, NULL);
-	w->started = !pthread_create(&w->thread, NULL, writer_main, w);
-}
-
-/* Hand what is buffered to the writer (or write it here, when it could
- * not be started), taking its emptied buffer back. */
-static void drain(struct pf *x)
-{
-	struct writer *w = &x->w;
-
-	if (!x->o.len)
-		return;
-	if (!w->started) {
-		if (fwrite(x->o.b, 1, x->o.len, w->out) != x->o.len)
-			w->failed = true;
-		x->o.len = 0;
-		return;
-	}
-	pthread_mutex_lock(&w->lock);
-	while (w->full.len)
-		pthread_cond_wait(&w->cond, &w->lock);
-	struct pb empty = w->full;
-	w->full = x->o;
-	x->o = empty;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-}
-
-/* Wait for the writer to finish: whether everything was written. */
-static bool writer_stop(struct writer *w)
-{
-	if (w->started) {
-		pthread_mutex_lock(&w->lock);
-		w->stop = true;
-		pthread_cond_broadcast(&w->cond);
-		pthread_mutex_unlock(&w->lock);
-		pthread_join(w->thread, NULL);
-		w->started = false;
-	}
-	return !w->failed;
+	return fwrite(b, 1, len, arg) == len;
 }
 
 /* The sequence flags of the packet written next: the first after a
@@ -392,7 +322,7 @@ static void packet_fields(struct pf *x, uint64_t ts, uint32_t flags)
 static void packet_done(struct pf *x)
 {
 	if (x->o.len >= (1u << 20))
-		drain(x);
+		dt_handoff_give(&x->w, &x->o);
 }
 
 /* Start a packet whose length is not known yet; ts is a host time of the
@@ -1421,8 +1351,7 @@ static void pf_free(struct pf *x)
 {
 	if (!x)
 		return;
-	writer_stop(&x->w);
-	pb_free(&x->w.full);
+	dt_handoff_stop(&x->w);
 	pb_free(&x->o);
 	pb_free(&x->interned);
 	pb_free(&x->scratch);
@@ -1473,7 +1402,7 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 		x->cleared = true; /* the first packet clears the state */
 		x->strs_max = max && atol(max) > 0 ? (size_t)atol(max)
 						   : INTERN_MAX;
-		writer_start(&x->w, out);
+		dt_handoff_start(&x->w, write_out, out);
 		x->kernel_cache =
 			calloc(KERNEL_CACHE, sizeof(*x->kernel_cache));
 		x->calls = calloc(CALL_RING, sizeof(*x->calls));
@@ -1503,8 +1432,8 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 		x->trace_no = (uint32_t)i;
 		rc = export_one(x, &t[i], &notes[i]);
 	}
-	drain(x);
-	if (!writer_stop(&x->w))
+	dt_handoff_give(&x->w, &x->o);
+	if (!dt_handoff_stop(&x->w))
 		rc = 1; /* dt_close_output says why */
 	if (x->o.oom || x->interned.oom || x->scratch.oom) {
 		dt_error("out of memory");
