@@ -104,10 +104,9 @@ struct exporter {
 	bool db_made; /* created: removed if the export fails */
 	sqlite3_stmt *insert[XT_N_TABLES];
 	/* CSV */
-	FILE *csv[XT_N_TABLES];
+	int csv[XT_N_TABLES];        /* open files, -1 when none */
+	struct pb csv_out[XT_N_TABLES]; /* lines not yet written */
 	bool csv_made[XT_N_TABLES]; /* created: removed if the export fails */
-	char *line;
-	size_t line_cap;
 	bool made_dir;
 
 	/* the row being filled */
@@ -946,7 +945,6 @@ static int export_tables(const struct dt_export_opts *o, const struct sink *sk)
 		sk->discard(x);
 		dt_error("%s", x->err);
 		dt_export_close(t, n);
-		free(x->line);
 		free(x);
 		return rc;
 	}
@@ -985,7 +983,6 @@ static int export_tables(const struct dt_export_opts *o, const struct sink *sk)
 	dt_export_close(t, n);
 	free_strings(x);
 	free(x->args);
-	free(x->line);
 	free(x);
 	return rc;
 }
@@ -1181,11 +1178,36 @@ static int csv_error(struct exporter *x, int t)
 	return -1;
 }
 
+/* Lines are written when a table's reach this many bytes. */
+#define CSV_WRITE (1u << 20)
+
+/* What table t holds so far, into its file. 0, or -1 with a sentence. */
+static int csv_write(struct exporter *x, int t)
+{
+	struct pb *o = &x->csv_out[t];
+
+	for (size_t at = 0; at < o->len;) {
+		ssize_t k = write(x->csv[t], o->b + at, o->len - at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!k)
+				errno = ENOSPC;
+			return csv_error(x, t);
+		}
+		at += (size_t)k;
+	}
+	o->len = 0;
+	return 0;
+}
+
 static int csv_open(struct exporter *x)
 {
 	const char *dir = x->o->output;
 	struct stat st;
 
+	for (int t = 0; t < XT_N_TABLES; t++)
+		x->csv[t] = -1;
 	if (!mkdir(dir, 0777)) {
 		x->made_dir = true;
 	} else if (errno != EEXIST || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
@@ -1199,24 +1221,62 @@ static int csv_open(struct exporter *x)
 	}
 	for (int t = 0; t < XT_N_TABLES; t++) {
 		const struct xt_table *tb = &xt_tables[t];
+		struct pb *o = &x->csv_out[t];
 		int fd = create_new(x, csv_path(x, t));
 		if (fd < 0)
 			return -1;
 		x->csv_made[t] = true;
-		if (!(x->csv[t] = fdopen(fd, "w"))) {
-			close(fd);
-			return csv_error(x, t);
+		x->csv[t] = fd;
+		if (!pb_room(o, CSV_WRITE + 4096)) {
+			snprintf(x->err, sizeof(x->err), "out of memory");
+			return -1;
 		}
-		setvbuf(x->csv[t], NULL, _IOFBF, 1 << 20);
-		for (unsigned c = 0; c < tb->n_cols; c++)
-			fprintf(x->csv[t], "%s%s", c ? "," : "",
-				tb->cols[c].name);
-		fputc('\n', x->csv[t]);
+		for (unsigned c = 0; c < tb->n_cols; c++) {
+			size_t n = strlen(tb->cols[c].name);
+			if (c)
+				o->b[o->len++] = ',';
+			memcpy(o->b + o->len, tb->cols[c].name, n);
+			o->len += n;
+		}
+		o->b[o->len++] = '\n';
 	}
 	return 0;
 }
 
-/* v in decimal, two digits at a time: most of what CSV files hold */
+/* The decimal digits of u. */
+static inline size_t digits(uint64_t u)
+{
+	static const uint64_t pow10[] = {
+		1ull,
+		10ull,
+		100ull,
+		1000ull,
+		10000ull,
+		100000ull,
+		1000000ull,
+		10000000ull,
+		100000000ull,
+		1000000000ull,
+		10000000000ull,
+		100000000000ull,
+		1000000000000ull,
+		10000000000000ull,
+		100000000000000ull,
+		1000000000000000ull,
+		10000000000000000ull,
+		100000000000000000ull,
+		1000000000000000000ull,
+		10000000000000000000ull,
+	};
+	/* log10(2) is about 1233 / 4096; u | 1 has u's digits, and 0 one */
+	u |= 1;
+	size_t d = (size_t)(64 - __builtin_clzll(u)) * 1233 >> 12;
+
+	return d + (u >= pow10[d]);
+}
+
+/* v in decimal, two digits at a time from the last, in place: most of
+ * what CSV files hold */
 static size_t put_int(char *p, int64_t v)
 {
 	static const char pairs[] = "00010203040506070809"
@@ -1229,25 +1289,23 @@ static size_t put_int(char *p, int64_t v)
 				    "70717273747576777879"
 				    "80818283848586878889"
 				    "90919293949596979899";
-	char tmp[20];
-	size_t n = 0, i = sizeof(tmp);
 	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	size_t n = (v < 0) + digits(u);
+	char *e = p + n;
 
 	while (u >= 100) {
-		i -= 2;
-		memcpy(tmp + i, pairs + 2 * (u % 100), 2);
+		e -= 2;
+		memcpy(e, pairs + 2 * (u % 100), 2);
 		u /= 100;
 	}
 	if (u >= 10) {
-		i -= 2;
-		memcpy(tmp + i, pairs + 2 * u, 2);
+		memcpy(e - 2, pairs + 2 * u, 2);
 	} else {
-		tmp[--i] = (char)('0' + u);
+		e[-1] = (char)('0' + u);
 	}
 	if (v < 0)
-		p[n++] = '-';
-	memcpy(p + n, tmp + i, sizeof(tmp) - i);
-	return n + sizeof(tmp) - i;
+		p[0] = '-';
+	return n;
 }
 
 /* A REAL: exactly, in as few digits as round-trip (integers as such) */
@@ -1286,46 +1344,52 @@ static int csv_row(struct exporter *x, enum xt_table_id t,
 		   const struct cell *cells)
 {
 	unsigned n = xt_tables[t].n_cols;
-	size_t len = 0, most = 0;
+	struct pb *o = &x->csv_out[t];
+	size_t most = 0;
 
 	/* the most the line takes: 32 bytes a number, a text's every byte a
 	 * doubled quote, a comma or line end each */
 	for (unsigned c = 0; c < n; c++)
 		most += cells[c].kind == CELL_TEXT ? 2 * cells[c].t.n + 3 : 32;
-	if (!grow(&x->line, &x->line_cap, most, 1)) {
-		snprintf(x->err, sizeof(x->err), "out of memory");
-		return -1;
+	if (o->len + most > o->cap) {
+		if (csv_write(x, t) < 0)
+			return -1;
+		if (!pb_room(o, most)) {
+			snprintf(x->err, sizeof(x->err), "out of memory");
+			return -1;
+		}
 	}
+	char *p = (char *)o->b + o->len, *start = p;
 	for (unsigned c = 0; c < n; c++) {
 		const struct cell *v = &cells[c];
 		if (c)
-			x->line[len++] = ',';
+			*p++ = ',';
 		switch (v->kind) {
 		case CELL_NULL:
 			break;
 		case CELL_INT:
-			len += put_int(x->line + len, v->i);
+			p += put_int(p, v->i);
 			break;
 		case CELL_REAL:
-			len += put_real(x->line + len, v->f);
+			p += put_real(p, v->f);
 			break;
 		case CELL_TEXT:
-			len += put_text(x->line + len, v->t.s, v->t.n);
+			p += put_text(p, v->t.s, v->t.n);
 			break;
 		}
 	}
-	x->line[len++] = '\n';
-	if (fwrite(x->line, 1, len, x->csv[t]) != len)
-		return csv_error(x, t);
-	return 0;
+	*p++ = '\n';
+	o->len += (size_t)(p - start);
+	return o->len >= CSV_WRITE ? csv_write(x, t) : 0;
 }
 
 static void csv_discard(struct exporter *x)
 {
 	for (int t = 0; t < XT_N_TABLES; t++) {
-		if (x->csv[t])
-			fclose(x->csv[t]);
-		x->csv[t] = NULL;
+		if (x->csv[t] >= 0)
+			close(x->csv[t]);
+		x->csv[t] = -1;
+		pb_free(&x->csv_out[t]);
 		if (x->csv_made[t])
 			remove_output(x, csv_path(x, t));
 	}
@@ -1336,14 +1400,17 @@ static void csv_discard(struct exporter *x)
 static int csv_finish(struct exporter *x)
 {
 	for (int t = 0; t < XT_N_TABLES; t++) {
-		FILE *f = x->csv[t];
-		bool bad = ferror(f);
-		x->csv[t] = NULL;
-		/* fclose flushes: a full disk shows here */
-		if ((fclose(f) || bad) && !x->failed) {
+		/* a full disk shows when the last lines are written, or when
+		 * the file is closed */
+		int fd = x->csv[t];
+		if (!x->failed && csv_write(x, t) < 0)
+			x->failed = true;
+		x->csv[t] = -1;
+		if (close(fd) && !x->failed) {
 			csv_error(x, t);
 			x->failed = true;
 		}
+		pb_free(&x->csv_out[t]);
 	}
 	return x->failed ? export_failed(x) : 0;
 }
