@@ -1275,8 +1275,9 @@ static inline size_t digits(uint64_t u)
 	return d + (u >= pow10[d]);
 }
 
-/* v in decimal, two digits at a time from the last, in place: most of
- * what CSV files hold */
+/* v in decimal, in place, two digits at a time from the last: most of
+ * what CSV files hold. Eight digits at a time are split off first, so
+ * that the pairs are worked out in 32 bits. */
 static size_t put_int(char *p, int64_t v)
 {
 	static const char pairs[] = "00010203040506070809"
@@ -1289,20 +1290,30 @@ static size_t put_int(char *p, int64_t v)
 				    "70717273747576777879"
 				    "80818283848586878889"
 				    "90919293949596979899";
+	if ((uint64_t)v < 10) { /* flags, kinds, many a count */
+		*p = (char)('0' + v);
+		return 1;
+	}
 	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 	size_t n = (v < 0) + digits(u);
 	char *e = p + n;
 
-	while (u >= 100) {
+	for (; u >= 100000000; u /= 100000000) {
+		uint32_t eight = (uint32_t)(u % 100000000);
+		for (int i = 0; i < 4; i++, eight /= 100) {
+			e -= 2;
+			memcpy(e, pairs + 2 * (eight % 100), 2);
+		}
+	}
+	uint32_t w = (uint32_t)u;
+	for (; w >= 100; w /= 100) {
 		e -= 2;
-		memcpy(e, pairs + 2 * (u % 100), 2);
-		u /= 100;
+		memcpy(e, pairs + 2 * (w % 100), 2);
 	}
-	if (u >= 10) {
-		memcpy(e - 2, pairs + 2 * u, 2);
-	} else {
-		e[-1] = (char)('0' + u);
-	}
+	if (w >= 10)
+		memcpy(e - 2, pairs + 2 * w, 2);
+	else
+		e[-1] = (char)('0' + w);
 	if (v < 0)
 		p[0] = '-';
 	return n;
