@@ -3,9 +3,10 @@
  * tables, one SQLite database or one CSV file per table.
  *
  * The tables are those of export-schema.h. A consumer of each trace's
- * session fills rows as events arrive and hands each to a back end at
- * once: nothing is held but the strings interned so far (StringIds) and a
- * few per-trace lookups, so memory does not grow with the trace. The back
+ * session fills rows as events arrive and hands them, 2 MiB at a time, to
+ * a back end working on a thread of its own: nothing is held but those
+ * two batches, the strings interned so far (StringIds) and a few
+ * per-trace lookups, so memory does not grow with the trace. The back
  * ends know nothing of traces; the consumer knows nothing of SQL or CSV.
  *
  * Neither back end overwrites what exists, and an export that fails to
