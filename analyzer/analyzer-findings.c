@@ -617,11 +617,14 @@ static void find_idle(struct dt_summary *s)
 	dt_fmt_ns(idle, t1, sizeof(t1));
 	dt_fmt_ns(s->span_ns, t2, sizeof(t2));
 	char *title = dt_xasprintf(
-		"GPU idle: the GPU ran nothing for %s of the %s between its "
-		"first and last activity (%.0f%%): the host, synchronization or "
-		"kernel launches set the pace, not the GPU; larger batches, CUDA "
-		"graphs and fewer, fused kernels keep it busy",
-		t1, t2, 100.0 * (double)idle / (double)s->span_ns);
+		"GPU idle: the GPU ran nothing for %s of the %s %s (%.0f%%): "
+		"the host, synchronization or kernel launches set the pace, "
+		"not the GPU; larger batches, CUDA graphs and fewer, fused "
+		"kernels keep it busy",
+		t1, t2,
+		s->sampling.one_in ? "of the sampling windows"
+				   : "between its first and last activity",
+		100.0 * (double)idle / (double)s->span_ns);
 	add_finding(s, DT_FIND_IDLE, idle, true, title, ev.p);
 }
 

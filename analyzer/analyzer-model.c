@@ -610,7 +610,7 @@ static struct pending *add_op(struct dt_model *m,
 	p->op.device = -1;
 	p->op.cost.dtype = -1;
 	p->op.unsampled = c->flags & DT_CALL_UNSAMPLED;
-	m->stats.unsampled_ops += p->op.unsampled;
+	m->stats.sampling.unsampled_ops += p->op.unsampled;
 	p->desc = desc;
 	/* launches that came before the call's record */
 	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
@@ -1630,20 +1630,6 @@ void m_op_add_kernel(struct pending *p, const struct dt_activity *a)
 
 /* ------------------------------------------------------------- public */
 
-/* Sampled recording, as the GPU recording's state says it: "on: CUPTI ...
- * (kernels ...), sampled: one window of 100 ms in 10". */
-static void sampling_of(struct dt_model *m)
-{
-	const char *s = strstr(m->stats.gpu_state, ", sampled: ");
-	unsigned ms, n;
-
-	if (s && sscanf(s, ", sampled: one window of %u ms in %u", &ms, &n) ==
-			 2) {
-		m->stats.window_ms = ms;
-		m->stats.sample_n = n;
-	}
-}
-
 struct dt_model *dt_model_new(const struct dt_file_info *fi)
 {
 	struct dt_model *m = calloc(1, sizeof(*m));
@@ -1662,7 +1648,6 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 	const char *gpu = dt_info_get(fi, "gpu");
 	snprintf(m->stats.gpu_state, sizeof(m->stats.gpu_state), "%s",
 		 gpu ? gpu : "");
-	sampling_of(m);
 	m->gpu_unknown = gpu && !strncmp(gpu, "unknown", 7);
 	m->bn_per_activation = enum_value("cudnnBatchNormMode_t",
 					  "CUDNN_BATCHNORM_PER_ACTIVATION");
@@ -1817,7 +1802,7 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	a.end = a.gpu_end + (uint64_t)m->cupti_to_mono;
 	if (a.timed) {
 		/* between sampling windows nothing more comes */
-		m->gpu_live = !m->stats.sample_n || m->window_open;
+		m->gpu_live = !m->stats.sampling.one_in || m->window_open;
 		if (a.end > m->gpu_now)
 			m->gpu_now = a.end;
 	}
@@ -1980,34 +1965,28 @@ static void other_record(struct dt_model *m, const struct dt_rec_hdr *h)
 	}
 }
 
-/* Sampled recording: the windows, and the host time they covered. A
- * window open when another profiler took CUPTI ends there. */
-static void sample_window(struct dt_model *m, const struct dt_rec_gpu_state *g,
-			  const char *why, uint32_t why_len)
+/* Sampled recording: the windows, and the host time they covered; their
+ * words say the sampling ("one window of 100 ms in 10"). A window open
+ * when another profiler took CUPTI ends there. */
+static void sample_window(struct dt_model *m, const struct dt_gpu_change *g)
 {
+	struct dt_gpu_sampling *sm = &m->stats.sampling;
 	char text[64];
-	unsigned ms, n;
 
-	snprintf(text, sizeof(text), "%.*s", (int)why_len, why);
-	if ((g->state == DT_GPU_WINDOW_OPEN ||
-	     g->state == DT_GPU_WINDOW_CLOSE) &&
-	    sscanf(text, "one window of %u ms in %u", &ms, &n) == 2)
-		m->stats.window_ms = ms;
+	if (g->state == DT_GPU_WINDOW_OPEN || g->state == DT_GPU_WINDOW_CLOSE) {
+		snprintf(text, sizeof(text), "%.*s", (int)g->why_len, g->why);
+		sscanf(text, "one window of %u ms", &sm->window_ms);
+		sm->one_in = (uint32_t)g->code;
+	}
 	if (g->state == DT_GPU_WINDOW_OPEN) {
-		m->stats.sample_n = (uint32_t)g->code;
-		m->stats.windows++;
+		sm->windows++;
 		if (!m->window_open)
 			m->window_open = g->t ? g->t : 1;
-		return;
-	}
-	if (m->window_open && g->state != DT_GPU_ON &&
-	    g->state != DT_GPU_RESUMED) {
+	} else if (m->window_open && !g->recording) {
 		if (g->t > m->window_open)
-			m->stats.window_ns += g->t - m->window_open;
+			sm->window_ns += g->t - m->window_open;
 		m->window_open = 0;
 	}
-	if (g->state == DT_GPU_WINDOW_CLOSE)
-		m->stats.sample_n = (uint32_t)g->code;
 }
 
 void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
@@ -2027,25 +2006,28 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 		break;
 	case DT_REC_GPU_STATE: {
 		const struct dt_rec_gpu_state *g = (const void *)h;
-		struct dt_gpu_change e = { .t = g->t,
-					   .state = g->state,
-					   .code = g->code,
+		struct dt_gpu_change e = {
+			.t = g->t,
+			.state = g->state,
+			.recording = g->state == DT_GPU_ON ||
+				     g->state == DT_GPU_RESUMED ||
+				     g->state == DT_GPU_WINDOW_OPEN,
+			.code = g->code,
 					   .dropped = g->dropped,
 					   .rec = h };
 		e.why = (const char *)dt_rec_tail(h, &e.why_len);
 		/* recording stopped or taken: ops no longer wait for the GPU's
 		 * records to pass them */
-		if (g->state != DT_GPU_ON && g->state != DT_GPU_RESUMED &&
-		    g->state != DT_GPU_WINDOW_OPEN)
+		if (!e.recording)
 			m->gpu_live = false;
-		sample_window(m, g, e.why, e.why_len);
+		sample_window(m, &e);
 		/* the header's state was not known yet: this is it, in the
 		 * header's words ("on: CUPTI ...", "off: ...") */
-		if (m->gpu_unknown) {
+		if (m->gpu_unknown &&
+		    (g->state == DT_GPU_ON || g->state == DT_GPU_OFF)) {
 			snprintf(m->stats.gpu_state, sizeof(m->stats.gpu_state),
 				 "%.*s", (int)e.why_len, e.why);
-			sampling_of(m);
-			m->gpu_unknown = false;
+					m->gpu_unknown = false;
 		}
 		EMIT(m, gpu_state, &e);
 		break;
@@ -2091,7 +2073,8 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 void dt_model_finish(struct dt_model *m)
 {
 	if (m->window_open && m->stats.t_last > m->window_open)
-		m->stats.window_ns += m->stats.t_last - m->window_open;
+		m->stats.sampling.window_ns +=
+			m->stats.t_last - m->window_open;
 	m->window_open = 0;
 	m->now = UINT64_MAX;
 	m_graph_finish(m);

@@ -1163,16 +1163,20 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		    &pv->pending);
 	if (s->fusion)
 		dt_fusion_end_file(s->fusion);
+	const struct dt_file_stats *st = dt_session_file(ss);
+	const struct dt_model_stats *ms = dt_session_stats(ss);
 	for (int i = 0; i < 64; i++) {
 		struct merger *g = &pv->merge[i];
 		merger_finish(g);
+		uint64_t span = g->last > g->first ? g->last - g->first : 0;
+		/* sampled: the GPU was watched in the windows only */
+		if (ms->sampling.one_in && span > ms->sampling.window_ns)
+			span = ms->sampling.window_ns;
 		s->busy_ns += g->busy;
-		s->span_ns += g->last > g->first ? g->last - g->first : 0;
-		f->busy.span_ns += g->last > g->first ? g->last - g->first : 0;
+		s->span_ns += span;
+		f->busy.span_ns += span;
 		f->busy.devices += g->hist != NULL;
 	}
-	const struct dt_file_stats *st = dt_session_file(ss);
-	const struct dt_model_stats *ms = dt_session_stats(ss);
 	char text[512];
 	f->end = st->end;
 	f->complete = dt_trace_complete(st);
@@ -1201,24 +1205,21 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 				      ? strdup(ms->gpu_metrics_lost)
 				      : NULL;
 	f->gpu_samples = ms->gpu_samples;
-	f->sample_n = ms->sample_n;
-	f->window_ms = ms->window_ms;
-	f->windows = ms->windows;
-	f->window_ns = ms->window_ns;
-	f->unsampled_ops = ms->unsampled_ops;
-	if (f->sample_n) {
-		if (f->sample_n > s->sample_n)
-			s->sample_n = f->sample_n;
-		s->windows += f->windows;
-		s->window_ns += f->window_ns;
-		s->unsampled_ops += f->unsampled_ops;
+	f->sampling = ms->sampling;
+	if (f->sampling.one_in) {
+		struct dt_gpu_sampling *sum = &s->sampling;
+		if (f->sampling.one_in > sum->one_in)
+			sum->one_in = f->sampling.one_in;
+		sum->windows += f->sampling.windows;
+		sum->window_ns += f->sampling.window_ns;
+		sum->unsampled_ops += f->sampling.unsampled_ops;
 		/* windows run from the file's start, before the first
 		 * call too */
 		uint64_t t0 = ms->t_first < fi->hdr.start_mono
 				      ? ms->t_first
 				      : fi->hdr.start_mono;
 		if (ms->t_last > t0)
-			s->recorded_ns += ms->t_last - t0;
+			s->sampled_traces_ns += ms->t_last - t0;
 	}
 	free(map);
 	pv->api_map = NULL;

@@ -633,9 +633,8 @@ static void sample_config(void)
 }
 
 /* Recording just started with everything on: that is the first window,
- * closed once the GPU is in use and window_ms have passed (one run in
- * three lost the correlation records for good when a window was closed
- * while the program's context was made). */
+ * closed once the GPU is in use and window_ms have passed (closing it
+ * at once went with runs that had no correlation record at all). */
 static void sample_start(void)
 {
 	atomic_store(&dt_cupti_window, 1);

@@ -729,7 +729,6 @@ void dt_leave(struct dt_thread *t)
 {
 	if (DT_UNLIKELY(t->graph.graph))
 		dt_cupti_graph_end(&t->graph, t->seq);
-	t->gpu_unsampled = false; /* its record may have been lost */
 	t->depth = 0;
 }
 
@@ -749,7 +748,12 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	uint32_t size =
 		dt_rec_align((uint32_t)sizeof(struct dt_rec_api_call) + len);
 	struct dt_rec_api_call *r;
+	uint16_t flags = t->by_dnntrace ? DT_CALL_BY_DNNTRACE : 0;
 
+	if (DT_UNLIKELY(t->gpu_unsampled)) { /* set by dt_gpu_pop() */
+		flags |= DT_CALL_UNSAMPLED;
+		t->gpu_unsampled = false; /* the record may yet be lost */
+	}
 	if (DT_UNLIKELY(len > DT_REC_MAX - sizeof(*r)))
 		return NULL;
 	r = dt_ring_reserve(t->ring, size);
@@ -759,11 +763,7 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	r->hdr.reserved = 0;
 	r->hdr.size = size;
 	r->api = (uint16_t)api;
-	r->flags = t->by_dnntrace ? DT_CALL_BY_DNNTRACE : 0;
-	if (DT_UNLIKELY(t->gpu_unsampled)) { /* set by dt_gpu_pop() */
-		r->flags |= DT_CALL_UNSAMPLED;
-		t->gpu_unsampled = false;
-	}
+	r->flags = flags;
 	r->tid = t->tid;
 	r->seq = t->seq;
 	r->t_begin = t0;

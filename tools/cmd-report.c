@@ -374,21 +374,19 @@ static void print_sampling(const struct ctx *c)
 	const struct dt_summary *s = c->s;
 	char b1[32];
 
-	if (!s->sample_n)
+	const struct dt_gpu_sampling *sm = &s->sampling;
+
+	if (!sm->one_in)
 		return;
 	warn_fact(c, "sampled",
 		  "GPU activity recorded in %" PRIu64 " window%s (%s, %.1f%% "
 		  "of the recorded time, one in %u): GPU times are those of "
 		  "the windows; per-operation times come from the %" PRIu64
 		  " of %" PRIu64 " executions that ran inside one (\"timed\")",
-		  s->windows, s->windows == 1 ? "" : "s",
-		  dt_fmt_ns(s->window_ns, b1, sizeof(b1)),
-		  dt_pct_of(s->window_ns, s->recorded_ns), s->sample_n,
-		  s->ops - s->unsampled_ops, s->ops);
-	if (!s->windows)
-		warn_fact(c, "", "%s",
-			  "no window opened: the run was shorter than one "
-			  "period of the sampling, and no GPU work is timed");
+		  sm->windows, sm->windows == 1 ? "" : "s",
+		  dt_fmt_ns(sm->window_ns, b1, sizeof(b1)),
+		  dt_pct_of(sm->window_ns, s->sampled_traces_ns), sm->one_in,
+		  s->ops - sm->unsampled_ops, s->ops);
 }
 
 static void print_identity(const struct ctx *c)
@@ -645,7 +643,10 @@ static void print_time(const struct ctx *c)
 		t, "%s",
 		dt_fmt_pct(share(s->busy_ns, s->span_ns), b2, sizeof(b2)));
 	dt_table_cell(t, "of %s", dt_fmt_ns(s->span_ns, b1, sizeof(b1)));
-	dt_table_cell(t, "GPU idle between its first and last activity");
+	dt_table_cell(t, "%s",
+		      s->sampling.one_in
+			      ? "GPU idle in the sampling windows"
+			      : "GPU idle between its first and last activity");
 	dt_table_cell(t, "%s",
 		      dt_fmt_ns(s->span_ns - s->busy_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "%s",
@@ -757,7 +758,7 @@ static void print_ops(const struct ctx *c)
 		hdr[h] = fixed[i];
 		align[h++] = 'r';
 	}
-	if (s->sample_n) {
+	if (s->sampling.one_in) {
 		/* sampled: how many executions the times come from, and how
 		 * far the mean may be off */
 		hdr[h] = "timed";
@@ -851,7 +852,7 @@ static void print_ops(const struct ctx *c)
 			      r.bound == 1   ? "compute"
 			      : r.bound == 0 ? "memory"
 					     : "-");
-		if (s->sample_n) {
+		if (s->sampling.one_in) {
 			double spread = dt_problem_spread(p);
 			dt_table_cell(t, "%" PRIu64 "/%" PRIu64,
 				      p->count - p->unsampled, p->count);
@@ -1003,15 +1004,16 @@ static void json_files(struct dt_json *j, const struct dt_summary *s)
 		   f->t_end > f->t_begin ? f->t_end - f->t_begin : 0);
 		dt_json_ku(j, "gpu_ns", f->gpu_ns);
 		dt_json_ku(j, "cudnn_gpu_ns", f->cudnn_gpu_ns);
-		if (f->sample_n) {
+		if (f->sampling.one_in) {
 			/* sampled GPU recording (record --gpu-sample) */
 			dt_json_key(j, "gpu_sample");
 			dt_json_open(j, '{', -1);
-			dt_json_ku(j, "one_in", f->sample_n);
-			dt_json_ku(j, "window_ms", f->window_ms);
-			dt_json_ku(j, "windows", f->windows);
-			dt_json_ku(j, "window_ns", f->window_ns);
-			dt_json_ku(j, "unsampled_ops", f->unsampled_ops);
+			const struct dt_gpu_sampling *sm = &f->sampling;
+			dt_json_ku(j, "one_in", sm->one_in);
+			dt_json_ku(j, "window_ms", sm->window_ms);
+			dt_json_ku(j, "windows", sm->windows);
+			dt_json_ku(j, "window_ns", sm->window_ns);
+			dt_json_ku(j, "unsampled_ops", sm->unsampled_ops);
 			dt_json_close(j, -1);
 		}
 		dt_json_close(j, -1);
@@ -1219,7 +1221,7 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 	dt_json_ku(j, "kernels", p->kernels);
 	uint64_t timed = p->count - p->unsampled;
 	dt_json_ku(j, "mean_ns", timed ? p->gpu_ns / timed : 0);
-	if (s->sample_n) {
+	if (s->sampling.one_in) {
 		double spread = dt_problem_spread(p);
 		dt_json_ku(j, "timed", timed);
 		dt_json_ku(j, "settled_mean_ns",

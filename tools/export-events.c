@@ -509,7 +509,7 @@ static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
 {
 	struct tev *x = arg;
 
-	if (g->state == DT_GPU_ON || g->state == DT_GPU_RESUMED) {
+	if (g->recording) {
 		gpu_gap(x, g->t);
 		return;
 	}

@@ -1226,7 +1226,7 @@ static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
 {
 	struct pf *x = arg;
 
-	if (g->state == DT_GPU_ON || g->state == DT_GPU_RESUMED) {
+	if (g->recording) {
 		gpu_gap(x, g->t);
 		return;
 	}

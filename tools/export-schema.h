@@ -292,7 +292,8 @@
 #define XT_COLUMNS_gpustate(C)                                            \
 	C(gpustate, start, INTEGER, "when")                               \
 	XT_GLOBAL_PID(C, gpustate)                                        \
-	C(gpustate, state, TEXT, "on, off, taken or resumed")             \
+	C(gpustate, state, TEXT,                                          \
+	  "on, off, taken, resumed; sampled: window, paused")             \
 	C(gpustate, code, INTEGER, "the CUptiResult or errno behind it")  \
 	C(gpustate, dropped, INTEGER, "GPU records CUPTI dropped so far") \
 	C(gpustate, why, TEXT, "in words")

@@ -627,7 +627,9 @@ static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
 	static const char *const state[] = { [DT_GPU_ON] = "on",
 					     [DT_GPU_OFF] = "off",
 					     [DT_GPU_TAKEN] = "taken",
-					     [DT_GPU_RESUMED] = "resumed" };
+					     [DT_GPU_RESUMED] = "resumed",
+					     [DT_GPU_WINDOW_OPEN] = "window",
+					     [DT_GPU_WINDOW_CLOSE] = "paused" };
 	struct exporter *x = arg;
 
 	if (!dt_export_in(x->t, g->t, g->t))

@@ -659,6 +659,8 @@ struct dt_device {
 struct dt_gpu_change {
 	uint64_t t;       /* host, CLOCK_MONOTONIC ns */
 	uint32_t state;   /* DT_GPU_* */
+	bool recording;   /* GPU activity is recorded from here on: on,
+			     resumed, or a sampling window opened */
 	int32_t code;     /* CUptiResult or errno behind it */
 	uint64_t dropped; /* records CUPTI dropped so far */
 	const char *why;  /* in words, why_len bytes */
@@ -770,6 +772,14 @@ struct dt_plan_stats {
 				  does not hold (opaque ones' too) */
 };
 
+/* Sampled GPU recording (record --gpu-sample): one window of window_ms
+ * in one_in (0: not sampled), the windows seen, the host time they
+ * covered, and the op executions that ran outside them. */
+struct dt_gpu_sampling {
+	uint32_t one_in, window_ms;
+	uint64_t windows, window_ns, unsampled_ops;
+};
+
 struct dt_model_stats {
 	uint64_t calls;           /* API calls */
 	uint64_t ops;             /* op executions */
@@ -800,12 +810,7 @@ struct dt_model_stats {
 	uint64_t gpu_samples;
 	uint64_t kernel_registrations; /* kernels libraries registered with
 					  the CUDA runtime (KERNEL_LIB) */
-	/* sampled GPU recording (record --gpu-sample N): N (0 not
-	 * sampled), the windows and the host time they covered, and the
-	 * op executions that ran outside them */
-	uint32_t sample_n, window_ms;
-	uint64_t windows, window_ns;
-	uint64_t unsampled_ops;
+	struct dt_gpu_sampling sampling;
 };
 
 struct dt_session_opts {
@@ -1068,10 +1073,7 @@ struct dt_sum_file {
 	uint64_t records, calls, lost, gpu_dropped, undecoded;
 	uint64_t kernels, ops;
 	uint64_t t_begin, t_end; /* first and last host timestamps seen */
-	/* sampled GPU recording (dt_model_stats): one window of window_ms
-	 * in sample_n (0: not sampled) */
-	uint32_t sample_n, window_ms;
-	uint64_t windows, window_ns, unsampled_ops;
+	struct dt_gpu_sampling sampling;
 	uint64_t gpu_ns;         /* kernels, copies and sets, summed */
 	uint64_t cudnn_gpu_ns;   /* of which launched by cuDNN calls */
 	struct dt_graph_stats graphs;
@@ -1282,11 +1284,10 @@ struct dt_summary {
 						 comparisons) */
 	uint64_t host_ns;                     /* inside cuDNN calls */
 	uint64_t calls, failed, ops, kernels;
-	/* sampled GPU recording, over every trace: sample_n the largest N
-	 * (0: none was sampled); the windows, their host time, the host time
-	 * of the sampled traces, and the op executions outside windows */
-	uint32_t sample_n;
-	uint64_t windows, window_ns, recorded_ns, unsampled_ops;
+	/* sampled GPU recording, over every trace (one_in: the largest,
+	 * window_ms unused), and the host time of the sampled traces */
+	struct dt_gpu_sampling sampling;
+	uint64_t sampled_traces_ns;
 	struct dt_graph_stats graphs; /* every trace's, summed */
 	struct dt_plan_stats plans;   /* likewise */
 	struct dt_sum_dram dram;      /* likewise */
