@@ -18,11 +18,14 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "shim-internal.h"
@@ -42,6 +45,7 @@ static struct {
 
 static bool managed[NSIG]; /* one of fatal_signals, and taken over */
 static pid_t owner;        /* the process whose signals are taken */
+static bool say_stack;     /* DNNTRACE_BACKTRACE: a crash prints its stack */
 
 /* The C library's functions, looked up at load: a handler may need them,
  * and dlsym is no function to call in one. */
@@ -133,6 +137,30 @@ static int app_set(int sig, const struct sigaction *a)
 	return rc;
 }
 
+/* A crash's thread, address and stack on stderr, for a crash the program
+ * does not handle itself: the shim's own threads and CUPTI's die without a
+ * Python or C++ handler to say where. Only write() and backtrace(), whose
+ * library was loaded when the signals were taken. */
+static void say_crash(int sig, const siginfo_t *info)
+{
+	char line[160], name[17] = "";
+	void *pc[64];
+	int n;
+
+	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE &&
+	    sig != SIGABRT)
+		return;
+	prctl(PR_GET_NAME, name);
+	n = snprintf(line, sizeof(line),
+		     "dnntrace: SIG%s at %p in thread %ld \"%s\"\n",
+		     sigabbrev_np(sig), info ? info->si_addr : NULL,
+		     (long)gettid(), name);
+	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+	n = backtrace(pc, 64);
+	backtrace_symbols_fd(pc, n, STDERR_FILENO);
+}
+
 static void on_signal(int sig, siginfo_t *info, void *uc)
 {
 	struct sigaction a;
@@ -142,6 +170,8 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 		int saved = errno;
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
 
+		if (say_stack)
+			say_crash(sig, info);
 		/* the signal ends the process: finish the file, then let
 		 * the default action happen (the signal is blocked until this
 		 * returns, unless the program asked for SA_NODEFER) */
@@ -180,6 +210,12 @@ void dt_signals_take(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	owner = getpid();
+	const char *bt = getenv("DNNTRACE_BACKTRACE");
+	if (bt && *bt && strcmp(bt, "0")) {
+		void *pc[1];
+		backtrace(pc, 1); /* loads the unwinder now, not in a handler */
+		say_stack = true;
+	}
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]);
 	     i++) {
 		int sig = fatal_signals[i];
