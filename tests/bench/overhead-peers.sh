@@ -10,12 +10,17 @@
 #   plain     the workload alone
 #   none      dnntrace record --gpu none (cuDNN calls only)
 #   sampled   dnntrace record --gpu-sample $SAMPLE (default 10), where the
-#             build has it
+#             build has it (with DNNTRACE_GPU_SAMPLE_UNSAFE=1)
 #   full      dnntrace record (calls, kernels, copies, sets)
 #   floor     libcupti-floor.so through CUDA_INJECTION64_PATH: CUPTI's
 #             kernel records and nothing else, the least a kernel tracer pays
+#   floor_sampled  the same with kernel records on 100 ms of each second
+#             (CUPTI_FLOOR_SAMPLE=100:900): what switching them off saves
 #   profiler  torch.profiler (CPU and CUDA activities) around the timed loop
 #   log       cuDNN's API log, CUDNN_LOGLEVEL_DBG=3, to a file
+#
+# CONFIGS (default: all of these) names the configurations to run; plain
+# is always one of them.
 #
 # Workloads: sdpa small_cnn lstm resnet50 (tests/gpu/wl_*.py, ms per
 # iteration: lower is better) and llama (llama-bench through
@@ -66,10 +71,14 @@ run() {
 	case $cfg in
 	plain) ;;
 	none) pre=("$dnntrace" record -q -o "$dir/%p.dnnt" --gpu none --) ;;
-	sampled) pre=("$dnntrace" record -q -o "$dir/%p.dnnt"
+	# CUPTI 13.0.1 refuses sampling unless asked anyway: it is measured
+	sampled) env=(DNNTRACE_GPU_SAMPLE_UNSAFE=1)
+		pre=("$dnntrace" record -q -o "$dir/%p.dnnt"
 		--gpu-sample "$sample" --) ;;
 	full) pre=("$dnntrace" record -q -o "$dir/%p.dnnt" --) ;;
 	floor) env=(CUDA_INJECTION64_PATH="$floor") ;;
+	floor_sampled) env=(CUDA_INJECTION64_PATH="$floor"
+		CUPTI_FLOOR_SAMPLE=100:900) ;;
 	profiler) env=(DNNTRACE_WL_PROFILE="$dir/profile.json") ;;
 	log) env=(CUDNN_LOGLEVEL_DBG=3 CUDNN_LOGDEST_DBG="$dir/cudnn.log") ;;
 	esac
@@ -104,8 +113,15 @@ run() {
 # sampled kernel timing, where this build has it
 "$dnntrace" record --help | grep -q -- --gpu-sample && sampled=sampled || sampled=
 for wl in $workloads; do
-	cfgs=(plain none $sampled full floor profiler log)
-	[ "$wl" = llama ] && cfgs=(plain none $sampled full floor)
+	cfgs=(plain none $sampled full floor floor_sampled profiler log)
+	[ "$wl" = llama ] && cfgs=(plain none $sampled full floor floor_sampled)
+	if [ -n "${CONFIGS:-}" ]; then
+		want=" $CONFIGS " && picked=(plain)
+		for c in "${cfgs[@]:1}"; do
+			[[ $want == *" $c "* ]] && picked+=("$c")
+		done
+		cfgs=("${picked[@]}")
+	fi
 	n=${#cfgs[@]}
 	for r in $(seq "$reps"); do
 		for i in $(seq 0 $((n - 1))); do
@@ -128,7 +144,7 @@ for line in open(sys.argv[1]):
         size[(wl.split("_")[0] if wl.startswith("llama") else wl, cfg)].append(int(v))
     else:
         vals[(wl, cfg)][r] = float(v)
-cfgs = ["none", "sampled", "full", "floor", "profiler", "log"]
+cfgs = ["none", "sampled", "full", "floor", "floor_sampled", "profiler", "log"]
 print("ratio to plain, median (min..max) over interleaved rounds; "
       "sampled = --gpu-sample %s" % sys.argv[2])
 print("%-12s %9s  " % ("workload", "plain") + "  ".join("%-19s" % c for c in cfgs))
