@@ -608,10 +608,19 @@ static void sample_tick(void)
 		window_open();
 }
 
-/* DNNTRACE_GPU_SAMPLE=N[:MS]: one window of MS (100) in N. */
-static void sample_config(void)
+/* The CUPTI releases whose own worker thread was seen to crash (SIGSEGV)
+ * when kernel records are switched off and on while a program runs: 13.0.1
+ * did, in a client of 100 lines with no dnntrace in the process
+ * (tests/bench/cupti-floor.c, CUPTI_FLOOR_SAMPLE). */
+#define CUPTI_SWITCH_CRASHES(v) ((v) <= 130001)
+
+/* DNNTRACE_GPU_SAMPLE=N[:MS]: one window of MS (100) in N; refused, with
+ * a word in *refused, on a CUPTI that crashes doing it, unless
+ * DNNTRACE_GPU_SAMPLE_UNSAFE=1 asks for it anyway. */
+static void sample_config(uint32_t version, char *refused, size_t size)
 {
 	const char *v = getenv("DNNTRACE_GPU_SAMPLE");
+	const char *unsafe = getenv("DNNTRACE_GPU_SAMPLE_UNSAFE");
 	unsigned long n, ms = 100;
 	char *end;
 
@@ -625,6 +634,20 @@ static void sample_config(void)
 			"dnntrace: DNNTRACE_GPU_SAMPLE=%s is not N[:MS] with "
 			"N from 2 and MS from 1: every launch is recorded\n",
 			v);
+		return;
+	}
+	if (CUPTI_SWITCH_CRASHES(version) &&
+	    !(unsafe && *unsafe && strcmp(unsafe, "0"))) {
+		snprintf(refused, size,
+			 ", not sampled: CUPTI %u.%u.%u crashes switching "
+			 "records",
+			 version / 10000, version / 100 % 100, version % 100);
+		fprintf(stderr,
+			"dnntrace: GPU sampling refused: CUPTI %u.%u.%u can "
+			"crash the program when kernel records are switched "
+			"off and on; every launch is recorded "
+			"(DNNTRACE_GPU_SAMPLE_UNSAFE=1 samples anyway)\n",
+			version / 10000, version / 100 % 100, version % 100);
 		return;
 	}
 	c.sample_n = (unsigned)n;
@@ -830,7 +853,8 @@ static void start_once(void)
 		return;
 	}
 	bool attributed;
-	sample_config();
+	char sampled[80] = "";
+	sample_config(version, sampled, sizeof(sampled));
 	if ((r = arm(&attributed)) != CUPTI_SUCCESS) {
 		char why[256];
 		if (no_gpu(why, sizeof(why)))
@@ -850,7 +874,6 @@ static void start_once(void)
 	dt_cupti_tagging = attributed;
 	c.attributed = attributed;
 	unsigned k = wanted_kinds();
-	char sampled[80] = "";
 	if (c.sample_n) {
 		sample_start();
 		snprintf(sampled, sizeof(sampled),
