@@ -1490,12 +1490,24 @@ static size_t put_real(char *p, double v)
 	return (size_t)snprintf(p, 32, "%.17g", v);
 }
 
+/* Whether a text needs quotes in a field: it holds a comma, a quote or a
+ * line break, or it is empty. Looked at here rather than by strcspn():
+ * most texts are a few letters (a library, a kind, a data type), and a
+ * call's arguments have a comma within the first few. */
+static inline bool needs_quotes(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+			return true;
+	return !n;
+}
+
 /* A field as RFC 4180 has it: quoted when it holds a comma, a quote or a
  * line break, quotes doubled; an empty string quoted, so that it differs
  * from NULL, which is an empty field. */
 static size_t put_text(char *p, const char *s, size_t n)
 {
-	if (n && strcspn(s, ",\"\r\n") >= n) {
+	if (!needs_quotes(s, n)) {
 		memcpy(p, s, n);
 		return n;
 	}
