@@ -1526,17 +1526,20 @@ static size_t put_text(char *p, const char *s, size_t n)
 	return k;
 }
 
-static int csv_row(struct exporter *x, enum xt_table_id t,
-		   const struct cell *cells)
+/* A row of a batch (at row, size bytes, of table t) as a line of its
+ * file, its cells read where the batch holds them. */
+static int csv_row(struct exporter *x, enum xt_table_id t, const uint8_t *row,
+		   size_t size)
 {
 	unsigned n = xt_tables[t].n_cols;
+	const struct cell *cells =
+		(const struct cell *)(row + sizeof(struct row_head));
 	struct pb *o = &x->csv_out[t];
-	size_t most = 0;
-
 	/* the most the line takes: 32 bytes a number, a text's every byte a
-	 * doubled quote, a comma or line end each */
-	for (unsigned c = 0; c < n; c++)
-		most += cells[c].kind == CELL_TEXT ? 2 * cells[c].t.n + 3 : 32;
+	 * doubled quote and two more, a comma or line end each (the row's
+	 * size is more than its text) */
+	size_t most = 35 * (size_t)n + 2 * size;
+
 	if (o->len + most > o->cap) {
 		if (csv_write(x, t) < 0)
 			return -1;
@@ -1560,7 +1563,8 @@ static int csv_row(struct exporter *x, enum xt_table_id t,
 			p += put_real(p, v->f);
 			break;
 		case CELL_TEXT:
-			p += put_text(p, v->t.s, v->t.n);
+			p += put_text(p, (const char *)row + v->held.at,
+				      v->held.n);
 			break;
 		}
 	}
@@ -1571,12 +1575,12 @@ static int csv_row(struct exporter *x, enum xt_table_id t,
 
 static int csv_rows(struct exporter *x, const uint8_t *b, size_t len)
 {
-	struct cell row[XT_MAX_COLUMNS];
-
 	for (size_t at = 0; at < len;) {
-		enum xt_table_id t = read_row(b, &at, row);
-		if (csv_row(x, t, row) < 0)
+		struct row_head h;
+		memcpy(&h, b + at, sizeof(h));
+		if (csv_row(x, (enum xt_table_id)h.table, b + at, h.size) < 0)
 			return -1;
+		at += h.size;
 	}
 	return 0;
 }
