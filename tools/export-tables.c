@@ -34,20 +34,19 @@
 
 enum cell_kind { CELL_NULL, CELL_INT, CELL_REAL, CELL_TEXT };
 
+/* A value of a row. Every row's cells are copied into the batch and read
+ * back on the back end's thread: they are kept to 16 bytes, a text's
+ * length in 32 bits. */
 struct cell {
-	enum cell_kind kind;
+	uint32_t kind; /* enum cell_kind */
+	uint32_t n;    /* a text's length */
 	union {
 		int64_t i;
 		double f;
-		struct {
-			const char *s;
-			size_t n;
-		} t;
+		const char *s; /* a text */
 		/* a text in a row handed over: at bytes after the row's
 		 * start (struct row_head) */
-		struct {
-			size_t at, n;
-		} held;
+		uint64_t at;
 	};
 };
 
@@ -151,17 +150,17 @@ static inline void put_f(struct exporter *x, unsigned col, double v)
 	x->row[col].f = v;
 }
 
-/* s (n bytes), NULL for a NULL s */
+/* s (n bytes), NULL for a NULL s (or one longer than a cell says) */
 static inline void put_sn(struct exporter *x, unsigned col, const char *s,
 			  size_t n)
 {
-	if (!s) {
+	if (!s || n > UINT32_MAX) {
 		put_null(x, col);
 		return;
 	}
 	x->row[col].kind = CELL_TEXT;
-	x->row[col].t.s = s;
-	x->row[col].t.n = n;
+	x->row[col].s = s;
+	x->row[col].n = (uint32_t)n;
 }
 
 static inline void put_s(struct exporter *x, unsigned col, const char *s)
@@ -213,7 +212,7 @@ static enum xt_table_id read_row(const uint8_t *b, size_t *at,
 	memcpy(row, b + *at + sizeof(h), n * sizeof(*row));
 	for (unsigned c = 0; c < n; c++)
 		if (row[c].kind == CELL_TEXT)
-			row[c].t.s = (const char *)b + *at + row[c].held.at;
+			row[c].s = (const char *)b + *at + row[c].at;
 	*at += h.size;
 	return (enum xt_table_id)h.table;
 }
@@ -242,7 +241,7 @@ static void write_cells(struct exporter *x, enum xt_table_id t,
 
 	for (unsigned c = 0; c < n; c++)
 		if (cells[c].kind == CELL_TEXT)
-			size += cells[c].t.n;
+			size += cells[c].n;
 	size = (size + 7) & ~(size_t)7;
 	if (x->rows.len + size > ROWS_BATCH)
 		hand_rows(x);
@@ -262,9 +261,9 @@ static void write_cells(struct exporter *x, enum xt_table_id t,
 	for (unsigned c = 0; c < n; c++) {
 		if (cells[c].kind != CELL_TEXT)
 			continue;
-		memcpy(row + text, cells[c].t.s, cells[c].t.n);
-		held[c].held.at = text;
-		text += cells[c].t.n;
+		memcpy(row + text, cells[c].s, cells[c].n);
+		held[c].at = text;
+		text += cells[c].n;
 	}
 	x->rows.len += size;
 }
@@ -365,7 +364,9 @@ static uint32_t intern(struct exporter *x, const char *s, size_t n)
 
 	struct cell row[XT_str_n_cols] = {
 		[XT_str_id] = { .kind = CELL_INT, .i = id },
-		[XT_str_value] = { .kind = CELL_TEXT, .t = { copy, n } },
+		[XT_str_value] = { .kind = CELL_TEXT,
+				   .n = (uint32_t)n,
+				   .s = copy },
 	};
 	write_cells(x, XT_str, row);
 	return id;
@@ -1153,7 +1154,7 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 		sqlite3_result_double(ctx, v->f);
 		break;
 	case CELL_TEXT:
-		sqlite3_result_text64(ctx, v->t.s, v->t.n, SQLITE_STATIC,
+		sqlite3_result_text64(ctx, v->s, v->n, SQLITE_STATIC,
 				      SQLITE_UTF8);
 		break;
 	}
@@ -1563,8 +1564,7 @@ static int csv_row(struct exporter *x, enum xt_table_id t, const uint8_t *row,
 			p += put_real(p, v->f);
 			break;
 		case CELL_TEXT:
-			p += put_text(p, (const char *)row + v->held.at,
-				      v->held.n);
+			p += put_text(p, (const char *)row + v->at, v->n);
 			break;
 		}
 	}
