@@ -109,6 +109,12 @@ struct exporter {
 	int csv[XT_N_TABLES];        /* open files, -1 when none */
 	struct pb csv_out[XT_N_TABLES]; /* lines not yet written */
 	bool csv_made[XT_N_TABLES]; /* created: removed if the export fails */
+	struct csv_last {
+		int64_t v;
+		uint64_t hi; /* v / 10^8 when v >= 10^8, else 0 */
+		size_t n;
+		char s[24];
+	} csv_last[XT_N_TABLES][XT_MAX_COLUMNS]; /* each column's last number */
 	bool made_dir;
 
 	/* the row being filled */
@@ -1439,21 +1445,31 @@ static inline size_t digits(uint64_t u)
 	return d + (u >= pow10[d]);
 }
 
+static const char digit_pairs[] = "00010203040506070809"
+				  "10111213141516171819"
+				  "20212223242526272829"
+				  "30313233343536373839"
+				  "40414243444546474849"
+				  "50515253545556575859"
+				  "60616263646566676869"
+				  "70717273747576777879"
+				  "80818283848586878889"
+				  "90919293949596979899";
+
+/* u (below 10^8) as eight digits, leading zeros too, ending at e. */
+static inline void put_eight(char *e, uint32_t u)
+{
+	for (int i = 0; i < 4; i++, u /= 100) {
+		e -= 2;
+		memcpy(e, digit_pairs + 2 * (u % 100), 2);
+	}
+}
+
 /* v in decimal, in place, two digits at a time from the last: most of
  * what CSV files hold. Eight digits at a time are split off first, so
  * that the pairs are worked out in 32 bits. */
 static size_t put_int(char *p, int64_t v)
 {
-	static const char pairs[] = "00010203040506070809"
-				    "10111213141516171819"
-				    "20212223242526272829"
-				    "30313233343536373839"
-				    "40414243444546474849"
-				    "50515253545556575859"
-				    "60616263646566676869"
-				    "70717273747576777879"
-				    "80818283848586878889"
-				    "90919293949596979899";
 	if ((uint64_t)v < 10) { /* flags, kinds, many a count */
 		*p = (char)('0' + v);
 		return 1;
@@ -1462,25 +1478,45 @@ static size_t put_int(char *p, int64_t v)
 	size_t n = (v < 0) + digits(u);
 	char *e = p + n;
 
-	for (; u >= 100000000; u /= 100000000) {
-		uint32_t eight = (uint32_t)(u % 100000000);
-		for (int i = 0; i < 4; i++, eight /= 100) {
-			e -= 2;
-			memcpy(e, pairs + 2 * (eight % 100), 2);
-		}
-	}
+	for (; u >= 100000000; u /= 100000000, e -= 8)
+		put_eight(e, (uint32_t)(u % 100000000));
 	uint32_t w = (uint32_t)u;
 	for (; w >= 100; w /= 100) {
 		e -= 2;
-		memcpy(e, pairs + 2 * (w % 100), 2);
+		memcpy(e, digit_pairs + 2 * (w % 100), 2);
 	}
 	if (w >= 10)
-		memcpy(e - 2, pairs + 2 * w, 2);
+		memcpy(e - 2, digit_pairs + 2 * w, 2);
 	else
 		e[-1] = (char)('0' + w);
 	if (v < 0)
 		p[0] = '-';
 	return n;
+}
+
+/* v as put_int() writes it, from the text of the column's last number:
+ * copied when v is that number again (a process, a thread, a device, a
+ * stream, a launch's shape repeat row after row), its last eight digits
+ * made again when only they differ (times). Up to 23 bytes after the
+ * number are written over. */
+static inline size_t put_int_again(char *p, int64_t v, struct csv_last *l)
+{
+	if ((uint64_t)v < 10) {
+		*p = (char)('0' + v);
+		return 1;
+	}
+	if (v != l->v || !l->n) {
+		uint64_t hi = v >= 100000000 ? (uint64_t)v / 100000000 : 0;
+		if (hi && hi == l->hi)
+			put_eight(l->s + l->n,
+				  (uint32_t)((uint64_t)v % 100000000));
+		else
+			l->n = put_int(l->s, v);
+		l->v = v;
+		l->hi = hi;
+	}
+	memcpy(p, l->s, sizeof(l->s));
+	return l->n;
 }
 
 /* A REAL: exactly, in as few digits as round-trip (integers as such) */
@@ -1558,7 +1594,7 @@ static int csv_row(struct exporter *x, enum xt_table_id t, const uint8_t *row,
 		case CELL_NULL:
 			break;
 		case CELL_INT:
-			p += put_int(p, v->i);
+			p += put_int_again(p, v->i, &x->csv_last[t][c]);
 			break;
 		case CELL_REAL:
 			p += put_real(p, v->f);
