@@ -322,7 +322,7 @@ static void put_elem(char code, const struct dt_arg *a, uint32_t i, char *buf,
 		} else {
 			memcpy(&d, a->data + (size_t)i * 8, 8);
 		}
-		APPEND("%g", d);
+		dt_put_g(buf, size, &len, d);
 	} else
 		dt_put_i64(buf, size, &len, dt_arg_elem_i(a, i));
 	*plen = len;
@@ -357,7 +357,7 @@ void dt_arg_put(const struct dt_arg *a, char *buf, size_t size, int *plen)
 		dt_put_i64(buf, size, &len, a->i);
 		break;
 	case 'f':
-		APPEND("%g", a->f);
+		dt_put_g(buf, size, &len, a->f);
 		break;
 	case 'a':
 		dt_put(buf, size, &len, "[", 1);
@@ -372,7 +372,7 @@ void dt_arg_put(const struct dt_arg *a, char *buf, size_t size, int *plen)
 		if (a->count == 0)
 			APPEND("NULL");
 		else
-			APPEND("%g", dt_hostscalar_guess(a));
+			dt_put_g(buf, size, &len, dt_hostscalar_guess(a));
 		break;
 	case 's':
 		APPEND("\"");

@@ -250,11 +250,11 @@ int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 			if (es == 4) {
 				float f;
 				memcpy(&f, p, 4);
-				APPEND("%g", f);
+				dt_put_g(buf, size, &len, f);
 			} else {
 				double d;
 				memcpy(&d, p, 8);
-				APPEND("%g", d);
+				dt_put_g(buf, size, &len, d);
 			}
 			break;
 		case 'r': {

@@ -4,6 +4,7 @@
 #ifndef DT_ANALYZER_UTIL_H
 #define DT_ANALYZER_UTIL_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +25,23 @@
 		if (k_ > 0)                                                  \
 			len += k_;                                           \
 	} while (0)
+
+/* v as printf's "%g" prints it. An integer below 10^6 in magnitude is
+ * its digits there (no point, no exponent): printed without printf,
+ * which took most of the time of a call's arguments, alpha and beta
+ * being 1 and 0 in almost every call. */
+static inline void dt_put_g(char *buf, size_t size, int *plen, double v)
+{
+	int len = *plen;
+
+	/* -0 is "-0" there */
+	if (v > -1e6 && v < 1e6 && v == (double)(int32_t)v &&
+	    (v != 0 || !signbit(v)))
+		dt_put_i64(buf, size, &len, (int32_t)v);
+	else
+		APPEND("%g", v);
+	*plen = len;
+}
 
 /* dt_arg_format() appending to buf (analyzer-args.c). */
 void dt_arg_put(const struct dt_arg *a, char *buf, size_t size, int *len);

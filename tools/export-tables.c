@@ -34,20 +34,19 @@
 
 enum cell_kind { CELL_NULL, CELL_INT, CELL_REAL, CELL_TEXT };
 
+/* A value of a row. Every row's cells are copied into the batch and read
+ * back on the back end's thread: they are kept to 16 bytes, a text's
+ * length in 32 bits. */
 struct cell {
-	enum cell_kind kind;
+	uint32_t kind; /* enum cell_kind */
+	uint32_t n;    /* a text's length */
 	union {
 		int64_t i;
 		double f;
-		struct {
-			const char *s;
-			size_t n;
-		} t;
+		const char *s; /* a text */
 		/* a text in a row handed over: at bytes after the row's
 		 * start (struct row_head) */
-		struct {
-			size_t at, n;
-		} held;
+		uint64_t at;
 	};
 };
 
@@ -110,6 +109,12 @@ struct exporter {
 	int csv[XT_N_TABLES];        /* open files, -1 when none */
 	struct pb csv_out[XT_N_TABLES]; /* lines not yet written */
 	bool csv_made[XT_N_TABLES]; /* created: removed if the export fails */
+	struct csv_last {
+		int64_t v;
+		uint64_t hi; /* v / 10^8 when v >= 10^8, else 0 */
+		size_t n;
+		char s[24];
+	} csv_last[XT_N_TABLES][XT_MAX_COLUMNS]; /* each column's last number */
 	bool made_dir;
 
 	/* the row being filled */
@@ -151,17 +156,17 @@ static inline void put_f(struct exporter *x, unsigned col, double v)
 	x->row[col].f = v;
 }
 
-/* s (n bytes), NULL for a NULL s */
+/* s (n bytes), NULL for a NULL s (or one longer than a cell says) */
 static inline void put_sn(struct exporter *x, unsigned col, const char *s,
 			  size_t n)
 {
-	if (!s) {
+	if (!s || n > UINT32_MAX) {
 		put_null(x, col);
 		return;
 	}
 	x->row[col].kind = CELL_TEXT;
-	x->row[col].t.s = s;
-	x->row[col].t.n = n;
+	x->row[col].s = s;
+	x->row[col].n = (uint32_t)n;
 }
 
 static inline void put_s(struct exporter *x, unsigned col, const char *s)
@@ -213,7 +218,7 @@ static enum xt_table_id read_row(const uint8_t *b, size_t *at,
 	memcpy(row, b + *at + sizeof(h), n * sizeof(*row));
 	for (unsigned c = 0; c < n; c++)
 		if (row[c].kind == CELL_TEXT)
-			row[c].t.s = (const char *)b + *at + row[c].held.at;
+			row[c].s = (const char *)b + *at + row[c].at;
 	*at += h.size;
 	return (enum xt_table_id)h.table;
 }
@@ -242,7 +247,7 @@ static void write_cells(struct exporter *x, enum xt_table_id t,
 
 	for (unsigned c = 0; c < n; c++)
 		if (cells[c].kind == CELL_TEXT)
-			size += cells[c].t.n;
+			size += cells[c].n;
 	size = (size + 7) & ~(size_t)7;
 	if (x->rows.len + size > ROWS_BATCH)
 		hand_rows(x);
@@ -262,9 +267,9 @@ static void write_cells(struct exporter *x, enum xt_table_id t,
 	for (unsigned c = 0; c < n; c++) {
 		if (cells[c].kind != CELL_TEXT)
 			continue;
-		memcpy(row + text, cells[c].t.s, cells[c].t.n);
-		held[c].held.at = text;
-		text += cells[c].t.n;
+		memcpy(row + text, cells[c].s, cells[c].n);
+		held[c].at = text;
+		text += cells[c].n;
 	}
 	x->rows.len += size;
 }
@@ -365,7 +370,9 @@ static uint32_t intern(struct exporter *x, const char *s, size_t n)
 
 	struct cell row[XT_str_n_cols] = {
 		[XT_str_id] = { .kind = CELL_INT, .i = id },
-		[XT_str_value] = { .kind = CELL_TEXT, .t = { copy, n } },
+		[XT_str_value] = { .kind = CELL_TEXT,
+				   .n = (uint32_t)n,
+				   .s = copy },
 	};
 	write_cells(x, XT_str, row);
 	return id;
@@ -1153,7 +1160,7 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 		sqlite3_result_double(ctx, v->f);
 		break;
 	case CELL_TEXT:
-		sqlite3_result_text64(ctx, v->t.s, v->t.n, SQLITE_STATIC,
+		sqlite3_result_text64(ctx, v->s, v->n, SQLITE_STATIC,
 				      SQLITE_UTF8);
 		break;
 	}
@@ -1438,21 +1445,31 @@ static inline size_t digits(uint64_t u)
 	return d + (u >= pow10[d]);
 }
 
+static const char digit_pairs[] = "00010203040506070809"
+				  "10111213141516171819"
+				  "20212223242526272829"
+				  "30313233343536373839"
+				  "40414243444546474849"
+				  "50515253545556575859"
+				  "60616263646566676869"
+				  "70717273747576777879"
+				  "80818283848586878889"
+				  "90919293949596979899";
+
+/* u (below 10^8) as eight digits, leading zeros too, ending at e. */
+static inline void put_eight(char *e, uint32_t u)
+{
+	for (int i = 0; i < 4; i++, u /= 100) {
+		e -= 2;
+		memcpy(e, digit_pairs + 2 * (u % 100), 2);
+	}
+}
+
 /* v in decimal, in place, two digits at a time from the last: most of
  * what CSV files hold. Eight digits at a time are split off first, so
  * that the pairs are worked out in 32 bits. */
 static size_t put_int(char *p, int64_t v)
 {
-	static const char pairs[] = "00010203040506070809"
-				    "10111213141516171819"
-				    "20212223242526272829"
-				    "30313233343536373839"
-				    "40414243444546474849"
-				    "50515253545556575859"
-				    "60616263646566676869"
-				    "70717273747576777879"
-				    "80818283848586878889"
-				    "90919293949596979899";
 	if ((uint64_t)v < 10) { /* flags, kinds, many a count */
 		*p = (char)('0' + v);
 		return 1;
@@ -1461,25 +1478,45 @@ static size_t put_int(char *p, int64_t v)
 	size_t n = (v < 0) + digits(u);
 	char *e = p + n;
 
-	for (; u >= 100000000; u /= 100000000) {
-		uint32_t eight = (uint32_t)(u % 100000000);
-		for (int i = 0; i < 4; i++, eight /= 100) {
-			e -= 2;
-			memcpy(e, pairs + 2 * (eight % 100), 2);
-		}
-	}
+	for (; u >= 100000000; u /= 100000000, e -= 8)
+		put_eight(e, (uint32_t)(u % 100000000));
 	uint32_t w = (uint32_t)u;
 	for (; w >= 100; w /= 100) {
 		e -= 2;
-		memcpy(e, pairs + 2 * (w % 100), 2);
+		memcpy(e, digit_pairs + 2 * (w % 100), 2);
 	}
 	if (w >= 10)
-		memcpy(e - 2, pairs + 2 * w, 2);
+		memcpy(e - 2, digit_pairs + 2 * w, 2);
 	else
 		e[-1] = (char)('0' + w);
 	if (v < 0)
 		p[0] = '-';
 	return n;
+}
+
+/* v as put_int() writes it, from the text of the column's last number:
+ * copied when v is that number again (a process, a thread, a device, a
+ * stream, a launch's shape repeat row after row), its last eight digits
+ * made again when only they differ (times). Up to 23 bytes after the
+ * number are written over. */
+static inline size_t put_int_again(char *p, int64_t v, struct csv_last *l)
+{
+	if ((uint64_t)v < 10) {
+		*p = (char)('0' + v);
+		return 1;
+	}
+	if (v != l->v || !l->n) {
+		uint64_t hi = v >= 100000000 ? (uint64_t)v / 100000000 : 0;
+		if (hi && hi == l->hi)
+			put_eight(l->s + l->n,
+				  (uint32_t)((uint64_t)v % 100000000));
+		else
+			l->n = put_int(l->s, v);
+		l->v = v;
+		l->hi = hi;
+	}
+	memcpy(p, l->s, sizeof(l->s));
+	return l->n;
 }
 
 /* A REAL: exactly, in as few digits as round-trip (integers as such) */
@@ -1490,12 +1527,24 @@ static size_t put_real(char *p, double v)
 	return (size_t)snprintf(p, 32, "%.17g", v);
 }
 
+/* Whether a text needs quotes in a field: it holds a comma, a quote or a
+ * line break, or it is empty. Looked at here rather than by strcspn():
+ * most texts are a few letters (a library, a kind, a data type), and a
+ * call's arguments have a comma within the first few. */
+static inline bool needs_quotes(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+			return true;
+	return !n;
+}
+
 /* A field as RFC 4180 has it: quoted when it holds a comma, a quote or a
  * line break, quotes doubled; an empty string quoted, so that it differs
  * from NULL, which is an empty field. */
 static size_t put_text(char *p, const char *s, size_t n)
 {
-	if (n && strcspn(s, ",\"\r\n") >= n) {
+	if (!needs_quotes(s, n)) {
 		memcpy(p, s, n);
 		return n;
 	}
@@ -1514,17 +1563,20 @@ static size_t put_text(char *p, const char *s, size_t n)
 	return k;
 }
 
-static int csv_row(struct exporter *x, enum xt_table_id t,
-		   const struct cell *cells)
+/* A row of a batch (at row, size bytes, of table t) as a line of its
+ * file, its cells read where the batch holds them. */
+static int csv_row(struct exporter *x, enum xt_table_id t, const uint8_t *row,
+		   size_t size)
 {
 	unsigned n = xt_tables[t].n_cols;
+	const struct cell *cells =
+		(const struct cell *)(row + sizeof(struct row_head));
 	struct pb *o = &x->csv_out[t];
-	size_t most = 0;
-
 	/* the most the line takes: 32 bytes a number, a text's every byte a
-	 * doubled quote, a comma or line end each */
-	for (unsigned c = 0; c < n; c++)
-		most += cells[c].kind == CELL_TEXT ? 2 * cells[c].t.n + 3 : 32;
+	 * doubled quote and two more, a comma or line end each (the row's
+	 * size is more than its text) */
+	size_t most = 35 * (size_t)n + 2 * size;
+
 	if (o->len + most > o->cap) {
 		if (csv_write(x, t) < 0)
 			return -1;
@@ -1542,13 +1594,13 @@ static int csv_row(struct exporter *x, enum xt_table_id t,
 		case CELL_NULL:
 			break;
 		case CELL_INT:
-			p += put_int(p, v->i);
+			p += put_int_again(p, v->i, &x->csv_last[t][c]);
 			break;
 		case CELL_REAL:
 			p += put_real(p, v->f);
 			break;
 		case CELL_TEXT:
-			p += put_text(p, v->t.s, v->t.n);
+			p += put_text(p, (const char *)row + v->at, v->n);
 			break;
 		}
 	}
@@ -1559,12 +1611,12 @@ static int csv_row(struct exporter *x, enum xt_table_id t,
 
 static int csv_rows(struct exporter *x, const uint8_t *b, size_t len)
 {
-	struct cell row[XT_MAX_COLUMNS];
-
 	for (size_t at = 0; at < len;) {
-		enum xt_table_id t = read_row(b, &at, row);
-		if (csv_row(x, t, row) < 0)
+		struct row_head h;
+		memcpy(&h, b + at, sizeof(h));
+		if (csv_row(x, (enum xt_table_id)h.table, b + at, h.size) < 0)
 			return -1;
+		at += h.size;
 	}
 	return 0;
 }
