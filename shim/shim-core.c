@@ -499,6 +499,20 @@ void dt_before_exit(int status)
 
 static struct dt_thread *current_thread(void);
 
+void dt_info_learnt(void)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+	struct dt_kv kv[12];
+
+	if (!w)
+		return; /* the header will say */
+	size_t n = dt_shim_info(kv, sizeof(kv) / sizeof(kv[0]));
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(kv[i].key, "cudnn.", 6) &&
+		    strcmp(kv[i].key, "cudnn.built"))
+			dt_writer_info(w, kv[i].key, kv[i].value);
+}
+
 /* The sink for CUPTI's records: they go to the ring of whichever thread
  * hands them over (CUPTI's own, the flusher, or one at exit). Those are not
  * the application's threads, so waiting a little for room is allowed. */

@@ -103,8 +103,10 @@ static void note_library(void *fn)
 {
 	Dl_info info;
 
-	if (!cudnn_path[0] && dladdr(fn, &info) && info.dli_fname)
+	if (!cudnn_path[0] && dladdr(fn, &info) && info.dli_fname) {
 		snprintf(cudnn_path, sizeof(cudnn_path), "%s", info.dli_fname);
+		dt_info_learnt();
+	}
 }
 
 void *dt_real_resolve(unsigned api)

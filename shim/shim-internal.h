@@ -21,6 +21,10 @@ DT_HIDDEN void dt_thread_exit(void *arg);
  * (static storage) and returns how many. */
 DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);
 
+/* The cuDNN library is known now: a file whose header was written before
+ * (GPU records came first) gets its facts in the body. */
+DT_HIDDEN void dt_info_learnt(void);
+
 /* Finish the trace before the process image is replaced. */
 DT_HIDDEN void dt_before_exec(void);
 

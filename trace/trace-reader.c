@@ -263,6 +263,11 @@ static int add_info(struct dt_file_info *fi, const struct dt_rec_info *rec)
 
 	if (rec->key_len > len)
 		return -1;
+	/* the header's word stands: a body's INFO only adds what it lacked */
+	for (size_t i = 0; i < fi->n_info; i++)
+		if (strlen(fi->info[i].key) == rec->key_len &&
+		    !memcmp(fi->info[i].key, t, rec->key_len))
+			return 0;
 	kv = realloc(fi->info, (fi->n_info + 1) * sizeof(*kv));
 	if (!kv)
 		return -1;
@@ -1263,6 +1268,10 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 				r->stats.calls++;
 			else if (h->type == DT_REC_LOSS)
 				count_loss(r, (const void *)h);
+			else if (h->type == DT_REC_INFO)
+				/* what the process learnt after the header was
+				 * written (the cuDNN it loaded) */
+				add_info(&r->info, (const void *)h);
 			else if (h->type == DT_REC_END) {
 				r->stats.have_end = true;
 				memcpy(&r->stats.end_rec, h,

@@ -613,6 +613,17 @@ static void emit_loss(struct dt_writer *w, uint32_t tid, uint64_t count,
 	chunk_add(w, &l, sizeof(l));
 }
 
+/* An INFO record into the chunk, between the rings' records. */
+static void chunk_info(struct dt_writer *w, const char *key, const char *value)
+{
+	struct recbuf b = { 0 };
+
+	add_info_str(&b, key, value);
+	if (b.len)
+		chunk_add(w, b.p, (uint32_t)b.len);
+	free(b.p);
+}
+
 /* Move every complete record of r into the chunk. Returns true when r is
  * detached and empty, so it can be freed. */
 static bool drain_ring(struct dt_writer *w, struct dt_ring *r)
@@ -797,6 +808,17 @@ static void *writer_main(void *arg)
 }
 
 /* --------------------------------------------------------- public API */
+
+int dt_writer_info(struct dt_writer *w, const char *key, const char *value)
+{
+	if (!w || atomic_load(&w->stop))
+		return -1;
+	pthread_mutex_lock(&w->lock);
+	if (w->fd >= 0)
+		chunk_info(w, key, value);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
 
 static void kick(struct dt_writer *w)
 {

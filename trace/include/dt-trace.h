@@ -200,6 +200,11 @@ void dt_writer_free(struct dt_writer *w);
 int dt_writer_close_async(struct dt_writer *w, enum dt_end_reason reason,
 			  int code, unsigned timeout_ms);
 
+/* A fact learnt after the header was written (the cuDNN library a process
+ * loaded later), as an INFO record in the body: readers add it to the
+ * header's facts unless the header has the key. */
+int dt_writer_info(struct dt_writer *w, const char *key, const char *value);
+
 /* Write out everything recorded so far (a frame), waiting at most
  * timeout_ms for the writer thread. Returns 0 when done in time. */
 int dt_writer_flush(struct dt_writer *w, unsigned timeout_ms);
