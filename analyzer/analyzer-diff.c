@@ -67,6 +67,7 @@ static void side_of(struct dt_diff_side *d, const struct dt_summary *s,
 		*d = (struct dt_diff_side){
 			.present = true,
 			.count = p->count,
+			.timed = p->count - p->unsampled,
 			.gpu_ns = p->gpu_ns,
 			.median_ns = p->median_ns,
 			.min_ns = p->min_ns,
@@ -95,6 +96,7 @@ static void side_of(struct dt_diff_side *d, const struct dt_summary *s,
 	if (workspace > d->workspace)
 		d->workspace = workspace;
 	d->count += p->count;
+	d->timed += p->count - p->unsampled;
 	d->gpu_ns += p->gpu_ns;
 }
 

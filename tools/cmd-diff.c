@@ -197,6 +197,31 @@ static void run_line(const struct ctx *c, const char *label, const char *name,
 		f->cuda ? "; CUDA " : "", f->cuda ? f->cuda : "");
 }
 
+/* A run recorded with sampled GPU activity: what its GPU numbers are. */
+static void sampled_line(const struct ctx *c, const char *label,
+			 const struct dt_summary *s)
+{
+	const struct dt_gpu_sampling *sm = &s->sampling;
+	char t[32];
+
+	if (!sm->one_in)
+		return;
+	dt_para(c->out, c->format, "warn",
+		"%ssampled: %s recorded GPU activity in %" PRIu64
+		" window%s (%s, one in %u): its GPU totals are the windows', "
+		"not comparable, and its medians come from the %" PRIu64
+		" of %" PRIu64 " executions timed\n",
+		c->format == DT_MARKDOWN ? "- " : "", label, sm->windows,
+		sm->windows == 1 ? "" : "s",
+		dt_fmt_ns(sm->window_ns, t, sizeof(t)), sm->one_in,
+		s->ops - sm->unsampled_ops, s->ops);
+}
+
+static bool sampled(const struct dt_diff *d)
+{
+	return d->base->sampling.one_in || d->next->sampling.one_in;
+}
+
 static uint64_t other_ns(const struct dt_summary *s)
 {
 	uint64_t n = 0;
@@ -205,8 +230,10 @@ static uint64_t other_ns(const struct dt_summary *s)
 	return n;
 }
 
+/* A row of the totals; "sampled" for a GPU total when a run's GPU
+ * activity was recorded in windows only. */
 static void total_row(struct dt_table *t, const char *what, uint64_t b,
-		      uint64_t n, bool time)
+		      uint64_t n, bool time, bool windows_only)
 {
 	char x[32], y[32];
 
@@ -218,7 +245,9 @@ static void total_row(struct dt_table *t, const char *what, uint64_t b,
 		dt_table_cell(t, "%" PRIu64, b);
 		dt_table_cell(t, "%" PRIu64, n);
 	}
-	if (b)
+	if (windows_only)
+		dt_table_cell(t, "%s", "sampled");
+	else if (b)
 		dt_table_cell(t, "%+.1f%%",
 			      100.0 * ((double)n - (double)b) / (double)b);
 	else
@@ -299,15 +328,17 @@ static void print_totals(const struct ctx *c)
 		return;
 	dt_heading(c->out, c->format, "###", c->color,
 		   "Totals");
+	bool w = sampled(c->d);
 	total_row(t, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
-		  true);
+		  true, w);
 	total_row(t, "GPU time in other kernels", other_ns(b), other_ns(n),
-		  true);
-	total_row(t, "memory copies and sets", b->copy_ns, n->copy_ns, true);
+		  true, w);
+	total_row(t, "memory copies and sets", b->copy_ns, n->copy_ns, true,
+		  w);
 	total_row(t, "host time inside cuDNN calls", b->host_ns, n->host_ns,
-		  true);
-	total_row(t, "cuDNN calls", b->calls, n->calls, false);
-	total_row(t, "cuDNN op executions", b->ops, n->ops, false);
+		  true, false);
+	total_row(t, "cuDNN calls", b->calls, n->calls, false, false);
+	total_row(t, "cuDNN op executions", b->ops, n->ops, false, false);
 	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
 	if (c->format == DT_HTML)
@@ -447,8 +478,15 @@ static void print_changes(const struct ctx *c)
 		dt_table_cell(t, "%s..%s",
 			      dt_fmt_ns(o->base.min_ns, b[4], sizeof(b[4])),
 			      dt_fmt_ns(o->base.max_ns, b[5], sizeof(b[5])));
-		dt_table_cell(t, "%" PRIu64 "/%" PRIu64, o->base.count,
-			      o->next.count);
+		if (sampled(d))
+			dt_table_cell(t,
+				      "%" PRIu64 "/%" PRIu64 " (timed %" PRIu64
+				      "/%" PRIu64 ")",
+				      o->base.count, o->next.count,
+				      o->base.timed, o->next.timed);
+		else
+			dt_table_cell(t, "%" PRIu64 "/%" PRIu64,
+				      o->base.count, o->next.count);
 		char e1[24], e2[24];
 		engine_str(o, &o->base, e1, sizeof(e1));
 		engine_str(o, &o->next, e2, sizeof(e2));
@@ -617,6 +655,7 @@ static void json_side(struct dt_json *j, const struct dt_diff_side *s)
 	dt_json_open(j, '{', -1);
 	dt_json_ku(j, "count", s->count);
 	dt_json_ku(j, "gpu_ns", s->gpu_ns);
+	dt_json_ku(j, "timed", s->timed);
 	dt_json_ku(j, "median_ns", s->median_ns);
 	dt_json_ku(j, "min_ns", s->min_ns);
 	dt_json_ku(j, "max_ns", s->max_ns);
@@ -646,6 +685,7 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	dt_json_ku(j, "host_cudnn_ns", s->host_ns);
 	dt_json_ku(j, "calls", s->calls);
 	dt_json_ku(j, "ops", s->ops);
+	dt_json_ku(j, "timed_ops", s->ops - s->sampling.unsampled_ops);
 	dt_json_key(j, "complete");
 	dt_json_bool(j, dt_summary_complete(s));
 	dt_json_key(j, "files");
@@ -655,6 +695,8 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 		dt_json_open(j, '{', -1);
 		dt_json_ks(j, "path", fi->path);
 		dt_json_trace_end(j, fi);
+		if (fi->sampling.one_in)
+			dt_json_gpu_sample(j, &fi->sampling);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
@@ -870,6 +912,8 @@ int cmd_diff(int argc, char **argv)
 			dt_html_begin(c.out, "dnntrace diff");
 		run_line(&c, "base", c.base_name, base);
 		run_line(&c, "new", c.next_name, next);
+		sampled_line(&c, "base", base);
+		sampled_line(&c, "new", next);
 		const char *lead = c.format == DT_MARKDOWN ? "- warning: "
 							   : "warning: ";
 		if (dt_print_unclean(c.out, c.format, base, lead) +

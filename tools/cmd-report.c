@@ -1004,18 +1004,8 @@ static void json_files(struct dt_json *j, const struct dt_summary *s)
 		   f->t_end > f->t_begin ? f->t_end - f->t_begin : 0);
 		dt_json_ku(j, "gpu_ns", f->gpu_ns);
 		dt_json_ku(j, "cudnn_gpu_ns", f->cudnn_gpu_ns);
-		if (f->sampling.one_in) {
-			/* sampled GPU recording (record --gpu-sample) */
-			dt_json_key(j, "gpu_sample");
-			dt_json_open(j, '{', -1);
-			const struct dt_gpu_sampling *sm = &f->sampling;
-			dt_json_ku(j, "one_in", sm->one_in);
-			dt_json_ku(j, "window_ms", sm->window_ms);
-			dt_json_ku(j, "windows", sm->windows);
-			dt_json_ku(j, "window_ns", sm->window_ns);
-			dt_json_ku(j, "unsampled_ops", sm->unsampled_ops);
-			dt_json_close(j, -1);
-		}
+		if (f->sampling.one_in) /* record --gpu-sample */
+			dt_json_gpu_sample(j, &f->sampling);
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);

@@ -206,6 +206,18 @@ void dt_json_trace_end(struct dt_json *j, const struct dt_sum_file *f)
 	dt_json_ku(j, "gpu_dropped", f->gpu_dropped);
 }
 
+void dt_json_gpu_sample(struct dt_json *j, const struct dt_gpu_sampling *sm)
+{
+	dt_json_key(j, "gpu_sample");
+	dt_json_open(j, '{', -1);
+	dt_json_ku(j, "one_in", sm->one_in);
+	dt_json_ku(j, "window_ms", sm->window_ms);
+	dt_json_ku(j, "windows", sm->windows);
+	dt_json_ku(j, "window_ns", sm->window_ns);
+	dt_json_ku(j, "unsampled_ops", sm->unsampled_ops);
+	dt_json_close(j, -1);
+}
+
 /* {"key": N, ...}: the uint64_t fields of a stats struct. */
 struct u64_field {
 	const char *key;

@@ -261,6 +261,10 @@ const char *dt_incomplete_why(const struct dt_sum_file *f);
  * analyzer/REPORT.md lists them for a FILE. */
 void dt_json_trace_end(struct dt_json *j, const struct dt_sum_file *f);
 
+/* "gpu_sample": a trace's sampled GPU recording (record --gpu-sample), as
+ * analyzer/REPORT.md lists it for a FILE. */
+void dt_json_gpu_sample(struct dt_json *j, const struct dt_gpu_sampling *sm);
+
 /* 1.23e12 -> "1.23 T" (three significant digits, SI prefix; "-" for 0). */
 const char *dt_fmt_si(double v, char *buf, size_t size);
 /* bytes moved in ns, per second, in words ("1.2 TB/s", "45.0 GB/s"); "-"

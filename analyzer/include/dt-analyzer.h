@@ -1373,6 +1373,8 @@ double dt_problem_spread(const struct dt_sum_problem *p);
 struct dt_diff_side {
 	bool present;
 	uint64_t count, gpu_ns;
+	uint64_t timed; /* of count: with GPU time (all but those that ran
+			   outside sampled recording's windows) */
 	uint64_t median_ns, min_ns, max_ns; /* per execution, settled engine */
 	int64_t engine;
 	const char *knobs;
