@@ -801,7 +801,7 @@ struct dt_model_stats {
 	/* the GPU recording state once it was known: the header's "gpu",
 	 * or the first GPU_STATE record's words when the header's said
 	 * "unknown" (the file was opened before CUPTI was started) */
-	char gpu_state[160];
+	char gpu_state[512];
 	/* the GPU's counters sampled (record --gpu-metrics): "" not asked,
 	 * "on: <metrics> every <interval>", or "off: why"; and what the
 	 * sampling lost ("" nothing) */
