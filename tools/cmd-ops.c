@@ -53,7 +53,8 @@ static void print_op_text(FILE *out, const struct dt_file_info *fi,
 	char h[32], g[32], e[32], w[32];
 
 	/* a replay's host time is its graph launch's; a captured call ran
-	 * nothing on the GPU */
+	 * nothing on the GPU; an unsampled one ran outside sampled
+	 * recording's windows, untimed */
 	fprintf(out, "%8" PRIu64 " %11.6f %9s %9s %4u %-8s %9s %s %s%s\n",
 		op->seq, (double)(op->t_begin - fi->hdr.start_mono) / 1e9,
 		op->origin == DT_OP_REPLAY
@@ -61,6 +62,7 @@ static void print_op_text(FILE *out, const struct dt_file_info *fi,
 			: dt_fmt_ns(op->t_end - op->t_begin, h, sizeof(h)),
 		op->kernels		       ? dt_fmt_ns(op->gpu_ns, g, sizeof(g))
 		: op->origin == DT_OP_CAPTURED ? "captured"
+		: op->unsampled		       ? "unsampled"
 					       : "-",
 		op->kernels, engine_str(op, e, sizeof(e)),
 		op->workspace >= 0
@@ -170,6 +172,10 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 	dt_json_ki(j, "workspace", op->workspace);
 	dt_json_ku(j, "kernels", op->kernels);
 	dt_json_ku(j, "gpu_ns", op->gpu_ns);
+	if (op->unsampled) { /* outside sampled recording's windows */
+		dt_json_key(j, "unsampled");
+		dt_json_bool(j, true);
+	}
 	dt_json_ks(j, "desc", op->desc);
 	json_knobs(j, op->knobs);
 	json_words(j, "notes", op->notes);
@@ -486,6 +492,12 @@ int cmd_ops(int argc, char **argv)
 		       ms->ops, ms->other_kernels,
 		       ms->undecoded ? "; some calls could not be decoded"
 				     : "");
+		if (ms->sampling.one_in)
+			printf("# GPU activity sampled: %" PRIu64 " windows, "
+			       "one in %u; %" PRIu64 " operations ran outside "
+			       "them, untimed (\"unsampled\")\n",
+			       ms->sampling.windows, ms->sampling.one_in,
+			       ms->sampling.unsampled_ops);
 		const struct dt_graph_stats *g = &ms->graphs;
 		if (g->captured || g->kernels)
 			printf("# CUDA graphs: %" PRIu64 " calls put work into "

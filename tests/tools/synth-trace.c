@@ -141,6 +141,7 @@ struct gen {
 	int rank;
 	double slow;  /* rank's slowdown of the matrix products */
 	uint32_t tid; /* the thread calls are made on; 0: 100 */
+	uint16_t call_flags; /* DT_CALL_* of the calls made now */
 };
 
 static void put(struct gen *g, uint16_t type, void *fixed, uint32_t size,
@@ -236,6 +237,7 @@ static uint64_t call_s(struct gen *g, const char *name, uint64_t dur,
 				     .t_begin = g->t,
 				     .t_end = g->t + dur,
 				     .status = status,
+				     .flags = g->call_flags,
 				     .len = (uint32_t)len };
 
 	put(g, DT_REC_API_CALL, &c, sizeof(c), args, (uint32_t)len);
@@ -1334,6 +1336,23 @@ static void write_modules(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* A handle (its creation's kernel too), a tensor and a ReLU's
+ * descriptor, for the scenarios that run ReLUs. */
+static void relu_setup(struct gen *g, uint64_t handle, uint64_t *y,
+		       uint64_t *act)
+{
+	uint64_t seq = CALL(g, "cudnnCreate", 300000, U(handle));
+	kernel(g, seq, "cudnn::init_kernel", 2000);
+	int64_t nchw = E("cudnnTensorFormat_t", "CUDNN_TENSOR_NCHW");
+	*y = tensor4d(g, nchw, 32, 64, 56, 56);
+	*act = ptr(g);
+	CALL(g, "cudnnCreateActivationDescriptor", 800, U(*act));
+	CALL(g, "cudnnSetActivationDescriptor", 900, U(*act),
+	     U(E("cudnnActivationMode_t", "CUDNN_ACTIVATION_RELU")),
+	     U(E("cudnnNanPropagation_t", "CUDNN_NOT_PROPAGATE_NAN")),
+	     (struct val){ .f = 0 });
+}
+
 /* The exit scenario (OUT_DIR/exit.dnnt): a program whose last calls, at
  * its exit 5 s after its last op, reach the file before that op's kernel,
  * as CUPTI's last records do: steps ReLUs of 45 us, each its own kernel;
@@ -1344,17 +1363,8 @@ static void write_exit(const char *dir, int steps, int threads)
 	struct gen g;
 
 	scenario_begin(&g, dir, "exit");
-	uint64_t handle = 0x1000;
-	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(handle));
-	kernel(&g, seq, "cudnn::init_kernel", 2000);
-	int64_t nchw = E("cudnnTensorFormat_t", "CUDNN_TENSOR_NCHW");
-	uint64_t y = tensor4d(&g, nchw, 32, 64, 56, 56);
-	uint64_t act = ptr(&g);
-	CALL(&g, "cudnnCreateActivationDescriptor", 800, U(act));
-	CALL(&g, "cudnnSetActivationDescriptor", 900, U(act),
-	     U(E("cudnnActivationMode_t", "CUDNN_ACTIVATION_RELU")),
-	     U(E("cudnnNanPropagation_t", "CUDNN_NOT_PROPAGATE_NAN")),
-	     (struct val){ .f = 0 });
+	uint64_t handle = 0x1000, y, act, seq;
+	relu_setup(&g, handle, &y, &act);
 	struct dt_rec_kernel last = { 0 };
 	for (int i = 0; i < steps; i++) {
 		seq = CALL(&g, "cudnnActivationForward", 7000, U(handle),
@@ -1379,6 +1389,67 @@ static void write_exit(const char *dir, int steps, int threads)
 	CALL(&g, "cudnnDestroy", 1000, U(handle));
 	put_kernel(&g, &last, K_RELU);
 	scenario_end(&g);
+}
+
+/* A sampling window opening or closing, in the recorder's words. */
+static void window(struct gen *g, enum dt_gpu_state state, unsigned one_in,
+		   unsigned ms)
+{
+	char why[64];
+	struct dt_rec_gpu_state r = { .t = g->t,
+				      .state = state,
+				      .code = (int32_t)one_in };
+
+	snprintf(why, sizeof(why), "one window of %u ms in %u", ms, one_in);
+	put(g, DT_REC_GPU_STATE, &r, sizeof(r), why, (uint32_t)strlen(why));
+}
+
+/* The sampled scenario: OUT_DIR/sampled.dnnt, GPU activity recorded in
+ * one window of 10 ms in 4 (record --gpu-sample 4:10), and the same
+ * program recorded whole, OUT_DIR/full.dnnt. Three rounds of steps ReLUs
+ * each, kernels of 40, 45 and 50 us; the sampled run's second round is
+ * between its windows: calls marked unsampled, no kernel. */
+static void write_sampled_run(const char *dir, const char *name, int steps,
+			      bool sampled)
+{
+	struct gen g;
+
+	scenario_begin(&g, dir, name);
+	if (sampled)
+		window(&g, DT_GPU_WINDOW_OPEN, 4, 10);
+	uint64_t handle = 0x1000, y, act, seq;
+	relu_setup(&g, handle, &y, &act);
+	for (int round = 0; round < 3; round++) {
+		bool timed = !sampled || round != 1;
+		if (sampled && round == 1) {
+			window(&g, DT_GPU_WINDOW_CLOSE, 4, 10);
+			g.call_flags = DT_CALL_UNSAMPLED;
+		} else if (sampled && round == 2) {
+			window(&g, DT_GPU_WINDOW_OPEN, 4, 10);
+			g.call_flags = 0;
+		}
+		for (int i = 0; i < steps; i++) {
+			seq = CALL(&g, "cudnnActivationForward", 7000,
+				   U(handle), U(act), K(1.0), U(y),
+				   U(0x7e0030000000), K(0.0), U(y),
+				   U(0x7e0030000000));
+			if (timed)
+				kernel(&g, seq, K_RELU,
+				       40000 + 5000 * (uint64_t)round);
+			g.t = g.gpu > g.t ? g.gpu : g.t + 50000;
+		}
+	}
+	if (sampled)
+		window(&g, DT_GPU_WINDOW_CLOSE, 4, 10);
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+	scenario_end(&g);
+}
+
+static void write_sampled(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	write_sampled_run(dir, "sampled", steps, true);
+	write_sampled_run(dir, "full", steps, false);
 }
 
 static void write_fusion_scenario(const char *dir, int steps, int threads)
@@ -1410,6 +1481,7 @@ static const struct scenario {
 	{ "metrics", " [--steps N]", write_metrics },
 	{ "modules", " [--steps N]", write_modules },
 	{ "exit", " [--steps N]", write_exit },
+	{ "sampled", " [--steps N]", write_sampled },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 

@@ -24,9 +24,10 @@ for v in noise changed; do
 	"$synth" shim/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
 done
 mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/metrics" \
-	"$synth_dir/modules" "$synth_dir/exit"
+	"$synth_dir/modules" "$synth_dir/exit" "$synth_dir/sampled"
 "$synth" shim/cudnn-api.txt "$synth_dir/modules" --scenario modules --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/exit" --scenario exit --steps 3 || exit 1
+"$synth" shim/cudnn-api.txt "$synth_dir/sampled" --scenario sampled --steps 5 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/threads" --scenario threads || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/metrics" --scenario metrics --steps 10 || exit 1
@@ -128,6 +129,14 @@ check metrics.report report "$synth_dir/metrics/metrics.dnnt"
 check modules.report report "$synth_dir/modules"
 # the last op's kernel read after the program's exit, 5 s later: still its
 check exit.ops ops "$synth_dir/exit/exit.dnnt"
+# GPU activity in 2 windows (record --gpu-sample 4:10): 10 of the 15
+# ReLUs timed, 40 and 50 us; the same program recorded whole beside it
+sm=$synth_dir/sampled
+check sampled.report report "$sm/sampled.dnnt"
+check sampled.report.json report --format json "$sm/sampled.dnnt"
+check sampled.ops ops "$sm/sampled.dnnt"
+check_rc 0 sampled.diff diff --fail-on regression "$sm/full.dnnt" "$sm/sampled.dnnt"
+check sampled.diff.json diff --format json "$sm/full.dnnt" "$sm/sampled.dnnt"
 check modules.report.json report --format json "$synth_dir/modules"
 check metrics.report.json report --format json "$synth_dir/metrics/metrics.dnnt"
 check metrics.report.html report --format html "$synth_dir/metrics/metrics.dnnt"
