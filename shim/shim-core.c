@@ -118,14 +118,6 @@ static long env_int(const char *name, long min, long max, long def)
 	return n;
 }
 
-static bool env_true(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0 &&
-	       strcasecmp(v, "no") != 0 && strcasecmp(v, "off") != 0;
-}
-
 static void load_config(void)
 {
 	const char *out = getenv("DNNTRACE_OUTPUT");
@@ -257,7 +249,7 @@ static bool tsc_usable(void)
 			src[0] = 0;
 		fclose(f);
 	}
-	return !strcmp(src, "tsc\n") && !env_true("DNNTRACE_NO_TSC");
+	return !strcmp(src, "tsc\n") && !dt_env_true("DNNTRACE_NO_TSC");
 #else
 	return false;
 #endif
@@ -289,7 +281,7 @@ static int init_state(void)
 		if (!g.key_ok)
 			g.key_ok =
 				pthread_key_create(&g.key, dt_thread_exit) == 0;
-		st = env_true("DNNTRACE_DISABLE") ? ST_OFF : ST_ON;
+		st = dt_env_true("DNNTRACE_DISABLE") ? ST_OFF : ST_ON;
 		if (st == ST_ON)
 			tsc_start();
 		atomic_store(&g.state, st);
@@ -356,7 +348,7 @@ static void manifest_line(const char *fmt, ...)
 static void announce(struct dt_writer *w)
 {
 	manifest_line("%s", dt_writer_path(w));
-	if (env_true("DNNTRACE_VERBOSE"))
+	if (dt_env_true("DNNTRACE_VERBOSE"))
 		dt_warn("recording pid %d to %s", (int)getpid(),
 			dt_writer_path(w));
 }
@@ -499,18 +491,21 @@ void dt_before_exit(int status)
 
 static struct dt_thread *current_thread(void);
 
-void dt_info_learnt(void)
+void dt_cudnn_found(const char *path)
 {
+	/* the shim's lock: open_writer() reads the path under it for the
+	 * header, so a header and these records never both miss it */
+	pthread_mutex_lock(&g.lock);
 	struct dt_writer *w = atomic_load(&g.writer);
-	struct dt_kv kv[12];
-
-	if (!w)
-		return; /* the header will say */
-	size_t n = dt_shim_info(kv, sizeof(kv) / sizeof(kv[0]));
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(kv[i].key, "cudnn.", 6) &&
-		    strcmp(kv[i].key, "cudnn.built"))
-			dt_writer_info(w, kv[i].key, kv[i].value);
+	if (dt_cudnn_path_set(path) && w && g.writer_pid == getpid()) {
+		struct dt_kv kv[12];
+		size_t n = dt_shim_info(kv, sizeof(kv) / sizeof(kv[0]));
+		for (size_t i = 0; i < n; i++)
+			if (!strncmp(kv[i].key, "cudnn.", 6) &&
+			    strcmp(kv[i].key, "cudnn.built"))
+				dt_writer_info(w, kv[i].key, kv[i].value);
+	}
+	pthread_mutex_unlock(&g.lock);
 }
 
 /* The sink for CUPTI's records: they go to the ring of whichever thread

@@ -98,15 +98,26 @@ static void *loaded_cudnn(void)
 	return h;
 }
 
-/* Remember which file the real functions come from, for the header. */
+static _Atomic bool cudnn_known; /* cudnn_path is set */
+
+/* Remember which file the real functions come from, for the header (or,
+ * when the file is open already, its body: dt_cudnn_found). */
 static void note_library(void *fn)
 {
 	Dl_info info;
 
-	if (!cudnn_path[0] && dladdr(fn, &info) && info.dli_fname) {
-		snprintf(cudnn_path, sizeof(cudnn_path), "%s", info.dli_fname);
-		dt_info_learnt();
-	}
+	if (!atomic_load_explicit(&cudnn_known, memory_order_acquire) &&
+	    dladdr(fn, &info) && info.dli_fname)
+		dt_cudnn_found(info.dli_fname);
+}
+
+bool dt_cudnn_path_set(const char *path)
+{
+	if (cudnn_path[0])
+		return false;
+	snprintf(cudnn_path, sizeof(cudnn_path), "%s", path);
+	atomic_store_explicit(&cudnn_known, true, memory_order_release);
+	return true;
 }
 
 void *dt_real_resolve(unsigned api)

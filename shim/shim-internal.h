@@ -21,9 +21,14 @@ DT_HIDDEN void dt_thread_exit(void *arg);
  * (static storage) and returns how many. */
 DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);
 
-/* The cuDNN library is known now: a file whose header was written before
- * (GPU records came first) gets its facts in the body. */
-DT_HIDDEN void dt_info_learnt(void);
+/* The cuDNN library the calls go to is path: remembered, and a file whose
+ * header was written before (GPU records came first) gets its facts in
+ * the body. */
+DT_HIDDEN void dt_cudnn_found(const char *path);
+
+/* Under the shim's lock: remember path as cuDNN's file, unless one is
+ * known already. Returns whether it was new. */
+DT_HIDDEN bool dt_cudnn_path_set(const char *path);
 
 /* Finish the trace before the process image is replaced. */
 DT_HIDDEN void dt_before_exec(void);

@@ -101,6 +101,7 @@ struct dt_reader {
 	uint64_t body; /* where the frames after the header start */
 
 	struct dt_file_info info;
+	unsigned body_infos; /* INFO records read after the header */
 	struct dt_file_stats stats;
 	uint64_t loss_sum; /* counts of LOSS records seen */
 	struct dt_skip skips[DT_SKIPS_MAX];
@@ -274,6 +275,11 @@ static int add_info(struct dt_file_info *fi, const struct dt_rec_info *rec)
 	fi->info = kv;
 	kv[fi->n_info].key = dup_n(t, rec->key_len);
 	kv[fi->n_info].value = dup_n(t + rec->key_len, len - rec->key_len);
+	if (!kv[fi->n_info].key || !kv[fi->n_info].value) {
+		free((void *)kv[fi->n_info].key);
+		free((void *)kv[fi->n_info].value);
+		return -1;
+	}
 	fi->n_info++;
 	return 0;
 }
@@ -1268,10 +1274,13 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 				r->stats.calls++;
 			else if (h->type == DT_REC_LOSS)
 				count_loss(r, (const void *)h);
-			else if (h->type == DT_REC_INFO)
+			else if (h->type == DT_REC_INFO &&
+				 r->body_infos < 64) {
 				/* what the process learnt after the header was
-				 * written (the cuDNN it loaded) */
+				 * written (the cuDNN it loaded): a few facts */
+				r->body_infos++;
 				add_info(&r->info, (const void *)h);
+			}
 			else if (h->type == DT_REC_END) {
 				r->stats.have_end = true;
 				memcpy(&r->stats.end_rec, h,

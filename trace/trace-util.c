@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,6 +107,14 @@ int dt_expand_template(const char *tmpl, char *buf, size_t size)
 		return errno = EINVAL, -1;
 	buf[n] = 0;
 	return 0;
+}
+
+bool dt_env_true(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0 &&
+	       strcasecmp(v, "no") != 0 && strcasecmp(v, "off") != 0;
 }
 
 int dt_parse_int(const char *s, long min, long max, long *out)

@@ -51,6 +51,8 @@ struct dt_writer {
 	bool thread_started;
 	pthread_mutex_t lock;       /* the chunk and the file */
 	pthread_mutex_t rings_lock; /* the list of rings: attach and unlink */
+	pthread_mutex_t late_lock;  /* late_info */
+	struct recbuf *late_info;   /* INFO records for the body, waiting */
 	struct dt_ring *rings;
 
 	_Atomic uint32_t wake; /* futex word the writer thread sleeps on */
@@ -613,15 +615,23 @@ static void emit_loss(struct dt_writer *w, uint32_t tid, uint64_t count,
 	chunk_add(w, &l, sizeof(l));
 }
 
-/* An INFO record into the chunk, between the rings' records. */
-static void chunk_info(struct dt_writer *w, const char *key, const char *value)
+/* The facts learnt late (dt_writer_info), into the chunk between the
+ * rings' records. */
+static void chunk_late_info(struct dt_writer *w)
 {
-	struct recbuf b = { 0 };
-
-	add_info_str(&b, key, value);
-	if (b.len)
-		chunk_add(w, b.p, (uint32_t)b.len);
-	free(b.p);
+	pthread_mutex_lock(&w->late_lock);
+	struct recbuf *b = w->late_info;
+	w->late_info = NULL;
+	pthread_mutex_unlock(&w->late_lock);
+	if (!b)
+		return;
+	for (size_t pos = 0; pos < b->len;) {
+		const struct dt_rec_hdr *h = (const void *)(b->p + pos);
+		chunk_add(w, h, h->size);
+		pos += h->size;
+	}
+	free(b->p);
+	free(b);
 }
 
 /* Move every complete record of r into the chunk. Returns true when r is
@@ -784,8 +794,10 @@ static void *writer_main(void *arg)
 		uint64_t req = atomic_load(&w->flush_req);
 		pthread_mutex_lock(&w->lock);
 		drain_all(w);
+		chunk_late_info(w);
 		if (stopping) {
 			drain_all(w); /* what arrived while draining */
+			chunk_late_info(w);
 			write_end(w);
 			release_room(w);
 			close(w->fd);
@@ -809,21 +821,28 @@ static void *writer_main(void *arg)
 
 /* --------------------------------------------------------- public API */
 
-int dt_writer_info(struct dt_writer *w, const char *key, const char *value)
-{
-	if (!w || atomic_load(&w->stop))
-		return -1;
-	pthread_mutex_lock(&w->lock);
-	if (w->fd >= 0)
-		chunk_info(w, key, value);
-	pthread_mutex_unlock(&w->lock);
-	return 0;
-}
 
 static void kick(struct dt_writer *w)
 {
 	atomic_fetch_add(&w->wake, 1);
 	futex_wake(&w->wake);
+}
+
+int dt_writer_info(struct dt_writer *w, const char *key, const char *value)
+{
+	if (!w || atomic_load(&w->stop))
+		return -1;
+	/* queued for the writer thread: the caller, an application thread,
+	 * never waits for compression or the disk */
+	pthread_mutex_lock(&w->late_lock);
+	if (!w->late_info)
+		w->late_info = calloc(1, sizeof(*w->late_info));
+	if (w->late_info)
+		add_info_str(w->late_info, key, value);
+	bool ok = w->late_info && !w->late_info->oom;
+	pthread_mutex_unlock(&w->late_lock);
+	kick(w);
+	return ok ? 0 : -1;
 }
 
 void dt_ring_commit_slow(struct dt_ring *r)
@@ -990,6 +1009,7 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 	w->fd = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->rings_lock, NULL);
+	pthread_mutex_init(&w->late_lock, NULL);
 	w->ring_size = pow2_at_least(
 		cfg->ring_size ? cfg->ring_size : RING_DEFAULT, DT_RING_MIN);
 	w->flush_ms = cfg->flush_ms ? cfg->flush_ms : FLUSH_MS_DEFAULT;
@@ -1109,6 +1129,10 @@ void dt_writer_free(struct dt_writer *w)
 	free_writer_buffers(w);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->rings_lock);
+	pthread_mutex_destroy(&w->late_lock);
+	if (w->late_info)
+		free(w->late_info->p);
+	free(w->late_info);
 	free(w);
 }
 

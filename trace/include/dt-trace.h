@@ -45,7 +45,7 @@ static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
 }
 
 #define DT_FORMAT_MAJOR 1
-#define DT_FORMAT_MINOR 4
+#define DT_FORMAT_MINOR 5
 
 /* The file header, first thing in the first (skippable) frame. */
 #define DT_FILE_MAGIC "DNNTRACE"
@@ -159,6 +159,10 @@ int dt_parse_size(const char *s, uint64_t *out);
 /* Parse a decimal integer from min to max, nothing else. Returns 0 and sets
  * *out, or -1. */
 int dt_parse_int(const char *s, long min, long max, long *out);
+
+/* Whether environment variable name is set to a yes: anything but empty,
+ * 0, false, no or off (any case). */
+bool dt_env_true(const char *name);
 
 /* Expand a file name template into buf. Returns 0, or -1 with errno set
  * (EINVAL for a malformed template, ENAMETOOLONG). */
@@ -336,7 +340,9 @@ struct dt_api_def {
 
 struct dt_file_info {
 	struct dt_file_header hdr;
-	/* INFO records of the header, in file order */
+	/* INFO records of the header, in file order, then those of the body
+	 * as dt_reader_next() reads them (the array grows: keep no pointer
+	 * into it; its strings last until the reader is closed) */
 	struct dt_kv *info;
 	size_t n_info;
 	/* API table from the APIDEF records, indexed by API id; an entry
