@@ -23,9 +23,9 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim-internal.h"
@@ -137,27 +137,71 @@ static int app_set(int sig, const struct sigaction *a)
 	return rc;
 }
 
-/* A crash's thread, address and stack on stderr, for a crash the program
- * does not handle itself: the shim's own threads and CUPTI's die without a
- * Python or C++ handler to say where. Only write() and backtrace(), whose
- * library was loaded when the signals were taken. */
-static void say_crash(int sig, const siginfo_t *info)
+/* A crash's signal, address and thread, then (after the trace is
+ * finished, should the unwinding fault) its stack, on stderr: for a crash
+ * the program does not handle itself, where the shim's threads and
+ * CUPTI's die without a Python or C++ handler to say where. Only write(),
+ * and backtrace(), whose library was loaded when the signals were taken;
+ * the line is made by hand, not by printf. */
+static bool is_crash(int sig)
 {
-	char line[160], name[17] = "";
-	void *pc[64];
-	int n;
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+	       sig == SIGFPE || sig == SIGABRT;
+}
 
-	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE &&
-	    sig != SIGABRT)
-		return;
+static size_t put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return n;
+}
+
+static size_t put_num(char *p, uint64_t v, unsigned base)
+{
+	char d[24];
+	size_t n = 0, k = 0;
+
+	do
+		d[n++] = "0123456789abcdef"[v % base];
+	while (v /= base);
+	if (base == 16) {
+		p[k++] = '0';
+		p[k++] = 'x';
+	}
+	while (n)
+		p[k++] = d[--n];
+	return k;
+}
+
+static void say_crash_head(int sig, const siginfo_t *info)
+{
+	char line[200], name[17] = "";
+	size_t n = 0;
+
 	prctl(PR_GET_NAME, name);
-	n = snprintf(line, sizeof(line),
-		     "dnntrace: SIG%s at %p in thread %ld \"%s\"\n",
-		     sigabbrev_np(sig), info ? info->si_addr : NULL,
-		     (long)gettid(), name);
-	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+	n += put_str(line + n, "dnntrace: SIG");
+	n += put_str(line + n, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	if (info && info->si_code > 0) { /* raised by a fault */
+		n += put_str(line + n, " at ");
+		n += put_num(line + n, (uintptr_t)info->si_addr, 16);
+	} else if (info) {
+		n += put_str(line + n, " sent by pid ");
+		n += put_num(line + n, (uint64_t)info->si_pid, 10);
+	}
+	n += put_str(line + n, " in thread ");
+	n += put_num(line + n, (uint64_t)syscall(SYS_gettid), 10);
+	n += put_str(line + n, " \"");
+	n += put_str(line + n, name);
+	n += put_str(line + n, "\"; its stack:\n");
+	if (write(STDERR_FILENO, line, n) < 0)
 		return;
-	n = backtrace(pc, 64);
+}
+
+static void say_crash_stack(void)
+{
+	void *pc[64];
+	int n = backtrace(pc, 64);
+
 	backtrace_symbols_fd(pc, n, STDERR_FILENO);
 }
 
@@ -170,12 +214,15 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 		int saved = errno;
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
 
-		if (say_stack)
-			say_crash(sig, info);
+		bool stack = say_stack && is_crash(sig);
+		if (stack)
+			say_crash_head(sig, info);
 		/* the signal ends the process: finish the file, then let
 		 * the default action happen (the signal is blocked until this
 		 * returns, unless the program asked for SA_NODEFER) */
 		dt_finish_now(DT_END_SIGNAL, sig, 2000);
+		if (stack)
+			say_crash_stack();
 		sigemptyset(&dfl.sa_mask);
 		libc.sigaction(sig, &dfl, NULL);
 		raise(sig);
@@ -210,8 +257,7 @@ void dt_signals_take(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	owner = getpid();
-	const char *bt = getenv("DNNTRACE_BACKTRACE");
-	if (bt && *bt && strcmp(bt, "0")) {
+	if (dt_env_true("DNNTRACE_BACKTRACE")) {
 		void *pc[1];
 		backtrace(pc, 1); /* loads the unwinder now, not in a handler */
 		say_stack = true;

@@ -46,6 +46,17 @@ for how in reraise previous resethand exit; do
 	done
 done
 
+# --- DNNTRACE_BACKTRACE: a crash's place and stack, and the trace still ends --
+DNNTRACE_BACKTRACE=1 "$dnntrace" record -q -o "$tmp/bt-%p.dnnt" -- "$calls" segv resethand after 2>"$tmp/err"
+rc=$?
+[ $rc = 139 ] || bad "backtrace: exit status $rc, expected 139"
+grep -q '^dnntrace: SIGSEGV at 0x0 in thread [0-9]* "shim-calls"; its stack:$' "$tmp/err" ||
+	bad "backtrace: no crash line on stderr: $(cat "$tmp/err")"
+grep -q 'shim-calls(+0x' "$tmp/err" || bad "backtrace: no frame of the program on stderr"
+set -- "$tmp"/bt-*.dnnt
+e=$(info_of "$1" ended)
+[ "$e" = "clean (signal 11)" ] || bad "backtrace: ended '$e', expected 'clean (signal 11)'"
+
 # --- handlers that return and ignored signals end nothing ---------------------
 for mode in sigint sigign; do
 	"$dnntrace" record -q -o "$tmp/$mode-%p.dnnt" -- "$calls" $mode || bad "$mode: exit status $?"
