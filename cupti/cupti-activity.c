@@ -428,12 +428,30 @@ static bool is_launch_api(const char *name)
  * graph launches are kept: a graph launched through it is tied to its
  * kernels by them.
  */
+enum { LAUNCH_DRIVER = 1, LAUNCH_RUNTIME = 2 };
+static unsigned launch_layers(void)
+{
+	static _Atomic int warned;
+	const char *env = getenv("DNNTRACE_LAUNCH_API");
+
+	if (!env || !*env || !strcmp(env, "driver"))
+		return LAUNCH_DRIVER;
+	if (!strcmp(env, "runtime"))
+		return LAUNCH_RUNTIME;
+	if (!strcmp(env, "both"))
+		return LAUNCH_DRIVER | LAUNCH_RUNTIME;
+	if (!atomic_exchange(&warned, 1))
+		fprintf(stderr,
+			"dnntrace: DNNTRACE_LAUNCH_API=%s is not driver, "
+			"runtime or both: the driver's are recorded\n",
+			env);
+	return LAUNCH_DRIVER;
+}
+
 static int enable_launch_apis(void)
 {
-	const char *env = getenv("DNNTRACE_LAUNCH_API");
-	bool driver = !env || !*env || strstr(env, "driver") ||
-		      strstr(env, "both");
-	bool runtime = env && (strstr(env, "runtime") || strstr(env, "both"));
+	unsigned layers = launch_layers();
+	bool driver = layers & LAUNCH_DRIVER, runtime = layers & LAUNCH_RUNTIME;
 	int n = 0;
 
 	for (uint32_t id = 1; driver && id < CUPTI_DRIVER_TRACE_CBID_SIZE + 64;
@@ -637,7 +655,6 @@ static void sample_tick(void)
 static void sample_config(uint32_t version, char *refused, size_t size)
 {
 	const char *v = getenv("DNNTRACE_GPU_SAMPLE");
-	const char *unsafe = getenv("DNNTRACE_GPU_SAMPLE_UNSAFE");
 	unsigned long n, ms = 100;
 	char *end;
 
@@ -654,7 +671,7 @@ static void sample_config(uint32_t version, char *refused, size_t size)
 		return;
 	}
 	if (CUPTI_SWITCH_CRASHES(version) &&
-	    !(unsafe && *unsafe && strcmp(unsafe, "0"))) {
+	    !dt_env_true("DNNTRACE_GPU_SAMPLE_UNSAFE")) {
 		snprintf(refused, size,
 			 ", not sampled: CUPTI %u.%u.%u crashes switching "
 			 "records",
@@ -897,13 +914,18 @@ static void start_once(void)
 			 ", sampled: one window of %u ms in %u", c.window_ms,
 			 c.sample_n);
 	}
+	unsigned layers = launch_layers();
 	snprintf(c.state, sizeof(c.state),
-		 "on: CUPTI %u.%u.%u from %s (%s%s%s)%s%s", version / 10000,
+		 "on: CUPTI %u.%u.%u from %s (%s%s%s)%s%s%s", version / 10000,
 		 version / 100 % 100, version % 100, path,
 		 k & KIND_KERNEL ? "kernels" : "",
 		 k & KIND_MEMCPY ? " memcpy" : "",
 		 k & KIND_MEMSET ? " memset" : "",
-		 attributed ? "" : ", not attributed to calls", sampled);
+		 attributed ? "" : ", not attributed to calls",
+		 layers == LAUNCH_DRIVER	? ""
+		 : layers == LAUNCH_RUNTIME ? ", launch records: runtime"
+					    : ", launch records: both",
+		 sampled);
 	if (pthread_create(&c.flusher, NULL, flusher_main, NULL) == 0)
 		c.flusher_started = true;
 }
