@@ -387,6 +387,7 @@ static struct pending *replay_new(struct dt_model *m, struct dt_graphs *g,
 	p->tc_hint = -1;
 	struct dt_op *op = &p->op;
 	op->origin = DT_OP_REPLAY;
+	op->unsampled = false; /* m_graph_next() says */
 	op->exec = DT_EXEC_REPLAY + ++g->n_replays;
 	op->graph_launch = corr;
 	op->kernels = 0;
@@ -476,6 +477,9 @@ const struct dt_op *m_graph_next(struct dt_model *m,
 		g->ready_tail = NULL;
 	g->out = p;
 	m_op_finish(p);
+	/* sampled recording: a replay launched between windows ran
+	 * kernels nobody recorded (one inside a window has its graph's) */
+	p->op.unsampled = m->stats.sampling.one_in && !p->op.kernels;
 	return &p->op;
 }
 

@@ -610,7 +610,6 @@ static struct pending *add_op(struct dt_model *m,
 	p->op.device = -1;
 	p->op.cost.dtype = -1;
 	p->op.unsampled = c->flags & DT_CALL_UNSAMPLED;
-	m->stats.sampling.unsampled_ops += p->op.unsampled;
 	p->desc = desc;
 	/* launches that came before the call's record */
 	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
@@ -1741,10 +1740,13 @@ static void emit_ops(struct dt_model *m)
 	const struct dt_op *op;
 
 	for (;;) {
-		if ((op = m_graph_next(m, m->head)) || (op = model_next(m)))
-			EMIT(m, op, op);
-		else
+		if (!(op = m_graph_next(m, m->head)) && !(op = model_next(m)))
 			break;
+		/* counted as handed out: a call that turned out to capture
+		 * into a graph ran nothing itself */
+		m->stats.sampling.unsampled_ops +=
+			op->unsampled && op->origin != DT_OP_CAPTURED;
+		EMIT(m, op, op);
 	}
 }
 

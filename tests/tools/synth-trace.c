@@ -1401,7 +1401,8 @@ static void window(struct gen *g, enum dt_gpu_state state, unsigned one_in,
 				      .code = (int32_t)one_in };
 
 	snprintf(why, sizeof(why), "one window of %u ms in %u", ms, one_in);
-	put(g, DT_REC_GPU_STATE, &r, sizeof(r), why, (uint32_t)strlen(why));
+	r.len = (uint32_t)strlen(why);
+	put(g, DT_REC_GPU_STATE, &r, sizeof(r), why, r.len);
 }
 
 /* The sampled scenario: OUT_DIR/sampled.dnnt, GPU activity recorded in
