@@ -64,9 +64,10 @@ struct row_head {
 struct exporter;
 
 /* A back end: it creates the tables, takes rows a batch at a time (on
- * a thread of its own: read_row() reads them), and either finishes the
- * output or removes it. open and rows return 0, or -1 with a sentence in
- * x->err; finish returns an exit code. */
+ * a thread of its own: a row is a struct row_head, its cells, and their
+ * text, a text cell's at counted from the row's start), and either
+ * finishes the output or removes it. open and rows return 0, or -1 with a
+ * sentence in x->err; finish returns an exit code. */
 struct sink {
 	int (*open)(struct exporter *x);
 	int (*rows)(struct exporter *x, const uint8_t *b, size_t len);
@@ -104,7 +105,9 @@ struct exporter {
 	bool db_made; /* created: removed if the export fails */
 	sqlite3_stmt *insert[XT_N_TABLES];
 	const uint8_t *batch; /* the rows being inserted */
-	size_t batch_len;
+	/* where each table's rows start in the batch (uint32_t each), found
+	 * in one pass rather than once for each table */
+	struct pb batch_rows[XT_N_TABLES];
 	/* CSV */
 	int csv[XT_N_TABLES];        /* open files, -1 when none */
 	struct pb csv_out[XT_N_TABLES]; /* lines not yet written */
@@ -204,23 +207,6 @@ static const char *dtype_name(int64_t dtype)
 static inline int64_t line_time(const struct exporter *x, uint64_t mono)
 {
 	return (int64_t)mono + x->t->offset;
-}
-
-/* The row of a batch at b + *at: its table, and its cells into row, their
- * text where the batch holds it; *at moves to the next row. */
-static enum xt_table_id read_row(const uint8_t *b, size_t *at,
-				 struct cell *row)
-{
-	struct row_head h;
-
-	memcpy(&h, b + *at, sizeof(h));
-	unsigned n = xt_tables[h.table].n_cols;
-	memcpy(row, b + *at + sizeof(h), n * sizeof(*row));
-	for (unsigned c = 0; c < n; c++)
-		if (row[c].kind == CELL_TEXT)
-			row[c].s = (const char *)b + *at + row[c].at;
-	*at += h.size;
-	return (enum xt_table_id)h.table;
 }
 
 /* The back end's thread: the rows of a batch, into its tables. */
@@ -1045,10 +1031,8 @@ struct rows_vtab {
 
 struct rows_cursor {
 	sqlite3_vtab_cursor base;
-	size_t next;     /* where the next row of the batch starts */
-	sqlite3_int64 n; /* rows of the table passed, the current one's too */
-	bool eof;
-	struct cell row[XT_MAX_COLUMNS];
+	size_t i;           /* the current row, of the table's in the batch */
+	const uint8_t *row; /* where it starts: its cells are read there */
 };
 
 static int rows_connect(sqlite3 *db, void *aux, int argc,
@@ -1107,24 +1091,25 @@ static int rows_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-/* The next row of the cursor's table in the batch, or the end. */
+/* The row of the cursor's table in the batch the cursor is at, if any. */
+static void rows_at(struct rows_cursor *c)
+{
+	const struct rows_vtab *v = (const struct rows_vtab *)c->base.pVtab;
+	const struct pb *at = &v->x->batch_rows[v->t];
+	uint32_t o;
+
+	if (c->i >= at->len / sizeof(o))
+		return;
+	memcpy(&o, at->b + c->i * sizeof(o), sizeof(o));
+	c->row = v->x->batch + o;
+}
+
 static int rows_next(sqlite3_vtab_cursor *cur)
 {
 	struct rows_cursor *c = (struct rows_cursor *)cur;
-	const struct rows_vtab *v = (const struct rows_vtab *)cur->pVtab;
-	const struct exporter *x = v->x;
 
-	while (c->next < x->batch_len) {
-		struct row_head h;
-		memcpy(&h, x->batch + c->next, sizeof(h));
-		if (h.table == v->t) {
-			read_row(x->batch, &c->next, c->row);
-			c->n++;
-			return SQLITE_OK;
-		}
-		c->next += h.size;
-	}
-	c->eof = true;
+	c->i++;
+	rows_at(c);
 	return SQLITE_OK;
 }
 
@@ -1134,20 +1119,24 @@ static int rows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idx_s,
 	struct rows_cursor *c = (struct rows_cursor *)cur;
 
 	(void)idx, (void)idx_s, (void)argc, (void)argv;
-	c->next = 0;
-	c->n = 0;
-	c->eof = false;
-	return rows_next(cur);
+	c->i = 0;
+	rows_at(c);
+	return SQLITE_OK;
 }
 
 static int rows_eof(sqlite3_vtab_cursor *cur)
 {
-	return ((struct rows_cursor *)cur)->eof;
+	const struct rows_cursor *c = (const struct rows_cursor *)cur;
+	const struct rows_vtab *v = (const struct rows_vtab *)cur->pVtab;
+
+	return c->i >= v->x->batch_rows[v->t].len / sizeof(uint32_t);
 }
 
 static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 {
-	const struct cell *v = &((struct rows_cursor *)cur)->row[i];
+	const uint8_t *row = ((struct rows_cursor *)cur)->row;
+	const struct cell *v =
+		(const struct cell *)(row + sizeof(struct row_head)) + i;
 
 	switch (v->kind) {
 	case CELL_NULL:
@@ -1160,8 +1149,8 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 		sqlite3_result_double(ctx, v->f);
 		break;
 	case CELL_TEXT:
-		sqlite3_result_text64(ctx, v->s, v->n, SQLITE_STATIC,
-				      SQLITE_UTF8);
+		sqlite3_result_text64(ctx, (const char *)row + v->at, v->n,
+				      SQLITE_STATIC, SQLITE_UTF8);
 		break;
 	}
 	return SQLITE_OK;
@@ -1169,7 +1158,7 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 
 static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *id)
 {
-	*id = ((struct rows_cursor *)cur)->n;
+	*id = (sqlite3_int64)((struct rows_cursor *)cur)->i + 1;
 	return SQLITE_OK;
 }
 
@@ -1248,19 +1237,25 @@ static int sqlite_open(struct exporter *x)
 
 static int sqlite_rows(struct exporter *x, const uint8_t *b, size_t len)
 {
-	uint32_t tables = 0;
-
-	_Static_assert(XT_N_TABLES <= 32, "a table is a bit of a uint32_t");
+	_Static_assert(ROWS_BATCH <= UINT32_MAX, "a row's place is 32 bits");
+	for (int t = 0; t < XT_N_TABLES; t++)
+		x->batch_rows[t].len = 0;
 	for (size_t at = 0; at < len;) {
 		struct row_head h;
 		memcpy(&h, b + at, sizeof(h));
-		tables |= 1u << h.table;
+		struct pb *rows = &x->batch_rows[h.table];
+		uint32_t o = (uint32_t)at;
+		if (!pb_room(rows, sizeof(o))) {
+			snprintf(x->err, sizeof(x->err), "out of memory");
+			return -1;
+		}
+		memcpy(rows->b + rows->len, &o, sizeof(o));
+		rows->len += sizeof(o);
 		at += h.size;
 	}
 	x->batch = b;
-	x->batch_len = len;
 	for (int t = 0; t < XT_N_TABLES; t++) {
-		if (!(tables & 1u << t))
+		if (!x->batch_rows[t].len)
 			continue;
 		int rc = sqlite3_step(x->insert[t]);
 		if (rc != SQLITE_DONE)
@@ -1277,6 +1272,7 @@ static void sqlite_release(struct exporter *x)
 	for (int t = 0; t < XT_N_TABLES; t++) {
 		sqlite3_finalize(x->insert[t]);
 		x->insert[t] = NULL;
+		pb_free(&x->batch_rows[t]);
 	}
 }
 
