@@ -264,14 +264,6 @@ const char *dt_cuda_text(const struct dt_file_info *fi, char *buf,
 	return buf;
 }
 
-const char *dt_info_get(const struct dt_file_info *fi, const char *key)
-{
-	for (size_t i = 0; i < fi->n_info; i++)
-		if (!strcmp(fi->info[i].key, key))
-			return fi->info[i].value;
-	return NULL;
-}
-
 char *dt_rank_of(const struct dt_file_info *fi)
 {
 	static const char *const vars[] = {

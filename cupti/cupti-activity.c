@@ -91,6 +91,7 @@ static struct {
 	uint64_t toggle_at, period_end, rng;
 	bool first_window; /* open since the start, until the GPU is used */
 	bool attributed;   /* launches are tied to calls */
+	unsigned layers;   /* whose launch records: LAUNCH_* */
 } c = { .once = PTHREAD_ONCE_INIT };
 
 static const char *result_name(CUptiResult r)
@@ -431,7 +432,6 @@ static bool is_launch_api(const char *name)
 enum { LAUNCH_DRIVER = 1, LAUNCH_RUNTIME = 2 };
 static unsigned launch_layers(void)
 {
-	static _Atomic int warned;
 	const char *env = getenv("DNNTRACE_LAUNCH_API");
 
 	if (!env || !*env || !strcmp(env, "driver"))
@@ -440,18 +440,17 @@ static unsigned launch_layers(void)
 		return LAUNCH_RUNTIME;
 	if (!strcmp(env, "both"))
 		return LAUNCH_DRIVER | LAUNCH_RUNTIME;
-	if (!atomic_exchange(&warned, 1))
-		fprintf(stderr,
-			"dnntrace: DNNTRACE_LAUNCH_API=%s is not driver, "
-			"runtime or both: the driver's are recorded\n",
-			env);
+	fprintf(stderr,
+		"dnntrace: DNNTRACE_LAUNCH_API=%s is not driver, runtime or "
+		"both: the driver's are recorded\n",
+		env);
 	return LAUNCH_DRIVER;
 }
 
 static int enable_launch_apis(void)
 {
-	unsigned layers = launch_layers();
-	bool driver = layers & LAUNCH_DRIVER, runtime = layers & LAUNCH_RUNTIME;
+	bool driver = c.layers & LAUNCH_DRIVER,
+	     runtime = c.layers & LAUNCH_RUNTIME;
 	int n = 0;
 
 	for (uint32_t id = 1; driver && id < CUPTI_DRIVER_TRACE_CBID_SIZE + 64;
@@ -889,6 +888,7 @@ static void start_once(void)
 	bool attributed;
 	char sampled[80] = "";
 	sample_config(version, sampled, sizeof(sampled));
+	c.layers = launch_layers();
 	if ((r = arm(&attributed)) != CUPTI_SUCCESS) {
 		char why[256];
 		if (no_gpu(why, sizeof(why)))
@@ -914,7 +914,6 @@ static void start_once(void)
 			 ", sampled: one window of %u ms in %u", c.window_ms,
 			 c.sample_n);
 	}
-	unsigned layers = launch_layers();
 	snprintf(c.state, sizeof(c.state),
 		 "on: CUPTI %u.%u.%u from %s (%s%s%s)%s%s%s", version / 10000,
 		 version / 100 % 100, version % 100, path,
@@ -922,8 +921,8 @@ static void start_once(void)
 		 k & KIND_MEMCPY ? " memcpy" : "",
 		 k & KIND_MEMSET ? " memset" : "",
 		 attributed ? "" : ", not attributed to calls",
-		 layers == LAUNCH_DRIVER	? ""
-		 : layers == LAUNCH_RUNTIME ? ", launch records: runtime"
+		 c.layers == LAUNCH_DRIVER    ? ""
+		 : c.layers == LAUNCH_RUNTIME ? ", launch records: runtime"
 					    : ", launch records: both",
 		 sampled);
 	if (pthread_create(&c.flusher, NULL, flusher_main, NULL) == 0)

@@ -498,12 +498,10 @@ void dt_cudnn_found(const char *path)
 	pthread_mutex_lock(&g.lock);
 	struct dt_writer *w = atomic_load(&g.writer);
 	if (dt_cudnn_path_set(path) && w && g.writer_pid == getpid()) {
-		struct dt_kv kv[12];
-		size_t n = dt_shim_info(kv, sizeof(kv) / sizeof(kv[0]));
+		struct dt_kv kv[4];
+		size_t n = dt_cudnn_info(kv, sizeof(kv) / sizeof(kv[0]));
 		for (size_t i = 0; i < n; i++)
-			if (!strncmp(kv[i].key, "cudnn.", 6) &&
-			    strcmp(kv[i].key, "cudnn.built"))
-				dt_writer_info(w, kv[i].key, kv[i].value);
+			dt_writer_info(w, kv[i].key, kv[i].value);
 	}
 	pthread_mutex_unlock(&g.lock);
 }
@@ -610,9 +608,9 @@ static void start_gpu(bool wait)
 }
 
 /* Before a call that can launch work: its launches tagged with its seq,
- * and, when GPU recording is sampled, the window count read (dt-cupti.h);
- * the count is read first, so that a window opening in between leaves the
- * call marked (it was not tagged). */
+ * and, when GPU recording is sampled, the window count read (dt-cupti.h;
+ * dt_call_begin reads it again); the count is read first, so that a
+ * window opening in between leaves the call marked (it was not tagged). */
 void dt_gpu_push(struct dt_thread *t)
 {
 	if (dt_cupti_sampled) {
@@ -627,16 +625,8 @@ void dt_gpu_push(struct dt_thread *t)
 
 void dt_gpu_pop(struct dt_thread *t)
 {
-	if (t->gpu_tagged) {
-		dt_cupti_pop();
-		t->gpu_tagged = false;
-	}
-	if (t->gpu_sampling) {
-		t->gpu_unsampled = !(t->gpu_window & 1) ||
-				   atomic_load(&dt_cupti_window) !=
-					   t->gpu_window;
-		t->gpu_sampling = false;
-	}
+	dt_cupti_pop();
+	t->gpu_tagged = false;
 }
 
 /* The CUDA driver calls this when CUDA_INJECTION64_PATH names this library
@@ -759,9 +749,13 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	struct dt_rec_api_call *r;
 	uint16_t flags = t->by_dnntrace ? DT_CALL_BY_DNNTRACE : 0;
 
-	if (DT_UNLIKELY(t->gpu_unsampled)) { /* set by dt_gpu_pop() */
-		flags |= DT_CALL_UNSAMPLED;
-		t->gpu_unsampled = false; /* the record may yet be lost */
+	if (DT_UNLIKELY(t->gpu_sampling)) {
+		/* ran wholly or partly outside a sampling window: none open
+		 * when it began, or one opened or closed since */
+		if (!(t->gpu_window & 1) ||
+		    atomic_load(&dt_cupti_window) != t->gpu_window)
+			flags |= DT_CALL_UNSAMPLED;
+		t->gpu_sampling = false;
 	}
 	if (DT_UNLIKELY(len > DT_REC_MAX - sizeof(*r)))
 		return NULL;

@@ -304,10 +304,32 @@ static void *loaded_symbol(const char *prefix, const char *name)
 	return fn;
 }
 
+size_t dt_cudnn_info(struct dt_kv *kv, size_t n)
+{
+	static char resolved[PATH_MAX], loaded[24];
+	size_t k = 0;
+
+	if (!cudnn_path[0])
+		return 0;
+	if (k < n)
+		kv[k++] = (struct dt_kv){ "cudnn.path", cudnn_path };
+	/* the versioned file name (libcudnn.so.9.19.0) says which */
+	if (realpath(cudnn_path, resolved) && k < n)
+		kv[k++] = (struct dt_kv){ "cudnn.file", resolved };
+	/* the file name of a wheel's copy has no minor version: ask it (no
+	 * handle, no GPU needed; not recorded as a call) */
+	size_t (*get_version)(void) =
+		(size_t(*)(void))dt_real(DT_API_cudnnGetVersion);
+	if (get_version && k < n) {
+		snprintf(loaded, sizeof(loaded), "%zu", get_version());
+		kv[k++] = (struct dt_kv){ "cudnn.version", loaded };
+	}
+	return k;
+}
+
 size_t dt_shim_info(struct dt_kv *kv, size_t n)
 {
-	static char header_version[16], resolved[PATH_MAX], loaded[24],
-		driver[16], runtime[16];
+	static char header_version[16], driver[16], runtime[16];
 	size_t k = 0;
 
 	snprintf(header_version, sizeof(header_version), "%d",
@@ -316,21 +338,7 @@ size_t dt_shim_info(struct dt_kv *kv, size_t n)
 		kv[k++] = (struct dt_kv){ "dnntrace.version", DT_VERSION };
 	if (k < n)
 		kv[k++] = (struct dt_kv){ "cudnn.built", header_version };
-	if (cudnn_path[0] && k < n) {
-		kv[k++] = (struct dt_kv){ "cudnn.path", cudnn_path };
-		/* the versioned file name (libcudnn.so.9.19.0) says which */
-		if (realpath(cudnn_path, resolved) && k < n)
-			kv[k++] = (struct dt_kv){ "cudnn.file", resolved };
-	}
-	/* the file name of a wheel's copy has no minor version: ask it (no
-	 * handle, no GPU needed; not recorded as a call) */
-	size_t (*get_version)(void) =
-		cudnn_path[0] ? (size_t(*)(void))dt_real(DT_API_cudnnGetVersion)
-			      : NULL;
-	if (get_version && k < n) {
-		snprintf(loaded, sizeof(loaded), "%zu", get_version());
-		kv[k++] = (struct dt_kv){ "cudnn.version", loaded };
-	}
+	k += dt_cudnn_info(kv + k, n - k);
 	/* the CUDA driver and runtime the process uses, when loaded */
 	int (*drv)(int *) = (int (*)(int *))loaded_symbol("libcuda.so",
 							  "cuDriverGetVersion");

@@ -20,6 +20,9 @@ DT_HIDDEN void dt_thread_exit(void *arg);
 /* Identity facts about cuDNN for the trace header: fills up to n entries
  * (static storage) and returns how many. */
 DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);
+/* Of those, the loaded cuDNN's: its path, file and version (none before
+ * its first function was resolved). */
+DT_HIDDEN size_t dt_cudnn_info(struct dt_kv *kv, size_t n);
 
 /* The cuDNN library the calls go to is path: remembered, and a file whose
  * header was written before (GPU records came first) gets its facts in

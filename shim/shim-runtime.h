@@ -41,8 +41,8 @@ struct dt_thread {
 	unsigned epoch;      /* the process epoch its ring belongs to */
 	bool broken;         /* no ring could be had for this thread */
 	bool gpu_tagged;     /* an attribution id is pushed for this call */
-	bool gpu_sampling;   /* GPU recording is sampled: gpu_window holds */
-	bool gpu_unsampled;  /* the call ran outside a window (in part) */
+	bool gpu_sampling;   /* GPU recording is sampled: gpu_window holds
+				(until dt_call_begin) */
 	unsigned gpu_window; /* dt_cupti_window before the call */
 	bool by_dnntrace;    /* calls made now are the recorder's own */
 	unsigned api;        /* the call being recorded */
@@ -84,7 +84,7 @@ static inline void dt_gpu_begin(struct dt_thread *t)
 
 static inline void dt_gpu_end(struct dt_thread *t)
 {
-	if (DT_UNLIKELY(t->gpu_tagged | t->gpu_sampling))
+	if (DT_UNLIKELY(t->gpu_tagged))
 		dt_gpu_pop(t);
 }
 

@@ -718,6 +718,21 @@ static void held_write(struct pf *x, struct held *h)
 	slice_end(x, h->track, h->t1);
 }
 
+/* Slot h for the slice of key from t0 to t1, written out first if it
+ * held another. */
+static void held_take(struct pf *x, struct held *h, uint64_t key, uint64_t t0,
+		      uint64_t t1)
+{
+	held_write(x, h);
+	h->used = true;
+	h->early = false;
+	h->key = key;
+	h->t0 = t0;
+	h->t1 = t1;
+	h->n_flows = 0;
+	h->body.len = 0;
+}
+
 static void held_flow(struct pf *x, struct held *h, uint64_t flow)
 {
 	if (h->n_flows == h->cap_flows) {
@@ -917,14 +932,7 @@ static void on_call(void *arg, const struct dt_call *c)
 	__builtin_prefetch(next);
 	for (size_t i = 0; i < next->body.len; i += 64)
 		__builtin_prefetch(next->body.b + i);
-	held_write(x, h);
-	h->used = true;
-	h->early = false;
-	h->key = c->seq;
-	h->t0 = c->t_begin;
-	h->t1 = c->t_end;
-	h->n_flows = 0;
-	h->body.len = 0;
+	held_take(x, h, c->seq, c->t_begin, c->t_end);
 	if (c->seq > x->last_seq)
 		x->last_seq = c->seq;
 	if (dt_export_in(x->t, c->t_begin, c->t_end)) {
@@ -1140,14 +1148,7 @@ static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
 	struct held *h = &x->launches[l->corr % LAUNCH_RING];
 
 	maybe_clear(x);
-	held_write(x, h);
-	h->used = true;
-	h->early = false;
-	h->key = l->corr;
-	h->t0 = l->start;
-	h->t1 = l->end;
-	h->n_flows = 0;
-	h->body.len = 0;
+	held_take(x, h, l->corr, l->start, l->end);
 	if (dt_export_in(x->t, l->start, l->end)) {
 		h->track = lane(x, track_of(x, TID_LAUNCHES,
 					    "CUDA graph launches"),

@@ -256,6 +256,14 @@ static char *dup_n(const uint8_t *p, size_t n)
 	return s;
 }
 
+const char *dt_info_get(const struct dt_file_info *fi, const char *key)
+{
+	for (size_t i = 0; i < fi->n_info; i++)
+		if (!strcmp(fi->info[i].key, key))
+			return fi->info[i].value;
+	return NULL;
+}
+
 static int add_info(struct dt_file_info *fi, const struct dt_rec_info *rec)
 {
 	uint32_t len;

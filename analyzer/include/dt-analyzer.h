@@ -859,9 +859,6 @@ const char *dt_session_path(const struct dt_session *s);
 /* Close; the events' strings go with it. */
 void dt_session_close(struct dt_session *s);
 
-/* The value of an INFO key of a trace's header, or NULL. */
-const char *dt_info_get(const struct dt_file_info *fi, const char *key);
-
 /* "RANK=3": the first rank variable (RANK, OMPI_COMM_WORLD_RANK, ...) the
  * process had, malloc'ed; NULL when none. */
 char *dt_rank_of(const struct dt_file_info *fi);

@@ -8,14 +8,6 @@
 #define _GNU_SOURCE
 #include "trace-test-util.h"
 
-static const char *info_of(const struct dt_file_info *fi, const char *key)
-{
-	for (size_t i = 0; i < fi->n_info; i++)
-		if (!strcmp(fi->info[i].key, key))
-			return fi->info[i].value;
-	return NULL;
-}
-
 int main(void)
 {
 	const char *dir = dt_test_tmpdir();
@@ -39,7 +31,7 @@ int main(void)
 	if (!rd)
 		TEST_DONE();
 	const struct dt_file_info *fi = dt_reader_info(rd);
-	CHECK(info_of(fi, "cudnn.path") == NULL); /* not read yet */
+	CHECK(dt_info_get(fi, "cudnn.path") == NULL); /* not read yet */
 	const struct dt_rec_hdr *h;
 	uint64_t calls = 0, infos = 0;
 	while (dt_reader_next(rd, &h) == 1) {
@@ -48,11 +40,11 @@ int main(void)
 	}
 	CHECK_EQ_U(calls, 2);
 	CHECK_EQ_U(infos, 2); /* handed on as records too */
-	CHECK(info_of(fi, "cudnn.path") &&
-	      !strcmp(info_of(fi, "cudnn.path"), "/opt/libcudnn.so.9"));
-	CHECK(info_of(fi, "test.key") &&
-	      !strcmp(info_of(fi, "test.key"), "test value"));
-	CHECK(info_of(fi, "cudnn.version") == NULL);
+	CHECK(dt_info_get(fi, "cudnn.path") &&
+	      !strcmp(dt_info_get(fi, "cudnn.path"), "/opt/libcudnn.so.9"));
+	CHECK(dt_info_get(fi, "test.key") &&
+	      !strcmp(dt_info_get(fi, "test.key"), "test value"));
+	CHECK(dt_info_get(fi, "cudnn.version") == NULL);
 	CHECK_EQ_U(dt_reader_stats(rd)->end, DT_FILE_CLEAN);
 	dt_reader_close(rd);
 	TEST_DONE();

@@ -8,14 +8,6 @@
 
 #include "trace-test-util.h"
 
-static const char *info_get(const struct dt_file_info *fi, const char *key)
-{
-	for (size_t i = 0; i < fi->n_info; i++)
-		if (!strcmp(fi->info[i].key, key))
-			return fi->info[i].value;
-	return NULL;
-}
-
 int main(void)
 {
 	const char *dir = dt_test_tmpdir();
@@ -117,9 +109,9 @@ int main(void)
 	CHECK_EQ_U(fi->hdr.major, DT_FORMAT_MAJOR);
 	CHECK_EQ_U(fi->hdr.pid, getpid());
 	CHECK_EQ_U(fi->hdr.ppid, getppid());
-	CHECK_EQ_S(info_get(fi, "test.key"), "test value");
-	CHECK(info_get(fi, "host") != NULL);
-	CHECK(info_get(fi, "cmdline") != NULL);
+	CHECK_EQ_S(dt_info_get(fi, "test.key"), "test value");
+	CHECK(dt_info_get(fi, "host") != NULL);
+	CHECK(dt_info_get(fi, "cmdline") != NULL);
 	CHECK_EQ_U(fi->n_apis, 2);
 	CHECK_EQ_S(fi->apis[0].name, "cudnnAlpha");
 	CHECK_EQ_S(fi->apis[1].sig, "data:ai4,alpha:k");

@@ -427,6 +427,10 @@ struct dt_reader *dt_reader_open_mem(const void *data, size_t size, int *err,
 				     char *errbuf, size_t errlen);
 void dt_reader_close(struct dt_reader *r);
 
+/* The value of INFO key of a trace (its header's, and its body's once
+ * read), or NULL. */
+const char *dt_info_get(const struct dt_file_info *fi, const char *key);
+
 const struct dt_file_info *dt_reader_info(const struct dt_reader *r);
 
 /* Next record of the body, in file order. Returns 1 and sets *rec (valid
