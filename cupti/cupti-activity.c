@@ -3,12 +3,20 @@
  *
  * Loads libcupti at run time, reusing the copy the process already has
  * (PyTorch links one; a second copy would be a second, conflicting CUPTI).
- * Enables concurrent kernel, memcpy and memset records, and external
- * correlation with CUSTOM2 ids (PyTorch's profiler uses CUSTOM0/1) carried
- * by the launch API records only, the cheapest set that attributes every
- * kernel. Buffers are parsed in CUPTI's completion callback into compact
- * dnntrace records. No callback subscriber is ever taken: that would blind
- * PyTorch's profiler for the whole process.
+ * Enables concurrent kernel, memcpy and memset records; buffers are parsed
+ * in CUPTI's completion callback into compact dnntrace records.
+ *
+ * A launch is tied to the call that made it in one of two ways. By
+ * callback (the default): CUPTI's one callback subscriber, on the launch
+ * functions only, notes the correlation id of each launch made inside a
+ * call, and the tie is written just before its kernel's record. No launch
+ * record, no external correlation: on an H100 a launch inside a call cost
+ * what it costs with kernel records alone, against about 1 us more by
+ * records (tests/bench/launch-cost.c). The subscriber is given up the moment the
+ * program asks for one (PyTorch's profiler does, and fails for good when
+ * it cannot have it), or never taken (DNNTRACE_CUPTI_SUBSCRIBE=0); then by
+ * records: external correlation with CUSTOM2 ids (PyTorch's profiler uses
+ * CUSTOM0/1) carried by the launch API records only.
  *
  * Sampled recording (DNNTRACE_GPU_SAMPLE) switches all of it on for one
  * window in N and off in between, from the flusher thread, so that a
@@ -57,7 +65,13 @@
 	  (CUpti_ExternalCorrelationKind, uint64_t))                           \
 	X(cuptiActivityPopExternalCorrelationId,                               \
 	  (CUpti_ExternalCorrelationKind, uint64_t *))                         \
-	X(cuptiActivityRegisterTimestampCallback, (CUpti_TimestampCallbackFunc))
+	X(cuptiActivityRegisterTimestampCallback, (CUpti_TimestampCallbackFunc)) \
+	X(cuptiSubscribe_v2, (CUpti_SubscriberHandle *, CUpti_CallbackFunc,    \
+			      void *, CUpti_SubscriberParams *))               \
+	X(cuptiUnsubscribe, (CUpti_SubscriberHandle))                          \
+	X(cuptiEnableCallback,                                                 \
+	  (uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,             \
+	   CUpti_CallbackId))
 
 static struct {
 #define FN_PTR_(name, args) CUptiResult(*name) args;
@@ -66,6 +80,7 @@ static struct {
 } cu;
 
 volatile int dt_cupti_tagging;
+__thread uint64_t dt_cupti_call;
 volatile int dt_cupti_sampled;
 _Atomic unsigned dt_cupti_window;
 
@@ -90,7 +105,8 @@ static struct {
 	unsigned sample_n, window_ms;
 	uint64_t toggle_at, period_end, rng;
 	bool first_window; /* open since the start, until the GPU is used */
-	bool attributed;   /* launches are tied to calls */
+	int tie;           /* how launches are tied to calls: DT_TIE_*, 0 */
+	CUpti_SubscriberHandle subscriber; /* ties by callback */
 	unsigned layers;   /* whose launch records: LAUNCH_* */
 } c = { .once = PTHREAD_ONCE_INIT };
 
@@ -203,10 +219,79 @@ static void emit_clock(void)
 	c.sink.emit(&r, sizeof(r));
 }
 
+/* ------------------------------------------------ ties by callback
+ *
+ * The launch callback, on the launching thread, notes which call made a
+ * launch: a slot per correlation id, modulo the table's size. The thread
+ * that parses CUPTI's buffers finds a kernel's (copy's, set's) slot and
+ * writes the tie (a CORR record, as external correlation gives) just
+ * before the kernel, once per launch: a graph launch's kernels share it.
+ * A slot is reused after TIE_SLOTS more correlation ids; a kernel whose
+ * slot was taken by a later launch before its buffer was parsed may have
+ * lost its tie, and is counted with CUPTI's dropped records.
+ */
+#define TIE_BITS  20
+#define TIE_SLOTS (1u << TIE_BITS)
+struct tie {
+	_Atomic uint32_t corr; /* 0 while being written */
+	_Atomic uint32_t said; /* the CORR record was written */
+	_Atomic uint64_t call;
+};
+static struct tie *ties;
+static _Atomic uint64_t ties_lost;
+
+static void CUPTIAPI on_launch(void *arg, CUpti_CallbackDomain domain,
+			       CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *cb = data;
+	uint64_t call = dt_cupti_call;
+
+	(void)arg;
+	(void)domain;
+	(void)cbid;
+	/* on the way out: a launch that failed launched nothing (CUresult
+	 * and cudaError_t are both 0 on success) */
+	if (!call || cb->callbackSite != CUPTI_API_EXIT || !cb->correlationId ||
+	    (cb->functionReturnValue && *(const int *)cb->functionReturnValue))
+		return;
+	struct tie *t = &ties[cb->correlationId & (TIE_SLOTS - 1)];
+	atomic_store_explicit(&t->corr, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&t->said, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->call, call, memory_order_relaxed);
+	atomic_store_explicit(&t->corr, cb->correlationId,
+			      memory_order_release);
+}
+
+/* Before an activity record of launch corr: its tie, the first time. */
+static void tie_say(uint32_t corr)
+{
+	if (!ties || !corr)
+		return;
+	struct tie *t = &ties[corr & (TIE_SLOTS - 1)];
+	uint32_t now = atomic_load_explicit(&t->corr, memory_order_acquire);
+	if (now != corr) {
+		if (now && (int32_t)(now - corr) > 0)
+			atomic_fetch_add(&ties_lost, 1);
+		return;
+	}
+	uint64_t call = atomic_load_explicit(&t->call, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&t->corr, memory_order_relaxed) != corr ||
+	    atomic_exchange(&t->said, 1))
+		return;
+	struct dt_rec_corr r;
+	REC_INIT(r, DT_REC_CORR);
+	r.call = call;
+	r.corr = corr;
+	c.sink.emit(&r, sizeof(r));
+}
+
 static void on_kernel(const CUpti_ActivityKernel10 *k)
 {
 	struct dt_rec_kernel r;
 
+	tie_say(k->correlationId);
 	REC_INIT(r, DT_REC_KERNEL);
 	r.start = k->start;
 	r.end = k->end;
@@ -236,6 +321,7 @@ static void on_memcpy(const CUpti_ActivityMemcpy6 *m)
 {
 	struct dt_rec_memcpy r;
 
+	tie_say(m->correlationId);
 	REC_INIT(r, DT_REC_MEMCPY);
 	r.start = m->start;
 	r.end = m->end;
@@ -255,6 +341,7 @@ static void on_memset(const CUpti_ActivityMemset4 *m)
 {
 	struct dt_rec_memset r;
 
+	tie_say(m->correlationId);
 	REC_INIT(r, DT_REC_MEMSET);
 	r.start = m->start;
 	r.end = m->end;
@@ -386,9 +473,11 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
 		}
 	}
 	free(buffer);
-	if (cu.cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) ==
-		    CUPTI_SUCCESS &&
-	    dropped) {
+	if (cu.cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) !=
+	    CUPTI_SUCCESS)
+		dropped = 0;
+	dropped += atomic_exchange(&ties_lost, 0); /* ties are records too */
+	if (dropped) {
 		struct dt_rec_loss l;
 		REC_INIT(l, DT_REC_LOSS);
 		l.t = cupti_mono_ns();
@@ -447,32 +536,59 @@ static unsigned launch_layers(void)
 	return LAUNCH_DRIVER;
 }
 
-static int enable_launch_apis(void)
+static bool is_graph_launch(const char *name)
 {
-	bool driver = c.layers & LAUNCH_DRIVER,
-	     runtime = c.layers & LAUNCH_RUNTIME;
+	return !strncmp(name, "cuGraphLaunch", 13) ||
+	       !strncmp(name, "cudaGraphLaunch", 15);
+}
+
+/* One launch function of a layer (runtime or not), as ties are made
+ * (DT_TIE_*): its callback, or its launch records. Graph launches'
+ * records are kept either way: they tie a graph's replayed kernels to
+ * their launch (cupti-graphs.c). Returns whether it ties. */
+static bool enable_launch_api(int tie, int runtime, uint32_t id,
+			      const char *name, bool layer)
+{
+	CUpti_CallbackDomain domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API
+					      : CUPTI_CB_DOMAIN_DRIVER_API;
+	bool graph = is_graph_launch(name), record = graph,
+	     tied = false;
+
+	if (layer && tie == DT_TIE_CALLBACK)
+		tied = cu.cuptiEnableCallback(1, c.subscriber, domain, id) ==
+		       CUPTI_SUCCESS;
+	else if (tie == DT_TIE_RECORDS)
+		record = layer || graph;
+	if (record &&
+	    (runtime ? cu.cuptiActivityEnableRuntimeApi(id, 1)
+		     : cu.cuptiActivityEnableDriverApi(id, 1)) ==
+		    CUPTI_SUCCESS) {
+		cupti_graphs_launch_api(runtime, id, name);
+		tied |= tie == DT_TIE_RECORDS && layer;
+	}
+	return tied;
+}
+
+/* The launch functions of the layers chosen, tied as `tie` says; returns
+ * how many tie. */
+static int enable_launch_apis(int tie)
+{
 	int n = 0;
 
-	for (uint32_t id = 1; driver && id < CUPTI_DRIVER_TRACE_CBID_SIZE + 64;
-	     id++) {
-		const char *name = NULL;
-		if (cu.cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id,
-					    &name) == CUPTI_SUCCESS &&
-		    name && is_launch_api(name) &&
-		    cu.cuptiActivityEnableDriverApi(id, 1) == CUPTI_SUCCESS) {
-			cupti_graphs_launch_api(0, id, name);
-			n++;
-		}
-	}
-	for (uint32_t id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE + 64; id++) {
-		const char *name = NULL;
-		if (cu.cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id,
-					    &name) == CUPTI_SUCCESS &&
-		    name && is_launch_api(name) &&
-		    (runtime || !strncmp(name, "cudaGraphLaunch", 15)) &&
-		    cu.cuptiActivityEnableRuntimeApi(id, 1) == CUPTI_SUCCESS) {
-			cupti_graphs_launch_api(1, id, name);
-			n++;
+	for (int runtime = 0; runtime < 2; runtime++) {
+		CUpti_CallbackDomain domain = runtime
+						      ? CUPTI_CB_DOMAIN_RUNTIME_API
+						      : CUPTI_CB_DOMAIN_DRIVER_API;
+		uint32_t size = runtime ? CUPTI_RUNTIME_TRACE_CBID_SIZE
+					: CUPTI_DRIVER_TRACE_CBID_SIZE;
+		bool layer = c.layers & (runtime ? LAUNCH_RUNTIME : LAUNCH_DRIVER);
+		for (uint32_t id = 1; id < size + 64; id++) {
+			const char *name = NULL;
+			if (cu.cuptiGetCallbackName(domain, id, &name) ==
+				    CUPTI_SUCCESS &&
+			    name && is_launch_api(name))
+				n += enable_launch_api(tie, runtime, id, name,
+						       layer);
 		}
 	}
 	return n;
@@ -510,17 +626,54 @@ static CUptiResult enable_kinds(void)
 	return CUPTI_SUCCESS;
 }
 
+static void emit_state(enum dt_gpu_state state, int code, const char *why);
+
+/* CUPTI's one callback subscriber, for ties by callback: taken unless
+ * DNNTRACE_CUPTI_SUBSCRIBE=0, or someone has it. */
+static pthread_mutex_t subscriber_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int subscribed;
+
+static bool subscribe(void)
+{
+	const char *env = getenv("DNNTRACE_CUPTI_SUBSCRIBE");
+	CUpti_SubscriberParams params = {
+		.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+		.subscriberName = "dnntrace",
+	};
+
+	if ((env && !strcmp(env, "0")) ||
+	    (!ties && !(ties = calloc(TIE_SLOTS, sizeof(*ties)))))
+		return false;
+	if (cu.cuptiSubscribe_v2(&c.subscriber, on_launch, NULL, &params) !=
+	    CUPTI_SUCCESS)
+		return false;
+	atomic_store(&subscribed, 1);
+	return true;
+}
+
+/* Launches tied by their records: external correlation, carried by the
+ * launch API records. */
+static int tie_by_records(void)
+{
+	return cu.cuptiActivityEnable(
+		       CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) ==
+			       CUPTI_SUCCESS &&
+		       enable_launch_apis(DT_TIE_RECORDS) > 0
+		       ? DT_TIE_RECORDS
+		       : 0;
+}
+
 /*
  * Our callbacks and kinds: at start, and again after another client let
- * CUPTI go. *attributed: whether launches can be tied to calls, by the
- * external correlation records that the launch API records carry.
+ * CUPTI go. *tie: how launches are tied to calls (DT_TIE_*, 0: they
+ * cannot be).
  *
- * Sampled recording switches the kinds off and on, never those two:
+ * Sampled recording switches the kinds off and on, never the ties:
  * switching the launch records too left every later window without
  * correlation records in one run of three (H100, CUPTI 13.0.1), and
  * launch records cost a callback per launch, not a GPU timestamp.
  */
-static CUptiResult arm(bool *attributed)
+static CUptiResult arm(int *tie)
 {
 	CUptiResult r;
 
@@ -528,11 +681,43 @@ static CUptiResult arm(bool *attributed)
 						   buffer_completed)) ||
 	    (r = enable_kinds()))
 		return r;
-	*attributed = cu.cuptiActivityEnable(
-			      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) ==
-			      CUPTI_SUCCESS &&
-		      enable_launch_apis() > 0;
+	*tie = 0;
+	pthread_mutex_lock(&subscriber_lock);
+	if (subscribe()) {
+		if (enable_launch_apis(DT_TIE_CALLBACK) > 0) {
+			*tie = DT_TIE_CALLBACK;
+		} else {
+			cu.cuptiUnsubscribe(c.subscriber);
+			atomic_store(&subscribed, 0);
+		}
+	}
+	if (!*tie)
+		*tie = tie_by_records();
+	pthread_mutex_unlock(&subscriber_lock);
 	return CUPTI_SUCCESS;
+}
+
+/* The program asks for CUPTI's subscriber: it gets it, and launches are
+ * tied by their records from now on (a call running meanwhile may have
+ * its later launches untied). */
+static void give_up_subscriber(void)
+{
+	pthread_mutex_lock(&subscriber_lock);
+	if (atomic_load(&subscribed)) {
+		int tie = tie_by_records();
+		c.tie = tie;
+		if (dt_cupti_tagging)
+			dt_cupti_tagging = tie;
+		cu.cuptiUnsubscribe(c.subscriber);
+		atomic_store(&subscribed, 0);
+		emit_state(DT_GPU_ON, 0,
+			   tie ? "on: the program took CUPTI's callbacks; "
+				 "launches tied to calls by their records "
+				 "from here"
+			       : "on: the program took CUPTI's callbacks; "
+				 "launches no longer tied to calls");
+	}
+	pthread_mutex_unlock(&subscriber_lock);
 }
 
 static void disable_kinds(void)
@@ -609,7 +794,7 @@ static void window_open(void)
 		c.sample_n = 0; /* stays closed */
 		return;
 	}
-	dt_cupti_tagging = c.attributed;
+	dt_cupti_tagging = c.tie;
 	atomic_fetch_add(&dt_cupti_window, 1);
 	emit_window(DT_GPU_WINDOW_OPEN);
 	c.toggle_at = cupti_mono_ns() + c.window_ms * MS;
@@ -712,19 +897,19 @@ static uint64_t realtime_ns(void)
  * finalized, and has been quiet since): take it back. */
 static void rearm(void)
 {
-	bool attributed;
+	int tie;
 	CUptiResult r;
 
 	cu.cuptiActivityRegisterTimestampCallback(realtime_ns);
-	r = arm(&attributed);
+	r = arm(&tie);
 	atomic_store(&c.rearm_at, 0);
 	if (r != CUPTI_SUCCESS) {
 		emit_state(DT_GPU_OFF, r, "could not take CUPTI back");
 		return;
 	}
 	atomic_store(&c.yielded, 0);
-	dt_cupti_tagging = attributed;
-	c.attributed = attributed;
+	dt_cupti_tagging = tie;
+	c.tie = tie;
 	emit_state(DT_GPU_RESUMED, 0, "the other CUPTI client let go");
 	emit_clock();
 	if (c.sample_n) {
@@ -885,11 +1070,11 @@ static void start_once(void)
 			 path);
 		return;
 	}
-	bool attributed;
+	int tie;
 	char sampled[80] = "";
 	sample_config(version, sampled, sizeof(sampled));
 	c.layers = launch_layers();
-	if ((r = arm(&attributed)) != CUPTI_SUCCESS) {
+	if ((r = arm(&tie)) != CUPTI_SUCCESS) {
 		char why[256];
 		if (no_gpu(why, sizeof(why)))
 			return set_off("off: %s", why);
@@ -905,8 +1090,8 @@ static void start_once(void)
 	 * injected recorder starts */
 	pm.arg = getenv("DNNTRACE_GPU_METRICS");
 	pm.cupti = h;
-	dt_cupti_tagging = attributed;
-	c.attributed = attributed;
+	dt_cupti_tagging = tie;
+	c.tie = tie;
 	unsigned k = wanted_kinds();
 	if (c.sample_n) {
 		sample_start();
@@ -920,7 +1105,9 @@ static void start_once(void)
 		 k & KIND_KERNEL ? "kernels" : "",
 		 k & KIND_MEMCPY ? " memcpy" : "",
 		 k & KIND_MEMSET ? " memset" : "",
-		 attributed ? "" : ", not attributed to calls",
+		 tie == DT_TIE_CALLBACK  ? ""
+		 : tie == DT_TIE_RECORDS ? ", tied to calls by launch records"
+					 : ", not attributed to calls",
 		 c.layers == LAUNCH_DRIVER    ? ""
 		 : c.layers == LAUNCH_RUNTIME ? ", launch records: runtime"
 					    : ", launch records: both",
@@ -1013,6 +1200,7 @@ int dt_cupti_flush_async(unsigned timeout_ms)
 void dt_cupti_forget(void)
 {
 	dt_cupti_tagging = 0;
+	atomic_store(&subscribed, 0);
 	dt_cupti_graphs = 0;
 	dt_cupti_sampled = 0;
 	if (c.on || c.starting)
@@ -1082,10 +1270,32 @@ DT_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 	return r;
 }
 
+/* The program (PyTorch's profiler, which never asks twice) wants CUPTI's
+ * one subscriber: ours goes first. */
+DT_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
+				     CUpti_CallbackFunc callback,
+				     void *userdata)
+{
+	REAL(cuptiSubscribe);
+	give_up_subscriber();
+	return real_(subscriber, callback, userdata);
+}
+
+DT_EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
+					CUpti_CallbackFunc callback,
+					void *userdata,
+					CUpti_SubscriberParams *params)
+{
+	REAL(cuptiSubscribe_v2);
+	give_up_subscriber();
+	return real_(subscriber, callback, userdata, params);
+}
+
 DT_EXPORT CUptiResult cuptiFinalize(void)
 {
 	REAL(cuptiFinalize);
 	CUptiResult r = real_();
+	atomic_store(&subscribed, 0); /* it went with everything else */
 	if (atomic_load(&c.yielded))
 		atomic_store(&c.rearm_at, cupti_mono_ns() + REARM_DELAY_NS);
 	return r;

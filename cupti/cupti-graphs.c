@@ -6,15 +6,16 @@
  * records with the executable's id and a node id, and no call: the
  * launches the call made were turned into nodes while a stream was being
  * captured (or cuDNN added them itself). Three kinds of records close the
- * gap, none needing CUPTI's callback API (whose one subscriber slot is
- * PyTorch's profiler's):
+ * gap, none needing CUPTI's callback API (whose one subscriber the
+ * program, PyTorch's profiler, may ask for at any time):
  *
  *   GRAPH_NODE    the nodes a call added, found by listing the graph's
  *                 nodes before and after it;
  *   GRAPH_LINK    executables instantiated or updated from a graph, clones,
  *                 child graphs: the program's own calls to the CUDA runtime
  *                 and driver, interposed here;
- *   GRAPH_LAUNCH  graph launches, from CUPTI's driver API records.
+ *   GRAPH_LAUNCH  graph launches, from CUPTI's API records of them (kept
+ *                 however other launches are tied to calls).
  *
  * Nothing here knows cuDNN; the shim says when a call starts and ends.
  */

@@ -7,6 +7,7 @@
 #include "dt-cupti.h"
 
 volatile int dt_cupti_tagging;
+__thread uint64_t dt_cupti_call;
 volatile int dt_cupti_graphs;
 volatile int dt_cupti_sampled;
 _Atomic unsigned dt_cupti_window;

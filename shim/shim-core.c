@@ -617,16 +617,21 @@ void dt_gpu_push(struct dt_thread *t)
 		t->gpu_window = atomic_load(&dt_cupti_window);
 		t->gpu_sampling = true;
 	}
-	if (dt_cupti_tagging) {
+	int tie = dt_cupti_tagging;
+	if (tie == DT_TIE_CALLBACK)
+		dt_cupti_call = t->seq;
+	else if (tie == DT_TIE_RECORDS)
 		dt_cupti_push(t->seq);
-		t->gpu_tagged = true;
-	}
+	t->gpu_tagged = (uint8_t)tie;
 }
 
 void dt_gpu_pop(struct dt_thread *t)
 {
-	dt_cupti_pop();
-	t->gpu_tagged = false;
+	if (t->gpu_tagged == DT_TIE_CALLBACK)
+		dt_cupti_call = 0;
+	else
+		dt_cupti_pop();
+	t->gpu_tagged = 0;
 }
 
 /* The CUDA driver calls this when CUDA_INJECTION64_PATH names this library

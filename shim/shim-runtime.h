@@ -40,7 +40,8 @@ struct dt_thread {
 	uint32_t depth;      /* 1 inside a wrapped call */
 	unsigned epoch;      /* the process epoch its ring belongs to */
 	bool broken;         /* no ring could be had for this thread */
-	bool gpu_tagged;     /* an attribution id is pushed for this call */
+	uint8_t gpu_tagged;  /* how this call's launches are tied to it:
+				DT_TIE_*, 0: not */
 	bool gpu_sampling;   /* GPU recording is sampled: gpu_window holds
 				(until dt_call_begin) */
 	unsigned gpu_window; /* dt_cupti_window before the call */

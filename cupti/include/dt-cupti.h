@@ -34,9 +34,18 @@ int dt_cupti_start(const struct dt_cupti_sink *sink, unsigned flush_ms);
  * not ("on: CUPTI 13.0.1 from /path", "off: no CUPTI library found"). */
 const char *dt_cupti_state(void);
 
-/* Nonzero while launches can be tied to calls: callers then bracket calls
- * that launch work with dt_cupti_push/pop. */
+/*
+ * Nonzero while launches can be tied to calls, and how. Callers bracket a
+ * call that launches work: with DT_TIE_RECORDS by dt_cupti_push/pop (CUPTI's
+ * external correlation, carried by its launch records); with
+ * DT_TIE_CALLBACK by setting dt_cupti_call to the call's id, and to 0
+ * after it (CUPTI's launch callbacks read it). It can change between a
+ * call's start and end: each call ends the way it started.
+ */
+enum { DT_TIE_RECORDS = 1, DT_TIE_CALLBACK = 2 };
 extern volatile int dt_cupti_tagging;
+extern __thread uint64_t dt_cupti_call
+	__attribute__((tls_model("initial-exec")));
 
 /* Tag work launched by this thread from now on with id / stop tagging.
  * About 0.2 us for the pair. */

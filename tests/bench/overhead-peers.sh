@@ -12,6 +12,9 @@
 #   sampled   dnntrace record --gpu-sample $SAMPLE (default 10), where the
 #             build has it (with DNNTRACE_GPU_SAMPLE_UNSAFE=1)
 #   full      dnntrace record (calls, kernels, copies, sets)
+#   full_records  the same with launches tied to calls by CUPTI's launch
+#             records instead of its callbacks (DNNTRACE_CUPTI_SUBSCRIBE=0);
+#             only when CONFIGS names it
 #   floor     libcupti-floor.so through CUDA_INJECTION64_PATH: CUPTI's
 #             kernel records and nothing else, the least a kernel tracer pays
 #   floor_sampled  the same with kernel records on 100 ms of each second
@@ -76,6 +79,8 @@ run() {
 		pre=("$dnntrace" record -q -o "$dir/%p.dnnt"
 		--gpu-sample "$sample" --) ;;
 	full) pre=("$dnntrace" record -q -o "$dir/%p.dnnt" --) ;;
+	full_records) env=(DNNTRACE_CUPTI_SUBSCRIBE=0)
+		pre=("$dnntrace" record -q -o "$dir/%p.dnnt" --) ;;
 	floor) env=(CUDA_INJECTION64_PATH="$floor") ;;
 	floor_sampled) env=(CUDA_INJECTION64_PATH="$floor"
 		CUPTI_FLOOR_SAMPLE=100:900) ;;
@@ -117,7 +122,7 @@ for wl in $workloads; do
 	[ "$wl" = llama ] && cfgs=(plain none $sampled full floor floor_sampled)
 	if [ -n "${CONFIGS:-}" ]; then
 		want=" $CONFIGS " && picked=(plain)
-		for c in "${cfgs[@]:1}"; do
+		for c in "${cfgs[@]:1}" full_records; do
 			[[ $want == *" $c "* ]] && picked+=("$c")
 		done
 		cfgs=("${picked[@]}")
@@ -144,7 +149,9 @@ for line in open(sys.argv[1]):
         size[(wl.split("_")[0] if wl.startswith("llama") else wl, cfg)].append(int(v))
     else:
         vals[(wl, cfg)][r] = float(v)
-cfgs = ["none", "sampled", "full", "floor", "floor_sampled", "profiler", "log"]
+cfgs = ["none", "sampled", "full", "full_records", "floor", "floor_sampled",
+        "profiler", "log"]
+cfgs = [c for c in cfgs if any(k[1] == c for k in vals)]  # those that ran
 print("ratio to plain, median (min..max) over interleaved rounds; "
       "sampled = --gpu-sample %s" % sys.argv[2])
 print("%-12s %9s  " % ("workload", "plain") + "  ".join("%-19s" % c for c in cfgs))
@@ -159,6 +166,7 @@ for wl in dict.fromkeys(k[0] for k in vals):
 print("\nbytes written by one run (median): dnntrace traces, cuDNN log")
 for wl in dict.fromkeys(k[0] for k in size):
     parts = ["%s %.1f MB" % (c, statistics.median(size[(wl, c)]) / 1e6)
-             for c in ("none", "sampled", "full", "log") if size.get((wl, c))]
+             for c in ("none", "sampled", "full", "full_records", "log")
+             if size.get((wl, c))]
     print("  %-10s %s" % (wl, ", ".join(parts)))
 EOF
