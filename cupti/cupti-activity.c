@@ -19,8 +19,8 @@
  * CUSTOM0/1) carried by the launch API records only.
  *
  * Sampled recording (DNNTRACE_GPU_SAMPLE) switches all of it on for one
- * window in N and off in between, from the flusher thread, so that a
- * launch outside the windows costs what it costs untraced.
+ * window in N and off in between, from the flusher thread; the ties stay
+ * as they are.
  */
 #define _GNU_SOURCE
 #include <cupti.h>
@@ -249,10 +249,9 @@ static void CUPTIAPI on_launch(void *arg, CUpti_CallbackDomain domain,
 	(void)arg;
 	(void)domain;
 	(void)cbid;
-	/* on the way out: a launch that failed launched nothing (CUresult
-	 * and cudaError_t are both 0 on success) */
-	if (!call || cb->callbackSite != CUPTI_API_EXIT || !cb->correlationId ||
-	    (cb->functionReturnValue && *(const int *)cb->functionReturnValue))
+	/* on the way in, before the kernel can run and its record be
+	 * parsed; a launch that fails makes no activity record to tie */
+	if (!call || cb->callbackSite != CUPTI_API_ENTER || !cb->correlationId)
 		return;
 	struct tie *t = &ties[cb->correlationId & (TIE_SLOTS - 1)];
 	atomic_store_explicit(&t->corr, 0, memory_order_relaxed);
@@ -641,12 +640,17 @@ static bool subscribe(void)
 		.subscriberName = "dnntrace",
 	};
 
+	if (atomic_load(&subscribed))
+		return true; /* still ours: an activity client came and went */
 	if ((env && !strcmp(env, "0")) ||
 	    (!ties && !(ties = calloc(TIE_SLOTS, sizeof(*ties)))))
 		return false;
 	if (cu.cuptiSubscribe_v2(&c.subscriber, on_launch, NULL, &params) !=
 	    CUPTI_SUCCESS)
 		return false;
+	/* correlation ids start again at 1 after cuptiFinalize: slots of
+	 * a session before it would tie the new ids to old calls */
+	memset(ties, 0, TIE_SLOTS * sizeof(*ties));
 	atomic_store(&subscribed, 1);
 	return true;
 }
@@ -693,6 +697,8 @@ static CUptiResult arm(int *tie)
 	}
 	if (!*tie)
 		*tie = tie_by_records();
+	c.tie = *tie;
+	dt_cupti_tagging = *tie;
 	pthread_mutex_unlock(&subscriber_lock);
 	return CUPTI_SUCCESS;
 }
@@ -704,18 +710,23 @@ static void give_up_subscriber(void)
 {
 	pthread_mutex_lock(&subscriber_lock);
 	if (atomic_load(&subscribed)) {
-		int tie = tie_by_records();
+		/* while another client has CUPTI, its session is left alone:
+		 * taking CUPTI back ties by records */
+		bool yielded = atomic_load(&c.yielded);
+		int tie = yielded ? 0 : tie_by_records();
 		c.tie = tie;
 		if (dt_cupti_tagging)
 			dt_cupti_tagging = tie;
 		cu.cuptiUnsubscribe(c.subscriber);
 		atomic_store(&subscribed, 0);
-		emit_state(DT_GPU_ON, 0,
-			   tie ? "on: the program took CUPTI's callbacks; "
-				 "launches tied to calls by their records "
-				 "from here"
-			       : "on: the program took CUPTI's callbacks; "
-				 "launches no longer tied to calls");
+		if (dt_cupti_tagging || (!yielded && !c.sample_n))
+			emit_state(DT_GPU_ON, 0,
+				   tie ? "on: the program took CUPTI's "
+					 "callbacks; launches tied to calls "
+					 "by their records from here"
+				       : "on: the program took CUPTI's "
+					 "callbacks; launches no longer tied "
+					 "to calls");
 	}
 	pthread_mutex_unlock(&subscriber_lock);
 }
@@ -794,7 +805,9 @@ static void window_open(void)
 		c.sample_n = 0; /* stays closed */
 		return;
 	}
+	pthread_mutex_lock(&subscriber_lock);
 	dt_cupti_tagging = c.tie;
+	pthread_mutex_unlock(&subscriber_lock);
 	atomic_fetch_add(&dt_cupti_window, 1);
 	emit_window(DT_GPU_WINDOW_OPEN);
 	c.toggle_at = cupti_mono_ns() + c.window_ms * MS;
@@ -804,7 +817,9 @@ static void window_close(void)
 {
 	emit_window(DT_GPU_WINDOW_CLOSE);
 	atomic_fetch_add(&dt_cupti_window, 1);
+	pthread_mutex_lock(&subscriber_lock);
 	dt_cupti_tagging = 0;
+	pthread_mutex_unlock(&subscriber_lock);
 	disable_kinds();
 	uint64_t now = cupti_mono_ns();
 	plan_window(c.period_end > now ? c.period_end : now);
@@ -908,8 +923,6 @@ static void rearm(void)
 		return;
 	}
 	atomic_store(&c.yielded, 0);
-	dt_cupti_tagging = tie;
-	c.tie = tie;
 	emit_state(DT_GPU_RESUMED, 0, "the other CUPTI client let go");
 	emit_clock();
 	if (c.sample_n) {
@@ -1090,8 +1103,6 @@ static void start_once(void)
 	 * injected recorder starts */
 	pm.arg = getenv("DNNTRACE_GPU_METRICS");
 	pm.cupti = h;
-	dt_cupti_tagging = tie;
-	c.tie = tie;
 	unsigned k = wanted_kinds();
 	if (c.sample_n) {
 		sample_start();
@@ -1271,7 +1282,9 @@ DT_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 }
 
 /* The program (PyTorch's profiler, which never asks twice) wants CUPTI's
- * one subscriber: ours goes first. */
+ * one subscriber: ours goes first. A program that looks these up with
+ * dlsym() on its own handle, or links CUPTI statically, is not seen
+ * asking (DNNTRACE_CUPTI_SUBSCRIBE=0 is for it). */
 DT_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
 				     CUpti_CallbackFunc callback,
 				     void *userdata)
