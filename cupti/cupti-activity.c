@@ -105,7 +105,7 @@ static struct {
 	unsigned sample_n, window_ms;
 	uint64_t toggle_at, period_end, rng;
 	bool first_window; /* open since the start, until the GPU is used */
-	int tie;           /* how launches are tied to calls: DT_TIE_*, 0 */
+	enum dt_tie tie;   /* how launches are tied to calls */
 	CUpti_SubscriberHandle subscriber; /* ties by callback */
 	unsigned layers;   /* whose launch records: LAUNCH_* */
 } c = { .once = PTHREAD_ONCE_INIT };
@@ -535,42 +535,38 @@ static unsigned launch_layers(void)
 	return LAUNCH_DRIVER;
 }
 
-static bool is_graph_launch(const char *name)
-{
-	return !strncmp(name, "cuGraphLaunch", 13) ||
-	       !strncmp(name, "cudaGraphLaunch", 15);
-}
-
-/* One launch function of a layer (runtime or not), as ties are made
- * (DT_TIE_*): its callback, or its launch records. Graph launches'
- * records are kept either way: they tie a graph's replayed kernels to
- * their launch (cupti-graphs.c). Returns whether it ties. */
-static bool enable_launch_api(int tie, int runtime, uint32_t id,
+/* One launch function, callback id `id` of the runtime's layer or the
+ * driver's, tied as `tie` says when `layer` is one of those chosen: its
+ * callback, or its API records. Graph launches' records are enabled
+ * either way: they tie a graph's replayed kernels to their launch
+ * (cupti-graphs.c), and carry external correlation like any other.
+ * Returns whether it ties. */
+static bool enable_launch_api(enum dt_tie tie, bool runtime, uint32_t id,
 			      const char *name, bool layer)
 {
-	CUpti_CallbackDomain domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API
-					      : CUPTI_CB_DOMAIN_DRIVER_API;
-	bool graph = is_graph_launch(name), record = graph,
-	     tied = false;
+	bool by_callback = layer && tie == DT_TIE_CALLBACK,
+	     by_records = layer && tie == DT_TIE_RECORDS;
+	bool tied = false;
 
-	if (layer && tie == DT_TIE_CALLBACK)
-		tied = cu.cuptiEnableCallback(1, c.subscriber, domain, id) ==
-		       CUPTI_SUCCESS;
-	else if (tie == DT_TIE_RECORDS)
-		record = layer || graph;
-	if (record &&
-	    (runtime ? cu.cuptiActivityEnableRuntimeApi(id, 1)
-		     : cu.cuptiActivityEnableDriverApi(id, 1)) ==
-		    CUPTI_SUCCESS) {
-		cupti_graphs_launch_api(runtime, id, name);
-		tied |= tie == DT_TIE_RECORDS && layer;
-	}
-	return tied;
+	if (by_callback)
+		tied = cu.cuptiEnableCallback(1, c.subscriber,
+					      runtime
+						      ? CUPTI_CB_DOMAIN_RUNTIME_API
+						      : CUPTI_CB_DOMAIN_DRIVER_API,
+					      id) == CUPTI_SUCCESS;
+	if (!by_records && !cupti_graphs_is_launch(name))
+		return tied;
+	CUptiResult r = runtime ? cu.cuptiActivityEnableRuntimeApi(id, 1)
+				: cu.cuptiActivityEnableDriverApi(id, 1);
+	if (r != CUPTI_SUCCESS)
+		return tied;
+	cupti_graphs_launch_api(runtime, id, name);
+	return tied || tie == DT_TIE_RECORDS;
 }
 
 /* The launch functions of the layers chosen, tied as `tie` says; returns
  * how many tie. */
-static int enable_launch_apis(int tie)
+static int enable_launch_apis(enum dt_tie tie)
 {
 	int n = 0;
 
@@ -657,14 +653,13 @@ static bool subscribe(void)
 
 /* Launches tied by their records: external correlation, carried by the
  * launch API records. */
-static int tie_by_records(void)
+static enum dt_tie tie_by_records(void)
 {
-	return cu.cuptiActivityEnable(
-		       CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) ==
-			       CUPTI_SUCCESS &&
-		       enable_launch_apis(DT_TIE_RECORDS) > 0
-		       ? DT_TIE_RECORDS
-		       : 0;
+	if (cu.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) !=
+		    CUPTI_SUCCESS ||
+	    enable_launch_apis(DT_TIE_RECORDS) == 0)
+		return DT_TIE_NONE;
+	return DT_TIE_RECORDS;
 }
 
 /*
@@ -677,7 +672,7 @@ static int tie_by_records(void)
  * correlation records in one run of three (H100, CUPTI 13.0.1), and
  * launch records cost a callback per launch, not a GPU timestamp.
  */
-static CUptiResult arm(int *tie)
+static CUptiResult arm(enum dt_tie *tie)
 {
 	CUptiResult r;
 
@@ -685,7 +680,7 @@ static CUptiResult arm(int *tie)
 						   buffer_completed)) ||
 	    (r = enable_kinds()))
 		return r;
-	*tie = 0;
+	*tie = DT_TIE_NONE;
 	pthread_mutex_lock(&subscriber_lock);
 	if (subscribe()) {
 		if (enable_launch_apis(DT_TIE_CALLBACK) > 0) {
@@ -713,13 +708,15 @@ static void give_up_subscriber(void)
 		/* while another client has CUPTI, its session is left alone:
 		 * taking CUPTI back ties by records */
 		bool yielded = atomic_load(&c.yielded);
-		int tie = yielded ? 0 : tie_by_records();
+		bool recording = !yielded && (!c.sample_n ||
+					      (atomic_load(&dt_cupti_window) & 1));
+		enum dt_tie tie = yielded ? DT_TIE_NONE : tie_by_records();
 		c.tie = tie;
 		if (dt_cupti_tagging)
 			dt_cupti_tagging = tie;
 		cu.cuptiUnsubscribe(c.subscriber);
 		atomic_store(&subscribed, 0);
-		if (dt_cupti_tagging || (!yielded && !c.sample_n))
+		if (recording)
 			emit_state(DT_GPU_ON, 0,
 				   tie ? "on: the program took CUPTI's "
 					 "callbacks; launches tied to calls "
@@ -912,7 +909,7 @@ static uint64_t realtime_ns(void)
  * finalized, and has been quiet since): take it back. */
 static void rearm(void)
 {
-	int tie;
+	enum dt_tie tie;
 	CUptiResult r;
 
 	cu.cuptiActivityRegisterTimestampCallback(realtime_ns);
@@ -1083,7 +1080,7 @@ static void start_once(void)
 			 path);
 		return;
 	}
-	int tie;
+	enum dt_tie tie;
 	char sampled[80] = "";
 	sample_config(version, sampled, sizeof(sampled));
 	c.layers = launch_layers();

@@ -321,10 +321,15 @@ void dt_cupti_graph_end(struct dt_graph_scope *s, uint64_t call)
  * graph launch functions */
 static _Atomic uint64_t launch_cbids[2][16];
 
+bool cupti_graphs_is_launch(const char *name)
+{
+	return !strncmp(name, "cuGraphLaunch", 13) ||
+	       !strncmp(name, "cudaGraphLaunch", 15);
+}
+
 void cupti_graphs_launch_api(int runtime, uint32_t cbid, const char *name)
 {
-	if (cbid < 1024 && (!strncmp(name, "cuGraphLaunch", 13) ||
-			    !strncmp(name, "cudaGraphLaunch", 15)))
+	if (cbid < 1024 && cupti_graphs_is_launch(name))
 		atomic_fetch_or(&launch_cbids[!!runtime][cbid / 64],
 				1ull << (cbid % 64));
 }

@@ -52,8 +52,12 @@ void cupti_kernels_flush(void);
  * library handle) is on; sets dt_cupti_graphs when it can work. */
 void cupti_graphs_start(void *cupti);
 
-/* A driver (or runtime) API callback id that CUPTI names `name`, enabled
- * as a launch carrier: graph launches among them get GRAPH_LAUNCH
+/* Whether the driver or runtime function CUPTI names `name` launches a
+ * graph. */
+bool cupti_graphs_is_launch(const char *name);
+
+/* A driver (or runtime) API callback id that CUPTI names `name`, whose
+ * API records are enabled: graph launches among them get GRAPH_LAUNCH
  * records. */
 void cupti_graphs_launch_api(int runtime, uint32_t cbid, const char *name);
 

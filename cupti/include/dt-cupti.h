@@ -42,7 +42,7 @@ const char *dt_cupti_state(void);
  * after it (CUPTI's launch callbacks read it). It can change between a
  * call's start and end: each call ends the way it started.
  */
-enum { DT_TIE_RECORDS = 1, DT_TIE_CALLBACK = 2 };
+enum dt_tie { DT_TIE_NONE = 0, DT_TIE_RECORDS = 1, DT_TIE_CALLBACK = 2 };
 extern volatile int dt_cupti_tagging;
 extern __thread uint64_t dt_cupti_call
 	__attribute__((tls_model("initial-exec")));

@@ -74,14 +74,15 @@ static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buf,
 	free(buf);
 }
 
-/* The callback mode's per-thread state: the call open now, and where the
- * launches' correlation ids go. */
+/* The callback mode's state: the call open now (per thread, as in the
+ * shim), and where the launches' correlation ids go (one thread launches
+ * here; CUPTI's own threads never launch). */
 static __thread uint64_t call_id;
-static __thread struct {
+static struct {
 	uint32_t corr;
 	uint64_t call;
 } kept[1 << 18];
-static __thread unsigned nkept;
+static unsigned nkept;
 
 static void CUPTIAPI on_launch(void *arg, CUpti_CallbackDomain domain,
 			       CUpti_CallbackId cbid, const void *data)
