@@ -1067,7 +1067,7 @@ static void start_once(void)
 	if (!(h = load_cupti(path, sizeof(path))))
 		return set_off("off: no CUPTI library found (%s)", dlerror());
 #define FN_LOAD_(name, args)                         \
-	if (!(*(void **)&cu.name = dlsym(h, #name))) \
+	if (!(*(void **)&cu.name = dt_dlsym_next(h, #name))) \
 		return set_off("off: CUPTI lacks " #name "%s", "");
 	CUPTI_FUNCTIONS(FN_LOAD_)
 #undef FN_LOAD_
@@ -1238,7 +1238,7 @@ static void *real_cupti(const char *name)
 
 	if (!h)
 		h = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
-	return h ? dlsym(h, name) : NULL;
+	return h ? dt_dlsym_next(h, name) : NULL;
 }
 
 #define REAL(name)                                            \
@@ -1278,10 +1278,10 @@ DT_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 	return r;
 }
 
-/* The program (PyTorch's profiler, which never asks twice) wants CUPTI's
- * one subscriber: ours goes first. A program that looks these up with
- * dlsym() on its own handle, or links CUPTI statically, is not seen
- * asking (DNNTRACE_CUPTI_SUBSCRIBE=0 is for it). */
+/* The program (PyTorch's profiler, which never asks twice; XLA's, which
+ * finds CUPTI's functions with dlsym) wants CUPTI's one subscriber: ours
+ * goes first. A program that links CUPTI statically is not seen asking
+ * (DNNTRACE_CUPTI_SUBSCRIBE=0 is for it). */
 DT_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber,
 				     CUpti_CallbackFunc callback,
 				     void *userdata)
@@ -1309,4 +1309,27 @@ DT_EXPORT CUptiResult cuptiFinalize(void)
 	if (atomic_load(&c.yielded))
 		atomic_store(&c.rearm_at, cupti_mono_ns() + REARM_DELAY_NS);
 	return r;
+}
+
+/* The wrappers above, for a program that finds CUPTI's functions with
+ * dlsym() (XLA does): only in the CUPTI they forward to. */
+void *dt_cupti_client_wrapper(const char *name, void *real)
+{
+	static const struct {
+		const char *name;
+		void *wrapper;
+	} wrapped[] = {
+		{ "cuptiActivityRegisterCallbacks",
+		  (void *)cuptiActivityRegisterCallbacks },
+		{ "cuptiActivityDisable", (void *)cuptiActivityDisable },
+		{ "cuptiSubscribe", (void *)cuptiSubscribe },
+		{ "cuptiSubscribe_v2", (void *)cuptiSubscribe_v2 },
+		{ "cuptiFinalize", (void *)cuptiFinalize },
+	};
+
+	for (size_t i = 0; i < sizeof(wrapped) / sizeof(wrapped[0]); i++)
+		if (!strcmp(name, wrapped[i].name))
+			return real == real_cupti(name) ? wrapped[i].wrapper
+							: NULL;
+	return NULL;
 }

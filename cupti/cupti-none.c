@@ -33,6 +33,8 @@ void *dt_cupti_driver_wrapper(const char *name, void *real)
 	(void)real;
 	return NULL;
 }
+void *dt_cupti_client_wrapper(const char *name, void *real)
+	__attribute__((alias("dt_cupti_driver_wrapper")));
 
 void dt_cupti_graph_end(struct dt_graph_scope *s, uint64_t call)
 {

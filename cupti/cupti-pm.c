@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "cupti-internal.h"
+#include "dt-cupti.h"
 #include "dt-trace.h"
 
 #define PM_FUNCTIONS(X)                                                  \
@@ -283,13 +284,13 @@ void cupti_pm_start(void *cupti, const char *arg)
 
 	s.interval_ns = us >= 1 && us <= 1e6 ? (uint64_t)(us * 1000) : 100000;
 #define FN_LOAD_(name, params)                                 \
-	if (!(*(void **)&pm.name = dlsym(cupti, #name))) {    \
+	if (!(*(void **)&pm.name = dt_dlsym_next(cupti, #name))) { \
 		emit_metrics(-1, "off: this CUPTI lacks " #name); \
 		return;                                        \
 	}
 	PM_FUNCTIONS(FN_LOAD_)
 #undef FN_LOAD_
-	*(void **)&pm.result = dlsym(cupti, "cuptiGetResultString");
+	*(void **)&pm.result = dt_dlsym_next(cupti, "cuptiGetResultString");
 
 	PARAMS(CUpti_Profiler_Initialize_Params, pi);
 	if ((r = pm.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS)

@@ -38,6 +38,13 @@ DT_NO_ASAN static dlsym_fn real_dlsym(void)
 	return real_dlsym_ptr;
 }
 
+void *dt_dlsym_next(void *handle, const char *name)
+{
+	dlsym_fn next = real_dlsym();
+
+	return next ? next(handle, name) : NULL;
+}
+
 /* True when the file name is the cuDNN dispatcher library (libcudnn.so,
  * libcudnn.so.9, libcudnn.so.9.19.0), not one of its sub-libraries. */
 static bool is_cudnn_name(const char *path)
@@ -207,6 +214,17 @@ static void *driver_dlsym(dlsym_fn next, void *handle, const char *name)
 	return p;
 }
 
+/* The CUPTI functions by which a program hands CUPTI over (cupti/): the
+ * shim's wrappers, for lookups in the CUPTI that they forward to. */
+static void *cupti_dlsym(dlsym_fn next, void *handle, const char *name)
+{
+	void *p = next(handle, name), *w;
+
+	if (p && (w = dt_cupti_client_wrapper(name, p)))
+		return w;
+	return p;
+}
+
 /*
  * glibc's dlsym resolves RTLD_NEXT and RTLD_DEFAULT relative to the object
  * that called it, found from its return address. Those lookups, and all
@@ -223,9 +241,11 @@ static void *driver_dlsym(dlsym_fn next, void *handle, const char *name)
 	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT || !name || \
 	    name[0] != 'c' || name[1] != 'u')                         \
 		return next(handle, name);                            \
-	if (strncmp(name, "cudnn", 5) != 0)                           \
-		return driver_dlsym(next, handle, name);              \
-	return cudnn_dlsym(next, handle, name)
+	if (strncmp(name, "cudnn", 5) == 0)                           \
+		return cudnn_dlsym(next, handle, name);               \
+	if (strncmp(name, "cupti", 5) == 0)                           \
+		return cupti_dlsym(next, handle, name);               \
+	return driver_dlsym(next, handle, name)
 
 /* Programs built against glibc >= 2.34 ask for dlsym@GLIBC_2.34, older
  * ones (manylinux wheels) for dlsym@GLIBC_2.2.5: answer both. */

@@ -97,6 +97,17 @@ void dt_cupti_graph_end(struct dt_graph_scope *s, uint64_t call);
  * other name. */
 void *dt_cupti_driver_wrapper(const char *name, void *real);
 
+/* The shim's wrapper of a CUPTI function by which a program hands CUPTI
+ * over to dnntrace or takes it (cuptiSubscribe, cuptiActivityRegister-
+ * Callbacks, ...), for a program that looked `name` up with dlsym() and got
+ * `real` from the CUPTI the wrappers forward to; NULL for every other name
+ * and for another CUPTI. */
+void *dt_cupti_client_wrapper(const char *name, void *real);
+
+/* dlsym() itself, not the shim's: for cupti/'s own lookups, which must
+ * never get a wrapper (provided by the shim). */
+void *dt_dlsym_next(void *handle, const char *name);
+
 /* Hand every finished record to the sink (forced: also unfinished ones,
  * which then carry no times). Also writes a clock calibration record. */
 void dt_cupti_flush(int forced);

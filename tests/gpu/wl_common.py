@@ -68,8 +68,8 @@ def run_timed(step, iters, warmup, sync):
     before it stops, so asynchronous launches are fully accounted for.
 
     For kernels_vs_profiler.py: with DNNTRACE_WL_MARKER=1 a cudnn_marker() call brackets the
-    timed iterations; with DNNTRACE_WL_PROFILE=FILE (PyTorch workloads) they run under
-    torch.profiler, whose trace is written to FILE.
+    timed iterations; with DNNTRACE_WL_PROFILE=FILE they run under torch.profiler (PyTorch
+    workloads) or JAX's profiler (JAX workloads), whose trace is written to FILE (Chrome's JSON).
     """
     results = [step() for _ in range(warmup)]
     sync()
@@ -79,6 +79,9 @@ def run_timed(step, iters, warmup, sync):
     if profile and "torch" in sys.modules:
         tp = sys.modules["torch"].profiler
         prof = tp.profile(activities=[tp.ProfilerActivity.CPU, tp.ProfilerActivity.CUDA])
+        prof.__enter__()
+    elif profile and "jax" in sys.modules:
+        prof = JaxProfile(sys.modules["jax"], profile)
         prof.__enter__()
     if marker:
         cudnn_marker()
@@ -96,6 +99,32 @@ def run_timed(step, iters, warmup, sync):
         step()
         sync()
     return elapsed * 1000.0 / iters, results
+
+
+class JaxProfile:
+    """JAX's profiler around the timed iterations, its trace copied to `path` (Chrome's JSON),
+    with the interface of torch.profiler's that run_timed uses."""
+
+    def __init__(self, jax, path):
+        self.jax, self.path, self.dir = jax, path, path + ".d"
+
+    def __enter__(self):
+        self.jax.profiler.start_trace(self.dir, create_perfetto_trace=True)
+
+    def __exit__(self, *exc):
+        self.jax.profiler.stop_trace()
+
+    def export_chrome_trace(self, path):
+        import glob
+        import gzip
+        import shutil
+        found = sorted(glob.glob(os.path.join(self.dir, "**", "perfetto_trace.json.gz"),
+                                 recursive=True))
+        if not found:
+            log("JAX's profiler wrote no perfetto_trace.json.gz under %s" % self.dir)
+            return
+        with gzip.open(found[-1], "rb") as src, open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
 
 
 def import_torch():
