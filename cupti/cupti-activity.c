@@ -1232,13 +1232,25 @@ void dt_cupti_forget(void)
 #define REARM_DELAY_NS \
 	200000000ull /* let the other client finish tearing down */
 
+/* A function of the CUPTI the program loaded. The handle is kept, once:
+ * the wrappers keep the functions they found. */
 static void *real_cupti(const char *name)
 {
-	void *h = dlopen(CUPTI_SONAME, RTLD_NOW | RTLD_NOLOAD);
+	static void *_Atomic loaded;
+	void *h = atomic_load(&loaded), *none = NULL;
 
-	if (!h)
-		h = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
-	return h ? dt_dlsym_next(h, name) : NULL;
+	if (!h) {
+		h = dlopen(CUPTI_SONAME, RTLD_NOW | RTLD_NOLOAD);
+		if (!h)
+			h = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
+		if (!h)
+			return NULL;
+		if (!atomic_compare_exchange_strong(&loaded, &none, h)) {
+			dlclose(h); /* another thread kept one */
+			h = none;
+		}
+	}
+	return dt_dlsym_next(h, name);
 }
 
 #define REAL(name)                                            \

@@ -104,8 +104,9 @@ void *dt_cupti_driver_wrapper(const char *name, void *real);
  * and for another CUPTI. */
 void *dt_cupti_client_wrapper(const char *name, void *real);
 
-/* dlsym() itself, not the shim's: for cupti/'s own lookups, which must
- * never get a wrapper (provided by the shim). */
+/* dlsym() itself, not the shim's: for cupti/'s lookups of CUPTI's
+ * functions, which must never get the wrappers above (provided by the
+ * shim). */
 void *dt_dlsym_next(void *handle, const char *name);
 
 /* Hand every finished record to the sink (forced: also unfinished ones,

@@ -11,13 +11,15 @@ DNNTRACE_CUPTI_SUBSCRIBE=0. Counts the GPU events in each profile (events of pro
 name says GPU) and, for the recorded runs, the kernels dnntrace recorded and its GPU_STATE
 records (where it handed CUPTI over and took it back).
 
-Exit 0 when the profiler saw GPU events alone and the same number in both recorded runs, 1
-otherwise, 77 without JAX or a GPU.
+Exit 0 when the profiler saw GPU events alone and the same number in both recorded runs, and
+dnntrace recorded kernels in both and says where it handed CUPTI over and took it back (and, tying
+by callback, that it gave the subscriber up); 1 otherwise, 77 without JAX or a GPU.
 """
 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -49,6 +51,9 @@ def main():
     os.makedirs(out, exist_ok=True)
     wl = [sys.executable, os.path.join(HERE, "wl_jax_attn.py"), "--iters", str(args.iters)]
 
+    # the runs start from the environment without any tracer
+    base = {k: v for k, v in os.environ.items()
+            if k != "LD_PRELOAD" and not k.startswith("DNNTRACE_")}
     seen, ok = {}, True
     for name, env, rec in (("alone", {}, False),
                            ("recorded", {}, True),
@@ -57,11 +62,16 @@ def main():
         tag = "run%d" % len(seen)
         prof = os.path.join(out, tag + ".profile.json")
         tdir = os.path.join(out, tag + ".traces")
-        os.makedirs(tdir, exist_ok=True)
+        # nothing of an earlier check may count
+        shutil.rmtree(tdir, ignore_errors=True)
+        shutil.rmtree(prof + ".d", ignore_errors=True)
+        if os.path.exists(prof):
+            os.remove(prof)
+        os.makedirs(tdir)
         cmd = ([dnntrace, "record", "-q", "-o", os.path.join(tdir, "%p.dnnt"), "--"] if rec
                else []) + wl
         with open(os.path.join(out, tag + ".log"), "w") as log:
-            rc = subprocess.run(cmd, env=dict(os.environ, DNNTRACE_WL_PROFILE=prof, **env),
+            rc = subprocess.run(cmd, env=dict(base, DNNTRACE_WL_PROFILE=prof, **env),
                                 stdout=log, stderr=subprocess.STDOUT).returncode
         if rc == 77:
             sys.exit(77)
@@ -78,6 +88,13 @@ def main():
                 states += [l for l in dump.splitlines() if l.startswith("GPU_STATE")]
             line += "; dnntrace: %d kernels" % kernels
             line += "".join("\n    " + s for s in states)
+            # handed over (3) and taken back (4); tying by callback, the
+            # subscriber given up first (1, "took CUPTI's callbacks")
+            said = [st for st in states if " state=3 " in st or " state=4 " in st]
+            gave = any(" state=1 " in st and "took CUPTI's callbacks" in st for st in states)
+            if kernels == 0 or len(said) < 2 or (not env and not gave):
+                line += "\n    dnntrace recorded no kernel, or did not say it handed CUPTI over"
+                ok = False
         print(line)
         ok = ok and rc == 0
     alone = seen["alone"]

@@ -109,6 +109,8 @@ class JaxProfile:
         self.jax, self.path, self.dir = jax, path, path + ".d"
 
     def __enter__(self):
+        import shutil
+        shutil.rmtree(self.dir, ignore_errors=True)  # no earlier run's trace
         self.jax.profiler.start_trace(self.dir, create_perfetto_trace=True)
 
     def __exit__(self, *exc):

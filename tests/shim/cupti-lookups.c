@@ -5,16 +5,17 @@
  *
  * Under the shim, the functions by which a program hands CUPTI over must
  * come back as the shim's wrappers (so that it sees the program take
- * CUPTI), and each must still reach the library with its arguments and
- * return what the library returned; every other function, and every
- * function of the second copy (a CUPTI the wrappers do not forward to),
- * must come back untouched. Without the shim, everything is untouched.
- * Exits 0 when all holds, 1 otherwise, 77 under a shim built without
- * CUPTI's headers (no wrappers to find).
+ * CUPTI), and each must still reach the library once and return what the
+ * library returned; every other function, and every function of the second
+ * copy (a CUPTI the wrappers do not forward to), must come back untouched.
+ * Without the shim, everything is untouched. Exits 0 when all holds, 1
+ * otherwise, 77 under a shim built without CUPTI's headers (no wrappers
+ * to find).
  * usage: cupti-lookups FAKE
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,28 +39,53 @@ static const char *file_of(void *p)
 	return p && dladdr(p, &info) && info.dli_fname ? info.dli_fname : "?";
 }
 
+/* Copy file from to to; 0 when done. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	size_t n;
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	int err = !in || !out;
+
+	while (!err && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		err = fwrite(buf, 1, n, out) != n;
+	err |= in && ferror(in);
+	if (in)
+		fclose(in);
+	if (out)
+		err |= fclose(out) != 0;
+	return err;
+}
+
 /* dlopen FAKE as DIR/libcupti.so.13 (copied when copy is set: a file of
  * its own, so a second library). */
 static void *open_as_cupti(const char *fake, bool copy)
 {
-	char dir[] = "/tmp/cupti-lookups.XXXXXX", path[4096], cmd[8300];
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], path[4200];
+	void *h = NULL;
 
+	snprintf(dir, sizeof(dir), "%s/cupti-lookups.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return NULL;
 	snprintf(path, sizeof(path), "%s/libcupti.so.13", dir);
-	if (copy) {
-		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", fake, path);
-		if (system(cmd))
-			return NULL;
-	} else if (symlink(fake, path)) {
-		return NULL;
+	if (copy ? copy_file(fake, path) == 0 : symlink(fake, path) == 0) {
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			fprintf(stderr, "%s\n", dlerror());
 	}
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		fprintf(stderr, "%s\n", dlerror());
 	unlink(path);
 	rmdir(dir);
 	return h;
+}
+
+/* dl_iterate_phdr: whether the shim is in the process. */
+static int find_shim(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	return info->dlpi_name && strstr(info->dlpi_name, "libdnntrace");
 }
 
 /* Look every function up in h and call it; routed: whether the wrapped
@@ -100,8 +126,7 @@ int main(int argc, char **argv)
 	/* the shim's wrappers, where it is preloaded and has them */
 	void *own = dlsym(RTLD_DEFAULT, "cuptiSubscribe");
 	const char *shim = own ? file_of(own) : NULL;
-	const char *preload = getenv("LD_PRELOAD");
-	if (preload && *preload && !own) {
+	if (dl_iterate_phdr(find_shim, NULL) && !own) {
 		printf("SKIP: the shim has no CUPTI wrappers (built without "
 		       "CUPTI's headers)\n");
 		return 77;
