@@ -1088,7 +1088,10 @@ static void start_once(void)
 		char why[256];
 		if (no_gpu(why, sizeof(why)))
 			return set_off("off: %s", why);
-		/* e.g. a profiler that owns CUPTI */
+		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+			return set_off("off: another tool holds CUPTI (Nsight, "
+				       "compute-sanitizer, a debugger): %s",
+				       result_name(r));
 		return set_off("off: CUPTI refused kernel records: %s",
 			       result_name(r));
 	}

@@ -94,8 +94,9 @@ static void record_help(FILE *f)
 		"DNNTRACE_GPU_SAMPLE=N[:MS], "
 		"DNNTRACE_VERBOSE=1). GPU kernels are recorded through CUPTI, "
 		"from the first\nkernel when CUDA_INJECTION64_PATH names the "
-		"library too (record sets it),\nelse from the first cuDNN "
-		"call.\n",
+		"library too (record sets it, unless\nanother tool injects "
+		"itself: Nsight Systems, Nsight Compute), else from the\n"
+		"first cuDNN call.\n",
 		DT_DEFAULT_TEMPLATE, lib ? lib : "/path/to/libdnntrace.so",
 		lib ? "" : " (not found here: set DNNTRACE_LIB)");
 }
@@ -150,6 +151,19 @@ static void read_manifest(const char *path, struct dt_record_result *res)
  * the first % is checked: the nearest folder that exists must be writable.
  * Returns 0, or says why and returns EXIT_USAGE.
  */
+/* Whether the program runs under Nsight Compute, which injects itself
+ * without CUDA_INJECTION64_PATH and leaves NV_NSIGHT_INJECTION_* in the
+ * environment (ncu 2025.3). */
+static bool nsight_compute_injecting(void)
+{
+	extern char **environ;
+
+	for (char **e = environ; *e; e++)
+		if (!strncmp(*e, "NV_NSIGHT_INJECTION_", 20))
+			return true;
+	return false;
+}
+
 static int check_output(const char *tmpl)
 {
 	const char *pct = strchr(tmpl, '%');
@@ -416,8 +430,9 @@ int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res)
 	close(mfd);
 	/* The CUDA driver then starts GPU recording at cuInit, from the first
 	 * kernel on, also in processes that never call cuDNN. Another tool's
-	 * injection (Nsight's) is left in place. */
-	if (!getenv("CUDA_INJECTION64_PATH"))
+	 * injection is left in place: Nsight Systems' in the variable, Nsight
+	 * Compute's without it, which refuses to profile when it is set. */
+	if (!getenv("CUDA_INJECTION64_PATH") && !nsight_compute_injecting())
 		setenv("CUDA_INJECTION64_PATH", shim, 1);
 	if (dt_record_preload(shim, cmd[0]) ||
 	    setenv("DNNTRACE_OUTPUT", abs_tmpl, 1) ||

@@ -184,5 +184,17 @@ DNNTRACE_DISABLE=1 "$dnntrace" record -q -o "$tmp/off-%p.dnnt" -- "$calls" calls
 set -- "$tmp"/off-*.dnnt
 [ -e "$1" ] && bad "DNNTRACE_DISABLE=1 still wrote $*"
 
+# --- CUDA's injection: set by record, unless another tool injects -----------
+inj() { env -u CUDA_INJECTION64_PATH -u NV_NSIGHT_INJECTION_TRANSPORT_TYPE "$@" \
+	"$dnntrace" record -q -o "$tmp/inj-%p.dnnt" -- sh -c 'echo "${CUDA_INJECTION64_PATH-unset}"'; }
+case $(inj) in
+*/libdnntrace.so) ;; *) bad "record did not point CUDA_INJECTION64_PATH at the shim: $(inj)" ;;
+esac
+[ "$(inj CUDA_INJECTION64_PATH=/nsys/libToolsInjection64.so)" = /nsys/libToolsInjection64.so ] ||
+	bad "record replaced another tool's CUDA_INJECTION64_PATH"
+# Nsight Compute injects without it and refuses to run when it is set
+[ "$(inj NV_NSIGHT_INJECTION_TRANSPORT_TYPE=uds)" = unset ] ||
+	bad "record set CUDA_INJECTION64_PATH under Nsight Compute"
+
 [ $fail = 0 ] && echo "shim: all checks passed"
 exit $fail
