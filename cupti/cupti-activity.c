@@ -645,8 +645,12 @@ static bool subscribe(void)
 	    CUPTI_SUCCESS)
 		return false;
 	/* correlation ids start again at 1 after cuptiFinalize: slots of
-	 * a session before it would tie the new ids to old calls */
-	memset(ties, 0, TIE_SLOTS * sizeof(*ties));
+	 * a session before it would tie the new ids to old calls (a fresh
+	 * table is left untouched: 16 MiB that no launch has used) */
+	static bool used;
+	if (used)
+		memset(ties, 0, TIE_SLOTS * sizeof(*ties));
+	used = true;
 	atomic_store(&subscribed, 1);
 	return true;
 }
