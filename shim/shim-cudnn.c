@@ -227,10 +227,12 @@ static void *cupti_dlsym(dlsym_fn next, void *handle, const char *name)
 
 /*
  * glibc's dlsym resolves RTLD_NEXT and RTLD_DEFAULT relative to the object
- * that called it, found from its return address. Those lookups, and all
- * that are not for cuDNN, must therefore leave through a sibling call (a
- * jump, the caller's return address intact): keep the `return next(...)`
- * in tail position, and keep this file compiled with optimization. The
+ * that called it, found from its return address. Those lookups, and those
+ * of names not starting with "cu", must therefore leave through a sibling
+ * call (a jump, the caller's return address intact): keep the
+ * `return next(...)` in tail position, and keep this file compiled with
+ * optimization. (A lookup of a cu* name in a handle is made in that
+ * handle's library, whoever asks.) The
  * pass-through is not instrumented by AddressSanitizer: its runtime looks
  * functions up through here before its shadow memory exists.
  */

@@ -144,13 +144,6 @@ static void read_manifest(const char *path, struct dt_record_result *res)
 		fclose(f);
 }
 
-/*
- * Refuse, before anything runs, an output where no trace can go: a device
- * or a pipe, or a folder that cannot be written. Where the name depends on
- * the process (%p, or %q{RANK} in a folder's name), what is fixed before
- * the first % is checked: the nearest folder that exists must be writable.
- * Returns 0, or says why and returns EXIT_USAGE.
- */
 /* Whether the program runs under Nsight Compute, which injects itself
  * without CUDA_INJECTION64_PATH and leaves NV_NSIGHT_INJECTION_* in the
  * environment (ncu 2025.3). */
@@ -158,11 +151,19 @@ static bool nsight_compute_injecting(void)
 {
 	extern char **environ;
 
-	for (char **e = environ; *e; e++)
+	for (char **e = environ; e && *e; e++)
 		if (!strncmp(*e, "NV_NSIGHT_INJECTION_", 20))
 			return true;
 	return false;
 }
+
+/*
+ * Refuse, before anything runs, an output where no trace can go: a device
+ * or a pipe, or a folder that cannot be written. Where the name depends on
+ * the process (%p, or %q{RANK} in a folder's name), what is fixed before
+ * the first % is checked: the nearest folder that exists must be writable.
+ * Returns 0, or says why and returns EXIT_USAGE.
+ */
 
 static int check_output(const char *tmpl)
 {

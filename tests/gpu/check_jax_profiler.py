@@ -53,7 +53,7 @@ def main():
 
     # the runs start from the environment without any tracer
     base = {k: v for k, v in os.environ.items()
-            if k != "LD_PRELOAD" and not k.startswith("DNNTRACE_")}
+            if k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH") and not k.startswith("DNNTRACE_")}
     seen, ok = {}, True
     for name, env, rec in (("alone", {}, False),
                            ("recorded", {}, True),

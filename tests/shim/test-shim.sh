@@ -185,7 +185,7 @@ set -- "$tmp"/off-*.dnnt
 [ -e "$1" ] && bad "DNNTRACE_DISABLE=1 still wrote $*"
 
 # --- CUDA's injection: set by record, unless another tool injects -----------
-inj() { env -u CUDA_INJECTION64_PATH -u NV_NSIGHT_INJECTION_TRANSPORT_TYPE "$@" \
+inj() { env -u CUDA_INJECTION64_PATH $(env | sed -n 's/^\(NV_NSIGHT_INJECTION_[A-Z_]*\)=.*/-u \1/p') "$@" \
 	"$dnntrace" record -q -o "$tmp/inj-%p.dnnt" -- sh -c 'echo "${CUDA_INJECTION64_PATH-unset}"'; }
 case $(inj) in
 */libdnntrace.so) ;; *) bad "record did not point CUDA_INJECTION64_PATH at the shim: $(inj)" ;;
