@@ -2,7 +2,8 @@
  * analyzer-findings.c - what a summary found worth a user's attention,
  * each finding with its evidence and what it costs: autotuning, plans
  * built again, layout conversions, FP32 without tensor cores, ops far
- * below the roofline, failed calls. Largest cost first.
+ * below the roofline, failed calls, a rank the others wait for. Largest
+ * cost first.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -27,6 +28,7 @@ const char *dt_finding_key(enum dt_finding_type t)
 		[DT_FIND_COPIES] = "copies_conversions",
 		[DT_FIND_IDLE] = "gpu_idle",
 		[DT_FIND_LOW_BANDWIDTH] = "far_below_bandwidth",
+		[DT_FIND_STRAGGLER] = "straggler",
 	};
 	return (unsigned)t < DT_FIND_COUNT ? keys[t] : "?";
 }
@@ -693,6 +695,66 @@ static void find_low_bandwidth(struct dt_summary *s)
 	add_finding(s, DT_FIND_LOW_BANDWIDTH, cost, false, title, ev.p);
 }
 
+/* A rank the others wait for: in a job whose ranks meet in collectives
+ * (all-reduce, ...), the ranks that arrive first wait there, in the
+ * communication kernels, for the last. One rank spending this share of
+ * the longest trace's time less in them than every other rank does, with
+ * the next-lowest closer to the others than to it, is that last rank. */
+#define STRAGGLER_PCT 10
+#define STRAGGLER_TOP 8 /* ranks listed in the evidence */
+
+static void find_straggler(struct dt_summary *s)
+{
+	size_t lo = 0, n = s->n_files;
+	uint64_t span = 0, hi = 0, next = UINT64_MAX, waited = 0;
+	struct dt_sbuf ev = { 0 };
+	char t1[32], t2[32], r[64];
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct dt_sum_file *f = &s->files[i];
+		if (f->t_end > f->t_begin && f->t_end - f->t_begin > span)
+			span = f->t_end - f->t_begin;
+		if (f->comm_ns < s->files[lo].comm_ns)
+			lo = i;
+		if (f->comm_ns > hi)
+			hi = f->comm_ns;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (i != lo) {
+			waited += s->files[i].comm_ns - s->files[lo].comm_ns;
+			if (s->files[i].comm_ns < next)
+				next = s->files[i].comm_ns;
+		}
+	waited /= n - 1; /* what each other rank waited, on average */
+	if (!hi || !span || waited * 100 < span * STRAGGLER_PCT ||
+	    (next - s->files[lo].comm_ns) * 2 < hi - s->files[lo].comm_ns)
+		return;
+	for (size_t i = 0; i < n && i < STRAGGLER_TOP; i++) {
+		const struct dt_sum_file *f = &s->files[i];
+		dt_sb_item(&ev, "\n", "%s%s: %s in communication kernels, of "
+			   "%s of GPU time%s",
+			   f->rank ? "rank " : "", dt_rank_label(f, r, sizeof(r)),
+			   dt_fmt_ns(f->comm_ns, t1, sizeof(t1)),
+			   dt_fmt_ns(f->gpu_ns, t2, sizeof(t2)),
+			   i == lo ? " (the straggler)" : "");
+	}
+	if (n > STRAGGLER_TOP)
+		dt_sb_item(&ev, "\n", "%zu more ranks", n - STRAGGLER_TOP);
+	dt_fmt_ns(waited, t1, sizeof(t1));
+	dt_fmt_ns(span, t2, sizeof(t2));
+	char *title = dt_xasprintf(
+		"straggler: %s%s keeps the others waiting; each other rank "
+		"spent %s more in communication kernels than it did (%.0f%% of "
+		"the %s run): its steps take longer (more data or work on that "
+		"rank, a slower GPU or host, its own pauses)",
+		s->files[lo].rank ? "rank " : "",
+		dt_rank_label(&s->files[lo], r, sizeof(r)), t1,
+		100.0 * (double)waited / (double)span, t2);
+	add_finding(s, DT_FIND_STRAGGLER, waited, false, title, ev.p);
+}
+
 static int by_cost(const void *a, const void *b)
 {
 	const struct dt_finding *x = a, *y = b;
@@ -712,6 +774,7 @@ void dt_summary_find(struct dt_summary *s)
 	find_copies(s);
 	find_idle(s);
 	find_low_bandwidth(s);
+	find_straggler(s);
 	if (s->n_findings)
 		qsort(s->findings, s->n_findings, sizeof(*s->findings),
 		      by_cost);

@@ -931,6 +931,8 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 	f->kernels++;
 	s->kernels++;
+	if (kc && kc->opfam == DT_OPF_COMM)
+		f->comm_ns += d;
 	phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
 	if (!cudnn) {
 		enum dt_lib lib = kc ? kc->lib : DT_LIB_OTHER;
@@ -959,6 +961,18 @@ double dt_sum_peak_bandwidth(const struct dt_summary *s)
 {
 	return s->peaks && s->n_devices ? s->peaks[0].bandwidth
 					: s->default_peaks.bandwidth;
+}
+
+const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
+			  size_t size)
+{
+	const char *eq = f->rank ? strchr(f->rank, '=') : NULL;
+
+	if (eq)
+		snprintf(buf, size, "%s", eq + 1);
+	else
+		snprintf(buf, size, "pid %u", f->pid);
+	return buf;
 }
 
 uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,

@@ -506,16 +506,26 @@ static void print_identity(const struct ctx *c)
 		fputs("</dl>\n", c->out);
 }
 
+/* One row per trace; the time in communication kernels (NCCL's) where a
+ * trace has any: in a job, the ranks that wait for others wait there. */
 static void print_files(const struct ctx *c)
 {
 	static const char *const hdr[] = { "rank",     "host",  "pid",
 					   "calls",    "ops",   "GPU time",
 					   "in cuDNN", "ended", "lost",
 					   "file",     NULL };
+	static const char *const hdr_comm[] = {
+		"rank",	    "host",	     "pid",   "calls", "ops",  "GPU time",
+		"in cuDNN", "communication", "ended", "lost",  "file", NULL
+	};
 	const struct dt_summary *s = c->s;
-	struct dt_table *t = dt_table_new(hdr, "llrrrrrlrl");
+	bool comm = false;
 	char b1[32], b2[32], b3[32];
 
+	for (size_t i = 0; i < s->n_files; i++)
+		comm |= s->files[i].comm_ns > 0;
+	struct dt_table *t = comm ? dt_table_new(hdr_comm, "llrrrrrrlrl")
+				  : dt_table_new(hdr, "llrrrrrlrl");
 	if (!t)
 		return;
 	dt_heading(c->out, c->format, "##", c->color,
@@ -530,6 +540,9 @@ static void print_files(const struct ctx *c)
 		dt_table_cell(t, "%s", dt_fmt_ns(f->gpu_ns, b1, sizeof(b1)));
 		dt_table_cell(t, "%s",
 			      dt_fmt_ns(f->cudnn_gpu_ns, b2, sizeof(b2)));
+		if (comm)
+			dt_table_cell(t, "%s",
+				      dt_fmt_ns(f->comm_ns, b2, sizeof(b2)));
 		dt_table_cell(t, "%s",
 			      f->end == DT_FILE_CLEAN ? "clean"
 			      : f->end == DT_FILE_NO_END
@@ -1004,6 +1017,7 @@ static void json_files(struct dt_json *j, const struct dt_summary *s)
 		   f->t_end > f->t_begin ? f->t_end - f->t_begin : 0);
 		dt_json_ku(j, "gpu_ns", f->gpu_ns);
 		dt_json_ku(j, "cudnn_gpu_ns", f->cudnn_gpu_ns);
+		dt_json_ku(j, "comm_ns", f->comm_ns);
 		if (f->sampling.one_in) /* record --gpu-sample */
 			dt_json_gpu_sample(j, &f->sampling);
 		dt_json_close(j, -1);

@@ -158,18 +158,6 @@ int dt_print_unclean(FILE *out, enum dt_format fmt, const struct dt_summary *s,
 	return n;
 }
 
-const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
-			  size_t size)
-{
-	const char *eq = f->rank ? strchr(f->rank, '=') : NULL;
-
-	if (eq)
-		snprintf(buf, size, "%s", eq + 1);
-	else
-		snprintf(buf, size, "pid %u", f->pid);
-	return buf;
-}
-
 const char *dt_incomplete_why(const struct dt_sum_file *f)
 {
 	if (f->complete)

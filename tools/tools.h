@@ -242,9 +242,6 @@ struct dt_summary *dt_load_summary(char **args, int n,
 int dt_print_unclean(FILE *out, enum dt_format f, const struct dt_summary *s,
 		     const char *lead);
 
-/* The rank label of a file: "3" from RANK=3, else "pid 1234". */
-const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
-			  size_t size);
 
 /* {...}: CUDA graph launches, replays, kernels (analyzer/REPORT.md's
  * GRAPHS), the value of a "graphs" key. */

@@ -1073,6 +1073,9 @@ struct dt_sum_file {
 	struct dt_gpu_sampling sampling;
 	uint64_t gpu_ns;         /* kernels, copies and sets, summed */
 	uint64_t cudnn_gpu_ns;   /* of which launched by cuDNN calls */
+	uint64_t comm_ns;        /* of which collectives and point-to-point
+				    (NCCL's): a rank waiting for the others
+				    waits in them */
 	struct dt_graph_stats graphs;
 	bool graph_records; /* the format has CUDA graph records (1.1) */
 	struct dt_busy_hist busy;
@@ -1182,6 +1185,7 @@ enum dt_finding_type {
 	DT_FIND_COPIES,
 	DT_FIND_IDLE,
 	DT_FIND_LOW_BANDWIDTH,
+	DT_FIND_STRAGGLER,
 	DT_FIND_COUNT
 };
 const char *dt_finding_key(enum dt_finding_type t); /* "autotune" */
@@ -1317,11 +1321,16 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		    size_t errlen);
 
-/* GPU time (and *count, when not NULL, kernels, copies and sets) of a
- * library, any family; of a family, any library; lib or fam -1 for any. */
+/* The rank label of a file: "3" from RANK=3, else "pid 1234". */
+const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
+			  size_t size);
+
 /* The device's peak DRAM bandwidth (bytes/s) that measured traffic is
  * set against: the first GPU's, else the default peaks'. */
 double dt_sum_peak_bandwidth(const struct dt_summary *s);
+
+/* GPU time (and *count, when not NULL, kernels, copies and sets) of a
+ * library, any family; of a family, any library; lib or fam -1 for any. */
 uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
 		       uint64_t *count);
 

@@ -3,7 +3,7 @@
  * for the golden tests of the reading commands and for benchmarks.
  *
  * usage: synth-trace API_LISTING OUT_DIR [--ranks N] [--steps N]
- *                    [--variant noise|changed]
+ *                    [--variant noise|changed] [--straggler R]
  *        synth-trace API_LISTING OUT_DIR --scenario fusion [--steps N]
  *        synth-trace API_LISTING OUT_DIR --scenario churn [--threads N]
  *                    [--steps N]
@@ -21,7 +21,8 @@
  * to 3% either way (another run of the same job); `changed` makes the
  * convolution 20% slower, settles the matrix product on engine 3 instead
  * of 7 (slower, a smaller workspace), drops the activation and adds a
- * layout transform back to NCHW.
+ * layout transform back to NCHW. `--straggler R` keeps every other rank
+ * waiting for rank R in each step's all-reduce (20 ms more in it).
  *
  * The churn scenario (OUT_DIR/churn.dnnt) is descriptor traffic alone:
  * many threads creating, setting and destroying legacy and backend tensor
@@ -54,6 +55,7 @@ static uint32_t n_apis;
 static const char *variant = "";
 /* records to count as lost (buffers full) before a rank's trace ends */
 static int lose;
+static int straggler = -1; /* --straggler R: the rank the others wait for */
 
 static void die(const char *fmt, ...)
 {
@@ -683,7 +685,9 @@ static void write_rank(const char *dir, int rank, int ranks, int steps)
 			matmul_run(&g, handle, p3, 40000, K_GEMM_BF16_SPLITK);
 		kernel(&g, 0, K_ATEN, 12000);
 		kernel(&g, 0, K_NVJET, 90000);
-		kernel(&g, 0, K_NCCL, 150000);
+		/* the all-reduce: the others wait there for a straggler */
+		kernel(&g, 0, K_NCCL,
+		       straggler >= 0 && rank != straggler ? 20150000 : 150000);
 		g.t = g.gpu + 20000; /* the program waits for the GPU */
 	}
 	for (int i = 0; i < lose; i++)
@@ -1495,7 +1499,8 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: synth-trace API_LISTING OUT_DIR "
 			"[--ranks N] [--steps N] [--variant noise|changed]\n"
-			"       [--lose N]  (records counted as lost)\n");
+			"       [--lose N]  (records counted as lost)\n"
+			"       [--straggler R]  (the others wait for rank R)\n");
 		for (size_t k = 0; k < N_SCENARIOS; k++)
 			fprintf(stderr,
 				"       synth-trace API_LISTING OUT_DIR "
@@ -1512,6 +1517,8 @@ int main(int argc, char **argv)
 			variant = argv[i + 1];
 		else if (!strcmp(argv[i], "--lose"))
 			lose = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--straggler"))
+			straggler = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--threads"))
 			threads = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--scenario")) {
