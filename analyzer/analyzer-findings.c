@@ -699,40 +699,48 @@ static void find_low_bandwidth(struct dt_summary *s)
  * (all-reduce, ...), the ranks that arrive first wait there, in the
  * communication kernels, for the last. One rank spending this share of
  * the longest trace's time less in them than every other rank does, with
- * the next-lowest closer to the others than to it, is that last rank. */
+ * the next-lowest closer to the others than to it, is that last rank.
+ * Traces without communication kernels (a launcher, a data loader) are
+ * no ranks of it. */
 #define STRAGGLER_PCT 10
 #define STRAGGLER_TOP 8 /* ranks listed in the evidence */
 
 static void find_straggler(struct dt_summary *s)
 {
-	size_t lo = 0, n = s->n_files;
+	size_t lo = SIZE_MAX, ranks = 0;
 	uint64_t span = 0, hi = 0, next = UINT64_MAX, waited = 0;
 	struct dt_sbuf ev = { 0 };
 	char t1[32], t2[32], r[64];
 
-	if (n < 2)
-		return;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
+		if (!f->comm_ns)
+			continue;
+		ranks++;
 		if (f->t_end > f->t_begin && f->t_end - f->t_begin > span)
 			span = f->t_end - f->t_begin;
-		if (f->comm_ns < s->files[lo].comm_ns)
+		if (lo == SIZE_MAX || f->comm_ns < s->files[lo].comm_ns)
 			lo = i;
 		if (f->comm_ns > hi)
 			hi = f->comm_ns;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (i != lo) {
-			waited += s->files[i].comm_ns - s->files[lo].comm_ns;
+	if (ranks < 2 || !span)
+		return;
+	uint64_t least = s->files[lo].comm_ns;
+	for (size_t i = 0; i < s->n_files; i++)
+		if (i != lo && s->files[i].comm_ns) {
+			waited += s->files[i].comm_ns - least;
 			if (s->files[i].comm_ns < next)
 				next = s->files[i].comm_ns;
 		}
-	waited /= n - 1; /* what each other rank waited, on average */
-	if (!hi || !span || waited * 100 < span * STRAGGLER_PCT ||
-	    (next - s->files[lo].comm_ns) * 2 < hi - s->files[lo].comm_ns)
+	waited /= ranks - 1; /* what each other rank waited, on average */
+	if (waited * 100 < span * STRAGGLER_PCT ||
+	    (next - least) * 2 < hi - least)
 		return;
-	for (size_t i = 0; i < n && i < STRAGGLER_TOP; i++) {
+	for (size_t i = 0, n = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
+		if (!f->comm_ns || n++ >= STRAGGLER_TOP)
+			continue;
 		dt_sb_item(&ev, "\n", "%s%s: %s in communication kernels, of "
 			   "%s of GPU time%s",
 			   f->rank ? "rank " : "", dt_rank_label(f, r, sizeof(r)),
@@ -740,8 +748,8 @@ static void find_straggler(struct dt_summary *s)
 			   dt_fmt_ns(f->gpu_ns, t2, sizeof(t2)),
 			   i == lo ? " (the straggler)" : "");
 	}
-	if (n > STRAGGLER_TOP)
-		dt_sb_item(&ev, "\n", "%zu more ranks", n - STRAGGLER_TOP);
+	if (ranks > STRAGGLER_TOP)
+		dt_sb_item(&ev, "\n", "%zu more ranks", ranks - STRAGGLER_TOP);
 	dt_fmt_ns(waited, t1, sizeof(t1));
 	dt_fmt_ns(span, t2, sizeof(t2));
 	char *title = dt_xasprintf(
