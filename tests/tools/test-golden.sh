@@ -26,6 +26,8 @@ done
 mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/metrics" \
 	"$synth_dir/modules" "$synth_dir/exit" "$synth_dir/sampled" "$synth_dir/straggler"
 "$synth" shim/cudnn-api.txt "$synth_dir/straggler" --ranks 3 --steps 4 --straggler 2 || exit 1
+# and a trace without communication kernels (a launcher's): no rank of it
+cp tests/data/h200-sample.dnnt "$synth_dir/straggler/launcher.dnnt" || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/modules" --scenario modules --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/exit" --scenario exit --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/sampled" --scenario sampled --steps 5 || exit 1
@@ -117,7 +119,8 @@ check synth.report.md report --format markdown "$s/rank0.dnnt"
 check synth.report.json report --format json "$s/rank0.dnnt"
 check synth.ranks report --top 5 "$s"
 check synth.ranks.json report --format json "$s"
-# rank 2 keeps ranks 0 and 1 waiting in every all-reduce: named, priced
+# rank 2 keeps ranks 0 and 1 waiting in every all-reduce: named, priced,
+# the launcher's trace left out
 check synth.straggler report --top 1 --no-fusion "$synth_dir/straggler"
 check synth.ranks.export.json export --format chrome --from 300ms --to 300.2ms "$s"
 check_pf synth.ranks.export.pftrace.txt --from 300ms --to 300.2ms "$s"
