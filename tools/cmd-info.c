@@ -46,10 +46,16 @@ static void info_help(FILE *f)
 }
 
 /* What info gathers as the session hands it events. */
+#define INFO_DEVICES 16
 struct info {
 	struct api_count *counts; /* by API id */
 	uint32_t n_apis;
-	char device[160]; /* the first GPU */
+	struct {
+		uint32_t id;
+		char text[160];
+		uint64_t work; /* kernels, copies and sets that ran on it */
+	} dev[INFO_DEVICES];      /* the GPUs recorded, by first sight */
+	size_t n_dev;
 };
 
 static void on_call(void *arg, const struct dt_call *c)
@@ -67,12 +73,44 @@ static void on_device(void *arg, const struct dt_device *d)
 {
 	struct info *in = arg;
 
-	if (!in->device[0])
-		snprintf(in->device, sizeof(in->device),
-			 "%s, %u SMs, sm_%u%u, %.0f GB/s, %.0f GiB", d->name,
-			 d->sms, d->cc_major, d->cc_minor,
-			 d->mem_bandwidth_kBps / 1e6,
-			 d->global_mem / 1073741824.0);
+	for (size_t i = 0; i < in->n_dev; i++)
+		if (in->dev[i].id == d->id)
+			return;
+	if (in->n_dev == INFO_DEVICES)
+		return;
+	in->dev[in->n_dev].id = d->id;
+	snprintf(in->dev[in->n_dev++].text, sizeof(in->dev[0].text),
+		 "%s, %u SMs, sm_%u%u, %.0f GB/s, %.0f GiB", d->name, d->sms,
+		 d->cc_major, d->cc_minor, d->mem_bandwidth_kBps / 1e6,
+		 d->global_mem / 1073741824.0);
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct info *in = arg;
+
+	for (size_t i = 0; i < in->n_dev; i++)
+		if (in->dev[i].id == a->device)
+			in->dev[i].work++;
+}
+
+/* The GPU, or with several, each with what ran on it: a process sees
+ * every GPU of its machine, a job's rank works on one. */
+static void print_devices(const struct info *in)
+{
+	if (in->n_dev <= 1) {
+		print_kv("GPU:", in->n_dev ? in->dev[0].text : NULL);
+		return;
+	}
+	for (size_t i = 0; i < in->n_dev; i++) {
+		char work[64] = "no work recorded";
+		if (in->dev[i].work)
+			snprintf(work, sizeof(work),
+				 "%" PRIu64 " kernels, copies and sets",
+				 in->dev[i].work);
+		printf("%-12s %u: %s; %s\n", i ? "" : "GPUs:", in->dev[i].id,
+		       in->dev[i].text, work);
+	}
 }
 
 int dt_info_file(const char *path, long top)
@@ -89,6 +127,7 @@ int dt_info_file(const char *path, long top)
 	struct api_count *counts = in.counts;
 	struct dt_consumer c = { .arg = &in,
 				 .call = on_call,
+				 .activity = on_activity,
 				 .device = on_device };
 	dt_session_add(ss, &c);
 	dt_session_run(ss);
@@ -98,7 +137,6 @@ int dt_info_file(const char *path, long top)
 	uint64_t threads = ms->threads, kernels = ms->kernels,
 		 attributed = ms->launches, copies = ms->copies,
 		 untimed = ms->untimed;
-	const char *device = in.device;
 
 	const struct dt_file_stats *st = dt_session_file(ss);
 	if (st->have_end && st->end_rec.t > last)
@@ -140,7 +178,7 @@ int dt_info_file(const char *path, long top)
 			       "environment:", fi->info[i].key + 4,
 			       fi->info[i].value);
 	print_kv("recorder:", dt_info_get(fi, "dnntrace.version"));
-	print_kv("GPU:", device);
+	print_devices(&in);
 	print_kv("GPU trace:", ms->gpu_state);
 	if (ms->gpu_metrics[0]) {
 		char metrics[512];
