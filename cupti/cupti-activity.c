@@ -135,17 +135,22 @@ static int find_cudart(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+/* The CUPTI the process has loaded already, or NULL (a reference taken). */
+static void *loaded_cupti(void)
+{
+	void *h = dlopen(CUPTI_SONAME, RTLD_NOW | RTLD_NOLOAD);
+
+	return h ? h : dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
+}
+
 /* The CUPTI of this process: the one already loaded, else one next to the
  * CUDA runtime in use, else the toolkit's. *path gets where it came from. */
 static void *load_cupti(char *path, size_t size)
 {
 	const char *env = getenv("DNNTRACE_CUPTI_PATH");
 	char dir[PATH_MAX] = "";
-	void *h;
+	void *h = loaded_cupti();
 
-	h = dlopen(CUPTI_SONAME, RTLD_NOW | RTLD_NOLOAD);
-	if (!h)
-		h = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
 	if (!h && env && *env && (h = dlopen(env, RTLD_NOW)))
 		snprintf(path, size, "%s", env);
 	if (!h && dl_iterate_phdr(find_cudart, dir)) {
@@ -655,6 +660,13 @@ static bool subscribe(void)
 	return true;
 }
 
+/* Under subscriber_lock: CUPTI's subscriber let go. */
+static void unsubscribe(void)
+{
+	cu.cuptiUnsubscribe(c.subscriber);
+	atomic_store(&subscribed, 0);
+}
+
 /* Launches tied by their records: external correlation, carried by the
  * launch API records. */
 static enum dt_tie tie_by_records(void)
@@ -690,8 +702,7 @@ static CUptiResult arm(enum dt_tie *tie)
 		if (enable_launch_apis(DT_TIE_CALLBACK) > 0) {
 			*tie = DT_TIE_CALLBACK;
 		} else {
-			cu.cuptiUnsubscribe(c.subscriber);
-			atomic_store(&subscribed, 0);
+			unsubscribe();
 		}
 	}
 	if (!*tie)
@@ -718,8 +729,7 @@ static void give_up_subscriber(void)
 		c.tie = tie;
 		if (dt_cupti_tagging)
 			dt_cupti_tagging = tie;
-		cu.cuptiUnsubscribe(c.subscriber);
-		atomic_store(&subscribed, 0);
+		unsubscribe();
 		if (recording)
 			emit_state(DT_GPU_ON, 0,
 				   tie ? "on: the program took CUPTI's "
@@ -1247,10 +1257,7 @@ static void *real_cupti(const char *name)
 	void *h = atomic_load(&loaded), *none = NULL;
 
 	if (!h) {
-		h = dlopen(CUPTI_SONAME, RTLD_NOW | RTLD_NOLOAD);
-		if (!h)
-			h = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
-		if (!h)
+		if (!(h = loaded_cupti()))
 			return NULL;
 		if (!atomic_compare_exchange_strong(&loaded, &none, h)) {
 			dlclose(h); /* another thread kept one */

@@ -203,26 +203,19 @@ static void *cudnn_dlsym(dlsym_fn next, void *handle, const char *name)
 	return wrapper;
 }
 
-/* The CUDA driver's graph functions (and cuGetProcAddress) looked up in
- * libcuda: the wrappers of cupti/, which tie replayed kernels to calls. */
-static void *driver_dlsym(dlsym_fn next, void *handle, const char *name)
+/* The wrappers of cupti/: the CUDA driver's graph functions (and
+ * cuGetProcAddress) looked up in libcuda, which tie replayed kernels to
+ * calls; the CUPTI functions by which a program hands CUPTI over, looked
+ * up in the CUPTI they forward to. */
+static void *cupti_side_dlsym(dlsym_fn next, void *handle, const char *name)
 {
 	void *p = next(handle, name), *w;
 
-	if (p && (w = dt_cupti_driver_wrapper(name, p)) && w != p)
-		return w;
-	return p;
-}
-
-/* The CUPTI functions by which a program hands CUPTI over (cupti/): the
- * shim's wrappers, for lookups in the CUPTI that they forward to. */
-static void *cupti_dlsym(dlsym_fn next, void *handle, const char *name)
-{
-	void *p = next(handle, name), *w;
-
-	if (p && (w = dt_cupti_client_wrapper(name, p)))
-		return w;
-	return p;
+	if (!p)
+		return p;
+	w = strncmp(name, "cupti", 5) == 0 ? dt_cupti_client_wrapper(name, p)
+					   : dt_cupti_driver_wrapper(name, p);
+	return w ? w : p;
 }
 
 /*
@@ -245,9 +238,7 @@ static void *cupti_dlsym(dlsym_fn next, void *handle, const char *name)
 		return next(handle, name);                            \
 	if (strncmp(name, "cudnn", 5) == 0)                           \
 		return cudnn_dlsym(next, handle, name);               \
-	if (strncmp(name, "cupti", 5) == 0)                           \
-		return cupti_dlsym(next, handle, name);               \
-	return driver_dlsym(next, handle, name)
+	return cupti_side_dlsym(next, handle, name)
 
 /* Programs built against glibc >= 2.34 ask for dlsym@GLIBC_2.34, older
  * ones (manylinux wheels) for dlsym@GLIBC_2.2.5: answer both. */

@@ -510,22 +510,31 @@ static void print_identity(const struct ctx *c)
  * trace has any: in a job, the ranks that wait for others wait there. */
 static void print_files(const struct ctx *c)
 {
-	static const char *const hdr[] = { "rank",     "host",  "pid",
-					   "calls",    "ops",   "GPU time",
-					   "in cuDNN", "ended", "lost",
-					   "file",     NULL };
-	static const char *const hdr_comm[] = {
-		"rank",	    "host",	     "pid",   "calls", "ops",  "GPU time",
-		"in cuDNN", "communication", "ended", "lost",  "file", NULL
-	};
 	const struct dt_summary *s = c->s;
+	const char *hdr[12];
+	char align[12], b1[32], b2[32], b3[32];
+	size_t h = 0;
 	bool comm = false;
-	char b1[32], b2[32], b3[32];
 
 	for (size_t i = 0; i < s->n_files; i++)
 		comm |= s->files[i].comm_ns > 0;
-	struct dt_table *t = comm ? dt_table_new(hdr_comm, "llrrrrrrlrl")
-				  : dt_table_new(hdr, "llrrrrrlrl");
+#define COL_(name, a) (hdr[h] = (name), align[h++] = (a))
+	COL_("rank", 'l');
+	COL_("host", 'l');
+	COL_("pid", 'r');
+	COL_("calls", 'r');
+	COL_("ops", 'r');
+	COL_("GPU time", 'r');
+	COL_("in cuDNN", 'r');
+	if (comm) /* the time a rank waited for the others, in a job */
+		COL_("communication", 'r');
+	COL_("ended", 'l');
+	COL_("lost", 'r');
+	COL_("file", 'l');
+#undef COL_
+	hdr[h] = NULL;
+	align[h] = 0;
+	struct dt_table *t = dt_table_new(hdr, align);
 	if (!t)
 		return;
 	dt_heading(c->out, c->format, "##", c->color,
