@@ -742,11 +742,14 @@ static void find_straggler(struct dt_summary *s)
 		if (!f->comm_ns || n++ >= STRAGGLER_TOP)
 			continue;
 		dt_sb_item(&ev, "\n", "%s%s: %s in communication kernels, of "
-			   "%s of GPU time%s",
+			   "%s of GPU time%s%s",
 			   f->rank ? "rank " : "", dt_rank_label(f, r, sizeof(r)),
 			   dt_fmt_ns(f->comm_ns, t1, sizeof(t1)),
 			   dt_fmt_ns(f->gpu_ns, t2, sizeof(t2)),
-			   i == lo ? " (the straggler)" : "");
+			   i == lo ? " (the straggler)" : "",
+			   f->complete ? ""
+				       : "; its trace is incomplete: what it "
+					 "lacks is not counted");
 	}
 	if (ranks > STRAGGLER_TOP)
 		dt_sb_item(&ev, "\n", "%zu more ranks", ranks - STRAGGLER_TOP);

@@ -28,6 +28,8 @@ mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/met
 "$synth" shim/cudnn-api.txt "$synth_dir/straggler" --ranks 3 --steps 4 --straggler 2 || exit 1
 # and a trace without communication kernels (a launcher's): no rank of it
 cp tests/data/h200-sample.dnnt "$synth_dir/straggler/launcher.dnnt" || exit 1
+mkdir "$synth_dir/straggler-lost"
+"$synth" shim/cudnn-api.txt "$synth_dir/straggler-lost" --ranks 2 --steps 4 --straggler 1 --lose 5 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/modules" --scenario modules --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/exit" --scenario exit --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/sampled" --scenario sampled --steps 5 || exit 1
@@ -122,6 +124,8 @@ check synth.ranks.json report --format json "$s"
 # rank 2 keeps ranks 0 and 1 waiting in every all-reduce: named, priced,
 # the launcher's trace left out
 check synth.straggler report --top 1 --no-fusion "$synth_dir/straggler"
+# with records lost, each rank's line says its trace lacks them
+check synth.straggler.lost report --top 1 --no-fusion "$synth_dir/straggler-lost"
 check synth.ranks.export.json export --format chrome --from 300ms --to 300.2ms "$s"
 check_pf synth.ranks.export.pftrace.txt --from 300ms --to 300.2ms "$s"
 check synth.ranks.html report --format html "$s"
