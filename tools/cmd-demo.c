@@ -56,13 +56,14 @@ static void demo_help(FILE *f)
 		demo_dir(dir, sizeof(dir)));
 }
 
-static const char *find_sample(char *buf, size_t size)
+/* The sample: beside dnntrace in the build tree, else where it is
+ * installed. */
+static const char *find_sample(char *buf)
 {
-	snprintf(buf, size, "%s/dnntrace-sample", dt_self_dir());
-	if (access(buf, X_OK) == 0)
-		return buf;
-	snprintf(buf, size, "%s/dnntrace-sample", DT_LIBEXECDIR);
-	return access(buf, X_OK) == 0 ? buf : NULL;
+	static const char *const dirs[] = { ".", DT_BIN_TO_LIBEXECDIR };
+
+	return dt_find_beside(dirs, sizeof(dirs) / sizeof(*dirs),
+			      "dnntrace-sample", X_OK, buf);
 }
 
 int cmd_demo(int argc, char **argv)
@@ -103,7 +104,7 @@ int cmd_demo(int argc, char **argv)
 	if (optind != argc)
 		return dt_usage_error("demo", "unexpected argument '%s'",
 				      argv[optind]);
-	if (!find_sample(sample, sizeof(sample))) {
+	if (!find_sample(sample)) {
 		dt_error("the sample program dnntrace-sample was not built "
 			 "(it needs libcudnn and the CUDA runtime)");
 		return 1;

@@ -95,6 +95,19 @@ const char *dt_self_dir(void)
 	return dir;
 }
 
+const char *dt_find_beside(const char *const *dirs, size_t n_dirs,
+			   const char *name, int mode, char *buf)
+{
+	for (size_t i = 0; i < n_dirs; i++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/%s/%s", dt_self_dir(), dirs[i],
+			 name);
+		if (access(p, mode) == 0 && realpath(p, buf))
+			return buf;
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;

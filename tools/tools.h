@@ -90,6 +90,13 @@ struct dt_session *dt_open_session(const char *path,
 /* Folder holding the running dnntrace executable (static storage). */
 const char *dt_self_dir(void);
 
+/* The first of dirs, relative to that folder, that holds name accessible
+ * with mode (access(2)'s R_OK, X_OK): its absolute path in buf (PATH_MAX
+ * bytes), or NULL. How dnntrace finds what is installed with it, wherever
+ * the tree went. */
+const char *dt_find_beside(const char *const *dirs, size_t n_dirs,
+			   const char *name, int mode, char *buf);
+
 /* ------------------------------------------------------------- JSON */
 
 /* The JSON writer (json.c): it escapes, formats numbers and puts the
