@@ -79,15 +79,20 @@ int cmd_demo(int argc, char **argv)
 	bool dump = false;
 	char sample[PATH_MAX], deftmpl[PATH_MAX];
 	struct dt_record_result res;
+	long n;
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:n:h", opts, NULL)) != -1) {
+	while ((c = dt_getopt("demo", argc, argv, "o:n:h", opts)) != -1) {
 		switch (c) {
 		case 'o':
 			tmpl = optarg;
 			break;
 		case 'n':
+			if (dt_parse_int(optarg, 1, 1000000, &n))
+				return dt_usage_error(
+					"demo", "-n takes a number of "
+						"iterations from 1 to 1000000");
 			iters = optarg;
 			break;
 		case 'd':
@@ -98,7 +103,7 @@ int cmd_demo(int argc, char **argv)
 			demo_help(stdout);
 			return 0;
 		default:
-			return dt_usage_error("demo", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc)

@@ -265,7 +265,7 @@ int cmd_record(int argc, char **argv)
 
 	optind = 1;
 	/* '+': options end at the command, whose own options are its own */
-	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+	while ((c = dt_getopt("record", argc, argv, "+o:qh", opts)) != -1) {
 		switch (c) {
 		case 'o':
 			tmpl = optarg;
@@ -327,7 +327,7 @@ int cmd_record(int argc, char **argv)
 			record_help(stdout);
 			return 0;
 		default:
-			return dt_usage_error("record", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind == argc)

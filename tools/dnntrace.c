@@ -41,7 +41,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name,
 			commands[i].summary);
-	fprintf(f, "\n'dnntrace <command> --help' describes a command.\n");
+	fprintf(f, "\n'dnntrace <command> --help' describes a command; "
+		   "'dnntrace --version'\n(-V) prints the version.\n");
 }
 
 void dt_error(const char *fmt, ...)
@@ -128,7 +129,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+	if (!strcmp(name, "-V") || !strcmp(name, "--version") ||
+	    !strcmp(name, "version")) {
 		printf("dnntrace %s\n", DT_VERSION);
 		return 0;
 	}
