@@ -35,10 +35,10 @@ static const char *demo_dir(char *buf, size_t size)
 	return buf;
 }
 
+/* The default folder is told as a rule, not as where this copy would
+ * write: the same text makes the manual page. */
 static void demo_help(FILE *f)
 {
-	char dir[PATH_MAX];
-
 	fprintf(f,
 		"usage: dnntrace demo [-o TEMPLATE] [-n ITERATIONS] "
 		"[--dump]\n\n"
@@ -47,13 +47,14 @@ static void demo_help(FILE *f)
 		"convolution graph), then prints 'dnntrace info'\n"
 		"and 'dnntrace report' of its trace.\n\n"
 		"  -o, --output TEMPLATE  trace file name (default "
-		"%s/dnntrace-demo-%%p.dnnt)\n"
+		"dnntrace-demo-%%p.dnnt in demo/ of\n"
+		"                         the build folder, or in $TMPDIR "
+		"once installed)\n"
 		"  -n N                   iterations of the sample's compute "
 		"calls (default 3)\n"
 		"      --dump             print every record too "
 		"('dnntrace dump')\n"
-		"  -h, --help             show this help\n",
-		demo_dir(dir, sizeof(dir)));
+		"  -h, --help             show this help\n");
 }
 
 /* The sample: beside dnntrace in the build tree, else where it is
