@@ -1,15 +1,75 @@
 /*
- * cli.c - the command-line plumbing the reading commands share: --format,
- * --top, -o, rates with SI prefixes, and usage errors.
+ * cli.c - the command-line plumbing the commands share: options and what
+ * they say about a bad one, --format, --top, -o, rates with SI prefixes
+ * and their sane ranges.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools.h"
+
+/* Long options of which name is a prefix, "--" and "=VALUE" left off. */
+static int prefix_matches(const struct option *longopts, const char *name,
+			  size_t n)
+{
+	int k = 0;
+
+	for (const struct option *o = longopts; o->name; o++)
+		if (!strncmp(o->name, name, n))
+			k += strlen(o->name) == n ? 100 : 1;
+	return k;
+}
+
+/* What is wrong with the option getopt_long just refused: it prints one
+ * sentence, where getopt's own message would have been a second. */
+static void option_error(const char *cmd, int c, char **argv,
+			 const struct option *longopts)
+{
+	const char *word = argv[optind - 1];
+
+	if (strncmp(word, "--", 2)) {
+		dt_usage_error(cmd,
+			       c == ':' ? "-%c needs a value"
+					: "unknown option '-%c'",
+			       optopt);
+		return;
+	}
+	int n = (int)strcspn(word, "=");
+	if (c == ':')
+		dt_usage_error(cmd, "%.*s needs a value", n, word);
+	else if (optopt)
+		dt_usage_error(cmd, "%.*s takes no value", n, word);
+	else if (prefix_matches(longopts, word + 2, (size_t)n - 2) > 1)
+		dt_usage_error(cmd, "'%.*s' is ambiguous", n, word);
+	else
+		dt_usage_error(cmd, "unknown option '%.*s'", n, word);
+}
+
+int dt_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	      const struct option *longopts)
+{
+	/* a leading ':' (after '+') tells a missing value from an unknown
+	 * option */
+	int order = shortopts[0] == '+' || shortopts[0] == '-';
+	char spec[64];
+	int c;
+
+	snprintf(spec, sizeof(spec), "%.*s:%s", order, shortopts,
+		 shortopts + order);
+	opterr = 0;
+	c = getopt_long(argc, argv, spec, longopts, NULL);
+	if (c == '?' || c == ':') {
+		option_error(cmd, c, argv, longopts);
+		return '?';
+	}
+	return c;
+}
 
 int dt_parse_format(const char *cmd, const char *arg, unsigned allowed,
 		    enum dt_format *f)
@@ -81,13 +141,38 @@ double dt_parse_rate(const char *s)
 	return v;
 }
 
+int dt_parse_rate_in(const char *cmd, const char *opt, const char *arg,
+		     const struct dt_rate_range *r, double *v)
+{
+	*v = dt_parse_rate(arg);
+	if (*v >= r->min && *v <= r->max)
+		return 0;
+	return dt_usage_error(cmd, "%s takes %s from %s to %s, like %s", opt,
+			      r->what, r->min_text, r->max_text, r->example);
+}
+
+const struct dt_rate_range dt_bandwidth_range = {
+	.what = "bytes per second",
+	.min = 1e9,
+	.max = 1e15,
+	.min_text = "1G",
+	.max_text = "1P",
+	.example = "4.8T or 900e9",
+};
+const struct dt_rate_range dt_flops_range = {
+	.what = "FLOP/s",
+	.min = 1e9,
+	.max = 1e18,
+	.min_text = "1G",
+	.max_text = "1000P",
+	.example = "989T",
+};
+
 int dt_parse_top(const char *cmd, const char *arg, long *n)
 {
-	char *end;
-
-	*n = strtol(arg, &end, 10);
-	if (*end || end == arg || *n < 0)
-		return dt_usage_error(cmd, "--top takes a number");
+	if (dt_parse_int(arg, 0, INT_MAX, n))
+		return dt_usage_error(cmd, "--top takes a number from 0 to %d",
+				      INT_MAX);
 	return 0;
 }
 

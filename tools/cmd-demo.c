@@ -35,10 +35,10 @@ static const char *demo_dir(char *buf, size_t size)
 	return buf;
 }
 
+/* The default folder is told as a rule, not as where this copy would
+ * write: the same text makes the manual page. */
 static void demo_help(FILE *f)
 {
-	char dir[PATH_MAX];
-
 	fprintf(f,
 		"usage: dnntrace demo [-o TEMPLATE] [-n ITERATIONS] "
 		"[--dump]\n\n"
@@ -47,22 +47,24 @@ static void demo_help(FILE *f)
 		"convolution graph), then prints 'dnntrace info'\n"
 		"and 'dnntrace report' of its trace.\n\n"
 		"  -o, --output TEMPLATE  trace file name (default "
-		"%s/dnntrace-demo-%%p.dnnt)\n"
+		"dnntrace-demo-%%p.dnnt in demo/ of\n"
+		"                         the build folder, or in $TMPDIR "
+		"once installed)\n"
 		"  -n N                   iterations of the sample's compute "
 		"calls (default 3)\n"
 		"      --dump             print every record too "
 		"('dnntrace dump')\n"
-		"  -h, --help             show this help\n",
-		demo_dir(dir, sizeof(dir)));
+		"  -h, --help             show this help\n");
 }
 
-static const char *find_sample(char *buf, size_t size)
+/* The sample: beside dnntrace in the build tree, else where it is
+ * installed. */
+static const char *find_sample(char *buf)
 {
-	snprintf(buf, size, "%s/dnntrace-sample", dt_self_dir());
-	if (access(buf, X_OK) == 0)
-		return buf;
-	snprintf(buf, size, "%s/dnntrace-sample", DT_LIBEXECDIR);
-	return access(buf, X_OK) == 0 ? buf : NULL;
+	static const char *const dirs[] = { ".", DT_BIN_TO_LIBEXECDIR };
+
+	return dt_find_beside(dirs, sizeof(dirs) / sizeof(*dirs),
+			      "dnntrace-sample", X_OK, buf);
 }
 
 int cmd_demo(int argc, char **argv)
@@ -78,15 +80,20 @@ int cmd_demo(int argc, char **argv)
 	bool dump = false;
 	char sample[PATH_MAX], deftmpl[PATH_MAX];
 	struct dt_record_result res;
+	long n;
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:n:h", opts, NULL)) != -1) {
+	while ((c = dt_getopt("demo", argc, argv, "o:n:h", opts)) != -1) {
 		switch (c) {
 		case 'o':
 			tmpl = optarg;
 			break;
 		case 'n':
+			if (dt_parse_int(optarg, 1, 1000000, &n))
+				return dt_usage_error(
+					"demo", "-n takes a number of "
+						"iterations from 1 to 1000000");
 			iters = optarg;
 			break;
 		case 'd':
@@ -97,13 +104,13 @@ int cmd_demo(int argc, char **argv)
 			demo_help(stdout);
 			return 0;
 		default:
-			return dt_usage_error("demo", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc)
 		return dt_usage_error("demo", "unexpected argument '%s'",
 				      argv[optind]);
-	if (!find_sample(sample, sizeof(sample))) {
+	if (!find_sample(sample)) {
 		dt_error("the sample program dnntrace-sample was not built "
 			 "(it needs libcudnn and the CUDA runtime)");
 		return 1;

@@ -813,22 +813,22 @@ int cmd_diff(int argc, char **argv)
 	int ch;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = dt_getopt("diff", argc, argv, "ho:", opts)) != -1) {
 		double v;
 		switch (ch) {
 		case 'p':
-			if ((v = parse_fraction(optarg)) <= 0)
+			if ((v = parse_fraction(optarg)) <= 0 || v > 10)
 				return dt_usage_error(
 					"diff",
-					"--threshold takes a percentage, "
-					"like 5%%");
+					"--threshold takes a percentage "
+					"above 0 and up to 1000%%, like 5%%");
 			dopts.threshold = v;
 			break;
 		case 'm':
-			if ((v = parse_time(optarg)) < 0)
+			if ((v = parse_time(optarg)) < 0 || v > 3600e9)
 				return dt_usage_error(
-					"diff", "--min-time takes a time, like "
-						"10us or 1ms");
+					"diff", "--min-time takes a time up "
+						"to 3600s, like 10us or 1ms");
 			dopts.min_ns = v < 1 ? 1 : (uint64_t)v;
 			break;
 		case 'g': {
@@ -868,7 +868,7 @@ int cmd_diff(int argc, char **argv)
 		case 'h':
 			return diff_help(stdout), 0;
 		default:
-			return dt_usage_error("diff", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 2)

@@ -404,13 +404,13 @@ int cmd_dump(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = dt_getopt("dump", argc, argv, "h", opts)) != -1) {
 		if (c == 'r')
 			raw = true;
 		else if (c == 'h')
 			return dump_help(stdout), 0;
 		else
-			return dt_usage_error("dump", "unknown option");
+			return EXIT_USAGE;
 	}
 	if (argc - optind != 1)
 		return dt_usage_error("dump", "expected one trace file");

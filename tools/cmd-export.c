@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,9 +262,9 @@ int cmd_export(int argc, char **argv)
 	const struct export_format *fmt = NULL;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = dt_getopt("export", argc, argv, "ho:", opts)) != -1) {
 		int64_t v;
-		char *end;
+		long pid;
 		switch (ch) {
 		case 'f':
 			for (fmt = formats; fmt->name; fmt++)
@@ -295,16 +296,16 @@ int cmd_export(int argc, char **argv)
 			*(ch == 'F' ? &o.from_ns : &o.to_ns) = (uint64_t)v;
 			break;
 		case 'p':
-			o.pid = strtoll(optarg, &end, 10);
-			if (*end || end == optarg || o.pid < 0)
+			if (dt_parse_int(optarg, 0, INT_MAX, &pid))
 				return dt_usage_error(
 					"export", "--pid takes a process id");
+			o.pid = pid;
 			break;
 		case 'h':
 			export_help(stdout);
 			return 0;
 		default:
-			return dt_usage_error("export", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (!fmt)

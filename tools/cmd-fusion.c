@@ -221,7 +221,7 @@ int cmd_fusion(int argc, char **argv)
 	int ch;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = dt_getopt("fusion", argc, argv, "ho:", opts)) != -1) {
 		switch (ch) {
 		case 't':
 			if (dt_parse_top("fusion", optarg, &top))
@@ -233,12 +233,9 @@ int cmd_fusion(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'b':
-			bandwidth = dt_parse_rate(optarg);
-			if (bandwidth <= 0)
-				return dt_usage_error(
-					"fusion",
-					"--bandwidth takes bytes per second, "
-					"like 3.3T or 900e9");
+			if (dt_parse_rate_in("fusion", "--bandwidth", optarg,
+					     &dt_bandwidth_range, &bandwidth))
+				return EXIT_USAGE;
 			break;
 		case 'o':
 			output = optarg;
@@ -249,7 +246,7 @@ int cmd_fusion(int argc, char **argv)
 		case 'h':
 			return fusion_help(stdout), 0;
 		default:
-			return dt_usage_error("fusion", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)

@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,19 +280,18 @@ int cmd_info(int argc, char **argv)
 	};
 	long top = 10;
 	int c, rc = 0;
-	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = dt_getopt("info", argc, argv, "h", opts)) != -1) {
 		if (c == 'c') {
-			top = strtol(optarg, &end, 10);
-			if (*end || end == optarg || top < -1)
+			if (dt_parse_int(optarg, -1, INT_MAX, &top))
 				return dt_usage_error("info",
-						      "--calls takes a number");
+						      "--calls takes a number "
+						      "(-1 for all)");
 		} else if (c == 'h') {
 			return info_help(stdout), 0;
 		} else {
-			return dt_usage_error("info", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind == argc)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,11 +390,11 @@ int cmd_ops(int argc, char **argv)
 	enum dt_format fmt = DT_TEXT;
 	bool plans = false;
 	int64_t call = -1;
+	long v;
 	int c;
-	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = dt_getopt("ops", argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'f':
 			if (dt_parse_format("ops", optarg, DT_FORMATS_PLAIN,
@@ -404,17 +405,17 @@ int cmd_ops(int argc, char **argv)
 			plans = true;
 			break;
 		case 'c':
-			call = strtoll(optarg, &end, 10);
-			if (*end || end == optarg || call < 1)
+			if (dt_parse_int(optarg, 1, LONG_MAX, &v))
 				return dt_usage_error(
 					"ops",
 					"--call takes a call's seq number");
+			call = v;
 			break;
 		case 'h':
 			ops_help(stdout);
 			return 0;
 		default:
-			return dt_usage_error("ops", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 1)

@@ -21,29 +21,25 @@
 #include "dt-config.h"
 #include "tools.h"
 
-/* libdnntrace.so: $DNNTRACE_LIB, the build tree, then the install. */
-static const char *find_shim(char *buf, size_t size)
+/* Where libdnntrace.so is looked for beside this program: the build
+ * tree's shim/, then the folder it is installed in. */
+static const char *const shim_dirs[] = { "../shim", DT_BIN_TO_LIBDIR };
+
+/* libdnntrace.so: $DNNTRACE_LIB, else found beside this program. */
+static const char *find_shim(char *buf)
 {
 	const char *env = getenv("DNNTRACE_LIB");
-	const char *cands[] = { "%s/../shim/libdnntrace.so",
-				"%s/../lib/dnntrace/libdnntrace.so" };
 
 	if (env && *env)
 		return access(env, R_OK) == 0 ? realpath(env, buf) : NULL;
-	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
-		char p[PATH_MAX];
-		snprintf(p, sizeof(p), cands[i], dt_self_dir());
-		if (access(p, R_OK) == 0 && realpath(p, buf))
-			return buf;
-	}
-	snprintf(buf, size, "%s/libdnntrace.so", DT_LIBDIR);
-	return access(buf, R_OK) == 0 ? buf : NULL;
+	return dt_find_beside(shim_dirs, sizeof(shim_dirs) / sizeof(*shim_dirs),
+			      "libdnntrace.so", R_OK, buf);
 }
 
 static void record_help(FILE *f)
 {
 	char shim[PATH_MAX];
-	const char *lib = find_shim(shim, sizeof(shim));
+	const char *lib = find_shim(shim);
 
 	fprintf(f,
 		"usage: dnntrace record [options] [--] COMMAND [ARGS...]\n\n"
@@ -269,7 +265,7 @@ int cmd_record(int argc, char **argv)
 
 	optind = 1;
 	/* '+': options end at the command, whose own options are its own */
-	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+	while ((c = dt_getopt("record", argc, argv, "+o:qh", opts)) != -1) {
 		switch (c) {
 		case 'o':
 			tmpl = optarg;
@@ -331,7 +327,7 @@ int cmd_record(int argc, char **argv)
 			record_help(stdout);
 			return 0;
 		default:
-			return dt_usage_error("record", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind == argc)
@@ -417,10 +413,10 @@ int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res)
 		return -dt_usage_error("record", "output template too long");
 	if (check_output(abs_tmpl))
 		return -EXIT_USAGE;
-	if (!find_shim(shim, sizeof(shim))) {
-		dt_error("cannot find libdnntrace.so (looked next to this "
-			 "program and in %s; set DNNTRACE_LIB)",
-			 DT_LIBDIR);
+	if (!find_shim(shim)) {
+		dt_error("cannot find libdnntrace.so (looked in %s/%s; set "
+			 "DNNTRACE_LIB)",
+			 dt_self_dir(), DT_BIN_TO_LIBDIR);
 		return -1;
 	}
 	int mfd = mkstemp(manifest);

@@ -115,7 +115,7 @@ static int parse_peak_flops(const char *arg, struct dt_summary_opts *o)
 			}
 		}
 		double v = dt_parse_rate(eq ? eq + 1 : item);
-		if (v < 0) {
+		if (v < dt_flops_range.min || v > dt_flops_range.max) {
 			free(copy);
 			return -1;
 		}
@@ -1401,7 +1401,7 @@ int cmd_report(int argc, char **argv)
 	int ch;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = dt_getopt("report", argc, argv, "ho:", opts)) != -1) {
 		switch (ch) {
 		case 't':
 			if (dt_parse_top("report", optarg, &c.top))
@@ -1428,20 +1428,18 @@ int cmd_report(int argc, char **argv)
 			output = optarg;
 			break;
 		case 'b':
-			so.peak_bandwidth = dt_parse_rate(optarg);
-			if (so.peak_bandwidth < 0)
-				return dt_usage_error(
-					"report",
-					"--peak-bandwidth takes bytes per "
-					"second, like 4.8T or 900e9");
+			if (dt_parse_rate_in("report", "--peak-bandwidth",
+					     optarg, &dt_bandwidth_range,
+					     &so.peak_bandwidth))
+				return EXIT_USAGE;
 			break;
 		case 'F':
 			if (parse_peak_flops(optarg, &so) < 0)
 				return dt_usage_error(
 					"report",
-					"--peak-flops takes FLOP/s, like 989T, "
-					"or TYPE=VALUE pairs, like "
-					"bf16=989T,fp32=67T");
+					"--peak-flops takes FLOP/s from 1G to "
+					"1000P, like 989T, or TYPE=VALUE "
+					"pairs, like bf16=989T,fp32=67T");
 			break;
 		case 'w':
 			c.wide = true;
@@ -1452,7 +1450,7 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			return report_help(stdout), 0;
 		default:
-			return dt_usage_error("report", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)

@@ -41,7 +41,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name,
 			commands[i].summary);
-	fprintf(f, "\n'dnntrace <command> --help' describes a command.\n");
+	fprintf(f, "\n'dnntrace <command> --help' describes a command; "
+		   "'dnntrace --version'\n(-V) prints the version.\n");
 }
 
 void dt_error(const char *fmt, ...)
@@ -95,6 +96,19 @@ const char *dt_self_dir(void)
 	return dir;
 }
 
+const char *dt_find_beside(const char *const *dirs, size_t n_dirs,
+			   const char *name, int mode, char *buf)
+{
+	for (size_t i = 0; i < n_dirs; i++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/%s/%s", dt_self_dir(), dirs[i],
+			 name);
+		if (access(p, mode) == 0 && realpath(p, buf))
+			return buf;
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
@@ -115,7 +129,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+	if (!strcmp(name, "-V") || !strcmp(name, "--version") ||
+	    !strcmp(name, "version")) {
 		printf("dnntrace %s\n", DT_VERSION);
 		return 0;
 	}

@@ -23,6 +23,13 @@ enum dt_format { DT_TEXT, DT_MARKDOWN, DT_JSON, DT_HTML };
 int dt_parse_format(const char *cmd, const char *arg, unsigned allowed,
 		    enum dt_format *f);
 
+struct option;
+/* getopt_long for cmd, which says itself what is wrong with an option
+ * (one sentence: unknown, ambiguous, missing or unwanted value) and
+ * returns '?' for it, after which the command returns EXIT_USAGE. */
+int dt_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	      const struct option *longopts);
+
 /* Exit codes: 0 success, 1 the command's own failure (a gate, a child that
  * failed), 2 bad usage or unreadable input. */
 enum { EXIT_USAGE = 2 };
@@ -89,6 +96,13 @@ struct dt_session *dt_open_session(const char *path,
 
 /* Folder holding the running dnntrace executable (static storage). */
 const char *dt_self_dir(void);
+
+/* The first of dirs, relative to that folder, that holds name accessible
+ * with mode (access(2)'s R_OK, X_OK): its absolute path in buf (PATH_MAX
+ * bytes), or NULL. How dnntrace finds what is installed with it, wherever
+ * the tree went. */
+const char *dt_find_beside(const char *const *dirs, size_t n_dirs,
+			   const char *name, int mode, char *buf);
 
 /* ------------------------------------------------------------- JSON */
 
@@ -317,6 +331,22 @@ void dt_fusion_json(struct dt_json *j, const struct dt_summary *s);
 /* --top N: *n gets N (0 or more), or a usage error of cmd is printed and
  * EXIT_USAGE returned. */
 int dt_parse_top(const char *cmd, const char *arg, long *n);
+
+/* The rates a GPU's peak can have: an option outside them is a typo (a
+ * bandwidth of "1" is one byte per second), refused rather than made into
+ * a percent of peak in the trillions. */
+struct dt_rate_range {
+	const char *what; /* "bytes per second" */
+	double min, max;
+	const char *min_text, *max_text, *example;
+};
+extern const struct dt_rate_range dt_bandwidth_range; /* 1 GB/s..1 PB/s */
+extern const struct dt_rate_range dt_flops_range; /* 1 GFLOP/s..1 EFLOP/s */
+
+/* The rate option opt of cmd (dt_parse_rate) within r: 0 and *v set, or
+ * a usage error printed and EXIT_USAGE returned. */
+int dt_parse_rate_in(const char *cmd, const char *opt, const char *arg,
+		     const struct dt_rate_range *r, double *v);
 
 /* Where a command writes: path (-o), or stdout when NULL. NULL, with one
  * sentence on stderr, when path cannot be opened. */

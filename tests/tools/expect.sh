@@ -15,3 +15,14 @@ expect() {
 		echo "FAIL: dnntrace $*: output lacks '$pat'"; cat "$tmp/out" "$tmp/err"; fail=1
 	fi
 }
+
+# expect_usage PATTERN -- ARGS...: a usage error, said once: exit status 2
+# and on stderr the one sentence matching PATTERN, then the hint to --help,
+# nothing else (no second message from getopt).
+expect_usage() {
+	expect 2 "$@"
+	shift 2
+	if [ "$(wc -l <"$tmp/err")" != 2 ] || ! grep -q "^Try 'dnntrace" "$tmp/err"; then
+		echo "FAIL: dnntrace $*: not one sentence and the hint:"; cat "$tmp/err"; fail=1
+	fi
+}

@@ -18,13 +18,26 @@ expect 2 "'frobnicate' is not a dnntrace command" -- frobnicate
 expect 0 'usage: dnntrace <command>' -- --help
 expect 0 'usage: dnntrace dump' -- help dump
 expect 0 'dnntrace [0-9]' -- --version
+expect 0 '^dnntrace [0-9]' -- -V
 expect 2 'expected a trace file' -- info
 expect 2 'cannot read .*nonexistent.dnnt: No such file' -- info "$tmp/nonexistent.dnnt"
 expect 2 'not a dnntrace file' -- info "$tmp/text.dnnt"
 expect 2 'not a dnntrace file' -- dump "$tmp/empty.dnnt"
 expect 2 'not a dnntrace file' -- dump "$tmp/skippable.dnnt"
 expect 2 'cannot read' -- dump "$tmp"
-expect 2 'unknown option' -- dump --bogus "$tmp/text.dnnt"
+expect_usage "dump: unknown option '--bogus'$" -- dump --bogus "$tmp/text.dnnt"
+expect_usage "report: unknown option '-x'$" -- report -x "$tmp/text.dnnt"
+expect_usage 'report: --top needs a value$' -- report --top
+expect_usage 'report: --wide takes no value$' -- report --wide=3 "$tmp/text.dnnt"
+expect_usage "report: '--p' is ambiguous$" -- report --p 1 "$tmp/text.dnnt"
+expect_usage "record: unknown option '-x'$" -- record -x -- true
+expect_usage 'record: -o needs a value$' -- record -o
+expect_usage "export: unknown option '--bogus'$" -- export --bogus
+expect_usage "diff: unknown option '--bogus'$" -- diff --bogus a b
+expect_usage "fusion: unknown option '--bogus'$" -- fusion --bogus a
+expect_usage "ops: unknown option '--bogus'$" -- ops --bogus a
+expect_usage "info: unknown option '--bogus'$" -- info --bogus a
+expect_usage "demo: unknown option '--bogus'$" -- demo --bogus
 expect 2 'expected one trace file' -- dump
 expect 2 '--calls takes a number' -- info --calls x "$tmp/text.dnnt"
 expect 2 'expected a trace file or a folder' -- report
@@ -35,7 +48,21 @@ expect 2 '--sort takes gpu, count' -- report --sort speed "$tmp/text.dnnt"
 expect 2 '--peak-flops takes' -- report --peak-flops bf17=3T "$tmp/text.dnnt"
 expect 2 '--peak-flops takes' -- report --peak-flops fast "$tmp/text.dnnt"
 expect 2 '--peak-bandwidth takes' -- report --peak-bandwidth 4.8X "$tmp/text.dnnt"
+# peaks a GPU can have: 1 GB/s to 1 PB/s, 1 GFLOP/s to 1 EFLOP/s
+expect_usage '--peak-bandwidth takes bytes per second from 1G to 1P' -- report --peak-bandwidth 1 "$tmp/text.dnnt"
+expect_usage '--peak-bandwidth takes bytes per second from 1G to 1P' -- report --peak-bandwidth 2P "$tmp/text.dnnt"
+expect_usage '--peak-flops takes FLOP/s from 1G to 1000P' -- report --peak-flops 1 "$tmp/text.dnnt"
+expect_usage '--peak-flops takes FLOP/s from 1G to 1000P' -- report --peak-flops bf16=989T,fp32=1e19 "$tmp/text.dnnt"
+expect 2 'not a dnntrace file' -- report --peak-bandwidth 4.8T --peak-flops bf16=989T "$tmp/text.dnnt"
 expect 2 '--top takes a number' -- report --top -3 "$tmp/text.dnnt"
+expect_usage '--top takes a number from 0 to' -- report --top 99999999999999999999 "$tmp/text.dnnt"
+expect_usage '--bandwidth takes bytes per second from 1G to 1P' -- fusion --bandwidth 1 "$tmp/text.dnnt"
+expect_usage '--threshold takes a percentage above 0 and up to 1000%' -- diff --threshold 1e300 a b
+expect_usage '--min-time takes a time up to 3600s' -- diff --min-time 1e30s a b
+expect_usage '--calls takes a number' -- info --calls 99999999999999999999 "$tmp/text.dnnt"
+expect_usage "--call takes a call's seq number" -- ops --call 99999999999999999999 "$tmp/text.dnnt"
+expect_usage '--pid takes a process id' -- export --format sqlite --pid 99999999999 "$tmp/text.dnnt"
+expect_usage '-n takes a number of iterations from 1 to 1000000' -- demo -n 0
 expect 0 'usage: dnntrace report' -- report --help
 expect 2 'expected a trace file or a folder' -- fusion
 expect 2 'not a dnntrace file' -- fusion "$tmp/text.dnnt"
