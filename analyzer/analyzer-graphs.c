@@ -87,8 +87,9 @@ struct held {
 #define OPEN_MAX 64
 /* Held kernels beyond this are given up, oldest first: an executable
  * whose making the trace never shows (a CUDA runtime linked statically)
- * would otherwise hold all of its replays to the end. It is more than a
- * CUPTI ring of 1 MiB holds kernel records, drained in one go. */
+ * would otherwise hold all of its replays to the end. It is more than the
+ * kernel records a thread's ring holds at its default size (1 MiB): the
+ * most that one drain can put before the records they wait for. */
 #define HELD_MAX 65536
 
 struct dt_graphs {
