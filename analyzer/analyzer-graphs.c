@@ -16,6 +16,14 @@
  * made, and from the call to its op: a replay is an execution of that op,
  * with the kernels one graph launch ran for it.
  *
+ * Threads' records are interleaved in the file as the writer drained
+ * them, so a replay's kernels (written by the thread that parses CUPTI's
+ * buffers) can come before the records of the capture and instantiation
+ * that explain them (written by the program's thread): a program that
+ * replays right after capturing, then exits, has all of them drained
+ * together. A kernel of an executable whose making is not read yet is
+ * held until it is, and handed back to the model then.
+ *
  * Where the trace cannot tell (an executable whose instantiation it did
  * not see), the kernels stay unattributed and are counted as such.
  */
@@ -68,7 +76,21 @@ struct launch {
 	uint64_t start, end; /* host clock */
 };
 
+/* A replayed kernel read before its executable's making: the activity,
+ * its record copied (a.rec and a.kernel point to it). */
+struct held {
+	struct dt_activity a;
+	struct held *next;
+	uint64_t rec[]; /* 8-aligned, as records are */
+};
+
 #define OPEN_MAX 64
+/* Held kernels beyond this are given up, oldest first: an executable
+ * whose making the trace never shows (a CUDA runtime linked statically)
+ * would otherwise hold all of its replays to the end. It is more than the
+ * kernel records a thread's ring holds at its default size (1 MiB): the
+ * most that one drain can put before the records they wait for. */
+#define HELD_MAX 65536
 
 struct dt_graphs {
 	struct gnode *nodes;
@@ -83,6 +105,10 @@ struct dt_graphs {
 	struct pending *out;                /* handed out last */
 	struct launch launches[4096];       /* direct-mapped by corr */
 	uint64_t n_replays;
+	struct held *held, **held_tail;   /* waiting for their executable */
+	struct held *freed, **freed_tail; /* whose executable was made */
+	size_t n_held;                    /* on either list */
+	struct held *given;               /* handed back last */
 };
 
 static uint64_t node_key(uint32_t graph, uint32_t index)
@@ -171,9 +197,13 @@ static const struct gver *version_at(const struct gnode *n, uint64_t t)
 
 static struct dt_graphs *graphs_of(struct dt_model *m)
 {
-	if (!m->graphs)
-		m->graphs = calloc(1, sizeof(*m->graphs));
-	return m->graphs;
+	struct dt_graphs *g = m->graphs;
+
+	if (!g && (g = m->graphs = calloc(1, sizeof(*g)))) {
+		g->held_tail = &g->held;
+		g->freed_tail = &g->freed;
+	}
+	return g;
 }
 
 /* The template of call `call`, made from its op when it is still waiting
@@ -241,6 +271,24 @@ static void on_node(struct dt_model *m, const struct dt_rec_graph_node *r)
 		t->kernel_nodes++;
 }
 
+/* Kernels held for executable `exec`, now made: moved, in the order read,
+ * to those m_graph_released() hands back. */
+static void free_held(struct dt_graphs *g, uint32_t exec)
+{
+	for (struct held **pp = &g->held, *h; (h = *pp);) {
+		if (h->a.kernel->graph_id != exec) {
+			pp = &h->next;
+			continue;
+		}
+		*pp = h->next;
+		if (g->held_tail == &h->next)
+			g->held_tail = pp;
+		h->next = NULL;
+		*g->freed_tail = h;
+		g->freed_tail = &h->next;
+	}
+}
+
 static void on_link(struct dt_model *m, const struct dt_rec_graph_link *r)
 {
 	struct dt_graphs *g = graphs_of(m);
@@ -259,6 +307,8 @@ static void on_link(struct dt_model *m, const struct dt_rec_graph_link *r)
 				.how = r->how,
 				.parent = r->parent,
 				.first = r->first };
+	if (r->how == DT_GRAPH_INSTANTIATED || r->how == DT_GRAPH_EXEC_UPDATED)
+		free_held(g, r->to);
 }
 
 static void on_launch(struct dt_model *m, const struct dt_rec_graph_launch *r)
@@ -403,23 +453,32 @@ static struct pending *replay_new(struct dt_model *m, struct dt_graphs *g,
 	return p;
 }
 
-bool m_graph_kernel(struct dt_model *m, struct dt_activity *a)
+/* Kernel a, copied to be handed back once its executable is made; false
+ * when memory is short. */
+static bool hold(struct dt_graphs *g, const struct dt_activity *a)
+{
+	uint32_t size = a->rec->size;
+	struct held *h = malloc(sizeof(*h) + size);
+
+	if (!h)
+		return false;
+	memcpy(h->rec, a->rec, size);
+	h->a = *a;
+	h->a.rec = (const void *)h->rec;
+	h->a.kernel = (const void *)h->rec;
+	h->next = NULL;
+	*g->held_tail = h;
+	g->held_tail = &h->next;
+	g->n_held++;
+	return true;
+}
+
+/* Kernel a traced to the call that made its node, or held (may_hold)
+ * when the executable that ran it is not known to have been made yet. */
+static enum m_graph_tie tie(struct dt_model *m, struct dt_graphs *g,
+			    struct dt_activity *a, bool may_hold)
 {
 	const struct dt_rec_kernel *k = a->kernel;
-	struct dt_graphs *g = graphs_of(m);
-
-	m->stats.graphs.kernels++;
-	if (!g)
-		return false;
-	/* launches seen through their kernels, for traces that lack the
-	 * launches themselves */
-	struct launch *l =
-		&g->launches[a->corr % (sizeof(g->launches) /
-					sizeof(g->launches[0]))];
-	if (l->corr != a->corr) {
-		*l = (struct launch){ .corr = a->corr };
-		m->stats.graphs.launched++;
-	}
 	/* the launch's time says which version of a node it ran; without
 	 * it, the kernel's start is the closest bound */
 	const struct launch *lt = launch_of(g, a->corr);
@@ -428,33 +487,81 @@ bool m_graph_kernel(struct dt_model *m, struct dt_activity *a)
 	const struct gver *n =
 		resolve(g, k->graph_id, k->graph_node, when, &in_child);
 	if (!n) {
-		if (g->used && !link_to(g, k->graph_id, 0))
+		bool made = link_to(g, k->graph_id, 0) != NULL;
+		if (!made && may_hold && hold(g, a))
+			return M_GRAPH_HELD;
+		if (g->used && !made)
 			m->stats.graphs.unknown++;
 		else if (in_child)
 			m->stats.graphs.unresolved++;
-		return false;
+		return M_GRAPH_NONE;
 	}
 	if (n->kc && a->kc && n->kc != a->kc) {
 		m->stats.graphs.mismatch++;
-		return false;
+		return M_GRAPH_NONE;
 	}
 	struct gtemplate *t = n->tp;
 	a->call = t->call;
 	m->stats.graphs.attributed++;
 	if (!t->have_op)
-		return true;
+		return M_GRAPH_CALL;
 	int i = 0;
 	while (i < g->n_open &&
 	       (g->open[i].corr != a->corr || g->open[i].tp != t))
 		i++;
 	if (i == g->n_open && !replay_new(m, g, t, a->corr, a->start))
-		return true;
+		return M_GRAPH_CALL;
 	struct replay *r = &g->open[i];
 	a->exec = r->p->op.exec;
 	m_op_add_kernel(r->p, a);
 	if (++r->got >= t->kernel_nodes)
 		ready(g, i);
-	return true;
+	return M_GRAPH_CALL;
+}
+
+enum m_graph_tie m_graph_kernel(struct dt_model *m, struct dt_activity *a)
+{
+	struct dt_graphs *g = graphs_of(m);
+
+	m->stats.graphs.kernels++;
+	if (!g)
+		return M_GRAPH_NONE;
+	/* launches seen through their kernels, for traces that lack the
+	 * launches themselves */
+	struct launch *l = &g->launches[a->corr % (sizeof(g->launches) /
+						   sizeof(g->launches[0]))];
+	if (l->corr != a->corr) {
+		*l = (struct launch){ .corr = a->corr };
+		m->stats.graphs.launched++;
+	}
+	/* a trace older than graph records (1.0) never shows the making */
+	const struct dt_file_header *fh = &m->fi->hdr;
+	return tie(m, g, a, fh->major > 1 || fh->minor >= 1);
+}
+
+const struct dt_activity *m_graph_released(struct dt_model *m, bool all,
+					   enum m_graph_tie *tied)
+{
+	struct dt_graphs *g = m->graphs;
+	struct held *h;
+
+	if (!g)
+		return NULL;
+	free(g->given);
+	g->given = NULL;
+	if ((h = g->freed)) {
+		if (!(g->freed = h->next))
+			g->freed_tail = &g->freed;
+	} else if ((h = g->held) && (all || g->n_held > HELD_MAX)) {
+		if (!(g->held = h->next))
+			g->held_tail = &g->held;
+	} else {
+		return NULL;
+	}
+	g->n_held--;
+	g->given = h;
+	*tied = tie(m, g, &h->a, false);
+	return &h->a;
 }
 
 const struct dt_op *m_graph_next(struct dt_model *m,
@@ -493,6 +600,14 @@ void m_graph_finish(struct dt_model *m)
 	}
 }
 
+static void free_held_list(struct held *h)
+{
+	for (struct held *next; h; h = next) {
+		next = h->next;
+		free(h);
+	}
+}
+
 void m_graph_free(struct dt_model *m)
 {
 	struct dt_graphs *g = m->graphs;
@@ -512,6 +627,9 @@ void m_graph_free(struct dt_model *m)
 	}
 	if (g->out)
 		m_pending_release(m, g->out);
+	free_held_list(g->held);
+	free_held_list(g->freed);
+	free(g->given);
 	for (size_t i = 0; i < g->cap; i++)
 		for (struct gver *v = g->nodes[i].v, *older; v; v = older) {
 			older = v->older;

@@ -383,10 +383,22 @@ const char *m_restore_plan(struct dt_model *m, struct cfg_info *cfg,
 
 /* A GRAPH_NODE, GRAPH_LINK or GRAPH_LAUNCH record. */
 void m_graph_record(struct dt_model *m, const struct dt_rec_hdr *h);
-/* A timed kernel a CUDA graph launched: true when it is traced to the
- * call that made its node (a->call, a->exec set; it is then part of a
- * replay op). */
-bool m_graph_kernel(struct dt_model *m, struct dt_activity *a);
+/* What became of a kernel a CUDA graph launched. */
+enum m_graph_tie {
+	M_GRAPH_NONE, /* tied to no call: another kernel */
+	M_GRAPH_CALL, /* traced to the call that made its node (a->call,
+			 a->exec set; it is then part of a replay op) */
+	M_GRAPH_HELD, /* its executable's making is not read yet: kept, and
+			 handed back by m_graph_released() */
+};
+/* A timed kernel a CUDA graph launched. */
+enum m_graph_tie m_graph_kernel(struct dt_model *m, struct dt_activity *a);
+/* The next held kernel tied as far as the trace now tells (*tied says
+ * how), valid until the next call; NULL when none is due. Due: those
+ * whose executable's making was read since, the oldest when too many
+ * wait, every one when `all` (the trace ended). */
+const struct dt_activity *m_graph_released(struct dt_model *m, bool all,
+					   enum m_graph_tie *tied);
 /* The next replay whose kernels are in and that began before `waiting`
  * (the first call op still waiting for kernels, NULL none), or NULL. */
 const struct dt_op *m_graph_next(struct dt_model *m,

@@ -1750,6 +1750,20 @@ static void emit_ops(struct dt_model *m)
 	}
 }
 
+/* Replayed kernels held until the trace showed their executable made
+ * (analyzer-graphs.c), handed out now that they are tied; `all` at the
+ * end of the trace. */
+static void graph_kernels_released(struct dt_model *m, bool all)
+{
+	const struct dt_activity *a;
+	enum m_graph_tie tie;
+
+	while ((a = m_graph_released(m, all, &tie))) {
+		m->stats.other_kernels += tie == M_GRAPH_NONE;
+		EMIT(m, activity, a);
+	}
+}
+
 static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 {
 	struct dt_activity a = { .rec = h };
@@ -1808,17 +1822,22 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 		if (a.end > m->gpu_now)
 			m->gpu_now = a.end;
 	}
-	/* replayed from a CUDA graph: no call launched it */
-	if (a.kind == DT_ACT_KERNEL && a.kernel->graph_id && !a.call) {
-		if (!a.timed || !m_graph_kernel(m, &a))
-			m->stats.other_kernels += a.timed;
-	} else if (a.timed) {
-		on_kernel(m, &a);
-	}
 	/* how long recording lasted: calls and kernels (copies carry no
 	 * sign of the end) */
 	if (a.kind == DT_ACT_KERNEL && a.gpu_end && a.end > m->stats.t_last)
 		m->stats.t_last = a.end;
+	/* replayed from a CUDA graph: no call launched it */
+	if (a.kind == DT_ACT_KERNEL && a.kernel->graph_id && !a.call) {
+		enum m_graph_tie tie =
+			a.timed ? m_graph_kernel(m, &a) : M_GRAPH_NONE;
+		if (tie == M_GRAPH_HELD) {
+			graph_kernels_released(m, false); /* too many held? */
+			return;
+		}
+		m->stats.other_kernels += a.timed && tie == M_GRAPH_NONE;
+	} else if (a.timed) {
+		on_kernel(m, &a);
+	}
 	EMIT(m, activity, &a);
 }
 
@@ -2035,9 +2054,13 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 		break;
 	}
 	case DT_REC_GRAPH_NODE:
+		m_graph_record(m, h);
+		EMIT(m, record, h);
+		break;
 	case DT_REC_GRAPH_LINK:
 		m_graph_record(m, h);
 		EMIT(m, record, h);
+		graph_kernels_released(m, false);
 		break;
 	case DT_REC_GPU_METRICS:
 		on_gpu_metrics(m, (const void *)h);
@@ -2079,6 +2102,7 @@ void dt_model_finish(struct dt_model *m)
 			m->stats.t_last - m->window_open;
 	m->window_open = 0;
 	m->now = UINT64_MAX;
+	graph_kernels_released(m, true);
 	m_graph_finish(m);
 	emit_ops(m);
 }

@@ -142,6 +142,18 @@ def log_tensor(t):
             t.get("isVirtual", "false") == "true")
 
 
+def log_tensors(body):
+    """The graph's tensors in a backend run's record, but for host scalars (passed by value, left
+    out on both sides) and empty slots. An operation's record prints every tensor slot its kind
+    has: the unified SDPA forward operation (CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR) prints
+    statsDesc, blockMaskDesc, pageTableKDesc, pageTableVDesc, seqLenQDesc and seqLenKVDesc also
+    when the program set none of them (inference: no softmax statistics), as a descriptor never
+    set: FLOAT, nbDims -1, no dims, uid -1. The program passed no such tensor (cuDNN finalizes no
+    tensor descriptor without dimensions), so the trace rightly lacks it."""
+    return {log_tensor(t) for t in blocks(body, "CUDNN_BACKEND_TENSOR_DESCRIPTOR")
+            if t.get("isByVal") != "true" and t.get("nbDims") != "-1"}
+
+
 # The calls that run a backend plan: executed now, or put into a CUDA graph.
 BACKEND_RUNS = {"cudnnBackendExecute", "cudnnBackendPopulateCudaGraph",
                 "cudnnBackendUpdateCudaGraph"}
@@ -152,8 +164,7 @@ def from_log(paths, legacy_names):
     for rec in app_records(paths):
         if rec.func in BACKEND_RUNS:
             engine = first_value(rec.body, "engine_id")
-            tensors = {log_tensor(t) for t in blocks(rec.body, "CUDNN_BACKEND_TENSOR_DESCRIPTOR")
-                       if t.get("isByVal") != "true"}
+            tensors = log_tensors(rec.body)
             # an RNG operation (dropout) shows its seed as a number, not as the seed and
             # offset tensors the graph has (the variant pack passes them: uids in the trace)
             rng = any("CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR" in line for line in rec.body)

@@ -202,6 +202,31 @@ class CheckOpsTest(unittest.TestCase):
         self.assertFalse(check_ops.rng_tensors({(6, (1,), (1,), "FLOAT", False)}))
 
 
+    def test_empty_tensor_slots_are_no_tensors(self):
+        # the unified SDPA forward operation, run for inference: Q and an unset stats slot
+        def tensor(name, dtype, nb, dims, uid):
+            return ["    %s: type=CUDNN_BACKEND_TENSOR_DESCRIPTOR:" % name,
+                    "        type: type=cudnnDataType_t; val=CUDNN_DATA_%s (0);" % dtype,
+                    "        nbDims: type=int; val=%d;" % nb,
+                    "        dimA: type=int; val=[%s];" % dims,
+                    "        strideA: type=int; val=[%s];" % dims,
+                    "        uid: type=int64_t; val=%d;" % uid,
+                    "        isVirtual: type=bool; val=false;",
+                    "        isByVal: type=bool; val=false;"]
+        op = (["operation: type=CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:"] +
+              tensor("qDesc", "HALF", 4, "4,16,1,64", 0) + tensor("statsDesc", "FLOAT", -1, "", -1))
+        text = record("cudnnBackendExecute", [
+            ("executionPlan", "type=CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR:", op),
+            ("engine_id", "type=int; val=8;")])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cudnn.log")
+            with open(path, "w") as f:
+                f.write(text + record("cudnnBackendExecute", status=SUCCESS))
+            execs, _ = check_ops.from_log([path], set())
+        self.assertEqual(len(execs), 1)
+        self.assertEqual(execs[0][2], {(0, (4, 16, 1, 64), (4, 16, 1, 64), "HALF", False)})
+
+
 class DnntraceCallsTest(unittest.TestCase):
     def test_call_name(self):
         line = ("API_CALL seq=12 tid=4242 t=0.001234567 dur=850ns cudnnSetTensor4dDescriptor("

@@ -1067,7 +1067,8 @@ static uint64_t matmul_call(struct gen *g, const char *api, uint64_t handle,
  * tests of replay attribution: stream capture; a clone; cuDNN populating
  * a graph; that graph as a child of another, then updated; one capture
  * with nodes from calls on two threads; an executable updated to run a
- * new capture; and the cases that must stay unattributed (a node whose
+ * new capture; replays whose kernels come before the capture in the
+ * file; and the cases that must stay unattributed (a node whose
  * kernel differs, an executable the trace never saw made) or partial (a
  * launch whose second kernel is missing).
  */
@@ -1152,6 +1153,22 @@ static void write_graphs(const char *dir, int steps, int threads)
 	graph_node(&g, seq, 12, 0, DT_GRAPH_CAPTURED, K_GEMM_BF16);
 	graph_link(&g, DT_GRAPH_EXEC_UPDATED, 12, 2, 0, 0);
 	graph_launch(&g, 2, 1, i0, mm);
+
+	/* a capture (graph 13, executable 14) replayed twice by a program
+	 * that then exits: the file holds the replays' kernels (drained
+	 * from CUPTI's thread) before the records of the capture and the
+	 * instantiation (drained from the program's) */
+	uint64_t t_capture = g.t;
+	g.t += 1000000;
+	for (int i = 0; i < 2; i++)
+		graph_launch(&g, 14, 1, i0, mm);
+	uint64_t t_replayed = g.t;
+	g.t = t_capture;
+	seq = matmul_call(&g, "cudnnBackendExecute", handle, plan,
+			  0x7f0009000000, 0);
+	graph_node(&g, seq, 13, 0, DT_GRAPH_CAPTURED, K_GEMM_BF16);
+	graph_link(&g, DT_GRAPH_INSTANTIATED, 13, 14, 0, 0);
+	g.t = t_replayed;
 
 	/* what stays unattributed or partial */
 	graph_launch(&g, 4, 1, i0, nvjet);  /* not the node's kernel */

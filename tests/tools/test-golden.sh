@@ -101,6 +101,14 @@ check graph.report.html report --format html "$t"
 check graph.fusion fusion "$t"
 check graph.export.json export --format chrome --from 6.3033s --to 6.3036s "$t"
 check_pf graph.export.pftrace.txt --from 6.3033s --to 6.3036s "$t"
+# a conv net (conv, ReLU, conv; fp32 NCHW) captured once with
+# torch.cuda.graph and replayed 13 times on an H200, the process ending
+# right after (tests/gpu/wl_graph_capture.py): the replays' kernels come
+# before the capture's and the instantiation's records in the file
+t=tests/data/graph-capture.dnnt
+check capture.ops ops "$t"
+check capture.report report "$t"
+check capture.report.json report --format json "$t"
 # llama.cpp b4747 on an H100, no cuDNN call: llama-bench -p 32 -n 8 -fa 1
 # with its CUDA graphs (tests/gpu/test-llama.sh runs it)
 t=tests/data/llama.dnnt
