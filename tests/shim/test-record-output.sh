@@ -43,6 +43,14 @@ DNNTRACE_OUTPUT="$tmp/fifo" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/
 said "cannot create the trace file .*fifo: it is a device or a pipe"
 [ -e "$tmp/fifo.1" ] && bad "a trace was written beside the pipe"
 
+# --- a variable's value never adds or climbs a folder -------------------------
+mkdir -p "$tmp/q/a"
+run 3 env D=.. "$dnntrace" record -o "$tmp/q/a/%q{D}/t.dnnt" -- "$calls" ret3
+[ -e "$tmp/q/t.dnnt" ] && bad "%q{D} of '..' climbed a folder"
+[ -f "$tmp/q/a/__/t.dnnt" ] || bad "%q{D} of '..': no trace at a/__/t.dnnt: $(find "$tmp/q" -type f)"
+D=. DNNTRACE_OUTPUT="$tmp/q/a/%q{D}/%q{D}%q{D}.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>&1
+[ -f "$tmp/q/a/_/...dnnt" ] || bad "%q{D} of '.': no trace at a/_/...dnnt: $(find "$tmp/q" -type f)"
+
 # --- a program that cannot be started --------------------------------------
 run 127 "$dnntrace" record -o "$tmp/x-%p.dnnt" -- "$tmp/no-such-program"
 said "cannot run .*no-such-program: No such file or directory"

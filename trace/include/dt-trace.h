@@ -164,8 +164,10 @@ int dt_parse_int(const char *s, long min, long max, long *out);
  * 0, false, no or off (any case). */
 bool dt_env_true(const char *name);
 
-/* Expand a file name template into buf. Returns 0, or -1 with errno set
- * (EINVAL for a malformed template, ENAMETOOLONG). */
+/* Expand a file name template into buf. A value (%p, %h, %t, %q{VAR}) never
+ * adds or climbs a folder: its '/' are written '_', and so are the dots of
+ * a component it makes "." or "..". Returns 0, or -1 with errno set (EINVAL
+ * for a malformed template, ENAMETOOLONG). */
 int dt_expand_template(const char *tmpl, char *buf, size_t size);
 
 /* Create the trace file (never overwriting one: a name taken already gets
