@@ -358,13 +358,11 @@ static void report_open_failure(int err)
 {
 	const char *tmpl =
 		g.cfg.path_template ? g.cfg.path_template : DT_DEFAULT_TEMPLATE;
-	char path[PATH_MAX];
-	const char *why = strerror(err);
+	char path[PATH_MAX], buf[256];
 
 	if (dt_expand_template(tmpl, path, sizeof(path)))
 		snprintf(path, sizeof(path), "%s", tmpl);
-	if (err == EEXIST)
-		why = "it is a device or a pipe, not a file or a folder";
+	const char *why = dt_writer_why(err, path, buf, sizeof(buf));
 	dt_warn("cannot create the trace file %s: %s; recording is off", path,
 		why);
 	manifest_line("!pid %d: cannot create %s: %s; its calls were not "

@@ -485,17 +485,49 @@ static int mkdirs_for(const char *path)
 	return 0;
 }
 
+/*
+ * Who may be trusted with the trace: the user and root. A folder someone
+ * else owns and anyone may write in (one made in a shared /tmp under the
+ * name the trace expects, say) is refused, and so is a symbolic link
+ * someone else owns at the name the template gives: its owner would choose
+ * where the trace goes, or take it away.
+ */
+static bool owner_trusted(uid_t uid)
+{
+	return uid == geteuid() || uid == 0;
+}
+
+/* Whether the folder `dir` may receive the trace; else errno is EPERM. */
+static bool folder_trusted(const char *dir)
+{
+	struct stat st;
+
+	if (!lstat(dir, &st) && S_ISLNK(st.st_mode) &&
+	    !owner_trusted(st.st_uid))
+		return errno = EPERM, false;
+	if (!stat(dir, &st) && !owner_trusted(st.st_uid) &&
+	    (st.st_mode & S_IWOTH))
+		return errno = EPERM, false;
+	return true;
+}
+
 /* A path naming a folder (one that exists, or any ending in '/') gets the
- * default file name inside it. */
+ * default file name inside it. A link at the path is followed only where
+ * it may be trusted. */
 static int name_in_folder(char *path, size_t size)
 {
 	size_t n = strlen(path);
 	struct stat st;
 	char name[PATH_MAX];
 
-	if (n && path[n - 1] != '/' &&
-	    (stat(path, &st) || !S_ISDIR(st.st_mode)))
-		return 0;
+	if (n && path[n - 1] != '/') {
+		if (lstat(path, &st))
+			return 0; /* a new file */
+		if (S_ISLNK(st.st_mode) && !owner_trusted(st.st_uid))
+			return errno = EPERM, -1;
+		if (stat(path, &st) || !S_ISDIR(st.st_mode))
+			return 0;
+	}
 	if (dt_expand_template(DT_DEFAULT_TEMPLATE, name, sizeof(name)))
 		return -1;
 	if (snprintf(path + n, size - n, "%s%s",
@@ -505,15 +537,30 @@ static int name_in_folder(char *path, size_t size)
 	return 0;
 }
 
+/* Whether the folder `path` goes in may receive it, made if missing. */
+static bool folder_ready(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return folder_trusted(".");
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return mkdirs_for(path) == 0 && folder_trusted(dir[0] ? dir : "/");
+}
+
 /* Open a new file at `path`, or at path with .1, .2, ... inserted before
  * its .dnnt extension when taken. Never overwrites, never follows a
- * symbolic link at the last component. A device or a pipe at `path` is
- * refused (EEXIST): never /dev/null.1 next to it. */
+ * symbolic link at the last component, never writes in a folder that may
+ * not be trusted (EPERM). A device or a pipe at `path`, or a link to one,
+ * is refused (ENODEV): never /dev/null.1 next to it. EEXIST when every
+ * name up to .9999 is taken. */
 static int create_file(char *path, size_t size, mode_t mode)
 {
 	char base[PATH_MAX];
 	const char *ext = "";
 	size_t n = strlen(path);
+	struct stat st;
 
 	if (n >= sizeof(base))
 		return errno = ENAMETOOLONG, -1;
@@ -522,8 +569,11 @@ static int create_file(char *path, size_t size, mode_t mode)
 		base[n - 5] = 0;
 		ext = ".dnnt";
 	}
-	mkdirs_for(path);
-	for (int i = 0; i < 10000; i++) {
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return errno = ENODEV, -1;
+	if (!folder_ready(path))
+		return -1;
+	for (int i = 0; i < DT_NAMES_MAX; i++) {
 		if (i &&
 		    snprintf(path, size, "%s.%d%s", base, i, ext) >= (int)size)
 			return errno = ENAMETOOLONG, -1;
@@ -533,10 +583,6 @@ static int create_file(char *path, size_t size, mode_t mode)
 			      mode);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
-		struct stat st;
-		if (!lstat(path, &st) && !S_ISREG(st.st_mode) &&
-		    !S_ISLNK(st.st_mode))
-			return errno = EEXIST, -1;
 	}
 	return errno = EEXIST, -1;
 }
@@ -969,6 +1015,33 @@ uint64_t dt_writer_lost(struct dt_writer *w)
 		n += atomic_load(&r->lost) - r->lost_seen;
 	pthread_mutex_unlock(&w->rings_lock);
 	return n + atomic_load(&w->lost_total);
+}
+
+const char *dt_writer_why(int err, const char *path, char *buf, size_t size)
+{
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(name);
+	int stem =
+		n > 5 && !strcmp(name + n - 5, ".dnnt") ? (int)n - 5 : (int)n;
+
+	switch (err) {
+	case ENODEV:
+		snprintf(buf, size,
+			 "it is a device or a pipe, not a file or a folder");
+		break;
+	case EEXIST:
+		snprintf(buf, size, "every name from %s to %.*s.%d%s is taken",
+			 name, stem, name, DT_NAMES_MAX - 1, name + stem);
+		break;
+	case EPERM:
+		snprintf(buf, size,
+			 "the folder, or a link at that name, is another "
+			 "user's, who may change it");
+		break;
+	default:
+		snprintf(buf, size, "%s", strerror(err));
+	}
+	return buf;
 }
 
 int dt_writer_io_error(const struct dt_writer *w, uint64_t *lost)

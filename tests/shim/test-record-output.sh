@@ -43,6 +43,20 @@ DNNTRACE_OUTPUT="$tmp/fifo" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/
 said "cannot create the trace file .*fifo: it is a device or a pipe"
 [ -e "$tmp/fifo.1" ] && bad "a trace was written beside the pipe"
 
+# /dev/stderr is a link to the process's stderr: a pipe is refused, once, and
+# nothing is written beside it in /dev
+(DNNTRACE_OUTPUT=/dev/stderr LD_PRELOAD="$shim" "$calls" ret3 2>&1 >/dev/null) | cat >"$tmp/err"
+said "cannot create the trace file /dev/stderr: it is a device or a pipe"
+[ "$(grep -c 'cannot create' "$tmp/err")" = 1 ] || bad "/dev/stderr: not said once: $(cat "$tmp/err")"
+[ -e /dev/stderr.1 ] && { bad "a trace was written at /dev/stderr.1"; rm -f /dev/stderr.1; }
+
+# --- every name taken: said so, not taken for a device ------------------------
+mkdir "$tmp/many"
+(cd "$tmp/many" && touch x.dnnt && seq 9999 | sed 's/.*/x.&.dnnt/' | xargs touch)
+DNNTRACE_OUTPUT="$tmp/many/x.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/err"
+said "cannot create the trace file $tmp/many/x.dnnt: every name from x.dnnt to x.9999.dnnt is taken"
+not_said "device or a pipe"
+
 # --- a variable's value never adds or climbs a folder -------------------------
 mkdir -p "$tmp/q/a"
 run 3 env D=.. "$dnntrace" record -o "$tmp/q/a/%q{D}/t.dnnt" -- "$calls" ret3
@@ -76,6 +90,26 @@ if [ "$(id -u)" != 0 ] || [ -n "$as" ]; then
 	not_said "no process of the program called cuDNN"
 else
 	echo "skipped: an unwritable folder (root, and no setpriv)"
+fi
+
+# --- folders and links of another user, in a folder everyone may write ---------
+# (a shared /tmp): never written through, nor into
+if [ -n "$as" ]; then
+	mkdir -m 1777 "$tmp/shared"
+	mkdir "$tmp/victim"
+	$as ln -s "$tmp/victim" "$tmp/shared/out"
+	run 3 "$dnntrace" record -o "$tmp/shared/out" -- "$calls" ret3
+	said "cannot create the trace file $tmp/shared/out: .*another user"
+	$as mkdir -m 777 "$tmp/shared/traces"
+	run 3 "$dnntrace" record -o "$tmp/shared/traces/t-%p.dnnt" -- "$calls" ret3
+	said "cannot create the trace file $tmp/shared/traces/t-[0-9]*.dnnt: .*another user"
+	set -- "$tmp"/victim/* "$tmp"/shared/traces/*
+	[ -e "$1" ] || [ -e "$2" ] && bad "written through another user's link or folder: $*"
+	# one's own link is followed
+	ln -s "$tmp/victim" "$tmp/shared/mine"
+	run 3 "$dnntrace" record -o "$tmp/shared/mine" -- "$calls" ret3
+	set -- "$tmp"/victim/dnntrace-*.dnnt
+	[ -f "$1" ] || bad "-o LINK of one's own: no trace in the folder it names"
 fi
 
 # --- a full disk ----------------------------------------------------------------

@@ -170,12 +170,21 @@ bool dt_env_true(const char *name);
  * for a malformed template, ENAMETOOLONG). */
 int dt_expand_template(const char *tmpl, char *buf, size_t size);
 
+/* Names tried for one trace: NAME.dnnt, NAME.1.dnnt, ... NAME.9999.dnnt. */
+#define DT_NAMES_MAX 10000
+
 /* Create the trace file (never overwriting one: a name taken already gets
  * a .1, .2, ... suffix; a template naming a folder, or ending in '/', gets
  * DT_DEFAULT_TEMPLATE's name inside it), write its header and start the
- * writer thread. Returns NULL with errno set on failure: EEXIST when the
- * name is a device or a pipe. */
+ * writer thread. Returns NULL with errno set on failure: ENODEV when the
+ * name is a device or a pipe, EEXIST when every name is taken, EPERM when
+ * the folder or a link at the name is another user's (dt_writer_why). */
 struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg);
+
+/* Why dt_writer_open() could not create the file at `path` (the expanded
+ * template), as a phrase in buf: the errno values it gives a meaning,
+ * strerror() for the others. Returns buf. */
+const char *dt_writer_why(int err, const char *path, char *buf, size_t size);
 
 /* Path of the file being written. */
 const char *dt_writer_path(const struct dt_writer *w);
