@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dt-api.h"
@@ -62,6 +63,39 @@ static __thread bool gpu_starting __attribute__((tls_model("initial-exec")));
  * say whether GPU activity is in it. */
 static _Atomic int gpu_state_unknown;
 
+/*
+ * write(2) that never raises a signal in the program: a file size limit
+ * reached (SIGXFSZ, which ends the process) or a reader gone (SIGPIPE)
+ * only fail the write, with EFBIG or EPIPE. Both are blocked in this
+ * thread around it, and one the write raised is taken back before they
+ * are unblocked, unless one was pending already: the program's own.
+ */
+static ssize_t write_quietly(int fd, const void *buf, size_t n)
+{
+	sigset_t quiet, old, pending, one;
+	struct timespec now = { 0, 0 };
+	ssize_t k;
+	int err;
+
+	sigemptyset(&quiet);
+	sigaddset(&quiet, SIGXFSZ);
+	sigaddset(&quiet, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &quiet, &old);
+	sigpending(&pending);
+	k = write(fd, buf, n);
+	err = errno;
+	if (k < 0 && (err == EFBIG || err == EPIPE)) {
+		int sig = err == EFBIG ? SIGXFSZ : SIGPIPE;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		if (!sigismember(&pending, sig))
+			sigtimedwait(&one, NULL, &now);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return k;
+}
+
 void dt_warn(const char *fmt, ...)
 {
 	char buf[512];
@@ -75,7 +109,7 @@ void dt_warn(const char *fmt, ...)
 	if (n >= (int)sizeof(buf) - 1)
 		n = sizeof(buf) - 2;
 	buf[n++] = '\n';
-	(void)!write(STDERR_FILENO, buf, (size_t)n);
+	(void)!write_quietly(STDERR_FILENO, buf, (size_t)n);
 }
 
 /* ---------------------------------------------------------- configuration */
@@ -315,16 +349,17 @@ static void watch_exit_status(void)
 /* ---------------------------------------------------------------- writer */
 
 /*
- * `dnntrace record` learns what each process did from a file it names in
- * DNNTRACE_MANIFEST: one line per trace written (its path), and one line
- * starting with '!' per problem (a sentence). One write below PIPE_BUF per
- * line, so lines of processes never mix; async-signal-safe but for the
- * formatting.
+ * `dnntrace record` learns what each process did from a pipe it names in
+ * DNNTRACE_MANIFEST and reads while the program runs: one line per trace
+ * written (its path), and one line starting with '!' per problem (a
+ * sentence). One write of at most PIPE_BUF per line, so lines of processes
+ * never mix; never blocking (record gone: no reader, nothing said; the
+ * pipe full: a little wait); async-signal-safe but for the formatting.
  */
 static void manifest_line(const char *fmt, ...)
 {
 	const char *manifest = getenv("DNNTRACE_MANIFEST");
-	char line[PATH_MAX + 256];
+	char line[PIPE_BUF];
 	va_list ap;
 	int n, fd;
 
@@ -338,11 +373,16 @@ static void manifest_line(const char *fmt, ...)
 	if (n > (int)sizeof(line) - 2)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)!write(fd, line, (size_t)n);
-		close(fd);
+	fd = open(manifest, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (int tries = 0; tries < 100; tries++) {
+		struct timespec ms = { 0, 1000000 };
+		if (write_quietly(fd, line, (size_t)n) >= 0 || errno != EAGAIN)
+			break;
+		nanosleep(&ms, NULL);
 	}
+	close(fd);
 }
 
 static void announce(struct dt_writer *w)

@@ -65,6 +65,14 @@ run 3 env D=.. "$dnntrace" record -o "$tmp/q/a/%q{D}/t.dnnt" -- "$calls" ret3
 D=. DNNTRACE_OUTPUT="$tmp/q/a/%q{D}/%q{D}%q{D}.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>&1
 [ -f "$tmp/q/a/_/...dnnt" ] || bad "%q{D} of '.': no trace at a/_/...dnnt: $(find "$tmp/q" -type f)"
 
+# --- a file size limit of 0: said, and never a signal in the program ---------
+(ulimit -f 0 && "$dnntrace" record -o "$tmp/f0-%p.dnnt" -- "$calls" ret3 2>&1 >/dev/null; echo "exit status $?") | cat >"$tmp/err"
+said "exit status 3"
+said "pid [0-9]*: cannot create $tmp/f0-[0-9]*.dnnt: File too large"
+# and without record, the warning on a stderr that is a file at its limit
+(ulimit -f 0 && DNNTRACE_OUTPUT="$tmp/f0-%p.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/f0-err"; echo "exit status $?") | cat >"$tmp/err"
+said "exit status 3"
+
 # --- a program that cannot be started --------------------------------------
 run 127 "$dnntrace" record -o "$tmp/x-%p.dnnt" -- "$tmp/no-such-program"
 said "cannot run .*no-such-program: No such file or directory"
