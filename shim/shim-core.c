@@ -410,12 +410,34 @@ static void report_open_failure(int err)
 		      (int)getpid(), path, why);
 }
 
-/* After the file was closed: the records it could not take, if any. */
+/* After the file was closed: the records it could not take, if any, or
+ * all of them when it was removed and could not be made again. */
 static void report_io_error(struct dt_writer *w)
 {
-	uint64_t lost;
-	int err = dt_writer_io_error(w, &lost);
+	uint64_t lost, records, calls;
+	int err, removed = dt_writer_removed(w, &err, &records, &calls);
+	char what[PATH_MAX + 128];
 
+	if (removed < 0)
+		snprintf(what, sizeof(what),
+			 "%s was removed while recording and could not be made "
+			 "again (%s): %llu records, %llu calls, lost",
+			 dt_writer_path(w), strerror(err),
+			 (unsigned long long)records,
+			 (unsigned long long)calls);
+	else if (removed > 0)
+		snprintf(what, sizeof(what),
+			 "%s was removed while recording: made again, whole",
+			 dt_writer_path(w));
+	if (removed) {
+		dt_warn("%s", what);
+		if (removed > 0) /* under a name that may differ */
+			manifest_line("%s", dt_writer_path(w));
+		manifest_line("!pid %d: %s", (int)getpid(), what);
+		if (removed < 0)
+			return;
+	}
+	err = dt_writer_io_error(w, &lost);
 	if (err)
 		manifest_line("!pid %d: %s could not take every record (%s): "
 			      "%llu records lost, counted in the file",

@@ -170,11 +170,18 @@ static void manifest_close(struct manifest *m)
 	rmdir(m->dir);
 }
 
+/* A line of the manifest. A trace made again after it was removed is
+ * listed again, maybe under the same name: listed once. */
 static void manifest_take(struct dt_record_result *res, const char *line)
 {
-	if (line[0] == '!')
+	if (line[0] == '!') {
 		push(&res->notes, &res->n_notes, line + 1);
-	else if (line[0])
+		return;
+	}
+	for (size_t i = 0; i < res->n_paths; i++)
+		if (!strcmp(res->paths[i], line))
+			return;
+	if (line[0])
 		push(&res->paths, &res->n_paths, line);
 }
 
@@ -198,6 +205,39 @@ static void manifest_read(struct manifest *m, struct dt_record_result *res)
 		if (m->len == sizeof(m->line) - 1)
 			m->len = 0; /* no line is that long: drop it */
 	}
+}
+
+/* Whether a note speaks of path. */
+static bool noted(const struct dt_record_result *res, const char *path)
+{
+	for (size_t i = 0; i < res->n_notes; i++)
+		if (strstr(res->notes[i], path))
+			return true;
+	return false;
+}
+
+/* A trace listed but removed since is not listed as written: its process
+ * says what was lost with it, or, where it could not, this does. */
+static void drop_missing(struct dt_record_result *res)
+{
+	size_t kept = 0;
+	struct stat st;
+
+	for (size_t i = 0; i < res->n_paths; i++) {
+		char *p = res->paths[i];
+		if (stat(p, &st) == 0) {
+			res->paths[kept++] = p;
+			continue;
+		}
+		if (!noted(res, p)) {
+			char note[PATH_MAX + 64];
+			snprintf(note, sizeof(note),
+				 "%s was written, and removed since", p);
+			push(&res->notes, &res->n_notes, note);
+		}
+		free(p);
+	}
+	res->n_paths = kept;
 }
 
 static void on_child(int sig)
@@ -234,6 +274,7 @@ static int wait_child(pid_t pid, struct manifest *m,
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	manifest_read(m, res);
+	drop_missing(res);
 	return status;
 }
 

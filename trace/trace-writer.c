@@ -88,6 +88,8 @@ struct dt_writer {
 	uint64_t lost_other_seen[DT_LOSS_CUPTI + 1];
 	int io_errno;     /* why the file could not take a frame, first time */
 	uint64_t lost_io; /* records of the frames it could not take */
+	int removed;      /* dt_writer_removed()'s answer */
+	int remake_errno; /* why it could not be made again, last time */
 };
 
 /* ------------------------------------------------------------ utilities */
@@ -577,14 +579,68 @@ static int create_file(char *path, size_t size, mode_t mode)
 		if (i &&
 		    snprintf(path, size, "%s.%d%s", base, i, ext) >= (int)size)
 			return errno = ENAMETOOLONG, -1;
+		/* read too: a file removed while written is copied from */
 		int fd = open(path,
-			      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 				      O_CLOEXEC | O_APPEND,
 			      mode);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}
 	return errno = EEXIST, -1;
+}
+
+/* Copy the first n bytes of the file `from` into `to`. */
+static int copy_file(int from, int to, uint64_t n)
+{
+	char buf[1 << 16];
+
+	for (uint64_t at = 0; at < n;) {
+		size_t want =
+			n - at < sizeof(buf) ? (size_t)(n - at) : sizeof(buf);
+		ssize_t k = pread(from, buf, want, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return errno = k ? errno : EIO, -1;
+		if (write_all(to, buf, (size_t)k))
+			return -1;
+		at += (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * The file was removed while being written (its folder deleted, say): the
+ * frames would go on into a file no one can open, and be lost with it at
+ * the end. So the file is made again at its name (its folders too), with
+ * what it holds so far, and the frames go on there. Where that cannot be
+ * done, it is tried again at the next flush.
+ */
+static void keep_linked(struct dt_writer *w)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (fstat(w->fd, &st) || st.st_nlink > 0)
+		return;
+	memcpy(path, w->path, sizeof(path));
+	fd = create_file(path, sizeof(path), st.st_mode & 07777);
+	if (fd >= 0 && copy_file(w->fd, fd, w->size) == 0) {
+		close(w->fd);
+		w->fd = fd;
+		w->reserved = w->size / PAGE * PAGE;
+		memcpy(w->path, path, sizeof(path));
+		w->removed = 1;
+		return;
+	}
+	w->remake_errno = errno ? errno : EIO;
+	w->removed = -1;
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
 }
 
 /* -------------------------------------------------------------- chunks */
@@ -839,6 +895,7 @@ static void *writer_main(void *arg)
 		/* the request is read first: all it asks for is committed */
 		uint64_t req = atomic_load(&w->flush_req);
 		pthread_mutex_lock(&w->lock);
+		keep_linked(w);
 		drain_all(w);
 		chunk_late_info(w);
 		if (stopping) {
@@ -846,6 +903,7 @@ static void *writer_main(void *arg)
 			chunk_late_info(w);
 			write_end(w);
 			release_room(w);
+			keep_linked(w);
 			close(w->fd);
 			w->fd = -1;
 			pthread_mutex_unlock(&w->lock);
@@ -1042,6 +1100,15 @@ const char *dt_writer_why(int err, const char *path, char *buf, size_t size)
 		snprintf(buf, size, "%s", strerror(err));
 	}
 	return buf;
+}
+
+int dt_writer_removed(const struct dt_writer *w, int *err, uint64_t *records,
+		      uint64_t *calls)
+{
+	*err = w->remake_errno;
+	*records = w->records;
+	*calls = w->calls;
+	return w->removed;
 }
 
 int dt_writer_io_error(const struct dt_writer *w, uint64_t *lost)

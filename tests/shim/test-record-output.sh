@@ -120,6 +120,46 @@ if [ -n "$as" ]; then
 	[ -f "$1" ] || bad "-o LINK of one's own: no trace in the folder it names"
 fi
 
+# --- the output folder removed while the program runs --------------------------
+# The trace is made again, whole, where it was; where it cannot be, record
+# says it is lost and how much, and does not list it.
+# wait_for GLOB: until a file matches it (10 s at most)
+wait_for() {
+	for i in $(seq 100); do
+		set -- $1
+		[ -f "$1" ] && return
+		sleep 0.1
+	done
+}
+mkdir "$tmp/gone"
+touch "$tmp/flag"
+"$dnntrace" record -o "$tmp/gone/t-%p.dnnt" -- "$calls" gone "$tmp/flag" 3000 >/dev/null 2>"$tmp/err" &
+pid=$!
+wait_for "$tmp/gone/t-*.dnnt"
+rm -rf "$tmp/gone" "$tmp/flag"
+wait $pid || bad "removed folder: record's exit status $?"
+said "t-[0-9]*.dnnt was removed while recording"
+set -- "$tmp"/gone/t-*.dnnt
+if [ -f "$1" ]; then
+	[ "$(count "$1")" = 18000 ] || bad "removed folder: $(count "$1") calls in the trace made again, expected 18000"
+	[ "$(info_of "$1" ended)" = "clean (exit 0)" ] || bad "removed folder: ended '$(info_of "$1" ended)'"
+else
+	bad "removed folder: the trace is gone"
+fi
+if [ -n "$as" ]; then
+	mkdir -m 777 "$tmp/rw2"
+	touch "$tmp/flag"
+	$as "$dnntrace" record -o "$tmp/rw2/g/t-%p.dnnt" -- "$calls" gone "$tmp/flag" 3000 >/dev/null 2>"$tmp/err" &
+	pid=$!
+	wait_for "$tmp/rw2/g/t-*.dnnt"
+	chmod 555 "$tmp/rw2"
+	rm -rf "$tmp/rw2/g" "$tmp/flag"
+	wait $pid
+	chmod 777 "$tmp/rw2"
+	said "t-[0-9]*.dnnt was removed while recording and could not be made again (Permission denied): [0-9]* records, 18000 calls, lost"
+	not_said "^dnntrace: trace "
+fi
+
 # --- a full disk ----------------------------------------------------------------
 # check_full TRACE: the file ended cleanly and counts what it could not take
 check_full() {

@@ -231,6 +231,13 @@ void dt_writer_abandon(struct dt_writer *w);
 /* Total records lost so far (all rings). */
 uint64_t dt_writer_lost(struct dt_writer *w);
 
+/* After closing: whether the file was removed while being written (its
+ * folder deleted, say). Returns 0 when it never was; 1 when it was, and was
+ * made again with everything it held, at dt_writer_path(); -1 when it could
+ * not be: *err says why, *records and *calls what was lost with it. */
+int dt_writer_removed(const struct dt_writer *w, int *err, uint64_t *records,
+		      uint64_t *calls);
+
 /* After closing: why the file could not take every frame (an errno value
  * such as ENOSPC or EFBIG), or 0 when it took them all; *lost gets how many
  * records were left out for that reason. */
