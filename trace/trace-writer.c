@@ -551,6 +551,14 @@ static bool folder_ready(const char *path)
 	return mkdirs_for(path) == 0 && folder_trusted(dir[0] ? dir : "/");
 }
 
+/* Length of a name without its .dnnt extension, where .1, .2, ... go. */
+static size_t name_stem(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && !strcmp(name + n - 5, ".dnnt") ? n - 5 : n;
+}
+
 /* Open a new file at `path`, or at path with .1, .2, ... inserted before
  * its .dnnt extension when taken. Never overwrites, never follows a
  * symbolic link at the last component, never writes in a folder that may
@@ -560,17 +568,14 @@ static bool folder_ready(const char *path)
 static int create_file(char *path, size_t size, mode_t mode)
 {
 	char base[PATH_MAX];
-	const char *ext = "";
-	size_t n = strlen(path);
+	size_t n = strlen(path), stem = name_stem(path);
+	const char *ext = n > stem ? ".dnnt" : "";
 	struct stat st;
 
 	if (n >= sizeof(base))
 		return errno = ENAMETOOLONG, -1;
-	memcpy(base, path, n + 1);
-	if (n > 5 && strcmp(path + n - 5, ".dnnt") == 0) {
-		base[n - 5] = 0;
-		ext = ".dnnt";
-	}
+	memcpy(base, path, stem);
+	base[stem] = 0;
 	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return errno = ENODEV, -1;
 	if (!folder_ready(path))
@@ -1078,9 +1083,7 @@ uint64_t dt_writer_lost(struct dt_writer *w)
 const char *dt_writer_why(int err, const char *path, char *buf, size_t size)
 {
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = strlen(name);
-	int stem =
-		n > 5 && !strcmp(name + n - 5, ".dnnt") ? (int)n - 5 : (int)n;
+	int stem = (int)name_stem(name);
 
 	switch (err) {
 	case ENODEV:
