@@ -563,8 +563,8 @@ static size_t name_stem(const char *name)
  * its .dnnt extension when taken. Never overwrites, never follows a
  * symbolic link at the last component, never writes in a folder that may
  * not be trusted (EPERM). A device or a pipe at `path`, or a link to one,
- * is refused (ENODEV): never /dev/null.1 next to it. EEXIST when every
- * name up to .9999 is taken. */
+ * is refused (ENODEV): never /dev/null.1 next to it; so is a link to a
+ * file (ELOOP). EEXIST when every name up to .9999 is taken. */
 static int create_file(char *path, size_t size, mode_t mode)
 {
 	char base[PATH_MAX];
@@ -576,8 +576,16 @@ static int create_file(char *path, size_t size, mode_t mode)
 		return errno = ENAMETOOLONG, -1;
 	memcpy(base, path, stem);
 	base[stem] = 0;
-	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return errno = ENODEV, -1;
+	if (!stat(path, &st)) {
+		struct stat link;
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			return errno = ENODEV, -1;
+		/* a file reached through a link (/dev/stderr, stderr into a
+		 * file) is no name to number: never /dev/stderr.1 */
+		if (S_ISREG(st.st_mode) && !lstat(path, &link) &&
+		    S_ISLNK(link.st_mode))
+			return errno = ELOOP, -1;
+	}
 	if (!folder_ready(path))
 		return -1;
 	for (int i = 0; i < DT_NAMES_MAX; i++) {
@@ -1093,6 +1101,10 @@ const char *dt_writer_why(int err, const char *path, char *buf, size_t size)
 	case EEXIST:
 		snprintf(buf, size, "every name from %s to %.*s.%d%s is taken",
 			 name, stem, name, DT_NAMES_MAX - 1, name + stem);
+		break;
+	case ELOOP:
+		snprintf(buf, size,
+			 "it is a link to a file, not a file or a folder");
 		break;
 	case EPERM:
 		snprintf(buf, size,

@@ -49,6 +49,10 @@ said "cannot create the trace file .*fifo: it is a device or a pipe"
 said "cannot create the trace file /dev/stderr: it is a device or a pipe"
 [ "$(grep -c 'cannot create' "$tmp/err")" = 1 ] || bad "/dev/stderr: not said once: $(cat "$tmp/err")"
 [ -e /dev/stderr.1 ] && { bad "a trace was written at /dev/stderr.1"; rm -f /dev/stderr.1; }
+# and a link to a file (stderr into one) is not a name taken, to number
+DNNTRACE_OUTPUT=/dev/stderr LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/err"
+said "cannot create the trace file /dev/stderr: it is a link to a file"
+[ -e /dev/stderr.1 ] && { bad "a trace was written at /dev/stderr.1"; rm -f /dev/stderr.1; }
 
 # --- every name taken: said so, not taken for a device ------------------------
 mkdir "$tmp/many"

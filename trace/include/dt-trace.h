@@ -177,8 +177,9 @@ int dt_expand_template(const char *tmpl, char *buf, size_t size);
  * a .1, .2, ... suffix; a template naming a folder, or ending in '/', gets
  * DT_DEFAULT_TEMPLATE's name inside it), write its header and start the
  * writer thread. Returns NULL with errno set on failure: ENODEV when the
- * name is a device or a pipe, EEXIST when every name is taken, EPERM when
- * the folder or a link at the name is another user's (dt_writer_why). */
+ * name is a device or a pipe, ELOOP when it is a link to a file, EEXIST
+ * when every name is taken, EPERM when the folder or a link at the name is
+ * another user's (dt_writer_why). */
 struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg);
 
 /* Why dt_writer_open() could not create the file at `path` (the expanded
