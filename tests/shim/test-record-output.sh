@@ -4,6 +4,10 @@
 # program runs, and reported by the process when only it can tell); a full
 # disk, as a file size limit and as a small tmpfs: the program runs on, the
 # file ends cleanly and counts what it could not take, and `record` says so.
+# Names no one should write at: a link to a pipe or a file, every name
+# taken, a value of %q{VAR} that would climb, another user's link or open
+# folder; a file size limit of 0 (no signal in the program); the output
+# folder removed while the program runs.
 # usage: test-record-output.sh DNNTRACE LIBDNNTRACE SHIM_CALLS CUDNN_LIBDIR
 set -u
 dnntrace=$1 shim=$2 calls=$3 cudnn_libdir=$4
