@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dt-api.h"
@@ -62,6 +63,39 @@ static __thread bool gpu_starting __attribute__((tls_model("initial-exec")));
  * say whether GPU activity is in it. */
 static _Atomic int gpu_state_unknown;
 
+/*
+ * write(2) that never raises a signal in the program: a file size limit
+ * reached (SIGXFSZ, which ends the process) or a reader gone (SIGPIPE)
+ * only fail the write, with EFBIG or EPIPE. Both are blocked in this
+ * thread around it, and one the write raised is taken back before they
+ * are unblocked, unless one was pending already: the program's own.
+ */
+static ssize_t write_quietly(int fd, const void *buf, size_t n)
+{
+	sigset_t quiet, old, pending, one;
+	struct timespec now = { 0, 0 };
+	ssize_t k;
+	int err;
+
+	sigemptyset(&quiet);
+	sigaddset(&quiet, SIGXFSZ);
+	sigaddset(&quiet, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &quiet, &old);
+	sigpending(&pending);
+	k = write(fd, buf, n);
+	err = errno;
+	if (k < 0 && (err == EFBIG || err == EPIPE)) {
+		int sig = err == EFBIG ? SIGXFSZ : SIGPIPE;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		if (!sigismember(&pending, sig))
+			sigtimedwait(&one, NULL, &now);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return k;
+}
+
 void dt_warn(const char *fmt, ...)
 {
 	char buf[512];
@@ -75,7 +109,7 @@ void dt_warn(const char *fmt, ...)
 	if (n >= (int)sizeof(buf) - 1)
 		n = sizeof(buf) - 2;
 	buf[n++] = '\n';
-	(void)!write(STDERR_FILENO, buf, (size_t)n);
+	(void)!write_quietly(STDERR_FILENO, buf, (size_t)n);
 }
 
 /* ---------------------------------------------------------- configuration */
@@ -315,16 +349,17 @@ static void watch_exit_status(void)
 /* ---------------------------------------------------------------- writer */
 
 /*
- * `dnntrace record` learns what each process did from a file it names in
- * DNNTRACE_MANIFEST: one line per trace written (its path), and one line
- * starting with '!' per problem (a sentence). One write below PIPE_BUF per
- * line, so lines of processes never mix; async-signal-safe but for the
- * formatting.
+ * `dnntrace record` learns what each process did from a pipe it names in
+ * DNNTRACE_MANIFEST and reads while the program runs: one line per trace
+ * written (its path), and one line starting with '!' per problem (a
+ * sentence). One write of at most PIPE_BUF per line, so lines of processes
+ * never mix; never blocking (record gone: no reader, nothing said; the
+ * pipe full: a little wait); async-signal-safe but for the formatting.
  */
 static void manifest_line(const char *fmt, ...)
 {
 	const char *manifest = getenv("DNNTRACE_MANIFEST");
-	char line[PATH_MAX + 256];
+	char line[PIPE_BUF];
 	va_list ap;
 	int n, fd;
 
@@ -338,11 +373,16 @@ static void manifest_line(const char *fmt, ...)
 	if (n > (int)sizeof(line) - 2)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	fd = open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)!write(fd, line, (size_t)n);
-		close(fd);
+	fd = open(manifest, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (int tries = 0; tries < 100; tries++) {
+		struct timespec ms = { 0, 1000000 };
+		if (write_quietly(fd, line, (size_t)n) >= 0 || errno != EAGAIN)
+			break;
+		nanosleep(&ms, NULL);
 	}
+	close(fd);
 }
 
 static void announce(struct dt_writer *w)
@@ -358,13 +398,11 @@ static void report_open_failure(int err)
 {
 	const char *tmpl =
 		g.cfg.path_template ? g.cfg.path_template : DT_DEFAULT_TEMPLATE;
-	char path[PATH_MAX];
-	const char *why = strerror(err);
+	char path[PATH_MAX], buf[256];
 
 	if (dt_expand_template(tmpl, path, sizeof(path)))
 		snprintf(path, sizeof(path), "%s", tmpl);
-	if (err == EEXIST)
-		why = "it is a device or a pipe, not a file or a folder";
+	const char *why = dt_writer_why(err, path, buf, sizeof(buf));
 	dt_warn("cannot create the trace file %s: %s; recording is off", path,
 		why);
 	manifest_line("!pid %d: cannot create %s: %s; its calls were not "
@@ -372,12 +410,34 @@ static void report_open_failure(int err)
 		      (int)getpid(), path, why);
 }
 
-/* After the file was closed: the records it could not take, if any. */
+/* After the file was closed: the records it could not take, if any, or
+ * all of them when it was removed and could not be made again. */
 static void report_io_error(struct dt_writer *w)
 {
-	uint64_t lost;
-	int err = dt_writer_io_error(w, &lost);
+	uint64_t lost, records, calls;
+	int err, removed = dt_writer_removed(w, &err, &records, &calls);
+	char what[PATH_MAX + 128];
 
+	if (removed < 0)
+		snprintf(what, sizeof(what),
+			 "%s was removed while recording and could not be made "
+			 "again (%s): %llu records, %llu calls, lost",
+			 dt_writer_path(w), strerror(err),
+			 (unsigned long long)records,
+			 (unsigned long long)calls);
+	else if (removed > 0)
+		snprintf(what, sizeof(what),
+			 "%s was removed while recording: made again, whole",
+			 dt_writer_path(w));
+	if (removed) {
+		dt_warn("%s", what);
+		if (removed > 0) /* under a name that may differ */
+			manifest_line("%s", dt_writer_path(w));
+		manifest_line("!pid %d: %s", (int)getpid(), what);
+		if (removed < 0)
+			return;
+	}
+	err = dt_writer_io_error(w, &lost);
 	if (err)
 		manifest_line("!pid %d: %s could not take every record (%s): "
 			      "%llu records lost, counted in the file",

@@ -3,13 +3,15 @@
  * preloaded, then say where its traces went.
  *
  * Every process of the program that calls cuDNN writes its own file; each
- * appends its file's path to a manifest that this command reads at the end.
+ * says which, and what went wrong, through a pipe this command reads while
+ * the program runs (the manifest).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,22 +124,154 @@ static void push(char ***v, size_t *n, const char *s)
 		(*n)++;
 }
 
-/* What the processes wrote into the manifest: a trace's path per line, or
- * '!' and a sentence about something that went wrong. */
-static void read_manifest(const char *path, struct dt_record_result *res)
-{
-	FILE *f = fopen(path, "r");
-	char line[PATH_MAX + 256];
+/*
+ * What the processes say, through a pipe named in DNNTRACE_MANIFEST: a
+ * trace's path per line, or '!' and a sentence about something that went
+ * wrong. A pipe, read while the program runs, takes a line where a file
+ * could not: on a full disk, or under a file size limit of 0, which is
+ * when it has the most to say.
+ */
+struct manifest {
+	char dir[32];
+	char path[64];
+	int fd;
+	char line[PATH_MAX + 256]; /* a line not yet whole */
+	size_t len;
+};
 
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (line[0] == '!')
-			push(&res->notes, &res->n_notes, line + 1);
-		else if (line[0])
-			push(&res->paths, &res->n_paths, line);
+/* A private folder holding the pipe, which this process opens for reading
+ * and writing: it then never reads an end of file between two writers. */
+static int manifest_open(struct manifest *m)
+{
+	snprintf(m->dir, sizeof(m->dir), "/tmp/dnntrace-XXXXXX");
+	m->len = 0;
+	m->fd = -1;
+	if (!mkdtemp(m->dir))
+		return -1;
+	snprintf(m->path, sizeof(m->path), "%s/manifest", m->dir);
+	if (mkfifo(m->path, 0600) == 0 &&
+	    (m->fd = open(m->path, O_RDWR | O_NONBLOCK | O_CLOEXEC)) >= 0)
+		return 0;
+	int err = errno;
+	unlink(m->path);
+	rmdir(m->dir);
+	errno = err;
+	return -1;
+}
+
+static void manifest_close(struct manifest *m)
+{
+	close(m->fd);
+	unlink(m->path);
+	rmdir(m->dir);
+}
+
+/* A line of the manifest. A trace made again after it was removed is
+ * listed again, maybe under the same name: listed once. */
+static void manifest_take(struct dt_record_result *res, const char *line)
+{
+	if (line[0] == '!') {
+		push(&res->notes, &res->n_notes, line + 1);
+		return;
 	}
-	if (f)
-		fclose(f);
+	for (size_t i = 0; i < res->n_paths; i++)
+		if (!strcmp(res->paths[i], line))
+			return;
+	if (line[0])
+		push(&res->paths, &res->n_paths, line);
+}
+
+/* Read what is there now, line by line. */
+static void manifest_read(struct manifest *m, struct dt_record_result *res)
+{
+	ssize_t k;
+
+	while ((k = read(m->fd, m->line + m->len,
+			 sizeof(m->line) - 1 - m->len)) > 0) {
+		char *p = m->line, *nl;
+		m->len += (size_t)k;
+		m->line[m->len] = 0;
+		while ((nl = memchr(p, '\n', m->len - (size_t)(p - m->line)))) {
+			*nl = 0;
+			manifest_take(res, p);
+			p = nl + 1;
+		}
+		m->len -= (size_t)(p - m->line);
+		memmove(m->line, p, m->len);
+		if (m->len == sizeof(m->line) - 1)
+			m->len = 0; /* no line is that long: drop it */
+	}
+}
+
+/* Whether a note speaks of path. */
+static bool noted(const struct dt_record_result *res, const char *path)
+{
+	for (size_t i = 0; i < res->n_notes; i++)
+		if (strstr(res->notes[i], path))
+			return true;
+	return false;
+}
+
+/* A trace listed but removed since is not listed as written: its process
+ * says what was lost with it, or, where it could not, this does. */
+static void drop_missing(struct dt_record_result *res)
+{
+	size_t kept = 0;
+	struct stat st;
+
+	for (size_t i = 0; i < res->n_paths; i++) {
+		char *p = res->paths[i];
+		if (stat(p, &st) == 0) {
+			res->paths[kept++] = p;
+			continue;
+		}
+		if (!noted(res, p)) {
+			char note[PATH_MAX + 64];
+			snprintf(note, sizeof(note),
+				 "%s was written, and removed since", p);
+			push(&res->notes, &res->n_notes, note);
+		}
+		free(p);
+	}
+	res->n_paths = kept;
+}
+
+static void on_child(int sig)
+{
+	(void)sig; /* only to wake ppoll() */
+}
+
+/* Wait for the child, reading the manifest meanwhile. SIGCHLD is blocked
+ * but while in ppoll(), so an exit is never missed between the two. */
+static int wait_child(pid_t pid, struct manifest *m,
+		      struct dt_record_result *res)
+{
+	struct sigaction sa = { .sa_handler = on_child };
+	sigset_t chld, old;
+	int status = 1 << 8;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	for (;;) {
+		struct pollfd pfd = { .fd = m->fd, .events = POLLIN };
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			dt_error("waitpid: %s", strerror(errno));
+			status = 1 << 8;
+			break;
+		}
+		ppoll(&pfd, 1, NULL, &old);
+		manifest_read(m, res);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	manifest_read(m, res);
+	drop_missing(res);
+	return status;
 }
 
 /* Whether the program runs under Nsight Compute, which injects itself
@@ -400,7 +534,7 @@ static pid_t spawn(char **cmd)
 int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res)
 {
 	char shim[PATH_MAX], abs_tmpl[PATH_MAX], test[PATH_MAX];
-	char manifest[] = "/tmp/dnntrace-manifest-XXXXXX";
+	struct manifest m;
 	int status;
 
 	memset(res, 0, sizeof(*res));
@@ -419,12 +553,10 @@ int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res)
 			 dt_self_dir(), DT_BIN_TO_LIBDIR);
 		return -1;
 	}
-	int mfd = mkstemp(manifest);
-	if (mfd < 0) {
-		dt_error("cannot create %s: %s", manifest, strerror(errno));
+	if (manifest_open(&m)) {
+		dt_error("cannot create a pipe in /tmp: %s", strerror(errno));
 		return 1;
 	}
-	close(mfd);
 	/* The CUDA driver then starts GPU recording at cuInit, from the first
 	 * kernel on, also in processes that never call cuDNN. Another tool's
 	 * injection is left in place: Nsight Systems' in the variable, Nsight
@@ -433,16 +565,16 @@ int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res)
 		setenv("CUDA_INJECTION64_PATH", shim, 1);
 	if (dt_record_preload(shim, cmd[0]) ||
 	    setenv("DNNTRACE_OUTPUT", abs_tmpl, 1) ||
-	    setenv("DNNTRACE_MANIFEST", manifest, 1)) {
+	    setenv("DNNTRACE_MANIFEST", m.path, 1)) {
 		dt_error("cannot set the environment: %s", strerror(errno));
-		unlink(manifest);
+		manifest_close(&m);
 		return 1;
 	}
 
 	child_pid = spawn(cmd);
 	if (child_pid < 0) {
 		int err = errno;
-		unlink(manifest);
+		manifest_close(&m);
 		if (err == ENOENT && !strchr(cmd[0], '/'))
 			dt_error("cannot run %s: no such command in PATH",
 				 cmd[0]);
@@ -461,14 +593,8 @@ int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	while (waitpid(child_pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			dt_error("waitpid: %s", strerror(errno));
-			status = 1 << 8;
-			break;
-		}
-	read_manifest(manifest, res);
-	unlink(manifest);
+	status = wait_child(child_pid, &m, res);
+	manifest_close(&m);
 	if (WIFSIGNALED(status)) {
 		dt_error("%s was killed by signal %d", cmd[0],
 			 WTERMSIG(status));

@@ -36,51 +36,75 @@ size_t dt_read_small_file(const char *path, char *buf, size_t size)
 	return n;
 }
 
+/* The expansion so far, and where its last component began and whether a
+ * value (not the template's own text) is part of it. */
+struct expansion {
+	char *buf;
+	size_t size, n;
+	size_t component;
+	bool from_value;
+};
+
 /* Append s to the output, with '/' replaced: a value never adds a folder. */
-static int put_value(char *buf, size_t size, size_t *n, const char *s,
-		     size_t len)
+static int put_value(struct expansion *x, const char *s, size_t len)
 {
-	if (*n + len >= size)
+	if (x->n + len >= x->size)
 		return -1;
 	for (size_t i = 0; i < len; i++)
-		buf[(*n)++] = s[i] == '/' ? '_' : s[i];
+		x->buf[x->n++] = s[i] == '/' ? '_' : s[i];
+	x->from_value |= len > 0;
 	return 0;
+}
+
+/* The last component is complete: one that a value made "." or ".." gets
+ * '_' for each dot, so that a value never climbs a folder either. */
+static void end_component(struct expansion *x)
+{
+	char *c = x->buf + x->component;
+	size_t len = x->n - x->component;
+
+	if (x->from_value && len && len <= 2 && !strncmp(c, "..", len))
+		memset(c, '_', len);
+	x->component = x->n + 1;
+	x->from_value = false;
 }
 
 int dt_expand_template(const char *tmpl, char *buf, size_t size)
 {
-	size_t n = 0;
+	struct expansion x = { .buf = buf, .size = size };
 	char tmp[256];
 
 	for (const char *p = tmpl; *p; p++) {
 		int rc = 0;
 
 		if (*p != '%') {
-			if (n + 1 >= size)
+			if (x.n + 1 >= size)
 				return errno = ENAMETOOLONG, -1;
-			buf[n++] = *p;
+			if (*p == '/')
+				end_component(&x);
+			buf[x.n++] = *p;
 			continue;
 		}
 		switch (*++p) {
 		case '%':
-			rc = put_value(buf, size, &n, "%", 1);
+			rc = put_value(&x, "%", 1);
 			break;
 		case 'p':
 			snprintf(tmp, sizeof(tmp), "%d", (int)getpid());
-			rc = put_value(buf, size, &n, tmp, strlen(tmp));
+			rc = put_value(&x, tmp, strlen(tmp));
 			break;
 		case 'h':
 			if (gethostname(tmp, sizeof(tmp)))
 				strcpy(tmp, "localhost");
 			tmp[sizeof(tmp) - 1] = 0;
-			rc = put_value(buf, size, &n, tmp, strlen(tmp));
+			rc = put_value(&x, tmp, strlen(tmp));
 			break;
 		case 't': {
 			time_t now = time(NULL);
 			struct tm tm;
 			localtime_r(&now, &tm);
 			strftime(tmp, sizeof(tmp), "%Y%m%d-%H%M%S", &tm);
-			rc = put_value(buf, size, &n, tmp, strlen(tmp));
+			rc = put_value(&x, tmp, strlen(tmp));
 			break;
 		}
 		case 'q': {
@@ -93,7 +117,7 @@ int dt_expand_template(const char *tmpl, char *buf, size_t size)
 			tmp[end - p - 2] = 0;
 			const char *v = getenv(tmp);
 			if (v)
-				rc = put_value(buf, size, &n, v, strlen(v));
+				rc = put_value(&x, v, strlen(v));
 			p = end;
 			break;
 		}
@@ -103,9 +127,10 @@ int dt_expand_template(const char *tmpl, char *buf, size_t size)
 		if (rc)
 			return errno = ENAMETOOLONG, -1;
 	}
-	if (n == 0)
+	if (x.n == 0)
 		return errno = EINVAL, -1;
-	buf[n] = 0;
+	end_component(&x);
+	buf[x.n] = 0;
 	return 0;
 }
 

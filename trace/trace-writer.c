@@ -88,6 +88,8 @@ struct dt_writer {
 	uint64_t lost_other_seen[DT_LOSS_CUPTI + 1];
 	int io_errno;     /* why the file could not take a frame, first time */
 	uint64_t lost_io; /* records of the frames it could not take */
+	int removed;      /* dt_writer_removed()'s answer */
+	int remake_errno; /* why it could not be made again, last time */
 };
 
 /* ------------------------------------------------------------ utilities */
@@ -485,17 +487,49 @@ static int mkdirs_for(const char *path)
 	return 0;
 }
 
+/*
+ * Who may be trusted with the trace: the user and root. A folder someone
+ * else owns and anyone may write in (one made in a shared /tmp under the
+ * name the trace expects, say) is refused, and so is a symbolic link
+ * someone else owns at the name the template gives: its owner would choose
+ * where the trace goes, or take it away.
+ */
+static bool owner_trusted(uid_t uid)
+{
+	return uid == geteuid() || uid == 0;
+}
+
+/* Whether the folder `dir` may receive the trace; else errno is EPERM. */
+static bool folder_trusted(const char *dir)
+{
+	struct stat st;
+
+	if (!lstat(dir, &st) && S_ISLNK(st.st_mode) &&
+	    !owner_trusted(st.st_uid))
+		return errno = EPERM, false;
+	if (!stat(dir, &st) && !owner_trusted(st.st_uid) &&
+	    (st.st_mode & S_IWOTH))
+		return errno = EPERM, false;
+	return true;
+}
+
 /* A path naming a folder (one that exists, or any ending in '/') gets the
- * default file name inside it. */
+ * default file name inside it. A link at the path is followed only where
+ * it may be trusted. */
 static int name_in_folder(char *path, size_t size)
 {
 	size_t n = strlen(path);
 	struct stat st;
 	char name[PATH_MAX];
 
-	if (n && path[n - 1] != '/' &&
-	    (stat(path, &st) || !S_ISDIR(st.st_mode)))
-		return 0;
+	if (n && path[n - 1] != '/') {
+		if (lstat(path, &st))
+			return 0; /* a new file */
+		if (S_ISLNK(st.st_mode) && !owner_trusted(st.st_uid))
+			return errno = EPERM, -1;
+		if (stat(path, &st) || !S_ISDIR(st.st_mode))
+			return 0;
+	}
 	if (dt_expand_template(DT_DEFAULT_TEMPLATE, name, sizeof(name)))
 		return -1;
 	if (snprintf(path + n, size - n, "%s%s",
@@ -505,40 +539,121 @@ static int name_in_folder(char *path, size_t size)
 	return 0;
 }
 
+/* Whether the folder `path` goes in may receive it, made if missing. */
+static bool folder_ready(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return folder_trusted(".");
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return mkdirs_for(path) == 0 && folder_trusted(dir[0] ? dir : "/");
+}
+
+/* Length of a name without its .dnnt extension, where .1, .2, ... go. */
+static size_t name_stem(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && !strcmp(name + n - 5, ".dnnt") ? n - 5 : n;
+}
+
 /* Open a new file at `path`, or at path with .1, .2, ... inserted before
  * its .dnnt extension when taken. Never overwrites, never follows a
- * symbolic link at the last component. A device or a pipe at `path` is
- * refused (EEXIST): never /dev/null.1 next to it. */
+ * symbolic link at the last component, never writes in a folder that may
+ * not be trusted (EPERM). A device or a pipe at `path`, or a link to one,
+ * is refused (ENODEV): never /dev/null.1 next to it; so is a link to a
+ * file (ELOOP). EEXIST when every name up to .9999 is taken. */
 static int create_file(char *path, size_t size, mode_t mode)
 {
 	char base[PATH_MAX];
-	const char *ext = "";
-	size_t n = strlen(path);
+	size_t n = strlen(path), stem = name_stem(path);
+	const char *ext = n > stem ? ".dnnt" : "";
+	struct stat st;
 
 	if (n >= sizeof(base))
 		return errno = ENAMETOOLONG, -1;
-	memcpy(base, path, n + 1);
-	if (n > 5 && strcmp(path + n - 5, ".dnnt") == 0) {
-		base[n - 5] = 0;
-		ext = ".dnnt";
+	memcpy(base, path, stem);
+	base[stem] = 0;
+	if (!stat(path, &st)) {
+		struct stat link;
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			return errno = ENODEV, -1;
+		/* a file reached through a link (/dev/stderr, stderr into a
+		 * file) is no name to number: never /dev/stderr.1 */
+		if (S_ISREG(st.st_mode) && !lstat(path, &link) &&
+		    S_ISLNK(link.st_mode))
+			return errno = ELOOP, -1;
 	}
-	mkdirs_for(path);
-	for (int i = 0; i < 10000; i++) {
+	if (!folder_ready(path))
+		return -1;
+	for (int i = 0; i < DT_NAMES_MAX; i++) {
 		if (i &&
 		    snprintf(path, size, "%s.%d%s", base, i, ext) >= (int)size)
 			return errno = ENAMETOOLONG, -1;
+		/* read too: a file removed while written is copied from */
 		int fd = open(path,
-			      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 				      O_CLOEXEC | O_APPEND,
 			      mode);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
-		struct stat st;
-		if (!lstat(path, &st) && !S_ISREG(st.st_mode) &&
-		    !S_ISLNK(st.st_mode))
-			return errno = EEXIST, -1;
 	}
 	return errno = EEXIST, -1;
+}
+
+/* Copy the first n bytes of the file `from` into `to`. */
+static int copy_file(int from, int to, uint64_t n)
+{
+	char buf[1 << 16];
+
+	for (uint64_t at = 0; at < n;) {
+		size_t want =
+			n - at < sizeof(buf) ? (size_t)(n - at) : sizeof(buf);
+		ssize_t k = pread(from, buf, want, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return errno = k ? errno : EIO, -1;
+		if (write_all(to, buf, (size_t)k))
+			return -1;
+		at += (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * The file was removed while being written (its folder deleted, say): the
+ * frames would go on into a file no one can open, and be lost with it at
+ * the end. So the file is made again at its name (its folders too), with
+ * what it holds so far, and the frames go on there. Where that cannot be
+ * done, it is tried again at the next flush.
+ */
+static void keep_linked(struct dt_writer *w)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (fstat(w->fd, &st) || st.st_nlink > 0)
+		return;
+	memcpy(path, w->path, sizeof(path));
+	fd = create_file(path, sizeof(path), st.st_mode & 07777);
+	if (fd >= 0 && copy_file(w->fd, fd, w->size) == 0) {
+		close(w->fd);
+		w->fd = fd;
+		w->reserved = w->size / PAGE * PAGE;
+		memcpy(w->path, path, sizeof(path));
+		w->removed = 1;
+		return;
+	}
+	w->remake_errno = errno ? errno : EIO;
+	w->removed = -1;
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
 }
 
 /* -------------------------------------------------------------- chunks */
@@ -793,6 +908,7 @@ static void *writer_main(void *arg)
 		/* the request is read first: all it asks for is committed */
 		uint64_t req = atomic_load(&w->flush_req);
 		pthread_mutex_lock(&w->lock);
+		keep_linked(w);
 		drain_all(w);
 		chunk_late_info(w);
 		if (stopping) {
@@ -800,6 +916,7 @@ static void *writer_main(void *arg)
 			chunk_late_info(w);
 			write_end(w);
 			release_room(w);
+			keep_linked(w);
 			close(w->fd);
 			w->fd = -1;
 			pthread_mutex_unlock(&w->lock);
@@ -969,6 +1086,44 @@ uint64_t dt_writer_lost(struct dt_writer *w)
 		n += atomic_load(&r->lost) - r->lost_seen;
 	pthread_mutex_unlock(&w->rings_lock);
 	return n + atomic_load(&w->lost_total);
+}
+
+const char *dt_writer_why(int err, const char *path, char *buf, size_t size)
+{
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	int stem = (int)name_stem(name);
+
+	switch (err) {
+	case ENODEV:
+		snprintf(buf, size,
+			 "it is a device or a pipe, not a file or a folder");
+		break;
+	case EEXIST:
+		snprintf(buf, size, "every name from %s to %.*s.%d%s is taken",
+			 name, stem, name, DT_NAMES_MAX - 1, name + stem);
+		break;
+	case ELOOP:
+		snprintf(buf, size,
+			 "it is a link to a file, not a file or a folder");
+		break;
+	case EPERM:
+		snprintf(buf, size,
+			 "the folder, or a link at that name, is another "
+			 "user's, who may change it");
+		break;
+	default:
+		snprintf(buf, size, "%s", strerror(err));
+	}
+	return buf;
+}
+
+int dt_writer_removed(const struct dt_writer *w, int *err, uint64_t *records,
+		      uint64_t *calls)
+{
+	*err = w->remake_errno;
+	*records = w->records;
+	*calls = w->calls;
+	return w->removed;
 }
 
 int dt_writer_io_error(const struct dt_writer *w, uint64_t *lost)

@@ -24,6 +24,8 @@
  *                             repeats), exit (_exit(3) in the handler)
  *   shim-calls sigint         a SIGINT handler that returns; then more calls
  *   shim-calls sigign         SIGTERM ignored, raised; then more calls
+ *   shim-calls gone PATH M    M calls, then waits (up to 20 s) for PATH to be
+ *                             removed, then M calls more
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -305,6 +307,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "sleep")) {
 		tensor_calls();
 		sleep(30);
+	} else if (!strcmp(mode, "gone") && argc == 4) {
+		thread_main((void *)atol(argv[3]));
+		for (int i = 0; i < 2000 && access(argv[2], F_OK) == 0; i++)
+			usleep(10000);
+		thread_main((void *)atol(argv[3]));
 	} else if (!strcmp(mode, "exec")) {
 		conv_calls();
 		execlp("true", "true", (char *)NULL);

@@ -4,6 +4,10 @@
 # program runs, and reported by the process when only it can tell); a full
 # disk, as a file size limit and as a small tmpfs: the program runs on, the
 # file ends cleanly and counts what it could not take, and `record` says so.
+# Names no one should write at: a link to a pipe or a file, every name
+# taken, a value of %q{VAR} that would climb, another user's link or open
+# folder; a file size limit of 0 (no signal in the program); the output
+# folder removed while the program runs.
 # usage: test-record-output.sh DNNTRACE LIBDNNTRACE SHIM_CALLS CUDNN_LIBDIR
 set -u
 dnntrace=$1 shim=$2 calls=$3 cudnn_libdir=$4
@@ -43,6 +47,40 @@ DNNTRACE_OUTPUT="$tmp/fifo" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/
 said "cannot create the trace file .*fifo: it is a device or a pipe"
 [ -e "$tmp/fifo.1" ] && bad "a trace was written beside the pipe"
 
+# /dev/stderr is a link to the process's stderr: a pipe is refused, once, and
+# nothing is written beside it in /dev
+(DNNTRACE_OUTPUT=/dev/stderr LD_PRELOAD="$shim" "$calls" ret3 2>&1 >/dev/null) | cat >"$tmp/err"
+said "cannot create the trace file /dev/stderr: it is a device or a pipe"
+[ "$(grep -c 'cannot create' "$tmp/err")" = 1 ] || bad "/dev/stderr: not said once: $(cat "$tmp/err")"
+[ -e /dev/stderr.1 ] && { bad "a trace was written at /dev/stderr.1"; rm -f /dev/stderr.1; }
+# and a link to a file (stderr into one) is not a name taken, to number
+DNNTRACE_OUTPUT=/dev/stderr LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/err"
+said "cannot create the trace file /dev/stderr: it is a link to a file"
+[ -e /dev/stderr.1 ] && { bad "a trace was written at /dev/stderr.1"; rm -f /dev/stderr.1; }
+
+# --- every name taken: said so, not taken for a device ------------------------
+mkdir "$tmp/many"
+(cd "$tmp/many" && touch x.dnnt && seq 9999 | sed 's/.*/x.&.dnnt/' | xargs touch)
+DNNTRACE_OUTPUT="$tmp/many/x.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/err"
+said "cannot create the trace file $tmp/many/x.dnnt: every name from x.dnnt to x.9999.dnnt is taken"
+not_said "device or a pipe"
+
+# --- a variable's value never adds or climbs a folder -------------------------
+mkdir -p "$tmp/q/a"
+run 3 env D=.. "$dnntrace" record -o "$tmp/q/a/%q{D}/t.dnnt" -- "$calls" ret3
+[ -e "$tmp/q/t.dnnt" ] && bad "%q{D} of '..' climbed a folder"
+[ -f "$tmp/q/a/__/t.dnnt" ] || bad "%q{D} of '..': no trace at a/__/t.dnnt: $(find "$tmp/q" -type f)"
+D=. DNNTRACE_OUTPUT="$tmp/q/a/%q{D}/%q{D}%q{D}.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>&1
+[ -f "$tmp/q/a/_/...dnnt" ] || bad "%q{D} of '.': no trace at a/_/...dnnt: $(find "$tmp/q" -type f)"
+
+# --- a file size limit of 0: said, and never a signal in the program ---------
+(ulimit -f 0 && "$dnntrace" record -o "$tmp/f0-%p.dnnt" -- "$calls" ret3 2>&1 >/dev/null; echo "exit status $?") | cat >"$tmp/err"
+said "exit status 3"
+said "pid [0-9]*: cannot create $tmp/f0-[0-9]*.dnnt: File too large"
+# and without record, the warning on a stderr that is a file at its limit
+(ulimit -f 0 && DNNTRACE_OUTPUT="$tmp/f0-%p.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/f0-err"; echo "exit status $?") | cat >"$tmp/err"
+said "exit status 3"
+
 # --- a program that cannot be started --------------------------------------
 run 127 "$dnntrace" record -o "$tmp/x-%p.dnnt" -- "$tmp/no-such-program"
 said "cannot run .*no-such-program: No such file or directory"
@@ -68,6 +106,66 @@ if [ "$(id -u)" != 0 ] || [ -n "$as" ]; then
 	not_said "no process of the program called cuDNN"
 else
 	echo "skipped: an unwritable folder (root, and no setpriv)"
+fi
+
+# --- folders and links of another user, in a folder everyone may write ---------
+# (a shared /tmp): never written through, nor into
+if [ -n "$as" ]; then
+	mkdir -m 1777 "$tmp/shared"
+	mkdir "$tmp/victim"
+	$as ln -s "$tmp/victim" "$tmp/shared/out"
+	run 3 "$dnntrace" record -o "$tmp/shared/out" -- "$calls" ret3
+	said "cannot create the trace file $tmp/shared/out: .*another user"
+	$as mkdir -m 777 "$tmp/shared/traces"
+	run 3 "$dnntrace" record -o "$tmp/shared/traces/t-%p.dnnt" -- "$calls" ret3
+	said "cannot create the trace file $tmp/shared/traces/t-[0-9]*.dnnt: .*another user"
+	set -- "$tmp"/victim/* "$tmp"/shared/traces/*
+	[ -e "$1" ] || [ -e "$2" ] && bad "written through another user's link or folder: $*"
+	# one's own link is followed
+	ln -s "$tmp/victim" "$tmp/shared/mine"
+	run 3 "$dnntrace" record -o "$tmp/shared/mine" -- "$calls" ret3
+	set -- "$tmp"/victim/dnntrace-*.dnnt
+	[ -f "$1" ] || bad "-o LINK of one's own: no trace in the folder it names"
+fi
+
+# --- the output folder removed while the program runs --------------------------
+# The trace is made again, whole, where it was; where it cannot be, record
+# says it is lost and how much, and does not list it.
+# wait_for GLOB: until a file matches it (10 s at most)
+wait_for() {
+	for i in $(seq 100); do
+		set -- $1
+		[ -f "$1" ] && return
+		sleep 0.1
+	done
+}
+mkdir "$tmp/gone"
+touch "$tmp/flag"
+"$dnntrace" record -o "$tmp/gone/t-%p.dnnt" -- "$calls" gone "$tmp/flag" 3000 >/dev/null 2>"$tmp/err" &
+pid=$!
+wait_for "$tmp/gone/t-*.dnnt"
+rm -rf "$tmp/gone" "$tmp/flag"
+wait $pid || bad "removed folder: record's exit status $?"
+said "t-[0-9]*.dnnt was removed while recording"
+set -- "$tmp"/gone/t-*.dnnt
+if [ -f "$1" ]; then
+	[ "$(count "$1")" = 18000 ] || bad "removed folder: $(count "$1") calls in the trace made again, expected 18000"
+	[ "$(info_of "$1" ended)" = "clean (exit 0)" ] || bad "removed folder: ended '$(info_of "$1" ended)'"
+else
+	bad "removed folder: the trace is gone"
+fi
+if [ -n "$as" ]; then
+	mkdir -m 777 "$tmp/rw2"
+	touch "$tmp/flag"
+	$as "$dnntrace" record -o "$tmp/rw2/g/t-%p.dnnt" -- "$calls" gone "$tmp/flag" 3000 >/dev/null 2>"$tmp/err" &
+	pid=$!
+	wait_for "$tmp/rw2/g/t-*.dnnt"
+	chmod 555 "$tmp/rw2"
+	rm -rf "$tmp/rw2/g" "$tmp/flag"
+	wait $pid
+	chmod 777 "$tmp/rw2"
+	said "t-[0-9]*.dnnt was removed while recording and could not be made again (Permission denied): [0-9]* records, 18000 calls, lost"
+	not_said "^dnntrace: trace "
 fi
 
 # --- a full disk ----------------------------------------------------------------

@@ -164,16 +164,28 @@ int dt_parse_int(const char *s, long min, long max, long *out);
  * 0, false, no or off (any case). */
 bool dt_env_true(const char *name);
 
-/* Expand a file name template into buf. Returns 0, or -1 with errno set
- * (EINVAL for a malformed template, ENAMETOOLONG). */
+/* Expand a file name template into buf. A value (%p, %h, %t, %q{VAR}) never
+ * adds or climbs a folder: its '/' are written '_', and so are the dots of
+ * a component it makes "." or "..". Returns 0, or -1 with errno set (EINVAL
+ * for a malformed template, ENAMETOOLONG). */
 int dt_expand_template(const char *tmpl, char *buf, size_t size);
+
+/* Names tried for one trace: NAME.dnnt, NAME.1.dnnt, ... NAME.9999.dnnt. */
+#define DT_NAMES_MAX 10000
 
 /* Create the trace file (never overwriting one: a name taken already gets
  * a .1, .2, ... suffix; a template naming a folder, or ending in '/', gets
  * DT_DEFAULT_TEMPLATE's name inside it), write its header and start the
- * writer thread. Returns NULL with errno set on failure: EEXIST when the
- * name is a device or a pipe. */
+ * writer thread. Returns NULL with errno set on failure: ENODEV when the
+ * name is a device or a pipe, ELOOP when it is a link to a file, EEXIST
+ * when every name is taken, EPERM when the folder or a link at the name is
+ * another user's (dt_writer_why). */
 struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg);
+
+/* Why dt_writer_open() could not create the file at `path` (the expanded
+ * template), as a phrase in buf: the errno values it gives a meaning,
+ * strerror() for the others. Returns buf. */
+const char *dt_writer_why(int err, const char *path, char *buf, size_t size);
 
 /* Path of the file being written. */
 const char *dt_writer_path(const struct dt_writer *w);
@@ -219,6 +231,13 @@ void dt_writer_abandon(struct dt_writer *w);
 
 /* Total records lost so far (all rings). */
 uint64_t dt_writer_lost(struct dt_writer *w);
+
+/* After closing: whether the file was removed while being written (its
+ * folder deleted, say). Returns 0 when it never was; 1 when it was, and was
+ * made again with everything it held, at dt_writer_path(); -1 when it could
+ * not be: *err says why, *records and *calls what was lost with it. */
+int dt_writer_removed(const struct dt_writer *w, int *err, uint64_t *records,
+		      uint64_t *calls);
 
 /* After closing: why the file could not take every frame (an errno value
  * such as ENOSPC or EFBIG), or 0 when it took them all; *lost gets how many
