@@ -24,6 +24,8 @@
  *                             repeats), exit (_exit(3) in the handler)
  *   shim-calls sigint         a SIGINT handler that returns; then more calls
  *   shim-calls sigign         SIGTERM ignored, raised; then more calls
+ *   shim-calls raise SIG      calls, then signal SIG (a number; RTMIN+N and
+ *                             RTMAX-N too) at its default action
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
@@ -302,6 +304,15 @@ int main(int argc, char **argv)
 		raise(SIGTERM);
 		conv_calls();
 		return signal(SIGTERM, SIG_DFL) == SIG_IGN ? 0 : 1;
+	} else if (!strcmp(mode, "raise") && argc == 3) {
+		int sig = atoi(argv[2]);
+		if (!strncmp(argv[2], "RTMIN+", 6))
+			sig = SIGRTMIN + atoi(argv[2] + 6);
+		else if (!strncmp(argv[2], "RTMAX-", 6))
+			sig = SIGRTMAX - atoi(argv[2] + 6);
+		tensor_calls();
+		raise(sig);
+		return 1;
 	} else if (!strcmp(mode, "sleep")) {
 		tensor_calls();
 		sleep(30);

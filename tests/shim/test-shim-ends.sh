@@ -66,5 +66,25 @@ for mode in sigint sigign; do
 	[ "$e" = "clean (exit 0)" ] || bad "$mode: ended '$e'"
 done
 
+# --- every signal whose default action ends the process ----------------------
+# (by number: SIGALRM SIGUSR1 SIGUSR2 SIGVTALRM SIGPROF SIGIO SIGPWR SIGXCPU
+# SIGXFSZ SIGSYS SIGTRAP SIGSTKFLT SIGHUP, and real-time signals), each left
+# at its default: the trace ends with it, and record exits 128 + N
+rtmin=$(kill -l RTMIN 2>/dev/null || echo 34) rtmax=$(kill -l RTMAX 2>/dev/null || echo 64)
+for sig in 14 10 12 26 27 29 30 24 25 31 5 16 1 RTMIN+0 RTMIN+3 RTMAX-0; do
+	case $sig in
+	RTMIN+*) n=$((rtmin + ${sig#RTMIN+})) ;;
+	RTMAX-*) n=$((rtmax - ${sig#RTMAX-})) ;;
+	*) n=$sig ;;
+	esac
+	"$dnntrace" record -q -o "$tmp/sig$n-%p.dnnt" -- "$calls" raise $sig 2>/dev/null
+	rc=$?
+	[ $rc = $((128 + n)) ] || bad "signal $n: exit status $rc, expected $((128 + n))"
+	set -- "$tmp/sig$n"-*.dnnt
+	c=$(count "$1") e=$(info_of "$1" ended)
+	[ "$c" = 6 ] || bad "signal $n: $c calls recorded, expected 6"
+	[ "$e" = "clean (signal $n)" ] || bad "signal $n: ended '$e'"
+done
+
 [ $fail = 0 ] && echo "ends: all checks passed"
 exit $fail
