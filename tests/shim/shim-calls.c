@@ -24,6 +24,8 @@
  *                             repeats), exit (_exit(3) in the handler)
  *   shim-calls sigint         a SIGINT handler that returns; then more calls
  *   shim-calls sigign         SIGTERM ignored, raised; then more calls
+ *   shim-calls rss N          N threads make one call each and wait: prints
+ *                             the resident memory they added, per thread
  *   shim-calls raise SIG      calls, then signal SIG (a number; RTMIN+N and
  *                             RTMAX-N too) at its default action
  */
@@ -132,6 +134,52 @@ static void *thread_main(void *arg)
 		OK(cudnnDestroyTensorDescriptor(t));
 	}
 	return NULL;
+}
+
+static pthread_barrier_t all_called;
+
+static void *one_call(void *arg)
+{
+	(void)arg;
+	thread_main((void *)1L);
+	pthread_barrier_wait(&all_called); /* every thread has called */
+	pthread_barrier_wait(&all_called); /* memory read: end */
+	return NULL;
+}
+
+static long rss_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = atol(line + 6);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* RSS added by n threads alive at once, each after one call, per thread. */
+static int rss_per_thread(int n)
+{
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	long before;
+
+	thread_main((void *)1L); /* cuDNN loaded, the trace open */
+	before = rss_kib();
+	pthread_barrier_init(&all_called, NULL, (unsigned)n + 1);
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, one_call, NULL))
+			return 1;
+	pthread_barrier_wait(&all_called);
+	printf("%ld KiB per thread\n", (rss_kib() - before) / n);
+	pthread_barrier_wait(&all_called);
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	return 0;
 }
 
 /* ------------------------------------------------ programs with handlers */
@@ -304,6 +352,8 @@ int main(int argc, char **argv)
 		raise(SIGTERM);
 		conv_calls();
 		return signal(SIGTERM, SIG_DFL) == SIG_IGN ? 0 : 1;
+	} else if (!strcmp(mode, "rss") && argc == 3) {
+		return rss_per_thread(atoi(argv[2]));
 	} else if (!strcmp(mode, "raise") && argc == 3) {
 		int sig = atoi(argv[2]);
 		if (!strncmp(argv[2], "RTMIN+", 6))
