@@ -39,6 +39,10 @@ DT_HIDDEN void dt_before_exec(void);
 /* shim-process.c: look the C library's _exit up (at load). */
 DT_HIDDEN void dt_process_init(void);
 
+/* The main thread is ending with pthread_exit(): the process ends when its
+ * last thread does, which the writer's thread must not outlive. */
+DT_HIDDEN void dt_main_thread_exits(void);
+
 /* Finish the trace before _exit() ends the process with `status`. */
 DT_HIDDEN void dt_before_exit(int status);
 

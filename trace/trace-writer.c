@@ -47,6 +47,7 @@ struct dt_writer {
 	char path[PATH_MAX];
 	uint32_t ring_size;
 	uint32_t flush_ms;
+	bool (*orphaned)(void); /* dt_writer_config's */
 
 	pthread_t thread;
 	bool thread_started;
@@ -796,6 +797,18 @@ end_only:
 		note_io_error(w, NULL);
 }
 
+/* The program's threads are all gone: end the file as the process is
+ * about to end, with exit(0), unless another thread is closing it. */
+static bool stop_orphaned(struct dt_writer *w)
+{
+	if (!atomic_exchange(&w->closing, 1)) {
+		w->end_reason = DT_END_EXIT;
+		w->end_code = 0;
+		atomic_store(&w->stop, 1);
+	}
+	return atomic_load(&w->stop);
+}
+
 static void *writer_main(void *arg)
 {
 	struct dt_writer *w = arg;
@@ -810,6 +823,9 @@ static void *writer_main(void *arg)
 	for (;;) {
 		uint32_t seen = atomic_load(&w->wake);
 		bool stopping = atomic_load(&w->stop);
+
+		if (!stopping && w->orphaned && w->orphaned())
+			stopping = stop_orphaned(w);
 
 		/* the request is read first: all it asks for is committed */
 		uint64_t req = atomic_load(&w->flush_req);
@@ -1031,6 +1047,7 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 	w->ring_size = pow2_at_least(
 		cfg->ring_size ? cfg->ring_size : RING_DEFAULT, DT_RING_MIN);
 	w->flush_ms = cfg->flush_ms ? cfg->flush_ms : FLUSH_MS_DEFAULT;
+	w->orphaned = cfg->orphaned;
 	w->chunk_cap = cfg->chunk_size ? cfg->chunk_size : CHUNK_DEFAULT;
 	if (w->chunk_cap < 2 * DT_REC_MAX)
 		w->chunk_cap = 2 * DT_REC_MAX; /* any record fits a chunk */

@@ -24,6 +24,8 @@
  *                             repeats), exit (_exit(3) in the handler)
  *   shim-calls sigint         a SIGINT handler that returns; then more calls
  *   shim-calls sigign         SIGTERM ignored, raised; then more calls
+ *   shim-calls mainexit       calls; main ends with pthread_exit while a
+ *                             thread makes more calls, then returns
  *   shim-calls rss N          N threads make one call each and wait: prints
  *                             the resident memory they added, per thread
  *   shim-calls raise SIG      calls, then signal SIG (a number; RTMIN+N and
@@ -133,6 +135,14 @@ static void *thread_main(void *arg)
 					      (int)i + 1));
 		OK(cudnnDestroyTensorDescriptor(t));
 	}
+	return NULL;
+}
+
+static void *later_calls(void *arg)
+{
+	(void)arg;
+	usleep(100000); /* after main's end */
+	conv_calls();
 	return NULL;
 }
 
@@ -352,6 +362,11 @@ int main(int argc, char **argv)
 		raise(SIGTERM);
 		conv_calls();
 		return signal(SIGTERM, SIG_DFL) == SIG_IGN ? 0 : 1;
+	} else if (!strcmp(mode, "mainexit")) {
+		pthread_t th;
+		tensor_calls();
+		pthread_create(&th, NULL, later_calls, NULL);
+		pthread_exit(NULL);
 	} else if (!strcmp(mode, "rss") && argc == 3) {
 		return rss_per_thread(atoi(argv[2]));
 	} else if (!strcmp(mode, "raise") && argc == 3) {

@@ -3,9 +3,9 @@
 # with _exit() (forked workers), crashes in programs with their own fatal-
 # signal handler (installed before or after recording starts), and handlers
 # that return or signals ignored, which must not end anything.
-# usage: test-shim-ends.sh DNNTRACE SHIM_CALLS CUDNN_LIBDIR
+# usage: test-shim-ends.sh DNNTRACE SHIM_CALLS CUDNN_LIBDIR SHIM
 set -u
-dnntrace=$1 calls=$2 cudnn_libdir=$3
+dnntrace=$1 calls=$2 cudnn_libdir=$3 shim=$4
 . "$(dirname "$0")/test-lib.sh"
 
 # --- forked workers that end with _exit() or _Exit() -------------------------
@@ -65,6 +65,17 @@ for mode in sigint sigign; do
 	[ "$n" = 10 ] || bad "$mode: $n calls recorded, expected 10"
 	[ "$e" = "clean (exit 0)" ] || bad "$mode: ended '$e'"
 done
+
+# --- main ends with pthread_exit: the process ends with its last thread -----
+# (run without record, which would wait for ever; killed if it hangs)
+DNNTRACE_OUTPUT="$tmp/mainexit-%p.dnnt" LD_PRELOAD=$shim \
+	timeout -s KILL 20 "$calls" mainexit
+rc=$?
+[ $rc = 0 ] || bad "mainexit: exit status $rc, expected 0 (137: it did not end)"
+set -- "$tmp"/mainexit-*.dnnt
+n=$(count "$1") e=$(info_of "$1" ended)
+[ "$n" = 10 ] || bad "mainexit: $n calls recorded, expected 10"
+[ "$e" = "clean (exit 0)" ] || bad "mainexit: ended '$e'"
 
 # --- every signal whose default action ends the process ----------------------
 # (by number: SIGALRM SIGUSR1 SIGUSR2 SIGVTALRM SIGPROF SIGIO SIGPWR SIGXCPU

@@ -140,6 +140,13 @@ struct dt_writer_config {
 	const char *const *api_sigs;
 	const uint16_t *api_flags;
 	uint32_t api_count;
+	/* Asked by the writer's thread at each wake-up, when set: true once
+	 * every thread of the program has ended but the writer's own, which
+	 * alone would keep the process alive (its main thread ended with
+	 * pthread_exit). The writer then finishes the file as for exit(0),
+	 * and its thread ends: the C library ends the process with status 0
+	 * when its last thread does. */
+	bool (*orphaned)(void);
 };
 
 #define DT_DEFAULT_TEMPLATE "dnntrace-%h-%p.dnnt"
