@@ -416,6 +416,9 @@ static void report_open_failure(int err)
 		snprintf(path, sizeof(path), "%s", tmpl);
 	if (err == EEXIST)
 		why = "it is a device or a pipe, not a file or a folder";
+	if (err == EMFILE)
+		why = "the limit on open files (ulimit -n) leaves the program "
+		      "none to spare";
 	dt_warn("cannot create the trace file %s: %s; recording is off", path,
 		why);
 	manifest_line("!pid %d: cannot create %s: %s; its calls were not "
@@ -506,6 +509,33 @@ static void close_writer(enum dt_end_reason reason, int code, bool reopen)
 				 1); /* threads that failed try again */
 		pthread_mutex_unlock(&g.lock);
 	}
+}
+
+/* The trace's descriptor in this process, or -1; not a vfork child's,
+ * whose descriptors are its own copy. */
+int dt_trace_fd(void)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+	int fd = w ? dt_writer_fd(w) : -1;
+
+	return fd >= 0 && g.writer_pid == getpid() ? fd : -1;
+}
+
+bool dt_owns_fd(int fd)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+
+	/* the process is asked last: getpid() is a system call */
+	return fd >= 0 && w && dt_writer_fd(w) == fd &&
+	       g.writer_pid == getpid();
+}
+
+void dt_move_trace_fd(void)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+
+	if (w && g.writer_pid == getpid())
+		dt_writer_move_fd(w);
 }
 
 /* Finish the file at once, for a signal handler or _exit(): the writer's

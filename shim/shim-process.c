@@ -17,12 +17,6 @@
 
 #include "shim-internal.h"
 
-/* The next definition of `name` after the shim, looked up once. */
-#define NEXT(name)                      \
-	static __typeof__(&name) real_; \
-	if (!real_)                     \
-	real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
-
 /* The C library's _exit and _Exit, looked up at load: _exit may be called
  * from a signal handler, where dlsym must not be. */
 static void (*real_exit)(int), (*real_Exit)(int);

@@ -28,6 +28,13 @@
  *                             thread makes more calls, then returns
  *   shim-calls rss N          N threads make one call each and wait: prints
  *                             the resident memory they added, per thread
+ *   shim-calls fds HOW FILE   calls; then, as a daemon does, closes every
+ *                             descriptor but 0-2 (HOW: closefrom,
+ *                             close_range, close: each one open, dup2: a
+ *                             file put over each one, raw: the same with
+ *                             the dup2 system call), opens FILE and writes
+ *                             22 bytes to it; 2 000 calls; checks that FILE
+ *                             holds its 22 bytes only
  *   shim-calls raise SIG      calls, then signal SIG (a number; RTMIN+N and
  *                             RTMAX-N too) at its default action
  */
@@ -35,9 +42,14 @@
 #include <cudnn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -189,6 +201,78 @@ static int rss_per_thread(int n)
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	free(th);
+	return 0;
+}
+
+/* ------------------------------------- a program that closes descriptors */
+
+/* The descriptors from 3 on this process has open, at most n. */
+static int open_fds(int *fds, int n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int k = 0, self = d ? dirfd(d) : -1;
+
+	while (d && (e = readdir(d)) && k < n) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd > 2 && fd != self)
+			fds[k++] = fd;
+	}
+	if (d)
+		closedir(d);
+	return k;
+}
+
+/* Put file at every descriptor from 3 on, but its own, then close them. */
+static void put_over_all(int file, bool raw)
+{
+	int fds[256], n = open_fds(fds, 256);
+
+	for (int i = 0; i < n; i++)
+		if (fds[i] != file) {
+			if (raw)
+				syscall(SYS_dup2, file, fds[i]);
+			else
+				dup2(file, fds[i]);
+		}
+	for (int i = 0; i < n; i++)
+		if (fds[i] != file)
+			close(fds[i]);
+}
+
+static int foreign_fds(const char *how, const char *path)
+{
+	static const char text[] = "the program's 22 bytes";
+	struct stat st;
+	int fd, fds[256], n;
+
+	tensor_calls();
+	if (!strcmp(how, "closefrom")) {
+		closefrom(3);
+	} else if (!strcmp(how, "close_range")) {
+		close_range(3, ~0u, 0);
+	} else if (!strcmp(how, "close")) {
+		n = open_fds(fds, 256);
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+	} else if (!strcmp(how, "dup2") || !strcmp(how, "raw")) {
+		int null = open("/dev/null", O_RDONLY);
+		put_over_all(null, !strcmp(how, "raw"));
+		close(null);
+	} else {
+		return 2;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, text, sizeof(text) - 1) != sizeof(text) - 1)
+		return 1;
+	if (!strcmp(how, "raw"))
+		put_over_all(fd, true); /* its file at every number */
+	thread_main((void *)2000L);
+	if (stat(path, &st) || st.st_size != sizeof(text) - 1) {
+		fprintf(stderr, "FAIL: %s holds %lld bytes, written %zu\n",
+			path, (long long)st.st_size, sizeof(text) - 1);
+		return 1;
+	}
 	return 0;
 }
 
@@ -367,6 +451,8 @@ int main(int argc, char **argv)
 		tensor_calls();
 		pthread_create(&th, NULL, later_calls, NULL);
 		pthread_exit(NULL);
+	} else if (!strcmp(mode, "fds") && argc == 4) {
+		return foreign_fds(argv[2], argv[3]);
 	} else if (!strcmp(mode, "rss") && argc == 3) {
 		return rss_per_thread(atoi(argv[2]));
 	} else if (!strcmp(mode, "raise") && argc == 3) {

@@ -140,7 +140,8 @@ int main(int argc, char **argv)
 		"dlsym",   "execve",    "execv",  "execvp",     "execvpe",
 		"fexecve", "execl",     "execlp", "execle",     "_exit",
 		"_Exit",   "sigaction", "signal", "bsd_signal", "sysv_signal",
-		"pthread_exit"
+		"pthread_exit", "close", "closefrom", "close_range", "dup2",
+		"dup3"
 	};
 	for (size_t i = 0; i < shim.n; i++) {
 		bool is_libc = false;

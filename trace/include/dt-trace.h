@@ -185,6 +185,18 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg);
 /* Path of the file being written. */
 const char *dt_writer_path(const struct dt_writer *w);
 
+/* The descriptor w writes to (-1 once closed). It is put at or above the
+ * soft limit on open files when the hard limit allows, out of the range a
+ * program uses; before each write the writer checks that it still is the
+ * file, and opens the file again by its path when the program replaced it
+ * (with a note in the file). */
+int dt_writer_fd(const struct dt_writer *w);
+
+/* The program is about to put another file at w's descriptor number
+ * (dup2): give the file another descriptor first. Returns 0, or -1 when
+ * none could be had (then the writer's checks find the number replaced). */
+int dt_writer_move_fd(struct dt_writer *w);
+
 /* Give the calling thread a ring. Allocates; call once per thread. Returns
  * NULL if memory is short. */
 struct dt_ring *dt_writer_attach(struct dt_writer *w, uint32_t tid,
