@@ -35,6 +35,8 @@
  *                             the dup2 system call), opens FILE and writes
  *                             22 bytes to it; 2 000 calls; checks that FILE
  *                             holds its 22 bytes only
+ *   shim-calls limit N        limits open files to N (soft and hard), then
+ *                             makes 300 calls; prints how many failed
  *   shim-calls raise SIG      calls, then signal SIG (a number; RTMIN+N and
  *                             RTMAX-N too) at its default action
  */
@@ -48,6 +50,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -453,6 +456,20 @@ int main(int argc, char **argv)
 		pthread_exit(NULL);
 	} else if (!strcmp(mode, "fds") && argc == 4) {
 		return foreign_fds(argv[2], argv[3]);
+	} else if (!strcmp(mode, "limit") && argc == 3) {
+		struct rlimit rl = { atoi(argv[2]), atoi(argv[2]) };
+		int failed = 0;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return 2;
+		for (int i = 0; i < 100; i++) {
+			cudnnTensorDescriptor_t t;
+			failed += cudnnCreateTensorDescriptor(&t) != 0;
+			failed += cudnnSetTensor4dDescriptor(
+					  t, CUDNN_TENSOR_NCHW,
+					  CUDNN_DATA_FLOAT, 1, 1, 1, 1) != 0;
+			failed += cudnnDestroyTensorDescriptor(t) != 0;
+		}
+		printf("%d failed\n", failed);
 	} else if (!strcmp(mode, "rss") && argc == 3) {
 		return rss_per_thread(atoi(argv[2]));
 	} else if (!strcmp(mode, "raise") && argc == 3) {

@@ -44,5 +44,17 @@ n=$(count "$tmp/soft.dnnt") e=$(info_of "$tmp/soft.dnnt" ended)
 [ "$(grep -c 'limit on open files' "$tmp/err")" = 2 ] ||
 	bad "hard limit 4: not said once by the process and once by record: $(cat "$tmp/err")"
 
+# the program lowers its own limit, to 4 and to 3: it fares as without the
+# recorder (at 3, where cuDNN cannot load its parts, its calls fail; the
+# recorder must not make cuDNN abort it)
+for n in 4 3; do
+	plain=$("$calls" limit $n 2>/dev/null)
+	rc_plain=$?
+	rec=$("$dnntrace" record -q -o "$tmp/limit$n.dnnt" -- "$calls" limit $n 2>/dev/null)
+	rc=$?
+	[ $rc = $rc_plain ] || bad "limit $n: exit status $rc, $rc_plain without recording"
+	[ "$rec" = "$plain" ] || bad "limit $n: '$rec', '$plain' without recording"
+done
+
 [ $fail = 0 ] && echo "fds: all checks passed"
 exit $fail
