@@ -24,6 +24,7 @@
  *                             repeats), exit (_exit(3) in the handler)
  *   shim-calls sigint         a SIGINT handler that returns; then more calls
  *   shim-calls sigign         SIGTERM ignored, raised; then more calls
+ *   shim-calls handled SIG    as sigint, with signal SIG (a number)
  *   shim-calls mainexit       calls; main ends with pthread_exit while a
  *                             thread makes more calls, then returns
  *   shim-calls rss N          N threads make one call each and wait: prints
@@ -443,6 +444,13 @@ int main(int argc, char **argv)
 		raise(SIGINT);
 		conv_calls();
 		return got_int == SIGINT ? 0 : 1;
+	} else if (!strcmp(mode, "handled") && argc == 3) {
+		int sig = atoi(argv[2]);
+		tensor_calls();
+		signal(sig, on_int);
+		raise(sig);
+		conv_calls();
+		return got_int == sig ? 0 : 1;
 	} else if (!strcmp(mode, "sigign")) {
 		tensor_calls();
 		signal(SIGTERM, SIG_IGN);

@@ -97,5 +97,14 @@ for sig in 14 10 12 26 27 29 30 24 25 31 5 16 1 RTMIN+0 RTMIN+3 RTMAX-0; do
 	[ "$e" = "clean (signal $n)" ] || bad "signal $n: ended '$e'"
 done
 
+# the same signals handled by the program end nothing
+for n in 10 14 $rtmin; do
+	"$dnntrace" record -q -o "$tmp/handled$n-%p.dnnt" -- "$calls" handled $n || bad "handled $n: exit status $?"
+	set -- "$tmp/handled$n"-*.dnnt
+	c=$(count "$1") e=$(info_of "$1" ended)
+	[ "$c" = 10 ] || bad "handled $n: $c calls recorded, expected 10"
+	[ "$e" = "clean (exit 0)" ] || bad "handled $n: ended '$e'"
+done
+
 [ $fail = 0 ] && echo "ends: all checks passed"
 exit $fail
