@@ -9,6 +9,7 @@
  * Nothing here may change what the application sees from cuDNN.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -112,6 +113,55 @@ void dt_warn(const char *fmt, ...)
 	(void)!write_quietly(STDERR_FILENO, buf, (size_t)n);
 }
 
+/* ------------------------------------------------- the last thread's end */
+
+/* The main thread ended with pthread_exit(): from then on the writer's
+ * thread asks, at each wake-up, whether any of the program's threads is
+ * left (one not a zombie in /proc/self/task, its own aside). */
+static _Atomic bool main_exited;
+
+void dt_main_thread_exits(void)
+{
+	atomic_store(&main_exited, true);
+}
+
+/* Whether thread tid (a name in /proc/self/task) is still running: its
+ * state, the field after the command name in parentheses, is not Z or X. */
+static bool task_alive(const char *tid)
+{
+	char path[64], stat[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false; /* gone */
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	stat[n] = 0;
+	const char *p = strrchr(stat, ')');
+	return !p || (p[1] == ' ' && p[2] != 'Z' && p[2] != 'X');
+}
+
+static bool orphaned(void)
+{
+	char self[16];
+	struct dirent *e;
+	bool alone = true;
+	DIR *d;
+
+	if (!atomic_load(&main_exited) || !(d = opendir("/proc/self/task")))
+		return false;
+	snprintf(self, sizeof(self), "%ld", (long)syscall(SYS_gettid));
+	while (alone && (e = readdir(d)))
+		if (e->d_name[0] != '.' && strcmp(e->d_name, self))
+			alone = !task_alive(e->d_name);
+	closedir(d);
+	return alone;
+}
+
 /* ---------------------------------------------------------- configuration */
 
 /* A DNNTRACE_* ring size within the writer's bounds; 0 (the writer's
@@ -169,6 +219,7 @@ static void load_config(void)
 	g.cfg.api_sigs = dt_api_sigs;
 	g.cfg.api_flags = dt_api_flags;
 	g.cfg.api_count = DT_API_COUNT;
+	g.cfg.orphaned = orphaned;
 	/* the trace starts now, though its file is created at the first event
 	 */
 	struct timespec m, r;
@@ -517,6 +568,33 @@ static void close_writer(enum dt_end_reason reason, int code, bool reopen)
 	}
 }
 
+/* The trace's descriptor in this process, or -1; not a vfork child's,
+ * whose descriptors are its own copy. */
+int dt_trace_fd(void)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+	int fd = w ? dt_writer_fd(w) : -1;
+
+	return fd >= 0 && g.writer_pid == getpid() ? fd : -1;
+}
+
+bool dt_owns_fd(int fd)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+
+	/* the process is asked last: getpid() is a system call */
+	return fd >= 0 && w && dt_writer_fd(w) == fd &&
+	       g.writer_pid == getpid();
+}
+
+void dt_move_trace_fd(void)
+{
+	struct dt_writer *w = atomic_load(&g.writer);
+
+	if (w && g.writer_pid == getpid())
+		dt_writer_move_fd(w);
+}
+
 /* Finish the file at once, for a signal handler or _exit(): the writer's
  * and CUPTI's threads do the work, this only asks and waits. Not in a
  * vfork child, whose parent's the writer is; but where no file was opened
@@ -861,6 +939,7 @@ static void after_fork_child(void)
 	 * parent; the child starts over with a file of its own. */
 	pthread_mutex_init(&g.lock, NULL);
 	atomic_store(&tsc_busy, false); /* a thread rebasing did not follow */
+	atomic_store(&main_exited, false); /* this thread is the child's main */
 	dt_cupti_forget(); /* CUPTI does not follow a fork */
 	/* nor does a thread that was starting it: then the child never will */
 	int starting = 1;

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <link.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dt-api.h"
 #include "dt-config.h"
@@ -317,6 +319,20 @@ static void *loaded_symbol(const char *prefix, const char *name)
 	return fn;
 }
 
+/* cuDNN loads the part that answers a call at its first use, and where it
+ * cannot (no descriptor left under the program's limit on open files), a
+ * call that has no status to return it in, cudnnGetVersion, aborts the
+ * process. The shim asks it only where a descriptor is free. */
+static bool descriptor_free(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 size_t dt_cudnn_info(struct dt_kv *kv, size_t n)
 {
 	static char resolved[PATH_MAX], loaded[24];
@@ -333,7 +349,7 @@ size_t dt_cudnn_info(struct dt_kv *kv, size_t n)
 	 * handle, no GPU needed; not recorded as a call) */
 	size_t (*get_version)(void) =
 		(size_t(*)(void))dt_real(DT_API_cudnnGetVersion);
-	if (get_version && k < n) {
+	if (get_version && k < n && descriptor_free()) {
 		snprintf(loaded, sizeof(loaded), "%zu", get_version());
 		kv[k++] = (struct dt_kv){ "cudnn.version", loaded };
 	}

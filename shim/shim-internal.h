@@ -10,6 +10,13 @@
 #include "shim-runtime.h"
 #include "dt-trace.h"
 
+/* In a wrapper of a C library function: real_, the next definition of
+ * `name` after the shim, looked up once (dlfcn.h). */
+#define NEXT(name)                      \
+	static __typeof__(&name) real_; \
+	if (!real_)                     \
+	real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+
 /* One line on stderr, prefixed "dnntrace: "; async-signal-safe. */
 DT_HIDDEN void dt_warn(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -33,11 +40,21 @@ DT_HIDDEN void dt_cudnn_found(const char *path);
  * known already. Returns whether it was new. */
 DT_HIDDEN bool dt_cudnn_path_set(const char *path);
 
+/* The trace's descriptor (-1: none in this process); whether fd is it;
+ * move it elsewhere, before the program puts a file at its number. */
+DT_HIDDEN int dt_trace_fd(void);
+DT_HIDDEN bool dt_owns_fd(int fd);
+DT_HIDDEN void dt_move_trace_fd(void);
+
 /* Finish the trace before the process image is replaced. */
 DT_HIDDEN void dt_before_exec(void);
 
 /* shim-process.c: look the C library's _exit up (at load). */
 DT_HIDDEN void dt_process_init(void);
+
+/* The main thread is ending with pthread_exit(): the process ends when its
+ * last thread does, which the writer's thread must not outlive. */
+DT_HIDDEN void dt_main_thread_exits(void);
 
 /* Finish the trace before _exit() ends the process with `status`. */
 DT_HIDDEN void dt_before_exit(int status);

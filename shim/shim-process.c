@@ -4,22 +4,18 @@
  * (forked workers, Python's os._exit): finish the file first. Each wrapper
  * does its small part and calls the C library's own function; nothing else
  * changes. A process that ends with the raw exit_group system call is not
- * seen.
+ * seen. pthread_exit() in the main thread leaves the process to its other
+ * threads, of which the writer's must not be the last.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim-internal.h"
-
-/* The next definition of `name` after the shim, looked up once. */
-#define NEXT(name)                      \
-	static __typeof__(&name) real_; \
-	if (!real_)                     \
-	real_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
 
 /* The C library's _exit and _Exit, looked up at load: _exit may be called
  * from a signal handler, where dlsym must not be. */
@@ -52,6 +48,24 @@ DT_EXPORT void _Exit(int status)
 {
 	leave(real_Exit, status);
 }
+
+/* Under both of the C library's versions of the name: programs linked
+ * against libpthread before glibc 2.34 ask for the older one. */
+DT_EXPORT __attribute__((noreturn)) void dt_pthread_exit(void *value)
+{
+	static void (*real)(void *);
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_exit");
+	if (syscall(SYS_gettid) == getpid())
+		dt_main_thread_exits();
+	real(value);
+	__builtin_unreachable();
+}
+DT_EXPORT __attribute__((noreturn, alias("dt_pthread_exit"))) void
+dt_pthread_exit_2_2_5(void *value);
+__asm__(".symver dt_pthread_exit, pthread_exit@@GLIBC_2.34");
+__asm__(".symver dt_pthread_exit_2_2_5, pthread_exit@GLIBC_2.2.5");
 
 DT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {

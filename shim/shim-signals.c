@@ -30,10 +30,26 @@
 
 #include "shim-internal.h"
 
-/* Signals whose default action ends the process. */
-static const int fatal_signals[] = { SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
-				     SIGSEGV, SIGBUS,  SIGFPE, SIGILL,  SIGPIPE,
-				     SIGSYS,  SIGXCPU, SIGXFSZ };
+/* Whether sig's default action ends the process: every signal but those
+ * whose default is to be ignored, to stop or to continue, and those that
+ * cannot be caught. The real-time signals below SIGRTMIN are glibc's own
+ * (thread cancellation, setxid): left alone. */
+static bool ends_by_default(int sig)
+{
+	switch (sig) {
+	case SIGKILL:
+	case SIGSTOP:
+	case SIGCHLD:
+	case SIGCONT:
+	case SIGTSTP:
+	case SIGTTIN:
+	case SIGTTOU:
+	case SIGURG:
+	case SIGWINCH:
+		return false;
+	}
+	return sig > 0 && sig < NSIG && (sig < 32 || sig >= SIGRTMIN);
+}
 
 /* The application's disposition of one signal, read by the handler on any
  * thread: a sequence lock (odd while it changes) instead of a mutex, which a
@@ -43,7 +59,7 @@ static struct {
 	struct sigaction sa;
 } app[NSIG];
 
-static bool managed[NSIG]; /* one of fatal_signals, and taken over */
+static bool managed[NSIG]; /* ends the process by default; taken over */
 static pid_t owner;        /* the process whose signals are taken */
 static bool say_stack;     /* DNNTRACE_BACKTRACE: a crash prints its stack */
 
@@ -262,11 +278,13 @@ void dt_signals_take(void)
 		backtrace(pc, 1); /* loads the unwinder now, not in a handler */
 		say_stack = true;
 	}
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]);
-	     i++) {
-		int sig = fatal_signals[i];
+	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction cur;
-		unsigned s = app_lock(sig);
+		unsigned s;
+
+		if (!ends_by_default(sig))
+			continue;
+		s = app_lock(sig);
 
 		if (libc.sigaction(sig, NULL, &cur) == 0 &&
 		    install(sig, &cur) == 0) {

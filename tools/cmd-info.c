@@ -224,6 +224,8 @@ int dt_info_file(const char *path, long top)
 	if (st->error[0] && st->end != DT_FILE_CLEAN)
 		printf(": %s", st->error);
 	printf("\n%-12s %s\n", "index:", st->have_index ? "yes" : "no");
+	/* the program took the file's descriptor; the recorder reopened it */
+	print_kv("descriptor:", dt_info_get(fi, "trace.fd"));
 	size_t n_skips;
 	const struct dt_skip *skips = dt_session_skips(ss, &n_skips);
 	for (size_t i = 0; i < n_skips; i++) {

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -39,13 +40,16 @@ struct seek_entry {
 };
 
 struct dt_writer {
-	int fd;
+	_Atomic int fd; /* read by the recorder in the program's close() */
+	dev_t dev;      /* the file's identity, to know the descriptor */
+	ino_t ino;      /* still names it before each write */
 	uint64_t size;     /* bytes of whole frames in the file */
 	uint64_t reserved; /* blocks allocated up to here (fallocate) */
 	bool can_reserve;  /* the file system can reserve blocks */
 	char path[PATH_MAX];
 	uint32_t ring_size;
 	uint32_t flush_ms;
+	bool (*orphaned)(void); /* dt_writer_config's */
 
 	pthread_t thread;
 	bool thread_started;
@@ -213,12 +217,14 @@ static void release_room(struct dt_writer *w)
 		(void)!ftruncate(w->fd, (off_t)w->size);
 }
 
+static int own_fd(struct dt_writer *w);
+
 /* Append a frame made of two pieces, whole or not at all. */
 static int append(struct dt_writer *w, const void *a, size_t na, const void *b,
 		  size_t nb, bool last)
 {
 	errno = 0;
-	if (make_room(w, na + nb, last))
+	if (own_fd(w) || make_room(w, na + nb, last))
 		return -1;
 	if (write_all(w->fd, a, na) || (nb && write_all(w->fd, b, nb))) {
 		int err = errno;
@@ -603,6 +609,130 @@ static int create_file(char *path, size_t size, mode_t mode)
 	return errno = EEXIST, -1;
 }
 
+/* -------------------------------------------------------- the descriptor */
+
+/*
+ * The file's descriptor is the writer's, in a program that may close or
+ * reuse descriptors it did not open (daemons and launchers close all but
+ * 0-2; a recorder, like LTTng-UST's fd tracker, keeps its own out of their
+ * reach). It is put out of the way, at or above the soft limit on open
+ * files, so a program near its limit never finds one fewer: the limit is
+ * raised for that moment where the hard limit allows. Where it does not,
+ * the highest free descriptor below a limit of at least FD_LIMIT_SPARE
+ * serves; under a smaller limit the program would be short of one, and
+ * no file is made (EMFILE).
+ */
+#define FD_LIMIT_SPARE 1024u
+#define FD_LIMIT_ROOM  16u /* raised by: the file, and a file read at once */
+
+/* Raise the soft limit on open files by FD_LIMIT_ROOM where the hard limit
+ * allows; *old gets the limit to put back. Returns whether it was raised. */
+static bool raise_fd_limit(struct rlimit *old)
+{
+	struct rlimit up;
+
+	if (getrlimit(RLIMIT_NOFILE, old))
+		old->rlim_cur = old->rlim_max = INT_MAX;
+	if (old->rlim_cur >= INT_MAX - FD_LIMIT_ROOM)
+		return false;
+	up = *old;
+	up.rlim_cur = old->rlim_max == RLIM_INFINITY ||
+				      old->rlim_max - old->rlim_cur > FD_LIMIT_ROOM
+			      ? old->rlim_cur + FD_LIMIT_ROOM
+			      : old->rlim_max;
+	return up.rlim_cur > old->rlim_cur &&
+	       setrlimit(RLIMIT_NOFILE, &up) == 0;
+}
+
+/* A descriptor for fd's file out of the program's range: at or above
+ * `limit`, the soft limit the program lives with (raised meanwhile), or
+ * else the highest free below it, or fd itself where that is no higher.
+ * The caller closes fd when another is returned. -1 (EMFILE): only under a
+ * limit below FD_LIMIT_SPARE, which has none to spare. */
+static int fd_out_of_reach(int fd, rlim_t limit, bool raised)
+{
+	int top = limit < INT_MAX ? (int)limit : INT_MAX;
+	int to = raised ? fcntl(fd, F_DUPFD_CLOEXEC, top) : -1;
+
+	/* downwards: the first free one is the highest */
+	for (int n = top - 1; to < 0 && limit >= FD_LIMIT_SPARE && n > fd &&
+			      n >= top - (int)FD_LIMIT_ROOM;
+	     n--)
+		to = fcntl(fd, F_DUPFD_CLOEXEC, n);
+	if (to < 0 && limit < FD_LIMIT_SPARE)
+		return errno = EMFILE, -1;
+	return to >= 0 ? to : fd;
+}
+
+/* Remember which file fd is, to know it again. */
+static int note_identity(struct dt_writer *w, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -1;
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	return 0;
+}
+
+static bool is_the_file(const struct dt_writer *w, int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == w->dev &&
+	       st.st_ino == w->ino;
+}
+
+/* A note for the body of the file, in the next frame. */
+static void queue_info(struct dt_writer *w, const char *key,
+		       const char *value);
+
+/*
+ * Before the writer touches its descriptor: that it still is the file. A
+ * program can close or replace it behind the recorder's back (raw system
+ * calls); then the number may be the program's own file, which is left
+ * alone (never written, truncated or closed), and the file is opened again
+ * by its path, without following links, if it still is there, with a note
+ * in it. Returns 0, or -1 with errno: the frame is not written (counted as
+ * lost) and `record` says so.
+ */
+static int own_fd(struct dt_writer *w)
+{
+	int fd = atomic_load(&w->fd);
+	struct rlimit old;
+	char note[96];
+
+	if (is_the_file(w, fd))
+		return 0;
+	if (fd < 0)
+		return errno = EBADF, -1;
+	bool raised = raise_fd_limit(&old);
+	int again = open(w->path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (again >= 0 && !is_the_file(w, again)) {
+		close(again); /* the name is another file's now */
+		again = -1;
+		errno = ESTALE;
+	}
+	if (again >= 0) {
+		int high = fd_out_of_reach(again, old.rlim_cur, raised);
+		if (high != again)
+			close(again);
+		again = high;
+	}
+	if (raised)
+		setrlimit(RLIMIT_NOFILE, &old);
+	if (again < 0)
+		return -1;
+	atomic_store(&w->fd, again);
+	snprintf(note, sizeof(note),
+		 "%d was closed or replaced by the program; the file was "
+		 "opened again",
+		 fd);
+	queue_info(w, "trace.fd", note);
+	return 0;
+}
+
 /* Copy the first n bytes of the file `from` into `to`. */
 static int copy_file(int from, int to, uint64_t n)
 {
@@ -633,16 +763,27 @@ static int copy_file(int from, int to, uint64_t n)
 static void keep_linked(struct dt_writer *w)
 {
 	char path[PATH_MAX];
+	struct rlimit old;
 	struct stat st;
-	int fd;
+	int fd, old_fd = atomic_load(&w->fd);
 
-	if (fstat(w->fd, &st) || st.st_nlink > 0)
-		return;
+	if (!is_the_file(w, old_fd) || fstat(old_fd, &st) || st.st_nlink > 0)
+		return; /* own_fd() sees to a descriptor that is not the file */
 	memcpy(path, w->path, sizeof(path));
+	bool raised = raise_fd_limit(&old);
 	fd = create_file(path, sizeof(path), st.st_mode & 07777);
-	if (fd >= 0 && copy_file(w->fd, fd, w->size) == 0) {
-		close(w->fd);
-		w->fd = fd;
+	if (fd >= 0) {
+		int high = fd_out_of_reach(fd, old.rlim_cur, raised);
+		if (high != fd)
+			close(fd);
+		fd = high;
+	}
+	if (raised)
+		setrlimit(RLIMIT_NOFILE, &old);
+	if (fd >= 0 && copy_file(old_fd, fd, w->size) == 0 &&
+	    note_identity(w, fd) == 0) {
+		atomic_store(&w->fd, fd);
+		close(old_fd);
 		w->reserved = w->size / PAGE * PAGE;
 		memcpy(w->path, path, sizeof(path));
 		w->removed = 1;
@@ -789,6 +930,27 @@ static bool drain_ring(struct dt_writer *w, struct dt_ring *r)
 	return detached && tail == head;
 }
 
+/*
+ * A ring's memory is mapped, not allocated, and not touched here: its pages
+ * are paid for as the thread's records first reach them. A thread that
+ * makes a few calls then costs a page or two, not the whole ring (1 000
+ * such threads held 1 GB when each ring was zeroed at once). A busy thread
+ * pays one page fault per 4 KiB of records, on the ring's first lap only.
+ */
+static uint8_t *ring_map(uint32_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void ring_free(struct dt_ring *r)
+{
+	munmap(r->buf, r->mask + 1u);
+	free(r);
+}
+
 /* Drain every ring. The list lock is held only to read the list's head and
  * to unlink finished rings: a thread attaching never waits for compression
  * or for the disk. New rings are pushed at the head; only this thread
@@ -815,8 +977,7 @@ static void drain_all(struct dt_writer *w)
 	}
 	for (; dead; dead = next) {
 		next = dead->next;
-		free(dead->buf);
-		free(dead);
+		ring_free(dead);
 	}
 	for (uint32_t why = 1; why <= DT_LOSS_CUPTI; why++) {
 		uint64_t n = atomic_load(&w->lost_other[why]);
@@ -890,6 +1051,18 @@ end_only:
 		note_io_error(w, NULL);
 }
 
+/* The program's threads are all gone: end the file as the process is
+ * about to end, with exit(0), unless another thread is closing it. */
+static bool stop_orphaned(struct dt_writer *w)
+{
+	if (!atomic_exchange(&w->closing, 1)) {
+		w->end_reason = DT_END_EXIT;
+		w->end_code = 0;
+		atomic_store(&w->stop, 1);
+	}
+	return atomic_load(&w->stop);
+}
+
 static void *writer_main(void *arg)
 {
 	struct dt_writer *w = arg;
@@ -905,20 +1078,27 @@ static void *writer_main(void *arg)
 		uint32_t seen = atomic_load(&w->wake);
 		bool stopping = atomic_load(&w->stop);
 
+		if (!stopping && w->orphaned && w->orphaned())
+			stopping = stop_orphaned(w);
+
 		/* the request is read first: all it asks for is committed */
 		uint64_t req = atomic_load(&w->flush_req);
 		pthread_mutex_lock(&w->lock);
 		keep_linked(w);
 		drain_all(w);
+		/* replaced by the program: the note goes in the next frame */
+		(void)own_fd(w);
 		chunk_late_info(w);
 		if (stopping) {
 			drain_all(w); /* what arrived while draining */
+			(void)own_fd(w);
 			chunk_late_info(w);
 			write_end(w);
-			release_room(w);
 			keep_linked(w);
-			close(w->fd);
-			w->fd = -1;
+			if (own_fd(w) == 0) {
+				release_room(w);
+				close(atomic_exchange(&w->fd, -1));
+			}
 			pthread_mutex_unlock(&w->lock);
 			atomic_store(&w->closed, 1);
 			return NULL;
@@ -945,12 +1125,11 @@ static void kick(struct dt_writer *w)
 	futex_wake(&w->wake);
 }
 
-int dt_writer_info(struct dt_writer *w, const char *key, const char *value)
+/* Queue an INFO record for the writer thread, which puts it in the next
+ * frame. Returns whether it was queued. */
+static bool queue_info_ok(struct dt_writer *w, const char *key,
+			  const char *value)
 {
-	if (!w || atomic_load(&w->stop))
-		return -1;
-	/* queued for the writer thread: the caller, an application thread,
-	 * never waits for compression or the disk */
 	pthread_mutex_lock(&w->late_lock);
 	if (!w->late_info)
 		w->late_info = calloc(1, sizeof(*w->late_info));
@@ -958,8 +1137,49 @@ int dt_writer_info(struct dt_writer *w, const char *key, const char *value)
 		add_info_str(w->late_info, key, value);
 	bool ok = w->late_info && !w->late_info->oom;
 	pthread_mutex_unlock(&w->late_lock);
+	return ok;
+}
+
+static void queue_info(struct dt_writer *w, const char *key, const char *value)
+{
+	(void)queue_info_ok(w, key, value);
+}
+
+int dt_writer_info(struct dt_writer *w, const char *key, const char *value)
+{
+	if (!w || atomic_load(&w->stop))
+		return -1;
+	/* queued for the writer thread: the caller, an application thread,
+	 * never waits for compression or the disk */
+	bool ok = queue_info_ok(w, key, value);
 	kick(w);
 	return ok ? 0 : -1;
+}
+
+int dt_writer_fd(const struct dt_writer *w)
+{
+	return atomic_load(&w->fd);
+}
+
+int dt_writer_move_fd(struct dt_writer *w)
+{
+	struct rlimit old;
+	int fd, to;
+
+	pthread_mutex_lock(&w->lock); /* not while a frame is written */
+	fd = atomic_load(&w->fd);
+	bool raised = raise_fd_limit(&old);
+	to = fd < 0 ? fd : fd_out_of_reach(fd, old.rlim_cur, raised);
+	if (to == fd && fd >= 0) /* no room above: any other will do */
+		to = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (raised)
+		setrlimit(RLIMIT_NOFILE, &old);
+	if (to >= 0 && to != fd) {
+		atomic_store(&w->fd, to);
+		close(fd); /* after: the program's close() refuses the writer's */
+	}
+	pthread_mutex_unlock(&w->lock);
+	return to >= 0 || fd < 0 ? 0 : -1;
 }
 
 void dt_ring_commit_slow(struct dt_ring *r)
@@ -1035,13 +1255,10 @@ struct dt_ring *dt_writer_attach(struct dt_writer *w, uint32_t tid,
 {
 	struct dt_ring *r = calloc(1, sizeof(*r));
 
-	if (!r || posix_memalign((void **)&r->buf, 64, w->ring_size)) {
+	if (!r || !(r->buf = ring_map(w->ring_size))) {
 		free(r);
 		return NULL;
 	}
-	/* Touch every page now: page faults on the recording path would cost
-	 * more than the recording itself. */
-	memset(r->buf, 0, w->ring_size);
 	r->mask = w->ring_size - 1;
 	r->tid = tid;
 	r->writer = w;
@@ -1111,6 +1328,10 @@ const char *dt_writer_why(int err, const char *path, char *buf, size_t size)
 			 "the folder, or a link at that name, is another "
 			 "user's, who may change it");
 		break;
+	case EMFILE:
+		snprintf(buf, size, "the limit on open files (ulimit -n) "
+				    "leaves the program none to spare");
+		break;
 	default:
 		snprintf(buf, size, "%s", strerror(err));
 	}
@@ -1157,7 +1378,9 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 	struct dt_writer *w = calloc(1, sizeof(*w));
 	struct dt_file_header h = { .major = DT_FORMAT_MAJOR,
 				    .minor = DT_FORMAT_MINOR };
-	int err;
+	struct rlimit limit;
+	bool raised = false;
+	int err, fd;
 
 	if (!w)
 		return NULL;
@@ -1168,6 +1391,7 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 	w->ring_size = pow2_at_least(
 		cfg->ring_size ? cfg->ring_size : RING_DEFAULT, DT_RING_MIN);
 	w->flush_ms = cfg->flush_ms ? cfg->flush_ms : FLUSH_MS_DEFAULT;
+	w->orphaned = cfg->orphaned;
 	w->chunk_cap = cfg->chunk_size ? cfg->chunk_size : CHUNK_DEFAULT;
 	if (w->chunk_cap < 2 * DT_REC_MAX)
 		w->chunk_cap = 2 * DT_REC_MAX; /* any record fits a chunk */
@@ -1189,9 +1413,23 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 			       w->path, sizeof(w->path)) ||
 	    name_in_folder(w->path, sizeof(w->path)))
 		goto fail;
-	w->fd = create_file(w->path, sizeof(w->path),
-			    cfg->mode ? cfg->mode : 0600);
-	if (w->fd < 0)
+	raised = raise_fd_limit(&limit);
+	fd = create_file(w->path, sizeof(w->path),
+			 cfg->mode ? cfg->mode : 0600);
+	if (fd >= 0) {
+		int high = note_identity(w, fd)
+				   ? -1
+				   : fd_out_of_reach(fd, limit.rlim_cur, raised);
+		err = errno;
+		if (high != fd)
+			close(fd);
+		if (high < 0)
+			unlink(w->path);
+		fd = high;
+		errno = err;
+	}
+	atomic_store(&w->fd, fd);
+	if (fd < 0)
 		goto fail;
 	w->can_reserve = true;
 
@@ -1212,11 +1450,15 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 		goto fail;
 	}
 	w->thread_started = true;
+	if (raised) /* the header's files were read with it raised */
+		setrlimit(RLIMIT_NOFILE, &limit);
 	return w;
 fail:
 	err = errno;
 	if (w->fd >= 0)
-		close(w->fd);
+		close(atomic_exchange(&w->fd, -1));
+	if (raised)
+		setrlimit(RLIMIT_NOFILE, &limit);
 	free_writer_buffers(w);
 	free(w);
 	errno = err;
@@ -1278,8 +1520,7 @@ void dt_writer_free(struct dt_writer *w)
 		return;
 	for (struct dt_ring *r = w->rings, *next; r; r = next) {
 		next = r->next;
-		free(r->buf);
-		free(r);
+		ring_free(r);
 	}
 	free_writer_buffers(w);
 	pthread_mutex_destroy(&w->lock);
@@ -1293,5 +1534,10 @@ void dt_writer_free(struct dt_writer *w)
 
 void dt_writer_abandon(struct dt_writer *w)
 {
-	(void)w; /* its thread did not survive the fork; nothing to do */
+	/* its thread did not survive the fork; the child's copy of the
+	 * descriptor is of no use to it */
+	int fd = atomic_exchange(&w->fd, -1);
+
+	if (fd >= 0)
+		close(fd);
 }

@@ -26,14 +26,36 @@
  *   shim-calls sigign         SIGTERM ignored, raised; then more calls
  *   shim-calls gone PATH M    M calls, then waits (up to 20 s) for PATH to be
  *                             removed, then M calls more
+ *   shim-calls handled SIG    as sigint, with signal SIG (a number)
+ *   shim-calls mainexit       calls; main ends with pthread_exit while a
+ *                             thread makes more calls, then returns
+ *   shim-calls rss N          N threads make one call each and wait: prints
+ *                             the resident memory they added, per thread
+ *   shim-calls fds HOW FILE   calls; then, as a daemon does, closes every
+ *                             descriptor but 0-2 (HOW: closefrom,
+ *                             close_range, close: each one open, dup2: a
+ *                             file put over each one, raw: the same with
+ *                             the dup2 system call), opens FILE and writes
+ *                             22 bytes to it; 2 000 calls; checks that FILE
+ *                             holds its 22 bytes only
+ *   shim-calls limit N        limits open files to N (soft and hard), then
+ *                             makes 300 calls; prints how many failed
+ *   shim-calls raise SIG      calls, then signal SIG (a number; RTMIN+N and
+ *                             RTMAX-N too) at its default action
  */
 #define _GNU_SOURCE
 #include <cudnn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -132,6 +154,132 @@ static void *thread_main(void *arg)
 		OK(cudnnDestroyTensorDescriptor(t));
 	}
 	return NULL;
+}
+
+static void *later_calls(void *arg)
+{
+	(void)arg;
+	usleep(100000); /* after main's end */
+	conv_calls();
+	return NULL;
+}
+
+static pthread_barrier_t all_called;
+
+static void *one_call(void *arg)
+{
+	(void)arg;
+	thread_main((void *)1L);
+	pthread_barrier_wait(&all_called); /* every thread has called */
+	pthread_barrier_wait(&all_called); /* memory read: end */
+	return NULL;
+}
+
+static long rss_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = atol(line + 6);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* RSS added by n threads alive at once, each after one call, per thread. */
+static int rss_per_thread(int n)
+{
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	long before;
+
+	thread_main((void *)1L); /* cuDNN loaded, the trace open */
+	before = rss_kib();
+	pthread_barrier_init(&all_called, NULL, (unsigned)n + 1);
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, one_call, NULL))
+			return 1;
+	pthread_barrier_wait(&all_called);
+	printf("%ld KiB per thread\n", (rss_kib() - before) / n);
+	pthread_barrier_wait(&all_called);
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	return 0;
+}
+
+/* ------------------------------------- a program that closes descriptors */
+
+/* The descriptors from 3 on this process has open, at most n. */
+static int open_fds(int *fds, int n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int k = 0, self = d ? dirfd(d) : -1;
+
+	while (d && (e = readdir(d)) && k < n) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd > 2 && fd != self)
+			fds[k++] = fd;
+	}
+	if (d)
+		closedir(d);
+	return k;
+}
+
+/* Put file at every descriptor from 3 on, but its own, then close them. */
+static void put_over_all(int file, bool raw)
+{
+	int fds[256], n = open_fds(fds, 256);
+
+	for (int i = 0; i < n; i++)
+		if (fds[i] != file) {
+			if (raw)
+				syscall(SYS_dup2, file, fds[i]);
+			else
+				dup2(file, fds[i]);
+		}
+	for (int i = 0; i < n; i++)
+		if (fds[i] != file)
+			close(fds[i]);
+}
+
+static int foreign_fds(const char *how, const char *path)
+{
+	static const char text[] = "the program's 22 bytes";
+	struct stat st;
+	int fd, fds[256], n;
+
+	tensor_calls();
+	if (!strcmp(how, "closefrom")) {
+		closefrom(3);
+	} else if (!strcmp(how, "close_range")) {
+		close_range(3, ~0u, 0);
+	} else if (!strcmp(how, "close")) {
+		n = open_fds(fds, 256);
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+	} else if (!strcmp(how, "dup2") || !strcmp(how, "raw")) {
+		int null = open("/dev/null", O_RDONLY);
+		put_over_all(null, !strcmp(how, "raw"));
+		close(null);
+	} else {
+		return 2;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, text, sizeof(text) - 1) != sizeof(text) - 1)
+		return 1;
+	if (!strcmp(how, "raw"))
+		put_over_all(fd, true); /* its file at every number */
+	thread_main((void *)2000L);
+	if (stat(path, &st) || st.st_size != sizeof(text) - 1) {
+		fprintf(stderr, "FAIL: %s holds %lld bytes, written %zu\n",
+			path, (long long)st.st_size, sizeof(text) - 1);
+		return 1;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------ programs with handlers */
@@ -298,12 +446,51 @@ int main(int argc, char **argv)
 		raise(SIGINT);
 		conv_calls();
 		return got_int == SIGINT ? 0 : 1;
+	} else if (!strcmp(mode, "handled") && argc == 3) {
+		int sig = atoi(argv[2]);
+		tensor_calls();
+		signal(sig, on_int);
+		raise(sig);
+		conv_calls();
+		return got_int == sig ? 0 : 1;
 	} else if (!strcmp(mode, "sigign")) {
 		tensor_calls();
 		signal(SIGTERM, SIG_IGN);
 		raise(SIGTERM);
 		conv_calls();
 		return signal(SIGTERM, SIG_DFL) == SIG_IGN ? 0 : 1;
+	} else if (!strcmp(mode, "mainexit")) {
+		pthread_t th;
+		tensor_calls();
+		pthread_create(&th, NULL, later_calls, NULL);
+		pthread_exit(NULL);
+	} else if (!strcmp(mode, "fds") && argc == 4) {
+		return foreign_fds(argv[2], argv[3]);
+	} else if (!strcmp(mode, "limit") && argc == 3) {
+		struct rlimit rl = { atoi(argv[2]), atoi(argv[2]) };
+		int failed = 0;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return 2;
+		for (int i = 0; i < 100; i++) {
+			cudnnTensorDescriptor_t t;
+			failed += cudnnCreateTensorDescriptor(&t) != 0;
+			failed += cudnnSetTensor4dDescriptor(
+					  t, CUDNN_TENSOR_NCHW,
+					  CUDNN_DATA_FLOAT, 1, 1, 1, 1) != 0;
+			failed += cudnnDestroyTensorDescriptor(t) != 0;
+		}
+		printf("%d failed\n", failed);
+	} else if (!strcmp(mode, "rss") && argc == 3) {
+		return rss_per_thread(atoi(argv[2]));
+	} else if (!strcmp(mode, "raise") && argc == 3) {
+		int sig = atoi(argv[2]);
+		if (!strncmp(argv[2], "RTMIN+", 6))
+			sig = SIGRTMIN + atoi(argv[2] + 6);
+		else if (!strncmp(argv[2], "RTMAX-", 6))
+			sig = SIGRTMAX - atoi(argv[2] + 6);
+		tensor_calls();
+		raise(sig);
+		return 1;
 	} else if (!strcmp(mode, "sleep")) {
 		tensor_calls();
 		sleep(30);

@@ -139,7 +139,9 @@ int main(int argc, char **argv)
 	static const char *const libc_fns[] = {
 		"dlsym",   "execve",    "execv",  "execvp",     "execvpe",
 		"fexecve", "execl",     "execlp", "execle",     "_exit",
-		"_Exit",   "sigaction", "signal", "bsd_signal", "sysv_signal"
+		"_Exit",   "sigaction", "signal", "bsd_signal", "sysv_signal",
+		"pthread_exit", "close", "closefrom", "close_range", "dup2",
+		"dup3"
 	};
 	for (size_t i = 0; i < shim.n; i++) {
 		bool is_libc = false;

@@ -3,9 +3,9 @@
 # with _exit() (forked workers), crashes in programs with their own fatal-
 # signal handler (installed before or after recording starts), and handlers
 # that return or signals ignored, which must not end anything.
-# usage: test-shim-ends.sh DNNTRACE SHIM_CALLS CUDNN_LIBDIR
+# usage: test-shim-ends.sh DNNTRACE SHIM_CALLS CUDNN_LIBDIR SHIM
 set -u
-dnntrace=$1 calls=$2 cudnn_libdir=$3
+dnntrace=$1 calls=$2 cudnn_libdir=$3 shim=$4
 . "$(dirname "$0")/test-lib.sh"
 
 # --- forked workers that end with _exit() or _Exit() -------------------------
@@ -64,6 +64,46 @@ for mode in sigint sigign; do
 	n=$(count "$1") e=$(info_of "$1" ended)
 	[ "$n" = 10 ] || bad "$mode: $n calls recorded, expected 10"
 	[ "$e" = "clean (exit 0)" ] || bad "$mode: ended '$e'"
+done
+
+# --- main ends with pthread_exit: the process ends with its last thread -----
+# (run without record, which would wait for ever; killed if it hangs)
+DNNTRACE_OUTPUT="$tmp/mainexit-%p.dnnt" LD_PRELOAD=$shim \
+	timeout -s KILL 20 "$calls" mainexit
+rc=$?
+[ $rc = 0 ] || bad "mainexit: exit status $rc, expected 0 (137: it did not end)"
+set -- "$tmp"/mainexit-*.dnnt
+n=$(count "$1") e=$(info_of "$1" ended)
+[ "$n" = 10 ] || bad "mainexit: $n calls recorded, expected 10"
+[ "$e" = "clean (exit 0)" ] || bad "mainexit: ended '$e'"
+
+# --- every signal whose default action ends the process ----------------------
+# (by number: SIGALRM SIGUSR1 SIGUSR2 SIGVTALRM SIGPROF SIGIO SIGPWR SIGXCPU
+# SIGXFSZ SIGSYS SIGTRAP SIGSTKFLT SIGHUP, and real-time signals), each left
+# at its default: the trace ends with it, and record exits 128 + N
+rtmin=$(kill -l RTMIN 2>/dev/null || echo 34) rtmax=$(kill -l RTMAX 2>/dev/null || echo 64)
+for sig in 14 10 12 26 27 29 30 24 25 31 5 16 1 RTMIN+0 RTMIN+3 RTMAX-0; do
+	case $sig in
+	RTMIN+*) n=$((rtmin + ${sig#RTMIN+})) ;;
+	RTMAX-*) n=$((rtmax - ${sig#RTMAX-})) ;;
+	*) n=$sig ;;
+	esac
+	"$dnntrace" record -q -o "$tmp/sig$n-%p.dnnt" -- "$calls" raise $sig 2>/dev/null
+	rc=$?
+	[ $rc = $((128 + n)) ] || bad "signal $n: exit status $rc, expected $((128 + n))"
+	set -- "$tmp/sig$n"-*.dnnt
+	c=$(count "$1") e=$(info_of "$1" ended)
+	[ "$c" = 6 ] || bad "signal $n: $c calls recorded, expected 6"
+	[ "$e" = "clean (signal $n)" ] || bad "signal $n: ended '$e'"
+done
+
+# the same signals handled by the program end nothing
+for n in 10 14 $rtmin; do
+	"$dnntrace" record -q -o "$tmp/handled$n-%p.dnnt" -- "$calls" handled $n || bad "handled $n: exit status $?"
+	set -- "$tmp/handled$n"-*.dnnt
+	c=$(count "$1") e=$(info_of "$1" ended)
+	[ "$c" = 10 ] || bad "handled $n: $c calls recorded, expected 10"
+	[ "$e" = "clean (exit 0)" ] || bad "handled $n: ended '$e'"
 done
 
 [ $fail = 0 ] && echo "ends: all checks passed"

@@ -41,5 +41,14 @@ for buffer in 64K 256K 4M; do
 	echo "$buffer: $(tail -1 "$tmp/sum")"
 done
 
+# Memory grows with threads only as their records need it: 200 threads of
+# one call each add far less than their 1 MiB rings.
+kib=$("$dnntrace" record -q -o "$tmp/rss-%p.dnnt" -- "$calls" rss 200 | sed -n 's/ KiB per thread//p')
+plain=$("$calls" rss 200 | sed -n 's/ KiB per thread//p')
+echo "rss: $kib KiB per recording thread ($plain KiB without recording)"
+[ -n "$kib" ] && [ "$kib" -lt 256 ] || bad "rss: ${kib:-?} KiB per thread, a quarter of the 1 MiB ring or more"
+set -- "$tmp"/rss-*.dnnt
+[ "$(count "$1")" = $((201 * 3)) ] || bad "rss: $(count "$1") calls recorded, expected $((201 * 3))"
+
 [ $fail = 0 ] && echo "stress: all checks passed"
 exit $fail

@@ -140,6 +140,13 @@ struct dt_writer_config {
 	const char *const *api_sigs;
 	const uint16_t *api_flags;
 	uint32_t api_count;
+	/* Asked by the writer's thread at each wake-up, when set: true once
+	 * every thread of the program has ended but the writer's own, which
+	 * alone would keep the process alive (its main thread ended with
+	 * pthread_exit). The writer then finishes the file as for exit(0),
+	 * and its thread ends: the C library ends the process with status 0
+	 * when its last thread does. */
+	bool (*orphaned)(void);
 };
 
 #define DT_DEFAULT_TEMPLATE "dnntrace-%h-%p.dnnt"
@@ -189,6 +196,18 @@ const char *dt_writer_why(int err, const char *path, char *buf, size_t size);
 
 /* Path of the file being written. */
 const char *dt_writer_path(const struct dt_writer *w);
+
+/* The descriptor w writes to (-1 once closed). It is put at or above the
+ * soft limit on open files when the hard limit allows, out of the range a
+ * program uses; before each write the writer checks that it still is the
+ * file, and opens the file again by its path when the program replaced it
+ * (with a note in the file). */
+int dt_writer_fd(const struct dt_writer *w);
+
+/* The program is about to put another file at w's descriptor number
+ * (dup2): give the file another descriptor first. Returns 0, or -1 when
+ * none could be had (then the writer's checks find the number replaced). */
+int dt_writer_move_fd(struct dt_writer *w);
 
 /* Give the calling thread a ring. Allocates; call once per thread. Returns
  * NULL if memory is short. */
