@@ -4,8 +4,13 @@ and one wheel serves every Python 3.8 and later (the command, the shim
 and the sample program, its other binaries, do not use Python at all).
 Everything else is declared in pyproject.toml."""
 import os
+import sys
 
 from setuptools import Extension, setup
+
+if not os.path.exists("dnntrace/prefix/bin/dnntrace"):
+    sys.exit("dnntrace: the wheel is built from a meson build, with its "
+             "command and shim: ninja -C build wheel (python/build-wheel.py)")
 
 setup(
     ext_modules=[
