@@ -782,6 +782,14 @@ DT_EXPORT int InitializeInjection(void)
 	return 1;
 }
 
+/* Whether this process records, for a program that asks (the Python
+ * module's dnntrace.recording(), which finds it by name): what
+ * DNNTRACE_DISABLE decided, and no longer once the process is exiting. */
+DT_EXPORT int dnntrace_recording(void)
+{
+	return init_state() == ST_ON;
+}
+
 /* ------------------------------------------------------ per-thread state */
 
 static uint32_t gettid_cached(void)

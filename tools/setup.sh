@@ -9,6 +9,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 packages="meson ninja-build gcc pkg-config libzstd-dev libelf-dev libjson-c-dev libsqlite3-dev python3 python3-pycparser"
+# the wheel (ninja -C build wheel), built offline, and its test's venv
+packages="$packages python3-dev python3-setuptools python3-wheel python3-build python3-venv"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

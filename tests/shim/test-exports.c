@@ -152,8 +152,13 @@ int main(int argc, char **argv)
 			CHECK(!strncmp(shim.version[i], "GLIBC_", 6));
 			continue;
 		}
-		if (!strcmp(shim.name[i], "InitializeInjection"))
-			continue; /* the CUDA driver's injection entry */
+		if (!strcmp(shim.name[i], "InitializeInjection") ||
+		    !strcmp(shim.name[i], "dnntrace_recording")) {
+			/* the CUDA driver's injection entry; whether the
+			 * process records, for programs that ask */
+			CHECK_EQ_S(shim.version[i], "DNNTRACE_0");
+			continue;
+		}
 		if (!strncmp(shim.name[i], "cudaGraph", 9) ||
 		    !strcmp(shim.name[i], "__cudaRegisterFunction")) {
 			/* the CUDA runtime's graph calls and kernel
