@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="meson ninja-build gcc pkg-config libzstd-dev libelf-dev libjson-c-dev libsqlite3-dev python3 python3-pycparser"
+packages="meson ninja-build gcc pkg-config libzstd-dev libxxhash-dev libelf-dev libjson-c-dev libsqlite3-dev python3 python3-pycparser"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -1060,6 +1060,9 @@ struct dt_sum_file {
 	uint32_t pid;
 	enum dt_file_end end;
 	bool complete;   /* dt_trace_complete() */
+	bool sealed;     /* its frames carry their place and checksums
+			    (format 1.6): complete is proven, not only
+			    END's counts checked */
 	char *ended;     /* how it ended, in one line (dt_file_end_text) */
 	char *lost_text; /* what the writer lost, in words (dt_lost_text) */
 	bool lost_exact; /* lost is the writer's count (else a lower bound) */

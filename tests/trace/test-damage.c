@@ -156,8 +156,10 @@ static struct file bad_record(size_t i, bool with_index, size_t *zsize)
 
 	CHECK_EQ_U(ZSTD_decompress(raw, d, base + start[i], end[i] - start[i]),
 		   d);
+	/* the last call, before the frame's seal */
 	for (size_t p = 0; p < d; p += ((struct dt_rec_hdr *)(raw + p))->size)
-		last = p;
+		if (((struct dt_rec_hdr *)(raw + p))->type == DT_REC_API_CALL)
+			last = p;
 	CHECK_EQ_U(((struct dt_rec_hdr *)(raw + last))->type, DT_REC_API_CALL);
 	((struct dt_rec_api_call *)(raw + last))->len = 0xFFFF;
 

@@ -116,7 +116,7 @@ static inline bool test_write_file(const char *path, const void *buf, size_t n)
 /* The frames of a complete file: where each ends, the records it holds. */
 struct test_frame {
 	size_t end;       /* offset just past the frame */
-	uint64_t records; /* records it holds (PAD excluded) */
+	uint64_t records; /* records it holds (PAD and the seal excluded) */
 };
 
 /* Walk the frames of a complete file, counting records in each. */
@@ -138,7 +138,7 @@ static inline size_t test_frames_of(const uint8_t *buf, size_t size,
 					struct dt_rec_hdr h;
 					memcpy(&h, buf + off + 8 + p,
 					       sizeof(h));
-					recs++;
+					recs += h.type != DT_REC_FRAME;
 					p += h.size;
 				}
 			off += 8 + len;
@@ -152,7 +152,8 @@ static inline size_t test_frames_of(const uint8_t *buf, size_t size,
 			for (size_t p = 0; p < d;) {
 				const struct dt_rec_hdr *h =
 					(const void *)(out + p);
-				recs += h->type != DT_REC_PAD;
+				recs += h->type != DT_REC_PAD &&
+					h->type != DT_REC_FRAME;
 				p += h->size;
 			}
 			free(out);
