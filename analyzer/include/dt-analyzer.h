@@ -152,6 +152,10 @@ int dt_dtype_bits(int64_t dtype);
 /* The cudnnStatus_t's name, or NULL for a value cuDNN does not define. */
 const char *dt_status_name(int64_t status);
 
+/* A function's name without cuDNN's "cudnn" prefix, for tables: the name
+ * itself when it has none (a file's API table may name any function). */
+const char *dt_api_short(const char *api);
+
 /*
  * Print a call's arguments as `dnntrace dump` shows them: name=value,
  * enums by name, and the payloads of cudnnBackendSetAttribute and

@@ -113,6 +113,12 @@ has "header checksum" "the header does not match its checksum" info "$corpus/int
 has "END lost 0, its LOSS records 5" "^lost: *at least 5 records" info "$corpus/integrity-sealed-end-lost.damaged.dnnt"
 odd=$corpus/integrity-odd-names-statuses.clean.dnnt
 has "sealed" "^sealed: *yes" info "$odd"
+# a sound trace naming functions shorter than cuDNN's prefix, and returning
+# statuses cuDNN never named: read whole, names printed as they are
+has "ops, a name shorter than 'cudnn'" "? cudn  FAILED$" ops "$odd"
+has "ops, a status without a name" "= ?$" ops --call 5 "$odd"
+has "dump, a status without a name" ") = 2000000000$" dump "$odd"
+has "report, a status without a name" "last: unknown status" report "$odd"
 has "unsealed" "^sealed: *no" info "$old"
 rc "the recorded trace still gates clean" 0 diff --fail-on regression "$old" "$old"
 
