@@ -1300,6 +1300,17 @@ static size_t say(char *buf, size_t size, size_t at, const char *fmt, ...)
 	return n < 0 ? at : at + (size_t)n;
 }
 
+/* "N frames are <what>", a clause of the sentence, when count is not 0:
+ * `one` and `many` are the verb for one frame and for more. */
+static size_t say_frames(char *e, size_t n, size_t k, uint64_t count,
+			 const char *one, const char *many, const char *what)
+{
+	if (!count)
+		return k;
+	return say(e, n, k, "%s%" PRIu64 " frame%s %s %s", k ? "; " : "", count,
+		   count == 1 ? "" : "s", count == 1 ? one : many, what);
+}
+
 /* What the seals found: the header's checksum, frames missing, read
  * twice, from another file, after END. */
 static size_t say_sequence(const struct dt_file_stats *st, char *e, size_t n,
@@ -1312,29 +1323,14 @@ static size_t say_sequence(const struct dt_file_stats *st, char *e, size_t n,
 			st->sealed ? "does not match its checksum"
 				   : "says it is sealed but has no seal");
 	if (st->frames_missing > st->frames_skipped)
-		k = say(e, n, k, "%s%" PRIu64 " frame%s missing from the file",
-			k ? "; " : "", st->frames_missing - st->frames_skipped,
-			st->frames_missing - st->frames_skipped == 1 ? " is"
-								     : "s are");
-	if (st->frames_repeated)
-		k = say(e, n, k,
-			"%s%" PRIu64 " frame%s read once already "
-			"(not read again)",
-			k ? "; " : "", st->frames_repeated,
-			st->frames_repeated == 1 ? " was" : "s were");
-	if (st->frames_foreign)
-		k = say(e, n, k,
-			"%s%" PRIu64 " frame%s of another file "
-			"(not read)",
-			k ? "; " : "", st->frames_foreign,
-			st->frames_foreign == 1 ? " is" : "s are");
-	if (st->frames_after_end)
-		k = say(e, n, k,
-			"%s%" PRIu64 " frame%s after the END record "
-			"(not read)",
-			k ? "; " : "", st->frames_after_end,
-			st->frames_after_end == 1 ? " is" : "s are");
-	return k;
+		k = say_frames(e, n, k, st->frames_missing - st->frames_skipped,
+			       "is", "are", "missing from the file");
+	k = say_frames(e, n, k, st->frames_repeated, "was", "were",
+		       "read once already (not read again)");
+	k = say_frames(e, n, k, st->frames_foreign, "is", "are",
+		       "of another file (not read)");
+	return say_frames(e, n, k, st->frames_after_end, "is", "are",
+			  "after the END record (not read)");
 }
 
 /* What END says that the records read do not: calls, records lost. */

@@ -78,23 +78,11 @@ static struct trace write_sealed(const char *name, bool lossy)
 	char tmpl[600], path[600];
 	struct trace t = { 0 };
 	uint64_t seq = 0;
-	/* frames only where flushed: none on a timer */
-	struct dt_writer_config cfg = {
-		.path_template = tmpl,
-		.flush_ms = DT_FLUSH_MS_MAX,
-		.host = "host",
-		.cmdline = "test-integrity",
-		.api_names = test_api_names,
-		.api_sigs = test_api_sigs,
-		.api_flags = test_api_flags,
-		.api_count = 2,
-	};
 
 	snprintf(tmpl, sizeof(tmpl), "%s/%s", dt_test_tmpdir(), name);
-	struct dt_writer *w = dt_writer_open(&cfg);
-	CHECK(w != NULL);
-	if (!w)
-		exit(1);
+	/* frames only where flushed: none on a timer */
+	struct dt_writer *w =
+		test_writer_as(tmpl, "test-integrity", DT_FLUSH_MS_MAX);
 	struct dt_ring *r = dt_writer_attach(w, 7, "t");
 	for (int f = 0; f < DATA_FRAMES; f++) {
 		for (int i = 0; i < 5 + f; i++)

@@ -43,6 +43,31 @@ static inline struct dt_writer *test_writer(const char *dir, const char *name,
 	return w;
 }
 
+/* A writer on the file template tmpl, recording for a process it names
+ * (host "host", command line cmdline) with the test API table; frames are
+ * written every flush_ms and where flushed. */
+static inline struct dt_writer *
+test_writer_as(const char *tmpl, const char *cmdline, uint32_t flush_ms)
+{
+	struct dt_writer_config cfg = {
+		.path_template = tmpl,
+		.flush_ms = flush_ms,
+		.host = "host",
+		.cmdline = cmdline,
+		.api_names = test_api_names,
+		.api_sigs = test_api_sigs,
+		.api_flags = test_api_flags,
+		.api_count = 2,
+	};
+	struct dt_writer *w = dt_writer_open(&cfg);
+
+	if (!w) {
+		perror("dt_writer_open");
+		exit(1);
+	}
+	return w;
+}
+
 /* Append one record: a fixed part (whose header is filled in here) and a
  * tail of len bytes. Returns false when the ring had no room. */
 static inline bool test_put(struct dt_ring *r, uint16_t type, void *fixed,
