@@ -3,11 +3,12 @@
  * complete. From a sealed trace (written here, format 1.6) and from an
  * older one (the 1.5 trace in tests/data), mutants: a data frame removed,
  * one copied, two files joined, END counting other records, calls or
- * losses than the file holds, every single bit of the header and of END's
- * frame flipped; and two sound traces that must read as complete: one
- * with API names shorter than cuDNN's prefix, one with call statuses no
- * cuDNN has named. Each is read, and how it ended, whether it is complete
- * and what was read are checked.
+ * losses than the file holds or its frame claiming a later place (frames
+ * missing before it), every single bit of the header and of END's frame
+ * flipped; and a sound trace that must read as complete, with API names
+ * shorter than cuDNN's prefix and call statuses no cuDNN has named. Each
+ * is read, and how it ended, whether it is complete and what was read are
+ * checked.
  *
  * usage: test-integrity OLD_TRACE            the checks
  *        test-integrity OLD_TRACE --write DIR  the mutants into DIR too (the
@@ -147,31 +148,33 @@ static size_t end_frame(const struct trace *t)
 	return t->frames - 2;
 }
 
-/* t with END's record changed by `edit`, its frame's checksum made to
- * match again when the trace is sealed: END lying, not damaged. */
+/* t with END's record and its frame's seal changed by `edit`, the seal's
+ * checksum made to match again when the trace is sealed (the seal is then
+ * zeros when edit sees it otherwise): END lying, not damaged. */
 static struct mutant end_lying(const struct trace *t,
-			       void (*edit)(struct dt_rec_end *))
+			       void (*edit)(struct dt_rec_end *,
+					    struct dt_rec_frame *))
 {
 	struct mutant m = { malloc(t->n), t->n };
 	size_t at = t->at[end_frame(t)] + 8, len = t->at[end_frame(t) + 1] - at;
-	size_t pos = 0, seal = len;
+	size_t pos = 0, end = len, seal = len;
+	struct dt_rec_end e = { 0 };
+	struct dt_rec_frame f = { 0 };
 	struct dt_rec_hdr h;
 
 	memcpy(m.p, t->p, t->n);
 	for (; pos < len; pos += h.size) {
 		memcpy(&h, m.p + at + pos, sizeof(h));
-		if (h.type == DT_REC_END) {
-			struct dt_rec_end e;
-			memcpy(&e, m.p + at + pos, sizeof(e));
-			edit(&e);
-			memcpy(m.p + at + pos, &e, sizeof(e));
-		} else if (h.type == DT_REC_FRAME) {
-			seal = pos;
-		}
+		if (h.type == DT_REC_END)
+			memcpy(&e, m.p + at + (end = pos), sizeof(e));
+		else if (h.type == DT_REC_FRAME)
+			memcpy(&f, m.p + at + (seal = pos), sizeof(f));
 	}
+	CHECK(end < len);
+	edit(&e, &f);
+	memcpy(m.p + at + end, &e, sizeof(e));
 	if (seal < len) {
-		struct dt_rec_frame f;
-		memcpy(&f, m.p + at + seal, sizeof(f));
+		memcpy(m.p + at + seal, &f, sizeof(f));
 		f.hash = XXH64(m.p + at,
 			       seal + offsetof(struct dt_rec_frame, hash), 0);
 		memcpy(m.p + at + seal, &f, sizeof(f));
@@ -179,19 +182,29 @@ static struct mutant end_lying(const struct trace *t,
 	return m;
 }
 
-static void records_huge(struct dt_rec_end *e)
+static void records_huge(struct dt_rec_end *e, struct dt_rec_frame *f)
 {
+	(void)f;
 	e->records = 1ull << 62;
 }
 
-static void calls_more(struct dt_rec_end *e)
+static void calls_more(struct dt_rec_end *e, struct dt_rec_frame *f)
 {
+	(void)f;
 	e->calls++;
 }
 
-static void nothing_lost(struct dt_rec_end *e)
+static void nothing_lost(struct dt_rec_end *e, struct dt_rec_frame *f)
 {
+	(void)f;
 	e->lost = 0;
+}
+
+/* END's frame placed one further: as many frames as that are missing */
+static void frame_after(struct dt_rec_end *e, struct dt_rec_frame *f)
+{
+	(void)e;
+	f->seq++;
 }
 
 /* ------------------------------------------------------------ verdicts */
@@ -410,6 +423,12 @@ int main(int argc, char **argv)
 	common_mutants(&sealed, "sealed");
 	flips(&sealed, 0, "sealed-header-flip");
 	flips(&sealed, end_frame(&sealed), "sealed-end-flip");
+
+	/* END's frame saying a frame before it is missing */
+	m = end_lying(&sealed, frame_after);
+	v = expect("sealed-end-place", &m, DT_FILE_DAMAGED);
+	CHECK_EQ_U(v.st.frames_missing, 1);
+	free(m.p);
 
 	/* END saying nothing was lost, its LOSS records saying 5 were */
 	struct trace lossy = write_sealed("lossy-%p.dnnt", true);

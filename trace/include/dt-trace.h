@@ -282,7 +282,9 @@ enum dt_read_error {
  * were damaged and skipped. */
 enum dt_file_end {
 	DT_FILE_CLEAN,     /* the END summary was read (then the seek table,
-			      when have_index) and nothing was skipped */
+			      when have_index), nothing was skipped, and
+			      the file is what was written: its seals (1.6)
+			      and END's counts agree with what was read */
 	DT_FILE_NO_END,    /* no END: the process died or is still writing;
 			      every frame up to the end of the file was read
 			      or skipped */
