@@ -161,6 +161,11 @@ const char *dt_status_name(int64_t status)
 	return dt_enum_name("cudnnStatus_t", 13, status);
 }
 
+const char *dt_api_short(const char *api)
+{
+	return strncmp(api, "cudnn", 5) ? api : api + 5;
+}
+
 /* Element layout of each cudnnBackendAttributeType_t, by value. */
 static const struct {
 	char code; /* 'p' pointer, 'e' enum, 'i'/'u' int, 'f' float,

@@ -163,7 +163,7 @@ const char *dt_file_end_name(enum dt_file_end end)
 	case DT_FILE_CORRUPT:
 		return "corrupt";
 	case DT_FILE_DAMAGED:
-		return "damaged (frames skipped, the rest read)";
+		return "damaged (not all as written: the rest read)";
 	}
 	return "unknown";
 }
@@ -243,9 +243,12 @@ const char *dt_lost_text(const struct dt_file_stats *st,
 	if (parts && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n, ")");
 	if (!st->lost_exact && n >= 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n,
-			 " (the file has no end summary: losses after its "
-			 "last loss record are not known)");
+		snprintf(buf + n, size - (size_t)n, "%s",
+			 st->have_end
+				 ? " (its end summary counts fewer: the loss "
+				   "records read are taken)"
+				 : " (the file has no end summary: losses "
+				   "after its last loss record are not known)");
 	return buf;
 }
 

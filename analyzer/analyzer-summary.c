@@ -1196,6 +1196,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	char text[512];
 	f->end = st->end;
 	f->complete = dt_trace_complete(st);
+	f->sealed = st->sealed;
 	f->ended = strdup(dt_file_end_text(st, text, sizeof(text)));
 	f->lost_text =
 		strdup(dt_lost_text(st, ms, " lost", text, sizeof(text)));

@@ -224,6 +224,11 @@ int dt_info_file(const char *path, long top)
 	if (st->error[0] && st->end != DT_FILE_CLEAN)
 		printf(": %s", st->error);
 	printf("\n%-12s %s\n", "index:", st->have_index ? "yes" : "no");
+	printf("%-12s %s\n", "sealed:",
+	       st->sealed ? "yes: every frame's place, the header's and END's "
+			    "checksums checked"
+			  : "no (format before 1.6): END's counts checked; the "
+			    "header and END cannot be verified");
 	/* the program took the file's descriptor; the recorder reopened it */
 	print_kv("descriptor:", dt_info_get(fi, "trace.fd"));
 	size_t n_skips;

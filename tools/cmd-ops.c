@@ -69,7 +69,7 @@ static void print_op_text(FILE *out, const struct dt_file_info *fi,
 		op->workspace >= 0
 			? dt_fmt_bytes((uint64_t)op->workspace, w, sizeof(w))
 			: "?",
-		op->api + 5, op->desc, op->status ? " FAILED" : "");
+		dt_api_short(op->api), op->desc, op->status ? " FAILED" : "");
 }
 
 static void json_ints(struct dt_json *j, const char *key, const int64_t *v,
@@ -282,7 +282,7 @@ static void print_problems(FILE *out, struct dt_json *j, struct problems *ps,
 					? dt_fmt_bytes((uint64_t)p->workspace,
 						       w, sizeof(w))
 					: "?",
-				p->api + 5, p->key);
+				dt_api_short(p->api), p->key);
 		} else {
 			dt_json_open(j, '{', -1);
 			dt_json_ks(j, "api", p->api);

@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="meson ninja-build gcc pkg-config libzstd-dev libelf-dev libjson-c-dev libsqlite3-dev python3 python3-pycparser"
+packages="meson ninja-build gcc pkg-config libzstd-dev libxxhash-dev libelf-dev libjson-c-dev libsqlite3-dev python3 python3-pycparser"
 # the wheel (ninja -C build wheel), built offline, and its test's venv
 packages="$packages python3-dev python3-setuptools python3-wheel python3-build python3-venv"
 missing=""

@@ -177,6 +177,11 @@ void dt_json_trace_end(struct dt_json *j, const struct dt_sum_file *f)
 	if (f->end != DT_FILE_CLEAN) {
 		dt_json_ks(j, "ended_how", f->ended);
 	}
+	if (!f->sealed) {
+		/* older than 1.6: its header and END cannot be verified */
+		dt_json_key(j, "sealed");
+		dt_json_bool(j, false);
+	}
 	dt_json_ku(j, "lost", f->lost);
 	dt_json_key(j, "lost_exact");
 	dt_json_bool(j, f->lost_exact);

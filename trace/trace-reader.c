@@ -8,8 +8,11 @@
  * on with the next frame, found through the seek table of a finished file
  * when it is sound, else through the damaged frame's own structure, else by
  * scanning for the next frame that decodes. A file cut short yields every
- * record before the cut. dt_reader_stats() and dt_reader_skips() say what
- * was not read and why. The reader never writes: it repairs nothing.
+ * record before the cut. In a file whose frames are sealed (format 1.6), a
+ * frame's FRAME record places it: frames missing, read twice or from
+ * another file are found, and those read twice or from another file are
+ * not returned. dt_reader_stats() and dt_reader_skips() say what was not
+ * read and why. The reader never writes: it repairs nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +29,7 @@
 #include <zstd_errors.h>
 
 #include "dt-trace.h"
+#include "trace-util.h"
 
 /* Decompressed frames and skippable payloads larger than this are taken as
  * damaged (the writer makes 1 to 2 MiB chunks). */
@@ -50,6 +54,9 @@ struct frame {
 	bool counted; /* a data frame (stats.frames) */
 	bool index;   /* a valid seek table, of index_frames entries */
 	uint32_t index_frames;
+	bool sealed; /* ends with a FRAME record: `seal` */
+	struct dt_rec_frame seal;
+	uint64_t at;  /* where the frame starts */
 	bool skipped; /* `skip` was skipped before this frame */
 	struct dt_skip skip;
 	enum dt_file_end end;
@@ -102,8 +109,16 @@ struct dt_reader {
 
 	struct dt_file_info info;
 	unsigned body_infos; /* INFO records read after the header */
+	/* info[] by key: slot k holds an index + 1, 0 when free */
+	uint32_t *info_slots;
+	size_t info_cap;
+	size_t info_alloc; /* entries info.info has room for */
+	/* the frames' places (sealed files): the next one expected */
+	bool sealed;
+	bool id_known; /* file_id from the header, or the first frame */
+	uint64_t file_id;
+	uint64_t next_seq;
 	struct dt_file_stats stats;
-	uint64_t loss_sum; /* counts of LOSS records seen */
 	struct dt_skip skips[DT_SKIPS_MAX];
 
 	/* the decoder: its next frame starts at dec_off */
@@ -222,14 +237,18 @@ static uint32_t check_record(const uint8_t *p, size_t avail)
 	return h->size;
 }
 
-/* Whether buf[0..len) is whole, well-formed records. */
-static bool check_records(const uint8_t *buf, size_t len)
+/* Whether buf[0..len) is whole, well-formed records; *last gets where the
+ * last starts (len when there is none). */
+static bool check_records(const uint8_t *buf, size_t len, size_t *last)
 {
 	size_t pos = 0;
 	uint32_t size;
 
-	while (pos < len && (size = check_record(buf + pos, len - pos)))
+	*last = len;
+	while (pos < len && (size = check_record(buf + pos, len - pos))) {
+		*last = pos;
 		pos += size;
+	}
 	return pos == len;
 }
 
@@ -264,23 +283,78 @@ const char *dt_info_get(const struct dt_file_info *fi, const char *key)
 	return NULL;
 }
 
-static int add_info(struct dt_file_info *fi, const struct dt_rec_info *rec)
+/* Where key k (n bytes) is in the index of INFO keys, or the free slot
+ * where it goes. A key is compared as the C string it was read into, as
+ * dt_info_get() compares it. */
+static uint32_t *info_slot(struct dt_reader *r, const void *k, size_t n)
 {
+	size_t mask = r->info_cap - 1;
+
+	for (size_t i = dt_hash(k, n, 0) & mask;; i = (i + 1) & mask) {
+		uint32_t *s = &r->info_slots[i];
+		if (!*s)
+			return s;
+		const char *key = r->info.info[*s - 1].key;
+		if (strlen(key) == n && !memcmp(key, k, n))
+			return s;
+	}
+}
+
+/* Index fact i by its key, unless a fact before it has that key. */
+static void index_info(struct dt_reader *r, size_t i)
+{
+	const char *key = r->info.info[i].key;
+	uint32_t *slot = info_slot(r, key, strlen(key));
+
+	if (!*slot)
+		*slot = (uint32_t)i + 1;
+}
+
+/* Room for one more INFO fact: the array and its index grow by doubling,
+ * so that reading n facts costs O(n), whatever a header holds. */
+static int info_room(struct dt_reader *r)
+{
+	struct dt_file_info *fi = &r->info;
+
+	if (fi->n_info == r->info_alloc) {
+		size_t n = r->info_alloc ? 2 * r->info_alloc : 32;
+		struct dt_kv *kv = realloc(fi->info, n * sizeof(*kv));
+		if (!kv)
+			return -1;
+		fi->info = kv;
+		r->info_alloc = n;
+	}
+	if (2 * (fi->n_info + 1) <= r->info_cap)
+		return 0;
+	size_t cap = r->info_cap ? 2 * r->info_cap : 64;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -1;
+	free(r->info_slots);
+	r->info_slots = slots;
+	r->info_cap = cap;
+	for (size_t i = 0; i < fi->n_info; i++)
+		index_info(r, i);
+	return 0;
+}
+
+static int add_info(struct dt_reader *r, const struct dt_rec_info *rec)
+{
+	struct dt_file_info *fi = &r->info;
 	uint32_t len;
 	const uint8_t *t = dt_rec_tail(&rec->hdr, &len);
 	struct dt_kv *kv;
 
 	if (rec->key_len > len)
 		return -1;
-	/* the header's word stands: a body's INFO only adds what it lacked */
-	for (size_t i = 0; i < fi->n_info; i++)
-		if (strlen(fi->info[i].key) == rec->key_len &&
-		    !memcmp(fi->info[i].key, t, rec->key_len))
-			return 0;
-	kv = realloc(fi->info, (fi->n_info + 1) * sizeof(*kv));
-	if (!kv)
+	if (info_room(r))
 		return -1;
-	fi->info = kv;
+	/* the first word on a key stands: a body's INFO only adds what the
+	 * header lacked (a key holding a NUL is read up to it, and is never
+	 * the same as one before it) */
+	if (!memchr(t, 0, rec->key_len) && *info_slot(r, t, rec->key_len))
+		return 0;
+	kv = fi->info;
 	kv[fi->n_info].key = dup_n(t, rec->key_len);
 	kv[fi->n_info].value = dup_n(t + rec->key_len, len - rec->key_len);
 	if (!kv[fi->n_info].key || !kv[fi->n_info].value) {
@@ -288,7 +362,7 @@ static int add_info(struct dt_file_info *fi, const struct dt_rec_info *rec)
 		free((void *)kv[fi->n_info].value);
 		return -1;
 	}
-	fi->n_info++;
+	index_info(r, fi->n_info++);
 	return 0;
 }
 
@@ -351,6 +425,35 @@ static int not_trace(struct dt_reader *r, const uint8_t *hdr8, char *errbuf,
 	return DT_ERR_NOT_TRACE;
 }
 
+/* What the seal at p + last of a skippable frame's payload checks: every
+ * byte before its `hash`. */
+static uint64_t seal_hash(const uint8_t *p, size_t last)
+{
+	return dt_frame_hash(p, last + offsetof(struct dt_rec_frame, hash));
+}
+
+/* The header's seal, its last record: its place (first) and the checksum
+ * of every byte before it. A file from before seals has none; one that
+ * says it has (1.6 on) but lacks it, or whose bytes do not match, was
+ * damaged, and its names and facts may be wrong; its file id is then
+ * taken from its first frame. */
+static void check_header_seal(struct dt_reader *r, const uint8_t *p,
+			      uint32_t len, uint32_t last)
+{
+	const struct dt_rec_frame *s = (const void *)(p + last);
+
+	r->sealed = last < len && s->hdr.type == DT_REC_FRAME;
+	r->stats.sealed = r->sealed;
+	r->next_seq = 1;
+	if (!r->sealed) {
+		r->stats.header_damaged = r->info.hdr.minor >= 6;
+		return;
+	}
+	r->stats.header_damaged = s->seq != 0 || s->hash != seal_hash(p, last);
+	r->id_known = !r->stats.header_damaged;
+	r->file_id = s->file_id;
+}
+
 static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 {
 	uint8_t hdr8[8] = { 0 };
@@ -390,7 +493,8 @@ static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 			 r->info.hdr.major, r->info.hdr.minor, DT_FORMAT_MAJOR);
 		return DT_ERR_VERSION;
 	}
-	for (size_t pos = sizeof(struct dt_file_header); pos < len;) {
+	uint32_t last = len;
+	for (uint32_t pos = sizeof(struct dt_file_header); pos < len;) {
 		const struct dt_rec_hdr *h = (const void *)(p + pos);
 		uint32_t size = check_record(p + pos, len - pos);
 		int rc = 0;
@@ -402,7 +506,7 @@ static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 			return DT_ERR_CORRUPT;
 		}
 		if (h->type == DT_REC_INFO)
-			rc = add_info(&r->info, (const void *)h);
+			rc = add_info(r, (const void *)h);
 		else if (h->type == DT_REC_APIDEF)
 			rc = add_api(&r->info, (const void *)h);
 		if (rc) {
@@ -411,8 +515,10 @@ static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 				 "malformed record in the file header");
 			return DT_ERR_CORRUPT;
 		}
+		last = pos;
 		pos += size;
 	}
+	check_header_seal(r, p, len, last);
 	free(p);
 	r->off = r->dec_off = r->body = 8 + (uint64_t)len;
 	return DT_OK;
@@ -562,6 +668,7 @@ void dt_reader_close(struct dt_reader *r)
 		free((void *)r->info.apis[i].sig);
 	}
 	free(r->info.info);
+	free(r->info_slots);
 	free(r->info.apis);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->in);
@@ -630,14 +737,28 @@ static void try_stop(struct frame *f, struct attempt *a, uint64_t at,
 	frame_stop(f, DT_FILE_CORRUPT, at, "%s at offset %" PRIu64, what, at);
 }
 
-/* The frame's content is in f->buf: sound if its records are. */
-static void records_frame(struct frame *f, struct attempt *a, size_t len,
-			  uint64_t end, bool data)
+/* The frame's content is in f->buf: sound if its records are, and in a
+ * sealed file, if it ends with its seal, which for a skippable frame
+ * (zstd checks the content of the others) matches the bytes before it. */
+static void records_frame(const struct dt_reader *r, struct frame *f,
+			  struct attempt *a, size_t len, uint64_t end,
+			  bool data)
 {
+	size_t last;
+
 	a->dsize = len;
 	a->dsize_exact = true;
-	if (!check_records(f->buf, len))
+	if (!check_records(f->buf, len, &last))
 		return try_result(a, TRY_BAD, DT_SKIP_BAD_RECORD, end);
+	f->sealed = last < len &&
+		    ((const struct dt_rec_hdr *)(f->buf + last))->type ==
+			    DT_REC_FRAME;
+	if (f->sealed)
+		memcpy(&f->seal, f->buf + last, sizeof(f->seal));
+	if (r->sealed && !f->sealed)
+		return try_result(a, TRY_BAD, DT_SKIP_BAD_RECORD, end);
+	if (r->sealed && !data && f->seal.hash != seal_hash(f->buf, last))
+		return try_result(a, TRY_BAD, DT_SKIP_CHECKSUM, end);
 	f->kind = FRAME_RECORDS;
 	f->len = len;
 	f->off = end;
@@ -736,7 +857,7 @@ static void stream_zstd(struct dt_reader *r, struct frame *f, uint64_t at,
 	}
 	if (ob.pos != content)
 		return try_result(a, TRY_BAD, DT_SKIP_BAD_SIZE, pos);
-	records_frame(f, a, ob.pos, pos, true);
+	records_frame(r, f, a, ob.pos, pos, true);
 }
 
 /* Decode the zstd frame at `at` into f: in one pass when the whole frame is
@@ -776,7 +897,7 @@ static void try_zstd(struct dt_reader *r, struct frame *f, uint64_t at,
 			return try_result(a, TRY_BAD, DT_SKIP_BAD_SIZE,
 					  at + csize);
 		r->last_csize = csize;
-		return records_frame(f, a, got, at + csize, true);
+		return records_frame(r, f, a, got, at + csize, true);
 	}
 	stream_zstd(r, f, at, (size_t)content, a);
 }
@@ -797,6 +918,16 @@ static void decode_seek_table(struct dt_reader *r, struct frame *f, uint64_t at,
 		return;
 	f->index = true;
 	f->index_frames = n;
+}
+
+/* Whether the skippable frame at `at`, `len` bytes, is a file header. */
+static bool is_header(struct dt_reader *r, uint64_t at, uint32_t len)
+{
+	char magic[8];
+
+	return len >= sizeof(struct dt_file_header) &&
+	       !read_at(r, at + 8, magic, 8) &&
+	       !memcmp(magic, DT_FILE_MAGIC, 8);
 }
 
 /* A skippable frame at `at`: metadata records, a seek table, or someone
@@ -821,6 +952,15 @@ static void try_skippable(struct dt_reader *r, struct frame *f, uint64_t at,
 	end = at + 8 + len;
 	if (!frame_may_start(r, end))
 		return try_result(a, TRY_BAD, DT_SKIP_BAD_HEADER, 0);
+	if (magic == DT_FRAME_HEADER && is_header(r, at, len)) {
+		/* a file never holds a second header: another trace was
+		 * appended to this one */
+		a->result = TRY_STOP;
+		return frame_stop(f, DT_FILE_DAMAGED, at,
+				  "another trace starts at offset %" PRIu64
+				  " (files joined): not read",
+				  at);
+	}
 	if (magic == DT_FRAME_META) {
 		if (len > FRAME_MAX || (strict && len == 0))
 			return try_result(a, TRY_BAD, DT_SKIP_BAD_HEADER, end);
@@ -829,7 +969,7 @@ static void try_skippable(struct dt_reader *r, struct frame *f, uint64_t at,
 					"out of memory for the frame");
 		if (read_at(r, at + 8, f->buf, len))
 			return try_stop(f, a, at, "read error");
-		return records_frame(f, a, len, end, false);
+		return records_frame(r, f, a, len, end, false);
 	}
 	a->dsize = 0;
 	if (magic == DT_FRAME_SEEK) {
@@ -854,8 +994,8 @@ static void try_frame(struct dt_reader *r, struct frame *f, uint64_t at,
 	*a = (struct attempt){ .dsize = DT_SKIP_UNKNOWN };
 	f->kind = FRAME_NONE;
 	f->len = 0;
-	f->counted = f->index = false;
-	f->off = at;
+	f->counted = f->index = f->sealed = false;
+	f->off = f->at = at;
 	if (r->size - at < 4)
 		return try_result(a, TRY_CUT, DT_SKIP_NO_FRAME, 0);
 	if (read_at(r, at, b, 4))
@@ -1160,6 +1300,60 @@ static size_t say(char *buf, size_t size, size_t at, const char *fmt, ...)
 	return n < 0 ? at : at + (size_t)n;
 }
 
+/* "N frames are <what>", a clause of the sentence, when count is not 0:
+ * `one` and `many` are the verb for one frame and for more. */
+static size_t say_frames(char *e, size_t n, size_t k, uint64_t count,
+			 const char *one, const char *many, const char *what)
+{
+	if (!count)
+		return k;
+	return say(e, n, k, "%s%" PRIu64 " frame%s %s %s", k ? "; " : "", count,
+		   count == 1 ? "" : "s", count == 1 ? one : many, what);
+}
+
+/* What the seals found: the header's checksum, frames missing, read
+ * twice, from another file, after END. */
+static size_t say_sequence(const struct dt_file_stats *st, char *e, size_t n,
+			   size_t k)
+{
+	if (st->header_damaged)
+		k = say(e, n, k,
+			"%sthe header %s: names and facts may be wrong",
+			k ? "; " : "",
+			st->sealed ? "does not match its checksum"
+				   : "says it is sealed but has no seal");
+	if (st->frames_missing > st->frames_skipped)
+		k = say_frames(e, n, k, st->frames_missing - st->frames_skipped,
+			       "is", "are", "missing from the file");
+	k = say_frames(e, n, k, st->frames_repeated, "was", "were",
+		       "read once already (not read again)");
+	k = say_frames(e, n, k, st->frames_foreign, "is", "are",
+		       "of another file (not read)");
+	return say_frames(e, n, k, st->frames_after_end, "is", "are",
+			  "after the END record (not read)");
+}
+
+/* What END says that the records read do not: calls, records lost. */
+static size_t say_end_counts(const struct dt_file_stats *st, char *e, size_t n,
+			     size_t k)
+{
+	if (!st->have_end)
+		return k;
+	if (st->end_rec.calls != st->calls &&
+	    (st->end_rec.calls < st->calls || !st->records_missing))
+		k = say(e, n, k,
+			"%sthe END record counts %" PRIu64 " calls, %" PRIu64
+			" were read",
+			k ? "; " : "", st->end_rec.calls, st->calls);
+	if (st->end_rec.lost < st->loss_counted)
+		k = say(e, n, k,
+			"%sthe END record counts %" PRIu64
+			" records lost, fewer than the %" PRIu64
+			" its LOSS records count: those are taken",
+			k ? "; " : "", st->end_rec.lost, st->loss_counted);
+	return k;
+}
+
 /* One sentence: why the file ended early, what was skipped, how many
  * records are missing. */
 static void describe(struct dt_reader *r, const char *why)
@@ -1188,6 +1382,7 @@ static void describe(struct dt_reader *r, const char *why)
 				st->skips, s->offset);
 		k = say(e, n, k, ": %s)", dt_skip_reason_str(s->reason));
 	}
+	k = say_sequence(st, e, n, k);
 	if (st->records_missing_known && st->records_missing)
 		k = say(e, n, k,
 			"%s%" PRIu64 " of the %" PRIu64
@@ -1203,6 +1398,22 @@ static void describe(struct dt_reader *r, const char *why)
 		k = say(e, n, k,
 			"; how many records they held is unknown (no END "
 			"record)");
+	k = say_end_counts(st, e, n, k);
+}
+
+/* Whether what was read is what the file says was written: its header
+ * matches its checksum, its frames are all there once and all its own, and
+ * END's counts are those of the records read. */
+static bool consistent(const struct dt_file_stats *st)
+{
+	if (st->header_damaged || st->frames_missing || st->frames_repeated ||
+	    st->frames_foreign || st->frames_after_end || st->joined_at)
+		return false;
+	if (!st->have_end)
+		return true;
+	return st->records_missing_known && !st->records_missing &&
+	       st->end_rec.calls == st->calls &&
+	       st->end_rec.lost >= st->loss_counted;
 }
 
 /* Reading is over: say how the file ended and what is missing. */
@@ -1213,14 +1424,52 @@ static void finish(struct dt_reader *r, enum dt_file_end end, uint64_t from,
 
 	r->done = true;
 	st->end = end;
-	st->bytes_lost = r->size > from ? r->size - from : 0;
+	if (end == DT_FILE_DAMAGED && from < r->size)
+		st->joined_at = from; /* what follows is another trace's */
+	else
+		st->bytes_lost = r->size > from ? r->size - from : 0;
 	st->records_missing_known =
 		st->have_end && st->end_rec.records >= st->data_records;
 	st->records_missing = st->records_missing_known
 				      ? st->end_rec.records - st->data_records
 				      : 0;
-	st->lost_exact = st->have_end;
+	/* END's count is final only if it covers the LOSS records read */
+	st->lost_exact = st->have_end && st->end_rec.lost >= st->loss_counted;
+	st->lost = st->lost_exact ? st->end_rec.lost : st->loss_counted;
+	if (st->end == DT_FILE_CLEAN && !consistent(st))
+		st->end = DT_FILE_DAMAGED;
 	describe(r, why);
+}
+
+/* Whether the frame's records are to be read: nothing follows END in a
+ * file; in a sealed file, a frame of another file or of a place read
+ * already is not this file's content, and places passed over are frames
+ * missing. */
+static bool frame_belongs(struct dt_reader *r, const struct frame *f)
+{
+	struct dt_file_stats *st = &r->stats;
+
+	if (st->have_end) {
+		st->frames_after_end++;
+		return false;
+	}
+	if (!r->sealed)
+		return true;
+	if (!r->id_known) {
+		r->id_known = true;
+		r->file_id = f->seal.file_id;
+	}
+	if (f->seal.file_id != r->file_id) {
+		st->frames_foreign++;
+		return false;
+	}
+	if (f->seal.seq < r->next_seq) {
+		st->frames_repeated++;
+		return false;
+	}
+	st->frames_missing += f->seal.seq - r->next_seq;
+	r->next_seq = f->seal.seq + 1;
+	return true;
 }
 
 /* Make the next frame's records current, or finish. */
@@ -1231,10 +1480,11 @@ static void load_frame(struct dt_reader *r)
 
 	r->cur = f;
 	r->out = f->buf;
-	r->out_len = f->kind == FRAME_RECORDS ? f->len : 0;
+	r->out_len =
+		f->kind == FRAME_RECORDS && frame_belongs(r, f) ? f->len : 0;
 	r->out_pos = 0;
 	r->off = f->off;
-	st->frames += f->kind == FRAME_RECORDS && f->counted;
+	st->frames += r->out_len && f->counted;
 	if (f->skipped)
 		add_skip(r, &f->skip);
 	if (f->index) {
@@ -1259,7 +1509,7 @@ static void count_loss(struct dt_reader *r, const struct dt_rec_loss *l)
 	if (l->reason == DT_LOSS_CUPTI)
 		r->stats.gpu_dropped += l->count;
 	else
-		r->loss_sum += l->count;
+		r->stats.loss_counted += l->count;
 }
 
 int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
@@ -1272,7 +1522,8 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 				(const void *)(r->out + r->out_pos);
 
 			r->out_pos += h->size;
-			if (h->type == DT_REC_PAD)
+			/* a frame's seal is the file's, not a record */
+			if (h->type == DT_REC_PAD || h->type == DT_REC_FRAME)
 				continue;
 			r->stats.records++;
 			r->stats.data_records += r->cur->counted;
@@ -1282,21 +1533,22 @@ int dt_reader_next(struct dt_reader *r, const struct dt_rec_hdr **rec)
 				r->stats.calls++;
 			else if (h->type == DT_REC_LOSS)
 				count_loss(r, (const void *)h);
-			else if (h->type == DT_REC_INFO &&
-				 r->body_infos < 64) {
+			else if (h->type == DT_REC_INFO && r->body_infos < 64) {
 				/* what the process learnt after the header was
 				 * written (the cuDNN it loaded): a few facts */
 				r->body_infos++;
-				add_info(&r->info, (const void *)h);
-			}
-			else if (h->type == DT_REC_END) {
+				add_info(r, (const void *)h);
+			} else if (h->type == DT_REC_END) {
 				r->stats.have_end = true;
 				memcpy(&r->stats.end_rec, h,
 				       sizeof(r->stats.end_rec));
 			}
-			r->stats.lost = r->stats.have_end
-						? r->stats.end_rec.lost
-						: r->loss_sum;
+			r->stats.lost =
+				r->stats.have_end &&
+						r->stats.end_rec.lost >
+							r->stats.loss_counted
+					? r->stats.end_rec.lost
+					: r->stats.loss_counted;
 			*rec = h;
 			return 1;
 		}

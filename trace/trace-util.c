@@ -1,6 +1,7 @@
 /*
  * trace-util.c - file name templates, the numbers a writer is configured
- * with, and small file reads for the writer.
+ * with, small file reads for the writer, and the checksum of the frames
+ * zstd does not check.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -14,8 +15,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "dt-trace.h"
 #include "trace-util.h"
+
+uint64_t dt_frame_hash(const void *p, size_t n)
+{
+	return XXH64(p, n, 0);
+}
 
 size_t dt_read_small_file(const char *path, char *buf, size_t size)
 {

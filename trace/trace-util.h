@@ -25,6 +25,10 @@ static inline uint64_t dt_clock_real(void)
 	return dt_clock_read(CLOCK_REALTIME);
 }
 
+/* The checksum of a skippable frame's payload (FRAME's `hash`): XXH64,
+ * seed 0, as zstd's frames use for their content. */
+uint64_t dt_frame_hash(const void *p, size_t n);
+
 /* Read up to size bytes of a small file (such as one under /proc); returns
  * the number of bytes read, 0 on any error. */
 size_t dt_read_small_file(const char *path, char *buf, size_t size);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -47,6 +48,7 @@ struct dt_writer {
 	uint64_t reserved; /* blocks allocated up to here (fallocate) */
 	bool can_reserve;  /* the file system can reserve blocks */
 	char path[PATH_MAX];
+	uint64_t file_id; /* in every frame's FRAME record */
 	uint32_t ring_size;
 	uint32_t flush_ms;
 	bool (*orphaned)(void); /* dt_writer_config's */
@@ -248,6 +250,24 @@ static void note_io_error(struct dt_writer *w, const char *why)
 		"dnntrace: cannot write %s: %s; the records that do not fit "
 		"are counted as lost\n",
 		w->path, why ? why : strerror(w->io_errno));
+}
+
+/* The FRAME record that ends every frame, at payload + len: which file it
+ * belongs to, its place in it (the frames written before it: a frame the
+ * file could not take leaves no gap), and for a skippable frame (payload
+ * given), the checksum zstd does not make: of every byte before `hash`. */
+static void seal(const struct dt_writer *w, uint8_t *payload, size_t len,
+		 bool checked)
+{
+	struct dt_rec_frame f = { .hdr = { DT_REC_FRAME, 0, sizeof(f) } };
+
+	f.file_id = w->file_id;
+	f.seq = w->n_seek;
+	memcpy(payload + len, &f, sizeof(f));
+	if (checked)
+		f.hash = dt_frame_hash(
+			payload, len + offsetof(struct dt_rec_frame, hash));
+	memcpy(payload + len, &f, sizeof(f));
 }
 
 /* Write one skippable frame (magic, size, payload) and index it. */
@@ -465,6 +485,10 @@ static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
 		c->other = h->start_real;
 		c->clock = DT_CLOCK_REALTIME;
 	}
+	struct dt_rec_frame *s =
+		recbuf_add(&b, DT_REC_FRAME, sizeof(*s), NULL, 0, NULL, 0);
+	if (s)
+		seal(w, b.p, b.len - sizeof(*s), true);
 	rc = b.oom ? -1
 		   : write_skippable(w, DT_FRAME_HEADER, b.p, (uint32_t)b.len,
 				     false);
@@ -801,12 +825,15 @@ static void keep_linked(struct dt_writer *w)
 
 static int write_frame(struct dt_writer *w)
 {
-	size_t c;
+	size_t c, len;
 	int rc = 0;
 
 	if (!w->chunk_len)
 		return 0;
-	c = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->chunk, w->chunk_len);
+	/* zstd checks the content: the seal says only where the frame goes */
+	seal(w, w->chunk, w->chunk_len, false);
+	len = w->chunk_len + sizeof(struct dt_rec_frame);
+	c = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->chunk, len);
 	if (ZSTD_isError(c)) {
 		errno = EINVAL;
 		note_io_error(w, ZSTD_getErrorName(c));
@@ -816,8 +843,7 @@ static int write_frame(struct dt_writer *w)
 		rc = -1;
 	} else {
 		w->seek[w->n_seek++] =
-			(struct seek_entry){ (uint32_t)c,
-					     (uint32_t)w->chunk_len };
+			(struct seek_entry){ (uint32_t)c, (uint32_t)len };
 	}
 	if (rc) {
 		/* the chunk's records are not in the file: they are lost */
@@ -832,10 +858,11 @@ static int write_frame(struct dt_writer *w)
 }
 
 /* Append one record to the chunk. Every chunk starts with a CLOCK record
- * so that each frame can be put on the wall clock on its own. */
+ * so that each frame can be put on the wall clock on its own, and keeps
+ * room for its seal. */
 static void chunk_add(struct dt_writer *w, const void *rec, uint32_t size)
 {
-	if (w->chunk_len + size > w->chunk_cap)
+	if (w->chunk_len + size + sizeof(struct dt_rec_frame) > w->chunk_cap)
 		write_frame(w);
 	if (w->chunk_len == 0) {
 		struct dt_rec_clock c = { .hdr = { DT_REC_CLOCK, 0,
@@ -997,7 +1024,8 @@ static void write_end(struct dt_writer *w)
 {
 	struct dt_rec_loss l = { .hdr = { DT_REC_LOSS, 0, sizeof(l) } };
 	struct dt_rec_end e = { .hdr = { DT_REC_END, 0, sizeof(e) } };
-	uint8_t meta[8 + sizeof(l) + sizeof(e)], *p = meta + 8, *buf;
+	uint8_t meta[8 + sizeof(l) + sizeof(e) + sizeof(struct dt_rec_frame)];
+	uint8_t *p = meta + 8, *buf;
 	size_t n, len, meta_len;
 
 	write_frame(w);
@@ -1015,7 +1043,9 @@ static void write_end(struct dt_writer *w)
 	e.reason = w->end_reason;
 	e.code = w->end_code;
 	memcpy(p, &e, sizeof(e));
-	meta_len = (size_t)(p + sizeof(e) - meta);
+	p += sizeof(e);
+	seal(w, meta + 8, (size_t)(p - meta - 8), true);
+	meta_len = (size_t)(p + sizeof(struct dt_rec_frame) - meta);
 	put_le32(meta, DT_FRAME_META);
 	put_le32(meta + 4, (uint32_t)(meta_len - 8));
 
@@ -1117,7 +1147,6 @@ static void *writer_main(void *arg)
 }
 
 /* --------------------------------------------------------- public API */
-
 
 static void kick(struct dt_writer *w)
 {
@@ -1353,6 +1382,17 @@ int dt_writer_io_error(const struct dt_writer *w, uint64_t *lost)
 	return w->io_errno;
 }
 
+/* A number that tells this file's frames from any other file's (a file
+ * appended to another, a frame copied in from another recording). */
+static uint64_t new_file_id(const void *salt)
+{
+	uint64_t id, t = dt_clock_mono() ^ dt_clock_real() ^ (uint64_t)getpid();
+
+	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
+		return id;
+	return dt_hash(&t, sizeof(t), (uint64_t)(uintptr_t)salt);
+}
+
 static uint32_t pow2_at_least(uint32_t v, uint32_t min)
 {
 	uint32_t p = min;
@@ -1432,6 +1472,7 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 	if (fd < 0)
 		goto fail;
 	w->can_reserve = true;
+	w->file_id = new_file_id(&h);
 
 	memcpy(h.magic, DT_FILE_MAGIC, 8);
 	h.start_mono = cfg->start_mono ? cfg->start_mono : dt_clock_mono();

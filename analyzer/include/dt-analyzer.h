@@ -152,6 +152,10 @@ int dt_dtype_bits(int64_t dtype);
 /* The cudnnStatus_t's name, or NULL for a value cuDNN does not define. */
 const char *dt_status_name(int64_t status);
 
+/* A function's name without cuDNN's "cudnn" prefix, for tables: the name
+ * itself when it has none (a file's API table may name any function). */
+const char *dt_api_short(const char *api);
+
 /*
  * Print a call's arguments as `dnntrace dump` shows them: name=value,
  * enums by name, and the payloads of cudnnBackendSetAttribute and
@@ -1060,6 +1064,9 @@ struct dt_sum_file {
 	uint32_t pid;
 	enum dt_file_end end;
 	bool complete;   /* dt_trace_complete() */
+	bool sealed;     /* its frames carry their place and checksums
+			    (format 1.6): complete is proven, not only
+			    END's counts checked */
 	char *ended;     /* how it ended, in one line (dt_file_end_text) */
 	char *lost_text; /* what the writer lost, in words (dt_lost_text) */
 	bool lost_exact; /* lost is the writer's count (else a lower bound) */

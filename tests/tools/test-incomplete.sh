@@ -92,6 +92,36 @@ has "info lists what was skipped" "^skipped: " info "$dam"
 has "lost is unknown without an end" "^lost: *records: unknown" info "$cut"
 json "clean report" "d['complete'] and d['files'][0]['complete'] and d['files'][0]['lost_exact']" report --format json "$t"
 
+# traces whose every frame decodes but which are not what was written
+# (tests/trace/corpus, from test-integrity): a frame removed, one copied,
+# two files joined; on the recorded 1.5 trace they were made from, and on
+# a sealed one, with END counting more calls than the file holds
+root=$(dirname "$(dirname "$listing")")
+corpus=$root/tests/trace/corpus old=$root/tests/data/h200-sample.dnnt
+for m in frame-removed frame-repeated joined; do
+	p=$corpus/integrity-unsealed-$m.damaged.dnnt
+	rc "gate on $m" 1 diff --fail-on regression "$old" "$p"
+	rc "gate on $m, any" 1 diff --fail-on any "$old" "$p"
+	has "info on $m" "^ended: *damaged" info "$p"
+	json "report json on $m" "not d['complete'] and d['files'][0]['ended'] == 'damaged' and d['files'][0]['ended_how'] and not d['files'][0]['sealed']" report --format json "$p"
+	has "info on sealed $m" "^ended: *damaged" info "$corpus/integrity-sealed-$m.damaged.dnnt"
+done
+has "END counting more calls" "^ended: *damaged.*counts 27 calls, 26 were read" info "$corpus/integrity-sealed-end-calls.damaged.dnnt"
+has "a copied frame is read once" "^records: .*(26 calls" info "$corpus/integrity-sealed-frame-repeated.damaged.dnnt"
+has "files joined" "another trace starts at offset 37606" info "$corpus/integrity-unsealed-joined.damaged.dnnt"
+has "header checksum" "the header does not match its checksum" info "$corpus/integrity-sealed-header-flip.damaged.dnnt"
+has "END lost 0, its LOSS records 5" "^lost: *at least 5 records" info "$corpus/integrity-sealed-end-lost.damaged.dnnt"
+odd=$corpus/integrity-odd-names-statuses.clean.dnnt
+has "sealed" "^sealed: *yes" info "$odd"
+# a sound trace naming functions shorter than cuDNN's prefix, and returning
+# statuses cuDNN never named: read whole, names printed as they are
+has "ops, a name shorter than 'cudnn'" "? cudn  FAILED$" ops "$odd"
+has "ops, a status without a name" "= ?$" ops --call 5 "$odd"
+has "dump, a status without a name" ") = 2000000000$" dump "$odd"
+has "report, a status without a name" "last: unknown status" report "$odd"
+has "unsealed" "^sealed: *no" info "$old"
+rc "the recorded trace still gates clean" 0 diff --fail-on regression "$old" "$old"
+
 # records the writer lost, counted exactly: the file ended cleanly, but
 # what they held is missing all the same
 "$synth" "$listing" "$tmp/lossy" --ranks 1 --steps 3000 --lose 5 >/dev/null || exit 1

@@ -56,24 +56,11 @@ static void flip(struct file *f, size_t i)
 
 static void write_base(void)
 {
-	struct dt_writer_config cfg = {
-		.flush_ms = 50,
-		.host = "host",
-		.cmdline = "test-damage",
-		.api_names = test_api_names,
-		.api_sigs = test_api_sigs,
-		.api_flags = test_api_flags,
-		.api_count = 2,
-	};
 	char path[600];
 	uint64_t seq = 0;
 
 	snprintf(path, sizeof(path), "%s/base-%%p.dnnt", dt_test_tmpdir());
-	cfg.path_template = path;
-	struct dt_writer *w = dt_writer_open(&cfg);
-	CHECK(w != NULL);
-	if (!w)
-		exit(1);
+	struct dt_writer *w = test_writer_as(path, "test-damage", 50);
 	struct dt_ring *r = dt_writer_attach(w, 7, "t");
 	for (int f = 0; f < NDATA; f++) {
 		for (int i = 0; i < 8 + f * 3; i++)
@@ -156,8 +143,10 @@ static struct file bad_record(size_t i, bool with_index, size_t *zsize)
 
 	CHECK_EQ_U(ZSTD_decompress(raw, d, base + start[i], end[i] - start[i]),
 		   d);
+	/* the last call, before the frame's seal */
 	for (size_t p = 0; p < d; p += ((struct dt_rec_hdr *)(raw + p))->size)
-		last = p;
+		if (((struct dt_rec_hdr *)(raw + p))->type == DT_REC_API_CALL)
+			last = p;
 	CHECK_EQ_U(((struct dt_rec_hdr *)(raw + last))->type, DT_REC_API_CALL);
 	((struct dt_rec_api_call *)(raw + last))->len = 0xFFFF;
 

@@ -247,8 +247,9 @@ int main(void)
 		}
 		}
 	}
+	/* FRAME seals frames: the reader checks them and returns none */
 	for (int t = 1; t < DT_REC_TYPE_COUNT; t++)
-		if (!seen[t])
+		if (!seen[t] && t != DT_REC_FRAME)
 			fprintf(stderr, "record type %d never read back\n", t),
 				dt_test_failures++;
 	CHECK_EQ_U(unknowns, 1);

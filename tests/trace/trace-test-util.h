@@ -43,6 +43,31 @@ static inline struct dt_writer *test_writer(const char *dir, const char *name,
 	return w;
 }
 
+/* A writer on the file template tmpl, recording for a process it names
+ * (host "host", command line cmdline) with the test API table; frames are
+ * written every flush_ms and where flushed. */
+static inline struct dt_writer *
+test_writer_as(const char *tmpl, const char *cmdline, uint32_t flush_ms)
+{
+	struct dt_writer_config cfg = {
+		.path_template = tmpl,
+		.flush_ms = flush_ms,
+		.host = "host",
+		.cmdline = cmdline,
+		.api_names = test_api_names,
+		.api_sigs = test_api_sigs,
+		.api_flags = test_api_flags,
+		.api_count = 2,
+	};
+	struct dt_writer *w = dt_writer_open(&cfg);
+
+	if (!w) {
+		perror("dt_writer_open");
+		exit(1);
+	}
+	return w;
+}
+
 /* Append one record: a fixed part (whose header is filled in here) and a
  * tail of len bytes. Returns false when the ring had no room. */
 static inline bool test_put(struct dt_ring *r, uint16_t type, void *fixed,
@@ -116,7 +141,7 @@ static inline bool test_write_file(const char *path, const void *buf, size_t n)
 /* The frames of a complete file: where each ends, the records it holds. */
 struct test_frame {
 	size_t end;       /* offset just past the frame */
-	uint64_t records; /* records it holds (PAD excluded) */
+	uint64_t records; /* records it holds (PAD and the seal excluded) */
 };
 
 /* Walk the frames of a complete file, counting records in each. */
@@ -138,7 +163,7 @@ static inline size_t test_frames_of(const uint8_t *buf, size_t size,
 					struct dt_rec_hdr h;
 					memcpy(&h, buf + off + 8 + p,
 					       sizeof(h));
-					recs++;
+					recs += h.type != DT_REC_FRAME;
 					p += h.size;
 				}
 			off += 8 + len;
@@ -152,7 +177,8 @@ static inline size_t test_frames_of(const uint8_t *buf, size_t size,
 			for (size_t p = 0; p < d;) {
 				const struct dt_rec_hdr *h =
 					(const void *)(out + p);
-				recs += h->type != DT_REC_PAD;
+				recs += h->type != DT_REC_PAD &&
+					h->type != DT_REC_FRAME;
 				p += h->size;
 			}
 			free(out);

@@ -39,7 +39,8 @@
 	X(18, GRAPH_LAUNCH, graph_launch, NONE) /* a CUDA graph launched */  \
 	X(19, GPU_METRICS, gpu_metrics, TEXT) /* what the GPU is sampled for */ \
 	X(20, GPU_SAMPLE, gpu_sample, BYTES)  /* one sample of those metrics */ \
-	X(21, KERNEL_LIB, kernel_lib, BYTES)  /* kernels a library registered */
+	X(21, KERNEL_LIB, kernel_lib, BYTES)  /* kernels a library registered */ \
+	X(22, FRAME, frame, NONE)             /* a frame's place and checksum */
 
 /* F(R, type, name) with type one of u8 u16 u32 u64 i32 i64; R is passed
  * through unchanged so expansions can name the record. */
@@ -204,6 +205,11 @@
 	F(R, u32, path_len) /* then the library's path */                  \
 	F(R, u32, reserved)                                               \
 	F(R, u32, len)
+#define DT_FIELDS_frame(F, R)                                             \
+	F(R, u64, file_id) /* the same in every frame of one file, random */ \
+	F(R, u64, seq)     /* the frame's place in the file: header 0 */     \
+	F(R, u64, hash)    /* skippable frames: XXH64 of the payload before \
+			      this record; data frames: 0 (zstd's) */
 #define DT_FIELDS_gpu_sample(F, R)                                       \
 	F(R, u64, start)  /* the sample's window, on the CUPTI clock */   \
 	F(R, u64, end)                                                    \

@@ -45,7 +45,7 @@ static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
 }
 
 #define DT_FORMAT_MAJOR 1
-#define DT_FORMAT_MINOR 5
+#define DT_FORMAT_MINOR 6
 
 /* The file header, first thing in the first (skippable) frame. */
 #define DT_FILE_MAGIC "DNNTRACE"
@@ -320,7 +320,9 @@ enum dt_read_error {
  * were damaged and skipped. */
 enum dt_file_end {
 	DT_FILE_CLEAN,     /* the END summary was read (then the seek table,
-			      when have_index) and nothing was skipped */
+			      when have_index), nothing was skipped, and
+			      the file is what was written: its seals (1.6)
+			      and END's counts agree with what was read */
 	DT_FILE_NO_END,    /* no END: the process died or is still writing;
 			      every frame up to the end of the file was read
 			      or skipped */
@@ -330,8 +332,12 @@ enum dt_file_end {
 			      no memory (error says which); bytes_lost bytes
 			      were not read */
 	DT_FILE_DAMAGED,   /* the file was finished (END or seek table read)
-			      but damaged frames were skipped; the rest was
-			      read */
+			      but is not what was written: damaged frames
+			      were skipped, frames are missing, repeated or
+			      from another file, its header or END does not
+			      match its checksum, or END's counts differ
+			      from what was read (error says which); the
+			      rest was read */
 };
 
 /* Why a range of the file was skipped: what was wrong with the frame that
@@ -434,11 +440,30 @@ struct dt_file_stats {
 	bool records_missing_known;
 
 	/* Records the writer dropped (buffers full, disk full): END's `lost`
-	 * when END was read, which is then exact; otherwise the sum of the
-	 * LOSS records read, a lower bound (lost_exact false), since LOSS
-	 * records after a cut or in skipped frames are gone. */
+	 * when END was read and counts at least what the LOSS records read
+	 * count, which is then exact; otherwise the larger of the two, a lower
+	 * bound (lost_exact false), since LOSS records after a cut or in
+	 * skipped frames are gone. loss_counted is the sum of the LOSS
+	 * records read. */
 	uint64_t lost;
 	bool lost_exact;
+	uint64_t loss_counted;
+
+	/* What the frames' seals prove (format 1.6 on): every frame ends with
+	 * a FRAME record giving its file and place, and a checksum where zstd
+	 * has none (the header, END's frame). `sealed` false: the file is
+	 * older, and only END's counts can show a frame missing or repeated.
+	 * Frames repeated, from another file or after END are not returned. */
+	bool sealed;
+	bool header_damaged;      /* the header fails its checksum, or its
+				     seal is missing: names may be wrong */
+	uint64_t frames_missing;  /* places no frame was read for (damaged
+				     frames skipped included) */
+	uint64_t frames_repeated; /* frames of a place read already */
+	uint64_t frames_foreign;  /* frames of another file */
+	uint64_t frames_after_end; /* frames with records after END's */
+	uint64_t joined_at;       /* another trace starts here (files joined):
+				     not read; 0: none */
 	uint64_t gpu_dropped; /* GPU activity records CUPTI dropped, from
 				 LOSS records: a lower bound when frames were
 				 skipped or the file ended early */
