@@ -548,9 +548,15 @@ static void close_writer(enum dt_end_reason reason, int code, bool reopen)
 {
 	struct dt_writer *w;
 
-	if (g.writer_pid != getpid())
+	if (g.writer_pid && g.writer_pid != getpid())
 		return;
+	/* under the lock: another thread may be opening the file right now
+	 * (the program exits while its threads make their first calls) */
 	pthread_mutex_lock(&g.lock);
+	if (g.writer_pid != getpid()) {
+		pthread_mutex_unlock(&g.lock);
+		return;
+	}
 	g.closing = true;
 	w = atomic_exchange(&g.writer, NULL);
 	atomic_fetch_add(&g.epoch, 1);
