@@ -260,7 +260,7 @@ static void vfact(const struct ctx *c, const char *cls, const char *label,
 		fprintf(c->out, "- **%s**: ", label);
 	else
 		fprintf(c->out, "%-10s", label);
-	vfprintf(c->out, fmt, ap);
+	dt_vprint_text(c->out, false, fmt, ap);
 	fputc('\n', c->out);
 }
 
@@ -742,18 +742,20 @@ static void print_findings(const struct ctx *c)
 		dt_fmt_ns(f->cost_ns, b1, sizeof(b1));
 		if (c->format == DT_MARKDOWN)
 			fprintf(c->out, "%zu. **%s %s**: %s\n", i + 1, b1,
-				f->host ? "host" : "GPU", f->title);
+				f->host ? "host" : "GPU", dt_text(f->title));
 		else
 			fprintf(c->out, "%s%2zu. [%s %s]%s %s\n",
 				c->color ? "\033[33m" : "", i + 1, b1,
 				f->host ? "host" : "GPU",
-				c->color ? "\033[0m" : "", f->title);
+				c->color ? "\033[0m" : "", dt_text(f->title));
 		for (const char *e = f->evidence; e && *e;) {
 			size_t n = strcspn(e, "\n");
-			int max = c->wide ? (int)n : (int)(n < 150 ? n : 150);
-			fprintf(c->out, "%s%.*s%s\n",
+			size_t max = c->wide || n < 150 ? n : 150;
+			char *line = strndup(e, max);
+			fprintf(c->out, "%s%s%s\n",
 				c->format == DT_MARKDOWN ? "    - " : "      ",
-				max, e, (size_t)max < n ? "..." : "");
+				line ? dt_text(line) : "", max < n ? "..." : "");
+			free(line);
 			e += n;
 			if (*e)
 				e++;

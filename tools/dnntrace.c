@@ -50,7 +50,7 @@ void dt_error(const char *fmt, ...)
 
 	fputs("dnntrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	dt_vprint_text(stderr, false, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -61,7 +61,7 @@ int dt_usage_error(const char *cmd, const char *fmt, ...)
 
 	fprintf(stderr, "dnntrace %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	dt_vprint_text(stderr, false, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'dnntrace %s --help'.\n", cmd);
 	return EXIT_USAGE;

@@ -203,8 +203,10 @@ static void on_call(void *arg, const struct dt_call *c)
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
 	dt_json_ku(&x->j, "seq", c->seq);
+	char st[64];
 	if (c->status) /* CUDNN_STATUS_SUCCESS is 0 */
-		dt_json_ks(&x->j, "status", dt_status_name(c->status));
+		dt_json_ks(&x->j, "status",
+			   dt_status_str(c->status, st, sizeof(st)));
 	if (c->flags & DT_CALL_NESTED)
 		dt_json_key(&x->j, "nested"), dt_json_bool(&x->j, true);
 	if (c->flags & DT_CALL_BY_DNNTRACE)

@@ -940,9 +940,10 @@ static void on_call(void *arg, const struct dt_call *c)
 		const char *name = c->name ? c->name : "(unknown function)";
 		event_head(x, &h->body, TYPE_SLICE_BEGIN, h->track, name);
 		ann_uint(x, &h->body, "seq", c->seq);
+		char st[64];
 		if (c->status)
 			ann_str(x, &h->body, "status",
-				dt_status_name(c->status));
+				dt_status_str(c->status, st, sizeof(st)));
 		if (c->flags & DT_CALL_NESTED)
 			ann_bool(x, &h->body, "nested");
 		if (c->flags & DT_CALL_BY_DNNTRACE)

@@ -5,6 +5,7 @@
 #ifndef TOOLS_H
 #define TOOLS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -89,6 +90,34 @@ struct dt_session *dt_open_session(const char *path,
 
 /* Folder holding the running dnntrace executable (static storage). */
 const char *dt_self_dir(void);
+
+/* --------------------------------------------------------- Escaping */
+
+/* A trace's strings are the traced process's bytes (escape.c): printers
+ * show them through these, never as they are. */
+
+/* Bytes of the character at s (n left) that may be shown as it is: 1 to
+ * 4; 0 for a control character (C0, DEL, C1) or a byte that starts no
+ * UTF-8 character. */
+int dt_char_shown(const char *s, size_t n);
+
+/* s for text and Markdown: each byte of what dt_char_shown() refuses
+ * written \xNN ("\x1b"), the rest as it is. Returns s itself when
+ * nothing needed it (NULL stays NULL), else a copy that stays valid for
+ * the next DT_TEXT_RING - 1 calls. */
+#define DT_TEXT_RING 16
+const char *dt_text(const char *s);
+/* The same as a malloc'ed copy (the caller frees it); NULL for NULL or
+ * without memory. */
+char *dt_text_dup(const char *s);
+/* s written to out as dt_text() shows it; keep_nl keeps its line ends
+ * (prose that brings its own). */
+void dt_put_text(FILE *out, const char *s, bool keep_nl);
+/* The same for the first n bytes of s at most (a record's tail). */
+void dt_put_textn(FILE *out, const char *s, size_t n);
+/* What fmt makes of ap, written as dt_put_text() writes it: messages and
+ * prose whose arguments may come from a trace. */
+void dt_vprint_text(FILE *out, bool keep_nl, const char *fmt, va_list ap);
 
 /* ------------------------------------------------------------- JSON */
 

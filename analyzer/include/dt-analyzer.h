@@ -151,6 +151,13 @@ int dt_dtype_bits(int64_t dtype);
 
 /* The cudnnStatus_t's name, or NULL for a value cuDNN does not define. */
 const char *dt_status_name(int64_t status);
+/* The same for printing: its name, or the number for a status cuDNN
+ * does not define (a newer cuDNN's) in buf; returns one or the other. */
+const char *dt_status_str(int64_t status, char *buf, size_t size);
+
+/* A function's name without "cudnn" ("ConvolutionForward"), or the
+ * name itself when it has no such prefix (a trace may name anything). */
+const char *dt_api_short(const char *name);
 
 /*
  * Print a call's arguments as `dnntrace dump` shows them: name=value,

@@ -1473,6 +1473,77 @@ static void write_fusion_scenario(const char *dir, int steps, int threads)
 }
 
 
+/* The hostile scenario (OUT_DIR/hostile.dnnt): a process whose every
+ * string carries a terminal's control sequences (a title change, a clear
+ * screen, C1's CSI, bytes that are not UTF-8), a Markdown cell's '|' and
+ * a spreadsheet formula: its host, command line, RANK, GPU, thread, a
+ * kernel, and two functions its API table names, one shorter than
+ * "cudnn". Each runs a kernel, one named as a spreadsheet formula; one
+ * returns a status cuDNN does not define. What the readers print of it must reach no terminal raw. */
+#define FORMULA "=HYPERLINK(\"http://example.com\",\"x\")"
+#define HOSTILE "\x1b]0;owned\x07\x1b[2J\xc2\x9b" "31m\x9b\x7f|=1+2\n"
+static void write_hostile(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	static const char *const extra[] = { "cu", "cudnn" HOSTILE "Forward" };
+	static const struct dt_kv info[] = {
+		{ "env.RANK", "0" HOSTILE },
+		{ "gpu", "on: CUPTI (synthetic trace)" },
+	};
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+
+	for (size_t i = 0; i < 2 && n_apis < MAX_APIS; i++) {
+		api_names[n_apis] = strdup(extra[i]);
+		api_sigs[n_apis++] = strdup("handle:p");
+	}
+	snprintf(path, sizeof(path), "%s/hostile.dnnt", dir);
+	struct dt_writer_config cfg = {
+		.path_template = path,
+		.ring_size = 1u << 20,
+		.start_mono = 1000000000,
+		.start_real = 1767225600000000000ull,
+		.info = info,
+		.n_info = sizeof(info) / sizeof(info[0]),
+		.host = "node" HOSTILE,
+		.cmdline = "python " HOSTILE " train.py",
+		.pid = 1000,
+		.ppid = 1,
+		.api_names = (const char *const *)api_names,
+		.api_sigs = (const char *const *)api_sigs,
+		.api_count = n_apis,
+	};
+	if (!(g.w = dt_writer_open(&cfg)))
+		die("%s: %s", path, strerror(errno));
+	if (!(g.r = dt_writer_attach(g.w, 100, "main" HOSTILE)))
+		die("out of memory");
+	static const char gpu[] = "NVIDIA H100" HOSTILE;
+	struct dt_rec_device dev = { .global_mem = 85520809984ull,
+				     .mem_bandwidth = 3352320000ull,
+				     .cc_major = 9,
+				     .sms = 132,
+				     .core_clock = 1980000,
+				     .len = sizeof(gpu) - 1 };
+	put(&g, DT_REC_DEVICE, &dev, sizeof(dev), gpu, dev.len);
+	struct dt_rec_clock clk = { .mono = g.t,
+				    .other = g.t,
+				    .clock = DT_CLOCK_CUPTI };
+	put(&g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
+
+	uint64_t handle = 0x1000;
+	CALL(&g, "cudnnCreate", 300000, U(handle));
+	for (int i = 0; i < steps; i++) {
+		for (size_t k = 0; k < 2; k++) {
+			uint64_t seq = call_s(&g, extra[k], 5000,
+					      k ? 9999 : 0, &U(handle), 1);
+			kernel(&g, seq, k ? "kern" HOSTILE : FORMULA, 20000);
+			g.t = g.gpu;
+		}
+	}
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -1487,6 +1558,7 @@ static const struct scenario {
 	{ "modules", " [--steps N]", write_modules },
 	{ "exit", " [--steps N]", write_exit },
 	{ "sampled", " [--steps N]", write_sampled },
+	{ "hostile", " [--steps N]", write_hostile },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
