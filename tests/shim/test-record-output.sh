@@ -43,6 +43,14 @@ DNNTRACE_OUTPUT="$tmp/fifo" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/
 said "cannot create the trace file .*fifo: it is a device or a pipe"
 [ -e "$tmp/fifo.1" ] && bad "a trace was written beside the pipe"
 
+# --- a trace's name reaches the terminal escaped ----------------------------
+mkdir "$tmp/esc"
+EVIL=$(printf 'r\033]0;owned\007') run 3 "$dnntrace" record \
+	-o "$tmp/esc/%q{EVIL}.dnnt" -- "$calls" ret3
+said 'r\\x1b]0;owned\\x07.dnnt'
+LC_ALL=C grep -q "$(printf '\033')" "$tmp/err" &&
+	bad "record printed a trace's name with its escape: $(cat -v "$tmp/err")"
+
 # --- a program that cannot be started --------------------------------------
 run 127 "$dnntrace" record -o "$tmp/x-%p.dnnt" -- "$tmp/no-such-program"
 said "cannot run .*no-such-program: No such file or directory"
