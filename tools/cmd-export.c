@@ -56,9 +56,9 @@ static const struct export_format {
 static void export_help(FILE *f)
 {
 	fprintf(f,
-		"usage: dnntrace export --format F [-o OUT] [--from T] [--to T] "
-		"[--pid PID]\n"
-		"                       TRACE|FOLDER...\n\n"
+		"usage: dnntrace export --format F [-o OUT [--force]] [--from T] "
+		"[--to T]\n"
+		"                       [--pid PID] TRACE|FOLDER...\n\n"
 		"Writes traces out for other tools. Several traces (the "
 		"processes of a job,\nor every *.dnnt in a folder) go into one "
 		"output, lined up on the wall clock.\n\n"
@@ -68,7 +68,10 @@ static void export_help(FILE *f)
 	fprintf(f,
 		"  -o OUT      where to write: a file (perfetto, chrome, sqlite) or a "
 		"folder (csv);\n"
-		"              an existing sqlite file or csv table is never overwritten\n"
+		"              (\"-\" or none: standard output, perfetto and "
+		"chrome); an existing\n"
+		"              file or csv table is not overwritten\n"
+		"  --force     replace an existing output\n"
 		"  --from T    leave out what ended before T after the first "
 		"trace began\n"
 		"              (\"2.5s\", \"300ms\", \"40us\", \"100ns\"; a "
@@ -251,6 +254,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -283,6 +287,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'o':
 			o.output = optarg;
+			break;
+		case 'O':
+			o.force = true;
 			break;
 		case 'F':
 		case 'T':

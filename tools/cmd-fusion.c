@@ -196,7 +196,8 @@ static void fusion_help(FILE *f)
 		"(like 3.3T) instead of\n"
 		"                       the run's achieved streaming "
 		"bandwidth\n"
-		"  -o, --output FILE    write there instead of stdout\n"
+		"  -o, --output FILE    write there instead of stdout (\"-\")\n"
+		"  --force              replace FILE when it exists\n"
 		"  --wide               do not shorten what ran\n"
 		"  -h, --help           this help\n");
 }
@@ -208,12 +209,15 @@ int cmd_fusion(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "bandwidth", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "wide", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dt_summary_opts so = { .fusion = true };
 	const char *output = NULL;
+	struct dt_output o;
+	bool force = false;
 	enum dt_format fmt = DT_TEXT;
 	bool wide = false;
 	double bandwidth = 0;
@@ -243,6 +247,9 @@ int cmd_fusion(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'O':
+			force = true;
+			break;
 		case 'w':
 			wide = true;
 			break;
@@ -261,7 +268,7 @@ int cmd_fusion(int argc, char **argv)
 		dt_load_summary(argv + optind, argc - optind, &so, &rc);
 	if (!s)
 		return rc;
-	FILE *out = dt_open_output(output);
+	FILE *out = dt_open_output(&o, output, force);
 	if (!out) {
 		dt_summary_free(s);
 		return EXIT_USAGE;
@@ -295,10 +302,10 @@ int cmd_fusion(int argc, char **argv)
 		dt_json_close(&j, -1);
 		fputc('\n', out);
 	} else {
-		print_detail(out, s, !output && dt_colors(true), wide, top);
+		print_detail(out, s, !o.path && dt_colors(true), wide, top);
 	}
-	if (dt_close_output(out, output))
-		rc = 1;
+	if (dt_close_output(&o, true))
+		rc = EXIT_USAGE;
 	dt_summary_free(s);
 	return rc;
 }

@@ -75,7 +75,9 @@ static void report_help(FILE *f)
 		"                       pictures) or json (schema "
 		"dnntrace.report,\n"
 		"                       version %d)\n"
-		"  -o, --output FILE    write the report to FILE\n"
+		"  -o, --output FILE    write the report to FILE (\"-\": "
+		"standard output)\n"
+		"  --force              replace FILE when it exists\n"
 		"  --peak-bandwidth B   peak memory bandwidth, bytes/s "
 		"(4.8T, 900G)\n"
 		"  --peak-flops F       peak FLOP/s for every type (989T), or "
@@ -1390,6 +1392,7 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "peak-bandwidth", required_argument, NULL, 'b' },
 		{ "peak-flops", required_argument, NULL, 'F' },
 		{ "wide", no_argument, NULL, 'w' },
@@ -1400,6 +1403,8 @@ int cmd_report(int argc, char **argv)
 	struct dt_summary_opts so = { .fusion = true };
 	struct ctx c = { .top = 15, .sort = SORT_GPU, .format = DT_TEXT };
 	const char *output = NULL;
+	struct dt_output out;
+	bool force = false;
 	int ch;
 
 	optind = 1;
@@ -1428,6 +1433,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'O':
+			force = true;
 			break;
 		case 'b':
 			so.peak_bandwidth = dt_parse_rate(optarg);
@@ -1468,11 +1476,11 @@ int cmd_report(int argc, char **argv)
 		return rc;
 
 	c.s = s;
-	if (!(c.out = dt_open_output(output))) {
+	if (!(c.out = dt_open_output(&out, output, force))) {
 		dt_summary_free(s);
 		return EXIT_USAGE;
 	}
-	c.color = c.format == DT_TEXT && dt_colors(!output);
+	c.color = c.format == DT_TEXT && dt_colors(!out.path);
 	if (c.format == DT_JSON) {
 		print_json(&c);
 	} else {
@@ -1493,8 +1501,8 @@ int cmd_report(int argc, char **argv)
 		if (c.format == DT_HTML)
 			dt_html_end(c.out);
 	}
-	if (dt_close_output(c.out, output))
-		rc = 1;
+	if (dt_close_output(&out, true))
+		rc = EXIT_USAGE;
 	dt_summary_free(s);
 	return rc;
 }

@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(commands[i].name, name))
-			return commands[i].run(argc - 1, argv + 1);
+			return dt_finish(commands[i].run(argc - 1, argv + 1));
 	dt_error("'%s' is not a dnntrace command", name);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -659,7 +659,8 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	struct dt_export_trace *t = dt_export_open(o, &n);
 	if (!t)
 		return EXIT_USAGE;
-	FILE *out = dt_open_output(o->output);
+	struct dt_output dest;
+	FILE *out = dt_open_output(&dest, o->output, o->force);
 	struct tev *x = out ? calloc(1, sizeof(*x)) : NULL;
 	struct dt_export_note *notes = calloc(n, sizeof(*notes));
 	uint32_t *pids = calloc(n, sizeof(*pids));
@@ -674,7 +675,7 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	    !x->launches || !x->pending) {
 		if (out)
 			dt_error("out of memory");
-		rc = 1;
+		rc = out ? 1 : EXIT_USAGE;
 		goto done;
 	}
 	dt_json_init(&x->j, out);
@@ -708,11 +709,9 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 			 "near a million; ui.perfetto.dev opens more",
 			 x->events);
 done:
-	if (out && dt_close_output(out, o->output))
-		rc = 1;
 	/* a file cut short by a failed write is no timeline: not left */
-	if (rc && out && o->output)
-		unlink(o->output);
+	if (out && dt_close_output(&dest, !rc))
+		rc = EXIT_USAGE;
 	if (x) {
 		free(x->calls);
 		free(x->launches);

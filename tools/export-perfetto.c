@@ -1393,7 +1393,8 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 	struct dt_export_trace *t = dt_export_open(o, &n);
 	if (!t)
 		return EXIT_USAGE;
-	FILE *out = dt_open_output(o->output);
+	struct dt_output dest;
+	FILE *out = dt_open_output(&dest, o->output, o->force);
 	struct pf *x = out ? calloc(1, sizeof(*x)) : NULL;
 	struct dt_export_note *notes = calloc(n, sizeof(*notes));
 	uint32_t *pids = calloc(n, sizeof(*pids));
@@ -1417,7 +1418,7 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 	    !x->held_block || !x->op_cache) {
 		if (out)
 			dt_error("out of memory");
-		rc = 1;
+		rc = out ? 1 : EXIT_USAGE;
 		goto done;
 	}
 	for (size_t i = 0; i < CALL_RING; i++)
@@ -1435,8 +1436,9 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 		rc = export_one(x, &t[i], &notes[i]);
 	}
 	dt_handoff_give(&x->w, &x->o);
-	if (!dt_handoff_stop(&x->w))
-		rc = 1; /* dt_close_output says why */
+	/* a write that failed leaves the file in error: dt_close_output()
+	 * says so and removes it */
+	dt_handoff_stop(&x->w);
 	if (x->o.oom || x->interned.oom || x->scratch.oom) {
 		dt_error("out of memory");
 		rc = 1;
@@ -1452,11 +1454,9 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 			 "others on their stream and nest wrongly",
 			 x->overlaps, LANES);
 done:
-	if (out && dt_close_output(out, o->output))
-		rc = 1;
 	/* a file cut short by a failed write is no timeline: not left */
-	if (rc && out && o->output)
-		unlink(o->output);
+	if (out && dt_close_output(&dest, !rc))
+		rc = EXIT_USAGE;
 	pf_free(x);
 	free(notes);
 	free(pids);

@@ -922,7 +922,7 @@ static int export_failed(struct exporter *x)
 	x->sink->discard(x);
 	dt_error("%s%s", x->err,
 		 x->left ? "" : "; what was written is removed");
-	return 1;
+	return EXIT_USAGE;
 }
 
 /* Read every trace into the tables; an exit code. */
@@ -944,12 +944,11 @@ static int export_tables(const struct dt_export_opts *o, const struct sink *sk)
 		return EXIT_USAGE;
 	}
 	if (sk->open(x) < 0) {
-		int rc = x->exists ? EXIT_USAGE : 1;
 		sk->discard(x);
 		dt_error("%s", x->err);
 		dt_export_close(t, n);
 		free(x);
-		return rc;
+		return EXIT_USAGE;
 	}
 	dt_handoff_start(&x->worker, put_rows, x);
 	put_export(x, t, n);
@@ -1006,12 +1005,15 @@ static int create_new(struct exporter *x, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 
+	/* --force: what is there goes (a link, not what it points to) */
+	if (fd < 0 && errno == EEXIST && x->o->force && !unlink(path))
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd >= 0)
 		return fd;
 	x->exists = errno == EEXIST;
 	snprintf(x->err, sizeof(x->err),
 		 x->exists ? "%s exists; dnntrace export does not overwrite "
-			     "it: remove it or name another"
+			     "it unless told to (--force)"
 			   : "cannot create %s: %s",
 		 path, strerror(errno));
 	return -1;
@@ -1377,7 +1379,7 @@ static int csv_open(struct exporter *x)
 		x->csv[t] = -1;
 	if (!mkdir(dir, 0777)) {
 		x->made_dir = true;
-	} else if (errno != EEXIST || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+	} else if (errno != EEXIST || lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		x->exists = errno == EEXIST;
 		snprintf(x->err, sizeof(x->err),
 			 x->exists ? "%s exists and is no folder: --format csv "

@@ -18,6 +18,7 @@ struct dt_export_opts {
 	char **paths; /* the traces (files; folders already expanded) */
 	size_t n_paths;
 	const char *output; /* -o: a file, or a folder (csv); NULL stdout */
+	bool force;         /* --force: replace an existing output */
 	/* the window: ns after the earliest trace's recording began (on the
 	 * wall clock, which lines traces of several processes up);
 	 * to_ns is UINT64_MAX when open */

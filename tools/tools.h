@@ -25,7 +25,8 @@ int dt_parse_format(const char *cmd, const char *arg, unsigned allowed,
 		    enum dt_format *f);
 
 /* Exit codes: 0 success, 1 the command's own failure (a gate, a child that
- * failed), 2 bad usage or unreadable input. */
+ * failed), 2 bad usage, unreadable input, or output that could not be
+ * written (a full disk, a closed pipe, an existing file). */
 enum { EXIT_USAGE = 2 };
 
 struct dt_cmd {
@@ -347,12 +348,33 @@ void dt_fusion_json(struct dt_json *j, const struct dt_summary *s);
  * EXIT_USAGE returned. */
 int dt_parse_top(const char *cmd, const char *arg, long *n);
 
-/* Where a command writes: path (-o), or stdout when NULL. NULL, with one
- * sentence on stderr, when path cannot be opened. */
-FILE *dt_open_output(const char *path);
+/* Where a command writes (output.c). */
+struct dt_output {
+	FILE *f;
+	const char *path; /* NULL: standard output */
+	char *tmp;        /* written under this name until closed */
+	bool force;       /* replace an existing file */
+};
 
-/* Finish writing to what dt_open_output() gave: 0, or 1 with one sentence
- * on stderr when the file could not be written out. */
-int dt_close_output(FILE *out, const char *path);
+/* Open path (-o) for writing, or stdout when path is NULL or "-": a new
+ * file under a temporary name beside it, or a device or pipe as it is.
+ * An existing file or symbolic link is refused unless force, which
+ * replaces it (the link, never what it points to).
+ * Returns o->f, or NULL with one sentence on stderr. */
+FILE *dt_open_output(struct dt_output *o, const char *path, bool force);
+
+/* Finish writing: with keep, the file is put in place under its name;
+ * without (the command failed), what was written is removed. Returns 0,
+ * or EXIT_USAGE with one sentence on stderr when it could not be written
+ * out. */
+int dt_close_output(struct dt_output *o, bool keep);
+
+/* Flush stdout: 0, or EXIT_USAGE with one sentence on stderr (said once)
+ * when what was printed could not be written. */
+int dt_flush_stdout(void);
+
+/* A command's exit code rc, or EXIT_USAGE when what it printed on stdout
+ * could not be written (dt_flush_stdout()): for main(). */
+int dt_finish(int rc);
 
 #endif /* TOOLS_H */
