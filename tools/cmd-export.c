@@ -227,10 +227,12 @@ struct dt_export_trace *dt_export_open(const struct dt_export_opts *o,
 	 * start lines processes (and hosts) up */
 	for (size_t i = 0; i < *n; i++) {
 		const struct dt_file_header *h = &dt_session_info(t[i].s)->hdr;
-		int64_t to_base = (int64_t)(h->start_real - base) -
-				  (int64_t)h->start_mono;
-		int64_t from = (int64_t)o->from_ns - to_base;
-		int64_t to = (int64_t)o->to_ns - to_base;
+		/* modulo 2^64 (dt_export_line): no signed overflow on
+		 * any clock a trace may claim */
+		int64_t to_base =
+			(int64_t)(h->start_real - base - h->start_mono);
+		int64_t from = (int64_t)(o->from_ns - (uint64_t)to_base);
+		int64_t to = (int64_t)(o->to_ns - (uint64_t)to_base);
 		t[i].offset = to_base;
 		t[i].from = from > 0 ? (uint64_t)from : 0;
 		t[i].to = o->to_ns == UINT64_MAX ? UINT64_MAX

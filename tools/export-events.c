@@ -91,8 +91,7 @@ struct tev {
  * "%.3f"; a double would round times of long runs. */
 static void put_ts(struct tev *x, const char *key, uint64_t mono)
 {
-	int64_t rel = (int64_t)mono + x->t->offset;
-	uint64_t ns = rel > 0 ? (uint64_t)rel : 0;
+	uint64_t ns = dt_export_ns(x->t, mono);
 
 	dt_json_key(&x->j, key);
 	dt_json_milli(&x->j, ns);
@@ -692,8 +691,8 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	dt_json_close(&x->j, 0);
 	const struct dt_file_header *h = &dt_session_info(t[0].s)->hdr;
 	/* offset = start_real - base - start_mono */
-	uint64_t base = h->start_real -
-			(uint64_t)((int64_t)h->start_mono + t[0].offset);
+	uint64_t base =
+		h->start_real - (uint64_t)dt_export_line(&t[0], h->start_mono);
 	dt_json_key_nl(&x->j, "baseTimeNanoseconds", 0);
 	dt_json_u64(&x->j, base);
 	device_props(x);

@@ -280,8 +280,7 @@ static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 
 static uint64_t rel_ns(const struct pf *x, uint64_t mono)
 {
-	int64_t rel = (int64_t)mono + x->t->offset;
-	return rel > 0 ? (uint64_t)rel : 0;
+	return dt_export_ns(x->t, mono);
 }
 
 /* The writer's work: the packets handed over, into the file. */
@@ -1428,8 +1427,8 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 						.lent = true };
 	const struct dt_file_header *h0 = &dt_session_info(t[0].s)->hdr;
 	/* offset = start_real - base - start_mono */
-	clock_snapshot(x, h0->start_real - (uint64_t)((int64_t)h0->start_mono +
-						      t[0].offset));
+	clock_snapshot(x, h0->start_real -
+				  (uint64_t)dt_export_line(&t[0], h0->start_mono));
 	for (size_t i = 0; i < n && !rc; i++) {
 		x->pid = dt_export_pid(t, i, pids);
 		x->trace_no = (uint32_t)i;

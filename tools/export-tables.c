@@ -207,7 +207,7 @@ static const char *dtype_name(int64_t dtype)
 /* A CLOCK_MONOTONIC time of the trace being read, on the time line. */
 static inline int64_t line_time(const struct exporter *x, uint64_t mono)
 {
-	return (int64_t)mono + x->t->offset;
+	return dt_export_line(x->t, mono);
 }
 
 /* The back end's thread: the rows of a batch, into its tables. */
@@ -606,7 +606,10 @@ static void on_device(void *arg, const struct dt_device *d)
 	put_i(x, XT_gpu_computeMinor, d->cc_minor);
 	put_i(x, XT_gpu_smCount, d->sms);
 	put_i(x, XT_gpu_clockRate, d->clock_khz);
-	put_i(x, XT_gpu_memoryBandwidth, (int64_t)d->mem_bandwidth_kBps * 1000);
+	put_i(x, XT_gpu_memoryBandwidth,
+	      d->mem_bandwidth_kBps > INT64_MAX / 1000
+		      ? INT64_MAX
+		      : (int64_t)d->mem_bandwidth_kBps * 1000);
 	put_i(x, XT_gpu_totalMemory, (int64_t)d->global_mem);
 	put_i(x, XT_gpu_l2CacheSize, d->l2_size);
 	put_f(x, XT_gpu_peakBandwidth, p.bandwidth);
@@ -902,7 +905,7 @@ static void put_export(struct exporter *x, const struct dt_export_trace *t,
 	const struct dt_file_header *h = &dt_session_info(t[0].s)->hdr;
 	/* offset = start_real - base - start_mono, for any trace */
 	int64_t base =
-		(int64_t)h->start_real - (int64_t)h->start_mono - t[0].offset;
+		(int64_t)(h->start_real - h->start_mono - (uint64_t)t[0].offset);
 
 	put_meta(x, "dnntrace", "%s", DT_VERSION);
 	put_meta(x, "schema", "%d", XT_SCHEMA_VERSION);

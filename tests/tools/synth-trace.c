@@ -1544,6 +1544,55 @@ static void write_hostile(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* The extreme scenario (OUT_DIR/extreme.dnnt): times at the ends of the
+ * clocks, as a damaged or hostile trace may hold: a process started at
+ * 2^63 ns on both clocks, one call and its kernel, then a kernel ending
+ * at 2^64 - 1 ns and one before the process began. The readers' time
+ * arithmetic must neither overflow nor wrap. */
+static void write_extreme(const char *dir, int steps, int threads)
+{
+	(void)steps, (void)threads;
+	char path[4096];
+	const uint64_t t0 = 1ull << 63;
+	struct gen g = { .t = t0, .next_ptr = 0x5000000, .slow = 1 };
+
+	snprintf(path, sizeof(path), "%s/extreme.dnnt", dir);
+	struct dt_writer_config cfg = {
+		.path_template = path,
+		.ring_size = 1u << 20,
+		.start_mono = t0,
+		.start_real = t0,
+		.host = "node1",
+		.cmdline = "extreme",
+		.pid = 1000,
+		.ppid = 1,
+		.api_names = (const char *const *)api_names,
+		.api_sigs = (const char *const *)api_sigs,
+		.api_count = n_apis,
+	};
+	if (!(g.w = dt_writer_open(&cfg)))
+		die("%s: %s", path, strerror(errno));
+	if (!(g.r = dt_writer_attach(g.w, 100, "main")))
+		die("out of memory");
+	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(0x1000));
+	kernel(&g, seq, "cudnn::init_kernel", 2000);
+	struct dt_rec_kernel late = { .start = UINT64_MAX - 1000,
+				      .end = UINT64_MAX,
+				      .corr = ++g.corr,
+				      .grid_x = 1,
+				      .block_x = 32 };
+	put_kernel(&g, &late, "late_kernel");
+	struct dt_rec_kernel early = { .start = 5,
+				       .end = 10,
+				       .corr = ++g.corr,
+				       .grid_x = 1,
+				       .block_x = 32 };
+	put_kernel(&g, &early, "early_kernel");
+	g.t += 1000;
+	CALL(&g, "cudnnDestroy", 1000, U(0x1000));
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -1559,6 +1608,7 @@ static const struct scenario {
 	{ "exit", " [--steps N]", write_exit },
 	{ "sampled", " [--steps N]", write_sampled },
 	{ "hostile", " [--steps N]", write_hostile },
+	{ "extreme", "", write_extreme },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 

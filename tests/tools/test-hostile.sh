@@ -57,6 +57,20 @@ clean export --format chrome -o - "$t"
 "$dnntrace" report --format markdown "$t" | grep -q 'x7f\\|=1+2' ||
 	{ echo "FAIL: report --format markdown: a cell's '|' is not escaped"; fail=1; }
 
+# times at the ends of the clocks: the time line is worked out modulo 2^64
+# (no signed overflow), each time in its place
+"$synth" "$listing" "$tmp" --scenario extreme >/dev/null || exit 1
+for cmd in info dump ops report "report --format json" fusion "diff $tmp/extreme.dnnt" \
+	"export --format perfetto -o $tmp/e.pftrace" "export --format sqlite -o $tmp/e.sqlite"; do
+	# shellcheck disable=SC2086 # words of the command
+	"$dnntrace" $cmd "$tmp/extreme.dnnt" >/dev/null 2>"$tmp/err" ||
+		{ echo "FAIL: dnntrace $cmd on times at the clocks' ends"; cat "$tmp/err"; fail=1; }
+done
+"$dnntrace" export --format chrome "$tmp/extreme.dnnt" >"$tmp/e.json" 2>"$tmp/err"
+grep -q '"ts":300.500,"dur":2.000,"name":"cudnn::init_kernel"' "$tmp/e.json" &&
+	grep -q '"ts":9223372036854774.807,"dur":1.000,"name":"late_kernel"' "$tmp/e.json" ||
+	{ echo "FAIL: export --format chrome: times near 2^63 misplaced"; grep -o '"ts":[^,]*,"dur":[^,]*,"name":"[^"]*"' "$tmp/e.json"; fail=1; }
+
 # the binary and data formats: they end well (Perfetto's strings are
 # protobuf's, SQLite's bound values)
 for f in perfetto sqlite; do
