@@ -508,6 +508,24 @@ static uint64_t tensor4d(struct gen *g, int64_t fmt, int n, int c, int h, int w)
 	"EEvNS0_14splitK_paramsE"
 #define K_NCCL  "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
 
+/* Open g's writer on cfg (its file, clocks and identity; the ring 4 MiB
+ * unless set) with the listing's API table, parent pid 1, and attach
+ * thread 100, named thread. */
+static void open_writer(struct gen *g, struct dt_writer_config *cfg,
+			const char *thread)
+{
+	if (!cfg->ring_size)
+		cfg->ring_size = 1u << 22;
+	cfg->ppid = 1;
+	cfg->api_names = (const char *const *)api_names;
+	cfg->api_sigs = (const char *const *)api_sigs;
+	cfg->api_count = n_apis;
+	if (!(g->w = dt_writer_open(cfg)))
+		die("%s: %s", cfg->path_template, strerror(errno));
+	if (!(g->r = dt_writer_attach(g->w, 100, thread)))
+		die("out of memory");
+}
+
 /* A trace's writer, the GPU and the clocks: CUPTI's is CLOCK_MONOTONIC
  * here. */
 static void begin_trace(struct gen *g, const char *path, int rank, int ranks,
@@ -528,7 +546,6 @@ static void begin_trace(struct gen *g, const char *path, int rank, int ranks,
 	info[6] = (struct dt_kv){ "cuda.runtime", "13000" };
 	struct dt_writer_config cfg = {
 		.path_template = path,
-		.ring_size = 1u << 22,
 		.start_mono = 1000000000,
 		.start_real = 1767225600000000000ull,
 		.info = info,
@@ -536,17 +553,8 @@ static void begin_trace(struct gen *g, const char *path, int rank, int ranks,
 		.host = rank ? "node2" : "node1",
 		.cmdline = "python train.py --synthetic",
 		.pid = 1000 + (uint32_t)rank,
-		.ppid = 1,
-		.api_names = (const char *const *)api_names,
-		.api_sigs = (const char *const *)api_sigs,
-		.api_count = n_apis,
 	};
-	g->w = dt_writer_open(&cfg);
-	if (!g->w)
-		die("%s: %s", path, strerror(errno));
-	g->r = dt_writer_attach(g->w, 100, "main");
-	if (!g->r)
-		die("out of memory");
+	open_writer(g, &cfg, "main");
 
 	struct dt_rec_device dev = { .global_mem = 85520809984ull,
 				     .mem_bandwidth = mem_bandwidth,
@@ -1500,7 +1508,6 @@ static void write_hostile(const char *dir, int steps, int threads)
 	snprintf(path, sizeof(path), "%s/hostile.dnnt", dir);
 	struct dt_writer_config cfg = {
 		.path_template = path,
-		.ring_size = 1u << 20,
 		.start_mono = 1000000000,
 		.start_real = 1767225600000000000ull,
 		.info = info,
@@ -1508,15 +1515,8 @@ static void write_hostile(const char *dir, int steps, int threads)
 		.host = "node" HOSTILE,
 		.cmdline = "python " HOSTILE " train.py",
 		.pid = 1000,
-		.ppid = 1,
-		.api_names = (const char *const *)api_names,
-		.api_sigs = (const char *const *)api_sigs,
-		.api_count = n_apis,
 	};
-	if (!(g.w = dt_writer_open(&cfg)))
-		die("%s: %s", path, strerror(errno));
-	if (!(g.r = dt_writer_attach(g.w, 100, "main" HOSTILE)))
-		die("out of memory");
+	open_writer(&g, &cfg, "main" HOSTILE);
 	static const char gpu[] = "NVIDIA H100" HOSTILE;
 	struct dt_rec_device dev = { .global_mem = 85520809984ull,
 				     .mem_bandwidth = 3352320000ull,
@@ -1557,23 +1557,13 @@ static void write_extreme(const char *dir, int steps, int threads)
 	struct gen g = { .t = t0, .next_ptr = 0x5000000, .slow = 1 };
 
 	snprintf(path, sizeof(path), "%s/extreme.dnnt", dir);
-	struct dt_writer_config cfg = {
-		.path_template = path,
-		.ring_size = 1u << 20,
-		.start_mono = t0,
-		.start_real = t0,
-		.host = "node1",
-		.cmdline = "extreme",
-		.pid = 1000,
-		.ppid = 1,
-		.api_names = (const char *const *)api_names,
-		.api_sigs = (const char *const *)api_sigs,
-		.api_count = n_apis,
-	};
-	if (!(g.w = dt_writer_open(&cfg)))
-		die("%s: %s", path, strerror(errno));
-	if (!(g.r = dt_writer_attach(g.w, 100, "main")))
-		die("out of memory");
+	struct dt_writer_config cfg = { .path_template = path,
+					.start_mono = t0,
+					.start_real = t0,
+					.host = "node1",
+					.cmdline = "extreme",
+					.pid = 1000 };
+	open_writer(&g, &cfg, "main");
 	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(0x1000));
 	kernel(&g, seq, "cudnn::init_kernel", 2000);
 	struct dt_rec_kernel late = { .start = UINT64_MAX - 1000,
