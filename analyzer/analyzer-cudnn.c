@@ -131,11 +131,12 @@ static const unsigned char dtype_bits[DT_DTYPE_COUNT] = {
 	[DT_DTYPE_COMPLEX_FP64] = 128,
 };
 
-const char *dt_dtype_name(int64_t dtype)
+const char *dt_dtype_name(int64_t dtype, char *buf, size_t size)
 {
-	const char *n =
-		dtype >= 0 ? dt_enum_name("cudnnDataType_t", 15, dtype) : NULL;
-	return n ? n + strlen("CUDNN_DATA_") : "?";
+	if (dtype < 0)
+		return "?";
+	return dt_enum_short("cudnnDataType_t", dtype, "CUDNN_DATA_", buf,
+			     size);
 }
 
 int dt_dtype_bits(int64_t dtype)

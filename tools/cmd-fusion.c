@@ -41,7 +41,7 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 			 bool wide, long top)
 {
 	const struct dt_fusion *fz = s->fusion;
-	char b1[32], b2[32], b3[32], b4[32], line[600];
+	char b1[32], b2[32], b3[32], b4[32], line[600], ty[DT_DTYPE_NAME_SIZE];
 
 	dt_print_unclean(out, DT_TEXT, s, "warning: ");
 	fprintf(out,
@@ -58,7 +58,7 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 		fprintf(out,
 			"\n%s%zu. %s%s: saving %s (%s of GPU time), %" PRIu64
 			" time%s\n",
-			color ? "\033[1m" : "", i + 1, o->pattern,
+			color ? "\033[1m" : "", i + 1, dt_text(o->pattern),
 			color ? "\033[0m" : "",
 			dt_fmt_ns(o->saving_ns > 0 ? (uint64_t)o->saving_ns : 0,
 				  b1, sizeof(b1)),
@@ -67,14 +67,14 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 					  s->gpu_ns),
 				b2, sizeof(b2)),
 			o->count, o->count == 1 ? "" : "s");
-		fprintf(out, "   covered by: %s\n", o->cover);
+		fprintf(out, "   covered by: %s\n", dt_text(o->cover));
 		if (o->status == DT_FZ_FUSABLE)
 			fprintf(out, "   status:     fusable\n");
 		else
 			fprintf(out, "   status:     %sblocked%s: %s\n",
 				color ? "\033[33m" : "", color ? "\033[0m" : "",
-				o->blocked);
-		fprintf(out, "   limits:     %s\n", o->checks);
+				dt_text(o->blocked));
+		fprintf(out, "   limits:     %s\n", dt_text(o->checks));
 		static const char *const hdr[] = {
 			"#",        "step",    "link",  "elements", "type",
 			"GPU time", "kernels", "fused", "what ran", NULL
@@ -90,7 +90,8 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 				dt_table_cell(t, "%" PRIu64, st->elems);
 			else
 				dt_table_cell(t, "?");
-			dt_table_cell(t, "%s", dt_dtype_name(st->dtype));
+			dt_table_cell(t, "%s",
+				      dt_dtype_name(st->dtype, ty, sizeof(ty)));
 			dt_table_cell(t, "%s",
 				      dt_fmt_ns(st->ns, b1, sizeof(b1)));
 			dt_table_cell(t, "%" PRIu64, st->kernels);

@@ -196,12 +196,11 @@ static inline void put_tri(struct exporter *x, unsigned col, int v)
 		put_i(x, col, v != 0);
 }
 
-/* A data type's name, NULL when unknown. */
-static const char *dtype_name(int64_t dtype)
+/* A data type's name (its number when cuDNN defines none), NULL when not
+ * known. */
+static const char *dtype_name(int64_t dtype, char *buf, size_t size)
 {
-	const char *n = dtype >= 0 ? dt_dtype_name(dtype) : "?";
-
-	return strcmp(n, "?") ? n : NULL;
+	return dtype >= 0 ? dt_dtype_name(dtype, buf, size) : NULL;
 }
 
 /* A CLOCK_MONOTONIC time of the trace being read, on the time line. */
@@ -716,6 +715,7 @@ static void put_tensors(struct exporter *x, const struct dt_op *op,
 		const struct dt_op_tensor *ot = &op->tensors[i];
 		const struct dt_tensor *t = &ot->t;
 		char dims[DT_MAX_DIMS * 21 + 2], strides[DT_MAX_DIMS * 21 + 2];
+		char ty[DT_DTYPE_NAME_SIZE];
 		int nb = t->nb < 0             ? 0
 			 : t->nb > DT_MAX_DIMS ? DT_MAX_DIMS
 					       : t->nb;
@@ -724,7 +724,8 @@ static void put_tensors(struct exporter *x, const struct dt_op *op,
 		put_i(x, XT_tensor_ord, i);
 		put_s(x, XT_tensor_role, ot->role);
 		put_i(x, XT_tensor_uid, t->uid);
-		put_s(x, XT_tensor_dtype, dtype_name(t->dtype));
+		put_s(x, XT_tensor_dtype,
+		      dtype_name(t->dtype, ty, sizeof(ty)));
 		put_i(x, XT_tensor_nbDims, nb);
 		put_sn(x, XT_tensor_dims, dims,
 		       json_ints(dims, sizeof(dims), t->dims, nb));
@@ -743,6 +744,7 @@ static void on_op(void *arg, const struct dt_op *op)
 					      [DT_OP_CAPTURED] = "captured",
 					      [DT_OP_REPLAY] = "replay" };
 	struct exporter *x = arg;
+	char ty[DT_DTYPE_NAME_SIZE];
 	uint64_t end = op->kernels && op->gpu_end > op->t_end ? op->gpu_end
 							      : op->t_end;
 
@@ -796,7 +798,7 @@ static void on_op(void *arg, const struct dt_op *op)
 	put_i(x, XT_op_convertNs, (int64_t)op->convert_ns);
 	put_f(x, XT_op_flops, op->cost.flops);
 	put_i(x, XT_op_bytes, (int64_t)op->cost.bytes);
-	put_s(x, XT_op_dtype, dtype_name(op->cost.dtype));
+	put_s(x, XT_op_dtype, dtype_name(op->cost.dtype, ty, sizeof(ty)));
 	put_s(x, XT_op_math,
 	      op->math != DT_MATH_UNKNOWN ? dt_math_name(op->math) : NULL);
 	put_tri(x, XT_op_tensorCores, op->tensor_cores);

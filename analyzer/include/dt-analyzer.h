@@ -140,8 +140,11 @@ enum dt_dtype {
 	DT_DTYPE_COUNT
 };
 
-/* A data type's name without CUDNN_DATA_ ("BFLOAT16"); "?" when unknown. */
-const char *dt_dtype_name(int64_t dtype);
+/* A data type's name without CUDNN_DATA_ ("BFLOAT16") in buf, or its
+ * number when cuDNN defines no such type (a newer cuDNN's); "?" for a
+ * negative one (not known). Returns buf or a static string. */
+#define DT_DTYPE_NAME_SIZE 40
+const char *dt_dtype_name(int64_t dtype, char *buf, size_t size);
 
 /* The data type of that name ("BFLOAT16", or "CUDNN_DATA_BFLOAT16"), or -1. */
 int64_t dt_dtype_by_name(const char *name, size_t len);
