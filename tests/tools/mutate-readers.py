@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Every reading command on damaged traces: bits flipped, files cut short,
-records' times pushed to the ends of their range. Each must end with a
+bytes set to the ends of their range, in the file as it is or in the
+records of a data frame (decompressed, damaged, compressed again with
+zstd, so that its checksum holds and the reader decodes the records). Each must end with a
 status of its own (0, 1 or 2), never a signal, and without a report from
 AddressSanitizer or UndefinedBehaviorSanitizer when dnntrace is built with
 them (meson -Db_sanitize=address,undefined).
@@ -38,8 +40,82 @@ ENV = dict(os.environ,
            NO_COLOR="1")
 
 
+ZSTD_MAGIC = 0xFD2FB528
+
+
+def zstd_frame_end(b, at):
+    """Where the zstd frame at b[at:] ends, or None when it is none."""
+    if int.from_bytes(b[at:at + 4], "little") != ZSTD_MAGIC or at + 5 > len(b):
+        return None
+    fhd = b[at + 4]
+    did = [0, 1, 2, 4][fhd & 3]
+    single = (fhd >> 5) & 1
+    fcs = [1 if single else 0, 2, 4, 8][fhd >> 6]
+    p = at + 5 + (0 if single else 1) + did + fcs
+    while p + 3 <= len(b):
+        h = int.from_bytes(b[p:p + 3], "little")
+        last, kind, size = h & 1, (h >> 1) & 3, h >> 3
+        p += 3 + (1 if kind == 1 else size)
+        if last:
+            return p + (4 if fhd & 4 else 0)
+    return None
+
+
+def data_frames(b):
+    """(start, end) of each zstd data frame of a trace; skippable frames
+    (the header, the end, the index) are stepped over."""
+    frames, at = [], 0
+    while at + 8 <= len(b):
+        magic = int.from_bytes(b[at:at + 4], "little")
+        if magic & 0xFFFFFFF0 == 0x184D2A50:
+            at += 8 + int.from_bytes(b[at + 4:at + 8], "little")
+            continue
+        end = zstd_frame_end(b, at)
+        if end is None:
+            break
+        frames.append((at, end))
+        at = end
+    return frames
+
+
+def damage(rng, b):
+    """Bits flipped in b, or a few bytes set to an end of their range."""
+    if rng.randrange(2):
+        for _ in range(rng.randint(1, 8)):
+            i = rng.randrange(len(b))
+            b[i] ^= 1 << rng.randrange(8)
+    else:
+        i = rng.randrange(len(b)) & ~7  # records are 8-byte aligned
+        n = rng.choice([1, 2, 4, 8])
+        b[i:i + n] = rng.choice([b"\xff", b"\x00", b"\x7f", b"\x80"]) * n
+
+
+def mutate_records(rng, data):
+    """A data frame's records damaged, the frame compressed again."""
+    frames = data_frames(data)
+    if not frames:
+        return None
+    start, end = rng.choice(frames)
+    raw = subprocess.run(["zstd", "-d", "-q", "-c"], input=data[start:end],
+                         stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL).stdout
+    if not raw:
+        return None
+    raw = bytearray(raw)
+    for _ in range(rng.randint(1, 3)):
+        damage(rng, raw)
+    frame = subprocess.run(["zstd", "-q", "-c", "-1", "--check",
+                            "--stream-size=%d" % len(raw)],
+                           input=bytes(raw), stdout=subprocess.PIPE).stdout
+    return data[:start] + frame + data[end:]
+
+
 def mutate(rng, data):
     """data, damaged one of several ways."""
+    if rng.randrange(2) and shutil.which("zstd"):
+        m = mutate_records(rng, data)
+        if m:
+            return m
     b = bytearray(data)
     how = rng.randrange(4)
     if how == 0 or len(b) < 64:  # bits flipped anywhere
