@@ -756,7 +756,8 @@ static void print_findings(const struct ctx *c)
 			char *line = strndup(e, max);
 			fprintf(c->out, "%s%s%s\n",
 				c->format == DT_MARKDOWN ? "    - " : "      ",
-				line ? dt_text(line) : "", max < n ? "..." : "");
+				line ? dt_text(line) : "",
+				max < n ? "..." : "");
 			free(line);
 			e += n;
 			if (*e)

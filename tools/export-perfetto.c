@@ -1427,8 +1427,8 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 						.lent = true };
 	const struct dt_file_header *h0 = &dt_session_info(t[0].s)->hdr;
 	/* offset = start_real - base - start_mono */
-	clock_snapshot(x, h0->start_real -
-				  (uint64_t)dt_export_line(&t[0], h0->start_mono));
+	uint64_t line0 = (uint64_t)dt_export_line(&t[0], h0->start_mono);
+	clock_snapshot(x, h0->start_real - line0);
 	for (size_t i = 0; i < n && !rc; i++) {
 		x->pid = dt_export_pid(t, i, pids);
 		x->trace_no = (uint32_t)i;

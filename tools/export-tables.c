@@ -906,8 +906,8 @@ static void put_export(struct exporter *x, const struct dt_export_trace *t,
 {
 	const struct dt_file_header *h = &dt_session_info(t[0].s)->hdr;
 	/* offset = start_real - base - start_mono, for any trace */
-	int64_t base =
-		(int64_t)(h->start_real - h->start_mono - (uint64_t)t[0].offset);
+	int64_t base = (int64_t)(h->start_real - h->start_mono -
+				 (uint64_t)t[0].offset);
 
 	put_meta(x, "dnntrace", "%s", DT_VERSION);
 	put_meta(x, "schema", "%d", XT_SCHEMA_VERSION);

@@ -4,9 +4,9 @@
  * temporary name in its folder and renamed into place once complete, so
  * a command that fails leaves no half-written file; an existing file is
  * replaced only when asked (--force), and never written through a
- * symbolic link (--force replaces the link itself). A device or a pipe named (-o /dev/null) is written as it
- * is. Not for the SQLite and CSV exports, which make their own files
- * (export-tables.c).
+ * symbolic link (--force replaces the link itself). A device or a pipe
+ * named (-o /dev/null) is written as it is. Not for the SQLite and CSV
+ * exports, which make their own files (export-tables.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1487,7 +1487,8 @@ static void write_fusion_scenario(const char *dir, int steps, int threads)
  * a spreadsheet formula: its host, command line, RANK, GPU, thread, a
  * kernel, and two functions its API table names, one shorter than
  * "cudnn". Each runs a kernel, one named as a spreadsheet formula; one
- * returns a status cuDNN does not define. What the readers print of it must reach no terminal raw. */
+ * returns a status cuDNN does not define. What the readers print of it
+ * must reach no terminal raw. */
 #define FORMULA "=HYPERLINK(\"http://example.com\",\"x\")"
 #define HOSTILE "\x1b]0;owned\x07\x1b[2J\xc2\x9b" "31m\x9b\x7f|=1+2\n"
 static void write_hostile(const char *dir, int steps, int threads)

@@ -55,8 +55,8 @@ int main(void)
 			failed++;
 		}
 	}
-	printf("%zu cases, %d failed\n",
-	       sizeof(cases) / sizeof(cases[0]) + sizeof(text) / sizeof(text[0]),
-	       failed);
+	size_t n = sizeof(cases) / sizeof(cases[0]) +
+		   sizeof(text) / sizeof(text[0]);
+	printf("%zu cases, %d failed\n", n, failed);
 	return failed != 0;
 }
