@@ -1010,8 +1010,11 @@ static int create_new(struct exporter *x, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 
-	/* --force: what is there goes (a link, not what it points to) */
-	if (fd < 0 && errno == EEXIST && x->o->force && !unlink(path))
+	struct stat st;
+
+	/* --force: a file there goes; a symbolic link stays refused */
+	if (fd < 0 && errno == EEXIST && x->o->force && !lstat(path, &st) &&
+	    !S_ISLNK(st.st_mode) && !unlink(path))
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd >= 0)
 		return fd;

@@ -3,8 +3,8 @@
  * file that appears whole or not at all. The file is written under a
  * temporary name in its folder and renamed into place once complete, so
  * a command that fails leaves no half-written file; an existing file is
- * replaced only when asked (--force), and never written through a
- * symbolic link (--force replaces the link itself). A device or a pipe
+ * replaced only when asked (--force), and a symbolic link is never
+ * written through nor replaced. A device or a pipe
  * named (-o /dev/null) is written as it is. Not for the SQLite and CSV
  * exports, which make their own files (export-tables.c).
  */
@@ -73,9 +73,10 @@ FILE *dt_open_output(struct dt_output *o, const char *path, bool force)
 		return o->f = stdout;
 	}
 	if (lstat(path, &st) == 0) {
-		if (S_ISLNK(st.st_mode) && !force) {
+		/* not even with --force: /dev/stdout is a link */
+		if (S_ISLNK(st.st_mode)) {
 			dt_error("%s is a symbolic link: dnntrace writes "
-				 "through none (--force replaces the link)",
+				 "through none; name the file itself",
 				 path);
 			return NULL;
 		}

@@ -358,8 +358,7 @@ struct dt_output {
 
 /* Open path (-o) for writing, or stdout when path is NULL or "-": a new
  * file under a temporary name beside it, or a device or pipe as it is.
- * An existing file or symbolic link is refused unless force, which
- * replaces it (the link, never what it points to).
+ * An existing file is refused unless force, a symbolic link always.
  * Returns o->f, or NULL with one sentence on stderr. */
 FILE *dt_open_output(struct dt_output *o, const char *path, bool force);
 
