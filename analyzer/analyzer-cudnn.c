@@ -131,11 +131,12 @@ static const unsigned char dtype_bits[DT_DTYPE_COUNT] = {
 	[DT_DTYPE_COMPLEX_FP64] = 128,
 };
 
-const char *dt_dtype_name(int64_t dtype)
+const char *dt_dtype_name(int64_t dtype, char *buf, size_t size)
 {
-	const char *n =
-		dtype >= 0 ? dt_enum_name("cudnnDataType_t", 15, dtype) : NULL;
-	return n ? n + strlen("CUDNN_DATA_") : "?";
+	if (dtype < 0)
+		return "?";
+	return dt_enum_short("cudnnDataType_t", dtype, "CUDNN_DATA_", buf,
+			     size);
 }
 
 int dt_dtype_bits(int64_t dtype)
@@ -161,9 +162,14 @@ const char *dt_status_name(int64_t status)
 	return dt_enum_name("cudnnStatus_t", 13, status);
 }
 
-const char *dt_api_short(const char *api)
+const char *dt_status_str(int64_t status, char *buf, size_t size)
 {
-	return strncmp(api, "cudnn", 5) ? api : api + 5;
+	return dt_enum_short("cudnnStatus_t", status, NULL, buf, size);
+}
+
+const char *dt_api_short(const char *name)
+{
+	return strncmp(name, "cudnn", 5) ? name : name + 5;
 }
 
 /* Element layout of each cudnnBackendAttributeType_t, by value. */
@@ -311,6 +317,7 @@ static int format_perf(const char *type, size_t type_len, const uint8_t *p,
 		float time;
 		uint64_t mem;
 		const char *an, *sn;
+		char ab[64], sb[64];
 
 		memcpy(&algo, p, 4);
 		memcpy(&status, p + 4, 4);
@@ -318,12 +325,11 @@ static int format_perf(const char *type, size_t type_len, const uint8_t *p,
 		memcpy(&mem, p + 16, 8);
 		memcpy(&det, p + 24, 4);
 		memcpy(&math, p + 28, 4);
-		an = dt_enum_name(algo_type, strlen(algo_type), algo);
-		sn = dt_status_name(status);
+		an = dt_enum_short(algo_type, algo, NULL, ab, sizeof(ab));
+		sn = dt_status_str(status, sb, sizeof(sb));
 		APPEND("%s{algo=%s status=%s time=%gms workspace=%" PRIu64
 		       " deterministic=%d math=%d}",
-		       i ? " " : "", an ? an : "?", sn ? sn : "?", time, mem,
-		       det, math);
+		       i ? " " : "", an, sn, time, mem, det, math);
 	}
 	APPEND("]");
 	return len;

@@ -505,13 +505,15 @@ static void find_failed(struct dt_summary *s)
 		failed += a->failed;
 		funcs++;
 		if (funcs <= EVIDENCE_ROWS * 2) {
-			const char *st = dt_status_name(a->last_failure);
+			char sb[64];
+			const char *st = dt_status_str(a->last_failure, sb,
+						       sizeof(sb));
 			dt_fmt_ns(a->failed_ns, t1, sizeof(t1));
 			dt_sb_item(&ev, "\n",
 				   "%s: %" PRIu64 " of %" PRIu64
 				   " calls failed (last: %s), %s",
 				   a->name, a->failed, a->calls,
-				   st ? st : "unknown status", t1);
+				   st, t1);
 		}
 	}
 	if (!failed)

@@ -154,7 +154,7 @@ void dt_fz_fact_text(const struct fact *f, struct dt_sbuf *checks,
 		     struct dt_sbuf *blocked, struct dt_sbuf *note)
 {
 	const char *why = NULL;
-	char label[64], buf[240];
+	char label[64], buf[240], ty[DT_DTYPE_NAME_SIZE];
 	int min = (int)(f->b / 1000), max = (int)(f->b % 1000), cc = (int)f->a;
 
 	label[0] = 0;
@@ -175,16 +175,16 @@ void dt_fz_fact_text(const struct fact *f, struct dt_sbuf *checks,
 		break;
 	case F_DTYPE:
 		snprintf(label, sizeof(label), "data type %s",
-			 dt_dtype_name(f->a));
+			 dt_dtype_name(f->a, ty, sizeof(ty)));
 		snprintf(buf, sizeof(buf),
 			 "runtime fusion takes FLOAT, HALF, BFLOAT16, INT8, "
 			 "INT32 and FP8 tensors, not %s",
-			 dt_dtype_name(f->a));
+			 dt_dtype_name(f->a, ty, sizeof(ty)));
 		why = buf;
 		break;
 	case F_NORM_DTYPE:
 		snprintf(label, sizeof(label), "data type %s",
-			 dt_dtype_name(f->a));
+			 dt_dtype_name(f->a, ty, sizeof(ty)));
 		why = "NormAddRelu takes FLOAT, HALF and BFLOAT16 tensors";
 		break;
 	case F_CHANNELS:
@@ -421,6 +421,7 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 	const struct dt_tensor *t = NULL;
 	uint64_t e = 0;
 	int64_t dt = a->dtype;
+	char ty[DT_DTYPE_NAME_SIZE];
 	bool nhwc = a->nhwc, add = false, relu = false;
 	const struct node *conv = NULL;
 	long j = i;
@@ -525,7 +526,7 @@ static bool try_norm_add_relu(struct dt_fusion *fz, struct stream *s, long i)
 	if (t && t->valid && t->nb >= 2) {
 		int64_t ch = t->dims[1], mult = dsize(dt) == 2 ? 8 : 4;
 		fact(&c, F_CHANNELS, ch % mult == 0, ch, mult,
-		     dt_dtype_name(dt));
+		     dt_dtype_name(dt, ty, sizeof(ty)));
 	} else {
 		fact(&c, F_CHANNELS_NONE, true, 0, 0, NULL);
 	}

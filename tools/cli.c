@@ -1,7 +1,7 @@
 /*
  * cli.c - the command-line plumbing the commands share: options and what
- * they say about a bad one, --format, --top, -o, rates with SI prefixes
- * and their sane ranges.
+ * they say about a bad one, --format, --top, rates with SI prefixes and
+ * their sane ranges, and usage errors.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -174,32 +174,6 @@ int dt_parse_top(const char *cmd, const char *arg, long *n)
 		return dt_usage_error(cmd, "--top takes a number from 0 to %d",
 				      INT_MAX);
 	return 0;
-}
-
-FILE *dt_open_output(const char *path)
-{
-	FILE *f = path ? fopen(path, "w") : stdout;
-
-	if (!f)
-		dt_error("%s: %s", path, strerror(errno));
-	return f;
-}
-
-int dt_close_output(FILE *out, const char *path)
-{
-	/* a write that failed (a full disk, a closed pipe) fails the command,
-	 * standard output too */
-	if (!path) {
-		if (fflush(out) == 0 && !ferror(out))
-			return 0;
-		dt_error("standard output: %s", strerror(errno ? errno : EIO));
-		return 1;
-	}
-	bool failed = ferror(out);
-	if (fclose(out) == 0 && !failed)
-		return 0;
-	dt_error("%s: %s", path, strerror(errno ? errno : EIO));
-	return 1;
 }
 
 const char *dt_fmt_rate(double bytes, uint64_t ns, char *buf, size_t size)

@@ -76,11 +76,12 @@ static void diff_help(FILE *f)
 		"                    fail (default: the gate trips), error "
 		"(exit 2) or\n"
 		"                    allow (the gate judges what was read)\n"
-		"  -o, --output FILE write to FILE\n"
+		"  -o, --output FILE write to FILE (\"-\": standard output)\n"
+		"  --force           replace FILE when it exists\n"
 		"  -h, --help        show this help\n\n"
 		"Exit status: 0, or 1 when the --fail-on gate trips; 2 for bad "
-		"usage or\nunreadable input, or an incomplete input with "
-		"--incomplete error.\n",
+		"usage,\nunreadable input, output that could not be written, "
+		"or an incomplete input\nwith --incomplete error.\n",
 		DIFF_SCHEMA_VERSION);
 }
 
@@ -802,6 +803,7 @@ int cmd_diff(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "incomplete", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -810,6 +812,8 @@ int cmd_diff(int argc, char **argv)
 	struct ctx c = { .top = 20, .format = DT_TEXT };
 	enum gate g = GATE_NONE;
 	const char *output = NULL;
+	struct dt_output out;
+	bool force = false;
 	int ch;
 
 	optind = 1;
@@ -853,6 +857,9 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'O':
+			force = true;
 			break;
 		case 'i': {
 			int k = 0;
@@ -898,11 +905,11 @@ int cmd_diff(int argc, char **argv)
 	c.d = d;
 	c.base_name = argv[optind];
 	c.next_name = argv[optind + 1];
-	if (!(c.out = dt_open_output(output))) {
+	if (!(c.out = dt_open_output(&out, output, force))) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	c.color = c.format == DT_TEXT && dt_colors(!output);
+	c.color = c.format == DT_TEXT && dt_colors(!out.path);
 	if (c.format == DT_JSON) {
 		print_json(&c, g);
 	} else {
@@ -946,8 +953,8 @@ int cmd_diff(int argc, char **argv)
 		if (c.format == DT_HTML)
 			dt_html_end(c.out);
 	}
-	if (dt_close_output(c.out, output))
-		rc = 1;
+	if (dt_close_output(&out, true))
+		rc = EXIT_USAGE;
 	if (!rc && g != GATE_NONE && c.incomplete == INC_ERROR &&
 	    incomplete(d))
 		rc = EXIT_USAGE;

@@ -121,11 +121,24 @@ static void put_time(struct dump *d, const char *name, uint64_t t, uint64_t t0)
 	put(d, ns, 10);
 }
 
+/* What was put since from, as dt_text() shows it: a call's name and its
+ * string arguments are the traced process's bytes. */
+static void escape_since(struct dump *d, int from)
+{
+	room(d, 1);
+	d->buf[d->len] = 0;
+	const char *s = d->buf + from, *e = dt_text(s);
+	if (e == s)
+		return;
+	d->len = from;
+	put_s(d, e);
+}
+
 static void print_call(struct dump *d, const struct dt_call *c)
 {
 	/* the arguments are formatted straight into the buffer */
 	const size_t args_max = 16384;
-	const char *status = dt_status_name(c->status);
+	char status[64];
 	int k;
 
 	put(d, "API_CALL seq=", 13);
@@ -137,6 +150,7 @@ static void print_call(struct dump *d, const struct dt_call *c)
 	put_u64(d, c->t_end - c->t_begin);
 	put(d, "ns ", 3);
 	room(d, args_max + 256);
+	int from = d->len;
 	char *buf = d->buf + d->len;
 	if (!c->name) {
 		k = snprintf(buf, args_max, "api#%u(<%u bytes>", c->api,
@@ -156,13 +170,9 @@ static void print_call(struct dump *d, const struct dt_call *c)
 				     c->args_len);
 	}
 	d->len += k < (int)args_max ? k : (int)args_max - 1;
-	if (status) {
-		put(d, ") = ", 4);
-		put_s(d, status);
-	} else {
-		put(d, ") = ", 4);
-		put_i64(d, c->status);
-	}
+	escape_since(d, from);
+	put(d, ") = ", 4);
+	put_s(d, dt_status_str(c->status, status, sizeof(status)));
 	/* asked by dnntrace itself, not the program (once per plan) */
 	put_s(d, c->flags & DT_CALL_BY_DNNTRACE ? " [dnntrace]\n" : "\n");
 }

@@ -57,9 +57,9 @@ static const struct export_format {
 static void export_help(FILE *f)
 {
 	fprintf(f,
-		"usage: dnntrace export --format F [-o OUT] [--from T] [--to T] "
-		"[--pid PID]\n"
-		"                       TRACE|FOLDER...\n\n"
+		"usage: dnntrace export --format F [-o OUT [--force]] [--from T] "
+		"[--to T]\n"
+		"                       [--pid PID] TRACE|FOLDER...\n\n"
 		"Writes traces out for other tools. Several traces (the "
 		"processes of a job,\nor every *.dnnt in a folder) go into one "
 		"output, lined up on the wall clock.\n\n"
@@ -69,7 +69,10 @@ static void export_help(FILE *f)
 	fprintf(f,
 		"  -o OUT      where to write: a file (perfetto, chrome, sqlite) or a "
 		"folder (csv);\n"
-		"              an existing sqlite file or csv table is never overwritten\n"
+		"              (\"-\" or none: standard output, perfetto and "
+		"chrome); an existing\n"
+		"              file or csv table is not overwritten\n"
+		"  --force     replace an existing output\n"
 		"  --from T    leave out what ended before T after the first "
 		"trace began\n"
 		"              (\"2.5s\", \"300ms\", \"40us\", \"100ns\"; a "
@@ -225,10 +228,12 @@ struct dt_export_trace *dt_export_open(const struct dt_export_opts *o,
 	 * start lines processes (and hosts) up */
 	for (size_t i = 0; i < *n; i++) {
 		const struct dt_file_header *h = &dt_session_info(t[i].s)->hdr;
-		int64_t to_base = (int64_t)(h->start_real - base) -
-				  (int64_t)h->start_mono;
-		int64_t from = (int64_t)o->from_ns - to_base;
-		int64_t to = (int64_t)o->to_ns - to_base;
+		/* modulo 2^64 (dt_export_line): no signed overflow on
+		 * any clock a trace may claim */
+		int64_t to_base =
+			(int64_t)(h->start_real - base - h->start_mono);
+		int64_t from = (int64_t)(o->from_ns - (uint64_t)to_base);
+		int64_t to = (int64_t)(o->to_ns - (uint64_t)to_base);
 		t[i].offset = to_base;
 		t[i].from = from > 0 ? (uint64_t)from : 0;
 		t[i].to = o->to_ns == UINT64_MAX ? UINT64_MAX
@@ -252,6 +257,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -284,6 +290,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'o':
 			o.output = optarg;
+			break;
+		case 'O':
+			o.force = true;
 			break;
 		case 'F':
 		case 'T':

@@ -41,7 +41,7 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 			 bool wide, long top)
 {
 	const struct dt_fusion *fz = s->fusion;
-	char b1[32], b2[32], b3[32], b4[32], line[600];
+	char b1[32], b2[32], b3[32], b4[32], line[600], ty[DT_DTYPE_NAME_SIZE];
 
 	dt_print_unclean(out, DT_TEXT, s, "warning: ");
 	fprintf(out,
@@ -58,7 +58,7 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 		fprintf(out,
 			"\n%s%zu. %s%s: saving %s (%s of GPU time), %" PRIu64
 			" time%s\n",
-			color ? "\033[1m" : "", i + 1, o->pattern,
+			color ? "\033[1m" : "", i + 1, dt_text(o->pattern),
 			color ? "\033[0m" : "",
 			dt_fmt_ns(o->saving_ns > 0 ? (uint64_t)o->saving_ns : 0,
 				  b1, sizeof(b1)),
@@ -67,14 +67,14 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 					  s->gpu_ns),
 				b2, sizeof(b2)),
 			o->count, o->count == 1 ? "" : "s");
-		fprintf(out, "   covered by: %s\n", o->cover);
+		fprintf(out, "   covered by: %s\n", dt_text(o->cover));
 		if (o->status == DT_FZ_FUSABLE)
 			fprintf(out, "   status:     fusable\n");
 		else
 			fprintf(out, "   status:     %sblocked%s: %s\n",
 				color ? "\033[33m" : "", color ? "\033[0m" : "",
-				o->blocked);
-		fprintf(out, "   limits:     %s\n", o->checks);
+				dt_text(o->blocked));
+		fprintf(out, "   limits:     %s\n", dt_text(o->checks));
 		static const char *const hdr[] = {
 			"#",        "step",    "link",  "elements", "type",
 			"GPU time", "kernels", "fused", "what ran", NULL
@@ -90,7 +90,8 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 				dt_table_cell(t, "%" PRIu64, st->elems);
 			else
 				dt_table_cell(t, "?");
-			dt_table_cell(t, "%s", dt_dtype_name(st->dtype));
+			dt_table_cell(t, "%s",
+				      dt_dtype_name(st->dtype, ty, sizeof(ty)));
 			dt_table_cell(t, "%s",
 				      dt_fmt_ns(st->ns, b1, sizeof(b1)));
 			dt_table_cell(t, "%" PRIu64, st->kernels);
@@ -196,7 +197,8 @@ static void fusion_help(FILE *f)
 		"(like 3.3T) instead of\n"
 		"                       the run's achieved streaming "
 		"bandwidth\n"
-		"  -o, --output FILE    write there instead of stdout\n"
+		"  -o, --output FILE    write there instead of stdout (\"-\")\n"
+		"  --force              replace FILE when it exists\n"
 		"  --wide               do not shorten what ran\n"
 		"  -h, --help           this help\n");
 }
@@ -208,12 +210,15 @@ int cmd_fusion(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "bandwidth", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "wide", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dt_summary_opts so = { .fusion = true };
 	const char *output = NULL;
+	struct dt_output o;
+	bool force = false;
 	enum dt_format fmt = DT_TEXT;
 	bool wide = false;
 	double bandwidth = 0;
@@ -240,6 +245,9 @@ int cmd_fusion(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'O':
+			force = true;
+			break;
 		case 'w':
 			wide = true;
 			break;
@@ -258,7 +266,7 @@ int cmd_fusion(int argc, char **argv)
 		dt_load_summary(argv + optind, argc - optind, &so, &rc);
 	if (!s)
 		return rc;
-	FILE *out = dt_open_output(output);
+	FILE *out = dt_open_output(&o, output, force);
 	if (!out) {
 		dt_summary_free(s);
 		return EXIT_USAGE;
@@ -292,10 +300,10 @@ int cmd_fusion(int argc, char **argv)
 		dt_json_close(&j, -1);
 		fputc('\n', out);
 	} else {
-		print_detail(out, s, !output && dt_colors(true), wide, top);
+		print_detail(out, s, !o.path && dt_colors(true), wide, top);
 	}
-	if (dt_close_output(out, output))
-		rc = 1;
+	if (dt_close_output(&o, true))
+		rc = EXIT_USAGE;
 	dt_summary_free(s);
 	return rc;
 }

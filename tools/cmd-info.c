@@ -16,7 +16,7 @@
 static void print_kv(const char *label, const char *value)
 {
 	if (value && *value)
-		printf("%-12s %s\n", label, value);
+		printf("%-12s %s\n", label, dt_text(value));
 }
 
 struct api_count {
@@ -110,7 +110,7 @@ static void print_devices(const struct info *in)
 				 "%" PRIu64 " kernels, copies and sets",
 				 in->dev[i].work);
 		printf("%-12s %u: %s; %s\n", i ? "" : "GPUs:", in->dev[i].id,
-		       in->dev[i].text, work);
+		       dt_text(in->dev[i].text), work);
 	}
 }
 
@@ -149,12 +149,13 @@ int dt_info_file(const char *path, long top)
 	gmtime_r(&secs, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 
-	printf("%-12s %s (%s)\n", "file:", path,
+	printf("%-12s %s (%s)\n", "file:", dt_text(path),
 	       dt_fmt_bytes(st->file_size, b1, sizeof(b1)));
 	printf("%-12s %u.%u\n", "format:", fi->hdr.major, fi->hdr.minor);
 	print_kv("program:", dt_info_get(fi, "cmdline"));
 	printf("%-12s %s, pid %u (parent %u)\n", "process:",
-	       dt_info_get(fi, "host") ? dt_info_get(fi, "host") : "?",
+	       dt_info_get(fi, "host") ? dt_text(dt_info_get(fi, "host"))
+				       : "?",
 	       fi->hdr.pid, fi->hdr.ppid);
 	printf("%-12s %s, for %s\n", "started:", when,
 	       dt_fmt_ns(last - fi->hdr.start_mono, b2, sizeof(b2)));
@@ -169,15 +170,15 @@ int dt_info_file(const char *path, long top)
 		       ver ? ", " : "",
 		       dt_fmt_cudnn_version(dt_info_get(fi, "cudnn.built"), v2,
 					    sizeof(v2)),
-		       loaded ? loaded : "none (no cuDNN call)");
+		       loaded ? dt_text(loaded) : "none (no cuDNN call)");
 	}
 	char cuda[96];
 	print_kv("CUDA:", dt_cuda_text(fi, cuda, sizeof(cuda)));
 	for (size_t i = 0; i < fi->n_info; i++)
 		if (!strncmp(fi->info[i].key, "env.", 4))
 			printf("%-12s %s=%s\n",
-			       "environment:", fi->info[i].key + 4,
-			       fi->info[i].value);
+			       "environment:", dt_text(fi->info[i].key + 4),
+			       dt_text(fi->info[i].value));
 	print_kv("recorder:", dt_info_get(fi, "dnntrace.version"));
 	print_devices(&in);
 	print_kv("GPU trace:", ms->gpu_state);
@@ -222,7 +223,7 @@ int dt_info_file(const char *path, long top)
 		printf(", last %s unreadable",
 		       dt_fmt_bytes(st->bytes_lost, b1, sizeof(b1)));
 	if (st->error[0] && st->end != DT_FILE_CLEAN)
-		printf(": %s", st->error);
+		printf(": %s", dt_text(st->error));
 	printf("\n%-12s %s\n", "index:", st->have_index ? "yes" : "no");
 	printf("%-12s %s\n", "sealed:",
 	       st->sealed ? "yes: every frame's place, the header's and END's "
@@ -267,7 +268,7 @@ int dt_info_file(const char *path, long top)
 			printf("%10" PRIu64 " %8" PRIu64 " %12s  %s\n",
 			       counts[i].calls, counts[i].failed,
 			       dt_fmt_ns(counts[i].ns, b1, sizeof(b1)),
-			       fi->apis[counts[i].api].name);
+			       dt_text(fi->apis[counts[i].api].name));
 		if (top >= 0 && n > (uint32_t)top)
 			printf("%10s (%u more functions; --calls -1 lists "
 			       "all)\n",

@@ -69,7 +69,8 @@ static void print_op_text(FILE *out, const struct dt_file_info *fi,
 		op->workspace >= 0
 			? dt_fmt_bytes((uint64_t)op->workspace, w, sizeof(w))
 			: "?",
-		dt_api_short(op->api), op->desc, op->status ? " FAILED" : "");
+		dt_text(dt_api_short(op->api)), dt_text(op->desc),
+		op->status ? " FAILED" : "");
 }
 
 static void json_ints(struct dt_json *j, const char *key, const int64_t *v,
@@ -282,7 +283,8 @@ static void print_problems(FILE *out, struct dt_json *j, struct problems *ps,
 					? dt_fmt_bytes((uint64_t)p->workspace,
 						       w, sizeof(w))
 					: "?",
-				dt_api_short(p->api), p->key);
+				dt_text(dt_api_short(p->api)),
+				dt_text(p->key));
 		} else {
 			dt_json_open(j, '{', -1);
 			dt_json_ks(j, "api", p->api);
@@ -327,13 +329,14 @@ static void on_call(void *arg, const struct dt_call *c)
 		return;
 	o->call_seen = true;
 	dt_call_format(c->name, c->sig, c->args, c->args_len, buf, sizeof(buf));
-	const char *st = dt_status_name(c->status);
+	char st[64];
 	fprintf(o->out,
 		"call %" PRIu64 " (thread %u, %.6f s, %" PRIu64
 		" ns):\n  %s(%s) = %s\n",
 		c->seq, c->tid,
 		(double)(c->t_begin - o->fi->hdr.start_mono) / 1e9,
-		c->t_end - c->t_begin, c->name, buf, st ? st : "?");
+		c->t_end - c->t_begin, dt_text(c->name), dt_text(buf),
+		dt_status_str(c->status, st, sizeof(st)));
 }
 
 /* --call N: its kernels. */
@@ -346,10 +349,11 @@ static void on_activity(void *arg, const struct dt_activity *a)
 
 	if (a->call != (uint64_t)o->call || a->kind != DT_ACT_KERNEL)
 		return;
+	fputs("  kernel ", o->out);
+	dt_put_textn(o->out, (const char *)name, len);
 	fprintf(o->out,
-		"  kernel %.*s: %" PRIu64 " ns, grid [%d,%d,%d] "
-		"block [%d,%d,%d]\n",
-		(int)len, name, k->end - k->start, k->grid_x, k->grid_y,
+		": %" PRIu64 " ns, grid [%d,%d,%d] block [%d,%d,%d]\n",
+		k->end - k->start, k->grid_x, k->grid_y,
 		k->grid_z, k->block_x, k->block_y, k->block_z);
 }
 
@@ -363,7 +367,7 @@ static void on_op(void *arg, const struct dt_op *op)
 			fprintf(o->out,
 				"  operation: %s\n  engine: %s, workspace: "
 				"%s, %u kernels, GPU %" PRIu64 " ns\n",
-				op->desc, engine_str(op, e, sizeof(e)),
+				dt_text(op->desc), engine_str(op, e, sizeof(e)),
 				op->workspace >= 0
 					? dt_fmt_bytes((uint64_t)op->workspace,
 						       w, sizeof(w))

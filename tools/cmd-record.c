@@ -478,7 +478,7 @@ void dt_record_say(const struct dt_record_result *res, bool quiet)
 {
 	for (size_t i = 0; i < res->n_paths && !quiet; i++)
 		fprintf(stderr, "%s %s\n", i ? "         " : "dnntrace: trace",
-			res->paths[i]);
+			dt_text(res->paths[i]));
 	for (size_t i = 0; i < res->n_notes; i++)
 		dt_error("%s", res->notes[i]);
 	if (!res->n_paths && !res->n_notes && res->ran && !quiet)

@@ -75,7 +75,9 @@ static void report_help(FILE *f)
 		"                       pictures) or json (schema "
 		"dnntrace.report,\n"
 		"                       version %d)\n"
-		"  -o, --output FILE    write the report to FILE\n"
+		"  -o, --output FILE    write the report to FILE (\"-\": "
+		"standard output)\n"
+		"  --force              replace FILE when it exists\n"
 		"  --peak-bandwidth B   peak memory bandwidth, bytes/s "
 		"(4.8T, 900G)\n"
 		"  --peak-flops F       peak FLOP/s for every type (989T), or "
@@ -260,7 +262,7 @@ static void vfact(const struct ctx *c, const char *cls, const char *label,
 		fprintf(c->out, "- **%s**: ", label);
 	else
 		fprintf(c->out, "%-10s", label);
-	vfprintf(c->out, fmt, ap);
+	dt_vprint_text(c->out, false, fmt, ap);
 	fputc('\n', c->out);
 }
 
@@ -742,18 +744,21 @@ static void print_findings(const struct ctx *c)
 		dt_fmt_ns(f->cost_ns, b1, sizeof(b1));
 		if (c->format == DT_MARKDOWN)
 			fprintf(c->out, "%zu. **%s %s**: %s\n", i + 1, b1,
-				f->host ? "host" : "GPU", f->title);
+				f->host ? "host" : "GPU", dt_text(f->title));
 		else
 			fprintf(c->out, "%s%2zu. [%s %s]%s %s\n",
 				c->color ? "\033[33m" : "", i + 1, b1,
 				f->host ? "host" : "GPU",
-				c->color ? "\033[0m" : "", f->title);
+				c->color ? "\033[0m" : "", dt_text(f->title));
 		for (const char *e = f->evidence; e && *e;) {
 			size_t n = strcspn(e, "\n");
-			int max = c->wide ? (int)n : (int)(n < 150 ? n : 150);
-			fprintf(c->out, "%s%.*s%s\n",
+			size_t max = c->wide || n < 150 ? n : 150;
+			char *line = strndup(e, max);
+			fprintf(c->out, "%s%s%s\n",
 				c->format == DT_MARKDOWN ? "    - " : "      ",
-				max, e, (size_t)max < n ? "..." : "");
+				line ? dt_text(line) : "",
+				max < n ? "..." : "");
+			free(line);
 			e += n;
 			if (*e)
 				e++;
@@ -1388,6 +1393,7 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "peak-bandwidth", required_argument, NULL, 'b' },
 		{ "peak-flops", required_argument, NULL, 'F' },
 		{ "wide", no_argument, NULL, 'w' },
@@ -1398,6 +1404,8 @@ int cmd_report(int argc, char **argv)
 	struct dt_summary_opts so = { .fusion = true };
 	struct ctx c = { .top = 15, .sort = SORT_GPU, .format = DT_TEXT };
 	const char *output = NULL;
+	struct dt_output out;
+	bool force = false;
 	int ch;
 
 	optind = 1;
@@ -1426,6 +1434,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'O':
+			force = true;
 			break;
 		case 'b':
 			if (dt_parse_rate_in("report", "--peak-bandwidth",
@@ -1464,11 +1475,11 @@ int cmd_report(int argc, char **argv)
 		return rc;
 
 	c.s = s;
-	if (!(c.out = dt_open_output(output))) {
+	if (!(c.out = dt_open_output(&out, output, force))) {
 		dt_summary_free(s);
 		return EXIT_USAGE;
 	}
-	c.color = c.format == DT_TEXT && dt_colors(!output);
+	c.color = c.format == DT_TEXT && dt_colors(!out.path);
 	if (c.format == DT_JSON) {
 		print_json(&c);
 	} else {
@@ -1489,8 +1500,8 @@ int cmd_report(int argc, char **argv)
 		if (c.format == DT_HTML)
 			dt_html_end(c.out);
 	}
-	if (dt_close_output(c.out, output))
-		rc = 1;
+	if (dt_close_output(&out, true))
+		rc = EXIT_USAGE;
 	dt_summary_free(s);
 	return rc;
 }

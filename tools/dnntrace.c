@@ -51,7 +51,7 @@ void dt_error(const char *fmt, ...)
 
 	fputs("dnntrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	dt_vprint_text(stderr, false, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -62,7 +62,7 @@ int dt_usage_error(const char *cmd, const char *fmt, ...)
 
 	fprintf(stderr, "dnntrace %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	dt_vprint_text(stderr, false, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'dnntrace %s --help'.\n", cmd);
 	return EXIT_USAGE;
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(commands[i].name, name))
-			return commands[i].run(argc - 1, argv + 1);
+			return dt_finish(commands[i].run(argc - 1, argv + 1));
 	dt_error("'%s' is not a dnntrace command", name);
 	usage(stderr);
 	return EXIT_USAGE;

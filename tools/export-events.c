@@ -91,8 +91,7 @@ struct tev {
  * "%.3f"; a double would round times of long runs. */
 static void put_ts(struct tev *x, const char *key, uint64_t mono)
 {
-	int64_t rel = (int64_t)mono + x->t->offset;
-	uint64_t ns = rel > 0 ? (uint64_t)rel : 0;
+	uint64_t ns = dt_export_ns(x->t, mono);
 
 	dt_json_key(&x->j, key);
 	dt_json_milli(&x->j, ns);
@@ -203,8 +202,10 @@ static void on_call(void *arg, const struct dt_call *c)
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
 	dt_json_ku(&x->j, "seq", c->seq);
+	char st[64];
 	if (c->status) /* CUDNN_STATUS_SUCCESS is 0 */
-		dt_json_ks(&x->j, "status", dt_status_name(c->status));
+		dt_json_ks(&x->j, "status",
+			   dt_status_str(c->status, st, sizeof(st)));
 	if (c->flags & DT_CALL_NESTED)
 		dt_json_key(&x->j, "nested"), dt_json_bool(&x->j, true);
 	if (c->flags & DT_CALL_BY_DNNTRACE)
@@ -657,7 +658,8 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	struct dt_export_trace *t = dt_export_open(o, &n);
 	if (!t)
 		return EXIT_USAGE;
-	FILE *out = dt_open_output(o->output);
+	struct dt_output dest;
+	FILE *out = dt_open_output(&dest, o->output, o->force);
 	struct tev *x = out ? calloc(1, sizeof(*x)) : NULL;
 	struct dt_export_note *notes = calloc(n, sizeof(*notes));
 	uint32_t *pids = calloc(n, sizeof(*pids));
@@ -672,7 +674,7 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	    !x->launches || !x->pending) {
 		if (out)
 			dt_error("out of memory");
-		rc = 1;
+		rc = out ? 1 : EXIT_USAGE;
 		goto done;
 	}
 	dt_json_init(&x->j, out);
@@ -689,8 +691,8 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	dt_json_close(&x->j, 0);
 	const struct dt_file_header *h = &dt_session_info(t[0].s)->hdr;
 	/* offset = start_real - base - start_mono */
-	uint64_t base = h->start_real -
-			(uint64_t)((int64_t)h->start_mono + t[0].offset);
+	uint64_t base =
+		h->start_real - (uint64_t)dt_export_line(&t[0], h->start_mono);
 	dt_json_key_nl(&x->j, "baseTimeNanoseconds", 0);
 	dt_json_u64(&x->j, base);
 	device_props(x);
@@ -706,11 +708,9 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 			 "near a million; ui.perfetto.dev opens more",
 			 x->events);
 done:
-	if (out && dt_close_output(out, o->output))
-		rc = 1;
 	/* a file cut short by a failed write is no timeline: not left */
-	if (rc && out && o->output)
-		unlink(o->output);
+	if (out && dt_close_output(&dest, !rc))
+		rc = EXIT_USAGE;
 	if (x) {
 		free(x->calls);
 		free(x->launches);

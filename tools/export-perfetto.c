@@ -280,8 +280,7 @@ static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 
 static uint64_t rel_ns(const struct pf *x, uint64_t mono)
 {
-	int64_t rel = (int64_t)mono + x->t->offset;
-	return rel > 0 ? (uint64_t)rel : 0;
+	return dt_export_ns(x->t, mono);
 }
 
 /* The writer's work: the packets handed over, into the file. */
@@ -940,9 +939,10 @@ static void on_call(void *arg, const struct dt_call *c)
 		const char *name = c->name ? c->name : "(unknown function)";
 		event_head(x, &h->body, TYPE_SLICE_BEGIN, h->track, name);
 		ann_uint(x, &h->body, "seq", c->seq);
+		char st[64];
 		if (c->status)
 			ann_str(x, &h->body, "status",
-				dt_status_name(c->status));
+				dt_status_str(c->status, st, sizeof(st)));
 		if (c->flags & DT_CALL_NESTED)
 			ann_bool(x, &h->body, "nested");
 		if (c->flags & DT_CALL_BY_DNNTRACE)
@@ -1392,7 +1392,8 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 	struct dt_export_trace *t = dt_export_open(o, &n);
 	if (!t)
 		return EXIT_USAGE;
-	FILE *out = dt_open_output(o->output);
+	struct dt_output dest;
+	FILE *out = dt_open_output(&dest, o->output, o->force);
 	struct pf *x = out ? calloc(1, sizeof(*x)) : NULL;
 	struct dt_export_note *notes = calloc(n, sizeof(*notes));
 	uint32_t *pids = calloc(n, sizeof(*pids));
@@ -1416,7 +1417,7 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 	    !x->held_block || !x->op_cache) {
 		if (out)
 			dt_error("out of memory");
-		rc = 1;
+		rc = out ? 1 : EXIT_USAGE;
 		goto done;
 	}
 	for (size_t i = 0; i < CALL_RING; i++)
@@ -1426,16 +1427,17 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 						.lent = true };
 	const struct dt_file_header *h0 = &dt_session_info(t[0].s)->hdr;
 	/* offset = start_real - base - start_mono */
-	clock_snapshot(x, h0->start_real - (uint64_t)((int64_t)h0->start_mono +
-						      t[0].offset));
+	uint64_t line0 = (uint64_t)dt_export_line(&t[0], h0->start_mono);
+	clock_snapshot(x, h0->start_real - line0);
 	for (size_t i = 0; i < n && !rc; i++) {
 		x->pid = dt_export_pid(t, i, pids);
 		x->trace_no = (uint32_t)i;
 		rc = export_one(x, &t[i], &notes[i]);
 	}
 	dt_handoff_give(&x->w, &x->o);
-	if (!dt_handoff_stop(&x->w))
-		rc = 1; /* dt_close_output says why */
+	/* a write that failed leaves the file in error: dt_close_output()
+	 * says so and removes it */
+	dt_handoff_stop(&x->w);
 	if (x->o.oom || x->interned.oom || x->scratch.oom) {
 		dt_error("out of memory");
 		rc = 1;
@@ -1451,11 +1453,9 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 			 "others on their stream and nest wrongly",
 			 x->overlaps, LANES);
 done:
-	if (out && dt_close_output(out, o->output))
-		rc = 1;
 	/* a file cut short by a failed write is no timeline: not left */
-	if (rc && out && o->output)
-		unlink(o->output);
+	if (out && dt_close_output(&dest, !rc))
+		rc = EXIT_USAGE;
 	pf_free(x);
 	free(notes);
 	free(pids);

@@ -13,6 +13,7 @@
  * write (a full disk) removes what it wrote rather than leave part of it.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -195,18 +196,17 @@ static inline void put_tri(struct exporter *x, unsigned col, int v)
 		put_i(x, col, v != 0);
 }
 
-/* A data type's name, NULL when unknown. */
-static const char *dtype_name(int64_t dtype)
+/* A data type's name (its number when cuDNN defines none), NULL when not
+ * known. */
+static const char *dtype_name(int64_t dtype, char *buf, size_t size)
 {
-	const char *n = dtype >= 0 ? dt_dtype_name(dtype) : "?";
-
-	return strcmp(n, "?") ? n : NULL;
+	return dtype >= 0 ? dt_dtype_name(dtype, buf, size) : NULL;
 }
 
 /* A CLOCK_MONOTONIC time of the trace being read, on the time line. */
 static inline int64_t line_time(const struct exporter *x, uint64_t mono)
 {
-	return (int64_t)mono + x->t->offset;
+	return dt_export_line(x->t, mono);
 }
 
 /* The back end's thread: the rows of a batch, into its tables. */
@@ -605,7 +605,10 @@ static void on_device(void *arg, const struct dt_device *d)
 	put_i(x, XT_gpu_computeMinor, d->cc_minor);
 	put_i(x, XT_gpu_smCount, d->sms);
 	put_i(x, XT_gpu_clockRate, d->clock_khz);
-	put_i(x, XT_gpu_memoryBandwidth, (int64_t)d->mem_bandwidth_kBps * 1000);
+	put_i(x, XT_gpu_memoryBandwidth,
+	      d->mem_bandwidth_kBps > INT64_MAX / 1000
+		      ? INT64_MAX
+		      : (int64_t)d->mem_bandwidth_kBps * 1000);
 	put_i(x, XT_gpu_totalMemory, (int64_t)d->global_mem);
 	put_i(x, XT_gpu_l2CacheSize, d->l2_size);
 	put_f(x, XT_gpu_peakBandwidth, p.bandwidth);
@@ -712,6 +715,7 @@ static void put_tensors(struct exporter *x, const struct dt_op *op,
 		const struct dt_op_tensor *ot = &op->tensors[i];
 		const struct dt_tensor *t = &ot->t;
 		char dims[DT_MAX_DIMS * 21 + 2], strides[DT_MAX_DIMS * 21 + 2];
+		char ty[DT_DTYPE_NAME_SIZE];
 		int nb = t->nb < 0             ? 0
 			 : t->nb > DT_MAX_DIMS ? DT_MAX_DIMS
 					       : t->nb;
@@ -720,7 +724,8 @@ static void put_tensors(struct exporter *x, const struct dt_op *op,
 		put_i(x, XT_tensor_ord, i);
 		put_s(x, XT_tensor_role, ot->role);
 		put_i(x, XT_tensor_uid, t->uid);
-		put_s(x, XT_tensor_dtype, dtype_name(t->dtype));
+		put_s(x, XT_tensor_dtype,
+		      dtype_name(t->dtype, ty, sizeof(ty)));
 		put_i(x, XT_tensor_nbDims, nb);
 		put_sn(x, XT_tensor_dims, dims,
 		       json_ints(dims, sizeof(dims), t->dims, nb));
@@ -739,6 +744,7 @@ static void on_op(void *arg, const struct dt_op *op)
 					      [DT_OP_CAPTURED] = "captured",
 					      [DT_OP_REPLAY] = "replay" };
 	struct exporter *x = arg;
+	char ty[DT_DTYPE_NAME_SIZE];
 	uint64_t end = op->kernels && op->gpu_end > op->t_end ? op->gpu_end
 							      : op->t_end;
 
@@ -792,7 +798,7 @@ static void on_op(void *arg, const struct dt_op *op)
 	put_i(x, XT_op_convertNs, (int64_t)op->convert_ns);
 	put_f(x, XT_op_flops, op->cost.flops);
 	put_i(x, XT_op_bytes, (int64_t)op->cost.bytes);
-	put_s(x, XT_op_dtype, dtype_name(op->cost.dtype));
+	put_s(x, XT_op_dtype, dtype_name(op->cost.dtype, ty, sizeof(ty)));
 	put_s(x, XT_op_math,
 	      op->math != DT_MATH_UNKNOWN ? dt_math_name(op->math) : NULL);
 	put_tri(x, XT_op_tensorCores, op->tensor_cores);
@@ -900,8 +906,8 @@ static void put_export(struct exporter *x, const struct dt_export_trace *t,
 {
 	const struct dt_file_header *h = &dt_session_info(t[0].s)->hdr;
 	/* offset = start_real - base - start_mono, for any trace */
-	int64_t base =
-		(int64_t)h->start_real - (int64_t)h->start_mono - t[0].offset;
+	int64_t base = (int64_t)(h->start_real - h->start_mono -
+				 (uint64_t)t[0].offset);
 
 	put_meta(x, "dnntrace", "%s", DT_VERSION);
 	put_meta(x, "schema", "%d", XT_SCHEMA_VERSION);
@@ -921,7 +927,7 @@ static int export_failed(struct exporter *x)
 	x->sink->discard(x);
 	dt_error("%s%s", x->err,
 		 x->left ? "" : "; what was written is removed");
-	return 1;
+	return EXIT_USAGE;
 }
 
 /* Read every trace into the tables; an exit code. */
@@ -943,12 +949,11 @@ static int export_tables(const struct dt_export_opts *o, const struct sink *sk)
 		return EXIT_USAGE;
 	}
 	if (sk->open(x) < 0) {
-		int rc = x->exists ? EXIT_USAGE : 1;
 		sk->discard(x);
 		dt_error("%s", x->err);
 		dt_export_close(t, n);
 		free(x);
-		return rc;
+		return EXIT_USAGE;
 	}
 	dt_handoff_start(&x->worker, put_rows, x);
 	put_export(x, t, n);
@@ -1005,12 +1010,18 @@ static int create_new(struct exporter *x, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 
+	struct stat st;
+
+	/* --force: a file there goes; a symbolic link stays refused */
+	if (fd < 0 && errno == EEXIST && x->o->force && !lstat(path, &st) &&
+	    !S_ISLNK(st.st_mode) && !unlink(path))
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd >= 0)
 		return fd;
 	x->exists = errno == EEXIST;
 	snprintf(x->err, sizeof(x->err),
 		 x->exists ? "%s exists; dnntrace export does not overwrite "
-			     "it: remove it or name another"
+			     "it unless told to (--force)"
 			   : "cannot create %s: %s",
 		 path, strerror(errno));
 	return -1;
@@ -1376,7 +1387,7 @@ static int csv_open(struct exporter *x)
 		x->csv[t] = -1;
 	if (!mkdir(dir, 0777)) {
 		x->made_dir = true;
-	} else if (errno != EEXIST || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+	} else if (errno != EEXIST || lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		x->exists = errno == EEXIST;
 		snprintf(x->err, sizeof(x->err),
 			 x->exists ? "%s exists and is no folder: --format csv "
@@ -1535,17 +1546,51 @@ static inline bool needs_quotes(const char *s, size_t n)
 	return !n;
 }
 
+/* Whether s is a decimal number: a sign, digits with one point, an
+ * exponent ("-3", "+1.5e-3"). */
+static bool is_number(const char *s, size_t n)
+{
+	size_t i = s[0] == '-' || s[0] == '+', digits = 0, points = 0;
+
+	for (; i < n && (isdigit((unsigned char)s[i]) || s[i] == '.'); i++)
+		s[i] == '.' ? points++ : digits++;
+	if (!digits || points > 1)
+		return false;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i += i + 1 < n && (s[i + 1] == '-' || s[i + 1] == '+');
+		size_t from = ++i;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+		if (i == from)
+			return false;
+	}
+	return i == n;
+}
+
+/* Whether a spreadsheet would read the text as a formula: it starts with
+ * '=', '+', '-', '@', a tab or a carriage return (OWASP's CSV injection)
+ * and is no number, which stays one ("-3"). */
+static bool formula_like(const char *s, size_t n)
+{
+	return n && memchr("=+-@\t\r", s[0], 6) && !is_number(s, n);
+}
+
 /* A field as RFC 4180 has it: quoted when it holds a comma, a quote or a
  * line break, quotes doubled; an empty string quoted, so that it differs
- * from NULL, which is an empty field. */
+ * from NULL, which is an empty field. A text a spreadsheet would run as a
+ * formula is quoted with a ' before it, as OWASP advises. */
 static size_t put_text(char *p, const char *s, size_t n)
 {
-	if (!needs_quotes(s, n)) {
+	bool formula = formula_like(s, n);
+
+	if (!formula && !needs_quotes(s, n)) {
 		memcpy(p, s, n);
 		return n;
 	}
 	size_t k = 0;
 	p[k++] = '"';
+	if (formula)
+		p[k++] = '\'';
 	for (const char *end = s + n, *q; s < end; s = q + 1) {
 		q = memchr(s, '"', (size_t)(end - s));
 		size_t run = q ? (size_t)(q - s) + 1 : (size_t)(end - s);

@@ -18,6 +18,7 @@ struct dt_export_opts {
 	char **paths; /* the traces (files; folders already expanded) */
 	size_t n_paths;
 	const char *output; /* -o: a file, or a folder (csv); NULL stdout */
+	bool force;         /* --force: replace an existing output */
 	/* the window: ns after the earliest trace's recording began (on the
 	 * wall clock, which lines traces of several processes up);
 	 * to_ns is UINT64_MAX when open */
@@ -48,6 +49,25 @@ static inline bool dt_export_in(const struct dt_export_trace *t,
 				uint64_t begin, uint64_t end)
 {
 	return end >= t->from && begin <= t->to;
+}
+
+/* A CLOCK_MONOTONIC time of t on the export's time line: ns after its
+ * base, negative before it. Worked out modulo 2^64, as the clocks are: a
+ * damaged trace's times may be anything, and a difference of two times
+ * near 2^63 is still right where a signed sum would overflow. */
+static inline int64_t dt_export_line(const struct dt_export_trace *t,
+				     uint64_t mono)
+{
+	return (int64_t)(mono + (uint64_t)t->offset);
+}
+
+/* The same, 0 for a time before the base. */
+static inline uint64_t dt_export_ns(const struct dt_export_trace *t,
+				    uint64_t mono)
+{
+	int64_t rel = dt_export_line(t, mono);
+
+	return rel > 0 ? (uint64_t)rel : 0;
 }
 
 /* How a trace of an export ended, and what it lost: marked at its end in

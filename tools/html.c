@@ -111,9 +111,9 @@ void dt_html_escape(FILE *out, const char *s)
 			/* control characters and bytes that are not UTF-8 are
 			 * no XML text: U+FFFD stands for them */
 			unsigned char c = (unsigned char)*s;
-			int len = c < 0x80 ? 1 : dt_utf8_len(s, strlen(s));
-			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
-			    !len) {
+			bool space = c == '\t' || c == '\n' || c == '\r';
+			int len = space ? 1 : dt_char_shown(s, strlen(s));
+			if (!len) {
 				fputs("\xef\xbf\xbd", out);
 			} else {
 				fwrite(s, 1, (size_t)len, out);

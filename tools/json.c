@@ -191,7 +191,7 @@ static void quote_n(struct dt_json *j, const char *s, size_t n)
 	 * traced process and are bytes, not text) */
 	static const bool special[256] = {
 		[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true,
-		[0x80 ... 0xff] = true,
+		[0x7f ... 0xff] = true,
 	};
 
 	putc_j(j, '"');
@@ -201,8 +201,17 @@ static void quote_n(struct dt_json *j, const char *s, size_t n)
 			continue;
 		if (!c)
 			break;
-		if (c >= 0x80) {
+		if (c > 0x7f) {
 			int len = dt_utf8_len(s + i, n - i);
+			/* C1 controls as \u0080..\u009f: a terminal that shows
+			 * the JSON would act on them */
+			if (len && !dt_char_shown(s + i, n - i)) {
+				put(j, s + from, i - from);
+				from = i + (size_t)len;
+				printf_j(j, "\\u%04x", (unsigned char)s[i + 1]);
+				i += (size_t)len - 1;
+				continue;
+			}
 			if (len) {
 				i += (size_t)len - 1;
 				continue;

@@ -15,6 +15,7 @@
  * bias add -> ReLU". */
 static void chain_line(const struct dt_fz_opp *o, char *buf, size_t size)
 {
+	char ty[DT_DTYPE_NAME_SIZE];
 	size_t len = 0;
 
 	buf[0] = 0;
@@ -26,7 +27,7 @@ static void chain_line(const struct dt_fz_opp *o, char *buf, size_t size)
 		if (!m && s->elems && len < size) {
 			k = snprintf(buf + len, size - len,
 				     " (%" PRIu64 " x %s)", s->elems,
-				     dt_dtype_name(s->dtype));
+				     dt_dtype_name(s->dtype, ty, sizeof(ty)));
 			len += k > 0 ? (size_t)k : 0;
 		}
 	}
@@ -194,14 +195,17 @@ void dt_fusion_json(struct dt_json *j, const struct dt_summary *s)
 		dt_json_open(j, '[', 5);
 		for (int m = 0; m < o->n_steps; m++) {
 			const struct dt_fz_step *st = &o->steps[m];
+			char ty[DT_DTYPE_NAME_SIZE];
 			dt_json_open(j, '{', -1);
 			dt_json_ks(j, "what", st->what);
 			dt_json_ks(j, "detail", st->detail);
 			dt_json_key(j, "cudnn");
 			dt_json_bool(j, st->cudnn);
 			dt_json_ku(j, "elements", st->elems);
-			dt_json_ks(j, "dtype", st->dtype >= 0 ? dt_dtype_name(st->dtype)
-						      : NULL);
+			dt_json_ks(j, "dtype",
+				   st->dtype >= 0 ? dt_dtype_name(st->dtype, ty,
+								  sizeof(ty))
+						  : NULL);
 			dt_json_ks(j, "link", m ? dt_fz_link_name(st->link) : NULL);
 			dt_json_key(j, "removed");
 			dt_json_bool(j, st->removed);

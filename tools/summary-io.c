@@ -88,7 +88,7 @@ static void progress(void *arg, const char *path, uint64_t done, uint64_t total)
 	if (done >= total)
 		fprintf(stderr, "\r\033[K");
 	else
-		fprintf(stderr, "\r\033[Kreading %s: %.0f%%", path,
+		fprintf(stderr, "\r\033[Kreading %s: %.0f%%", dt_text(path),
 			total ? 100.0 * (double)done / (double)total : 0.0);
 	fflush(stderr);
 }

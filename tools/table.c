@@ -42,6 +42,12 @@ void dt_table_cell(struct dt_table *t, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
+	/* cells hold a trace's names: escaped once here for every format */
+	if (s && dt_text(s) != s) {
+		char *e = dt_text_dup(s);
+		free(s);
+		s = e;
+	}
 	t->cells[t->n_cells++] = s ? s : strdup("");
 }
 
@@ -77,6 +83,18 @@ static void pad(FILE *out, size_t n)
 {
 	while (n--)
 		fputc(' ', out);
+}
+
+/* A Markdown cell: a '|' would end it. */
+static void put_md_cell(FILE *out, const char *s)
+{
+	fputc(' ', out);
+	for (; *s; s++)
+		if (*s == '|')
+			fputs("\\|", out);
+		else
+			fputc(*s, out);
+	fputs(" |", out);
 }
 
 static void print_html(const struct dt_table *t, FILE *out)
@@ -121,7 +139,7 @@ void dt_table_print(const struct dt_table *t, FILE *out, enum dt_format f,
 	if (!(w = calloc(t->cols, sizeof(*w))))
 		return;
 	for (size_t c = 0; c < t->cols; c++) {
-		w[c] = width(t->headers[c]);
+		w[c] = width(dt_text(t->headers[c]));
 		for (size_t r = 0; r < rows; r++) {
 			size_t k = width(t->cells[r * t->cols + c]);
 			if (k > w[c])
@@ -131,24 +149,15 @@ void dt_table_print(const struct dt_table *t, FILE *out, enum dt_format f,
 	if (markdown) {
 		fputc('|', out);
 		for (size_t c = 0; c < t->cols; c++)
-			fprintf(out, " %s |", t->headers[c]);
+			put_md_cell(out, dt_text(t->headers[c]));
 		fputs("\n|", out);
 		for (size_t c = 0; c < t->cols; c++)
 			fputs(t->align[c] == 'r' ? "---:|" : "---|", out);
 		fputc('\n', out);
 		for (size_t r = 0; r < rows; r++) {
 			fputc('|', out);
-			for (size_t c = 0; c < t->cols; c++) {
-				const char *s = t->cells[r * t->cols + c];
-				fputc(' ', out);
-				/* a '|' would end the cell */
-				for (; *s; s++)
-					if (*s == '|')
-						fputs("\\|", out);
-					else
-						fputc(*s, out);
-				fputs(" |", out);
-			}
+			for (size_t c = 0; c < t->cols; c++)
+				put_md_cell(out, t->cells[r * t->cols + c]);
 			fputc('\n', out);
 		}
 		free(w);
@@ -166,7 +175,7 @@ void dt_table_print(const struct dt_table *t, FILE *out, enum dt_format f,
 		rewind(l);
 		for (size_t c = 0; c < t->cols; c++) {
 			const char *s = r ? t->cells[(r - 1) * t->cols + c]
-					  : t->headers[c];
+					  : dt_text(t->headers[c]);
 			size_t k = width(s), room = w[c] - k;
 			bool last = c + 1 == t->cols;
 			if (c)
@@ -227,7 +236,7 @@ void dt_heading(FILE *out, enum dt_format f, const char *md_level, bool bold,
 	if (bold)
 		fputs("\033[1m", out);
 	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
+	dt_vprint_text(out, false, fmt, ap);
 	va_end(ap);
 	if (bold)
 		fputs("\033[0m", out);
@@ -242,7 +251,7 @@ void dt_para(FILE *out, enum dt_format f, const char *cls, const char *fmt,
 
 	va_start(ap, fmt);
 	if (f != DT_HTML) {
-		vfprintf(out, fmt, ap);
+		dt_vprint_text(out, true, fmt, ap);
 		va_end(ap);
 		return;
 	}

@@ -5,6 +5,7 @@
 #ifndef TOOLS_H
 #define TOOLS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -31,7 +32,8 @@ int dt_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 	      const struct option *longopts);
 
 /* Exit codes: 0 success, 1 the command's own failure (a gate, a child that
- * failed), 2 bad usage or unreadable input. */
+ * failed), 2 bad usage, unreadable input, or output that could not be
+ * written (a full disk, a closed pipe, an existing file). */
 enum { EXIT_USAGE = 2 };
 
 struct dt_cmd {
@@ -103,6 +105,34 @@ const char *dt_self_dir(void);
  * the tree went. */
 const char *dt_find_beside(const char *const *dirs, size_t n_dirs,
 			   const char *name, int mode, char *buf);
+
+/* --------------------------------------------------------- Escaping */
+
+/* A trace's strings are the traced process's bytes (escape.c): printers
+ * show them through these, never as they are. */
+
+/* Bytes of the character at s (n left) that may be shown as it is: 1 to
+ * 4; 0 for a control character (C0, DEL, C1) or a byte that starts no
+ * UTF-8 character. */
+int dt_char_shown(const char *s, size_t n);
+
+/* s for text and Markdown: each byte of what dt_char_shown() refuses
+ * written \xNN ("\x1b"), the rest as it is. Returns s itself when
+ * nothing needed it (NULL stays NULL), else a copy that stays valid for
+ * the next DT_TEXT_RING - 1 calls. */
+#define DT_TEXT_RING 16
+const char *dt_text(const char *s);
+/* The same as a malloc'ed copy (the caller frees it); NULL for NULL or
+ * without memory. */
+char *dt_text_dup(const char *s);
+/* s written to out as dt_text() shows it; keep_nl keeps its line ends
+ * (prose that brings its own). */
+void dt_put_text(FILE *out, const char *s, bool keep_nl);
+/* The same for the first n bytes of s at most (a record's tail). */
+void dt_put_textn(FILE *out, const char *s, size_t n);
+/* What fmt makes of ap, written as dt_put_text() writes it: messages and
+ * prose whose arguments may come from a trace. */
+void dt_vprint_text(FILE *out, bool keep_nl, const char *fmt, va_list ap);
 
 /* ------------------------------------------------------------- JSON */
 
@@ -348,12 +378,32 @@ extern const struct dt_rate_range dt_flops_range; /* 1 GFLOP/s..1 EFLOP/s */
 int dt_parse_rate_in(const char *cmd, const char *opt, const char *arg,
 		     const struct dt_rate_range *r, double *v);
 
-/* Where a command writes: path (-o), or stdout when NULL. NULL, with one
- * sentence on stderr, when path cannot be opened. */
-FILE *dt_open_output(const char *path);
+/* Where a command writes (output.c). */
+struct dt_output {
+	FILE *f;
+	const char *path; /* NULL: standard output */
+	char *tmp;        /* written under this name until closed */
+	bool force;       /* replace an existing file */
+};
 
-/* Finish writing to what dt_open_output() gave: 0, or 1 with one sentence
- * on stderr when the file could not be written out. */
-int dt_close_output(FILE *out, const char *path);
+/* Open path (-o) for writing, or stdout when path is NULL or "-": a new
+ * file under a temporary name beside it, or a device or pipe as it is.
+ * An existing file is refused unless force, a symbolic link always.
+ * Returns o->f, or NULL with one sentence on stderr. */
+FILE *dt_open_output(struct dt_output *o, const char *path, bool force);
+
+/* Finish writing: with keep, the file is put in place under its name;
+ * without (the command failed), what was written is removed. Returns 0,
+ * or EXIT_USAGE with one sentence on stderr when it could not be written
+ * out. */
+int dt_close_output(struct dt_output *o, bool keep);
+
+/* Flush stdout: 0, or EXIT_USAGE with one sentence on stderr (said once)
+ * when what was printed could not be written. */
+int dt_flush_stdout(void);
+
+/* A command's exit code rc, or EXIT_USAGE when what it printed on stdout
+ * could not be written (dt_flush_stdout()): for main(). */
+int dt_finish(int rc);
 
 #endif /* TOOLS_H */

@@ -140,8 +140,11 @@ enum dt_dtype {
 	DT_DTYPE_COUNT
 };
 
-/* A data type's name without CUDNN_DATA_ ("BFLOAT16"); "?" when unknown. */
-const char *dt_dtype_name(int64_t dtype);
+/* A data type's name without CUDNN_DATA_ ("BFLOAT16") in buf, or its
+ * number when cuDNN defines no such type (a newer cuDNN's); "?" for a
+ * negative one (not known). Returns buf or a static string. */
+#define DT_DTYPE_NAME_SIZE 40
+const char *dt_dtype_name(int64_t dtype, char *buf, size_t size);
 
 /* The data type of that name ("BFLOAT16", or "CUDNN_DATA_BFLOAT16"), or -1. */
 int64_t dt_dtype_by_name(const char *name, size_t len);
@@ -151,10 +154,13 @@ int dt_dtype_bits(int64_t dtype);
 
 /* The cudnnStatus_t's name, or NULL for a value cuDNN does not define. */
 const char *dt_status_name(int64_t status);
+/* The same for printing: its name, or the number for a status cuDNN
+ * does not define (a newer cuDNN's) in buf; returns one or the other. */
+const char *dt_status_str(int64_t status, char *buf, size_t size);
 
-/* A function's name without cuDNN's "cudnn" prefix, for tables: the name
- * itself when it has none (a file's API table may name any function). */
-const char *dt_api_short(const char *api);
+/* A function's name without "cudnn" ("ConvolutionForward"), or the
+ * name itself when it has no such prefix (a trace may name anything). */
+const char *dt_api_short(const char *name);
 
 /*
  * Print a call's arguments as `dnntrace dump` shows them: name=value,

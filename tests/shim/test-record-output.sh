@@ -81,6 +81,14 @@ said "pid [0-9]*: cannot create $tmp/f0-[0-9]*.dnnt: File too large"
 (ulimit -f 0 && DNNTRACE_OUTPUT="$tmp/f0-%p.dnnt" LD_PRELOAD="$shim" "$calls" ret3 >/dev/null 2>"$tmp/f0-err"; echo "exit status $?") | cat >"$tmp/err"
 said "exit status 3"
 
+# --- a trace's name reaches the terminal escaped ----------------------------
+mkdir "$tmp/esc"
+EVIL=$(printf 'r\033]0;owned\007') run 3 "$dnntrace" record \
+	-o "$tmp/esc/%q{EVIL}.dnnt" -- "$calls" ret3
+said 'r\\x1b]0;owned\\x07.dnnt'
+LC_ALL=C grep -q "$(printf '\033')" "$tmp/err" &&
+	bad "record printed a trace's name with its escape: $(cat -v "$tmp/err")"
+
 # --- a program that cannot be started --------------------------------------
 run 127 "$dnntrace" record -o "$tmp/x-%p.dnnt" -- "$tmp/no-such-program"
 said "cannot run .*no-such-program: No such file or directory"

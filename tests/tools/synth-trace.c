@@ -508,6 +508,24 @@ static uint64_t tensor4d(struct gen *g, int64_t fmt, int n, int c, int h, int w)
 	"EEvNS0_14splitK_paramsE"
 #define K_NCCL  "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
 
+/* Open g's writer on cfg (its file, clocks and identity; the ring 4 MiB
+ * unless set) with the listing's API table, parent pid 1, and attach
+ * thread 100, named thread. */
+static void open_writer(struct gen *g, struct dt_writer_config *cfg,
+			const char *thread)
+{
+	if (!cfg->ring_size)
+		cfg->ring_size = 1u << 22;
+	cfg->ppid = 1;
+	cfg->api_names = (const char *const *)api_names;
+	cfg->api_sigs = (const char *const *)api_sigs;
+	cfg->api_count = n_apis;
+	if (!(g->w = dt_writer_open(cfg)))
+		die("%s: %s", cfg->path_template, strerror(errno));
+	if (!(g->r = dt_writer_attach(g->w, 100, thread)))
+		die("out of memory");
+}
+
 /* A trace's writer, the GPU and the clocks: CUPTI's is CLOCK_MONOTONIC
  * here. */
 static void begin_trace(struct gen *g, const char *path, int rank, int ranks,
@@ -528,7 +546,6 @@ static void begin_trace(struct gen *g, const char *path, int rank, int ranks,
 	info[6] = (struct dt_kv){ "cuda.runtime", "13000" };
 	struct dt_writer_config cfg = {
 		.path_template = path,
-		.ring_size = 1u << 22,
 		.start_mono = 1000000000,
 		.start_real = 1767225600000000000ull,
 		.info = info,
@@ -536,17 +553,8 @@ static void begin_trace(struct gen *g, const char *path, int rank, int ranks,
 		.host = rank ? "node2" : "node1",
 		.cmdline = "python train.py --synthetic",
 		.pid = 1000 + (uint32_t)rank,
-		.ppid = 1,
-		.api_names = (const char *const *)api_names,
-		.api_sigs = (const char *const *)api_sigs,
-		.api_count = n_apis,
 	};
-	g->w = dt_writer_open(&cfg);
-	if (!g->w)
-		die("%s: %s", path, strerror(errno));
-	g->r = dt_writer_attach(g->w, 100, "main");
-	if (!g->r)
-		die("out of memory");
+	open_writer(g, &cfg, "main");
 
 	struct dt_rec_device dev = { .global_mem = 85520809984ull,
 				     .mem_bandwidth = mem_bandwidth,
@@ -1490,6 +1498,109 @@ static void write_fusion_scenario(const char *dir, int steps, int threads)
 }
 
 
+/* The hostile scenario (OUT_DIR/hostile.dnnt): a process whose every
+ * string carries a terminal's control sequences (a title change, a clear
+ * screen, C1's CSI, bytes that are not UTF-8), a Markdown cell's '|' and
+ * a spreadsheet formula: its host, command line, RANK, GPU, thread, a
+ * kernel, and two functions its API table names, one shorter than
+ * "cudnn". Each runs a kernel, one named as a spreadsheet formula; one
+ * returns a status cuDNN does not define. What the readers print of it
+ * must reach no terminal raw. */
+#define FORMULA "=HYPERLINK(\"http://example.com\",\"x\")"
+#define HOSTILE "\x1b]0;owned\x07\x1b[2J\xc2\x9b" "31m\x9b\x7f|=1+2\n"
+static void write_hostile(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	static const char *const extra[] = { "cu", "cudnn" HOSTILE "Forward" };
+	static const struct dt_kv info[] = {
+		{ "env.RANK", "0" HOSTILE },
+		{ "gpu", "on: CUPTI (synthetic trace)" },
+	};
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+
+	for (size_t i = 0; i < 2 && n_apis < MAX_APIS; i++) {
+		api_names[n_apis] = strdup(extra[i]);
+		api_sigs[n_apis++] = strdup("handle:p");
+	}
+	snprintf(path, sizeof(path), "%s/hostile.dnnt", dir);
+	struct dt_writer_config cfg = {
+		.path_template = path,
+		.start_mono = 1000000000,
+		.start_real = 1767225600000000000ull,
+		.info = info,
+		.n_info = sizeof(info) / sizeof(info[0]),
+		.host = "node" HOSTILE,
+		.cmdline = "python " HOSTILE " train.py",
+		.pid = 1000,
+	};
+	open_writer(&g, &cfg, "main" HOSTILE);
+	static const char gpu[] = "NVIDIA H100" HOSTILE;
+	struct dt_rec_device dev = { .global_mem = 85520809984ull,
+				     .mem_bandwidth = 3352320000ull,
+				     .cc_major = 9,
+				     .sms = 132,
+				     .core_clock = 1980000,
+				     .len = sizeof(gpu) - 1 };
+	put(&g, DT_REC_DEVICE, &dev, sizeof(dev), gpu, dev.len);
+	struct dt_rec_clock clk = { .mono = g.t,
+				    .other = g.t,
+				    .clock = DT_CLOCK_CUPTI };
+	put(&g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
+
+	uint64_t handle = 0x1000;
+	CALL(&g, "cudnnCreate", 300000, U(handle));
+	for (int i = 0; i < steps; i++) {
+		for (size_t k = 0; k < 2; k++) {
+			uint64_t seq = call_s(&g, extra[k], 5000,
+					      k ? 9999 : 0, &U(handle), 1);
+			kernel(&g, seq, k ? "kern" HOSTILE : FORMULA, 20000);
+			g.t = g.gpu;
+		}
+	}
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+	scenario_end(&g);
+}
+
+/* The extreme scenario (OUT_DIR/extreme.dnnt): times at the ends of the
+ * clocks, as a damaged or hostile trace may hold: a process started at
+ * 2^63 ns on both clocks, one call and its kernel, then a kernel ending
+ * at 2^64 - 1 ns and one before the process began. The readers' time
+ * arithmetic must neither overflow nor wrap. */
+static void write_extreme(const char *dir, int steps, int threads)
+{
+	(void)steps, (void)threads;
+	char path[4096];
+	const uint64_t t0 = 1ull << 63;
+	struct gen g = { .t = t0, .next_ptr = 0x5000000, .slow = 1 };
+
+	snprintf(path, sizeof(path), "%s/extreme.dnnt", dir);
+	struct dt_writer_config cfg = { .path_template = path,
+					.start_mono = t0,
+					.start_real = t0,
+					.host = "node1",
+					.cmdline = "extreme",
+					.pid = 1000 };
+	open_writer(&g, &cfg, "main");
+	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(0x1000));
+	kernel(&g, seq, "cudnn::init_kernel", 2000);
+	struct dt_rec_kernel late = { .start = UINT64_MAX - 1000,
+				      .end = UINT64_MAX,
+				      .corr = ++g.corr,
+				      .grid_x = 1,
+				      .block_x = 32 };
+	put_kernel(&g, &late, "late_kernel");
+	struct dt_rec_kernel early = { .start = 5,
+				       .end = 10,
+				       .corr = ++g.corr,
+				       .grid_x = 1,
+				       .block_x = 32 };
+	put_kernel(&g, &early, "early_kernel");
+	g.t += 1000;
+	CALL(&g, "cudnnDestroy", 1000, U(0x1000));
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -1504,6 +1615,8 @@ static const struct scenario {
 	{ "modules", " [--steps N]", write_modules },
 	{ "exit", " [--steps N]", write_exit },
 	{ "sampled", " [--steps N]", write_sampled },
+	{ "hostile", " [--steps N]", write_hostile },
+	{ "extreme", "", write_extreme },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 

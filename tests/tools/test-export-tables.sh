@@ -37,12 +37,12 @@ expect 2 'csv/[A-Za-z_]*.csv exists' -- export --format csv -o "$tmp/csv" "$t"
 ok "a refused CSV export leaves the tables there" test -s "$tmp/csv/CUDNN_EVENTS.csv"
 
 # a full disk (the file size limit, its signal ignored): one sentence,
-# exit status 1, and nothing left behind
+# exit status 2, and nothing left behind
 full() { # full FORMAT OUT
 	(trap '' XFSZ; ulimit -f 200; exec "$dnntrace" export --format "$1" -o "$2" "$t") \
 		>"$tmp/out" 2>"$tmp/err"
 	got=$?
-	[ "$got" = 1 ] || { echo "FAIL: export --format $1 to a full disk: exit $got"; fail=1; }
+	[ "$got" = 2 ] || { echo "FAIL: export --format $1 to a full disk: exit $got"; fail=1; }
 	grep -q "cannot write .*: \(File too large\|database or disk is full\|disk I/O error\)" "$tmp/err" ||
 		{ echo "FAIL: export --format $1 to a full disk said:"; cat "$tmp/err"; fail=1; }
 	[ "$(wc -l <"$tmp/err")" = 1 ] || { echo "FAIL: more than one sentence:"; cat "$tmp/err"; fail=1; }
