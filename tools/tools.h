@@ -81,7 +81,7 @@ void dt_record_say(const struct dt_record_result *res, bool quiet);
 /* Print a trace's summary / every record, as `info` / `dump` do. Return an
  * exit code. */
 int dt_info_file(const char *path, long top_calls);
-int dt_dump_file(const char *path, bool raw);
+int dt_dump_file(const char *path, bool raw, bool mangled);
 
 /* Print "dnntrace: <message>" on stderr. */
 void dt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

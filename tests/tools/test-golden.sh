@@ -79,6 +79,11 @@ check_pf() { # check_pf NAME ARGS...: the perfetto export of ARGS, as text
 t=tests/data/h200-sample.dnnt
 check sample.info info --calls -1 "$t"
 check sample.dump dump "$t"
+# dump --mangled: kernel names as the record holds them
+if ! "$dnntrace" dump --mangled "$t" | grep -q ' "_Z23implicit_convolve_sgemmIff'; then
+	echo "FAIL: dump --mangled does not print the recorded name"
+	fail=1
+fi
 check sample.ops ops "$t"
 check sample.ops.json ops --format json "$t"
 check sample.plans ops --plans "$t"
