@@ -13,7 +13,7 @@
 #include "dt-analyzer.h"
 
 /* Output formats of the reading commands. */
-enum dt_format { DT_TEXT, DT_MARKDOWN, DT_JSON, DT_HTML };
+enum dt_format { DT_TEXT, DT_MARKDOWN, DT_JSON, DT_HTML, DT_CSV };
 #define DT_FORMATS_PLAIN ((1u << DT_TEXT) | (1u << DT_JSON))
 #define DT_FORMATS_ALL \
 	(DT_FORMATS_PLAIN | (1u << DT_MARKDOWN) | (1u << DT_HTML))
@@ -48,6 +48,7 @@ int cmd_ops(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_fusion(int argc, char **argv);
+int cmd_kernels(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
 /* What a recorded run left: the traces its processes wrote, and what went
