@@ -6,6 +6,9 @@
  * a launch covers. The one place kernel names are read; the model works
  * each name out once (dt_kernel_classify) and every view reads the result.
  *
+ * Also the names a kernel is shown by (demangled), and the directions of
+ * copies by CUPTI's values.
+ *
  * Names are matched by fragments, most specific first. They are evidence,
  * not facts: a kernel whose call is known (cuDNN's) is attributed by that
  * call, never by its name.
@@ -429,6 +432,27 @@ bool dt_tuner_kernel(const char *name, size_t len)
 
 /* ----------------------------------------------------------- functions */
 
+/* The C++ ABI's demangler, from the C++ runtime (libstdc++): the one that
+ * knows every corner of the Itanium mangling, declared here for C. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len,
+			    int *status);
+
+char *dt_demangle(const char *name)
+{
+	int status = 0;
+
+	/* __cxa_demangle also reads a bare type name ("i" is "int"): only
+	 * what mangles a function or an object is a kernel's name */
+	if (!name || strncmp(name, "_Z", 2))
+		return NULL;
+	char *d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
 /* The last component of an Itanium-mangled name (_Z11scal_kernelIf... ->
  * scal_kernel, _ZN5cudnn16nchwToNhwcKernelI... -> nchwToNhwcKernel), or the
  * whole name when it is not mangled. Template arguments are not part of it:
@@ -665,4 +689,17 @@ void dt_kernel_classify(const char *name, size_t len,
 	if (kc->op == DT_KOP_OTHER && gemm_name(s))
 		kc->op = DT_KOP_GEMM;
 	free(s);
+}
+
+/* -------------------------------------------------------------- copies */
+
+const char *dt_copy_kind_name(uint32_t kind)
+{
+	/* CUpti_ActivityMemcpyKind (cupti_activity.h), A an array */
+	static const char *const names[] = {
+		[1] = "HtoD", [2] = "DtoH", [3] = "HtoA",  [4] = "AtoH",
+		[5] = "AtoA", [6] = "AtoD", [7] = "DtoA",  [8] = "DtoD",
+		[9] = "HtoH", [10] = "PtoP",
+	};
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
 }

@@ -1519,13 +1519,26 @@ const struct dt_kernel_class *m_kernel_class(struct dt_model *m,
 	}
 	if (!kname_grow(m))
 		return NULL;
-	struct dt_kernel_class *k = malloc(sizeof(*k) + len + 1);
-	if (!k)
+	/* the demangled name beside the name, in one block: the entry is
+	 * freed as one */
+	char *nul = strndup(name, len);
+	char *d = nul ? dt_demangle(nul) : NULL;
+	size_t d_n = d ? strlen(d) + 1 : 0;
+	struct dt_kernel_class *k =
+		nul ? malloc(sizeof(*k) + len + 1 + d_n) : NULL;
+	free(nul);
+	if (!k) {
+		free(d);
 		return NULL;
+	}
 	char *copy = (char *)(k + 1);
 	memcpy(copy, name, len);
 	copy[len] = 0;
+	if (d)
+		memcpy(copy + len + 1, d, d_n);
+	free(d);
 	dt_kernel_classify(name, len, k);
+	k->demangled = d_n ? copy + len + 1 : copy;
 	k->module = NULL;
 	k->lib_by_module = false;
 	const char *module = kreg_find(m, name, len);

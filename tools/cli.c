@@ -77,7 +77,8 @@ int dt_parse_format(const char *cmd, const char *arg, unsigned allowed,
 	static const char *const names[] = { [DT_TEXT] = "text",
 					     [DT_MARKDOWN] = "markdown",
 					     [DT_JSON] = "json",
-					     [DT_HTML] = "html" };
+					     [DT_HTML] = "html",
+					     [DT_CSV] = "csv" };
 	const int n_names = (int)(sizeof(names) / sizeof(names[0]));
 	char list[64] = "";
 	size_t len = 0;

@@ -147,7 +147,7 @@ int cmd_demo(int argc, char **argv)
 		if (dump) {
 			printf("\n$ dnntrace dump %s\n", path);
 			fflush(stdout);
-			dt_dump_file(path, false);
+			dt_dump_file(path, false, false);
 		}
 		printf("\nThe trace is %s. Every call and kernel in it:\n"
 		       "  dnntrace dump %s\n"

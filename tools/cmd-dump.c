@@ -21,6 +21,7 @@ struct dump {
 	FILE *out;
 	const struct dt_file_info *fi;
 	bool raw;
+	bool mangled; /* kernel names as recorded */
 	int len;
 	char buf[1 << 17];
 };
@@ -206,11 +207,34 @@ static void put_dim3(struct dump *d, const char *name, int32_t x, int32_t y,
 	put(d, "]", 1);
 }
 
-static void print_gpu(struct dump *d, const struct dt_activity *a)
+/* " kind=HtoD"; the number when CUPTI gives it no name */
+static void put_copy_kind(struct dump *d, uint8_t kind)
+{
+	const char *name = dt_copy_kind_name(kind);
+
+	if (!name) {
+		put_field(d, "kind", kind, false);
+		return;
+	}
+	put(d, " kind=", 6);
+	put_s(d, name);
+}
+
+/* A kernel's name: as C++ writes it, or as recorded (--mangled). */
+static void put_kernel_name(struct dump *d, const struct dt_activity *a)
 {
 	uint32_t len;
 	const uint8_t *tail = dt_rec_tail(a->rec, &len);
 
+	if (a->kc && !d->mangled)
+		put_escaped(d, (const uint8_t *)a->kc->demangled,
+			    (uint32_t)strlen(a->kc->demangled));
+	else
+		put_escaped(d, tail, len);
+}
+
+static void print_gpu(struct dump *d, const struct dt_activity *a)
+{
 	if (a->kind == DT_ACT_KERNEL) {
 		const struct dt_rec_kernel *k = a->kernel;
 		put(d, "KERNEL", 6);
@@ -228,7 +252,7 @@ static void print_gpu(struct dump *d, const struct dt_activity *a)
 			put_field(d, "node", k->graph_node, false);
 		}
 		put_s(d, k->flags & DT_KERNEL_NO_TIME ? " untimed " : " ");
-		put_escaped(d, tail, len);
+		put_kernel_name(d, a);
 	} else if (a->kind == DT_ACT_MEMCPY) {
 		const struct dt_rec_memcpy *m = (const void *)a->rec;
 		put(d, "MEMCPY", 6);
@@ -236,7 +260,7 @@ static void print_gpu(struct dump *d, const struct dt_activity *a)
 		put_field(d, "dev", m->device, false);
 		put_field(d, "stream", m->stream, false);
 		put_field(d, "bytes", m->bytes, false);
-		put_field(d, "kind", m->copy_kind, false);
+		put_copy_kind(d, m->copy_kind);
 	} else {
 		const struct dt_rec_memset *m = (const void *)a->rec;
 		put(d, "MEMSET", 6);
@@ -351,7 +375,7 @@ static void on_gpu_metrics(void *arg, const struct dt_gpu_metrics *g)
 	on_record(arg, g->rec);
 }
 
-int dt_dump_file(const char *path, bool raw)
+int dt_dump_file(const char *path, bool raw, bool mangled)
 {
 	struct dt_session *ss = dt_open_session(path, NULL);
 	struct dump *d = ss ? calloc(1, sizeof(*d)) : NULL;
@@ -365,7 +389,8 @@ int dt_dump_file(const char *path, bool raw)
 	}
 	*d = (struct dump){ .out = stdout,
 			    .fi = dt_session_info(ss),
-			    .raw = raw };
+			    .raw = raw,
+			    .mangled = mangled };
 	struct dt_consumer c = { .arg = d,
 				 .call = on_call,
 				 .activity = on_activity,
@@ -395,11 +420,14 @@ int dt_dump_file(const char *path, bool raw)
 
 static void dump_help(FILE *f)
 {
-	fprintf(f, "usage: dnntrace dump [--raw] FILE\n\n"
+	fprintf(f, "usage: dnntrace dump [--raw] [--mangled] FILE\n\n"
 		   "Prints every record of a trace in file order, one line "
 		   "each. Calls show their\ndecoded arguments (outputs marked "
-		   "'>') and returned status.\n\n"
+		   "'>') and returned status; kernels their\nnames as C++ "
+		   "writes them (demangled), copies their direction (HtoD, "
+		   "...).\n\n"
 		   "  --raw       also print each record's bytes in hex\n"
+		   "  --mangled   kernel names as recorded (mangled)\n"
 		   "  -h, --help  show this help\n");
 }
 
@@ -407,16 +435,19 @@ int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "raw", no_argument, NULL, 'r' },
+		{ "mangled", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool raw = false;
+	bool raw = false, mangled = false;
 	int c;
 
 	optind = 1;
 	while ((c = dt_getopt("dump", argc, argv, "h", opts)) != -1) {
 		if (c == 'r')
 			raw = true;
+		else if (c == 'm')
+			mangled = true;
 		else if (c == 'h')
 			return dump_help(stdout), 0;
 		else
@@ -425,5 +456,5 @@ int cmd_dump(int argc, char **argv)
 	if (argc - optind != 1)
 		return dt_usage_error("dump", "expected one trace file");
 
-	return dt_dump_file(argv[optind], raw);
+	return dt_dump_file(argv[optind], raw, mangled);
 }

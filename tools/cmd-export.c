@@ -171,14 +171,16 @@ void dt_export_loss_text(const struct dt_rec_loss *r, char *buf, size_t size)
 
 const char *dt_export_copy_name(uint8_t k)
 {
-	static const char *const names[] = {
-		[1] = "Memcpy HtoD", [2] = "Memcpy DtoH", [3] = "Memcpy HtoA",
-		[4] = "Memcpy AtoH", [5] = "Memcpy AtoA", [6] = "Memcpy AtoD",
-		[7] = "Memcpy DtoA", [8] = "Memcpy DtoD", [9] = "Memcpy HtoH",
-		[10] = "Memcpy PtoP",
-	};
-	return k < sizeof(names) / sizeof(names[0]) && names[k] ? names[k]
-								 : "Memcpy ?";
+	/* made once per kind: the Perfetto encoder interns names by where
+	 * they live */
+	static char names[256][16];
+
+	if (!names[k][0]) {
+		const char *dir = dt_copy_kind_name(k);
+		snprintf(names[k], sizeof(names[k]), "Memcpy %s",
+			 dir ? dir : "?");
+	}
+	return names[k];
 }
 
 /* Traces that could not be opened: the export goes on without them and

@@ -970,6 +970,14 @@ static void print_apis(const struct ctx *c)
 	dt_heading(c->out, c->format, "##", c->color,
 		   "cuDNN functions by host time: %s%zu of %zu",
 		   shown < s->n_apis ? "top " : "", shown, s->n_apis);
+	if (!s->n_apis) {
+		/* a line saying why, not a table of no rows */
+		dt_para(c->out, c->format, NULL,
+			"no cuDNN call was recorded\n");
+		free(ix);
+		dt_table_free(t);
+		return;
+	}
 	for (size_t i = 0; i < shown; i++) {
 		const struct dt_sum_api *a = &s->apis[ix[i]];
 		dt_table_cell(t, "%" PRIu64, a->calls);

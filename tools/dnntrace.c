@@ -25,6 +25,8 @@ static const struct dt_cmd commands[] = {
 	  "where the time went: GPU time, operations, calls" },
 	{ "diff", cmd_diff,
 	  "compare two runs; with --fail-on, gate CI on the changes" },
+	{ "kernels", cmd_kernels,
+	  "the GPU kernels: count, total, mean, median, min, max" },
 	{ "fusion", cmd_fusion,
 	  "chains of GPU work that one cuDNN graph could run fused" },
 	{ "export", cmd_export,

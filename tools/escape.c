@@ -8,6 +8,7 @@
  * what dnntrace prints itself: its colours are its own.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,4 +117,35 @@ void dt_vprint_text(FILE *out, bool keep_nl, const char *fmt, va_list ap)
 		return;
 	dt_put_text(out, s, keep_nl);
 	free(s);
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+/* Whether s is a decimal number: a sign, digits with one point, an
+ * exponent ("-3", "+1.5e-3"). */
+static bool is_number(const char *s, size_t n)
+{
+	size_t i = s[0] == '-' || s[0] == '+', digits = 0, points = 0;
+
+	for (; i < n && (isdigit((unsigned char)s[i]) || s[i] == '.'); i++)
+		s[i] == '.' ? points++ : digits++;
+	if (!digits || points > 1)
+		return false;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i += i + 1 < n && (s[i + 1] == '-' || s[i + 1] == '+');
+		size_t from = ++i;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+		if (i == from)
+			return false;
+	}
+	return i == n;
+}
+
+/* Whether a spreadsheet would read the text as a formula: it starts with
+ * '=', '+', '-', '@', a tab or a carriage return (OWASP's CSV injection)
+ * and is no number, which stays one ("-3"). */
+bool dt_csv_formula(const char *s, size_t n)
+{
+	return n && memchr("=+-@\t\r", s[0], 6) && !is_number(s, n);
 }

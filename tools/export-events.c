@@ -9,6 +9,13 @@
  * and sets, and one beside it with the cuDNN op executions; a track for
  * CUDA graph launches and one for GPU recording gaps; flow arrows from a
  * call (or a graph launch) to each kernel it launched.
+ *
+ * Categories, argument names and the fields beside traceEvents are
+ * Kineto's (PyTorch's profiler), so that what reads its traces (HTA keeps
+ * only events with a category) reads these: a call is a "cpu_op" whose
+ * "External id" the work it launched carries, kernels "kernel", copies
+ * "gpu_memcpy", sets "gpu_memset", ops "gpu_user_annotation", graph
+ * launches "cuda_runtime", arrows "ac2g".
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -106,20 +113,32 @@ static void put_dur(struct tev *x, uint64_t begin, uint64_t end)
 }
 
 
-/* Start an event: {"ph": ph, "pid": .., "tid": .., "ts": .. */
-static void event_open(struct tev *x, const char *ph, uint32_t tid,
-		       uint64_t t)
+/* Kineto's categories (libkineto's ActivityType names), and dnntrace's
+ * own marks: "Trace", which HTA leaves out as it does Kineto's span of
+ * the profiler itself. */
+#define CAT_CALL "cpu_op"
+#define CAT_KERNEL "kernel"
+#define CAT_MEMCPY "gpu_memcpy"
+#define CAT_MEMSET "gpu_memset"
+#define CAT_OP "gpu_user_annotation"
+#define CAT_LAUNCH "cuda_runtime"
+#define CAT_FLOW "ac2g"
+#define CAT_MARK "Trace"
+#define CAT_COUNTER "gpu_metrics"
+
+/* Start an event: {"ph": ph, "cat": cat, "pid": .., "tid": .., "ts": .. */
+static void event_open(struct tev *x, const char *ph, const char *cat,
+		       uint32_t tid, uint64_t t)
 {
 	dt_json_open(&x->j, '{', -1);
 	dt_json_key(&x->j, "ph");
 	dt_json_str(&x->j, ph);
+	dt_json_ks(&x->j, "cat", cat);
 	dt_json_key(&x->j, "pid");
 	dt_json_u64(&x->j, x->pid);
 	dt_json_key(&x->j, "tid");
 	dt_json_u64(&x->j, tid);
 	put_ts(x, "ts", t);
-	/* no category: Chrome DevTools ties a flow's ends only to slices of
-	 * the flow's own, and every byte counts in files of this size */
 	x->events++;
 }
 
@@ -196,12 +215,13 @@ static void on_call(void *arg, const struct dt_call *c)
 	if (!dt_export_in(x->t, c->t_begin, c->t_end))
 		return;
 	track(x, c->tid, "thread %u", c->tid);
-	event_open(x, "X", c->tid, c->t_begin);
+	event_open(x, "X", CAT_CALL, c->tid, c->t_begin);
 	put_dur(x, c->t_begin, c->t_end);
 	dt_json_ks(&x->j, "name", c->name ? c->name : "(unknown function)");
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
 	dt_json_ku(&x->j, "seq", c->seq);
+	dt_json_ku(&x->j, "External id", c->seq);
 	char st[64];
 	if (c->status) /* CUDNN_STATUS_SUCCESS is 0 */
 		dt_json_ks(&x->j, "status",
@@ -229,12 +249,12 @@ static void flow(struct tev *x, uint32_t tid, uint64_t t, uint32_t to_tid,
 {
 	uint64_t id = ++x->flow_id;
 
-	event_open(x, "s", tid, t);
-	dt_json_ks(&x->j, "name", "launch");
+	event_open(x, "s", CAT_FLOW, tid, t);
+	dt_json_ks(&x->j, "name", CAT_FLOW);
 	dt_json_ku(&x->j, "id", id);
 	dt_json_close(&x->j, -1);
-	event_open(x, "f", to_tid, to_t);
-	dt_json_ks(&x->j, "name", "launch");
+	event_open(x, "f", CAT_FLOW, to_tid, to_t);
+	dt_json_ks(&x->j, "name", CAT_FLOW);
 	dt_json_ku(&x->j, "id", id);
 	dt_json_ks(&x->j, "bp", "e");
 	dt_json_close(&x->j, -1);
@@ -292,10 +312,21 @@ static void flow_from_launch(struct tev *x, uint32_t corr, uint32_t tid,
 		flow_later(x, corr, true, tid, t);
 }
 
+/* "key": [x, y, z], as Kineto writes grid and block */
+static void put_dim3(struct tev *x, const char *key, int32_t dx, int32_t dy,
+		     int32_t dz)
+{
+	dt_json_key(&x->j, key);
+	dt_json_open(&x->j, '[', -1);
+	dt_json_i64(&x->j, dx);
+	dt_json_i64(&x->j, dy);
+	dt_json_i64(&x->j, dz);
+	dt_json_close(&x->j, -1);
+}
+
 static void kernel_args(struct tev *x, const struct dt_activity *a)
 {
 	const struct dt_rec_kernel *k = a->kernel;
-	char dims[64];
 
 	if (a->kc) {
 		dt_json_key(&x->j, "kernel");
@@ -308,12 +339,8 @@ static void kernel_args(struct tev *x, const struct dt_activity *a)
 	}
 	if (!k)
 		return;
-	snprintf(dims, sizeof(dims), "[%d, %d, %d]", k->grid_x, k->grid_y,
-		 k->grid_z);
-	dt_json_ks(&x->j, "grid", dims);
-	snprintf(dims, sizeof(dims), "[%d, %d, %d]", k->block_x, k->block_y,
-		 k->block_z);
-	dt_json_ks(&x->j, "block", dims);
+	put_dim3(x, "grid", k->grid_x, k->grid_y, k->grid_z);
+	put_dim3(x, "block", k->block_x, k->block_y, k->block_z);
 	dt_json_ku(&x->j, "registers per thread", k->registers);
 	dt_json_ku(&x->j, "shared memory", (uint64_t)k->static_smem +
 					    (uint64_t)k->dynamic_smem);
@@ -325,6 +352,9 @@ static void on_activity(void *arg, const struct dt_activity *a)
 {
 	struct tev *x = arg;
 	uint32_t tid = stream_tid(a->device, a->stream);
+	static const char *const cats[] = { [DT_ACT_KERNEL] = CAT_KERNEL,
+					    [DT_ACT_MEMCPY] = CAT_MEMCPY,
+					    [DT_ACT_MEMSET] = CAT_MEMSET };
 	char name[256];
 
 	if (!a->timed || !dt_export_in(x->t, a->start, a->end))
@@ -335,7 +365,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		flow_from_launch(x, a->corr, tid, a->start);
 	else if (a->call)
 		flow_from_call(x, a->call, tid, a->start);
-	event_open(x, "X", tid, a->start);
+	event_open(x, "X", cats[a->kind], tid, a->start);
 	put_dur(x, a->start, a->end);
 	switch (a->kind) {
 	case DT_ACT_KERNEL: {
@@ -362,10 +392,13 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
 	dt_json_ku(&x->j, "device", a->device);
+	dt_json_ku(&x->j, "context", a->context);
 	dt_json_ku(&x->j, "stream", a->stream);
 	dt_json_ku(&x->j, "correlation", a->corr);
-	if (a->call)
+	if (a->call) {
+		dt_json_ku(&x->j, "External id", a->call);
 		dt_json_ku(&x->j, "cuDNN call", a->call);
+	}
 	if (a->kind == DT_ACT_KERNEL) {
 		kernel_args(x, a);
 	} else {
@@ -392,12 +425,13 @@ static void on_op(void *arg, const struct dt_op *op)
 	uint32_t tid = stream_tid((uint32_t)op->device, op->gpu_stream) | TID_OPS;
 	track(x, tid, "GPU %d stream %u: cuDNN ops", op->device,
 	      op->gpu_stream);
-	event_open(x, "X", tid, op->gpu_start);
+	event_open(x, "X", CAT_OP, tid, op->gpu_start);
 	put_dur(x, op->gpu_start, op->gpu_end);
 	dt_json_ks(&x->j, "name", dt_op_kind_name(op->cost.kind));
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
 	dt_json_ks(&x->j, "kind", dt_op_kind_key(op->cost.kind));
+	dt_json_ku(&x->j, "External id", op->seq);
 	dt_json_ku(&x->j, "cuDNN call", op->seq);
 	dt_json_ks(&x->j, "function", op->api);
 	dt_json_ks(&x->j, "origin", op->origin == DT_OP_REPLAY ? "CUDA graph replay"
@@ -436,7 +470,7 @@ static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
 	if (!dt_export_in(x->t, l->start, l->end))
 		return;
 	track(x, TID_LAUNCHES, "CUDA graph launches");
-	event_open(x, "X", TID_LAUNCHES, l->start);
+	event_open(x, "X", CAT_LAUNCH, TID_LAUNCHES, l->start);
 	put_dur(x, l->start, l->end);
 	dt_json_ks(&x->j, "name", "graph launch");
 	dt_json_key(&x->j, "args");
@@ -461,7 +495,7 @@ static void on_gpu_sample(void *arg, const struct dt_gpu_sample *gs)
 	    !dt_export_in(x->t, gs->start, gs->end))
 		return;
 	snprintf(name, sizeof(name), "GPU %u DRAM GB/s", gs->device);
-	event_open(x, "C", 0, gs->start);
+	event_open(x, "C", CAT_COUNTER, 0, gs->start);
 	dt_json_ks(&x->j, "name", name);
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
@@ -475,7 +509,7 @@ static void on_gpu_sample(void *arg, const struct dt_gpu_sample *gs)
 static void mark(struct tev *x, uint64_t t, const char *name,
 		 const char *what)
 {
-	event_open(x, "i", 0, t);
+	event_open(x, "i", CAT_MARK, 0, t);
 	dt_json_ks(&x->j, "s", "p");
 	dt_json_ks(&x->j, "name", name);
 	dt_json_key(&x->j, "args");
@@ -496,7 +530,7 @@ static void gpu_gap(struct tev *x, uint64_t until)
 	if (!dt_export_in(x->t, from, until))
 		return;
 	track(x, TID_GPU_STATE, "GPU recording");
-	event_open(x, "X", TID_GPU_STATE, from);
+	event_open(x, "X", CAT_MARK, TID_GPU_STATE, from);
 	put_dur(x, from, until);
 	dt_json_ks(&x->j, "name", "GPU not recorded");
 	dt_json_key(&x->j, "args");
@@ -623,6 +657,48 @@ static void device_props(struct tev *x)
 	dt_json_close(&x->j, 0);
 }
 
+/* The first of vars the trace's environment set, as a number; -1 when
+ * none did. */
+static long env_number(const struct dt_export_trace *t,
+		       const char *const *vars, size_t n)
+{
+	const struct dt_file_info *fi = dt_session_info(t->s);
+	char key[64], *end;
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "env.%s", vars[i]);
+		const char *v = dt_info_get(fi, key);
+		long k = v ? strtol(v, &end, 10) : -1;
+		if (v && end != v && !*end && k >= 0)
+			return k;
+	}
+	return -1;
+}
+
+/* Kineto's "distributedInfo" (rank, world_size): what HTA reads a trace's
+ * rank from. Kineto writes a file per rank; so is it here for an export of
+ * one trace of a job. */
+static void distributed_info(struct tev *x, const struct dt_export_trace *t,
+			     size_t n)
+{
+	static const char *const sizes[] = { "WORLD_SIZE",
+					     "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+					     "SLURM_NTASKS" };
+	const char *eq = n == 1 && t->rank ? strchr(t->rank, '=') : NULL;
+	char *end;
+	long rank = eq ? strtol(eq + 1, &end, 10) : -1;
+
+	if (!eq || end == eq + 1 || *end || rank < 0)
+		return;
+	dt_json_key_nl(&x->j, "distributedInfo", 0);
+	dt_json_open(&x->j, '{', -1);
+	dt_json_ku(&x->j, "rank", (uint64_t)rank);
+	long size = env_number(t, sizes, sizeof(sizes) / sizeof(sizes[0]));
+	if (size > 0)
+		dt_json_ku(&x->j, "world_size", (uint64_t)size);
+	dt_json_close(&x->j, -1);
+}
+
 static void traces_meta(struct tev *x, const struct dt_export_trace *t,
 			const struct dt_export_note *notes, const uint32_t *pids,
 			size_t n)
@@ -696,6 +772,7 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	dt_json_key_nl(&x->j, "baseTimeNanoseconds", 0);
 	dt_json_u64(&x->j, base);
 	device_props(x);
+	distributed_info(x, t, n);
 	traces_meta(x, t, notes, pids, n);
 	dt_json_close(&x->j, 0);
 	fputc('\n', out);

@@ -1546,42 +1546,13 @@ static inline bool needs_quotes(const char *s, size_t n)
 	return !n;
 }
 
-/* Whether s is a decimal number: a sign, digits with one point, an
- * exponent ("-3", "+1.5e-3"). */
-static bool is_number(const char *s, size_t n)
-{
-	size_t i = s[0] == '-' || s[0] == '+', digits = 0, points = 0;
-
-	for (; i < n && (isdigit((unsigned char)s[i]) || s[i] == '.'); i++)
-		s[i] == '.' ? points++ : digits++;
-	if (!digits || points > 1)
-		return false;
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		i += i + 1 < n && (s[i + 1] == '-' || s[i + 1] == '+');
-		size_t from = ++i;
-		while (i < n && isdigit((unsigned char)s[i]))
-			i++;
-		if (i == from)
-			return false;
-	}
-	return i == n;
-}
-
-/* Whether a spreadsheet would read the text as a formula: it starts with
- * '=', '+', '-', '@', a tab or a carriage return (OWASP's CSV injection)
- * and is no number, which stays one ("-3"). */
-static bool formula_like(const char *s, size_t n)
-{
-	return n && memchr("=+-@\t\r", s[0], 6) && !is_number(s, n);
-}
-
 /* A field as RFC 4180 has it: quoted when it holds a comma, a quote or a
  * line break, quotes doubled; an empty string quoted, so that it differs
  * from NULL, which is an empty field. A text a spreadsheet would run as a
  * formula is quoted with a ' before it, as OWASP advises. */
 static size_t put_text(char *p, const char *s, size_t n)
 {
-	bool formula = formula_like(s, n);
+	bool formula = dt_csv_formula(s, n);
 
 	if (!formula && !needs_quotes(s, n)) {
 		memcpy(p, s, n);

@@ -49,6 +49,8 @@ static const char css[] =
 	"th.l,td.l{text-align:left}\n"
 	/* a long last column scrolls rather than squeezing into a tower */
 	"@media screen{td.l:last-child{white-space:nowrap}}\n"
+	/* a row's name first (table.c) wraps, but not into a tower */
+	"td.l:first-child{min-width:22em;overflow-wrap:anywhere}\n"
 	".sub{margin-left:2em}\n"
 	"th.r,td.r{text-align:right;white-space:nowrap;"
 	"font-variant-numeric:tabular-nums}\n"
@@ -66,7 +68,9 @@ static const char css[] =
 	"figure{margin:1em 0}\n"
 	"figcaption{color:var(--mute);font-size:.92em}\n"
 	".pics{display:flex;flex-wrap:wrap;gap:0 2em}\n"
-	".pics figure{flex:1 1 26em;min-width:0}\n"
+	/* pictures side by side only where each has its drawn width: shrunk
+	 * to share a line, their 12px labels would read as 7 */
+	".pics figure{flex:0 1 640px;min-width:0}\n"
 	"svg{display:block;width:100%;height:auto;"
 	"font:12px system-ui,sans-serif}\n"
 	"svg text{fill:var(--fg)}\n"
@@ -199,7 +203,7 @@ void dt_svg_text(FILE *out, double x, double y, const char *anchor,
 #define BAR_W     640 /* the picture's width, user units */
 #define BAR_ROW   20
 #define BAR_TAG   40  /* room for a tag */
-#define BAR_VALUE 118 /* room for the value after the longest bar */
+#define BAR_VALUE 118 /* room for the value after the longest bar, at least */
 #define LABEL_MAX 38  /* characters of a label shown */
 #define CHAR_W    7.2 /* at most, mostly, at 12px */
 
@@ -208,21 +212,27 @@ void dt_svg_bars(FILE *out, const char *title, const char *desc,
 {
 	bool tags = false;
 	double max = 0;
-	size_t longest = 1;
+	size_t longest = 1, longest_text = 1;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t len = b[i].label ? strlen(b[i].label) : 0;
+		size_t text = b[i].text ? strlen(b[i].text) : 0;
 		tags |= b[i].tag != NULL;
 		if (b[i].value > max)
 			max = b[i].value;
 		if (len > longest)
 			longest = len;
+		if (text > longest_text)
+			longest_text = text;
 	}
 	/* labels end here: short ones leave the bars more room */
 	double label_end = 4 + CHAR_W * (double)(longest < LABEL_MAX ? longest
 								    : LABEL_MAX);
 	double x0 = label_end + 8 + (tags ? BAR_TAG : 0);
-	double room = BAR_W - x0 - BAR_VALUE;
+	/* the longest value fits after the longest bar, however long it is
+	 * ("1051.4 us (+79.8%)") */
+	double value = 5 + CHAR_W * (double)longest_text;
+	double room = BAR_W - x0 - (value > BAR_VALUE ? value : BAR_VALUE);
 	dt_svg_open(out, BAR_W, (int)n * BAR_ROW + 8, title, desc);
 	for (size_t i = 0; i < n; i++) {
 		double y = 4 + (double)i * BAR_ROW;

@@ -97,13 +97,34 @@ static void put_md_cell(FILE *out, const char *s)
 	fputs(" |", out);
 }
 
+/* The column HTML shows first: a table whose one text column is its last
+ * names its rows there (the operation, the function), where a long name
+ * runs freely in a terminal; on a page it goes first, where a wide
+ * table's scrolling does not hide it. */
+static size_t html_first(const struct dt_table *t)
+{
+	size_t last = t->cols - 1;
+
+	for (size_t c = 0; c < last; c++)
+		if (t->align[c] != 'r')
+			return 0;
+	return t->align[last] == 'l' ? last : 0;
+}
+
+/* The c-th column as HTML shows them. */
+static size_t html_col(size_t first, size_t c)
+{
+	return !first ? c : c == 0 ? first : c - 1;
+}
+
 static void print_html(const struct dt_table *t, FILE *out)
 {
-	size_t rows = t->n_cells / t->cols;
+	size_t rows = t->n_cells / t->cols, first = html_first(t);
 
 	/* the wrapper scrolls a wide table on a narrow screen */
 	fputs("<div class=\"tw\"><table>\n<thead><tr>", out);
-	for (size_t c = 0; c < t->cols; c++) {
+	for (size_t k = 0; k < t->cols; k++) {
+		size_t c = html_col(first, k);
 		fprintf(out, "<th scope=\"col\" class=\"%c\">", t->align[c]);
 		dt_html_escape(out, t->headers[c]);
 		fputs("</th>", out);
@@ -115,7 +136,8 @@ static void print_html(const struct dt_table *t, FILE *out)
 			fprintf(out, "<tr class=\"%s\">", cls);
 		else
 			fputs("<tr>", out);
-		for (size_t c = 0; c < t->cols; c++) {
+		for (size_t k = 0; k < t->cols; k++) {
+			size_t c = html_col(first, k);
 			fprintf(out, "<td class=\"%c\">", t->align[c]);
 			dt_html_escape(out, t->cells[r * t->cols + c]);
 			fputs("</td>", out);

@@ -14,7 +14,7 @@
 #include "dt-analyzer.h"
 
 /* Output formats of the reading commands. */
-enum dt_format { DT_TEXT, DT_MARKDOWN, DT_JSON, DT_HTML };
+enum dt_format { DT_TEXT, DT_MARKDOWN, DT_JSON, DT_HTML, DT_CSV };
 #define DT_FORMATS_PLAIN ((1u << DT_TEXT) | (1u << DT_JSON))
 #define DT_FORMATS_ALL \
 	(DT_FORMATS_PLAIN | (1u << DT_MARKDOWN) | (1u << DT_HTML))
@@ -50,6 +50,7 @@ int cmd_ops(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_fusion(int argc, char **argv);
+int cmd_kernels(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
 /* What a recorded run left: the traces its processes wrote, and what went
@@ -83,7 +84,7 @@ void dt_record_say(const struct dt_record_result *res, bool quiet);
 /* Print a trace's summary / every record, as `info` / `dump` do. Return an
  * exit code. */
 int dt_info_file(const char *path, long top_calls);
-int dt_dump_file(const char *path, bool raw);
+int dt_dump_file(const char *path, bool raw, bool mangled);
 
 /* Print "dnntrace: <message>" on stderr. */
 void dt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -133,6 +134,9 @@ void dt_put_textn(FILE *out, const char *s, size_t n);
 /* What fmt makes of ap, written as dt_put_text() writes it: messages and
  * prose whose arguments may come from a trace. */
 void dt_vprint_text(FILE *out, bool keep_nl, const char *fmt, va_list ap);
+/* Whether a spreadsheet would run the CSV text s (n bytes) as a formula
+ * (OWASP's CSV injection): its cell then takes a ' before it. */
+bool dt_csv_formula(const char *s, size_t n);
 
 /* ------------------------------------------------------------- JSON */
 

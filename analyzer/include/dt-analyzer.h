@@ -458,6 +458,10 @@ struct dt_kernel_class {
 	uint64_t hash;    /* of the whole name */
 	const char *name; /* the name (len bytes and a NUL) */
 	uint32_t len;
+	/* the name as C++ writes it (_Z11scal_kernelIfEvPT_i ->
+	 * "void scal_kernel<float>(float*, int)"): the C++ runtime's
+	 * demangler's, or name itself when it is not mangled; NUL-ended */
+	const char *demangled;
 };
 
 /* Classify a kernel by its name (len bytes; a NUL ends it): everything but
@@ -468,6 +472,11 @@ void dt_kernel_classify(const char *name, size_t len,
 /* Whether a kernel is an autotuner's own (XLA's redzone checks and result
  * comparisons). */
 bool dt_tuner_kernel(const char *name, size_t len);
+
+/* A mangled name (NUL-ended) as C++ writes it, by the C++ runtime's
+ * demangler (libstdc++'s __cxa_demangle): a string to free(), or NULL
+ * when the name is not a mangled C++ name. */
+char *dt_demangle(const char *name);
 
 /* The function's own name in a kernel's (mangled) name: the last
  * component of its qualified name, without template arguments
@@ -651,6 +660,11 @@ struct dt_activity {
 	const struct dt_rec_kernel *kernel;
 	const struct dt_rec_hdr *rec; /* the record */
 };
+
+/* A copy's direction (CUPTI's CUpti_ActivityMemcpyKind, as MEMCPY records
+ * carry it): "HtoD", "DtoH", "DtoD", "PtoP", ...; NULL for a value CUPTI
+ * does not name (0 is its "unknown"). */
+const char *dt_copy_kind_name(uint32_t kind);
 
 /* A GPU as CUPTI described it. */
 struct dt_device {

@@ -79,6 +79,12 @@ check_pf() { # check_pf NAME ARGS...: the perfetto export of ARGS, as text
 t=tests/data/h200-sample.dnnt
 check sample.info info --calls -1 "$t"
 check sample.dump dump "$t"
+check sample.kernels kernels "$t"
+# dump --mangled: kernel names as the record holds them
+if ! "$dnntrace" dump --mangled "$t" | grep -q ' "_Z23implicit_convolve_sgemmIff'; then
+	echo "FAIL: dump --mangled does not print the recorded name"
+	fail=1
+fi
 check sample.ops ops "$t"
 check sample.ops.json ops --format json "$t"
 check sample.plans ops --plans "$t"
@@ -115,6 +121,8 @@ t=tests/data/llama.dnnt
 check llama.report report "$t"
 check llama.report.json report --format json "$t"
 check llama.report.md report --format markdown "$t"
+check llama.kernels kernels "$t"
+check llama.kernels.csv kernels --format csv --mangled --top 3 "$t"
 # JAX attention through cuDNN on an H100, forward and backward
 # (tests/gpu/wl_jax_attn.py): XLA builds each graph, serializes its plan
 # and executes the plan it restores from that JSON, in CUDA graphs
@@ -137,6 +145,7 @@ check synth.straggler.lost report --top 1 --no-fusion "$synth_dir/straggler-lost
 check synth.ranks.export.json export --format chrome --from 300ms --to 300.2ms "$s"
 check_pf synth.ranks.export.pftrace.txt --from 300ms --to 300.2ms "$s"
 check synth.ranks.html report --format html "$s"
+check synth.kernels.json kernels --format json --top 4 "$s"
 check synth.ranks.sorted report --top 3 --sort roof --wide "$s"
 # a plan built on one thread and run on another, whose records come
 # first in the file

@@ -79,6 +79,11 @@ expect 2 '--min-time takes a time' -- diff --min-time 10parsecs a b
 expect 2 '--format takes text, markdown, json or html' -- diff --format xml a b
 expect 0 'usage: dnntrace diff' -- diff --help
 expect 2 'expected one trace file' -- ops
+expect 2 'expected a trace or a folder' -- kernels
+expect 2 '--format takes text, json or csv' -- kernels --format html "$tmp/text.dnnt"
+expect 2 '--top takes a number' -- kernels --top -1 "$tmp/text.dnnt"
+expect 2 'not a dnntrace file' -- kernels "$tmp/text.dnnt"
+expect 0 'usage: dnntrace kernels' -- kernels --help
 expect 2 '--format takes text or json' -- ops --format xml "$tmp/text.dnnt"
 expect 2 'expected a command to run' -- record
 expect 2 'bad output template' -- record -o 'x%z' -- true
