@@ -39,6 +39,20 @@ e=$(sed -n 's/^NVTX .* range=\([0-9]*\) tid=\([0-9]*\) event=4 .*/\1 \2/p' "$tmp
 [ "${s%% *}" = "${e%% *}" ] && [ "${s#* }" != "${e#* }" ] || bad "start ($s) and end ($e): not one range on two threads"
 "$dnntrace" info "$f" | grep -q '^NVTX ranges: on$' || bad "info does not say NVTX ranges are on"
 
+# --- the report's ranges, and --range --------------------------------
+"$dnntrace" report "$f" >"$tmp/report" || bad "report failed"
+grep -Eq '^ +3 +[0-9.]+ [mun]?s +9 +0 +0 ns +step$' "$tmp/report" || bad "report: step is not 3 ranges of 9 calls: $(grep -A9 '^GPU time by range' "$tmp/report")"
+grep -Eq '^ +1 +[0-9.]+ [mun]?s +3 +0 +0 ns +mylib::registered$' "$tmp/report" || bad "report: the domain's range is not 1 range of 3 calls"
+"$dnntrace" report --format json "$f" | grep -q '{"name": "conv", "domain": null, "count": 3, "open": 0, "host_ns": [0-9]*, "calls": 9, "kernels": 0, "gpu_ns": 0}' ||
+	bad "report json: no conv range of 3 instances and 9 calls"
+for r in step 'st?p' conv; do
+	"$dnntrace" report --range "$r" "$f" | grep -q '^totals *9 calls (0 failed)' || bad "report --range $r: not the 9 calls of the steps"
+done
+"$dnntrace" report --range warmup "$f" | grep -q '^totals *1 calls (0 failed)' || bad "report --range warmup: not its 1 call"
+"$dnntrace" report --range nothing "$f" | grep -q '^totals *0 calls' || bad "report --range nothing: calls left"
+"$dnntrace" diff --range step "$f" "$f" >/dev/null || bad "diff --range failed"
+"$dnntrace" fusion --range step "$f" >/dev/null || bad "fusion --range failed"
+
 # --- LD_PRELOAD alone: NVTX is not loaded, nothing recorded -----------
 out=$(LD_PRELOAD="$shim" DNNTRACE_OUTPUT="$tmp/pre-%p.dnnt" "$prog") || bad "preloaded run failed"
 [ "$out" = "nvtx-prog: ok" ] || bad "preloaded, the program said: $out"
