@@ -81,21 +81,22 @@ static void filter_op(void *arg, const struct dt_op *op)
 		f->c.op(f->c.arg, op);
 }
 
-static void filter_plan(void *arg, const struct dt_plan_build *b)
-{
-	const struct filtered *f = arg;
-
-	if (f->c.plan)
-		f->c.plan(f->c.arg, b);
-}
-
-static void filter_graph_launch(void *arg, const struct dt_graph_launch *l)
-{
-	const struct filtered *f = arg;
-
-	if (f->c.graph_launch)
-		f->c.graph_launch(f->c.arg, l);
-}
+/* What is not tied to a call passes the filter as it is. */
+#define FILTER_PASS(cb, type)                                \
+	static void filter_##cb(void *arg, const type *ev)   \
+	{                                                    \
+		const struct filtered *f = arg;              \
+		if (f->c.cb)                                 \
+			f->c.cb(f->c.arg, ev);               \
+	}
+FILTER_PASS(device, struct dt_device)
+FILTER_PASS(gpu_state, struct dt_gpu_change)
+FILTER_PASS(record, struct dt_rec_hdr)
+FILTER_PASS(plan, struct dt_plan_build)
+FILTER_PASS(graph_launch, struct dt_graph_launch)
+FILTER_PASS(gpu_metrics, struct dt_gpu_metrics)
+FILTER_PASS(gpu_sample, struct dt_gpu_sample)
+#undef FILTER_PASS
 
 static void consumers_changed(struct dt_session *s)
 {
@@ -106,12 +107,19 @@ static void consumers_changed(struct dt_session *s)
 		struct dt_consumer c = s->cons[i];
 		if (s->opts.range) {
 			s->filters[i] = (struct filtered){ s, s->cons[i] };
-			c.arg = &s->filters[i];
-			c.call = filter_call;
-			c.activity = filter_activity;
-			c.op = filter_op;
-			c.plan = filter_plan;
-			c.graph_launch = filter_graph_launch;
+			c = (struct dt_consumer){
+				.arg = &s->filters[i],
+				.call = filter_call,
+				.activity = filter_activity,
+				.device = filter_device,
+				.gpu_state = filter_gpu_state,
+				.record = filter_record,
+				.op = filter_op,
+				.plan = filter_plan,
+				.graph_launch = filter_graph_launch,
+				.gpu_metrics = filter_gpu_metrics,
+				.gpu_sample = filter_gpu_sample,
+			};
 		}
 		s->to_model[i + 1] = c;
 	}
