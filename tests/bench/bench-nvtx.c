@@ -11,23 +11,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-batches.h"
+
 #include <nvtx3/nvToolsExt.h>
 
 #define BATCH 1000
 #define NAMES 64
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -50,9 +39,7 @@ int main(int argc, char **argv)
 		}
 		per_range[b] = (double)(now_ns() - t0) / BATCH;
 	}
-	qsort(per_range, (size_t)batches, sizeof(double), cmp);
-	printf("%.1f %.1f\n", per_range[batches / 2],
-	       per_range[batches * 9 / 10]);
+	print_median_p90(per_range, batches);
 	free(per_range);
 	return 0;
 }
