@@ -49,7 +49,9 @@ for r in step 'st?p' conv; do
 	"$dnntrace" report --range "$r" "$f" | grep -q '^totals *9 calls (0 failed)' || bad "report --range $r: not the 9 calls of the steps"
 done
 "$dnntrace" report --range warmup "$f" | grep -q '^totals *1 calls (0 failed)' || bad "report --range warmup: not its 1 call"
-"$dnntrace" report --range nothing "$f" | grep -q '^totals *0 calls' || bad "report --range nothing: calls left"
+"$dnntrace" report --range nothing "$f" 2>"$tmp/err" | grep -q '^totals *0 calls' || bad "report --range nothing: calls left"
+grep -q "^dnntrace: no NVTX range is called 'nothing' in this trace: nothing was kept$" "$tmp/err" ||
+	bad "report --range nothing: not said: $(cat "$tmp/err")"
 "$dnntrace" diff --range step "$f" "$f" >/dev/null || bad "diff --range failed"
 "$dnntrace" fusion --range step "$f" >/dev/null || bad "fusion --range failed"
 
