@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,9 @@ static _Atomic uint64_t next_range;
  * id, so that a name pushed a million times is written once. A slot taken
  * by another message is overwritten: that message is written again under
  * a new id when it comes back. Heap-allocated at the thread's first
- * message, so the shim's static TLS stays small. */
+ * message (the shim's static TLS stays small), freed when it exits, and
+ * emptied when its ring belongs to another file than the ids (after fork,
+ * the child's). */
 #define INTERN_SLOTS 1024u
 struct intern_slot {
 	uint64_t hash;
@@ -41,17 +44,42 @@ struct intern_slot {
 };
 struct nvtx_thread {
 	struct intern_slot slot[INTERN_SLOTS];
-	int depth; /* ranges pushed and not popped, all domains */
+	unsigned epoch; /* dt_thread's, when the ids were written */
+	int depth;      /* ranges pushed and not popped, all domains */
 };
 /* initial-exec: see shim-core.c's tls */
 static __thread struct nvtx_thread *nvtx_tls
 	__attribute__((tls_model("initial-exec")));
+static pthread_key_t nvtx_key;
+static pthread_once_t nvtx_key_once = PTHREAD_ONCE_INIT;
 
-static struct nvtx_thread *nvtx_thread(void)
+static void nvtx_thread_exit(void *p)
 {
-	if (DT_UNLIKELY(!nvtx_tls))
-		nvtx_tls = calloc(1, sizeof(*nvtx_tls));
-	return nvtx_tls;
+	free(p);
+	nvtx_tls = NULL;
+}
+
+static void nvtx_key_make(void)
+{
+	(void)pthread_key_create(&nvtx_key, nvtx_thread_exit);
+}
+
+static struct nvtx_thread *nvtx_thread(const struct dt_thread *t)
+{
+	struct nvtx_thread *n = nvtx_tls;
+
+	if (DT_UNLIKELY(!n)) {
+		if (!(n = nvtx_tls = calloc(1, sizeof(*n))))
+			return NULL;
+		pthread_once(&nvtx_key_once, nvtx_key_make);
+		pthread_setspecific(nvtx_key, n);
+		n->epoch = t->epoch;
+	}
+	if (DT_UNLIKELY(n->epoch != t->epoch)) {
+		memset(n->slot, 0, sizeof(n->slot));
+		n->epoch = t->epoch;
+	}
+	return n;
 }
 
 /* Write a STRING record of s (len bytes) on t's ring; its id, 0 if lost. */
@@ -80,7 +108,7 @@ static uint32_t emit_string(struct dt_thread *t, const char *s, uint32_t len)
 /* The STRING id of message s, written first if this thread has not yet. */
 static uint32_t intern(struct dt_thread *t, const char *s)
 {
-	struct nvtx_thread *n = nvtx_thread();
+	struct nvtx_thread *n = nvtx_thread(t);
 	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
 	uint32_t len = 0;
 
@@ -156,9 +184,10 @@ static uint32_t message_id(struct dt_thread *t, const nvtxEventAttributes_t *a)
 static void emit(struct dt_thread *t, uint32_t event, uint32_t domain,
 		 uint32_t name, uint32_t category, uint64_t range)
 {
-	struct dt_rec_nvtx *r = dt_ring_reserve(t->ring, sizeof(*r));
+	struct dt_rec_nvtx *r;
 
-	if (!r)
+	nvtx_thread(t); /* for pushed() and popped() */
+	if (!(r = dt_ring_reserve(t->ring, sizeof(*r))))
 		return; /* the ring counts it lost */
 	r->hdr.type = DT_REC_NVTX;
 	r->hdr.reserved = 0;
@@ -212,13 +241,13 @@ static uint64_t new_range(void)
  * pop the level of the range it closed; -1 when none was open. */
 static int pushed(void)
 {
-	struct nvtx_thread *n = nvtx_thread();
+	struct nvtx_thread *n = nvtx_tls;
 	return n ? n->depth++ : 0;
 }
 
 static int popped(void)
 {
-	struct nvtx_thread *n = nvtx_thread();
+	struct nvtx_thread *n = nvtx_tls;
 	return n && n->depth > 0 ? --n->depth : -1;
 }
 

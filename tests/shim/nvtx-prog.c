@@ -3,10 +3,14 @@
  * around real cuDNN descriptor calls: nested push/pop ranges, a category
  * name, a domain with a registered string, a wide message, a start/end
  * range ended by another thread, and marks. What it prints does not depend
- * on whether a tool records NVTX.
+ * on whether a tool records NVTX. With the argument `fork`, it then forks,
+ * and the child pushes a name the parent pushed before.
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cudnn.h>
 #include <nvtx3/nvToolsExt.h>
@@ -34,7 +38,7 @@ static int tensor(int n)
 	return ok;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	nvtxDomainHandle_t dom = nvtxDomainCreateA("mylib");
 	nvtxStringHandle_t reg = nvtxDomainRegisterStringA(dom, "registered");
@@ -78,6 +82,18 @@ int main(void)
 		pthread_join(th, NULL);
 	nvtxMarkA("end");
 	nvtxDomainDestroy(dom);
+	if (argc > 1 && !strcmp(argv[1], "fork")) {
+		fflush(stdout);
+		pid_t child = fork();
+		if (child == 0) {
+			nvtxRangePushA("step");
+			ok &= tensor(5);
+			nvtxRangePop();
+			_exit(!ok);
+		}
+		int st = 1;
+		ok &= child > 0 && waitpid(child, &st, 0) == child && st == 0;
+	}
 	printf("nvtx-prog: %s\n", ok ? "ok" : "cuDNN failed");
 	return !ok;
 }

@@ -55,6 +55,16 @@ grep -q "^dnntrace: no NVTX range is called 'nothing' in this trace: nothing was
 "$dnntrace" diff --range step "$f" "$f" >/dev/null || bad "diff --range failed"
 "$dnntrace" fusion --range step "$f" >/dev/null || bad "fusion --range failed"
 
+# --- a fork's child: its file names what it pushes, though the parent's
+# thread had written that name into the parent's file
+mkdir "$tmp/fork"
+out=$("$dnntrace" record -q -o "$tmp/fork/%p.dnnt" -- "$prog" fork) || bad "record of a fork failed"
+[ "$out" = "nvtx-prog: ok" ] || bad "with a fork, the program said: $out"
+child=$(for c in "$tmp"/fork/*.dnnt; do "$dnntrace" info "$c" | grep -q '^process:.*(parent [0-9]*)' &&
+	[ "$("$dnntrace" dump "$c" | grep -c '^NVTX ')" = 2 ] && echo "$c"; done)
+[ -n "$child" ] && "$dnntrace" report "$child" | grep -Eq '^ +1 +.* +3 +0 +0 ns +step$' ||
+	bad "the child's trace does not name its step: $("$dnntrace" dump $child | grep -v '^API')"
+
 # --- LD_PRELOAD alone: NVTX is not loaded, nothing recorded -----------
 out=$(LD_PRELOAD="$shim" DNNTRACE_OUTPUT="$tmp/pre-%p.dnnt" "$prog") || bad "preloaded run failed"
 [ "$out" = "nvtx-prog: ok" ] || bad "preloaded, the program said: $out"
