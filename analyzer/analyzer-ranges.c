@@ -6,7 +6,9 @@
  * Push ranges belong to their thread: a call is inside one when its thread
  * made it between the push and its pop. Start/end ranges belong to no
  * thread: a call of any thread is inside one when it begins after the
- * start, before the end was read. Names are STRING ids until the file is
+ * start, before the end was read; calls another thread made after the
+ * start but that were read before it (the file interleaves threads a
+ * buffer at a time) are looked back for among the last RECENT calls. Names are STRING ids until the file is
  * read through (a registered string may come from another thread, later),
  * so ranges are told apart by id while reading and merged by name after.
  * Not a view: the session hands its results to every view.
@@ -92,6 +94,12 @@ struct open {
 	uint32_t key, domain, category, tid;
 };
 
+/* The last calls read, for a START read after them. */
+#define RECENT 4096
+struct recent {
+	uint64_t seq, t;
+};
+
 struct thread {
 	uint32_t tid;
 	struct open *stack;
@@ -123,6 +131,8 @@ struct dt_ranges {
 	size_t n_pool, cap_pool;
 	struct dt_range_stat *stats;
 	size_t n_stats;
+	struct recent recent[RECENT];
+	uint64_t n_recent; /* calls read */
 };
 
 struct dt_ranges *dt_ranges_new(const char *pattern)
@@ -280,6 +290,9 @@ static bool take_open(struct open *v, size_t *n, uint64_t id, struct open *o)
 	return false;
 }
 
+static void look_back(struct dt_ranges *r, uint32_t key, uint64_t t0,
+		      uint64_t t1);
+
 static void on_nvtx(struct dt_ranges *r, const struct dt_rec_nvtx *n)
 {
 	struct open o = { .id = n->range,
@@ -314,13 +327,16 @@ static void on_nvtx(struct dt_ranges *r, const struct dt_rec_nvtx *n)
 				break;
 			}
 		break;
-	case DT_NVTX_START:
-		if (take_open(r->ended, &r->n_ended, n->range, &s))
+	case DT_NVTX_START: {
+		bool ended = take_open(r->ended, &r->n_ended, n->range, &s);
+		look_back(r, o.key, o.t, ended ? s.t : UINT64_MAX);
+		if (ended)
 			closed(r, DT_RANGE_START, &o, s.t, s.tid, 0);
 		else
 			push_open(&r->started, &r->n_started, &r->cap_started,
 				  &o);
 		break;
+	}
 	case DT_NVTX_END:
 		if (take_open(r->started, &r->n_started, n->range, &s))
 			closed(r, DT_RANGE_START, &s, n->t, n->tid, 0);
@@ -366,6 +382,24 @@ static bool add_key(uint32_t *set, uint32_t *n, uint32_t max, uint32_t k)
 
 #define MAX_DEPTH 256 /* ranges one call is counted in */
 
+/* Call seq is in the ranges of set (n keys): written to the pool, in
+ * place of what it had. */
+static void set_call(struct dt_ranges *r, uint64_t seq, const uint32_t *set,
+		     uint32_t n, bool keep)
+{
+	uint32_t *p = dt_grow_array(r->pool, &r->cap_pool, r->n_pool + n + 1,
+				    sizeof(*p));
+
+	if (!p)
+		return;
+	r->pool = p;
+	if (!map_put(&r->of_call, seq, (uint32_t)r->n_pool))
+		return;
+	p[r->n_pool] = n | (keep ? 1u << 31 : 0);
+	memmove(&p[r->n_pool + 1], set, n * sizeof(*set));
+	r->n_pool += n + 1;
+}
+
 bool dt_ranges_call(struct dt_ranges *r, uint64_t seq, uint32_t tid,
 		    uint64_t t)
 {
@@ -373,6 +407,7 @@ bool dt_ranges_call(struct dt_ranges *r, uint64_t seq, uint32_t tid,
 	struct thread *th;
 	bool keep = !r->pattern;
 
+	r->recent[r->n_recent++ % RECENT] = (struct recent){ seq, t };
 	if (!r->seen)
 		return keep;
 	if ((th = thread_of(r, tid, false)))
@@ -385,17 +420,38 @@ bool dt_ranges_call(struct dt_ranges *r, uint64_t seq, uint32_t tid,
 		r->keys[set[i]].st.calls++;
 		keep = keep || matches(r, &r->keys[set[i]]) > 0;
 	}
-	if (!n)
-		return keep;
-	uint32_t *p = dt_grow_array(r->pool, &r->cap_pool, r->n_pool + n + 1,
-				    sizeof(*p));
-	if (!p || !map_put(&r->of_call, seq, (uint32_t)r->n_pool))
-		return keep;
-	r->pool = p;
-	p[r->n_pool] = n | (keep ? 1u << 31 : 0);
-	memcpy(&p[r->n_pool + 1], set, n * sizeof(*set));
-	r->n_pool += n + 1;
+	if (n)
+		set_call(r, seq, set, n, keep);
 	return keep;
+}
+
+/* A START read after calls made inside its range: they are in it too.
+ * Their calls were handed out already; their ops and GPU work, which come
+ * later, pass the filter if the range's name matches. */
+static void look_back(struct dt_ranges *r, uint32_t key, uint64_t t0,
+		      uint64_t t1)
+{
+	uint64_t n = r->n_recent < RECENT ? r->n_recent : RECENT;
+
+	if (key == UINT32_MAX)
+		return;
+	for (uint64_t i = r->n_recent - n; i < r->n_recent; i++) {
+		const struct recent *c = &r->recent[i % RECENT];
+		uint32_t set[MAX_DEPTH], k = 0, off;
+		bool keep = !r->pattern;
+		if (c->t < t0 || c->t > t1)
+			continue;
+		if (map_get(&r->of_call, c->seq, &off)) {
+			k = r->pool[off] & ~(1u << 31);
+			keep = r->pool[off] >> 31;
+			memcpy(set, &r->pool[off + 1], k * sizeof(*set));
+		}
+		if (!add_key(set, &k, MAX_DEPTH, key))
+			continue; /* in it already */
+		r->keys[key].st.calls++;
+		keep = keep || matches(r, &r->keys[key]) > 0;
+		set_call(r, c->seq, set, k, keep);
+	}
 }
 
 /* The ranges of call seq (count in *n), and whether it was kept. */

@@ -43,6 +43,8 @@ e=$(sed -n 's/^NVTX .* range=\([0-9]*\) tid=\([0-9]*\) event=4 .*/\1 \2/p' "$tmp
 "$dnntrace" report "$f" >"$tmp/report" || bad "report failed"
 grep -Eq '^ +3 +[0-9.]+ [mun]?s +9 +0 +0 ns +step$' "$tmp/report" || bad "report: step is not 3 ranges of 9 calls: $(grep -A9 '^GPU time by range' "$tmp/report")"
 grep -Eq '^ +1 +[0-9.]+ [mun]?s +3 +0 +0 ns +mylib::registered$' "$tmp/report" || bad "report: the domain's range is not 1 range of 3 calls"
+# the worker's call, inside the start/end range though read before its start
+grep -Eq '^ +1 +[0-9.]+ [mun]?s +1 +0 +0 ns +async$' "$tmp/report" || bad "report: the start/end range does not hold the worker's call"
 "$dnntrace" report --format json "$f" | grep -q '{"name": "conv", "domain": null, "count": 3, "open": 0, "host_ns": [0-9]*, "calls": 9, "kernels": 0, "gpu_ns": 0}' ||
 	bad "report json: no conv range of 3 instances and 9 calls"
 for r in step 'st?p' conv; do
