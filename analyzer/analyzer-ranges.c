@@ -8,10 +8,11 @@
  * thread: a call of any thread is inside one when it begins after the
  * start, before the end was read; calls another thread made after the
  * start but that were read before it (the file interleaves threads a
- * buffer at a time) are looked back for among the last RECENT calls. Names are STRING ids until the file is
- * read through (a registered string may come from another thread, later),
- * so ranges are told apart by id while reading and merged by name after.
- * Not a view: the session hands its results to every view.
+ * buffer at a time) are looked back for among the last RECENT calls. Names are
+ * STRING ids until the file is read through (a registered string may come from
+ * another thread, later), so ranges are told apart by id while reading and
+ * merged by name after. Not a view: the session hands its results to every
+ * view.
  */
 #define _GNU_SOURCE
 #include <fnmatch.h>
@@ -209,13 +210,13 @@ static uint32_t key_of(struct dt_ranges *r, uint32_t name, uint32_t domain)
 
 	if (map_get(&r->key_of, k, &i))
 		return i;
-	struct key *p = dt_grow_array(r->keys, &r->cap_keys, r->n_keys + 1,
-				      sizeof(*p));
+	struct key *p =
+		dt_grow_array(r->keys, &r->cap_keys, r->n_keys + 1, sizeof(*p));
 	if (!p || !map_put(&r->key_of, k, (uint32_t)r->n_keys))
 		return UINT32_MAX;
 	r->keys = p;
-	p[r->n_keys] = (struct key){ .name = name, .domain = domain,
-				     .match = -1 };
+	p[r->n_keys] =
+		(struct key){ .name = name, .domain = domain, .match = -1 };
 	return (uint32_t)r->n_keys++;
 }
 
@@ -258,8 +259,8 @@ static void closed(struct dt_ranges *r, enum dt_range_kind kind,
 		r->keys[o->key].st.count++;
 		r->keys[o->key].st.host_ns += t_end > o->t ? t_end - o->t : 0;
 	}
-	struct dt_range *l = dt_grow_array(r->list, &r->cap_list, r->n_list + 1,
-					   sizeof(*l));
+	struct dt_range *l =
+		dt_grow_array(r->list, &r->cap_list, r->n_list + 1, sizeof(*l));
 	if (!l)
 		return;
 	r->list = l;
@@ -355,7 +356,8 @@ void dt_ranges_feed(struct dt_ranges *r, const struct dt_rec_hdr *h)
 {
 	if (h->type == DT_REC_STRING)
 		on_string(r, h);
-	else if (h->type == DT_REC_NVTX && h->size >= sizeof(struct dt_rec_nvtx))
+	else if (h->type == DT_REC_NVTX &&
+		 h->size >= sizeof(struct dt_rec_nvtx))
 		on_nvtx(r, (const void *)h);
 }
 
@@ -400,8 +402,7 @@ static void set_call(struct dt_ranges *r, uint64_t seq, const uint32_t *set,
 	r->n_pool += n + 1;
 }
 
-bool dt_ranges_call(struct dt_ranges *r, uint64_t seq, uint32_t tid,
-		    uint64_t t)
+bool dt_ranges_call(struct dt_ranges *r, uint64_t seq, uint32_t tid, uint64_t t)
 {
 	uint32_t set[MAX_DEPTH], n = 0;
 	struct thread *th;

@@ -82,12 +82,12 @@ static void filter_op(void *arg, const struct dt_op *op)
 }
 
 /* What is not tied to a call passes the filter as it is. */
-#define FILTER_PASS(cb, type)                                \
-	static void filter_##cb(void *arg, const type *ev)   \
-	{                                                    \
-		const struct filtered *f = arg;              \
-		if (f->c.cb)                                 \
-			f->c.cb(f->c.arg, ev);               \
+#define FILTER_PASS(cb, type)                              \
+	static void filter_##cb(void *arg, const type *ev) \
+	{                                                  \
+		const struct filtered *f = arg;            \
+		if (f->c.cb)                               \
+			f->c.cb(f->c.arg, ev);             \
 	}
 FILTER_PASS(device, struct dt_device)
 FILTER_PASS(gpu_state, struct dt_gpu_change)
@@ -126,8 +126,7 @@ static void consumers_changed(struct dt_session *s)
 	dt_model_consumers(s->model, s->to_model, s->n_cons + 1);
 }
 
-const struct dt_range *dt_session_ranges(const struct dt_session *s,
-					 size_t *n)
+const struct dt_range *dt_session_ranges(const struct dt_session *s, size_t *n)
 {
 	return dt_ranges_list(s->ranges, n);
 }

@@ -85,8 +85,8 @@ static struct nvtx_thread *nvtx_thread(const struct dt_thread *t)
 /* Write a STRING record of s (len bytes) on t's ring; its id, 0 if lost. */
 static uint32_t emit_string(struct dt_thread *t, const char *s, uint32_t len)
 {
-	uint32_t size = dt_rec_align((uint32_t)sizeof(struct dt_rec_string) +
-				     len);
+	uint32_t size =
+		dt_rec_align((uint32_t)sizeof(struct dt_rec_string) + len);
 	struct dt_rec_string *r = dt_ring_reserve(t->ring, size);
 
 	if (!r)
@@ -444,8 +444,7 @@ static const struct {
 	{ NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangeStartEx,
 	  FN(d_start) },
 	{ NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangeEnd, FN(d_end) },
-	{ NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePushEx,
-	  FN(d_push) },
+	{ NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePushEx, FN(d_push) },
 	{ NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePop, FN(d_pop) },
 	{ NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainNameCategoryA,
 	  FN(d_category_a) },
@@ -476,8 +475,8 @@ DT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
 		return 0;
 	for (size_t i = 0; i < sizeof(callbacks) / sizeof(callbacks[0]); i++) {
 		NvtxCallbackModule m = callbacks[i].module;
-		if (!table[m] && !cb->GetModuleFunctionTable(m, &table[m],
-							     &size[m]))
+		if (!table[m] &&
+		    !cb->GetModuleFunctionTable(m, &table[m], &size[m]))
 			return 0;
 		/* an older NVTX may know fewer callbacks */
 		if (callbacks[i].cbid <= size[m] && table[m][callbacks[i].cbid])

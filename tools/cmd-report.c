@@ -1003,8 +1003,8 @@ static void print_apis(const struct ctx *c)
  * traces hold some. */
 static void print_ranges(const struct ctx *c)
 {
-	static const char *const hdr[] = { "count", "host time", "calls",
-					   "kernels", "GPU time", "range",
+	static const char *const hdr[] = { "count",   "host time", "calls",
+					   "kernels", "GPU time",  "range",
 					   NULL };
 	const struct dt_summary *s = c->s;
 	size_t shown = c->top && (size_t)c->top < s->n_ranges ? (size_t)c->top
@@ -1015,8 +1015,8 @@ static void print_ranges(const struct ctx *c)
 	if (!s->n_ranges || !(t = dt_table_new(hdr, "rrrrrl")))
 		return;
 	dt_heading(c->out, c->format, "##", c->color,
-		   "GPU time by range: %s%zu of %zu", shown < s->n_ranges ? "top " : "",
-		   shown, s->n_ranges);
+		   "GPU time by range: %s%zu of %zu",
+		   shown < s->n_ranges ? "top " : "", shown, s->n_ranges);
 	dt_para(c->out, c->format, NULL,
 		"NVTX ranges by name: the calls made inside them (a push "
 		"range's on its thread, a start/end range's on any) and the "
@@ -1026,10 +1026,12 @@ static void print_ranges(const struct ctx *c)
 		const struct dt_range_stat *r = &s->ranges[i];
 		dt_table_cell(t, "%" PRIu64 "%s", r->count,
 			      r->open ? " (+open)" : "");
-		dt_table_cell(t, "%s", dt_fmt_ns(r->host_ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(r->host_ns, b[0], sizeof(b[0])));
 		dt_table_cell(t, "%" PRIu64, r->calls);
 		dt_table_cell(t, "%" PRIu64, r->kernels);
-		dt_table_cell(t, "%s", dt_fmt_ns(r->gpu_ns, b[1], sizeof(b[1])));
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(r->gpu_ns, b[1], sizeof(b[1])));
 		dt_table_cell(t, "%s%s%s", r->domain ? r->domain : "",
 			      r->domain ? "::" : "", r->name);
 	}

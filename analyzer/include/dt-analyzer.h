@@ -927,8 +927,7 @@ const char *dt_session_path(const struct dt_session *s);
 
 /* After run: the NVTX ranges and marks, in the order they closed; and the
  * ranges by name and domain, most GPU time first. Owned by the session. */
-const struct dt_range *dt_session_ranges(const struct dt_session *s,
-					 size_t *n);
+const struct dt_range *dt_session_ranges(const struct dt_session *s, size_t *n);
 const struct dt_range_stat *dt_session_range_stats(const struct dt_session *s,
 						   size_t *n);
 

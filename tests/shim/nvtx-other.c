@@ -29,7 +29,8 @@ InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
 	NvtxFunctionTable t;
 	unsigned size;
 
-	if (!cb || !cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &size) ||
+	if (!cb ||
+	    !cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &size) ||
 	    size < NVTX_CBID_CORE_RangePushA)
 		return 0;
 	*t[NVTX_CBID_CORE_RangePushA] = (NvtxFunctionPointer)push_a;

@@ -1634,8 +1634,7 @@ static void launching(struct gen *g, uint64_t handle, const char *kern,
 	       dur);
 }
 
-enum { S_WARMUP = 1, S_STEP, S_FWD, S_BWD, S_DOMAIN, S_LOAD, S_EPOCH,
-       S_MARK };
+enum { S_WARMUP = 1, S_STEP, S_FWD, S_BWD, S_DOMAIN, S_LOAD, S_EPOCH, S_MARK };
 
 static void write_ranges(const char *dir, int steps, int threads)
 {

@@ -90,8 +90,11 @@ int main(void)
 	struct dt_rec_kernel_lib klr = { .count = 2, .path_len = 9,
 					 .len = sizeof(kl) };
 	CHECK(test_put(r, DT_REC_KERNEL_LIB, &klr, sizeof(klr), kl, sizeof(kl)));
-	struct dt_rec_nvtx nv = { .t = 12, .range = 5, .tid = 7,
-				  .event = DT_NVTX_END, .domain = 3 };
+	struct dt_rec_nvtx nv = { .t = 12,
+				  .range = 5,
+				  .tid = 7,
+				  .event = DT_NVTX_END,
+				  .domain = 3 };
 	CHECK(test_put(r, DT_REC_NVTX, &nv, sizeof(nv), NULL, 0));
 	struct dt_rec_hdr unknown = { 0 };
 	CHECK(test_put(r, 999, &unknown, sizeof(unknown), "zzzzzzzz", 8));
