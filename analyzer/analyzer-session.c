@@ -10,20 +10,134 @@
 #include <string.h>
 
 #include "analyzer-model.h"
+#include "analyzer-ranges.h"
 #include "analyzer-util.h"
 #include "dt-analyzer.h"
 
 #define MAX_CONSUMERS 8
 
+struct dt_session;
+
+/* A consumer behind the range filter (opts.range). */
+struct filtered {
+	struct dt_session *s;
+	struct dt_consumer c;
+};
+
 struct dt_session {
 	struct dt_reader *reader;
 	struct dt_model *model;
+	struct dt_ranges *ranges;
 	struct dt_session_opts opts;
 	struct dt_consumer cons[MAX_CONSUMERS];
 	int n_cons;
+	/* what the model hands events to: the ranges first, then cons, or
+	 * filters in front of them */
+	struct dt_consumer to_model[MAX_CONSUMERS + 1];
+	struct filtered filters[MAX_CONSUMERS];
 	bool ran;
 	char *path;
 };
+
+/* ------------------------------------------------------- NVTX ranges */
+
+static void ranges_call(void *arg, const struct dt_call *c)
+{
+	struct dt_session *s = arg;
+
+	dt_ranges_call(s->ranges, c->seq, c->tid, c->t_begin);
+}
+
+static void ranges_activity(void *arg, const struct dt_activity *a)
+{
+	struct dt_session *s = arg;
+
+	dt_ranges_activity(s->ranges, a);
+}
+
+/* The filter: a call inside the ranges, its ops and its GPU work pass;
+ * whatever is not tied to a call (devices, states, other records) too. */
+static void filter_call(void *arg, const struct dt_call *c)
+{
+	const struct filtered *f = arg;
+
+	if (f->c.call && dt_ranges_kept(f->s->ranges, c->seq))
+		f->c.call(f->c.arg, c);
+}
+
+static void filter_activity(void *arg, const struct dt_activity *a)
+{
+	const struct filtered *f = arg;
+
+	if (f->c.activity && a->call && dt_ranges_kept(f->s->ranges, a->call))
+		f->c.activity(f->c.arg, a);
+}
+
+static void filter_op(void *arg, const struct dt_op *op)
+{
+	const struct filtered *f = arg;
+
+	if (f->c.op && dt_ranges_kept(f->s->ranges, op->seq))
+		f->c.op(f->c.arg, op);
+}
+
+/* What is not tied to a call passes the filter as it is. */
+#define FILTER_PASS(cb, type)                              \
+	static void filter_##cb(void *arg, const type *ev) \
+	{                                                  \
+		const struct filtered *f = arg;            \
+		if (f->c.cb)                               \
+			f->c.cb(f->c.arg, ev);             \
+	}
+FILTER_PASS(device, struct dt_device)
+FILTER_PASS(gpu_state, struct dt_gpu_change)
+FILTER_PASS(record, struct dt_rec_hdr)
+FILTER_PASS(plan, struct dt_plan_build)
+FILTER_PASS(graph_launch, struct dt_graph_launch)
+FILTER_PASS(gpu_metrics, struct dt_gpu_metrics)
+FILTER_PASS(gpu_sample, struct dt_gpu_sample)
+#undef FILTER_PASS
+
+static void consumers_changed(struct dt_session *s)
+{
+	s->to_model[0] = (struct dt_consumer){ .arg = s,
+					       .call = ranges_call,
+					       .activity = ranges_activity };
+	for (int i = 0; i < s->n_cons; i++) {
+		struct dt_consumer c = s->cons[i];
+		if (s->opts.range) {
+			s->filters[i] = (struct filtered){ s, s->cons[i] };
+			c = (struct dt_consumer){
+				.arg = &s->filters[i],
+				.call = filter_call,
+				.activity = filter_activity,
+				.device = filter_device,
+				.gpu_state = filter_gpu_state,
+				.record = filter_record,
+				.op = filter_op,
+				.plan = filter_plan,
+				.graph_launch = filter_graph_launch,
+				.gpu_metrics = filter_gpu_metrics,
+				.gpu_sample = filter_gpu_sample,
+			};
+		}
+		s->to_model[i + 1] = c;
+	}
+	dt_model_consumers(s->model, s->to_model, s->n_cons + 1);
+}
+
+const struct dt_range *dt_session_ranges(const struct dt_session *s, size_t *n)
+{
+	return dt_ranges_list(s->ranges, n);
+}
+
+const struct dt_range_stat *dt_session_range_stats(const struct dt_session *s,
+						   size_t *n)
+{
+	return dt_ranges_stats(s->ranges, n);
+}
+
+/* ------------------------------------------------------------ session */
 
 static struct dt_session *session_new(struct dt_reader *r, const char *path,
 				      const struct dt_session_opts *opts,
@@ -31,11 +145,15 @@ static struct dt_session *session_new(struct dt_reader *r, const char *path,
 {
 	struct dt_session *s = calloc(1, sizeof(*s));
 
-	if (s)
+	if (s) {
 		s->model = dt_model_new(dt_reader_info(r));
-	if (!s || !s->model || !(s->path = strdup(path))) {
-		if (s)
+		s->ranges = dt_ranges_new(opts ? opts->range : NULL);
+	}
+	if (!s || !s->model || !s->ranges || !(s->path = strdup(path))) {
+		if (s) {
 			dt_model_free(s->model);
+			dt_ranges_free(s->ranges);
+		}
 		free(s);
 		dt_reader_close(r);
 		if (code)
@@ -48,7 +166,7 @@ static struct dt_session *session_new(struct dt_reader *r, const char *path,
 	if (opts)
 		s->opts = *opts;
 	dt_model_set_pointers(s->model, s->opts.pointers);
-	dt_model_consumers(s->model, s->cons, 0);
+	consumers_changed(s);
 	return s;
 }
 
@@ -87,7 +205,7 @@ int dt_session_add(struct dt_session *s, const struct dt_consumer *c)
 	if (s->n_cons == MAX_CONSUMERS)
 		return -1;
 	s->cons[s->n_cons++] = *c;
-	dt_model_consumers(s->model, s->cons, s->n_cons);
+	consumers_changed(s);
 	return 0;
 }
 
@@ -100,6 +218,7 @@ void dt_session_run(struct dt_session *s)
 		return;
 	s->ran = true;
 	while (dt_reader_next(s->reader, &h) == 1) {
+		dt_ranges_feed(s->ranges, h);
 		dt_model_feed(s->model, h);
 		if (s->opts.progress && !(++n & 0xfffff))
 			s->opts.progress(s->opts.progress_arg,
@@ -107,6 +226,7 @@ void dt_session_run(struct dt_session *s)
 					 dt_reader_stats(s->reader)->file_size);
 	}
 	dt_model_finish(s->model);
+	dt_ranges_finish(s->ranges);
 	if (s->opts.progress) {
 		uint64_t size = dt_reader_stats(s->reader)->file_size;
 		s->opts.progress(s->opts.progress_arg, size, size);
@@ -143,6 +263,7 @@ void dt_session_close(struct dt_session *s)
 	if (!s)
 		return;
 	dt_model_free(s->model);
+	dt_ranges_free(s->ranges);
 	dt_reader_close(s->reader);
 	free(s->path);
 	free(s);

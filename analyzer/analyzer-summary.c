@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analyzer-findings.h"
+#include "analyzer-ranges.h"
 #include "analyzer-util.h"
 #include "dt-analyzer.h"
 
@@ -248,6 +249,7 @@ struct plan_seen {
 };
 
 struct priv {
+	size_t cap_ranges;
 	struct index problems, apis, builds, knames;
 	struct kname *kn;
 	size_t n_kn, cap_kn;
@@ -1092,7 +1094,8 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 		   size_t errlen)
 {
 	struct progress prog = { s, path };
-	struct dt_session_opts o = { .pointers = s->fusion != NULL };
+	struct dt_session_opts o = { .pointers = s->fusion != NULL,
+				     .range = s->opts.range };
 	if (s->opts.progress) {
 		o.progress = on_progress;
 		o.progress_arg = &prog;
@@ -1104,6 +1107,42 @@ int dt_summary_add(struct dt_summary *s, const char *path, char *err,
 	int rc = dt_summary_read(s, ss, err, errlen);
 	dt_session_close(ss);
 	return rc;
+}
+
+/* The trace's NVTX ranges into the summary's, merged by name and
+ * domain. */
+static int add_ranges(struct dt_summary *s, struct dt_session *ss, char *err,
+		      size_t errlen)
+{
+	size_t n;
+	const struct dt_range_stat *st = dt_session_range_stats(ss, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < s->n_ranges &&
+		       (strcmp(s->ranges[j].name, st[i].name) ||
+			strcmp(s->ranges[j].domain ? s->ranges[j].domain : "",
+			       st[i].domain ? st[i].domain : "")))
+			j++;
+		if (j < s->n_ranges) {
+			dt_range_stat_add(&s->ranges[j], &st[i]);
+			continue;
+		}
+		struct dt_range_stat *v = dt_grow_array(
+			s->ranges, &P(s)->cap_ranges, j + 1, sizeof(*v));
+		if (!v) {
+			snprintf(err, errlen, "%s: out of memory",
+				 dt_session_path(ss));
+			return -1;
+		}
+		s->ranges = v;
+		v[j] = st[i];
+		v[j].name = strdup(st[i].name);
+		v[j].domain = dt_xstrdup(st[i].domain);
+		s->n_ranges++;
+	}
+	dt_range_stats_sort(s->ranges, s->n_ranges);
+	return 0;
 }
 
 int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
@@ -1241,7 +1280,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	free(map);
 	pv->api_map = NULL;
 	pv->n_api_map = 0;
-	return 0;
+	return add_ranges(s, ss, err, errlen);
 }
 
 void dt_graph_stats_add(struct dt_graph_stats *sum,
@@ -1508,6 +1547,11 @@ void dt_summary_free(struct dt_summary *s)
 	}
 	for (size_t i = 0; i < s->n_apis; i++)
 		free(s->apis[i].name);
+	for (size_t i = 0; i < s->n_ranges; i++) {
+		free((char *)s->ranges[i].name);
+		free((char *)s->ranges[i].domain);
+	}
+	free(s->ranges);
 	for (size_t i = 0; i < s->n_problems; i++) {
 		struct dt_sum_problem *p = &s->problems[i];
 		free(p->key);

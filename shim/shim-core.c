@@ -862,13 +862,24 @@ static struct dt_thread *current_thread(void)
 
 struct dt_thread *dt_enter(void)
 {
+	struct dt_thread *t;
+
+	if (tls.depth) /* a call made from inside a wrapped call */
+		return NULL;
+	if (!(t = dt_thread_now()))
+		return NULL;
+	t->depth = 1;
+	t->seq = atomic_fetch_add_explicit(&g.seq, 1, memory_order_relaxed) + 1;
+	return t;
+}
+
+struct dt_thread *dt_thread_now(void)
+{
 	struct dt_thread *t = &tls;
 
 	if (DT_UNLIKELY(atomic_load_explicit(&g.state, memory_order_relaxed) !=
 			ST_ON) &&
 	    init_state() != ST_ON)
-		return NULL;
-	if (t->depth) /* a call made from inside a wrapped call */
 		return NULL;
 	if (DT_UNLIKELY(!ensure_ring(t, true))) {
 		struct dt_writer *w = atomic_load(&g.writer);
@@ -876,8 +887,6 @@ struct dt_thread *dt_enter(void)
 			dt_writer_count_lost(w, DT_LOSS_NOBUF);
 		return NULL;
 	}
-	t->depth = 1;
-	t->seq = atomic_fetch_add_explicit(&g.seq, 1, memory_order_relaxed) + 1;
 	return t;
 }
 

@@ -368,6 +368,8 @@ size_t dt_shim_info(struct dt_kv *kv, size_t n)
 	if (k < n)
 		kv[k++] = (struct dt_kv){ "cudnn.built", header_version };
 	k += dt_cudnn_info(kv + k, n - k);
+	if (k < n)
+		kv[k++] = (struct dt_kv){ "nvtx", dt_nvtx_state() };
 	/* the CUDA driver and runtime the process uses, when loaded */
 	int (*drv)(int *) = (int (*)(int *))loaded_symbol("libcuda.so",
 							  "cuDriverGetVersion");

@@ -24,6 +24,15 @@ DT_HIDDEN void dt_warn(const char *fmt, ...)
 /* pthread key destructor: the thread's ring goes back to the writer. */
 DT_HIDDEN void dt_thread_exit(void *arg);
 
+/* The calling thread's recorder, for a record that is not a call (an NVTX
+ * range): NULL when recording is off or failed. Takes no call sequence
+ * number; the first one of a thread opens the file as a call does. */
+DT_HIDDEN struct dt_thread *dt_thread_now(void);
+
+/* shim-nvtx.c: whether NVTX ranges are recorded, in words ("on", or
+ * "off: " and why), for the trace's header. */
+DT_HIDDEN const char *dt_nvtx_state(void);
+
 /* Identity facts about cuDNN for the trace header: fills up to n entries
  * (static storage) and returns how many. */
 DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);

@@ -78,6 +78,10 @@ static void diff_help(FILE *f)
 		"                    allow (the gate judges what was read)\n"
 		"  -o, --output FILE write to FILE (\"-\": standard output)\n"
 		"  --force           replace FILE when it exists\n"
+		"  --range NAME      compare only the work inside the "
+		"program's NVTX ranges\n"
+		"                    NAME (every one; a shell pattern: "
+		"'layer*')\n"
 		"  -h, --help        show this help\n\n"
 		"Exit status: 0, or 1 when the --fail-on gate trips; 2 for bad "
 		"usage,\nunreadable input, output that could not be written, "
@@ -805,10 +809,12 @@ int cmd_diff(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'O' },
 		{ "incomplete", required_argument, NULL, 'i' },
+		{ "range", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dt_diff_opts dopts = { 0 };
+	struct dt_summary_opts so = { 0 };
 	struct ctx c = { .top = 20, .format = DT_TEXT };
 	enum gate g = GATE_NONE;
 	const char *output = NULL;
@@ -872,6 +878,9 @@ int cmd_diff(int argc, char **argv)
 			c.incomplete = (enum incomplete)k;
 			break;
 		}
+		case 'R':
+			so.range = optarg;
+			break;
 		case 'h':
 			return diff_help(stdout), 0;
 		default:
@@ -882,7 +891,6 @@ int cmd_diff(int argc, char **argv)
 		return dt_usage_error("diff", "expected BASE and NEW (trace "
 					      "files or folders)");
 
-	struct dt_summary_opts so = { 0 };
 	int rc, rc2;
 	struct dt_summary *base = dt_load_summary(argv + optind, 1, &so, &rc);
 	if (!base)

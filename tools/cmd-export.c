@@ -59,7 +59,7 @@ static void export_help(FILE *f)
 	fprintf(f,
 		"usage: dnntrace export --format F [-o OUT [--force]] [--from T] "
 		"[--to T]\n"
-		"                       [--pid PID] TRACE|FOLDER...\n\n"
+		"                       [--pid PID] [--range NAME] TRACE|FOLDER...\n\n"
 		"Writes traces out for other tools. Several traces (the "
 		"processes of a job,\nor every *.dnnt in a folder) go into one "
 		"output, lined up on the wall clock.\n\n"
@@ -79,6 +79,10 @@ static void export_help(FILE *f)
 		"bare number is seconds)\n"
 		"  --to T      leave out what began after T\n"
 		"  --pid PID   only the trace of process PID\n"
+		"  --range NAME  only the work inside the program's NVTX "
+		"ranges NAME\n"
+		"              (every one; a shell pattern: 'layer*'); the "
+		"ranges are all shown\n"
 		"  -h, --help  show this help\n\n"
 		"analyzer/EXPORT.md describes each format's contents.\n");
 }
@@ -200,7 +204,8 @@ struct dt_export_trace *dt_export_open(const struct dt_export_opts *o,
 		return NULL;
 	}
 	for (size_t i = 0; i < o->n_paths; i++) {
-		struct dt_session *s = dt_open_session(o->paths[i], NULL);
+		struct dt_session_opts so = { .range = o->range };
+		struct dt_session *s = dt_open_session(o->paths[i], &so);
 		if (!s) {
 			unreadable++;
 			continue;
@@ -263,6 +268,7 @@ int cmd_export(int argc, char **argv)
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "range", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -311,6 +317,9 @@ int cmd_export(int argc, char **argv)
 				return dt_usage_error(
 					"export", "--pid takes a process id");
 			o.pid = pid;
+			break;
+		case 'R':
+			o.range = optarg;
 			break;
 		case 'h':
 			export_help(stdout);

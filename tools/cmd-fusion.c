@@ -200,6 +200,10 @@ static void fusion_help(FILE *f)
 		"  -o, --output FILE    write there instead of stdout (\"-\")\n"
 		"  --force              replace FILE when it exists\n"
 		"  --wide               do not shorten what ran\n"
+		"  --range NAME         only the work inside the program's "
+		"NVTX ranges NAME\n"
+		"                       (every one; a shell pattern: "
+		"'layer*')\n"
 		"  -h, --help           this help\n");
 }
 
@@ -212,6 +216,7 @@ int cmd_fusion(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'O' },
 		{ "wide", no_argument, NULL, 'w' },
+		{ "range", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -250,6 +255,9 @@ int cmd_fusion(int argc, char **argv)
 			break;
 		case 'w':
 			wide = true;
+			break;
+		case 'R':
+			so.range = optarg;
 			break;
 		case 'h':
 			return fusion_help(stdout), 0;

@@ -182,6 +182,7 @@ int dt_info_file(const char *path, long top)
 	print_kv("recorder:", dt_info_get(fi, "dnntrace.version"));
 	print_devices(&in);
 	print_kv("GPU trace:", ms->gpu_state);
+	print_kv("NVTX ranges:", dt_info_get(fi, "nvtx"));
 	if (ms->gpu_metrics[0]) {
 		char metrics[512];
 		snprintf(metrics, sizeof(metrics), "%s; %" PRIu64 " samples%s%s",

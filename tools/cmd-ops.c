@@ -21,7 +21,7 @@ static void ops_help(FILE *f)
 {
 	fprintf(f,
 		"usage: dnntrace ops [--format text|json] [--plans] [--call N] "
-		"FILE\n\n"
+		"[--range NAME]\n                   FILE\n\n"
 		"Lists every cuDNN call that executed work on the GPU, in call "
 		"order: the\noperation with its tensors ([dims]:type:layout) "
 		"and "
@@ -35,6 +35,9 @@ static void ops_help(FILE *f)
 		"              graph) once, with its executions and GPU time\n"
 		"  --call N    show call N (its seq) in full, with its "
 		"kernels\n"
+		"  --range NAME  only the work inside the program's NVTX "
+		"ranges NAME\n"
+		"              (every one; a shell pattern: 'layer*')\n"
 		"  -h, --help  show this help\n",
 		OPS_SCHEMA_VERSION);
 }
@@ -388,12 +391,14 @@ int cmd_ops(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "plans", no_argument, NULL, 'p' },
 		{ "call", required_argument, NULL, 'c' },
+		{ "range", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum dt_format fmt = DT_TEXT;
 	bool plans = false;
 	int64_t call = -1;
+	const char *range = NULL;
 	long v;
 	int c;
 
@@ -415,6 +420,9 @@ int cmd_ops(int argc, char **argv)
 					"--call takes a call's seq number");
 			call = v;
 			break;
+		case 'R':
+			range = optarg;
+			break;
 		case 'h':
 			ops_help(stdout);
 			return 0;
@@ -426,7 +434,7 @@ int cmd_ops(int argc, char **argv)
 		return dt_usage_error("ops", "expected one trace file");
 
 	const char *path = argv[optind];
-	struct dt_session_opts so = { .pointers = true };
+	struct dt_session_opts so = { .pointers = true, .range = range };
 	struct dt_session *ss = dt_open_session(path, &so);
 	if (!ss)
 		return EXIT_USAGE;

@@ -563,6 +563,10 @@ int dt_record_run(char **cmd, const char *tmpl, struct dt_record_result *res)
 	 * Compute's without it, which refuses to profile when it is set. */
 	if (!getenv("CUDA_INJECTION64_PATH") && !nsight_compute_injecting())
 		setenv("CUDA_INJECTION64_PATH", shim, 1);
+	/* The program's NVTX ranges come to the shim the same way; a tool
+	 * that holds NVTX already keeps it, and the trace says so. */
+	if (!getenv("NVTX_INJECTION64_PATH"))
+		setenv("NVTX_INJECTION64_PATH", shim, 1);
 	if (dt_record_preload(shim, cmd[0]) ||
 	    setenv("DNNTRACE_OUTPUT", abs_tmpl, 1) ||
 	    setenv("DNNTRACE_MANIFEST", m.path, 1)) {

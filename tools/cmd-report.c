@@ -88,6 +88,10 @@ static void report_help(FILE *f)
 		"descriptions\n"
 		"  --no-fusion          leave out the fusion section (a "
 		"faster read)\n"
+		"  --range NAME         only the work inside the program's "
+		"NVTX ranges NAME\n"
+		"                       (every one; a shell pattern: "
+		"'layer*')\n"
 		"  -h, --help           show this help\n\n"
 		"Peaks default to the device record CUPTI wrote into the trace "
 		"and a table of\nper-SM rates by architecture; the report says "
@@ -995,7 +999,73 @@ static void print_apis(const struct ctx *c)
 	free(ix);
 }
 
+/* The program's NVTX ranges by name, most GPU time first: only when the
+ * traces hold some. */
+static void print_ranges(const struct ctx *c)
+{
+	static const char *const hdr[] = { "count",   "host time", "calls",
+					   "kernels", "GPU time",  "range",
+					   NULL };
+	const struct dt_summary *s = c->s;
+	size_t shown = c->top && (size_t)c->top < s->n_ranges ? (size_t)c->top
+							      : s->n_ranges;
+	struct dt_table *t;
+	char b[2][32];
+
+	if (!s->n_ranges || !(t = dt_table_new(hdr, "rrrrrl")))
+		return;
+	dt_heading(c->out, c->format, "##", c->color,
+		   "GPU time by range: %s%zu of %zu",
+		   shown < s->n_ranges ? "top " : "", shown, s->n_ranges);
+	dt_para(c->out, c->format, NULL,
+		"NVTX ranges by name: the calls made inside them (a push "
+		"range's on its thread, a start/end range's on any) and the "
+		"GPU work tied to those calls; kernels launched outside "
+		"recorded calls are not tied to a range\n");
+	for (size_t i = 0; i < shown; i++) {
+		const struct dt_range_stat *r = &s->ranges[i];
+		dt_table_cell(t, "%" PRIu64 "%s", r->count,
+			      r->open ? " (+open)" : "");
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(r->host_ns, b[0], sizeof(b[0])));
+		dt_table_cell(t, "%" PRIu64, r->calls);
+		dt_table_cell(t, "%" PRIu64, r->kernels);
+		dt_table_cell(t, "%s",
+			      dt_fmt_ns(r->gpu_ns, b[1], sizeof(b[1])));
+		dt_table_cell(t, "%s%s%s", r->domain ? r->domain : "",
+			      r->domain ? "::" : "", r->name);
+	}
+	dt_table_print(t, c->out, c->format, c->color);
+	dt_table_free(t);
+}
+
 /* ---------------------------------------------------------------- json */
+
+static void json_ranges(struct dt_json *j, const struct dt_summary *s)
+{
+	if (!s->n_ranges)
+		return;
+	dt_json_key_nl(j, "ranges", 1);
+	dt_json_open(j, '[', 2);
+	for (size_t i = 0; i < s->n_ranges; i++) {
+		const struct dt_range_stat *r = &s->ranges[i];
+		dt_json_open(j, '{', -1);
+		dt_json_ks(j, "name", r->name);
+		dt_json_key(j, "domain");
+		if (r->domain)
+			dt_json_str(j, r->domain);
+		else
+			dt_json_null(j);
+		dt_json_ku(j, "count", r->count);
+		dt_json_ku(j, "open", r->open);
+		dt_json_ku(j, "host_ns", r->host_ns);
+		dt_json_ku(j, "calls", r->calls);
+		dt_json_ku(j, "kernels", r->kernels);
+		dt_json_ku(j, "gpu_ns", r->gpu_ns);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+}
 
 static void json_peaks(struct dt_json *j, const struct dt_peaks *pk)
 {
@@ -1385,6 +1455,7 @@ static void print_json(const struct ctx *c)
 	free(ix);
 	dt_json_close(&j, -1);
 	json_apis(&j, s);
+	json_ranges(&j, s);
 	json_findings(&j, s);
 	dt_json_key_nl(&j, "fusion", 1);
 	dt_fusion_json(&j, s);
@@ -1406,6 +1477,7 @@ int cmd_report(int argc, char **argv)
 		{ "peak-flops", required_argument, NULL, 'F' },
 		{ "wide", no_argument, NULL, 'w' },
 		{ "no-fusion", no_argument, NULL, 'N' },
+		{ "range", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1466,6 +1538,9 @@ int cmd_report(int argc, char **argv)
 		case 'N':
 			so.fusion = false;
 			break;
+		case 'R':
+			so.range = optarg;
+			break;
 		case 'h':
 			return report_help(stdout), 0;
 		default:
@@ -1497,6 +1572,7 @@ int cmd_report(int argc, char **argv)
 		if (s->n_files > 1)
 			print_files(&c);
 		print_time(&c);
+		print_ranges(&c);
 		dt_report_libraries(c.out, s, c.format, c.color);
 		dt_report_phases(c.out, s, c.format, c.color);
 		dt_report_dram(c.out, s, c.format, c.color, c.top);

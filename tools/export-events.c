@@ -8,14 +8,16 @@
  * the cuDNN calls as slices; a track per GPU stream with kernels, copies
  * and sets, and one beside it with the cuDNN op executions; a track for
  * CUDA graph launches and one for GPU recording gaps; flow arrows from a
- * call (or a graph launch) to each kernel it launched.
+ * call (or a graph launch) to each kernel it launched; the program's NVTX
+ * ranges.
  *
  * Categories, argument names and the fields beside traceEvents are
  * Kineto's (PyTorch's profiler), so that what reads its traces (HTA keeps
  * only events with a category) reads these: a call is a "cpu_op" whose
  * "External id" the work it launched carries, kernels "kernel", copies
  * "gpu_memcpy", sets "gpu_memset", ops "gpu_user_annotation", graph
- * launches "cuda_runtime", arrows "ac2g".
+ * launches "cuda_runtime", arrows "ac2g", NVTX ranges "user_annotation"
+ * (as PyTorch's profiler writes its record_function ranges).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -592,6 +594,42 @@ static void on_record(void *arg, const struct dt_rec_hdr *h)
 	}
 }
 
+/* The program's NVTX ranges, once the session has read them: a push
+ * range a slice on its thread, nested with the calls made in it; a
+ * start/end range, which may end on another thread, an async slice on the
+ * thread that started it; a mark an instant on its thread. */
+static void ranges(struct tev *x)
+{
+	size_t n;
+	const struct dt_range *r = dt_session_ranges(x->t->s, &n);
+
+	for (size_t i = 0; i < n; i++, r++) {
+		if (!dt_export_in(x->t, r->t_begin, r->t_end))
+			continue;
+		track(x, r->tid, "thread %u", r->tid);
+		for (int end = 0; end <= (r->kind == DT_RANGE_START); end++) {
+			static const char *const ph[] = { "X", "b", "i" };
+			event_open(x, end ? "e" : ph[r->kind],
+				   "user_annotation", r->tid,
+				   end ? r->t_end : r->t_begin);
+			if (r->kind == DT_RANGE_PUSH)
+				put_dur(x, r->t_begin, r->t_end);
+			else if (r->kind == DT_RANGE_START)
+				dt_json_ku(&x->j, "id", i + 1);
+			else
+				dt_json_ks(&x->j, "s", "t");
+			dt_json_ks(&x->j, "name", r->name);
+			if (r->domain && !end) {
+				dt_json_key(&x->j, "args");
+				dt_json_open(&x->j, '{', -1);
+				dt_json_ks(&x->j, "domain", r->domain);
+				dt_json_close(&x->j, -1);
+			}
+			dt_json_close(&x->j, -1);
+		}
+	}
+}
+
 /* ----------------------------------------------------------- the file */
 
 static void process_meta(struct tev *x)
@@ -627,6 +665,7 @@ static int export_one(struct tev *x, const struct dt_export_trace *t,
 		return 1;
 	}
 	dt_session_run(t->s);
+	ranges(x);
 	dt_export_note(t, note);
 	gpu_gap(x, note->last);
 	x->no_flow += x->n_pending;

@@ -13,7 +13,7 @@
  * executions; tracks for CUDA graph launches, GPU recording gaps and
  * dnntrace's own marks; a counter track of DRAM GB/s read and written per
  * GPU (record --gpu-metrics); flow arrows from a call (or a graph launch)
- * to each kernel it launched.
+ * to each kernel it launched; the program's NVTX ranges.
  *
  * Every packet is on one sequence, whose interned data grows as new
  * strings come and is cleared (and written again as needed) when it holds
@@ -114,6 +114,7 @@ enum {
 #define TID_GPU_STATE (TID_GPU - 2)
 #define TID_MARKS (TID_GPU - 3)
 #define TID_DRAM (TID_GPU - 4) /* + 2 per GPU: read, written */
+#define TID_RANGES (TID_GPU - 5) /* a process's start/end NVTX ranges */
 #define TID_PROCESS 0
 
 /* Slices of a GPU track that overlap (ops whose kernels span streams,
@@ -1203,6 +1204,39 @@ static void mark(struct pf *x, uint64_t t, const char *name,
 	event_write(x, t, ev, 0, NULL, 0);
 }
 
+/* The program's NVTX ranges, once the session has read them: a push
+ * range a slice on its thread's track, nested with the calls made in it; a
+ * start/end range, which may end on another thread, a slice on the
+ * process's track of them (in lanes where they overlap); a mark an instant
+ * on its thread's track. The trace processor sorts packets by time. */
+static void ranges(struct pf *x)
+{
+	struct pb *ev = &x->scratch;
+	size_t n;
+	const struct dt_range *r = dt_session_ranges(x->t->s, &n);
+
+	for (size_t i = 0; i < n; i++, r++) {
+		if (!dt_export_in(x->t, r->t_begin, r->t_end))
+			continue;
+		uint64_t uuid =
+			r->kind != DT_RANGE_START
+				? track(x, r->tid, r->tid, false, "thread %u",
+					r->tid)
+				: lane(x,
+				       track_of(x, TID_RANGES, "NVTX ranges"),
+				       r->t_begin, r->t_end);
+		event_head(x, ev,
+			   r->kind == DT_RANGE_MARK ? TYPE_INSTANT
+						    : TYPE_SLICE_BEGIN,
+			   uuid, r->name);
+		if (r->domain)
+			ann_str(x, ev, "domain", r->domain);
+		event_write(x, r->t_begin, ev, 0, NULL, 0);
+		if (r->kind != DT_RANGE_MARK)
+			slice_end(x, uuid, r->t_end);
+	}
+}
+
 /* GPU recording off (or taken by another profiler) until it resumes: a
  * slice on a track of its own. */
 static void gpu_gap(struct pf *x, uint64_t until)
@@ -1338,6 +1372,7 @@ static int export_one(struct pf *x, const struct dt_export_trace *t,
 	}
 	dt_session_run(t->s);
 	held_all(x);
+	ranges(x);
 	dt_export_note(t, note);
 	gpu_gap(x, note->last);
 	x->no_flow += x->n_pending;

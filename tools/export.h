@@ -24,6 +24,8 @@ struct dt_export_opts {
 	 * to_ns is UINT64_MAX when open */
 	uint64_t from_ns, to_ns;
 	int64_t pid; /* only this process; -1 every one */
+	const char *range; /* only the work inside these NVTX ranges
+			      (dt_session_opts.range); NULL all */
 };
 
 /* One trace of an export: its place on the common time line. */

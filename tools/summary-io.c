@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <stddef.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -93,6 +94,23 @@ static void progress(void *arg, const char *path, uint64_t done, uint64_t total)
 	fflush(stderr);
 }
 
+/* --range that matched no range: the output is empty for a reason the
+ * user should hear of. */
+static void warn_no_range(const struct dt_summary *s)
+{
+	const char *pat = s->opts.range;
+
+	if (!pat)
+		return;
+	for (size_t i = 0; i < s->n_ranges; i++)
+		if (!fnmatch(pat, s->ranges[i].name, 0))
+			return;
+	fprintf(stderr,
+		"dnntrace: no NVTX range is called '%s' in %s: nothing was "
+		"kept\n",
+		pat, s->n_files == 1 ? "this trace" : "these traces");
+}
+
 struct dt_summary *dt_load_summary(char **args, int n,
 				   const struct dt_summary_opts *opts, int *rc)
 {
@@ -131,6 +149,7 @@ struct dt_summary *dt_load_summary(char **args, int n,
 		/* the progress callback's start is gone after this */
 		s->opts.progress = NULL;
 		dt_summary_finish(s);
+		warn_no_range(s);
 	}
 	return s;
 }

@@ -837,10 +837,55 @@ struct dt_model_stats {
 	struct dt_gpu_sampling sampling;
 };
 
+/* The program's NVTX ranges and marks (trace/FORMAT.md, "NVTX ranges"). */
+enum dt_range_kind {
+	DT_RANGE_PUSH,  /* push/pop: a range of one thread, nested */
+	DT_RANGE_START, /* start/end: may end on another thread */
+	DT_RANGE_MARK,  /* an instant */
+};
+
+/* One range, once closed, or a mark. */
+struct dt_range {
+	enum dt_range_kind kind;
+	const char *name;   /* its message ("(string N, not in the trace)"
+			       when the trace lacks it) */
+	const char *domain; /* its domain's name; NULL: the default domain */
+	uint32_t category;  /* the program's number, 0 for none */
+	uint32_t tid;       /* the thread that opened it */
+	uint32_t end_tid;   /* the thread that closed it */
+	uint32_t depth;     /* PUSH, MARK: ranges open around it on its
+			       thread; START: 0 */
+	uint64_t t_begin, t_end; /* host, CLOCK_MONOTONIC ns; equal for a
+				    mark */
+};
+
+/* Ranges of one name and domain, and the work done inside them: by calls
+ * made inside an instance (a push range's on its thread, a start/end
+ * range's on any thread), and the GPU work tied to those calls (kernels,
+ * copies and sets they launched; not a CUDA graph's later replays of
+ * it). Work launched outside the recorded library calls is not tied to
+ * calls, nor to ranges. A call inside nested instances of one name counts
+ * once for it. */
+struct dt_range_stat {
+	const char *name, *domain;
+	uint64_t count;   /* instances closed */
+	uint64_t open;    /* instances the trace never closed */
+	uint64_t host_ns; /* the closed instances' durations, summed */
+	uint64_t calls;
+	uint64_t kernels; /* GPU work of those calls */
+	uint64_t gpu_ns;  /* its durations, summed */
+};
+
 struct dt_session_opts {
 	/* ops carry their device pointers (ptrs, workspace_ptr): what an
 	 * analysis of the dataflow, or the op listing, needs */
 	bool pointers;
+	/* hand consumers only the work inside NVTX ranges whose name matches
+	 * this shell pattern (fnmatch; a plain name matches every range of
+	 * that name): the calls made inside them, their ops and the GPU
+	 * work tied to those calls. Other records are handed out whole.
+	 * NULL: everything. */
+	const char *range;
 	/* called now and then while reading: bytes read, and in all */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
@@ -879,6 +924,12 @@ const struct dt_skip *dt_session_skips(const struct dt_session *s, size_t *n);
 
 /* The path it was opened with ("(memory)" for a buffer). */
 const char *dt_session_path(const struct dt_session *s);
+
+/* After run: the NVTX ranges and marks, in the order they closed; and the
+ * ranges by name and domain, most GPU time first. Owned by the session. */
+const struct dt_range *dt_session_ranges(const struct dt_session *s, size_t *n);
+const struct dt_range_stat *dt_session_range_stats(const struct dt_session *s,
+						   size_t *n);
 
 /* Close; the events' strings go with it. */
 void dt_session_close(struct dt_session *s);
@@ -1237,6 +1288,8 @@ struct dt_summary_opts {
 	bool fusion;
 	double fusion_bandwidth; /* bytes/s to price byte savings at; 0: the
 				    run's achieved streaming bandwidth */
+	/* only the work inside these NVTX ranges (dt_session_opts.range) */
+	const char *range;
 };
 
 /* GPU work split by the matrix products it runs between: matrix-vector
@@ -1331,6 +1384,10 @@ struct dt_summary {
 	struct dt_finding *findings; /* by cost, largest first */
 	size_t n_findings;
 	struct dt_fusion *fusion; /* when opts.fusion */
+	/* NVTX ranges by name and domain, every trace's summed, most GPU
+	 * time first */
+	struct dt_range_stat *ranges;
+	size_t n_ranges;
 
 	void *priv; /* indexes and scratch */
 };

@@ -10,20 +10,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench-batches.h"
+
 #define BATCH 1000
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -45,9 +34,7 @@ int main(int argc, char **argv)
 						 CUDNN_TYPE_INT64, 1, &uid);
 		per_call[b] = (double)(now_ns() - t0) / BATCH;
 	}
-	qsort(per_call, (size_t)batches, sizeof(double), cmp);
-	printf("%.1f %.1f\n", per_call[batches / 2],
-	       per_call[batches * 9 / 10]);
+	print_median_p90(per_call, batches);
 	cudnnBackendDestroyDescriptor(d);
 	return 0;
 }

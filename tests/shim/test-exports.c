@@ -153,9 +153,11 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (!strcmp(shim.name[i], "InitializeInjection") ||
+		    !strcmp(shim.name[i], "InitializeInjectionNvtx2") ||
 		    !strcmp(shim.name[i], "dnntrace_recording")) {
-			/* the CUDA driver's injection entry; whether the
-			 * process records, for programs that ask */
+			/* the CUDA driver's and NVTX's injection entries;
+			 * whether the process records, for programs that
+			 * ask */
 			CHECK_EQ_S(shim.version[i], "DNNTRACE_0");
 			continue;
 		}

@@ -28,6 +28,11 @@
  * many threads creating, setting and destroying legacy and backend tensor
  * descriptors, for the benchmarks.
  *
+ * The ranges scenario (OUT_DIR/ranges.dnnt) names regions with NVTX: a
+ * warm-up, then steps, each a forward and a backward range of calls that
+ * launch kernels (and one kernel no call launched); a loader thread's
+ * range in a domain of its own, and a start/end range the loader ends.
+ *
  * The fusion scenario writes one trace per case (OUT_DIR/fusion-*.dnnt):
  * PyTorch-like streams of cuDNN convolutions and PyTorch's own kernels
  * (bias, ReLU, batch norm forward and backward, GELU after a cuBLAS
@@ -1601,6 +1606,91 @@ static void write_extreme(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* An NVTX record of the current thread, now. */
+static void nvtx(struct gen *g, uint32_t event, uint32_t name, uint32_t domain,
+		 uint64_t range)
+{
+	struct dt_rec_nvtx n = { .t = g->t,
+				 .range = range,
+				 .tid = g->tid ? g->tid : 100,
+				 .event = event,
+				 .name = name,
+				 .domain = domain };
+	put(g, DT_REC_NVTX, &n, sizeof(n), NULL, 0);
+	g->t += 100;
+}
+
+static void string(struct gen *g, uint32_t id, const char *text)
+{
+	struct dt_rec_string s = { .id = id, .len = (uint32_t)strlen(text) };
+	put(g, DT_REC_STRING, &s, sizeof(s), text, s.len);
+}
+
+/* A call on handle that launches a kernel of dur ns. */
+static void launching(struct gen *g, uint64_t handle, const char *kern,
+		      uint64_t dur)
+{
+	kernel(g, CALL(g, "cudnnSetStream", 2000, U(handle), U(0x77)), kern,
+	       dur);
+}
+
+enum { S_WARMUP = 1, S_STEP, S_FWD, S_BWD, S_DOMAIN, S_LOAD, S_EPOCH, S_MARK };
+
+static void write_ranges(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	struct gen g;
+
+	scenario_begin(&g, dir, "ranges");
+	uint64_t handle = 0x1000;
+	string(&g, S_WARMUP, "warmup");
+	string(&g, S_EPOCH, "epoch");
+	nvtx(&g, DT_NVTX_START, S_EPOCH, 0, 1);
+	nvtx(&g, DT_NVTX_PUSH, S_WARMUP, 0, 0);
+	CALL(&g, "cudnnCreate", 300000, U(handle));
+	nvtx(&g, DT_NVTX_POP, 0, 0, 0);
+	string(&g, S_STEP, "step");
+	string(&g, S_FWD, "forward");
+	string(&g, S_BWD, "backward");
+	string(&g, S_MARK, "checkpoint");
+	for (int i = 0; i < steps; i++) {
+		nvtx(&g, DT_NVTX_PUSH, S_STEP, 0, 0);
+		nvtx(&g, DT_NVTX_PUSH, S_FWD, 0, 0);
+		launching(&g, handle, K_SGEMM, 40000);
+		launching(&g, handle, "at::relu_kernel", 5000);
+		nvtx(&g, DT_NVTX_POP, 0, 0, 0);
+		nvtx(&g, DT_NVTX_PUSH, S_BWD, 0, 0);
+		launching(&g, handle, K_SGEMM, 80000);
+		kernel(&g, 0, "at::add_kernel", 3000); /* no call's */
+		nvtx(&g, DT_NVTX_POP, 0, 0, 0);
+		nvtx(&g, DT_NVTX_POP, 0, 0, 0);
+		g.t += 200000;
+	}
+	nvtx(&g, DT_NVTX_MARK, S_MARK, 0, 0);
+
+	/* the loader thread: a range of a domain, and the epoch's end; in
+	 * the file after the main thread's records (flushed), as the
+	 * writer's thread would put them */
+	dt_writer_flush(g.w, 1000);
+	struct dt_ring *main_ring = g.r;
+	g.r = dt_writer_attach(g.w, 101, "loader");
+	if (!g.r)
+		die("out of memory");
+	g.tid = 101;
+	string(&g, S_DOMAIN, "data");
+	string(&g, S_LOAD, "load");
+	nvtx(&g, DT_NVTX_PUSH, S_LOAD, S_DOMAIN, 0);
+	launching(&g, handle, "at::copy_kernel", 10000);
+	nvtx(&g, DT_NVTX_POP, 0, S_DOMAIN, 0);
+	nvtx(&g, DT_NVTX_END, 0, 0, 1);
+	dt_writer_flush(g.w, 1000);
+	dt_ring_detach(g.r);
+	g.r = main_ring;
+	g.tid = 0;
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -1617,6 +1707,7 @@ static const struct scenario {
 	{ "sampled", " [--steps N]", write_sampled },
 	{ "hostile", " [--steps N]", write_hostile },
 	{ "extreme", "", write_extreme },
+	{ "ranges", " [--steps N]", write_ranges },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 

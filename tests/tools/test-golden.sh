@@ -24,7 +24,8 @@ for v in noise changed; do
 	"$synth" shim/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
 done
 mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/metrics" \
-	"$synth_dir/modules" "$synth_dir/exit" "$synth_dir/sampled" "$synth_dir/straggler"
+	"$synth_dir/modules" "$synth_dir/exit" "$synth_dir/sampled" "$synth_dir/straggler" \
+	"$synth_dir/ranges"
 "$synth" shim/cudnn-api.txt "$synth_dir/straggler" --ranks 3 --steps 4 --straggler 2 || exit 1
 # and a trace without communication kernels (a launcher's): no rank of it
 cp tests/data/h200-sample.dnnt "$synth_dir/straggler/launcher.dnnt" || exit 1
@@ -33,6 +34,7 @@ mkdir "$synth_dir/straggler-lost"
 "$synth" shim/cudnn-api.txt "$synth_dir/modules" --scenario modules --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/exit" --scenario exit --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/sampled" --scenario sampled --steps 5 || exit 1
+"$synth" shim/cudnn-api.txt "$synth_dir/ranges" --scenario ranges --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/threads" --scenario threads || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/metrics" --scenario metrics --steps 10 || exit 1
@@ -153,6 +155,16 @@ check threads.ops ops "$synth_dir/threads/threads.dnnt"
 # GPU counters sampled every 100 us (record --gpu-metrics): each step's
 # matrix product reads 2e8 bytes and writes 1e8, its fill writes 2.5e7
 check metrics.report report "$synth_dir/metrics/metrics.dnnt"
+# NVTX ranges: GPU time by range, the work of one range's instances
+# (--range), and the ranges on the exported timelines
+r="$synth_dir/ranges/ranges.dnnt"
+check ranges.report report "$r"
+check ranges.report.json report --format json "$r"
+check ranges.report.md report --format markdown "$r"
+check ranges.step.report report --range step "$r"
+check ranges.forward.ops ops --range 'f*' "$r"
+check ranges.export.json export --format chrome "$r"
+check_pf ranges.export.pftrace.txt "$r"
 check modules.report report "$synth_dir/modules"
 # the last op's kernel read after the program's exit, 5 s later: still its
 check exit.ops ops "$synth_dir/exit/exit.dnnt"

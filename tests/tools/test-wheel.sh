@@ -6,7 +6,8 @@
 #     installed beside it (the real cuDNN answers its descriptor calls
 #     without a GPU);
 #   - `python -m dnntrace record -- python ...` records a Python program
-#     that marks a region and runs the sample, and sees dnntrace.recording();
+#     that marks a region (in its own trace, as an NVTX range) and runs
+#     the sample, and sees dnntrace.recording();
 #     `python -m dnntrace` exits with the command's status;
 #   - outside a recording, dnntrace.recording() is False, and
 #     dnntrace.region, as a block and as a decorator, runs what it marks;
@@ -75,8 +76,15 @@ PY
 	python -m dnntrace record -q -o "$tmp/py/" -- python "$tmp/train.py" "$sample" \
 		>"$tmp/out" 2>&1 || fail "python -m dnntrace record failed: $(cat "$tmp/out")"
 	set -- "$tmp"/py/*.dnnt
-	[ $# = 1 ] || fail "python -m dnntrace record wrote $# traces, not the sample's one"
-	has_sample_calls "$1"
+	[ $# = 2 ] || fail "python -m dnntrace record wrote $# traces, not the program's and the sample's"
+	# the program's holds its region (an NVTX range), the sample's its calls
+	region= sample_trace=
+	for f; do
+		if dnntrace dump "$f" | grep -q '^NVTX .* event=1 '; then region=$f; else sample_trace=$f; fi
+	done
+	[ -n "$region" ] && dnntrace dump "$region" | grep -q '^STRING id=[0-9]* "step"$' ||
+		fail "the program's region \"step\" was not recorded"
+	has_sample_calls "$sample_trace"
 	echo "python -m dnntrace record: $calls cudnnSetTensor4dDescriptor calls"
 	status=0
 	python -m dnntrace record -q -- sh -c 'exit 3' || status=$?

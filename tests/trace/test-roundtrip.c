@@ -90,6 +90,12 @@ int main(void)
 	struct dt_rec_kernel_lib klr = { .count = 2, .path_len = 9,
 					 .len = sizeof(kl) };
 	CHECK(test_put(r, DT_REC_KERNEL_LIB, &klr, sizeof(klr), kl, sizeof(kl)));
+	struct dt_rec_nvtx nv = { .t = 12,
+				  .range = 5,
+				  .tid = 7,
+				  .event = DT_NVTX_END,
+				  .domain = 3 };
+	CHECK(test_put(r, DT_REC_NVTX, &nv, sizeof(nv), NULL, 0));
 	struct dt_rec_hdr unknown = { 0 };
 	CHECK(test_put(r, 999, &unknown, sizeof(unknown), "zzzzzzzz", 8));
 	/* a record larger than half the ring is refused and counted */
@@ -231,6 +237,12 @@ int main(void)
 			CHECK(kv[1] == dt_hash("k2", 2, 0));
 			CHECK(!memcmp((const char *)t + 16, "/lib/x.so", 9));
 			CHECK_EQ_U(((const struct dt_rec_kernel_lib *)h)->count, 2);
+			break;
+		}
+		case DT_REC_NVTX: {
+			const struct dt_rec_nvtx *n = (const void *)h;
+			CHECK(n->range == 5 && n->event == DT_NVTX_END &&
+			      n->domain == 3 && n->tid == 7);
 			break;
 		}
 		case DT_REC_LOSS:

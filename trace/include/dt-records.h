@@ -40,7 +40,8 @@
 	X(19, GPU_METRICS, gpu_metrics, TEXT) /* what the GPU is sampled for */ \
 	X(20, GPU_SAMPLE, gpu_sample, BYTES)  /* one sample of those metrics */ \
 	X(21, KERNEL_LIB, kernel_lib, BYTES)  /* kernels a library registered */ \
-	X(22, FRAME, frame, NONE)             /* a frame's place and checksum */
+	X(22, FRAME, frame, NONE)             /* a frame's place and checksum */ \
+	X(23, NVTX, nvtx, NONE)               /* an NVTX range or mark */
 
 /* F(R, type, name) with type one of u8 u16 u32 u64 i32 i64; R is passed
  * through unchanged so expansions can name the record. */
@@ -216,6 +217,31 @@
 	F(R, u32, device)                                                 \
 	F(R, u32, len) /* the values: len / 8 IEEE doubles, in the order \
 			  GPU_METRICS named them */
+
+/* NVTX, the program's own names for regions of its run. Names are STRING
+ * ids: a string is written once per thread that uses it, before the first
+ * record that refers to it from that thread (a registered string or a
+ * domain's name: by the thread that registered it). */
+#define DT_FIELDS_nvtx(F, R)                                                \
+	F(R, u64, t)                                                        \
+	F(R, u64, range)  /* START, END: the range's id (nvtxRangeId_t);   \
+			     THREAD_NAME: the thread named; 0 otherwise */ \
+	F(R, u32, tid)    /* the calling thread */                          \
+	F(R, u32, event)  /* DT_NVTX_* */                                   \
+	F(R, u32, name)   /* STRING id of its message, 0: none */           \
+	F(R, u32, domain) /* STRING id of its domain's name, 0: default */  \
+	F(R, u32, category) /* the program's category number, 0: none */    \
+	F(R, u32, reserved)
+
+enum dt_nvtx_event {
+	DT_NVTX_PUSH = 1,  /* a range opened on this thread (nvtxRangePush) */
+	DT_NVTX_POP = 2,   /* this thread's innermost range of `domain` closed */
+	DT_NVTX_START = 3, /* range `range` started (nvtxRangeStart) */
+	DT_NVTX_END = 4,   /* range `range` ended, maybe on another thread */
+	DT_NVTX_MARK = 5,  /* an instant (nvtxMark) */
+	DT_NVTX_CATEGORY = 6,    /* `category` of `domain` is called `name` */
+	DT_NVTX_THREAD_NAME = 7, /* thread `range` is called `name` */
+};
 
 enum dt_graph_how {
 	/* GRAPH_NODE */

@@ -1,0 +1,34 @@
+/*
+ * bench-batches.h - what the per-call benchmarks (bench-shim, bench-nvtx)
+ * share: the clock, and the median and 90th percentile of per-item times
+ * over batches, printed as "MEDIAN P90" for their scripts.
+ */
+#ifndef BENCH_BATCHES_H
+#define BENCH_BATCHES_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts t (n batches' per-item times) and prints its median and p90. */
+static inline void print_median_p90(double *t, int n)
+{
+	qsort(t, (size_t)n, sizeof(double), cmp_double);
+	printf("%.1f %.1f\n", t[n / 2], t[n * 9 / 10]);
+}
+
+#endif /* BENCH_BATCHES_H */
