@@ -145,6 +145,9 @@ static void show_gpu_recording(const struct demo_gpu *own)
 	       "a GPU (%s),\nfrom the trace bundled with dnntrace:\n",
 	       dt_text(gpu.name[0] ? gpu.name : "unnamed GPU"));
 	print_report(path);
+	printf("\nEach operation of it with its tensors and engine:\n"
+	       "  dnntrace ops %s\n",
+	       path);
 }
 
 int cmd_demo(int argc, char **argv)

@@ -54,6 +54,7 @@ else
 	bundled=$(sed -n 's/^\$ dnntrace report \(.*h200-sample\.dnnt\)$/\1/p' "$tmp/demo")
 	[ -f "$bundled" ] || bad "the bundled trace reported is no file: '$bundled'"
 	reports_gpu "$bundled" || bad "the bundled trace's report has no GPU time"
+	has "^  dnntrace ops $bundled\$"
 	echo "demo: no GPU work recorded ($state); the bundled trace of the $gpu reported"
 fi
 rm -f "$trace"
