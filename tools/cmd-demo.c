@@ -74,14 +74,15 @@ static const char *find_sample(char *buf)
 			      "dnntrace-sample", X_OK, buf);
 }
 
-/* The sample's trace recorded on a GPU: beside dnntrace in the build tree,
- * else where it is installed. */
+/* The sample's trace recorded on a GPU (tests/data/): beside dnntrace in
+ * the build tree, else where it is installed. */
+#define GPU_TRACE "h200-sample.dnnt"
 static const char *find_gpu_trace(char *buf)
 {
 	static const char *const dirs[] = { ".", DT_BIN_TO_DATADIR };
 
-	return dt_find_beside(dirs, sizeof(dirs) / sizeof(*dirs),
-			      "h200-sample.dnnt", R_OK, buf);
+	return dt_find_beside(dirs, sizeof(dirs) / sizeof(*dirs), GPU_TRACE,
+			      R_OK, buf);
 }
 
 /* What a trace says of its GPU: the first device recorded, how much GPU
@@ -136,9 +137,8 @@ static void show_gpu_recording(const struct demo_gpu *own)
 	printf("\nThe report above has no GPU time: GPU trace %s.\n",
 	       dt_text(own->state[0] ? own->state : "unknown"));
 	if (!find_gpu_trace(path) || read_gpu(path, &gpu) != 0) {
-		printf("The sample's trace recorded on a GPU "
-		       "(h200-sample.dnnt) is not installed with this "
-		       "dnntrace.\n");
+		printf("The sample's trace recorded on a GPU (" GPU_TRACE
+		       ") is not installed with this dnntrace.\n");
 		return;
 	}
 	printf("Here is the same sample program recorded on a machine with "
