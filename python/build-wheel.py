@@ -2,8 +2,8 @@
 """build-wheel.py BUILD OUTDIR --version V --prefix P --bindir B --cuda-include DIR
 
 Builds the dnntrace wheel from a meson build folder, offline: the files
-meson installs with the tag `runtime` (the dnntrace command, libdnntrace.so
-and the sample program), stripped, are put under dnntrace/prefix/ as they
+meson installs with the tag `runtime` (the dnntrace command, libdnntrace.so,
+the sample program and its trace), stripped, are put under dnntrace/prefix/ as they
 lie under the install prefix, so that the command finds its shim relative
 to itself exactly as in any installed tree; this folder's Python sources
 go beside them; then the PEP 517 build runs without isolation, with the

@@ -3,8 +3,11 @@
  * (dnntrace-sample) and shows the trace with `info` and `report`, and says
  * how to see every record. On a machine without a GPU the sample's
  * descriptor calls still run and the calls that need a GPU are skipped;
- * the trace says so. The trace goes to the build folder when the demo runs
- * from one, else to the temporary folder: never into the source tree.
+ * the trace says so, and the demo then also reports the sample's trace as
+ * recorded on a GPU, bundled with dnntrace, so that a first run shows what
+ * a report holds wherever it runs. The trace goes to the build folder when
+ * the demo runs from one, else to the temporary folder: never into the
+ * source tree.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dt-analyzer.h"
 #include "dt-config.h"
 #include "tools.h"
 
@@ -45,7 +49,10 @@ static void demo_help(FILE *f)
 		"Records the bundled cuDNN sample program (legacy "
 		"convolution, activation,\npooling, softmax, and a backend "
 		"convolution graph), then prints 'dnntrace info'\n"
-		"and 'dnntrace report' of its trace.\n\n"
+		"and 'dnntrace report' of its trace. Where that trace holds "
+		"no GPU work (no GPU),\nit says why and also reports the "
+		"sample as a GPU recorded it, from a trace\ninstalled with "
+		"dnntrace.\n\n"
 		"  -o, --output TEMPLATE  trace file name (default "
 		"dnntrace-demo-%%p.dnnt in demo/ of\n"
 		"                         the build folder, or in $TMPDIR "
@@ -67,6 +74,82 @@ static const char *find_sample(char *buf)
 			      "dnntrace-sample", X_OK, buf);
 }
 
+/* The sample's trace recorded on a GPU (tests/data/): beside dnntrace in
+ * the build tree, else where it is installed. */
+#define GPU_TRACE "h200-sample.dnnt"
+static const char *find_gpu_trace(char *buf)
+{
+	static const char *const dirs[] = { ".", DT_BIN_TO_DATADIR };
+
+	return dt_find_beside(dirs, sizeof(dirs) / sizeof(*dirs), GPU_TRACE,
+			      R_OK, buf);
+}
+
+/* What a trace says of its GPU: the first device recorded, how much GPU
+ * work (kernels, copies, sets) it holds, and its GPU recording state. */
+struct demo_gpu {
+	char name[96];
+	uint64_t work;
+	char state[512];
+};
+
+static void on_device(void *arg, const struct dt_device *d)
+{
+	struct demo_gpu *g = arg;
+
+	if (!g->name[0])
+		snprintf(g->name, sizeof(g->name), "%s", d->name);
+}
+
+static int read_gpu(const char *path, struct demo_gpu *g)
+{
+	struct dt_session *ss = dt_open_session(path, NULL);
+	struct dt_consumer c = { .arg = g, .device = on_device };
+
+	if (!ss)
+		return -1;
+	dt_session_add(ss, &c);
+	dt_session_run(ss);
+	const struct dt_model_stats *ms = dt_session_stats(ss);
+	g->work = ms->kernels + ms->copies;
+	snprintf(g->state, sizeof(g->state), "%s", ms->gpu_state);
+	dt_session_close(ss);
+	return 0;
+}
+
+static void print_report(const char *path)
+{
+	char *argv[] = { "report", (char *)path, NULL };
+
+	printf("\n$ dnntrace report %s\n", path);
+	fflush(stdout);
+	cmd_report(2, argv);
+	fflush(stdout);
+}
+
+/* A recording without GPU work has a report without GPU time: say why,
+ * from the trace, and report the sample as a GPU recorded it. */
+static void show_gpu_recording(const struct demo_gpu *own)
+{
+	struct demo_gpu gpu = { 0 };
+	char path[PATH_MAX];
+
+	printf("\nThe report above has no GPU time: GPU trace %s.\n",
+	       dt_text(own->state[0] ? own->state : "unknown"));
+	if (!find_gpu_trace(path) || read_gpu(path, &gpu) != 0) {
+		printf("The sample's trace recorded on a GPU (" GPU_TRACE
+		       ") is not installed with this dnntrace.\n");
+		return;
+	}
+	printf("Here is the same sample program recorded on a machine with "
+	       "a GPU (%s),\nfrom the trace bundled with dnntrace:\n",
+	       dt_text(gpu.name[0] ? gpu.name : "unnamed GPU"));
+	print_report(path);
+	printf("\nEach operation of it with its tensors and engine:\n"
+	       "  dnntrace ops %s\n",
+	       path);
+}
+
 int cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -80,6 +163,8 @@ int cmd_demo(int argc, char **argv)
 	bool dump = false;
 	char sample[PATH_MAX], deftmpl[PATH_MAX];
 	struct dt_record_result res;
+	struct demo_gpu own = { 0 };
+	uint64_t gpu_work = 0; /* in all the traces the sample wrote */
 	long n;
 	int c, rc;
 
@@ -139,11 +224,7 @@ int cmd_demo(int argc, char **argv)
 		printf("\n$ dnntrace info %s\n", path);
 		fflush(stdout);
 		dt_info_file(path, 10);
-		printf("\n$ dnntrace report %s\n", path);
-		fflush(stdout);
-		char *rargv[] = { "report", (char *)path, NULL };
-		cmd_report(2, rargv);
-		fflush(stdout);
+		print_report(path);
 		if (dump) {
 			printf("\n$ dnntrace dump %s\n", path);
 			fflush(stdout);
@@ -154,7 +235,11 @@ int cmd_demo(int argc, char **argv)
 		       "each operation with its tensors and engine:\n"
 		       "  dnntrace ops %s\n",
 		       path, path, path);
+		if (read_gpu(path, &own) == 0)
+			gpu_work += own.work;
 	}
+	if (res.n_paths && !gpu_work)
+		show_gpu_recording(&own);
 	dt_record_free(&res);
 	return rc ? 1 : 0;
 }

@@ -6,7 +6,8 @@
 #   record  it finds its shim from where it is, not from where it was
 #           meant to be installed: it records the bundled sample (which
 #           calls the real cuDNN, answering its descriptor calls without a
-#           GPU), and its demo finds the sample;
+#           GPU), and its demo finds the sample, and the sample's
+#           trace recorded on a GPU;
 #   reader  a program that reads traces builds against the installed
 #           library and headers with pkg-config, and counts what dnntrace
 #           counts;
@@ -47,6 +48,12 @@ test_record() {
 	[ "$calls" -ge 1 ] || fail "the trace holds no cudnnSetTensor4dDescriptor call"
 	"$dnntrace" demo -o "$tmp/demo.dnnt" >"$tmp/out" 2>&1 ||
 		fail "the moved dnntrace's demo: $(cat "$tmp/out")"
+	bundled=$root/$(rel "$DATADIR")/dnntrace/h200-sample.dnnt
+	[ -f "$bundled" ] || fail "the sample's GPU trace is not installed: $bundled"
+	if grep -q '^The report above has no GPU time' "$tmp/out"; then
+		grep -q "^\$ dnntrace report $bundled\$" "$tmp/out" ||
+			fail "the moved dnntrace's demo does not report $bundled"
+	fi
 	echo "recorded with the moved tree: $calls cudnnSetTensor4dDescriptor calls"
 }
 
