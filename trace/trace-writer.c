@@ -166,12 +166,13 @@ static int seek_grow(struct dt_writer *w)
 #define RESERVE_STEP   (64u << 10)
 #define ROUND_UP(n, a) (((n) + (a)-1) / (a) * (a))
 
-/* Bytes the end of the file takes: a meta frame with LOSS and END, and the
- * seek table with entries for the frames so far, one more and END's. */
+/* Bytes the end of the file takes: a meta frame with LOSS, END and its
+ * seal, and the seek table with entries for the frames so far, one more
+ * and END's. */
 static uint64_t end_room(const struct dt_writer *w)
 {
-	return 8 + sizeof(struct dt_rec_loss) + sizeof(struct dt_rec_end) + 8 +
-	       (w->n_seek + 2) * 8 + 9;
+	return 8 + sizeof(struct dt_rec_loss) + sizeof(struct dt_rec_end) +
+	       sizeof(struct dt_rec_frame) + 8 + (w->n_seek + 2) * 8 + 9;
 }
 
 /* Reserve the blocks from where the last reservation ended up to `to`:
