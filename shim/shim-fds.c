@@ -13,35 +13,81 @@
  * descriptor goes to the C library.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "shim-internal.h"
 
+/* The C library's functions, looked up at load (dt_fds_init()): close()
+ * is async-signal-safe, and a signal handler's may be the program's first,
+ * where dlsym must not be. A call made before the shim's constructor ran
+ * looks its function up then. */
+static struct {
+	int (*close)(int);
+	int (*close_range)(unsigned, unsigned, int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+} libc;
+
+#define LIBC(name)                                                   \
+	(libc.name ? libc.name                                       \
+		   : (*(void **)&libc.name = dlsym(RTLD_NEXT, #name), \
+		      libc.name))
+
+void dt_fds_init(void)
+{
+	(void)LIBC(close);
+	(void)LIBC(close_range); /* NULL before glibc 2.34 */
+	(void)LIBC(dup2);
+	(void)LIBC(dup3);
+}
+
 DT_EXPORT int close(int fd)
 {
-	NEXT(close);
 	if (DT_UNLIKELY(dt_owns_fd(fd)))
 		return errno = EBADF, -1;
-	return real_(fd);
+	return LIBC(close)(fd);
+}
+
+/* Close the open descriptors in [first, last], as read from /proc/self/fd
+ * (how the C library's own closefrom() does without close_range). */
+static int close_listed(unsigned first, unsigned last)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char *end;
+		unsigned long fd = strtoul(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd < first || fd > last ||
+		    (int)fd == dirfd(d))
+			continue;
+		close((int)fd);
+	}
+	closedir(d);
+	return 0;
 }
 
 /* Close [first, last] with the C library's close_range, or one by one
  * where the kernel has none (before Linux 5.9). */
 static int close_span(unsigned first, unsigned last, int flags)
 {
-	NEXT(close_range);
-	int rc = real_ ? real_(first, last, flags) : (errno = ENOSYS, -1);
+	int (*real)(unsigned, unsigned, int) = LIBC(close_range);
+	int rc = real ? real(first, last, flags) : (errno = ENOSYS, -1);
 
-	if (rc && errno == ENOSYS && !flags) {
+	if (!rc || errno != ENOSYS || flags)
+		return rc;
+	if (close_listed(first, last)) /* no /proc */
 		for (unsigned fd = first; fd <= last && fd < INT_MAX; fd++)
 			if (close((int)fd) && errno == EBADF && fd > 65536)
 				break; /* past what the program can have */
-		rc = 0;
-	}
-	return rc;
+	return 0;
 }
 
 /* [first, last] but the trace's descriptor. */
@@ -84,16 +130,14 @@ static int before_dup(int oldfd, int newfd)
 
 DT_EXPORT int dup2(int oldfd, int newfd)
 {
-	NEXT(dup2);
 	if (before_dup(oldfd, newfd))
 		return -1;
-	return real_(oldfd, newfd);
+	return LIBC(dup2)(oldfd, newfd);
 }
 
 DT_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	NEXT(dup3);
 	if (before_dup(oldfd, newfd))
 		return -1;
-	return real_(oldfd, newfd, flags);
+	return LIBC(dup3)(oldfd, newfd, flags);
 }

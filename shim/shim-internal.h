@@ -60,6 +60,8 @@ DT_HIDDEN void dt_before_exec(void);
 
 /* shim-process.c: look the C library's _exit up (at load). */
 DT_HIDDEN void dt_process_init(void);
+/* The C library's close(), dup2() and kin, looked up at load. */
+DT_HIDDEN void dt_fds_init(void);
 
 /* The main thread is ending with pthread_exit(): the process ends when its
  * last thread does, which the writer's thread must not outlive. */

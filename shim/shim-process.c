@@ -25,6 +25,7 @@ void dt_process_init(void)
 {
 	*(void **)&real_exit = dlsym(RTLD_NEXT, "_exit");
 	*(void **)&real_Exit = dlsym(RTLD_NEXT, "_Exit");
+	dt_fds_init();
 }
 
 /* dt_before_exit() takes no lock, and leaves alone a file that is not this
