@@ -220,14 +220,16 @@ static void release_room(struct dt_writer *w)
 		(void)!ftruncate(w->fd, (off_t)w->size);
 }
 
-static int own_fd(struct dt_writer *w);
+static int own_fd(struct dt_writer *w, struct stat *st);
 
 /* Append a frame made of two pieces, whole or not at all. */
 static int append(struct dt_writer *w, const void *a, size_t na, const void *b,
 		  size_t nb, bool last)
 {
+	struct stat st;
+
 	errno = 0;
-	if (own_fd(w) || make_room(w, na + nb, last))
+	if (own_fd(w, &st) || make_room(w, na + nb, last))
 		return -1;
 	if (write_all(w->fd, a, na) || (nb && write_all(w->fd, b, nb))) {
 		int err = errno;
@@ -650,23 +652,43 @@ static int create_file(char *path, size_t size, mode_t mode)
 #define FD_LIMIT_SPARE 1024u
 #define FD_LIMIT_ROOM  16u /* raised by: the file, and a file read at once */
 
+/* The soft limit on open files while the writer raises it. */
+struct fd_limit {
+	struct rlimit old; /* the program's */
+	rlim_t raised_to;  /* 0: not raised */
+};
+
 /* Raise the soft limit on open files by FD_LIMIT_ROOM where the hard limit
- * allows; *old gets the limit to put back. Returns whether it was raised. */
-static bool raise_fd_limit(struct rlimit *old)
+ * allows; l keeps what to put back. */
+static void raise_fd_limit(struct fd_limit *l)
 {
 	struct rlimit up;
 
-	if (getrlimit(RLIMIT_NOFILE, old))
-		old->rlim_cur = old->rlim_max = INT_MAX;
-	if (old->rlim_cur >= INT_MAX - FD_LIMIT_ROOM)
-		return false;
-	up = *old;
-	up.rlim_cur = old->rlim_max == RLIM_INFINITY ||
-				      old->rlim_max - old->rlim_cur > FD_LIMIT_ROOM
-			      ? old->rlim_cur + FD_LIMIT_ROOM
-			      : old->rlim_max;
-	return up.rlim_cur > old->rlim_cur &&
-	       setrlimit(RLIMIT_NOFILE, &up) == 0;
+	l->raised_to = 0;
+	if (getrlimit(RLIMIT_NOFILE, &l->old))
+		l->old.rlim_cur = l->old.rlim_max = INT_MAX;
+	if (l->old.rlim_cur >= INT_MAX - FD_LIMIT_ROOM)
+		return;
+	up = l->old;
+	up.rlim_cur = l->old.rlim_max == RLIM_INFINITY ||
+				      l->old.rlim_max - l->old.rlim_cur >
+					      FD_LIMIT_ROOM
+			      ? l->old.rlim_cur + FD_LIMIT_ROOM
+			      : l->old.rlim_max;
+	if (up.rlim_cur > l->old.rlim_cur &&
+	    setrlimit(RLIMIT_NOFILE, &up) == 0)
+		l->raised_to = up.rlim_cur;
+}
+
+/* Put the program's limit back, unless it set one of its own meanwhile
+ * (another thread's setrlimit stands). */
+static void restore_fd_limit(const struct fd_limit *l)
+{
+	struct rlimit now;
+
+	if (l->raised_to && getrlimit(RLIMIT_NOFILE, &now) == 0 &&
+	    now.rlim_cur == l->raised_to)
+		setrlimit(RLIMIT_NOFILE, &l->old);
 }
 
 /* A descriptor for fd's file out of the program's range: at or above
@@ -674,10 +696,11 @@ static bool raise_fd_limit(struct rlimit *old)
  * else the highest free below it, or fd itself where that is no higher.
  * The caller closes fd when another is returned. -1 (EMFILE): only under a
  * limit below FD_LIMIT_SPARE, which has none to spare. */
-static int fd_out_of_reach(int fd, rlim_t limit, bool raised)
+static int fd_out_of_reach(int fd, const struct fd_limit *l)
 {
+	rlim_t limit = l->old.rlim_cur;
 	int top = limit < INT_MAX ? (int)limit : INT_MAX;
-	int to = raised ? fcntl(fd, F_DUPFD_CLOEXEC, top) : -1;
+	int to = l->raised_to ? fcntl(fd, F_DUPFD_CLOEXEC, top) : -1;
 
 	/* downwards: the first free one is the highest */
 	for (int n = top - 1; to < 0 && limit >= FD_LIMIT_SPARE && n > fd &&
@@ -687,6 +710,21 @@ static int fd_out_of_reach(int fd, rlim_t limit, bool raised)
 	if (to < 0 && limit < FD_LIMIT_SPARE)
 		return errno = EMFILE, -1;
 	return to >= 0 ? to : fd;
+}
+
+/* A file just opened as fd, moved out of reach: the low descriptor closed
+ * when another was taken; -1 with errno when none would do. */
+static int settle_fd(int fd, const struct fd_limit *l)
+{
+	if (fd < 0)
+		return fd;
+	int high = fd_out_of_reach(fd, l);
+	if (high != fd) {
+		int err = errno;
+		close(fd);
+		errno = err;
+	}
+	return high;
 }
 
 /* Remember which file fd is, to know it again. */
@@ -701,12 +739,11 @@ static int note_identity(struct dt_writer *w, int fd)
 	return 0;
 }
 
-static bool is_the_file(const struct dt_writer *w, int fd)
+/* Whether fd is the trace file (its state in *st). */
+static bool is_the_file(const struct dt_writer *w, int fd, struct stat *st)
 {
-	struct stat st;
-
-	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == w->dev &&
-	       st.st_ino == w->ino;
+	return fd >= 0 && fstat(fd, st) == 0 && st->st_dev == w->dev &&
+	       st->st_ino == w->ino;
 }
 
 /* A note for the body of the file, in the next frame. */
@@ -722,31 +759,25 @@ static void queue_info(struct dt_writer *w, const char *key,
  * in it. Returns 0, or -1 with errno: the frame is not written (counted as
  * lost) and `record` says so.
  */
-static int own_fd(struct dt_writer *w)
+static int own_fd(struct dt_writer *w, struct stat *st)
 {
 	int fd = atomic_load(&w->fd);
-	struct rlimit old;
+	struct fd_limit l;
 	char note[96];
 
-	if (is_the_file(w, fd))
+	if (is_the_file(w, fd, st))
 		return 0;
 	if (fd < 0)
 		return errno = EBADF, -1;
-	bool raised = raise_fd_limit(&old);
+	raise_fd_limit(&l);
 	int again = open(w->path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (again >= 0 && !is_the_file(w, again)) {
+	if (again >= 0 && !is_the_file(w, again, st)) {
 		close(again); /* the name is another file's now */
 		again = -1;
 		errno = ESTALE;
 	}
-	if (again >= 0) {
-		int high = fd_out_of_reach(again, old.rlim_cur, raised);
-		if (high != again)
-			close(again);
-		again = high;
-	}
-	if (raised)
-		setrlimit(RLIMIT_NOFILE, &old);
+	again = settle_fd(again, &l);
+	restore_fd_limit(&l);
 	if (again < 0)
 		return -1;
 	atomic_store(&w->fd, again);
@@ -785,26 +816,19 @@ static int copy_file(int from, int to, uint64_t n)
  * what it holds so far, and the frames go on there. Where that cannot be
  * done, it is tried again at the next flush.
  */
-static void keep_linked(struct dt_writer *w)
+static void keep_linked(struct dt_writer *w, const struct stat *st)
 {
 	char path[PATH_MAX];
-	struct rlimit old;
-	struct stat st;
+	struct fd_limit l;
 	int fd, old_fd = atomic_load(&w->fd);
 
-	if (!is_the_file(w, old_fd) || fstat(old_fd, &st) || st.st_nlink > 0)
-		return; /* own_fd() sees to a descriptor that is not the file */
+	if (st->st_nlink > 0)
+		return;
 	memcpy(path, w->path, sizeof(path));
-	bool raised = raise_fd_limit(&old);
-	fd = create_file(path, sizeof(path), st.st_mode & 07777);
-	if (fd >= 0) {
-		int high = fd_out_of_reach(fd, old.rlim_cur, raised);
-		if (high != fd)
-			close(fd);
-		fd = high;
-	}
-	if (raised)
-		setrlimit(RLIMIT_NOFILE, &old);
+	raise_fd_limit(&l);
+	fd = settle_fd(create_file(path, sizeof(path), st->st_mode & 07777),
+		       &l);
+	restore_fd_limit(&l);
 	if (fd >= 0 && copy_file(old_fd, fd, w->size) == 0 &&
 	    note_identity(w, fd) == 0) {
 		atomic_store(&w->fd, fd);
@@ -820,6 +844,18 @@ static void keep_linked(struct dt_writer *w)
 		close(fd);
 		unlink(path);
 	}
+}
+
+/* Before the writer touches its file: its descriptor still the file's
+ * (own_fd), and the file still where it can be read (keep_linked). */
+static int check_file(struct dt_writer *w)
+{
+	struct stat st;
+
+	if (own_fd(w, &st))
+		return -1;
+	keep_linked(w, &st);
+	return 0;
 }
 
 /* -------------------------------------------------------------- chunks */
@@ -1115,18 +1151,18 @@ static void *writer_main(void *arg)
 		/* the request is read first: all it asks for is committed */
 		uint64_t req = atomic_load(&w->flush_req);
 		pthread_mutex_lock(&w->lock);
-		keep_linked(w);
+		/* replaced or removed: the note goes in the next frame */
+		(void)check_file(w);
 		drain_all(w);
-		/* replaced by the program: the note goes in the next frame */
-		(void)own_fd(w);
 		chunk_late_info(w);
 		if (stopping) {
+			struct stat st;
 			drain_all(w); /* what arrived while draining */
-			(void)own_fd(w);
+			(void)check_file(w);
 			chunk_late_info(w);
 			write_end(w);
-			keep_linked(w);
-			if (own_fd(w) == 0) {
+			/* never the program's own, put at its number */
+			if (is_the_file(w, atomic_load(&w->fd), &st)) {
 				release_room(w);
 				close(atomic_exchange(&w->fd, -1));
 			}
@@ -1193,17 +1229,16 @@ int dt_writer_fd(const struct dt_writer *w)
 
 int dt_writer_move_fd(struct dt_writer *w)
 {
-	struct rlimit old;
+	struct fd_limit l;
 	int fd, to;
 
 	pthread_mutex_lock(&w->lock); /* not while a frame is written */
 	fd = atomic_load(&w->fd);
-	bool raised = raise_fd_limit(&old);
-	to = fd < 0 ? fd : fd_out_of_reach(fd, old.rlim_cur, raised);
+	raise_fd_limit(&l);
+	to = fd < 0 ? fd : fd_out_of_reach(fd, &l);
 	if (to == fd && fd >= 0) /* no room above: any other will do */
 		to = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (raised)
-		setrlimit(RLIMIT_NOFILE, &old);
+	restore_fd_limit(&l);
 	if (to >= 0 && to != fd) {
 		atomic_store(&w->fd, to);
 		close(fd); /* after: the program's close() refuses the writer's */
@@ -1419,8 +1454,7 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 	struct dt_writer *w = calloc(1, sizeof(*w));
 	struct dt_file_header h = { .major = DT_FORMAT_MAJOR,
 				    .minor = DT_FORMAT_MINOR };
-	struct rlimit limit;
-	bool raised = false;
+	struct fd_limit limit = { .raised_to = 0 };
 	int err, fd;
 
 	if (!w)
@@ -1454,19 +1488,16 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 			       w->path, sizeof(w->path)) ||
 	    name_in_folder(w->path, sizeof(w->path)))
 		goto fail;
-	raised = raise_fd_limit(&limit);
+	raise_fd_limit(&limit);
 	fd = create_file(w->path, sizeof(w->path),
 			 cfg->mode ? cfg->mode : 0600);
-	if (fd >= 0) {
-		int high = note_identity(w, fd)
-				   ? -1
-				   : fd_out_of_reach(fd, limit.rlim_cur, raised);
+	if (fd >= 0 && note_identity(w, fd)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0 && (fd = settle_fd(fd, &limit)) < 0) {
 		err = errno;
-		if (high != fd)
-			close(fd);
-		if (high < 0)
-			unlink(w->path);
-		fd = high;
+		unlink(w->path);
 		errno = err;
 	}
 	atomic_store(&w->fd, fd);
@@ -1492,15 +1523,13 @@ struct dt_writer *dt_writer_open(const struct dt_writer_config *cfg)
 		goto fail;
 	}
 	w->thread_started = true;
-	if (raised) /* the header's files were read with it raised */
-		setrlimit(RLIMIT_NOFILE, &limit);
+	restore_fd_limit(&limit); /* the header's files were read with it raised */
 	return w;
 fail:
 	err = errno;
 	if (w->fd >= 0)
 		close(atomic_exchange(&w->fd, -1));
-	if (raised)
-		setrlimit(RLIMIT_NOFILE, &limit);
+	restore_fd_limit(&limit);
 	free_writer_buffers(w);
 	free(w);
 	errno = err;
