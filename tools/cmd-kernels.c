@@ -90,9 +90,9 @@ static void settle_median(struct kernel_row *r)
 		return;
 	qsort(r->times, n, sizeof(*r->times), cmp_u64);
 	if (!r->buckets || r->count <= n) {
-		/* of an even count, the mean of the middle two */
-		r->median = n % 2 ? r->times[n / 2]
-				  : (r->times[n / 2 - 1] + r->times[n / 2]) / 2;
+		/* of an even count, the upper of the middle two, as report's
+		 * and diff's medians are */
+		r->median = r->times[n / 2];
 		return;
 	}
 	uint64_t want = r->count / 2, seen = 0;
