@@ -121,6 +121,19 @@ static const char *result_name(CUptiResult r)
 
 /* ------------------------------------------------------------- loading */
 
+/* Written once by the host's constructor, before its first call here. */
+static struct dt_cupti_host host;
+
+void dt_cupti_init(const struct dt_cupti_host *h)
+{
+	host = *h;
+}
+
+void *cupti_dlsym(void *handle, const char *name)
+{
+	return host.dlsym_next ? host.dlsym_next(handle, name) : NULL;
+}
+
 static int find_cudart(struct dl_phdr_info *info, size_t size, void *data)
 {
 	const char *base;
@@ -1080,8 +1093,8 @@ static void start_once(void)
 			       "");
 	if (!(h = load_cupti(path, sizeof(path))))
 		return set_off("off: no CUPTI library found (%s)", dlerror());
-#define FN_LOAD_(name, args)                         \
-	if (!(*(void **)&cu.name = dt_dlsym_next(h, #name))) \
+#define FN_LOAD_(name, args)                               \
+	if (!(*(void **)&cu.name = cupti_dlsym(h, #name))) \
 		return set_off("off: CUPTI lacks " #name "%s", "");
 	CUPTI_FUNCTIONS(FN_LOAD_)
 #undef FN_LOAD_
@@ -1264,7 +1277,7 @@ static void *real_cupti(const char *name)
 			h = none;
 		}
 	}
-	return dt_dlsym_next(h, name);
+	return cupti_dlsym(h, name);
 }
 
 #define REAL(name)                                            \

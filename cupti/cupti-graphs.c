@@ -61,7 +61,7 @@ void cupti_graphs_start(void *cupti)
 
 	if (!cuda || !cupti)
 		return;
-#define LOAD_(field, lib, name) *(void **)&fn.field = dt_dlsym_next(lib, name)
+#define LOAD_(field, lib, name) *(void **)&fn.field = cupti_dlsym(lib, name)
 	LOAD_(is_capturing, cuda, "cuStreamIsCapturing");
 	LOAD_(capture_info, cuda, "cuStreamGetCaptureInfo_v2");
 	LOAD_(get_nodes, cuda, "cuGraphGetNodes");

@@ -38,6 +38,9 @@ int cupti_emit_now(const void *rec, uint32_t size);
 int cupti_emit_tail(void *fixed, uint32_t fixed_size, const void *tail,
 		    uint32_t len, bool now);
 
+/* dlsym() itself, as the host handed it (dt_cupti_init); NULL before. */
+void *cupti_dlsym(void *handle, const char *name);
+
 /* cupti-graphs.c: the next definition of a function the shim wraps (of
  * that version, when given): in the global scope, else in the loaded
  * library whose name holds `version` (or libcuda.so.1), which a library

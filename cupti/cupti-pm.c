@@ -283,14 +283,14 @@ void cupti_pm_start(void *cupti, const char *arg)
 	CUptiResult r;
 
 	s.interval_ns = us >= 1 && us <= 1e6 ? (uint64_t)(us * 1000) : 100000;
-#define FN_LOAD_(name, params)                                 \
-	if (!(*(void **)&pm.name = dt_dlsym_next(cupti, #name))) { \
-		emit_metrics(-1, "off: this CUPTI lacks " #name); \
-		return;                                        \
+#define FN_LOAD_(name, params)                                   \
+	if (!(*(void **)&pm.name = cupti_dlsym(cupti, #name))) { \
+		emit_metrics(-1, "off: this CUPTI lacks " #name);  \
+		return;                                            \
 	}
 	PM_FUNCTIONS(FN_LOAD_)
 #undef FN_LOAD_
-	*(void **)&pm.result = dt_dlsym_next(cupti, "cuptiGetResultString");
+	*(void **)&pm.result = cupti_dlsym(cupti, "cuptiGetResultString");
 
 	PARAMS(CUpti_Profiler_Initialize_Params, pi);
 	if ((r = pm.cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS)

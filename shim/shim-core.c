@@ -990,8 +990,11 @@ void dt_before_exec(void)
 	g.open_failed = false;
 }
 
+static const struct dt_cupti_host cupti_host = { dt_dlsym_next };
+
 __attribute__((constructor)) static void shim_init(void)
 {
+	dt_cupti_init(&cupti_host); /* first: its CUPTI wrappers need it */
 	dt_signals_init();
 	dt_process_init();
 	pthread_atfork(NULL, NULL, after_fork_child);

@@ -33,6 +33,10 @@ DT_HIDDEN struct dt_thread *dt_thread_now(void);
  * "off: " and why), for the trace's header. */
 DT_HIDDEN const char *dt_nvtx_state(void);
 
+/* shim-cudnn.c: dlsym() itself, the C library's, not the one interposed
+ * there; handed to cupti/ for its lookups (dt_cupti_init). */
+DT_HIDDEN void *dt_dlsym_next(void *handle, const char *name);
+
 /* Identity facts about cuDNN for the trace header: fills up to n entries
  * (static storage) and returns how many. */
 DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);

@@ -12,6 +12,21 @@
 
 #include <stdint.h>
 
+/*
+ * What this component needs from the library it is built into, handed to
+ * it by dt_cupti_init() before any other call (from that library's
+ * constructor): nothing here names a function defined above it.
+ */
+struct dt_cupti_host {
+	/* dlsym() itself, not one interposed by the host: for the lookups of
+	 * CUPTI's and the driver's functions, which must never get the
+	 * wrappers below (dt_cupti_driver_wrapper, dt_cupti_client_wrapper).
+	 * Until it is given, no such function is found. */
+	void *(*dlsym_next)(void *handle, const char *name);
+};
+
+void dt_cupti_init(const struct dt_cupti_host *host);
+
 struct dt_cupti_sink {
 	/* Store one record (header filled in, size a multiple of 8). Called
 	 * from CUPTI's threads and from the flusher; may wait a little for
@@ -103,11 +118,6 @@ void *dt_cupti_driver_wrapper(const char *name, void *real);
  * `real` from the CUPTI the wrappers forward to; NULL for every other name
  * and for another CUPTI. */
 void *dt_cupti_client_wrapper(const char *name, void *real);
-
-/* dlsym() itself, not the shim's: for cupti/'s lookups of CUPTI's
- * functions, which must never get the wrappers above (provided by the
- * shim). */
-void *dt_dlsym_next(void *handle, const char *name);
 
 /* Hand every finished record to the sink (forced: also unfinished ones,
  * which then carry no times). Also writes a clock calibration record. */
