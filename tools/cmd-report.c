@@ -941,12 +941,11 @@ static void print_ops(const struct ctx *c)
 	for (size_t i = 0; i < s->n_problems; i++)
 		if (s->problems[i].tune_count) {
 			dt_para(c->out, c->format, NULL,
-				"%smean, median, min, max and the rates are "
+				"mean, median, min, max and the rates are "
 				"those of the engine each problem\n"
 				"settled on (the last it ran with); tuning is "
 				"the GPU time of its runs with\nother engines, "
-				"counted in GPU time\n",
-				c->format == DT_MARKDOWN ? "\n" : "");
+				"counted in GPU time\n");
 			break;
 		}
 	if (c->format == DT_HTML)
