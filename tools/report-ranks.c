@@ -12,7 +12,7 @@
 
 #include "tools.h"
 
-#define RANK_ROWS 16   /* a screenful: every trace up to this many */
+#define RANK_ROWS   16 /* a screenful: every trace up to this many */
 #define OUTLIER_TOP 3  /* the slowest and the fastest listed */
 #define UNCLEAN_TOP 8  /* traces that did not end clean, listed */
 
@@ -96,8 +96,8 @@ static struct dt_table *files_table(struct cols *c, bool comm, bool why)
 	return dt_table_new(hdr, align);
 }
 
-static void file_row(struct dt_table *t, const struct dt_sum_file *f,
-		     bool comm, const char *why)
+static void file_row(struct dt_table *t, const struct dt_sum_file *f, bool comm,
+		     const char *why)
 {
 	char b1[32], b2[32], b3[32];
 
@@ -111,7 +111,7 @@ static void file_row(struct dt_table *t, const struct dt_sum_file *f,
 	if (comm)
 		dt_table_cell(t, "%s", dt_fmt_ns(f->comm_ns, b2, sizeof(b2)));
 	dt_table_cell(t, "%s",
-		      f->end == DT_FILE_CLEAN	 ? "clean"
+		      f->end == DT_FILE_CLEAN    ? "clean"
 		      : f->end == DT_FILE_NO_END ? "no end"
 						 : dt_file_end_name(f->end));
 	dt_table_cell(t, "%" PRIu64, f->lost);
@@ -160,14 +160,15 @@ static uint64_t stat_of(const struct dt_sum_file *f, enum stat_col c)
 static void print_spread(FILE *out, const struct dt_summary *s,
 			 enum dt_format fmt, bool color, bool comm)
 {
-	static const char *const all[] = { "",	       "calls",	 "ops",
-					   "GPU time", "in cuDNN",
-					   "communication", "lost", NULL };
-	static const char *const no_comm[] = { "",	   "calls",    "ops",
+	static const char *const all[] = { "",         "calls",
+					   "ops",      "GPU time",
+					   "in cuDNN", "communication",
+					   "lost",     NULL };
+	static const char *const no_comm[] = { "",         "calls",    "ops",
 					       "GPU time", "in cuDNN", "lost",
 					       NULL };
-	struct dt_table *t = dt_table_new(comm ? all : no_comm,
-					  comm ? "lrrrrrr" : "lrrrrr");
+	struct dt_table *t =
+		dt_table_new(comm ? all : no_comm, comm ? "lrrrrrr" : "lrrrrr");
 	uint64_t *v = malloc(s->n_files * sizeof(*v));
 	uint64_t q[ST_N][3];
 	char b[32];
@@ -189,8 +190,8 @@ static void print_spread(FILE *out, const struct dt_summary *s,
 	for (int r = 0; r < 3; r++) {
 		dt_table_cell(t, "%s", rows[r]);
 		for (int c = 0; c < ST_N; c++) {
-			bool time = c == ST_GPU || c == ST_CUDNN ||
-				    c == ST_COMM;
+			bool time =
+				c == ST_GPU || c == ST_CUDNN || c == ST_COMM;
 			if (c == ST_COMM && !comm)
 				continue;
 			if (time)
@@ -216,7 +217,8 @@ static size_t straggler(const struct dt_summary *s)
 		found |= s->findings[i].type == DT_FIND_STRAGGLER;
 	for (size_t i = 0; found && i < s->n_files; i++)
 		if (s->files[i].comm_ns &&
-		    (lo == SIZE_MAX || s->files[i].comm_ns < s->files[lo].comm_ns))
+		    (lo == SIZE_MAX ||
+		     s->files[i].comm_ns < s->files[lo].comm_ns))
 			lo = i;
 	return lo;
 }
@@ -251,8 +253,8 @@ static void print_outliers(FILE *out, const struct dt_summary *s,
 	for (size_t k = 0; k < n; k++) {
 		size_t i = ix[k];
 		const struct dt_sum_file *f = &s->files[i];
-		const char *why = i == lag	       ? "straggler"
-				  : k < OUTLIER_TOP    ? "slowest"
+		const char *why = i == lag               ? "straggler"
+				  : k < OUTLIER_TOP      ? "slowest"
 				  : k >= n - OUTLIER_TOP ? "fastest"
 							 : NULL;
 		if (!why && f->end != DT_FILE_CLEAN) {
@@ -279,8 +281,8 @@ static void print_outliers(FILE *out, const struct dt_summary *s,
 
 /* ------------------------------------------------------------ section */
 
-void dt_report_traces(FILE *out, const struct dt_summary *s,
-		      enum dt_format fmt, bool color, bool all)
+void dt_report_traces(FILE *out, const struct dt_summary *s, enum dt_format fmt,
+		      bool color, bool all)
 {
 	bool comm = has_comm(s);
 

@@ -298,8 +298,7 @@ void dt_heading(FILE *out, enum dt_format f, const char *md_level, bool bold,
 	fputs(md_level ? "\n\n" : "\n", out);
 }
 
-void dt_para(FILE *out, enum dt_format f, const char *cls, const char *fmt,
-	     ...)
+void dt_para(FILE *out, enum dt_format f, const char *cls, const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
