@@ -10,11 +10,11 @@ usage: check-junit.py DNNTRACE SYNTH_TRACE API_LISTING
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
+
+from synth_jobs import synth_jobs
 
 failures = []
 
@@ -114,13 +114,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     dnntrace, synth, api = sys.argv[1:4]
-    tmp = tempfile.mkdtemp()
-    try:
-        def gen(sub, *args):
-            d = os.path.join(tmp, sub)
-            subprocess.run([synth, api, d, *args], check=True,
-                           stdout=subprocess.DEVNULL)
-            return d
+    with synth_jobs(synth, api) as (tmp, gen):
         base = gen("base", "--ranks", "2", "--steps", "12")
         changed = gen("changed", "--ranks", "2", "--steps", "12",
                       "--variant", "changed")
@@ -139,8 +133,6 @@ def main():
               ("--incomplete", "allow"))
         print(f"{len(failures)} failures")
         return 1 if failures else 0
-    finally:
-        shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":

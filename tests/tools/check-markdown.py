@@ -15,7 +15,8 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
+
+from synth_jobs import synth_jobs
 
 SKIP = 77
 
@@ -116,13 +117,7 @@ def main():
     if not shutil.which("cmark-gfm"):
         print("SKIP: no cmark-gfm (tools/setup-checkers.sh installs it)")
         return SKIP
-    tmp = tempfile.mkdtemp()
-    try:
-        def gen(sub, *args):
-            d = os.path.join(tmp, sub)
-            subprocess.run([synth, api, d, *args], check=True,
-                           stdout=subprocess.DEVNULL)
-            return d
+    with synth_jobs(synth, api) as (tmp, gen):
         job = gen("job", "--ranks", "3", "--steps", "4")
         big = gen("big", "--ranks", "20", "--steps", "2")
         changed = gen("changed", "--ranks", "3", "--steps", "4",
@@ -149,8 +144,6 @@ def main():
             print("FAIL:", f)
         print(f"{len(runs)} Markdown outputs, {len(failures)} failures")
         return 1 if failures else 0
-    finally:
-        shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":
