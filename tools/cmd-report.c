@@ -742,14 +742,19 @@ static void print_ops(const struct ctx *c)
 		hdr[h] = "mean ±95%";
 		align[h++] = 'r';
 	}
+	size_t col_file[RANK_COLUMNS]; /* the ranks in the Traces' order */
 	if (per_rank) {
-		for (size_t f = 0; f < s->n_files; f++) {
+		size_t *ro = dt_rank_order(s);
+		for (size_t k = 0; k < s->n_files; k++) {
 			char b[24];
-			snprintf(rank_hdr[f], sizeof(rank_hdr[f]), "rank %s",
-				 dt_rank_label(&s->files[f], b, sizeof(b)));
-			hdr[h] = rank_hdr[f];
+			col_file[k] = ro ? ro[k] : k;
+			snprintf(rank_hdr[k], sizeof(rank_hdr[k]), "rank %s",
+				 dt_rank_label(&s->files[col_file[k]], b,
+					       sizeof(b)));
+			hdr[h] = rank_hdr[k];
 			align[h++] = 'r';
 		}
+		free(ro);
 	} else if (ranks) {
 		hdr[h] = "slowest rank";
 		align[h++] = 'r';
@@ -838,7 +843,8 @@ static void print_ops(const struct ctx *c)
 				dt_table_cell(t, "%.1f%%", 100 * spread);
 		}
 		if (per_rank) {
-			for (size_t f = 0; f < s->n_files; f++)
+			for (size_t k = 0; k < s->n_files; k++) {
+				size_t f = col_file[k];
 				dt_table_cell(
 					t, "%s",
 					f < p->cap_per_file &&
@@ -846,6 +852,7 @@ static void print_ops(const struct ctx *c)
 						? dt_fmt_ns(p->per_file[f].ns,
 							    b[4], sizeof(b[4]))
 						: "-");
+			}
 		} else if (ranks) {
 			size_t lo = SIZE_MAX, hi = SIZE_MAX;
 			for (size_t f = 0;

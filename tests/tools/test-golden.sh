@@ -150,6 +150,9 @@ check synth.straggler.lost report --top 1 --no-fusion "$synth_dir/straggler-lost
 # column's spread and the ranks that stand out (rank 37 the straggler),
 # every row with --ranks all
 check job3.report report --top 1 --no-fusion "$synth_dir/job3"
+# ... however the files are named on the command line: rows and columns
+check job3.reversed report --top 1 --no-fusion "$synth_dir/job3/rank2.dnnt" \
+	"$synth_dir/job3/rank1.dnnt" "$synth_dir/job3/rank0.dnnt"
 check job256.report report --top 1 --no-fusion "$synth_dir/job256"
 check job256.all report --top 1 --no-fusion --ranks all "$synth_dir/job256"
 check synth.ranks.export.json export --format chrome --from 300ms --to 300.2ms "$s"
