@@ -77,7 +77,13 @@ static void diff_help(FILE *f)
 		"(exit 2) or\n"
 		"                    allow (the gate judges what was read)\n"
 		"  -o, --output FILE write to FILE (\"-\": standard output)\n"
-		"  --force           replace FILE when it exists\n"
+		"  --junit FILE      also write the gate's verdicts as JUnit "
+		"XML, a test case\n"
+		"                    per input's completeness, operation and "
+		"total (\"-\":\n"
+		"                    standard output)\n"
+		"  --force           replace FILE (and the --junit file) when "
+		"it exists\n"
 		"  --range NAME      compare only the work inside the "
 		"program's NVTX ranges\n"
 		"                    NAME (every one; a shell pattern: "
@@ -129,23 +135,33 @@ static bool incomplete(const struct dt_diff *d)
 	return !dt_summary_complete(d->base) || !dt_summary_complete(d->next);
 }
 
+/* What of one operation trips gate g, in words; NULL when nothing. */
+static const char *op_trips(const struct dt_diff_op *o, enum gate g)
+{
+	if (g == GATE_NONE)
+		return NULL;
+	if (o->verdict == DT_SLOWER && g != GATE_ENGINE)
+		return "slower";
+	if (o->engine_changed && g != GATE_REGRESSION)
+		return "engine changed";
+	if (g != GATE_ANY)
+		return NULL;
+	return o->verdict == DT_FASTER    ? "faster"
+	       : o->verdict == DT_ADDED   ? "added"
+	       : o->verdict == DT_REMOVED ? "removed"
+	       : o->workspace_changed     ? "workspace changed"
+					  : NULL;
+}
+
 static bool gate_tripped(const struct dt_diff *d, enum gate g,
 			 enum incomplete inc)
 {
 	if (g != GATE_NONE && inc == INC_FAIL && incomplete(d))
 		return true;
-	switch (g) {
-	case GATE_REGRESSION:
-		return d->slower > 0;
-	case GATE_ENGINE:
-		return d->engine_changes > 0;
-	case GATE_ANY:
-		return d->slower || d->faster || d->added || d->removed ||
-		       d->engine_changes || d->workspace_changes;
-	case GATE_NONE:
-	default:
-		return false;
-	}
+	for (size_t i = 0; i < d->n_ops; i++)
+		if (op_trips(&d->ops[i], g))
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------------- words */
@@ -796,6 +812,198 @@ static void print_json(const struct ctx *c, enum gate g)
 	fputc('\n', c->out);
 }
 
+/* --------------------------------------------------------------- junit */
+
+/* JUnit XML, as CI systems read test reports: a test case per quantity
+ * the gate can judge (each input's completeness, each operation compared)
+ * and per total, which no gate judges. A case fails where the gate trips,
+ * is an error where it could not judge (an incomplete input with
+ * --incomplete error: exit status 2), and is skipped where no gate
+ * judges. */
+enum outcome { CASE_PASS, CASE_FAILURE, CASE_ERROR, CASE_SKIPPED };
+static const char *const outcome_tags[] = { NULL, "failure", "error",
+					    "skipped" };
+
+struct junit {
+	FILE *f;
+	size_t counts[4]; /* by outcome; CASE_PASS: every test case */
+	bool count_only;  /* a first pass counts, for the suite's attributes */
+};
+
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+static void xml_attr(FILE *f, const char *name, const char *v)
+{
+	fprintf(f, " %s=\"", name);
+	dt_html_escape(f, v);
+	fputc('"', f);
+}
+
+/* One test case: its outcome, why (a failure's type, an error's or a
+ * skip's reason) and the numbers a failure or an error carries. */
+static void junit_case(struct junit *j, const char *cls, const char *name,
+		       enum outcome o, const char *why, const char *numbers)
+{
+	const char *tag = outcome_tags[o];
+
+	j->counts[CASE_PASS]++;
+	if (o != CASE_PASS)
+		j->counts[o]++;
+	if (j->count_only)
+		return;
+	fputs("    <testcase", j->f);
+	xml_attr(j->f, "classname", cls);
+	xml_attr(j->f, "name", name);
+	if (o == CASE_PASS) {
+		fputs(" time=\"0\"/>\n", j->f);
+		return;
+	}
+	fprintf(j->f, " time=\"0\">\n      <%s", tag);
+	xml_attr(j->f, "message", why);
+	if (o == CASE_SKIPPED) {
+		fputs("/>\n", j->f);
+	} else {
+		xml_attr(j->f, "type", why);
+		fputs(">", j->f);
+		dt_html_escape(j->f, numbers);
+		fprintf(j->f, "</%s>\n", tag);
+	}
+	fputs("    </testcase>\n", j->f);
+}
+
+static void junit_complete(struct junit *j, const struct ctx *c, enum gate g,
+			   const char *label, const char *name,
+			   const struct dt_summary *s)
+{
+	static const char cls[] = "dnntrace.diff.complete";
+	static const char lacks[] = "a trace is cut short or damaged, or "
+				    "records were lost or dropped";
+	char *n = xasprintf("%s %s", label, name);
+
+	if (g == GATE_NONE)
+		junit_case(j, cls, n, CASE_SKIPPED, "not gated: no --fail-on",
+			   NULL);
+	else if (c->incomplete == INC_ALLOW)
+		junit_case(j, cls, n, CASE_SKIPPED,
+			   "not gated: --incomplete allow", NULL);
+	else if (dt_summary_complete(s))
+		junit_case(j, cls, n, CASE_PASS, NULL, NULL);
+	else if (c->incomplete == INC_ERROR)
+		junit_case(j, cls, n, CASE_ERROR,
+			   "incomplete: not judged (exit status 2)", lacks);
+	else
+		junit_case(j, cls, n, CASE_FAILURE, "incomplete", lacks);
+	free(n);
+}
+
+static void junit_op(struct junit *j, const struct ctx *c, enum gate g,
+		     const struct dt_diff_op *o)
+{
+	const struct dt_diff *d = c->d;
+	const char *trips = op_trips(o, g);
+	char cls[64], b[6][40], e1[24], e2[24];
+	char *name = xasprintf("%s%s%s", dt_op_kind_key(o->kind),
+			       *o->brief ? " " : "", o->brief);
+	char *numbers = NULL;
+
+	snprintf(cls, sizeof(cls), "dnntrace.diff.op.%s",
+		 dt_op_kind_key(o->kind));
+	if (trips)
+		numbers = xasprintf(
+			"%s: base median %s, new median %s, change %+.1f%% "
+			"(%s per execution); threshold %.0f%% and %s; base "
+			"range %s..%s; executions %" PRIu64 "/%" PRIu64
+			"; engine %s -> %s",
+			trips, dt_fmt_ns(o->base.median_ns, b[0], sizeof(b[0])),
+			dt_fmt_ns(o->next.median_ns, b[1], sizeof(b[1])),
+			100 * o->change,
+			delta_str(o->delta_ns, b[2], sizeof(b[2])),
+			100 * d->opts.threshold,
+			dt_fmt_ns(d->opts.min_ns, b[3], sizeof(b[3])),
+			dt_fmt_ns(o->base.min_ns, b[4], sizeof(b[4])),
+			dt_fmt_ns(o->base.max_ns, b[5], sizeof(b[5])),
+			o->base.count, o->next.count,
+			engine_str(o, &o->base, e1, sizeof(e1)),
+			engine_str(o, &o->next, e2, sizeof(e2)));
+	if (g == GATE_NONE)
+		junit_case(j, cls, name, CASE_SKIPPED,
+			   "not gated: no --fail-on", NULL);
+	else
+		junit_case(j, cls, name, trips ? CASE_FAILURE : CASE_PASS,
+			   trips, numbers);
+	free(numbers);
+	free(name);
+}
+
+static void junit_total(struct junit *j, const char *what, uint64_t b,
+			uint64_t n, bool time)
+{
+	char x[32], y[32];
+	char *why;
+
+	if (time)
+		why = xasprintf("not gated: base %s, new %s",
+				dt_fmt_ns(b, x, sizeof(x)),
+				dt_fmt_ns(n, y, sizeof(y)));
+	else
+		why = xasprintf("not gated: base %" PRIu64 ", new %" PRIu64, b,
+				n);
+	junit_case(j, "dnntrace.diff.total", what, CASE_SKIPPED, why, NULL);
+	free(why);
+}
+
+static void junit_cases(struct junit *j, const struct ctx *c, enum gate g)
+{
+	const struct dt_summary *b = c->d->base, *n = c->d->next;
+
+	junit_complete(j, c, g, "base", c->base_name, b);
+	junit_complete(j, c, g, "new", c->next_name, n);
+	for (size_t i = 0; i < c->d->n_ops; i++)
+		junit_op(j, c, g, &c->d->ops[i]);
+	junit_total(j, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
+		    true);
+	junit_total(j, "GPU time in other kernels", other_ns(b), other_ns(n),
+		    true);
+	junit_total(j, "memory copies and sets", b->copy_ns, n->copy_ns, true);
+	junit_total(j, "host time inside cuDNN calls", b->host_ns, n->host_ns,
+		    true);
+	junit_total(j, "cuDNN calls", b->calls, n->calls, false);
+	junit_total(j, "cuDNN op executions", b->ops, n->ops, false);
+}
+
+static void print_junit(const struct ctx *c, enum gate g, FILE *f)
+{
+	struct junit j = { .f = f, .count_only = true };
+	char *suite = xasprintf("dnntrace diff --fail-on %s", gate_names[g]);
+
+	junit_cases(&j, c, g);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	for (int level = 0; level < 2; level++) {
+		fprintf(f, "%s<%s", level ? "  " : "",
+			level ? "testsuite" : "testsuites");
+		xml_attr(f, "name", suite);
+		fprintf(f,
+			" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+			"skipped=\"%zu\" time=\"0\">\n",
+			j.counts[CASE_PASS], j.counts[CASE_FAILURE],
+			j.counts[CASE_ERROR], j.counts[CASE_SKIPPED]);
+	}
+	j = (struct junit){ .f = f };
+	junit_cases(&j, c, g);
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	free(suite);
+}
+
 /* ---------------------------------------------------------------- main */
 
 int cmd_diff(int argc, char **argv)
@@ -810,6 +1018,7 @@ int cmd_diff(int argc, char **argv)
 		{ "force", no_argument, NULL, 'O' },
 		{ "incomplete", required_argument, NULL, 'i' },
 		{ "range", required_argument, NULL, 'R' },
+		{ "junit", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -817,8 +1026,8 @@ int cmd_diff(int argc, char **argv)
 	struct dt_summary_opts so = { 0 };
 	struct ctx c = { .top = 20, .format = DT_TEXT };
 	enum gate g = GATE_NONE;
-	const char *output = NULL;
-	struct dt_output out;
+	const char *output = NULL, *junit = NULL;
+	struct dt_output out, jout;
 	bool force = false;
 	int ch;
 
@@ -880,6 +1089,9 @@ int cmd_diff(int argc, char **argv)
 		}
 		case 'R':
 			so.range = optarg;
+			break;
+		case 'j':
+			junit = optarg;
 			break;
 		case 'h':
 			return diff_help(stdout), 0;
@@ -963,6 +1175,13 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (dt_close_output(&out, true))
 		rc = EXIT_USAGE;
+	if (junit) {
+		FILE *f = dt_open_output(&jout, junit, force);
+		if (f)
+			print_junit(&c, g, f);
+		if (!f || dt_close_output(&jout, true))
+			rc = EXIT_USAGE;
+	}
 	if (!rc && g != GATE_NONE && c.incomplete == INC_ERROR &&
 	    incomplete(d))
 		rc = EXIT_USAGE;

@@ -45,6 +45,7 @@ struct ctx {
 	enum dt_format format;
 	bool color;
 	bool wide;
+	bool all_ranks; /* a Traces row per rank however many */
 	long top;
 	enum sort_key sort;
 	const struct dt_summary *s;
@@ -88,6 +89,10 @@ static void report_help(FILE *f)
 		"descriptions\n"
 		"  --no-fusion          leave out the fusion section (a "
 		"faster read)\n"
+		"  --ranks all          a row per trace in Traces; above 16 "
+		"traces it shows\n"
+		"                       each column's spread and the ranks "
+		"that stand out\n"
 		"  --range NAME         only the work inside the program's "
 		"NVTX ranges NAME\n"
 		"                       (every one; a shell pattern: "
@@ -512,66 +517,6 @@ static void print_identity(const struct ctx *c)
 		fputs("</dl>\n", c->out);
 }
 
-/* One row per trace; the time in communication kernels (NCCL's) where a
- * trace has any: in a job, the ranks that wait for others wait there. */
-static void print_files(const struct ctx *c)
-{
-	const struct dt_summary *s = c->s;
-	const char *hdr[12];
-	char align[12], b1[32], b2[32], b3[32];
-	size_t h = 0;
-	bool comm = false;
-
-	for (size_t i = 0; i < s->n_files; i++)
-		comm |= s->files[i].comm_ns > 0;
-#define COL_(name, a) (hdr[h] = (name), align[h++] = (a))
-	COL_("rank", 'l');
-	COL_("host", 'l');
-	COL_("pid", 'r');
-	COL_("calls", 'r');
-	COL_("ops", 'r');
-	COL_("GPU time", 'r');
-	COL_("in cuDNN", 'r');
-	if (comm) /* the time a rank waited for the others, in a job */
-		COL_("communication", 'r');
-	COL_("ended", 'l');
-	COL_("lost", 'r');
-	COL_("file", 'l');
-#undef COL_
-	hdr[h] = NULL;
-	align[h] = 0;
-	struct dt_table *t = dt_table_new(hdr, align);
-	if (!t)
-		return;
-	dt_heading(c->out, c->format, "##", c->color,
-		   "Traces");
-	for (size_t i = 0; i < s->n_files; i++) {
-		const struct dt_sum_file *f = &s->files[i];
-		dt_table_cell(t, "%s", dt_rank_label(f, b3, sizeof(b3)));
-		dt_table_cell(t, "%s", f->host ? f->host : "?");
-		dt_table_cell(t, "%u", f->pid);
-		dt_table_cell(t, "%" PRIu64, f->calls);
-		dt_table_cell(t, "%" PRIu64, f->ops);
-		dt_table_cell(t, "%s", dt_fmt_ns(f->gpu_ns, b1, sizeof(b1)));
-		dt_table_cell(t, "%s",
-			      dt_fmt_ns(f->cudnn_gpu_ns, b2, sizeof(b2)));
-		if (comm)
-			dt_table_cell(t, "%s",
-				      dt_fmt_ns(f->comm_ns, b2, sizeof(b2)));
-		dt_table_cell(t, "%s",
-			      f->end == DT_FILE_CLEAN ? "clean"
-			      : f->end == DT_FILE_NO_END
-				      ? "no end"
-				      : dt_file_end_name(f->end));
-		dt_table_cell(t, "%" PRIu64, f->lost);
-		dt_table_cell(t, "%s", f->path);
-	}
-	dt_table_print(t, c->out, c->format, c->color);
-	dt_table_free(t);
-	if (c->format == DT_HTML)
-		dt_html_ranks(c->out, s);
-}
-
 static int by_kind_ns(const void *a, const void *b, void *arg)
 {
 	const uint64_t *ns = arg;
@@ -797,14 +742,19 @@ static void print_ops(const struct ctx *c)
 		hdr[h] = "mean ±95%";
 		align[h++] = 'r';
 	}
+	size_t col_file[RANK_COLUMNS]; /* the ranks in the Traces' order */
 	if (per_rank) {
-		for (size_t f = 0; f < s->n_files; f++) {
+		size_t *ro = dt_rank_order(s);
+		for (size_t k = 0; k < s->n_files; k++) {
 			char b[24];
-			snprintf(rank_hdr[f], sizeof(rank_hdr[f]), "rank %s",
-				 dt_rank_label(&s->files[f], b, sizeof(b)));
-			hdr[h] = rank_hdr[f];
+			col_file[k] = ro ? ro[k] : k;
+			snprintf(rank_hdr[k], sizeof(rank_hdr[k]), "rank %s",
+				 dt_rank_label(&s->files[col_file[k]], b,
+					       sizeof(b)));
+			hdr[h] = rank_hdr[k];
 			align[h++] = 'r';
 		}
+		free(ro);
 	} else if (ranks) {
 		hdr[h] = "slowest rank";
 		align[h++] = 'r';
@@ -893,7 +843,8 @@ static void print_ops(const struct ctx *c)
 				dt_table_cell(t, "%.1f%%", 100 * spread);
 		}
 		if (per_rank) {
-			for (size_t f = 0; f < s->n_files; f++)
+			for (size_t k = 0; k < s->n_files; k++) {
+				size_t f = col_file[k];
 				dt_table_cell(
 					t, "%s",
 					f < p->cap_per_file &&
@@ -901,6 +852,7 @@ static void print_ops(const struct ctx *c)
 						? dt_fmt_ns(p->per_file[f].ns,
 							    b[4], sizeof(b[4]))
 						: "-");
+			}
 		} else if (ranks) {
 			size_t lo = SIZE_MAX, hi = SIZE_MAX;
 			for (size_t f = 0;
@@ -941,12 +893,11 @@ static void print_ops(const struct ctx *c)
 	for (size_t i = 0; i < s->n_problems; i++)
 		if (s->problems[i].tune_count) {
 			dt_para(c->out, c->format, NULL,
-				"%smean, median, min, max and the rates are "
+				"mean, median, min, max and the rates are "
 				"those of the engine each problem\n"
 				"settled on (the last it ran with); tuning is "
 				"the GPU time of its runs with\nother engines, "
-				"counted in GPU time\n",
-				c->format == DT_MARKDOWN ? "\n" : "");
+				"counted in GPU time\n");
 			break;
 		}
 	if (c->format == DT_HTML)
@@ -1477,6 +1428,7 @@ int cmd_report(int argc, char **argv)
 		{ "peak-flops", required_argument, NULL, 'F' },
 		{ "wide", no_argument, NULL, 'w' },
 		{ "no-fusion", no_argument, NULL, 'N' },
+		{ "ranks", required_argument, NULL, 'r' },
 		{ "range", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1538,6 +1490,12 @@ int cmd_report(int argc, char **argv)
 		case 'N':
 			so.fusion = false;
 			break;
+		case 'r':
+			if (strcmp(optarg, "all"))
+				return dt_usage_error("report",
+						      "--ranks takes all");
+			c.all_ranks = true;
+			break;
 		case 'R':
 			so.range = optarg;
 			break;
@@ -1570,7 +1528,8 @@ int cmd_report(int argc, char **argv)
 			dt_html_begin(c.out, "dnntrace report");
 		print_identity(&c);
 		if (s->n_files > 1)
-			print_files(&c);
+			dt_report_traces(c.out, s, c.format, c.color,
+					 c.all_ranks);
 		print_time(&c);
 		print_ranges(&c);
 		dt_report_libraries(c.out, s, c.format, c.color);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the programs the tests open dnntrace's outputs with, none of
 # them needed to build or use dnntrace: the sqlite3 client, headless
-# Chromium, protobuf's protoc, zsh (which parses its completion), and from
+# Chromium, protobuf's protoc, zsh (which parses its completion), cmark-gfm
+# (GitHub's Markdown renderer, for the Markdown outputs), and from
 # npm Chrome DevTools' trace engine and DuckDB
 # (tests/checkers/package.json, into build/checkers). Tests whose checker
 # is missing are skipped. Safe to run again.
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 # command:package; node and npm may come from elsewhere than Debian
 missing=""
-for cp in sqlite3:sqlite3 chromium:chromium protoc:protobuf-compiler node:nodejs npm:npm zsh:zsh; do
+for cp in sqlite3:sqlite3 chromium:chromium protoc:protobuf-compiler node:nodejs npm:npm zsh:zsh cmark-gfm:cmark-gfm; do
 	command -v "${cp%%:*}" >/dev/null || missing="$missing ${cp#*:}"
 done
 sh tools/apt-install.sh setup-checkers $missing

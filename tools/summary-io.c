@@ -20,9 +20,10 @@
 #include "dt-analyzer.h"
 #include "tools.h"
 
-static int cmp_str(const void *a, const void *b)
+/* rank2 before rank10: numbers in names compared as numbers */
+static int cmp_path(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
 char **dt_collect_inputs(char **args, int n, size_t *count)
@@ -62,7 +63,7 @@ char **dt_collect_inputs(char **args, int n, size_t *count)
 					 args[i]);
 			else
 				qsort(v + first, len - first, sizeof(*v),
-				      cmp_str);
+				      cmp_path);
 			continue;
 		}
 		if (len == cap) {

@@ -85,15 +85,46 @@ static void pad(FILE *out, size_t n)
 		fputc(' ', out);
 }
 
-/* A Markdown cell: a '|' would end it. */
+static bool is_alnum(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
+/* Whether GitHub's Markdown (cmark-gfm) would read s[i] as markup in a
+ * cell: '|' ends the cell, a backslash escapes, '*', '`', '~' and a '_'
+ * beside a non-word character open emphasis, code or strikethrough, '<'
+ * an HTML tag or autolink, "](" a link. '&' is left alone: the reports'
+ * indents are "&nbsp;" entities. */
+static bool md_special(const char *s, size_t i)
+{
+	switch (s[i]) {
+	case '|':
+	case '\\':
+	case '*':
+	case '`':
+	case '~':
+	case '<':
+		return true;
+	case '_':
+		return !i || !is_alnum(s[i - 1]) || !is_alnum(s[i + 1]);
+	case ']':
+		return s[i + 1] == '(' || s[i + 1] == '[';
+	default:
+		return false;
+	}
+}
+
+/* A Markdown cell, its markup characters escaped so that it renders as
+ * the text table shows it. */
 static void put_md_cell(FILE *out, const char *s)
 {
 	fputc(' ', out);
-	for (; *s; s++)
-		if (*s == '|')
-			fputs("\\|", out);
-		else
-			fputc(*s, out);
+	for (size_t i = 0; s[i]; i++) {
+		if (md_special(s, i))
+			fputc('\\', out);
+		fputc(s[i], out);
+	}
 	fputs(" |", out);
 }
 
@@ -182,6 +213,8 @@ void dt_table_print(const struct dt_table *t, FILE *out, enum dt_format f,
 				put_md_cell(out, t->cells[r * t->cols + c]);
 			fputc('\n', out);
 		}
+		/* a line right after a table would be read as its next row */
+		fputc('\n', out);
 		free(w);
 		return;
 	}
@@ -265,8 +298,7 @@ void dt_heading(FILE *out, enum dt_format f, const char *md_level, bool bold,
 	fputs(md_level ? "\n\n" : "\n", out);
 }
 
-void dt_para(FILE *out, enum dt_format f, const char *cls, const char *fmt,
-	     ...)
+void dt_para(FILE *out, enum dt_format f, const char *cls, const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;

@@ -344,6 +344,16 @@ void dt_json_dram(struct dt_json *j, const struct dt_summary *s);
 void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
 		      bool color);
 
+/* The traces of a job in the order the report lists them (report-ranks.c):
+ * traces without a rank first, then by rank number, then by path with
+ * numbers compared as numbers; n_files indexes the caller frees, NULL when
+ * out of memory. */
+size_t *dt_rank_order(const struct dt_summary *s);
+/* The report's Traces section: a row per trace, or above a screenful of
+ * them (unless all) each column's spread and the ranks that stand out. */
+void dt_report_traces(FILE *out, const struct dt_summary *s, enum dt_format f,
+		      bool color, bool all);
+
 /* The report's pictures in HTML (report-html.c), each with a title, a
  * description and a table or text saying the same. */
 /* GPU time by op kind, and by library or kernel family. */

@@ -1505,14 +1505,16 @@ static void write_fusion_scenario(const char *dir, int steps, int threads)
 
 /* The hostile scenario (OUT_DIR/hostile.dnnt): a process whose every
  * string carries a terminal's control sequences (a title change, a clear
- * screen, C1's CSI, bytes that are not UTF-8), a Markdown cell's '|' and
- * a spreadsheet formula: its host, command line, RANK, GPU, thread, a
+ * screen, C1's CSI, bytes that are not UTF-8), Markdown's markup (a
+ * cell's '|', a tag, emphasis, code, a link) and a spreadsheet formula:
+ * its host, command line, RANK, GPU, thread, a
  * kernel, and two functions its API table names, one shorter than
  * "cudnn". Each runs a kernel, one named as a spreadsheet formula; one
  * returns a status cuDNN does not define. What the readers print of it
  * must reach no terminal raw. */
 #define FORMULA "=HYPERLINK(\"http://example.com\",\"x\")"
-#define HOSTILE "\x1b]0;owned\x07\x1b[2J\xc2\x9b" "31m\x9b\x7f|=1+2\n"
+#define HOSTILE "\x1b]0;owned\x07\x1b[2J\xc2\x9b" "31m\x9b\x7f|=1+2\n" \
+	"<b>*em* _em_ `c` [l](x)</b>"
 static void write_hostile(const char *dir, int steps, int threads)
 {
 	(void)threads;

@@ -25,12 +25,14 @@ for v in noise changed; do
 done
 mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/metrics" \
 	"$synth_dir/modules" "$synth_dir/exit" "$synth_dir/sampled" "$synth_dir/straggler" \
-	"$synth_dir/ranges"
+	"$synth_dir/ranges" "$synth_dir/job3" "$synth_dir/job256"
 "$synth" shim/cudnn-api.txt "$synth_dir/straggler" --ranks 3 --steps 4 --straggler 2 || exit 1
 # and a trace without communication kernels (a launcher's): no rank of it
 cp tests/data/h200-sample.dnnt "$synth_dir/straggler/launcher.dnnt" || exit 1
 mkdir "$synth_dir/straggler-lost"
 "$synth" shim/cudnn-api.txt "$synth_dir/straggler-lost" --ranks 2 --steps 4 --straggler 1 --lose 5 || exit 1
+"$synth" shim/cudnn-api.txt "$synth_dir/job3" --ranks 3 --steps 2 || exit 1
+"$synth" shim/cudnn-api.txt "$synth_dir/job256" --ranks 256 --steps 2 --straggler 37 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/modules" --scenario modules --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/exit" --scenario exit --steps 3 || exit 1
 "$synth" shim/cudnn-api.txt "$synth_dir/sampled" --scenario sampled --steps 5 || exit 1
@@ -144,6 +146,15 @@ check synth.ranks.json report --format json "$s"
 check synth.straggler report --top 1 --no-fusion "$synth_dir/straggler"
 # with records lost, each rank's line says its trace lacks them
 check synth.straggler.lost report --top 1 --no-fusion "$synth_dir/straggler-lost"
+# a job's ranks in their numeric order; above a screenful of them, each
+# column's spread and the ranks that stand out (rank 37 the straggler),
+# every row with --ranks all
+check job3.report report --top 1 --no-fusion "$synth_dir/job3"
+# ... however the files are named on the command line: rows and columns
+check job3.reversed report --top 1 --no-fusion "$synth_dir/job3/rank2.dnnt" \
+	"$synth_dir/job3/rank1.dnnt" "$synth_dir/job3/rank0.dnnt"
+check job256.report report --top 1 --no-fusion "$synth_dir/job256"
+check job256.all report --top 1 --no-fusion --ranks all "$synth_dir/job256"
 check synth.ranks.export.json export --format chrome --from 300ms --to 300.2ms "$s"
 check_pf synth.ranks.export.pftrace.txt --from 300ms --to 300.2ms "$s"
 check synth.ranks.html report --format html "$s"
