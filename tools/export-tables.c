@@ -9,8 +9,9 @@
  * per-trace lookups, so memory does not grow with the trace. The back
  * ends know nothing of traces; the consumer knows nothing of SQL or CSV.
  *
- * Neither back end overwrites what exists, and an export that fails to
- * write (a full disk) removes what it wrote rather than leave part of it.
+ * Neither back end overwrites what exists unless forced, and then only
+ * with a whole file; an export that fails to write (a full disk) removes
+ * what it wrote rather than leave part of it.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -104,6 +105,7 @@ struct exporter {
 	/* SQLite */
 	sqlite3 *db;
 	bool db_made; /* created: removed if the export fails */
+	char *db_tmp; /* written under this name, replacing the file (--force) */
 	sqlite3_stmt *insert[XT_N_TABLES];
 	const uint8_t *batch; /* the rows being inserted */
 	/* where each table's rows start in the batch (uint32_t each), found
@@ -113,6 +115,7 @@ struct exporter {
 	int csv[XT_N_TABLES];        /* open files, -1 when none */
 	struct pb csv_out[XT_N_TABLES]; /* lines not yet written */
 	bool csv_made[XT_N_TABLES]; /* created: removed if the export fails */
+	char *csv_tmp[XT_N_TABLES]; /* as db_tmp */
 	struct csv_last {
 		int64_t v;
 		uint64_t hi; /* v / 10^8 when v >= 10^8, else 0 */
@@ -1005,17 +1008,34 @@ static int sqlite_error(struct exporter *x, int rc)
 }
 
 /* Create the file, refusing one that exists: nsys export refuses too,
- * unless told to overwrite. 0, or -1 with a sentence. */
-static int create_new(struct exporter *x, const char *path)
+ * unless told to overwrite. With --force a file there (never a symbolic
+ * link) stays until the export is complete: the new one is written under
+ * a temporary name beside it, *tmp, which put_in_place() renames over it.
+ * The descriptor, or -1 with a sentence. */
+static int create_new(struct exporter *x, const char *path, char **tmp)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-
 	struct stat st;
 
-	/* --force: a file there goes; a symbolic link stays refused */
+	*tmp = NULL;
 	if (fd < 0 && errno == EEXIST && x->o->force && !lstat(path, &st) &&
-	    !S_ISLNK(st.st_mode) && !unlink(path))
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	    S_ISREG(st.st_mode)) {
+		mode_t mask = umask(0);
+		umask(mask);
+		if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
+			*tmp = NULL;
+			errno = ENOMEM;
+		} else if ((fd = mkostemp(*tmp, O_CLOEXEC)) < 0 ||
+			   fchmod(fd, 0666 & ~mask)) {
+			if (fd >= 0) {
+				close(fd);
+				unlink(*tmp);
+				fd = -1;
+			}
+			free(*tmp);
+			*tmp = NULL;
+		}
+	}
 	if (fd >= 0)
 		return fd;
 	x->exists = errno == EEXIST;
@@ -1201,8 +1221,8 @@ static int sqlite_open(struct exporter *x)
 	static const char *const type[] = { [XT_INTEGER] = "INTEGER",
 					    [XT_REAL] = "REAL",
 					    [XT_TEXT] = "TEXT" };
-	const char *path = x->o->output;
-	int fd = create_new(x, path), rc;
+	int fd = create_new(x, x->o->output, &x->db_tmp), rc;
+	const char *path = x->db_tmp ? x->db_tmp : x->o->output;
 
 	if (fd < 0)
 		return -1;
@@ -1287,6 +1307,21 @@ static void sqlite_release(struct exporter *x)
 	}
 }
 
+/* A file written under the temporary name tmp (create_new()), put over
+ * the one at path: 0, or -1 with a sentence. */
+static int put_in_place(struct exporter *x, char **tmp, const char *path)
+{
+	if (!*tmp)
+		return 0;
+	int rc = rename(*tmp, path);
+	if (rc)
+		snprintf(x->err, sizeof(x->err), "cannot replace %s: %s", path,
+			 strerror(errno));
+	else
+		free(*tmp), *tmp = NULL;
+	return rc;
+}
+
 /* Remove what an export that failed wrote, and say so. */
 static void remove_output(struct exporter *x, const char *path)
 {
@@ -1306,7 +1341,9 @@ static void sqlite_discard(struct exporter *x)
 	sqlite3_close(x->db);
 	x->db = NULL;
 	if (x->db_made)
-		remove_output(x, x->o->output);
+		remove_output(x, x->db_tmp ? x->db_tmp : x->o->output);
+	free(x->db_tmp);
+	x->db_tmp = NULL;
 }
 
 static int sqlite_finish(struct exporter *x)
@@ -1321,6 +1358,8 @@ static int sqlite_finish(struct exporter *x)
 		return export_failed(x);
 	}
 	x->db = NULL;
+	if (put_in_place(x, &x->db_tmp, x->o->output))
+		return export_failed(x);
 	return 0;
 }
 
@@ -1399,7 +1438,7 @@ static int csv_open(struct exporter *x)
 	for (int t = 0; t < XT_N_TABLES; t++) {
 		const struct xt_table *tb = &xt_tables[t];
 		struct pb *o = &x->csv_out[t];
-		int fd = create_new(x, csv_path(x, t));
+		int fd = create_new(x, csv_path(x, t), &x->csv_tmp[t]);
 		if (fd < 0)
 			return -1;
 		x->csv_made[t] = true;
@@ -1641,7 +1680,10 @@ static void csv_discard(struct exporter *x)
 		x->csv[t] = -1;
 		pb_free(&x->csv_out[t]);
 		if (x->csv_made[t])
-			remove_output(x, csv_path(x, t));
+			remove_output(x, x->csv_tmp[t] ? x->csv_tmp[t]
+						       : csv_path(x, t));
+		free(x->csv_tmp[t]);
+		x->csv_tmp[t] = NULL;
 	}
 	if (x->made_dir)
 		rmdir(x->o->output);
@@ -1662,6 +1704,9 @@ static int csv_finish(struct exporter *x)
 		}
 		pb_free(&x->csv_out[t]);
 	}
+	for (int t = 0; t < XT_N_TABLES && !x->failed; t++)
+		if (put_in_place(x, &x->csv_tmp[t], csv_path(x, t)))
+			x->failed = true;
 	return x->failed ? export_failed(x) : 0;
 }
 

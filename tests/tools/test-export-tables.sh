@@ -51,6 +51,24 @@ full() { # full FORMAT OUT
 full sqlite "$tmp/full.sqlite"
 full csv "$tmp/full"
 
+# --force replaces what is there only once the new one is whole: a forced
+# export that fails leaves the old file as it was, and nothing beside it
+forced_full() { # forced_full FORMAT OUT
+	(trap '' XFSZ; ulimit -f 200; exec "$dnntrace" export --format "$1" --force -o "$2" "$t") \
+		>/dev/null 2>&1
+}
+echo old >"$tmp/kept.sqlite"
+forced_full sqlite "$tmp/kept.sqlite"
+ok "a forced export that failed keeps the old file" test "$(cat "$tmp/kept.sqlite")" = old
+ok "and leaves no temporary file" test -z "$(ls "$tmp" | grep 'kept.sqlite.')"
+expect 0 '' -- export --format sqlite --force -o "$tmp/kept.sqlite" "$t"
+ok "a forced export replaces the file" test "$(head -c 6 "$tmp/kept.sqlite")" = SQLite
+mkdir "$tmp/keptcsv"
+echo old >"$tmp/keptcsv/CUDNN_EVENTS.csv"
+forced_full csv "$tmp/keptcsv"
+ok "a forced CSV export that failed keeps the old table" test "$(cat "$tmp/keptcsv/CUDNN_EVENTS.csv")" = old
+ok "and leaves no temporary file" test -z "$(ls "$tmp/keptcsv" | grep -v 'CUDNN_EVENTS.csv$')"
+
 # rows of a table (its CSV file, less the header line)
 rows() { echo $(($(wc -l <"$1") - 1)); }
 
