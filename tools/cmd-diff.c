@@ -705,7 +705,11 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	dt_json_ku(j, "copies_ns", s->copy_ns);
 	dt_json_ku(j, "host_cudnn_ns", s->host_ns);
 	dt_json_ku(j, "calls", s->calls);
+	dt_json_ku(j, "own_calls", s->own_calls);
 	dt_json_ku(j, "ops", s->ops);
+	dt_json_ku(j, "kernels", s->kernels);
+	dt_json_ku(j, "work", s->work);
+	dt_json_ku(j, "gpu_ns", s->gpu_ns);
 	dt_json_ku(j, "timed_ops", s->ops - s->sampling.unsampled_ops);
 	dt_json_key(j, "complete");
 	dt_json_bool(j, dt_summary_complete(s));
