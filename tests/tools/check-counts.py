@@ -81,6 +81,8 @@ def from_sqlite(dnntrace, path, tmp):
     sql = f"""SELECT
       (SELECT COUNT(*) FROM CUDNN_EVENTS WHERE byDnntrace = 0) AS calls,
       (SELECT COUNT(*) FROM CUDNN_EVENTS WHERE byDnntrace = 1) AS own,
+      (SELECT calls FROM PROCESSES) AS process_calls,
+      (SELECT ownCalls FROM PROCESSES) AS process_own,
       (SELECT COUNT(*) FROM CUDNN_OPS WHERE origin <> 'captured') AS ops,
       (SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL
         WHERE start IS NOT NULL) AS timed,
@@ -109,6 +111,8 @@ def check_trace(dnntrace, path, tmp):
     def more(key, numbers):
         if key in sql:
             numbers["sqlite"] = sql[key]
+        if "process_" + key in sql:
+            numbers["sqlite PROCESSES"] = sql["process_" + key]
         return numbers
 
     agree(path, "the program's calls", more("calls", {
