@@ -325,9 +325,11 @@ static void html_totals(const struct ctx *c)
 {
 	const struct dt_summary *b = c->d->base, *n = c->d->next;
 	struct pair p[] = {
-		{ "GPU time in cuDNN operations", { b->cudnn_ns, n->cudnn_ns } },
+		{ "GPU time in cuDNN operations",
+		  { b->cudnn_ns, n->cudnn_ns } },
 		{ "GPU time in other kernels", { other_ns(b), other_ns(n) } },
-		{ "memory copies and sets", { b->copy_ns, n->copy_ns } },
+		{ "memory copies and sets outside cuDNN calls",
+		  { b->copy_ns, n->copy_ns } },
 	};
 
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
@@ -354,8 +356,8 @@ static void print_totals(const struct ctx *c)
 		  true, w);
 	total_row(t, "GPU time in other kernels", other_ns(b), other_ns(n),
 		  true, w);
-	total_row(t, "memory copies and sets", b->copy_ns, n->copy_ns, true,
-		  w);
+	total_row(t, "memory copies and sets outside cuDNN calls", b->copy_ns,
+		  n->copy_ns, true, w);
 	total_row(t, "host time inside cuDNN calls", b->host_ns, n->host_ns,
 		  true, false);
 	total_row(t, "cuDNN calls", b->calls, n->calls, false, false);

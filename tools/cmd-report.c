@@ -607,7 +607,8 @@ static void print_time(const struct ctx *c)
 		dt_table_cell(t, "%" PRIu64, n);
 	}
 	if (s->copies) {
-		dt_table_cell(t, "%smemory copies and sets", ind);
+		dt_table_cell(t, "%smemory copies and sets outside cuDNN calls",
+			      ind);
 		dt_table_cell(t, "%s", dt_fmt_ns(s->copy_ns, b1, sizeof(b1)));
 		dt_table_cell(t, "%s",
 			      dt_fmt_pct(share(s->copy_ns, s->gpu_ns), b2,
