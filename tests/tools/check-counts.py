@@ -9,7 +9,8 @@ graphs, sampled GPU recording) is read by `info`, `report --format json`,
 `ops --format json` (with and without --plans), `dump`, `diff --format json`
 of the trace against itself and, where the sqlite3 client is installed, the
 SQLite export. The program's calls, dnntrace's own calls, op executions,
-kernels, copies and sets and GPU time must agree wherever they are printed.
+kernels, copies, sets and GPU time must agree wherever they are printed,
+and a report of every trace at once must add up to the traces read alone.
 """
 import json
 import os
@@ -58,7 +59,7 @@ def from_info(dnntrace, path):
 
 def from_dump(dnntrace, path):
     n = {"calls": 0, "own": 0, "kernels": 0, "timed": 0, "copies": 0,
-         "gpu_ns": 0}
+         "MEMCPY": 0, "MEMSET": 0, "gpu_ns": 0}
     for line in run([dnntrace, "dump", path]).splitlines():
         kind = line.split(" ", 1)[0]
         if kind == "API_CALL":
@@ -68,6 +69,8 @@ def from_dump(dnntrace, path):
             continue
         dur = re.search(r" dur=(\d+)ns ", line)
         n["kernels" if kind == "KERNEL" else "copies"] += 1
+        if kind != "KERNEL":
+            n[kind] += 1
         n["timed"] += kind == "KERNEL" and dur is not None
         n["gpu_ns"] += int(dur[1]) if dur else 0
     return n
@@ -86,8 +89,8 @@ def from_sqlite(dnntrace, path, tmp):
       (SELECT COUNT(*) FROM CUDNN_OPS WHERE origin <> 'captured') AS ops,
       (SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL
         WHERE start IS NOT NULL) AS timed,
-      (SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY) +
-      (SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_MEMSET) AS copies,
+      (SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY) AS memcpy,
+      (SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_MEMSET) AS memset,
       (SELECT COALESCE(SUM({dur}), 0) FROM (
         SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_KERNEL
         UNION ALL SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_MEMCPY
@@ -133,9 +136,14 @@ def check_trace(dnntrace, path, tmp):
     if not info["untimed"]:
         agree(path, "kernels", {"info": info["kernels"],
                                 "report": f["kernels"]})
-    agree(path, "copies and sets", more("copies", {
+    agree(path, "copies and sets", {
         "info": info["copies"], "dump": dump["copies"],
-        "report": f.get("copies")}))
+        "report": f.get("copies")})
+    if sql:
+        agree(path, "copies", {"dump": dump["MEMCPY"],
+                               "sqlite": sql["memcpy"]})
+        agree(path, "sets", {"dump": dump["MEMSET"],
+                             "sqlite": sql["memset"]})
     agree(path, "kernels, copies and sets", {
         "report work": report["gpu"].get("work"), "diff work": diff.get("work"),
         "report kernels + copies": f["kernels"] + f.get("copies", 0)})
@@ -143,6 +151,38 @@ def check_trace(dnntrace, path, tmp):
         "dump": dump["gpu_ns"], "report": f["gpu_ns"],
         "report total": report["gpu"]["total_ns"],
         "diff": diff.get("gpu_ns")}))
+    return f
+
+
+def check_all(dnntrace, folder, alone):
+    """Every trace at once (a folder of them): the totals of report and diff
+    and report's Traces are the traces read alone (alone: report's
+    files[0] of each), summed."""
+    report = json.loads(run([dnntrace, "report", "--format", "json",
+                             folder]))
+    text = run([dnntrace, "report", folder])
+    m = re.search(r"^totals +(\d+) calls \(\d+ failed\)"
+                  r"(?: and (\d+) of dnntrace's own)?, (\d+) cuDNN op "
+                  r"executions, (\d+) kernels", text, re.M)
+    said = {"calls": int(m[1]), "own_calls": int(m[2] or 0),
+            "ops": int(m[3]), "kernels": int(m[4])}
+    diff = json.loads(run([dnntrace, "diff", "--format", "json", folder,
+                           folder]))["base"]
+    for key in ("calls", "own_calls", "ops", "kernels", "copies", "gpu_ns"):
+        numbers = {
+            "traces read alone": sum(f[key] for f in alone),
+            "report's Traces": sum(f[key] for f in report["files"])}
+        if key in said:
+            numbers["report's totals"] = said[key]
+        if key in diff:
+            numbers["diff"] = diff[key]
+        agree("every trace", key, numbers)
+    agree("every trace", "kernels, copies and sets", {
+        "traces read alone": sum(f["kernels"] + f["copies"] for f in alone),
+        "report": report["gpu"]["work"], "diff": diff["work"]})
+    agree("every trace", "GPU time", {
+        "traces read alone": sum(f["gpu_ns"] for f in alone),
+        "report": report["gpu"]["total_ns"]})
 
 
 def main():
@@ -163,8 +203,13 @@ def main():
             run([synth, listing, out, *args])
             traces += sorted(os.path.join(out, n) for n in os.listdir(out)
                              if n.endswith(".dnnt"))
+        alone = [check_trace(dnntrace, path, tmp) for path in traces]
+        every = os.path.join(tmp, "every")
+        os.mkdir(every)
         for path in traces:
-            check_trace(dnntrace, path, tmp)
+            os.symlink(os.path.abspath(path),
+                       os.path.join(every, os.path.basename(path)))
+        check_all(dnntrace, every, alone)
     finally:
         shutil.rmtree(tmp)
     print(f"counts: {checks - failures} of {checks} checks agree"
