@@ -606,9 +606,7 @@ static void find_idle(struct dt_summary *s)
 	dt_sb_item(&ev, "\n",
 		   "%" PRIu64 " kernels, copies and sets, %s of GPU work "
 		   "each on average",
-		   s->kernels + s->copies,
-		   dt_fmt_ns(s->gpu_ns / (s->kernels + s->copies), t1,
-			     sizeof(t1)));
+		   s->work, dt_fmt_ns(s->gpu_ns / s->work, t1, sizeof(t1)));
 	if (launches)
 		dt_sb_item(&ev, "\n",
 			   "%" PRIu64 " CUDA graph launches ran %" PRIu64

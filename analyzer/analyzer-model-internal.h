@@ -215,6 +215,8 @@ struct dt_model {
 	uint64_t window_open; /* sampled: when the open window opened, 0
 				 none is open */
 	struct dt_model_stats stats;
+	uint64_t ops_made; /* ops made from calls, captures too: tells
+			      on_call whether its call made one */
 	/* what kernel names say, worked out once per name: the names are
 	 * few, their records many. Entries stay for the model's life. */
 	struct dt_kernel_class **knames; /* by id */

@@ -629,7 +629,7 @@ static struct pending *add_op(struct dt_model *m,
 	}
 	insert_pending(m, p);
 	index_put(m, p);
-	m->stats.ops++;
+	m->ops_made++;
 	return p;
 }
 
@@ -1318,7 +1318,7 @@ static void derive_bn(struct dt_model *m, const struct dt_arg *args)
 static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 {
 	m->call_argc = -1;
-	uint64_t ops = m->stats.ops;
+	uint64_t ops = m->ops_made;
 
 	on_call_inner(m, c);
 	/* a call that is no computation but launched work before its record
@@ -1326,7 +1326,7 @@ static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
 						 sizeof(m->orphans[0]))];
 	const struct dt_file_info *fi = m->fi;
-	if (m->stats.ops != ops || o->call != c->seq || !o->kernels ||
+	if (m->ops_made != ops || o->call != c->seq || !o->kernels ||
 	    c->api >= fi->n_apis || !fi->apis[c->api].name)
 		return;
 	struct pending *p = add_op(m, c, fi->apis[c->api].name, "");
@@ -1739,6 +1739,7 @@ static void emit_call(struct dt_model *m, const struct dt_rec_api_call *c)
 	e.argv = m->call_argc >= 0 ? m->call_args : NULL;
 	e.argc = m->call_argc;
 	m->stats.calls++;
+	m->stats.own_calls += !!(c->flags & DT_CALL_BY_DNNTRACE);
 	seen(m, c->t_begin);
 	seen(m, c->t_end);
 	EMIT(m, call, &e);
@@ -1756,9 +1757,11 @@ static void emit_ops(struct dt_model *m)
 		if (!(op = m_graph_next(m, m->head)) && !(op = model_next(m)))
 			break;
 		/* counted as handed out: a call that turned out to capture
-		 * into a graph ran nothing itself */
-		m->stats.sampling.unsampled_ops +=
-			op->unsampled && op->origin != DT_OP_CAPTURED;
+		 * into a graph ran nothing itself, its replays are the
+		 * executions */
+		bool ran = op->origin != DT_OP_CAPTURED;
+		m->stats.ops += ran;
+		m->stats.sampling.unsampled_ops += op->unsampled && ran;
 		EMIT(m, op, op);
 	}
 }

@@ -887,6 +887,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		return;
 	f->gpu_ns += d;
 	s->gpu_ns += d;
+	s->work++;
 	/* the union of busy intervals does not care which clock, as long as
 	 * it is one; the histogram's is the host's */
 	if (!f->busy.width_ns && (!f->busy.t0 || a->start < f->busy.t0))
@@ -921,6 +922,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	if (a->kind != DT_ACT_KERNEL) {
 		enum dt_opfam fam = a->kind == DT_ACT_MEMSET ? DT_OPF_FILL
 							     : DT_OPF_COPY;
+		f->copies++;
 		phase_add(s, a, fam, d);
 		if (!cudnn) {
 			s->lib_ns[DT_LIB_RUNTIME][fam] += d;
@@ -1002,12 +1004,21 @@ static void on_call(void *arg, const struct dt_call *a)
 	struct priv *pv = P(s);
 	uint64_t d = a->t_end - a->t_begin;
 
-	f->calls++;
 	if (a->t_begin < f->t_begin || !f->t_begin)
 		f->t_begin = a->t_begin;
 	if (a->t_end > f->t_end)
 		f->t_end = a->t_end;
-	if (a->flags & DT_CALL_BY_DNNTRACE || a->api >= pv->n_api_map)
+	/* the recorder's own plan queries are no work of the program's */
+	if (a->flags & DT_CALL_BY_DNNTRACE) {
+		f->own_calls++;
+		s->own_calls++;
+		return;
+	}
+	f->calls++;
+	s->calls++;
+	s->host_ns += d;
+	s->failed += a->status != 0;
+	if (a->api >= pv->n_api_map)
 		return;
 	if (!pv->api_map[a->api]) {
 		const char *name = fi->apis[a->api].name;
@@ -1024,13 +1035,10 @@ static void on_call(void *arg, const struct dt_call *a)
 		r->max = d;
 	r->calls++;
 	r->ns += d;
-	s->calls++;
-	s->host_ns += d;
 	if (a->status != 0) {
 		r->failed++;
 		r->failed_ns += d;
 		r->last_failure = a->status;
-		s->failed++;
 	}
 }
 

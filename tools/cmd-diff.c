@@ -325,9 +325,11 @@ static void html_totals(const struct ctx *c)
 {
 	const struct dt_summary *b = c->d->base, *n = c->d->next;
 	struct pair p[] = {
-		{ "GPU time in cuDNN operations", { b->cudnn_ns, n->cudnn_ns } },
+		{ "GPU time in cuDNN operations",
+		  { b->cudnn_ns, n->cudnn_ns } },
 		{ "GPU time in other kernels", { other_ns(b), other_ns(n) } },
-		{ "memory copies and sets", { b->copy_ns, n->copy_ns } },
+		{ "memory copies and sets outside cuDNN calls",
+		  { b->copy_ns, n->copy_ns } },
 	};
 
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
@@ -354,8 +356,8 @@ static void print_totals(const struct ctx *c)
 		  true, w);
 	total_row(t, "GPU time in other kernels", other_ns(b), other_ns(n),
 		  true, w);
-	total_row(t, "memory copies and sets", b->copy_ns, n->copy_ns, true,
-		  w);
+	total_row(t, "memory copies and sets outside cuDNN calls", b->copy_ns,
+		  n->copy_ns, true, w);
 	total_row(t, "host time inside cuDNN calls", b->host_ns, n->host_ns,
 		  true, false);
 	total_row(t, "cuDNN calls", b->calls, n->calls, false, false);
@@ -705,7 +707,11 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	dt_json_ku(j, "copies_ns", s->copy_ns);
 	dt_json_ku(j, "host_cudnn_ns", s->host_ns);
 	dt_json_ku(j, "calls", s->calls);
+	dt_json_ku(j, "own_calls", s->own_calls);
 	dt_json_ku(j, "ops", s->ops);
+	dt_json_ku(j, "kernels", s->kernels);
+	dt_json_ku(j, "work", s->work);
+	dt_json_ku(j, "gpu_ns", s->gpu_ns);
 	dt_json_ku(j, "timed_ops", s->ops - s->sampling.unsampled_ops);
 	dt_json_key(j, "complete");
 	dt_json_bool(j, dt_summary_complete(s));

@@ -63,7 +63,9 @@ static void on_call(void *arg, const struct dt_call *c)
 {
 	struct info *in = arg;
 
-	if (in->counts && c->api < in->n_apis) {
+	/* the function table is the program's calls, as report's */
+	if (in->counts && c->api < in->n_apis &&
+	    !(c->flags & DT_CALL_BY_DNNTRACE)) {
 		in->counts[c->api].calls++;
 		in->counts[c->api].failed += c->status != 0;
 		in->counts[c->api].ns += c->t_end - c->t_begin;
@@ -195,12 +197,17 @@ int dt_info_file(const char *path, long top)
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",
 	       "records:", st->records, st->frames, st->calls, threads);
+	if (ms->own_calls)
+		printf("%-12s %" PRIu64 " the program's, %" PRIu64
+		       " dnntrace's own (its plan queries)\n",
+		       "calls:", ms->calls - ms->own_calls, ms->own_calls);
 	if (kernels || copies)
-		printf("%-12s %" PRIu64 " kernels (%" PRIu64
-		       " launches made in calls), %" PRIu64
-		       " copies and sets%s\n",
-		       "GPU work:", kernels, attributed, copies,
-		       untimed ? ", some kernels untimed" : "");
+		printf("%-12s %" PRIu64 " kernels, %" PRIu64
+		       " copies and sets; %" PRIu64
+		       " CUDA calls tied to the cuDNN calls that made "
+		       "them%s\n",
+		       "GPU work:", kernels, copies, attributed,
+		       untimed ? "; some kernels untimed" : "");
 	char lost[512];
 	printf("%-12s %s\n", "lost:",
 	       dt_lost_text(st, ms, "", lost, sizeof(lost)));

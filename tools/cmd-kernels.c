@@ -251,8 +251,8 @@ static const char *dim3_text(const int32_t *d, bool one, char *buf,
 static void print_text(const struct kernels_out *o, const struct kernels *k)
 {
 	static const char *const headers[] = {
-		"time %", "total", "count", "mean", "median", "min",
-		"max",    "grid",  "block", "kernel", NULL,
+		"of kernels", "total", "count", "mean",   "median", "min",
+		"max",        "grid",  "block", "kernel", NULL,
 	};
 	struct dt_table *t = dt_table_new(headers, "rrrrrrrrrl");
 	char b[6][32], pct[16];

@@ -212,7 +212,8 @@ struct problem {
 	const char *api;
 	uint32_t plan;
 	int64_t engine, workspace;
-	uint64_t count, gpu_ns, host_ns, kernels;
+	uint64_t count; /* executions: replays in, captures out */
+	uint64_t captured, gpu_ns, host_ns, kernels;
 };
 
 struct problems {
@@ -222,10 +223,14 @@ struct problems {
 
 static void add_problem(struct problems *ps, const struct dt_op *op)
 {
+	/* a capture ran nothing: its replays are the executions */
+	bool captured = op->origin == DT_OP_CAPTURED;
+
 	for (size_t i = 0; i < ps->n; i++) {
 		struct problem *p = &ps->v[i];
 		if (p->api == op->api && !strcmp(p->key, op->desc)) {
-			p->count++;
+			p->count += captured ? 0 : 1;
+			p->captured += captured;
 			p->gpu_ns += op->gpu_ns;
 			p->host_ns += op->t_end - op->t_begin;
 			p->kernels += op->kernels;
@@ -242,11 +247,16 @@ static void add_problem(struct problems *ps, const struct dt_op *op)
 		ps->v = v;
 		ps->cap = cap;
 	}
-	ps->v[ps->n++] = (struct problem){
-		strdup(op->desc), op->api, op->plan,   op->engine,
-		op->workspace,    1,       op->gpu_ns, op->t_end - op->t_begin,
-		op->kernels
-	};
+	ps->v[ps->n++] = (struct problem){ .key = strdup(op->desc),
+					   .api = op->api,
+					   .plan = op->plan,
+					   .engine = op->engine,
+					   .workspace = op->workspace,
+					   .count = !captured,
+					   .captured = captured,
+					   .gpu_ns = op->gpu_ns,
+					   .host_ns = op->t_end - op->t_begin,
+					   .kernels = op->kernels };
 }
 
 static int by_gpu(const void *a, const void *b)
@@ -292,6 +302,7 @@ static void print_problems(FILE *out, struct dt_json *j, struct problems *ps,
 			dt_json_open(j, '{', -1);
 			dt_json_ks(j, "api", p->api);
 			dt_json_ku(j, "count", p->count);
+			dt_json_ku(j, "captured", p->captured);
 			dt_json_ku(j, "gpu_ns", p->gpu_ns);
 			dt_json_ku(j, "host_ns", p->host_ns);
 			dt_json_ku(j, "kernels", p->kernels);
@@ -499,7 +510,7 @@ int cmd_ops(int argc, char **argv)
 		dt_json_close(j, -1);
 		putchar('\n');
 	} else if (call < 0) {
-		printf("# %" PRIu64 " operations; %" PRIu64
+		printf("# %" PRIu64 " op executions; %" PRIu64
 		       " kernels ran outside cuDNN "
 		       "calls%s\n",
 		       ms->ops, ms->other_kernels,

@@ -477,11 +477,15 @@ static void print_identity(const struct ctx *c)
 	else if (partial)
 		warn_fact(c, "", "%s", "what incomplete traces lack is not in "
 			  "the numbers below");
+	char own[64] = "";
+	if (s->own_calls)
+		snprintf(own, sizeof(own), " and %" PRIu64 " of dnntrace's own",
+			 s->own_calls);
 	fact(c, "totals",
-	     "%" PRIu64 " calls (%" PRIu64 " failed), %" PRIu64
+	     "%" PRIu64 " calls (%" PRIu64 " failed)%s, %" PRIu64
 	     " cuDNN op executions, %" PRIu64 " kernels; %s between the "
 	     "first and the last call%s",
-	     s->calls, s->failed, s->ops, s->kernels,
+	     s->calls, s->failed, own, s->ops, s->kernels,
 	     dt_fmt_ns(span, b1, sizeof(b1)),
 	     s->n_files > 1 ? " (longest)" : "");
 	print_graphs(c);
@@ -603,7 +607,8 @@ static void print_time(const struct ctx *c)
 		dt_table_cell(t, "%" PRIu64, n);
 	}
 	if (s->copies) {
-		dt_table_cell(t, "%smemory copies and sets", ind);
+		dt_table_cell(t, "%smemory copies and sets outside cuDNN calls",
+			      ind);
 		dt_table_cell(t, "%s", dt_fmt_ns(s->copy_ns, b1, sizeof(b1)));
 		dt_table_cell(t, "%s",
 			      dt_fmt_pct(share(s->copy_ns, s->gpu_ns), b2,
@@ -725,9 +730,10 @@ static void print_ops(const struct ctx *c)
 	char rank_hdr[RANK_COLUMNS][32];
 	size_t h = 0, n;
 	static const char *const fixed[] = {
-		"count", "GPU time", "share",  "tuning",    "mean",   "median",
-		"min",   "max",      "engine", "workspace", "FLOP/s", "%peak",
-		"B/s",   "%peak",    "FLOP/B", "bound"
+		"count",  "GPU time",  "of cuDNN", "tuning",
+		"mean",   "median",    "min",      "max",
+		"engine", "workspace", "FLOP/s",   "%peak",
+		"B/s",    "%peak",     "FLOP/B",   "bound"
 	};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
@@ -1053,9 +1059,11 @@ static void json_files(struct dt_json *j, const struct dt_summary *s)
 		dt_json_ks(j, "recording", f->gpu_state);
 		dt_json_trace_end(j, f);
 		dt_json_ku(j, "calls", f->calls);
+		dt_json_ku(j, "own_calls", f->own_calls);
 		dt_json_ku(j, "records", f->records);
 		dt_json_ku(j, "ops", f->ops);
 		dt_json_ku(j, "kernels", f->kernels);
+		dt_json_ku(j, "copies", f->copies);
 		dt_json_ku(j, "duration_ns",
 		   f->t_end > f->t_begin ? f->t_end - f->t_begin : 0);
 		dt_json_ku(j, "gpu_ns", f->gpu_ns);
@@ -1221,6 +1229,7 @@ static void json_gpu(struct dt_json *j, const struct dt_summary *s)
 	dt_json_ku(j, "copies_ns", s->copy_ns);
 	dt_json_ku(j, "copies", s->copies);
 	dt_json_ku(j, "copy_bytes", s->copy_bytes);
+	dt_json_ku(j, "work", s->work);
 	dt_json_key_nl(j, "cudnn_by_kind", 2);
 	dt_json_open(j, '[', -1);
 	for (int k = 0; k < DT_KIND_COUNT; k++) {

@@ -92,6 +92,9 @@
 	  "1 when lost is the recorder's count, 0 when a lower bound")         \
 	C(proc, lostText, TEXT, "what was lost, and why, in words")            \
 	C(proc, gpuDropped, INTEGER, "GPU records CUPTI dropped")              \
+	C(proc, calls, INTEGER, "the program's calls (CUDNN_EVENTS rows)")     \
+	C(proc, ownCalls, INTEGER,                                             \
+	  "dnntrace's own calls, not in calls (byDnntrace rows)")              \
 	C(proc, undecoded, INTEGER,                                            \
 	  "calls whose arguments did not match their signature")               \
 	C(proc, graphLaunches, INTEGER, "CUDA graph launches")                 \
@@ -157,7 +160,9 @@
 	C(call, nested, INTEGER,                                               \
 	  "1 when made while another call was in progress")                    \
 	C(call, byDnntrace, INTEGER,                                           \
-	  "1 when the recorder asked cuDNN itself (left out of the report)")   \
+	  "1 when the recorder asked cuDNN itself: dnntrace's own calls, "     \
+	  "which no command counts with the program's "                        \
+	  "([COUNTS.md](COUNTS.md))")                                          \
 	C(call, args, TEXT,                                                    \
 	  "its arguments, as dnntrace dump shows them; NULL when they do not " \
 	  "match the signature")

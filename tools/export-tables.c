@@ -132,6 +132,9 @@ struct exporter {
 	const struct dt_file_info *fi;
 	int64_t gpid;
 	bool open_window; /* no --from or --to */
+	/* the trace's CUDNN_EVENTS rows: the program's calls and dnntrace's
+	 * own, for its PROCESSES row */
+	uint64_t calls, own_calls;
 
 	struct interned *strs;
 	size_t cap_strs, n_strs;
@@ -460,6 +463,10 @@ static void on_call(void *arg, const struct dt_call *c)
 	else
 		put_null(x, XT_call_args);
 	emit(x, XT_call);
+	if (c->flags & DT_CALL_BY_DNNTRACE)
+		x->own_calls++;
+	else
+		x->calls++;
 }
 
 /* A kernel's mangled and short names, interned once per name and trace. */
@@ -872,6 +879,8 @@ static void put_trace(struct exporter *x, struct dt_session *s)
 	put_s(x, XT_proc_lostText,
 	      dt_lost_text(st, ms, " lost", lost, sizeof(lost)));
 	put_i(x, XT_proc_gpuDropped, (int64_t)st->gpu_dropped);
+	put_i(x, XT_proc_calls, (int64_t)x->calls);
+	put_i(x, XT_proc_ownCalls, (int64_t)x->own_calls);
 	put_i(x, XT_proc_undecoded, (int64_t)ms->undecoded);
 	put_i(x, XT_proc_graphLaunches, (int64_t)g->launches);
 	put_i(x, XT_proc_graphLaunchNs, (int64_t)g->launch_ns);
@@ -973,6 +982,7 @@ static int export_tables(const struct dt_export_opts *o, const struct sink *sk)
 		x->fi = dt_session_info(t[i].s);
 		x->gpid = (int64_t)i << 48 | (int64_t)t[i].pid << 24;
 		x->n_addrs = 0;
+		x->calls = x->own_calls = 0;
 		if (x->addrs)
 			memset(x->addrs, 0, x->cap_addrs * sizeof(*x->addrs));
 		if (x->kernel_names)

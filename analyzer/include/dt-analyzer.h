@@ -805,13 +805,15 @@ struct dt_gpu_sampling {
 };
 
 struct dt_model_stats {
-	uint64_t calls;           /* API calls */
+	uint64_t calls;           /* API calls, dnntrace's own too */
+	uint64_t own_calls;       /* of which dnntrace's own (its plan
+				     queries, DT_CALL_BY_DNNTRACE) */
 	uint64_t ops;             /* op executions */
 	uint64_t undecoded;       /* calls whose arguments did not decode */
 	uint64_t kernels;         /* kernel records (untimed ones too) */
 	uint64_t untimed;         /* kernels CUPTI could not time */
 	uint64_t copies;          /* copies and sets */
-	uint64_t launches;        /* launches tagged with their call (CORR) */
+	uint64_t launches;        /* CUDA calls tied to cuDNN calls (CORR) */
 	uint64_t threads;         /* threads seen (THREAD records) */
 	uint64_t other_kernels;   /* kernels launched outside any cuDNN call */
 	uint64_t late_kernels;    /* kernels that came after their op was out */
@@ -1145,8 +1147,10 @@ struct dt_sum_file {
 	uint64_t records_missing; /* written but not read (skipped frames) */
 	bool records_missing_known;
 	uint64_t skipped_bytes; /* of damaged frames skipped */
-	uint64_t records, calls, lost, gpu_dropped, undecoded;
-	uint64_t kernels, ops;
+	uint64_t records, lost, gpu_dropped, undecoded;
+	uint64_t calls;                /* the program's (analyzer/COUNTS.md) */
+	uint64_t own_calls;            /* dnntrace's own, not in calls */
+	uint64_t kernels, copies, ops; /* copies: copies and sets */
 	uint64_t t_begin, t_end; /* first and last host timestamps seen */
 	struct dt_gpu_sampling sampling;
 	uint64_t gpu_ns;         /* kernels, copies and sets, summed */
@@ -1364,7 +1368,9 @@ struct dt_summary {
 						 (XLA's redzone checks and result
 						 comparisons) */
 	uint64_t host_ns;                     /* inside cuDNN calls */
-	uint64_t calls, failed, ops, kernels;
+	uint64_t calls, failed, ops, kernels; /* calls: the program's */
+	uint64_t own_calls; /* dnntrace's own (not in calls) */
+	uint64_t work;      /* kernels, copies and sets, every one timed */
 	/* sampled GPU recording, over every trace (one_in: the largest,
 	 * window_ms unused), and the host time of the sampled traces */
 	struct dt_gpu_sampling sampling;

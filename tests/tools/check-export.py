@@ -49,10 +49,13 @@ NOT_CAPTURED = "origin <> 'captured'"
 
 QUERIES = {
     "processes": "SELECT * FROM {PROCESSES}",
-    "calls": """SELECT globalPid, COUNT(*) AS n, MIN(start) AS first,
+    # the program's calls, and dnntrace's own (its plan queries) apart
+    "calls": """SELECT globalPid, SUM(1 - byDnntrace) AS n,
+                       SUM(byDnntrace) AS own, MIN(start) AS first,
                        MAX("end") AS last
                   FROM {CUDNN_EVENTS} GROUP BY globalPid""",
-    "gpu": f"""SELECT globalPid, SUM(kernel) AS kernels, SUM({DURATION}) AS ns,
+    "gpu": f"""SELECT globalPid, SUM(kernel) AS kernels,
+                      SUM(1 - kernel) AS copies, SUM({DURATION}) AS ns,
                       SUM(CASE WHEN callSeq IS NOT NULL THEN {DURATION}
                                ELSE 0 END) AS cudnn_ns
                  FROM {ACTIVITY} AS a WHERE start IS NOT NULL
@@ -224,7 +227,7 @@ def compare(name, report, res):
         if not p:
             continue
         g, w = p["globalPid"], f"{name}: {f['path']}"
-        c = calls.get(g, {"n": 0, "first": 0, "last": 0})
+        c = calls.get(g, {"n": 0, "own": 0, "first": 0, "last": 0})
         check(f"{w}: pid", p["pid"], f["pid"])
         check(f"{w}: rank", p["rank"],
               int(f["rank"].split("=")[1]) if f["rank"] else None)
@@ -237,10 +240,13 @@ def compare(name, report, res):
         check(f"{w}: GPU records dropped", p["gpuDropped"], f["gpu_dropped"])
         check(f"{w}: records", p["records"], f["records"])
         check(f"{w}: calls", c["n"], f["calls"])
+        check(f"{w}: dnntrace's own calls", c["own"], f["own_calls"])
         check(f"{w}: duration", c["last"] - c["first"], f["duration_ns"])
         check(f"{w}: ops", ops.get(g, {"n": 0})["n"], f["ops"])
-        gw = gpu.get(g, {"kernels": 0, "ns": 0, "cudnn_ns": 0})
+        gw = gpu.get(g, {"kernels": 0, "copies": 0, "ns": 0,
+                         "cudnn_ns": 0})
         check(f"{w}: kernels", gw["kernels"], f["kernels"])
+        check(f"{w}: copies and sets", gw["copies"], f["copies"])
         check(f"{w}: GPU time", gw["ns"], f["gpu_ns"])
         check(f"{w}: cuDNN's GPU time", gw["cudnn_ns"], f["cudnn_gpu_ns"])
     check(f"{name}: complete", all(p["complete"] for p in procs.values()),
