@@ -15,7 +15,7 @@
 #include "dt-analyzer.h"
 #include "tools.h"
 
-#define OPS_SCHEMA_VERSION 1
+#define OPS_SCHEMA_VERSION 2
 
 static void ops_help(FILE *f)
 {
