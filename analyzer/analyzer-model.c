@@ -1816,6 +1816,8 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	case DT_REC_MEMCPY:
 		a = COPY_ACTIVITY(DT_ACT_MEMCPY,
 				  (const struct dt_rec_memcpy *)(const void *)h);
+		a.copy_kind = ((const struct dt_rec_memcpy *)(const void *)h)
+				      ->copy_kind;
 		m->stats.copies++;
 		break;
 	case DT_REC_MEMSET:

@@ -364,12 +364,10 @@ static void on_activity(void *arg, const struct dt_activity *a, uint32_t tid)
 		snprintf(name, sizeof(name), "%.*s", (int)n, f);
 		break;
 	}
-	case DT_ACT_MEMCPY: {
-		const struct dt_rec_memcpy *m = (const void *)a->rec;
+	case DT_ACT_MEMCPY:
 		snprintf(name, sizeof(name), "%s",
-			 dt_export_copy_name(m->copy_kind));
+			 dt_export_copy_name(a->copy_kind));
 		break;
-	}
 	case DT_ACT_MEMSET:
 		snprintf(name, sizeof(name), "Memset");
 		break;

@@ -1028,10 +1028,10 @@ static void on_activity(void *arg, const struct dt_activity *a, uint32_t key)
 		if (a->kernel && a->kernel->graph_id)
 			ann_uint(x, ev, "graph", a->kernel->graph_id);
 	} else {
-		const struct dt_rec_memcpy *m = (const void *)a->rec;
 		event_head(x, ev, TYPE_SLICE_BEGIN, uuid,
-			   a->kind == DT_ACT_MEMCPY ? dt_export_copy_name(m->copy_kind)
-						    : "Memset");
+			   a->kind == DT_ACT_MEMCPY
+				   ? dt_export_copy_name(a->copy_kind)
+				   : "Memset");
 		ann_uint(x, ev, "correlation", a->corr);
 		if (a->call)
 			ann_uint(x, ev, "cuDNN call", a->call);

@@ -654,6 +654,7 @@ struct dt_activity {
 	uint32_t corr; /* CUPTI's correlation id of the launch */
 	uint32_t device, context, stream;
 	uint64_t bytes; /* copies and sets */
+	uint8_t copy_kind; /* copies: CUPTI's direction (dt_copy_kind_name) */
 	/* kernels: what the name says (NULL only when memory is short),
 	 * and the record, for the launch shape */
 	const struct dt_kernel_class *kc;

@@ -54,6 +54,7 @@ struct seen {
 	char thread[16];
 	uint32_t thread_tid, loss_tid, loss_reason;
 	uint64_t lost, loss_t;
+	int copy_kind; /* of the copy, -1 none */
 };
 
 static void on_call(void *arg, const struct dt_call *c)
@@ -67,6 +68,8 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	struct seen *s = arg;
 
 	s->events++;
+	if (a->kind == DT_ACT_MEMCPY)
+		s->copy_kind = a->copy_kind;
 	if (s->n_kernels < 8)
 		s->calls_of_kernels[s->n_kernels++] = a->call;
 }
@@ -138,6 +141,10 @@ int main(void)
 	put_kernel(r, 78, 5000, 5500, "k3");
 	/* a kernel launched outside any cuDNN call */
 	put_kernel(r, 99, 6000, 6100, "other");
+	/* a copy device to host, launched outside cuDNN */
+	struct dt_rec_memcpy cp = { .start = 6200, .end = 6300, .bytes = 64,
+				    .corr = 100, .copy_kind = 2 };
+	CHECK(test_put(r, DT_REC_MEMCPY, &cp, sizeof(cp), NULL, 0));
 	struct dt_rec_loss loss = { .t = 7000, .count = 12, .tid = 7,
 				    .reason = DT_LOSS_CUPTI };
 	CHECK(test_put(r, DT_REC_LOSS, &loss, sizeof(loss), NULL, 0));
@@ -149,7 +156,7 @@ int main(void)
 	CHECK(ss != NULL);
 	if (!ss)
 		TEST_DONE();
-	struct seen seen = { 0 };
+	struct seen seen = { .copy_kind = -1 };
 	struct dt_consumer c = { .arg = &seen,
 				 .call = on_call,
 				 .activity = on_activity,
@@ -173,6 +180,8 @@ int main(void)
 	CHECK_EQ_U(seen.calls_of_kernels[0], 5);
 	CHECK_EQ_U(seen.calls_of_kernels[2], 6);
 	CHECK_EQ_U(seen.calls_of_kernels[3], 0);
+	/* a copy's direction, from its record */
+	CHECK_EQ_U(seen.copy_kind, 2);
 	/* the ring's thread by its name, the loss as recorded */
 	CHECK_EQ_S(seen.thread, "t");
 	CHECK_EQ_U(seen.thread_tid, 7);
@@ -185,7 +194,7 @@ int main(void)
 	CHECK_EQ_U(st->calls, 2);
 	CHECK_EQ_U(st->kernels, 4);
 	CHECK_EQ_U(st->launches, 2);
-	CHECK_EQ_U(st->other_kernels, 1);
+	CHECK_EQ_U(st->other_kernels, 2); /* the kernel and the copy */
 	CHECK_EQ_U(st->late_kernels, 0);
 	dt_session_close(ss);
 	TEST_DONE();
