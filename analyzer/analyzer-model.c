@@ -1819,6 +1819,8 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	case DT_REC_MEMCPY:
 		a = COPY_ACTIVITY(DT_ACT_MEMCPY,
 				  (const struct dt_rec_memcpy *)(const void *)h);
+		a.copy_kind = ((const struct dt_rec_memcpy *)(const void *)h)
+				      ->copy_kind;
 		m->stats.copies++;
 		break;
 	case DT_REC_MEMSET:
@@ -1990,13 +1992,21 @@ static void other_record(struct dt_model *m, const struct dt_rec_hdr *h)
 			m->cupti_to_mono = (int64_t)(c->mono - c->other);
 		break;
 	}
-	case DT_REC_THREAD:
+	case DT_REC_THREAD: {
+		const struct dt_rec_thread *r = (const void *)h;
+		uint32_t len;
+		const char *name = (const char *)dt_rec_tail(h, &len);
+		struct dt_thread e = { r->t, r->tid, len, name, h };
 		m->stats.threads++;
+		EMIT(m, thread, &e);
 		break;
+	}
 	case DT_REC_LOSS: {
 		const struct dt_rec_loss *l = (const void *)h;
+		struct dt_loss e = { l->t, l->count, l->tid, l->reason, h };
 		if (l->reason <= DT_LOSS_CUPTI)
 			m->stats.lost_by[l->reason] += l->count;
+		EMIT(m, loss, &e);
 		break;
 	}
 	}

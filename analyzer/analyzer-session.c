@@ -91,6 +91,8 @@ static void filter_op(void *arg, const struct dt_op *op)
 	}
 FILTER_PASS(device, struct dt_device)
 FILTER_PASS(gpu_state, struct dt_gpu_change)
+FILTER_PASS(thread, struct dt_thread)
+FILTER_PASS(loss, struct dt_loss)
 FILTER_PASS(record, struct dt_rec_hdr)
 FILTER_PASS(plan, struct dt_plan_build)
 FILTER_PASS(graph_launch, struct dt_graph_launch)
@@ -113,6 +115,8 @@ static void consumers_changed(struct dt_session *s)
 				.activity = filter_activity,
 				.device = filter_device,
 				.gpu_state = filter_gpu_state,
+				.thread = filter_thread,
+				.loss = filter_loss,
 				.record = filter_record,
 				.op = filter_op,
 				.plan = filter_plan,

@@ -164,7 +164,7 @@ void dt_export_process_name(const struct dt_export_trace *t, char *buf,
 		 host ? host : "");
 }
 
-void dt_export_loss_text(const struct dt_rec_loss *r, char *buf, size_t size)
+void dt_export_loss_text(const struct dt_loss *r, char *buf, size_t size)
 {
 	snprintf(buf, size, "%" PRIu64 " records lost (thread %u, %s)",
 		 r->count, r->tid,

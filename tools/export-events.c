@@ -4,7 +4,8 @@
  * PyTorch's tools (Kineto, HTA) open. It streams: each event of the
  * session is written as it comes, so memory does not grow with a trace.
  *
- * Layout (analyzer/EXPORT.md): a process per trace; its host threads with
+ * It encodes the timeline export-timeline.c lays out (analyzer/EXPORT.md),
+ * which decides what goes where: a process per trace; its host threads with
  * the cuDNN calls as slices; a track per GPU stream with kernels, copies
  * and sets, and one beside it with the cuDNN op executions; a track for
  * CUDA graph launches and one for GPU recording gaps; flow arrows from a
@@ -30,16 +31,9 @@
 #include "dt-analyzer.h"
 #include "dt-config.h"
 #include "dt-records.h"
+#include "export-timeline.h"
 #include "export.h"
 #include "tools.h"
-
-/* Thread ids of the tracks that are no host thread: above any a kernel
- * hands out (pid_max is at most 2^22). */
-#define TID_GPU (1u << 30)
-#define TID_OPS (1u << 19) /* or'ed into a stream's: its op track */
-#define TID_STREAM_MASK (TID_OPS - 1)
-#define TID_LAUNCHES (TID_GPU - 1)
-#define TID_GPU_STATE (TID_GPU - 2)
 
 /* The last calls, by seq (dense from 1): where a flow to a kernel
  * starts. A kernel whose call fell out of it gets no arrow (counted). */
@@ -81,8 +75,6 @@ struct tev {
 	uint64_t no_flow; /* kernels whose launch is not known: their call
 			     left the ring, or their graph launch was not
 			     recorded */
-	uint64_t gpu_off_since; /* host time GPU recording stopped, or 0 */
-	const char *gpu_off_why;
 	struct call_slot *calls;
 	struct launch_slot *launches;
 	struct pending_flow *pending;
@@ -193,17 +185,12 @@ static void track(struct tev *x, uint32_t tid, const char *fmt, ...)
 	meta(x, "thread_name", tid, name, tid);
 }
 
-static uint32_t stream_tid(uint32_t device, uint32_t stream)
-{
-	return TID_GPU | (device & 0x3ff) << 20 | (stream & TID_STREAM_MASK);
-}
-
 /* -------------------------------------------------------------- events */
 
 static void flow_pending(struct tev *x, uint64_t key, bool graph, uint32_t tid,
 			 uint64_t t);
 
-static void on_call(void *arg, const struct dt_call *c)
+static void on_call(void *arg, const struct dt_call *c, bool shown)
 {
 	struct tev *x = arg;
 	char val[4096];
@@ -214,7 +201,7 @@ static void on_call(void *arg, const struct dt_call *c)
 		x->last_seq = c->seq;
 	if (x->n_pending)
 		flow_pending(x, c->seq, false, c->tid, c->t_begin);
-	if (!dt_export_in(x->t, c->t_begin, c->t_end))
+	if (!shown)
 		return;
 	track(x, c->tid, "thread %u", c->tid);
 	event_open(x, "X", CAT_CALL, c->tid, c->t_begin);
@@ -309,7 +296,7 @@ static void flow_from_launch(struct tev *x, uint32_t corr, uint32_t tid,
 	const struct launch_slot *l = &x->launches[corr % LAUNCH_RING];
 
 	if (l->corr == corr)
-		flow(x, TID_LAUNCHES, l->t, tid, t);
+		flow(x, DT_TL_LAUNCHES, l->t, tid, t);
 	else
 		flow_later(x, corr, true, tid, t);
 }
@@ -350,17 +337,14 @@ static void kernel_args(struct tev *x, const struct dt_activity *a)
 		dt_json_ku(&x->j, "graph", k->graph_id);
 }
 
-static void on_activity(void *arg, const struct dt_activity *a)
+static void on_activity(void *arg, const struct dt_activity *a, uint32_t tid)
 {
 	struct tev *x = arg;
-	uint32_t tid = stream_tid(a->device, a->stream);
 	static const char *const cats[] = { [DT_ACT_KERNEL] = CAT_KERNEL,
 					    [DT_ACT_MEMCPY] = CAT_MEMCPY,
 					    [DT_ACT_MEMSET] = CAT_MEMSET };
 	char name[256];
 
-	if (!a->timed || !dt_export_in(x->t, a->start, a->end))
-		return;
 	track(x, tid, "GPU %u stream %u", a->device, a->stream);
 	/* the arrow first: its end binds to the slice that follows */
 	if (a->kernel && a->kernel->graph_id)
@@ -380,12 +364,10 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		snprintf(name, sizeof(name), "%.*s", (int)n, f);
 		break;
 	}
-	case DT_ACT_MEMCPY: {
-		const struct dt_rec_memcpy *m = (const void *)a->rec;
+	case DT_ACT_MEMCPY:
 		snprintf(name, sizeof(name), "%s",
-			 dt_export_copy_name(m->copy_kind));
+			 dt_export_copy_name(a->copy_kind));
 		break;
-	}
 	case DT_ACT_MEMSET:
 		snprintf(name, sizeof(name), "Memset");
 		break;
@@ -414,17 +396,11 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	dt_json_close(&x->j, -1);
 }
 
-static void on_op(void *arg, const struct dt_op *op)
+static void on_op(void *arg, const struct dt_op *op, uint32_t tid)
 {
 	struct tev *x = arg;
 	char buf[64];
 
-	/* ops that ran on the GPU, on a track beside their first kernel's
-	 * stream */
-	if (!op->kernels || op->device < 0 || op->gpu_end <= op->gpu_start ||
-	    !dt_export_in(x->t, op->gpu_start, op->gpu_end))
-		return;
-	uint32_t tid = stream_tid((uint32_t)op->device, op->gpu_stream) | TID_OPS;
 	track(x, tid, "GPU %d stream %u: cuDNN ops", op->device,
 	      op->gpu_stream);
 	event_open(x, "X", CAT_OP, tid, op->gpu_start);
@@ -461,18 +437,19 @@ static void on_op(void *arg, const struct dt_op *op)
 	dt_json_close(&x->j, -1);
 }
 
-static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+static void on_graph_launch(void *arg, const struct dt_graph_launch *l,
+			    bool shown)
 {
 	struct tev *x = arg;
 
 	x->launches[l->corr % LAUNCH_RING] =
 		(struct launch_slot){ l->corr, l->start };
 	if (x->n_pending)
-		flow_pending(x, l->corr, true, TID_LAUNCHES, l->start);
-	if (!dt_export_in(x->t, l->start, l->end))
+		flow_pending(x, l->corr, true, DT_TL_LAUNCHES, l->start);
+	if (!shown)
 		return;
-	track(x, TID_LAUNCHES, "CUDA graph launches");
-	event_open(x, "X", CAT_LAUNCH, TID_LAUNCHES, l->start);
+	track(x, DT_TL_LAUNCHES, "CUDA graph launches");
+	event_open(x, "X", CAT_LAUNCH, DT_TL_LAUNCHES, l->start);
 	put_dur(x, l->start, l->end);
 	dt_json_ks(&x->j, "name", "graph launch");
 	dt_json_key(&x->j, "args");
@@ -483,34 +460,29 @@ static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
 	dt_json_close(&x->j, -1);
 }
 
-/* A sample of the GPU's DRAM counters (record --gpu-metrics): a counter
- * track of GB/s read and written, per GPU. */
-static void on_gpu_sample(void *arg, const struct dt_gpu_sample *gs)
+/* A GPU's DRAM GB/s: one counter track of them read and written. */
+static void on_dram(void *arg, uint64_t t, uint32_t device,
+		    const double gbps[2])
 {
 	struct tev *x = arg;
-	int r = dt_gpu_sample_metric(gs, "dram__bytes_read.sum");
-	int w = dt_gpu_sample_metric(gs, "dram__bytes_write.sum");
-	double ns = (double)(gs->end - gs->start);
 	char name[48];
 
-	if (ns <= 0 || (r < 0 && w < 0) ||
-	    !dt_export_in(x->t, gs->start, gs->end))
-		return;
-	snprintf(name, sizeof(name), "GPU %u DRAM GB/s", gs->device);
-	event_open(x, "C", CAT_COUNTER, 0, gs->start);
+	snprintf(name, sizeof(name), "GPU %u DRAM GB/s", device);
+	event_open(x, "C", CAT_COUNTER, 0, t);
 	dt_json_ks(&x->j, "name", name);
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
-	dt_json_kg(&x->j, "read", r >= 0 ? gs->v[r] / ns : 0);
-	dt_json_kg(&x->j, "write", w >= 0 ? gs->v[w] / ns : 0);
+	dt_json_kg(&x->j, "read", gbps[0]);
+	dt_json_kg(&x->j, "write", gbps[1]);
 	dt_json_close(&x->j, -1);
 	dt_json_close(&x->j, -1);
 }
 
 /* An instant on the process's own track, for what went missing. */
-static void mark(struct tev *x, uint64_t t, const char *name,
-		 const char *what)
+static void mark(void *arg, uint64_t t, const char *name, const char *what)
 {
+	struct tev *x = arg;
+
 	event_open(x, "i", CAT_MARK, 0, t);
 	dt_json_ks(&x->j, "s", "p");
 	dt_json_ks(&x->j, "name", name);
@@ -521,40 +493,21 @@ static void mark(struct tev *x, uint64_t t, const char *name,
 	dt_json_close(&x->j, -1);
 }
 
-/* GPU recording off (or taken by another profiler) until it resumes: a
- * slice on a track of its own. */
-static void gpu_gap(struct tev *x, uint64_t until)
+/* GPU recording off (or taken by another profiler): a slice on a track
+ * of its own. */
+static void gpu_gap(void *arg, uint64_t from, uint64_t until, const char *why)
 {
-	if (!x->gpu_off_since)
-		return;
-	uint64_t from = x->gpu_off_since;
-	x->gpu_off_since = 0;
-	if (!dt_export_in(x->t, from, until))
-		return;
-	track(x, TID_GPU_STATE, "GPU recording");
-	event_open(x, "X", CAT_MARK, TID_GPU_STATE, from);
+	struct tev *x = arg;
+
+	track(x, DT_TL_GPU_STATE, "GPU recording");
+	event_open(x, "X", CAT_MARK, DT_TL_GPU_STATE, from);
 	put_dur(x, from, until);
 	dt_json_ks(&x->j, "name", "GPU not recorded");
 	dt_json_key(&x->j, "args");
 	dt_json_open(&x->j, '{', -1);
-	dt_json_ks(&x->j, "why", x->gpu_off_why);
+	dt_json_ks(&x->j, "why", why);
 	dt_json_close(&x->j, -1);
 	dt_json_close(&x->j, -1);
-}
-
-static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
-{
-	struct tev *x = arg;
-
-	if (g->recording) {
-		gpu_gap(x, g->t);
-		return;
-	}
-	if (x->gpu_off_since)
-		return;
-	x->gpu_off_since = g->t ? g->t : 1;
-	free((void *)x->gpu_off_why);
-	x->gpu_off_why = strndup(g->why, g->why_len);
 }
 
 static void on_device(void *arg, const struct dt_device *d)
@@ -570,111 +523,84 @@ static void on_device(void *arg, const struct dt_device *d)
 		x->devices[x->n_devices++] = *d;
 }
 
-static void on_record(void *arg, const struct dt_rec_hdr *h)
+static void on_thread(void *arg, uint32_t tid, const char *name,
+		      size_t len)
 {
-	struct tev *x = arg;
-	char what[160];
-	uint32_t len;
-
-	switch (h->type) {
-	case DT_REC_THREAD: {
-		const struct dt_rec_thread *r = (const void *)h;
-		const char *name = (const char *)dt_rec_tail(h, &len);
-		track(x, r->tid, "%.*s (%u)", (int)len, name, r->tid);
-		break;
-	}
-	case DT_REC_LOSS: {
-		const struct dt_rec_loss *r = (const void *)h;
-		if (!dt_export_in(x->t, r->t, r->t))
-			break;
-		dt_export_loss_text(r, what, sizeof(what));
-		mark(x, r->t, "records lost", what);
-		break;
-	}
-	}
+	track(arg, tid, "%.*s (%u)", (int)len, name, tid);
 }
 
-/* The program's NVTX ranges, once the session has read them: a push
- * range a slice on its thread, nested with the calls made in it; a
- * start/end range, which may end on another thread, an async slice on the
- * thread that started it; a mark an instant on its thread. */
-static void ranges(struct tev *x)
+/* An NVTX range: a push range a slice on its thread, nested with the
+ * calls made in it; a start/end range, which may end on another thread,
+ * an async slice on the thread that started it; a mark an instant on its
+ * thread. */
+static void range(void *arg, const struct dt_range *r, size_t i)
 {
-	size_t n;
-	const struct dt_range *r = dt_session_ranges(x->t->s, &n);
+	struct tev *x = arg;
 
-	for (size_t i = 0; i < n; i++, r++) {
-		if (!dt_export_in(x->t, r->t_begin, r->t_end))
-			continue;
-		track(x, r->tid, "thread %u", r->tid);
-		for (int end = 0; end <= (r->kind == DT_RANGE_START); end++) {
-			static const char *const ph[] = { "X", "b", "i" };
-			event_open(x, end ? "e" : ph[r->kind],
-				   "user_annotation", r->tid,
-				   end ? r->t_end : r->t_begin);
-			if (r->kind == DT_RANGE_PUSH)
-				put_dur(x, r->t_begin, r->t_end);
-			else if (r->kind == DT_RANGE_START)
-				dt_json_ku(&x->j, "id", i + 1);
-			else
-				dt_json_ks(&x->j, "s", "t");
-			dt_json_ks(&x->j, "name", r->name);
-			if (r->domain && !end) {
-				dt_json_key(&x->j, "args");
-				dt_json_open(&x->j, '{', -1);
-				dt_json_ks(&x->j, "domain", r->domain);
-				dt_json_close(&x->j, -1);
-			}
+	track(x, r->tid, "thread %u", r->tid);
+	for (int end = 0; end <= (r->kind == DT_RANGE_START); end++) {
+		static const char *const ph[] = { "X", "b", "i" };
+		event_open(x, end ? "e" : ph[r->kind], "user_annotation",
+			   r->tid, end ? r->t_end : r->t_begin);
+		if (r->kind == DT_RANGE_PUSH)
+			put_dur(x, r->t_begin, r->t_end);
+		else if (r->kind == DT_RANGE_START)
+			dt_json_ku(&x->j, "id", i + 1);
+		else
+			dt_json_ks(&x->j, "s", "t");
+		dt_json_ks(&x->j, "name", r->name);
+		if (r->domain && !end) {
+			dt_json_key(&x->j, "args");
+			dt_json_open(&x->j, '{', -1);
+			dt_json_ks(&x->j, "domain", r->domain);
 			dt_json_close(&x->j, -1);
 		}
+		dt_json_close(&x->j, -1);
 	}
 }
 
 /* ----------------------------------------------------------- the file */
 
-static void process_meta(struct tev *x)
+static void trace_begin(void *arg, const struct dt_export_trace *t,
+			uint32_t pid, size_t i)
 {
+	struct tev *x = arg;
 	char name[256];
 
-	dt_export_process_name(x->t, name, sizeof(name));
-	meta(x, "process_name", 0, name, (int64_t)x->pid);
-}
-
-static int export_one(struct tev *x, const struct dt_export_trace *t,
-		      struct dt_export_note *note)
-{
-	struct dt_consumer c = {
-		.arg = x,
-		.call = on_call,
-		.activity = on_activity,
-		.op = on_op,
-		.graph_launch = on_graph_launch,
-		.gpu_sample = on_gpu_sample,
-		.gpu_state = on_gpu_state,
-		.device = on_device,
-		.record = on_record,
-	};
+	(void)i;
 	x->t = t;
+	x->pid = pid;
 	x->n_tracks = 0;
 	x->last_seq = 0;
 	memset(x->calls, 0, CALL_RING * sizeof(*x->calls));
 	memset(x->launches, 0, LAUNCH_RING * sizeof(*x->launches));
-	process_meta(x);
-	if (dt_session_add(t->s, &c) < 0) {
-		dt_error("out of memory");
-		return 1;
-	}
-	dt_session_run(t->s);
-	ranges(x);
-	dt_export_note(t, note);
-	gpu_gap(x, note->last);
+	dt_export_process_name(t, name, sizeof(name));
+	meta(x, "process_name", 0, name, (int64_t)pid);
+}
+
+/* Arrows still waiting for their launch never get it. */
+static void trace_end(void *arg)
+{
+	struct tev *x = arg;
+
 	x->no_flow += x->n_pending;
 	x->n_pending = 0;
-	/* at its end, where a reader of the timeline sees it */
-	if (!note->complete)
-		mark(x, note->last, "trace incomplete", note->why);
-	return 0;
 }
+
+static const struct dt_tl_encoder encoder = {
+	.trace_begin = trace_begin,
+	.trace_end = trace_end,
+	.device = on_device,
+	.thread = on_thread,
+	.call = on_call,
+	.launch = on_graph_launch,
+	.gpu = on_activity,
+	.op = on_op,
+	.dram = on_dram,
+	.mark = mark,
+	.gap = gpu_gap,
+	.range = range,
+};
 
 static void device_props(struct tev *x)
 {
@@ -799,10 +725,7 @@ int dt_export_trace_events(const struct dt_export_opts *o)
 	dt_json_ks(&x->j, "displayTimeUnit", "ms");
 	dt_json_key_nl(&x->j, "traceEvents", 0);
 	dt_json_open(&x->j, '[', 0);
-	for (size_t i = 0; i < n && !rc; i++) {
-		x->pid = dt_export_pid(t, i, pids);
-		rc = export_one(x, &t[i], &notes[i]);
-	}
+	rc = dt_tl_export(&encoder, x, t, n, pids, notes);
 	dt_json_close(&x->j, 0);
 	const struct dt_file_header *h = &dt_session_info(t[0].s)->hdr;
 	/* offset = start_real - base - start_mono */
@@ -831,7 +754,6 @@ done:
 		free(x->calls);
 		free(x->launches);
 		free(x->pending);
-		free((void *)x->gpu_off_why);
 	}
 	free(x);
 	free(notes);

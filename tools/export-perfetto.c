@@ -7,7 +7,8 @@
  * its times and a few small numbers. `--format chrome` writes the same
  * timeline as Trace Event JSON (export-events.c).
  *
- * Layout (analyzer/EXPORT.md), as in the JSON: a process per trace; its
+ * It encodes the timeline export-timeline.c lays out (analyzer/EXPORT.md),
+ * as the JSON does: a process per trace; its
  * host threads with the cuDNN calls as slices; a track per GPU stream
  * with kernels, copies and sets, one beside it with the cuDNN op
  * executions; tracks for CUDA graph launches, GPU recording gaps and
@@ -35,6 +36,7 @@
 #include "dt-config.h"
 #include "dt-records.h"
 #include "export-handoff.h"
+#include "export-timeline.h"
 #include "export.h"
 #include "pb.h"
 #include "tools.h"
@@ -105,25 +107,14 @@ enum {
 			InternedString.str */
 };
 
-/* Track keys (with the trace's number above bit 40), as the JSON's
- * thread ids: host threads below 2^22, the rest above. */
-#define TID_GPU (1u << 30)
-#define TID_OPS (1u << 19)
-#define TID_STREAM_MASK (TID_OPS - 1)
-#define TID_LAUNCHES (TID_GPU - 1)
-#define TID_GPU_STATE (TID_GPU - 2)
-#define TID_MARKS (TID_GPU - 3)
-#define TID_DRAM (TID_GPU - 4) /* + 2 per GPU: read, written */
-#define TID_RANGES (TID_GPU - 5) /* a process's start/end NVTX ranges */
-#define TID_PROCESS 0
-
 /* Slices of a GPU track that overlap (ops whose kernels span streams,
  * clocks a few ns apart) go to lanes beside it, which the trace processor
  * needs: its slices on one track nest. */
 #define LANES 8
 
 struct track {
-	uint64_t key; /* 0: a free entry */
+	uint64_t key; /* 0: a free entry; the layout's key (DT_TL_*), the
+			 trace's number above bit 40 */
 	uint64_t uuid[LANES];
 	uint64_t lane_end[LANES];
 	uint32_t lanes; /* described so far */
@@ -266,8 +257,6 @@ struct pf {
 	struct pending *pending;
 	size_t n_pending;
 
-	uint64_t gpu_off_since;
-	char *gpu_off_why;
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -561,7 +550,7 @@ static void describe(struct pf *x, uint64_t uuid, const char *name,
 static uint64_t process_uuid(struct pf *x)
 {
 	bool fresh;
-	struct track *t = track_find(x, TID_PROCESS, &fresh);
+	struct track *t = track_find(x, DT_TL_PROCESS, &fresh);
 
 	if (!t)
 		return 0;
@@ -920,7 +909,7 @@ static void call_args(struct pf *x, struct pb *enc, const struct dt_call *c)
 	}
 }
 
-static void on_call(void *arg, const struct dt_call *c)
+static void on_call(void *arg, const struct dt_call *c, bool shown)
 {
 	struct pf *x = arg;
 	struct held *h = &x->calls[c->seq % CALL_RING];
@@ -935,7 +924,7 @@ static void on_call(void *arg, const struct dt_call *c)
 	held_take(x, h, c->seq, c->t_begin, c->t_end);
 	if (c->seq > x->last_seq)
 		x->last_seq = c->seq;
-	if (dt_export_in(x->t, c->t_begin, c->t_end)) {
+	if (shown) {
 		h->track = track(x, c->tid, c->tid, false, "thread %u", c->tid);
 		const char *name = c->name ? c->name : "(unknown function)";
 		event_head(x, &h->body, TYPE_SLICE_BEGIN, h->track, name);
@@ -1008,20 +997,12 @@ static const struct kernel_entry *kernel_const(struct pf *x,
 	return e;
 }
 
-static uint32_t stream_key(uint32_t device, uint32_t stream)
-{
-	return TID_GPU | (device & 0x3ff) << 20 | (stream & TID_STREAM_MASK);
-}
-
-static void on_activity(void *arg, const struct dt_activity *a)
+static void on_activity(void *arg, const struct dt_activity *a, uint32_t key)
 {
 	struct pf *x = arg;
-	uint32_t key = stream_key(a->device, a->stream);
 	struct pb *ev = &x->scratch;
 	uint64_t flow = 0;
 
-	if (!a->timed || !dt_export_in(x->t, a->start, a->end))
-		return;
 	maybe_clear(x);
 	uint64_t uuid = lane(x, track_of(x, key, "GPU %u stream %u", a->device,
 					 a->stream),
@@ -1047,10 +1028,10 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		if (a->kernel && a->kernel->graph_id)
 			ann_uint(x, ev, "graph", a->kernel->graph_id);
 	} else {
-		const struct dt_rec_memcpy *m = (const void *)a->rec;
 		event_head(x, ev, TYPE_SLICE_BEGIN, uuid,
-			   a->kind == DT_ACT_MEMCPY ? dt_export_copy_name(m->copy_kind)
-						    : "Memset");
+			   a->kind == DT_ACT_MEMCPY
+				   ? dt_export_copy_name(a->copy_kind)
+				   : "Memset");
 		ann_uint(x, ev, "correlation", a->corr);
 		if (a->call)
 			ann_uint(x, ev, "cuDNN call", a->call);
@@ -1106,19 +1087,12 @@ static const struct pb *op_const(struct pf *x, const struct dt_op *op)
 	return &e->enc;
 }
 
-static void on_op(void *arg, const struct dt_op *op)
+static void on_op(void *arg, const struct dt_op *op, uint32_t key)
 {
 	struct pf *x = arg;
 	struct pb *ev = &x->scratch;
 
-	/* ops that ran on the GPU, on a track beside their first kernel's
-	 * stream */
-	if (!op->kernels || op->device < 0 || op->gpu_end <= op->gpu_start ||
-	    !dt_export_in(x->t, op->gpu_start, op->gpu_end))
-		return;
 	maybe_clear(x);
-	uint32_t key = stream_key((uint32_t)op->device, op->gpu_stream) |
-		       TID_OPS;
 	uint64_t uuid = lane(x, track_of(x, key, "GPU %d stream %u: cuDNN ops",
 					 op->device, op->gpu_stream),
 			     op->gpu_start, op->gpu_end);
@@ -1143,15 +1117,16 @@ static void on_op(void *arg, const struct dt_op *op)
 	slice_end(x, uuid, op->gpu_end);
 }
 
-static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+static void on_graph_launch(void *arg, const struct dt_graph_launch *l,
+			    bool shown)
 {
 	struct pf *x = arg;
 	struct held *h = &x->launches[l->corr % LAUNCH_RING];
 
 	maybe_clear(x);
 	held_take(x, h, l->corr, l->start, l->end);
-	if (dt_export_in(x->t, l->start, l->end)) {
-		h->track = lane(x, track_of(x, TID_LAUNCHES,
+	if (shown) {
+		h->track = lane(x, track_of(x, DT_TL_LAUNCHES,
 					    "CUDA graph launches"),
 				l->start, l->end);
 		event_head(x, &h->body, TYPE_SLICE_BEGIN, h->track,
@@ -1163,29 +1138,22 @@ static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
 		flow_pending(x, h, true);
 }
 
-/* A sample of the GPU's DRAM counters (record --gpu-metrics): counter
- * tracks of GB/s read and written, per GPU. */
-static void on_gpu_sample(void *arg, const struct dt_gpu_sample *gs)
+/* A GPU's DRAM GB/s: counter tracks of them read and written. */
+static void on_dram(void *arg, uint64_t t, uint32_t device,
+		    const double gbps[2])
 {
 	struct pf *x = arg;
-	int m[2] = { dt_gpu_sample_metric(gs, "dram__bytes_read.sum"),
-		     dt_gpu_sample_metric(gs, "dram__bytes_write.sum") };
-	double ns = (double)(gs->end - gs->start);
 
-	if (ns <= 0 || (m[0] < 0 && m[1] < 0) ||
-	    !dt_export_in(x->t, gs->start, gs->end))
-		return;
 	for (int i = 0; i < 2; i++) {
 		uint64_t uuid =
-			track(x, TID_DRAM + 2 * (gs->device & 0xffff) + i, -1,
-			      true, "GPU %u DRAM %s", gs->device,
+			track(x, DT_TL_DRAM + 2 * (device & 0xffff) + i, -1,
+			      true, "GPU %u DRAM %s", device,
 			      i ? "written" : "read");
-		size_t p = packet_open(x, gs->start, false);
+		size_t p = packet_open(x, t, false);
 		size_t e = pb_open(&x->o, PKT_TRACK_EVENT);
 		pb_varint(&x->o, TE_TYPE, TYPE_COUNTER);
 		pb_varint(&x->o, TE_TRACK_UUID, uuid);
-		pb_double(&x->o, TE_DOUBLE_COUNTER_VALUE,
-			  m[i] >= 0 ? gs->v[m[i]] / ns : 0);
+		pb_double(&x->o, TE_DOUBLE_COUNTER_VALUE, gbps[i]);
 		pb_close(&x->o, e);
 		packet_close(x, p);
 		x->events++;
@@ -1193,114 +1161,71 @@ static void on_gpu_sample(void *arg, const struct dt_gpu_sample *gs)
 }
 
 /* An instant on dnntrace's own track, for what went missing. */
-static void mark(struct pf *x, uint64_t t, const char *name,
-		 const char *what)
+static void mark(void *arg, uint64_t t, const char *name, const char *what)
 {
+	struct pf *x = arg;
 	struct pb *ev = &x->scratch;
-	uint64_t uuid = track(x, TID_MARKS, -1, false, "dnntrace");
+	uint64_t uuid = track(x, DT_TL_MARKS, -1, false, "dnntrace");
 
 	event_head(x, ev, TYPE_INSTANT, uuid, name);
 	ann_text(x, ev, "what", what);
 	event_write(x, t, ev, 0, NULL, 0);
 }
 
-/* The program's NVTX ranges, once the session has read them: a push
- * range a slice on its thread's track, nested with the calls made in it; a
- * start/end range, which may end on another thread, a slice on the
- * process's track of them (in lanes where they overlap); a mark an instant
- * on its thread's track. The trace processor sorts packets by time. */
-static void ranges(struct pf *x)
+/* An NVTX range: a push range a slice on its thread's track, nested with
+ * the calls made in it; a start/end range, which may end on another
+ * thread, a slice on the process's track of them (in lanes where they
+ * overlap); a mark an instant on its thread's track. The trace processor
+ * sorts packets by time. */
+static void range(void *arg, const struct dt_range *r, size_t i)
 {
+	struct pf *x = arg;
 	struct pb *ev = &x->scratch;
-	size_t n;
-	const struct dt_range *r = dt_session_ranges(x->t->s, &n);
+	uint64_t uuid =
+		r->kind != DT_RANGE_START
+			? track(x, r->tid, r->tid, false, "thread %u", r->tid)
+			: lane(x, track_of(x, DT_TL_RANGES, "NVTX ranges"),
+			       r->t_begin, r->t_end);
 
-	for (size_t i = 0; i < n; i++, r++) {
-		if (!dt_export_in(x->t, r->t_begin, r->t_end))
-			continue;
-		uint64_t uuid =
-			r->kind != DT_RANGE_START
-				? track(x, r->tid, r->tid, false, "thread %u",
-					r->tid)
-				: lane(x,
-				       track_of(x, TID_RANGES, "NVTX ranges"),
-				       r->t_begin, r->t_end);
-		event_head(x, ev,
-			   r->kind == DT_RANGE_MARK ? TYPE_INSTANT
-						    : TYPE_SLICE_BEGIN,
-			   uuid, r->name);
-		if (r->domain)
-			ann_str(x, ev, "domain", r->domain);
-		event_write(x, r->t_begin, ev, 0, NULL, 0);
-		if (r->kind != DT_RANGE_MARK)
-			slice_end(x, uuid, r->t_end);
-	}
+	(void)i;
+	event_head(x, ev,
+		   r->kind == DT_RANGE_MARK ? TYPE_INSTANT : TYPE_SLICE_BEGIN,
+		   uuid, r->name);
+	if (r->domain)
+		ann_str(x, ev, "domain", r->domain);
+	event_write(x, r->t_begin, ev, 0, NULL, 0);
+	if (r->kind != DT_RANGE_MARK)
+		slice_end(x, uuid, r->t_end);
 }
 
-/* GPU recording off (or taken by another profiler) until it resumes: a
- * slice on a track of its own. */
-static void gpu_gap(struct pf *x, uint64_t until)
+/* GPU recording off (or taken by another profiler): a slice on a track
+ * of its own. */
+static void gpu_gap(void *arg, uint64_t from, uint64_t until, const char *why)
 {
+	struct pf *x = arg;
 	struct pb *ev = &x->scratch;
-
-	if (!x->gpu_off_since)
-		return;
-	uint64_t from = x->gpu_off_since;
-	x->gpu_off_since = 0;
-	if (!dt_export_in(x->t, from, until))
-		return;
-	uint64_t uuid = lane(x, track_of(x, TID_GPU_STATE, "GPU recording"),
+	uint64_t uuid = lane(x, track_of(x, DT_TL_GPU_STATE, "GPU recording"),
 			     from, until);
+
 	event_head(x, ev, TYPE_SLICE_BEGIN, uuid, "GPU not recorded");
-	ann_text(x, ev, "why", x->gpu_off_why ? x->gpu_off_why : "");
+	ann_text(x, ev, "why", why);
 	event_write(x, from, ev, 0, NULL, 0);
 	slice_end(x, uuid, until);
 }
 
-static void on_gpu_state(void *arg, const struct dt_gpu_change *g)
+static void on_thread(void *arg, uint32_t tid, const char *s, size_t len)
 {
 	struct pf *x = arg;
+	char name[sizeof(((struct track *)0)->name)];
 
-	if (g->recording) {
-		gpu_gap(x, g->t);
-		return;
-	}
-	if (x->gpu_off_since)
-		return;
-	x->gpu_off_since = g->t ? g->t : 1;
-	free(x->gpu_off_why);
-	x->gpu_off_why = strndup(g->why, g->why_len);
-}
-
-static void on_record(void *arg, const struct dt_rec_hdr *h)
-{
-	struct pf *x = arg;
-	char what[160], name[sizeof(((struct track *)0)->name)];
-	uint32_t len;
-
-	switch (h->type) {
-	case DT_REC_THREAD: {
-		const struct dt_rec_thread *r = (const void *)h;
-		const char *s = (const char *)dt_rec_tail(h, &len);
-		snprintf(name, sizeof(name), "%.*s", (int)len, s);
-		uint64_t uuid = track(x, r->tid, r->tid, false, "%s", name);
-		bool fresh;
-		struct track *t = track_find(x, r->tid, &fresh);
-		/* a thread seen before its name: described again */
-		if (t && strcmp(t->name, name)) {
-			snprintf(t->name, sizeof(t->name), "%s", name);
-			describe(x, uuid, name, r->tid, false);
-		}
-		break;
-	}
-	case DT_REC_LOSS: {
-		const struct dt_rec_loss *r = (const void *)h;
-		if (!dt_export_in(x->t, r->t, r->t))
-			break;
-		dt_export_loss_text(r, what, sizeof(what));
-		mark(x, r->t, "records lost", what);
-		break;
-	}
+	snprintf(name, sizeof(name), "%.*s", (int)len, s);
+	uint64_t uuid = track(x, tid, tid, false, "%s", name);
+	bool fresh;
+	struct track *t = track_find(x, tid, &fresh);
+	/* a thread seen before its name: described again */
+	if (t && strcmp(t->name, name)) {
+		snprintf(t->name, sizeof(t->name), "%s", name);
+		describe(x, uuid, name, tid, false);
 	}
 }
 
@@ -1344,44 +1269,47 @@ static void clock_snapshot(struct pf *x, uint64_t base)
 	packet_close(x, p);
 }
 
-static int export_one(struct pf *x, const struct dt_export_trace *t,
-		      struct dt_export_note *note)
+static void trace_begin(void *arg, const struct dt_export_trace *t,
+			uint32_t pid, size_t i)
 {
-	struct dt_consumer c = {
-		.arg = x,
-		.call = on_call,
-		.activity = on_activity,
-		.op = on_op,
-		.graph_launch = on_graph_launch,
-		.gpu_sample = on_gpu_sample,
-		.gpu_state = on_gpu_state,
-		.record = on_record,
-	};
+	struct pf *x = arg;
 
 	x->t = t;
+	x->pid = pid;
+	x->trace_no = (uint32_t)i;
 	x->last_seq = 0;
 	/* the caches are by the trace's kernel table and problems */
-	for (size_t i = 0; i < KERNEL_CACHE; i++)
-		x->kernel_cache[i].used = false;
-	for (size_t i = 0; i < OP_CACHE; i++)
-		x->op_cache[i].clears = 0;
+	for (size_t k = 0; k < KERNEL_CACHE; k++)
+		x->kernel_cache[k].used = false;
+	for (size_t k = 0; k < OP_CACHE; k++)
+		x->op_cache[k].clears = 0;
 	process_meta(x);
-	if (dt_session_add(t->s, &c) < 0) {
-		dt_error("out of memory");
-		return 1;
-	}
-	dt_session_run(t->s);
+}
+
+/* The held slices written out; arrows still waiting for their launch
+ * never get it. */
+static void trace_end(void *arg)
+{
+	struct pf *x = arg;
+
 	held_all(x);
-	ranges(x);
-	dt_export_note(t, note);
-	gpu_gap(x, note->last);
 	x->no_flow += x->n_pending;
 	x->n_pending = 0;
-	/* at its end, where a reader of the timeline sees it */
-	if (!note->complete)
-		mark(x, note->last, "trace incomplete", note->why);
-	return 0;
 }
+
+static const struct dt_tl_encoder encoder = {
+	.trace_begin = trace_begin,
+	.trace_end = trace_end,
+	.thread = on_thread,
+	.call = on_call,
+	.launch = on_graph_launch,
+	.gpu = on_activity,
+	.op = on_op,
+	.dram = on_dram,
+	.mark = mark,
+	.gap = gpu_gap,
+	.range = range,
+};
 
 static void pf_free(struct pf *x)
 {
@@ -1417,7 +1345,6 @@ static void pf_free(struct pf *x)
 	free(x->calls);
 	free(x->launches);
 	free(x->pending);
-	free(x->gpu_off_why);
 	free(x);
 }
 
@@ -1464,11 +1391,7 @@ int dt_export_perfetto(const struct dt_export_opts *o)
 	/* offset = start_real - base - start_mono */
 	uint64_t line0 = (uint64_t)dt_export_line(&t[0], h0->start_mono);
 	clock_snapshot(x, h0->start_real - line0);
-	for (size_t i = 0; i < n && !rc; i++) {
-		x->pid = dt_export_pid(t, i, pids);
-		x->trace_no = (uint32_t)i;
-		rc = export_one(x, &t[i], &notes[i]);
-	}
+	rc = dt_tl_export(&encoder, x, t, n, pids, notes);
 	dt_handoff_give(&x->w, &x->o);
 	/* a write that failed leaves the file in error: dt_close_output()
 	 * says so and removes it */

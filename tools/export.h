@@ -100,9 +100,8 @@ uint32_t dt_export_pid(const struct dt_export_trace *t, size_t i,
 void dt_export_process_name(const struct dt_export_trace *t, char *buf,
 			    size_t size);
 
-/* A loss record in words, for its mark. */
-void dt_export_loss_text(const struct dt_rec_loss *r, char *buf,
-			 size_t size);
+/* A loss in words, for its mark. */
+void dt_export_loss_text(const struct dt_loss *l, char *buf, size_t size);
 
 /* "Memcpy HtoD" ... by CUPTI's copy kind; a string that lives on. */
 const char *dt_export_copy_name(uint8_t kind);

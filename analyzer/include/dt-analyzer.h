@@ -654,6 +654,7 @@ struct dt_activity {
 	uint32_t corr; /* CUPTI's correlation id of the launch */
 	uint32_t device, context, stream;
 	uint64_t bytes; /* copies and sets */
+	uint8_t copy_kind; /* copies: CUPTI's direction (dt_copy_kind_name) */
 	/* kernels: what the name says (NULL only when memory is short),
 	 * and the record, for the launch shape */
 	const struct dt_kernel_class *kc;
@@ -689,6 +690,25 @@ struct dt_gpu_change {
 	uint64_t dropped; /* records CUPTI dropped so far */
 	const char *why;  /* in words, why_len bytes */
 	uint32_t why_len;
+	const struct dt_rec_hdr *rec; /* the record */
+};
+
+/* A host thread, named (the shim's THREAD record). */
+struct dt_thread {
+	uint64_t t;       /* when it was first seen, CLOCK_MONOTONIC ns */
+	uint32_t tid;
+	uint32_t name_len;
+	const char *name; /* name_len bytes, not terminated */
+	const struct dt_rec_hdr *rec; /* the record */
+};
+
+/* Records a thread (or CUPTI) dropped since its last loss (a LOSS
+ * record). */
+struct dt_loss {
+	uint64_t t;       /* host, CLOCK_MONOTONIC ns */
+	uint64_t count;
+	uint32_t tid;
+	uint32_t reason;  /* DT_LOSS_* */
 	const struct dt_rec_hdr *rec; /* the record */
 };
 
@@ -739,7 +759,10 @@ struct dt_consumer {
 	void (*activity)(void *arg, const struct dt_activity *a);
 	void (*device)(void *arg, const struct dt_device *d);
 	void (*gpu_state)(void *arg, const struct dt_gpu_change *g);
-	/* every other record (threads, processes, clocks, losses,
+	/* a thread named; records lost */
+	void (*thread)(void *arg, const struct dt_thread *t);
+	void (*loss)(void *arg, const struct dt_loss *l);
+	/* every other record (threads and losses too, processes, clocks,
 	 * correlations, strings, the end summary, unknown types), as it is */
 	void (*record)(void *arg, const struct dt_rec_hdr *rec);
 	/* an op execution, once its kernels are in, in call order */

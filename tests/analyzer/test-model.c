@@ -2,7 +2,8 @@
  * test-model.c - the model on synthetic traces, for the paths that need a
  * GPU: kernels tied to their call through CORR records, also when CUPTI
  * delivers them before the call's own record (a long call is recorded when
- * it returns); kernels of no call; ops handed out in call order.
+ * it returns); kernels of no call; ops handed out in call order; threads
+ * and losses handed out as events of their own.
  */
 #define _GNU_SOURCE
 #include <unistd.h>
@@ -50,6 +51,10 @@ struct seen {
 	char first[4][8];
 	int n_kernels;
 	uint64_t calls_of_kernels[8];
+	char thread[16];
+	uint32_t thread_tid, loss_tid, loss_reason;
+	uint64_t lost, loss_t;
+	int copy_kind; /* of the copy, -1 none */
 };
 
 static void on_call(void *arg, const struct dt_call *c)
@@ -63,6 +68,8 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	struct seen *s = arg;
 
 	s->events++;
+	if (a->kind == DT_ACT_MEMCPY)
+		s->copy_kind = a->copy_kind;
 	if (s->n_kernels < 8)
 		s->calls_of_kernels[s->n_kernels++] = a->call;
 }
@@ -71,6 +78,25 @@ static void on_record(void *arg, const struct dt_rec_hdr *h)
 {
 	(void)h;
 	((struct seen *)arg)->events++;
+}
+
+static void on_thread(void *arg, const struct dt_thread *t)
+{
+	struct seen *s = arg;
+
+	snprintf(s->thread, sizeof(s->thread), "%.*s", (int)t->name_len,
+		 t->name);
+	s->thread_tid = t->tid;
+}
+
+static void on_loss(void *arg, const struct dt_loss *l)
+{
+	struct seen *s = arg;
+
+	s->lost += l->count;
+	s->loss_t = l->t;
+	s->loss_tid = l->tid;
+	s->loss_reason = l->reason;
 }
 
 static void on_op(void *arg, const struct dt_op *op)
@@ -115,6 +141,13 @@ int main(void)
 	put_kernel(r, 78, 5000, 5500, "k3");
 	/* a kernel launched outside any cuDNN call */
 	put_kernel(r, 99, 6000, 6100, "other");
+	/* a copy device to host, launched outside cuDNN */
+	struct dt_rec_memcpy cp = { .start = 6200, .end = 6300, .bytes = 64,
+				    .corr = 100, .copy_kind = 2 };
+	CHECK(test_put(r, DT_REC_MEMCPY, &cp, sizeof(cp), NULL, 0));
+	struct dt_rec_loss loss = { .t = 7000, .count = 12, .tid = 7,
+				    .reason = DT_LOSS_CUPTI };
+	CHECK(test_put(r, DT_REC_LOSS, &loss, sizeof(loss), NULL, 0));
 	dt_ring_detach(r);
 	dt_writer_close(w, DT_END_EXIT, 0);
 	dt_writer_free(w);
@@ -123,11 +156,13 @@ int main(void)
 	CHECK(ss != NULL);
 	if (!ss)
 		TEST_DONE();
-	struct seen seen = { 0 };
+	struct seen seen = { .copy_kind = -1 };
 	struct dt_consumer c = { .arg = &seen,
 				 .call = on_call,
 				 .activity = on_activity,
 				 .record = on_record,
+				 .thread = on_thread,
+				 .loss = on_loss,
 				 .op = on_op };
 	CHECK(dt_session_add(ss, &c) == 0);
 	dt_session_run(ss);
@@ -145,12 +180,21 @@ int main(void)
 	CHECK_EQ_U(seen.calls_of_kernels[0], 5);
 	CHECK_EQ_U(seen.calls_of_kernels[2], 6);
 	CHECK_EQ_U(seen.calls_of_kernels[3], 0);
+	/* a copy's direction, from its record */
+	CHECK_EQ_U(seen.copy_kind, 2);
+	/* the ring's thread by its name, the loss as recorded */
+	CHECK_EQ_S(seen.thread, "t");
+	CHECK_EQ_U(seen.thread_tid, 7);
+	CHECK_EQ_U(seen.lost, 12);
+	CHECK_EQ_U(seen.loss_t, 7000);
+	CHECK_EQ_U(seen.loss_tid, 7);
+	CHECK_EQ_U(seen.loss_reason, DT_LOSS_CUPTI);
 	const struct dt_model_stats *st = dt_session_stats(ss);
 	CHECK_EQ_U(st->ops, 2);
 	CHECK_EQ_U(st->calls, 2);
 	CHECK_EQ_U(st->kernels, 4);
 	CHECK_EQ_U(st->launches, 2);
-	CHECK_EQ_U(st->other_kernels, 1);
+	CHECK_EQ_U(st->other_kernels, 2); /* the kernel and the copy */
 	CHECK_EQ_U(st->late_kernels, 0);
 	dt_session_close(ss);
 	TEST_DONE();
