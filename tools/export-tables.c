@@ -1029,23 +1029,8 @@ static int create_new(struct exporter *x, const char *path, char **tmp)
 
 	*tmp = NULL;
 	if (fd < 0 && errno == EEXIST && x->o->force && !lstat(path, &st) &&
-	    S_ISREG(st.st_mode)) {
-		mode_t mask = umask(0);
-		umask(mask);
-		if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
-			*tmp = NULL;
-			errno = ENOMEM;
-		} else if ((fd = mkostemp(*tmp, O_CLOEXEC)) < 0 ||
-			   fchmod(fd, 0666 & ~mask)) {
-			if (fd >= 0) {
-				close(fd);
-				unlink(*tmp);
-				fd = -1;
-			}
-			free(*tmp);
-			*tmp = NULL;
-		}
-	}
+	    S_ISREG(st.st_mode))
+		fd = dt_output_temp(path, tmp);
 	if (fd >= 0)
 		return fd;
 	x->exists = errno == EEXIST;

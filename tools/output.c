@@ -33,25 +33,38 @@ static FILE *open_in_place(struct dt_output *o)
 	return f;
 }
 
-/* The temporary file beside o->path, "DIR/.NAME.XXXXXX", made with the
- * mode a new file gets (0666 less the umask; mkstemp's is 0600). */
-static FILE *open_temporary(struct dt_output *o)
+int dt_output_temp(const char *path, char **tmp)
 {
-	const char *slash = strrchr(o->path, '/');
-	int dir = slash ? (int)(slash - o->path) + 1 : 0;
-	FILE *f = NULL;
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path) + 1 : 0;
 	int fd = -1;
 
-	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", dir, o->path,
-		     o->path + dir) < 0) {
-		o->tmp = NULL;
-		dt_error("out of memory");
-		return NULL;
+	if (asprintf(tmp, "%.*s.%s.XXXXXX", dir, path, path + dir) < 0) {
+		*tmp = NULL;
+		return errno = ENOMEM, -1;
 	}
 	mode_t mask = umask(0);
 	umask(mask);
-	if ((fd = mkostemp(o->tmp, O_CLOEXEC)) < 0 ||
-	    fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+	if ((fd = mkostemp(*tmp, O_CLOEXEC)) < 0 || fchmod(fd, 0666 & ~mask)) {
+		int err = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(*tmp);
+		}
+		free(*tmp);
+		*tmp = NULL;
+		return errno = err, -1;
+	}
+	return fd;
+}
+
+/* The temporary file beside o->path (dt_output_temp()), as a stream. */
+static FILE *open_temporary(struct dt_output *o)
+{
+	int fd = dt_output_temp(o->path, &o->tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f) {
 		dt_error("cannot create %s: %s", o->path, strerror(errno));
 		if (fd >= 0) {
 			close(fd);

@@ -406,6 +406,12 @@ struct dt_output {
  * Returns o->f, or NULL with one sentence on stderr. */
 FILE *dt_open_output(struct dt_output *o, const char *path, bool force);
 
+/* A new file beside path to write it under until it is complete:
+ * "DIR/.NAME.XXXXXX", made with the mode a new file gets (0666 less the
+ * umask). Its descriptor and, in *tmp, its name (the caller frees it); or
+ * -1 with errno. */
+int dt_output_temp(const char *path, char **tmp);
+
 /* Finish writing: with keep, the file is put in place under its name;
  * without (the command failed), what was written is removed. Returns 0,
  * or EXIT_USAGE with one sentence on stderr when it could not be written

@@ -60,14 +60,14 @@ forced_full() { # forced_full FORMAT OUT
 echo old >"$tmp/kept.sqlite"
 forced_full sqlite "$tmp/kept.sqlite"
 ok "a forced export that failed keeps the old file" test "$(cat "$tmp/kept.sqlite")" = old
-ok "and leaves no temporary file" test -z "$(ls "$tmp" | grep 'kept.sqlite.')"
+ok "and leaves no temporary file" test -z "$(ls -A "$tmp" | grep 'kept.sqlite.')"
 expect 0 '' -- export --format sqlite --force -o "$tmp/kept.sqlite" "$t"
 ok "a forced export replaces the file" test "$(head -c 6 "$tmp/kept.sqlite")" = SQLite
 mkdir "$tmp/keptcsv"
 echo old >"$tmp/keptcsv/CUDNN_EVENTS.csv"
 forced_full csv "$tmp/keptcsv"
 ok "a forced CSV export that failed keeps the old table" test "$(cat "$tmp/keptcsv/CUDNN_EVENTS.csv")" = old
-ok "and leaves no temporary file" test -z "$(ls "$tmp/keptcsv" | grep -v 'CUDNN_EVENTS.csv$')"
+ok "and leaves no temporary file" test -z "$(ls -A "$tmp/keptcsv" | grep -v 'CUDNN_EVENTS.csv$')"
 
 # rows of a table (its CSV file, less the header line)
 rows() { echo $(($(wc -l <"$1") - 1)); }
