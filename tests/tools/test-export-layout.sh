@@ -14,8 +14,8 @@ src=$1
 rc=0
 for f in export-events.c export-perfetto.c; do
 	if grep -nE 'dt_rec_tail|dt_reader_|DT_REC_[A-Z]|->rec\b|dt_session_add|dt_session_ranges|dt_export_in[^a-z_]|gpu_state' \
-		"$src/tools/$f"; then
-		echo "FAIL: tools/$f does what the layout (export-timeline.c) does"
+		"$src/tools/export/$f"; then
+		echo "FAIL: tools/export/$f does what the layout (export-timeline.c) does"
 		rc=1
 	fi
 done
