@@ -388,6 +388,7 @@ static int add_api(struct dt_file_info *fi, const struct dt_rec_apidef *rec)
 	a->name = dup_n(t, rec->name_len);
 	a->sig = dup_n(t + rec->name_len, len - rec->name_len);
 	a->flags = rec->flags;
+	a->library = "cudnn";
 	return 0;
 }
 

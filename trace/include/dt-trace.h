@@ -379,6 +379,9 @@ struct dt_skip {
 struct dt_api_def {
 	const char *name;
 	const char *sig;
+	/* the library the function belongs to, by its short name ("cudnn");
+	 * never NULL for a defined API. Files before 1.8 wrap cuDNN alone. */
+	const char *library;
 	uint16_t flags;
 };
 
