@@ -1147,6 +1147,8 @@ struct dt_busy_hist {
 	uint64_t bins[DT_BUSY_BINS]; /* busy ns in each */
 };
 
+struct dt_step_stats;
+
 struct dt_sum_file {
 	char *path;
 	char *host, *program, *cudnn, *gpu_state;
@@ -1184,6 +1186,7 @@ struct dt_sum_file {
 	struct dt_graph_stats graphs;
 	bool graph_records; /* the format has CUDA graph records (1.1) */
 	struct dt_busy_hist busy;
+	struct dt_step_stats *steps; /* its steps (dt-steps.h), or NULL */
 };
 
 struct dt_sum_api {
@@ -1417,6 +1420,8 @@ struct dt_summary {
 	 * time first */
 	struct dt_range_stat *ranges;
 	size_t n_ranges;
+	/* the program's steps (dt-steps.h): every trace's as one, or NULL */
+	struct dt_step_stats *steps;
 
 	void *priv; /* indexes and scratch */
 };

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "dt-analyzer.h"
+#include "dt-steps.h"
 #include "tools.h"
 
 #define RANK_COLUMNS 8 /* per-rank columns up to this many files */
@@ -491,6 +492,11 @@ static void print_identity(const struct ctx *c)
 	print_graphs(c);
 	print_plans(c);
 	print_sampling(c);
+	if (s->steps) {
+		char steps[1024];
+		dt_steps_text(s->steps, steps, sizeof(steps));
+		fact(c, "steps", "%s", steps);
+	}
 	if (s->n_files == 1)
 		fact(c, "lost", "%s, %" PRIu64 " GPU records dropped by CUPTI",
 		     f->lost_text, dropped);
@@ -1407,6 +1413,7 @@ static void print_json(const struct ctx *c)
 	json_files(&j, s);
 	json_devices(&j, s);
 	json_gpu(&j, s);
+	dt_json_steps(&j, s->steps);
 	dt_json_key_nl(&j, "ops", 1);
 	dt_json_open(&j, '[', 2);
 	uint32_t *ix = problem_order(c, &n);

@@ -1,0 +1,686 @@
+/*
+ * analyzer-steps.c - a program's steps, found from what repeats in its
+ * trace (dt-steps.h): a consumer of the session's events, like the other
+ * views, that needs no annotation.
+ *
+ * Every kernel name, the CUDA graph launch and every function is a token;
+ * each time a token recurs, the time since its last occurrence is one of
+ * its intervals. A training or inference loop makes some tokens recur
+ * once per iteration, at a regular interval, until the program ends.
+ *
+ * A token's intervals form runs: an interval within 1.5x of the run's
+ * typical one continues it, a lone one outside does too (a slow step is
+ * still a step), three in a row outside begin a new run (a new regime:
+ * compiling gave way to running). The steady state is a token's last run,
+ * when it lasts to the end of the trace; the step's token is the one whose
+ * last run covers the most time, the one of longest period among those
+ * that cover nearly as much (a kernel run once per layer recurs regularly
+ * too, but within a step). Kernels and graph launches are tried first
+ * (their times are the GPU's), functions only when no kernel repeats.
+ * Everything before the steady state is start-up: loading, compiling,
+ * autotuning, the first steps.
+ *
+ * Memory does not grow with the trace: per token the histograms of its
+ * last run's intervals and of the GPU time between its occurrences, on a
+ * log scale, and its occurrences over 64 slices of the run that double in
+ * width as it goes on (the steady state's sums per library, family and
+ * kernel name are summed over the same slices). At most MAX_TRACKS tokens
+ * keep histograms.
+ *
+ * Not here: what is printed (tools/), what a diff makes of steps
+ * (analyzer-diff.c).
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer-util.h"
+#include "dt-steps.h"
+
+/* Intervals on a log scale: 12 buckets per octave (6% wide) from 1 us,
+ * up to about 2^(320/12) us = 107 s. */
+#define BUCKETS 320
+#define PER_OCTAVE 12.0
+#define MIN_STEPS 8  /* a steady state has as many steps, when it can */
+#define STREAK 3     /* intervals outside a run in a row begin another */
+#define SLICES 64    /* slices of the run, for the steady state's sums */
+#define MAX_TRACKS 2048
+#define REGULAR 1.5  /* an interval within this of the median is regular */
+
+/* A token seen twice or more keeps its last run of intervals. */
+struct track {
+	uint32_t iv[BUCKETS], busy[BUCKETS]; /* of the run */
+	uint64_t occ[SLICES]; /* occurrences per slice */
+	uint64_t run_start;   /* the occurrence that began the run */
+	uint64_t run_index;   /* its number, from 0 */
+	uint64_t run_n;       /* intervals in the run */
+	double ref;           /* the run's typical interval */
+	/* intervals outside the run, in a row: each one's start, length and
+	 * GPU time, its occurrence's number */
+	uint64_t streak_t[STREAK], streak_iv[STREAK], streak_busy[STREAK];
+	uint64_t streak_index[STREAK];
+	int streak;
+};
+
+struct token {
+	uint64_t count, last, busy_last;
+	struct track *tr;
+	const struct dt_kernel_class *kc; /* a kernel's */
+};
+
+/* A kernel name's GPU time per slice, launched outside cuDNN calls. */
+struct kname {
+	const struct dt_kernel_class *kc;
+	uint64_t ns[SLICES], n[SLICES];
+};
+
+enum space { SP_KERNEL, SP_CALL, SP_COUNT };
+
+struct dt_stepper {
+	struct token *tok[SP_COUNT];
+	size_t cap[SP_COUNT];
+	struct token graph; /* CUDA graph launches: one token */
+	const char **call_names; /* by api id */
+	size_t cap_names;
+	size_t tracks;
+	bool oom;
+
+	uint64_t busy; /* GPU time so far, summed */
+	uint64_t t_first, t_last;
+	uint64_t t_last_gpu, t_last_call; /* the last kernel, graph launch,
+					     call */
+	/* the slices: SLICES of width ns from t_first */
+	uint64_t width;
+	uint64_t gpu[SLICES];
+	uint64_t lib[DT_LIB_COUNT][SLICES], fam[DT_OPF_COUNT][SLICES];
+	struct kname **kn; /* by the kernel class's id */
+	size_t cap_kn;
+};
+
+/* ------------------------------------------------------ histograms */
+
+static int bucket_of(uint64_t ns)
+{
+	if (ns < 1000)
+		return 0;
+	int b = (int)(log2((double)ns / 1000.0) * PER_OCTAVE);
+	return b < 0 ? 0 : b >= BUCKETS ? BUCKETS - 1 : b;
+}
+
+/* The bucket's middle (geometric), in ns. */
+static double bucket_mid(int b)
+{
+	return 1000.0 * exp2((b + 0.5) / PER_OCTAVE);
+}
+
+static uint64_t hist_total(const uint32_t *h)
+{
+	uint64_t n = 0;
+	for (int b = 0; b < BUCKETS; b++)
+		n += h[b];
+	return n;
+}
+
+/* The q-quantile (0..1) of a histogram, 0 when empty. */
+static uint64_t hist_quantile(const uint32_t *h, double q)
+{
+	uint64_t n = hist_total(h), want, seen = 0;
+	if (!n)
+		return 0;
+	want = (uint64_t)(q * (double)(n - 1));
+	for (int b = 0; b < BUCKETS; b++) {
+		seen += h[b];
+		if (seen > want)
+			return (uint64_t)bucket_mid(b);
+	}
+	return (uint64_t)bucket_mid(BUCKETS - 1);
+}
+
+static void dist_of(const uint32_t *h, struct dt_step_dist *d)
+{
+	d->median_ns = hist_quantile(h, 0.5);
+	d->p10_ns = hist_quantile(h, 0.1);
+	d->p90_ns = hist_quantile(h, 0.9);
+}
+
+double dt_step_spread(const struct dt_step_dist *d)
+{
+	if (!d->median_ns || d->p90_ns < d->p10_ns)
+		return 0;
+	return (double)(d->p90_ns - d->p10_ns) / (double)d->median_ns;
+}
+
+/* ---------------------------------------------------------- slices */
+
+static int slice_of(struct dt_stepper *st, uint64_t t)
+{
+	if (!st->t_first || t < st->t_first)
+		return 0;
+	while (t - st->t_first >= st->width * SLICES) {
+		dt_bins_fold(st->gpu, SLICES);
+		for (int l = 0; l < DT_LIB_COUNT; l++)
+			dt_bins_fold(st->lib[l], SLICES);
+		for (int f = 0; f < DT_OPF_COUNT; f++)
+			dt_bins_fold(st->fam[f], SLICES);
+		for (size_t i = 0; i < st->cap_kn; i++)
+			if (st->kn[i]) {
+				dt_bins_fold(st->kn[i]->ns, SLICES);
+				dt_bins_fold(st->kn[i]->n, SLICES);
+			}
+		for (int sp = 0; sp < SP_COUNT; sp++)
+			for (size_t i = 0; i < st->cap[sp]; i++)
+				if (st->tok[sp][i].tr)
+					dt_bins_fold(st->tok[sp][i].tr->occ,
+						     SLICES);
+		if (st->graph.tr)
+			dt_bins_fold(st->graph.tr->occ, SLICES);
+		st->width *= 2;
+	}
+	return (int)((t - st->t_first) / st->width);
+}
+
+/* An event at t; one earlier than the first joins the first slice. */
+static void saw(struct dt_stepper *st, uint64_t t)
+{
+	if (!st->t_first)
+		st->t_first = t;
+	if (t > st->t_last)
+		st->t_last = t;
+}
+
+/* ---------------------------------------------------------- tokens */
+
+static struct token *token_at(struct dt_stepper *st, enum space sp, size_t i)
+{
+	if (i >= st->cap[sp]) {
+		struct token *v =
+			dt_grow_array(st->tok[sp], &st->cap[sp], i + 1,
+				      sizeof(*v));
+		if (!v) {
+			st->oom = true;
+			return NULL;
+		}
+		st->tok[sp] = v;
+	}
+	return &st->tok[sp][i];
+}
+
+static bool regular(double ref, uint64_t iv)
+{
+	return (double)iv <= ref * REGULAR && (double)iv * REGULAR >= ref;
+}
+
+static void run_add(struct track *tr, uint64_t iv, uint64_t busy)
+{
+	tr->iv[bucket_of(iv)]++;
+	tr->busy[bucket_of(busy)]++;
+	tr->run_n++;
+	/* the typical interval follows the run slowly */
+	double w = tr->run_n < 16 ? (double)tr->run_n : 16.0;
+	tr->ref += ((double)iv - tr->ref) / w;
+}
+
+/* A new run from the streak's last intervals that agree with each other. */
+static void run_restart(struct track *tr)
+{
+	int last = tr->streak - 1, first = last;
+	while (first > 0 &&
+	       regular((double)tr->streak_iv[last], tr->streak_iv[first - 1]))
+		first--;
+	memset(tr->iv, 0, sizeof(tr->iv));
+	memset(tr->busy, 0, sizeof(tr->busy));
+	tr->run_n = 0;
+	tr->ref = (double)tr->streak_iv[first];
+	tr->run_start = tr->streak_t[first];
+	tr->run_index = tr->streak_index[first];
+	for (int i = first; i <= last; i++)
+		run_add(tr, tr->streak_iv[i], tr->streak_busy[i]);
+	tr->streak = 0;
+}
+
+/* One more interval, from the occurrence `index` at `from`. */
+static void interval(struct track *tr, uint64_t from, uint64_t index,
+		     uint64_t iv, uint64_t busy)
+{
+	if (!tr->run_n || regular(tr->ref, iv)) {
+		if (!tr->run_n) {
+			tr->run_start = from;
+			tr->run_index = index;
+			tr->ref = (double)iv;
+		}
+		/* a lone interval outside the run stays in it */
+		for (int i = 0; i < tr->streak; i++)
+			run_add(tr, tr->streak_iv[i], tr->streak_busy[i]);
+		tr->streak = 0;
+		run_add(tr, iv, busy);
+		return;
+	}
+	tr->streak_t[tr->streak] = from;
+	tr->streak_iv[tr->streak] = iv;
+	tr->streak_busy[tr->streak] = busy;
+	tr->streak_index[tr->streak] = index;
+	if (++tr->streak == STREAK)
+		run_restart(tr);
+}
+
+/* The token seen again (or first) at t. */
+static void hit(struct dt_stepper *st, struct token *k, uint64_t t)
+{
+	if (k->count && t < k->last)
+		return; /* out of order: not an interval */
+	if (k->count) {
+		if (!k->tr && st->tracks < MAX_TRACKS &&
+		    (k->tr = calloc(1, sizeof(*k->tr)))) {
+			st->tracks++;
+			k->tr->occ[slice_of(st, k->last)]++;
+		}
+		if (k->tr) {
+			interval(k->tr, k->last, k->count - 1, t - k->last,
+				 st->busy - k->busy_last);
+			k->tr->occ[slice_of(st, t)]++;
+		}
+	}
+	k->count++;
+	k->last = t;
+	k->busy_last = st->busy;
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct dt_stepper *st = arg;
+	const struct dt_kernel_class *kc = a->kc;
+
+	if (!a->timed)
+		return;
+	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
+	bool cudnn = a->call != 0;
+	enum dt_lib lib = cudnn			  ? DT_LIB_CUDNN
+			  : a->kind != DT_ACT_KERNEL ? DT_LIB_RUNTIME
+			  : kc			  ? kc->lib
+						  : DT_LIB_OTHER;
+	enum dt_opfam fam = a->kind == DT_ACT_MEMSET   ? DT_OPF_FILL
+			    : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
+			    : kc		       ? kc->opfam
+						       : DT_OPF_OTHER;
+
+	saw(st, a->start);
+	if (a->start > st->t_last_gpu)
+		st->t_last_gpu = a->start;
+	int s = slice_of(st, a->start);
+	st->busy += d;
+	st->gpu[s] += d;
+	st->lib[lib][s] += d;
+	st->fam[fam][s] += d;
+	if (a->kind != DT_ACT_KERNEL || !kc)
+		return;
+	if (!cudnn) {
+		if (kc->id >= st->cap_kn) {
+			struct kname **v = dt_grow_array(
+				st->kn, &st->cap_kn, kc->id + 1, sizeof(*v));
+			if (!v) {
+				st->oom = true;
+				return;
+			}
+			st->kn = v;
+		}
+		struct kname *n = st->kn[kc->id];
+		if (!n && (n = st->kn[kc->id] = calloc(1, sizeof(*n))))
+			n->kc = kc;
+		if (n) {
+			n->ns[s] += d;
+			n->n[s]++;
+		}
+	}
+	struct token *k = token_at(st, SP_KERNEL, kc->id);
+	if (k) {
+		k->kc = kc;
+		hit(st, k, a->start);
+	}
+}
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	struct dt_stepper *st = arg;
+
+	saw(st, c->t_begin);
+	st->t_last_call = c->t_begin;
+	if (c->api >= st->cap_names) {
+		const char **v = dt_grow_array(st->call_names, &st->cap_names,
+					       (size_t)c->api + 1, sizeof(*v));
+		if (!v) {
+			st->oom = true;
+			return;
+		}
+		st->call_names = v;
+	}
+	st->call_names[c->api] = c->name;
+	struct token *k = token_at(st, SP_CALL, c->api);
+	if (k)
+		hit(st, k, c->t_begin);
+}
+
+static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+{
+	struct dt_stepper *st = arg;
+
+	saw(st, l->start);
+	if (l->start > st->t_last_gpu)
+		st->t_last_gpu = l->start;
+	hit(st, &st->graph, l->start);
+}
+
+struct dt_stepper *dt_stepper_new(void)
+{
+	struct dt_stepper *st = calloc(1, sizeof(*st));
+	if (st)
+		st->width = 1000000; /* 1 ms to begin with */
+	return st;
+}
+
+void dt_stepper_consumer(struct dt_stepper *st, struct dt_consumer *c)
+{
+	*c = (struct dt_consumer){ .arg = st,
+				   .call = on_call,
+				   .activity = on_activity,
+				   .graph_launch = on_graph_launch };
+}
+
+/* ------------------------------------------------- finding the step */
+
+struct pick {
+	struct token *k;
+	const char *name, *kind;
+	uint64_t median;
+	double cover;
+};
+
+/* A token whose last run lasts to the end (t_end, its kind's last event):
+ * how much it covers. */
+static void consider(struct pick *best, struct pick *all, size_t *n,
+		     struct token *k, const char *name, const char *kind,
+		     uint64_t t_end, uint64_t min_run)
+{
+	const struct track *tr = k->tr;
+	if (!tr || tr->run_n < min_run)
+		return;
+	uint64_t m = hist_quantile(tr->iv, 0.5);
+	/* steps times their typical time: a lone slow step does not make a
+	 * short run cover much */
+	uint64_t cover = tr->run_n * m;
+	/* after the loop, a program may still tear down, check results or
+	 * compile what does: no longer than the run itself */
+	uint64_t slack = 2 * m > cover ? 2 * m : cover;
+	if (t_end > k->last + slack)
+		return;
+	all[(*n)++] = (struct pick){ k, name, kind, m, (double)cover };
+	if ((double)cover > best->cover)
+		*best = all[*n - 1];
+}
+
+/* Of the tokens covering nearly as much as the best, the longest period. */
+static struct pick choose(struct pick *all, size_t n, const struct pick *best)
+{
+	struct pick p = *best;
+	for (size_t i = 0; i < n; i++)
+		if (all[i].cover >= 0.9 * best->cover &&
+		    all[i].median > p.median)
+			p = all[i];
+	return p;
+}
+
+/* The best token of those whose runs have min_run intervals or more. */
+static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
+		    uint64_t min_run)
+{
+	struct pick best = { 0 };
+	size_t n = 0;
+	for (size_t i = 0; i < st->cap[SP_KERNEL]; i++) {
+		const struct dt_kernel_class *kc = st->tok[SP_KERNEL][i].kc;
+		consider(&best, all, &n, &st->tok[SP_KERNEL][i],
+			 kc ? kc->demangled : NULL, "kernel", st->t_last_gpu,
+			 min_run);
+	}
+	consider(&best, all, &n, &st->graph, "CUDA graph launch",
+		 "graph launch", st->t_last_gpu, min_run);
+	if (!best.k) /* no GPU work repeats: the host's calls */
+		for (size_t i = 0; i < st->cap[SP_CALL]; i++)
+			consider(&best, all, &n, &st->tok[SP_CALL][i],
+				 i < st->cap_names ? st->call_names[i] : NULL,
+				 "call", st->t_last_call, min_run);
+	if (best.k)
+		*out = choose(all, n, &best);
+	return best.k != NULL;
+}
+
+/* An autotuner tries a kernel a few times, at regular intervals too, and
+ * may take longer than the steady state: runs of MIN_STEPS first. */
+static bool find_anchor(struct dt_stepper *st, struct pick *out)
+{
+	size_t cap = st->cap[SP_KERNEL] + st->cap[SP_CALL] + 1;
+	struct pick *all = calloc(cap, sizeof(*all));
+	bool found = all && (find_in(st, all, out, MIN_STEPS) ||
+			     find_in(st, all, out, 3));
+	free(all);
+	return found;
+}
+
+/* The steady state's sums per step, from the slice where it begins. */
+static void steady_sums(struct dt_stepper *st, struct dt_step_stats *r,
+			const struct track *tr, uint64_t t_steady)
+{
+	int k0 = slice_of(st, t_steady);
+	uint64_t occ = 0;
+	if (tr && (t_steady - st->t_first) % st->width && k0 + 1 < SLICES)
+		k0++; /* a slice only of the steady state */
+	for (int s = k0; tr && s < SLICES; s++)
+		occ += tr->occ[s];
+	if (!tr) {
+		k0 = 0;
+		occ = 1;
+	}
+	if (!occ) {
+		k0 = slice_of(st, t_steady);
+		for (int s = k0; s < SLICES; s++)
+			occ += tr->occ[s];
+	}
+	if (!occ)
+		occ = 1;
+	for (int s = k0; s < SLICES; s++) {
+		r->gpu_ns += (double)st->gpu[s] / (double)occ;
+		for (int l = 0; l < DT_LIB_COUNT; l++)
+			r->lib_ns[l] += (double)st->lib[l][s] / (double)occ;
+		for (int f = 0; f < DT_OPF_COUNT; f++)
+			r->fam_ns[f] += (double)st->fam[f][s] / (double)occ;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < st->cap_kn; i++)
+		n += st->kn[i] != NULL;
+	r->kernels = calloc(n ? n : 1, sizeof(*r->kernels));
+	if (!r->kernels)
+		return;
+	for (size_t i = 0; i < st->cap_kn; i++) {
+		const struct kname *kn = st->kn[i];
+		uint64_t ns = 0, count = 0;
+		if (!kn)
+			continue;
+		for (int s = k0; s < SLICES; s++) {
+			ns += kn->ns[s];
+			count += kn->n[s];
+		}
+		if (!count)
+			continue;
+		struct dt_step_kernel *k = &r->kernels[r->n_kernels++];
+		k->name = strdup(kn->kc->demangled ? kn->kc->demangled
+						   : kn->kc->name);
+		k->lib = kn->kc->lib;
+		k->per_step_ns = (double)ns / (double)occ;
+		k->per_step = (double)count / (double)occ;
+	}
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct dt_step_kernel *x = a, *y = b;
+	return x->per_step_ns < y->per_step_ns	 ? 1
+	       : x->per_step_ns > y->per_step_ns ? -1
+						 : strcmp(x->name, y->name);
+}
+
+struct dt_step_stats *dt_stepper_finish(struct dt_stepper *st)
+{
+	struct dt_step_stats *r = calloc(1, sizeof(*r));
+	struct pick p;
+	if (!r)
+		return NULL;
+	r->traces = 1;
+	r->span_ns = st->t_last - st->t_first;
+	if (find_anchor(st, &p)) {
+		struct track *tr = p.k->tr;
+		r->found = true;
+		r->anchor = strdup(p.name ? p.name : "?");
+		r->anchor_kind = p.kind;
+		r->steps = tr->run_n;
+		r->startup_steps = tr->run_index;
+		r->startup_ns = tr->run_start - st->t_first;
+		dist_of(tr->iv, &r->time);
+		dist_of(tr->busy, &r->gpu);
+		steady_sums(st, r, tr, tr->run_start);
+	} else {
+		r->steps = 1;
+		r->time.median_ns = r->time.p10_ns = r->time.p90_ns =
+			r->span_ns;
+		r->gpu.median_ns = r->gpu.p10_ns = r->gpu.p90_ns = st->busy;
+		steady_sums(st, r, NULL, st->t_first);
+	}
+	qsort(r->kernels, r->n_kernels, sizeof(*r->kernels), by_time);
+	return r;
+}
+
+void dt_stepper_free(struct dt_stepper *st)
+{
+	if (!st)
+		return;
+	for (int sp = 0; sp < SP_COUNT; sp++) {
+		for (size_t i = 0; i < st->cap[sp]; i++)
+			free(st->tok[sp][i].tr);
+		free(st->tok[sp]);
+	}
+	free(st->graph.tr);
+	for (size_t i = 0; i < st->cap_kn; i++)
+		free(st->kn[i]);
+	free(st->kn);
+	free(st->call_names);
+	free(st);
+}
+
+void dt_steps_free(struct dt_step_stats *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_kernels; i++)
+		free(s->kernels[i].name);
+	free(s->kernels);
+	free(s->anchor);
+	free(s);
+}
+
+/* ---------------------------------------------------------- merging */
+
+static struct dt_step_kernel *kernel_in(struct dt_step_stats *r,
+					const char *name)
+{
+	for (size_t i = 0; i < r->n_kernels; i++)
+		if (!strcmp(r->kernels[i].name, name))
+			return &r->kernels[i];
+	return NULL;
+}
+
+struct dt_step_stats *dt_steps_merge(const struct dt_step_stats *const *v,
+				     size_t n)
+{
+	struct dt_step_stats *r = calloc(1, sizeof(*r));
+	size_t total = 0;
+	if (!r || !n)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		total += v[i]->n_kernels;
+	r->kernels = calloc(total ? total : 1, sizeof(*r->kernels));
+	if (!r->kernels) {
+		free(r);
+		return NULL;
+	}
+	r->found = true;
+	r->steps = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const struct dt_step_stats *s = v[i];
+		r->found &= s->found;
+		r->traces += s->traces;
+		if (s->steps < r->steps)
+			r->steps = s->steps;
+		if (s->startup_steps > r->startup_steps)
+			r->startup_steps = s->startup_steps;
+		if (s->startup_ns > r->startup_ns)
+			r->startup_ns = s->startup_ns;
+		if (s->span_ns > r->span_ns)
+			r->span_ns = s->span_ns;
+		if (s->time.median_ns > r->time.median_ns) {
+			r->time = s->time;
+			free(r->anchor);
+			r->anchor = dt_xstrdup(s->anchor);
+			r->anchor_kind = s->anchor_kind;
+		}
+		r->gpu.median_ns += s->gpu.median_ns;
+		r->gpu.p10_ns += s->gpu.p10_ns;
+		r->gpu.p90_ns += s->gpu.p90_ns;
+		r->gpu_ns += s->gpu_ns;
+		for (int l = 0; l < DT_LIB_COUNT; l++)
+			r->lib_ns[l] += s->lib_ns[l];
+		for (int f = 0; f < DT_OPF_COUNT; f++)
+			r->fam_ns[f] += s->fam_ns[f];
+		for (size_t k = 0; k < s->n_kernels; k++) {
+			const struct dt_step_kernel *sk = &s->kernels[k];
+			struct dt_step_kernel *rk = kernel_in(r, sk->name);
+			if (!rk) {
+				rk = &r->kernels[r->n_kernels++];
+				*rk = (struct dt_step_kernel){
+					.name = strdup(sk->name), .lib = sk->lib
+				};
+			}
+			rk->per_step_ns += sk->per_step_ns;
+			rk->per_step += sk->per_step;
+		}
+	}
+	qsort(r->kernels, r->n_kernels, sizeof(*r->kernels), by_time);
+	return r;
+}
+
+/* ------------------------------------------------------------ words */
+
+int dt_steps_text(const struct dt_step_stats *s, char *buf, size_t size)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (!s->found)
+		return snprintf(buf, size,
+				"no repeating structure: the run is one step "
+				"of %s, %s of GPU time",
+				dt_fmt_ns(s->span_ns, a, sizeof(a)),
+				dt_fmt_ns((uint64_t)s->gpu_ns, b, sizeof(b)));
+	return snprintf(
+		buf, size,
+		"%" PRIu64 " steady, %s each (median; p10 %s, p90 %s), "
+		"%s of GPU time per step; after %" PRIu64 " start-up step%s, "
+		"%s (%.0f%% of the run); a step begins with %s %s",
+		s->steps, dt_fmt_ns(s->time.median_ns, a, sizeof(a)),
+		dt_fmt_ns(s->time.p10_ns, b, sizeof(b)),
+		dt_fmt_ns(s->time.p90_ns, c, sizeof(c)),
+		dt_fmt_ns(s->gpu.median_ns, d, sizeof(d)), s->startup_steps,
+		s->startup_steps == 1 ? "" : "s",
+		dt_fmt_ns(s->startup_ns, e, sizeof(e)),
+		s->span_ns ? 100.0 * (double)s->startup_ns / (double)s->span_ns
+			   : 0.0,
+		s->anchor_kind, s->anchor);
+}
