@@ -20,12 +20,11 @@
  * Everything before the steady state is start-up: loading, compiling,
  * autotuning, the first steps.
  *
- * Memory does not grow with the trace: per token the histograms of its
- * last run's intervals and of the GPU time between its occurrences, on a
- * log scale, and its occurrences over 64 slices of the run that double in
- * width as it goes on (the steady state's sums per library, family and
- * kernel name are summed over the same slices). At most MAX_TRACKS tokens
- * keep histograms.
+ * Memory does not grow with the trace: per token the histogram of its
+ * last run's intervals on a log scale, and the GPU time so far (by library
+ * and family) where its run began; per kernel name its GPU time over 64
+ * slices of the run that double in width as it goes on. At most MAX_TRACKS
+ * tokens keep histograms.
  *
  * Not here: what is printed (tools/), what a diff makes of steps
  * (analyzer-diff.c).
@@ -50,23 +49,30 @@
 #define MAX_TRACKS 2048
 #define REGULAR 1.5  /* an interval within this of the median is regular */
 
+/* GPU time so far: summed, by library, by family. */
+struct sums {
+	uint64_t gpu, lib[DT_LIB_COUNT], fam[DT_OPF_COUNT];
+};
+
 /* A token seen twice or more keeps its last run of intervals. */
 struct track {
-	uint32_t iv[BUCKETS], busy[BUCKETS]; /* of the run */
-	uint64_t occ[SLICES]; /* occurrences per slice */
+	uint32_t iv[BUCKETS]; /* the run's intervals */
 	uint64_t run_start;   /* the occurrence that began the run */
 	uint64_t run_index;   /* its number, from 0 */
 	uint64_t run_n;       /* intervals in the run */
 	double ref;           /* the run's typical interval */
-	/* intervals outside the run, in a row: each one's start, length and
-	 * GPU time, its occurrence's number */
-	uint64_t streak_t[STREAK], streak_iv[STREAK], streak_busy[STREAK];
+	struct sums run_sums; /* at the run's start */
+	/* intervals outside the run, in a row: each one's start and length,
+	 * its occurrence's number */
+	uint64_t streak_t[STREAK], streak_iv[STREAK];
 	uint64_t streak_index[STREAK];
+	struct sums streak_sums[STREAK];
 	int streak;
 };
 
 struct token {
-	uint64_t count, last, busy_last;
+	uint64_t count, last;
+	struct sums sums; /* at the last occurrence */
 	struct track *tr;
 	const struct dt_kernel_class *kc; /* a kernel's */
 };
@@ -88,14 +94,13 @@ struct dt_stepper {
 	size_t tracks;
 	bool oom;
 
-	uint64_t busy; /* GPU time so far, summed */
 	uint64_t t_first, t_last;
 	uint64_t t_last_gpu, t_last_call; /* the last kernel, graph launch,
 					     call */
 	/* the slices: SLICES of width ns from t_first */
 	uint64_t width;
-	uint64_t gpu[SLICES];
-	uint64_t lib[DT_LIB_COUNT][SLICES], fam[DT_OPF_COUNT][SLICES];
+	struct sums sums;
+	uint64_t gpu[SLICES]; /* for the kernels' shares */
 	struct kname **kn; /* by the kernel class's id */
 	size_t cap_kn;
 };
@@ -161,22 +166,11 @@ static int slice_of(struct dt_stepper *st, uint64_t t)
 		return 0;
 	while (t - st->t_first >= st->width * SLICES) {
 		dt_bins_fold(st->gpu, SLICES);
-		for (int l = 0; l < DT_LIB_COUNT; l++)
-			dt_bins_fold(st->lib[l], SLICES);
-		for (int f = 0; f < DT_OPF_COUNT; f++)
-			dt_bins_fold(st->fam[f], SLICES);
 		for (size_t i = 0; i < st->cap_kn; i++)
 			if (st->kn[i]) {
 				dt_bins_fold(st->kn[i]->ns, SLICES);
 				dt_bins_fold(st->kn[i]->n, SLICES);
 			}
-		for (int sp = 0; sp < SP_COUNT; sp++)
-			for (size_t i = 0; i < st->cap[sp]; i++)
-				if (st->tok[sp][i].tr)
-					dt_bins_fold(st->tok[sp][i].tr->occ,
-						     SLICES);
-		if (st->graph.tr)
-			dt_bins_fold(st->graph.tr->occ, SLICES);
 		st->width *= 2;
 	}
 	return (int)((t - st->t_first) / st->width);
@@ -213,10 +207,9 @@ static bool regular(double ref, uint64_t iv)
 	return (double)iv <= ref * REGULAR && (double)iv * REGULAR >= ref;
 }
 
-static void run_add(struct track *tr, uint64_t iv, uint64_t busy)
+static void run_add(struct track *tr, uint64_t iv)
 {
 	tr->iv[bucket_of(iv)]++;
-	tr->busy[bucket_of(busy)]++;
 	tr->run_n++;
 	/* the typical interval follows the run slowly */
 	double w = tr->run_n < 16 ? (double)tr->run_n : 16.0;
@@ -231,37 +224,39 @@ static void run_restart(struct track *tr)
 	       regular((double)tr->streak_iv[last], tr->streak_iv[first - 1]))
 		first--;
 	memset(tr->iv, 0, sizeof(tr->iv));
-	memset(tr->busy, 0, sizeof(tr->busy));
 	tr->run_n = 0;
 	tr->ref = (double)tr->streak_iv[first];
 	tr->run_start = tr->streak_t[first];
 	tr->run_index = tr->streak_index[first];
+	tr->run_sums = tr->streak_sums[first];
 	for (int i = first; i <= last; i++)
-		run_add(tr, tr->streak_iv[i], tr->streak_busy[i]);
+		run_add(tr, tr->streak_iv[i]);
 	tr->streak = 0;
 }
 
-/* One more interval, from the occurrence `index` at `from`. */
+/* One more interval, from the occurrence `index` at `from`, when the
+ * sums were `at`. */
 static void interval(struct track *tr, uint64_t from, uint64_t index,
-		     uint64_t iv, uint64_t busy)
+		     uint64_t iv, const struct sums *at)
 {
 	if (!tr->run_n || regular(tr->ref, iv)) {
 		if (!tr->run_n) {
 			tr->run_start = from;
 			tr->run_index = index;
+			tr->run_sums = *at;
 			tr->ref = (double)iv;
 		}
 		/* a lone interval outside the run stays in it */
 		for (int i = 0; i < tr->streak; i++)
-			run_add(tr, tr->streak_iv[i], tr->streak_busy[i]);
+			run_add(tr, tr->streak_iv[i]);
 		tr->streak = 0;
-		run_add(tr, iv, busy);
+		run_add(tr, iv);
 		return;
 	}
 	tr->streak_t[tr->streak] = from;
 	tr->streak_iv[tr->streak] = iv;
-	tr->streak_busy[tr->streak] = busy;
 	tr->streak_index[tr->streak] = index;
+	tr->streak_sums[tr->streak] = *at;
 	if (++tr->streak == STREAK)
 		run_restart(tr);
 }
@@ -273,19 +268,15 @@ static void hit(struct dt_stepper *st, struct token *k, uint64_t t)
 		return; /* out of order: not an interval */
 	if (k->count) {
 		if (!k->tr && st->tracks < MAX_TRACKS &&
-		    (k->tr = calloc(1, sizeof(*k->tr)))) {
+		    (k->tr = calloc(1, sizeof(*k->tr))))
 			st->tracks++;
-			k->tr->occ[slice_of(st, k->last)]++;
-		}
-		if (k->tr) {
+		if (k->tr)
 			interval(k->tr, k->last, k->count - 1, t - k->last,
-				 st->busy - k->busy_last);
-			k->tr->occ[slice_of(st, t)]++;
-		}
+				 &k->sums);
 	}
 	k->count++;
 	k->last = t;
-	k->busy_last = st->busy;
+	k->sums = st->sums;
 }
 
 static void on_activity(void *arg, const struct dt_activity *a)
@@ -310,10 +301,10 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	if (a->start > st->t_last_gpu)
 		st->t_last_gpu = a->start;
 	int s = slice_of(st, a->start);
-	st->busy += d;
 	st->gpu[s] += d;
-	st->lib[lib][s] += d;
-	st->fam[fam][s] += d;
+	st->sums.gpu += d;
+	st->sums.lib[lib] += d;
+	st->sums.fam[fam] += d;
 	if (a->kind != DT_ACT_KERNEL || !kc)
 		return;
 	if (!cudnn) {
@@ -467,40 +458,37 @@ static bool find_anchor(struct dt_stepper *st, struct pick *out)
 	return found;
 }
 
-/* The steady state's sums per step, from the slice where it begins. */
+/* The steady state's GPU time per step: from the sums at its start to
+ * the end (the last step's end is the trace's). */
 static void steady_sums(struct dt_stepper *st, struct dt_step_stats *r,
-			const struct track *tr, uint64_t t_steady)
+			const struct sums *from)
+{
+	double n = (double)r->steps;
+	r->gpu_ns = (double)(st->sums.gpu - from->gpu) / n;
+	for (int l = 0; l < DT_LIB_COUNT; l++)
+		r->lib_ns[l] = (double)(st->sums.lib[l] - from->lib[l]) / n;
+	for (int f = 0; f < DT_OPF_COUNT; f++)
+		r->fam_ns[f] = (double)(st->sums.fam[f] - from->fam[f]) / n;
+}
+
+/* Kernels per step: their share of the GPU time in the slices from the
+ * steady state's start on (the first may hold some start-up), of the
+ * steady state's GPU time per step. */
+static void steady_kernels(struct dt_stepper *st, struct dt_step_stats *r,
+			   uint64_t t_steady)
 {
 	int k0 = slice_of(st, t_steady);
-	uint64_t occ = 0;
-	if (tr && (t_steady - st->t_first) % st->width && k0 + 1 < SLICES)
-		k0++; /* a slice only of the steady state */
-	for (int s = k0; tr && s < SLICES; s++)
-		occ += tr->occ[s];
-	if (!tr) {
-		k0 = 0;
-		occ = 1;
-	}
-	if (!occ) {
-		k0 = slice_of(st, t_steady);
-		for (int s = k0; s < SLICES; s++)
-			occ += tr->occ[s];
-	}
-	if (!occ)
-		occ = 1;
-	for (int s = k0; s < SLICES; s++) {
-		r->gpu_ns += (double)st->gpu[s] / (double)occ;
-		for (int l = 0; l < DT_LIB_COUNT; l++)
-			r->lib_ns[l] += (double)st->lib[l][s] / (double)occ;
-		for (int f = 0; f < DT_OPF_COUNT; f++)
-			r->fam_ns[f] += (double)st->fam[f][s] / (double)occ;
-	}
+	uint64_t gpu = 0;
 	size_t n = 0;
+
+	for (int s = k0; s < SLICES; s++)
+		gpu += st->gpu[s];
 	for (size_t i = 0; i < st->cap_kn; i++)
 		n += st->kn[i] != NULL;
 	r->kernels = calloc(n ? n : 1, sizeof(*r->kernels));
-	if (!r->kernels)
+	if (!r->kernels || !gpu)
 		return;
+	double per_ns = r->gpu_ns / (double)gpu;
 	for (size_t i = 0; i < st->cap_kn; i++) {
 		const struct kname *kn = st->kn[i];
 		uint64_t ns = 0, count = 0;
@@ -516,8 +504,8 @@ static void steady_sums(struct dt_stepper *st, struct dt_step_stats *r,
 		k->name = strdup(kn->kc->demangled ? kn->kc->demangled
 						   : kn->kc->name);
 		k->lib = kn->kc->lib;
-		k->per_step_ns = (double)ns / (double)occ;
-		k->per_step = (double)count / (double)occ;
+		k->per_step_ns = (double)ns * per_ns;
+		k->per_step = (double)count * per_ns;
 	}
 }
 
@@ -542,18 +530,20 @@ struct dt_step_stats *dt_stepper_finish(struct dt_stepper *st)
 		r->found = true;
 		r->anchor = strdup(p.name ? p.name : "?");
 		r->anchor_kind = p.kind;
-		r->steps = tr->run_n;
+		/* the run's intervals, and the step after its last
+		 * occurrence, whose end no occurrence marks */
+		r->steps = tr->run_n + 1;
 		r->startup_steps = tr->run_index;
 		r->startup_ns = tr->run_start - st->t_first;
 		dist_of(tr->iv, &r->time);
-		dist_of(tr->busy, &r->gpu);
-		steady_sums(st, r, tr, tr->run_start);
+		steady_sums(st, r, &tr->run_sums);
+		steady_kernels(st, r, tr->run_start);
 	} else {
 		r->steps = 1;
 		r->time.median_ns = r->time.p10_ns = r->time.p90_ns =
 			r->span_ns;
-		r->gpu.median_ns = r->gpu.p10_ns = r->gpu.p90_ns = st->busy;
-		steady_sums(st, r, NULL, st->t_first);
+		steady_sums(st, r, &(struct sums){ 0 });
+		steady_kernels(st, r, st->t_first);
 	}
 	qsort(r->kernels, r->n_kernels, sizeof(*r->kernels), by_time);
 	return r;
@@ -632,9 +622,6 @@ struct dt_step_stats *dt_steps_merge(const struct dt_step_stats *const *v,
 			r->anchor = dt_xstrdup(s->anchor);
 			r->anchor_kind = s->anchor_kind;
 		}
-		r->gpu.median_ns += s->gpu.median_ns;
-		r->gpu.p10_ns += s->gpu.p10_ns;
-		r->gpu.p90_ns += s->gpu.p90_ns;
 		r->gpu_ns += s->gpu_ns;
 		for (int l = 0; l < DT_LIB_COUNT; l++)
 			r->lib_ns[l] += s->lib_ns[l];
@@ -659,6 +646,8 @@ struct dt_step_stats *dt_steps_merge(const struct dt_step_stats *const *v,
 
 /* ------------------------------------------------------------ words */
 
+#define ANCHOR_WIDTH 72 /* of a kernel's name, in words; JSON has it all */
+
 int dt_steps_text(const struct dt_step_stats *s, char *buf, size_t size)
 {
 	char a[32], b[32], c[32], d[32], e[32];
@@ -673,14 +662,15 @@ int dt_steps_text(const struct dt_step_stats *s, char *buf, size_t size)
 		buf, size,
 		"%" PRIu64 " steady, %s each (median; p10 %s, p90 %s), "
 		"%s of GPU time per step; after %" PRIu64 " start-up step%s, "
-		"%s (%.0f%% of the run); a step begins with %s %s",
+		"%s (%.0f%% of the run); a step begins with %s %.*s%s",
 		s->steps, dt_fmt_ns(s->time.median_ns, a, sizeof(a)),
 		dt_fmt_ns(s->time.p10_ns, b, sizeof(b)),
 		dt_fmt_ns(s->time.p90_ns, c, sizeof(c)),
-		dt_fmt_ns(s->gpu.median_ns, d, sizeof(d)), s->startup_steps,
+		dt_fmt_ns((uint64_t)s->gpu_ns, d, sizeof(d)), s->startup_steps,
 		s->startup_steps == 1 ? "" : "s",
 		dt_fmt_ns(s->startup_ns, e, sizeof(e)),
 		s->span_ns ? 100.0 * (double)s->startup_ns / (double)s->span_ns
 			   : 0.0,
-		s->anchor_kind, s->anchor);
+		s->anchor_kind, ANCHOR_WIDTH, s->anchor,
+		strlen(s->anchor) > ANCHOR_WIDTH ? "..." : "");
 }

@@ -1529,9 +1529,30 @@ struct dt_diff_op {
 	bool workspace_changed; /* the settled configuration's */
 };
 
+/* A quantity of the whole program per step, compared (analyzer/DIFF.md). */
+enum dt_qty_kind {
+	DT_Q_STEP,    /* step time */
+	DT_Q_GPU,     /* GPU time per step */
+	DT_Q_LIBRARY, /* GPU time per step of a library */
+	DT_Q_FAMILY,  /* of an operation family */
+	DT_Q_KERNEL,  /* of a kernel launched outside cuDNN calls */
+};
+const char *dt_qty_key(enum dt_qty_kind k); /* "library" */
+
+struct dt_diff_qty {
+	enum dt_qty_kind kind;
+	const char *name; /* "step time", the library, family or kernel */
+	double base, next; /* ns per step: the median step or the mean */
+	double change;     /* (next - base) / base */
+	double noise_ns;   /* the larger of the runs' step-to-step spread
+			      (p10 to p90), scaled to the quantity */
+	double floor_ns;   /* the smallest change per step that counts */
+	enum dt_verdict verdict;
+};
+
 struct dt_diff_opts {
 	double threshold; /* relative; 0: 5% */
-	uint64_t min_ns;  /* absolute, per execution; 0: 10 us */
+	uint64_t min_ns;  /* absolute, per step; 0: 10 us */
 };
 
 struct dt_diff {
@@ -1542,6 +1563,11 @@ struct dt_diff {
 	size_t slower, faster, noise, engine_changes, workspace_changes, added,
 		removed;
 	bool other_gpu, other_cudnn; /* the runs' GPUs or cuDNN differ */
+	/* the whole program, per step: when both runs have steps */
+	struct dt_diff_qty *qty; /* step time and GPU time first, then the
+				    largest change first */
+	size_t n_qty;
+	size_t qty_slower, qty_faster, qty_noise;
 };
 
 /* Compare two finished summaries; they must outlive the diff. */

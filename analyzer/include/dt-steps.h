@@ -31,15 +31,16 @@ struct dt_step_stats {
 	char *anchor; /* what begins a step: a kernel's name, "CUDA graph
 			 launch" or a function; NULL when not found */
 	const char *anchor_kind; /* "kernel", "graph launch", "call" */
-	uint64_t steps;         /* steady steps */
+	uint64_t steps;         /* steady steps (the last one's end is
+				   the trace's: time is over the others) */
 	uint64_t startup_steps; /* steps before the steady state */
 	uint64_t startup_ns;    /* the first event to the steady state */
 	uint64_t span_ns;       /* the first event to the last */
 	struct dt_step_dist time; /* step time (start to next start) */
-	struct dt_step_dist gpu;  /* GPU time per step (kernels, copies and
-				     sets, summed) */
-	/* per step, the steady state's mean */
-	double gpu_ns;
+	/* per step, the steady state's mean (GPU work is delivered in
+	 * batches, not in the order it ran: sums over a stretch of steps
+	 * are what it tells, not each step's) */
+	double gpu_ns; /* kernels, copies and sets, summed */
 	double lib_ns[DT_LIB_COUNT];
 	double fam_ns[DT_OPF_COUNT];
 	struct dt_step_kernel *kernels; /* most per step first */

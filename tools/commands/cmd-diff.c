@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dt-analyzer.h"
+#include "dt-steps.h"
 #include "tools.h"
 
 #define DIFF_SCHEMA_VERSION 1
@@ -153,6 +154,21 @@ static const char *op_trips(const struct dt_diff_op *o, enum gate g)
 					  : NULL;
 }
 
+/* What of a quantity per step trips gate g; NULL when nothing. */
+static const char *qty_trips(const struct dt_diff_qty *q, enum gate g)
+{
+	if (g == GATE_NONE || g == GATE_ENGINE)
+		return NULL;
+	if (q->verdict == DT_SLOWER)
+		return "slower";
+	if (g != GATE_ANY)
+		return NULL;
+	return q->verdict == DT_FASTER	  ? "faster"
+	       : q->verdict == DT_ADDED	  ? "added"
+	       : q->verdict == DT_REMOVED ? "removed"
+					  : NULL;
+}
+
 static bool gate_tripped(const struct dt_diff *d, enum gate g,
 			 enum incomplete inc)
 {
@@ -160,6 +176,9 @@ static bool gate_tripped(const struct dt_diff *d, enum gate g,
 		return true;
 	for (size_t i = 0; i < d->n_ops; i++)
 		if (op_trips(&d->ops[i], g))
+			return true;
+	for (size_t i = 0; i < d->n_qty; i++)
+		if (qty_trips(&d->qty[i], g))
 			return true;
 	return false;
 }
@@ -368,6 +387,92 @@ static void print_totals(const struct ctx *c)
 		html_totals(c);
 }
 
+/* ---------------------------------------------------------- per step */
+
+#define NAME_WIDTH 64
+
+static const char *const qty_kinds[] = {
+	[DT_Q_STEP] = "", [DT_Q_GPU] = "", [DT_Q_LIBRARY] = "library ",
+	[DT_Q_FAMILY] = "family ", [DT_Q_KERNEL] = "kernel ",
+};
+
+/* A run's steps, in a line. */
+static void steps_line(const struct ctx *c, const char *label,
+		       const struct dt_summary *s)
+{
+	char text[1024];
+
+	if (!s->steps)
+		return;
+	dt_steps_text(s->steps, text, sizeof(text));
+	dt_para(c->out, c->format, NULL, "%s%s steps: %s\n",
+		c->format == DT_MARKDOWN ? "- " : "", label, text);
+}
+
+static void qty_row(const struct ctx *c, struct dt_table *t,
+		    const struct dt_diff_qty *q)
+{
+	char x[32], y[32], z[32];
+
+	/* a kernel's whole name is in the JSON and JUnit outputs */
+	if (strlen(q->name) > NAME_WIDTH)
+		dt_table_cell(t, "%s%.*s...", qty_kinds[q->kind],
+			      NAME_WIDTH - 3, q->name);
+	else
+		dt_table_cell(t, "%s%s", qty_kinds[q->kind], q->name);
+	dt_table_cell(t, "%s", q->base > 0 ? dt_fmt_ns((uint64_t)q->base, x,
+						       sizeof(x))
+					   : "-");
+	dt_table_cell(t, "%s", q->next > 0 ? dt_fmt_ns((uint64_t)q->next, y,
+						       sizeof(y))
+					   : "-");
+	if (q->base > 0 && q->next > 0)
+		dt_table_cell(t, "%+.1f%%", 100 * q->change);
+	else
+		dt_table_cell(t, "%s", "-");
+	dt_table_cell(t, "%s", dt_fmt_ns((uint64_t)q->noise_ns, z, sizeof(z)));
+	dt_table_cell(t, "%s", dt_verdict_key(q->verdict));
+	(void)c;
+}
+
+/* The whole program per step: step time and GPU time always, the parts
+ * of the GPU time that changed. */
+static void print_steps(const struct ctx *c)
+{
+	static const char *const hdr[] = { "per step", "base", "new", "change",
+					   "noise", "verdict", NULL };
+	const struct dt_diff *d = c->d;
+
+	dt_heading(c->out, c->format, "###", c->color, "Steps");
+	steps_line(c, "base", d->base);
+	steps_line(c, "new", d->next);
+	if (!d->n_qty) {
+		dt_para(c->out, c->format, NULL, "%snot compared: %s\n",
+			c->format == DT_MARKDOWN ? "- " : "",
+			sampled(d) ? "GPU activity was recorded in windows "
+				     "only"
+				   : "one run has a repeating structure, the "
+				     "other not");
+		return;
+	}
+	struct dt_table *t = dt_table_new(hdr, "lrrrrl");
+	if (!t)
+		return;
+	if (c->format == DT_MARKDOWN)
+		fputc('\n', c->out); /* a table after a list needs a line */
+	long shown = 0;
+	for (size_t i = 0; i < d->n_qty; i++) {
+		const struct dt_diff_qty *q = &d->qty[i];
+		if (q->kind > DT_Q_GPU &&
+		    (q->verdict == DT_SAME || (c->top && shown >= c->top)))
+			continue;
+		shown += q->kind > DT_Q_GPU;
+		qty_row(c, t, q);
+	}
+	dt_table_print(t, c->out, c->format, c->color);
+	dt_table_free(t);
+}
+
 /* Functions whose call counts differ. */
 static void print_calls(const struct ctx *c)
 {
@@ -523,7 +628,7 @@ static void print_changes(const struct ctx *c)
 	char m[32];
 	dt_heading(c->out, c->format, "###", c->color,
 		   "Operations whose GPU time changed (median per execution; "
-		   "counted from %.0f%% and %s)",
+		   "counted from %.0f%% and %s per step)",
 		   100 * d->opts.threshold,
 		   dt_fmt_ns(d->opts.min_ns, m, sizeof(m)));
 	if (!shown)
@@ -647,6 +752,13 @@ static void print_verdict(const struct ctx *c, enum gate g)
 		d->engine_changes == 1 ? "" : "s", d->workspace_changes,
 		d->workspace_changes == 1 ? "" : "s", d->added, d->removed,
 		d->n_ops);
+	if (d->n_qty)
+		dt_para(c->out, c->format, NULL,
+			"%sper step: %zu slower, %zu faster, %zu within noise "
+			"(of %zu quantities: step time, GPU time, libraries, "
+			"families, kernels)\n",
+			c->format == DT_MARKDOWN ? "\n" : "", d->qty_slower,
+			d->qty_faster, d->qty_noise, d->n_qty);
 	if (g != GATE_NONE && partial && c->incomplete == INC_ERROR)
 		dt_para(c->out, c->format, "failed",
 			"%sgate --fail-on %s: NOT JUDGED%s (exit status 2): a "
@@ -715,6 +827,7 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	dt_json_ku(j, "timed_ops", s->ops - s->sampling.unsampled_ops);
 	dt_json_key(j, "complete");
 	dt_json_bool(j, dt_summary_complete(s));
+	dt_json_steps(j, s->steps);
 	dt_json_key(j, "files");
 	dt_json_open(j, '[', -1);
 	for (size_t i = 0; i < s->n_files; i++) {
@@ -727,6 +840,26 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
+	dt_json_close(j, -1);
+}
+
+static void json_quantities(struct dt_json *j, const struct dt_diff *d)
+{
+	dt_json_key_nl(j, "quantities", 1);
+	dt_json_open(j, '[', 2);
+	for (size_t i = 0; i < d->n_qty; i++) {
+		const struct dt_diff_qty *q = &d->qty[i];
+		dt_json_open(j, '{', -1);
+		dt_json_ks(j, "verdict", dt_verdict_key(q->verdict));
+		dt_json_ks(j, "kind", dt_qty_key(q->kind));
+		dt_json_ks(j, "name", q->name);
+		dt_json_kn(j, "base_ns", q->base);
+		dt_json_kn(j, "new_ns", q->next);
+		dt_json_kg(j, "change", q->change);
+		dt_json_kn(j, "noise_ns", q->noise_ns);
+		dt_json_kn(j, "floor_ns", q->floor_ns);
+		dt_json_close(j, -1);
+	}
 	dt_json_close(j, -1);
 }
 
@@ -747,6 +880,10 @@ static void print_json(const struct ctx *c, enum gate g)
 		{ "added", offsetof(struct dt_diff, added) },
 		{ "removed", offsetof(struct dt_diff, removed) },
 		{ "ops", offsetof(struct dt_diff, n_ops) },
+		{ "quantities_slower", offsetof(struct dt_diff, qty_slower) },
+		{ "quantities_faster", offsetof(struct dt_diff, qty_faster) },
+		{ "quantities_noise", offsetof(struct dt_diff, qty_noise) },
+		{ "quantities", offsetof(struct dt_diff, n_qty) },
 	};
 
 	dt_json_init(&j, c->out);
@@ -795,6 +932,7 @@ static void print_json(const struct ctx *c, enum gate g)
 		dt_json_close(&j, -1);
 	}
 	dt_json_close(&j, -1);
+	json_quantities(&j, d);
 	dt_json_key_nl(&j, "counts", 1);
 	dt_json_open(&j, '{', -1);
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
@@ -951,6 +1089,34 @@ static void junit_op(struct junit *j, const struct ctx *c, enum gate g,
 	free(name);
 }
 
+static void junit_qty(struct junit *j, const struct ctx *c, enum gate g,
+		      const struct dt_diff_qty *q)
+{
+	const struct dt_diff *d = c->d;
+	const char *trips = qty_trips(q, g);
+	char cls[64], b[4][32];
+	char *numbers = NULL;
+
+	snprintf(cls, sizeof(cls), "dnntrace.diff.%s", dt_qty_key(q->kind));
+	if (trips)
+		numbers = xasprintf(
+			"%s: base %s, new %s per step, change %+.1f%%; "
+			"threshold %.0f%% and %s per step; step-to-step "
+			"noise %s",
+			trips, dt_fmt_ns((uint64_t)q->base, b[0], sizeof(b[0])),
+			dt_fmt_ns((uint64_t)q->next, b[1], sizeof(b[1])),
+			100 * q->change, 100 * d->opts.threshold,
+			dt_fmt_ns((uint64_t)q->floor_ns, b[2], sizeof(b[2])),
+			dt_fmt_ns((uint64_t)q->noise_ns, b[3], sizeof(b[3])));
+	if (g == GATE_NONE)
+		junit_case(j, cls, q->name, CASE_SKIPPED,
+			   "not gated: no --fail-on", NULL);
+	else
+		junit_case(j, cls, q->name, trips ? CASE_FAILURE : CASE_PASS,
+			   trips, numbers);
+	free(numbers);
+}
+
 static void junit_total(struct junit *j, const char *what, uint64_t b,
 			uint64_t n, bool time)
 {
@@ -974,6 +1140,8 @@ static void junit_cases(struct junit *j, const struct ctx *c, enum gate g)
 
 	junit_complete(j, c, g, "base", c->base_name, b);
 	junit_complete(j, c, g, "new", c->next_name, n);
+	for (size_t i = 0; i < c->d->n_qty; i++)
+		junit_qty(j, c, g, &c->d->qty[i]);
 	for (size_t i = 0; i < c->d->n_ops; i++)
 		junit_op(j, c, g, &c->d->ops[i]);
 	junit_total(j, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
@@ -1169,6 +1337,7 @@ int cmd_diff(int argc, char **argv)
 				cudnn_of(&base->files[0]),
 				cudnn_of(&next->files[0]));
 		print_totals(&c);
+		print_steps(&c);
 		print_changes(&c);
 		print_engines(&c);
 		print_added(&c, DT_ADDED);

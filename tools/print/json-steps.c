@@ -37,7 +37,6 @@ void dt_json_steps(struct dt_json *j, const struct dt_step_stats *s)
 	dt_json_ku(j, "startup_ns", s->startup_ns);
 	dt_json_ku(j, "span_ns", s->span_ns);
 	json_dist(j, "time", &s->time);
-	json_dist(j, "gpu", &s->gpu);
 	dt_json_kn(j, "gpu_ns_per_step", s->gpu_ns);
 	dt_json_key(j, "libraries");
 	dt_json_open(j, '{', -1);
