@@ -11,7 +11,8 @@
  * A token's intervals form runs: an interval within 1.5x of the run's
  * typical one continues it, a lone one outside does too (a slow step is
  * still a step), three in a row outside begin a new run (a new regime:
- * compiling gave way to running). The steady state is a token's last run,
+ * compiling gave way to running); an erratic stretch after a long run
+ * stays in it. The steady state is a token's last run,
  * when it lasts to the end of the trace; the step's token is the one whose
  * last run covers the most time, the one of longest period among those
  * that cover nearly as much (a kernel run once per layer recurs regularly
@@ -49,30 +50,50 @@
 #define MAX_TRACKS 2048
 #define REGULAR 1.5  /* an interval within this of the median is regular */
 
-/* GPU time so far: summed, by library, by family. */
+/* GPU time: summed, by library, by family. */
 struct sums {
 	uint64_t gpu, lib[DT_LIB_COUNT], fam[DT_OPF_COUNT];
 };
 
-/* A token seen twice or more keeps its last run of intervals. */
+/* The GPU time of the last RING slices of a width, by start time: GPU
+ * work reaches a trace in batches, not in the order it ran, so what ran
+ * between two times is summed by time. Rings of SCALES widths, each four
+ * times the last, from 100 us: the finest that still holds the steady
+ * state measures it. */
+#define RING 256
+#define SCALES 8
+struct ring {
+	uint64_t width;
+	uint64_t q[RING]; /* which slice (start / width) a slot holds, + 1 */
+	struct sums s[RING];
+};
+
+/* A run of regular intervals: its histogram, where it began. */
+struct run {
+	uint32_t iv[BUCKETS];
+	uint64_t start;   /* the occurrence that began it */
+	uint64_t index;   /* its number, from 0 */
+	uint64_t n;       /* intervals */
+	uint64_t sum;     /* their time */
+};
+
+/* A token seen twice or more keeps its last run of intervals and, while
+ * that one is short, the last long one (MIN_STEPS) before it: a loop that
+ * turns erratic near its end (the machine busy with something else) is
+ * still its steady state, those steps slow ones. */
 struct track {
-	uint32_t iv[BUCKETS]; /* the run's intervals */
-	uint64_t run_start;   /* the occurrence that began the run */
-	uint64_t run_index;   /* its number, from 0 */
-	uint64_t run_n;       /* intervals in the run */
-	double ref;           /* the run's typical interval */
-	struct sums run_sums; /* at the run's start */
+	struct run cur, prev;
+	bool has_prev;
+	double ref; /* the run's typical interval */
 	/* intervals outside the run, in a row: each one's start and length,
 	 * its occurrence's number */
 	uint64_t streak_t[STREAK], streak_iv[STREAK];
 	uint64_t streak_index[STREAK];
-	struct sums streak_sums[STREAK];
 	int streak;
 };
 
 struct token {
 	uint64_t count, last;
-	struct sums sums; /* at the last occurrence */
 	struct track *tr;
 	const struct dt_kernel_class *kc; /* a kernel's */
 };
@@ -100,6 +121,7 @@ struct dt_stepper {
 	/* the slices: SLICES of width ns from t_first */
 	uint64_t width;
 	struct sums sums;
+	struct ring rings[SCALES];
 	uint64_t gpu[SLICES]; /* for the kernels' shares */
 	struct kname **kn; /* by the kernel class's id */
 	size_t cap_kn;
@@ -158,6 +180,48 @@ double dt_step_spread(const struct dt_step_dist *d)
 	return (double)(d->p90_ns - d->p10_ns) / (double)d->median_ns;
 }
 
+/* ----------------------------------------------------------- rings */
+
+static void ring_add(struct ring *r, uint64_t t, enum dt_lib lib,
+		     enum dt_opfam fam, uint64_t d)
+{
+	uint64_t q = t / r->width + 1;
+	struct sums *s = &r->s[q % RING];
+	if (r->q[q % RING] > q)
+		return; /* older than the ring holds */
+	if (r->q[q % RING] < q) {
+		memset(s, 0, sizeof(*s));
+		r->q[q % RING] = q;
+	}
+	s->gpu += d;
+	s->lib[lib] += d;
+	s->fam[fam] += d;
+}
+
+/* The GPU time that started in [a, b] to the slice, when the ring still
+ * holds all of it. */
+static bool ring_sum(const struct ring *r, uint64_t a, uint64_t b,
+		     struct sums *out)
+{
+	uint64_t qa = a / r->width + 1, qb = b / r->width + 1;
+	if (qb - qa + 1 > RING)
+		return false;
+	memset(out, 0, sizeof(*out));
+	for (uint64_t q = qa; q <= qb; q++) {
+		const struct sums *s = &r->s[q % RING];
+		if (r->q[q % RING] > q)
+			return false; /* overwritten by a later slice */
+		if (r->q[q % RING] < q)
+			continue; /* nothing ran then */
+		out->gpu += s->gpu;
+		for (int l = 0; l < DT_LIB_COUNT; l++)
+			out->lib[l] += s->lib[l];
+		for (int f = 0; f < DT_OPF_COUNT; f++)
+			out->fam[f] += s->fam[f];
+	}
+	return true;
+}
+
 /* ---------------------------------------------------------- slices */
 
 static int slice_of(struct dt_stepper *st, uint64_t t)
@@ -209,41 +273,62 @@ static bool regular(double ref, uint64_t iv)
 
 static void run_add(struct track *tr, uint64_t iv)
 {
-	tr->iv[bucket_of(iv)]++;
-	tr->run_n++;
+	struct run *r = &tr->cur;
+	r->iv[bucket_of(iv)]++;
+	r->sum += iv;
+	if (++r->n == MIN_STEPS)
+		tr->has_prev = false; /* a new regime, established */
 	/* the typical interval follows the run slowly */
-	double w = tr->run_n < 16 ? (double)tr->run_n : 16.0;
+	double w = r->n < 16 ? (double)r->n : 16.0;
 	tr->ref += ((double)iv - tr->ref) / w;
 }
 
-/* A new run from the streak's last intervals that agree with each other. */
+/* The intervals of a short run, and those of the streak before first,
+ * join the long run before it: erratic steps after a steady state. */
+static void absorb(struct track *tr, int first)
+{
+	for (int b = 0; b < BUCKETS; b++)
+		tr->prev.iv[b] += tr->cur.iv[b];
+	tr->prev.n += tr->cur.n;
+	tr->prev.sum += tr->cur.sum;
+	for (int i = 0; i < first; i++) {
+		tr->prev.iv[bucket_of(tr->streak_iv[i])]++;
+		tr->prev.n++;
+		tr->prev.sum += tr->streak_iv[i];
+	}
+}
+
+/* Three intervals in a row outside the run begin a new one, from those
+ * of them that agree with the last. */
 static void run_restart(struct track *tr)
 {
 	int last = tr->streak - 1, first = last;
 	while (first > 0 &&
 	       regular((double)tr->streak_iv[last], tr->streak_iv[first - 1]))
 		first--;
-	memset(tr->iv, 0, sizeof(tr->iv));
-	tr->run_n = 0;
+	if (tr->cur.n >= MIN_STEPS) {
+		tr->prev = tr->cur;
+		tr->has_prev = true;
+	} else if (tr->has_prev) {
+		absorb(tr, first);
+	}
+	memset(&tr->cur, 0, sizeof(tr->cur));
 	tr->ref = (double)tr->streak_iv[first];
-	tr->run_start = tr->streak_t[first];
-	tr->run_index = tr->streak_index[first];
-	tr->run_sums = tr->streak_sums[first];
+	tr->cur.start = tr->streak_t[first];
+	tr->cur.index = tr->streak_index[first];
 	for (int i = first; i <= last; i++)
 		run_add(tr, tr->streak_iv[i]);
 	tr->streak = 0;
 }
 
-/* One more interval, from the occurrence `index` at `from`, when the
- * sums were `at`. */
+/* One more interval, from the occurrence `index` at `from`. */
 static void interval(struct track *tr, uint64_t from, uint64_t index,
-		     uint64_t iv, const struct sums *at)
+		     uint64_t iv)
 {
-	if (!tr->run_n || regular(tr->ref, iv)) {
-		if (!tr->run_n) {
-			tr->run_start = from;
-			tr->run_index = index;
-			tr->run_sums = *at;
+	if (!tr->cur.n || regular(tr->ref, iv)) {
+		if (!tr->cur.n) {
+			tr->cur.start = from;
+			tr->cur.index = index;
 			tr->ref = (double)iv;
 		}
 		/* a lone interval outside the run stays in it */
@@ -256,9 +341,25 @@ static void interval(struct track *tr, uint64_t from, uint64_t index,
 	tr->streak_t[tr->streak] = from;
 	tr->streak_iv[tr->streak] = iv;
 	tr->streak_index[tr->streak] = index;
-	tr->streak_sums[tr->streak] = *at;
 	if (++tr->streak == STREAK)
 		run_restart(tr);
+}
+
+/* The steady state a track ends with: its last run and the streak after
+ * it, or the long run before a short last one, with all that followed. */
+static void last_run(struct track *tr)
+{
+	for (int i = 0; i < tr->streak; i++) {
+		tr->cur.iv[bucket_of(tr->streak_iv[i])]++;
+		tr->cur.n++;
+		tr->cur.sum += tr->streak_iv[i];
+	}
+	tr->streak = 0;
+	if (tr->cur.n < MIN_STEPS && tr->has_prev) {
+		absorb(tr, 0);
+		tr->cur = tr->prev;
+		tr->has_prev = false;
+	}
 }
 
 /* The token seen again (or first) at t. */
@@ -271,12 +372,10 @@ static void hit(struct dt_stepper *st, struct token *k, uint64_t t)
 		    (k->tr = calloc(1, sizeof(*k->tr))))
 			st->tracks++;
 		if (k->tr)
-			interval(k->tr, k->last, k->count - 1, t - k->last,
-				 &k->sums);
+			interval(k->tr, k->last, k->count - 1, t - k->last);
 	}
 	k->count++;
 	k->last = t;
-	k->sums = st->sums;
 }
 
 static void on_activity(void *arg, const struct dt_activity *a)
@@ -305,6 +404,8 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	st->sums.gpu += d;
 	st->sums.lib[lib] += d;
 	st->sums.fam[fam] += d;
+	for (int k = 0; k < SCALES; k++)
+		ring_add(&st->rings[k], a->start, lib, fam, d);
 	if (a->kind != DT_ACT_KERNEL || !kc)
 		return;
 	if (!cudnn) {
@@ -366,8 +467,11 @@ static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
 struct dt_stepper *dt_stepper_new(void)
 {
 	struct dt_stepper *st = calloc(1, sizeof(*st));
-	if (st)
-		st->width = 1000000; /* 1 ms to begin with */
+	if (!st)
+		return NULL;
+	st->width = 1000000; /* 1 ms to begin with */
+	for (int k = 0; k < SCALES; k++)
+		st->rings[k].width = 100000ull << (2 * k);
 	return st;
 }
 
@@ -395,12 +499,19 @@ static void consider(struct pick *best, struct pick *all, size_t *n,
 		     uint64_t t_end, uint64_t min_run)
 {
 	const struct track *tr = k->tr;
-	if (!tr || tr->run_n < min_run)
+	if (!tr || tr->cur.n < min_run)
 		return;
-	uint64_t m = hist_quantile(tr->iv, 0.5);
-	/* steps times their typical time: a lone slow step does not make a
-	 * short run cover much */
-	uint64_t cover = tr->run_n * m;
+	uint64_t m = hist_quantile(tr->cur.iv, 0.5), regular_n = 0;
+	for (int b = 0; b < BUCKETS; b++) {
+		double mid = bucket_mid(b);
+		if (mid * REGULAR >= (double)m && mid <= (double)m * REGULAR)
+			regular_n += tr->cur.iv[b];
+	}
+	/* regular steps times their typical time: slow steps do not make a
+	 * short run cover much; a run mostly erratic is no loop's */
+	uint64_t cover = regular_n * m;
+	if (3 * regular_n < 2 * tr->cur.n)
+		return;
 	/* after the loop, a program may still tear down, check results or
 	 * compile what does: no longer than the run itself */
 	uint64_t slack = 2 * m > cover ? 2 * m : cover;
@@ -450,6 +561,13 @@ static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
  * may take longer than the steady state: runs of MIN_STEPS first. */
 static bool find_anchor(struct dt_stepper *st, struct pick *out)
 {
+	for (int sp = 0; sp < SP_COUNT; sp++)
+		for (size_t i = 0; i < st->cap[sp]; i++)
+			if (st->tok[sp][i].tr)
+				last_run(st->tok[sp][i].tr);
+	if (st->graph.tr)
+		last_run(st->graph.tr);
+
 	size_t cap = st->cap[SP_KERNEL] + st->cap[SP_CALL] + 1;
 	struct pick *all = calloc(cap, sizeof(*all));
 	bool found = all && (find_in(st, all, out, MIN_STEPS) ||
@@ -458,30 +576,35 @@ static bool find_anchor(struct dt_stepper *st, struct pick *out)
 	return found;
 }
 
-/* The steady state's GPU time per step: from the sums at its start to
- * the end (the last step's end is the trace's). */
+/* The steady state's GPU time per step: what started from its first
+ * step to its last, over the steps between, by the finest ring that holds
+ * it; the whole run's over n steps when none does. */
 static void steady_sums(struct dt_stepper *st, struct dt_step_stats *r,
-			const struct sums *from)
+			uint64_t a, uint64_t b, uint64_t n)
 {
-	double n = (double)r->steps;
-	r->gpu_ns = (double)(st->sums.gpu - from->gpu) / n;
+	struct sums w = st->sums;
+	double d = n ? (double)n : 1.0;
+	for (int k = 0; k < SCALES; k++)
+		if (ring_sum(&st->rings[k], a, b, &w))
+			break;
+	r->gpu_ns = (double)w.gpu / d;
 	for (int l = 0; l < DT_LIB_COUNT; l++)
-		r->lib_ns[l] = (double)(st->sums.lib[l] - from->lib[l]) / n;
+		r->lib_ns[l] = (double)w.lib[l] / d;
 	for (int f = 0; f < DT_OPF_COUNT; f++)
-		r->fam_ns[f] = (double)(st->sums.fam[f] - from->fam[f]) / n;
+		r->fam_ns[f] = (double)w.fam[f] / d;
 }
 
 /* Kernels per step: their share of the GPU time in the slices from the
  * steady state's start on (the first may hold some start-up), of the
  * steady state's GPU time per step. */
 static void steady_kernels(struct dt_stepper *st, struct dt_step_stats *r,
-			   uint64_t t_steady)
+			   uint64_t t_steady, uint64_t t_end)
 {
-	int k0 = slice_of(st, t_steady);
+	int k0 = slice_of(st, t_steady), k1 = slice_of(st, t_end) + 1;
 	uint64_t gpu = 0;
 	size_t n = 0;
 
-	for (int s = k0; s < SLICES; s++)
+	for (int s = k0; s < k1; s++)
 		gpu += st->gpu[s];
 	for (size_t i = 0; i < st->cap_kn; i++)
 		n += st->kn[i] != NULL;
@@ -494,7 +617,7 @@ static void steady_kernels(struct dt_stepper *st, struct dt_step_stats *r,
 		uint64_t ns = 0, count = 0;
 		if (!kn)
 			continue;
-		for (int s = k0; s < SLICES; s++) {
+		for (int s = k0; s < k1; s++) {
 			ns += kn->ns[s];
 			count += kn->n[s];
 		}
@@ -532,18 +655,20 @@ struct dt_step_stats *dt_stepper_finish(struct dt_stepper *st)
 		r->anchor_kind = p.kind;
 		/* the run's intervals, and the step after its last
 		 * occurrence, whose end no occurrence marks */
-		r->steps = tr->run_n + 1;
-		r->startup_steps = tr->run_index;
-		r->startup_ns = tr->run_start - st->t_first;
-		dist_of(tr->iv, &r->time);
-		steady_sums(st, r, &tr->run_sums);
-		steady_kernels(st, r, tr->run_start);
+		r->steps = tr->cur.n + 1;
+		r->startup_steps = tr->cur.index;
+		r->startup_ns = tr->cur.start - st->t_first;
+		dist_of(tr->cur.iv, &r->time);
+		r->time.mean_ns = tr->cur.sum / tr->cur.n;
+		steady_sums(st, r, tr->cur.start, p.k->last, tr->cur.n);
+		steady_kernels(st, r, tr->cur.start, p.k->last);
 	} else {
 		r->steps = 1;
 		r->time.median_ns = r->time.p10_ns = r->time.p90_ns =
 			r->span_ns;
-		steady_sums(st, r, &(struct sums){ 0 });
-		steady_kernels(st, r, st->t_first);
+		r->time.mean_ns = r->span_ns;
+		steady_sums(st, r, st->t_first, st->t_last, 1);
+		steady_kernels(st, r, st->t_first, st->t_last);
 	}
 	qsort(r->kernels, r->n_kernels, sizeof(*r->kernels), by_time);
 	return r;

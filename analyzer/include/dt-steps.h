@@ -24,6 +24,7 @@ struct dt_step_kernel {
 /* Spread of a per-step quantity over the steady steps. */
 struct dt_step_dist {
 	uint64_t median_ns, p10_ns, p90_ns;
+	uint64_t mean_ns; /* what a program that times its loop measures */
 };
 
 struct dt_step_stats {

@@ -17,6 +17,7 @@ static void json_dist(struct dt_json *j, const char *key,
 	dt_json_ku(j, "median_ns", d->median_ns);
 	dt_json_ku(j, "p10_ns", d->p10_ns);
 	dt_json_ku(j, "p90_ns", d->p90_ns);
+	dt_json_ku(j, "mean_ns", d->mean_ns);
 	dt_json_close(j, -1);
 }
 
