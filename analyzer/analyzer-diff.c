@@ -255,7 +255,7 @@ static void qty_judge(const struct dt_diff *d, struct dt_diff_qty *q)
 	if (mag < q->floor_ns || fabs(q->change) < d->opts.threshold)
 		return;
 	q->verdict = mag <= q->noise_ns ? DT_NOISE
-		     : delta > 0	? DT_SLOWER
+		     : delta > 0        ? DT_SLOWER
 					: DT_FASTER;
 }
 
@@ -285,8 +285,11 @@ static void qty_add(struct qtys *q, enum dt_qty_kind kind, const char *name,
 		return;
 	d->qty = v;
 	struct dt_diff_qty *x = &d->qty[d->n_qty++];
-	*x = (struct dt_diff_qty){ .kind = kind, .name = name, .base = b,
-				   .next = n, .noise_ns = noise_ns,
+	*x = (struct dt_diff_qty){ .kind = kind,
+				   .name = name,
+				   .base = b,
+				   .next = n,
+				   .noise_ns = noise_ns,
 				   .floor_ns = floor_ns };
 	qty_judge(d, x);
 	d->qty_slower += x->verdict == DT_SLOWER;
@@ -307,10 +310,10 @@ static int by_name(const void *a, const void *b)
 	return strcmp((*x)->name, (*y)->name);
 }
 
-static const struct dt_step_kernel **kernels_by_name(const struct dt_step_stats *s)
+static const struct dt_step_kernel **
+kernels_by_name(const struct dt_step_stats *s)
 {
-	const struct dt_step_kernel **v =
-		calloc(s->n_kernels + 1, sizeof(*v));
+	const struct dt_step_kernel **v = calloc(s->n_kernels + 1, sizeof(*v));
 	for (size_t i = 0; v && i < s->n_kernels; i++)
 		v[i] = &s->kernels[i];
 	if (v)

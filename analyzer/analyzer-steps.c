@@ -42,13 +42,13 @@
 
 /* Intervals on a log scale: 12 buckets per octave (6% wide) from 1 us,
  * up to about 2^(320/12) us = 107 s. */
-#define BUCKETS 320
+#define BUCKETS    320
 #define PER_OCTAVE 12.0
-#define MIN_STEPS 8  /* a steady state has as many steps, when it can */
-#define STREAK 3     /* intervals outside a run in a row begin another */
-#define SLICES 64    /* slices of the run, for the steady state's sums */
+#define MIN_STEPS  8  /* a steady state has as many steps, when it can */
+#define STREAK     3  /* intervals outside a run in a row begin another */
+#define SLICES     64 /* slices of the run, for the steady state's sums */
 #define MAX_TRACKS 2048
-#define REGULAR 1.5  /* an interval within this of the median is regular */
+#define REGULAR    1.5 /* an interval within this of the median is regular */
 
 /* GPU time: summed, by library, by family. */
 struct sums {
@@ -60,7 +60,7 @@ struct sums {
  * between two times is summed by time. Rings of SCALES widths, each four
  * times the last, from 100 us: the finest that still holds the steady
  * state measures it. */
-#define RING 256
+#define RING   256
 #define SCALES 8
 struct ring {
 	uint64_t width;
@@ -71,10 +71,10 @@ struct ring {
 /* A run of regular intervals: its histogram, where it began. */
 struct run {
 	uint32_t iv[BUCKETS];
-	uint64_t start;   /* the occurrence that began it */
-	uint64_t index;   /* its number, from 0 */
-	uint64_t n;       /* intervals */
-	uint64_t sum;     /* their time */
+	uint64_t start; /* the occurrence that began it */
+	uint64_t index; /* its number, from 0 */
+	uint64_t n;     /* intervals */
+	uint64_t sum;   /* their time */
 };
 
 /* A token seen twice or more keeps its last run of intervals and, while
@@ -109,7 +109,7 @@ enum space { SP_KERNEL, SP_CALL, SP_COUNT };
 struct dt_stepper {
 	struct token *tok[SP_COUNT];
 	size_t cap[SP_COUNT];
-	struct token graph; /* CUDA graph launches: one token */
+	struct token graph;      /* CUDA graph launches: one token */
 	const char **call_names; /* by api id */
 	size_t cap_names;
 	size_t tracks;
@@ -123,7 +123,7 @@ struct dt_stepper {
 	struct sums sums;
 	struct ring rings[SCALES];
 	uint64_t gpu[SLICES]; /* for the kernels' shares */
-	struct kname **kn; /* by the kernel class's id */
+	struct kname **kn;    /* by the kernel class's id */
 	size_t cap_kn;
 };
 
@@ -254,9 +254,8 @@ static void saw(struct dt_stepper *st, uint64_t t)
 static struct token *token_at(struct dt_stepper *st, enum space sp, size_t i)
 {
 	if (i >= st->cap[sp]) {
-		struct token *v =
-			dt_grow_array(st->tok[sp], &st->cap[sp], i + 1,
-				      sizeof(*v));
+		struct token *v = dt_grow_array(st->tok[sp], &st->cap[sp],
+						i + 1, sizeof(*v));
 		if (!v) {
 			st->oom = true;
 			return NULL;
@@ -387,13 +386,13 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		return;
 	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
 	bool cudnn = a->call != 0;
-	enum dt_lib lib = cudnn			  ? DT_LIB_CUDNN
+	enum dt_lib lib = cudnn                      ? DT_LIB_CUDNN
 			  : a->kind != DT_ACT_KERNEL ? DT_LIB_RUNTIME
-			  : kc			  ? kc->lib
-						  : DT_LIB_OTHER;
+			  : kc                       ? kc->lib
+						     : DT_LIB_OTHER;
 	enum dt_opfam fam = a->kind == DT_ACT_MEMSET   ? DT_OPF_FILL
 			    : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
-			    : kc		       ? kc->opfam
+			    : kc                       ? kc->opfam
 						       : DT_OPF_OTHER;
 
 	saw(st, a->start);
@@ -635,7 +634,7 @@ static void steady_kernels(struct dt_stepper *st, struct dt_step_stats *r,
 static int by_time(const void *a, const void *b)
 {
 	const struct dt_step_kernel *x = a, *y = b;
-	return x->per_step_ns < y->per_step_ns	 ? 1
+	return x->per_step_ns < y->per_step_ns   ? 1
 	       : x->per_step_ns > y->per_step_ns ? -1
 						 : strcmp(x->name, y->name);
 }
@@ -758,7 +757,8 @@ struct dt_step_stats *dt_steps_merge(const struct dt_step_stats *const *v,
 			if (!rk) {
 				rk = &r->kernels[r->n_kernels++];
 				*rk = (struct dt_step_kernel){
-					.name = strdup(sk->name), .lib = sk->lib
+					.name = strdup(sk->name),
+					.lib = sk->lib
 				};
 			}
 			rk->per_step_ns += sk->per_step_ns;

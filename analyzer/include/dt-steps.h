@@ -28,15 +28,15 @@ struct dt_step_dist {
 };
 
 struct dt_step_stats {
-	bool found; /* a repeating structure; else the run is one step */
+	bool found;   /* a repeating structure; else the run is one step */
 	char *anchor; /* what begins a step: a kernel's name, "CUDA graph
 			 launch" or a function; NULL when not found */
-	const char *anchor_kind; /* "kernel", "graph launch", "call" */
-	uint64_t steps;         /* steady steps (the last one's end is
-				   the trace's: time is over the others) */
-	uint64_t startup_steps; /* steps before the steady state */
-	uint64_t startup_ns;    /* the first event to the steady state */
-	uint64_t span_ns;       /* the first event to the last */
+	const char *anchor_kind;  /* "kernel", "graph launch", "call" */
+	uint64_t steps;           /* steady steps (the last one's end is
+				     the trace's: time is over the others) */
+	uint64_t startup_steps;   /* steps before the steady state */
+	uint64_t startup_ns;      /* the first event to the steady state */
+	uint64_t span_ns;         /* the first event to the last */
 	struct dt_step_dist time; /* step time (start to next start) */
 	/* per step, the steady state's mean (GPU work is delivered in
 	 * batches, not in the order it ran: sums over a stretch of steps

@@ -26,7 +26,7 @@
 #include "dt-analyzer.h"
 #include "dt-trace.h"
 
-#define MAX_PICKS 16
+#define MAX_PICKS   16
 #define MAX_STREAMS 4096
 
 struct picks {
@@ -81,8 +81,7 @@ static bool chosen(const struct picks *p, const struct dt_rec_kernel *k)
 }
 
 /* A copy of an activity's record, moved and maybe stretched. */
-static void move(const struct picks *p, struct shift *sh,
-		 struct dt_rec_hdr *h)
+static void move(const struct picks *p, struct shift *sh, struct dt_rec_hdr *h)
 {
 	uint64_t *start, *end;
 	uint32_t device, stream;

@@ -173,8 +173,8 @@ static const char *qty_trips(const struct dt_diff_qty *q, enum gate g)
 		return "slower";
 	if (g != GATE_ANY)
 		return NULL;
-	return q->verdict == DT_FASTER	  ? "faster"
-	       : q->verdict == DT_ADDED	  ? "added"
+	return q->verdict == DT_FASTER    ? "faster"
+	       : q->verdict == DT_ADDED   ? "added"
 	       : q->verdict == DT_REMOVED ? "removed"
 					  : NULL;
 }
@@ -312,11 +312,11 @@ struct pair {
 	char note[24]; /* after the new run's value: the change */
 };
 
-static void html_pairs(const struct ctx *c, const char *title,
-		       const char *desc, const struct pair *p, size_t n)
+static void html_pairs(const struct ctx *c, const char *title, const char *desc,
+		       const struct pair *p, size_t n)
 {
 	struct dt_svg_bar *b = calloc(2 * n + 1, sizeof(*b));
-	char (*text)[64] = calloc(2 * n + 1, sizeof(*text));
+	char(*text)[64] = calloc(2 * n + 1, sizeof(*text));
 
 	if (b && text && n) {
 		for (size_t i = 0; i < 2 * n; i++) {
@@ -326,7 +326,8 @@ static void html_pairs(const struct ctx *c, const char *title,
 			dt_fmt_ns(q->ns[k], t, sizeof(t));
 			snprintf(text[i], sizeof(text[0]), "%s%s%s", t,
 				 k && q->note[0] ? " " : "", k ? q->note : "");
-			b[i] = (struct dt_svg_bar){ .label = k ? NULL : q->label,
+			b[i] = (struct dt_svg_bar){ .label =
+							    k ? NULL : q->label,
 						    .tag = k ? "new" : "base",
 						    .text = text[i],
 						    .value = (double)q->ns[k],
@@ -364,7 +365,8 @@ static void html_totals(const struct ctx *c)
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
 		pair_change(&p[i]);
 	html_pairs(c, "GPU time, base and new",
-		   "For each part of the GPU time, two bars: the base run's and the new "
+		   "For each part of the GPU time, two bars: the base run's "
+		   "and the new "
 		   "run's, with their values and the change written beside "
 		   "them.",
 		   p, sizeof(p) / sizeof(p[0]));
@@ -378,8 +380,7 @@ static void print_totals(const struct ctx *c)
 
 	if (!t)
 		return;
-	dt_heading(c->out, c->format, "###", c->color,
-		   "Totals");
+	dt_heading(c->out, c->format, "###", c->color, "Totals");
 	bool w = sampled(c->d);
 	total_row(t, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
 		  true, w);
@@ -402,8 +403,11 @@ static void print_totals(const struct ctx *c)
 #define NAME_WIDTH 64
 
 static const char *const qty_kinds[] = {
-	[DT_Q_STEP] = "", [DT_Q_GPU] = "", [DT_Q_LIBRARY] = "library ",
-	[DT_Q_FAMILY] = "family ", [DT_Q_KERNEL] = "kernel ",
+	[DT_Q_STEP] = "",
+	[DT_Q_GPU] = "",
+	[DT_Q_LIBRARY] = "library ",
+	[DT_Q_FAMILY] = "family ",
+	[DT_Q_KERNEL] = "kernel ",
 };
 
 /* A run's steps, in a line. */
@@ -430,12 +434,12 @@ static void qty_row(const struct ctx *c, struct dt_table *t,
 			      NAME_WIDTH - 3, q->name);
 	else
 		dt_table_cell(t, "%s%s", qty_kinds[q->kind], q->name);
-	dt_table_cell(t, "%s", q->base > 0 ? dt_fmt_ns((uint64_t)q->base, x,
-						       sizeof(x))
-					   : "-");
-	dt_table_cell(t, "%s", q->next > 0 ? dt_fmt_ns((uint64_t)q->next, y,
-						       sizeof(y))
-					   : "-");
+	dt_table_cell(t, "%s",
+		      q->base > 0 ? dt_fmt_ns((uint64_t)q->base, x, sizeof(x))
+				  : "-");
+	dt_table_cell(t, "%s",
+		      q->next > 0 ? dt_fmt_ns((uint64_t)q->next, y, sizeof(y))
+				  : "-");
 	if (q->base > 0 && q->next > 0)
 		dt_table_cell(t, "%+.1f%%", 100 * q->change);
 	else
@@ -449,8 +453,9 @@ static void qty_row(const struct ctx *c, struct dt_table *t,
  * of the GPU time that changed. */
 static void print_steps(const struct ctx *c)
 {
-	static const char *const hdr[] = { "per step", "base", "new", "change",
-					   "noise", "verdict", NULL };
+	static const char *const hdr[] = { "per step", "base",  "new",
+					   "change",   "noise", "verdict",
+					   NULL };
 	const struct dt_diff *d = c->d;
 
 	dt_heading(c->out, c->format, "###", c->color, "Steps");
@@ -599,8 +604,8 @@ static void print_changes(const struct ctx *c)
 			continue;
 		}
 		dt_table_row_class(t, o->verdict == DT_SLOWER   ? "slower"
-				       : o->verdict == DT_FASTER ? "faster"
-								 : "noise");
+				      : o->verdict == DT_FASTER ? "faster"
+								: "noise");
 		dt_table_cell(t, "%s",
 			      o->verdict == DT_SLOWER   ? "SLOWER"
 			      : o->verdict == DT_FASTER ? "faster"
@@ -623,8 +628,8 @@ static void print_changes(const struct ctx *c)
 				      o->base.count, o->next.count,
 				      o->base.timed, o->next.timed);
 		else
-			dt_table_cell(t, "%" PRIu64 "/%" PRIu64,
-				      o->base.count, o->next.count);
+			dt_table_cell(t, "%" PRIu64 "/%" PRIu64, o->base.count,
+				      o->next.count);
 		char e1[24], e2[24];
 		engine_str(o, &o->base, e1, sizeof(e1));
 		engine_str(o, &o->next, e2, sizeof(e2));
@@ -752,8 +757,7 @@ static void print_verdict(const struct ctx *c, enum gate g)
 	bool tripped = gate_tripped(d, g, c->incomplete);
 	bool partial = incomplete(d);
 
-	dt_heading(c->out, c->format, "###", c->color,
-		   "Verdict");
+	dt_heading(c->out, c->format, "###", c->color, "Verdict");
 	dt_para(c->out, c->format, NULL,
 		"%zu slower, %zu faster, %zu within noise, %zu engine "
 		"change%s, %zu workspace change%s, %zu added, %zu removed "
@@ -1190,7 +1194,19 @@ static void print_junit(const struct ctx *c, enum gate g, FILE *f)
 
 /* ---------------------------------------------------------------- main */
 
-int cmd_diff(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	struct dt_diff_opts dopts;
+	struct dt_summary_opts so;
+	enum gate gate;
+	const char *output, *junit;
+	bool force;
+	char **paths; /* BASE and NEW */
+};
+
+/* Parse the options into a and c; returns -1 to go on, else the exit
+ * status (0 after --help). */
+static int parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 {
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, 'p' },
@@ -1206,13 +1222,6 @@ int cmd_diff(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dt_diff_opts dopts = { 0 };
-	struct dt_summary_opts so = { 0 };
-	struct ctx c = { .top = 20, .format = DT_TEXT };
-	enum gate g = GATE_NONE;
-	const char *output = NULL, *junit = NULL;
-	struct dt_output out, jout;
-	bool force = false;
 	int ch;
 
 	optind = 1;
@@ -1225,14 +1234,14 @@ int cmd_diff(int argc, char **argv)
 					"diff",
 					"--threshold takes a percentage "
 					"above 0 and up to 1000%%, like 5%%");
-			dopts.threshold = v;
+			a->dopts.threshold = v;
 			break;
 		case 'm':
 			if ((v = parse_time(optarg)) < 0 || v > 3600e9)
 				return dt_usage_error(
 					"diff", "--min-time takes a time up "
 						"to 3600s, like 10us or 1ms");
-			dopts.min_ns = v < 1 ? 1 : (uint64_t)v;
+			a->dopts.min_ns = v < 1 ? 1 : (uint64_t)v;
 			break;
 		case 'g': {
 			int k = 1;
@@ -1242,23 +1251,23 @@ int cmd_diff(int argc, char **argv)
 				return dt_usage_error(
 					"diff", "--fail-on takes regression, "
 						"engine-change or any");
-			g = (enum gate)k;
+			a->gate = (enum gate)k;
 			break;
 		}
 		case 't':
-			if (dt_parse_top("diff", optarg, &c.top))
+			if (dt_parse_top("diff", optarg, &c->top))
 				return EXIT_USAGE;
 			break;
 		case 'f':
 			if (dt_parse_format("diff", optarg, DT_FORMATS_ALL,
-					    &c.format))
+					    &c->format))
 				return EXIT_USAGE;
 			break;
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
 		case 'O':
-			force = true;
+			a->force = true;
 			break;
 		case 'i': {
 			int k = 0;
@@ -1268,14 +1277,14 @@ int cmd_diff(int argc, char **argv)
 				return dt_usage_error(
 					"diff", "--incomplete takes fail, "
 						"error or allow");
-			c.incomplete = (enum incomplete)k;
+			c->incomplete = (enum incomplete)k;
 			break;
 		}
 		case 'R':
-			so.range = optarg;
+			a->so.range = optarg;
 			break;
 		case 'j':
-			junit = optarg;
+			a->junit = optarg;
 			break;
 		case 'h':
 			return diff_help(stdout), 0;
@@ -1286,20 +1295,108 @@ int cmd_diff(int argc, char **argv)
 	if (argc - optind != 2)
 		return dt_usage_error("diff", "expected BASE and NEW (trace "
 					      "files or folders)");
+	a->paths = argv + optind;
+	return -1;
+}
 
-	int rc, rc2;
-	struct dt_summary *base = dt_load_summary(argv + optind, 1, &so, &rc);
+/* What a reader must know before the numbers: traces cut short, other
+ * GPUs, other cuDNN libraries. */
+static void print_caveats(const struct ctx *c)
+{
+	const struct dt_diff *d = c->d;
+	const struct dt_summary *base = d->base, *next = d->next;
+	const char *lead =
+		c->format == DT_MARKDOWN ? "- warning: " : "warning: ";
+
+	if (dt_print_unclean(c->out, c->format, base, lead) +
+	    dt_print_unclean(c->out, c->format, next, lead))
+		dt_para(c->out, c->format, "warn",
+			"%soperations counted as added or removed may "
+			"only be missing from an incomplete trace\n",
+			lead);
+	if (d->other_gpu)
+		dt_para(c->out, c->format, NULL,
+			"%snote: the runs were on different GPUs (%s, "
+			"%s): their times differ for that too\n",
+			c->format == DT_MARKDOWN ? "- " : "",
+			base->devices[0].name, next->devices[0].name);
+	if (d->other_cudnn)
+		dt_para(c->out, c->format, NULL,
+			"%snote: the runs used different cuDNN "
+			"libraries (%s, %s)\n",
+			c->format == DT_MARKDOWN ? "- " : "",
+			cudnn_of(&base->files[0]), cudnn_of(&next->files[0]));
+}
+
+/* Text, Markdown or HTML: the runs, then section by section. */
+static void print_sections(const struct ctx *c, enum gate g)
+{
+	if (c->format == DT_MARKDOWN)
+		fprintf(c->out, "## dnntrace diff\n\n");
+	if (c->format == DT_HTML)
+		dt_html_begin(c->out, "dnntrace diff");
+	run_line(c, "base", c->base_name, c->d->base);
+	run_line(c, "new", c->next_name, c->d->next);
+	sampled_line(c, "base", c->d->base);
+	sampled_line(c, "new", c->d->next);
+	print_caveats(c);
+	print_totals(c);
+	print_steps(c);
+	print_changes(c);
+	print_engines(c);
+	print_added(c, DT_ADDED);
+	print_added(c, DT_REMOVED);
+	if (c->format == DT_TEXT || c->format == DT_HTML)
+		print_calls(c);
+	print_verdict(c, g);
+	if (c->format == DT_HTML)
+		dt_html_end(c->out);
+}
+
+/* The comparison to its output and the JUnit file; the exit status. */
+static int write_outputs(struct ctx *c, const struct args *a)
+{
+	struct dt_output out, jout;
+	int rc = 0;
+
+	if (!(c->out = dt_open_output(&out, a->output, a->force)))
+		return EXIT_USAGE;
+	c->color = c->format == DT_TEXT && dt_colors(!out.path);
+	if (c->format == DT_JSON)
+		print_json(c, a->gate);
+	else
+		print_sections(c, a->gate);
+	if (dt_close_output(&out, true))
+		rc = EXIT_USAGE;
+	if (a->junit) {
+		FILE *f = dt_open_output(&jout, a->junit, a->force);
+		if (f)
+			print_junit(c, a->gate, f);
+		if (!f || dt_close_output(&jout, true))
+			rc = EXIT_USAGE;
+	}
+	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct ctx c = { .top = 20, .format = DT_TEXT };
+	struct args a = { 0 };
+	int rc = parse_args(argc, argv, &a, &c), rc2;
+
+	if (rc >= 0)
+		return rc;
+	struct dt_summary *base = dt_load_summary(a.paths, 1, &a.so, &rc);
 	if (!base)
 		return rc;
-	struct dt_summary *next =
-		dt_load_summary(argv + optind + 1, 1, &so, &rc2);
+	struct dt_summary *next = dt_load_summary(a.paths + 1, 1, &a.so, &rc2);
 	if (!next) {
 		dt_summary_free(base);
 		return rc2;
 	}
 	if (rc2)
 		rc = rc2; /* some input could not be read: exit 2 */
-	struct dt_diff *d = dt_diff_new(base, next, &dopts);
+	struct dt_diff *d = dt_diff_new(base, next, &a.dopts);
 	if (!d) {
 		dt_error("out of memory");
 		dt_summary_free(base);
@@ -1307,72 +1404,16 @@ int cmd_diff(int argc, char **argv)
 		return 1;
 	}
 	c.d = d;
-	c.base_name = argv[optind];
-	c.next_name = argv[optind + 1];
-	if (!(c.out = dt_open_output(&out, output, force))) {
-		rc = EXIT_USAGE;
-		goto done;
-	}
-	c.color = c.format == DT_TEXT && dt_colors(!out.path);
-	if (c.format == DT_JSON) {
-		print_json(&c, g);
-	} else {
-		if (c.format == DT_MARKDOWN)
-			fprintf(c.out, "## dnntrace diff\n\n");
-		if (c.format == DT_HTML)
-			dt_html_begin(c.out, "dnntrace diff");
-		run_line(&c, "base", c.base_name, base);
-		run_line(&c, "new", c.next_name, next);
-		sampled_line(&c, "base", base);
-		sampled_line(&c, "new", next);
-		const char *lead = c.format == DT_MARKDOWN ? "- warning: "
-							   : "warning: ";
-		if (dt_print_unclean(c.out, c.format, base, lead) +
-		    dt_print_unclean(c.out, c.format, next, lead))
-			dt_para(c.out, c.format, "warn",
-				"%soperations counted as added or removed may "
-				"only be missing from an incomplete trace\n",
-				lead);
-		if (d->other_gpu)
-			dt_para(c.out, c.format, NULL,
-				"%snote: the runs were on different GPUs (%s, "
-				"%s): their times differ for that too\n",
-				c.format == DT_MARKDOWN ? "- " : "",
-				base->devices[0].name, next->devices[0].name);
-		if (d->other_cudnn)
-			dt_para(c.out, c.format, NULL,
-				"%snote: the runs used different cuDNN "
-				"libraries (%s, %s)\n",
-				c.format == DT_MARKDOWN ? "- " : "",
-				cudnn_of(&base->files[0]),
-				cudnn_of(&next->files[0]));
-		print_totals(&c);
-		print_steps(&c);
-		print_changes(&c);
-		print_engines(&c);
-		print_added(&c, DT_ADDED);
-		print_added(&c, DT_REMOVED);
-		if (c.format == DT_TEXT || c.format == DT_HTML)
-			print_calls(&c);
-		print_verdict(&c, g);
-		if (c.format == DT_HTML)
-			dt_html_end(c.out);
-	}
-	if (dt_close_output(&out, true))
-		rc = EXIT_USAGE;
-	if (junit) {
-		FILE *f = dt_open_output(&jout, junit, force);
-		if (f)
-			print_junit(&c, g, f);
-		if (!f || dt_close_output(&jout, true))
-			rc = EXIT_USAGE;
-	}
-	if (!rc && g != GATE_NONE && c.incomplete == INC_ERROR &&
+	c.base_name = a.paths[0];
+	c.next_name = a.paths[1];
+	rc2 = write_outputs(&c, &a);
+	if (rc2)
+		rc = rc2;
+	if (!rc && a.gate != GATE_NONE && c.incomplete == INC_ERROR &&
 	    incomplete(d))
 		rc = EXIT_USAGE;
-	else if (!rc && gate_tripped(d, g, c.incomplete))
+	else if (!rc && gate_tripped(d, a.gate, c.incomplete))
 		rc = 1;
-done:
 	dt_diff_free(d);
 	dt_summary_free(base);
 	dt_summary_free(next);
