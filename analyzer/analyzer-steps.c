@@ -775,7 +775,7 @@ struct dt_step_stats *dt_steps_merge(const struct dt_step_stats *const *v,
 
 int dt_steps_text(const struct dt_step_stats *s, char *buf, size_t size)
 {
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32];
 
 	if (!s->found)
 		return snprintf(buf, size,
@@ -786,12 +786,16 @@ int dt_steps_text(const struct dt_step_stats *s, char *buf, size_t size)
 	return snprintf(
 		buf, size,
 		"%" PRIu64 " steady, %s each (median; p10 %s, p90 %s), "
-		"%s of GPU time per step; after %" PRIu64 " start-up step%s, "
+		"%s of GPU time per step (%.0f%% of its mean time, %s); "
+		"after %" PRIu64 " start-up step%s, "
 		"%s (%.0f%% of the run); a step begins with %s %.*s%s",
 		s->steps, dt_fmt_ns(s->time.median_ns, a, sizeof(a)),
 		dt_fmt_ns(s->time.p10_ns, b, sizeof(b)),
 		dt_fmt_ns(s->time.p90_ns, c, sizeof(c)),
-		dt_fmt_ns((uint64_t)s->gpu_ns, d, sizeof(d)), s->startup_steps,
+		dt_fmt_ns((uint64_t)s->gpu_ns, d, sizeof(d)),
+		s->time.mean_ns ? 100.0 * s->gpu_ns / (double)s->time.mean_ns
+				: 0.0,
+		dt_fmt_ns(s->time.mean_ns, f, sizeof(f)), s->startup_steps,
 		s->startup_steps == 1 ? "" : "s",
 		dt_fmt_ns(s->startup_ns, e, sizeof(e)),
 		s->span_ns ? 100.0 * (double)s->startup_ns / (double)s->span_ns
