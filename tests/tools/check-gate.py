@@ -2,9 +2,10 @@
 """`dnntrace diff --fail-on regression` over the whole program, on real traces
 (tests/data) made slower by scale-trace: the gate fails each slowed copy and
 names the quantity that changed; a copy, a copy rewritten at scale 1 and a
-trace against itself pass.
+trace against itself pass. Also a synthetic 2-rank job whose every kernel
+ran 4.3x slower.
 
-usage: check-gate.py DNNTRACE SCALE_TRACE DATA_DIR
+usage: check-gate.py DNNTRACE SCALE_TRACE DATA_DIR SYNTH_TRACE API_LISTING
 """
 import json
 import os
@@ -58,10 +59,10 @@ def expect(dnntrace, tmp, label, base, new, want):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 6:
         print(__doc__, file=sys.stderr)
         return 2
-    dnntrace, scale, data = sys.argv[1:4]
+    dnntrace, scale, data, synth, api = sys.argv[1:6]
     tmp = tempfile.mkdtemp()
     try:
         def scaled(src, name, *args):
@@ -114,6 +115,19 @@ def main():
                scaled("llama.dnnt", "ggml", "--lib", "ggml", "--scale",
                       "1.3"),
                [("dnntrace.diff.library", "ggml")])
+        # a 2-rank job, every kernel of both ranks 4.3x slower
+        base, new = os.path.join(tmp, "job"), os.path.join(tmp, "job-slow")
+        os.makedirs(new)
+        subprocess.run([synth, api, base, "--ranks", "2", "--steps", "30"],
+                       check=True, capture_output=True)
+        for r in (0, 1):
+            subprocess.run([scale, os.path.join(base, f"rank{r}.dnnt"),
+                            os.path.join(new, f"rank{r}.dnnt"), "--all",
+                            "--scale", "4.3"], check=True)
+        expect(dnntrace, tmp, "a job against itself", base, base, [])
+        expect(dnntrace, tmp, "a job 4.3x slower", base, new,
+               [("dnntrace.diff.step", "step time"),
+                ("dnntrace.diff.library", "NCCL")])
     finally:
         shutil.rmtree(tmp)
     print(f"{len(failures)} failures")
