@@ -16,8 +16,9 @@
  * when it lasts to the end of the trace; the step's token is the one whose
  * last run covers the most time, the one of longest period among those
  * that cover nearly as much (a kernel run once per layer recurs regularly
- * too, but within a step). Kernels and graph launches are tried first
- * (their times are the GPU's), functions only when no kernel repeats.
+ * too, but within a step). The program's NVTX ranges and marks are tried
+ * first (its own word), then kernels and graph launches (their times are
+ * the GPU's), functions only when no kernel repeats.
  * Everything before the steady state is start-up: loading, compiling,
  * autotuning, the first steps.
  *
@@ -104,13 +105,19 @@ struct kname {
 	uint64_t ns[SLICES], n[SLICES];
 };
 
-enum space { SP_KERNEL, SP_CALL, SP_COUNT };
+enum space { SP_RANGE, SP_KERNEL, SP_CALL, SP_COUNT };
+
+/* NVTX ranges and marks by their message's STRING id, up to this many. */
+#define MAX_STRINGS 65536
 
 struct dt_stepper {
 	struct token *tok[SP_COUNT];
 	size_t cap[SP_COUNT];
 	struct token graph;      /* CUDA graph launches: one token */
 	const char **call_names; /* by api id */
+	char **strings; /* NVTX messages by STRING id */
+	size_t cap_strings;
+	uint64_t t_last_range;
 	size_t cap_names;
 	size_t tracks;
 	bool oom;
@@ -453,6 +460,54 @@ static void on_call(void *arg, const struct dt_call *c)
 		hit(st, k, c->t_begin);
 }
 
+/* The program's own marks: a range opened or a mark, by its message. */
+static void on_nvtx(struct dt_stepper *st, const struct dt_rec_nvtx *n)
+{
+	if (n->event != DT_NVTX_PUSH && n->event != DT_NVTX_START &&
+	    n->event != DT_NVTX_MARK)
+		return;
+	if (!n->name || n->name >= MAX_STRINGS)
+		return;
+	struct token *k = token_at(st, SP_RANGE, n->name);
+	if (!k)
+		return;
+	/* not the run's span: records pass a range filter as they are */
+	if (n->t > st->t_last_range)
+		st->t_last_range = n->t;
+	hit(st, k, n->t);
+}
+
+/* A STRING record: kept when it may name an NVTX range. */
+static void on_string(struct dt_stepper *st, const struct dt_rec_string *r)
+{
+	if (r->id >= MAX_STRINGS)
+		return;
+	if (r->id >= st->cap_strings) {
+		char **v = dt_grow_array(st->strings, &st->cap_strings,
+					 (size_t)r->id + 1, sizeof(*v));
+		if (!v) {
+			st->oom = true;
+			return;
+		}
+		st->strings = v;
+	}
+	free(st->strings[r->id]);
+	st->strings[r->id] = strndup((const char *)(r + 1), r->len);
+}
+
+static void on_record(void *arg, const struct dt_rec_hdr *h)
+{
+	struct dt_stepper *st = arg;
+
+	if (h->type == DT_REC_NVTX && h->size >= sizeof(struct dt_rec_nvtx))
+		on_nvtx(st, (const void *)h);
+	else if (h->type == DT_REC_STRING &&
+		 h->size >= sizeof(struct dt_rec_string) &&
+		 ((const struct dt_rec_string *)h)->len <=
+			 h->size - sizeof(struct dt_rec_string))
+		on_string(st, (const void *)h);
+}
+
 static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
 {
 	struct dt_stepper *st = arg;
@@ -479,7 +534,8 @@ void dt_stepper_consumer(struct dt_stepper *st, struct dt_consumer *c)
 	*c = (struct dt_consumer){ .arg = st,
 				   .call = on_call,
 				   .activity = on_activity,
-				   .graph_launch = on_graph_launch };
+				   .graph_launch = on_graph_launch,
+				   .record = on_record };
 }
 
 /* ------------------------------------------------- finding the step */
@@ -538,6 +594,15 @@ static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
 {
 	struct pick best = { 0 };
 	size_t n = 0;
+	/* the program's own word first: NVTX ranges and marks */
+	for (size_t i = 0; i < st->cap[SP_RANGE]; i++)
+		consider(&best, all, &n, &st->tok[SP_RANGE][i],
+			 i < st->cap_strings ? st->strings[i] : NULL,
+			 "NVTX range", st->t_last_range, min_run);
+	if (best.k) {
+		*out = choose(all, n, &best);
+		return true;
+	}
 	for (size_t i = 0; i < st->cap[SP_KERNEL]; i++) {
 		const struct dt_kernel_class *kc = st->tok[SP_KERNEL][i].kc;
 		consider(&best, all, &n, &st->tok[SP_KERNEL][i],
@@ -567,7 +632,8 @@ static bool find_anchor(struct dt_stepper *st, struct pick *out)
 	if (st->graph.tr)
 		last_run(st->graph.tr);
 
-	size_t cap = st->cap[SP_KERNEL] + st->cap[SP_CALL] + 1;
+	size_t cap = st->cap[SP_RANGE] + st->cap[SP_KERNEL] +
+		     st->cap[SP_CALL] + 1;
 	struct pick *all = calloc(cap, sizeof(*all));
 	bool found = all && (find_in(st, all, out, MIN_STEPS) ||
 			     find_in(st, all, out, 3));
@@ -656,7 +722,9 @@ struct dt_step_stats *dt_stepper_finish(struct dt_stepper *st)
 		 * occurrence, whose end no occurrence marks */
 		r->steps = tr->cur.n + 1;
 		r->startup_steps = tr->cur.index;
-		r->startup_ns = tr->cur.start - st->t_first;
+		r->startup_ns = tr->cur.start > st->t_first
+					? tr->cur.start - st->t_first
+					: 0;
 		dist_of(tr->cur.iv, &r->time);
 		r->time.mean_ns = tr->cur.sum / tr->cur.n;
 		steady_sums(st, r, tr->cur.start, p.k->last, tr->cur.n);
@@ -687,6 +755,9 @@ void dt_stepper_free(struct dt_stepper *st)
 		free(st->kn[i]);
 	free(st->kn);
 	free(st->call_names);
+	for (size_t i = 0; i < st->cap_strings; i++)
+		free(st->strings[i]);
+	free(st->strings);
 	free(st);
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A program's steps, as `dnntrace report --format json` finds them: on
-synthetic training jobs of known steps, on tests/data/cuda-graph.dnnt (13
+synthetic training jobs of known steps, on steps marked by NVTX ranges, on
+tests/data/cuda-graph.dnnt (13
 timed replays after 3 warm-up ones, wl_cuda_graph.py's defaults), on a run
 too short to repeat, and the same once a trace's kernels run 3x slower.
 
@@ -54,6 +55,17 @@ def main():
             fail(f"a run of 2 steps: found {s['found']}, {s['steps']} steps")
         else:
             print("a run of 2 steps: no repeating structure, one step")
+
+        d = os.path.join(tmp, "ranges")
+        subprocess.run([synth, api, d, "--scenario", "ranges", "--steps",
+                        "12"], check=True, capture_output=True)
+        s = steps(dnntrace, os.path.join(d, "ranges.dnnt"))
+        if (s["anchor_kind"], s["anchor"], s["steps"]) != ("NVTX range",
+                                                           "step", 12):
+            fail(f"12 steps in NVTX ranges: {s['anchor_kind']} "
+                 f"{s['anchor']}, {s['steps']} steps")
+        else:
+            print("12 steps in NVTX ranges named step: found by the ranges")
 
         graph = os.path.join(data, "cuda-graph.dnnt")
         s = steps(dnntrace, graph)
