@@ -56,16 +56,19 @@ struct sums {
 	uint64_t gpu, lib[DT_LIB_COUNT], fam[DT_OPF_COUNT];
 };
 
-/* The GPU time of the last RING slices of a width, by start time: GPU
- * work reaches a trace in batches, not in the order it ran, so what ran
- * between two times is summed by time. Rings of SCALES widths, each four
- * times the last, from 100 us: the finest that still holds the steady
- * state measures it. */
-#define RING   256
-#define SCALES 8
+/* GPU time by start time: GPU work reaches a trace in batches, not in
+ * the order it ran, so what ran between two times is summed by time.
+ * SCALES rings of RING slices, 2^19 ns (524 us) wide in the first, each
+ * ring's four times the last's: work goes to the first ring's slice, and
+ * a slice the ring needs again for a later one moves to the next ring's
+ * (coarser) slice. Each piece of work is in one slice; the recent ones are
+ * fine, the older ones coarse. A slice a time range covers in part counts
+ * in proportion. */
+#define RING       256
+#define SCALES     8
+#define RING_SHIFT 19
 struct ring {
-	uint64_t width;
-	uint64_t q[RING]; /* which slice (start / width) a slot holds, + 1 */
+	uint64_t q[RING]; /* which slice (start >> shift) a slot holds, + 1 */
 	struct sums s[RING];
 };
 
@@ -115,7 +118,7 @@ struct dt_stepper {
 	size_t cap[SP_COUNT];
 	struct token graph;      /* CUDA graph launches: one token */
 	const char **call_names; /* by api id */
-	char **strings; /* NVTX messages by STRING id */
+	char **strings;          /* NVTX messages by STRING id */
 	size_t cap_strings;
 	uint64_t t_last_range;
 	size_t cap_names;
@@ -136,12 +139,37 @@ struct dt_stepper {
 
 /* ------------------------------------------------------ histograms */
 
+/* floor(12 * log2(1 + i / 256)): the twelfth of an octave of the eight
+ * bits under a value's highest. */
+static const uint8_t twelfth[256] = {
+	0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  1,  1,
+	1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  2,  2,  2,  2,
+	2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  3,  3,  3,  3,  3,
+	3,  3,  3,  3,  3,  3,  3,  3,  3,  3,  3,  3,  3,  4,  4,  4,  4,  4,
+	4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  5,  5,  5,  5,
+	5,  5,  5,  5,  5,  5,  5,  5,  5,  5,  5,  5,  5,  5,  5,  5,  5,  6,
+	6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,
+	6,  6,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,
+	7,  7,  7,  7,  7,  7,  7,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,
+	8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  9,  9,  9,  9,  9,
+	9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,
+	9,  9,  9,  10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+	10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11,
+	11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11,
+	11, 11, 11, 11,
+};
+
+/* Without a logarithm (an interval is one per token's occurrence): the
+ * octave from the highest bit, the twelfth from the next eight. */
 static int bucket_of(uint64_t ns)
 {
-	if (ns < 1000)
+	uint64_t us1024 = ns * 1024 / 1000; /* 1 us is 1024 of these */
+	if (us1024 < 1024)
 		return 0;
-	int b = (int)(log2((double)ns / 1000.0) * PER_OCTAVE);
-	return b < 0 ? 0 : b >= BUCKETS ? BUCKETS - 1 : b;
+	int msb = 63 - __builtin_clzll(us1024);
+	uint64_t frac = (us1024 >> (msb - 8)) & 255; /* msb >= 10 */
+	int b = (msb - 10) * (int)PER_OCTAVE + twelfth[frac];
+	return b >= BUCKETS ? BUCKETS - 1 : b;
 }
 
 /* The bucket's middle (geometric), in ns. */
@@ -189,44 +217,97 @@ double dt_step_spread(const struct dt_step_dist *d)
 
 /* ----------------------------------------------------------- rings */
 
-static void ring_add(struct ring *r, uint64_t t, enum dt_lib lib,
+static int ring_shift(int k)
+{
+	return RING_SHIFT + 2 * k;
+}
+
+static void sums_add(struct sums *to, const struct sums *from)
+{
+	to->gpu += from->gpu;
+	for (int l = 0; l < DT_LIB_COUNT; l++)
+		to->lib[l] += from->lib[l];
+	for (int f = 0; f < DT_OPF_COUNT; f++)
+		to->fam[f] += from->fam[f];
+}
+
+/* from, times w (0 to 1), added to to. */
+static void sums_add_part(struct sums *to, const struct sums *from, double w)
+{
+	to->gpu += (uint64_t)((double)from->gpu * w);
+	for (int l = 0; l < DT_LIB_COUNT; l++)
+		to->lib[l] += (uint64_t)((double)from->lib[l] * w);
+	for (int f = 0; f < DT_OPF_COUNT; f++)
+		to->fam[f] += (uint64_t)((double)from->fam[f] * w);
+}
+
+/* The slot of ring k for slice q (start >> shift, + 1), made that slice's:
+ * what it held moves on to the next ring. NULL when the slice is older
+ * than ring k holds (the caller tries the next) or than any does. */
+static struct sums *ring_slot(struct ring *rings, int k, uint64_t q)
+{
+	struct ring *r = &rings[k];
+	size_t i = q % RING;
+
+	if (r->q[i] > q)
+		return k + 1 < SCALES ? ring_slot(rings, k + 1, (q - 1) / 4 + 1)
+				      : NULL;
+	if (r->q[i] < q) {
+		if (r->q[i] && k + 1 < SCALES) {
+			struct sums *up =
+				ring_slot(rings, k + 1, (r->q[i] - 1) / 4 + 1);
+			if (up)
+				sums_add(up, &r->s[i]);
+		}
+		memset(&r->s[i], 0, sizeof(r->s[i]));
+		r->q[i] = q;
+	}
+	return &r->s[i];
+}
+
+static void ring_add(struct ring *rings, uint64_t t, enum dt_lib lib,
 		     enum dt_opfam fam, uint64_t d)
 {
-	uint64_t q = t / r->width + 1;
-	struct sums *s = &r->s[q % RING];
-	if (r->q[q % RING] > q)
-		return; /* older than the ring holds */
-	if (r->q[q % RING] < q) {
-		memset(s, 0, sizeof(*s));
-		r->q[q % RING] = q;
-	}
+	uint64_t q = (t >> RING_SHIFT) + 1;
+	/* most work lands in the slice the last one did */
+	struct sums *s = rings[0].q[q % RING] == q ? &rings[0].s[q % RING]
+						   : ring_slot(rings, 0, q);
+	if (!s)
+		return;
 	s->gpu += d;
 	s->lib[lib] += d;
 	s->fam[fam] += d;
 }
 
-/* The GPU time that started in [a, b] to the slice, when the ring still
- * holds all of it. */
-static bool ring_sum(const struct ring *r, uint64_t a, uint64_t b,
+/* The GPU time that started in [a, b], to the slice: false when some of
+ * it is older than the rings hold. */
+static bool ring_sum(const struct ring *rings, uint64_t a, uint64_t b,
 		     struct sums *out)
 {
-	uint64_t qa = a / r->width + 1, qb = b / r->width + 1;
-	if (qb - qa + 1 > RING)
-		return false;
 	memset(out, 0, sizeof(*out));
-	for (uint64_t q = qa; q <= qb; q++) {
-		const struct sums *s = &r->s[q % RING];
-		if (r->q[q % RING] > q)
-			return false; /* overwritten by a later slice */
-		if (r->q[q % RING] < q)
-			continue; /* nothing ran then */
-		out->gpu += s->gpu;
-		for (int l = 0; l < DT_LIB_COUNT; l++)
-			out->lib[l] += s->lib[l];
-		for (int f = 0; f < DT_OPF_COUNT; f++)
-			out->fam[f] += s->fam[f];
+	for (int k = 0; k < SCALES; k++) {
+		const struct ring *r = &rings[k];
+		int sh = ring_shift(k);
+		uint64_t qa = (a >> sh) + 1, qb = (b >> sh) + 1;
+		for (size_t i = 0; i < RING; i++) {
+			if (r->q[i] < qa || r->q[i] > qb)
+				continue;
+			/* the slice's part inside [a, b] */
+			uint64_t lo = (r->q[i] - 1) << sh, hi = r->q[i] << sh;
+			uint64_t from = lo > a ? lo : a, to = hi < b ? hi : b;
+			sums_add_part(out, &r->s[i],
+				      (double)(to - from) / (double)(hi - lo));
+		}
 	}
-	return true;
+	/* the last ring's oldest slice is its newest less RING: one older
+	 * than a has been dropped */
+	const struct ring *last = &rings[SCALES - 1];
+	uint64_t newest = 0;
+	for (size_t i = 0; i < RING; i++)
+		if (last->q[i] > newest)
+			newest = last->q[i];
+	return newest < RING ||
+	       newest - RING < (a >> ring_shift(SCALES - 1)) + 1;
 }
 
 /* ---------------------------------------------------------- slices */
@@ -410,8 +491,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	st->sums.gpu += d;
 	st->sums.lib[lib] += d;
 	st->sums.fam[fam] += d;
-	for (int k = 0; k < SCALES; k++)
-		ring_add(&st->rings[k], a->start, lib, fam, d);
+	ring_add(st->rings, a->start, lib, fam, d);
 	if (a->kind != DT_ACT_KERNEL || !kc)
 		return;
 	if (!cudnn) {
@@ -445,6 +525,10 @@ static void on_call(void *arg, const struct dt_call *c)
 
 	saw(st, c->t_begin);
 	st->t_last_call = c->t_begin;
+	/* calls are steps only where no GPU work is: not followed once a
+	 * kernel is seen (one token per call costs a report its time) */
+	if (st->cap[SP_KERNEL] || st->graph.count)
+		return;
 	if (c->api >= st->cap_names) {
 		const char **v = dt_grow_array(st->call_names, &st->cap_names,
 					       (size_t)c->api + 1, sizeof(*v));
@@ -524,8 +608,6 @@ struct dt_stepper *dt_stepper_new(void)
 	if (!st)
 		return NULL;
 	st->width = 1000000; /* 1 ms to begin with */
-	for (int k = 0; k < SCALES; k++)
-		st->rings[k].width = 100000ull << (2 * k);
 	return st;
 }
 
@@ -632,8 +714,8 @@ static bool find_anchor(struct dt_stepper *st, struct pick *out)
 	if (st->graph.tr)
 		last_run(st->graph.tr);
 
-	size_t cap = st->cap[SP_RANGE] + st->cap[SP_KERNEL] +
-		     st->cap[SP_CALL] + 1;
+	size_t cap =
+		st->cap[SP_RANGE] + st->cap[SP_KERNEL] + st->cap[SP_CALL] + 1;
 	struct pick *all = calloc(cap, sizeof(*all));
 	bool found = all && (find_in(st, all, out, MIN_STEPS) ||
 			     find_in(st, all, out, 3));
@@ -642,16 +724,15 @@ static bool find_anchor(struct dt_stepper *st, struct pick *out)
 }
 
 /* The steady state's GPU time per step: what started from its first
- * step to its last, over the steps between, by the finest ring that holds
- * it; the whole run's over n steps when none does. */
+ * step to its last, over the steps between; the whole run's over n steps
+ * when the rings no longer hold its start. */
 static void steady_sums(struct dt_stepper *st, struct dt_step_stats *r,
 			uint64_t a, uint64_t b, uint64_t n)
 {
-	struct sums w = st->sums;
+	struct sums w;
 	double d = n ? (double)n : 1.0;
-	for (int k = 0; k < SCALES; k++)
-		if (ring_sum(&st->rings[k], a, b, &w))
-			break;
+	if (!ring_sum(st->rings, a, b, &w))
+		w = st->sums;
 	r->gpu_ns = (double)w.gpu / d;
 	for (int l = 0; l < DT_LIB_COUNT; l++)
 		r->lib_ns[l] = (double)w.lib[l] / d;
