@@ -3,30 +3,31 @@
  * trace (dt-steps.h): a consumer of the session's events, like the other
  * views, that needs no annotation.
  *
- * Every kernel name, the CUDA graph launch and every function is a token;
- * each time a token recurs, the time since its last occurrence is one of
- * its intervals. A training or inference loop makes some tokens recur
- * once per iteration, at a regular interval, until the program ends.
+ * Every NVTX range's message, kernel name, the CUDA graph launch and
+ * every function is a token; each time a token recurs, the time since its
+ * last occurrence is one of its intervals. A training or inference loop
+ * makes some tokens recur once per iteration, at a regular interval,
+ * until the program ends.
  *
  * A token's intervals form runs: an interval within 1.5x of the run's
  * typical one continues it, a lone one outside does too (a slow step is
  * still a step), three in a row outside begin a new run (a new regime:
  * compiling gave way to running); an erratic stretch after a long run
- * stays in it. The steady state is a token's last run,
- * when it lasts to the end of the trace; the step's token is the one whose
- * last run covers the most time, the one of longest period among those
+ * stays in it. The steady state is a token's last run, when it lasts to
+ * the end of the trace; the step's token is the one whose last run covers
+ * the most time in regular steps, the one of longest period among those
  * that cover nearly as much (a kernel run once per layer recurs regularly
  * too, but within a step). The program's NVTX ranges and marks are tried
  * first (its own word), then kernels and graph launches (their times are
- * the GPU's), functions only when no kernel repeats.
- * Everything before the steady state is start-up: loading, compiling,
- * autotuning, the first steps.
+ * the GPU's), functions only where no GPU work is. Everything before the
+ * steady state is start-up: loading, compiling, autotuning, the first
+ * steps.
  *
  * Memory does not grow with the trace: per token the histogram of its
- * last run's intervals on a log scale, and the GPU time so far (by library
- * and family) where its run began; per kernel name its GPU time over 64
- * slices of the run that double in width as it goes on. At most MAX_TRACKS
- * tokens keep histograms.
+ * last run's intervals on a log scale (at most MAX_TRACKS tokens keep
+ * one), the GPU time by start time in rings of slices (struct ring), and
+ * per kernel name its GPU time over 64 slices of the run that double in
+ * width as it goes on.
  *
  * Not here: what is printed (tools/), what a diff makes of steps
  * (analyzer-diff.c).
@@ -118,12 +119,11 @@ struct dt_stepper {
 	size_t cap[SP_COUNT];
 	struct token graph;      /* CUDA graph launches: one token */
 	const char **call_names; /* by api id */
-	char **strings;          /* NVTX messages by STRING id */
+	size_t cap_names;
+	char **strings; /* NVTX messages by STRING id */
 	size_t cap_strings;
 	uint64_t t_last_range;
-	size_t cap_names;
 	size_t tracks;
-	bool oom;
 
 	uint64_t t_first, t_last;
 	uint64_t t_last_gpu, t_last_call; /* the last kernel, graph launch,
@@ -344,10 +344,8 @@ static struct token *token_at(struct dt_stepper *st, enum space sp, size_t i)
 	if (i >= st->cap[sp]) {
 		struct token *v = dt_grow_array(st->tok[sp], &st->cap[sp],
 						i + 1, sizeof(*v));
-		if (!v) {
-			st->oom = true;
+		if (!v)
 			return NULL;
-		}
 		st->tok[sp] = v;
 	}
 	return &st->tok[sp][i];
@@ -498,10 +496,8 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		if (kc->id >= st->cap_kn) {
 			struct kname **v = dt_grow_array(
 				st->kn, &st->cap_kn, kc->id + 1, sizeof(*v));
-			if (!v) {
-				st->oom = true;
+			if (!v)
 				return;
-			}
 			st->kn = v;
 		}
 		struct kname *n = st->kn[kc->id];
@@ -532,10 +528,8 @@ static void on_call(void *arg, const struct dt_call *c)
 	if (c->api >= st->cap_names) {
 		const char **v = dt_grow_array(st->call_names, &st->cap_names,
 					       (size_t)c->api + 1, sizeof(*v));
-		if (!v) {
-			st->oom = true;
+		if (!v)
 			return;
-		}
 		st->call_names = v;
 	}
 	st->call_names[c->api] = c->name;
@@ -569,10 +563,8 @@ static void on_string(struct dt_stepper *st, const struct dt_rec_string *r)
 	if (r->id >= st->cap_strings) {
 		char **v = dt_grow_array(st->strings, &st->cap_strings,
 					 (size_t)r->id + 1, sizeof(*v));
-		if (!v) {
-			st->oom = true;
+		if (!v)
 			return;
-		}
 		st->strings = v;
 	}
 	free(st->strings[r->id]);
