@@ -377,7 +377,8 @@ static void compare_steps(struct dt_diff *d)
 	for (int f = 0; f < DT_OPF_COUNT; f++)
 		qty_part(&q, DT_Q_FAMILY, dt_opfam_name(f), b->fam_ns[f],
 			 n->fam_ns[f]);
-	qty_kernels(&q, b, n);
+	if (b->kernels_known && n->kernels_known)
+		qty_kernels(&q, b, n);
 	if (d->n_qty)
 		qsort(d->qty, d->n_qty, sizeof(*d->qty), by_delta);
 }

@@ -44,13 +44,14 @@
 
 /* Intervals on a log scale: 12 buckets per octave (6% wide) from 1 us,
  * up to about 2^(320/12) us = 107 s. */
-#define BUCKETS    320
-#define PER_OCTAVE 12.0
-#define MIN_STEPS  8  /* a steady state has as many steps, when it can */
-#define STREAK     3  /* intervals outside a run in a row begin another */
-#define SLICES     64 /* slices of the run, for the steady state's sums */
-#define MAX_TRACKS 2048
-#define REGULAR    1.5 /* an interval within this of the median is regular */
+#define BUCKETS       320
+#define PER_OCTAVE    12.0
+#define MIN_STEPS     8  /* a steady state has as many steps, when it can */
+#define STREAK        3  /* intervals outside a run in a row begin another */
+#define SLICES        64 /* slices of the run, for the steady state's sums */
+#define MAX_TRACKS    2048
+#define KERNEL_SLICES 4   /* slices wholly in a steady state, for kernels */
+#define REGULAR       1.5 /* an interval within this of the median is regular */
 
 /* GPU time: summed, by library, by family. */
 struct sums {
@@ -738,7 +739,9 @@ static void steady_sums(struct dt_stepper *st, struct dt_step_stats *r,
 static void steady_kernels(struct dt_stepper *st, struct dt_step_stats *r,
 			   uint64_t t_steady, uint64_t t_end)
 {
-	int k0 = slice_of(st, t_steady), k1 = slice_of(st, t_end) + 1;
+	/* from the first slice wholly in the steady state */
+	int k0 = slice_of(st, t_steady) + (t_steady > st->t_first),
+	    k1 = slice_of(st, t_end) + 1;
 	uint64_t gpu = 0;
 	size_t n = 0;
 
@@ -747,8 +750,11 @@ static void steady_kernels(struct dt_stepper *st, struct dt_step_stats *r,
 	for (size_t i = 0; i < st->cap_kn; i++)
 		n += st->kn[i] != NULL;
 	r->kernels = calloc(n ? n : 1, sizeof(*r->kernels));
-	if (!r->kernels || !gpu)
+	/* the slices wholly in the steady state, if enough: slices wide next
+	 * to it (a compiled program's, its start-up long) are not told */
+	if (!r->kernels || !gpu || k1 - k0 < KERNEL_SLICES)
 		return;
+	r->kernels_known = true;
 	double per_ns = r->gpu_ns / (double)gpu;
 	for (size_t i = 0; i < st->cap_kn; i++) {
 		const struct kname *kn = st->kn[i];
@@ -871,10 +877,12 @@ struct dt_step_stats *dt_steps_merge(const struct dt_step_stats *const *v,
 		return NULL;
 	}
 	r->found = true;
+	r->kernels_known = true;
 	r->steps = UINT64_MAX;
 	for (size_t i = 0; i < n; i++) {
 		const struct dt_step_stats *s = v[i];
 		r->found &= s->found;
+		r->kernels_known &= s->kernels_known;
 		r->traces += s->traces;
 		if (s->steps < r->steps)
 			r->steps = s->steps;

@@ -44,8 +44,13 @@ struct dt_step_stats {
 	double gpu_ns; /* kernels, copies and sets, summed */
 	double lib_ns[DT_LIB_COUNT];
 	double fam_ns[DT_OPF_COUNT];
-	struct dt_step_kernel *kernels; /* most per step first */
+	/* kernels, most per step first: known when 4 or more of the 64
+	 * slices kernels are summed in lie wholly in the steady state (a
+	 * steady state short next to its start-up, a compiled program's,
+	 * has none) */
+	struct dt_step_kernel *kernels;
 	size_t n_kernels;
+	bool kernels_known;
 	uint32_t traces; /* merged from this many (dt_steps_merge) */
 };
 

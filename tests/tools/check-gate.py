@@ -2,8 +2,8 @@
 """`dnntrace diff --fail-on regression` over the whole program, on real traces
 (tests/data) made slower by scale-trace: the gate fails each slowed copy and
 names the quantity that changed; a copy, a copy rewritten at scale 1 and a
-trace against itself pass. Also a synthetic 2-rank job whose every kernel
-ran 4.3x slower.
+trace against itself pass. Also a synthetic 2-rank job, one kernel by name
+2x slower, and every kernel 4.3x slower.
 
 usage: check-gate.py DNNTRACE SCALE_TRACE DATA_DIR SYNTH_TRACE API_LISTING
 """
@@ -93,16 +93,6 @@ def main():
                       "--scale", "3"),
                [("dnntrace.diff.library", "PyTorch (ATen)"),
                 ("dnntrace.diff.gpu", "GPU time per step")])
-        # one kernel by name
-        expect(dnntrace, tmp, "one kernel 2x", graph,
-               scaled("cuda-graph.dnnt", "bn", "--name",
-                      "batch_norm_transform_input", "--scale", "2"),
-               [("dnntrace.diff.kernel",
-                 "void at::native::batch_norm_transform_input_channels_last"
-                 "_kernel<c10::BFloat16, float, c10::BFloat16, 4>(c10::"
-                 "BFloat16 const*, c10::BFloat16 const*, float const*, "
-                 "float const*, c10::BFloat16 const*, c10::BFloat16 const*, "
-                 "c10::BFloat16*, int, int, bool)")])
         # the whole program 4.3x slower
         expect(dnntrace, tmp, "everything 4.3x", graph,
                scaled("cuda-graph.dnnt", "all", "--all", "--scale", "4.3"),
@@ -118,13 +108,23 @@ def main():
         # a 2-rank job, every kernel of both ranks 4.3x slower
         base, new = os.path.join(tmp, "job"), os.path.join(tmp, "job-slow")
         os.makedirs(new)
-        subprocess.run([synth, api, base, "--ranks", "2", "--steps", "30"],
+        subprocess.run([synth, api, base, "--ranks", "2", "--steps", "200"],
                        check=True, capture_output=True)
         for r in (0, 1):
             subprocess.run([scale, os.path.join(base, f"rank{r}.dnnt"),
                             os.path.join(new, f"rank{r}.dnnt"), "--all",
                             "--scale", "4.3"], check=True)
         expect(dnntrace, tmp, "a job against itself", base, base, [])
+        # one kernel by name, on both ranks
+        one = os.path.join(tmp, "job-nvjet")
+        os.makedirs(one)
+        for r in (0, 1):
+            subprocess.run([scale, os.path.join(base, f"rank{r}.dnnt"),
+                            os.path.join(one, f"rank{r}.dnnt"), "--name",
+                            "nvjet_tst", "--scale", "2"], check=True)
+        expect(dnntrace, tmp, "a job's nvjet kernel 2x", base, one,
+               [("dnntrace.diff.kernel",
+                 "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT")])
         expect(dnntrace, tmp, "a job 4.3x slower", base, new,
                [("dnntrace.diff.step", "step time"),
                 ("dnntrace.diff.library", "NCCL")])

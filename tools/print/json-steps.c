@@ -39,6 +39,8 @@ void dt_json_steps(struct dt_json *j, const struct dt_step_stats *s)
 	dt_json_ku(j, "span_ns", s->span_ns);
 	json_dist(j, "time", &s->time);
 	dt_json_kn(j, "gpu_ns_per_step", s->gpu_ns);
+	dt_json_key(j, "kernels_known");
+	dt_json_bool(j, s->kernels_known);
 	dt_json_key(j, "libraries");
 	dt_json_open(j, '{', -1);
 	for (int l = 0; l < DT_LIB_COUNT; l++)
