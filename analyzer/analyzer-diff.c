@@ -5,8 +5,8 @@
  * Per step (dt-steps.h): the step time, the GPU time, and the GPU time of
  * each library, operation family and kernel launched outside cuDNN calls.
  * A change counts when it passes the relative threshold and an absolute
- * floor per step, and is noise when within the larger of the runs' spread
- * from step to step.
+ * floor per step; a step time's is noise while the runs' steps overlap
+ * (p10 to p90).
  *
  * A problem is what an op computed: its function and the description of
  * its tensors, parameters or graph, with the tensors' uids left out (the
@@ -259,12 +259,17 @@ static void qty_judge(const struct dt_diff *d, struct dt_diff_qty *q)
 					: DT_FASTER;
 }
 
-/* The spread of a distribution of steps, in ns: p10 to p90, and never
- * less than its histogram can tell apart (a bucket, 6%). */
-static double spread_ns(const struct dt_step_dist *x)
+/* How far the step time must move to leave the steps' spread: slower
+ * when the new run's p10 passes the base's p90, faster when its p90 falls
+ * under the base's p10 (a host-bound program's steps vary that much from
+ * run to run); never less than the histogram tells apart (6%). */
+static double step_noise_ns(const struct dt_step_dist *b,
+			    const struct dt_step_dist *n)
 {
-	double w = (double)(x->p90_ns > x->p10_ns ? x->p90_ns - x->p10_ns : 0);
-	return fmax(w, 0.06 * (double)x->median_ns);
+	double bm = (double)b->median_ns, nm = (double)n->median_ns;
+	double w = nm > bm ? ((double)b->p90_ns - bm) + (nm - (double)n->p10_ns)
+			   : (bm - (double)b->p10_ns) + ((double)n->p90_ns - nm);
+	return fmax(w, 0.06 * fmax(bm, nm));
 }
 
 struct qtys {
@@ -366,8 +371,7 @@ static void compare_steps(struct dt_diff *d)
 		.floor_ns = fmax((double)d->opts.min_ns, 0.01 * b->gpu_ns),
 	};
 	qty_add(&q, DT_Q_STEP, "step time", (double)b->time.median_ns,
-		(double)n->time.median_ns,
-		fmax(spread_ns(&b->time), spread_ns(&n->time)),
+		(double)n->time.median_ns, step_noise_ns(&b->time, &n->time),
 		(double)d->opts.min_ns);
 	qty_add(&q, DT_Q_GPU, "GPU time per step", b->gpu_ns, n->gpu_ns, 0,
 		(double)d->opts.min_ns);

@@ -209,13 +209,6 @@ static void dist_of(const uint32_t *h, struct dt_step_dist *d)
 	d->p90_ns = hist_quantile(h, 0.9);
 }
 
-double dt_step_spread(const struct dt_step_dist *d)
-{
-	if (!d->median_ns || d->p90_ns < d->p10_ns)
-		return 0;
-	return (double)(d->p90_ns - d->p10_ns) / (double)d->median_ns;
-}
-
 /* ----------------------------------------------------------- rings */
 
 static int ring_shift(int k)

@@ -72,7 +72,4 @@ void dt_steps_free(struct dt_step_stats *s);
 /* The steps in one line of words (snprintf's return). */
 int dt_steps_text(const struct dt_step_stats *s, char *buf, size_t size);
 
-/* The spread of a per-step quantity: (p90 - p10) / median, 0 unknown. */
-double dt_step_spread(const struct dt_step_dist *d);
-
 #endif /* DT_STEPS_H */

@@ -86,7 +86,13 @@ def main():
             eager = (trace, script, extra, iters)
     runs = [eager[0]]
     for i in range(2, 6):
-        runs.append(record(dnntrace, out, "eager%d" % i, *eager[1:])[0])
+        trace, ms = record(dnntrace, out, "eager%d" % i, *eager[1:])
+        s = steps_of(dnntrace, trace)
+        print("eager run %d: %.4f ms/iter (program), step %.4f ms mean, %.4f median, "
+              "p10 %.4f, p90 %.4f" % (i, ms, s["time"]["mean_ns"] / 1e6,
+                                      s["time"]["median_ns"] / 1e6, s["time"]["p10_ns"] / 1e6,
+                                      s["time"]["p90_ns"] / 1e6))
+        runs.append(trace)
     for a, b in itertools.combinations(range(5), 2):
         res = subprocess.run([dnntrace, "diff", "--fail-on", "regression", "--format", "json",
                               runs[a], runs[b]], capture_output=True)
