@@ -146,6 +146,15 @@ static bool incomplete(const struct dt_diff *d)
 	return !dt_summary_complete(d->base) || !dt_summary_complete(d->next);
 }
 
+/* A verdict only --fail-on any trips on, in words; NULL for the others. */
+static const char *changed_word(enum dt_verdict v)
+{
+	return v == DT_FASTER    ? "faster"
+	       : v == DT_ADDED   ? "added"
+	       : v == DT_REMOVED ? "removed"
+				 : NULL;
+}
+
 /* What of one operation trips gate g, in words; NULL when nothing. */
 static const char *op_trips(const struct dt_diff_op *o, enum gate g)
 {
@@ -157,11 +166,8 @@ static const char *op_trips(const struct dt_diff_op *o, enum gate g)
 		return "engine changed";
 	if (g != GATE_ANY)
 		return NULL;
-	return o->verdict == DT_FASTER    ? "faster"
-	       : o->verdict == DT_ADDED   ? "added"
-	       : o->verdict == DT_REMOVED ? "removed"
-	       : o->workspace_changed     ? "workspace changed"
-					  : NULL;
+	const char *w = changed_word(o->verdict);
+	return w ? w : o->workspace_changed ? "workspace changed" : NULL;
 }
 
 /* What of a quantity per step trips gate g; NULL when nothing. */
@@ -171,12 +177,7 @@ static const char *qty_trips(const struct dt_diff_qty *q, enum gate g)
 		return NULL;
 	if (q->verdict == DT_SLOWER)
 		return "slower";
-	if (g != GATE_ANY)
-		return NULL;
-	return q->verdict == DT_FASTER    ? "faster"
-	       : q->verdict == DT_ADDED   ? "added"
-	       : q->verdict == DT_REMOVED ? "removed"
-					  : NULL;
+	return g == GATE_ANY ? changed_word(q->verdict) : NULL;
 }
 
 static bool gate_tripped(const struct dt_diff *d, enum gate g,
