@@ -1541,11 +1541,11 @@ const char *dt_qty_key(enum dt_qty_kind k); /* "library" */
 
 struct dt_diff_qty {
 	enum dt_qty_kind kind;
-	const char *name; /* "step time", the library, family or kernel */
+	const char *name;  /* "step time", the library, family or kernel */
 	double base, next; /* ns per step: the median step or the mean */
 	double change;     /* (next - base) / base */
-	double noise_ns;   /* the larger of the runs' step-to-step spread
-			      (p10 to p90), scaled to the quantity */
+	double noise_ns;   /* how far the steps' spread lets it move (step
+			      time; 0 for GPU times, means) */
 	double floor_ns;   /* the smallest change per step that counts */
 	enum dt_verdict verdict;
 };
