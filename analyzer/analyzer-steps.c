@@ -833,10 +833,68 @@ void dt_stepper_free(struct dt_stepper *st)
 	free(st);
 }
 
+struct dt_stepper *dt_steps_watch(struct dt_session *ss)
+{
+	struct dt_stepper *st = dt_stepper_new();
+	struct dt_consumer c;
+
+	if (st) {
+		dt_stepper_consumer(st, &c);
+		dt_session_add(ss, &c);
+	}
+	return st;
+}
+
+void dt_steps_collect(struct dt_step_stats **all, struct dt_stepper *st)
+{
+	struct dt_step_stats *one = st ? dt_stepper_finish(st) : NULL;
+	struct dt_step_stats *prev = *all;
+
+	dt_stepper_free(st);
+	if (!one)
+		return;
+	if (!prev) {
+		*all = one;
+		return;
+	}
+	/* the traces so far: prev itself, or those it was merged from */
+	size_t n = prev->n_each ? prev->n_each : 1;
+	struct dt_step_stats **v = calloc(n + 1, sizeof(*v));
+	if (!v) {
+		dt_steps_free(one);
+		return;
+	}
+	if (prev->n_each)
+		memcpy(v, prev->each, n * sizeof(*v));
+	else
+		v[0] = prev;
+	v[n] = one;
+	struct dt_step_stats *m =
+		dt_steps_merge((const struct dt_step_stats *const *)v, n + 1);
+	if (!m) {
+		free(v);
+		dt_steps_free(one);
+		return;
+	}
+	m->each = v;
+	m->n_each = n + 1;
+	if (prev->n_each) {
+		prev->n_each = 0; /* its traces are m's now */
+		free(prev->each);
+		prev->each = NULL;
+	}
+	if (prev != v[0])
+		dt_steps_free(prev);
+	*all = m;
+}
+
 void dt_steps_free(struct dt_step_stats *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < s->n_each; i++)
+		dt_steps_free(s->each[i]);
+	free(s->each);
 	for (size_t i = 0; i < s->n_kernels; i++)
 		free(s->kernels[i].name);
 	free(s->kernels);

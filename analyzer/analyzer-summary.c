@@ -20,7 +20,6 @@
 #include "analyzer-ranges.h"
 #include "analyzer-util.h"
 #include "dt-analyzer.h"
-#include "dt-steps.h"
 
 /* ----------------------------------------------------------- helpers */
 
@@ -1207,19 +1206,11 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	if (s->fusion)
 		dt_fusion_begin_file(s->fusion, ss);
 	dt_session_add(ss, &c);
-	/* the program's steps, a view of their own (dt-steps.h) */
-	struct dt_stepper *stepper = dt_stepper_new();
-	struct dt_consumer sc;
-	if (stepper) {
-		dt_stepper_consumer(stepper, &sc);
-		dt_session_add(ss, &sc);
-	}
+	struct dt_stepper *stepper = dt_steps_watch(ss); /* dt-steps.h */
 	pv->phase = -1;
 	pv->last_launch = 0;
 	dt_session_run(ss);
-	if (stepper)
-		f->steps = dt_stepper_finish(stepper);
-	dt_stepper_free(stepper);
+	dt_steps_collect(&s->steps, stepper);
 	dt_dram_finish(pv->dram);
 	dt_dram_free(pv->dram);
 	pv->dram = NULL;
@@ -1491,19 +1482,6 @@ static bool override_peaks(const struct dt_summary *s, struct dt_peaks *pk)
 	return w > 0;
 }
 
-/* The program's steps: its one trace's, or its ranks' as one. */
-static void summary_steps(struct dt_summary *s)
-{
-	const struct dt_step_stats **v = calloc(s->n_files + 1, sizeof(*v));
-	size_t n = 0;
-	for (size_t i = 0; v && i < s->n_files; i++)
-		if (s->files[i].steps)
-			v[n++] = s->files[i].steps;
-	dt_steps_free(s->steps);
-	s->steps = n ? dt_steps_merge(v, n) : NULL;
-	free(v);
-}
-
 void dt_summary_finish(struct dt_summary *s)
 {
 	if (s->fusion)
@@ -1529,7 +1507,6 @@ void dt_summary_finish(struct dt_summary *s)
 				 "--peak-bandwidth and --peak-flops");
 	}
 	dt_summary_find(s);
-	summary_steps(s);
 }
 
 /* --------------------------------------------------------------- life */
@@ -1577,7 +1554,6 @@ void dt_summary_free(struct dt_summary *s)
 		free(f->cudnn_version);
 		free(f->cuda);
 		free(f->rank);
-		dt_steps_free(f->steps);
 	}
 	dt_steps_free(s->steps);
 	for (size_t i = 0; i < s->n_apis; i++)

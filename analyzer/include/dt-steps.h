@@ -52,6 +52,9 @@ struct dt_step_stats {
 	size_t n_kernels;
 	bool kernels_known;
 	uint32_t traces; /* merged from this many (dt_steps_merge) */
+	/* each trace's, when merged from several (dt_steps_collect) */
+	struct dt_step_stats **each;
+	size_t n_each;
 };
 
 /* Steps found while a session runs: a consumer of its events. */
@@ -62,6 +65,12 @@ void dt_stepper_consumer(struct dt_stepper *st, struct dt_consumer *c);
 /* What was found; the stepper is spent. Returns NULL out of memory. */
 struct dt_step_stats *dt_stepper_finish(struct dt_stepper *st);
 void dt_stepper_free(struct dt_stepper *st);
+
+/* A stepper consuming the session's events (before dt_session_run). */
+struct dt_stepper *dt_steps_watch(struct dt_session *ss);
+/* Its steps, once the session ran, with those in *all (a job's ranks as
+ * one program: dt_steps_merge); the stepper is freed. */
+void dt_steps_collect(struct dt_step_stats **all, struct dt_stepper *st);
 
 /* Several traces (a job's ranks) as one program: steps the fewest, step
  * time the slowest rank's, GPU time per step summed. */

@@ -20,27 +20,13 @@
 #include "dt-analyzer.h"
 #include "dt-steps.h"
 #include "tools.h"
+#include "diff.h"
 
 #define DIFF_SCHEMA_VERSION 1
 
-enum gate { GATE_NONE, GATE_REGRESSION, GATE_ENGINE, GATE_ANY };
-
-static const char *const gate_names[] = { "none", "regression", "engine-change",
-					  "any" };
-
-/* What an incomplete input (dt_trace_complete()) does to the gate. */
-enum incomplete { INC_FAIL, INC_ERROR, INC_ALLOW };
-static const char *const incomplete_names[] = { "fail", "error", "allow" };
-
-struct ctx {
-	FILE *out;
-	enum dt_format format;
-	bool color;
-	long top;
-	const struct dt_diff *d;
-	const char *base_name, *next_name;
-	enum incomplete incomplete;
-};
+const char *const diff_gate_names[] = { "none", "regression", "engine-change",
+					"any" };
+const char *const diff_incomplete_names[] = { "fail", "error", "allow" };
 
 static void diff_help(FILE *f)
 {
@@ -141,7 +127,7 @@ static double parse_fraction(const char *s)
 }
 
 /* A trace of either run is incomplete. */
-static bool incomplete(const struct dt_diff *d)
+bool diff_incomplete(const struct dt_diff *d)
 {
 	return !dt_summary_complete(d->base) || !dt_summary_complete(d->next);
 }
@@ -156,7 +142,7 @@ static const char *changed_word(enum dt_verdict v)
 }
 
 /* What of one operation trips gate g, in words; NULL when nothing. */
-static const char *op_trips(const struct dt_diff_op *o, enum gate g)
+const char *diff_op_trips(const struct dt_diff_op *o, enum gate g)
 {
 	if (g == GATE_NONE)
 		return NULL;
@@ -171,7 +157,7 @@ static const char *op_trips(const struct dt_diff_op *o, enum gate g)
 }
 
 /* What of a quantity per step trips gate g; NULL when nothing. */
-static const char *qty_trips(const struct dt_diff_qty *q, enum gate g)
+const char *diff_qty_trips(const struct dt_diff_qty *q, enum gate g)
 {
 	if (g == GATE_NONE || g == GATE_ENGINE)
 		return NULL;
@@ -183,22 +169,22 @@ static const char *qty_trips(const struct dt_diff_qty *q, enum gate g)
 static bool gate_tripped(const struct dt_diff *d, enum gate g,
 			 enum incomplete inc)
 {
-	if (g != GATE_NONE && inc == INC_FAIL && incomplete(d))
+	if (g != GATE_NONE && inc == INC_FAIL && diff_incomplete(d))
 		return true;
 	for (size_t i = 0; i < d->n_ops; i++)
-		if (op_trips(&d->ops[i], g))
+		if (diff_op_trips(&d->ops[i], g))
 			return true;
 	for (size_t i = 0; i < d->n_qty; i++)
-		if (qty_trips(&d->qty[i], g))
+		if (diff_qty_trips(&d->qty[i], g))
 			return true;
 	return false;
 }
 
 /* ------------------------------------------------------------- words */
 
-static const char *engine_str(const struct dt_diff_op *o,
-			      const struct dt_diff_side *s, char *buf,
-			      size_t size)
+const char *diff_engine_str(const struct dt_diff_op *o,
+			    const struct dt_diff_side *s, char *buf,
+			    size_t size)
 {
 	const char *kind =
 		strcmp(o->api, "cudnnBackendExecute") ? "algo" : "eng";
@@ -218,7 +204,7 @@ static const char *change_str(double change, char *buf, size_t size)
 	return buf;
 }
 
-static const char *delta_str(int64_t ns, char *buf, size_t size)
+const char *diff_delta_str(int64_t ns, char *buf, size_t size)
 {
 	char t[32];
 	dt_fmt_ns((uint64_t)(ns < 0 ? -ns : ns), t, sizeof(t));
@@ -232,8 +218,8 @@ static const char *cudnn_of(const struct dt_sum_file *f)
 }
 
 /* One run in a line: traces, program, GPU, cuDNN. */
-static void run_line(const struct ctx *c, const char *label, const char *name,
-		     const struct dt_summary *s)
+static void run_line(const struct diff_ctx *c, const char *label,
+		     const char *name, const struct dt_summary *s)
 {
 	const struct dt_sum_file *f = &s->files[0];
 
@@ -249,7 +235,7 @@ static void run_line(const struct ctx *c, const char *label, const char *name,
 }
 
 /* A run recorded with sampled GPU activity: what its GPU numbers are. */
-static void sampled_line(const struct ctx *c, const char *label,
+static void sampled_line(const struct diff_ctx *c, const char *label,
 			 const struct dt_summary *s)
 {
 	const struct dt_gpu_sampling *sm = &s->sampling;
@@ -273,7 +259,7 @@ static bool sampled(const struct dt_diff *d)
 	return d->base->sampling.one_in || d->next->sampling.one_in;
 }
 
-static uint64_t other_ns(const struct dt_summary *s)
+uint64_t diff_other_ns(const struct dt_summary *s)
 {
 	uint64_t n = 0;
 	for (int l = 0; l < DT_LIB_COUNT; l++)
@@ -313,8 +299,8 @@ struct pair {
 	char note[24]; /* after the new run's value: the change */
 };
 
-static void html_pairs(const struct ctx *c, const char *title, const char *desc,
-		       const struct pair *p, size_t n)
+static void html_pairs(const struct diff_ctx *c, const char *title,
+		       const char *desc, const struct pair *p, size_t n)
 {
 	struct dt_svg_bar *b = calloc(2 * n + 1, sizeof(*b));
 	char(*text)[64] = calloc(2 * n + 1, sizeof(*text));
@@ -352,13 +338,14 @@ static void pair_change(struct pair *p)
 				 (double)p->ns[0]);
 }
 
-static void html_totals(const struct ctx *c)
+static void html_totals(const struct diff_ctx *c)
 {
 	const struct dt_summary *b = c->d->base, *n = c->d->next;
 	struct pair p[] = {
 		{ "GPU time in cuDNN operations",
 		  { b->cudnn_ns, n->cudnn_ns } },
-		{ "GPU time in other kernels", { other_ns(b), other_ns(n) } },
+		{ "GPU time in other kernels",
+		  { diff_other_ns(b), diff_other_ns(n) } },
 		{ "memory copies and sets outside cuDNN calls",
 		  { b->copy_ns, n->copy_ns } },
 	};
@@ -373,7 +360,7 @@ static void html_totals(const struct ctx *c)
 		   p, sizeof(p) / sizeof(p[0]));
 }
 
-static void print_totals(const struct ctx *c)
+static void print_totals(const struct diff_ctx *c)
 {
 	static const char *const hdr[] = { "", "base", "new", "change", NULL };
 	const struct dt_summary *b = c->d->base, *n = c->d->next;
@@ -385,8 +372,8 @@ static void print_totals(const struct ctx *c)
 	bool w = sampled(c->d);
 	total_row(t, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
 		  true, w);
-	total_row(t, "GPU time in other kernels", other_ns(b), other_ns(n),
-		  true, w);
+	total_row(t, "GPU time in other kernels", diff_other_ns(b),
+		  diff_other_ns(n), true, w);
 	total_row(t, "memory copies and sets outside cuDNN calls", b->copy_ns,
 		  n->copy_ns, true, w);
 	total_row(t, "host time inside cuDNN calls", b->host_ns, n->host_ns,
@@ -412,7 +399,7 @@ static const char *const qty_kinds[] = {
 };
 
 /* A run's steps, in a line. */
-static void steps_line(const struct ctx *c, const char *label,
+static void steps_line(const struct diff_ctx *c, const char *label,
 		       const struct dt_summary *s)
 {
 	char text[1024];
@@ -424,7 +411,7 @@ static void steps_line(const struct ctx *c, const char *label,
 		c->format == DT_MARKDOWN ? "- " : "", label, text);
 }
 
-static void qty_row(const struct ctx *c, struct dt_table *t,
+static void qty_row(const struct diff_ctx *c, struct dt_table *t,
 		    const struct dt_diff_qty *q)
 {
 	char x[32], y[32], z[32];
@@ -452,7 +439,7 @@ static void qty_row(const struct ctx *c, struct dt_table *t,
 
 /* The whole program per step: step time and GPU time always, the parts
  * of the GPU time that changed. */
-static void print_steps(const struct ctx *c)
+static void print_steps(const struct diff_ctx *c)
 {
 	static const char *const hdr[] = { "per step", "base",  "new",
 					   "change",   "noise", "verdict",
@@ -490,7 +477,7 @@ static void print_steps(const struct ctx *c)
 }
 
 /* Functions whose call counts differ. */
-static void print_calls(const struct ctx *c)
+static void print_calls(const struct diff_ctx *c)
 {
 	static const char *const hdr[] = { "base calls", "new calls",
 					   "function", NULL };
@@ -542,7 +529,7 @@ static bool is_change(const struct dt_diff_op *o)
 	       o->verdict == DT_NOISE;
 }
 
-static void operation_cell(const struct ctx *c, struct dt_table *t,
+static void operation_cell(const struct diff_ctx *c, struct dt_table *t,
 			   const struct dt_diff_op *o)
 {
 	int max = c->format == DT_MARKDOWN ? 80 : 110;
@@ -552,7 +539,7 @@ static void operation_cell(const struct ctx *c, struct dt_table *t,
 
 /* The changed operations' medians, base and new, as the table shows
  * them (the first --top). */
-static void html_changes(const struct ctx *c)
+static void html_changes(const struct diff_ctx *c)
 {
 	const struct dt_diff *d = c->d;
 	struct pair *p = calloc(d->n_ops + 1, sizeof(*p));
@@ -582,7 +569,7 @@ static void html_changes(const struct ctx *c)
 	free(p);
 }
 
-static void print_changes(const struct ctx *c)
+static void print_changes(const struct diff_ctx *c)
 {
 	static const char *const hdr[] = { "",           "base median",
 					   "new median", "change",
@@ -618,7 +605,7 @@ static void print_changes(const struct ctx *c)
 		dt_table_cell(t, "%s",
 			      change_str(o->change, b[2], sizeof(b[2])));
 		dt_table_cell(t, "%s",
-			      delta_str(o->delta_ns, b[3], sizeof(b[3])));
+			      diff_delta_str(o->delta_ns, b[3], sizeof(b[3])));
 		dt_table_cell(t, "%s..%s",
 			      dt_fmt_ns(o->base.min_ns, b[4], sizeof(b[4])),
 			      dt_fmt_ns(o->base.max_ns, b[5], sizeof(b[5])));
@@ -632,8 +619,8 @@ static void print_changes(const struct ctx *c)
 			dt_table_cell(t, "%" PRIu64 "/%" PRIu64, o->base.count,
 				      o->next.count);
 		char e1[24], e2[24];
-		engine_str(o, &o->base, e1, sizeof(e1));
-		engine_str(o, &o->next, e2, sizeof(e2));
+		diff_engine_str(o, &o->base, e1, sizeof(e1));
+		diff_engine_str(o, &o->next, e2, sizeof(e2));
 		if (o->engine_changed)
 			dt_table_cell(t, "%s->%s", e1, e2);
 		else
@@ -664,7 +651,7 @@ static void print_changes(const struct ctx *c)
 		html_changes(c);
 }
 
-static void print_engines(const struct ctx *c)
+static void print_engines(const struct diff_ctx *c)
 {
 	const struct dt_diff *d = c->d;
 	long shown = 0;
@@ -687,11 +674,11 @@ static void print_engines(const struct ctx *c)
 			dt_para(c->out, c->format, "sub",
 				"%sengine %s%s%s%s -> %s%s%s%s\n",
 				c->format == DT_MARKDOWN ? "  - " : "      ",
-				engine_str(o, &o->base, e1, sizeof(e1)),
+				diff_engine_str(o, &o->base, e1, sizeof(e1)),
 				o->base.knobs ? " {" : "",
 				o->base.knobs ? o->base.knobs : "",
 				o->base.knobs ? "}" : "",
-				engine_str(o, &o->next, e2, sizeof(e2)),
+				diff_engine_str(o, &o->next, e2, sizeof(e2)),
 				o->next.knobs ? " {" : "",
 				o->next.knobs ? o->next.knobs : "",
 				o->next.knobs ? "}" : "");
@@ -706,7 +693,7 @@ static void print_engines(const struct ctx *c)
 	}
 }
 
-static void print_added(const struct ctx *c, enum dt_verdict v)
+static void print_added(const struct diff_ctx *c, enum dt_verdict v)
 {
 	static const char *const hdr[] = { "calls", "GPU time", "median",
 					   "operation", NULL };
@@ -752,11 +739,11 @@ static void print_added(const struct ctx *c, enum dt_verdict v)
 	dt_table_free(t);
 }
 
-static void print_verdict(const struct ctx *c, enum gate g)
+static void print_verdict(const struct diff_ctx *c, enum gate g)
 {
 	const struct dt_diff *d = c->d;
 	bool tripped = gate_tripped(d, g, c->incomplete);
-	bool partial = incomplete(d);
+	bool partial = diff_incomplete(d);
 
 	dt_heading(c->out, c->format, "###", c->color, "Verdict");
 	dt_para(c->out, c->format, NULL,
@@ -778,13 +765,14 @@ static void print_verdict(const struct ctx *c, enum gate g)
 		dt_para(c->out, c->format, "failed",
 			"%sgate --fail-on %s: NOT JUDGED%s (exit status 2): a "
 			"trace is incomplete\n",
-			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
+			c->format == DT_MARKDOWN ? "\n**" : "",
+			diff_gate_names[g],
 			c->format == DT_MARKDOWN ? "**" : "");
 	else if (g != GATE_NONE)
 		dt_para(c->out, c->format, tripped ? "failed" : "passed",
 			"%sgate --fail-on %s: %s%s%s%s\n",
-			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
-			tripped ? "FAILED" : "passed",
+			c->format == DT_MARKDOWN ? "\n**" : "",
+			diff_gate_names[g], tripped ? "FAILED" : "passed",
 			c->format == DT_MARKDOWN ? "**" : "",
 			tripped ? " (exit status 1)" : "",
 			!partial ? ""
@@ -830,7 +818,7 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	dt_json_ks(j, "gpu", s->n_devices ? s->devices[0].name : NULL);
 	dt_json_ks(j, "cudnn_version", f->cudnn_version);
 	dt_json_ku(j, "cudnn_gpu_ns", s->cudnn_ns);
-	dt_json_ku(j, "other_gpu_ns", other_ns(s));
+	dt_json_ku(j, "other_gpu_ns", diff_other_ns(s));
 	dt_json_ku(j, "copies_ns", s->copy_ns);
 	dt_json_ku(j, "host_cudnn_ns", s->host_ns);
 	dt_json_ku(j, "calls", s->calls);
@@ -878,7 +866,7 @@ static void json_quantities(struct dt_json *j, const struct dt_diff *d)
 	dt_json_close(j, -1);
 }
 
-static void print_json(const struct ctx *c, enum gate g)
+static void print_json(const struct diff_ctx *c, enum gate g)
 {
 	const struct dt_diff *d = c->d;
 	struct dt_json j;
@@ -959,238 +947,16 @@ static void print_json(const struct ctx *c, enum gate g)
 	dt_json_key_nl(&j, "gate", 1);
 	dt_json_open(&j, '{', -1);
 	dt_json_key(&j, "fail_on");
-	dt_json_str(&j, gate_names[g]);
+	dt_json_str(&j, diff_gate_names[g]);
 	dt_json_key(&j, "tripped");
 	dt_json_bool(&j, gate_tripped(d, g, c->incomplete));
 	dt_json_key(&j, "incomplete_input");
-	dt_json_bool(&j, incomplete(d));
+	dt_json_bool(&j, diff_incomplete(d));
 	dt_json_key(&j, "on_incomplete");
-	dt_json_str(&j, incomplete_names[c->incomplete]);
+	dt_json_str(&j, diff_incomplete_names[c->incomplete]);
 	dt_json_close(&j, -1);
 	dt_json_close(&j, -1);
 	fputc('\n', c->out);
-}
-
-/* --------------------------------------------------------------- junit */
-
-/* JUnit XML, as CI systems read test reports: a test case per quantity
- * the gate can judge (each input's completeness, each operation compared)
- * and per total, which no gate judges. A case fails where the gate trips,
- * is an error where it could not judge (an incomplete input with
- * --incomplete error: exit status 2), and is skipped where no gate
- * judges. */
-enum outcome { CASE_PASS, CASE_FAILURE, CASE_ERROR, CASE_SKIPPED };
-static const char *const outcome_tags[] = { NULL, "failure", "error",
-					    "skipped" };
-
-struct junit {
-	FILE *f;
-	size_t counts[4]; /* by outcome; CASE_PASS: every test case */
-	bool count_only;  /* a first pass counts, for the suite's attributes */
-};
-
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
-static void xml_attr(FILE *f, const char *name, const char *v)
-{
-	fprintf(f, " %s=\"", name);
-	dt_html_escape(f, v);
-	fputc('"', f);
-}
-
-/* One test case: its outcome, why (a failure's type, an error's or a
- * skip's reason) and the numbers a failure or an error carries. */
-static void junit_case(struct junit *j, const char *cls, const char *name,
-		       enum outcome o, const char *why, const char *numbers)
-{
-	const char *tag = outcome_tags[o];
-
-	j->counts[CASE_PASS]++;
-	if (o != CASE_PASS)
-		j->counts[o]++;
-	if (j->count_only)
-		return;
-	fputs("    <testcase", j->f);
-	xml_attr(j->f, "classname", cls);
-	xml_attr(j->f, "name", name);
-	if (o == CASE_PASS) {
-		fputs(" time=\"0\"/>\n", j->f);
-		return;
-	}
-	fprintf(j->f, " time=\"0\">\n      <%s", tag);
-	xml_attr(j->f, "message", why);
-	if (o == CASE_SKIPPED) {
-		fputs("/>\n", j->f);
-	} else {
-		xml_attr(j->f, "type", why);
-		fputs(">", j->f);
-		dt_html_escape(j->f, numbers);
-		fprintf(j->f, "</%s>\n", tag);
-	}
-	fputs("    </testcase>\n", j->f);
-}
-
-static void junit_complete(struct junit *j, const struct ctx *c, enum gate g,
-			   const char *label, const char *name,
-			   const struct dt_summary *s)
-{
-	static const char cls[] = "dnntrace.diff.complete";
-	static const char lacks[] = "a trace is cut short or damaged, or "
-				    "records were lost or dropped";
-	char *n = xasprintf("%s %s", label, name);
-
-	if (g == GATE_NONE)
-		junit_case(j, cls, n, CASE_SKIPPED, "not gated: no --fail-on",
-			   NULL);
-	else if (c->incomplete == INC_ALLOW)
-		junit_case(j, cls, n, CASE_SKIPPED,
-			   "not gated: --incomplete allow", NULL);
-	else if (dt_summary_complete(s))
-		junit_case(j, cls, n, CASE_PASS, NULL, NULL);
-	else if (c->incomplete == INC_ERROR)
-		junit_case(j, cls, n, CASE_ERROR,
-			   "incomplete: not judged (exit status 2)", lacks);
-	else
-		junit_case(j, cls, n, CASE_FAILURE, "incomplete", lacks);
-	free(n);
-}
-
-static void junit_op(struct junit *j, const struct ctx *c, enum gate g,
-		     const struct dt_diff_op *o)
-{
-	const struct dt_diff *d = c->d;
-	const char *trips = op_trips(o, g);
-	char cls[64], b[6][40], e1[24], e2[24];
-	char *name = xasprintf("%s%s%s", dt_op_kind_key(o->kind),
-			       *o->brief ? " " : "", o->brief);
-	char *numbers = NULL;
-
-	snprintf(cls, sizeof(cls), "dnntrace.diff.op.%s",
-		 dt_op_kind_key(o->kind));
-	if (trips)
-		numbers = xasprintf(
-			"%s: base median %s, new median %s, change %+.1f%% "
-			"(%s per execution); threshold %.0f%% and %s; base "
-			"range %s..%s; executions %" PRIu64 "/%" PRIu64
-			"; engine %s -> %s",
-			trips, dt_fmt_ns(o->base.median_ns, b[0], sizeof(b[0])),
-			dt_fmt_ns(o->next.median_ns, b[1], sizeof(b[1])),
-			100 * o->change,
-			delta_str(o->delta_ns, b[2], sizeof(b[2])),
-			100 * d->opts.threshold,
-			dt_fmt_ns(d->opts.min_ns, b[3], sizeof(b[3])),
-			dt_fmt_ns(o->base.min_ns, b[4], sizeof(b[4])),
-			dt_fmt_ns(o->base.max_ns, b[5], sizeof(b[5])),
-			o->base.count, o->next.count,
-			engine_str(o, &o->base, e1, sizeof(e1)),
-			engine_str(o, &o->next, e2, sizeof(e2)));
-	if (g == GATE_NONE)
-		junit_case(j, cls, name, CASE_SKIPPED,
-			   "not gated: no --fail-on", NULL);
-	else
-		junit_case(j, cls, name, trips ? CASE_FAILURE : CASE_PASS,
-			   trips, numbers);
-	free(numbers);
-	free(name);
-}
-
-static void junit_qty(struct junit *j, const struct ctx *c, enum gate g,
-		      const struct dt_diff_qty *q)
-{
-	const struct dt_diff *d = c->d;
-	const char *trips = qty_trips(q, g);
-	char cls[64], b[4][32];
-	char *numbers = NULL;
-
-	snprintf(cls, sizeof(cls), "dnntrace.diff.%s", dt_qty_key(q->kind));
-	if (trips)
-		numbers = xasprintf(
-			"%s: base %s, new %s per step, change %+.1f%%; "
-			"threshold %.0f%% and %s per step; step-to-step "
-			"noise %s",
-			trips, dt_fmt_ns((uint64_t)q->base, b[0], sizeof(b[0])),
-			dt_fmt_ns((uint64_t)q->next, b[1], sizeof(b[1])),
-			100 * q->change, 100 * d->opts.threshold,
-			dt_fmt_ns((uint64_t)q->floor_ns, b[2], sizeof(b[2])),
-			dt_fmt_ns((uint64_t)q->noise_ns, b[3], sizeof(b[3])));
-	if (g == GATE_NONE)
-		junit_case(j, cls, q->name, CASE_SKIPPED,
-			   "not gated: no --fail-on", NULL);
-	else
-		junit_case(j, cls, q->name, trips ? CASE_FAILURE : CASE_PASS,
-			   trips, numbers);
-	free(numbers);
-}
-
-static void junit_total(struct junit *j, const char *what, uint64_t b,
-			uint64_t n, bool time)
-{
-	char x[32], y[32];
-	char *why;
-
-	if (time)
-		why = xasprintf("not gated: base %s, new %s",
-				dt_fmt_ns(b, x, sizeof(x)),
-				dt_fmt_ns(n, y, sizeof(y)));
-	else
-		why = xasprintf("not gated: base %" PRIu64 ", new %" PRIu64, b,
-				n);
-	junit_case(j, "dnntrace.diff.total", what, CASE_SKIPPED, why, NULL);
-	free(why);
-}
-
-static void junit_cases(struct junit *j, const struct ctx *c, enum gate g)
-{
-	const struct dt_summary *b = c->d->base, *n = c->d->next;
-
-	junit_complete(j, c, g, "base", c->base_name, b);
-	junit_complete(j, c, g, "new", c->next_name, n);
-	for (size_t i = 0; i < c->d->n_qty; i++)
-		junit_qty(j, c, g, &c->d->qty[i]);
-	for (size_t i = 0; i < c->d->n_ops; i++)
-		junit_op(j, c, g, &c->d->ops[i]);
-	junit_total(j, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
-		    true);
-	junit_total(j, "GPU time in other kernels", other_ns(b), other_ns(n),
-		    true);
-	junit_total(j, "memory copies and sets", b->copy_ns, n->copy_ns, true);
-	junit_total(j, "host time inside cuDNN calls", b->host_ns, n->host_ns,
-		    true);
-	junit_total(j, "cuDNN calls", b->calls, n->calls, false);
-	junit_total(j, "cuDNN op executions", b->ops, n->ops, false);
-}
-
-static void print_junit(const struct ctx *c, enum gate g, FILE *f)
-{
-	struct junit j = { .f = f, .count_only = true };
-	char *suite = xasprintf("dnntrace diff --fail-on %s", gate_names[g]);
-
-	junit_cases(&j, c, g);
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-	for (int level = 0; level < 2; level++) {
-		fprintf(f, "%s<%s", level ? "  " : "",
-			level ? "testsuite" : "testsuites");
-		xml_attr(f, "name", suite);
-		fprintf(f,
-			" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-			"skipped=\"%zu\" time=\"0\">\n",
-			j.counts[CASE_PASS], j.counts[CASE_FAILURE],
-			j.counts[CASE_ERROR], j.counts[CASE_SKIPPED]);
-	}
-	j = (struct junit){ .f = f };
-	junit_cases(&j, c, g);
-	fputs("  </testsuite>\n</testsuites>\n", f);
-	free(suite);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1207,7 +973,7 @@ struct args {
 
 /* Parse the options into a and c; returns -1 to go on, else the exit
  * status (0 after --help). */
-static int parse_args(int argc, char **argv, struct args *a, struct ctx *c)
+static int parse_args(int argc, char **argv, struct args *a, struct diff_ctx *c)
 {
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, 'p' },
@@ -1246,7 +1012,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 			break;
 		case 'g': {
 			int k = 1;
-			while (k < 4 && strcmp(gate_names[k], optarg))
+			while (k < 4 && strcmp(diff_gate_names[k], optarg))
 				k++;
 			if (k == 4)
 				return dt_usage_error(
@@ -1272,7 +1038,8 @@ static int parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 			break;
 		case 'i': {
 			int k = 0;
-			while (k < 3 && strcmp(incomplete_names[k], optarg))
+			while (k < 3 &&
+			       strcmp(diff_incomplete_names[k], optarg))
 				k++;
 			if (k == 3)
 				return dt_usage_error(
@@ -1302,7 +1069,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 
 /* What a reader must know before the numbers: traces cut short, other
  * GPUs, other cuDNN libraries. */
-static void print_caveats(const struct ctx *c)
+static void print_caveats(const struct diff_ctx *c)
 {
 	const struct dt_diff *d = c->d;
 	const struct dt_summary *base = d->base, *next = d->next;
@@ -1330,7 +1097,7 @@ static void print_caveats(const struct ctx *c)
 }
 
 /* Text, Markdown or HTML: the runs, then section by section. */
-static void print_sections(const struct ctx *c, enum gate g)
+static void print_sections(const struct diff_ctx *c, enum gate g)
 {
 	if (c->format == DT_MARKDOWN)
 		fprintf(c->out, "## dnntrace diff\n\n");
@@ -1355,7 +1122,7 @@ static void print_sections(const struct ctx *c, enum gate g)
 }
 
 /* The comparison to its output and the JUnit file; the exit status. */
-static int write_outputs(struct ctx *c, const struct args *a)
+static int write_outputs(struct diff_ctx *c, const struct args *a)
 {
 	struct dt_output out, jout;
 	int rc = 0;
@@ -1372,7 +1139,7 @@ static int write_outputs(struct ctx *c, const struct args *a)
 	if (a->junit) {
 		FILE *f = dt_open_output(&jout, a->junit, a->force);
 		if (f)
-			print_junit(c, a->gate, f);
+			diff_junit(c, a->gate, f);
 		if (!f || dt_close_output(&jout, true))
 			rc = EXIT_USAGE;
 	}
@@ -1381,7 +1148,7 @@ static int write_outputs(struct ctx *c, const struct args *a)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct ctx c = { .top = 20, .format = DT_TEXT };
+	struct diff_ctx c = { .top = 20, .format = DT_TEXT };
 	struct args a = { 0 };
 	int rc = parse_args(argc, argv, &a, &c), rc2;
 
@@ -1411,7 +1178,7 @@ int cmd_diff(int argc, char **argv)
 	if (rc2)
 		rc = rc2;
 	if (!rc && a.gate != GATE_NONE && c.incomplete == INC_ERROR &&
-	    incomplete(d))
+	    diff_incomplete(d))
 		rc = EXIT_USAGE;
 	else if (!rc && gate_tripped(d, a.gate, c.incomplete))
 		rc = 1;
