@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyzer-model-internal.h"
+#include "analyzer-cudnn-model.h"
 
 static void tlist_add(struct tlist *l, const struct dt_tensor *t,
 		      const char *role, size_t role_len, int32_t ptr)
@@ -168,7 +168,7 @@ static const char *attr_short(int64_t name, char *buf, size_t size)
 	return buf;
 }
 
-static void describe_battr_value(struct dt_model *m, struct dt_sbuf *b,
+static void describe_battr_value(struct cudnn_model *m, struct dt_sbuf *b,
 				 struct tlist *j, const struct battr *a,
 				 const char *role, int depth)
 {
@@ -208,7 +208,7 @@ static void describe_battr_value(struct dt_model *m, struct dt_sbuf *b,
 
 /* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
  * tensors also go to j when j is given. */
-void m_describe_battrs(struct dt_model *m, struct dt_sbuf *b, struct tlist *j,
+void m_describe_battrs(struct cudnn_model *m, struct dt_sbuf *b, struct tlist *j,
 		       struct obj *o, int depth)
 {
 	char name[96], tn[96];
@@ -230,7 +230,7 @@ void m_describe_battrs(struct dt_model *m, struct dt_sbuf *b, struct tlist *j,
 
 /* The operation graph as it is when finalized: its operations, its
  * tensors (into j) and its cost. */
-char *m_describe_graph(struct dt_model *m, struct obj *g, struct tlist *j,
+char *m_describe_graph(struct cudnn_model *m, struct obj *g, struct tlist *j,
 		       struct dt_cost *cost)
 {
 	struct battr *ops = m_battr(g, m->a_graph_ops);
@@ -262,7 +262,7 @@ char *m_describe_graph(struct dt_model *m, struct obj *g, struct tlist *j,
 
 /* The graph's operations' briefs merged: each tensor once (by what
  * follows its role), without the uids that told them apart. */
-char *m_graph_brief(struct dt_model *m, struct obj *g)
+char *m_graph_brief(struct cudnn_model *m, struct obj *g)
 {
 	struct battr *ops = m_battr(g, m->a_graph_ops);
 	struct dt_sbuf b = { 0 }, seen = { 0 };
@@ -305,7 +305,7 @@ char *m_graph_brief(struct dt_model *m, struct obj *g)
 
 /* Which backend descriptors are described when finalized: all but the
  * tensors (kept in their own form), graphs and what is built from them. */
-bool m_snapshot_type(const struct dt_model *m, int64_t btype)
+bool m_snapshot_type(const struct cudnn_model *m, int64_t btype)
 {
 	return btype >= 0 && btype != m->bt_tensor && btype != m->bt_graph &&
 	       btype != m->bt_engine && btype != m->bt_cfg &&
@@ -361,7 +361,7 @@ static const char *role_name(const char *attr, char *buf, size_t size)
 
 /* A convolution descriptor's geometry: "pad=[1,1] stride=[1,1]
  * dilation=[1,1]" (and the padding after, when it differs). */
-static void conv_brief(struct dt_model *m, struct dt_sbuf *b, struct obj *conv)
+static void conv_brief(struct cudnn_model *m, struct dt_sbuf *b, struct obj *conv)
 {
 	static const char *const names[] = { "pad", "pad_post", "stride",
 					     "dilation" };
@@ -388,7 +388,7 @@ static void conv_brief(struct dt_model *m, struct dt_sbuf *b, struct obj *conv)
 }
 
 /* An operation's cost, from the tensors its attributes point to now. */
-struct dt_cost_part *m_cost_part(struct dt_model *m, struct obj *o)
+struct dt_cost_part *m_cost_part(struct cudnn_model *m, struct obj *o)
 {
 	const char *type =
 		dt_enum_name("cudnnBackendDescriptorType_t", 28, o->btype);
@@ -469,7 +469,7 @@ static int32_t legacy_ptr_index(const struct dt_arg *args, int n,
 	return -1;
 }
 /* Describe a legacy call's problem: its descriptors and scalars. */
-struct legacy_entry *m_legacy_describe(struct dt_model *m,
+struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 				       const struct dt_api_def *api,
 				       const struct dt_arg *args, int n,
 				       uint64_t key)
@@ -562,7 +562,7 @@ struct legacy_entry *m_legacy_describe(struct dt_model *m,
 }
 /* The knob choices of an engine config, as the program set them or read
  * them back: "TILE_SIZE=4 KBLOCK=3"; NULL when none are known (yet). */
-char *m_knobs_of(struct dt_model *m, uint64_t cfg_ptr)
+char *m_knobs_of(struct cudnn_model *m, uint64_t cfg_ptr)
 {
 	struct obj *cfg = m_obj_find(m, cfg_ptr, false);
 	struct battr *kc = cfg && cfg->btype == m->bt_cfg
@@ -587,7 +587,7 @@ char *m_knobs_of(struct dt_model *m, uint64_t cfg_ptr)
 }
 /* "plan=3 <graph> knobs{...} notes{...}": described again only when what
  * is known of its engine changed. */
-const char *m_plan_desc(struct dt_model *m, struct plan_info *pi)
+const char *m_plan_desc(struct cudnn_model *m, struct plan_info *pi)
 {
 	struct cfg_info *cfg = pi->cfg;
 	const char *knobs = cfg ? cfg->knobs : NULL;
@@ -607,7 +607,7 @@ const char *m_plan_desc(struct dt_model *m, struct plan_info *pi)
 		dt_sb_printf(&b, " knobs{%s}", knobs);
 	if (notes && *notes)
 		dt_sb_printf(&b, " notes{%s}", notes);
-	pi->desc = m_keep(m, dt_sb_take(&b));
+	pi->desc = m_keep(m->core, dt_sb_take(&b));
 	pi->desc_knobs = knobs;
 	pi->desc_notes = notes;
 	return pi->desc;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer-model-internal.h"
+#include "analyzer-cudnn-model.h"
 
 /* The schema this file reads: cuDNN 9's. */
 #define SCHEMA_VERSION 4
@@ -140,7 +140,7 @@ static const struct op_rule {
 
 /* One restore: the descriptors it made, to be destroyed at its end. */
 struct restore {
-	struct dt_model *m;
+	struct cudnn_model *m;
 	struct obj **made;
 	size_t n_made, cap_made;
 	json_object *tensors; /* the graph's, by name */
@@ -165,7 +165,7 @@ static int64_t atype_of(const char *name)
 
 static struct obj *make(struct restore *r, int64_t btype)
 {
-	struct dt_model *m = r->m;
+	struct cudnn_model *m = r->m;
 
 	if (r->n_made == r->cap_made) {
 		size_t cap = r->cap_made ? 2 * r->cap_made : 64;
@@ -489,7 +489,7 @@ static void engine(struct restore *r, json_object *e, struct cfg_info *cfg)
 				     : key + strlen(strip),
 			     value);
 	}
-	cfg->knobs = b.len ? (char *)m_keep(r->m, dt_sb_take(&b))
+	cfg->knobs = b.len ? (char *)m_keep(r->m->core, dt_sb_take(&b))
 			   : (free(b.p), NULL);
 }
 
@@ -518,7 +518,7 @@ static json_object *value_after(const char *text, size_t len, const char *key,
 	return v;
 }
 
-const char *m_restore_plan(struct dt_model *m, struct cfg_info *cfg,
+const char *m_restore_plan(struct cudnn_model *m, struct cfg_info *cfg,
 			   const uint8_t *json, uint32_t len, char *why,
 			   size_t size)
 {

@@ -547,6 +547,8 @@ struct dt_op {
 	uint64_t t_begin; /* host, CLOCK_MONOTONIC ns */
 	uint64_t t_end;
 	const char *api; /* function name */
+	const char *library; /* the library it belongs to ("cudnn"), as the
+				trace's API table names it; NULL unknown */
 	int32_t status;
 	const char *desc;  /* what it computed: tensors, parameters, graph */
 	uint32_t plan;     /* backend plan id (1, 2, ... in this trace), 0 for
@@ -605,6 +607,11 @@ struct dt_plan_build {
 /* The device pointer of op's tensor i: the legacy argument that holds its
  * data, or the variant pack's pointer of its uid; 0 when not known. */
 uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i);
+
+/* How views name a library the trace names (dt_api_def.library):
+ * "cudnn" -> "cuDNN"; a library the analyzer does not know goes by the
+ * trace's name. */
+const char *dt_library_display(const char *library);
 
 /* --------------------------------------------------------- the session */
 

@@ -1,0 +1,42 @@
+/*
+ * analyzer-decoders.c - the libraries the analyzer knows: each one's
+ * name as views print it, and its decoder where it has one. A library
+ * missing here is still read, counted and shown, by the name its trace
+ * gives it.
+ */
+#include <string.h>
+
+#include "analyzer-decoder.h"
+
+static const struct library {
+	const char *name;    /* dt_api_def.library */
+	const char *display; /* as views print it */
+	const struct dt_decoder *decoder;
+} libraries[] = {
+	{ "cudnn", "cuDNN", &dt_cudnn_decoder },
+	{ "cublas", "cuBLAS", NULL },
+	{ "cublasLt", "cuBLASLt", NULL },
+};
+
+static const struct library *library_of(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(libraries) / sizeof(libraries[0]);
+	     i++)
+		if (!strcmp(libraries[i].name, name))
+			return &libraries[i];
+	return NULL;
+}
+
+const struct dt_decoder *dt_decoder_find(const char *library)
+{
+	const struct library *l = library_of(library);
+
+	return l ? l->decoder : NULL;
+}
+
+const char *dt_library_display(const char *library)
+{
+	const struct library *l = library_of(library);
+
+	return l ? l->display : library && *library ? library : "?";
+}
