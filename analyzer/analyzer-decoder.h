@@ -36,9 +36,8 @@ struct dt_decoder {
 	void (*unresolved)(void *state, struct pending *p);
 };
 
-/* The decoder of library, or NULL when it has none. */
+/* The decoder of library, or NULL when it has none (the table is
+ * analyzer-decoders.c). */
 const struct dt_decoder *dt_decoder_find(const char *library);
-
-extern const struct dt_decoder dt_cudnn_decoder;
 
 #endif /* DT_ANALYZER_DECODER_H */

@@ -8,6 +8,9 @@
 
 #include "analyzer-decoder.h"
 
+/* Each defined in its decoder's files. */
+extern const struct dt_decoder dt_cudnn_decoder;
+
 static const struct library {
 	const char *name;    /* dt_api_def.library */
 	const char *display; /* as views print it */

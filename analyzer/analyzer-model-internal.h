@@ -168,9 +168,15 @@ void m_pending_release(struct dt_model *m, struct pending *p);
 void m_op_add_kernel(struct pending *p, const struct dt_activity *a);
 /* Fill p's op with what views read, before it is handed out. */
 void m_op_finish(struct pending *p);
+
+/* ------------------------------------------------ analyzer-knames.c */
+
 /* What a kernel's name says (kept by the model). */
 const struct dt_kernel_class *m_kernel_class(struct dt_model *m,
 					     const char *name, uint32_t len);
+/* A KERNEL_LIB record: the library that registered kernels. */
+void m_kernel_lib(struct dt_model *m, const struct dt_rec_kernel_lib *r);
+void m_knames_free(struct dt_model *m);
 
 /* ------------------------- for decoders (analyzer-decoder.h says more) */
 
