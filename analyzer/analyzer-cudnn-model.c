@@ -45,7 +45,8 @@ struct cfg_info *m_new_cfg(struct cudnn_model *m)
 }
 
 /* What an engine config runs: the graph of g, as described at finalize. */
-void m_copy_graph(struct cfg_info *c, const struct obj *g)
+void m_copy_graph(struct cudnn_model *m, struct cfg_info *c,
+		  const struct obj *g)
 {
 	if (!c || !g || !g->graph)
 		return;
@@ -53,6 +54,12 @@ void m_copy_graph(struct cfg_info *c, const struct obj *g)
 	m_tlist_append(&c->tensors, &g->graph_tensors);
 	c->brief = g->brief ? strdup(g->brief) : NULL;
 	c->cost = g->cost;
+	/* ops handed out may still point to the old ones */
+	m_keep(m->core, (char *)c->nodes);
+	c->nodes = g->n_nodes ? malloc(g->n_nodes * sizeof(*c->nodes)) : NULL;
+	c->n_nodes = c->nodes ? g->n_nodes : 0;
+	if (c->nodes)
+		memcpy(c->nodes, g->nodes, g->n_nodes * sizeof(*c->nodes));
 }
 
 static uint64_t hash_ptr(uint64_t p)
@@ -90,6 +97,7 @@ static void obj_release(struct cudnn_model *m, struct obj *o)
 	free(o->snap);
 	m_tlist_free(&o->snap_tensors);
 	free(o->part);
+	free(o->nodes);
 	free(o->brief);
 }
 
@@ -194,7 +202,8 @@ struct obj *m_obj_new(struct cudnn_model *m, uint64_t ptr)
 
 /* ------------------------------------------------------ legacy setters */
 
-static void set_field(struct cudnn_model *m, struct obj *o, const struct dt_arg *a)
+static void set_field(struct cudnn_model *m, struct obj *o,
+		      const struct dt_arg *a)
 {
 	struct field *f = NULL;
 
@@ -281,6 +290,31 @@ static void packed_nhwc(struct dt_tensor *t)
 	t->strides[0] = (int64_t)s;
 }
 
+/* A cudnnDataType_t as the analyzer's data type (enum dt_dtype); a type
+ * newer than the map keeps its number, for views to print. */
+static int64_t cudnn_dtype(const struct cudnn_model *m, int64_t v)
+{
+	return v >= 0 && v < DT_CUDNN_DTYPES && m->dtypes[v] >= 0 ? m->dtypes[v]
+								  : v;
+}
+
+/* What each cudnnDataType_t is among the analyzer's data types, by name:
+ * CUDNN_DATA_BFLOAT16 is BFLOAT16. */
+static void map_dtypes(struct cudnn_model *m)
+{
+	char name[DT_DTYPE_NAME_SIZE], full[64];
+
+	for (int i = 0; i < DT_CUDNN_DTYPES; i++)
+		m->dtypes[i] = -1;
+	for (int d = 0; d < DT_DTYPE_COUNT; d++) {
+		snprintf(full, sizeof(full), "CUDNN_DATA_%s",
+			 dt_dtype_name(d, name, sizeof(name)));
+		int64_t v = enum_value("cudnnDataType_t", full);
+		if (v >= 0 && v < DT_CUDNN_DTYPES)
+			m->dtypes[v] = (int8_t)d;
+	}
+}
+
 /* What normalize_legacy() needs to know of a setter, by its name. */
 enum {
 	SETTER_KNOWN = 1,
@@ -289,7 +323,8 @@ enum {
 	SETTER_ND_EX = 8, /* cudnnSet*NdDescriptorEx: strides derived */
 };
 
-static uint8_t setter_flags(struct cudnn_model *m, uint16_t api, const char *name)
+static uint8_t setter_flags(struct cudnn_model *m, uint16_t api,
+			    const char *name)
 {
 	uint8_t *f = &m->api[api].setter;
 
@@ -303,14 +338,15 @@ static uint8_t setter_flags(struct cudnn_model *m, uint16_t api, const char *nam
 
 /* Put a legacy tensor or filter descriptor's setter arguments into the
  * common shape, whichever setter was used. */
-static void normalize_legacy(struct obj *o, uint8_t setter)
+static void normalize_legacy(const struct cudnn_model *m, struct obj *o,
+			     uint8_t setter)
 {
 	struct dt_tensor *t = &o->t;
 	const struct field *dims;
 	bool nhwc = m_fval(o, "format", 0) == 1; /* CUDNN_TENSOR_NHWC */
 
 	memset(t, 0, sizeof(*t));
-	t->dtype = m_fval(o, "dataType", -1);
+	t->dtype = cudnn_dtype(m, m_fval(o, "dataType", -1));
 	if (setter & SETTER_4D) {
 		static const char *const names[2][4] = { { "n", "c", "h", "w" },
 							 { "k", "c", "h",
@@ -360,7 +396,7 @@ struct battr *m_battr(struct obj *o, int64_t name)
 }
 
 void m_set_battr(struct cudnn_model *m, struct obj *o, int64_t name,
-		      int64_t type, const uint8_t *data, uint32_t bytes)
+		 int64_t type, const uint8_t *data, uint32_t bytes)
 {
 	struct battr *a = m_battr(o, name);
 
@@ -436,7 +472,7 @@ static void backend_tensor(struct cudnn_model *m, struct obj *o)
 	t->nb = (int)(d->bytes / 8);
 	memcpy(t->dims, bdata(d), d->bytes);
 	memcpy(t->strides, bdata(s), s->bytes);
-	t->dtype = m_battr_i64(o, m->a_t_dtype, -1);
+	t->dtype = cudnn_dtype(m, m_battr_i64(o, m->a_t_dtype, -1));
 	t->uid = m_battr_i64(o, m->a_t_uid, -1);
 	t->is_virtual = m_battr_i64(o, m->a_t_virtual, 0) != 0;
 	t->by_value = m_battr_i64(o, m->a_t_by_value, 0) != 0;
@@ -539,7 +575,8 @@ static void legacy_op(struct cudnn_model *m, const struct dt_rec_api_call *c,
 			struct obj *o = m_obj_find(m, a->u, false);
 			key = mix(key, o ? obj_chash(o) : 0);
 		} else if (a->code == 'p') {
-			if (m_pointers(m->core) && !a->out && n_ptr < LEGACY_PTRS)
+			if (m_pointers(m->core) && !a->out &&
+			    n_ptr < LEGACY_PTRS)
 				ptr[n_ptr++] =
 					(struct dt_op_ptr){ -1, a->name,
 							    a->name_len, a->u };
@@ -570,6 +607,7 @@ static void legacy_op(struct cudnn_model *m, const struct dt_rec_api_call *c,
 	p->op.cost = e->cost;
 	p->problem = e->problem;
 	p->tensors = &e->tensors;
+	p->recipe = (struct dt_recipe){ &e->node, 1, NULL, 0 };
 	if (n_ptr && m_op_ptrs_room(p, n_ptr))
 		memcpy(p->ptrs, ptr, n_ptr * sizeof(*ptr));
 }
@@ -598,7 +636,8 @@ static void varpack_pointers(struct cudnn_model *m, uint64_t varpack,
 static void plan_op(struct cudnn_model *m, struct pending *p,
 		    struct plan_info *pi);
 
-static void backend_execute(struct cudnn_model *m, const struct dt_rec_api_call *c,
+static void backend_execute(struct cudnn_model *m,
+			    const struct dt_rec_api_call *c,
 			    const struct dt_api_def *api,
 			    const struct dt_arg *args, int n, bool captured)
 {
@@ -619,7 +658,7 @@ static void backend_execute(struct cudnn_model *m, const struct dt_rec_api_call 
 	struct obj *po = m_obj_find(m, plan, false);
 	struct plan_info *pi = po ? po->plan : NULL;
 	struct pending *p = m_op_new(m->core, c, api->name,
-				   "plan=? (not finalized in this trace)");
+				     "plan=? (not finalized in this trace)");
 	if (!p)
 		return;
 	p->op.stream = stream;
@@ -648,7 +687,7 @@ static void plan_op(struct cudnn_model *m, struct pending *p,
 	pi->executions++;
 	/* the program may have read the knobs after building the plan */
 	if (cfg && !cfg->knobs)
-		cfg->knobs = (char *)m_keep(m->core, m_knobs_of(m, pi->cfg_ptr));
+		m_knobs_read(m, cfg, pi->cfg_ptr);
 	if (!cfg || !cfg->graph)
 		m_stats(m->core)->plans.unknown_runs++;
 	p->desc = m_plan_desc(m, pi);
@@ -657,6 +696,8 @@ static void plan_op(struct cudnn_model *m, struct pending *p,
 	if (!cfg)
 		return;
 	p->op.knobs = cfg->knobs;
+	p->recipe = (struct dt_recipe){ cfg->nodes, cfg->n_nodes, cfg->knob_kv,
+					cfg->n_knob_kv };
 	p->op.notes = cfg->notes;
 	p->op.engine = cfg->engine;
 	p->op.cost = cfg->cost;
@@ -814,8 +855,9 @@ bool m_finalize_desc(struct cudnn_model *m, struct obj *o)
 	return true;
 }
 
-static void on_backend_call(struct cudnn_model *m, const struct dt_rec_api_call *c,
-			    enum api_class cls, struct dt_arg *args, int n)
+static void on_backend_call(struct cudnn_model *m,
+			    const struct dt_rec_api_call *c, enum api_class cls,
+			    struct dt_arg *args, int n)
 {
 	bool ok = c->status == 0;
 
@@ -828,21 +870,20 @@ static void on_backend_call(struct cudnn_model *m, const struct dt_rec_api_call 
 		struct obj *o = m_obj_find(m, args[0].u, false);
 		/* an engine config read back from a plan: keep its knobs */
 		if (o && o->btype == m->bt_cfg && o->cfg && !o->cfg->knobs)
-			o->cfg->knobs =
-				(char *)m_keep(m->core, m_knobs_of(m, o->ptr));
+			m_knobs_read(m, o->cfg, o->ptr);
 		if (o)
 			m_obj_remove(m, o);
 	} else if (cls == API_BK_SET && n == 5 && ok) {
 		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (o && o->btype >= 0)
 			m_set_battr(m, o, args[1].i, args[2].i, args[4].data,
-				  args[4].count);
+				    args[4].count);
 	} else if (cls == API_BK_GET && n == 6 && ok) {
 		struct obj *o = m_obj_find(m, args[0].u, false);
 		if (!o || o->btype < 0)
 			return;
 		m_set_battr(m, o, args[1].i, args[2].i, args[5].data,
-			  args[5].count);
+			    args[5].count);
 		int64_t attr = args[1].i;
 		if (attr == m->a_cfg_knobs) {
 			/* the knob descriptors cuDNN filled in belong to this
@@ -858,8 +899,7 @@ static void on_backend_call(struct cudnn_model *m, const struct dt_rec_api_call 
 			   o->owner) {
 			struct obj *cfg = m_obj_find(m, o->owner, false);
 			if (cfg && cfg->cfg)
-				cfg->cfg->knobs = (char *)m_keep(
-					m->core, m_knobs_of(m, cfg->ptr));
+				m_knobs_read(m, cfg->cfg, cfg->ptr);
 		} else if (attr == m->a_heur_results) {
 			/* engine configs cuDNN filled in: they run this graph
 			 */
@@ -871,7 +911,7 @@ static void on_backend_call(struct cudnn_model *m, const struct dt_rec_api_call 
 				if (!cfg)
 					continue;
 				cfg->cfg = m_new_cfg(m);
-				m_copy_graph(cfg->cfg, g);
+				m_copy_graph(m, cfg->cfg, g);
 			}
 		} else if (attr == m->a_cfg_engine) {
 			/* the engine read back shares the config's knowledge */
@@ -883,7 +923,8 @@ static void on_backend_call(struct cudnn_model *m, const struct dt_rec_api_call 
 			o->cfg->engine = m_battr_i64(o, attr, -1);
 		} else if (attr == m->a_engine_notes && o->cfg) {
 			/* ops may point to the old notes: they stay */
-			o->cfg->notes = (char *)m_keep(m->core, m_notes_of(o, attr));
+			o->cfg->notes =
+				(char *)m_keep(m->core, m_notes_of(o, attr));
 		} else if (attr == m->a_plan_json && o->plan &&
 			   !o->plan->no_graph &&
 			   (!o->plan->cfg || !o->plan->cfg->graph)) {
@@ -915,7 +956,7 @@ static void on_backend_call(struct cudnn_model *m, const struct dt_rec_api_call 
 			if (o->cfg)
 				o->cfg->engine =
 					m_battr_i64(o, m->a_engine_index, -1);
-			m_copy_graph(o->cfg, g);
+			m_copy_graph(m, o->cfg, g);
 		} else if (o->btype == m->bt_cfg) {
 			struct obj *e = m_obj_find(
 				m, m_battr_ptr(o, m->a_cfg_engine, 0), false);
@@ -923,8 +964,7 @@ static void on_backend_call(struct cudnn_model *m, const struct dt_rec_api_call 
 				o->cfg = e->cfg;
 			/* its knob choices, while they are alive */
 			if (o->cfg && !o->cfg->knobs)
-				o->cfg->knobs = (char *)m_keep(
-					m->core, m_knobs_of(m, o->ptr));
+				m_knobs_read(m, o->cfg, o->ptr);
 		} else if (o->btype == m->bt_plan) {
 			struct obj *cfg = m_obj_find(
 				m, m_battr_ptr(o, m->a_plan_cfg, 0), false);
@@ -962,8 +1002,7 @@ static void derive_bn(struct cudnn_model *m, const struct dt_arg *args);
 /* One cuDNN call: what it does to the descriptors, and the op it is when
  * it computes. */
 static void cudnn_call(void *state, const struct dt_rec_api_call *c,
-		       const struct dt_api_def *api, struct dt_arg *args,
-		       int n)
+		       const struct dt_api_def *api, struct dt_arg *args, int n)
 {
 	struct cudnn_model *m = state;
 	struct cudnn_api *ai = &m->api[c->api];
@@ -1031,7 +1070,7 @@ static void cudnn_call(void *state, const struct dt_rec_api_call *c,
 				return;
 			for (int i = 1; i < n; i++)
 				set_field(m, o, &args[i]);
-			normalize_legacy(o, setter_flags(m, c->api, name));
+			normalize_legacy(m, o, setter_flags(m, c->api, name));
 			o->chash = 0;
 		}
 		return;
@@ -1084,6 +1123,9 @@ static void *cudnn_create(struct dt_model *core, const struct dt_file_info *fi)
 	}
 	m->bn_per_activation = enum_value("cudnnBatchNormMode_t",
 					  "CUDNN_BATCHNORM_PER_ACTIVATION");
+	map_dtypes(m);
+	m->norm_training = enum_value("cudnnBackendNormFwdPhase_t",
+				      "CUDNN_NORM_FWD_TRAINING");
 	m->bt_tensor = enum_value(bt, "CUDNN_BACKEND_TENSOR_DESCRIPTOR");
 	m->bt_graph = enum_value(bt, "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR");
 	m->bt_engine = enum_value(bt, "CUDNN_BACKEND_ENGINE_DESCRIPTOR");
@@ -1140,6 +1182,7 @@ static void cudnn_destroy(void *state)
 		free(m->cfgs->info.graph);
 		m_tlist_free(&m->cfgs->info.tensors);
 		free(m->cfgs->info.brief);
+		free(m->cfgs->info.nodes);
 		/* knobs and notes are kept */
 		free(m->cfgs);
 		m->cfgs = n;
@@ -1181,10 +1224,17 @@ static void cudnn_destroy(void *state)
 
 /* A call that computes nothing launched work (cudnnCreate, a dropout
  * setter): what its name says it costs. */
-static void cudnn_launched(void *state, struct pending *p)
+static void cudnn_launched(void *state, struct pending *p, uint16_t api)
 {
-	(void)state;
+	struct cudnn_model *m = state;
+	struct dt_recipe_node *n = &m->api[api].node;
+
 	dt_cost_legacy(&p->op.cost, p->op.api, NULL, 0, NULL);
+	*n = (struct dt_recipe_node){
+		.kind = p->op.cost.kind,
+		.training = strstr(p->op.api, "Training") != NULL,
+	};
+	p->recipe = (struct dt_recipe){ n, 1, NULL, 0 };
 }
 
 /* An execution of a plan the trace never finalized. */

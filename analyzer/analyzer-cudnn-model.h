@@ -52,7 +52,11 @@ struct cfg_info {
 	struct tlist tensors; /* its tensors */
 	char *brief;          /* its tensors and parameters, compactly */
 	int64_t engine;       /* global engine index, -1 unknown */
-	char *knobs;          /* "TILE_SIZE=4 KBLOCK=3", once known */
+	struct dt_recipe_node *nodes; /* its graph's operations */
+	uint32_t n_nodes;
+	char *knobs; /* "TILE_SIZE=4 KBLOCK=3", once known */
+	const struct dt_recipe_kv *knob_kv; /* the same, by name (kept) */
+	uint32_t n_knob_kv;
 	char *notes; /* numerical notes: "TENSOR_CORE ...", once known */
 	struct dt_cost cost; /* what one execution computes and moves */
 };
@@ -94,6 +98,9 @@ struct obj {
 				       what they point to before building a graph) */
 	struct tlist snap_tensors;  /* and their tensors */
 	struct dt_cost_part *part;  /* operations: their cost */
+	struct dt_recipe_node node; /* operations: what ops show of them */
+	struct dt_recipe_node *nodes; /* OPERATIONGRAPH: its operations' */
+	uint32_t n_nodes;
 	char *brief; /* operations: their tensors, compactly; graphs: all of
 			their operations' */
 	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
@@ -103,6 +110,8 @@ struct obj {
 };
 
 #define LEGACY_BUCKETS 4096
+/* cudnnDataType_t values the decoder maps. */
+#define DT_CUDNN_DTYPES 64
 /* The first size of a descriptor's arrays of fields and attributes. */
 #define OBJ_ARRAY 8
 
@@ -129,7 +138,9 @@ struct cudnn_model {
 		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
 		a_t_by_value, a_norm_phase, a_pw_mode, a_conv_pre, a_conv_post,
 		a_conv_stride, a_conv_dil, a_plan_json;
-	int64_t bn_per_activation;
+	int64_t bn_per_activation, norm_training;
+	int8_t dtypes[DT_CUDNN_DTYPES]; /* cudnnDataType_t -> enum dt_dtype,
+					   -1 none */
 	/* arrays of OBJ_ARRAY fields and attributes that destroyed
 	 * descriptors left, for the next ones: descriptors come and go by
 	 * the million, their arrays need not */
@@ -143,6 +154,8 @@ struct cudnn_model {
 		uint8_t kind_len; /* a create call: its descriptor kind's
 				     length, in the function's name */
 		uint8_t *roles;   /* legacy_op(): each argument's role */
+		struct dt_recipe_node node; /* a call that launched work
+					       but made no op */
 	} * api;
 	struct legacy_entry *legacy[LEGACY_BUCKETS];
 };
@@ -153,6 +166,7 @@ struct legacy_entry {
 	char *desc, *problem;
 	struct tlist tensors;
 	struct dt_cost cost;
+	struct dt_recipe_node node;
 	int64_t algo, workspace;
 	int tensor_cores;
 	struct legacy_entry *next;
@@ -194,15 +208,16 @@ int64_t m_fval(const struct obj *o, const char *name, int64_t def);
 struct obj *m_obj_new(struct cudnn_model *m, uint64_t ptr);
 void m_obj_remove(struct cudnn_model *m, struct obj *o);
 /* Set attribute name of o, as cudnnBackendSetAttribute does. */
-void m_set_battr(struct cudnn_model *m, struct obj *o, int64_t name, int64_t type,
-		 const uint8_t *data, uint32_t bytes);
+void m_set_battr(struct cudnn_model *m, struct obj *o, int64_t name,
+		 int64_t type, const uint8_t *data, uint32_t bytes);
 /* A finalized tensor normalized, an operation or graph described; false
  * for the descriptors finalizing does not describe. */
 bool m_finalize_desc(struct cudnn_model *m, struct obj *o);
 /* A new engine config's knowledge, owned by the model; what it runs: the
  * graph of g as described at its finalize. */
 struct cfg_info *m_new_cfg(struct cudnn_model *m);
-void m_copy_graph(struct cfg_info *c, const struct obj *g);
+void m_copy_graph(struct cudnn_model *m, struct cfg_info *c,
+		  const struct obj *g);
 
 /* ------------------------------------------- describing (analyzer-describe.c)
  */
@@ -213,8 +228,8 @@ void m_tlist_free(struct tlist *l);
 bool m_snapshot_type(const struct cudnn_model *m, int64_t btype);
 /* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
  * tensors also go to j when j is given. */
-void m_describe_battrs(struct cudnn_model *m, struct dt_sbuf *b, struct tlist *j,
-		       struct obj *o, int depth);
+void m_describe_battrs(struct cudnn_model *m, struct dt_sbuf *b,
+		       struct tlist *j, struct obj *o, int depth);
 /* The operation graph as it is when finalized: its operations, its
  * tensors (into j) and its cost. */
 char *m_describe_graph(struct cudnn_model *m, struct obj *g, struct tlist *j,
@@ -228,9 +243,19 @@ struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 				       const struct dt_api_def *api,
 				       const struct dt_arg *args, int n,
 				       uint64_t key);
-/* The knob choices of an engine config: "TILE_SIZE=4 KBLOCK=3", or
- * NULL. */
-char *m_knobs_of(struct cudnn_model *m, uint64_t cfg_ptr);
+/* The knob choices of the engine config at cfg_ptr, once known, into
+ * c: "TILE_SIZE=4 KBLOCK=3" and the same by name. */
+void m_knobs_read(struct cudnn_model *m, struct cfg_info *c, uint64_t cfg_ptr);
+/* Knob choices being listed: m_knob_add() each, m_knobs_set() puts them
+ * into an engine config (kept: ops may point to them). */
+struct knob_list {
+	struct dt_sbuf text, names;
+	uint32_t n, at[32];
+	int64_t v[32];
+};
+void m_knob_add(struct knob_list *k, const char *name, int64_t value);
+void m_knobs_set(struct cudnn_model *m, struct cfg_info *c,
+		 struct knob_list *k);
 /* An engine's numerical notes, read back. */
 char *m_notes_of(struct obj *o, int64_t attr);
 /* "plan=3 <graph> knobs{...} notes{...}", kept. */

@@ -27,10 +27,10 @@ struct dt_decoder {
 	 * arguments decoded (n >= 0). */
 	void (*call)(void *state, const struct dt_rec_api_call *c,
 		     const struct dt_api_def *api, struct dt_arg *args, int n);
-	/* A call of its library launched work but made no op: p is the op
-	 * the core made of it, for the decoder to say what it can (NULL:
-	 * nothing). */
-	void (*launched)(void *state, struct pending *p);
+	/* A call of function api of its library launched work but made no
+	 * op: p is the op the core made of it, for the decoder to say what
+	 * it can (NULL: nothing). */
+	void (*launched)(void *state, struct pending *p, uint16_t api);
 	/* Op p is handed out still waiting (m_op_wait()): what the decoder
 	 * waited for never came (NULL: nothing to do). */
 	void (*unresolved)(void *state, struct pending *p);

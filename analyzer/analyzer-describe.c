@@ -105,8 +105,16 @@ static void describe_tensor(struct dt_sbuf *b, const struct dt_tensor *t)
 	dt_sb_printf(b, ":%s", layout(t));
 }
 
-/* A legacy descriptor's kept arguments, compactly. */
-static void describe_fields(struct dt_sbuf *b, const struct obj *o)
+/* Whether an enumerator's name says training mode ("FWD_MODE_TRAINING"). */
+static bool says_training(const char *enum_name)
+{
+	return strstr(enum_name, "TRAINING") != NULL;
+}
+
+/* A legacy descriptor's kept arguments, compactly; *training when one of
+ * them selects training mode. */
+static void describe_fields(struct dt_sbuf *b, const struct obj *o,
+			    bool *training)
 {
 	dt_sb_printf(b, "{");
 	for (uint32_t i = 0, n = 0; i < o->n_fields; i++) {
@@ -126,9 +134,10 @@ static void describe_fields(struct dt_sbuf *b, const struct obj *o)
 			char t[64];
 			snprintf(t, sizeof(t), "%.*s", (int)f->type_len,
 				 f->type);
-			dt_sb_printf(b, "%s",
-				     short_enum(t, f->v[0], tmp, sizeof(tmp),
-						"CUDNN_"));
+			const char *e = short_enum(t, f->v[0], tmp, sizeof(tmp),
+						   "CUDNN_");
+			dt_sb_printf(b, "%s", e);
+			*training |= says_training(e);
 		} else if (f->code == 'f') {
 			dt_sb_printf(b, "%g", f->f);
 		} else {
@@ -208,8 +217,8 @@ static void describe_battr_value(struct cudnn_model *m, struct dt_sbuf *b,
 
 /* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
  * tensors also go to j when j is given. */
-void m_describe_battrs(struct cudnn_model *m, struct dt_sbuf *b, struct tlist *j,
-		       struct obj *o, int depth)
+void m_describe_battrs(struct cudnn_model *m, struct dt_sbuf *b,
+		       struct tlist *j, struct obj *o, int depth)
 {
 	char name[96], tn[96];
 
@@ -237,6 +246,11 @@ char *m_describe_graph(struct cudnn_model *m, struct obj *g, struct tlist *j,
 	struct dt_sbuf b = { 0 };
 	const struct dt_cost_part *parts[64];
 	int n_parts = 0;
+	uint32_t n_ops = ops ? ops->bytes / 8 : 0;
+
+	free(g->nodes);
+	g->n_nodes = 0;
+	g->nodes = n_ops ? calloc(n_ops, sizeof(*g->nodes)) : NULL;
 
 	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len <= DESC_MAX;
 	     i++) {
@@ -255,6 +269,12 @@ char *m_describe_graph(struct cudnn_model *m, struct obj *g, struct tlist *j,
 		if (op && op->part &&
 		    n_parts < (int)(sizeof(parts) / sizeof(parts[0])))
 			parts[n_parts++] = op->part;
+		if (g->nodes)
+			g->nodes[g->n_nodes++] =
+				op && op->part ? op->node
+					       : (struct dt_recipe_node){
+							 DT_KIND_OTHER
+						 };
 	}
 	dt_cost_graph(cost, parts, n_parts);
 	return dt_sb_take(&b);
@@ -361,7 +381,8 @@ static const char *role_name(const char *attr, char *buf, size_t size)
 
 /* A convolution descriptor's geometry: "pad=[1,1] stride=[1,1]
  * dilation=[1,1]" (and the padding after, when it differs). */
-static void conv_brief(struct cudnn_model *m, struct dt_sbuf *b, struct obj *conv)
+static void conv_brief(struct cudnn_model *m, struct dt_sbuf *b,
+		       struct obj *conv, uint32_t *stride)
 {
 	static const char *const names[] = { "pad", "pad_post", "stride",
 					     "dilation" };
@@ -382,6 +403,8 @@ static void conv_brief(struct cudnn_model *m, struct dt_sbuf *b, struct obj *con
 			int64_t v;
 			memcpy(&v, bdata(a) + k * 8, 8);
 			dt_sb_printf(b, "%s%" PRId64, k ? "," : "", v);
+			if (attrs[i] == m->a_conv_stride && v > *stride)
+				*stride = (uint32_t)v;
 		}
 		dt_sb_printf(b, "]");
 	}
@@ -396,6 +419,7 @@ struct dt_cost_part *m_cost_part(struct cudnn_model *m, struct obj *o)
 	const char *mode = NULL;
 	struct dt_sbuf brief = { 0 };
 	int n = 0;
+	uint32_t stride = 0;
 
 	if (!type || !strstr(type, "BACKEND_OPERATION_"))
 		return NULL;
@@ -417,7 +441,7 @@ struct dt_cost_part *m_cost_part(struct cudnn_model *m, struct obj *o)
 					"cudnnPointwiseMode_t", 20,
 					m_battr_i64(t, m->a_pw_mode, -1));
 			else if (t && t->btype == m->bt_conv)
-				conv_brief(m, &brief, t);
+				conv_brief(m, &brief, t, &stride);
 		}
 	}
 	for (int i = 0; i < n; i++) {
@@ -434,6 +458,13 @@ struct dt_cost_part *m_cost_part(struct cudnn_model *m, struct obj *o)
 	if (p)
 		dt_cost_backend_op(p, type, ts, n,
 				   m_battr_i64(o, m->a_norm_phase, 1), mode);
+	o->node = (struct dt_recipe_node){
+		.kind = p ? p->kind : DT_KIND_OTHER,
+		.training =
+			m_battr(o, m->a_norm_phase) &&
+			m_battr_i64(o, m->a_norm_phase, -1) == m->norm_training,
+		.stride = stride,
+	};
 	return p;
 }
 
@@ -469,6 +500,22 @@ static int32_t legacy_ptr_index(const struct dt_arg *args, int n,
 	return -1;
 }
 /* Describe a legacy call's problem: its descriptors and scalars. */
+/* A legacy convolution descriptor's largest stride: 2-d ones' u and v,
+ * N-d ones' filterStrideA. */
+static void legacy_stride(const struct obj *o, uint32_t *stride)
+{
+	const struct field *nd = m_field(o, "filterStrideA");
+	int64_t s = m_fval(o, "u", 0);
+
+	if (m_fval(o, "v", 0) > s)
+		s = m_fval(o, "v", 0);
+	for (uint32_t i = 0; nd && nd->code == 'a' && i < nd->count; i++)
+		if (nd->v[i] > s)
+			s = nd->v[i];
+	if (s > (int64_t)*stride)
+		*stride = (uint32_t)s;
+}
+
 struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 				       const struct dt_api_def *api,
 				       const struct dt_arg *args, int n,
@@ -511,7 +558,8 @@ struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 				if (l)
 					l->t = &o->t;
 			} else {
-				describe_fields(&b, o);
+				describe_fields(&b, o, &e->node.training);
+				legacy_stride(o, &e->node.stride);
 				if (l)
 					l->desc = o;
 				/* RNN calls carry their algorithm in the
@@ -526,10 +574,11 @@ struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 			size_t at = b.len;
 			snprintf(t, sizeof(t), "%.*s", (int)a->type_len,
 				 a->type);
+			const char *v =
+				short_enum(t, a->i, tmp, sizeof(tmp), "CUDNN_");
 			dt_sb_printf(&b, "%s%.*s=%s", b.len ? " " : "",
-				     (int)a->name_len, a->name,
-				     short_enum(t, a->i, tmp, sizeof(tmp),
-						"CUDNN_"));
+				     (int)a->name_len, a->name, v);
+			e->node.training |= says_training(v);
 			if (a->name_len == 4 && !memcmp(a->name, "algo", 4)) {
 				e->algo = a->i;
 				algo_at = at;
@@ -541,6 +590,8 @@ struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 		}
 	}
 	dt_cost_legacy(&e->cost, api->name, la, n_la, field_of);
+	e->node.kind = e->cost.kind;
+	e->node.training |= strstr(api->name, "Training") != NULL;
 	e->desc = dt_sb_take(&b);
 	/* a convolution's algorithm is cuDNN's answer (through Find or Get),
 	 * not part of the problem; softmax's and RNNs' are the program's */
@@ -560,15 +611,47 @@ struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 		e->problem = strdup(e->desc);
 	return e;
 }
+void m_knob_add(struct knob_list *k, const char *name, int64_t value)
+{
+	if (k->n == sizeof(k->at) / sizeof(k->at[0]))
+		return;
+	dt_sb_printf(&k->text, "%s%s=%" PRId64, k->text.len ? " " : "", name,
+		     value);
+	k->at[k->n] = (uint32_t)k->names.len;
+	k->v[k->n++] = value;
+	dt_sb_printf(&k->names, "%s%c", name, 0);
+}
+
+void m_knobs_set(struct cudnn_model *m, struct cfg_info *c, struct knob_list *k)
+{
+	size_t head = k->n * sizeof(struct dt_recipe_kv);
+	struct dt_recipe_kv *kv = k->n ? malloc(head + k->names.len) : NULL;
+
+	c->knobs = k->n ? (char *)m_keep(m->core, dt_sb_take(&k->text)) : NULL;
+	if (kv) {
+		char *names = (char *)kv + head;
+		memcpy(names, k->names.p, k->names.len);
+		for (uint32_t i = 0; i < k->n; i++)
+			kv[i] = (struct dt_recipe_kv){ names + k->at[i],
+						       k->v[i] };
+		m_keep(m->core, (char *)kv);
+	}
+	c->knob_kv = kv;
+	c->n_knob_kv = kv ? k->n : 0;
+	free(k->text.p);
+	free(k->names.p);
+	*k = (struct knob_list){ 0 };
+}
+
 /* The knob choices of an engine config, as the program set them or read
- * them back: "TILE_SIZE=4 KBLOCK=3"; NULL when none are known (yet). */
-char *m_knobs_of(struct cudnn_model *m, uint64_t cfg_ptr)
+ * them back: "TILE_SIZE=4 KBLOCK=3"; none when none are known (yet). */
+void m_knobs_read(struct cudnn_model *m, struct cfg_info *c, uint64_t cfg_ptr)
 {
 	struct obj *cfg = m_obj_find(m, cfg_ptr, false);
 	struct battr *kc = cfg && cfg->btype == m->bt_cfg
 				   ? m_battr(cfg, m->a_cfg_knobs)
 				   : NULL;
-	struct dt_sbuf b = { 0 };
+	struct knob_list kl = { 0 };
 	char tmp[96];
 
 	for (uint32_t i = 0; kc && i < kc->bytes / 8; i++) {
@@ -578,12 +661,12 @@ char *m_knobs_of(struct cudnn_model *m, uint64_t cfg_ptr)
 		int64_t value = k ? m_battr_i64(k, m->a_knob_value, -1) : -1;
 		if (type < 0 || value == -1) /* -1: left at its default */
 			continue;
-		dt_sb_printf(&b, "%s%s=%" PRId64, b.len ? " " : "",
-			     short_enum("cudnnBackendKnobType_t", type, tmp,
-					sizeof(tmp), "CUDNN_KNOB_TYPE_"),
-			     value);
+		m_knob_add(&kl,
+			   short_enum("cudnnBackendKnobType_t", type, tmp,
+				      sizeof(tmp), "CUDNN_KNOB_TYPE_"),
+			   value);
 	}
-	return b.len ? dt_sb_take(&b) : (free(b.p), NULL);
+	m_knobs_set(m, c, &kl);
 }
 /* "plan=3 <graph> knobs{...} notes{...}": described again only when what
  * is known of its engine changed. */

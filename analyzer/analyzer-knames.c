@@ -127,8 +127,7 @@ void m_kernel_lib(struct dt_model *m, const struct dt_rec_kernel_lib *r)
 		    !memcmp(m->kreg_paths[p], path, r->path_len))
 			break;
 	if (p == m->n_kreg_paths) {
-		char **paths = realloc(m->kreg_paths,
-				       (p + 1) * sizeof(*paths));
+		char **paths = realloc(m->kreg_paths, (p + 1) * sizeof(*paths));
 		if (!paths)
 			return;
 		m->kreg_paths = paths;
@@ -145,8 +144,8 @@ void m_kernel_lib(struct dt_model *m, const struct dt_rec_kernel_lib *r)
 	m->stats.kernel_registrations += r->count;
 	for (uint32_t i = 0; i < m->n_knames; i++) {
 		struct dt_kernel_class *k = m->knames[i];
-		const char *module = k->module ? NULL
-					       : kreg_find(m, k->name, k->len);
+		const char *module =
+			k->module ? NULL : kreg_find(m, k->name, k->len);
 		if (module)
 			kreg_apply(k, module);
 	}

@@ -18,7 +18,7 @@
  * the GPU is recorded, the GPU's records must also have gone this far past
  * an op (a program's last calls, at exit, reach the file before the last
  * kernels CUPTI hands over then), up to HORIZON_MAX_NS of host time. */
-#define HORIZON_NS 3000000000ull
+#define HORIZON_NS     3000000000ull
 #define HORIZON_MAX_NS 60000000000ull
 
 /* A list of tensors, as ops show them; { 0 } is empty. */
@@ -48,6 +48,8 @@ struct pending {
 			  backend execution of a plan not finalized yet in
 			  file order): the key it waits on, 0 none */
 	uint8_t dec;   /* the decoder that made it: index + 1, 0 none */
+	struct dt_recipe recipe; /* as its decoder filled it: the op's
+				    when n_nodes */
 	int tc_hint; /* what its kernels' names say of tensor cores */
 };
 
@@ -102,10 +104,10 @@ struct dt_model {
 		uint64_t gpu_ns, start, end;
 		const char *first_kernel;
 	} orphans[1024];
-	uint64_t max_seq; /* the highest call seq seen */
-	uint64_t gpu_now;  /* the latest end of GPU work read, host clock */
-	bool gpu_live;     /* GPU work is being recorded: seen, and not
-			      stopped or taken since */
+	uint64_t max_seq;     /* the highest call seq seen */
+	uint64_t gpu_now;     /* the latest end of GPU work read, host clock */
+	bool gpu_live;        /* GPU work is being recorded: seen, and not
+				 stopped or taken since */
 	uint64_t window_open; /* sampled: when the open window opened, 0
 				 none is open */
 	struct dt_model_stats stats;
@@ -119,11 +121,11 @@ struct dt_model {
 	struct kreg {
 		uint64_t hash; /* 0: free */
 		uint32_t path;
-	} *kregs;
+	} * kregs;
 	size_t n_kregs, cap_kregs;
 	char **kreg_paths;
 	size_t n_kreg_paths;
-	uint32_t *kname_idx;             /* open addressing: id + 1 */
+	uint32_t *kname_idx; /* open addressing: id + 1 */
 	uint32_t n_knames, cap_kname_idx;
 	size_t cap_knames;
 	const struct dt_consumer *cons; /* who gets the events */
@@ -202,7 +204,6 @@ void m_emit_plan(struct dt_model *m, const struct dt_plan_build *b);
 struct dt_model_stats *m_stats(struct dt_model *m);
 /* Whether ops carry their device pointers. */
 bool m_pointers(const struct dt_model *m);
-
 
 /* ------------------------------------------------ analyzer-graphs.c */
 

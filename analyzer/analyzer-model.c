@@ -296,7 +296,8 @@ static struct dec_slot *decoder_of(struct dt_model *m, uint16_t api)
 		while (i < m->n_decs && m->decs[i].d != dec)
 			i++;
 		if (dec && i == m->n_decs && i < DECODERS_MAX) {
-			m->decs[i] = (struct dec_slot){ dec, dec->create(m, m->fi) };
+			m->decs[i] =
+				(struct dec_slot){ dec, dec->create(m, m->fi) };
 			m->n_decs++;
 		}
 		ai->dec = dec && i < m->n_decs && m->decs[i].state
@@ -326,8 +327,8 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		return;
 	struct recent *rc_ =
 		&m->recent[c->seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
-	*rc_ = (struct recent){ c->seq,	  c->t_begin, c->t_end, c->tid,
-				c->status, c->api,	   api->name };
+	*rc_ = (struct recent){ c->seq,	   c->t_begin, c->t_end, c->tid,
+				c->status, c->api,     api->name };
 	struct api_info *ai = &m->api[c->api];
 	if (!ai->sig) {
 		ai->sig = dt_sig_parse(api->sig);
@@ -362,11 +363,11 @@ static void launch_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		      uint16_t api, const char *name)
 {
 	struct pending *p = m_op_new(m, c, name, "");
-	struct dec_slot *d = p && api < m->fi->n_apis ? decoder_of(m, api)
-						       : NULL;
+	struct dec_slot *d =
+		p && api < m->fi->n_apis ? decoder_of(m, api) : NULL;
 
 	if (d && d->d->launched)
-		d->d->launched(d->state, p);
+		d->d->launched(d->state, p, api);
 }
 
 static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
@@ -994,6 +995,7 @@ void m_op_finish(struct pending *p)
 	op->ptrs = p->ptrs;
 	op->n_ptrs = p->n_ptrs;
 	op->first_kernel = p->first_kernel;
+	op->recipe = p->recipe.n_nodes ? &p->recipe : NULL;
 	if (op->tensor_cores < 0 && op->cost.tensor_op)
 		op->tensor_cores = p->tc_hint;
 	op->math = dt_math_of(&op->cost, op->tensor_cores);

@@ -110,10 +110,12 @@ const char *dt_enum_short(const char *type, int64_t value, const char *strip,
  * none. */
 int64_t dt_enum_value(const char *type, const char *name, int64_t def);
 
-/* cuDNN's data types: cudnnDataType_t values, which are part of cuDNN's
- * ABI. The analyzer's one table of them (analyzer-cudnn.c) holds each
- * type's name and size; a test checks it against the generated table of
- * enum names. */
+/* The analyzer's data types, whatever library an op came from: each
+ * decoder maps its library's numbering to these (the cuDNN decoder by
+ * name, CUDNN_DATA_BFLOAT16 to BFLOAT16). They are numbered as
+ * cudnnDataType_t was when the analyzer read cuDNN alone; the one table
+ * of them (analyzer-cudnn.c) holds each type's name and size, and a test
+ * checks it against the generated table of cuDNN's enum names. */
 enum dt_dtype {
 	DT_DTYPE_FLOAT = 0,
 	DT_DTYPE_DOUBLE = 1,
@@ -536,6 +538,31 @@ enum dt_op_origin {
 
 /* One operation the program executed: a call that can launch GPU work,
  * or a replay of what such a call captured into a CUDA graph. */
+/* One operation of an op's recipe. */
+struct dt_recipe_node {
+	enum dt_op_kind kind;
+	bool training;   /* runs in training mode: a normalization's
+			    training phase, a *Training call */
+	uint32_t stride; /* a convolution's largest stride, 0 none */
+};
+
+/* A name and its value: one of an engine's knob choices. */
+struct dt_recipe_kv {
+	const char *name; /* "TILE_SIZE" */
+	int64_t value;
+};
+
+/* What an op is made of, as its library's decoder read it from the
+ * calls: views read this, never the op's description text. */
+struct dt_recipe {
+	const struct dt_recipe_node *nodes; /* a graph's operations, in its
+					       order; a call's one */
+	uint32_t n_nodes;
+	const struct dt_recipe_kv *knobs; /* the engine's knob choices, as
+					     op->knobs lists them */
+	uint32_t n_knobs;
+};
+
 struct dt_op {
 	uint64_t seq; /* the API_CALL's seq (a replay: the capturing call's) */
 	uint64_t exec; /* this execution: seq for a call's own,
@@ -580,6 +607,9 @@ struct dt_op {
 				one model */
 	const char *brief;   /* the problem's tensors and parameters,
 				compactly */
+	const struct dt_recipe *recipe; /* what it is made of; NULL when its
+					   library has no decoder or the
+					   decoder could not tell */
 	uint32_t converts;   /* its layout conversion kernels (by name) */
 	uint64_t convert_ns; /* and their summed durations */
 	struct dt_cost cost; /* what it must compute and move */
