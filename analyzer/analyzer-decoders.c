@@ -14,11 +14,12 @@ extern const struct dt_decoder dt_cudnn_decoder;
 static const struct library {
 	const char *name;    /* dt_api_def.library */
 	const char *display; /* as views print it */
+	enum dt_lib kernels; /* what its calls' GPU work counts under */
 	const struct dt_decoder *decoder;
 } libraries[] = {
-	{ "cudnn", "cuDNN", &dt_cudnn_decoder },
-	{ "cublas", "cuBLAS", NULL },
-	{ "cublasLt", "cuBLASLt", NULL },
+	{ "cudnn", "cuDNN", DT_LIB_CUDNN, &dt_cudnn_decoder },
+	{ "cublas", "cuBLAS", DT_LIB_CUBLAS, NULL },
+	{ "cublasLt", "cuBLASLt", DT_LIB_CUBLAS, NULL },
 };
 
 static const struct library *library_of(const char *name)
@@ -42,4 +43,11 @@ const char *dt_library_display(const char *library)
 	const struct library *l = library_of(library);
 
 	return l ? l->display : library && *library ? library : "?";
+}
+
+enum dt_lib dt_lib_of_library(const char *library)
+{
+	const struct library *l = library_of(library);
+
+	return l ? l->kernels : DT_LIB_OTHER;
 }

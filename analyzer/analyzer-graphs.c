@@ -502,6 +502,7 @@ static enum m_graph_tie tie(struct dt_model *m, struct dt_graphs *g,
 	}
 	struct gtemplate *t = n->tp;
 	a->call = t->call;
+	a->library = t->have_op ? t->proto.op.library : NULL;
 	m->stats.graphs.attributed++;
 	if (!t->have_op)
 		return M_GRAPH_CALL;

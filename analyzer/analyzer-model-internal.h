@@ -148,6 +148,10 @@ struct dt_model {
 	} decs[DECODERS_MAX];
 	int n_decs;
 	bool gpu_unknown; /* the header could not say the GPU state */
+	/* the library every API of the trace names, NULL for several;
+	 * worked out again when the API table has grown since */
+	const char *sole_library;
+	uint32_t sole_library_apis; /* the table's size when worked out */
 	/* the arguments of the call being replayed, decoded; argc -1 when
 	 * they did not decode */
 	const struct dt_arg *call_args;

@@ -412,6 +412,32 @@ static void launched(struct dt_model *m, uint64_t seq)
 }
 
 
+/* The library of call seq: its API's, or, when its record is not read
+ * yet (a long call's kernels come first), the one library of the trace
+ * if it has one. NULL when not known. */
+static const char *library_of_call(struct dt_model *m, uint64_t seq)
+{
+	const struct recent *r =
+		&m->recent[seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
+
+	if (r->seq == seq && r->name)
+		return m->fi->apis[r->api].library;
+	if (m->sole_library_apis != m->fi->n_apis) {
+		const char *one = NULL;
+		bool several = false;
+		for (uint32_t i = 0; i < m->fi->n_apis && !several; i++) {
+			const char *l = m->fi->apis[i].library;
+			if (!l || !m->fi->apis[i].name)
+				continue;
+			several = one && strcmp(one, l);
+			one = one ? one : l;
+		}
+		m->sole_library = several ? NULL : one;
+		m->sole_library_apis = m->fi->n_apis;
+	}
+	return m->sole_library;
+}
+
 /* The call whose launch had CUPTI correlation id corr, 0 when none. */
 static uint64_t call_of(const struct dt_model *m, uint32_t corr)
 {
@@ -665,6 +691,8 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	} else if (a.timed) {
 		on_kernel(m, &a);
 	}
+	if (a.call && !a.library)
+		a.library = library_of_call(m, a.call);
 	EMIT(m, activity, &a);
 }
 

@@ -620,6 +620,26 @@ static bool same_knobs(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
+/* The entry of library (NULL: not known), made when first seen; past
+ * DT_SUM_LIBS, the last one. */
+static struct dt_sum_lib *sum_lib(struct dt_summary *s, const char *library)
+{
+	const char *name = library ? library : "?";
+	size_t i = 0;
+
+	while (i < s->n_libs && strcmp(s->libs[i].library, name))
+		i++;
+	if (i < s->n_libs)
+		return &s->libs[i];
+	if (s->n_libs == DT_SUM_LIBS)
+		return &s->libs[DT_SUM_LIBS - 1];
+	struct dt_sum_lib *l = &s->libs[s->n_libs];
+	if (!(l->library = strdup(name)))
+		return &s->libs[s->n_libs ? s->n_libs - 1 : 0];
+	s->n_libs++;
+	return l;
+}
+
 static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 		   const struct dt_op *op)
 {
@@ -634,15 +654,17 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	}
 	f->ops++;
 	s->ops++;
+	sum_lib(s, op->library)->ops++;
 	s->kind_ns[op->cost.kind] += op->gpu_ns;
 	s->kind_count[op->cost.kind]++;
-	/* what cuDNN ran, by the op's kind; its first kernel's name where
-	 * the kind says nothing (a legacy batch norm) */
+	/* what its library ran, by the op's kind; its first kernel's name
+	 * where the kind says nothing (a legacy batch norm) */
 	enum dt_opfam fam = dt_opfam_of_kind(op->cost.kind);
+	enum dt_lib lib = dt_lib_of_library(op->library);
 	if (fam == DT_OPF_OTHER && op->first_kernel)
 		fam = dt_opfam_of(op->first_kernel);
-	s->lib_ns[DT_LIB_CUDNN][fam] += op->gpu_ns;
-	s->lib_count[DT_LIB_CUDNN][fam]++;
+	s->lib_ns[lib][fam] += op->gpu_ns;
+	s->lib_count[lib][fam]++;
 	if (!p)
 		return;
 	p->count++;
@@ -881,7 +903,9 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	struct priv *pv = P(s);
 	const struct dt_kernel_class *kc = a->kc;
 	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
-	bool cudnn = a->call != 0;
+	/* launched inside a recorded call: its library's */
+	bool in_call = a->call != 0;
+	enum dt_lib call_lib = dt_lib_of_library(a->library);
 
 	if (!a->timed)
 		return;
@@ -900,13 +924,18 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		}
 		merger_add(g, a->gpu_start, a->gpu_end);
 	}
-	if (cudnn) {
+	if (in_call) {
+		struct dt_sum_lib *l = sum_lib(s, a->library);
+		l->gpu_ns += d;
+		l->work++;
+	}
+	if (in_call && call_lib == DT_LIB_CUDNN) {
 		f->cudnn_gpu_ns += d;
 		s->cudnn_ns += d;
 	}
 	if (pv->dram)
 		dt_dram_work(pv->dram, a->device, a->start, a->end,
-			     cudnn			  ? DT_LIB_CUDNN
+			     in_call			  ? call_lib
 			     : a->kind != DT_ACT_KERNEL ? DT_LIB_RUNTIME
 			     : kc			  ? kc->lib
 							  : DT_LIB_OTHER,
@@ -914,7 +943,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 			     : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
 			     : kc			  ? kc->opfam
 							  : DT_OPF_OTHER);
-	s->by_ns[cudnn			    ? DT_BY_CALL
+	s->by_ns[in_call			    ? DT_BY_CALL
 		 : a->kind != DT_ACT_KERNEL ? DT_BY_RUNTIME
 		 : !kc || kc->lib == DT_LIB_OTHER ? DT_BY_NONE
 		 : kc->lib_by_module		  ? DT_BY_MODULE
@@ -924,7 +953,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 							     : DT_OPF_COPY;
 		f->copies++;
 		phase_add(s, a, fam, d);
-		if (!cudnn) {
+		if (!in_call) {
 			s->lib_ns[DT_LIB_RUNTIME][fam] += d;
 			s->lib_count[DT_LIB_RUNTIME][fam]++;
 			s->copy_ns += d;
@@ -938,7 +967,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	if (kc && kc->opfam == DT_OPF_COMM)
 		f->comm_ns += d;
 	phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
-	if (!cudnn) {
+	if (!in_call) {
 		enum dt_lib lib = kc ? kc->lib : DT_LIB_OTHER;
 		enum dt_opfam fam = kc ? kc->opfam : DT_OPF_OTHER;
 		s->lib_ns[lib][fam] += d;
@@ -948,7 +977,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 	if (!kc)
 		return;
-	if (!cudnn) {
+	if (!in_call) {
 		if (kc->tuner) {
 			s->tuner_ns += d;
 			s->tuner_kernels++;
@@ -957,7 +986,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	if (kc->layout) {
 		struct kname *n = kname_by_model(s, kc);
 		if (n)
-			add_convert(s, n, cudnn, d);
+			add_convert(s, n, in_call, d);
 	}
 }
 
@@ -1018,6 +1047,11 @@ static void on_call(void *arg, const struct dt_call *a)
 	s->calls++;
 	s->host_ns += d;
 	s->failed += a->status != 0;
+	struct dt_sum_lib *l =
+		sum_lib(s, a->api < fi->n_apis ? fi->apis[a->api].library : NULL);
+	l->calls++;
+	l->host_ns += d;
+	l->failed += a->status != 0;
 	if (a->api >= pv->n_api_map)
 		return;
 	if (!pv->api_map[a->api]) {
@@ -1209,6 +1243,10 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	pv->phase = -1;
 	pv->last_launch = 0;
 	dt_session_run(ss);
+	/* the libraries the trace recorded, called or not */
+	for (uint32_t i = 0; i < fi->n_apis; i++)
+		if (fi->apis[i].name)
+			sum_lib(s, fi->apis[i].library);
 	dt_dram_finish(pv->dram);
 	dt_dram_free(pv->dram);
 	pv->dram = NULL;
@@ -1538,6 +1576,8 @@ void dt_summary_free(struct dt_summary *s)
 		return;
 	struct priv *pv = P(s);
 	dt_fusion_free(s->fusion);
+	for (size_t i = 0; i < s->n_libs; i++)
+		free(s->libs[i].library);
 	for (size_t i = 0; i < s->n_files; i++) {
 		struct dt_sum_file *f = &s->files[i];
 		free(f->path);

@@ -376,6 +376,10 @@ enum dt_lib dt_lib_of(const char *name, size_t len);
 /* The library a loaded file is (its path, len bytes): libggml-cuda.so is
  * ggml, libtorch_cuda.so ATen...; DT_LIB_OTHER when not known. */
 enum dt_lib dt_lib_of_path(const char *path, size_t len);
+/* The library GPU work launched inside a call of library (as the trace
+ * names it: "cudnn") counts under; DT_LIB_OTHER for one the analyzer does
+ * not know. */
+enum dt_lib dt_lib_of_library(const char *library);
 
 /* What kind of operation a kernel, copy or set does, as far as its name
  * says: coarser than enum dt_kernel_op, for every library. */
@@ -683,9 +687,13 @@ struct dt_activity {
 	bool timed; /* CUPTI gave it times (start and end are 0 if not) */
 	uint64_t start, end;         /* host clock (CLOCK_MONOTONIC ns) */
 	uint64_t gpu_start, gpu_end; /* as recorded, on CUPTI's clock */
-	uint64_t call; /* the cuDNN call that launched it (its seq), 0 for
-			  work launched outside cuDNN; a kernel replayed
-			  from a CUDA graph: the call that made its node */
+	uint64_t call; /* the recorded call that launched it (its seq), 0
+			  for work launched outside the calls; a kernel
+			  replayed from a CUDA graph: the call that made its
+			  node */
+	const char *library; /* that call's library ("cudnn"); NULL when
+				call is 0, or when the call's record is not
+				read yet in a trace of several libraries */
 	uint64_t exec; /* the op execution it belongs to (dt_op.exec), 0 for
 			  none */
 	uint32_t corr; /* CUPTI's correlation id of the launch */
@@ -1400,6 +1408,17 @@ void dt_dram_work(struct dt_dram *d, uint32_t device, uint64_t start,
 void dt_dram_finish(struct dt_dram *d); /* every sample counted */
 void dt_dram_free(struct dt_dram *d);
 
+/* One library the program called, as its traces name it: its calls, and
+ * the GPU work launched inside them. */
+struct dt_sum_lib {
+	char *library; /* "cudnn"; "?" for work of a call not known */
+	uint64_t calls, failed, host_ns;
+	uint64_t ops;          /* op executions */
+	uint64_t gpu_ns, work; /* kernels, copies and sets inside its calls */
+};
+/* Libraries a summary tells apart; more are counted under the last. */
+#define DT_SUM_LIBS 8
+
 struct dt_summary {
 	struct dt_summary_opts opts;
 	struct dt_sum_file *files;
@@ -1413,6 +1432,10 @@ struct dt_summary {
 	uint64_t busy_ns;  /* the union of their intervals, per device */
 	uint64_t span_ns;  /* first start to last end, per device, summed */
 	uint64_t cudnn_ns; /* launched by cuDNN calls */
+	/* by the library of the call that launched them, in the order the
+	 * libraries were first seen */
+	struct dt_sum_lib libs[DT_SUM_LIBS];
+	size_t n_libs;
 	uint64_t kind_ns[DT_KIND_COUNT], kind_count[DT_KIND_COUNT];
 	/* every kernel, copy and set by the library that launched it and
 	 * its operation family (cuDNN's by its ops' kinds) */

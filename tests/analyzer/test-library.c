@@ -6,7 +6,9 @@
  *
  * The trace's API table names each function's library (dt_api_def.library);
  * the writer names "cudnn" for all until the format carries libraries, so
- * the test names dtt's after opening, where the reader would.
+ * the test names dtt's after opening, where the reader would. The summary
+ * counts the calls and the GPU work inside them by library: cuDNN's only
+ * what cuDNN's calls launched.
  */
 #define _GNU_SOURCE
 #include <unistd.h>
@@ -45,6 +47,8 @@ static void put_kernel(struct dt_ring *r, uint64_t call, uint32_t corr,
 }
 
 struct seen {
+	char kernel_library[2][8];
+	int n_kernels;
 	int n;
 	uint64_t seq[4], kernels[4], gpu[4];
 	char library[4][8], desc[4][8];
@@ -64,6 +68,74 @@ static void on_op(void *arg, const struct dt_op *op)
 	snprintf(s->desc[s->n], sizeof(s->desc[0]), "%s",
 		 op->desc ? op->desc : "");
 	s->n++;
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct seen *s = arg;
+
+	if (s->n_kernels < 2)
+		snprintf(s->kernel_library[s->n_kernels++],
+			 sizeof(s->kernel_library[0]), "%s",
+			 a->library ? a->library : "");
+}
+
+/* The trace at path, opened with dtt's function named as dtt's. */
+static struct dt_session *open_dtt(const char *path)
+{
+	struct dt_session *ss = dt_session_open(path, NULL, NULL, NULL, 0);
+	const struct dt_file_info *fi = ss ? dt_session_info(ss) : NULL;
+
+	CHECK(fi && fi->n_apis == 2);
+	if (!fi || fi->n_apis != 2) {
+		dt_session_close(ss);
+		return NULL;
+	}
+	((struct dt_api_def *)fi->apis)[0].library = "dtt";
+	return ss;
+}
+
+static const struct dt_sum_lib *lib_of(const struct dt_summary *s,
+				       const char *name)
+{
+	for (size_t i = 0; i < s->n_libs; i++)
+		if (!strcmp(s->libs[i].library, name))
+			return &s->libs[i];
+	return NULL;
+}
+
+/* The summary's count by library. */
+static void check_summary(const char *path)
+{
+	struct dt_summary_opts so = { 0 };
+	struct dt_summary *s = dt_summary_new(&so);
+	struct dt_session *ss = open_dtt(path);
+	char err[256];
+
+	CHECK(s && ss);
+	if (!s || !ss)
+		return;
+	CHECK(dt_summary_read(s, ss, err, sizeof(err)) == 0);
+	dt_session_close(ss);
+	dt_summary_finish(s);
+	const struct dt_sum_lib *dtt = lib_of(s, "dtt");
+	const struct dt_sum_lib *cudnn = lib_of(s, "cudnn");
+	CHECK_EQ_U(s->n_libs, 2);
+	CHECK(dtt && cudnn);
+	if (dtt && cudnn) {
+		CHECK_EQ_U(dtt->calls, 2);
+		CHECK_EQ_U(dtt->ops, 1);
+		CHECK_EQ_U(dtt->gpu_ns, 2000);
+		CHECK_EQ_U(dtt->work, 1);
+		CHECK_EQ_U(cudnn->calls, 1);
+		CHECK_EQ_U(cudnn->ops, 1);
+		CHECK_EQ_U(cudnn->gpu_ns, 500);
+	}
+	/* GPU time "in cuDNN operations" is cuDNN's alone */
+	CHECK_EQ_U(s->cudnn_ns, 500);
+	CHECK_EQ_U(dt_sum_lib_ns(s, DT_LIB_CUDNN, -1, NULL), 500);
+	CHECK_EQ_U(s->calls, 3);
+	dt_summary_free(s);
 }
 
 int main(void)
@@ -90,18 +162,14 @@ int main(void)
 	dt_writer_close(w, DT_END_EXIT, 0);
 	dt_writer_free(w);
 
-	struct dt_session *ss = dt_session_open(tmpl, NULL, NULL, NULL, 0);
-	CHECK(ss != NULL);
+	struct dt_session *ss = open_dtt(tmpl);
 	if (!ss)
 		TEST_DONE();
-	const struct dt_file_info *fi = dt_session_info(ss);
-	CHECK(fi->n_apis == 2);
-	if (fi->n_apis != 2)
-		TEST_DONE();
-	((struct dt_api_def *)fi->apis)[0].library = "dtt";
 
 	struct seen seen = { 0 };
-	struct dt_consumer c = { .arg = &seen, .op = on_op };
+	struct dt_consumer c = { .arg = &seen,
+				 .activity = on_activity,
+				 .op = on_op };
 	CHECK(dt_session_add(ss, &c) == 0);
 	dt_session_run(ss);
 
@@ -123,10 +191,14 @@ int main(void)
 	CHECK_EQ_U(st->calls, 3);
 	CHECK_EQ_U(st->ops, 2);
 	CHECK_EQ_U(st->other_kernels, 0);
+	/* each kernel carries its call's library */
+	CHECK_EQ_S(seen.kernel_library[0], "dtt");
+	CHECK_EQ_S(seen.kernel_library[1], "cudnn");
 	/* views name libraries from the analyzer's table, or as the trace
 	 * does */
 	CHECK_EQ_S(dt_library_display("cudnn"), "cuDNN");
 	CHECK_EQ_S(dt_library_display("dtt"), "dtt");
 	dt_session_close(ss);
+	check_summary(tmpl);
 	TEST_DONE();
 }

@@ -140,6 +140,14 @@ static int parse_peak_flops(const char *arg, struct dt_summary_opts *o)
 
 /* ------------------------------------------------------------ numbers */
 
+/* Whose calls the program made, as a label: "cuDNN" for the one library
+ * the traces recorded, "the libraries'" for several. */
+static const char *calls_of(const struct dt_summary *s)
+{
+	return s->n_libs == 1 ? dt_library_display(s->libs[0].library)
+			      : "the libraries'";
+}
+
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0;
@@ -552,7 +560,7 @@ static void print_time(const struct ctx *c)
 			"says why)\n",
 			s->n_files == 1 ? "this trace" : "these traces");
 		dt_para(c->out, c->format, NULL,
-			"host time inside cuDNN calls: %s\n",
+			"host time inside %s calls: %s\n", calls_of(s),
 			dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 		dt_table_free(t);
 		return;
@@ -565,12 +573,17 @@ static void print_time(const struct ctx *c)
 	dt_table_cell(t, "%s", dt_fmt_ns(s->gpu_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "100%%");
 	dt_table_cell(t, "%s", "");
-	dt_table_cell(t, "%scuDNN operations", ind);
-	dt_table_cell(t, "%s", dt_fmt_ns(s->cudnn_ns, b1, sizeof(b1)));
-	dt_table_cell(
-		t, "%s",
-		dt_fmt_pct(share(s->cudnn_ns, s->gpu_ns), b2, sizeof(b2)));
-	dt_table_cell(t, "%" PRIu64, s->ops);
+	/* the work inside each library's calls */
+	for (size_t i = 0; i < s->n_libs; i++) {
+		const struct dt_sum_lib *l = &s->libs[i];
+		dt_table_cell(t, "%s%s operations", ind,
+			      dt_library_display(l->library));
+		dt_table_cell(t, "%s", dt_fmt_ns(l->gpu_ns, b1, sizeof(b1)));
+		dt_table_cell(
+			t, "%s",
+			dt_fmt_pct(share(l->gpu_ns, s->gpu_ns), b2, sizeof(b2)));
+		dt_table_cell(t, "%" PRIu64, l->ops);
+	}
 	/* the kinds by time, largest first */
 	int kinds[DT_KIND_COUNT], n_kinds = 0;
 	for (int k = 0; k < DT_KIND_COUNT; k++)
@@ -631,7 +644,7 @@ static void print_time(const struct ctx *c)
 		      dt_fmt_pct(share(s->span_ns - s->busy_ns, s->span_ns), b2,
 				 sizeof(b2)));
 	dt_table_cell(t, "%s", "");
-	dt_table_cell(t, "host time inside cuDNN calls");
+	dt_table_cell(t, "host time inside %s calls", calls_of(s));
 	dt_table_cell(t, "%s", dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "%s", "");
 	dt_table_cell(t, "%" PRIu64, s->calls);
