@@ -14,7 +14,7 @@
 
 #include "analyzer-findings.h"
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
+#include "dt-summary.h"
 
 const char *dt_finding_key(enum dt_finding_type t)
 {

@@ -8,7 +8,7 @@
 #define DT_ANALYZER_FUSION_H
 
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
+#include "dt-fusion.h"
 
 /* Nodes a chain may look ahead; nodes kept behind the first not looked at
  * (a rule may look back at them). */

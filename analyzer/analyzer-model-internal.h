@@ -11,7 +11,7 @@
 #include "analyzer-cost.h"
 #include "analyzer-model.h"
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
+#include "dt-session.h"
 
 /* Ops wait this long (host time) for their kernels before they are handed
  * out: CUPTI delivers kernel records some flushes after the launch. While

@@ -6,7 +6,7 @@
 #ifndef DT_ANALYZER_MODEL_H
 #define DT_ANALYZER_MODEL_H
 
-#include "dt-analyzer.h"
+#include "dt-session.h"
 
 struct dt_model;
 

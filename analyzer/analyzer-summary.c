@@ -19,7 +19,7 @@
 #include "analyzer-findings.h"
 #include "analyzer-ranges.h"
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
+#include "dt-summary.h"
 
 /* ----------------------------------------------------------- helpers */
 
