@@ -326,10 +326,11 @@ static void find_layout(struct dt_summary *s)
 		size_t fn;
 		const char *f =
 			dt_kernel_function(c->name, strlen(c->name), &fn);
-		dt_sb_item(&ev, "\n", "%.*s: %" PRIu64 " launches, %s, %s",
+		dt_sb_item(&ev, "\n",
+			   "%.*s: %" PRIu64 " launches, %s, %s %s calls",
 			   (int)(fn < 100 ? fn : 100), f, c->count, t1,
-			   c->in_cudnn ? "inside cuDNN calls"
-				       : "outside cuDNN calls");
+			   c->in_cudnn ? "inside" : "outside",
+			   dt_sum_callers(s));
 	}
 	free(ix);
 	if (s->kind_count[DT_KIND_TRANSFORM]) {

@@ -458,6 +458,12 @@ const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
 	return buf;
 }
 
+const char *dt_sum_callers(const struct dt_summary *s)
+{
+	return s->n_libs == 1 ? dt_library_display(s->libs[0].library)
+			      : "the libraries'";
+}
+
 uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
 		       uint64_t *count)
 {

@@ -339,6 +339,10 @@ struct dt_summary {
 
 struct dt_summary *dt_summary_new(const struct dt_summary_opts *opts);
 
+/* Whose calls the traces recorded, for labels: the one library's display
+ * name ("cuDNN"), or "the libraries'" when there are several. */
+const char *dt_sum_callers(const struct dt_summary *s);
+
 /* Read one trace into the summary. Returns 0, or -1 with a sentence in
  * err when the file cannot be read at all (a damaged file still counts
  * for what could be read; its dt_sum_file says how it ended). */

@@ -135,6 +135,8 @@ static void check_summary(const char *path)
 	CHECK_EQ_U(s->cudnn_ns, 500);
 	CHECK_EQ_U(dt_sum_lib_ns(s, DT_LIB_CUDNN, -1, NULL), 500);
 	CHECK_EQ_U(s->calls, 3);
+	/* labels name whose calls they were */
+	CHECK_EQ_S(dt_sum_callers(s), "the libraries'");
 	dt_summary_free(s);
 }
 

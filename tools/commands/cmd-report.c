@@ -140,14 +140,6 @@ static int parse_peak_flops(const char *arg, struct dt_summary_opts *o)
 
 /* ------------------------------------------------------------ numbers */
 
-/* Whose calls the program made, as a label: "cuDNN" for the one library
- * the traces recorded, "the libraries'" for several. */
-static const char *calls_of(const struct dt_summary *s)
-{
-	return s->n_libs == 1 ? dt_library_display(s->libs[0].library)
-			      : "the libraries'";
-}
-
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0;
@@ -560,7 +552,7 @@ static void print_time(const struct ctx *c)
 			"says why)\n",
 			s->n_files == 1 ? "this trace" : "these traces");
 		dt_para(c->out, c->format, NULL,
-			"host time inside %s calls: %s\n", calls_of(s),
+			"host time inside %s calls: %s\n", dt_sum_callers(s),
 			dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 		dt_table_free(t);
 		return;
@@ -644,7 +636,7 @@ static void print_time(const struct ctx *c)
 		      dt_fmt_pct(share(s->span_ns - s->busy_ns, s->span_ns), b2,
 				 sizeof(b2)));
 	dt_table_cell(t, "%s", "");
-	dt_table_cell(t, "host time inside %s calls", calls_of(s));
+	dt_table_cell(t, "host time inside %s calls", dt_sum_callers(s));
 	dt_table_cell(t, "%s", dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "%s", "");
 	dt_table_cell(t, "%" PRIu64, s->calls);
