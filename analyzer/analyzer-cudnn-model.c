@@ -696,16 +696,21 @@ static void plan_op(struct cudnn_model *m, struct pending *p,
 	if (!cfg)
 		return;
 	p->op.knobs = cfg->knobs;
-	p->recipe = (struct dt_recipe){ cfg->nodes, cfg->n_nodes, cfg->knob_kv,
-					cfg->n_knob_kv };
+	p->recipe = (struct dt_recipe){ cfg->nodes,   cfg->n_nodes,
+					cfg->knob_kv, cfg->n_knob_kv,
+					cfg->note_kv, cfg->n_note_kv };
 	p->op.notes = cfg->notes;
 	p->op.engine = cfg->engine;
 	p->op.cost = cfg->cost;
 	p->problem = cfg->graph;
 	p->brief = cfg->brief;
 	p->tensors = &cfg->tensors;
-	if (cfg->notes)
-		p->op.tensor_cores = strstr(cfg->notes, "TENSOR_CORE") != NULL;
+	if (cfg->notes) {
+		p->op.tensor_cores = 0;
+		for (uint32_t i = 0; i < cfg->n_note_kv; i++)
+			if (!strcmp(cfg->note_kv[i].name, "TENSOR_CORE"))
+				p->op.tensor_cores = 1;
+	}
 }
 
 /* A plan finalized at seq: executions of its address that were called
@@ -923,8 +928,7 @@ static void on_backend_call(struct cudnn_model *m,
 			o->cfg->engine = m_battr_i64(o, attr, -1);
 		} else if (attr == m->a_engine_notes && o->cfg) {
 			/* ops may point to the old notes: they stay */
-			o->cfg->notes =
-				(char *)m_keep(m->core, m_notes_of(o, attr));
+			m_notes_read(m, o->cfg, o, attr);
 		} else if (attr == m->a_plan_json && o->plan &&
 			   !o->plan->no_graph &&
 			   (!o->plan->cfg || !o->plan->cfg->graph)) {

@@ -58,6 +58,8 @@ struct cfg_info {
 	const struct dt_recipe_kv *knob_kv; /* the same, by name (kept) */
 	uint32_t n_knob_kv;
 	char *notes; /* numerical notes: "TENSOR_CORE ...", once known */
+	const struct dt_recipe_kv *note_kv; /* the same, by name (kept) */
+	uint32_t n_note_kv;
 	struct dt_cost cost; /* what one execution computes and moves */
 };
 
@@ -246,18 +248,22 @@ struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 /* The knob choices of the engine config at cfg_ptr, once known, into
  * c: "TILE_SIZE=4 KBLOCK=3" and the same by name. */
 void m_knobs_read(struct cudnn_model *m, struct cfg_info *c, uint64_t cfg_ptr);
-/* Knob choices being listed: m_knob_add() each, m_knobs_set() puts them
- * into an engine config (kept: ops may point to them). */
-struct knob_list {
+/* Names and values being listed (knob choices, numerical notes):
+ * m_kv_add() each; m_kv_keep() returns them as an array and in words
+ * (*text: "TILE_SIZE=4 KBLOCK=3", or "TENSOR_CORE FFT" for words), both
+ * kept (ops may point to them), and empties the list. */
+struct kv_list {
+	bool words; /* the text lists names only */
 	struct dt_sbuf text, names;
 	uint32_t n, at[32];
 	int64_t v[32];
 };
-void m_knob_add(struct knob_list *k, const char *name, int64_t value);
-void m_knobs_set(struct cudnn_model *m, struct cfg_info *c,
-		 struct knob_list *k);
-/* An engine's numerical notes, read back. */
-char *m_notes_of(struct obj *o, int64_t attr);
+void m_kv_add(struct kv_list *k, const char *name, int64_t value);
+const struct dt_recipe_kv *m_kv_keep(struct cudnn_model *m, struct kv_list *k,
+				     char **text, uint32_t *n);
+/* An engine's numerical notes, read back into c. */
+void m_notes_read(struct cudnn_model *m, struct cfg_info *c, struct obj *o,
+		  int64_t attr);
 /* "plan=3 <graph> knobs{...} notes{...}", kept. */
 const char *m_plan_desc(struct cudnn_model *m, struct plan_info *pi);
 

@@ -611,23 +611,29 @@ struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 		e->problem = strdup(e->desc);
 	return e;
 }
-void m_knob_add(struct knob_list *k, const char *name, int64_t value)
+
+void m_kv_add(struct kv_list *k, const char *name, int64_t value)
 {
 	if (k->n == sizeof(k->at) / sizeof(k->at[0]))
 		return;
-	dt_sb_printf(&k->text, "%s%s=%" PRId64, k->text.len ? " " : "", name,
-		     value);
+	if (k->words)
+		dt_sb_printf(&k->text, "%s%s", k->text.len ? " " : "", name);
+	else
+		dt_sb_printf(&k->text, "%s%s=%" PRId64, k->text.len ? " " : "",
+			     name, value);
 	k->at[k->n] = (uint32_t)k->names.len;
 	k->v[k->n++] = value;
 	dt_sb_printf(&k->names, "%s%c", name, 0);
 }
 
-void m_knobs_set(struct cudnn_model *m, struct cfg_info *c, struct knob_list *k)
+const struct dt_recipe_kv *m_kv_keep(struct cudnn_model *m, struct kv_list *k,
+				     char **text, uint32_t *n)
 {
 	size_t head = k->n * sizeof(struct dt_recipe_kv);
 	struct dt_recipe_kv *kv = k->n ? malloc(head + k->names.len) : NULL;
 
-	c->knobs = k->n ? (char *)m_keep(m->core, dt_sb_take(&k->text)) : NULL;
+	*text = k->n || k->words ? (char *)m_keep(m->core, dt_sb_take(&k->text))
+				 : NULL;
 	if (kv) {
 		char *names = (char *)kv + head;
 		memcpy(names, k->names.p, k->names.len);
@@ -636,11 +642,11 @@ void m_knobs_set(struct cudnn_model *m, struct cfg_info *c, struct knob_list *k)
 						       k->v[i] };
 		m_keep(m->core, (char *)kv);
 	}
-	c->knob_kv = kv;
-	c->n_knob_kv = kv ? k->n : 0;
+	*n = kv ? k->n : 0;
 	free(k->text.p);
 	free(k->names.p);
-	*k = (struct knob_list){ 0 };
+	*k = (struct kv_list){ 0 };
+	return kv;
 }
 
 /* The knob choices of an engine config, as the program set them or read
@@ -651,7 +657,7 @@ void m_knobs_read(struct cudnn_model *m, struct cfg_info *c, uint64_t cfg_ptr)
 	struct battr *kc = cfg && cfg->btype == m->bt_cfg
 				   ? m_battr(cfg, m->a_cfg_knobs)
 				   : NULL;
-	struct knob_list kl = { 0 };
+	struct kv_list kl = { 0 };
 	char tmp[96];
 
 	for (uint32_t i = 0; kc && i < kc->bytes / 8; i++) {
@@ -661,12 +667,12 @@ void m_knobs_read(struct cudnn_model *m, struct cfg_info *c, uint64_t cfg_ptr)
 		int64_t value = k ? m_battr_i64(k, m->a_knob_value, -1) : -1;
 		if (type < 0 || value == -1) /* -1: left at its default */
 			continue;
-		m_knob_add(&kl,
-			   short_enum("cudnnBackendKnobType_t", type, tmp,
-				      sizeof(tmp), "CUDNN_KNOB_TYPE_"),
-			   value);
+		m_kv_add(&kl,
+			 short_enum("cudnnBackendKnobType_t", type, tmp,
+				    sizeof(tmp), "CUDNN_KNOB_TYPE_"),
+			 value);
 	}
-	m_knobs_set(m, c, &kl);
+	c->knob_kv = m_kv_keep(m, &kl, &c->knobs, &c->n_knob_kv);
 }
 /* "plan=3 <graph> knobs{...} notes{...}": described again only when what
  * is known of its engine changed. */
@@ -695,19 +701,22 @@ const char *m_plan_desc(struct cudnn_model *m, struct plan_info *pi)
 	pi->desc_notes = notes;
 	return pi->desc;
 }
-/* An engine's numerical notes, read back: "TENSOR_CORE DOWN_CONVERT_INPUTS". */
-char *m_notes_of(struct obj *o, int64_t attr)
+/* An engine's numerical notes, read back into c: "TENSOR_CORE
+ * DOWN_CONVERT_INPUTS", and each by name. */
+void m_notes_read(struct cudnn_model *m, struct cfg_info *c, struct obj *o,
+		  int64_t attr)
 {
 	struct battr *a = m_battr(o, attr);
-	struct dt_sbuf b = { 0 };
+	struct kv_list k = { .words = true };
 	char tmp[96];
 
 	for (uint32_t i = 0; a && i + 4 <= a->bytes; i += 4) {
 		int32_t v;
 		memcpy(&v, bdata(a) + i, 4);
-		dt_sb_printf(&b, "%s%s", b.len ? " " : "",
-			     short_enum("cudnnBackendNumericalNote_t", v, tmp,
-					sizeof(tmp), "CUDNN_NUMERICAL_NOTE_"));
+		m_kv_add(&k,
+			 short_enum("cudnnBackendNumericalNote_t", v, tmp,
+				    sizeof(tmp), "CUDNN_NUMERICAL_NOTE_"),
+			 v);
 	}
-	return dt_sb_take(&b);
+	c->note_kv = m_kv_keep(m, &k, &c->notes, &c->n_note_kv);
 }

@@ -49,7 +49,7 @@ struct pending {
 			  file order): the key it waits on, 0 none */
 	uint8_t dec;   /* the decoder that made it: index + 1, 0 none */
 	struct dt_recipe recipe; /* as its decoder filled it: the op's
-				    when n_nodes */
+				    when it holds anything */
 	int tc_hint; /* what its kernels' names say of tensor cores */
 };
 

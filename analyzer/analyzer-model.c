@@ -1023,7 +1023,9 @@ void m_op_finish(struct pending *p)
 	op->ptrs = p->ptrs;
 	op->n_ptrs = p->n_ptrs;
 	op->first_kernel = p->first_kernel;
-	op->recipe = p->recipe.n_nodes ? &p->recipe : NULL;
+	op->recipe = p->recipe.n_nodes || p->recipe.n_knobs || p->recipe.n_notes
+			     ? &p->recipe
+			     : NULL;
 	if (op->tensor_cores < 0 && op->cost.tensor_op)
 		op->tensor_cores = p->tc_hint;
 	op->math = dt_math_of(&op->cost, op->tensor_cores);

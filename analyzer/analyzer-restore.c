@@ -479,7 +479,7 @@ static void graph(struct restore *r, json_object *og, struct cfg_info *cfg)
 static void engine(struct restore *r, json_object *e, struct cfg_info *cfg)
 {
 	json_object *v, *knobs;
-	struct knob_list k = { 0 };
+	struct kv_list k = { 0 };
 	const char *strip = "CUDNN_KNOB_TYPE_";
 
 	if (json_object_object_get_ex(e, "engineId", &v) &&
@@ -494,13 +494,13 @@ static void engine(struct restore *r, json_object *e, struct cfg_info *cfg)
 		int64_t value = json_object_get_int64(val);
 		if (value == -1) /* left at its default */
 			continue;
-		m_knob_add(&k,
-			   strncmp(key, strip, strlen(strip))
-				   ? key
-				   : key + strlen(strip),
-			   value);
+		m_kv_add(&k,
+			 strncmp(key, strip, strlen(strip))
+				 ? key
+				 : key + strlen(strip),
+			 value);
 	}
-	m_knobs_set(r->m, cfg, &k);
+	cfg->knob_kv = m_kv_keep(r->m, &k, &cfg->knobs, &cfg->n_knob_kv);
 }
 
 /* The value of the document's key at its top level, parsed from where

@@ -68,6 +68,10 @@ struct dt_recipe {
 	const struct dt_recipe_kv *knobs; /* the engine's knob choices, as
 					     op->knobs lists them */
 	uint32_t n_knobs;
+	const struct dt_recipe_kv *notes; /* its numerical notes, as
+					     op->notes lists them (value:
+					     the library's number) */
+	uint32_t n_notes;
 };
 
 struct dt_op {

@@ -1,9 +1,9 @@
 /*
  * test-recipe.c - an op's recipe says what its description says: as many
  * nodes as its graph has operations (one for a call), the engine's knob
- * choices by name with their values, training mode where a node runs in
- * it. Views read the recipe; this test alone reads the text, to hold the
- * two together on recorded traces.
+ * choices by name with their values and its numerical notes by name,
+ * training mode where a node runs in it. Views read the recipe; this test
+ * alone reads the text, to hold the two together on recorded traces.
  *
  * Usage: test-recipe TRACE...
  */
@@ -15,7 +15,7 @@
 #include "test-util.h"
 
 struct seen {
-	uint64_t ops, graphs, knobs, training;
+	uint64_t ops, graphs, knobs, notes, training;
 };
 
 static uint32_t count(const char *s, const char *what)
@@ -54,6 +54,16 @@ static void on_op(void *arg, const struct dt_op *op)
 		CHECK(strstr(op->knobs, kv) != NULL);
 		s->knobs++;
 	}
+	/* "TENSOR_CORE DOWN_CONVERT_INPUTS": each name, in order */
+	const char *w = op->notes;
+	for (uint32_t i = 0; i < r->n_notes; i++) {
+		size_t l = strlen(r->notes[i].name);
+		CHECK(w && !strncmp(w, r->notes[i].name, l) &&
+		      (w[l] == ' ' || !w[l]));
+		w = w && w[l] ? w + l + 1 : "";
+		s->notes++;
+	}
+	CHECK(!w || !*w);
 	bool training = false;
 	for (uint32_t i = 0; i < r->n_nodes; i++)
 		training |= r->nodes[i].training;
@@ -81,5 +91,6 @@ int main(int argc, char **argv)
 	CHECK(total.ops > 0);
 	CHECK(total.graphs > 0);
 	CHECK(total.knobs > 0);
+	CHECK(total.notes > 0);
 	TEST_DONE();
 }

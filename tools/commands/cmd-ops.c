@@ -117,17 +117,13 @@ static void json_knobs(struct dt_json *j, const struct dt_recipe *r)
 	dt_json_close(j, -1);
 }
 
-/* "TENSOR_CORE DOWN_CONVERT_INPUTS" -> ["TENSOR_CORE", ...] */
-static void json_words(struct dt_json *j, const char *key, const char *s)
+/* The engine's numerical notes: ["TENSOR_CORE", ...] */
+static void json_notes(struct dt_json *j, const struct dt_recipe *r)
 {
-	dt_json_key(j, key);
+	dt_json_key(j, "notes");
 	dt_json_open(j, '[', -1);
-	for (const char *n = s; n && *n;) {
-		const char *sp = strchr(n, ' ');
-		size_t l = sp ? (size_t)(sp - n) : strlen(n);
-		dt_json_strn(j, n, l);
-		n = sp ? sp + 1 : "";
-	}
+	for (uint32_t i = 0; r && i < r->n_notes; i++)
+		dt_json_str(j, r->notes[i].name);
 	dt_json_close(j, -1);
 }
 
@@ -179,7 +175,7 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 	}
 	dt_json_ks(j, "desc", op->desc);
 	json_knobs(j, op->recipe);
-	json_words(j, "notes", op->notes);
+	json_notes(j, op->recipe);
 	dt_json_key(j, "stream");
 	dt_json_hex(j, op->stream);
 	dt_json_key(j, "workspace_ptr");
