@@ -2,7 +2,8 @@
  * analyzer-cudnn-model.h - the cuDNN decoder's state: descriptors and
  * backend objects by handle, engine configs and plans, legacy problems
  * described once. Shared by the decoder's files (analyzer-cudnn-model.c
- * replays calls, analyzer-describe.c puts them into words,
+ * replays calls and keeps descriptors, analyzer-cudnn-backend.c the
+ * backend API's, analyzer-describe.c puts them into words,
  * analyzer-restore.c reads plans back from JSON); private to them. The
  * model's core sees none of it: only the decoder (analyzer-decoder.h).
  */
@@ -197,6 +198,28 @@ static inline bool is_data_ptr(const struct dt_arg *a)
 	return a->code == 'p' && !a->out && !is_handle(a) && !is_desc(a);
 }
 
+/* What a function does to the model's state, by its name: worked out
+ * once per API of the file. */
+enum api_class {
+	API_UNKNOWN, /* not classified yet */
+	API_OTHER,
+	API_BK_CREATE,
+	API_BK_DESTROY,
+	API_BK_SET,
+	API_BK_GET,
+	API_BK_FINALIZE,
+	API_BK_EXECUTE,
+	API_BK_POPULATE, /* an execution put into a CUDA graph */
+	API_BK_OTHER,
+	API_CREATE_HANDLE,
+	API_SET_STREAM,
+	API_CREATE_DESC,
+	API_DESTROY,
+	API_DERIVE_BN,
+	API_SETTER,
+	API_LAUNCH,
+};
+
 /* ------------------------------- descriptors (analyzer-cudnn-model.c) */
 
 struct obj *m_obj_find(struct cudnn_model *m, uint64_t ptr, bool create);
@@ -276,5 +299,18 @@ const char *m_plan_desc(struct cudnn_model *m, struct plan_info *pi);
 const char *m_restore_plan(struct cudnn_model *m, struct cfg_info *cfg,
 			   const uint8_t *json, uint32_t len, char *why,
 			   size_t size);
+
+/* A finalized backend tensor in the common shape. */
+void m_backend_tensor(struct cudnn_model *m, struct obj *o);
+
+/* ------------------------------------------ analyzer-cudnn-backend.c */
+
+/* A cudnnBackend* call other than an execution, classified as cls. */
+void m_backend_call(struct cudnn_model *m, const struct dt_rec_api_call *c,
+		    enum api_class cls, struct dt_arg *args, int n);
+/* An execution of a plan (captured: put into a CUDA graph), as an op. */
+void m_backend_execute(struct cudnn_model *m, const struct dt_rec_api_call *c,
+		       const struct dt_api_def *api, const struct dt_arg *args,
+		       int n, bool captured);
 
 #endif /* DT_ANALYZER_CUDNN_MODEL_H */
