@@ -564,6 +564,7 @@ static void emit_call(struct dt_model *m, const struct dt_rec_api_call *c)
 			     .api = c->api,
 			     .flags = c->flags,
 			     .name = api ? api->name : NULL,
+			     .library = api && api->name ? api->library : NULL,
 			     .sig = api && api->name ? api->sig : NULL,
 			     .t_begin = c->t_begin,
 			     .t_end = c->t_end,

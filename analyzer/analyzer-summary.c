@@ -503,8 +503,7 @@ static void on_call(void *arg, const struct dt_call *a)
 	s->calls++;
 	s->host_ns += d;
 	s->failed += a->status != 0;
-	struct dt_sum_lib *l =
-		sum_lib(s, a->api < fi->n_apis ? fi->apis[a->api].library : NULL);
+	struct dt_sum_lib *l = sum_lib(s, a->library);
 	l->calls++;
 	l->host_ns += d;
 	l->failed += a->status != 0;

@@ -20,13 +20,14 @@
  * more.
  */
 
-/* One call into cuDNN. */
+/* One call into a recorded library. */
 struct dt_call {
 	uint64_t seq; /* process-wide call order, from 1 */
 	uint32_t tid;
 	uint16_t api;     /* its id in the trace's API table */
 	uint16_t flags;   /* DT_CALL_* */
 	const char *name; /* the function, NULL when the table lacks it */
+	const char *library; /* its library ("cudnn"), NULL likewise */
 	const char *sig;  /* its argument signature (trace/FORMAT.md) */
 	uint64_t t_begin, t_end; /* host, CLOCK_MONOTONIC ns */
 	int32_t status;          /* cudnnStatus_t returned */

@@ -47,6 +47,8 @@ static void put_kernel(struct dt_ring *r, uint64_t call, uint32_t corr,
 }
 
 struct seen {
+	char call_library[3][8];
+	int n_calls;
 	char kernel_library[2][8];
 	int n_kernels;
 	int n;
@@ -68,6 +70,16 @@ static void on_op(void *arg, const struct dt_op *op)
 	snprintf(s->desc[s->n], sizeof(s->desc[0]), "%s",
 		 op->desc ? op->desc : "");
 	s->n++;
+}
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	struct seen *s = arg;
+
+	if (s->n_calls < 3)
+		snprintf(s->call_library[s->n_calls++],
+			 sizeof(s->call_library[0]), "%s",
+			 c->library ? c->library : "");
 }
 
 static void on_activity(void *arg, const struct dt_activity *a)
@@ -170,6 +182,7 @@ int main(void)
 
 	struct seen seen = { 0 };
 	struct dt_consumer c = { .arg = &seen,
+				 .call = on_call,
 				 .activity = on_activity,
 				 .op = on_op };
 	CHECK(dt_session_add(ss, &c) == 0);
@@ -193,7 +206,10 @@ int main(void)
 	CHECK_EQ_U(st->calls, 3);
 	CHECK_EQ_U(st->ops, 2);
 	CHECK_EQ_U(st->other_kernels, 0);
-	/* each kernel carries its call's library */
+	/* each call carries its library, each kernel its call's */
+	CHECK_EQ_S(seen.call_library[0], "dtt");
+	CHECK_EQ_S(seen.call_library[1], "dtt");
+	CHECK_EQ_S(seen.call_library[2], "cudnn");
 	CHECK_EQ_S(seen.kernel_library[0], "dtt");
 	CHECK_EQ_S(seen.kernel_library[1], "cudnn");
 	/* views name libraries from the analyzer's table, or as the trace
