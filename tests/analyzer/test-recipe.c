@@ -3,7 +3,9 @@
  * nodes as its graph has operations (one for a call), the engine's knob
  * choices by name with their values and its numerical notes by name,
  * training mode where a node runs in it. Views read the recipe; this test
- * alone reads the text, to hold the two together on recorded traces.
+ * alone reads the text, to hold the two together on recorded traces. And
+ * a legacy N-d convolution's strides, which its description shows under
+ * the parameter's name only (filterStrideA), reach the recipe.
  *
  * Usage: test-recipe TRACE...
  */
@@ -12,7 +14,7 @@
 #include <string.h>
 
 #include "dt-analyzer.h"
-#include "test-util.h"
+#include "trace-test-util.h"
 
 struct seen {
 	uint64_t ops, graphs, knobs, notes, training;
@@ -72,6 +74,106 @@ static void on_op(void *arg, const struct dt_op *op)
 	s->training += training;
 }
 
+static const char *const nd_names[] = {
+	"cudnnCreateConvolutionDescriptor",
+	"cudnnSetConvolutionNdDescriptor",
+	"cudnnConvolutionBackwardData",
+};
+static const char *const nd_sigs[] = {
+	"convDesc:>p",
+	"convDesc:p,arrayLength:i4,padA:ai4,filterStrideA:ai4,dilationA:ai4,"
+	"mode:e=cudnnConvolutionMode_t,computeType:e=cudnnDataType_t",
+	"handle:p,alpha:k,wDesc:p,w:p,dyDesc:p,dy:p,convDesc:p,"
+	"algo:e=cudnnConvolutionBwdDataAlgo_t,workSpace:p,"
+	"workSpaceSizeInBytes:u8,beta:k,dxDesc:p,dx:p",
+};
+
+static void put_call(struct dt_ring *r, uint16_t api, uint64_t seq,
+		     const void *args, uint32_t len)
+{
+	struct dt_rec_api_call c = { .api = api,
+				     .tid = r->tid,
+				     .seq = seq,
+				     .t_begin = seq * 1000,
+				     .t_end = seq * 1000 + 500,
+				     .len = len };
+
+	CHECK(test_put(r, DT_REC_API_CALL, &c, sizeof(c), (void *)args, len));
+}
+
+static void on_nd_op(void *arg, const struct dt_op *op)
+{
+	uint32_t *stride = arg;
+
+	if (op->recipe && op->recipe->n_nodes == 1)
+		*stride = op->recipe->nodes[0].stride;
+}
+
+/* A backward-data convolution on a descriptor set with strides 1 and 2:
+ * its node's stride is 2. */
+static void check_nd_stride(void)
+{
+	char tmpl[512];
+	snprintf(tmpl, sizeof(tmpl), "%s/nd.dnnt", dt_test_tmpdir());
+	struct dt_writer_config cfg = { .path_template = tmpl,
+					.api_names = nd_names,
+					.api_sigs = nd_sigs,
+					.api_count = 3 };
+	struct dt_writer *w = dt_writer_open(&cfg);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	struct dt_ring *r = dt_writer_attach(w, 7, "t");
+	uint8_t b[256], *p;
+	uint64_t conv = 0xc0;
+	uint32_t two = 2;
+	int32_t pad[2] = { 1, 1 }, stride[2] = { 1, 2 }, dil[2] = { 1, 1 };
+	int32_t mode = 1, dtype = 0, algo = 1;
+
+	put_call(r, 0, 1, &conv, 8);
+	p = b;
+	memcpy(p, &conv, 8), p += 8;
+	memcpy(p, &two, 4), p += 4;
+	memcpy(p, &two, 4), p += 4;
+	memcpy(p, pad, 8), p += 8;
+	memcpy(p, &two, 4), p += 4;
+	memcpy(p, stride, 8), p += 8;
+	memcpy(p, &two, 4), p += 4;
+	memcpy(p, dil, 8), p += 8;
+	memcpy(p, &mode, 4), p += 4;
+	memcpy(p, &dtype, 4), p += 4;
+	put_call(r, 1, 2, b, (uint32_t)(p - b));
+	/* handle, alpha (none), w desc, w, dy desc, dy, conv, algo, workspace,
+	 * its size, beta (none), dx desc, dx */
+	uint64_t ptrs_a[] = { 0x10 }, ptrs_b[] = { 0, 0x20, 0, 0x30, conv };
+	uint64_t ptrs_c[] = { 0, 0 }, ptrs_d[] = { 0, 0x40 };
+	uint32_t none = 0;
+	p = b;
+	memcpy(p, ptrs_a, 8), p += 8;
+	memcpy(p, &none, 4), p += 4;
+	memcpy(p, ptrs_b, 40), p += 40;
+	memcpy(p, &algo, 4), p += 4;
+	memcpy(p, ptrs_c, 16), p += 16;
+	memcpy(p, &none, 4), p += 4;
+	memcpy(p, ptrs_d, 16), p += 16;
+	put_call(r, 2, 3, b, (uint32_t)(p - b));
+	dt_ring_detach(r);
+	dt_writer_close(w, DT_END_EXIT, 0);
+	dt_writer_free(w);
+
+	struct dt_session *ss = dt_session_open(tmpl, NULL, NULL, NULL, 0);
+	uint32_t seen = 0;
+	struct dt_consumer c = { .arg = &seen, .op = on_nd_op };
+	CHECK(ss != NULL);
+	if (!ss)
+		return;
+	CHECK(dt_session_add(ss, &c) == 0);
+	dt_session_run(ss);
+	CHECK_EQ_U(dt_session_stats(ss)->undecoded, 0);
+	CHECK_EQ_U(seen, 2);
+	dt_session_close(ss);
+}
+
 int main(int argc, char **argv)
 {
 	struct seen total = { 0 };
@@ -92,5 +194,6 @@ int main(int argc, char **argv)
 	CHECK(total.graphs > 0);
 	CHECK(total.knobs > 0);
 	CHECK(total.notes > 0);
+	check_nd_stride();
 	TEST_DONE();
 }
