@@ -520,10 +520,14 @@ static void find_failed(struct dt_summary *s)
 	if (!failed)
 		return;
 	dt_fmt_ns(cost, t1, sizeof(t1));
+	/* "cuDNN call", or "library call" when the traces recorded several */
+	const char *whose =
+		s->n_libs == 1 ? dt_library_display(s->libs[0].library)
+			       : "library";
 	char *title = dt_xasprintf("failed calls: %" PRIu64
-				   " cuDNN call%s returned an error, in %zu "
+				   " %s call%s returned an error, in %zu "
 				   "function%s (%s of host time)",
-				   failed, failed == 1 ? "" : "s", funcs,
+				   failed, whose, failed == 1 ? "" : "s", funcs,
 				   funcs == 1 ? "" : "s", t1);
 	add_finding(s, DT_FIND_FAILED, cost, true, title, ev.p);
 }
