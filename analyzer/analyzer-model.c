@@ -362,11 +362,11 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 static void launch_op(struct dt_model *m, const struct dt_rec_api_call *c,
 		      uint16_t api, const char *name)
 {
+	/* its decoder first, so that the op knows it */
+	struct dec_slot *d = api < m->fi->n_apis ? decoder_of(m, api) : NULL;
 	struct pending *p = m_op_new(m, c, name, "");
-	struct dec_slot *d =
-		p && api < m->fi->n_apis ? decoder_of(m, api) : NULL;
 
-	if (d && d->d->launched)
+	if (p && d && d->d->launched)
 		d->d->launched(d->state, p, api);
 }
 
