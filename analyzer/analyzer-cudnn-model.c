@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -775,11 +776,97 @@ static void derive_bn(struct cudnn_model *m, const struct dt_arg *args)
 
 /* ------------------------------------------------------- the decoder */
 
+/* The enum values the decoder compares attributes and descriptor types
+ * with, looked up by name in the generated table. */
+#define BT "cudnnBackendDescriptorType_t"
+#define AN "cudnnBackendAttributeName_t"
+static const struct {
+	size_t at; /* an int64_t of struct cudnn_model */
+	const char *type, *name;
+} constants[] = {
+	{ offsetof(struct cudnn_model, bt_tensor), BT,
+	  "CUDNN_BACKEND_TENSOR_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, bt_graph), BT,
+	  "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, bt_engine), BT,
+	  "CUDNN_BACKEND_ENGINE_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, bt_cfg), BT,
+	  "CUDNN_BACKEND_ENGINECFG_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, bt_heur), BT,
+	  "CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, bt_plan), BT,
+	  "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, bt_varpack), BT,
+	  "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, bt_knob_choice), BT,
+	  "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, a_norm_phase), AN,
+	  "CUDNN_ATTR_OPERATION_NORM_FWD_PHASE" },
+	{ offsetof(struct cudnn_model, bt_pointwise), BT,
+	  "CUDNN_BACKEND_POINTWISE_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, a_pw_mode), AN,
+	  "CUDNN_ATTR_POINTWISE_MODE" },
+	{ offsetof(struct cudnn_model, bt_conv), BT,
+	  "CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR" },
+	{ offsetof(struct cudnn_model, a_conv_pre), AN,
+	  "CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS" },
+	{ offsetof(struct cudnn_model, a_conv_post), AN,
+	  "CUDNN_ATTR_CONVOLUTION_POST_PADDINGS" },
+	{ offsetof(struct cudnn_model, a_conv_stride), AN,
+	  "CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES" },
+	{ offsetof(struct cudnn_model, a_conv_dil), AN,
+	  "CUDNN_ATTR_CONVOLUTION_DILATIONS" },
+	{ offsetof(struct cudnn_model, a_graph_ops), AN,
+	  "CUDNN_ATTR_OPERATIONGRAPH_OPS" },
+	{ offsetof(struct cudnn_model, a_heur_graph), AN,
+	  "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH" },
+	{ offsetof(struct cudnn_model, a_heur_results), AN,
+	  "CUDNN_ATTR_ENGINEHEUR_RESULTS" },
+	{ offsetof(struct cudnn_model, a_cfg_engine), AN,
+	  "CUDNN_ATTR_ENGINECFG_ENGINE" },
+	{ offsetof(struct cudnn_model, a_engine_graph), AN,
+	  "CUDNN_ATTR_ENGINE_OPERATION_GRAPH" },
+	{ offsetof(struct cudnn_model, a_engine_index), AN,
+	  "CUDNN_ATTR_ENGINE_GLOBAL_INDEX" },
+	{ offsetof(struct cudnn_model, a_plan_cfg), AN,
+	  "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG" },
+	{ offsetof(struct cudnn_model, a_plan_ws), AN,
+	  "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE" },
+	{ offsetof(struct cudnn_model, a_plan_json), AN,
+	  "CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION" },
+	{ offsetof(struct cudnn_model, a_t_dtype), AN,
+	  "CUDNN_ATTR_TENSOR_DATA_TYPE" },
+	{ offsetof(struct cudnn_model, a_t_dims), AN,
+	  "CUDNN_ATTR_TENSOR_DIMENSIONS" },
+	{ offsetof(struct cudnn_model, a_t_strides), AN,
+	  "CUDNN_ATTR_TENSOR_STRIDES" },
+	{ offsetof(struct cudnn_model, a_t_uid), AN,
+	  "CUDNN_ATTR_TENSOR_UNIQUE_ID" },
+	{ offsetof(struct cudnn_model, a_t_virtual), AN,
+	  "CUDNN_ATTR_TENSOR_IS_VIRTUAL" },
+	{ offsetof(struct cudnn_model, a_t_by_value), AN,
+	  "CUDNN_ATTR_TENSOR_IS_BY_VALUE" },
+	{ offsetof(struct cudnn_model, a_cfg_knobs), AN,
+	  "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES" },
+	{ offsetof(struct cudnn_model, a_knob_type), AN,
+	  "CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE" },
+	{ offsetof(struct cudnn_model, a_knob_value), AN,
+	  "CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE" },
+	{ offsetof(struct cudnn_model, a_engine_notes), AN,
+	  "CUDNN_ATTR_ENGINE_NUMERICAL_NOTE" },
+	{ offsetof(struct cudnn_model, a_vp_uids), AN,
+	  "CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS" },
+	{ offsetof(struct cudnn_model, a_vp_ptrs), AN,
+	  "CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS" },
+	{ offsetof(struct cudnn_model, a_vp_ws), AN,
+	  "CUDNN_ATTR_VARIANT_PACK_WORKSPACE" },
+};
+#undef BT
+#undef AN
+
 static void *cudnn_create(struct dt_model *core, const struct dt_file_info *fi)
 {
 	struct cudnn_model *m = calloc(1, sizeof(*m));
-	const char *bt = "cudnnBackendDescriptorType_t";
-	const char *an = "cudnnBackendAttributeName_t";
 
 	if (!m)
 		return NULL;
@@ -795,50 +882,9 @@ static void *cudnn_create(struct dt_model *core, const struct dt_file_info *fi)
 	map_dtypes(m);
 	m->norm_training = enum_value("cudnnBackendNormFwdPhase_t",
 				      "CUDNN_NORM_FWD_TRAINING");
-	m->bt_tensor = enum_value(bt, "CUDNN_BACKEND_TENSOR_DESCRIPTOR");
-	m->bt_graph = enum_value(bt, "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR");
-	m->bt_engine = enum_value(bt, "CUDNN_BACKEND_ENGINE_DESCRIPTOR");
-	m->bt_cfg = enum_value(bt, "CUDNN_BACKEND_ENGINECFG_DESCRIPTOR");
-	m->bt_heur = enum_value(bt, "CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR");
-	m->bt_plan = enum_value(bt, "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR");
-	m->bt_varpack = enum_value(bt, "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR");
-	m->bt_knob_choice =
-		enum_value(bt, "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR");
-	m->a_norm_phase = enum_value(an, "CUDNN_ATTR_OPERATION_NORM_FWD_PHASE");
-	m->bt_pointwise = enum_value(bt, "CUDNN_BACKEND_POINTWISE_DESCRIPTOR");
-	m->a_pw_mode = enum_value(an, "CUDNN_ATTR_POINTWISE_MODE");
-	m->bt_conv = enum_value(bt, "CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR");
-	m->a_conv_pre = enum_value(an, "CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS");
-	m->a_conv_post = enum_value(an, "CUDNN_ATTR_CONVOLUTION_POST_PADDINGS");
-	m->a_conv_stride =
-		enum_value(an, "CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES");
-	m->a_conv_dil = enum_value(an, "CUDNN_ATTR_CONVOLUTION_DILATIONS");
-	m->a_graph_ops = enum_value(an, "CUDNN_ATTR_OPERATIONGRAPH_OPS");
-	m->a_heur_graph =
-		enum_value(an, "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH");
-	m->a_heur_results = enum_value(an, "CUDNN_ATTR_ENGINEHEUR_RESULTS");
-	m->a_cfg_engine = enum_value(an, "CUDNN_ATTR_ENGINECFG_ENGINE");
-	m->a_engine_graph = enum_value(an, "CUDNN_ATTR_ENGINE_OPERATION_GRAPH");
-	m->a_engine_index = enum_value(an, "CUDNN_ATTR_ENGINE_GLOBAL_INDEX");
-	m->a_plan_cfg =
-		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG");
-	m->a_plan_ws =
-		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE");
-	m->a_plan_json =
-		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION");
-	m->a_t_dtype = enum_value(an, "CUDNN_ATTR_TENSOR_DATA_TYPE");
-	m->a_t_dims = enum_value(an, "CUDNN_ATTR_TENSOR_DIMENSIONS");
-	m->a_t_strides = enum_value(an, "CUDNN_ATTR_TENSOR_STRIDES");
-	m->a_t_uid = enum_value(an, "CUDNN_ATTR_TENSOR_UNIQUE_ID");
-	m->a_t_virtual = enum_value(an, "CUDNN_ATTR_TENSOR_IS_VIRTUAL");
-	m->a_t_by_value = enum_value(an, "CUDNN_ATTR_TENSOR_IS_BY_VALUE");
-	m->a_cfg_knobs = enum_value(an, "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES");
-	m->a_knob_type = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE");
-	m->a_knob_value = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE");
-	m->a_engine_notes = enum_value(an, "CUDNN_ATTR_ENGINE_NUMERICAL_NOTE");
-	m->a_vp_uids = enum_value(an, "CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS");
-	m->a_vp_ptrs = enum_value(an, "CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS");
-	m->a_vp_ws = enum_value(an, "CUDNN_ATTR_VARIANT_PACK_WORKSPACE");
+	for (size_t i = 0; i < sizeof(constants) / sizeof(constants[0]); i++)
+		*(int64_t *)(void *)((char *)m + constants[i].at) =
+			enum_value(constants[i].type, constants[i].name);
 	return m;
 }
 

@@ -101,6 +101,13 @@ static void put_call(struct dt_ring *r, uint16_t api, uint64_t seq,
 	CHECK(test_put(r, DT_REC_API_CALL, &c, sizeof(c), (void *)args, len));
 }
 
+/* n bytes of v at p: where the next go. */
+static uint8_t *put(uint8_t *p, const void *v, size_t n)
+{
+	memcpy(p, v, n);
+	return p + n;
+}
+
 static void on_nd_op(void *arg, const struct dt_op *op)
 {
 	uint32_t *stride = arg;
@@ -132,16 +139,16 @@ static void check_nd_stride(void)
 
 	put_call(r, 0, 1, &conv, 8);
 	p = b;
-	memcpy(p, &conv, 8), p += 8;
-	memcpy(p, &two, 4), p += 4;
-	memcpy(p, &two, 4), p += 4;
-	memcpy(p, pad, 8), p += 8;
-	memcpy(p, &two, 4), p += 4;
-	memcpy(p, stride, 8), p += 8;
-	memcpy(p, &two, 4), p += 4;
-	memcpy(p, dil, 8), p += 8;
-	memcpy(p, &mode, 4), p += 4;
-	memcpy(p, &dtype, 4), p += 4;
+	p = put(p, &conv, 8);
+	p = put(p, &two, 4);
+	p = put(p, &two, 4);
+	p = put(p, pad, 8);
+	p = put(p, &two, 4);
+	p = put(p, stride, 8);
+	p = put(p, &two, 4);
+	p = put(p, dil, 8);
+	p = put(p, &mode, 4);
+	p = put(p, &dtype, 4);
 	put_call(r, 1, 2, b, (uint32_t)(p - b));
 	/* handle, alpha (none), w desc, w, dy desc, dy, conv, algo, workspace,
 	 * its size, beta (none), dx desc, dx */
@@ -149,13 +156,13 @@ static void check_nd_stride(void)
 	uint64_t ptrs_c[] = { 0, 0 }, ptrs_d[] = { 0, 0x40 };
 	uint32_t none = 0;
 	p = b;
-	memcpy(p, ptrs_a, 8), p += 8;
-	memcpy(p, &none, 4), p += 4;
-	memcpy(p, ptrs_b, 40), p += 40;
-	memcpy(p, &algo, 4), p += 4;
-	memcpy(p, ptrs_c, 16), p += 16;
-	memcpy(p, &none, 4), p += 4;
-	memcpy(p, ptrs_d, 16), p += 16;
+	p = put(p, ptrs_a, 8);
+	p = put(p, &none, 4);
+	p = put(p, ptrs_b, 40);
+	p = put(p, &algo, 4);
+	p = put(p, ptrs_c, 16);
+	p = put(p, &none, 4);
+	p = put(p, ptrs_d, 16);
 	put_call(r, 2, 3, b, (uint32_t)(p - b));
 	dt_ring_detach(r);
 	dt_writer_close(w, DT_END_EXIT, 0);
