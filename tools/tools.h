@@ -341,6 +341,10 @@ void dt_report_libraries(FILE *out, const struct dt_summary *s,
 void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 		    bool color, long top);
 void dt_json_dram(struct dt_json *j, const struct dt_summary *s);
+
+/* The "steps" object (print/json-steps.c); null when s is NULL. */
+struct dt_step_stats;
+void dt_json_steps(struct dt_json *j, const struct dt_step_stats *s);
 void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
 		      bool color);
 

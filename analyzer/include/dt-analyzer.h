@@ -11,7 +11,8 @@
  *   dt-session.h  the session, through which every view reads a trace
  *   dt-fusion.h   fusion opportunities
  *   dt-summary.h  the summary behind `report`, and its findings
- *   dt-diff.h     two summaries compared
+ *   dt-diff.h     two runs compared
+ *   dt-steps.h    a program's steps
  *
  * analyzer/README.md says how these fit together. Includes no CUDA
  * header: a trace is analyzed with only what the trace itself says.
@@ -28,5 +29,6 @@
 #include "dt-fusion.h"
 #include "dt-summary.h"
 #include "dt-diff.h"
+#include "dt-steps.h"
 
 #endif /* DT_ANALYZER_H */

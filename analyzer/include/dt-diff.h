@@ -1,12 +1,12 @@
 /*
- * dt-diff.h - two summaries compared, with a verdict for CI
- * (analyzer/DIFF.md). Part of analyzer/'s public interface; dt-analyzer.h
- * includes every part.
+ * dt-diff.h - two runs compared (analyzer-diff.c, analyzer/DIFF.md): the
+ * whole program per step, and problem by problem. Part of dt-analyzer.h,
+ * which includes it; not the printing of a diff (tools/commands).
  */
 #ifndef DT_DIFF_H
 #define DT_DIFF_H
 
-#include "dt-summary.h"
+#include "dt-analyzer.h"
 
 /*
  * Two summaries compared: operations matched by what they computed (not
@@ -52,9 +52,30 @@ struct dt_diff_op {
 	bool workspace_changed; /* the settled configuration's */
 };
 
+/* A quantity of the whole program per step, compared (analyzer/DIFF.md). */
+enum dt_qty_kind {
+	DT_Q_STEP,    /* step time */
+	DT_Q_GPU,     /* GPU time per step */
+	DT_Q_LIBRARY, /* GPU time per step of a library */
+	DT_Q_FAMILY,  /* of an operation family */
+	DT_Q_KERNEL,  /* of a kernel launched outside cuDNN calls */
+};
+const char *dt_qty_key(enum dt_qty_kind k); /* "library" */
+
+struct dt_diff_qty {
+	enum dt_qty_kind kind;
+	const char *name;  /* "step time", the library, family or kernel */
+	double base, next; /* ns per step: the median step or the mean */
+	double change;     /* (next - base) / base */
+	double noise_ns;   /* how far the steps' spread lets it move (step
+			      time; 0 for GPU times, means) */
+	double floor_ns;   /* the smallest change per step that counts */
+	enum dt_verdict verdict;
+};
+
 struct dt_diff_opts {
 	double threshold; /* relative; 0: 5% */
-	uint64_t min_ns;  /* absolute, per execution; 0: 10 us */
+	uint64_t min_ns;  /* absolute, per step; 0: 10 us */
 };
 
 struct dt_diff {
@@ -65,6 +86,11 @@ struct dt_diff {
 	size_t slower, faster, noise, engine_changes, workspace_changes, added,
 		removed;
 	bool other_gpu, other_cudnn; /* the runs' GPUs or cuDNN differ */
+	/* the whole program, per step: when both runs have steps */
+	struct dt_diff_qty *qty; /* step time and GPU time first, then the
+				    largest change first */
+	size_t n_qty;
+	size_t qty_slower, qty_faster, qty_noise;
 };
 
 /* Compare two finished summaries; they must outlive the diff. */

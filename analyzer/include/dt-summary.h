@@ -333,6 +333,8 @@ struct dt_summary {
 	 * time first */
 	struct dt_range_stat *ranges;
 	size_t n_ranges;
+	/* the program's steps (dt-steps.h): every trace's as one, or NULL */
+	struct dt_step_stats *steps;
 
 	void *priv; /* indexes and scratch */
 };

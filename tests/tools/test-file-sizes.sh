@@ -13,7 +13,7 @@ limit=1200 # lines
 known="
 analyzer/analyzer-model.c 2297
 trace/trace-writer.c 1614
-analyzer/analyzer-summary.c 1610
+analyzer/analyzer-summary.c 1613
 trace/trace-reader.c 1560
 analyzer/include/dt-analyzer.h 1548
 cupti/cupti-activity.c 1374

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dt-analyzer.h"
+#include "dt-steps.h"
 #include "report.h"
 #include "tools.h"
 
@@ -153,6 +154,17 @@ static void print_plans(const struct dt_report *c)
 		     "%" PRIu64 " executions of plans whose graph the trace "
 		     "does not hold: no kind, FLOPs or bytes for them",
 		     p->unknown_runs);
+}
+
+/* The program's steps (dt-steps.h): how many, start-up, per step. */
+static void print_steps(const struct dt_report *c)
+{
+	char steps[1024];
+
+	if (!c->s->steps)
+		return;
+	dt_steps_text(c->s->steps, steps, sizeof(steps));
+	fact(c, "steps", "%s", steps);
 }
 
 /* Sampled GPU recording: what the GPU numbers below come from. */
@@ -343,6 +355,7 @@ void dt_report_facts(const struct dt_report *c)
 	print_graphs(c);
 	print_plans(c);
 	print_sampling(c);
+	print_steps(c);
 	print_lost(c, &e);
 	print_peaks(c);
 	if (c->format == DT_HTML)

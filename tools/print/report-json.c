@@ -427,6 +427,7 @@ void dt_report_json(const struct dt_report *c)
 	json_files(&j, s);
 	json_devices(&j, s);
 	json_gpu(&j, s);
+	dt_json_steps(&j, s->steps);
 	dt_json_key_nl(&j, "ops", 1);
 	dt_json_open(&j, '[', 2);
 	uint32_t *ix = dt_report_problem_order(c, &n);
