@@ -1219,13 +1219,14 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		dt_fusion_end_file(s->fusion);
 	/* after the pass: a process that had not loaded cuDNN when its
 	 * header was written says which one it loaded in the body */
-	f->cudnn = dt_xstrdup(dt_info_get(fi, "cudnn.file")
-				      ? dt_info_get(fi, "cudnn.file")
-				      : dt_info_get(fi, "cudnn.path"));
+	const char *file = dt_library_info_get(fi, "cudnn", "file");
+	f->cudnn = dt_xstrdup(file ? file
+				   : dt_library_info_get(fi, "cudnn", "path"));
 	char v1[32];
-	if (dt_info_get(fi, "cudnn.version"))
-		f->cudnn_version = strdup(dt_fmt_cudnn_version(
-			dt_info_get(fi, "cudnn.version"), v1, sizeof(v1)));
+	const char *version = dt_library_info_get(fi, "cudnn", "version");
+	if (version)
+		f->cudnn_version =
+			strdup(dt_fmt_cudnn_version(version, v1, sizeof(v1)));
 	const struct dt_file_stats *st = dt_session_file(ss);
 	const struct dt_model_stats *ms = dt_session_stats(ss);
 	for (int i = 0; i < 64; i++) {

@@ -4,9 +4,10 @@
  * Per-thread state, the process's one trace writer (opened at the first
  * recorded call), configuration from DNNTRACE_* variables, and the process
  * lifecycle: fork, exec and exit; what signals and _exit() need to finish
- * the file. The wrappers themselves are generated (dt-wrappers.c); finding
- * the real cuDNN is shim-cudnn.c's job, handling signals shim-signals.c's.
- * Nothing here may change what the application sees from cuDNN.
+ * the file. The wrappers themselves are generated (dt-wrappers-<library>.c);
+ * finding the real libraries is shim-libs.c's job, handling signals
+ * shim-signals.c's. Nothing here knows which libraries are wrapped, and
+ * nothing here may change what the application sees from them.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -202,6 +203,23 @@ static long env_int(const char *name, long min, long max, long def)
 	return n;
 }
 
+/* The writer's view of the wrapped libraries: what the trace says of
+ * each (trace/FORMAT.md, LIBRARY). */
+static const struct dt_library_def *libraries(void)
+{
+	static struct dt_library_def defs[DT_LIBRARY_COUNT];
+
+	for (unsigned i = 0; i < DT_LIBRARY_COUNT; i++)
+		defs[i] = (struct dt_library_def){
+			.name = dt_libraries[i].name,
+			.display = dt_libraries[i].display,
+			.first_api = dt_libraries[i].first_api,
+			.n_apis = dt_libraries[i].last_api -
+				  dt_libraries[i].first_api + 1,
+		};
+	return defs;
+}
+
 static void load_config(void)
 {
 	const char *out = getenv("DNNTRACE_OUTPUT");
@@ -219,6 +237,8 @@ static void load_config(void)
 	g.cfg.api_sigs = dt_api_sigs;
 	g.cfg.api_flags = dt_api_flags;
 	g.cfg.api_count = DT_API_COUNT;
+	g.cfg.libraries = libraries();
+	g.cfg.n_libraries = DT_LIBRARY_COUNT;
 	g.cfg.orphaned = orphaned;
 	/* the trace starts now, though its file is created at the first event
 	 */
@@ -505,7 +525,7 @@ static struct dt_writer *open_writer(void)
 	pthread_mutex_lock(&g.lock);
 	w = atomic_load(&g.writer);
 	if (!w && !g.open_failed && !g.closing) {
-		struct dt_kv info[12];
+		struct dt_kv info[8 + 4 * DT_LIBRARY_COUNT];
 		size_t n =
 			dt_shim_info(info, sizeof(info) / sizeof(info[0]) - 1);
 
@@ -635,15 +655,15 @@ void dt_before_exit(int status)
 
 static struct dt_thread *current_thread(void);
 
-void dt_cudnn_found(const char *path)
+void dt_library_found(unsigned lib, const char *path)
 {
 	/* the shim's lock: open_writer() reads the path under it for the
 	 * header, so a header and these records never both miss it */
 	pthread_mutex_lock(&g.lock);
 	struct dt_writer *w = atomic_load(&g.writer);
-	if (dt_cudnn_path_set(path) && w && g.writer_pid == getpid()) {
-		struct dt_kv kv[4];
-		size_t n = dt_cudnn_info(kv, sizeof(kv) / sizeof(kv[0]));
+	if (dt_library_path_set(lib, path) && w && g.writer_pid == getpid()) {
+		struct dt_kv kv[DT_LIBRARY_KV];
+		size_t n = dt_library_info(lib, kv, DT_LIBRARY_KV);
 		for (size_t i = 0; i < n; i++)
 			dt_writer_info(w, kv[i].key, kv[i].value);
 	}
@@ -780,7 +800,7 @@ void dt_gpu_pop(struct dt_thread *t)
 
 /* The CUDA driver calls this when CUDA_INJECTION64_PATH names this library
  * (`dnntrace record` sets it): GPU activity is then recorded from the
- * first kernel, also in processes that never call cuDNN. */
+ * first kernel, also in processes that never call a wrapped library. */
 DT_EXPORT int InitializeInjection(void)
 {
 	if (init_state() == ST_ON)
@@ -813,7 +833,7 @@ void dt_thread_exit(void *arg)
 }
 
 /* First recorded call of this thread (or first since fork or exec); `app`:
- * the thread is the application's, making a cuDNN call. */
+ * the thread is the application's, making a wrapped call. */
 static bool attach_thread(struct dt_thread *t, bool app)
 {
 	/* the epoch first: a writer closed after it makes this ring stale */
@@ -860,7 +880,7 @@ static struct dt_thread *current_thread(void)
 	return init_state() == ST_ON && ensure_ring(&tls, false) ? &tls : NULL;
 }
 
-struct dt_thread *dt_enter(void)
+struct dt_thread *dt_enter_library(unsigned library)
 {
 	struct dt_thread *t;
 
@@ -869,6 +889,7 @@ struct dt_thread *dt_enter(void)
 	if (!(t = dt_thread_now()))
 		return NULL;
 	t->depth = 1;
+	t->library = library;
 	t->seq = atomic_fetch_add_explicit(&g.seq, 1, memory_order_relaxed) + 1;
 	return t;
 }
@@ -897,14 +918,19 @@ void dt_leave(struct dt_thread *t)
 	t->depth = 0;
 }
 
-void dt_graph_begin_slow(struct dt_thread *t, void *handle)
+void dt_graph_begin_slow(struct dt_thread *t, unsigned library, void *handle)
 {
-	typedef int (*get_stream_t)(void *, void **);
-	get_stream_t get = (get_stream_t)dt_real(DT_API_cudnnGetStream);
+	const struct dt_library *lib = &dt_libraries[library];
 	void *stream = NULL;
 
-	if (handle && get && get(handle, &stream) == 0)
+	if (handle && lib->get_stream &&
+	    lib->get_stream(handle, &stream))
 		dt_cupti_graph_begin_stream(&t->graph, stream);
+}
+
+void dt_graph_begin_graph_slow(struct dt_thread *t, void *graph, uint32_t how)
+{
+	dt_cupti_graph_begin(&t->graph, graph, how);
 }
 
 uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,

@@ -467,6 +467,20 @@ static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
 		add_identity(&b, h, cfg->proc_event);
 	for (size_t i = 0; i < cfg->n_info; i++)
 		add_info_str(&b, cfg->info[i].key, cfg->info[i].value);
+	for (uint32_t i = 0; i < cfg->n_libraries; i++) {
+		const struct dt_library_def *l = &cfg->libraries[i];
+		uint32_t nl = (uint32_t)strlen(l->name),
+			 dl = (uint32_t)strlen(l->display);
+		struct dt_rec_library *lr =
+			recbuf_add(&b, DT_REC_LIBRARY, sizeof(*lr), l->name, nl,
+				   l->display, dl);
+		if (lr) {
+			lr->first_api = l->first_api;
+			lr->n_apis = l->n_apis;
+			lr->name_len = nl;
+			lr->len = nl + dl;
+		}
+	}
 	for (uint32_t i = 0; i < cfg->api_count; i++) {
 		const char *name = cfg->api_names[i];
 		const char *sig = cfg->api_sigs ? cfg->api_sigs[i] : "";

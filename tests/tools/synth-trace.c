@@ -15,7 +15,7 @@
  * API whose plans are autotuned (two engines tried) and then built again;
  * kernels outside cuDNN (PyTorch, cuBLAS, NCCL) and copies. Rank 1's matrix
  * products run 30% slower than rank 0's. Call arguments are encoded from
- * the signatures of shim/cudnn-api.txt, as the shim would record them.
+ * the signatures of shim/libs/cudnn-api.txt, as the shim would record them.
  *
  * Variants, for comparing runs: `noise` moves every kernel's time by up
  * to 3% either way (another run of the same job); `changed` makes the

@@ -19,6 +19,39 @@ static void print_kv(const char *label, const char *value)
 		printf("%-12s %s\n", label, dt_text(value));
 }
 
+/* A library's version number in words: cuDNN's as 9.19.0, others' as
+ * recorded. */
+static const char *library_version(const struct dt_library_def *lib,
+				   const char *v, char *buf, size_t n)
+{
+	if (!strcmp(lib->name, "cudnn"))
+		return dt_fmt_cudnn_version(v, buf, n);
+	return v ? v : "?";
+}
+
+/* "cuDNN:  9.19.0, built against 9.19.0, loaded /path": what the file says
+ * of a wrapped library, when it says anything. */
+static void print_library(const struct dt_file_info *fi,
+			  const struct dt_library_def *lib)
+{
+	const char *loaded = dt_library_info_get(fi, lib->name, "file");
+	const char *built = dt_library_info_get(fi, lib->name, "built");
+	const char *ver = dt_library_info_get(fi, lib->name, "version");
+	char label[40], v1[32], v2[32], none[64];
+
+	if (!loaded)
+		loaded = dt_library_info_get(fi, lib->name, "path");
+	if (!built && !loaded)
+		return;
+	snprintf(label, sizeof(label), "%s:", dt_text(lib->display));
+	snprintf(none, sizeof(none), "none (no %s call)",
+		 dt_text(lib->display));
+	printf("%-12s %s%sbuilt against %s, loaded %s\n", label,
+	       ver ? library_version(lib, ver, v1, sizeof(v1)) : "",
+	       ver ? ", " : "", library_version(lib, built, v2, sizeof(v2)),
+	       loaded ? dt_text(loaded) : none);
+}
+
 struct api_count {
 	uint32_t api;
 	uint64_t calls;
@@ -161,19 +194,8 @@ int dt_info_file(const char *path, long top)
 	       fi->hdr.pid, fi->hdr.ppid);
 	printf("%-12s %s, for %s\n", "started:", when,
 	       dt_fmt_ns(last - fi->hdr.start_mono, b2, sizeof(b2)));
-	const char *loaded = dt_info_get(fi, "cudnn.file");
-	if (!loaded)
-		loaded = dt_info_get(fi, "cudnn.path");
-	if (dt_info_get(fi, "cudnn.built") || loaded) {
-		char v1[32], v2[32];
-		const char *ver = dt_info_get(fi, "cudnn.version");
-		printf("%-12s %s%sbuilt against %s, loaded %s\n", "cuDNN:",
-		       ver ? dt_fmt_cudnn_version(ver, v1, sizeof(v1)) : "",
-		       ver ? ", " : "",
-		       dt_fmt_cudnn_version(dt_info_get(fi, "cudnn.built"), v2,
-					    sizeof(v2)),
-		       loaded ? dt_text(loaded) : "none (no cuDNN call)");
-	}
+	for (uint32_t i = 0; i < fi->n_libraries; i++)
+		print_library(fi, &fi->libraries[i]);
 	char cuda[96];
 	print_kv("CUDA:", dt_cuda_text(fi, cuda, sizeof(cuda)));
 	for (size_t i = 0; i < fi->n_info; i++)
