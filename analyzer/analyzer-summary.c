@@ -1014,6 +1014,13 @@ static void on_call(void *arg, const struct dt_call *a)
 		s->own_calls++;
 		return;
 	}
+	/* nor are a library's calls made inside another's call: the program
+	 * made the outer one, whose time holds them */
+	if (a->flags & DT_CALL_NESTED) {
+		f->nested_calls++;
+		s->nested_calls++;
+		return;
+	}
 	f->calls++;
 	s->calls++;
 	s->host_ns += d;

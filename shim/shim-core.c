@@ -775,8 +775,12 @@ static void start_gpu(bool wait)
  * and, when GPU recording is sampled, the window count read (dt-cupti.h;
  * dt_call_begin reads it again); the count is read first, so that a
  * window opening in between leaves the call marked (it was not tagged). */
+/* A nested call's launches are its outer call's: it ties none to itself,
+ * nor opens a graph scope of its own. */
 void dt_gpu_push(struct dt_thread *t)
 {
+	if (t->depth > 1)
+		return;
 	if (dt_cupti_sampled) {
 		t->gpu_window = atomic_load(&dt_cupti_window);
 		t->gpu_sampling = true;
@@ -791,6 +795,8 @@ void dt_gpu_push(struct dt_thread *t)
 
 void dt_gpu_pop(struct dt_thread *t)
 {
+	if (t->depth > 1)
+		return;
 	if (t->gpu_tagged == DT_TIE_CALLBACK)
 		dt_cupti_call = 0;
 	else
@@ -880,15 +886,28 @@ static struct dt_thread *current_thread(void)
 	return init_state() == ST_ON && ensure_ring(&tls, false) ? &tls : NULL;
 }
 
+/*
+ * A call made from inside a wrapped call of the same library is the
+ * library's own business (cuDNN's dispatcher calling itself) and is not
+ * recorded. One made from inside a call of another library (cuDNN calling
+ * cuBLASLt) is recorded, flagged nested, so that readers show it under the
+ * outer call and do not count it as the program's; one level only.
+ */
 struct dt_thread *dt_enter_library(unsigned library)
 {
 	struct dt_thread *t;
 
-	if (tls.depth) /* a call made from inside a wrapped call */
+	if (tls.depth > 1 || (tls.depth && tls.library == library))
 		return NULL;
 	if (!(t = dt_thread_now()))
 		return NULL;
-	t->depth = 1;
+	if (t->depth) {
+		t->outer_seq = t->seq;
+		t->outer_library = t->library;
+		t->depth = 2;
+	} else {
+		t->depth = 1;
+	}
 	t->library = library;
 	t->seq = atomic_fetch_add_explicit(&g.seq, 1, memory_order_relaxed) + 1;
 	return t;
@@ -913,6 +932,13 @@ struct dt_thread *dt_thread_now(void)
 
 void dt_leave(struct dt_thread *t)
 {
+	if (t->depth > 1) {
+		/* back in the outer call, which is of the other library */
+		t->seq = t->outer_seq;
+		t->library = t->outer_library;
+		t->depth = 1;
+		return;
+	}
 	if (DT_UNLIKELY(t->graph.graph))
 		dt_cupti_graph_end(&t->graph, t->seq);
 	t->depth = 0;
@@ -923,14 +949,15 @@ void dt_graph_begin_slow(struct dt_thread *t, unsigned library, void *handle)
 	const struct dt_library *lib = &dt_libraries[library];
 	void *stream = NULL;
 
-	if (handle && lib->get_stream &&
+	if (t->depth == 1 && handle && lib->get_stream &&
 	    lib->get_stream(handle, &stream))
 		dt_cupti_graph_begin_stream(&t->graph, stream);
 }
 
 void dt_graph_begin_graph_slow(struct dt_thread *t, void *graph, uint32_t how)
 {
-	dt_cupti_graph_begin(&t->graph, graph, how);
+	if (t->depth == 1)
+		dt_cupti_graph_begin(&t->graph, graph, how);
 }
 
 uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
@@ -941,7 +968,9 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	struct dt_rec_api_call *r;
 	uint16_t flags = t->by_dnntrace ? DT_CALL_BY_DNNTRACE : 0;
 
-	if (DT_UNLIKELY(t->gpu_sampling)) {
+	if (DT_UNLIKELY(t->depth > 1))
+		flags |= DT_CALL_NESTED; /* the outer call's sampling stands */
+	else if (DT_UNLIKELY(t->gpu_sampling)) {
 		/* ran wholly or partly outside a sampling window: none open
 		 * when it began, or one opened or closed since */
 		if (!(t->gpu_window & 1) ||

@@ -67,8 +67,13 @@ struct dt_thread {
 	struct dt_ring *ring;
 	uint64_t seq; /* the current call's sequence number */
 	uint32_t tid;
-	uint32_t depth;      /* 1 inside a wrapped call */
-	unsigned library;    /* of the call being recorded */
+	/* 1 inside a wrapped call; 2 inside a call of another library made
+	 * from it (recorded nested: DT_CALL_NESTED) */
+	uint32_t depth;
+	/* the library of the call being recorded; at depth 2, the outer
+	 * call's library and number */
+	unsigned library, outer_library;
+	uint64_t outer_seq;
 	unsigned epoch;      /* the process epoch its ring belongs to */
 	bool broken;         /* no ring could be had for this thread */
 	uint8_t gpu_tagged;  /* how this call's launches are tied to it:
@@ -130,8 +135,10 @@ static inline void *dt_real(unsigned api)
 
 /* Enter a wrapper of a function of `library`. Returns the calling thread's
  * recorder, or NULL when this call is not to be recorded (recording off or
- * failed, or the call was made from inside another wrapper). A non-NULL
- * result must be passed to dt_leave() once the record is written. */
+ * failed, or the call was made from inside a wrapped call of the same
+ * library, or two deep). A call made from inside a call of another library
+ * is recorded nested. A non-NULL result must be passed to dt_leave() once
+ * the record is written. */
 DT_HIDDEN struct dt_thread *dt_enter_library(unsigned library);
 DT_HIDDEN void dt_leave(struct dt_thread *t);
 

@@ -182,6 +182,10 @@ static void print_call(struct dump *d, const struct dt_call *c)
 	} else {
 		put_s(d, dt_status_str(c->status, status, sizeof(status)));
 	}
+	/* made by one library inside a call of another (the call after it
+	 * on its thread whose time holds it) */
+	if (c->flags & DT_CALL_NESTED)
+		put_s(d, " [nested]");
 	/* asked by dnntrace itself, not the program (once per plan) */
 	put_s(d, c->flags & DT_CALL_BY_DNNTRACE ? " [dnntrace]\n" : "\n");
 }

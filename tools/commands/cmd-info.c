@@ -98,7 +98,7 @@ static void on_call(void *arg, const struct dt_call *c)
 
 	/* the function table is the program's calls, as report's */
 	if (in->counts && c->api < in->n_apis &&
-	    !(c->flags & DT_CALL_BY_DNNTRACE)) {
+	    !(c->flags & (DT_CALL_BY_DNNTRACE | DT_CALL_NESTED))) {
 		in->counts[c->api].calls++;
 		in->counts[c->api].failed += c->status != 0;
 		in->counts[c->api].ns += c->t_end - c->t_begin;
@@ -219,10 +219,16 @@ int dt_info_file(const char *path, long top)
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",
 	       "records:", st->records, st->frames, st->calls, threads);
-	if (ms->own_calls)
+	if (ms->own_calls && !ms->nested_calls)
 		printf("%-12s %" PRIu64 " the program's, %" PRIu64
 		       " dnntrace's own (its plan queries)\n",
 		       "calls:", ms->calls - ms->own_calls, ms->own_calls);
+	else if (ms->nested_calls)
+		printf("%-12s %" PRIu64 " the program's, %" PRIu64
+		       " made by one library inside another's call, %" PRIu64
+		       " dnntrace's own (its plan queries)\n",
+		       "calls:", ms->calls - ms->own_calls - ms->nested_calls,
+		       ms->nested_calls, ms->own_calls);
 	if (kernels || copies)
 		printf("%-12s %" PRIu64 " kernels, %" PRIu64
 		       " copies and sets; %" PRIu64

@@ -284,7 +284,10 @@ enum dt_gpu_state {
 };
 
 enum dt_call_flags {
-	DT_CALL_NESTED = 1 << 0, /* made while another call was in progress */
+	/* made from inside a call of another wrapped library on the same
+	 * thread (cuDNN calling cuBLASLt): shown under that call, not one of
+	 * the program's own */
+	DT_CALL_NESTED = 1 << 0,
 	DT_CALL_BY_DNNTRACE = 1 << 1, /* the recorder asked cuDNN itself */
 	/* GPU activity was sampled and this call, which can launch work, ran
 	 * wholly or in part outside a window: what it launched was not (all)
