@@ -59,6 +59,13 @@ NEUTRALIZE = [
     "-D__restrict__=",
     "-D__inline=inline",
     "-D__inline__=inline",
+    # the C library's _FloatN types (<math.h>, which cuBLAS's headers include)
+    "-D_Float128=long double",
+    "-D_Float64x=long double",
+    "-D_Float64=double",
+    "-D_Float32x=double",
+    "-D_Float32=float",
+    "-D__builtin_va_list=void *",
 ]
 
 # What is read of a variable-length input of a call that failed: cuDNN's arrays of dims hold at
@@ -248,6 +255,7 @@ class Types:
     def __init__(self, ast: c_ast.FileAST):
         self.typedefs: Dict[str, c_ast.Typedef] = {}
         self.complete: Set[str] = set()
+        self.members: Dict[str, List[c_ast.Node]] = {}  # complete struct tag -> member types
         for node in ast.ext:
             if isinstance(node, c_ast.Typedef):
                 self.typedefs[node.name] = node
@@ -256,6 +264,7 @@ class Types:
                 spec = spec.type
             if isinstance(spec, c_ast.Struct) and spec.decls is not None:
                 self.complete.add(spec.name)
+                self.members[spec.name] = [d.type for d in spec.decls]
 
     def elem(self, node) -> Elem:
         """The Elem of a value of type `node` (a TypeDecl, PtrDecl or FuncDecl)."""
@@ -300,6 +309,33 @@ class Types:
         if tag is None or tag in self.complete:
             return Elem("struct", "x=" + ctype, ctype)
         return Elem("opaque", "", ctype)
+
+    def is_number(self, elem: Elem) -> bool:
+        """Whether a value is a number: a scalar, or a struct of scalars (a complex number,
+        cuComplex)."""
+        if elem.kind == "scalar":
+            return True
+        if elem.kind != "struct":
+            return False
+        name = elem.ctype
+        for _ in range(8):  # typedef chains: cuComplex -> cuFloatComplex -> float2
+            if name.startswith("struct "):
+                members = self.members.get(name[len("struct "):])
+                break
+            target = self.typedefs[name].type.type if name in self.typedefs else None
+            if isinstance(target, c_ast.Struct):
+                members = (self.members.get(target.name) if target.name
+                           else [d.type for d in target.decls or []])
+                break
+            if not (isinstance(target, c_ast.IdentifierType) and len(target.names) == 1):
+                return False
+            name = target.names[0]
+        else:
+            return False
+        try:
+            return bool(members) and all(self.elem(m).kind == "scalar" for m in members)
+        except GenError:
+            return False
 
     def _opaque(self, node) -> bool:
         """Whether a pointer to `node` is a handle: to void, a function or an incomplete struct."""
@@ -351,8 +387,7 @@ def find_header(include_dirs: List[str], header: str) -> str:
 
 
 def preprocess(cc: List[str], include_dirs: List[str], lib: Library) -> Tuple[str, List[str]]:
-    """Preprocess the library's header; return the text and the library's headers it read
-    (those whose file name starts with the prefix)."""
+    """Preprocess the library's header; return the text and the headers it read."""
     include_dir = find_header(include_dirs, lib.header)
     # Included by path, so that the header and those it includes with quotes come from
     # include_dir even when the compiler's own flags name another copy.
@@ -371,8 +406,13 @@ def preprocess(cc: List[str], include_dirs: List[str], lib: Library) -> Tuple[st
             raise GenError("%s failed:\n%s" % (" ".join(cmd), proc.stderr))
         with open(deps, encoding="utf-8") as f:
             files = f.read().replace("\\\n", " ").split(":", 1)[1].split()
+    return proc.stdout, files
+
+
+def own_headers(headers: List[str], lib: Library) -> List[str]:
+    """The library's headers: those whose file name starts with its prefix."""
     stem = lib.prefix.lower()
-    return proc.stdout, [f for f in files if os.path.basename(f).lower().startswith(stem)]
+    return [f for f in headers if os.path.basename(f).lower().startswith(stem)]
 
 
 def parse(text: str, header: str) -> c_ast.FileAST:
@@ -382,12 +422,16 @@ def parse(text: str, header: str) -> c_ast.FileAST:
         raise GenError("pycparser cannot parse the preprocessed headers: %s" % e) from e
 
 
-def read_functions(ast: c_ast.FileAST, prefix: str) -> Tuple[List[Function], Types]:
-    """Every function declared with a name starting with prefix, sorted by name."""
+def read_functions(ast: c_ast.FileAST, prefix: str,
+                   others: List[str]) -> Tuple[List[Function], Types]:
+    """Every function declared with a name starting with prefix, but not with one of others (the
+    longer prefixes of other libraries: cublasLt's functions are not cuBLAS's), sorted by
+    name."""
     functions = {}
     for node in ast.ext:
         if (isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl)
-                and node.name.startswith(prefix)):
+                and node.name.startswith(prefix)
+                and not any(node.name.startswith(o) for o in others)):
             params = read_params(node.name, node.type)
             functions[node.name] = Function(node.name, node.type.type, params)
     return [functions[name] for name in sorted(functions)], Types(ast)
@@ -616,7 +660,7 @@ class FieldMaker:
         library's description says of its pointers."""
         if target.kind == "void":
             return self.lib.void_pointers == "device"
-        if target.kind != "scalar" or self.lib.number_pointers != "device":
+        if self.lib.number_pointers != "device" or not self.types.is_number(target):
             return False
         return not any(fnmatch.fnmatchcase(self.func, f) and fnmatch.fnmatchcase(param.name, p)
                        for f, p in (h.split() for h in self.lib.host_numbers))
@@ -1097,10 +1141,11 @@ def generate_library(args, lib: Library, outputs: Dict[str, str]) -> Tuple[List[
     include_dir = find_header(args.include_dir, lib.header)
     text, headers = preprocess(shlex.split(args.cc), args.include_dir, lib)
     ast = parse(text, lib.header)
-    functions, types = read_functions(ast, lib.prefix)
+    others = [o for o in args.prefixes if len(o) > len(lib.prefix) and o.startswith(lib.prefix)]
+    functions, types = read_functions(ast, lib.prefix, others)
     if not functions:
         raise GenError("no %s* function found in %s" % (lib.prefix, lib.header))
-    deprecated = deprecated_names(headers, lib)
+    deprecated = deprecated_names(own_headers(headers, lib), lib)
     for func in functions:
         func.deprecated = func.name in deprecated
     version, version_number = header_version(headers, lib)
@@ -1137,11 +1182,16 @@ def generate(args) -> Dict[str, str]:
     if len({lib.name for lib in libs}) != len(libs):
         raise GenError("two descriptions name the same library")
     args.enums = dict(e.split("=", 1) for e in args.out_enums)
+    args.prefixes = [lib.prefix for lib in libs]
     args.libs_done = []
     for lib in libs:
         apis, built = generate_library(args, lib, outputs)
         args.libs_done.append((lib, apis, built))
     all_apis = [a for _, apis, _ in args.libs_done for a in apis]
+    twice = sorted({a.func.name for a in all_apis
+                    if sum(b.func.name == a.func.name for b in all_apis) > 1})
+    if twice:
+        raise GenError("wrapped by two libraries: %s" % ", ".join(twice))
     if len(all_apis) > 65535:
         raise GenError("%d functions: API ids are 16 bits" % len(all_apis))
     banner = "Generated by %s from %s; do not edit." % (GENERATOR, ", ".join(args.desc))

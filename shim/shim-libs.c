@@ -187,14 +187,21 @@ static int api_lookup(const struct dt_library *lib, const char *name)
 	return p ? (int)(p - dt_api_names) : -1;
 }
 
-/* The wrapped library whose functions' names start like name, or -1. */
+/* The wrapped library whose functions' names start like name, or -1; of
+ * two, the longer prefix (cublasLt before cublas). */
 DT_NO_ASAN static int library_by_prefix(const char *name)
 {
-	for (unsigned i = 0; i < DT_LIBRARY_COUNT; i++)
-		if (!strncmp(name, dt_libraries[i].prefix,
-			     strlen(dt_libraries[i].prefix)))
-			return (int)i;
-	return -1;
+	size_t best = 0;
+	int lib = -1;
+
+	for (unsigned i = 0; i < DT_LIBRARY_COUNT; i++) {
+		size_t n = strlen(dt_libraries[i].prefix);
+		if (n > best && !strncmp(name, dt_libraries[i].prefix, n)) {
+			best = n;
+			lib = (int)i;
+		}
+	}
+	return lib;
 }
 
 /* The shim's own definition of a wrapped function. */
