@@ -1740,7 +1740,6 @@ static void emit_call(struct dt_model *m, const struct dt_rec_api_call *c)
 	e.argc = m->call_argc;
 	m->stats.calls++;
 	m->stats.own_calls += !!(c->flags & DT_CALL_BY_DNNTRACE);
-	m->stats.nested_calls += !!(c->flags & DT_CALL_NESTED);
 	seen(m, c->t_begin);
 	seen(m, c->t_end);
 	EMIT(m, call, &e);

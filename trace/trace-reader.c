@@ -283,19 +283,6 @@ const char *dt_info_get(const struct dt_file_info *fi, const char *key)
 	return NULL;
 }
 
-const char *dt_library_info_get(const struct dt_file_info *fi,
-				const char *library, const char *what)
-{
-	char key[128];
-	const char *v;
-
-	snprintf(key, sizeof(key), "lib.%s.%s", library, what);
-	if ((v = dt_info_get(fi, key)) || strcmp(library, "cudnn"))
-		return v;
-	snprintf(key, sizeof(key), "cudnn.%s", what); /* before 1.8 */
-	return dt_info_get(fi, key);
-}
-
 /* Where key k (n bytes) is in the index of INFO keys, or the free slot
  * where it goes. A key is compared as the C string it was read into, as
  * dt_info_get() compares it. */
@@ -376,90 +363,6 @@ static int add_info(struct dt_reader *r, const struct dt_rec_info *rec)
 		return -1;
 	}
 	index_info(r, fi->n_info++);
-	return 0;
-}
-
-static int add_api(struct dt_file_info *fi, const struct dt_rec_apidef *rec)
-{
-	uint32_t len;
-	const uint8_t *t = dt_rec_tail(&rec->hdr, &len);
-
-	if (rec->name_len > len)
-		return -1;
-	if (rec->api >= fi->n_apis) {
-		uint32_t n = (uint32_t)rec->api + 1;
-		struct dt_api_def *a = realloc(fi->apis, n * sizeof(*a));
-		if (!a)
-			return -1;
-		memset(a + fi->n_apis, 0, (n - fi->n_apis) * sizeof(*a));
-		fi->apis = a;
-		fi->n_apis = n;
-	}
-	struct dt_api_def *a = &fi->apis[rec->api];
-	free((void *)a->name);
-	free((void *)a->sig);
-	a->name = dup_n(t, rec->name_len);
-	a->sig = dup_n(t + rec->name_len, len - rec->name_len);
-	a->flags = rec->flags;
-	return 0;
-}
-
-static int add_library(struct dt_file_info *fi,
-		       const struct dt_rec_library *rec)
-{
-	uint32_t len;
-	const uint8_t *t = dt_rec_tail(&rec->hdr, &len);
-	struct dt_library_def *l;
-
-	if (rec->name_len == 0 || rec->name_len > len)
-		return -1;
-	l = realloc(fi->libraries, (fi->n_libraries + 1) * sizeof(*l));
-	if (!l)
-		return -1;
-	fi->libraries = l;
-	l += fi->n_libraries;
-	l->name = dup_n(t, rec->name_len);
-	l->display = dup_n(t + rec->name_len, len - rec->name_len);
-	l->first_api = rec->first_api;
-	l->n_apis = rec->n_apis;
-	if (!l->name || !l->display) {
-		free((void *)l->name);
-		free((void *)l->display);
-		return -1;
-	}
-	fi->n_libraries++;
-	return 0;
-}
-
-/* Each defined API's library: the LIBRARY whose range holds it, else (a
- * file before 1.8, or an id no LIBRARY covers) cuDNN, which a file that
- * names no library gets as its one. */
-static int assign_libraries(struct dt_file_info *fi)
-{
-	if (!fi->n_libraries) {
-		fi->libraries = malloc(sizeof(*fi->libraries));
-		if (!fi->libraries)
-			return -1;
-		fi->libraries[0] = (struct dt_library_def){
-			dup_n((const uint8_t *)"cudnn", 5),
-			dup_n((const uint8_t *)"cuDNN", 5), 0, fi->n_apis
-		};
-		fi->n_libraries = 1;
-		if (!fi->libraries[0].name || !fi->libraries[0].display)
-			return -1;
-	}
-	for (uint32_t i = 0; i < fi->n_apis; i++) {
-		if (!fi->apis[i].name)
-			continue;
-		fi->apis[i].library = "cudnn";
-		for (uint32_t k = 0; k < fi->n_libraries; k++) {
-			const struct dt_library_def *l = &fi->libraries[k];
-			if (i >= l->first_api && i - l->first_api < l->n_apis) {
-				fi->apis[i].library = l->name;
-				break;
-			}
-		}
-	}
 	return 0;
 }
 
@@ -580,9 +483,9 @@ static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 		if (h->type == DT_REC_INFO)
 			rc = add_info(r, (const void *)h);
 		else if (h->type == DT_REC_APIDEF)
-			rc = add_api(&r->info, (const void *)h);
+			rc = dt_apis_add_def(&r->info, (const void *)h);
 		else if (h->type == DT_REC_LIBRARY)
-			rc = add_library(&r->info, (const void *)h);
+			rc = dt_apis_add_library(&r->info, (const void *)h);
 		if (rc) {
 			free(p);
 			snprintf(errbuf, errlen,
@@ -592,7 +495,7 @@ static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 		last = pos;
 		pos += size;
 	}
-	if (assign_libraries(&r->info)) {
+	if (dt_apis_assign_libraries(&r->info)) {
 		free(p);
 		snprintf(errbuf, errlen, "out of memory");
 		return DT_ERR_NOMEM;
@@ -742,18 +645,9 @@ void dt_reader_close(struct dt_reader *r)
 		free((void *)r->info.info[i].key);
 		free((void *)r->info.info[i].value);
 	}
-	for (uint32_t i = 0; i < r->info.n_apis; i++) {
-		free((void *)r->info.apis[i].name);
-		free((void *)r->info.apis[i].sig);
-	}
+	dt_apis_free(&r->info);
 	free(r->info.info);
 	free(r->info_slots);
-	free(r->info.apis);
-	for (uint32_t i = 0; i < r->info.n_libraries; i++) {
-		free((void *)r->info.libraries[i].name);
-		free((void *)r->info.libraries[i].display);
-	}
-	free(r->info.libraries);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->in);
 	free(r->scan);

@@ -831,8 +831,6 @@ struct dt_model_stats {
 	uint64_t calls;           /* API calls, dnntrace's own too */
 	uint64_t own_calls;       /* of which dnntrace's own (its plan
 				     queries, DT_CALL_BY_DNNTRACE) */
-	uint64_t nested_calls;    /* and of which made by another wrapped
-				     library inside its call (DT_CALL_NESTED) */
 	uint64_t ops;             /* op executions */
 	uint64_t undecoded;       /* calls whose arguments did not decode */
 	uint64_t kernels;         /* kernel records (untimed ones too) */
@@ -1175,8 +1173,6 @@ struct dt_sum_file {
 	uint64_t records, lost, gpu_dropped, undecoded;
 	uint64_t calls;                /* the program's (analyzer/COUNTS.md) */
 	uint64_t own_calls;            /* dnntrace's own, not in calls */
-	uint64_t nested_calls;         /* a library's inside another's call,
-					  not in calls */
 	uint64_t kernels, copies, ops; /* copies: copies and sets */
 	uint64_t t_begin, t_end; /* first and last host timestamps seen */
 	struct dt_gpu_sampling sampling;
@@ -1397,7 +1393,6 @@ struct dt_summary {
 	uint64_t host_ns;                     /* inside cuDNN calls */
 	uint64_t calls, failed, ops, kernels; /* calls: the program's */
 	uint64_t own_calls; /* dnntrace's own (not in calls) */
-	uint64_t nested_calls; /* a library's inside another's (not in calls) */
 	uint64_t work;      /* kernels, copies and sets, every one timed */
 	/* sampled GPU recording, over every trace (one_in: the largest,
 	 * window_ms unused), and the host time of the sampled traces */

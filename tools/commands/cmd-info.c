@@ -90,12 +90,14 @@ struct info {
 		uint64_t work; /* kernels, copies and sets that ran on it */
 	} dev[INFO_DEVICES];      /* the GPUs recorded, by first sight */
 	size_t n_dev;
+	uint64_t nested; /* calls made inside another library's call */
 };
 
 static void on_call(void *arg, const struct dt_call *c)
 {
 	struct info *in = arg;
 
+	in->nested += !!(c->flags & DT_CALL_NESTED);
 	/* the function table is the program's calls, as report's */
 	if (in->counts && c->api < in->n_apis &&
 	    !(c->flags & (DT_CALL_BY_DNNTRACE | DT_CALL_NESTED))) {
@@ -219,16 +221,16 @@ int dt_info_file(const char *path, long top)
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",
 	       "records:", st->records, st->frames, st->calls, threads);
-	if (ms->own_calls && !ms->nested_calls)
+	if (ms->own_calls && !in.nested)
 		printf("%-12s %" PRIu64 " the program's, %" PRIu64
 		       " dnntrace's own (its plan queries)\n",
 		       "calls:", ms->calls - ms->own_calls, ms->own_calls);
-	else if (ms->nested_calls)
+	else if (in.nested)
 		printf("%-12s %" PRIu64 " the program's, %" PRIu64
 		       " made by one library inside another's call, %" PRIu64
 		       " dnntrace's own (its plan queries)\n",
-		       "calls:", ms->calls - ms->own_calls - ms->nested_calls,
-		       ms->nested_calls, ms->own_calls);
+		       "calls:", ms->calls - ms->own_calls - in.nested,
+		       in.nested, ms->own_calls);
 	if (kernels || copies)
 		printf("%-12s %" PRIu64 " kernels, %" PRIu64
 		       " copies and sets; %" PRIu64
