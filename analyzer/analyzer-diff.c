@@ -1,21 +1,31 @@
 /*
- * analyzer-diff.c - two runs compared, problem by problem.
+ * analyzer-diff.c - two runs compared: the whole program per step, and
+ * problem by problem.
+ *
+ * Per step (dt-steps.h): the step time, the GPU time, and the GPU time of
+ * each library, operation family and kernel launched outside cuDNN calls.
+ * A change counts when it passes the relative threshold and an absolute
+ * floor per step; a step time's is noise while the runs' steps overlap
+ * (p10 to p90).
  *
  * A problem is what an op computed: its function and the description of
  * its tensors, parameters or graph, with the tensors' uids left out (the
  * same graph built twice may number them differently). Per execution, the
  * GPU time of the engine configuration each run settled on is compared;
- * a change counts when it passes both thresholds, and is called noise when
- * each run's median lies within the other's range of executions.
+ * a change counts when it passes the threshold and, over the executions
+ * of a step, the floor, and is called noise when each run's median lies
+ * within the other's range of executions.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer-util.h"
 #include "dt-analyzer.h"
+#include "dt-steps.h"
 
 const char *dt_verdict_key(enum dt_verdict v)
 {
@@ -146,6 +156,14 @@ static struct dt_diff_op *op_of(struct table *t, const struct dt_sum_problem *p)
 	return o;
 }
 
+/* Steps of a run, start-up's included (ops are counted over the run). */
+static double steps_of(const struct dt_summary *s)
+{
+	const struct dt_step_stats *st = s->steps;
+	uint64_t n = st ? st->steps + st->startup_steps : 1;
+	return n ? (double)n : 1.0;
+}
+
 static void judge(const struct dt_diff *d, struct dt_diff_op *o)
 {
 	const struct dt_diff_side *b = &o->base, *n = &o->next;
@@ -165,7 +183,10 @@ static void judge(const struct dt_diff *d, struct dt_diff_op *o)
 	o->delta_ns = (int64_t)n->median_ns - (int64_t)b->median_ns;
 	o->change = (double)o->delta_ns / (double)b->median_ns;
 	uint64_t mag = (uint64_t)(o->delta_ns < 0 ? -o->delta_ns : o->delta_ns);
-	if (mag < d->opts.min_ns ||
+	/* the floor is per step: the change over a step's executions */
+	double per_step = fmax((double)b->count / steps_of(d->base),
+			       (double)n->count / steps_of(d->next));
+	if ((double)mag * per_step < (double)d->opts.min_ns ||
 	    (o->change < 0 ? -o->change : o->change) < d->opts.threshold) {
 		o->verdict = DT_SAME;
 		return;
@@ -206,6 +227,164 @@ static int by_weight(const void *a, const void *b)
 		return wx < wy ? 1 : -1;
 	int c = strcmp(x->api, y->api);
 	return c ? c : strcmp(x->key, y->key);
+}
+
+/* ------------------------------------------------- the whole program */
+
+const char *dt_qty_key(enum dt_qty_kind k)
+{
+	static const char *const keys[] = {
+		[DT_Q_STEP] = "step",       [DT_Q_GPU] = "gpu",
+		[DT_Q_LIBRARY] = "library", [DT_Q_FAMILY] = "family",
+		[DT_Q_KERNEL] = "kernel",
+	};
+	return (unsigned)k < sizeof(keys) / sizeof(keys[0]) ? keys[k] : "?";
+}
+
+static void qty_judge(const struct dt_diff *d, struct dt_diff_qty *q)
+{
+	double delta = q->next - q->base, mag = fabs(delta);
+
+	q->verdict = DT_SAME;
+	if (q->base <= 0 || q->next <= 0) {
+		if (fmax(q->base, q->next) >= q->floor_ns)
+			q->verdict = q->base > 0 ? DT_REMOVED : DT_ADDED;
+		return;
+	}
+	q->change = delta / q->base;
+	if (mag < q->floor_ns || fabs(q->change) < d->opts.threshold)
+		return;
+	q->verdict = mag <= q->noise_ns ? DT_NOISE
+		     : delta > 0        ? DT_SLOWER
+					: DT_FASTER;
+}
+
+/* How far the step time must move to leave the steps' spread: slower
+ * when the new run's p10 passes the base's p90, faster when its p90 falls
+ * under the base's p10 (a host-bound program's steps vary that much from
+ * run to run); never less than the histogram tells apart (6%). */
+static double step_noise_ns(const struct dt_step_dist *b,
+			    const struct dt_step_dist *n)
+{
+	double bm = (double)b->median_ns, nm = (double)n->median_ns;
+	double w = nm > bm ? ((double)b->p90_ns - bm) + (nm - (double)n->p10_ns)
+			   : (bm - (double)b->p10_ns) + ((double)n->p90_ns - nm);
+	return fmax(w, 0.06 * fmax(bm, nm));
+}
+
+struct qtys {
+	struct dt_diff *d;
+	size_t cap;
+	double floor_ns; /* for the parts of the GPU time */
+};
+
+static void qty_add(struct qtys *q, enum dt_qty_kind kind, const char *name,
+		    double b, double n, double noise_ns, double floor_ns)
+{
+	struct dt_diff *d = q->d;
+	if (b <= 0 && n <= 0)
+		return;
+	struct dt_diff_qty *v =
+		dt_grow_array(d->qty, &q->cap, d->n_qty + 1, sizeof(*v));
+	if (!v)
+		return;
+	d->qty = v;
+	struct dt_diff_qty *x = &d->qty[d->n_qty++];
+	*x = (struct dt_diff_qty){ .kind = kind,
+				   .name = name,
+				   .base = b,
+				   .next = n,
+				   .noise_ns = noise_ns,
+				   .floor_ns = floor_ns };
+	qty_judge(d, x);
+	d->qty_slower += x->verdict == DT_SLOWER;
+	d->qty_faster += x->verdict == DT_FASTER;
+	d->qty_noise += x->verdict == DT_NOISE;
+}
+
+/* A part of the GPU time per step. */
+static void qty_part(struct qtys *q, enum dt_qty_kind kind, const char *name,
+		     double b, double n)
+{
+	qty_add(q, kind, name, b, n, 0, q->floor_ns);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct dt_step_kernel *const *x = a, *const *y = b;
+	return strcmp((*x)->name, (*y)->name);
+}
+
+static const struct dt_step_kernel **
+kernels_by_name(const struct dt_step_stats *s)
+{
+	const struct dt_step_kernel **v = calloc(s->n_kernels + 1, sizeof(*v));
+	for (size_t i = 0; v && i < s->n_kernels; i++)
+		v[i] = &s->kernels[i];
+	if (v)
+		qsort(v, s->n_kernels, sizeof(*v), by_name);
+	return v;
+}
+
+/* Kernels matched by name, both lists in name order. */
+static void qty_kernels(struct qtys *q, const struct dt_step_stats *b,
+			const struct dt_step_stats *n)
+{
+	const struct dt_step_kernel **x = kernels_by_name(b),
+				    **y = kernels_by_name(n);
+	size_t i = 0, j = 0;
+	while (x && y && (i < b->n_kernels || j < n->n_kernels)) {
+		int c = i == b->n_kernels   ? 1
+			: j == n->n_kernels ? -1
+					    : strcmp(x[i]->name, y[j]->name);
+		const char *name = c <= 0 ? x[i]->name : y[j]->name;
+		qty_part(q, DT_Q_KERNEL, name, c <= 0 ? x[i]->per_step_ns : 0,
+			 c >= 0 ? y[j]->per_step_ns : 0);
+		i += c <= 0;
+		j += c >= 0;
+	}
+	free(x);
+	free(y);
+}
+
+static int by_delta(const void *a, const void *b)
+{
+	const struct dt_diff_qty *x = a, *y = b;
+	double dx = fabs(x->next - x->base), dy = fabs(y->next - y->base);
+	if (x->kind <= DT_Q_GPU || y->kind <= DT_Q_GPU)
+		return (int)x->kind - (int)y->kind;
+	return dx < dy ? 1 : dx > dy ? -1 : strcmp(x->name, y->name);
+}
+
+/* Both runs' steps, quantity by quantity. */
+static void compare_steps(struct dt_diff *d)
+{
+	const struct dt_step_stats *b = d->base->steps, *n = d->next->steps;
+	/* sampled GPU activity: times only inside windows, per step none */
+	if (!b || !n || b->found != n->found || d->base->sampling.one_in ||
+	    d->next->sampling.one_in)
+		return;
+	/* GPU time per step is a mean over the steady state: the
+	 * threshold and the floor judge it, it has no spread of its own */
+	struct qtys q = {
+		.d = d,
+		.floor_ns = fmax((double)d->opts.min_ns, 0.01 * b->gpu_ns),
+	};
+	qty_add(&q, DT_Q_STEP, "step time", (double)b->time.median_ns,
+		(double)n->time.median_ns, step_noise_ns(&b->time, &n->time),
+		(double)d->opts.min_ns);
+	qty_add(&q, DT_Q_GPU, "GPU time per step", b->gpu_ns, n->gpu_ns, 0,
+		(double)d->opts.min_ns);
+	for (int l = 0; l < DT_LIB_COUNT; l++)
+		qty_part(&q, DT_Q_LIBRARY, dt_lib_name(l), b->lib_ns[l],
+			 n->lib_ns[l]);
+	for (int f = 0; f < DT_OPF_COUNT; f++)
+		qty_part(&q, DT_Q_FAMILY, dt_opfam_name(f), b->fam_ns[f],
+			 n->fam_ns[f]);
+	if (b->kernels_known && n->kernels_known)
+		qty_kernels(&q, b, n);
+	if (d->n_qty)
+		qsort(d->qty, d->n_qty, sizeof(*d->qty), by_delta);
 }
 
 struct dt_diff *dt_diff_new(const struct dt_summary *base,
@@ -258,6 +437,7 @@ struct dt_diff *dt_diff_new(const struct dt_summary *base,
 	}
 	if (d->n_ops)
 		qsort(d->ops, d->n_ops, sizeof(*d->ops), by_weight);
+	compare_steps(d);
 	if (base->n_devices && next->n_devices)
 		d->other_gpu = strcmp(base->devices[0].name,
 				      next->devices[0].name) != 0;
@@ -274,5 +454,6 @@ void dt_diff_free(struct dt_diff *d)
 	for (size_t i = 0; i < d->n_ops; i++)
 		free(d->ops[i].key);
 	free(d->ops);
+	free(d->qty);
 	free(d);
 }

@@ -1207,9 +1207,11 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	if (s->fusion)
 		dt_fusion_begin_file(s->fusion, ss);
 	dt_session_add(ss, &c);
+	struct dt_stepper *stepper = dt_steps_watch(ss); /* dt-steps.h */
 	pv->phase = -1;
 	pv->last_launch = 0;
 	dt_session_run(ss);
+	dt_steps_collect(&s->steps, stepper);
 	dt_dram_finish(pv->dram);
 	dt_dram_free(pv->dram);
 	pv->dram = NULL;
@@ -1553,6 +1555,7 @@ void dt_summary_free(struct dt_summary *s)
 		free(f->cuda);
 		free(f->rank);
 	}
+	dt_steps_free(s->steps);
 	for (size_t i = 0; i < s->n_apis; i++)
 		free(s->apis[i].name);
 	for (size_t i = 0; i < s->n_ranges; i++) {

@@ -341,6 +341,10 @@ void dt_report_libraries(FILE *out, const struct dt_summary *s,
 void dt_report_dram(FILE *out, const struct dt_summary *s, enum dt_format f,
 		    bool color, long top);
 void dt_json_dram(struct dt_json *j, const struct dt_summary *s);
+
+/* The "steps" object (print/json-steps.c); null when s is NULL. */
+struct dt_step_stats;
+void dt_json_steps(struct dt_json *j, const struct dt_step_stats *s);
 void dt_report_phases(FILE *out, const struct dt_summary *s, enum dt_format f,
 		      bool color);
 
@@ -354,8 +358,9 @@ size_t *dt_rank_order(const struct dt_summary *s);
 void dt_report_traces(FILE *out, const struct dt_summary *s, enum dt_format f,
 		      bool color, bool all);
 
-/* The report's pictures in HTML (report-html.c), each with a title, a
- * description and a table or text saying the same. */
+/* The report's pictures in HTML (report-html.c; the roofline
+ * report-roofline.c), each with a title, a description and a table or
+ * text saying the same. */
 /* GPU time by op kind, and by library or kernel family. */
 void dt_html_time_bars(FILE *out, const struct dt_summary *s);
 /* The GPU busy and idle over the run, a strip per trace. */

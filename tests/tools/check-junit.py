@@ -37,6 +37,19 @@ def trips(op, gate):
     return False
 
 
+QUANTITIES = ("step", "gpu", "library", "family", "kernel")
+
+
+def qty_trips(q, gate):
+    """Whether the gate trips on a quantity per step (analyzer/DIFF.md)."""
+    v = q["verdict"]
+    if gate == "regression":
+        return v == "slower"
+    if gate == "any":
+        return v in ("slower", "faster", "added", "removed")
+    return False
+
+
 def check(dnntrace, tmp, gate, base, new, extra=(), want_rc=None):
     xml = os.path.join(tmp, "junit.xml")
     args = ["--fail-on", gate] if gate != "none" else []
@@ -90,6 +103,20 @@ def check(dnntrace, tmp, gate, base, new, extra=(), want_rc=None):
     if got_fail != want_fail:
         fail(f"{name}: {got_fail} operations failed, the gate trips on "
              f"{want_fail}")
+    qty = [c for c in cases
+           if c.get("classname").split(".")[-1] in QUANTITIES]
+    if len(qty) != len(js["quantities"]):
+        fail(f"{name}: {len(qty)} cases per step, "
+             f"{len(js['quantities'])} quantities compared")
+    want_fail = sum(qty_trips(q, gate) for q in js["quantities"])
+    got = [c.find("failure") for c in qty if c.find("failure") is not None]
+    if len(got) != want_fail:
+        fail(f"{name}: {len(got)} quantities failed, the gate trips on "
+             f"{want_fail}")
+    for k in got:
+        for word in ("base", "new", "per step", "threshold", "noise"):
+            if word not in k.text:
+                fail(f"{name}: failure lacks {word}: {k.text}")
     complete = [c for c in cases
                 if c.get("classname") == "dnntrace.diff.complete"]
     if len(complete) != 2:

@@ -12,9 +12,10 @@
 set -u
 src=$1
 rc=0
-for f in export-events.c export-perfetto.c; do
+for p in "$src"/tools/export/export-events.c "$src"/tools/export/export-perfetto*.[ch]; do
+	f=${p##*/}
 	if grep -nE 'dt_rec_tail|dt_reader_|DT_REC_[A-Z]|->rec\b|dt_session_add|dt_session_ranges|dt_export_in[^a-z_]|gpu_state' \
-		"$src/tools/export/$f"; then
+		"$p"; then
 		echo "FAIL: tools/export/$f does what the layout (export-timeline.c) does"
 		rc=1
 	fi

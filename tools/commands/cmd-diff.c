@@ -18,47 +18,44 @@
 #include <unistd.h>
 
 #include "dt-analyzer.h"
+#include "dt-steps.h"
 #include "tools.h"
+#include "diff.h"
 
 #define DIFF_SCHEMA_VERSION 1
 
-enum gate { GATE_NONE, GATE_REGRESSION, GATE_ENGINE, GATE_ANY };
-
-static const char *const gate_names[] = { "none", "regression", "engine-change",
-					  "any" };
-
-/* What an incomplete input (dt_trace_complete()) does to the gate. */
-enum incomplete { INC_FAIL, INC_ERROR, INC_ALLOW };
-static const char *const incomplete_names[] = { "fail", "error", "allow" };
-
-struct ctx {
-	FILE *out;
-	enum dt_format format;
-	bool color;
-	long top;
-	const struct dt_diff *d;
-	const char *base_name, *next_name;
-	enum incomplete incomplete;
-};
+const char *const diff_gate_names[] = { "none", "regression", "engine-change",
+					"any" };
+const char *const diff_incomplete_names[] = { "fail", "error", "allow" };
 
 static void diff_help(FILE *f)
 {
 	fprintf(f,
 		"usage: dnntrace diff [options] BASE NEW\n\n"
-		"Compares two runs: the operations matched by what they "
-		"computed (function,\nshapes, types, layout, parameters), "
-		"not by call order. For each: executions,\nmedian GPU time "
-		"per execution of the engine it settled on, the change, "
-		"and\nwhether it is within the spread of the executions; "
-		"engine, knob and workspace\nchanges; operations added and "
-		"removed; totals. BASE and NEW are trace files\nor folders "
-		"of them (all ranks of a job).\n\n"
+		"Compares two runs. The whole program per step of each run's "
+		"steady state\n(steps found from what repeats in the trace): "
+		"step time, GPU time, and GPU\ntime by library, operation "
+		"family and kernel. cuDNN's operations, matched\nby what "
+		"they computed (function, shapes, types, layout, parameters), "
+		"not by\ncall order: executions, median GPU time per "
+		"execution of the engine it\nsettled on, the change, and "
+		"whether it is within the spread of the\nexecutions; engine, "
+		"knob and workspace changes; operations added and\nremoved; "
+		"totals. BASE and NEW are trace files or folders of them (all "
+		"ranks\nof a job).\n\n"
 		"  --threshold P     relative change that counts (default "
 		"5%%)\n"
-		"  --min-time T      absolute change per execution that "
-		"counts (default 10us)\n"
-		"                    a change counts when it passes both\n"
-		"  --fail-on G       exit 1 when: regression (an operation "
+		"  --min-time T      absolute change per step that counts "
+		"(default 10us; for a\n"
+		"                    library, family or kernel at least 1%% "
+		"of the GPU time\n"
+		"                    per step)\n"
+		"                    a change counts when it passes both, "
+		"and a step time\n"
+		"                    beyond the runs' step-to-step spread\n"
+		"  --fail-on G       exit 1 when: regression (an operation, "
+		"the step time,\n"
+		"                    GPU time, a library, family or kernel "
 		"got slower),\n"
 		"                    engine-change, any (slower, faster, "
 		"added, removed,\n"
@@ -79,9 +76,9 @@ static void diff_help(FILE *f)
 		"  -o, --output FILE write to FILE (\"-\": standard output)\n"
 		"  --junit FILE      also write the gate's verdicts as JUnit "
 		"XML, a test case\n"
-		"                    per input's completeness, operation and "
-		"total (\"-\":\n"
-		"                    standard output)\n"
+		"                    per input's completeness, quantity per "
+		"step, operation\n"
+		"                    and total (\"-\": standard output)\n"
 		"  --force           replace FILE (and the --junit file) when "
 		"it exists\n"
 		"  --range NAME      compare only the work inside the "
@@ -130,13 +127,22 @@ static double parse_fraction(const char *s)
 }
 
 /* A trace of either run is incomplete. */
-static bool incomplete(const struct dt_diff *d)
+bool diff_incomplete(const struct dt_diff *d)
 {
 	return !dt_summary_complete(d->base) || !dt_summary_complete(d->next);
 }
 
+/* A verdict only --fail-on any trips on, in words; NULL for the others. */
+static const char *changed_word(enum dt_verdict v)
+{
+	return v == DT_FASTER    ? "faster"
+	       : v == DT_ADDED   ? "added"
+	       : v == DT_REMOVED ? "removed"
+				 : NULL;
+}
+
 /* What of one operation trips gate g, in words; NULL when nothing. */
-static const char *op_trips(const struct dt_diff_op *o, enum gate g)
+const char *diff_op_trips(const struct dt_diff_op *o, enum gate g)
 {
 	if (g == GATE_NONE)
 		return NULL;
@@ -146,29 +152,39 @@ static const char *op_trips(const struct dt_diff_op *o, enum gate g)
 		return "engine changed";
 	if (g != GATE_ANY)
 		return NULL;
-	return o->verdict == DT_FASTER    ? "faster"
-	       : o->verdict == DT_ADDED   ? "added"
-	       : o->verdict == DT_REMOVED ? "removed"
-	       : o->workspace_changed     ? "workspace changed"
-					  : NULL;
+	const char *w = changed_word(o->verdict);
+	return w ? w : o->workspace_changed ? "workspace changed" : NULL;
+}
+
+/* What of a quantity per step trips gate g; NULL when nothing. */
+const char *diff_qty_trips(const struct dt_diff_qty *q, enum gate g)
+{
+	if (g == GATE_NONE || g == GATE_ENGINE)
+		return NULL;
+	if (q->verdict == DT_SLOWER)
+		return "slower";
+	return g == GATE_ANY ? changed_word(q->verdict) : NULL;
 }
 
 static bool gate_tripped(const struct dt_diff *d, enum gate g,
 			 enum incomplete inc)
 {
-	if (g != GATE_NONE && inc == INC_FAIL && incomplete(d))
+	if (g != GATE_NONE && inc == INC_FAIL && diff_incomplete(d))
 		return true;
 	for (size_t i = 0; i < d->n_ops; i++)
-		if (op_trips(&d->ops[i], g))
+		if (diff_op_trips(&d->ops[i], g))
+			return true;
+	for (size_t i = 0; i < d->n_qty; i++)
+		if (diff_qty_trips(&d->qty[i], g))
 			return true;
 	return false;
 }
 
 /* ------------------------------------------------------------- words */
 
-static const char *engine_str(const struct dt_diff_op *o,
-			      const struct dt_diff_side *s, char *buf,
-			      size_t size)
+const char *diff_engine_str(const struct dt_diff_op *o,
+			    const struct dt_diff_side *s, char *buf,
+			    size_t size)
 {
 	const char *kind =
 		strcmp(o->api, "cudnnBackendExecute") ? "algo" : "eng";
@@ -188,7 +204,7 @@ static const char *change_str(double change, char *buf, size_t size)
 	return buf;
 }
 
-static const char *delta_str(int64_t ns, char *buf, size_t size)
+const char *diff_delta_str(int64_t ns, char *buf, size_t size)
 {
 	char t[32];
 	dt_fmt_ns((uint64_t)(ns < 0 ? -ns : ns), t, sizeof(t));
@@ -202,8 +218,8 @@ static const char *cudnn_of(const struct dt_sum_file *f)
 }
 
 /* One run in a line: traces, program, GPU, cuDNN. */
-static void run_line(const struct ctx *c, const char *label, const char *name,
-		     const struct dt_summary *s)
+static void run_line(const struct diff_ctx *c, const char *label,
+		     const char *name, const struct dt_summary *s)
 {
 	const struct dt_sum_file *f = &s->files[0];
 
@@ -219,7 +235,7 @@ static void run_line(const struct ctx *c, const char *label, const char *name,
 }
 
 /* A run recorded with sampled GPU activity: what its GPU numbers are. */
-static void sampled_line(const struct ctx *c, const char *label,
+static void sampled_line(const struct diff_ctx *c, const char *label,
 			 const struct dt_summary *s)
 {
 	const struct dt_gpu_sampling *sm = &s->sampling;
@@ -243,7 +259,7 @@ static bool sampled(const struct dt_diff *d)
 	return d->base->sampling.one_in || d->next->sampling.one_in;
 }
 
-static uint64_t other_ns(const struct dt_summary *s)
+uint64_t diff_other_ns(const struct dt_summary *s)
 {
 	uint64_t n = 0;
 	for (int l = 0; l < DT_LIB_COUNT; l++)
@@ -283,11 +299,11 @@ struct pair {
 	char note[24]; /* after the new run's value: the change */
 };
 
-static void html_pairs(const struct ctx *c, const char *title,
+static void html_pairs(const struct diff_ctx *c, const char *title,
 		       const char *desc, const struct pair *p, size_t n)
 {
 	struct dt_svg_bar *b = calloc(2 * n + 1, sizeof(*b));
-	char (*text)[64] = calloc(2 * n + 1, sizeof(*text));
+	char(*text)[64] = calloc(2 * n + 1, sizeof(*text));
 
 	if (b && text && n) {
 		for (size_t i = 0; i < 2 * n; i++) {
@@ -297,7 +313,8 @@ static void html_pairs(const struct ctx *c, const char *title,
 			dt_fmt_ns(q->ns[k], t, sizeof(t));
 			snprintf(text[i], sizeof(text[0]), "%s%s%s", t,
 				 k && q->note[0] ? " " : "", k ? q->note : "");
-			b[i] = (struct dt_svg_bar){ .label = k ? NULL : q->label,
+			b[i] = (struct dt_svg_bar){ .label =
+							    k ? NULL : q->label,
 						    .tag = k ? "new" : "base",
 						    .text = text[i],
 						    .value = (double)q->ns[k],
@@ -321,13 +338,14 @@ static void pair_change(struct pair *p)
 				 (double)p->ns[0]);
 }
 
-static void html_totals(const struct ctx *c)
+static void html_totals(const struct diff_ctx *c)
 {
 	const struct dt_summary *b = c->d->base, *n = c->d->next;
 	struct pair p[] = {
 		{ "GPU time in cuDNN operations",
 		  { b->cudnn_ns, n->cudnn_ns } },
-		{ "GPU time in other kernels", { other_ns(b), other_ns(n) } },
+		{ "GPU time in other kernels",
+		  { diff_other_ns(b), diff_other_ns(n) } },
 		{ "memory copies and sets outside cuDNN calls",
 		  { b->copy_ns, n->copy_ns } },
 	};
@@ -335,13 +353,14 @@ static void html_totals(const struct ctx *c)
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
 		pair_change(&p[i]);
 	html_pairs(c, "GPU time, base and new",
-		   "For each part of the GPU time, two bars: the base run's and the new "
+		   "For each part of the GPU time, two bars: the base run's "
+		   "and the new "
 		   "run's, with their values and the change written beside "
 		   "them.",
 		   p, sizeof(p) / sizeof(p[0]));
 }
 
-static void print_totals(const struct ctx *c)
+static void print_totals(const struct diff_ctx *c)
 {
 	static const char *const hdr[] = { "", "base", "new", "change", NULL };
 	const struct dt_summary *b = c->d->base, *n = c->d->next;
@@ -349,13 +368,12 @@ static void print_totals(const struct ctx *c)
 
 	if (!t)
 		return;
-	dt_heading(c->out, c->format, "###", c->color,
-		   "Totals");
+	dt_heading(c->out, c->format, "###", c->color, "Totals");
 	bool w = sampled(c->d);
 	total_row(t, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
 		  true, w);
-	total_row(t, "GPU time in other kernels", other_ns(b), other_ns(n),
-		  true, w);
+	total_row(t, "GPU time in other kernels", diff_other_ns(b),
+		  diff_other_ns(n), true, w);
 	total_row(t, "memory copies and sets outside cuDNN calls", b->copy_ns,
 		  n->copy_ns, true, w);
 	total_row(t, "host time inside cuDNN calls", b->host_ns, n->host_ns,
@@ -368,8 +386,98 @@ static void print_totals(const struct ctx *c)
 		html_totals(c);
 }
 
+/* ---------------------------------------------------------- per step */
+
+#define NAME_WIDTH 64
+
+static const char *const qty_kinds[] = {
+	[DT_Q_STEP] = "",
+	[DT_Q_GPU] = "",
+	[DT_Q_LIBRARY] = "library ",
+	[DT_Q_FAMILY] = "family ",
+	[DT_Q_KERNEL] = "kernel ",
+};
+
+/* A run's steps, in a line. */
+static void steps_line(const struct diff_ctx *c, const char *label,
+		       const struct dt_summary *s)
+{
+	char text[1024];
+
+	if (!s->steps)
+		return;
+	dt_steps_text(s->steps, text, sizeof(text));
+	dt_para(c->out, c->format, NULL, "%s%s steps: %s\n",
+		c->format == DT_MARKDOWN ? "- " : "", label, text);
+}
+
+static void qty_row(const struct diff_ctx *c, struct dt_table *t,
+		    const struct dt_diff_qty *q)
+{
+	char x[32], y[32], z[32];
+
+	/* a kernel's whole name is in the JSON and JUnit outputs */
+	if (strlen(q->name) > NAME_WIDTH)
+		dt_table_cell(t, "%s%.*s...", qty_kinds[q->kind],
+			      NAME_WIDTH - 3, q->name);
+	else
+		dt_table_cell(t, "%s%s", qty_kinds[q->kind], q->name);
+	dt_table_cell(t, "%s",
+		      q->base > 0 ? dt_fmt_ns((uint64_t)q->base, x, sizeof(x))
+				  : "-");
+	dt_table_cell(t, "%s",
+		      q->next > 0 ? dt_fmt_ns((uint64_t)q->next, y, sizeof(y))
+				  : "-");
+	if (q->base > 0 && q->next > 0)
+		dt_table_cell(t, "%+.1f%%", 100 * q->change);
+	else
+		dt_table_cell(t, "%s", "-");
+	dt_table_cell(t, "%s", dt_fmt_ns((uint64_t)q->noise_ns, z, sizeof(z)));
+	dt_table_cell(t, "%s", dt_verdict_key(q->verdict));
+	(void)c;
+}
+
+/* The whole program per step: step time and GPU time always, the parts
+ * of the GPU time that changed. */
+static void print_steps(const struct diff_ctx *c)
+{
+	static const char *const hdr[] = { "per step", "base",  "new",
+					   "change",   "noise", "verdict",
+					   NULL };
+	const struct dt_diff *d = c->d;
+
+	dt_heading(c->out, c->format, "###", c->color, "Steps");
+	steps_line(c, "base", d->base);
+	steps_line(c, "new", d->next);
+	if (!d->n_qty) {
+		dt_para(c->out, c->format, NULL, "%snot compared: %s\n",
+			c->format == DT_MARKDOWN ? "- " : "",
+			sampled(d) ? "GPU activity was recorded in windows "
+				     "only"
+				   : "one run has a repeating structure, the "
+				     "other not");
+		return;
+	}
+	struct dt_table *t = dt_table_new(hdr, "lrrrrl");
+	if (!t)
+		return;
+	if (c->format == DT_MARKDOWN)
+		fputc('\n', c->out); /* a table after a list needs a line */
+	long shown = 0;
+	for (size_t i = 0; i < d->n_qty; i++) {
+		const struct dt_diff_qty *q = &d->qty[i];
+		if (q->kind > DT_Q_GPU &&
+		    (q->verdict == DT_SAME || (c->top && shown >= c->top)))
+			continue;
+		shown += q->kind > DT_Q_GPU;
+		qty_row(c, t, q);
+	}
+	dt_table_print(t, c->out, c->format, c->color);
+	dt_table_free(t);
+}
+
 /* Functions whose call counts differ. */
-static void print_calls(const struct ctx *c)
+static void print_calls(const struct diff_ctx *c)
 {
 	static const char *const hdr[] = { "base calls", "new calls",
 					   "function", NULL };
@@ -421,7 +529,7 @@ static bool is_change(const struct dt_diff_op *o)
 	       o->verdict == DT_NOISE;
 }
 
-static void operation_cell(const struct ctx *c, struct dt_table *t,
+static void operation_cell(const struct diff_ctx *c, struct dt_table *t,
 			   const struct dt_diff_op *o)
 {
 	int max = c->format == DT_MARKDOWN ? 80 : 110;
@@ -431,7 +539,7 @@ static void operation_cell(const struct ctx *c, struct dt_table *t,
 
 /* The changed operations' medians, base and new, as the table shows
  * them (the first --top). */
-static void html_changes(const struct ctx *c)
+static void html_changes(const struct diff_ctx *c)
 {
 	const struct dt_diff *d = c->d;
 	struct pair *p = calloc(d->n_ops + 1, sizeof(*p));
@@ -461,7 +569,7 @@ static void html_changes(const struct ctx *c)
 	free(p);
 }
 
-static void print_changes(const struct ctx *c)
+static void print_changes(const struct diff_ctx *c)
 {
 	static const char *const hdr[] = { "",           "base median",
 					   "new median", "change",
@@ -484,8 +592,8 @@ static void print_changes(const struct ctx *c)
 			continue;
 		}
 		dt_table_row_class(t, o->verdict == DT_SLOWER   ? "slower"
-				       : o->verdict == DT_FASTER ? "faster"
-								 : "noise");
+				      : o->verdict == DT_FASTER ? "faster"
+								: "noise");
 		dt_table_cell(t, "%s",
 			      o->verdict == DT_SLOWER   ? "SLOWER"
 			      : o->verdict == DT_FASTER ? "faster"
@@ -497,7 +605,7 @@ static void print_changes(const struct ctx *c)
 		dt_table_cell(t, "%s",
 			      change_str(o->change, b[2], sizeof(b[2])));
 		dt_table_cell(t, "%s",
-			      delta_str(o->delta_ns, b[3], sizeof(b[3])));
+			      diff_delta_str(o->delta_ns, b[3], sizeof(b[3])));
 		dt_table_cell(t, "%s..%s",
 			      dt_fmt_ns(o->base.min_ns, b[4], sizeof(b[4])),
 			      dt_fmt_ns(o->base.max_ns, b[5], sizeof(b[5])));
@@ -508,11 +616,11 @@ static void print_changes(const struct ctx *c)
 				      o->base.count, o->next.count,
 				      o->base.timed, o->next.timed);
 		else
-			dt_table_cell(t, "%" PRIu64 "/%" PRIu64,
-				      o->base.count, o->next.count);
+			dt_table_cell(t, "%" PRIu64 "/%" PRIu64, o->base.count,
+				      o->next.count);
 		char e1[24], e2[24];
-		engine_str(o, &o->base, e1, sizeof(e1));
-		engine_str(o, &o->next, e2, sizeof(e2));
+		diff_engine_str(o, &o->base, e1, sizeof(e1));
+		diff_engine_str(o, &o->next, e2, sizeof(e2));
 		if (o->engine_changed)
 			dt_table_cell(t, "%s->%s", e1, e2);
 		else
@@ -523,7 +631,7 @@ static void print_changes(const struct ctx *c)
 	char m[32];
 	dt_heading(c->out, c->format, "###", c->color,
 		   "Operations whose GPU time changed (median per execution; "
-		   "counted from %.0f%% and %s)",
+		   "counted from %.0f%% and %s per step)",
 		   100 * d->opts.threshold,
 		   dt_fmt_ns(d->opts.min_ns, m, sizeof(m)));
 	if (!shown)
@@ -543,7 +651,7 @@ static void print_changes(const struct ctx *c)
 		html_changes(c);
 }
 
-static void print_engines(const struct ctx *c)
+static void print_engines(const struct diff_ctx *c)
 {
 	const struct dt_diff *d = c->d;
 	long shown = 0;
@@ -566,11 +674,11 @@ static void print_engines(const struct ctx *c)
 			dt_para(c->out, c->format, "sub",
 				"%sengine %s%s%s%s -> %s%s%s%s\n",
 				c->format == DT_MARKDOWN ? "  - " : "      ",
-				engine_str(o, &o->base, e1, sizeof(e1)),
+				diff_engine_str(o, &o->base, e1, sizeof(e1)),
 				o->base.knobs ? " {" : "",
 				o->base.knobs ? o->base.knobs : "",
 				o->base.knobs ? "}" : "",
-				engine_str(o, &o->next, e2, sizeof(e2)),
+				diff_engine_str(o, &o->next, e2, sizeof(e2)),
 				o->next.knobs ? " {" : "",
 				o->next.knobs ? o->next.knobs : "",
 				o->next.knobs ? "}" : "");
@@ -585,7 +693,7 @@ static void print_engines(const struct ctx *c)
 	}
 }
 
-static void print_added(const struct ctx *c, enum dt_verdict v)
+static void print_added(const struct diff_ctx *c, enum dt_verdict v)
 {
 	static const char *const hdr[] = { "calls", "GPU time", "median",
 					   "operation", NULL };
@@ -631,14 +739,13 @@ static void print_added(const struct ctx *c, enum dt_verdict v)
 	dt_table_free(t);
 }
 
-static void print_verdict(const struct ctx *c, enum gate g)
+static void print_verdict(const struct diff_ctx *c, enum gate g)
 {
 	const struct dt_diff *d = c->d;
 	bool tripped = gate_tripped(d, g, c->incomplete);
-	bool partial = incomplete(d);
+	bool partial = diff_incomplete(d);
 
-	dt_heading(c->out, c->format, "###", c->color,
-		   "Verdict");
+	dt_heading(c->out, c->format, "###", c->color, "Verdict");
 	dt_para(c->out, c->format, NULL,
 		"%zu slower, %zu faster, %zu within noise, %zu engine "
 		"change%s, %zu workspace change%s, %zu added, %zu removed "
@@ -647,17 +754,25 @@ static void print_verdict(const struct ctx *c, enum gate g)
 		d->engine_changes == 1 ? "" : "s", d->workspace_changes,
 		d->workspace_changes == 1 ? "" : "s", d->added, d->removed,
 		d->n_ops);
+	if (d->n_qty)
+		dt_para(c->out, c->format, NULL,
+			"%sper step: %zu slower, %zu faster, %zu within noise "
+			"(of %zu quantities: step time, GPU time, libraries, "
+			"families, kernels)\n",
+			c->format == DT_MARKDOWN ? "\n" : "", d->qty_slower,
+			d->qty_faster, d->qty_noise, d->n_qty);
 	if (g != GATE_NONE && partial && c->incomplete == INC_ERROR)
 		dt_para(c->out, c->format, "failed",
 			"%sgate --fail-on %s: NOT JUDGED%s (exit status 2): a "
 			"trace is incomplete\n",
-			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
+			c->format == DT_MARKDOWN ? "\n**" : "",
+			diff_gate_names[g],
 			c->format == DT_MARKDOWN ? "**" : "");
 	else if (g != GATE_NONE)
 		dt_para(c->out, c->format, tripped ? "failed" : "passed",
 			"%sgate --fail-on %s: %s%s%s%s\n",
-			c->format == DT_MARKDOWN ? "\n**" : "", gate_names[g],
-			tripped ? "FAILED" : "passed",
+			c->format == DT_MARKDOWN ? "\n**" : "",
+			diff_gate_names[g], tripped ? "FAILED" : "passed",
 			c->format == DT_MARKDOWN ? "**" : "",
 			tripped ? " (exit status 1)" : "",
 			!partial ? ""
@@ -703,7 +818,7 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	dt_json_ks(j, "gpu", s->n_devices ? s->devices[0].name : NULL);
 	dt_json_ks(j, "cudnn_version", f->cudnn_version);
 	dt_json_ku(j, "cudnn_gpu_ns", s->cudnn_ns);
-	dt_json_ku(j, "other_gpu_ns", other_ns(s));
+	dt_json_ku(j, "other_gpu_ns", diff_other_ns(s));
 	dt_json_ku(j, "copies_ns", s->copy_ns);
 	dt_json_ku(j, "host_cudnn_ns", s->host_ns);
 	dt_json_ku(j, "calls", s->calls);
@@ -715,6 +830,7 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	dt_json_ku(j, "timed_ops", s->ops - s->sampling.unsampled_ops);
 	dt_json_key(j, "complete");
 	dt_json_bool(j, dt_summary_complete(s));
+	dt_json_steps(j, s->steps);
 	dt_json_key(j, "files");
 	dt_json_open(j, '[', -1);
 	for (size_t i = 0; i < s->n_files; i++) {
@@ -730,7 +846,27 @@ static void json_run(struct dt_json *j, const char *key, const char *name,
 	dt_json_close(j, -1);
 }
 
-static void print_json(const struct ctx *c, enum gate g)
+static void json_quantities(struct dt_json *j, const struct dt_diff *d)
+{
+	dt_json_key_nl(j, "quantities", 1);
+	dt_json_open(j, '[', 2);
+	for (size_t i = 0; i < d->n_qty; i++) {
+		const struct dt_diff_qty *q = &d->qty[i];
+		dt_json_open(j, '{', -1);
+		dt_json_ks(j, "verdict", dt_verdict_key(q->verdict));
+		dt_json_ks(j, "kind", dt_qty_key(q->kind));
+		dt_json_ks(j, "name", q->name);
+		dt_json_kn(j, "base_ns", q->base);
+		dt_json_kn(j, "new_ns", q->next);
+		dt_json_kg(j, "change", q->change);
+		dt_json_kn(j, "noise_ns", q->noise_ns);
+		dt_json_kn(j, "floor_ns", q->floor_ns);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+}
+
+static void print_json(const struct diff_ctx *c, enum gate g)
 {
 	const struct dt_diff *d = c->d;
 	struct dt_json j;
@@ -747,6 +883,10 @@ static void print_json(const struct ctx *c, enum gate g)
 		{ "added", offsetof(struct dt_diff, added) },
 		{ "removed", offsetof(struct dt_diff, removed) },
 		{ "ops", offsetof(struct dt_diff, n_ops) },
+		{ "quantities_slower", offsetof(struct dt_diff, qty_slower) },
+		{ "quantities_faster", offsetof(struct dt_diff, qty_faster) },
+		{ "quantities_noise", offsetof(struct dt_diff, qty_noise) },
+		{ "quantities", offsetof(struct dt_diff, n_qty) },
 	};
 
 	dt_json_init(&j, c->out);
@@ -795,6 +935,7 @@ static void print_json(const struct ctx *c, enum gate g)
 		dt_json_close(&j, -1);
 	}
 	dt_json_close(&j, -1);
+	json_quantities(&j, d);
 	dt_json_key_nl(&j, "counts", 1);
 	dt_json_open(&j, '{', -1);
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
@@ -806,213 +947,33 @@ static void print_json(const struct ctx *c, enum gate g)
 	dt_json_key_nl(&j, "gate", 1);
 	dt_json_open(&j, '{', -1);
 	dt_json_key(&j, "fail_on");
-	dt_json_str(&j, gate_names[g]);
+	dt_json_str(&j, diff_gate_names[g]);
 	dt_json_key(&j, "tripped");
 	dt_json_bool(&j, gate_tripped(d, g, c->incomplete));
 	dt_json_key(&j, "incomplete_input");
-	dt_json_bool(&j, incomplete(d));
+	dt_json_bool(&j, diff_incomplete(d));
 	dt_json_key(&j, "on_incomplete");
-	dt_json_str(&j, incomplete_names[c->incomplete]);
+	dt_json_str(&j, diff_incomplete_names[c->incomplete]);
 	dt_json_close(&j, -1);
 	dt_json_close(&j, -1);
 	fputc('\n', c->out);
 }
 
-/* --------------------------------------------------------------- junit */
-
-/* JUnit XML, as CI systems read test reports: a test case per quantity
- * the gate can judge (each input's completeness, each operation compared)
- * and per total, which no gate judges. A case fails where the gate trips,
- * is an error where it could not judge (an incomplete input with
- * --incomplete error: exit status 2), and is skipped where no gate
- * judges. */
-enum outcome { CASE_PASS, CASE_FAILURE, CASE_ERROR, CASE_SKIPPED };
-static const char *const outcome_tags[] = { NULL, "failure", "error",
-					    "skipped" };
-
-struct junit {
-	FILE *f;
-	size_t counts[4]; /* by outcome; CASE_PASS: every test case */
-	bool count_only;  /* a first pass counts, for the suite's attributes */
-};
-
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
-static void xml_attr(FILE *f, const char *name, const char *v)
-{
-	fprintf(f, " %s=\"", name);
-	dt_html_escape(f, v);
-	fputc('"', f);
-}
-
-/* One test case: its outcome, why (a failure's type, an error's or a
- * skip's reason) and the numbers a failure or an error carries. */
-static void junit_case(struct junit *j, const char *cls, const char *name,
-		       enum outcome o, const char *why, const char *numbers)
-{
-	const char *tag = outcome_tags[o];
-
-	j->counts[CASE_PASS]++;
-	if (o != CASE_PASS)
-		j->counts[o]++;
-	if (j->count_only)
-		return;
-	fputs("    <testcase", j->f);
-	xml_attr(j->f, "classname", cls);
-	xml_attr(j->f, "name", name);
-	if (o == CASE_PASS) {
-		fputs(" time=\"0\"/>\n", j->f);
-		return;
-	}
-	fprintf(j->f, " time=\"0\">\n      <%s", tag);
-	xml_attr(j->f, "message", why);
-	if (o == CASE_SKIPPED) {
-		fputs("/>\n", j->f);
-	} else {
-		xml_attr(j->f, "type", why);
-		fputs(">", j->f);
-		dt_html_escape(j->f, numbers);
-		fprintf(j->f, "</%s>\n", tag);
-	}
-	fputs("    </testcase>\n", j->f);
-}
-
-static void junit_complete(struct junit *j, const struct ctx *c, enum gate g,
-			   const char *label, const char *name,
-			   const struct dt_summary *s)
-{
-	static const char cls[] = "dnntrace.diff.complete";
-	static const char lacks[] = "a trace is cut short or damaged, or "
-				    "records were lost or dropped";
-	char *n = xasprintf("%s %s", label, name);
-
-	if (g == GATE_NONE)
-		junit_case(j, cls, n, CASE_SKIPPED, "not gated: no --fail-on",
-			   NULL);
-	else if (c->incomplete == INC_ALLOW)
-		junit_case(j, cls, n, CASE_SKIPPED,
-			   "not gated: --incomplete allow", NULL);
-	else if (dt_summary_complete(s))
-		junit_case(j, cls, n, CASE_PASS, NULL, NULL);
-	else if (c->incomplete == INC_ERROR)
-		junit_case(j, cls, n, CASE_ERROR,
-			   "incomplete: not judged (exit status 2)", lacks);
-	else
-		junit_case(j, cls, n, CASE_FAILURE, "incomplete", lacks);
-	free(n);
-}
-
-static void junit_op(struct junit *j, const struct ctx *c, enum gate g,
-		     const struct dt_diff_op *o)
-{
-	const struct dt_diff *d = c->d;
-	const char *trips = op_trips(o, g);
-	char cls[64], b[6][40], e1[24], e2[24];
-	char *name = xasprintf("%s%s%s", dt_op_kind_key(o->kind),
-			       *o->brief ? " " : "", o->brief);
-	char *numbers = NULL;
-
-	snprintf(cls, sizeof(cls), "dnntrace.diff.op.%s",
-		 dt_op_kind_key(o->kind));
-	if (trips)
-		numbers = xasprintf(
-			"%s: base median %s, new median %s, change %+.1f%% "
-			"(%s per execution); threshold %.0f%% and %s; base "
-			"range %s..%s; executions %" PRIu64 "/%" PRIu64
-			"; engine %s -> %s",
-			trips, dt_fmt_ns(o->base.median_ns, b[0], sizeof(b[0])),
-			dt_fmt_ns(o->next.median_ns, b[1], sizeof(b[1])),
-			100 * o->change,
-			delta_str(o->delta_ns, b[2], sizeof(b[2])),
-			100 * d->opts.threshold,
-			dt_fmt_ns(d->opts.min_ns, b[3], sizeof(b[3])),
-			dt_fmt_ns(o->base.min_ns, b[4], sizeof(b[4])),
-			dt_fmt_ns(o->base.max_ns, b[5], sizeof(b[5])),
-			o->base.count, o->next.count,
-			engine_str(o, &o->base, e1, sizeof(e1)),
-			engine_str(o, &o->next, e2, sizeof(e2)));
-	if (g == GATE_NONE)
-		junit_case(j, cls, name, CASE_SKIPPED,
-			   "not gated: no --fail-on", NULL);
-	else
-		junit_case(j, cls, name, trips ? CASE_FAILURE : CASE_PASS,
-			   trips, numbers);
-	free(numbers);
-	free(name);
-}
-
-static void junit_total(struct junit *j, const char *what, uint64_t b,
-			uint64_t n, bool time)
-{
-	char x[32], y[32];
-	char *why;
-
-	if (time)
-		why = xasprintf("not gated: base %s, new %s",
-				dt_fmt_ns(b, x, sizeof(x)),
-				dt_fmt_ns(n, y, sizeof(y)));
-	else
-		why = xasprintf("not gated: base %" PRIu64 ", new %" PRIu64, b,
-				n);
-	junit_case(j, "dnntrace.diff.total", what, CASE_SKIPPED, why, NULL);
-	free(why);
-}
-
-static void junit_cases(struct junit *j, const struct ctx *c, enum gate g)
-{
-	const struct dt_summary *b = c->d->base, *n = c->d->next;
-
-	junit_complete(j, c, g, "base", c->base_name, b);
-	junit_complete(j, c, g, "new", c->next_name, n);
-	for (size_t i = 0; i < c->d->n_ops; i++)
-		junit_op(j, c, g, &c->d->ops[i]);
-	junit_total(j, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
-		    true);
-	junit_total(j, "GPU time in other kernels", other_ns(b), other_ns(n),
-		    true);
-	junit_total(j, "memory copies and sets", b->copy_ns, n->copy_ns, true);
-	junit_total(j, "host time inside cuDNN calls", b->host_ns, n->host_ns,
-		    true);
-	junit_total(j, "cuDNN calls", b->calls, n->calls, false);
-	junit_total(j, "cuDNN op executions", b->ops, n->ops, false);
-}
-
-static void print_junit(const struct ctx *c, enum gate g, FILE *f)
-{
-	struct junit j = { .f = f, .count_only = true };
-	char *suite = xasprintf("dnntrace diff --fail-on %s", gate_names[g]);
-
-	junit_cases(&j, c, g);
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-	for (int level = 0; level < 2; level++) {
-		fprintf(f, "%s<%s", level ? "  " : "",
-			level ? "testsuite" : "testsuites");
-		xml_attr(f, "name", suite);
-		fprintf(f,
-			" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-			"skipped=\"%zu\" time=\"0\">\n",
-			j.counts[CASE_PASS], j.counts[CASE_FAILURE],
-			j.counts[CASE_ERROR], j.counts[CASE_SKIPPED]);
-	}
-	j = (struct junit){ .f = f };
-	junit_cases(&j, c, g);
-	fputs("  </testsuite>\n</testsuites>\n", f);
-	free(suite);
-}
-
 /* ---------------------------------------------------------------- main */
 
-int cmd_diff(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	struct dt_diff_opts dopts;
+	struct dt_summary_opts so;
+	enum gate gate;
+	const char *output, *junit;
+	bool force;
+	char **paths; /* BASE and NEW */
+};
+
+/* Parse the options into a and c; returns -1 to go on, else the exit
+ * status (0 after --help). */
+static int parse_args(int argc, char **argv, struct args *a, struct diff_ctx *c)
 {
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, 'p' },
@@ -1028,13 +989,6 @@ int cmd_diff(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dt_diff_opts dopts = { 0 };
-	struct dt_summary_opts so = { 0 };
-	struct ctx c = { .top = 20, .format = DT_TEXT };
-	enum gate g = GATE_NONE;
-	const char *output = NULL, *junit = NULL;
-	struct dt_output out, jout;
-	bool force = false;
 	int ch;
 
 	optind = 1;
@@ -1047,57 +1001,58 @@ int cmd_diff(int argc, char **argv)
 					"diff",
 					"--threshold takes a percentage "
 					"above 0 and up to 1000%%, like 5%%");
-			dopts.threshold = v;
+			a->dopts.threshold = v;
 			break;
 		case 'm':
 			if ((v = parse_time(optarg)) < 0 || v > 3600e9)
 				return dt_usage_error(
 					"diff", "--min-time takes a time up "
 						"to 3600s, like 10us or 1ms");
-			dopts.min_ns = v < 1 ? 1 : (uint64_t)v;
+			a->dopts.min_ns = v < 1 ? 1 : (uint64_t)v;
 			break;
 		case 'g': {
 			int k = 1;
-			while (k < 4 && strcmp(gate_names[k], optarg))
+			while (k < 4 && strcmp(diff_gate_names[k], optarg))
 				k++;
 			if (k == 4)
 				return dt_usage_error(
 					"diff", "--fail-on takes regression, "
 						"engine-change or any");
-			g = (enum gate)k;
+			a->gate = (enum gate)k;
 			break;
 		}
 		case 't':
-			if (dt_parse_top("diff", optarg, &c.top))
+			if (dt_parse_top("diff", optarg, &c->top))
 				return EXIT_USAGE;
 			break;
 		case 'f':
 			if (dt_parse_format("diff", optarg, DT_FORMATS_ALL,
-					    &c.format))
+					    &c->format))
 				return EXIT_USAGE;
 			break;
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
 		case 'O':
-			force = true;
+			a->force = true;
 			break;
 		case 'i': {
 			int k = 0;
-			while (k < 3 && strcmp(incomplete_names[k], optarg))
+			while (k < 3 &&
+			       strcmp(diff_incomplete_names[k], optarg))
 				k++;
 			if (k == 3)
 				return dt_usage_error(
 					"diff", "--incomplete takes fail, "
 						"error or allow");
-			c.incomplete = (enum incomplete)k;
+			c->incomplete = (enum incomplete)k;
 			break;
 		}
 		case 'R':
-			so.range = optarg;
+			a->so.range = optarg;
 			break;
 		case 'j':
-			junit = optarg;
+			a->junit = optarg;
 			break;
 		case 'h':
 			return diff_help(stdout), 0;
@@ -1108,20 +1063,108 @@ int cmd_diff(int argc, char **argv)
 	if (argc - optind != 2)
 		return dt_usage_error("diff", "expected BASE and NEW (trace "
 					      "files or folders)");
+	a->paths = argv + optind;
+	return -1;
+}
 
-	int rc, rc2;
-	struct dt_summary *base = dt_load_summary(argv + optind, 1, &so, &rc);
+/* What a reader must know before the numbers: traces cut short, other
+ * GPUs, other cuDNN libraries. */
+static void print_caveats(const struct diff_ctx *c)
+{
+	const struct dt_diff *d = c->d;
+	const struct dt_summary *base = d->base, *next = d->next;
+	const char *lead =
+		c->format == DT_MARKDOWN ? "- warning: " : "warning: ";
+
+	if (dt_print_unclean(c->out, c->format, base, lead) +
+	    dt_print_unclean(c->out, c->format, next, lead))
+		dt_para(c->out, c->format, "warn",
+			"%soperations counted as added or removed may "
+			"only be missing from an incomplete trace\n",
+			lead);
+	if (d->other_gpu)
+		dt_para(c->out, c->format, NULL,
+			"%snote: the runs were on different GPUs (%s, "
+			"%s): their times differ for that too\n",
+			c->format == DT_MARKDOWN ? "- " : "",
+			base->devices[0].name, next->devices[0].name);
+	if (d->other_cudnn)
+		dt_para(c->out, c->format, NULL,
+			"%snote: the runs used different cuDNN "
+			"libraries (%s, %s)\n",
+			c->format == DT_MARKDOWN ? "- " : "",
+			cudnn_of(&base->files[0]), cudnn_of(&next->files[0]));
+}
+
+/* Text, Markdown or HTML: the runs, then section by section. */
+static void print_sections(const struct diff_ctx *c, enum gate g)
+{
+	if (c->format == DT_MARKDOWN)
+		fprintf(c->out, "## dnntrace diff\n\n");
+	if (c->format == DT_HTML)
+		dt_html_begin(c->out, "dnntrace diff");
+	run_line(c, "base", c->base_name, c->d->base);
+	run_line(c, "new", c->next_name, c->d->next);
+	sampled_line(c, "base", c->d->base);
+	sampled_line(c, "new", c->d->next);
+	print_caveats(c);
+	print_totals(c);
+	print_steps(c);
+	print_changes(c);
+	print_engines(c);
+	print_added(c, DT_ADDED);
+	print_added(c, DT_REMOVED);
+	if (c->format == DT_TEXT || c->format == DT_HTML)
+		print_calls(c);
+	print_verdict(c, g);
+	if (c->format == DT_HTML)
+		dt_html_end(c->out);
+}
+
+/* The comparison to its output and the JUnit file; the exit status. */
+static int write_outputs(struct diff_ctx *c, const struct args *a)
+{
+	struct dt_output out, jout;
+	int rc = 0;
+
+	if (!(c->out = dt_open_output(&out, a->output, a->force)))
+		return EXIT_USAGE;
+	c->color = c->format == DT_TEXT && dt_colors(!out.path);
+	if (c->format == DT_JSON)
+		print_json(c, a->gate);
+	else
+		print_sections(c, a->gate);
+	if (dt_close_output(&out, true))
+		rc = EXIT_USAGE;
+	if (a->junit) {
+		FILE *f = dt_open_output(&jout, a->junit, a->force);
+		if (f)
+			diff_junit(c, a->gate, f);
+		if (!f || dt_close_output(&jout, true))
+			rc = EXIT_USAGE;
+	}
+	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_ctx c = { .top = 20, .format = DT_TEXT };
+	struct args a = { 0 };
+	int rc = parse_args(argc, argv, &a, &c), rc2;
+
+	if (rc >= 0)
+		return rc;
+	struct dt_summary *base = dt_load_summary(a.paths, 1, &a.so, &rc);
 	if (!base)
 		return rc;
-	struct dt_summary *next =
-		dt_load_summary(argv + optind + 1, 1, &so, &rc2);
+	struct dt_summary *next = dt_load_summary(a.paths + 1, 1, &a.so, &rc2);
 	if (!next) {
 		dt_summary_free(base);
 		return rc2;
 	}
 	if (rc2)
 		rc = rc2; /* some input could not be read: exit 2 */
-	struct dt_diff *d = dt_diff_new(base, next, &dopts);
+	struct dt_diff *d = dt_diff_new(base, next, &a.dopts);
 	if (!d) {
 		dt_error("out of memory");
 		dt_summary_free(base);
@@ -1129,71 +1172,16 @@ int cmd_diff(int argc, char **argv)
 		return 1;
 	}
 	c.d = d;
-	c.base_name = argv[optind];
-	c.next_name = argv[optind + 1];
-	if (!(c.out = dt_open_output(&out, output, force))) {
+	c.base_name = a.paths[0];
+	c.next_name = a.paths[1];
+	rc2 = write_outputs(&c, &a);
+	if (rc2)
+		rc = rc2;
+	if (!rc && a.gate != GATE_NONE && c.incomplete == INC_ERROR &&
+	    diff_incomplete(d))
 		rc = EXIT_USAGE;
-		goto done;
-	}
-	c.color = c.format == DT_TEXT && dt_colors(!out.path);
-	if (c.format == DT_JSON) {
-		print_json(&c, g);
-	} else {
-		if (c.format == DT_MARKDOWN)
-			fprintf(c.out, "## dnntrace diff\n\n");
-		if (c.format == DT_HTML)
-			dt_html_begin(c.out, "dnntrace diff");
-		run_line(&c, "base", c.base_name, base);
-		run_line(&c, "new", c.next_name, next);
-		sampled_line(&c, "base", base);
-		sampled_line(&c, "new", next);
-		const char *lead = c.format == DT_MARKDOWN ? "- warning: "
-							   : "warning: ";
-		if (dt_print_unclean(c.out, c.format, base, lead) +
-		    dt_print_unclean(c.out, c.format, next, lead))
-			dt_para(c.out, c.format, "warn",
-				"%soperations counted as added or removed may "
-				"only be missing from an incomplete trace\n",
-				lead);
-		if (d->other_gpu)
-			dt_para(c.out, c.format, NULL,
-				"%snote: the runs were on different GPUs (%s, "
-				"%s): their times differ for that too\n",
-				c.format == DT_MARKDOWN ? "- " : "",
-				base->devices[0].name, next->devices[0].name);
-		if (d->other_cudnn)
-			dt_para(c.out, c.format, NULL,
-				"%snote: the runs used different cuDNN "
-				"libraries (%s, %s)\n",
-				c.format == DT_MARKDOWN ? "- " : "",
-				cudnn_of(&base->files[0]),
-				cudnn_of(&next->files[0]));
-		print_totals(&c);
-		print_changes(&c);
-		print_engines(&c);
-		print_added(&c, DT_ADDED);
-		print_added(&c, DT_REMOVED);
-		if (c.format == DT_TEXT || c.format == DT_HTML)
-			print_calls(&c);
-		print_verdict(&c, g);
-		if (c.format == DT_HTML)
-			dt_html_end(c.out);
-	}
-	if (dt_close_output(&out, true))
-		rc = EXIT_USAGE;
-	if (junit) {
-		FILE *f = dt_open_output(&jout, junit, force);
-		if (f)
-			print_junit(&c, g, f);
-		if (!f || dt_close_output(&jout, true))
-			rc = EXIT_USAGE;
-	}
-	if (!rc && g != GATE_NONE && c.incomplete == INC_ERROR &&
-	    incomplete(d))
-		rc = EXIT_USAGE;
-	else if (!rc && gate_tripped(d, g, c.incomplete))
+	else if (!rc && gate_tripped(d, a.gate, c.incomplete))
 		rc = 1;
-done:
 	dt_diff_free(d);
 	dt_summary_free(base);
 	dt_summary_free(next);

@@ -259,6 +259,64 @@ void dt_export_close(struct dt_export_trace *t, size_t n)
 	free(t);
 }
 
+/* The format named into *fmt: -1, or after a usage error that lists the
+ * formats there are, its exit status. */
+static int pick_format(const char *name, const struct export_format **fmt)
+{
+	for (*fmt = formats; (*fmt)->name; (*fmt)++)
+		if (!strcmp((*fmt)->name, name))
+			return -1;
+	char list[128] = "";
+	for (const struct export_format *x = formats; x->name; x++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s%s", x == formats ? "" : ", ", x->name);
+	return dt_usage_error("export", "--format takes %s", list);
+}
+
+/* An option (dt_getopt's ch, with optarg) into o and *fmt: -1, or the
+ * exit status when the command ends here (--help, a value it does not
+ * take). */
+static int export_option(int ch, struct dt_export_opts *o,
+			 const struct export_format **fmt)
+{
+	int64_t v;
+	long pid;
+
+	switch (ch) {
+	case 'f':
+		return pick_format(optarg, fmt);
+	case 'o':
+		o->output = optarg;
+		return -1;
+	case 'O':
+		o->force = true;
+		return -1;
+	case 'F':
+	case 'T':
+		if ((v = parse_time(optarg)) < 0)
+			return dt_usage_error("export",
+					      "--%s takes a time such as 2.5s "
+					      "or 300ms, not '%s'",
+					      ch == 'F' ? "from" : "to", optarg);
+		*(ch == 'F' ? &o->from_ns : &o->to_ns) = (uint64_t)v;
+		return -1;
+	case 'p':
+		if (dt_parse_int(optarg, 0, INT_MAX, &pid))
+			return dt_usage_error("export",
+					      "--pid takes a process id");
+		o->pid = pid;
+		return -1;
+	case 'R':
+		o->range = optarg;
+		return -1;
+	case 'h':
+		export_help(stdout);
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -274,60 +332,11 @@ int cmd_export(int argc, char **argv)
 	};
 	struct dt_export_opts o = { .to_ns = UINT64_MAX, .pid = -1 };
 	const struct export_format *fmt = NULL;
-	int ch;
+	int ch, rc;
 
-	while ((ch = dt_getopt("export", argc, argv, "ho:", opts)) != -1) {
-		int64_t v;
-		long pid;
-		switch (ch) {
-		case 'f':
-			for (fmt = formats; fmt->name; fmt++)
-				if (!strcmp(fmt->name, optarg))
-					break;
-			if (!fmt->name) {
-				char list[128] = "";
-				for (const struct export_format *x = formats;
-				     x->name; x++)
-					snprintf(list + strlen(list),
-						 sizeof(list) - strlen(list),
-						 "%s%s", x == formats ? "" : ", ",
-						 x->name);
-				return dt_usage_error("export",
-						      "--format takes %s", list);
-			}
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'O':
-			o.force = true;
-			break;
-		case 'F':
-		case 'T':
-			if ((v = parse_time(optarg)) < 0)
-				return dt_usage_error(
-					"export",
-					"--%s takes a time such as 2.5s or "
-					"300ms, not '%s'",
-					ch == 'F' ? "from" : "to", optarg);
-			*(ch == 'F' ? &o.from_ns : &o.to_ns) = (uint64_t)v;
-			break;
-		case 'p':
-			if (dt_parse_int(optarg, 0, INT_MAX, &pid))
-				return dt_usage_error(
-					"export", "--pid takes a process id");
-			o.pid = pid;
-			break;
-		case 'R':
-			o.range = optarg;
-			break;
-		case 'h':
-			export_help(stdout);
-			return 0;
-		default:
-			return EXIT_USAGE;
-		}
-	}
+	while ((ch = dt_getopt("export", argc, argv, "ho:", opts)) != -1)
+		if ((rc = export_option(ch, &o, &fmt)) >= 0)
+			return rc;
 	if (!fmt)
 		return dt_usage_error("export", "say which --format");
 	if (optind >= argc)
@@ -343,7 +352,7 @@ int cmd_export(int argc, char **argv)
 		free(o.paths);
 		return EXIT_USAGE;
 	}
-	int rc = fmt->run(&o);
+	rc = fmt->run(&o);
 	if (unreadable && rc == 0) {
 		dt_error("%zu of the traces named could not be read: the export "
 			 "lacks them", unreadable);

@@ -37,11 +37,141 @@ static void indented_table(FILE *out, struct dt_table *t)
 	dt_table_free(t);
 }
 
+/* A chain's heading: its pattern, saving and count, what covers it,
+ * whether cuDNN can fuse it and what was checked. */
+static void print_opp_head(FILE *out, const struct dt_summary *s,
+			   const struct dt_fz_opp *o, size_t i, bool color)
+{
+	char b1[32], b2[32];
+
+	fprintf(out,
+		"\n%s%zu. %s%s: saving %s (%s of GPU time), %" PRIu64
+		" time%s\n",
+		color ? "\033[1m" : "", i + 1, dt_text(o->pattern),
+		color ? "\033[0m" : "",
+		dt_fmt_ns(o->saving_ns > 0 ? (uint64_t)o->saving_ns : 0, b1,
+			  sizeof(b1)),
+		dt_fmt_pct(dt_pct_of(o->saving_ns > 0 ? o->saving_ns : 0,
+				     s->gpu_ns),
+			   b2, sizeof(b2)),
+		o->count, o->count == 1 ? "" : "s");
+	fprintf(out, "   covered by: %s\n", dt_text(o->cover));
+	if (o->status == DT_FZ_FUSABLE)
+		fprintf(out, "   status:     fusable\n");
+	else
+		fprintf(out, "   status:     %sblocked%s: %s\n",
+			color ? "\033[33m" : "", color ? "\033[0m" : "",
+			dt_text(o->blocked));
+	fprintf(out, "   limits:     %s\n", dt_text(o->checks));
+}
+
+/* A chain's steps as a table: what each is, how it links to the one
+ * before, and what ran for it. */
+static void print_opp_steps(FILE *out, const struct dt_fz_opp *o, bool wide)
+{
+	static const char *const hdr[] = { "#",        "step",  "link",
+					   "elements", "type",  "GPU time",
+					   "kernels",  "fused", "what ran",
+					   NULL };
+	struct dt_table *t = dt_table_new(hdr, "rlllrrrll");
+	char b1[32], ty[DT_DTYPE_NAME_SIZE];
+
+	for (int m = 0; m < o->n_steps; m++) {
+		const struct dt_fz_step *st = &o->steps[m];
+		dt_table_cell(t, "%d", m + 1);
+		dt_table_cell(t, "%s", st->what);
+		dt_table_cell(t, "%s", m ? dt_fz_link_name(st->link) : "");
+		if (st->elems)
+			dt_table_cell(t, "%" PRIu64, st->elems);
+		else
+			dt_table_cell(t, "?");
+		dt_table_cell(t, "%s",
+			      dt_dtype_name(st->dtype, ty, sizeof(ty)));
+		dt_table_cell(t, "%s", dt_fmt_ns(st->ns, b1, sizeof(b1)));
+		dt_table_cell(t, "%" PRIu64, st->kernels);
+		dt_table_cell(t, "%s", st->removed ? "removed" : "kept");
+		int max = wide ? 600 : 90;
+		dt_table_cell(t, "%.*s%s", max, st->detail ? st->detail : "",
+			      st->detail && (int)strlen(st->detail) > max
+				      ? "..."
+				      : "");
+	}
+	indented_table(out, t);
+}
+
+/* What fusing a chain saves: kernels and their GPU time, less the bytes
+ * the fused kernel moves in their place, and the DRAM traffic. */
+static void print_opp_saving(FILE *out, const struct dt_fusion *fz,
+			     const struct dt_fz_opp *o)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	double added = fz->bandwidth > 0
+			       ? (double)o->bytes_added * (double)o->count *
+					 1e9 / fz->bandwidth
+			       : 0;
+
+	if (o->bytes_added)
+		fprintf(out,
+			"   saving:     %" PRIu64 " kernels removed, "
+			"%s of GPU time, less %s for the %sB the "
+			"fused kernel moves in their place each "
+			"time: %s\n",
+			o->removed_kernels,
+			dt_fmt_ns(o->removed_ns, b1, sizeof(b1)),
+			dt_fmt_ns((uint64_t)added, b3, sizeof(b3)),
+			dt_fmt_si((double)o->bytes_added, b2, sizeof(b2)),
+			dt_fmt_ns(o->saving_ns > 0 ? (uint64_t)o->saving_ns : 0,
+				  b4, sizeof(b4)));
+	else
+		fprintf(out,
+			"   saving:     %" PRIu64 " kernels removed, "
+			"%s of GPU time\n",
+			o->removed_kernels,
+			dt_fmt_ns(o->removed_ns, b1, sizeof(b1)));
+	fprintf(out,
+		"   DRAM:       %sB not moved per time, %sB in "
+		"all: %s at %sB/s\n",
+		dt_fmt_si((double)o->bytes_saved, b1, sizeof(b1)),
+		dt_fmt_si((double)o->bytes_saved * (double)o->count, b2,
+			  sizeof(b2)),
+		dt_fmt_ns((uint64_t)o->bytes_ns, b3, sizeof(b3)),
+		dt_fmt_si(fz->bandwidth, b4, sizeof(b4)));
+	if (o->note)
+		fprintf(out, "   note:       %s\n", o->note);
+}
+
+/* The chains cuDNN already ran fused, and what they kept on chip. */
+static void print_fused(FILE *out, const struct dt_fusion *fz, bool color,
+			bool wide)
+{
+	static const char *const hdr[] = { "count", "GPU time", "kept on chip",
+					   "what",  "problem",  NULL };
+	char b1[32], b2[32], b3[32], line[600];
+
+	fprintf(out, "\nAlready fused:\n");
+	struct dt_table *t = dt_table_new(hdr, "rrrll");
+	for (size_t i = 0; i < fz->n_fused; i++) {
+		const struct dt_fz_fused *f = &fz->fused[i];
+		dt_table_cell(t, "%" PRIu64, f->count);
+		dt_table_cell(t, "%s", dt_fmt_ns(f->ns, b1, sizeof(b1)));
+		dt_table_cell(
+			t, "%sB (%s)",
+			dt_fmt_si((double)f->bytes_kept * (double)f->count, b2,
+				  sizeof(b2)),
+			dt_fmt_ns((uint64_t)f->bytes_ns, b3, sizeof(b3)));
+		dt_table_cell(t, "%s", f->what);
+		snprintf(line, sizeof(line), "%s", f->brief ? f->brief : "");
+		dt_table_cell(t, "%.*s", wide ? 600 : 80, line);
+	}
+	dt_table_print(t, out, DT_TEXT, color);
+	dt_table_free(t);
+}
+
 static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 			 bool wide, long top)
 {
 	const struct dt_fusion *fz = s->fusion;
-	char b1[32], b2[32], b3[32], b4[32], line[600], ty[DT_DTYPE_NAME_SIZE];
+	char b1[32], b2[32];
 
 	dt_print_unclean(out, DT_TEXT, s, "warning: ");
 	fprintf(out,
@@ -55,117 +185,46 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 			     "could run fused was found.\n");
 	for (size_t i = 0; i < fz->n_opps && (top <= 0 || (long)i < top); i++) {
 		const struct dt_fz_opp *o = &fz->opps[i];
-		fprintf(out,
-			"\n%s%zu. %s%s: saving %s (%s of GPU time), %" PRIu64
-			" time%s\n",
-			color ? "\033[1m" : "", i + 1, dt_text(o->pattern),
-			color ? "\033[0m" : "",
-			dt_fmt_ns(o->saving_ns > 0 ? (uint64_t)o->saving_ns : 0,
-				  b1, sizeof(b1)),
-			dt_fmt_pct(
-				dt_pct_of(o->saving_ns > 0 ? o->saving_ns : 0,
-					  s->gpu_ns),
-				b2, sizeof(b2)),
-			o->count, o->count == 1 ? "" : "s");
-		fprintf(out, "   covered by: %s\n", dt_text(o->cover));
-		if (o->status == DT_FZ_FUSABLE)
-			fprintf(out, "   status:     fusable\n");
-		else
-			fprintf(out, "   status:     %sblocked%s: %s\n",
-				color ? "\033[33m" : "", color ? "\033[0m" : "",
-				dt_text(o->blocked));
-		fprintf(out, "   limits:     %s\n", dt_text(o->checks));
-		static const char *const hdr[] = {
-			"#",        "step",    "link",  "elements", "type",
-			"GPU time", "kernels", "fused", "what ran", NULL
-		};
-		struct dt_table *t = dt_table_new(hdr, "rlllrrrll");
-		for (int m = 0; m < o->n_steps; m++) {
-			const struct dt_fz_step *st = &o->steps[m];
-			dt_table_cell(t, "%d", m + 1);
-			dt_table_cell(t, "%s", st->what);
-			dt_table_cell(t, "%s",
-				      m ? dt_fz_link_name(st->link) : "");
-			if (st->elems)
-				dt_table_cell(t, "%" PRIu64, st->elems);
-			else
-				dt_table_cell(t, "?");
-			dt_table_cell(t, "%s",
-				      dt_dtype_name(st->dtype, ty, sizeof(ty)));
-			dt_table_cell(t, "%s",
-				      dt_fmt_ns(st->ns, b1, sizeof(b1)));
-			dt_table_cell(t, "%" PRIu64, st->kernels);
-			dt_table_cell(t, "%s",
-				      st->removed ? "removed" : "kept");
-			int max = wide ? 600 : 90;
-			dt_table_cell(
-				t, "%.*s%s", max, st->detail ? st->detail : "",
-				st->detail && (int)strlen(st->detail) > max
-					? "..."
-					: "");
-		}
-		indented_table(out, t);
-		double added = fz->bandwidth > 0 ? (double)o->bytes_added *
-							   (double)o->count *
-							   1e9 / fz->bandwidth
-						 : 0;
-		if (o->bytes_added)
-			fprintf(out,
-				"   saving:     %" PRIu64 " kernels removed, "
-				"%s of GPU time, less %s for the %sB the "
-				"fused kernel moves in their place each "
-				"time: %s\n",
-				o->removed_kernels,
-				dt_fmt_ns(o->removed_ns, b1, sizeof(b1)),
-				dt_fmt_ns((uint64_t)added, b3, sizeof(b3)),
-				dt_fmt_si((double)o->bytes_added, b2,
-					  sizeof(b2)),
-				dt_fmt_ns(o->saving_ns > 0
-						  ? (uint64_t)o->saving_ns
-						  : 0,
-					  b4, sizeof(b4)));
-		else
-			fprintf(out,
-				"   saving:     %" PRIu64 " kernels removed, "
-				"%s of GPU time\n",
-				o->removed_kernels,
-				dt_fmt_ns(o->removed_ns, b1, sizeof(b1)));
-		fprintf(out,
-			"   DRAM:       %sB not moved per time, %sB in "
-			"all: %s at %sB/s\n",
-			dt_fmt_si((double)o->bytes_saved, b1, sizeof(b1)),
-			dt_fmt_si((double)o->bytes_saved * (double)o->count, b2,
-				  sizeof(b2)),
-			dt_fmt_ns((uint64_t)o->bytes_ns, b3, sizeof(b3)),
-			dt_fmt_si(fz->bandwidth, b4, sizeof(b4)));
-		if (o->note)
-			fprintf(out, "   note:       %s\n", o->note);
+		print_opp_head(out, s, o, i, color);
+		print_opp_steps(out, o, wide);
+		print_opp_saving(out, fz, o);
 	}
-	if (fz->n_fused) {
-		fprintf(out, "\nAlready fused:\n");
-		static const char *const hdr[] = { "count",        "GPU time",
-						   "kept on chip", "what",
-						   "problem",      NULL };
-		struct dt_table *t = dt_table_new(hdr, "rrrll");
-		for (size_t i = 0; i < fz->n_fused; i++) {
-			const struct dt_fz_fused *f = &fz->fused[i];
-			dt_table_cell(t, "%" PRIu64, f->count);
-			dt_table_cell(t, "%s",
-				      dt_fmt_ns(f->ns, b1, sizeof(b1)));
-			dt_table_cell(t, "%sB (%s)",
-				      dt_fmt_si((double)f->bytes_kept *
-							(double)f->count,
-						b2, sizeof(b2)),
-				      dt_fmt_ns((uint64_t)f->bytes_ns, b3,
-						sizeof(b3)));
-			dt_table_cell(t, "%s", f->what);
-			snprintf(line, sizeof(line), "%s",
-				 f->brief ? f->brief : "");
-			dt_table_cell(t, "%.*s", wide ? 600 : 80, line);
-		}
-		dt_table_print(t, out, DT_TEXT, color);
-		dt_table_free(t);
+	if (fz->n_fused)
+		print_fused(out, fz, color, wide);
+}
+
+/* The fusion section as `report --format json` writes it, with the
+ * traces it comes from. */
+static void print_json(FILE *out, const struct dt_summary *s)
+{
+	struct dt_json j;
+
+	dt_json_init(&j, out);
+	dt_json_open(&j, '{', -1);
+	dt_json_key(&j, "schema");
+	dt_json_str(&j, "dnntrace.report");
+	dt_json_key(&j, "version");
+	dt_json_u64(&j, DT_REPORT_SCHEMA_VERSION);
+	dt_json_key(&j, "complete");
+	dt_json_bool(&j, dt_summary_complete(s));
+	dt_json_key(&j, "files");
+	dt_json_open(&j, '[', -1);
+	for (size_t i = 0; i < s->n_files; i++) {
+		dt_json_open(&j, '{', -1);
+		dt_json_key(&j, "path");
+		dt_json_str(&j, s->files[i].path);
+		dt_json_key(&j, "pid");
+		dt_json_u64(&j, s->files[i].pid);
+		dt_json_trace_end(&j, &s->files[i]);
+		dt_json_close(&j, -1);
 	}
+	dt_json_close(&j, -1);
+	dt_json_key_nl(&j, "gpu_ns", 1);
+	dt_json_u64(&j, s->gpu_ns);
+	dt_json_key_nl(&j, "fusion", 1);
+	dt_fusion_json(&j, s);
+	dt_json_close(&j, -1);
+	fputc('\n', out);
 }
 
 static void fusion_help(FILE *f)
@@ -279,37 +338,10 @@ int cmd_fusion(int argc, char **argv)
 		dt_summary_free(s);
 		return EXIT_USAGE;
 	}
-	if (fmt == DT_JSON) {
-		struct dt_json j;
-		dt_json_init(&j, out);
-		dt_json_open(&j, '{', -1);
-		dt_json_key(&j, "schema");
-		dt_json_str(&j, "dnntrace.report");
-		dt_json_key(&j, "version");
-		dt_json_u64(&j, DT_REPORT_SCHEMA_VERSION);
-		dt_json_key(&j, "complete");
-		dt_json_bool(&j, dt_summary_complete(s));
-		dt_json_key(&j, "files");
-		dt_json_open(&j, '[', -1);
-		for (size_t i = 0; i < s->n_files; i++) {
-			dt_json_open(&j, '{', -1);
-			dt_json_key(&j, "path");
-			dt_json_str(&j, s->files[i].path);
-			dt_json_key(&j, "pid");
-			dt_json_u64(&j, s->files[i].pid);
-			dt_json_trace_end(&j, &s->files[i]);
-			dt_json_close(&j, -1);
-		}
-		dt_json_close(&j, -1);
-		dt_json_key_nl(&j, "gpu_ns", 1);
-		dt_json_u64(&j, s->gpu_ns);
-		dt_json_key_nl(&j, "fusion", 1);
-		dt_fusion_json(&j, s);
-		dt_json_close(&j, -1);
-		fputc('\n', out);
-	} else {
+	if (fmt == DT_JSON)
+		print_json(out, s);
+	else
 		print_detail(out, s, !o.path && dt_colors(true), wide, top);
-	}
 	if (dt_close_output(&o, true))
 		rc = EXIT_USAGE;
 	dt_summary_free(s);

@@ -88,7 +88,7 @@ struct info {
 		uint32_t id;
 		char text[160];
 		uint64_t work; /* kernels, copies and sets that ran on it */
-	} dev[INFO_DEVICES];      /* the GPUs recorded, by first sight */
+	} dev[INFO_DEVICES];   /* the GPUs recorded, by first sight */
 	size_t n_dev;
 	uint64_t nested; /* calls made inside another library's call */
 };
@@ -151,48 +151,23 @@ static void print_devices(const struct info *in)
 	}
 }
 
-int dt_info_file(const char *path, long top)
+/* Who wrote the trace: the file, the program and its process, when and
+ * for how long, the libraries, the environment dnntrace was given. */
+static void print_writer(const char *path, const struct dt_file_info *fi,
+			 const struct dt_file_stats *st, uint64_t last)
 {
-	struct dt_session *ss = dt_open_session(path, NULL);
-	char b1[64], b2[64];
-
-	if (!ss)
-		return EXIT_USAGE;
-	const struct dt_file_info *fi = dt_session_info(ss);
-	struct info in = { .counts = calloc(fi->n_apis ? fi->n_apis : 1,
-					    sizeof(*in.counts)),
-			   .n_apis = fi->n_apis };
-	struct api_count *counts = in.counts;
-	struct dt_consumer c = { .arg = &in,
-				 .call = on_call,
-				 .activity = on_activity,
-				 .device = on_device };
-	dt_session_add(ss, &c);
-	dt_session_run(ss);
-	const struct dt_model_stats *ms = dt_session_stats(ss);
-	uint64_t last = ms->t_last > fi->hdr.start_mono ? ms->t_last
-							: fi->hdr.start_mono;
-	uint64_t threads = ms->threads, kernels = ms->kernels,
-		 attributed = ms->launches, copies = ms->copies,
-		 untimed = ms->untimed;
-
-	const struct dt_file_stats *st = dt_session_file(ss);
-	if (st->have_end && st->end_rec.t > last)
-		last = st->end_rec.t;
-
+	char b1[64], b2[64], when[64];
 	time_t secs = (time_t)(fi->hdr.start_real / 1000000000u);
 	struct tm tm;
-	char when[64];
+
 	gmtime_r(&secs, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
-
 	printf("%-12s %s (%s)\n", "file:", dt_text(path),
 	       dt_fmt_bytes(st->file_size, b1, sizeof(b1)));
 	printf("%-12s %u.%u\n", "format:", fi->hdr.major, fi->hdr.minor);
 	print_kv("program:", dt_info_get(fi, "cmdline"));
 	printf("%-12s %s, pid %u (parent %u)\n", "process:",
-	       dt_info_get(fi, "host") ? dt_text(dt_info_get(fi, "host"))
-				       : "?",
+	       dt_info_get(fi, "host") ? dt_text(dt_info_get(fi, "host")) : "?",
 	       fi->hdr.pid, fi->hdr.ppid);
 	printf("%-12s %s, for %s\n", "started:", when,
 	       dt_fmt_ns(last - fi->hdr.start_mono, b2, sizeof(b2)));
@@ -206,41 +181,52 @@ int dt_info_file(const char *path, long top)
 			       "environment:", dt_text(fi->info[i].key + 4),
 			       dt_text(fi->info[i].value));
 	print_kv("recorder:", dt_info_get(fi, "dnntrace.version"));
-	print_devices(&in);
+}
+
+/* The GPUs and how their activity, ranges and metrics were recorded. */
+static void print_gpu(const struct info *in, const struct dt_file_info *fi,
+		      const struct dt_model_stats *ms)
+{
+	print_devices(in);
 	print_kv("GPU trace:", ms->gpu_state);
 	print_kv("NVTX ranges:", dt_info_get(fi, "nvtx"));
 	if (ms->gpu_metrics[0]) {
 		char metrics[512];
-		snprintf(metrics, sizeof(metrics), "%s; %" PRIu64 " samples%s%s",
-			 ms->gpu_metrics, ms->gpu_samples,
-			 ms->gpu_metrics_lost[0] ? "; " : "",
+		snprintf(metrics, sizeof(metrics),
+			 "%s; %" PRIu64 " samples%s%s", ms->gpu_metrics,
+			 ms->gpu_samples, ms->gpu_metrics_lost[0] ? "; " : "",
 			 ms->gpu_metrics_lost);
 		print_kv("GPU metrics:", metrics);
 	}
+}
 
+/* What the trace holds: records, calls, GPU work, and what was lost. */
+static void print_contents(const struct dt_file_stats *st,
+			   const struct dt_model_stats *ms, uint64_t nested)
+{
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",
-	       "records:", st->records, st->frames, st->calls, threads);
-	if (ms->own_calls && !in.nested)
+	       "records:", st->records, st->frames, st->calls, ms->threads);
+	if (ms->own_calls && !nested)
 		printf("%-12s %" PRIu64 " the program's, %" PRIu64
 		       " dnntrace's own (its plan queries)\n",
 		       "calls:", ms->calls - ms->own_calls, ms->own_calls);
-	else if (in.nested)
+	else if (nested)
 		printf("%-12s %" PRIu64 " the program's, %" PRIu64
 		       " made by one library inside another's call, %" PRIu64
 		       " dnntrace's own (its plan queries)\n",
-		       "calls:", ms->calls - ms->own_calls - in.nested,
-		       in.nested, ms->own_calls);
-	if (kernels || copies)
+		       "calls:", ms->calls - ms->own_calls - nested, nested,
+		       ms->own_calls);
+	if (ms->kernels || ms->copies)
 		printf("%-12s %" PRIu64 " kernels, %" PRIu64
 		       " copies and sets; %" PRIu64
 		       " CUDA calls tied to the cuDNN calls that made "
 		       "them%s\n",
-		       "GPU work:", kernels, copies, attributed,
-		       untimed ? "; some kernels untimed" : "");
+		       "GPU work:", ms->kernels, ms->copies, ms->launches,
+		       ms->untimed ? "; some kernels untimed" : "");
 	char lost[512];
-	printf("%-12s %s\n", "lost:",
-	       dt_lost_text(st, ms, "", lost, sizeof(lost)));
+	printf("%-12s %s\n",
+	       "lost:", dt_lost_text(st, ms, "", lost, sizeof(lost)));
 	if (st->gpu_dropped)
 		printf("%-12s %" PRIu64
 		       " GPU activity records dropped by CUPTI\n",
@@ -249,6 +235,15 @@ int dt_info_file(const char *path, long top)
 		printf("%-12s %" PRIu64 " records of types this version does "
 		       "not know\n",
 		       "skipped:", st->unknown);
+}
+
+/* How the file ended: why, whether its index and seals are there, and
+ * the ranges the reader skipped. */
+static void print_ending(struct dt_session *ss, const struct dt_file_info *fi,
+			 const struct dt_file_stats *st)
+{
+	char b1[64];
+
 	printf("%-12s %s", "ended:", dt_file_end_name(st->end));
 	if (st->have_end) {
 		static const char *const why[] = { "exit", "signal", "exec",
@@ -289,30 +284,65 @@ int dt_info_file(const char *path, long top)
 	if (st->skips > n_skips)
 		printf("%-12s (%" PRIu64 " more ranges)\n", "",
 		       st->skips - n_skips);
+}
 
-	if (counts && top != 0 && st->calls) {
-		uint32_t n = 0;
-		for (uint32_t i = 0; i < fi->n_apis; i++)
-			if (counts[i].calls)
-				counts[n++] =
-					(struct api_count){ i, counts[i].calls,
-							    counts[i].failed,
-							    counts[i].ns };
-		qsort(counts, n, sizeof(*counts), by_calls);
-		printf("\n%10s %8s %12s  %s\n", "calls", "failed", "host time",
-		       "function");
-		for (uint32_t i = 0; i < n && (top < 0 || i < (uint32_t)top);
-		     i++)
-			printf("%10" PRIu64 " %8" PRIu64 " %12s  %s\n",
-			       counts[i].calls, counts[i].failed,
-			       dt_fmt_ns(counts[i].ns, b1, sizeof(b1)),
-			       dt_text(fi->apis[counts[i].api].name));
-		if (top >= 0 && n > (uint32_t)top)
-			printf("%10s (%u more functions; --calls -1 lists "
-			       "all)\n",
-			       "", n - (uint32_t)top);
-	}
-	free(counts);
+/* The top most called functions (all when top < 0), from the counts by
+ * API id, which are sorted in place. */
+static void print_functions(struct api_count *counts,
+			    const struct dt_file_info *fi, long top)
+{
+	char b1[64];
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < fi->n_apis; i++)
+		if (counts[i].calls)
+			counts[n++] = (struct api_count){ i, counts[i].calls,
+							  counts[i].failed,
+							  counts[i].ns };
+	qsort(counts, n, sizeof(*counts), by_calls);
+	printf("\n%10s %8s %12s  %s\n", "calls", "failed", "host time",
+	       "function");
+	for (uint32_t i = 0; i < n && (top < 0 || i < (uint32_t)top); i++)
+		printf("%10" PRIu64 " %8" PRIu64 " %12s  %s\n", counts[i].calls,
+		       counts[i].failed,
+		       dt_fmt_ns(counts[i].ns, b1, sizeof(b1)),
+		       dt_text(fi->apis[counts[i].api].name));
+	if (top >= 0 && n > (uint32_t)top)
+		printf("%10s (%u more functions; --calls -1 lists "
+		       "all)\n",
+		       "", n - (uint32_t)top);
+}
+
+int dt_info_file(const char *path, long top)
+{
+	struct dt_session *ss = dt_open_session(path, NULL);
+
+	if (!ss)
+		return EXIT_USAGE;
+	const struct dt_file_info *fi = dt_session_info(ss);
+	struct info in = { .counts = calloc(fi->n_apis ? fi->n_apis : 1,
+					    sizeof(*in.counts)),
+			   .n_apis = fi->n_apis };
+	struct dt_consumer c = { .arg = &in,
+				 .call = on_call,
+				 .activity = on_activity,
+				 .device = on_device };
+	dt_session_add(ss, &c);
+	dt_session_run(ss);
+	const struct dt_model_stats *ms = dt_session_stats(ss);
+	const struct dt_file_stats *st = dt_session_file(ss);
+	uint64_t last = ms->t_last > fi->hdr.start_mono ? ms->t_last
+							: fi->hdr.start_mono;
+	if (st->have_end && st->end_rec.t > last)
+		last = st->end_rec.t;
+
+	print_writer(path, fi, st, last);
+	print_gpu(&in, fi, ms);
+	print_contents(st, ms, in.nested);
+	print_ending(ss, fi, st);
+	if (in.counts && top != 0 && st->calls)
+		print_functions(in.counts, fi, top);
+	free(in.counts);
 	dt_session_close(ss);
 	return 0;
 }

@@ -475,7 +475,17 @@ static void kernels_free(struct kernels *k)
 	free(k->index);
 }
 
-int cmd_kernels(int argc, char **argv)
+/* What the command line asks for, beside o's format and names. */
+struct kernels_args {
+	const char *output;
+	bool force;
+	long top;
+};
+
+/* The options into o and a: -1, or the exit status when the command ends
+ * here (--help, a value it does not take). */
+static int kernels_options(int argc, char **argv, struct kernels_out *o,
+			   struct kernels_args *a)
 {
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, 't' },
@@ -486,34 +496,29 @@ int cmd_kernels(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kernels_out o = { .fmt = DT_TEXT };
-	struct dt_output file;
-	const char *output = NULL;
-	bool force = false;
-	long top = 0;
 	int c;
 
 	optind = 1;
 	while ((c = dt_getopt("kernels", argc, argv, "ho:", opts)) != -1) {
 		switch (c) {
 		case 't':
-			if (dt_parse_top("kernels", optarg, &top))
+			if (dt_parse_top("kernels", optarg, &a->top))
 				return EXIT_USAGE;
 			break;
 		case 'f':
 			if (dt_parse_format("kernels", optarg,
 					    DT_FORMATS_PLAIN | 1u << DT_CSV,
-					    &o.fmt))
+					    &o->fmt))
 				return EXIT_USAGE;
 			break;
 		case 'm':
-			o.mangled = true;
+			o->mangled = true;
 			break;
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
 		case 'O':
-			force = true;
+			a->force = true;
 			break;
 		case 'h':
 			kernels_help(stdout);
@@ -524,6 +529,43 @@ int cmd_kernels(int argc, char **argv)
 	}
 	if (optind == argc)
 		return dt_usage_error("kernels", "expected a trace or a folder");
+	return -1;
+}
+
+/* The rows, longest total time first, --top of them, to the output in
+ * o's format: rc, or EXIT_USAGE when the output could not be written. */
+static int list_kernels(struct kernels_out *o, struct kernels *k,
+			const struct kernels_args *a, int rc)
+{
+	struct dt_output file;
+
+	for (size_t i = 0; i < k->n_rows; i++)
+		settle_median(&k->rows[i]);
+	qsort(k->rows, k->n_rows, sizeof(*k->rows), by_time);
+	o->top = a->top && (size_t)a->top < k->n_rows ? (size_t)a->top
+						       : k->n_rows;
+	o->out = dt_open_output(&file, a->output, a->force);
+	if (!o->out)
+		return EXIT_USAGE;
+	if (o->fmt == DT_JSON)
+		print_json(o, k);
+	else if (o->fmt == DT_CSV)
+		print_csv(o, k);
+	else
+		print_text(o, k);
+	if (dt_close_output(&file, true))
+		rc = EXIT_USAGE;
+	return rc;
+}
+
+int cmd_kernels(int argc, char **argv)
+{
+	struct kernels_out o = { .fmt = DT_TEXT };
+	struct kernels_args a = { 0 };
+	int rc = kernels_options(argc, argv, &o, &a);
+
+	if (rc >= 0)
+		return rc;
 	o.paths = dt_collect_inputs(argv + optind, argc - optind, &o.n_paths);
 	if (!o.n_paths) {
 		free(o.paths);
@@ -531,31 +573,14 @@ int cmd_kernels(int argc, char **argv)
 	}
 	struct kernels k = { 0 };
 	o.state = calloc(o.n_paths, sizeof(*o.state));
-	int rc = o.state ? read_traces(&k, o.paths, o.n_paths, o.state) : 1;
+	rc = o.state ? read_traces(&k, o.paths, o.n_paths, o.state) : 1;
 	size_t read = 0;
 	for (size_t i = 0; o.state && i < o.n_paths; i++)
 		read += o.state[i] != TRACE_UNREAD;
 	if (!read && rc != 1)
 		rc = EXIT_USAGE; /* nothing to list: said already */
-	else if (rc != 1) {
-		for (size_t i = 0; i < k.n_rows; i++)
-			settle_median(&k.rows[i]);
-		qsort(k.rows, k.n_rows, sizeof(*k.rows), by_time);
-		o.top = top && (size_t)top < k.n_rows ? (size_t)top : k.n_rows;
-		o.out = dt_open_output(&file, output, force);
-		if (!o.out)
-			rc = EXIT_USAGE;
-	}
-	if (read && rc != 1 && o.out) {
-		if (o.fmt == DT_JSON)
-			print_json(&o, &k);
-		else if (o.fmt == DT_CSV)
-			print_csv(&o, &k);
-		else
-			print_text(&o, &k);
-		if (dt_close_output(&file, true))
-			rc = EXIT_USAGE;
-	}
+	else if (rc != 1)
+		rc = list_kernels(&o, &k, &a, rc);
 	kernels_free(&k);
 	for (size_t i = 0; i < o.n_paths; i++)
 		free(o.paths[i]);

@@ -396,7 +396,17 @@ static void on_op(void *arg, const struct dt_op *op)
 	}
 }
 
-int cmd_ops(int argc, char **argv)
+/* What the command line asks for. */
+struct ops_args {
+	enum dt_format fmt;
+	bool plans;
+	int64_t call; /* --call N, or -1 */
+	const char *range;
+};
+
+/* The options into a: -1, or the exit status when the command ends here
+ * (--help, a value it does not take). */
+static int ops_options(int argc, char **argv, struct ops_args *a)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -406,10 +416,6 @@ int cmd_ops(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum dt_format fmt = DT_TEXT;
-	bool plans = false;
-	int64_t call = -1;
-	const char *range = NULL;
 	long v;
 	int c;
 
@@ -418,21 +424,21 @@ int cmd_ops(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (dt_parse_format("ops", optarg, DT_FORMATS_PLAIN,
-					    &fmt))
+					    &a->fmt))
 				return EXIT_USAGE;
 			break;
 		case 'p':
-			plans = true;
+			a->plans = true;
 			break;
 		case 'c':
 			if (dt_parse_int(optarg, 1, LONG_MAX, &v))
 				return dt_usage_error(
 					"ops",
 					"--call takes a call's seq number");
-			call = v;
+			a->call = v;
 			break;
 		case 'R':
-			range = optarg;
+			a->range = optarg;
 			break;
 		case 'h':
 			ops_help(stdout);
@@ -443,118 +449,120 @@ int cmd_ops(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return dt_usage_error("ops", "expected one trace file");
+	return -1;
+}
 
-	const char *path = argv[optind];
-	struct dt_session_opts so = { .pointers = true, .range = range };
-	struct dt_session *ss = dt_open_session(path, &so);
-	if (!ss)
-		return EXIT_USAGE;
-	struct ops_out o = { .out = stdout,
-			     .fi = dt_session_info(ss),
-			     .fmt = fmt,
-			     .plans = plans,
-			     .call = call };
-	dt_json_init(&o.j, stdout);
-	struct dt_consumer cons = { .arg = &o, .op = on_op };
-	if (call > 0) {
-		cons.call = on_call;
-		cons.activity = on_activity;
-	}
-	dt_session_add(ss, &cons);
-
-	if (fmt == DT_JSON) {
-		dt_json_open(&o.j, '{', -1);
-		dt_json_key(&o.j, "schema");
-		dt_json_str(&o.j, "dnntrace.ops");
-		dt_json_key(&o.j, "version");
-		dt_json_u64(&o.j, OPS_SCHEMA_VERSION);
-		dt_json_key(&o.j, "file");
-		dt_json_str(&o.j, path);
-		dt_json_key(&o.j, plans ? "problems" : "ops");
-		dt_json_open(&o.j, '[', 4);
-	} else if (!plans && call < 0) {
+/* The listing's beginning: the JSON document up to its array of ops (or
+ * problems), or the text's column heads. */
+static void ops_begin(struct ops_out *o, const char *path)
+{
+	if (o->fmt == DT_JSON) {
+		dt_json_open(&o->j, '{', -1);
+		dt_json_key(&o->j, "schema");
+		dt_json_str(&o->j, "dnntrace.ops");
+		dt_json_key(&o->j, "version");
+		dt_json_u64(&o->j, OPS_SCHEMA_VERSION);
+		dt_json_key(&o->j, "file");
+		dt_json_str(&o->j, path);
+		dt_json_key(&o->j, o->plans ? "problems" : "ops");
+		dt_json_open(&o->j, '[', 4);
+	} else if (!o->plans && o->call < 0) {
 		printf("%8s %11s %9s %9s %4s %-8s %9s %s\n", "seq", "t (s)",
 		       "host", "GPU", "kern", "engine", "workspace",
 		       "operation");
 	}
-	dt_session_run(ss);
-	if (plans)
-		print_problems(stdout, &o.j, &o.ps, fmt);
-	const struct dt_model_stats *ms = dt_session_stats(ss);
-	const struct dt_file_stats *st = dt_session_file(ss);
-	if (fmt == DT_JSON) {
-		struct dt_json *j = &o.j;
-		dt_json_close(j, 2);
-		dt_json_key(j, "stats");
-		dt_json_open(j, '{', -1);
-		dt_json_ku(j, "ops", ms->ops);
-		dt_json_ku(j, "undecoded_calls", ms->undecoded);
-		dt_json_ku(j, "other_kernels", ms->other_kernels);
-		dt_json_ku(j, "late_kernels", ms->late_kernels);
-		dt_json_key(j, "graphs");
-		dt_json_graphs(j, &ms->graphs);
-		dt_json_key(j, "plans");
-		dt_json_plans(j, &ms->plans);
-		dt_json_key(j, "complete");
-		dt_json_bool(j, dt_trace_complete(st));
-		dt_json_ks(j, "file_end", dt_file_end_name(st->end));
-		if (st->end != DT_FILE_CLEAN) {
-			char how[512];
-			dt_json_ks(j, "file_end_how", dt_file_end_text(st, how, sizeof(how)));
-		}
-		dt_json_ku(j, "lost", st->lost);
-		dt_json_key(j, "lost_exact");
-		dt_json_bool(j, st->lost_exact);
-		dt_json_ku(j, "gpu_dropped", st->gpu_dropped);
-		dt_json_close(j, -1);
-		dt_json_close(j, -1);
-		putchar('\n');
-	} else if (call < 0) {
-		printf("# %" PRIu64 " op executions; %" PRIu64
-		       " kernels ran outside cuDNN "
-		       "calls%s\n",
-		       ms->ops, ms->other_kernels,
-		       ms->undecoded ? "; some calls could not be decoded"
-				     : "");
-		if (ms->sampling.one_in)
-			printf("# GPU activity sampled: %" PRIu64 " windows, "
-			       "one in %u; %" PRIu64 " operations ran outside "
-			       "them, untimed (\"unsampled\")\n",
-			       ms->sampling.windows, ms->sampling.one_in,
-			       ms->sampling.unsampled_ops);
-		const struct dt_graph_stats *g = &ms->graphs;
-		if (g->captured || g->kernels)
-			printf("# CUDA graphs: %" PRIu64 " calls put work into "
-			       "graphs, %" PRIu64 " replays of it listed; %" PRIu64
-			       " kernels replayed, %" PRIu64 " of them cuDNN's%s\n",
-			       g->captured, g->replays, g->kernels, g->attributed,
-			       g->unknown ? " (some from graphs whose making "
-					    "the trace does not show)"
-					  : "");
-		if (!dt_trace_complete(st)) {
-			char how[512], lost[512];
-			printf("# the trace is incomplete: ended %s; %s; %" PRIu64
-			       " GPU records dropped by CUPTI; the operations "
-			       "it lacks are not listed\n",
-			       dt_file_end_text(st, how, sizeof(how)),
-			       dt_lost_text(st, ms, " lost", lost, sizeof(lost)),
-			       st->gpu_dropped);
-		}
-	} else if (!o.call_seen) {
-		if (o.last_seq)
-			dt_error("%s: no call %" PRId64 " in this trace (its "
-				 "calls go from %" PRIu64 " to %" PRIu64 ")%s",
-				 path, call, o.first_seq, o.last_seq,
-				 st->end != DT_FILE_CLEAN
-					 ? ", as far as it could be read"
-					 : "");
-		else
-			dt_error("%s: no call %" PRId64
-				 " in this trace: it holds none",
-				 path, call);
-		dt_session_close(ss);
-		return EXIT_USAGE;
+}
+
+/* The JSON's end: its "stats", what the model decoded and how the trace
+ * ended. */
+static void ops_json_end(struct dt_json *j, const struct dt_model_stats *ms,
+			 const struct dt_file_stats *st)
+{
+	dt_json_close(j, 2);
+	dt_json_key(j, "stats");
+	dt_json_open(j, '{', -1);
+	dt_json_ku(j, "ops", ms->ops);
+	dt_json_ku(j, "undecoded_calls", ms->undecoded);
+	dt_json_ku(j, "other_kernels", ms->other_kernels);
+	dt_json_ku(j, "late_kernels", ms->late_kernels);
+	dt_json_key(j, "graphs");
+	dt_json_graphs(j, &ms->graphs);
+	dt_json_key(j, "plans");
+	dt_json_plans(j, &ms->plans);
+	dt_json_key(j, "complete");
+	dt_json_bool(j, dt_trace_complete(st));
+	dt_json_ks(j, "file_end", dt_file_end_name(st->end));
+	if (st->end != DT_FILE_CLEAN) {
+		char how[512];
+		dt_json_ks(j, "file_end_how",
+			   dt_file_end_text(st, how, sizeof(how)));
 	}
+	dt_json_ku(j, "lost", st->lost);
+	dt_json_key(j, "lost_exact");
+	dt_json_bool(j, st->lost_exact);
+	dt_json_ku(j, "gpu_dropped", st->gpu_dropped);
+	dt_json_close(j, -1);
+	dt_json_close(j, -1);
+	putchar('\n');
+}
+
+/* The text's closing "# " lines: the totals, sampling, CUDA graphs, and
+ * what an incomplete trace lacks. */
+static void ops_text_end(const struct dt_model_stats *ms,
+			 const struct dt_file_stats *st)
+{
+	printf("# %" PRIu64 " op executions; %" PRIu64
+	       " kernels ran outside cuDNN "
+	       "calls%s\n",
+	       ms->ops, ms->other_kernels,
+	       ms->undecoded ? "; some calls could not be decoded" : "");
+	if (ms->sampling.one_in)
+		printf("# GPU activity sampled: %" PRIu64 " windows, "
+		       "one in %u; %" PRIu64 " operations ran outside "
+		       "them, untimed (\"unsampled\")\n",
+		       ms->sampling.windows, ms->sampling.one_in,
+		       ms->sampling.unsampled_ops);
+	const struct dt_graph_stats *g = &ms->graphs;
+	if (g->captured || g->kernels)
+		printf("# CUDA graphs: %" PRIu64 " calls put work into "
+		       "graphs, %" PRIu64 " replays of it listed; %" PRIu64
+		       " kernels replayed, %" PRIu64 " of them cuDNN's%s\n",
+		       g->captured, g->replays, g->kernels, g->attributed,
+		       g->unknown ? " (some from graphs whose making "
+				    "the trace does not show)"
+				  : "");
+	if (!dt_trace_complete(st)) {
+		char how[512], lost[512];
+		printf("# the trace is incomplete: ended %s; %s; %" PRIu64
+		       " GPU records dropped by CUPTI; the operations "
+		       "it lacks are not listed\n",
+		       dt_file_end_text(st, how, sizeof(how)),
+		       dt_lost_text(st, ms, " lost", lost, sizeof(lost)),
+		       st->gpu_dropped);
+	}
+}
+
+/* --call N named no call of the trace: say which calls it holds. */
+static void no_such_call(const char *path, const struct ops_out *o,
+			 const struct dt_file_stats *st)
+{
+	if (o->last_seq)
+		dt_error("%s: no call %" PRId64 " in this trace (its "
+			 "calls go from %" PRIu64 " to %" PRIu64 ")%s",
+			 path, o->call, o->first_seq, o->last_seq,
+			 st->end != DT_FILE_CLEAN
+				 ? ", as far as it could be read"
+				 : "");
+	else
+		dt_error("%s: no call %" PRId64 " in this trace: it holds none",
+			 path, o->call);
+}
+
+/* What the listing may lack, on stderr: kernels too late for their
+ * operation, a trace that ended badly. */
+static void ops_warnings(const char *path, const struct dt_model_stats *ms,
+			 const struct dt_file_stats *st)
+{
 	if (ms->late_kernels)
 		dt_error("warning: %" PRIu64
 			 " kernels arrived too late to be added to "
@@ -564,6 +572,49 @@ int cmd_ops(int argc, char **argv)
 		dt_error("warning: %s: %s%s%s; decoded what is there", path,
 			 dt_file_end_name(st->end), st->error[0] ? ": " : "",
 			 st->error);
+}
+
+int cmd_ops(int argc, char **argv)
+{
+	struct ops_args a = { .fmt = DT_TEXT, .call = -1 };
+	int rc = ops_options(argc, argv, &a);
+
+	if (rc >= 0)
+		return rc;
+	const char *path = argv[optind];
+	struct dt_session_opts so = { .pointers = true, .range = a.range };
+	struct dt_session *ss = dt_open_session(path, &so);
+	if (!ss)
+		return EXIT_USAGE;
+	struct ops_out o = { .out = stdout,
+			     .fi = dt_session_info(ss),
+			     .fmt = a.fmt,
+			     .plans = a.plans,
+			     .call = a.call };
+	dt_json_init(&o.j, stdout);
+	struct dt_consumer cons = { .arg = &o, .op = on_op };
+	if (a.call > 0) {
+		cons.call = on_call;
+		cons.activity = on_activity;
+	}
+	dt_session_add(ss, &cons);
+
+	ops_begin(&o, path);
+	dt_session_run(ss);
+	if (a.plans)
+		print_problems(stdout, &o.j, &o.ps, a.fmt);
+	const struct dt_model_stats *ms = dt_session_stats(ss);
+	const struct dt_file_stats *st = dt_session_file(ss);
+	if (a.fmt == DT_JSON) {
+		ops_json_end(&o.j, ms, st);
+	} else if (a.call < 0) {
+		ops_text_end(ms, st);
+	} else if (!o.call_seen) {
+		no_such_call(path, &o, st);
+		dt_session_close(ss);
+		return EXIT_USAGE;
+	}
+	ops_warnings(path, ms, st);
 	dt_session_close(ss);
 	return 0;
 }

@@ -4,7 +4,7 @@
  * bytes: any of them may hold a terminal's control sequences (a title
  * change, a clear screen) or bytes that are not UTF-8. Text, Markdown and
  * table cells show them through dt_text(); JSON, HTML, CSV and SQLite have
- * their own rules (json.c, html.c, export-tables.c). Not a sanitizer of
+ * their own rules (json.c, html.c, export-csv.c). Not a sanitizer of
  * what dnntrace prints itself: its colours are its own.
  */
 #define _GNU_SOURCE

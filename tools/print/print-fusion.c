@@ -33,18 +33,17 @@ static void chain_line(const struct dt_fz_opp *o, char *buf, size_t size)
 	}
 }
 
-void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
-		    bool color, long top)
+/* The section's first words: how many chains could run fused and what
+ * that saves, how many a limit blocks, and the price of a byte. */
+static void fusion_summary(FILE *out, const struct dt_summary *s,
+			   enum dt_format f)
 {
 	const struct dt_fusion *fz = s->fusion;
-	bool markdown = f == DT_MARKDOWN;
-	char b1[32], b2[32], b3[32], b4[32], line[600];
+	char b1[32], b2[32], b3[32], line[600];
 	size_t fusable = 0, blocked = 0;
 	double total = 0, blocked_ns = 0;
 	int n = 0;
 
-	if (!fz)
-		return;
 	for (size_t i = 0; i < fz->n_opps; i++) {
 		if (fz->opps[i].status == DT_FZ_FUSABLE) {
 			fusable++;
@@ -55,14 +54,6 @@ void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
 			blocked++;
 			blocked_ns += fz->opps[i].removed_ns;
 		}
-	}
-	dt_heading(out, f, "##", color,
-		   "Fusion opportunities, largest saving first");
-	if (!fz->n_opps && !fz->n_fused) {
-		dt_para(out, f, NULL,
-			"none: no chain of operations that one cuDNN graph "
-			"could run fused was found\n");
-		return;
 	}
 	if (fusable)
 		n = snprintf(line, sizeof(line),
@@ -84,79 +75,110 @@ void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
 	dt_para(out, f, NULL, "%s.\nByte savings are priced at %sB/s, %s.\n",
 		line, dt_fmt_si(fz->bandwidth, b1, sizeof(b1)),
 		fz->bandwidth_source);
-	if (fz->n_opps) {
-		static const char *const hdr[] = { "saving",         "share",
-						   "count",          "removed",
-						   "DRAM not moved", "status",
-						   "chain",          NULL };
-		struct dt_table *t = dt_table_new(hdr, "rrrrrll");
-		long shown = 0;
-		for (size_t i = 0; i < fz->n_opps && (top <= 0 || shown < top);
-		     i++, shown++) {
-			const struct dt_fz_opp *o = &fz->opps[i];
-			dt_table_cell(t, "%s",
-				      dt_fmt_ns(o->saving_ns > 0
-							? (uint64_t)o->saving_ns
-							: 0,
-						b1, sizeof(b1)));
-			dt_table_cell(
-				t, "%s",
-				dt_fmt_pct(dt_pct_of(o->saving_ns > 0
-							     ? o->saving_ns
-							     : 0,
-						     s->gpu_ns),
-					   b2, sizeof(b2)));
-			dt_table_cell(t, "%" PRIu64, o->count);
-			dt_table_cell(t, "%" PRIu64 " (%s)", o->removed_kernels,
-				      dt_fmt_ns(o->removed_ns, b3, sizeof(b3)));
-			dt_table_cell(t, "%sB (%s)",
-				      dt_fmt_si((double)o->bytes_saved *
-							(double)o->count,
-						b4, sizeof(b4)),
-				      dt_fmt_ns((uint64_t)o->bytes_ns, b1,
-						sizeof(b1)));
-			dt_table_cell(t, "%s",
-				      o->status == DT_FZ_FUSABLE ? "fusable"
-								 : "blocked");
-			chain_line(o, line, sizeof(line));
-			dt_table_cell(t, "%s", line);
-		}
-		dt_table_print(t, out, f, color);
-		dt_table_free(t);
-		for (size_t i = 0;
-		     i < fz->n_opps && (top <= 0 || (long)i < top); i++)
-			if (fz->opps[i].status == DT_FZ_BLOCKED) {
-				dt_para(out, f, NULL, "%sblocked (%s): %s\n",
-					markdown ? "- " : "  ",
-					fz->opps[i].pattern,
-					fz->opps[i].blocked);
-				break;
-			}
-		if (f == DT_HTML)
-			dt_html_chains(out, s, top);
+}
+
+/* The chains (the first top, 0 all) as a table, what blocks the first
+ * blocked one, and in HTML their pictures. */
+static void fusion_chains(FILE *out, const struct dt_summary *s,
+			  enum dt_format f, bool color, long top)
+{
+	static const char *const hdr[] = { "saving",         "share",
+					   "count",          "removed",
+					   "DRAM not moved", "status",
+					   "chain",          NULL };
+	const struct dt_fusion *fz = s->fusion;
+	struct dt_table *t = dt_table_new(hdr, "rrrrrll");
+	char b1[32], b2[32], b3[32], b4[32], line[600];
+	long shown = 0;
+
+	for (size_t i = 0; i < fz->n_opps && (top <= 0 || shown < top);
+	     i++, shown++) {
+		const struct dt_fz_opp *o = &fz->opps[i];
+		dt_table_cell(
+			t, "%s",
+			dt_fmt_ns(o->saving_ns > 0 ? (uint64_t)o->saving_ns : 0,
+				  b1, sizeof(b1)));
+		dt_table_cell(
+			t, "%s",
+			dt_fmt_pct(
+				dt_pct_of(o->saving_ns > 0 ? o->saving_ns : 0,
+					  s->gpu_ns),
+				b2, sizeof(b2)));
+		dt_table_cell(t, "%" PRIu64, o->count);
+		dt_table_cell(t, "%" PRIu64 " (%s)", o->removed_kernels,
+			      dt_fmt_ns(o->removed_ns, b3, sizeof(b3)));
+		dt_table_cell(
+			t, "%sB (%s)",
+			dt_fmt_si((double)o->bytes_saved * (double)o->count, b4,
+				  sizeof(b4)),
+			dt_fmt_ns((uint64_t)o->bytes_ns, b1, sizeof(b1)));
+		dt_table_cell(t, "%s",
+			      o->status == DT_FZ_FUSABLE ? "fusable"
+							 : "blocked");
+		chain_line(o, line, sizeof(line));
+		dt_table_cell(t, "%s", line);
 	}
-	if (fz->n_fused) {
-		uint64_t runs = 0, ns = 0;
-		double kept = 0;
-		for (size_t i = 0; i < fz->n_fused; i++) {
-			runs += fz->fused[i].count;
-			ns += fz->fused[i].ns;
-			kept += (double)fz->fused[i].bytes_kept *
-				(double)fz->fused[i].count;
+	dt_table_print(t, out, f, color);
+	dt_table_free(t);
+	for (size_t i = 0; i < fz->n_opps && (top <= 0 || (long)i < top); i++)
+		if (fz->opps[i].status == DT_FZ_BLOCKED) {
+			dt_para(out, f, NULL, "%sblocked (%s): %s\n",
+				f == DT_MARKDOWN ? "- " : "  ",
+				fz->opps[i].pattern, fz->opps[i].blocked);
+			break;
 		}
+	if (f == DT_HTML)
+		dt_html_chains(out, s, top);
+}
+
+/* What cuDNN already ran fused, added up. */
+static void fusion_fused(FILE *out, const struct dt_summary *s,
+			 enum dt_format f)
+{
+	const struct dt_fusion *fz = s->fusion;
+	uint64_t runs = 0, ns = 0;
+	double kept = 0;
+	char b1[32], b2[32];
+
+	for (size_t i = 0; i < fz->n_fused; i++) {
+		runs += fz->fused[i].count;
+		ns += fz->fused[i].ns;
+		kept += (double)fz->fused[i].bytes_kept *
+			(double)fz->fused[i].count;
+	}
+	dt_para(out, f, NULL,
+		"%sAlready fused: %" PRIu64 " executions of %zu "
+		"problem%s (%s GPU time) keep %sB of intermediates "
+		"on chip, e.g. %s.\n",
+		f == DT_MARKDOWN ? "\n" : "", runs, fz->n_fused,
+		fz->n_fused == 1 ? "" : "s", dt_fmt_ns(ns, b1, sizeof(b1)),
+		dt_fmt_si(kept, b2, sizeof(b2)), fz->fused[0].what);
+}
+
+void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
+		    bool color, long top)
+{
+	const struct dt_fusion *fz = s->fusion;
+
+	if (!fz)
+		return;
+	dt_heading(out, f, "##", color,
+		   "Fusion opportunities, largest saving first");
+	if (!fz->n_opps && !fz->n_fused) {
 		dt_para(out, f, NULL,
-			"%sAlready fused: %" PRIu64 " executions of %zu "
-			"problem%s (%s GPU time) keep %sB of intermediates "
-			"on chip, e.g. %s.\n",
-			markdown ? "\n" : "", runs, fz->n_fused,
-			fz->n_fused == 1 ? "" : "s",
-			dt_fmt_ns(ns, b1, sizeof(b1)),
-			dt_fmt_si(kept, b2, sizeof(b2)), fz->fused[0].what);
+			"none: no chain of operations that one cuDNN graph "
+			"could run fused was found\n");
+		return;
 	}
+	fusion_summary(out, s, f);
+	if (fz->n_opps)
+		fusion_chains(out, s, f, color, top);
+	if (fz->n_fused)
+		fusion_fused(out, s, f);
 	dt_para(out, f, NULL,
 		"%sSee `dnntrace fusion` for each chain's steps, "
 		"limits and arithmetic.\n",
-		markdown ? "\n" : "");
+		f == DT_MARKDOWN ? "\n" : "");
 }
 
 void dt_fusion_json(struct dt_json *j, const struct dt_summary *s)

@@ -2,7 +2,7 @@
  * report-gpu.c - the report's sections on all GPU work, cuDNN's or not:
  * GPU time by the library that launched it and by operation family, and
  * split into batches and token generation. Text, Markdown and HTML
- * tables; the JSON of the same numbers is cmd-report.c's.
+ * tables; the JSON of the same numbers is report-json.c's.
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * one row per trace, ranks in their numeric order; above a screenful of
  * them, the columns' least, median and greatest values and the ranks that
  * stand out, every row only on request. Text, Markdown and HTML tables;
- * the JSON's "files" are cmd-report.c's.
+ * the JSON's "files" are report-json.c's.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
