@@ -44,17 +44,6 @@ void dt_apis_write(const struct dt_writer_config *cfg, dt_rec_add_fn add,
 	}
 }
 
-static char *dup_n(const uint8_t *p, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (s) {
-		memcpy(s, p, n);
-		s[n] = 0;
-	}
-	return s;
-}
-
 int dt_apis_add_def(struct dt_file_info *fi, const struct dt_rec_apidef *rec)
 {
 	uint32_t len;
@@ -74,8 +63,8 @@ int dt_apis_add_def(struct dt_file_info *fi, const struct dt_rec_apidef *rec)
 	struct dt_api_def *a = &fi->apis[rec->api];
 	free((void *)a->name);
 	free((void *)a->sig);
-	a->name = dup_n(t, rec->name_len);
-	a->sig = dup_n(t + rec->name_len, len - rec->name_len);
+	a->name = dt_dup_n(t, rec->name_len);
+	a->sig = dt_dup_n(t + rec->name_len, len - rec->name_len);
 	a->flags = rec->flags;
 	return 0;
 }
@@ -94,8 +83,8 @@ int dt_apis_add_library(struct dt_file_info *fi,
 		return -1;
 	fi->libraries = l;
 	l += fi->n_libraries;
-	l->name = dup_n(t, rec->name_len);
-	l->display = dup_n(t + rec->name_len, len - rec->name_len);
+	l->name = dt_dup_n(t, rec->name_len);
+	l->display = dt_dup_n(t + rec->name_len, len - rec->name_len);
 	l->first_api = rec->first_api;
 	l->n_apis = rec->n_apis;
 	if (!l->name || !l->display) {
@@ -116,10 +105,10 @@ int dt_apis_assign_libraries(struct dt_file_info *fi)
 		fi->libraries = malloc(sizeof(*fi->libraries));
 		if (!fi->libraries)
 			return -1;
-		fi->libraries[0] = (struct dt_library_def){
-			dup_n((const uint8_t *)"cudnn", 5),
-			dup_n((const uint8_t *)"cuDNN", 5), 0, fi->n_apis
-		};
+		fi->libraries[0] =
+			(struct dt_library_def){ dt_dup_n("cudnn", 5),
+						 dt_dup_n("cuDNN", 5), 0,
+						 fi->n_apis };
 		fi->n_libraries = 1;
 		if (!fi->libraries[0].name || !fi->libraries[0].display)
 			return -1;

@@ -264,17 +264,6 @@ static int ensure_buf(struct frame *f, size_t n)
 	return 0;
 }
 
-static char *dup_n(const uint8_t *p, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (s) {
-		memcpy(s, p, n);
-		s[n] = 0;
-	}
-	return s;
-}
-
 const char *dt_info_get(const struct dt_file_info *fi, const char *key)
 {
 	for (size_t i = 0; i < fi->n_info; i++)
@@ -355,8 +344,8 @@ static int add_info(struct dt_reader *r, const struct dt_rec_info *rec)
 	if (!memchr(t, 0, rec->key_len) && *info_slot(r, t, rec->key_len))
 		return 0;
 	kv = fi->info;
-	kv[fi->n_info].key = dup_n(t, rec->key_len);
-	kv[fi->n_info].value = dup_n(t + rec->key_len, len - rec->key_len);
+	kv[fi->n_info].key = dt_dup_n(t, rec->key_len);
+	kv[fi->n_info].value = dt_dup_n(t + rec->key_len, len - rec->key_len);
 	if (!kv[fi->n_info].key || !kv[fi->n_info].value) {
 		free((void *)kv[fi->n_info].key);
 		free((void *)kv[fi->n_info].value);

@@ -33,6 +33,9 @@ uint64_t dt_frame_hash(const void *p, size_t n);
  * the number of bytes read, 0 on any error. */
 size_t dt_read_small_file(const char *path, char *buf, size_t size);
 
+/* n bytes at p as a C string (malloc'ed), or NULL without memory. */
+char *dt_dup_n(const void *p, size_t n);
+
 /* trace-apis.c: the API table (APIDEF and LIBRARY records). The writer
  * adds the records of cfg's table to a header through add (a record of
  * type with fixed bytes and two tails; returns its fixed part or NULL);
