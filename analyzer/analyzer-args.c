@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dt-analyzer.h"
+#include "dt-args.h"
 #include "analyzer-util.h"
 
 void dt_args_begin(struct dt_args_iter *it, const char *sig,

@@ -6,7 +6,7 @@
 #ifndef DT_ANALYZER_COST_H
 #define DT_ANALYZER_COST_H
 
-#include "dt-analyzer.h"
+#include "dt-cost.h"
 
 #define DT_PART_TENSORS 16
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dt-analyzer.h"
+#include "dt-cudnn.h"
 #include "analyzer-util.h"
 
 static int cmp_value(const void *key, const void *elem)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyzer-model-internal.h"
+#include "analyzer-cudnn-model.h"
 
 static void tlist_add(struct tlist *l, const struct dt_tensor *t,
 		      const char *role, size_t role_len, int32_t ptr)
@@ -105,8 +105,16 @@ static void describe_tensor(struct dt_sbuf *b, const struct dt_tensor *t)
 	dt_sb_printf(b, ":%s", layout(t));
 }
 
-/* A legacy descriptor's kept arguments, compactly. */
-static void describe_fields(struct dt_sbuf *b, const struct obj *o)
+/* Whether an enumerator's name says training mode ("FWD_MODE_TRAINING"). */
+static bool says_training(const char *enum_name)
+{
+	return strstr(enum_name, "TRAINING") != NULL;
+}
+
+/* A legacy descriptor's kept arguments, compactly; *training when one of
+ * them selects training mode. */
+static void describe_fields(struct dt_sbuf *b, const struct obj *o,
+			    bool *training)
 {
 	dt_sb_printf(b, "{");
 	for (uint32_t i = 0, n = 0; i < o->n_fields; i++) {
@@ -126,9 +134,10 @@ static void describe_fields(struct dt_sbuf *b, const struct obj *o)
 			char t[64];
 			snprintf(t, sizeof(t), "%.*s", (int)f->type_len,
 				 f->type);
-			dt_sb_printf(b, "%s",
-				     short_enum(t, f->v[0], tmp, sizeof(tmp),
-						"CUDNN_"));
+			const char *e = short_enum(t, f->v[0], tmp, sizeof(tmp),
+						   "CUDNN_");
+			dt_sb_printf(b, "%s", e);
+			*training |= says_training(e);
 		} else if (f->code == 'f') {
 			dt_sb_printf(b, "%g", f->f);
 		} else {
@@ -168,7 +177,7 @@ static const char *attr_short(int64_t name, char *buf, size_t size)
 	return buf;
 }
 
-static void describe_battr_value(struct dt_model *m, struct dt_sbuf *b,
+static void describe_battr_value(struct cudnn_model *m, struct dt_sbuf *b,
 				 struct tlist *j, const struct battr *a,
 				 const char *role, int depth)
 {
@@ -208,8 +217,8 @@ static void describe_battr_value(struct dt_model *m, struct dt_sbuf *b,
 
 /* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
  * tensors also go to j when j is given. */
-void m_describe_battrs(struct dt_model *m, struct dt_sbuf *b, struct tlist *j,
-		       struct obj *o, int depth)
+void m_describe_battrs(struct cudnn_model *m, struct dt_sbuf *b,
+		       struct tlist *j, struct obj *o, int depth)
 {
 	char name[96], tn[96];
 
@@ -230,13 +239,18 @@ void m_describe_battrs(struct dt_model *m, struct dt_sbuf *b, struct tlist *j,
 
 /* The operation graph as it is when finalized: its operations, its
  * tensors (into j) and its cost. */
-char *m_describe_graph(struct dt_model *m, struct obj *g, struct tlist *j,
+char *m_describe_graph(struct cudnn_model *m, struct obj *g, struct tlist *j,
 		       struct dt_cost *cost)
 {
 	struct battr *ops = m_battr(g, m->a_graph_ops);
 	struct dt_sbuf b = { 0 };
 	const struct dt_cost_part *parts[64];
 	int n_parts = 0;
+	uint32_t n_ops = ops ? ops->bytes / 8 : 0;
+
+	free(g->nodes);
+	g->n_nodes = 0;
+	g->nodes = n_ops ? calloc(n_ops, sizeof(*g->nodes)) : NULL;
 
 	for (uint32_t i = 0; ops && i < ops->bytes / 8 && b.len <= DESC_MAX;
 	     i++) {
@@ -255,6 +269,12 @@ char *m_describe_graph(struct dt_model *m, struct obj *g, struct tlist *j,
 		if (op && op->part &&
 		    n_parts < (int)(sizeof(parts) / sizeof(parts[0])))
 			parts[n_parts++] = op->part;
+		if (g->nodes)
+			g->nodes[g->n_nodes++] =
+				op && op->part ? op->node
+					       : (struct dt_recipe_node){
+							 DT_KIND_OTHER
+						 };
 	}
 	dt_cost_graph(cost, parts, n_parts);
 	return dt_sb_take(&b);
@@ -262,7 +282,7 @@ char *m_describe_graph(struct dt_model *m, struct obj *g, struct tlist *j,
 
 /* The graph's operations' briefs merged: each tensor once (by what
  * follows its role), without the uids that told them apart. */
-char *m_graph_brief(struct dt_model *m, struct obj *g)
+char *m_graph_brief(struct cudnn_model *m, struct obj *g)
 {
 	struct battr *ops = m_battr(g, m->a_graph_ops);
 	struct dt_sbuf b = { 0 }, seen = { 0 };
@@ -305,7 +325,7 @@ char *m_graph_brief(struct dt_model *m, struct obj *g)
 
 /* Which backend descriptors are described when finalized: all but the
  * tensors (kept in their own form), graphs and what is built from them. */
-bool m_snapshot_type(const struct dt_model *m, int64_t btype)
+bool m_snapshot_type(const struct cudnn_model *m, int64_t btype)
 {
 	return btype >= 0 && btype != m->bt_tensor && btype != m->bt_graph &&
 	       btype != m->bt_engine && btype != m->bt_cfg &&
@@ -361,7 +381,8 @@ static const char *role_name(const char *attr, char *buf, size_t size)
 
 /* A convolution descriptor's geometry: "pad=[1,1] stride=[1,1]
  * dilation=[1,1]" (and the padding after, when it differs). */
-static void conv_brief(struct dt_model *m, struct dt_sbuf *b, struct obj *conv)
+static void conv_brief(struct cudnn_model *m, struct dt_sbuf *b,
+		       struct obj *conv, uint32_t *stride)
 {
 	static const char *const names[] = { "pad", "pad_post", "stride",
 					     "dilation" };
@@ -382,13 +403,15 @@ static void conv_brief(struct dt_model *m, struct dt_sbuf *b, struct obj *conv)
 			int64_t v;
 			memcpy(&v, bdata(a) + k * 8, 8);
 			dt_sb_printf(b, "%s%" PRId64, k ? "," : "", v);
+			if (attrs[i] == m->a_conv_stride && v > *stride)
+				*stride = (uint32_t)v;
 		}
 		dt_sb_printf(b, "]");
 	}
 }
 
 /* An operation's cost, from the tensors its attributes point to now. */
-struct dt_cost_part *m_cost_part(struct dt_model *m, struct obj *o)
+struct dt_cost_part *m_cost_part(struct cudnn_model *m, struct obj *o)
 {
 	const char *type =
 		dt_enum_name("cudnnBackendDescriptorType_t", 28, o->btype);
@@ -396,6 +419,7 @@ struct dt_cost_part *m_cost_part(struct dt_model *m, struct obj *o)
 	const char *mode = NULL;
 	struct dt_sbuf brief = { 0 };
 	int n = 0;
+	uint32_t stride = 0;
 
 	if (!type || !strstr(type, "BACKEND_OPERATION_"))
 		return NULL;
@@ -417,7 +441,7 @@ struct dt_cost_part *m_cost_part(struct dt_model *m, struct obj *o)
 					"cudnnPointwiseMode_t", 20,
 					m_battr_i64(t, m->a_pw_mode, -1));
 			else if (t && t->btype == m->bt_conv)
-				conv_brief(m, &brief, t);
+				conv_brief(m, &brief, t, &stride);
 		}
 	}
 	for (int i = 0; i < n; i++) {
@@ -434,6 +458,13 @@ struct dt_cost_part *m_cost_part(struct dt_model *m, struct obj *o)
 	if (p)
 		dt_cost_backend_op(p, type, ts, n,
 				   m_battr_i64(o, m->a_norm_phase, 1), mode);
+	o->node = (struct dt_recipe_node){
+		.kind = p ? p->kind : DT_KIND_OTHER,
+		.training =
+			m_battr(o, m->a_norm_phase) &&
+			m_battr_i64(o, m->a_norm_phase, -1) == m->norm_training,
+		.stride = stride,
+	};
 	return p;
 }
 
@@ -469,7 +500,23 @@ static int32_t legacy_ptr_index(const struct dt_arg *args, int n,
 	return -1;
 }
 /* Describe a legacy call's problem: its descriptors and scalars. */
-struct legacy_entry *m_legacy_describe(struct dt_model *m,
+/* A legacy convolution descriptor's largest stride: 2-d ones' u and v,
+ * N-d ones' filterStrideA. */
+static void legacy_stride(const struct obj *o, uint32_t *stride)
+{
+	const struct field *nd = m_field(o, "filterStrideA");
+	int64_t s = m_fval(o, "u", 0);
+
+	if (m_fval(o, "v", 0) > s)
+		s = m_fval(o, "v", 0);
+	for (uint32_t i = 0; nd && nd->code == 'a' && i < nd->count; i++)
+		if (nd->v[i] > s)
+			s = nd->v[i];
+	if (s > (int64_t)*stride)
+		*stride = (uint32_t)s;
+}
+
+struct legacy_entry *m_legacy_describe(struct cudnn_model *m,
 				       const struct dt_api_def *api,
 				       const struct dt_arg *args, int n,
 				       uint64_t key)
@@ -511,7 +558,8 @@ struct legacy_entry *m_legacy_describe(struct dt_model *m,
 				if (l)
 					l->t = &o->t;
 			} else {
-				describe_fields(&b, o);
+				describe_fields(&b, o, &e->node.training);
+				legacy_stride(o, &e->node.stride);
 				if (l)
 					l->desc = o;
 				/* RNN calls carry their algorithm in the
@@ -526,10 +574,11 @@ struct legacy_entry *m_legacy_describe(struct dt_model *m,
 			size_t at = b.len;
 			snprintf(t, sizeof(t), "%.*s", (int)a->type_len,
 				 a->type);
+			const char *v =
+				short_enum(t, a->i, tmp, sizeof(tmp), "CUDNN_");
 			dt_sb_printf(&b, "%s%.*s=%s", b.len ? " " : "",
-				     (int)a->name_len, a->name,
-				     short_enum(t, a->i, tmp, sizeof(tmp),
-						"CUDNN_"));
+				     (int)a->name_len, a->name, v);
+			e->node.training |= says_training(v);
 			if (a->name_len == 4 && !memcmp(a->name, "algo", 4)) {
 				e->algo = a->i;
 				algo_at = at;
@@ -541,6 +590,8 @@ struct legacy_entry *m_legacy_describe(struct dt_model *m,
 		}
 	}
 	dt_cost_legacy(&e->cost, api->name, la, n_la, field_of);
+	e->node.kind = e->cost.kind;
+	e->node.training |= strstr(api->name, "Training") != NULL;
 	e->desc = dt_sb_take(&b);
 	/* a convolution's algorithm is cuDNN's answer (through Find or Get),
 	 * not part of the problem; softmax's and RNNs' are the program's */
@@ -560,15 +611,53 @@ struct legacy_entry *m_legacy_describe(struct dt_model *m,
 		e->problem = strdup(e->desc);
 	return e;
 }
+
+void m_kv_add(struct kv_list *k, const char *name, int64_t value)
+{
+	if (k->n == sizeof(k->at) / sizeof(k->at[0]))
+		return;
+	if (k->words)
+		dt_sb_printf(&k->text, "%s%s", k->text.len ? " " : "", name);
+	else
+		dt_sb_printf(&k->text, "%s%s=%" PRId64, k->text.len ? " " : "",
+			     name, value);
+	k->at[k->n] = (uint32_t)k->names.len;
+	k->v[k->n++] = value;
+	dt_sb_printf(&k->names, "%s%c", name, 0);
+}
+
+const struct dt_recipe_kv *m_kv_keep(struct cudnn_model *m, struct kv_list *k,
+				     char **text, uint32_t *n)
+{
+	size_t head = k->n * sizeof(struct dt_recipe_kv);
+	struct dt_recipe_kv *kv = k->n ? malloc(head + k->names.len) : NULL;
+
+	*text = k->n || k->words ? (char *)m_keep(m->core, dt_sb_take(&k->text))
+				 : NULL;
+	if (kv) {
+		char *names = (char *)kv + head;
+		memcpy(names, k->names.p, k->names.len);
+		for (uint32_t i = 0; i < k->n; i++)
+			kv[i] = (struct dt_recipe_kv){ names + k->at[i],
+						       k->v[i] };
+		m_keep(m->core, (char *)kv);
+	}
+	*n = kv ? k->n : 0;
+	free(k->text.p);
+	free(k->names.p);
+	*k = (struct kv_list){ 0 };
+	return kv;
+}
+
 /* The knob choices of an engine config, as the program set them or read
- * them back: "TILE_SIZE=4 KBLOCK=3"; NULL when none are known (yet). */
-char *m_knobs_of(struct dt_model *m, uint64_t cfg_ptr)
+ * them back: "TILE_SIZE=4 KBLOCK=3"; none when none are known (yet). */
+void m_knobs_read(struct cudnn_model *m, struct cfg_info *c, uint64_t cfg_ptr)
 {
 	struct obj *cfg = m_obj_find(m, cfg_ptr, false);
 	struct battr *kc = cfg && cfg->btype == m->bt_cfg
 				   ? m_battr(cfg, m->a_cfg_knobs)
 				   : NULL;
-	struct dt_sbuf b = { 0 };
+	struct kv_list kl = { 0 };
 	char tmp[96];
 
 	for (uint32_t i = 0; kc && i < kc->bytes / 8; i++) {
@@ -578,16 +667,16 @@ char *m_knobs_of(struct dt_model *m, uint64_t cfg_ptr)
 		int64_t value = k ? m_battr_i64(k, m->a_knob_value, -1) : -1;
 		if (type < 0 || value == -1) /* -1: left at its default */
 			continue;
-		dt_sb_printf(&b, "%s%s=%" PRId64, b.len ? " " : "",
-			     short_enum("cudnnBackendKnobType_t", type, tmp,
-					sizeof(tmp), "CUDNN_KNOB_TYPE_"),
-			     value);
+		m_kv_add(&kl,
+			 short_enum("cudnnBackendKnobType_t", type, tmp,
+				    sizeof(tmp), "CUDNN_KNOB_TYPE_"),
+			 value);
 	}
-	return b.len ? dt_sb_take(&b) : (free(b.p), NULL);
+	c->knob_kv = m_kv_keep(m, &kl, &c->knobs, &c->n_knob_kv);
 }
 /* "plan=3 <graph> knobs{...} notes{...}": described again only when what
  * is known of its engine changed. */
-const char *m_plan_desc(struct dt_model *m, struct plan_info *pi)
+const char *m_plan_desc(struct cudnn_model *m, struct plan_info *pi)
 {
 	struct cfg_info *cfg = pi->cfg;
 	const char *knobs = cfg ? cfg->knobs : NULL;
@@ -607,24 +696,27 @@ const char *m_plan_desc(struct dt_model *m, struct plan_info *pi)
 		dt_sb_printf(&b, " knobs{%s}", knobs);
 	if (notes && *notes)
 		dt_sb_printf(&b, " notes{%s}", notes);
-	pi->desc = m_keep(m, dt_sb_take(&b));
+	pi->desc = m_keep(m->core, dt_sb_take(&b));
 	pi->desc_knobs = knobs;
 	pi->desc_notes = notes;
 	return pi->desc;
 }
-/* An engine's numerical notes, read back: "TENSOR_CORE DOWN_CONVERT_INPUTS". */
-char *m_notes_of(struct obj *o, int64_t attr)
+/* An engine's numerical notes, read back into c: "TENSOR_CORE
+ * DOWN_CONVERT_INPUTS", and each by name. */
+void m_notes_read(struct cudnn_model *m, struct cfg_info *c, struct obj *o,
+		  int64_t attr)
 {
 	struct battr *a = m_battr(o, attr);
-	struct dt_sbuf b = { 0 };
+	struct kv_list k = { .words = true };
 	char tmp[96];
 
 	for (uint32_t i = 0; a && i + 4 <= a->bytes; i += 4) {
 		int32_t v;
 		memcpy(&v, bdata(a) + i, 4);
-		dt_sb_printf(&b, "%s%s", b.len ? " " : "",
-			     short_enum("cudnnBackendNumericalNote_t", v, tmp,
-					sizeof(tmp), "CUDNN_NUMERICAL_NOTE_"));
+		m_kv_add(&k,
+			 short_enum("cudnnBackendNumericalNote_t", v, tmp,
+				    sizeof(tmp), "CUDNN_NUMERICAL_NOTE_"),
+			 v);
 	}
-	return dt_sb_take(&b);
+	c->note_kv = m_kv_keep(m, &k, &c->notes, &c->n_note_kv);
 }

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
+#include "dt-summary.h"
 
 /* Samples wait for the work that ran during them: a recorder decodes
  * samples every few milliseconds but hands kernels over every flush (half

@@ -14,7 +14,7 @@
 
 #include "analyzer-findings.h"
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
+#include "dt-summary.h"
 
 const char *dt_finding_key(enum dt_finding_type t)
 {
@@ -326,10 +326,11 @@ static void find_layout(struct dt_summary *s)
 		size_t fn;
 		const char *f =
 			dt_kernel_function(c->name, strlen(c->name), &fn);
-		dt_sb_item(&ev, "\n", "%.*s: %" PRIu64 " launches, %s, %s",
+		dt_sb_item(&ev, "\n",
+			   "%.*s: %" PRIu64 " launches, %s, %s %s calls",
 			   (int)(fn < 100 ? fn : 100), f, c->count, t1,
-			   c->in_cudnn ? "inside cuDNN calls"
-				       : "outside cuDNN calls");
+			   c->in_cudnn ? "inside" : "outside",
+			   dt_sum_callers(s));
 	}
 	free(ix);
 	if (s->kind_count[DT_KIND_TRANSFORM]) {
@@ -519,10 +520,14 @@ static void find_failed(struct dt_summary *s)
 	if (!failed)
 		return;
 	dt_fmt_ns(cost, t1, sizeof(t1));
+	/* "cuDNN call", or "library call" when the traces recorded several */
+	const char *whose =
+		s->n_libs == 1 ? dt_library_display(s->libs[0].library)
+			       : "library";
 	char *title = dt_xasprintf("failed calls: %" PRIu64
-				   " cuDNN call%s returned an error, in %zu "
+				   " %s call%s returned an error, in %zu "
 				   "function%s (%s of host time)",
-				   failed, failed == 1 ? "" : "s", funcs,
+				   failed, whose, failed == 1 ? "" : "s", funcs,
 				   funcs == 1 ? "" : "s", t1);
 	add_finding(s, DT_FIND_FAILED, cost, true, title, ev.p);
 }

@@ -5,7 +5,7 @@
 #ifndef DT_ANALYZER_FINDINGS_H
 #define DT_ANALYZER_FINDINGS_H
 
-#include "dt-analyzer.h"
+#include "dt-summary.h"
 
 /* Work out s->findings, once every problem is settled. */
 void dt_summary_find(struct dt_summary *s);

@@ -70,8 +70,8 @@ static void add_step(struct chain *c, const struct node *n,
 	c->nodes[c->n++] = n;
 	s->cudnn = n->op != NULL || n->cls == K_CUDNN;
 	if (!what && n->op && n->op->kind == DT_KIND_POINTWISE &&
-	    !strncmp(n->op->api, "cudnn", 5) && n->op->api[5] != 'B')
-		what = n->op->api + 5; /* AddTensor */
+	    n->op->one_call)
+		what = dt_api_short(n->op->api); /* AddTensor */
 	else if (!what && n->op)
 		what = dt_op_kind_name(n->op->kind);
 	else if (!what)

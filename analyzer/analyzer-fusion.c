@@ -494,6 +494,20 @@ static int32_t fused_entry(struct dt_fusion *fz, const struct dt_op *op,
 	return (int32_t)fz->n_fused++;
 }
 
+/* What the op's recipe says of it: how many operations its graph runs,
+ * whether one runs in training mode or convolves with a stride. */
+static void recipe_facts(struct opinfo *o, const struct dt_op *op)
+{
+	const struct dt_recipe *r = op->recipe;
+
+	o->graph_ops = r && r->n_nodes ? r->n_nodes : 1;
+	o->one_call = r && !op->plan;
+	for (uint32_t i = 0; r && i < r->n_nodes; i++) {
+		o->training |= r->nodes[i].training;
+		o->strided |= r->nodes[i].stride > 1;
+	}
+}
+
 /* The shape of op's problem: made with its first execution. */
 static struct shape *shape_of(struct dt_fusion *fz, const struct dt_op *op)
 {
@@ -535,27 +549,7 @@ static struct shape *shape_of(struct dt_fusion *fz, const struct dt_op *op)
 	o->brief = dt_xstrdup(op->brief && *op->brief ? op->brief : op->desc);
 	o->dtype = op->cost.dtype;
 	o->bytes = op->cost.bytes;
-	o->graph_ops = 1;
-	if (op->plan && op->desc)
-		for (const char *p = op->desc; (p = strstr(p, " ; ")); p += 3)
-			o->graph_ops++;
-	o->training = (op->desc && strstr(op->desc, "TRAINING")) ||
-		      strstr(op->api, "Training");
-	/* a stride other than 1: backend "STRIDES=[1,2]", legacy 2-d
-	 * descriptors' u and v, Nd ones' "stride=[...]" */
-	const char *st = op->desc ? strstr(op->desc, "STRIDES=[") : NULL;
-	if (!st && op->desc)
-		st = strstr(op->desc, "stride=[");
-	if (st)
-		for (st = strchr(st, '[') + 1; *st && *st != ']'; st++)
-			if (*st >= '2' && *st <= '9' &&
-			    (st[-1] == '[' || st[-1] == ','))
-				o->strided = true;
-	for (const char *uv = op->desc; uv && *uv; uv++)
-		if ((uv[0] == 'u' || uv[0] == 'v') && uv[1] == '=' &&
-		    uv > op->desc && uv[-1] == ' ' &&
-		    strtol(uv + 2, NULL, 10) > 1)
-			o->strided = true;
+	recipe_facts(o, op);
 	shape_tensors(sh, op);
 	o->shape = sh;
 	sh->hash = dt_hash(o->brief, strlen(o->brief),
@@ -651,6 +645,8 @@ struct msg_op {
 	const char *api, *desc, *brief, *problem;
 	const struct dt_op_tensor *tensors;
 	uint32_t n_tensors;
+	bool has_recipe;
+	struct dt_recipe recipe; /* the op's own moves on: a copy */
 	/* n_ptrs struct dt_op_ptr follow */
 };
 
@@ -682,6 +678,7 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 			.problem = m->problem,
 			.tensors = m->tensors,
 			.n_tensors = m->n_tensors,
+			.recipe = m->has_recipe ? &m->recipe : NULL,
 		};
 		op_now(fz, &op);
 	}
@@ -761,6 +758,8 @@ static void on_op(void *arg, const struct dt_op *op)
 		.problem = op->problem,
 		.tensors = op->tensors,
 		.n_tensors = op->n_tensors,
+		.has_recipe = op->recipe != NULL,
+		.recipe = op->recipe ? *op->recipe : (struct dt_recipe){ 0 },
 	};
 	if (ptrs)
 		memcpy(m + 1, op->ptrs, ptrs);

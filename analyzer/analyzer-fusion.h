@@ -8,7 +8,7 @@
 #define DT_ANALYZER_FUSION_H
 
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
+#include "dt-fusion.h"
 
 /* Nodes a chain may look ahead; nodes kept behind the first not looked at
  * (a rule may look back at them). */
@@ -50,6 +50,7 @@ struct opinfo {
 	uint32_t graph_ops;
 	bool training; /* a normalization's training phase */
 	bool strided;  /* a convolution with a stride other than 1 */
+	bool one_call; /* one call's work, not a graph's */
 	const struct dt_tensor *out, *in; /* its shape's */
 	uint64_t out_ptr, in_ptr;
 	uint64_t ptrs[12]; /* every device pointer it reads */

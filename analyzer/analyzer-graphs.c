@@ -1,11 +1,11 @@
 /*
  * analyzer-graphs.c - kernels replayed from CUDA graphs, traced back to
- * the cuDNN calls that made their nodes.
+ * the calls that made their nodes.
  *
- * A call made on a stream being captured (or cudnnBackendPopulateCudaGraph,
- * UpdateCudaGraph) runs nothing: its launches become nodes of a graph, and
- * every launch of an executable graph made from it runs them again, with
- * no call. The trace says which nodes each call made (GRAPH_NODE: graph
+ * A call made on a stream being captured (or one that puts its work into
+ * a graph, an op its decoder marks DT_OP_CAPTURED) runs nothing: its
+ * launches become nodes of a graph, and every launch of an executable
+ * graph made from it runs them again, with no call. The trace says which nodes each call made (GRAPH_NODE: graph
  * id, node id), which executable came from which graph, and which graphs
  * are clones or children of others (GRAPH_LINK). A replayed kernel carries
  * its executable's id and a node id whose low half is its index in the
@@ -502,6 +502,7 @@ static enum m_graph_tie tie(struct dt_model *m, struct dt_graphs *g,
 	}
 	struct gtemplate *t = n->tp;
 	a->call = t->call;
+	a->library = t->have_op ? t->proto.op.library : NULL;
 	m->stats.graphs.attributed++;
 	if (!t->have_op)
 		return M_GRAPH_CALL;

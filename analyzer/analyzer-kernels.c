@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dt-analyzer.h"
+#include "dt-kernels.h"
 
 /* ----------------------------------------------------------- libraries */
 

@@ -1,7 +1,9 @@
 /*
- * analyzer-model-internal.h - the model's state, shared by the replay of
- * calls (analyzer-model.c) and their description (analyzer-describe.c).
- * Private to those two files.
+ * analyzer-model-internal.h - the library-neutral core of the model: the
+ * queue of ops waiting for their kernels, the calls and kernels joined,
+ * CUDA-graph replays (analyzer-graphs.c), and what a library's decoder
+ * may use of it (analyzer-decoder.h). Private to analyzer/'s model files;
+ * no library's state is kept here.
  */
 #ifndef DT_ANALYZER_MODEL_INTERNAL_H
 #define DT_ANALYZER_MODEL_INTERNAL_H
@@ -9,22 +11,15 @@
 #include "analyzer-cost.h"
 #include "analyzer-model.h"
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
+#include "dt-session.h"
 
-#define MAX_DIMS DT_MAX_DIMS
-/* A graph's description stops growing here: a descriptor may list itself,
- * or list others many times over (a crafted trace would make it explode). */
-#define DESC_MAX (64u << 10)
 /* Ops wait this long (host time) for their kernels before they are handed
  * out: CUPTI delivers kernel records some flushes after the launch. While
  * the GPU is recorded, the GPU's records must also have gone this far past
  * an op (a program's last calls, at exit, reach the file before the last
  * kernels CUPTI hands over then), up to HORIZON_MAX_NS of host time. */
-#define HORIZON_NS 3000000000ull
+#define HORIZON_NS     3000000000ull
 #define HORIZON_MAX_NS 60000000000ull
-
-/* A graph's tensors stop here, as its description does at DESC_MAX. */
-#define TENSORS_MAX 512
 
 /* A list of tensors, as ops show them; { 0 } is empty. */
 struct tlist {
@@ -32,92 +27,9 @@ struct tlist {
 	uint32_t n, cap;
 };
 
-/* One argument kept from a legacy setter. */
-struct field {
-	const char *name; /* into the file's signature strings */
-	uint32_t name_len;
-	const char *type;
-	uint32_t type_len;
-	char code;
-	uint32_t count; /* arrays: elements kept */
-	int64_t v[MAX_DIMS];
-	double f;
-};
-
-/* One backend attribute: as set, or as cuDNN returned it. */
-struct battr {
-	int64_t name;
-	int64_t type;
-	uint32_t bytes;
-	uint8_t *data;   /* payloads larger than inl */
-	uint8_t inl[64]; /* up to eight dimensions or strides */
-};
-
-/* Most payloads are a value or two: they stay in the attribute. */
-static inline const uint8_t *bdata(const struct battr *a)
-{
-	return a->bytes <= sizeof(a->inl) ? a->inl : a->data;
-}
-
-/* What is known of an engine configuration: shared by the plans built
- * from it, and completed when the program asks cuDNN about it later. */
-struct cfg_info {
-	char *graph;          /* the operation graph, described */
-	struct tlist tensors; /* its tensors */
-	char *brief;          /* its tensors and parameters, compactly */
-	int64_t engine;       /* global engine index, -1 unknown */
-	char *knobs;          /* "TILE_SIZE=4 KBLOCK=3", once known */
-	char *notes; /* numerical notes: "TENSOR_CORE ...", once known */
-	struct dt_cost cost; /* what one execution computes and moves */
-};
-
-struct cfg_list {
-	struct cfg_info info;
-	struct cfg_list *next;
-};
-
-struct plan_info {
-	uint32_t id; /* 1, 2, ... in finalize order */
-	struct cfg_info *cfg;
-	uint64_t cfg_ptr;  /* the engine config descriptor it was built from */
-	int64_t workspace; /* -1 unknown */
-	uint64_t executions;
-	const char *desc; /* as its executions show it (kept) */
-	const char *desc_knobs, *desc_notes; /* what desc was made from */
-	const char *no_graph; /* restored: why its JSON gave no graph */
-	struct plan_info *next;
-};
-
-struct obj {
-	uint64_t ptr;
-	const char *kind; /* legacy: from cudnnCreate<Kind>Descriptor */
-	uint32_t kind_len;
-	int64_t btype; /* backend descriptor type, -1 for legacy */
-	struct field *fields;
-	uint32_t n_fields, cap_fields;
-	struct battr *attrs;
-	uint32_t n_attrs, cap_attrs;
-	struct dt_tensor t; /* tensors and filters, normalized */
-	uint64_t chash;     /* legacy: its content, hashed; 0 until needed */
-	uint64_t owner;     /* a knob choice: the config it belongs to */
-	char *graph;        /* OPERATIONGRAPH: its description at finalize */
-	struct tlist graph_tensors; /* and its tensors */
-	struct dt_cost cost;        /* and its cost */
-	char *snap;                 /* other descriptors: their description when
-				       finalized (the program may destroy and reuse
-				       what they point to before building a graph) */
-	struct tlist snap_tensors;  /* and their tensors */
-	struct dt_cost_part *part;  /* operations: their cost */
-	char *brief; /* operations: their tensors, compactly; graphs: all of
-			their operations' */
-	struct cfg_info *cfg; /* ENGINECFG, and ENGINE read back from one */
-	uint64_t stream;      /* a cuDNN handle: its stream (0: default) */
-	struct plan_info *plan;
-	struct obj *next_free; /* when destroyed */
-};
-
-/* An op waiting for its kernels. Its strings belong to the model (shared
- * by every op of a problem), but for the pointers and the kernel name. */
+/* An op waiting for its kernels. Its strings belong to the model or to the
+ * decoder that made it (shared by every op of a problem), but for the
+ * pointers and the kernel name. */
 struct pending {
 	/* next first: with the op's seq and times, one cache line holds what
 	 * walking the queue reads */
@@ -132,37 +44,20 @@ struct pending {
 	struct dt_op_ptr *ptr_buf; /* kept when the op is used again */
 	uint32_t ptr_cap;
 	const char *first_kernel; /* the model's copy of the name */
-	uint64_t plan_ptr; /* a backend execution of a plan not finalized
-			      yet in file order (built on another thread,
-			      whose records come later): its address */
+	uint64_t wait; /* the decoder is still to say what this op is (a
+			  backend execution of a plan not finalized yet in
+			  file order): the key it waits on, 0 none */
+	uint8_t dec;   /* the decoder that made it: index + 1, 0 none */
+	struct dt_recipe recipe; /* as its decoder filled it: the op's
+				    when it holds anything */
 	int tc_hint; /* what its kernels' names say of tensor cores */
 };
 
-#define LEGACY_BUCKETS 4096
-/* The first size of a descriptor's arrays of fields and attributes. */
-#define OBJ_ARRAY 8
+/* The decoders a model uses: one per library its calls name. */
+#define DECODERS_MAX 8
 
 struct dt_model {
 	const struct dt_file_info *fi;
-	struct objslot {
-		uint64_t ptr; /* the descriptor's address, 0 for none */
-		struct obj *o;
-	} * objs; /* open addressing by ptr */
-	size_t cap, used;
-	struct obj *free_objs; /* destroyed, to be used again */
-	struct plan_info *plans;
-	uint32_t n_plans;
-	struct cfg_list *cfgs; /* every cfg_info, owned here */
-	/* constants looked up by name in the generated enum table */
-	int64_t bt_tensor, bt_graph, bt_engine, bt_cfg, bt_heur, bt_plan,
-		bt_varpack, bt_knob_choice, bt_pointwise, bt_conv;
-	int64_t a_cfg_knobs, a_knob_type, a_knob_value, a_engine_notes,
-		a_vp_uids, a_vp_ptrs, a_vp_ws;
-	int64_t a_graph_ops, a_heur_graph, a_heur_results, a_cfg_engine,
-		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
-		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
-		a_t_by_value, a_norm_phase, a_pw_mode, a_conv_pre, a_conv_post,
-		a_conv_stride, a_conv_dil, a_plan_json;
 	/* ops waiting for their kernels, in call order, and by seq (open
 	 * addressing, linear probing; at most half full) */
 	struct pending *head, *tail;
@@ -172,21 +67,22 @@ struct dt_model {
 		struct pending *p;
 	} * by_seq;
 	size_t by_seq_cap, n_pending;
-	size_t n_unplanned;    /* of them, executions of plans not seen yet */
+	size_t n_waiting;      /* of them, ops a decoder is to say more of */
 	struct pending *out;   /* last op handed out */
 	struct pending *spare; /* handed out, for reuse */
 	uint64_t last_out;     /* its seq */
 	uint64_t now;          /* latest host time seen */
 	int64_t cupti_to_mono;
-	/* the most recent calls, by seq: a call that launched work but is
-	 * not a compute call (cudnnCreate, a dropout setter) becomes an op
+	/* the most recent calls, by seq: a call that launched work but made
+	 * no op (a handle created, a library with no decoder) becomes an op
 	 * when its first launch shows up */
 	struct recent {
 		uint64_t seq;
 		uint64_t t_begin, t_end;
 		uint32_t tid;
 		int32_t status;
-		const char *api;
+		uint16_t api;
+		const char *name;
 	} recent[1 << 16];
 	/* CUPTI correlation id -> call, direct-mapped on recent ids */
 	struct {
@@ -208,10 +104,10 @@ struct dt_model {
 		uint64_t gpu_ns, start, end;
 		const char *first_kernel;
 	} orphans[1024];
-	uint64_t max_seq; /* the highest call seq seen */
-	uint64_t gpu_now;  /* the latest end of GPU work read, host clock */
-	bool gpu_live;     /* GPU work is being recorded: seen, and not
-			      stopped or taken since */
+	uint64_t max_seq;     /* the highest call seq seen */
+	uint64_t gpu_now;     /* the latest end of GPU work read, host clock */
+	bool gpu_live;        /* GPU work is being recorded: seen, and not
+				 stopped or taken since */
 	uint64_t window_open; /* sampled: when the open window opened, 0
 				 none is open */
 	struct dt_model_stats stats;
@@ -225,11 +121,11 @@ struct dt_model {
 	struct kreg {
 		uint64_t hash; /* 0: free */
 		uint32_t path;
-	} *kregs;
+	} * kregs;
 	size_t n_kregs, cap_kregs;
 	char **kreg_paths;
 	size_t n_kreg_paths;
-	uint32_t *kname_idx;             /* open addressing: id + 1 */
+	uint32_t *kname_idx; /* open addressing: id + 1 */
 	uint32_t n_knames, cap_kname_idx;
 	size_t cap_knames;
 	const struct dt_consumer *cons; /* who gets the events */
@@ -237,124 +133,35 @@ struct dt_model {
 	struct dt_device *devices; /* as DEVICE records described them */
 	size_t n_devices, cap_devices;
 	bool pointers; /* ops carry their device pointers */
-	/* arrays of OBJ_ARRAY fields and attributes that destroyed
-	 * descriptors left, for the next ones: descriptors come and go by
-	 * the million, their arrays need not */
-	struct field *free_fields[64];
-	struct battr *free_attrs[64];
-	int n_free_fields, n_free_attrs;
 	/* what is worked out once per function of the trace, by API id */
 	struct api_info {
-		uint8_t cls;         /* enum api_class, 0 until classified */
-		uint8_t setter;      /* SETTER_*, 0 until known */
-		uint8_t kind_len;    /* a create call: its descriptor kind's
-					length, in the function's name */
+		uint8_t dec;         /* its library's decoder: index + 1, 0
+					none, DEC_UNKNOWN until looked up */
 		struct dt_sig *sig;  /* its signature, parsed */
-		uint8_t *roles;      /* legacy_op(): each argument's role */
 		struct dt_arg *args; /* its last call, decoded */
 	} * api;
-	int64_t bn_per_activation;
+	/* the decoders of the libraries the trace's calls name, each with
+	 * its state, in the order they were first needed */
+	struct dec_slot {
+		const struct dt_decoder *d;
+		void *state;
+	} decs[DECODERS_MAX];
+	int n_decs;
 	bool gpu_unknown; /* the header could not say the GPU state */
+	/* the library every API of the trace names, NULL for several;
+	 * worked out again when the API table has grown since */
+	const char *sole_library;
+	uint32_t sole_library_apis; /* the table's size when worked out */
 	/* the arguments of the call being replayed, decoded; argc -1 when
 	 * they did not decode */
 	const struct dt_arg *call_args;
 	int call_argc;
-	struct legacy_entry *legacy[LEGACY_BUCKETS];
 	char **kept; /* strings ops may still point to, freed at the end */
 	size_t n_kept, cap_kept;
 	struct dt_graphs *graphs; /* CUDA graphs (analyzer-graphs.c) */
 };
 
-/* What calls of one legacy problem share: described once. */
-struct legacy_entry {
-	uint64_t key;
-	char *desc, *problem;
-	struct tlist tensors;
-	struct dt_cost cost;
-	int64_t algo, workspace;
-	int tensor_cores;
-	struct legacy_entry *next;
-};
-
-static inline bool is_desc(const struct dt_arg *a)
-{
-	const char *e = a->name + a->name_len - 4;
-
-	/* "...Desc" or "...desc", as cuDNN names them */
-	return a->code == 'p' && a->name_len > 4 && (e[0] | 32) == 'd' &&
-	       e[1] == 'e' && e[2] == 's' && e[3] == 'c';
-}
-
-static inline bool is_handle(const struct dt_arg *a)
-{
-	return a->name_len == 6 && !memcmp(a->name, "handle", 6);
-}
-
-/* A legacy call's device pointers: the arguments an op's ptrs list, in
- * the call's order. */
-#define LEGACY_PTRS 64
-
-static inline bool is_data_ptr(const struct dt_arg *a)
-{
-	return a->code == 'p' && !a->out && !is_handle(a) && !is_desc(a);
-}
-
-/* ------------------------------------------------------- the model's */
-
-struct obj *m_obj_find(struct dt_model *m, uint64_t ptr, bool create);
-struct battr *m_battr(struct obj *o, int64_t name);
-int64_t m_battr_i64(struct obj *o, int64_t name, int64_t def);
-uint64_t m_battr_ptr(struct obj *o, int64_t name, uint32_t i);
-const struct field *m_field(const struct obj *o, const char *name);
-int64_t m_fval(const struct obj *o, const char *name, int64_t def);
-/* Strings ops may point to stay until the model is freed. */
-const char *m_keep(struct dt_model *m, char *s);
-/* The descriptor a create call made at ptr (emptied if ptr was in use);
- * m_obj_remove() takes it out, as a destroy call does. */
-struct obj *m_obj_new(struct dt_model *m, uint64_t ptr);
-void m_obj_remove(struct dt_model *m, struct obj *o);
-/* Set attribute name of o, as cudnnBackendSetAttribute does. */
-void m_set_battr(struct dt_model *m, struct obj *o, int64_t name, int64_t type,
-		 const uint8_t *data, uint32_t bytes);
-/* A finalized tensor normalized, an operation or graph described; false
- * for the descriptors finalizing does not describe. */
-bool m_finalize_desc(struct dt_model *m, struct obj *o);
-/* A new engine config's knowledge, owned by the model; what it runs: the
- * graph of g as described at its finalize. */
-struct cfg_info *m_new_cfg(struct dt_model *m);
-void m_copy_graph(struct cfg_info *c, const struct obj *g);
-
-/* ------------------------------------------- describing (analyzer-describe.c)
- */
-
-void m_tlist_append(struct tlist *l, const struct tlist *from);
-void m_tlist_free(struct tlist *l);
-/* Which backend descriptors are described when finalized. */
-bool m_snapshot_type(const struct dt_model *m, int64_t btype);
-/* TYPE(attr=value ...) of a backend descriptor, nested ones inline; its
- * tensors also go to j when j is given. */
-void m_describe_battrs(struct dt_model *m, struct dt_sbuf *b, struct tlist *j,
-		       struct obj *o, int depth);
-/* The operation graph as it is when finalized: its operations, its
- * tensors (into j) and its cost. */
-char *m_describe_graph(struct dt_model *m, struct obj *g, struct tlist *j,
-		       struct dt_cost *cost);
-/* The graph's operations' briefs merged. */
-char *m_graph_brief(struct dt_model *m, struct obj *g);
-/* An operation's cost (and its brief), from the tensors it points to. */
-struct dt_cost_part *m_cost_part(struct dt_model *m, struct obj *o);
-/* A legacy call's problem: its descriptors and scalars, keyed by key. */
-struct legacy_entry *m_legacy_describe(struct dt_model *m,
-				       const struct dt_api_def *api,
-				       const struct dt_arg *args, int n,
-				       uint64_t key);
-/* The knob choices of an engine config: "TILE_SIZE=4 KBLOCK=3", or
- * NULL. */
-char *m_knobs_of(struct dt_model *m, uint64_t cfg_ptr);
-/* An engine's numerical notes, read back. */
-char *m_notes_of(struct obj *o, int64_t attr);
-/* "plan=3 <graph> knobs{...} notes{...}", kept. */
-const char *m_plan_desc(struct dt_model *m, struct plan_info *pi);
+#define DEC_UNKNOWN 0xff
 
 /* ------------------------------------------------ analyzer-model.c */
 
@@ -367,19 +174,40 @@ void m_pending_release(struct dt_model *m, struct pending *p);
 void m_op_add_kernel(struct pending *p, const struct dt_activity *a);
 /* Fill p's op with what views read, before it is handed out. */
 void m_op_finish(struct pending *p);
+
+/* ------------------------------------------------ analyzer-knames.c */
+
 /* What a kernel's name says (kept by the model). */
 const struct dt_kernel_class *m_kernel_class(struct dt_model *m,
 					     const char *name, uint32_t len);
+/* A KERNEL_LIB record: the library that registered kernels. */
+void m_kernel_lib(struct dt_model *m, const struct dt_rec_kernel_lib *r);
+void m_knames_free(struct dt_model *m);
 
-/* ----------------------------------------------- analyzer-restore.c */
+/* ------------------------- for decoders (analyzer-decoder.h says more) */
 
-/* Fill cfg from a plan's JSON representation (len bytes, maybe cut
- * short): its graph described as the built plan's, its engine and
- * knobs. NULL when the graph came out; otherwise why not, in words, in
- * why. */
-const char *m_restore_plan(struct dt_model *m, struct cfg_info *cfg,
-			   const uint8_t *json, uint32_t len, char *why,
-			   size_t size);
+/* A new op for call c, called name, described as desc (kept by whoever
+ * made it): queued for its kernels, with those that came before the
+ * call's record. NULL when out of memory. */
+struct pending *m_op_new(struct dt_model *m, const struct dt_rec_api_call *c,
+			 const char *name, const char *desc);
+/* Room for n device pointers in p->ptrs (p->n_ptrs set), in a buffer the
+ * op keeps from one use to the next; false when out of memory. */
+bool m_op_ptrs_room(struct pending *p, uint32_t n);
+/* Op p waits for the decoder to say more of it, under key (not 0). */
+void m_op_wait(struct dt_model *m, struct pending *p, uint64_t key);
+/* Every waiting op of key called after seq: fn(arg, op), no longer
+ * waiting. */
+void m_ops_waited(struct dt_model *m, uint64_t key, uint64_t seq,
+		  void (*fn)(void *arg, struct pending *p), void *arg);
+/* Strings ops may point to stay until the model is freed. */
+const char *m_keep(struct dt_model *m, char *s);
+/* Hand every consumer a plan built. */
+void m_emit_plan(struct dt_model *m, const struct dt_plan_build *b);
+/* What the model counts, for a decoder to add to. */
+struct dt_model_stats *m_stats(struct dt_model *m);
+/* Whether ops carry their device pointers. */
+bool m_pointers(const struct dt_model *m);
 
 /* ------------------------------------------------ analyzer-graphs.c */
 

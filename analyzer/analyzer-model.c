@@ -1,19 +1,17 @@
 /*
- * analyzer-model.c - replays a trace's cuDNN calls to rebuild what cuDNN
- * held, and lists the operations the program executed.
+ * analyzer-model.c - the model's library-neutral core: it replays a
+ * trace's records, joins the kernels CUPTI recorded to the calls that
+ * launched them, and hands the session's consumers every event, ops in
+ * call order once their kernels are in.
  *
- * Legacy descriptors are rebuilt generically: every argument of a setter
- * (cudnnSet*, first parameter a descriptor) is kept on the descriptor it
- * sets, under the parameter's name; tensors and filters are also put in a
- * common shape (dims, strides, data type). Backend descriptors keep every
- * attribute set on them and every attribute read back from them. An
- * operation graph is described when it is finalized (programs destroy the
- * graph before they execute its plan), and that description follows the
- * engine config and plan built from it. A call that can launch GPU work
- * becomes an op execution; the kernels CUPTI tied to it are added before
- * it is handed out. Every record ends up as an event for the session's
- * consumers. How things are put into words is analyzer-describe.c's part.
- * Nothing here includes a CUDA header.
+ * What a call means is its library's decoder's part (analyzer-decoder.h,
+ * listed in analyzer-decoders.c): the core decodes each call's
+ * arguments once, remembers the call for launches that come before or
+ * after its record, and hands it to the decoder of the library it names
+ * (dt_api_def.library). A call that made no op but launched work becomes
+ * an op of its own library, described or not. CUDA-graph replays are
+ * analyzer-graphs.c's. Nothing here knows a library, and nothing here
+ * includes a CUDA header.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -23,7 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyzer-model-internal.h"
+#include "analyzer-decoder.h"
 
 /* Every consumer's cb with ev. */
 #define EMIT(m, cb, ev)                                                  \
@@ -32,426 +30,6 @@
 			if ((m)->cons[i_].cb)                            \
 				(m)->cons[i_].cb((m)->cons[i_].arg, ev); \
 	} while (0)
-
-static int64_t enum_value(const char *type, const char *name)
-{
-	return dt_enum_value(type, name, -12345); /* matches nothing a trace
-						     holds */
-}
-
-struct cfg_info *m_new_cfg(struct dt_model *m)
-{
-	struct cfg_list *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->info.engine = -1;
-	c->info.cost.dtype = -1;
-	c->next = m->cfgs;
-	m->cfgs = c;
-	return &c->info;
-}
-
-/* What an engine config runs: the graph of g, as described at finalize. */
-void m_copy_graph(struct cfg_info *c, const struct obj *g)
-{
-	if (!c || !g || !g->graph)
-		return;
-	c->graph = strdup(g->graph);
-	m_tlist_append(&c->tensors, &g->graph_tensors);
-	c->brief = g->brief ? strdup(g->brief) : NULL;
-	c->cost = g->cost;
-}
-
-static uint64_t hash_ptr(uint64_t p)
-{
-	p ^= p >> 33;
-	p *= 0xff51afd7ed558ccdull;
-	return p ^ (p >> 33);
-}
-
-/* An array of OBJ_ARRAY elements of a freed descriptor, or a new one. */
-static void *array_get(void **free_list, int *n, size_t elem)
-{
-	return *n ? free_list[--*n] : malloc(OBJ_ARRAY * elem);
-}
-
-static void array_put(void **free_list, int *n, void *v, uint32_t cap)
-{
-	if (v && cap == OBJ_ARRAY && *n < 64)
-		free_list[(*n)++] = v;
-	else
-		free(v);
-}
-
-/* Let go of what a descriptor holds. */
-static void obj_release(struct dt_model *m, struct obj *o)
-{
-	array_put((void **)m->free_fields, &m->n_free_fields, o->fields,
-		  o->cap_fields);
-	for (uint32_t i = 0; i < o->n_attrs; i++)
-		free(o->attrs[i].data);
-	array_put((void **)m->free_attrs, &m->n_free_attrs, o->attrs,
-		  o->cap_attrs);
-	free(o->graph);
-	m_tlist_free(&o->graph_tensors);
-	free(o->snap);
-	m_tlist_free(&o->snap_tensors);
-	free(o->part);
-	free(o->brief);
-}
-
-/* Twice as many slots (at most half are used). */
-static bool grow(struct dt_model *m)
-{
-	struct objslot *old = m->objs;
-	size_t ocap = m->cap, cap = ocap ? ocap * 2 : 1024;
-	struct objslot *v = calloc(cap, sizeof(*v));
-
-	if (!v)
-		return false;
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i].ptr) {
-			size_t k = hash_ptr(old[i].ptr) & (cap - 1);
-			while (v[k].ptr)
-				k = (k + 1) & (cap - 1);
-			v[k] = old[i];
-		}
-	free(old);
-	m->objs = v;
-	m->cap = cap;
-	return true;
-}
-
-/* The descriptors alive, by address: open addressing, linear probing, at
- * most half full, each slot pointing to its descriptor (which stays where
- * it is while it lives). */
-struct obj *m_obj_find(struct dt_model *m, uint64_t ptr, bool create)
-{
-	if (!ptr)
-		return NULL;
-	if (create && (m->used + 1) * 2 > m->cap && !grow(m))
-		return NULL;
-	if (!m->cap)
-		return NULL;
-	for (size_t i = hash_ptr(ptr) & (m->cap - 1);;
-	     i = (i + 1) & (m->cap - 1)) {
-		if (m->objs[i].ptr == ptr)
-			return m->objs[i].o;
-		if (!m->objs[i].ptr) {
-			if (!create)
-				return NULL;
-			/* descriptors come and go by the million: those
-			 * destroyed are used again */
-			struct obj *o = m->free_objs;
-			if (o)
-				m->free_objs = o->next_free;
-			else if (!(o = malloc(sizeof(*o))))
-				return NULL;
-			memset(o, 0, sizeof(*o));
-			o->ptr = ptr;
-			o->btype = -1;
-			m->objs[i] = (struct objslot){ ptr, o };
-			m->used++;
-			return o;
-		}
-	}
-}
-
-/* A destroyed descriptor leaves the table: what the model keeps of it
- * (snapshots, plans, configs) lives elsewhere, and memory stays bounded
- * by the descriptors alive. Backward-shift deletion keeps probing valid. */
-void m_obj_remove(struct dt_model *m, struct obj *o)
-{
-	size_t mask = m->cap - 1, i = hash_ptr(o->ptr) & mask;
-
-	while (m->objs[i].o != o) {
-		if (!m->objs[i].ptr)
-			return;
-		i = (i + 1) & mask;
-	}
-	obj_release(m, o);
-	o->next_free = m->free_objs;
-	m->free_objs = o;
-	m->used--;
-	for (size_t j = (i + 1) & mask; m->objs[j].ptr; j = (j + 1) & mask) {
-		size_t k = hash_ptr(m->objs[j].ptr) & mask;
-		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
-			m->objs[i] = m->objs[j];
-			i = j;
-		}
-	}
-	m->objs[i] = (struct objslot){ 0, NULL };
-}
-
-/* The descriptor a create call made at ptr: new, or one at an address
- * the program used before without destroying it, emptied. */
-struct obj *m_obj_new(struct dt_model *m, uint64_t ptr)
-{
-	size_t used = m->used;
-	struct obj *o = m_obj_find(m, ptr, true);
-
-	if (o && m->used == used) {
-		obj_release(m, o);
-		memset(o, 0, sizeof(*o));
-		o->ptr = ptr;
-		o->btype = -1;
-	}
-	return o;
-}
-
-/* ------------------------------------------------------ legacy setters */
-
-static void set_field(struct dt_model *m, struct obj *o, const struct dt_arg *a)
-{
-	struct field *f = NULL;
-
-	for (uint32_t i = 0; i < o->n_fields; i++)
-		if (o->fields[i].name_len == a->name_len &&
-		    !memcmp(o->fields[i].name, a->name, a->name_len))
-			f = &o->fields[i];
-	if (!f) {
-		if (o->n_fields == o->cap_fields) {
-			struct field *nf =
-				o->cap_fields
-					? realloc(o->fields,
-						  2 * o->cap_fields *
-							  sizeof(*nf))
-					: array_get((void **)m->free_fields,
-						    &m->n_free_fields,
-						    sizeof(*nf));
-			if (!nf)
-				return;
-			o->fields = nf;
-			o->cap_fields =
-				o->cap_fields ? 2 * o->cap_fields : OBJ_ARRAY;
-		}
-		f = &o->fields[o->n_fields++];
-	}
-	memset(f, 0, sizeof(*f));
-	f->name = a->name;
-	f->name_len = a->name_len;
-	f->type = a->type;
-	f->type_len = a->type_len;
-	f->code = a->code;
-	f->f = a->f;
-	if (a->code == 'a') {
-		f->count = a->count < MAX_DIMS ? a->count : MAX_DIMS;
-		for (uint32_t i = 0; i < f->count; i++)
-			f->v[i] = dt_arg_elem_i(a, i);
-	} else {
-		f->v[0] = a->i;
-	}
-}
-
-const struct field *m_field(const struct obj *o, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (uint32_t i = 0; i < o->n_fields; i++)
-		if (o->fields[i].name_len == n &&
-		    !memcmp(o->fields[i].name, name, n))
-			return &o->fields[i];
-	return NULL;
-}
-
-int64_t m_fval(const struct obj *o, const char *name, int64_t def)
-{
-	const struct field *f = m_field(o, name);
-	return f ? f->v[0] : def;
-}
-
-/* Fully packed strides for dims in order (NCHW...). The products are
- * taken modulo 2^64: a crafted trace's dimensions may overflow them, and
- * such a tensor's strides mean nothing anyway. */
-static void packed(struct dt_tensor *t)
-{
-	uint64_t s = 1;
-	for (int i = t->nb - 1; i >= 0; i--) {
-		t->strides[i] = (int64_t)s;
-		s *= (uint64_t)t->dims[i];
-	}
-}
-
-/* Channels-last strides for dims given as N, C, spatial... */
-static void packed_nhwc(struct dt_tensor *t)
-{
-	uint64_t s = 1;
-
-	if (t->nb < 3)
-		return packed(t);
-	t->strides[1] = (int64_t)s;
-	s *= (uint64_t)t->dims[1];
-	for (int i = t->nb - 1; i >= 2; i--) {
-		t->strides[i] = (int64_t)s;
-		s *= (uint64_t)t->dims[i];
-	}
-	t->strides[0] = (int64_t)s;
-}
-
-/* What normalize_legacy() needs to know of a setter, by its name. */
-enum {
-	SETTER_KNOWN = 1,
-	SETTER_4D = 2,    /* cudnnSet*4dDescriptor* */
-	SETTER_4D_EX = 4, /* ... with strides */
-	SETTER_ND_EX = 8, /* cudnnSet*NdDescriptorEx: strides derived */
-};
-
-static uint8_t setter_flags(struct dt_model *m, uint16_t api, const char *name)
-{
-	uint8_t *f = &m->api[api].setter;
-
-	if (!*f)
-		*f = SETTER_KNOWN |
-		     (strstr(name, "4dDescriptor") ? SETTER_4D : 0) |
-		     (strstr(name, "4dDescriptorEx") ? SETTER_4D_EX : 0) |
-		     (strstr(name, "NdDescriptorEx") ? SETTER_ND_EX : 0);
-	return *f;
-}
-
-/* Put a legacy tensor or filter descriptor's setter arguments into the
- * common shape, whichever setter was used. */
-static void normalize_legacy(struct obj *o, uint8_t setter)
-{
-	struct dt_tensor *t = &o->t;
-	const struct field *dims;
-	bool nhwc = m_fval(o, "format", 0) == 1; /* CUDNN_TENSOR_NHWC */
-
-	memset(t, 0, sizeof(*t));
-	t->dtype = m_fval(o, "dataType", -1);
-	if (setter & SETTER_4D) {
-		static const char *const names[2][4] = { { "n", "c", "h", "w" },
-							 { "k", "c", "h",
-							   "w" } };
-		bool filter = m_field(o, "k") != NULL;
-		t->nb = 4;
-		for (int i = 0; i < 4; i++)
-			t->dims[i] = m_fval(o, names[filter][i], 0);
-		if (setter & SETTER_4D_EX) {
-			static const char *const st[4] = { "nStride", "cStride",
-							   "hStride",
-							   "wStride" };
-			for (int i = 0; i < 4; i++)
-				t->strides[i] = m_fval(o, st[i], 0);
-		} else if (nhwc) {
-			packed_nhwc(t);
-		} else {
-			packed(t);
-		}
-	} else if ((dims = m_field(o, "dimA")) ||
-		   (dims = m_field(o, "filterDimA"))) {
-		const struct field *str = m_field(o, "strideA");
-		t->nb = (int)dims->count;
-		memcpy(t->dims, dims->v, sizeof(int64_t) * dims->count);
-		if (str && str->count == dims->count &&
-		    !(setter & SETTER_ND_EX))
-			memcpy(t->strides, str->v,
-			       sizeof(int64_t) * str->count);
-		else if (nhwc)
-			packed_nhwc(t);
-		else
-			packed(t);
-	} else {
-		return;
-	}
-	t->valid = true;
-}
-
-/* ----------------------------------------------------- backend objects */
-
-struct battr *m_battr(struct obj *o, int64_t name)
-{
-	for (uint32_t i = 0; i < o->n_attrs; i++)
-		if (o->attrs[i].name == name)
-			return &o->attrs[i];
-	return NULL;
-}
-
-void m_set_battr(struct dt_model *m, struct obj *o, int64_t name,
-		      int64_t type, const uint8_t *data, uint32_t bytes)
-{
-	struct battr *a = m_battr(o, name);
-
-	if (!a) {
-		if (o->n_attrs == o->cap_attrs) {
-			struct battr *na =
-				o->cap_attrs
-					? realloc(o->attrs, 2 * o->cap_attrs *
-								    sizeof(*na))
-					: array_get((void **)m->free_attrs,
-						    &m->n_free_attrs,
-						    sizeof(*na));
-			if (!na)
-				return;
-			o->attrs = na;
-			o->cap_attrs =
-				o->cap_attrs ? 2 * o->cap_attrs : OBJ_ARRAY;
-		}
-		a = &o->attrs[o->n_attrs++];
-		a->data = NULL;
-	}
-	free(a->data);
-	a->data = NULL;
-	a->name = name;
-	a->type = type;
-	a->bytes = bytes;
-	if (bytes > sizeof(a->inl)) {
-		a->data = malloc(bytes);
-		if (!a->data) {
-			a->bytes = 0;
-			return;
-		}
-	}
-	if (bytes)
-		memcpy(bytes > sizeof(a->inl) ? a->data : a->inl, data, bytes);
-}
-
-int64_t m_battr_i64(struct obj *o, int64_t name, int64_t def)
-{
-	struct battr *a = m_battr(o, name);
-	int64_t v = 0;
-
-	if (!a || !a->bytes)
-		return def;
-	memcpy(&v, bdata(a), a->bytes < 8 ? a->bytes : 8);
-	if (a->bytes == 4)
-		v = (int32_t)v;
-	else if (a->bytes == 1)
-		v = (int8_t)v;
-	return v;
-}
-
-/* Element i of a descriptor-array attribute (a handle). */
-uint64_t m_battr_ptr(struct obj *o, int64_t name, uint32_t i)
-{
-	struct battr *a = m_battr(o, name);
-	uint64_t v = 0;
-
-	if (a && (i + 1) * 8 <= a->bytes)
-		memcpy(&v, bdata(a) + i * 8, 8);
-	return v;
-}
-
-static void backend_tensor(struct dt_model *m, struct obj *o)
-{
-	struct dt_tensor *t = &o->t;
-	struct battr *d = m_battr(o, m->a_t_dims),
-		     *s = m_battr(o, m->a_t_strides);
-
-	memset(t, 0, sizeof(*t));
-	if (!d || !s || d->bytes != s->bytes || d->bytes > MAX_DIMS * 8)
-		return;
-	t->nb = (int)(d->bytes / 8);
-	memcpy(t->dims, bdata(d), d->bytes);
-	memcpy(t->strides, bdata(s), s->bytes);
-	t->dtype = m_battr_i64(o, m->a_t_dtype, -1);
-	t->uid = m_battr_i64(o, m->a_t_uid, -1);
-	t->is_virtual = m_battr_i64(o, m->a_t_virtual, 0) != 0;
-	t->by_value = m_battr_i64(o, m->a_t_by_value, 0) != 0;
-	t->valid = true;
-}
-
-/* ------------------------------------------------------------- the ops */
 
 /* The low bits of seq: ops are queued and leave in seq order, so the
  * slots they use are neighbours (a scattering hash made every lookup a
@@ -588,9 +166,8 @@ struct pending *m_pending_of(struct dt_model *m, uint64_t seq)
 	return pending_of(m, seq);
 }
 
-static struct pending *add_op(struct dt_model *m,
-			      const struct dt_rec_api_call *c, const char *name,
-			      const char *desc)
+struct pending *m_op_new(struct dt_model *m, const struct dt_rec_api_call *c,
+			 const char *name, const char *desc)
 {
 	struct pending *p = m_pending_new(m);
 
@@ -602,6 +179,11 @@ static struct pending *add_op(struct dt_model *m,
 	p->op.t_begin = c->t_begin;
 	p->op.t_end = c->t_end;
 	p->op.api = name;
+	if (c->api < m->fi->n_apis) {
+		uint8_t d = m->api[c->api].dec;
+		p->op.library = m->fi->apis[c->api].library;
+		p->dec = d == DEC_UNKNOWN ? 0 : d;
+	}
 	p->op.status = c->status;
 	p->op.engine = -1;
 	p->op.workspace = -1;
@@ -633,80 +215,7 @@ static struct pending *add_op(struct dt_model *m,
 	return p;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdull;
-}
-
-static uint64_t mix_bytes(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint64_t v;
-
-	for (; n >= 8; n -= 8, b += 8) {
-		memcpy(&v, b, 8);
-		h = mix(h, v);
-	}
-	v = n;
-	for (size_t i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return mix(h, v);
-}
-
-/* A legacy descriptor's content, hashed: calls on descriptors that hold
- * the same values share one description however often the program
- * creates and sets them again. */
-static void rehash(struct obj *o)
-{
-	uint64_t h = mix_bytes(0x1234, o->kind ? o->kind : "", o->kind_len);
-
-	for (uint32_t i = 0; i < o->n_fields; i++) {
-		const struct field *f = &o->fields[i];
-		if (f->code == 'p') /* other descriptors, state buffers */
-			continue;
-		h = mix_bytes(h, f->name, f->name_len);
-		h = mix(h, (uint64_t)f->code << 32 | f->count);
-		h = mix_bytes(h, f->v,
-			      sizeof(f->v[0]) * (f->count ? f->count : 1));
-		h = mix_bytes(h, &f->f, sizeof(f->f));
-	}
-	if (o->t.valid)
-		h = mix_bytes(h, &o->t, sizeof(o->t));
-	o->chash = h | 1; /* 0 stays "not hashed yet" */
-}
-
-/* The descriptor's content hashed, once after each change. */
-static uint64_t obj_chash(struct obj *o)
-{
-	if (!o->chash)
-		rehash(o);
-	return o->chash;
-}
-
-enum { ROLE_OTHER, ROLE_HANDLE, ROLE_DESC };
-
-/* What each argument of an API is to legacy_op(), worked out on its first
- * call: the same for every call, as the signature is. */
-static const uint8_t *arg_roles(struct dt_model *m, uint32_t api,
-				const struct dt_arg *args, int n)
-{
-	if (m->api[api].roles)
-		return m->api[api].roles;
-	uint8_t *r = calloc((size_t)n + 1, 1);
-	if (!r)
-		return NULL;
-	for (int i = 0; i < n; i++)
-		r[i] = is_handle(&args[i]) ? ROLE_HANDLE
-		       : is_desc(&args[i]) ? ROLE_DESC
-					   : ROLE_OTHER;
-	return m->api[api].roles = r;
-}
-
-/* A legacy call that can launch work. */
-/* Room for an op's n pointers, in a buffer its pending entry keeps from
- * one use to the next: p->ptrs and p->n_ptrs are set. */
-static bool ptrs_room(struct pending *p, uint32_t n)
+bool m_op_ptrs_room(struct pending *p, uint32_t n)
 {
 	if (n > p->ptr_cap) {
 		void *v = realloc(p->ptr_buf, n * sizeof(*p->ptr_buf));
@@ -720,83 +229,37 @@ static bool ptrs_room(struct pending *p, uint32_t n)
 	return true;
 }
 
-static void legacy_op(struct dt_model *m, const struct dt_rec_api_call *c,
-		      const struct dt_api_def *api, const struct dt_arg *args,
-		      int n)
+void m_op_wait(struct dt_model *m, struct pending *p, uint64_t key)
 {
-	uint64_t stream = 0, key = mix(0x5eed, c->api);
-	struct dt_op_ptr ptr[LEGACY_PTRS];
-	uint32_t n_ptr = 0;
-
-	const uint8_t *role = arg_roles(m, c->api, args, n);
-	if (!role)
-		return;
-	/* the problem's key: the descriptors' contents and the scalars;
-	 * data pointers are the execution's (a tensor's follows its
-	 * descriptor) */
-	for (int i = 0; i < n; i++) {
-		const struct dt_arg *a = &args[i];
-		if (role[i] == ROLE_HANDLE) {
-			struct obj *h = m_obj_find(m, a->u, false);
-			stream = h ? h->stream : 0;
-		} else if (role[i] == ROLE_DESC) {
-			struct obj *o = m_obj_find(m, a->u, false);
-			key = mix(key, o ? obj_chash(o) : 0);
-		} else if (a->code == 'p') {
-			if (m->pointers && !a->out && n_ptr < LEGACY_PTRS)
-				ptr[n_ptr++] =
-					(struct dt_op_ptr){ -1, a->name,
-							    a->name_len, a->u };
-		} else if (a->data) {
-			key = mix_bytes(mix(key, a->count), a->data,
-					a->code == 'a' ? a->count * a->width
-						       : a->count);
-		} else {
-			key = mix(key, a->u);
-		}
-	}
-	size_t slot = key & (LEGACY_BUCKETS - 1);
-	struct legacy_entry *e = m->legacy[slot];
-	while (e && e->key != key)
-		e = e->next;
-	if (!e &&
-	    (e = m_legacy_describe(m, &m->fi->apis[c->api], args, n, key))) {
-		e->next = m->legacy[slot];
-		m->legacy[slot] = e;
-	}
-	struct pending *p = add_op(m, c, api->name, e ? e->desc : "");
-	if (!p || !e)
-		return;
-	p->op.engine = e->algo;
-	p->op.workspace = e->workspace;
-	p->op.stream = stream;
-	p->op.tensor_cores = e->tensor_cores;
-	p->op.cost = e->cost;
-	p->problem = e->problem;
-	p->tensors = &e->tensors;
-	if (n_ptr && ptrs_room(p, n_ptr))
-		memcpy(p->ptrs, ptr, n_ptr * sizeof(*ptr));
+	if (!p->wait)
+		m->n_waiting++;
+	p->wait = key;
 }
 
-/* The variant pack's data pointers into p->ptrs, by uid; *ws its
- * workspace. */
-static void varpack_pointers(struct dt_model *m, uint64_t varpack,
-			     struct pending *p, uint64_t *ws)
+void m_ops_waited(struct dt_model *m, uint64_t key, uint64_t seq,
+		  void (*fn)(void *arg, struct pending *p), void *arg)
 {
-	struct obj *vp = m_obj_find(m, varpack, false);
-	struct battr *uids = vp ? m_battr(vp, m->a_vp_uids) : NULL;
-	uint32_t n = uids ? uids->bytes / 8 : 0;
+	for (struct pending *p = m->head; p && m->n_waiting; p = p->next)
+		if (p->wait == key && p->op.seq > seq) {
+			p->wait = 0;
+			m->n_waiting--;
+			fn(arg, p);
+		}
+}
 
-	*ws = vp ? m_battr_ptr(vp, m->a_vp_ws, 0) : 0;
-	if (!n || !ptrs_room(p, n))
-		return;
-	for (uint32_t i = 0; i < n; i++) {
-		int64_t uid;
-		memcpy(&uid, bdata(uids) + i * 8, 8);
-		p->ptrs[i] =
-			(struct dt_op_ptr){ uid, NULL, 0,
-					    m_battr_ptr(vp, m->a_vp_ptrs, i) };
-	}
+void m_emit_plan(struct dt_model *m, const struct dt_plan_build *b)
+{
+	EMIT(m, plan, b);
+}
+
+struct dt_model_stats *m_stats(struct dt_model *m)
+{
+	return &m->stats;
+}
+
+bool m_pointers(const struct dt_model *m)
+{
+	return m->pointers;
 }
 
 /* Strings ops may point to stay until the model is freed. */
@@ -816,366 +279,37 @@ const char *m_keep(struct dt_model *m, char *s)
 	return s;
 }
 
-static void plan_op(struct dt_model *m, struct pending *p,
-		    struct plan_info *pi);
-
-static void backend_execute(struct dt_model *m, const struct dt_rec_api_call *c,
-			    const struct dt_api_def *api,
-			    const struct dt_arg *args, int n, bool captured)
-{
-	uint64_t plan = 0, varpack = 0, stream = 0;
-
-	for (int i = 0; i < n; i++) {
-		const struct dt_arg *a = &args[i];
-		if (a->name_len == 13 && !memcmp(a->name, "executionPlan", 13))
-			plan = a->u;
-		else if (a->name_len == 11 &&
-			 !memcmp(a->name, "variantPack", 11))
-			varpack = a->u;
-		else if (is_handle(a)) {
-			struct obj *h = m_obj_find(m, a->u, false);
-			stream = h ? h->stream : 0;
-		}
-	}
-	struct obj *po = m_obj_find(m, plan, false);
-	struct plan_info *pi = po ? po->plan : NULL;
-	struct pending *p = add_op(m, c, api->name,
-				   "plan=? (not finalized in this trace)");
-	if (!p)
-		return;
-	p->op.stream = stream;
-	/* cudnnBackendPopulateCudaGraph, UpdateCudaGraph: graph nodes */
-	if (captured) {
-		p->op.origin = DT_OP_CAPTURED;
-		m->stats.graphs.captured++;
-	}
-	if (m->pointers)
-		varpack_pointers(m, varpack, p, &p->op.workspace_ptr);
-	if (pi) {
-		plan_op(m, p, pi);
-	} else {
-		/* finalized on another thread, whose records may come later */
-		p->plan_ptr = plan;
-		m->n_unplanned++;
-	}
-}
-
-/* The plan of a backend execution: its description, engine, workspace,
- * graph and cost. */
-static void plan_op(struct dt_model *m, struct pending *p,
-		    struct plan_info *pi)
-{
-	struct cfg_info *cfg = pi->cfg;
-
-	pi->executions++;
-	/* the program may have read the knobs after building the plan */
-	if (cfg && !cfg->knobs)
-		cfg->knobs = (char *)m_keep(m, m_knobs_of(m, pi->cfg_ptr));
-	if (!cfg || !cfg->graph)
-		m->stats.plans.unknown_runs++;
-	p->desc = m_plan_desc(m, pi);
-	p->op.plan = pi->id;
-	p->op.workspace = pi->workspace;
-	if (!cfg)
-		return;
-	p->op.knobs = cfg->knobs;
-	p->op.notes = cfg->notes;
-	p->op.engine = cfg->engine;
-	p->op.cost = cfg->cost;
-	p->problem = cfg->graph;
-	p->brief = cfg->brief;
-	p->tensors = &cfg->tensors;
-	if (cfg->notes)
-		p->op.tensor_cores = strstr(cfg->notes, "TENSOR_CORE") != NULL;
-}
-
-/* A plan finalized at seq: executions of its address that were called
- * after that but read before it (another thread's records) are its. */
-static void plan_late(struct dt_model *m, uint64_t ptr, uint64_t seq,
-		      struct plan_info *pi)
-{
-	for (struct pending *p = m->head; p && m->n_unplanned; p = p->next)
-		if (p->plan_ptr == ptr && p->op.seq > seq) {
-			p->plan_ptr = 0;
-			m->n_unplanned--;
-			plan_op(m, p, pi);
-		}
-}
-
-/* --------------------------------------------------------------- calls */
-
-static bool starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-/* Can this call launch GPU work? The same rule the shim uses to tag
- * launches: it takes a handle by value and is not a query. */
-static bool launches(const struct dt_api_def *api)
-{
-	return (strstr(api->sig, "handle:p,") == api->sig ||
-		strstr(api->sig, ",handle:p")) &&
-	       !strstr(api->name, "Get") && !strstr(api->name, "Query") &&
-	       strcmp(api->name, "cudnnDestroy") &&
-	       strcmp(api->name, "cudnnSetStream");
-}
-
-/* What a function does to the model's state, by its name: worked out
- * once per API of the file. */
-enum api_class {
-	API_UNKNOWN, /* not classified yet */
-	API_OTHER,
-	API_BK_CREATE,
-	API_BK_DESTROY,
-	API_BK_SET,
-	API_BK_GET,
-	API_BK_FINALIZE,
-	API_BK_EXECUTE,
-	API_BK_POPULATE, /* an execution put into a CUDA graph */
-	API_BK_OTHER,
-	API_CREATE_HANDLE,
-	API_SET_STREAM,
-	API_CREATE_DESC,
-	API_DESTROY,
-	API_DERIVE_BN,
-	API_SETTER,
-	API_LAUNCH,
-};
-
-static enum api_class classify(const struct dt_api_def *api)
-{
-	static const struct {
-		const char *name;
-		enum api_class c;
-	} exact[] = {
-		{ "cudnnBackendCreateDescriptor", API_BK_CREATE },
-		{ "cudnnBackendDestroyDescriptor", API_BK_DESTROY },
-		{ "cudnnBackendSetAttribute", API_BK_SET },
-		{ "cudnnBackendGetAttribute", API_BK_GET },
-		{ "cudnnBackendFinalize", API_BK_FINALIZE },
-		{ "cudnnBackendExecute", API_BK_EXECUTE },
-		/* ops too, which only put their work into a CUDA graph */
-		{ "cudnnBackendPopulateCudaGraph", API_BK_POPULATE },
-		{ "cudnnBackendUpdateCudaGraph", API_BK_POPULATE },
-		{ "cudnnCreate", API_CREATE_HANDLE },
-		{ "cudnnSetStream", API_SET_STREAM },
-		{ "cudnnDeriveBNTensorDescriptor", API_DERIVE_BN },
-		{ "cudnnSetCallback", API_OTHER },
-	};
-	const char *name = api->name;
-
-	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (!strcmp(name, exact[i].name))
-			return exact[i].c;
-	if (starts(name, "cudnnBackend"))
-		return API_BK_OTHER;
-	if (starts(name, "cudnnCreate") && strstr(name, "Descriptor"))
-		return API_CREATE_DESC;
-	if (starts(name, "cudnnDestroy"))
-		return API_DESTROY;
-	if (starts(name, "cudnnSet"))
-		return API_SETTER;
-	return launches(api) ? API_LAUNCH : API_OTHER;
-}
-
-/* A plan restored from its JSON representation (or whose JSON was read
- * back): what the JSON says becomes the plan's, as if it had been built. */
-static void restore(struct dt_model *m, struct plan_info *pi,
-		    const struct battr *json)
-{
-	char why[256];
-
-	if (!pi->cfg && !(pi->cfg = m_new_cfg(m)))
-		return;
-	if (!m_restore_plan(m, pi->cfg, bdata(json), json->bytes, why,
-			    sizeof(why))) {
-		m->stats.plans.restored++;
-		pi->no_graph = NULL;
-	} else {
-		m->stats.plans.opaque++;
-		pi->no_graph = m_keep(m, strdup(why));
-	}
-}
-
-/* What finalizing a tensor, an operation (or what it points to) or an
- * operation graph makes of it: the tensor normalized, the others
- * described as they are now. False for other descriptors. */
-bool m_finalize_desc(struct dt_model *m, struct obj *o)
-{
-	if (o->btype == m->bt_tensor) {
-		backend_tensor(m, o);
-	} else if (m_snapshot_type(m, o->btype)) {
-		struct dt_sbuf b = { 0 };
-		struct tlist j = { 0 };
-		free(o->snap);
-		m_tlist_free(&o->snap_tensors);
-		free(o->part);
-		o->snap = NULL; /* describe what it points to, not this */
-		m_describe_battrs(m, &b, &j, o, 1);
-		o->snap = dt_sb_take(&b);
-		o->snap_tensors = j;
-		o->part = m_cost_part(m, o);
-	} else if (o->btype == m->bt_graph) {
-		free(o->graph);
-		m_tlist_free(&o->graph_tensors);
-		o->graph = m_describe_graph(m, o, &o->graph_tensors, &o->cost);
-		free(o->brief);
-		o->brief = m_graph_brief(m, o);
-	} else {
-		return false;
-	}
-	return true;
-}
-
-static void on_backend_call(struct dt_model *m, const struct dt_rec_api_call *c,
-			    enum api_class cls, struct dt_arg *args, int n)
-{
-	bool ok = c->status == 0;
-
-	if (cls == API_BK_CREATE && n == 2 && ok) {
-		struct obj *o = m_obj_new(m, args[1].u);
-		if (o) {
-			o->btype = args[0].i;
-		}
-	} else if (cls == API_BK_DESTROY && n == 1) {
-		struct obj *o = m_obj_find(m, args[0].u, false);
-		/* an engine config read back from a plan: keep its knobs */
-		if (o && o->btype == m->bt_cfg && o->cfg && !o->cfg->knobs)
-			o->cfg->knobs =
-				(char *)m_keep(m, m_knobs_of(m, o->ptr));
-		if (o)
-			m_obj_remove(m, o);
-	} else if (cls == API_BK_SET && n == 5 && ok) {
-		struct obj *o = m_obj_find(m, args[0].u, false);
-		if (o && o->btype >= 0)
-			m_set_battr(m, o, args[1].i, args[2].i, args[4].data,
-				  args[4].count);
-	} else if (cls == API_BK_GET && n == 6 && ok) {
-		struct obj *o = m_obj_find(m, args[0].u, false);
-		if (!o || o->btype < 0)
-			return;
-		m_set_battr(m, o, args[1].i, args[2].i, args[5].data,
-			  args[5].count);
-		int64_t attr = args[1].i;
-		if (attr == m->a_cfg_knobs) {
-			/* the knob descriptors cuDNN filled in belong to this
-			 * config: reading their values completes its knobs */
-			for (uint32_t i = 0; i < args[5].count / 8; i++) {
-				struct obj *k = m_obj_find(
-					m, m_battr_ptr(o, attr, i), false);
-				if (k)
-					k->owner = o->ptr;
-			}
-		} else if ((attr == m->a_knob_value ||
-			    attr == m->a_knob_type) &&
-			   o->owner) {
-			struct obj *cfg = m_obj_find(m, o->owner, false);
-			if (cfg && cfg->cfg)
-				cfg->cfg->knobs = (char *)m_keep(
-					m, m_knobs_of(m, cfg->ptr));
-		} else if (attr == m->a_heur_results) {
-			/* engine configs cuDNN filled in: they run this graph
-			 */
-			struct obj *g = m_obj_find(
-				m, m_battr_ptr(o, m->a_heur_graph, 0), false);
-			for (uint32_t i = 0; i < args[5].count / 8; i++) {
-				struct obj *cfg = m_obj_find(
-					m, m_battr_ptr(o, attr, i), false);
-				if (!cfg)
-					continue;
-				cfg->cfg = m_new_cfg(m);
-				m_copy_graph(cfg->cfg, g);
-			}
-		} else if (attr == m->a_cfg_engine) {
-			/* the engine read back shares the config's knowledge */
-			struct obj *e =
-				m_obj_find(m, m_battr_ptr(o, attr, 0), false);
-			if (e)
-				e->cfg = o->cfg;
-		} else if (attr == m->a_engine_index && o->cfg) {
-			o->cfg->engine = m_battr_i64(o, attr, -1);
-		} else if (attr == m->a_engine_notes && o->cfg) {
-			/* ops may point to the old notes: they stay */
-			o->cfg->notes = (char *)m_keep(m, m_notes_of(o, attr));
-		} else if (attr == m->a_plan_json && o->plan &&
-			   !o->plan->no_graph &&
-			   (!o->plan->cfg || !o->plan->cfg->graph)) {
-			/* the JSON of a plan whose graph the trace lacks */
-			restore(m, o->plan, m_battr(o, attr));
-		} else if (attr == m->a_plan_ws && o->plan) {
-			o->plan->workspace = m_battr_i64(o, attr, -1);
-		} else if (attr == m->a_plan_cfg && o->plan) {
-			/* the plan's engine config, read back (dnntrace does
-			 * this once per plan): what is learned through it is
-			 * the plan's */
-			struct obj *cfg =
-				m_obj_find(m, m_battr_ptr(o, attr, 0), false);
-			if (cfg && !o->plan->cfg)
-				o->plan->cfg = m_new_cfg(m);
-			if (cfg)
-				cfg->cfg = o->plan->cfg;
-		}
-	} else if (cls == API_BK_FINALIZE && n == 1 && ok) {
-		struct obj *o = m_obj_find(m, args[0].u, false);
-		if (!o || o->btype < 0)
-			return;
-		if (m_finalize_desc(m, o)) {
-			/* a tensor, an operation or a graph: described */
-		} else if (o->btype == m->bt_engine) {
-			struct obj *g = m_obj_find(
-				m, m_battr_ptr(o, m->a_engine_graph, 0), false);
-			o->cfg = m_new_cfg(m);
-			if (o->cfg)
-				o->cfg->engine =
-					m_battr_i64(o, m->a_engine_index, -1);
-			m_copy_graph(o->cfg, g);
-		} else if (o->btype == m->bt_cfg) {
-			struct obj *e = m_obj_find(
-				m, m_battr_ptr(o, m->a_cfg_engine, 0), false);
-			if (e && e->cfg)
-				o->cfg = e->cfg;
-			/* its knob choices, while they are alive */
-			if (o->cfg && !o->cfg->knobs)
-				o->cfg->knobs = (char *)m_keep(
-					m, m_knobs_of(m, o->ptr));
-		} else if (o->btype == m->bt_plan) {
-			struct obj *cfg = m_obj_find(
-				m, m_battr_ptr(o, m->a_plan_cfg, 0), false);
-			struct plan_info *pi = calloc(1, sizeof(*pi));
-			if (!pi)
-				return;
-			pi->id = ++m->n_plans;
-			pi->cfg = cfg ? cfg->cfg : NULL;
-			pi->cfg_ptr = cfg ? cfg->ptr : 0;
-			pi->workspace = m_battr_i64(o, m->a_plan_ws, -1);
-			pi->next = m->plans;
-			m->plans = pi;
-			o->plan = pi;
-			if (cfg)
-				m->stats.plans.built++;
-			else if (m_battr(o, m->a_plan_json))
-				restore(m, pi, m_battr(o, m->a_plan_json));
-			if (m->n_unplanned)
-				plan_late(m, o->ptr, c->seq, pi);
-			struct dt_plan_build b = {
-				.plan = pi->id,
-				.problem = pi->cfg ? pi->cfg->graph : NULL,
-				.brief = pi->cfg ? pi->cfg->brief : NULL,
-				.kind = pi->cfg ? pi->cfg->cost.kind
-						: DT_KIND_OTHER,
-				.t = c->t_begin,
-				.host_ns = c->t_end - c->t_begin,
-			};
-			EMIT(m, plan, &b);
-		}
-	}
-}
-
-static void derive_bn(struct dt_model *m, const struct dt_arg *args);
-
 /* Stands for a signature that does not parse. */
 static struct dt_sig bad_sig;
 
+/* The decoder of a function's library, with its state; NULL for a
+ * library with none (or whose decoder could not start). */
+static struct dec_slot *decoder_of(struct dt_model *m, uint16_t api)
+{
+	struct api_info *ai = &m->api[api];
+
+	if (ai->dec == DEC_UNKNOWN) {
+		const struct dt_api_def *d = &m->fi->apis[api];
+		const struct dt_decoder *dec =
+			dt_decoder_find(d->library ? d->library : "");
+		int i = 0;
+		while (i < m->n_decs && m->decs[i].d != dec)
+			i++;
+		if (dec && i == m->n_decs && i < DECODERS_MAX) {
+			m->decs[i] =
+				(struct dec_slot){ dec, dec->create(m, m->fi) };
+			m->n_decs++;
+		}
+		ai->dec = dec && i < m->n_decs && m->decs[i].state
+				  ? (uint8_t)(i + 1)
+				  : 0;
+	}
+	return ai->dec ? &m->decs[ai->dec - 1] : NULL;
+}
+
+/* A call: remembered for the launches that may come before or after it,
+ * its arguments decoded once for every consumer, and handed to its
+ * library's decoder. */
 static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 {
 	const struct dt_file_info *fi = m->fi;
@@ -1193,8 +327,8 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 		return;
 	struct recent *rc_ =
 		&m->recent[c->seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
-	*rc_ = (struct recent){ c->seq, c->t_begin, c->t_end,
-				c->tid, c->status,  api->name };
+	*rc_ = (struct recent){ c->seq,	   c->t_begin, c->t_end, c->tid,
+				c->status, c->api,     api->name };
 	struct api_info *ai = &m->api[c->api];
 	if (!ai->sig) {
 		ai->sig = dt_sig_parse(api->sig);
@@ -1218,120 +352,40 @@ static void on_call_inner(struct dt_model *m, const struct dt_rec_api_call *c)
 	}
 	m->call_args = args;
 	m->call_argc = n;
-	const char *name = api->name;
-	bool ok = c->status == 0;
-	uint8_t *cls = &ai->cls;
-
-	if (*cls == API_UNKNOWN)
-		*cls = (uint8_t)classify(api);
-	switch ((enum api_class) * cls) {
-	case API_BK_CREATE:
-	case API_BK_DESTROY:
-	case API_BK_SET:
-	case API_BK_GET:
-	case API_BK_FINALIZE:
-	case API_BK_OTHER:
-		on_backend_call(m, c, (enum api_class) * cls, args, n);
-		return;
-	case API_BK_EXECUTE:
-	case API_BK_POPULATE:
-		backend_execute(m, c, api, args, n, *cls == API_BK_POPULATE);
-		return;
-	case API_CREATE_HANDLE: /* handles and the stream each works on */
-		if (n == 1 && ok)
-			m_obj_new(m, args[0].u);
-		return;
-	case API_SET_STREAM:
-		if (n == 2 && ok) {
-			struct obj *o = m_obj_find(m, args[0].u, true);
-			if (o)
-				o->stream = args[1].u;
-		}
-		return;
-	case API_CREATE_DESC: /* cudnnCreate<Kind>Descriptor(&d) */
-		if (n == 1 && args[0].out && ok) {
-			struct obj *o = m_obj_new(m, args[0].u);
-			if (o) {
-				/* cudnnCreate<Kind>Descriptor */
-				if (!ai->kind_len)
-					ai->kind_len =
-						(uint8_t)(strstr(name + 11,
-								 "Descriptor") -
-							  name - 11);
-				o->kind = name + 11;
-				o->kind_len = ai->kind_len;
-			}
-		}
-		return;
-	case API_DESTROY:
-		if (n == 1) {
-			struct obj *o = m_obj_find(m, args[0].u, false);
-			if (o)
-				m_obj_remove(m, o);
-		}
-		return;
-	case API_DERIVE_BN:
-		if (n == 3 && ok)
-			derive_bn(m, args);
-		return;
-	case API_SETTER:
-		/* its arguments describe the descriptor it is given first */
-		if (n > 1 && args[0].code == 'p' && ok) {
-			struct obj *o = m_obj_find(m, args[0].u, false);
-			if (!o)
-				return;
-			for (int i = 1; i < n; i++)
-				set_field(m, o, &args[i]);
-			normalize_legacy(o, setter_flags(m, c->api, name));
-			o->chash = 0;
-		}
-		return;
-	case API_LAUNCH:
-		legacy_op(m, c, api, args, n);
-		return;
-	case API_OTHER:
-	case API_UNKNOWN:
-		return;
-	}
+	struct dec_slot *d = decoder_of(m, c->api);
+	if (d)
+		d->d->call(d->state, c, api, args, n);
 }
 
-/* The scale/bias/mean/variance tensor batch norm derives from x: 1xCx1x1
- * (spatial modes) or 1xCxHxW (per activation), in float for half and
- * bfloat16 data, as cuDNN documents it. */
-static void derive_bn(struct dt_model *m, const struct dt_arg *args)
+/* A call that made no op launched work: the op it is, for its decoder
+ * to say what it can of. */
+static void launch_op(struct dt_model *m, const struct dt_rec_api_call *c,
+		      uint16_t api, const char *name)
 {
-	struct obj *d = m_obj_find(m, args[0].u, false);
-	struct obj *x = m_obj_find(m, args[1].u, false);
+	/* its decoder first, so that the op knows it */
+	struct dec_slot *d = api < m->fi->n_apis ? decoder_of(m, api) : NULL;
+	struct pending *p = m_op_new(m, c, name, "");
 
-	if (!d || !x || !x->t.valid)
-		return;
-	d->t = x->t;
-	d->t.dims[0] = 1;
-	for (int i = 2; i < d->t.nb; i++)
-		if (args[2].i != m->bn_per_activation)
-			d->t.dims[i] = 1;
-	if (x->t.dtype == DT_DTYPE_HALF || x->t.dtype == DT_DTYPE_BFLOAT16)
-		d->t.dtype = DT_DTYPE_FLOAT;
-	packed(&d->t);
-	d->chash = 0;
+	if (p && d && d->d->launched)
+		d->d->launched(d->state, p, api);
 }
+
 static void on_call(struct dt_model *m, const struct dt_rec_api_call *c)
 {
 	m->call_argc = -1;
 	uint64_t ops = m->ops_made;
 
 	on_call_inner(m, c);
-	/* a call that is no computation but launched work before its record
-	 * came (cudnnCreate, say) is listed too */
+	/* a call that made no op but launched work before its record came
+	 * (a handle created, say, or any call of a library with no
+	 * decoder) is listed too */
 	struct orphan *o = &m->orphans[c->seq % (sizeof(m->orphans) /
 						 sizeof(m->orphans[0]))];
 	const struct dt_file_info *fi = m->fi;
 	if (m->ops_made != ops || o->call != c->seq || !o->kernels ||
 	    c->api >= fi->n_apis || !fi->apis[c->api].name)
 		return;
-	struct pending *p = add_op(m, c, fi->apis[c->api].name, "");
-	if (p)
-		dt_cost_legacy(&p->op.cost, p->op.api, NULL, 0, NULL);
+	launch_op(m, c, c->api, fi->apis[c->api].name);
 }
 
 /* ----------------------------------------------------------- kernels */
@@ -1342,219 +396,46 @@ static void launched(struct dt_model *m, uint64_t seq)
 	const struct recent *r =
 		&m->recent[seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
 
-	if (pending_of(m, seq) || r->seq != seq || !r->api)
+	if (pending_of(m, seq) || r->seq != seq || !r->name)
 		return;
 	if (seq <= m->last_out) {
 		m->stats.late_kernels++;
 		return;
 	}
 	struct dt_rec_api_call c = { .seq = r->seq,
+				     .api = r->api,
 				     .tid = r->tid,
 				     .t_begin = r->t_begin,
 				     .t_end = r->t_end,
 				     .status = r->status };
-	struct pending *p = add_op(m, &c, r->api, "");
-	if (p)
-		dt_cost_legacy(&p->op.cost, r->api, NULL, 0, NULL);
+	launch_op(m, &c, r->api, r->name);
 }
 
-/* A kernel name's hash: names differ in their template arguments, late
- * in long names, so the ends, the middle and the length are enough to
- * pick a slot; a comparison confirms. */
-static uint64_t kname_hash(const char *name, uint32_t len)
-{
-	uint64_t a = 0, b = 0, c = 0;
 
-	memcpy(&a, name, len < 8 ? len : 8);
-	if (len > 8)
-		memcpy(&b, name + len - 8, 8);
-	if (len > 16)
-		memcpy(&c, name + len / 2 - 4, 8);
-	uint64_t h = (a ^ len) * 0x9e3779b97f4a7c15ull;
-	h = (h ^ (h >> 29) ^ b) * 0xff51afd7ed558ccdull;
-	h = (h ^ (h >> 32) ^ c) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
-
-static bool kname_grow(struct dt_model *m)
+/* The library of call seq: its API's, or, when its record is not read
+ * yet (a long call's kernels come first), the one library of the trace
+ * if it has one. NULL when not known. */
+static const char *library_of_call(struct dt_model *m, uint64_t seq)
 {
-	void *v = dt_grow_array(m->knames, &m->cap_knames, m->n_knames + 1,
-				sizeof(*m->knames));
-	if (!v)
-		return false;
-	m->knames = v;
-	if ((m->n_knames + 1) * 2 <= m->cap_kname_idx)
-		return true;
-	uint32_t cap = m->cap_kname_idx ? m->cap_kname_idx * 2 : 1024;
-	uint32_t *idx = calloc(cap, sizeof(*idx));
-	if (!idx)
-		return false;
-	for (uint32_t i = 0; i < m->n_knames; i++) {
-		const struct dt_kernel_class *k = m->knames[i];
-		uint32_t j = (uint32_t)kname_hash(k->name, k->len) & (cap - 1);
-		while (idx[j])
-			j = (j + 1) & (cap - 1);
-		idx[j] = i + 1;
-	}
-	free(m->kname_idx);
-	m->kname_idx = idx;
-	m->cap_kname_idx = cap;
-	return true;
-}
+	const struct recent *r =
+		&m->recent[seq % (sizeof(m->recent) / sizeof(m->recent[0]))];
 
-/* The library that registered the kernel named name (len bytes), or
- * NULL. */
-static const char *kreg_find(const struct dt_model *m, const char *name,
-			     uint32_t len)
-{
-	if (!m->cap_kregs)
-		return NULL;
-	uint64_t h = dt_hash(name, len, 0);
-	h = h ? h : 1; /* as kreg_add keeps it: 0 marks a free entry */
-	for (size_t j = h & (m->cap_kregs - 1); m->kregs[j].hash;
-	     j = (j + 1) & (m->cap_kregs - 1))
-		if (m->kregs[j].hash == h)
-			return m->kreg_paths[m->kregs[j].path];
-	return NULL;
-}
-
-/* What the registering library says of a kernel, over what its name
- * says. */
-static void kreg_apply(struct dt_kernel_class *k, const char *module)
-{
-	k->module = module;
-	enum dt_lib lib = dt_lib_of_path(module, strlen(module));
-	if (lib != DT_LIB_OTHER) {
-		k->lib = lib;
-		k->lib_by_module = true;
-	}
-}
-
-static bool kreg_add(struct dt_model *m, uint64_t h, uint32_t path)
-{
-	if (!h)
-		h = 1;
-	if (2 * (m->n_kregs + 1) > m->cap_kregs) {
-		size_t cap = m->cap_kregs ? 2 * m->cap_kregs : 1024;
-		struct kreg *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return false;
-		for (size_t i = 0; i < m->cap_kregs; i++) {
-			if (!m->kregs[i].hash)
+	if (r->seq == seq && r->name)
+		return m->fi->apis[r->api].library;
+	if (m->sole_library_apis != m->fi->n_apis) {
+		const char *one = NULL;
+		bool several = false;
+		for (uint32_t i = 0; i < m->fi->n_apis && !several; i++) {
+			const char *l = m->fi->apis[i].library;
+			if (!l || !m->fi->apis[i].name)
 				continue;
-			size_t j = m->kregs[i].hash & (cap - 1);
-			while (t[j].hash)
-				j = (j + 1) & (cap - 1);
-			t[j] = m->kregs[i];
+			several = one && strcmp(one, l);
+			one = one ? one : l;
 		}
-		free(m->kregs);
-		m->kregs = t;
-		m->cap_kregs = cap;
+		m->sole_library = several ? NULL : one;
+		m->sole_library_apis = m->fi->n_apis;
 	}
-	size_t j = h & (m->cap_kregs - 1);
-	for (; m->kregs[j].hash; j = (j + 1) & (m->cap_kregs - 1))
-		if (m->kregs[j].hash == h)
-			return true; /* the first library to register it */
-	m->kregs[j] = (struct kreg){ h, path };
-	m->n_kregs++;
-	return true;
-}
-
-/* KERNEL_LIB: the kernels a library registered; names seen already take
- * it too. */
-static void on_kernel_lib(struct dt_model *m, const struct dt_rec_kernel_lib *r)
-{
-	uint32_t len;
-	const uint8_t *t = dt_rec_tail(&r->hdr, &len);
-
-	if ((uint64_t)r->count * 8 + r->path_len > len || !r->path_len)
-		return;
-	const char *path = (const char *)t + (size_t)r->count * 8;
-	uint32_t p;
-	for (p = 0; p < m->n_kreg_paths; p++)
-		if (strlen(m->kreg_paths[p]) == r->path_len &&
-		    !memcmp(m->kreg_paths[p], path, r->path_len))
-			break;
-	if (p == m->n_kreg_paths) {
-		char **paths = realloc(m->kreg_paths,
-				       (p + 1) * sizeof(*paths));
-		if (!paths)
-			return;
-		m->kreg_paths = paths;
-		if (!(paths[p] = strndup(path, r->path_len)))
-			return;
-		m->n_kreg_paths++;
-	}
-	for (uint32_t i = 0; i < r->count; i++) {
-		uint64_t h;
-		memcpy(&h, t + (size_t)i * 8, 8);
-		if (!kreg_add(m, h, p))
-			return;
-	}
-	m->stats.kernel_registrations += r->count;
-	for (uint32_t i = 0; i < m->n_knames; i++) {
-		struct dt_kernel_class *k = m->knames[i];
-		const char *module = k->module ? NULL
-					       : kreg_find(m, k->name, k->len);
-		if (module)
-			kreg_apply(k, module);
-	}
-}
-
-/* What a kernel's name says: its entry, made the first time the name
- * is seen. NULL only when out of memory. */
-const struct dt_kernel_class *m_kernel_class(struct dt_model *m,
-					     const char *name, uint32_t len)
-{
-	uint32_t mask = m->cap_kname_idx - 1, j;
-
-	if (m->cap_kname_idx) {
-		for (j = (uint32_t)kname_hash(name, len) & mask;
-		     m->kname_idx[j]; j = (j + 1) & mask) {
-			const struct dt_kernel_class *k =
-				m->knames[m->kname_idx[j] - 1];
-			if (k->len == len && !memcmp(k->name, name, len))
-				return k;
-		}
-	}
-	if (!kname_grow(m))
-		return NULL;
-	/* the demangled name beside the name, in one block: the entry is
-	 * freed as one */
-	char *nul = strndup(name, len);
-	char *d = nul ? dt_demangle(nul) : NULL;
-	size_t d_n = d ? strlen(d) + 1 : 0;
-	struct dt_kernel_class *k =
-		nul ? malloc(sizeof(*k) + len + 1 + d_n) : NULL;
-	free(nul);
-	if (!k) {
-		free(d);
-		return NULL;
-	}
-	char *copy = (char *)(k + 1);
-	memcpy(copy, name, len);
-	copy[len] = 0;
-	if (d)
-		memcpy(copy + len + 1, d, d_n);
-	free(d);
-	dt_kernel_classify(name, len, k);
-	k->demangled = d_n ? copy + len + 1 : copy;
-	k->module = NULL;
-	k->lib_by_module = false;
-	const char *module = kreg_find(m, name, len);
-	if (module)
-		kreg_apply(k, module);
-	k->id = m->n_knames;
-	k->hash = dt_hash(name, len, 0xf05e);
-	k->name = copy;
-	k->len = len;
-	mask = m->cap_kname_idx - 1;
-	for (j = (uint32_t)kname_hash(name, len) & mask; m->kname_idx[j];
-	     j = (j + 1) & mask)
-		;
-	m->kname_idx[j] = m->n_knames + 1;
-	m->knames[m->n_knames++] = k;
-	return k;
+	return m->sole_library;
 }
 
 /* The call whose launch had CUPTI correlation id corr, 0 when none. */
@@ -1645,8 +526,6 @@ void m_op_add_kernel(struct pending *p, const struct dt_activity *a)
 struct dt_model *dt_model_new(const struct dt_file_info *fi)
 {
 	struct dt_model *m = calloc(1, sizeof(*m));
-	const char *bt = "cudnnBackendDescriptorType_t";
-	const char *an = "cudnnBackendAttributeName_t";
 
 	if (!m)
 		return NULL;
@@ -1657,57 +536,13 @@ struct dt_model *dt_model_new(const struct dt_file_info *fi)
 		free(m);
 		return NULL;
 	}
+	for (uint32_t i = 0; i <= fi->n_apis; i++)
+		m->api[i].dec = DEC_UNKNOWN;
 	const char *gpu = dt_info_get(fi, "gpu");
 	snprintf(m->stats.gpu_state, sizeof(m->stats.gpu_state), "%s",
 		 gpu ? gpu : "");
 	m->gpu_unknown = gpu && !strncmp(gpu, "unknown", 7);
-	m->bn_per_activation = enum_value("cudnnBatchNormMode_t",
-					  "CUDNN_BATCHNORM_PER_ACTIVATION");
 	m->cupti_to_mono = (int64_t)(fi->hdr.start_mono - fi->hdr.start_real);
-	m->bt_tensor = enum_value(bt, "CUDNN_BACKEND_TENSOR_DESCRIPTOR");
-	m->bt_graph = enum_value(bt, "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR");
-	m->bt_engine = enum_value(bt, "CUDNN_BACKEND_ENGINE_DESCRIPTOR");
-	m->bt_cfg = enum_value(bt, "CUDNN_BACKEND_ENGINECFG_DESCRIPTOR");
-	m->bt_heur = enum_value(bt, "CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR");
-	m->bt_plan = enum_value(bt, "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR");
-	m->bt_varpack = enum_value(bt, "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR");
-	m->bt_knob_choice =
-		enum_value(bt, "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR");
-	m->a_norm_phase = enum_value(an, "CUDNN_ATTR_OPERATION_NORM_FWD_PHASE");
-	m->bt_pointwise = enum_value(bt, "CUDNN_BACKEND_POINTWISE_DESCRIPTOR");
-	m->a_pw_mode = enum_value(an, "CUDNN_ATTR_POINTWISE_MODE");
-	m->bt_conv = enum_value(bt, "CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR");
-	m->a_conv_pre = enum_value(an, "CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS");
-	m->a_conv_post = enum_value(an, "CUDNN_ATTR_CONVOLUTION_POST_PADDINGS");
-	m->a_conv_stride =
-		enum_value(an, "CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES");
-	m->a_conv_dil = enum_value(an, "CUDNN_ATTR_CONVOLUTION_DILATIONS");
-	m->a_graph_ops = enum_value(an, "CUDNN_ATTR_OPERATIONGRAPH_OPS");
-	m->a_heur_graph =
-		enum_value(an, "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH");
-	m->a_heur_results = enum_value(an, "CUDNN_ATTR_ENGINEHEUR_RESULTS");
-	m->a_cfg_engine = enum_value(an, "CUDNN_ATTR_ENGINECFG_ENGINE");
-	m->a_engine_graph = enum_value(an, "CUDNN_ATTR_ENGINE_OPERATION_GRAPH");
-	m->a_engine_index = enum_value(an, "CUDNN_ATTR_ENGINE_GLOBAL_INDEX");
-	m->a_plan_cfg =
-		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG");
-	m->a_plan_ws =
-		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE");
-	m->a_plan_json =
-		enum_value(an, "CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION");
-	m->a_t_dtype = enum_value(an, "CUDNN_ATTR_TENSOR_DATA_TYPE");
-	m->a_t_dims = enum_value(an, "CUDNN_ATTR_TENSOR_DIMENSIONS");
-	m->a_t_strides = enum_value(an, "CUDNN_ATTR_TENSOR_STRIDES");
-	m->a_t_uid = enum_value(an, "CUDNN_ATTR_TENSOR_UNIQUE_ID");
-	m->a_t_virtual = enum_value(an, "CUDNN_ATTR_TENSOR_IS_VIRTUAL");
-	m->a_t_by_value = enum_value(an, "CUDNN_ATTR_TENSOR_IS_BY_VALUE");
-	m->a_cfg_knobs = enum_value(an, "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES");
-	m->a_knob_type = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE");
-	m->a_knob_value = enum_value(an, "CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE");
-	m->a_engine_notes = enum_value(an, "CUDNN_ATTR_ENGINE_NUMERICAL_NOTE");
-	m->a_vp_uids = enum_value(an, "CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS");
-	m->a_vp_ptrs = enum_value(an, "CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS");
-	m->a_vp_ws = enum_value(an, "CUDNN_ATTR_VARIANT_PACK_WORKSPACE");
 	return m;
 }
 
@@ -1729,6 +564,7 @@ static void emit_call(struct dt_model *m, const struct dt_rec_api_call *c)
 			     .api = c->api,
 			     .flags = c->flags,
 			     .name = api ? api->name : NULL,
+			     .library = api && api->name ? api->library : NULL,
 			     .sig = api && api->name ? api->sig : NULL,
 			     .t_begin = c->t_begin,
 			     .t_end = c->t_end,
@@ -1856,6 +692,8 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	} else if (a.timed) {
 		on_kernel(m, &a);
 	}
+	if (a.call && !a.library)
+		a.library = library_of_call(m, a.call);
 	EMIT(m, activity, &a);
 }
 
@@ -2095,7 +933,7 @@ void dt_model_feed(struct dt_model *m, const struct dt_rec_hdr *h)
 		on_gpu_sample(m, (const void *)h);
 		break;
 	case DT_REC_KERNEL_LIB:
-		on_kernel_lib(m, (const void *)h);
+		m_kernel_lib(m, (const void *)h);
 		EMIT(m, record, h);
 		break;
 	case DT_REC_GRAPH_LAUNCH: {
@@ -2161,10 +999,12 @@ static const struct dt_op *model_next(struct dt_model *m)
 			__builtin_prefetch(n + i);
 	}
 	index_drop(m, p);
-	if (p->plan_ptr) { /* its plan never came */
-		p->plan_ptr = 0;
-		m->n_unplanned--;
-		m->stats.plans.unknown_runs++;
+	if (p->wait) { /* what its decoder waited for never came */
+		p->wait = 0;
+		m->n_waiting--;
+		struct dec_slot *d = p->dec ? &m->decs[p->dec - 1] : NULL;
+		if (d && d->d->unresolved)
+			d->d->unresolved(d->state, p);
 	}
 	m->out = p;
 	m->last_out = p->op.seq;
@@ -2184,6 +1024,9 @@ void m_op_finish(struct pending *p)
 	op->ptrs = p->ptrs;
 	op->n_ptrs = p->n_ptrs;
 	op->first_kernel = p->first_kernel;
+	op->recipe = p->recipe.n_nodes || p->recipe.n_knobs || p->recipe.n_notes
+			     ? &p->recipe
+			     : NULL;
 	if (op->tensor_cores < 0 && op->cost.tensor_op)
 		op->tensor_cores = p->tc_hint;
 	op->math = dt_math_of(&op->cost, op->tensor_cores);
@@ -2235,63 +1078,20 @@ void dt_model_free(struct dt_model *m)
 		free(p->ptr_buf);
 		free(p);
 	}
-	while (m->cfgs) {
-		struct cfg_list *n = m->cfgs->next;
-		free(m->cfgs->info.graph);
-		m_tlist_free(&m->cfgs->info.tensors);
-		free(m->cfgs->info.brief);
-		/* knobs and notes are kept */
-		free(m->cfgs);
-		m->cfgs = n;
-	}
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->objs[i].ptr) {
-			obj_release(m, m->objs[i].o);
-			free(m->objs[i].o);
-		}
-	free(m->objs);
-	while (m->free_objs) {
-		struct obj *o = m->free_objs;
-		m->free_objs = o->next_free;
-		free(o);
-	}
-	while (m->n_free_fields)
-		free(m->free_fields[--m->n_free_fields]);
-	while (m->n_free_attrs)
-		free(m->free_attrs[--m->n_free_attrs]);
 	free(m->by_seq);
 	for (uint32_t i = 0; i <= m->fi->n_apis; i++) {
 		if (m->api[i].sig != &bad_sig)
 			free(m->api[i].sig);
-		free(m->api[i].roles);
 		free(m->api[i].args);
 	}
 	free(m->api);
-	for (uint32_t i = 0; i < m->n_knames; i++)
-		free(m->knames[i]);
-	free(m->knames);
-	free(m->kname_idx);
-	free(m->kregs);
-	for (size_t i = 0; i < m->n_kreg_paths; i++)
-		free(m->kreg_paths[i]);
-	free(m->kreg_paths);
-	for (size_t i = 0; i < LEGACY_BUCKETS; i++)
-		while (m->legacy[i]) {
-			struct legacy_entry *e = m->legacy[i];
-			m->legacy[i] = e->next;
-			free(e->desc);
-			free(e->problem);
-			m_tlist_free(&e->tensors);
-			free(e);
-		}
+	m_knames_free(m);
+	for (int i = 0; i < m->n_decs; i++)
+		if (m->decs[i].state)
+			m->decs[i].d->destroy(m->decs[i].state);
 	for (size_t i = 0; i < m->n_kept; i++)
 		free(m->kept[i]);
 	free(m->kept);
 	free(m->devices);
-	while (m->plans) {
-		struct plan_info *n = m->plans->next;
-		free(m->plans);
-		m->plans = n;
-	}
 	free(m);
 }

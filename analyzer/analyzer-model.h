@@ -1,11 +1,12 @@
 /*
- * analyzer-model.h - the cuDNN model behind a session. Private to
+ * analyzer-model.h - the model behind a session: its library-neutral core,
+ * and a decoder per library that core hands calls to. Private to
  * analyzer/: views see the model only through the session's events.
  */
 #ifndef DT_ANALYZER_MODEL_H
 #define DT_ANALYZER_MODEL_H
 
-#include "dt-analyzer.h"
+#include "dt-session.h"
 
 struct dt_model;
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dt-analyzer.h"
+#include "dt-summary.h"
 
 /* FLOP per clock per SM, dense; 0 where the architecture has no such
  * unit (the FP32 rate then applies). */

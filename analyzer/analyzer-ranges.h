@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dt-analyzer.h"
+#include "dt-session.h"
 
 /* pattern: keep only the work inside ranges whose name matches it
  * (fnmatch), or NULL to keep everything. NULL when memory is short. */

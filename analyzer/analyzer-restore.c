@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer-model-internal.h"
+#include "analyzer-cudnn-model.h"
 
 /* The schema this file reads: cuDNN 9's. */
 #define SCHEMA_VERSION 4
@@ -48,9 +48,15 @@ struct param {
 	const char *ctype; /* V_ENUM: the C enum */
 };
 
-#define P_ENUM(k, a, t, c) { k, a, "CUDNN_TYPE_" t, V_ENUM, c }
-#define P_DTYPE(k, a)      P_ENUM(k, a, "DATA_TYPE", "cudnnDataType_t")
-#define P_INTS(k, a)       { k, a, "CUDNN_TYPE_INT64", V_INTS, NULL }
+#define P_ENUM(k, a, t, c)                       \
+	{                                        \
+		k, a, "CUDNN_TYPE_" t, V_ENUM, c \
+	}
+#define P_DTYPE(k, a) P_ENUM(k, a, "DATA_TYPE", "cudnnDataType_t")
+#define P_INTS(k, a)                                   \
+	{                                              \
+		k, a, "CUDNN_TYPE_INT64", V_INTS, NULL \
+	}
 
 static const struct param pointwise_desc[] = {
 	P_ENUM("pointwiseMode", "CUDNN_ATTR_POINTWISE_MODE", "POINTWISE_MODE",
@@ -61,10 +67,10 @@ static const struct param pointwise_desc[] = {
 	{ NULL, NULL, NULL, V_INT64, NULL },
 };
 static const struct param pointwise_op[] = {
-	{ "alpha1", "CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1",
-	  "CUDNN_TYPE_FLOAT", V_FLOAT, NULL },
-	{ "alpha2", "CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2",
-	  "CUDNN_TYPE_FLOAT", V_FLOAT, NULL },
+	{ "alpha1", "CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1", "CUDNN_TYPE_FLOAT",
+	  V_FLOAT, NULL },
+	{ "alpha2", "CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2", "CUDNN_TYPE_FLOAT",
+	  V_FLOAT, NULL },
 	{ NULL, NULL, NULL, V_INT64, NULL },
 };
 static const struct param matmul_desc[] = {
@@ -91,12 +97,17 @@ static const struct param conv_desc[] = {
 	P_INTS("stride", "CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES"),
 	{ NULL, NULL, NULL, V_INT64, NULL },
 };
-#define CONV_OP(dir)                                                     \
-	{ { "alpha", "CUDNN_ATTR_OPERATION_CONVOLUTION_" dir "_ALPHA",   \
-	    "CUDNN_TYPE_FLOAT", V_FLOAT, NULL },                         \
-	  { "beta", "CUDNN_ATTR_OPERATION_CONVOLUTION_" dir "_BETA",     \
-	    "CUDNN_TYPE_FLOAT", V_FLOAT, NULL },                         \
-	  { NULL, NULL, NULL, V_INT64, NULL } }
+#define CONV_OP(dir)                                                         \
+	{                                                                    \
+		{ "alpha", "CUDNN_ATTR_OPERATION_CONVOLUTION_" dir "_ALPHA", \
+		  "CUDNN_TYPE_FLOAT", V_FLOAT, NULL },                       \
+			{ "beta",                                            \
+			  "CUDNN_ATTR_OPERATION_CONVOLUTION_" dir "_BETA",   \
+			  "CUDNN_TYPE_FLOAT", V_FLOAT, NULL },               \
+		{                                                            \
+			NULL, NULL, NULL, V_INT64, NULL                      \
+		}                                                            \
+	}
 static const struct param conv_fwd_op[] = CONV_OP("FORWARD");
 static const struct param conv_bwd_data_op[] = CONV_OP("BWD_DATA");
 static const struct param conv_bwd_filter_op[] = CONV_OP("BWD_FILTER");
@@ -140,7 +151,7 @@ static const struct op_rule {
 
 /* One restore: the descriptors it made, to be destroyed at its end. */
 struct restore {
-	struct dt_model *m;
+	struct cudnn_model *m;
 	struct obj **made;
 	size_t n_made, cap_made;
 	json_object *tensors; /* the graph's, by name */
@@ -165,7 +176,7 @@ static int64_t atype_of(const char *name)
 
 static struct obj *make(struct restore *r, int64_t btype)
 {
-	struct dt_model *m = r->m;
+	struct cudnn_model *m = r->m;
 
 	if (r->n_made == r->cap_made) {
 		size_t cap = r->cap_made ? 2 * r->cap_made : 64;
@@ -243,8 +254,8 @@ static bool set_param(struct restore *r, struct obj *o, const struct param *p,
 	return false;
 }
 
-static void set_params(struct restore *r, struct obj *o,
-		       const struct param *ps, json_object *node)
+static void set_params(struct restore *r, struct obj *o, const struct param *ps,
+		       json_object *node)
 {
 	for (const struct param *p = ps; p && p->key; p++) {
 		json_object *v;
@@ -371,8 +382,8 @@ static struct obj *operation(struct restore *r, json_object *node)
 	if (!rule)
 		strcat(prefix, "_");
 	if (rule && rule->desc) {
-		desc = make(r, enum_of("cudnnBackendDescriptorType_t",
-				       rule->desc));
+		desc = make(
+			r, enum_of("cudnnBackendDescriptorType_t", rule->desc));
 		if (!desc)
 			return NULL;
 		set_params(r, desc, rule->desc_params, node);
@@ -461,14 +472,14 @@ static void graph(struct restore *r, json_object *og, struct cfg_info *cfg)
 		    atype_of("CUDNN_TYPE_BACKEND_DESCRIPTOR"),
 		    (const uint8_t *)ops, (uint32_t)(8 * n_ops));
 	m_finalize_desc(r->m, g);
-	m_copy_graph(cfg, g);
+	m_copy_graph(r->m, cfg, g);
 }
 
 /* The engine and its knobs: {"engineId": 2, "knobChoices": {...}}. */
 static void engine(struct restore *r, json_object *e, struct cfg_info *cfg)
 {
 	json_object *v, *knobs;
-	struct dt_sbuf b = { 0 };
+	struct kv_list k = { 0 };
 	const char *strip = "CUDNN_KNOB_TYPE_";
 
 	if (json_object_object_get_ex(e, "engineId", &v) &&
@@ -483,14 +494,13 @@ static void engine(struct restore *r, json_object *e, struct cfg_info *cfg)
 		int64_t value = json_object_get_int64(val);
 		if (value == -1) /* left at its default */
 			continue;
-		dt_sb_printf(&b, "%s%s=%" PRId64, b.len ? " " : "",
-			     strncmp(key, strip, strlen(strip))
-				     ? key
-				     : key + strlen(strip),
-			     value);
+		m_kv_add(&k,
+			 strncmp(key, strip, strlen(strip))
+				 ? key
+				 : key + strlen(strip),
+			 value);
 	}
-	cfg->knobs = b.len ? (char *)m_keep(r->m, dt_sb_take(&b))
-			   : (free(b.p), NULL);
+	cfg->knob_kv = m_kv_keep(r->m, &k, &cfg->knobs, &cfg->n_knob_kv);
 }
 
 /* The value of the document's key at its top level, parsed from where
@@ -518,7 +528,7 @@ static json_object *value_after(const char *text, size_t len, const char *key,
 	return v;
 }
 
-const char *m_restore_plan(struct dt_model *m, struct cfg_info *cfg,
+const char *m_restore_plan(struct cudnn_model *m, struct cfg_info *cfg,
 			   const uint8_t *json, uint32_t len, char *why,
 			   size_t size)
 {

@@ -12,7 +12,7 @@
 #include "analyzer-model.h"
 #include "analyzer-ranges.h"
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
+#include "dt-session.h"
 
 #define MAX_CONSUMERS 8
 

@@ -679,7 +679,11 @@ static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
 	}
 	consider(&best, all, &n, &st->graph, "CUDA graph launch",
 		 "graph launch", st->t_last_gpu, min_run);
-	if (!best.k) /* no GPU work repeats: the host's calls */
+	/* the host's calls only where there is no GPU work at all: in a
+	 * program with GPU work whose kernels do not repeat, a call that does
+	 * (a teardown's destroys, after the GPU work reached the trace in
+	 * one batch) is no step of it */
+	if (!best.k && !st->cap[SP_KERNEL] && !st->graph.count)
 		for (size_t i = 0; i < st->cap[SP_CALL]; i++)
 			consider(&best, all, &n, &st->tok[SP_CALL][i],
 				 i < st->cap_names ? st->call_names[i] : NULL,

@@ -3,9 +3,10 @@
  *
  * Each trace streams through a model of its own; what comes out (op
  * executions, plan builds, kernels, copies, calls) is added into tables
- * keyed by name: problems by their signature, functions by name, kernels
- * by name. Tables are open-addressed hash indexes over growing arrays, so
- * the report's cost per record stays flat however long the trace.
+ * keyed by name (analyzer-summary-tables.c): problems by their signature,
+ * functions by name, kernels by name; GPU time by library and operation
+ * family, and by phase. Once every trace is in, problems are settled:
+ * medians, rates against peaks, findings.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,560 +19,10 @@
 
 #include "analyzer-findings.h"
 #include "analyzer-ranges.h"
+#include "analyzer-summary-internal.h"
 #include "analyzer-util.h"
-#include "dt-analyzer.h"
-
-/* ----------------------------------------------------------- helpers */
-
-static uint64_t mix64(uint64_t v)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdull;
-	return v ^ (v >> 33);
-}
-
-/* An index from keys to positions in an array: open addressing, the
- * array's position + 1 in each slot, 0 for empty. */
-struct index {
-	uint32_t *slot;
-	uint64_t *hash;
-	size_t cap, used;
-};
-
-static bool index_grow(struct index *x)
-{
-	size_t cap = x->cap ? x->cap * 2 : 256;
-	uint32_t *slot = calloc(cap, sizeof(*slot));
-	uint64_t *hash = calloc(cap, sizeof(*hash));
-
-	if (!slot || !hash) {
-		free(slot);
-		free(hash);
-		return false;
-	}
-	for (size_t i = 0; i < x->cap; i++) {
-		if (!x->slot[i])
-			continue;
-		size_t k = x->hash[i] & (cap - 1);
-		while (slot[k])
-			k = (k + 1) & (cap - 1);
-		slot[k] = x->slot[i];
-		hash[k] = x->hash[i];
-	}
-	free(x->slot);
-	free(x->hash);
-	x->slot = slot;
-	x->hash = hash;
-	x->cap = cap;
-	return true;
-}
-
-/* Find the position whose key matches (eq(arg, pos) true), or return the
- * slot to fill: *fresh is then set and the caller stores pos + 1 there. */
-static uint32_t *index_find(struct index *x, uint64_t h,
-			    bool (*eq)(const void *arg, uint32_t pos),
-			    const void *arg, bool *fresh)
-{
-	*fresh = false;
-	if ((x->used + 1) * 2 > x->cap && !index_grow(x))
-		return NULL;
-	for (size_t k = h & (x->cap - 1);; k = (k + 1) & (x->cap - 1)) {
-		if (!x->slot[k]) {
-			x->hash[k] = h;
-			x->used++;
-			*fresh = true;
-			return &x->slot[k];
-		}
-		if (x->hash[k] == h && eq(arg, x->slot[k] - 1))
-			return &x->slot[k];
-	}
-}
-
-static void index_free(struct index *x)
-{
-	free(x->slot);
-	free(x->hash);
-}
-
-/* The union of a device's busy intervals, from records that arrive
- * roughly in time order (CUPTI hands them over buffer by buffer): a window
- * of recent ones is kept sorted by start (an insertion from the end costs
- * nothing for records in order), the older half merged into the union. A
- * record older than what was merged counts only its newer part. */
-#define MERGE_WINDOW 4096
-
-struct merger {
-	uint64_t (*iv)[2];
-	size_t n;
-	bool open;
-	uint64_t cur_s, cur_e; /* the interval being merged */
-	uint64_t done;         /* everything before this is settled */
-	uint64_t busy, first, last;
-	struct dt_busy_hist *hist; /* where settled intervals go, */
-	int64_t to_host;           /* moved to the host clock by this */
-};
-
-#define BUSY_MIN_WIDTH 1000 /* ns */
-#define BUSY_MAX_SPAN (1ull << 50) /* ns */
-
-/* Pairs of bins merged: the histogram covers twice the time. */
-static void busy_widen(struct dt_busy_hist *h)
-{
-	dt_bins_fold(h->bins, DT_BUSY_BINS);
-	h->width_ns *= 2;
-	h->n_bins = (h->n_bins + 1) / 2;
-}
-
-/* A settled busy interval, host clock. Intervals come in time order per
- * GPU, not across GPUs: what starts before the first bin, which another
- * GPU's first activity placed, is counted in it. */
-static void busy_add(struct dt_busy_hist *h, uint64_t s, uint64_t e)
-{
-	if (!h->width_ns)
-		h->width_ns = BUSY_MIN_WIDTH;
-	if (e <= h->t0) {
-		h->bins[0] += e - s;
-		h->busy_ns += e - s;
-		return;
-	}
-	if (s < h->t0) {
-		h->bins[0] += h->t0 - s;
-		h->busy_ns += h->t0 - s;
-		s = h->t0;
-	}
-	/* a damaged trace's times: the bins span 13 days at most, so that
-	 * their width cannot overflow */
-	if (e - h->t0 > BUSY_MAX_SPAN)
-		e = h->t0 + BUSY_MAX_SPAN;
-	if (s > e)
-		s = e;
-	while (e - h->t0 > DT_BUSY_BINS * h->width_ns)
-		busy_widen(h);
-	uint64_t i = (s - h->t0) / h->width_ns;
-	for (;; i++) {
-		uint64_t bs = h->t0 + i * h->width_ns, be = bs + h->width_ns;
-		h->bins[i] += (e < be ? e : be) - (s > bs ? s : bs);
-		if (e <= be)
-			break;
-	}
-	if (i + 1 > h->n_bins)
-		h->n_bins = (uint32_t)(i + 1);
-	h->busy_ns += e - s;
-}
-
-/* The interval being merged is settled. */
-static void merger_close(struct merger *g)
-{
-	g->busy += g->cur_e - g->cur_s;
-	if (g->hist)
-		busy_add(g->hist, (uint64_t)((int64_t)g->cur_s + g->to_host),
-			 (uint64_t)((int64_t)g->cur_e + g->to_host));
-}
-
-static void merge_out(struct merger *g, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t s = g->iv[i][0], e = g->iv[i][1];
-		if (s < g->done)
-			s = g->done;
-		if (e <= s)
-			continue;
-		if (g->open && s <= g->cur_e) {
-			if (e > g->cur_e)
-				g->cur_e = e;
-			continue;
-		}
-		if (g->open) {
-			merger_close(g);
-			g->done = g->cur_e;
-		}
-		g->open = true;
-		g->cur_s = s < g->done ? g->done : s;
-		g->cur_e = e;
-	}
-	memmove(g->iv, g->iv + n, (g->n - n) * sizeof(g->iv[0]));
-	g->n -= n;
-}
-
-static void merger_add(struct merger *g, uint64_t s, uint64_t e)
-{
-	if (e <= s)
-		return;
-	if (!g->iv) {
-		g->iv = malloc(MERGE_WINDOW * sizeof(g->iv[0]));
-		if (!g->iv)
-			return;
-		g->first = s;
-	}
-	if (s < g->first)
-		g->first = s;
-	if (e > g->last)
-		g->last = e;
-	if (g->n == MERGE_WINDOW)
-		merge_out(g, MERGE_WINDOW / 2);
-	size_t i = g->n++;
-	while (i && g->iv[i - 1][0] > s) {
-		g->iv[i][0] = g->iv[i - 1][0];
-		g->iv[i][1] = g->iv[i - 1][1];
-		i--;
-	}
-	g->iv[i][0] = s;
-	g->iv[i][1] = e;
-}
-
-static void merger_finish(struct merger *g)
-{
-	if (g->iv)
-		merge_out(g, g->n);
-	if (g->open)
-		merger_close(g);
-	g->open = false;
-	free(g->iv);
-	g->iv = NULL;
-}
-
-/* ------------------------------------------------------------- private */
-
-/* A layout conversion kernel, by name. */
-struct kname {
-	char *name;
-	uint32_t len;
-	bool layout;
-	bool tuner;         /* an autotuner's checking kernel */
-	int32_t convert[2]; /* dt_sum_convert index + 1, outside/in cuDNN */
-};
-
-/* Plans of one graph with one engine, to spot the same plan built twice. */
-struct plan_seen {
-	uint32_t file, plan;
-	int64_t engine;
-	uint64_t knobs; /* a hash of the knob choices */
-};
-
-struct priv {
-	size_t cap_ranges;
-	struct index problems, apis, builds, knames;
-	struct kname *kn;
-	size_t n_kn, cap_kn;
-	uint32_t *kn_by_model; /* this file's model's name id -> kn + 1 */
-	size_t cap_kn_by_model;
-	size_t cap_problems, cap_apis, cap_builds, cap_converts, cap_files;
-	size_t cap_devices;
-	/* per build: the plans executed, by engine */
-	struct plan_seen **seen;
-	uint32_t *n_seen;
-	/* the file being read */
-	uint32_t file;
-	uint32_t *api_map; /* its API ids -> summary apis + 1 */
-	uint32_t n_api_map;
-	int32_t dev_map[64]; /* its device ids -> summary devices, -1 */
-	struct merger merge[64];
-	uint64_t *plan_ns;   /* host time of each plan's build, by plan id */
-	int32_t *plan_build; /* the build each plan belongs to, + 1 */
-	size_t cap_plan;
-	/* the file's problem ids -> problems + 1 (open addressing) */
-	struct {
-		uint64_t id;
-		uint32_t problem;
-	} * ids;
-	size_t cap_ids, n_ids;
-	/* work waiting for the next matrix product to say its phase */
-	struct dt_sum_phase pending;
-	int phase;          /* of the last matrix product, -1 none yet */
-	uint32_t last_launch; /* correlation id of the last graph launch */
-	struct dt_dram *dram; /* the file's GPU counter samples, when it has
-				 them, being attributed */
-};
-
-static struct priv *P(const struct dt_summary *s)
-{
-	return s->priv;
-}
-
-/* -------------------------------------------------------------- tables */
-
-struct key_arg {
-	const struct dt_summary *s;
-	const char *key;
-	const char *api;
-};
-
-static bool problem_eq(const void *arg, uint32_t pos)
-{
-	const struct key_arg *k = arg;
-	const struct dt_sum_problem *p = &k->s->problems[pos];
-	return !strcmp(p->api, k->api) && !strcmp(p->key, k->key);
-}
-
-static struct dt_sum_problem *problem_by_key(struct dt_summary *s,
-					     const struct dt_op *op);
-
-/* Ops of one problem carry the same id within a file: the key is hashed
- * once per problem and file, not once per op. */
-static struct dt_sum_problem *problem_of(struct dt_summary *s,
-					 const struct dt_op *op)
-{
-	struct priv *pv = P(s);
-	size_t k;
-
-	if ((pv->n_ids + 1) * 2 > pv->cap_ids) {
-		size_t cap = pv->cap_ids ? pv->cap_ids * 2 : 1024;
-		void *v = calloc(cap, sizeof(*pv->ids));
-		if (!v)
-			return problem_by_key(s, op);
-		for (size_t i = 0; i < pv->cap_ids; i++) {
-			if (!pv->ids[i].problem)
-				continue;
-			k = (size_t)mix64(pv->ids[i].id) & (cap - 1);
-			while (((typeof(pv->ids))v)[k].problem)
-				k = (k + 1) & (cap - 1);
-			((typeof(pv->ids))v)[k] = pv->ids[i];
-		}
-		free(pv->ids);
-		pv->ids = v;
-		pv->cap_ids = cap;
-	}
-	for (k = (size_t)mix64(op->problem_id) & (pv->cap_ids - 1);
-	     pv->ids[k].problem; k = (k + 1) & (pv->cap_ids - 1))
-		if (pv->ids[k].id == op->problem_id)
-			return &s->problems[pv->ids[k].problem - 1];
-	struct dt_sum_problem *p = problem_by_key(s, op);
-	if (p) {
-		pv->ids[k].id = op->problem_id;
-		pv->ids[k].problem = (uint32_t)(p - s->problems) + 1;
-		pv->n_ids++;
-	}
-	return p;
-}
-
-static struct dt_sum_problem *problem_by_key(struct dt_summary *s,
-					     const struct dt_op *op)
-{
-	struct priv *pv = P(s);
-	struct key_arg k = { s, op->problem ? op->problem : "", op->api };
-	bool fresh;
-	uint32_t *slot = index_find(
-		&pv->problems,
-		dt_hash(k.key, strlen(k.key), dt_hash(k.api, strlen(k.api), 0)),
-		problem_eq, &k, &fresh);
-
-	if (!slot)
-		return NULL;
-	if (!fresh)
-		return &s->problems[*slot - 1];
-	struct dt_sum_problem *v = dt_grow_array(s->problems, &pv->cap_problems,
-						 s->n_problems + 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	s->problems = v;
-	struct dt_sum_problem *p = &s->problems[s->n_problems];
-	p->key = strdup(k.key);
-	p->brief = dt_xstrdup(op->brief ? op->brief : k.key);
-	p->api = strdup(op->api);
-	p->kind = op->cost.kind;
-	p->math = op->math;
-	p->dtype = op->cost.dtype;
-	p->tensor_cores = op->tensor_cores;
-	p->flops = op->cost.flops;
-	p->bytes = op->cost.bytes;
-	p->device = -1;
-	p->workspace = -1;
-	*slot = (uint32_t)++s->n_problems;
-	return p;
-}
-
-static bool api_eq(const void *arg, uint32_t pos)
-{
-	const struct key_arg *k = arg;
-	return !strcmp(k->s->apis[pos].name, k->key);
-}
-
-static uint32_t api_of(struct dt_summary *s, const char *name)
-{
-	struct priv *pv = P(s);
-	struct key_arg k = { s, name, NULL };
-	bool fresh;
-	uint32_t *slot = index_find(&pv->apis, dt_hash(name, strlen(name), 1),
-				    api_eq, &k, &fresh);
-
-	if (!slot)
-		return 0;
-	if (!fresh)
-		return *slot;
-	struct dt_sum_api *v = dt_grow_array(s->apis, &pv->cap_apis,
-					     s->n_apis + 1, sizeof(*v));
-	if (!v)
-		return 0;
-	s->apis = v;
-	s->apis[s->n_apis].name = strdup(name);
-	*slot = (uint32_t)++s->n_apis;
-	return *slot;
-}
-
-static bool build_eq(const void *arg, uint32_t pos)
-{
-	const struct key_arg *k = arg;
-	return !strcmp(k->s->builds[pos].key, k->key);
-}
-
-static int32_t build_of(struct dt_summary *s, const char *key,
-			const char *brief, enum dt_op_kind kind)
-{
-	struct priv *pv = P(s);
-	struct key_arg k = { s, key, NULL };
-	bool fresh;
-	uint32_t *slot = index_find(&pv->builds, dt_hash(key, strlen(key), 2),
-				    build_eq, &k, &fresh);
-
-	if (!slot)
-		return -1;
-	if (!fresh)
-		return (int32_t)*slot - 1;
-	size_t cap = pv->cap_builds;
-	struct dt_sum_build *v = dt_grow_array(s->builds, &pv->cap_builds,
-					       s->n_builds + 1, sizeof(*v));
-	if (!v)
-		return -1;
-	s->builds = v;
-	if (pv->cap_builds != cap) {
-		struct plan_seen **ps =
-			realloc(pv->seen, pv->cap_builds * sizeof(*ps));
-		uint32_t *ns =
-			realloc(pv->n_seen, pv->cap_builds * sizeof(*ns));
-		if (ps)
-			pv->seen = ps;
-		if (ns)
-			pv->n_seen = ns;
-		if (!ps || !ns)
-			return -1;
-	}
-	pv->seen[s->n_builds] = NULL;
-	pv->n_seen[s->n_builds] = 0;
-	struct dt_sum_build *b = &s->builds[s->n_builds];
-	b->key = strdup(key);
-	b->brief = dt_xstrdup(brief);
-	b->kind = kind;
-	*slot = (uint32_t)++s->n_builds;
-	return (int32_t)s->n_builds - 1;
-}
-
-struct kn_arg {
-	const struct priv *pv;
-	const char *name;
-	uint32_t len;
-};
-
-static bool kname_eq(const void *arg, uint32_t pos)
-{
-	const struct kn_arg *k = arg;
-	const struct kname *n = &k->pv->kn[pos];
-	return n->len == k->len && !memcmp(n->name, k->name, k->len);
-}
-
-static struct kname *kname_of(struct dt_summary *s, const char *name,
-			      uint32_t len)
-{
-	struct priv *pv = P(s);
-	struct kn_arg k = { pv, name, len };
-	bool fresh;
-	uint32_t *slot = index_find(&pv->knames, dt_hash(name, len, 3),
-				    kname_eq, &k, &fresh);
-
-	if (!slot)
-		return NULL;
-	if (!fresh)
-		return &pv->kn[*slot - 1];
-	struct kname *v =
-		dt_grow_array(pv->kn, &pv->cap_kn, pv->n_kn + 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	pv->kn = v;
-	struct kname *n = &pv->kn[pv->n_kn];
-	n->name = strndup(name, len);
-	n->len = len;
-	*slot = (uint32_t)++pv->n_kn;
-	return n;
-}
-
-/* The entry of the kernel name the model numbered kc->id in this file. */
-static struct kname *kname_by_model(struct dt_summary *s,
-				    const struct dt_kernel_class *kc)
-{
-	struct priv *pv = P(s);
-	uint32_t *v = dt_grow_array(pv->kn_by_model, &pv->cap_kn_by_model,
-				    (size_t)kc->id + 1, sizeof(*v));
-
-	if (!v)
-		return NULL;
-	pv->kn_by_model = v;
-	if (!v[kc->id]) {
-		struct kname *n = kname_of(s, kc->name, kc->len);
-		if (!n)
-			return NULL;
-		v[kc->id] = (uint32_t)(n - pv->kn) + 1;
-	}
-	return &pv->kn[v[kc->id] - 1];
-}
-
-static void add_convert(struct dt_summary *s, struct kname *n, bool in_cudnn,
-			uint64_t ns)
-{
-	struct priv *pv = P(s);
-	int32_t *ix = &n->convert[in_cudnn];
-
-	if (!*ix) {
-		struct dt_sum_convert *v =
-			dt_grow_array(s->converts, &pv->cap_converts,
-				      s->n_converts + 1, sizeof(*v));
-		if (!v)
-			return;
-		s->converts = v;
-		s->converts[s->n_converts].name = strdup(n->name);
-		s->converts[s->n_converts].in_cudnn = in_cudnn;
-		*ix = (int32_t)++s->n_converts;
-	}
-	s->converts[*ix - 1].count++;
-	s->converts[*ix - 1].ns += ns;
-}
-
-/* ------------------------------------------------------------- devices */
-
-static int32_t device_of(struct dt_summary *s, const struct dt_device *d)
-{
-	struct priv *pv = P(s);
-	struct dt_device dev = *d;
-
-	dev.rec = NULL;
-	/* one entry per kind of GPU: ranks on identical GPUs share it */
-	for (size_t i = 0; i < s->n_devices; i++) {
-		struct dt_device *o = &s->devices[i];
-		if (!strcmp(o->name, dev.name) && o->sms == dev.sms &&
-		    o->clock_khz == dev.clock_khz &&
-		    o->mem_bandwidth_kBps == dev.mem_bandwidth_kBps &&
-		    o->cc_major == dev.cc_major && o->cc_minor == dev.cc_minor)
-			return (int32_t)i;
-	}
-	size_t cap = pv->cap_devices;
-	struct dt_device *v =
-		dt_grow_array(s->devices, &cap, s->n_devices + 1, sizeof(*v));
-	if (!v)
-		return -1;
-	s->devices = v;
-	size_t cap2 = pv->cap_devices;
-	struct dt_peaks *pk =
-		dt_grow_array(s->peaks, &cap2, s->n_devices + 1, sizeof(*pk));
-	if (!pk)
-		return -1;
-	s->peaks = pk;
-	pv->cap_devices = cap;
-	s->devices[s->n_devices] = dev;
-	return (int32_t)s->n_devices++;
-}
-
-static int32_t map_device(const struct priv *pv, int32_t id)
-{
-	return id >= 0 && id < 64 ? pv->dev_map[id] : -1;
-}
+#include "dt-steps.h"
+#include "dt-summary.h"
 
 /* --------------------------------------------------------------- reading */
 
@@ -620,11 +71,31 @@ static bool same_knobs(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
+/* The entry of library (NULL: not known), made when first seen; past
+ * DT_SUM_LIBS, the last one. */
+static struct dt_sum_lib *sum_lib(struct dt_summary *s, const char *library)
+{
+	const char *name = library ? library : "?";
+	size_t i = 0;
+
+	while (i < s->n_libs && strcmp(s->libs[i].library, name))
+		i++;
+	if (i < s->n_libs)
+		return &s->libs[i];
+	if (s->n_libs == DT_SUM_LIBS)
+		return &s->libs[DT_SUM_LIBS - 1];
+	struct dt_sum_lib *l = &s->libs[s->n_libs];
+	if (!(l->library = strdup(name)))
+		return &s->libs[s->n_libs ? s->n_libs - 1 : 0];
+	s->n_libs++;
+	return l;
+}
+
 static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 		   const struct dt_op *op)
 {
 	struct priv *pv = P(s);
-	struct dt_sum_problem *p = problem_of(s, op);
+	struct dt_sum_problem *p = sum_problem_of(s, op);
 
 	if (op->origin == DT_OP_CAPTURED) {
 		/* it ran nothing: its replays are its executions */
@@ -634,15 +105,17 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	}
 	f->ops++;
 	s->ops++;
+	sum_lib(s, op->library)->ops++;
 	s->kind_ns[op->cost.kind] += op->gpu_ns;
 	s->kind_count[op->cost.kind]++;
-	/* what cuDNN ran, by the op's kind; its first kernel's name where
-	 * the kind says nothing (a legacy batch norm) */
+	/* what its library ran, by the op's kind; its first kernel's name
+	 * where the kind says nothing (a legacy batch norm) */
 	enum dt_opfam fam = dt_opfam_of_kind(op->cost.kind);
+	enum dt_lib lib = dt_lib_of_library(op->library);
 	if (fam == DT_OPF_OTHER && op->first_kernel)
 		fam = dt_opfam_of(op->first_kernel);
-	s->lib_ns[DT_LIB_CUDNN][fam] += op->gpu_ns;
-	s->lib_count[DT_LIB_CUDNN][fam]++;
+	s->lib_ns[lib][fam] += op->gpu_ns;
+	s->lib_count[lib][fam]++;
 	if (!p)
 		return;
 	p->count++;
@@ -664,7 +137,7 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	if (op->workspace > p->workspace)
 		p->workspace = op->workspace;
 	if (p->device < 0)
-		p->device = map_device(pv, op->device);
+		p->device = sum_map_device(pv, op->device);
 	/* the last execution says what the engine does now */
 	if (op->tensor_cores >= 0)
 		p->tensor_cores = op->tensor_cores;
@@ -777,7 +250,7 @@ static void on_build(struct dt_summary *s, const struct dt_plan_build *b)
 
 	if (!b->problem)
 		return;
-	int32_t bi = build_of(s, b->problem, b->brief, b->kind);
+	int32_t bi = sum_build_of(s, b->problem, b->brief, b->kind);
 	if (bi < 0)
 		return;
 	s->builds[bi].builds++;
@@ -881,7 +354,9 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	struct priv *pv = P(s);
 	const struct dt_kernel_class *kc = a->kc;
 	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
-	bool cudnn = a->call != 0;
+	/* launched inside a recorded call: its library's */
+	bool in_call = a->call != 0;
+	enum dt_lib call_lib = dt_lib_of_library(a->library);
 
 	if (!a->timed)
 		return;
@@ -898,15 +373,20 @@ static void on_activity(void *arg, const struct dt_activity *a)
 			g->hist = &f->busy;
 			g->to_host = (int64_t)(a->start - a->gpu_start);
 		}
-		merger_add(g, a->gpu_start, a->gpu_end);
+		sum_merger_add(g, a->gpu_start, a->gpu_end);
 	}
-	if (cudnn) {
+	if (in_call) {
+		struct dt_sum_lib *l = sum_lib(s, a->library);
+		l->gpu_ns += d;
+		l->work++;
+	}
+	if (in_call && call_lib == DT_LIB_CUDNN) {
 		f->cudnn_gpu_ns += d;
 		s->cudnn_ns += d;
 	}
 	if (pv->dram)
 		dt_dram_work(pv->dram, a->device, a->start, a->end,
-			     cudnn			  ? DT_LIB_CUDNN
+			     in_call			  ? call_lib
 			     : a->kind != DT_ACT_KERNEL ? DT_LIB_RUNTIME
 			     : kc			  ? kc->lib
 							  : DT_LIB_OTHER,
@@ -914,7 +394,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 			     : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
 			     : kc			  ? kc->opfam
 							  : DT_OPF_OTHER);
-	s->by_ns[cudnn			    ? DT_BY_CALL
+	s->by_ns[in_call			    ? DT_BY_CALL
 		 : a->kind != DT_ACT_KERNEL ? DT_BY_RUNTIME
 		 : !kc || kc->lib == DT_LIB_OTHER ? DT_BY_NONE
 		 : kc->lib_by_module		  ? DT_BY_MODULE
@@ -924,7 +404,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 							     : DT_OPF_COPY;
 		f->copies++;
 		phase_add(s, a, fam, d);
-		if (!cudnn) {
+		if (!in_call) {
 			s->lib_ns[DT_LIB_RUNTIME][fam] += d;
 			s->lib_count[DT_LIB_RUNTIME][fam]++;
 			s->copy_ns += d;
@@ -938,7 +418,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	if (kc && kc->opfam == DT_OPF_COMM)
 		f->comm_ns += d;
 	phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
-	if (!cudnn) {
+	if (!in_call) {
 		enum dt_lib lib = kc ? kc->lib : DT_LIB_OTHER;
 		enum dt_opfam fam = kc ? kc->opfam : DT_OPF_OTHER;
 		s->lib_ns[lib][fam] += d;
@@ -948,16 +428,16 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 	if (!kc)
 		return;
-	if (!cudnn) {
+	if (!in_call) {
 		if (kc->tuner) {
 			s->tuner_ns += d;
 			s->tuner_kernels++;
 		}
 	}
 	if (kc->layout) {
-		struct kname *n = kname_by_model(s, kc);
+		struct kname *n = sum_kname_by_model(s, kc);
 		if (n)
-			add_convert(s, n, cudnn, d);
+			sum_add_convert(s, n, in_call, d);
 	}
 }
 
@@ -977,6 +457,12 @@ const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
 	else
 		snprintf(buf, size, "pid %u", f->pid);
 	return buf;
+}
+
+const char *dt_sum_callers(const struct dt_summary *s)
+{
+	return s->n_libs == 1 ? dt_library_display(s->libs[0].library)
+			      : "the libraries'";
 }
 
 uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
@@ -1019,13 +505,17 @@ static void on_call(void *arg, const struct dt_call *a)
 	s->calls++;
 	s->host_ns += d;
 	s->failed += a->status != 0;
+	struct dt_sum_lib *l = sum_lib(s, a->library);
+	l->calls++;
+	l->host_ns += d;
+	l->failed += a->status != 0;
 	if (a->api >= pv->n_api_map)
 		return;
 	if (!pv->api_map[a->api]) {
 		const char *name = fi->apis[a->api].name;
 		if (!name)
 			return;
-		pv->api_map[a->api] = api_of(s, name);
+		pv->api_map[a->api] = sum_api_of(s, name);
 		if (!pv->api_map[a->api])
 			return;
 	}
@@ -1049,7 +539,7 @@ static void on_device(void *arg, const struct dt_device *d)
 	struct priv *pv = P(rd->s);
 
 	if (d->id < 64)
-		pv->dev_map[d->id] = device_of(rd->s, d);
+		pv->dev_map[d->id] = sum_device_of(rd->s, d);
 }
 
 /* A trace whose GPU is sampled says so before its samples: the work from
@@ -1212,6 +702,10 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	pv->last_launch = 0;
 	dt_session_run(ss);
 	dt_steps_collect(&s->steps, stepper);
+	/* the libraries the trace recorded, called or not */
+	for (uint32_t i = 0; i < fi->n_apis; i++)
+		if (fi->apis[i].name)
+			sum_lib(s, fi->apis[i].library);
 	dt_dram_finish(pv->dram);
 	dt_dram_free(pv->dram);
 	pv->dram = NULL;
@@ -1232,7 +726,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	const struct dt_model_stats *ms = dt_session_stats(ss);
 	for (int i = 0; i < 64; i++) {
 		struct merger *g = &pv->merge[i];
-		merger_finish(g);
+		sum_merger_finish(g);
 		uint64_t span = g->last > g->first ? g->last - g->first : 0;
 		/* sampled: the GPU was watched in the windows only */
 		if (ms->sampling.one_in && span > ms->sampling.window_ns)
@@ -1540,6 +1034,8 @@ void dt_summary_free(struct dt_summary *s)
 		return;
 	struct priv *pv = P(s);
 	dt_fusion_free(s->fusion);
+	for (size_t i = 0; i < s->n_libs; i++)
+		free(s->libs[i].library);
 	for (size_t i = 0; i < s->n_files; i++) {
 		struct dt_sum_file *f = &s->files[i];
 		free(f->path);
@@ -1596,10 +1092,10 @@ void dt_summary_free(struct dt_summary *s)
 	free(pv->plan_ns);
 	free(pv->plan_build);
 	free(pv->ids);
-	index_free(&pv->problems);
-	index_free(&pv->apis);
-	index_free(&pv->builds);
-	index_free(&pv->knames);
+	sum_index_free(&pv->problems);
+	sum_index_free(&pv->apis);
+	sum_index_free(&pv->builds);
+	sum_index_free(&pv->knames);
 	free(pv);
 	free(s->files);
 	free(s->devices);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dt-analyzer.h"
+#include "dt-args.h"
 
 /* Append to buf (size bytes) with snprintf semantics; `len` is the length
  * written so far, or that would have been written had buf been large

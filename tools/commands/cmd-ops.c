@@ -105,33 +105,25 @@ static void json_tensor(struct dt_json *j, const struct dt_op_tensor *ot)
 	dt_json_close(j, -1);
 }
 
-/* "A=1 B=2" -> {"A": 1, "B": 2} */
-static void json_knobs(struct dt_json *j, const char *knobs)
+/* The engine's knob choices: {"TILE_SIZE": 4, "KBLOCK": 3} */
+static void json_knobs(struct dt_json *j, const struct dt_recipe *r)
 {
 	dt_json_key(j, "knobs");
 	dt_json_open(j, '{', -1);
-	for (const char *k = knobs; k && *k;) {
-		const char *eq = strchr(k, '='), *sp = strchr(k, ' ');
-		if (!eq)
-			break;
-		dt_json_keyn(j, k, (size_t)(eq - k));
-		dt_json_i64(j, strtoll(eq + 1, NULL, 10));
-		k = sp ? sp + 1 : "";
+	for (uint32_t i = 0; r && i < r->n_knobs; i++) {
+		dt_json_key(j, r->knobs[i].name);
+		dt_json_i64(j, r->knobs[i].value);
 	}
 	dt_json_close(j, -1);
 }
 
-/* "TENSOR_CORE DOWN_CONVERT_INPUTS" -> ["TENSOR_CORE", ...] */
-static void json_words(struct dt_json *j, const char *key, const char *s)
+/* The engine's numerical notes: ["TENSOR_CORE", ...] */
+static void json_notes(struct dt_json *j, const struct dt_recipe *r)
 {
-	dt_json_key(j, key);
+	dt_json_key(j, "notes");
 	dt_json_open(j, '[', -1);
-	for (const char *n = s; n && *n;) {
-		const char *sp = strchr(n, ' ');
-		size_t l = sp ? (size_t)(sp - n) : strlen(n);
-		dt_json_strn(j, n, l);
-		n = sp ? sp + 1 : "";
-	}
+	for (uint32_t i = 0; r && i < r->n_notes; i++)
+		dt_json_str(j, r->notes[i].name);
 	dt_json_close(j, -1);
 }
 
@@ -182,8 +174,8 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 		dt_json_bool(j, true);
 	}
 	dt_json_ks(j, "desc", op->desc);
-	json_knobs(j, op->knobs);
-	json_words(j, "notes", op->notes);
+	json_knobs(j, op->recipe);
+	json_notes(j, op->recipe);
 	dt_json_key(j, "stream");
 	dt_json_hex(j, op->stream);
 	dt_json_key(j, "workspace_ptr");

@@ -320,10 +320,11 @@ static void kernel_args(struct tev *x, const struct dt_activity *a)
 	if (a->kc) {
 		dt_json_key(&x->j, "kernel");
 		dt_json_strn(&x->j, a->kc->name, a->kc->len);
-		/* a kernel a cuDNN call launched is cuDNN's, whatever its
+		/* a kernel a call launched is its library's, whatever its
 		 * name */
 		dt_json_ks(&x->j, "library",
-			   dt_lib_key(a->call ? DT_LIB_CUDNN : a->kc->lib));
+			   dt_lib_key(a->call ? dt_lib_of_library(a->library)
+					      : a->kc->lib));
 		dt_json_ks(&x->j, "family", dt_opfam_key(a->kc->opfam));
 	}
 	if (!k)

@@ -171,8 +171,10 @@ static const struct kernel_entry *kernel_const(struct pf *x,
 	/* hashed and compared whole: no padding left unset */
 	memset(&key, 0, sizeof(key));
 	key.kc = a->kc;
-	/* a kernel a cuDNN call launched is cuDNN's, whatever its name */
-	key.lib = a->call ? DT_LIB_CUDNN : a->kc ? a->kc->lib : 0;
+	/* a kernel a call launched is its library's, whatever its name */
+	key.lib = a->call ? dt_lib_of_library(a->library)
+		  : a->kc ? a->kc->lib
+			  : 0;
 	char dims[64];
 
 	if (k) {

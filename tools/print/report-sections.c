@@ -141,19 +141,23 @@ static int by_kind_ns(const void *a, const void *b, void *arg)
 	return x - y;
 }
 
-/* GPU time's rows for cuDNN: its operations, then each kind of them by
- * time, largest first. */
-static void time_cudnn(struct dt_table *t, const struct dt_summary *s,
-		       const char *ind)
+/* GPU time's rows for the libraries' operations: the work inside each
+ * library's calls, then each kind of op by time, largest first. */
+static void time_libraries(struct dt_table *t, const struct dt_summary *s,
+			   const char *ind)
 {
 	char b1[32], b2[32];
 
-	dt_table_cell(t, "%scuDNN operations", ind);
-	dt_table_cell(t, "%s", dt_fmt_ns(s->cudnn_ns, b1, sizeof(b1)));
-	dt_table_cell(t, "%s",
-		      dt_fmt_pct(dt_report_share(s->cudnn_ns, s->gpu_ns), b2,
-				 sizeof(b2)));
-	dt_table_cell(t, "%" PRIu64, s->ops);
+	for (size_t i = 0; i < s->n_libs; i++) {
+		const struct dt_sum_lib *l = &s->libs[i];
+		dt_table_cell(t, "%s%s operations", ind,
+			      dt_library_display(l->library));
+		dt_table_cell(t, "%s", dt_fmt_ns(l->gpu_ns, b1, sizeof(b1)));
+		dt_table_cell(t, "%s",
+			      dt_fmt_pct(dt_report_share(l->gpu_ns, s->gpu_ns),
+					 b2, sizeof(b2)));
+		dt_table_cell(t, "%" PRIu64, l->ops);
+	}
 	int kinds[DT_KIND_COUNT], n_kinds = 0;
 	for (int k = 0; k < DT_KIND_COUNT; k++)
 		if (s->kind_count[k])
@@ -238,7 +242,7 @@ static void time_busy(struct dt_table *t, const struct dt_summary *s)
 		dt_fmt_pct(dt_report_share(s->span_ns - s->busy_ns, s->span_ns),
 			   b2, sizeof(b2)));
 	dt_table_cell(t, "%s", "");
-	dt_table_cell(t, "host time inside cuDNN calls");
+	dt_table_cell(t, "host time inside %s calls", dt_sum_callers(s));
 	dt_table_cell(t, "%s", dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "%s", "");
 	dt_table_cell(t, "%" PRIu64, s->calls);
@@ -264,7 +268,7 @@ void dt_report_time(const struct dt_report *c)
 			"says why)\n",
 			s->n_files == 1 ? "this trace" : "these traces");
 		dt_para(c->out, c->format, NULL,
-			"host time inside cuDNN calls: %s\n",
+			"host time inside %s calls: %s\n", dt_sum_callers(s),
 			dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 		dt_table_free(t);
 		return;
@@ -273,7 +277,7 @@ void dt_report_time(const struct dt_report *c)
 	dt_table_cell(t, "%s", dt_fmt_ns(s->gpu_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "100%%");
 	dt_table_cell(t, "%s", "");
-	time_cudnn(t, s, ind);
+	time_libraries(t, s, ind);
 	time_other(t, s, ind);
 	time_busy(t, s);
 	dt_table_print(t, c->out, c->format, c->color);
