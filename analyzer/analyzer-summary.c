@@ -494,10 +494,11 @@ static void on_call(void *arg, const struct dt_call *a)
 		f->t_begin = a->t_begin;
 	if (a->t_end > f->t_end)
 		f->t_end = a->t_end;
-	/* the recorder's own plan queries are no work of the program's */
-	if (a->flags & DT_CALL_BY_DNNTRACE) {
-		f->own_calls++;
-		s->own_calls++;
+	/* the recorder's own plan queries are no work of the program's, nor
+	 * a library's call inside another's (the program made the outer) */
+	if (a->flags & (DT_CALL_BY_DNNTRACE | DT_CALL_NESTED)) {
+		f->own_calls += !(a->flags & DT_CALL_NESTED);
+		s->own_calls += !(a->flags & DT_CALL_NESTED);
 		return;
 	}
 	f->calls++;
@@ -715,13 +716,12 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		dt_fusion_end_file(s->fusion);
 	/* after the pass: a process that had not loaded cuDNN when its
 	 * header was written says which one it loaded in the body */
-	f->cudnn = dt_xstrdup(dt_info_get(fi, "cudnn.file")
-				      ? dt_info_get(fi, "cudnn.file")
-				      : dt_info_get(fi, "cudnn.path"));
+	const char *file = dt_library_info_get(fi, "cudnn", "file"), *ver;
+	f->cudnn = dt_xstrdup(
+		file ? file : dt_library_info_get(fi, "cudnn", "path"));
 	char v1[32];
-	if (dt_info_get(fi, "cudnn.version"))
-		f->cudnn_version = strdup(dt_fmt_cudnn_version(
-			dt_info_get(fi, "cudnn.version"), v1, sizeof(v1)));
+	if ((ver = dt_library_info_get(fi, "cudnn", "version")))
+		f->cudnn_version = strdup(dt_fmt_cudnn_version(ver, v1, sizeof v1));
 	const struct dt_file_stats *st = dt_session_file(ss);
 	const struct dt_model_stats *ms = dt_session_stats(ss);
 	for (int i = 0; i < 64; i++) {

@@ -1,21 +1,31 @@
 #!/usr/bin/env python3
-"""Generate dnntrace's cuDNN wrappers from the installed cuDNN headers.
+"""Generate dnntrace's wrappers of the libraries it records, from their installed headers.
 
-Reads every function named cudnn* that <cudnn.h> declares (preprocessed by the C compiler, parsed
-with pycparser), decides how each argument is recorded from its type and from the first matching
-line of the hand-written annotation file, and writes three files:
+Each wrapped library is a description (shim/libs/<name>.toml, shim/libs/README.md says what it
+holds): its name prefix, the header to parse, its status and handle types, its sonames, which of
+its calls launch GPU work, how its pointers are read. For each description the generator reads
+every function whose name starts with the prefix that the header declares (preprocessed by the C
+compiler, parsed with pycparser), decides how each argument is recorded from its type and from
+the first matching line of the library's annotation file, and writes into --out-dir:
 
-  dt-wrappers.c  one exported wrapper per function, plus the API name/signature/flag tables;
-  dt-api.h       the API ids and the tables' declarations (includes no CUDA header);
-  cudnn-api.txt  the listing committed to the repository, so a cuDNN update reads as a diff;
+  dt-wrappers-<name>.c  one exported wrapper per function of the library;
+  <listing>             the listing committed beside the description, so an update reads as a diff;
 
-and, with --out-enums, the table of cuDNN's enum names that analyzer/ carries (committed, so
+and, for all the libraries together (their API ids are one space, in the order the descriptions
+are given, each library's functions in name order):
+
+  dt-api.c        the API name/signature/flag tables and the table of libraries the shim reads;
+  dt-api.h        the API ids and the tables' declarations (includes no CUDA header);
+  dt-exports.map  the linker's version script: each library's functions, by name, under its
+                  version node, then the hand-written rest (--map-base);
+
+and, with --out-enums, the table of a library's enum names that analyzer/ carries (committed, so
 traces are decoded without any CUDA header).
 
 The argument encoding is the one trace/FORMAT.md specifies under "Call arguments"; one Field per
 argument produces its signature entry, its byte count and its store, so the three cannot disagree.
 
-This is not a general C binding generator: it handles the parameter shapes cuDNN uses and fails,
+This is not a general C binding generator: it handles the parameter shapes these libraries use and fails,
 naming the function and parameter, on anything else, on a pointer parameter that no annotation
 describes, and on an annotation line that describes nothing.
 """
@@ -36,6 +46,9 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from pycparser import c_ast, c_generator, c_parser
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources
+from dt_gen_desc import GenError, Library, read_library  # noqa: E402 (after the line above)
+
 GENERATOR = "shim/dt-gen-wrappers.py"
 
 # GNU extensions pycparser cannot parse; they carry nothing the wrappers need.
@@ -48,6 +61,13 @@ NEUTRALIZE = [
     "-D__restrict__=",
     "-D__inline=inline",
     "-D__inline__=inline",
+    # the C library's _FloatN types (<math.h>, which cuBLAS's headers include)
+    "-D_Float128=long double",
+    "-D_Float64x=long double",
+    "-D_Float64=double",
+    "-D_Float32x=double",
+    "-D_Float32=float",
+    "-D__builtin_va_list=void *",
 ]
 
 # What is read of a variable-length input of a call that failed: cuDNN's arrays of dims hold at
@@ -59,10 +79,6 @@ FAILED_CAP_BYTES = 64
 WRAPPER_LOCALS = {"real_t", "real", "t", "t0", "t1", "ret", "ok", "len", "p"}
 
 DEPRECATED = 1  # bit 0 of dt_api_flags
-
-
-class GenError(Exception):
-    """A fact about the headers or the annotations that the generator cannot turn into code."""
 
 
 # --------------------------------------------------------------------------- element types
@@ -126,6 +142,7 @@ class Types:
     def __init__(self, ast: c_ast.FileAST):
         self.typedefs: Dict[str, c_ast.Typedef] = {}
         self.complete: Set[str] = set()
+        self.members: Dict[str, List[c_ast.Node]] = {}  # complete struct tag -> member types
         for node in ast.ext:
             if isinstance(node, c_ast.Typedef):
                 self.typedefs[node.name] = node
@@ -134,6 +151,7 @@ class Types:
                 spec = spec.type
             if isinstance(spec, c_ast.Struct) and spec.decls is not None:
                 self.complete.add(spec.name)
+                self.members[spec.name] = [d.type for d in spec.decls]
 
     def elem(self, node) -> Elem:
         """The Elem of a value of type `node` (a TypeDecl, PtrDecl or FuncDecl)."""
@@ -179,6 +197,33 @@ class Types:
             return Elem("struct", "x=" + ctype, ctype)
         return Elem("opaque", "", ctype)
 
+    def is_number(self, elem: Elem) -> bool:
+        """Whether a value is a number: a scalar, or a struct of scalars (a complex number,
+        cuComplex)."""
+        if elem.kind == "scalar":
+            return True
+        if elem.kind != "struct":
+            return False
+        name = elem.ctype
+        for _ in range(8):  # typedef chains: cuComplex -> cuFloatComplex -> float2
+            if name.startswith("struct "):
+                members = self.members.get(name[len("struct "):])
+                break
+            target = self.typedefs[name].type.type if name in self.typedefs else None
+            if isinstance(target, c_ast.Struct):
+                members = (self.members.get(target.name) if target.name
+                           else [d.type for d in target.decls or []])
+                break
+            if not (isinstance(target, c_ast.IdentifierType) and len(target.names) == 1):
+                return False
+            name = target.names[0]
+        else:
+            return False
+        try:
+            return bool(members) and all(self.elem(m).kind == "scalar" for m in members)
+        except GenError:
+            return False
+
     def _opaque(self, node) -> bool:
         """Whether a pointer to `node` is a handle: to void, a function or an incomplete struct."""
         if isinstance(node, c_ast.FuncDecl):
@@ -201,7 +246,7 @@ def type_text(node) -> str:
 
 @dataclasses.dataclass
 class Param:
-    """One parameter of a cuDNN function, as declared."""
+    """One parameter of a wrapped function, as declared."""
 
     name: str
     decl: str  # `const int dimA[]`
@@ -212,7 +257,7 @@ class Param:
 
 @dataclasses.dataclass
 class Function:
-    """One cuDNN function, as declared."""
+    """One wrapped function, as declared."""
 
     name: str
     ret: c_ast.Node
@@ -220,14 +265,25 @@ class Function:
     deprecated: bool = False
 
 
-def preprocess(cc: List[str], include_dir: str) -> Tuple[str, List[str]]:
-    """Preprocess include_dir's cudnn.h; return the text and the cuDNN headers it read."""
-    # Included by path, so that cudnn.h and the headers it includes with quotes come from
-    # include_dir even when the compiler's own flags name another cuDNN.
-    source = '#include "%s"\n' % os.path.join(os.path.abspath(include_dir), "cudnn.h")
+def find_header(include_dirs: List[str], header: str) -> str:
+    """The directory of include_dirs that holds header (the first)."""
+    for d in include_dirs:
+        if os.path.isfile(os.path.join(d, header)):
+            return d
+    raise GenError("%s is in none of %s" % (header, ", ".join(include_dirs)))
+
+
+def preprocess(cc: List[str], include_dirs: List[str], lib: Library) -> Tuple[str, List[str]]:
+    """Preprocess the library's header; return the text and the headers it read."""
+    include_dir = find_header(include_dirs, lib.header)
+    # Included by path, so that the header and those it includes with quotes come from
+    # include_dir even when the compiler's own flags name another copy.
+    source = '#include "%s"\n' % os.path.join(os.path.abspath(include_dir), lib.header)
     with tempfile.TemporaryDirectory() as tmp:
         deps = os.path.join(tmp, "deps")
-        cmd = cc + ["-E", "-P", "-MD", "-MF", deps, "-I", include_dir] + NEUTRALIZE
+        cmd = cc + ["-E", "-P", "-MD", "-MF", deps]
+        dirs = [include_dir] + [d for d in include_dirs if d != include_dir]
+        cmd += [a for d in dirs for a in ("-I", d)] + NEUTRALIZE
         cmd += ["-x", "c", "-"]
         try:
             proc = subprocess.run(cmd, input=source, capture_output=True, text=True, check=False)
@@ -237,22 +293,32 @@ def preprocess(cc: List[str], include_dir: str) -> Tuple[str, List[str]]:
             raise GenError("%s failed:\n%s" % (" ".join(cmd), proc.stderr))
         with open(deps, encoding="utf-8") as f:
             files = f.read().replace("\\\n", " ").split(":", 1)[1].split()
-    return proc.stdout, [f for f in files if os.path.basename(f).startswith("cudnn")]
+    return proc.stdout, files
 
 
-def parse(text: str) -> c_ast.FileAST:
+def own_headers(headers: List[str], lib: Library) -> List[str]:
+    """The library's headers: those whose file name starts with its prefix."""
+    stem = lib.prefix.lower()
+    return [f for f in headers if os.path.basename(f).lower().startswith(stem)]
+
+
+def parse(text: str, header: str) -> c_ast.FileAST:
     try:
-        return c_parser.CParser().parse(text, "<cudnn.h preprocessed>")
+        return c_parser.CParser().parse(text, "<%s preprocessed>" % header)
     except c_parser.ParseError as e:
         raise GenError("pycparser cannot parse the preprocessed headers: %s" % e) from e
 
 
-def read_functions(ast: c_ast.FileAST) -> Tuple[List[Function], Types]:
-    """Every function declared with a name starting with `cudnn`, sorted by name."""
+def read_functions(ast: c_ast.FileAST, prefix: str,
+                   others: List[str]) -> Tuple[List[Function], Types]:
+    """Every function declared with a name starting with prefix, but not with one of others (the
+    longer prefixes of other libraries: cublasLt's functions are not cuBLAS's), sorted by
+    name."""
     functions = {}
     for node in ast.ext:
         if (isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl)
-                and node.name.startswith("cudnn")):
+                and node.name.startswith(prefix)
+                and not any(node.name.startswith(o) for o in others)):
             params = read_params(node.name, node.type)
             functions[node.name] = Function(node.name, node.type.type, params)
     return [functions[name] for name in sorted(functions)], Types(ast)
@@ -279,11 +345,11 @@ def enum_value(node, known: Dict[str, int]) -> int:
     raise GenError("cannot evaluate enumerator value %s" % c_generator.CGenerator().visit(node))
 
 
-def read_enums(ast: c_ast.FileAST) -> List[Tuple[str, str, int]]:
-    """(type, enumerator, value) of every enum typedef'd with a cudnn name."""
+def read_enums(ast: c_ast.FileAST, prefix: str) -> List[Tuple[str, str, int]]:
+    """(type, enumerator, value) of every enum typedef'd with a name starting with prefix."""
     out, known = [], {}
     for node in ast.ext:
-        if not (isinstance(node, c_ast.Typedef) and node.name.startswith("cudnn")
+        if not (isinstance(node, c_ast.Typedef) and node.name.startswith(prefix)
                 and isinstance(node.type, c_ast.TypeDecl)
                 and isinstance(node.type.type, c_ast.Enum)):
             continue
@@ -295,12 +361,13 @@ def read_enums(ast: c_ast.FileAST) -> List[Tuple[str, str, int]]:
     return sorted(out, key=lambda t: (t[0], t[2], t[1]))
 
 
-def enums_file(enums: List[Tuple[str, str, int]], banner: str) -> str:
-    """The analyzer's table of cuDNN enum names (C, no CUDA header needed)."""
+def enums_file(enums: List[Tuple[str, str, int]], table: str, banner: str) -> str:
+    """The analyzer's table of a library's enum names (C, no CUDA header needed)."""
     rows = ['\t{ "%s", "%s", %d },' % e for e in enums]
     return ("/* clang-format off */\n/* %s */\n#include \"dt-analyzer.h\"\n\n"
-            "const struct dt_enum_name dt_cudnn_enums[] = {\n%s\n};\n"
-            "const size_t dt_cudnn_enums_count = %d;\n" % (banner, "\n".join(rows), len(enums)))
+            "const struct dt_enum_name %s[] = {\n%s\n};\n"
+            "const size_t %s_count = %d;\n"
+            % (banner, table, "\n".join(rows), table, len(enums)))
 
 
 def read_params(name: str, func: c_ast.FuncDecl) -> List[Param]:
@@ -315,34 +382,38 @@ def read_params(name: str, func: c_ast.FuncDecl) -> List[Param]:
             for p in params]
 
 
-def deprecated_names(headers: List[str]) -> Set[str]:
-    """Functions declared after CUDNN_DEPRECATED, which preprocessing removes."""
+def deprecated_names(headers: List[str], lib: Library) -> Set[str]:
+    """Functions declared after the library's deprecation macro, which preprocessing removes."""
     names = set()
+    if not lib.deprecated_macro:
+        return names
     for path in headers:
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
         text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
         text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", " ", text, flags=re.M)
         for statement in re.split(r"[;{}]", text):
-            if re.search(r"\bCUDNN_DEPRECATED\b", statement):
-                m = re.search(r"\b(cudnn\w+)\s*\(", statement)
+            if re.search(r"\b%s\b" % re.escape(lib.deprecated_macro), statement):
+                m = re.search(r"\b(%s\w+)\s*\(" % re.escape(lib.prefix), statement)
                 if m:
                     names.add(m.group(1))
     return names
 
 
-def header_version(headers: List[str]) -> Tuple[str, int]:
-    """cuDNN's version from cudnn_version.h: ("9.19.0", 91900), by cuDNN 9's numbering."""
-    path = next((h for h in headers if os.path.basename(h) == "cudnn_version.h"), None)
+def header_version(headers: List[str], lib: Library) -> Tuple[str, int]:
+    """The library's version from its version header: ("9.19.0", 91900), the parts joined by
+    dots and weighed by the description's scale."""
+    path = next((h for h in headers if os.path.basename(h) == lib.version_header), None)
     if path is None:
-        raise GenError("cudnn.h did not include cudnn_version.h")
+        raise GenError("%s did not include %s" % (lib.header, lib.version_header))
     with open(path, encoding="utf-8", errors="replace") as f:
-        defines = dict(re.findall(r"^\s*#\s*define\s+CUDNN_(\w+)\s+(\d+)\s*$", f.read(), re.M))
+        defines = dict(re.findall(r"^\s*#\s*define\s+(\w+)\s+(\d+)\s*$", f.read(), re.M))
     try:
-        major, minor, patch = (int(defines[k]) for k in ("MAJOR", "MINOR", "PATCHLEVEL"))
+        parts = [int(defines[k]) for k in lib.version_macros]
     except KeyError as e:
-        raise GenError("%s defines no CUDNN_%s" % (path, e.args[0])) from e
-    return "%d.%d.%d" % (major, minor, patch), major * 10000 + minor * 100 + patch
+        raise GenError("%s defines no %s" % (path, e.args[0])) from e
+    return (".".join(str(v) for v in parts),
+            sum(v * w for v, w in zip(parts, lib.version_scale)))
 
 
 # --------------------------------------------------------------------------- annotations
@@ -443,7 +514,9 @@ def blob_field(name: str, code: str, nbytes: str, out: bool, src: Optional[str] 
 class FieldMaker:
     """Builds the Fields of one function's parameters from their types and rules."""
 
-    def __init__(self, func: Function, types: Types, status: bool):
+    def __init__(self, lib: Library, func: Function, types: Types, status: bool):
+        self.lib = lib
+        self.func = func.name
         self.types = types
         self.params = {p.name: p for p in func.params}
         # Outputs are read only when the call succeeded; without a status, always.
@@ -459,7 +532,7 @@ class FieldMaker:
     def pointer(self, param: Param, rule: Optional[Rule]) -> Field:
         target = self.types.elem(param.node.type)
         if rule is None:
-            if target.kind != "void":
+            if not self.device_memory(param, target):
                 raise GenError("pointer parameter matches no annotation")
             return fixed_field(param.name, "p", param.name)
         if rule.role.startswith("out") and "const" in getattr(param.node.type, "quals", []):
@@ -468,6 +541,16 @@ class FieldMaker:
             return getattr(self, "role_" + rule.role)(param, target, rule)
         except GenError as e:
             raise GenError("%s: %s" % (rule.where, e)) from e
+
+    def device_memory(self, param: Param, target: Elem) -> bool:
+        """Whether an unannotated pointer is device memory (recorded as its value), as the
+        library's description says of its pointers."""
+        if target.kind == "void":
+            return self.lib.void_pointers == "device"
+        if self.lib.number_pointers != "device" or not self.types.is_number(target):
+            return False
+        return not any(fnmatch.fnmatchcase(self.func, f) and fnmatch.fnmatchcase(param.name, p)
+                       for f, p in (h.split() for h in self.lib.host_numbers))
 
     def if_ok(self, expr: str, out: bool) -> str:
         """A variable-length output's byte or element count: 0 unless the call succeeded."""
@@ -585,9 +668,9 @@ class FieldMaker:
         return name
 
 
-def return_kind(func: Function, types: Types) -> str:
+def return_kind(lib: Library, func: Function, types: Types) -> str:
     """"status", "void", "s" (a string) or the scalar code of what the function returns."""
-    if type_text(func.ret) == "cudnnStatus_t":
+    if type_text(func.ret) == lib.status_type:
         return "status"
     elem = types.elem(func.ret)
     if elem.kind == "void":
@@ -613,7 +696,7 @@ def return_field(kind: str) -> Optional[Field]:
 
 @dataclasses.dataclass
 class Api:
-    """A cuDNN function with the Fields that record its calls."""
+    """A wrapped function with the Fields that record its calls."""
 
     func: Function
     ret_kind: str
@@ -625,10 +708,10 @@ class Api:
         return ",".join("%s:%s" % (f.name, f.code) for f in self.fields)
 
 
-def describe(func: Function, types: Types, rules: List[Rule]) -> Api:
+def describe(lib: Library, func: Function, types: Types, rules: List[Rule]) -> Api:
     """Match each parameter with its rule and build the Fields of the call."""
-    ret_kind = return_kind(func, types)
-    maker = FieldMaker(func, types, ret_kind == "status")
+    ret_kind = return_kind(lib, func, types)
+    maker = FieldMaker(lib, func, types, ret_kind == "status")
     fields, errors = [], []
     for param in func.params:
         rule = None
@@ -652,7 +735,11 @@ def describe(func: Function, types: Types, rules: List[Rule]) -> Api:
 # --------------------------------------------------------------------------- C output
 
 
-FALLBACK = {"status": "CUDNN_STATUS_NOT_INITIALIZED", "s": '"cuDNN is not loaded"', "void": ""}
+def fallback(lib: Library, ret_kind: str) -> str:
+    """What a wrapper returns when the library is not loaded in the process."""
+    return {"status": lib.not_loaded, "s": c_string("%s is not loaded" % lib.display),
+            "void": ""}.get(ret_kind, "0")
+
 
 C_HELPERS = """\
 static inline int64_t dt_min64(int64_t a, int64_t b)
@@ -679,13 +766,13 @@ def c_declarator(ctype: str, name: str) -> str:
     return ctype + name if ctype.endswith("*") else ctype + " " + name
 
 
-def c_wrapper(api: Api) -> str:
+def c_wrapper(lib: Library, api: Api) -> str:
     """The exported wrapper: resolve, enter, call and time, record, leave."""
     func = api.func
     ret = type_text(func.ret)
     args = ", ".join(p.name for p in func.params)
     void = api.ret_kind == "void"
-    fallback = FALLBACK.get(api.ret_kind, "0")
+    not_loaded = fallback(lib, api.ret_kind)
     lines = [
         "DT_EXPORT %s(%s)" % (c_declarator(ret, func.name),
                               ", ".join(p.decl for p in func.params) or "void"),
@@ -694,7 +781,7 @@ def c_wrapper(api: Api) -> str:
                                ", ".join(p.abstract for p in func.params) or "void"),
         "\treal_t real = (real_t)dt_real(DT_API_%s);" % func.name,
         "\tif (DT_UNLIKELY(!real))",
-        "\t\treturn%s;" % (" " + fallback if fallback else ""),
+        "\t\treturn%s;" % (" " + not_loaded if not_loaded else ""),
         "\tstruct dt_thread *t = dt_enter();",
     ]
     if void:
@@ -702,46 +789,55 @@ def c_wrapper(api: Api) -> str:
     else:
         lines += ["\tif (!t)", "\t\treturn real(%s);" % args]
     call = "\t%sreal(%s);" % ("" if void else c_declarator(ret, "ret") + " = ", args)
-    if launches_work(func):
+    if launches_work(lib, func):
         call = "\tdt_gpu_begin(t);\n%s\n\tdt_gpu_end(t);" % call
-        lines += [graph_scope(func)]
+        lines += [graph_scope(lib, func)]
     lines += ["\tuint64_t t0 = dt_now();", call, "\tuint64_t t1 = dt_now();"]
-    lines += c_record(api)
+    lines += c_record(lib, api)
     lines += ["\tdt_leave(t);"] + ([] if void else ["\treturn ret;"]) + ["}"]
     return "\n".join(lines) + "\n"
 
 
-def graph_scope(func: Function) -> str:
+def graph_scope(lib: Library, func: Function) -> str:
     """The line that opens a CUDA-graph scope before a call that can launch
     work (shim-runtime.h): on a graph the call is given (cuDNN's populate and
-    update functions), else on its handle's stream, when that is being
+    update functions, say), else on its handle's stream, when that is being
     captured."""
     graph = next((p.name for p in func.params if p.decl.split()[0] == "cudaGraph_t"
                   and "*" not in p.decl), None)
     if graph:
-        how = "DT_GRAPH_UPDATED" if "Update" in func.name else "DT_GRAPH_POPULATED"
+        update = lib.graph_update and fnmatch.fnmatchcase(func.name, lib.graph_update)
+        how = "DT_GRAPH_UPDATED" if update else "DT_GRAPH_POPULATED"
         return "\tdt_graph_begin_graph(t, %s, %s);" % (graph, how)
-    handle = next((p.name for p in func.params if p.decl.split()[0] == "cudnnHandle_t"
+    handle = next((p.name for p in func.params if p.decl.split()[0] == lib.handle_type
                    and "*" not in p.decl), None)
     return "\tdt_graph_begin(t, %s);" % handle if handle else ""
 
 
-def launches_work(func: Function) -> bool:
+def takes_handle(lib: Library, func: Function) -> bool:
+    return bool(lib.handle_type) and any(p.decl.split()[0] == lib.handle_type
+                                         for p in func.params)
+
+
+def launches_work(lib: Library, func: Function) -> bool:
     """Whether a call can put work on the GPU, so that its kernels are tagged
     with it (dt_gpu_begin/end, about 0.2 us a call while CUPTI records).
 
-    Work is done on a cuDNN handle's stream, so such a call takes a handle
-    (or creates one: cudnnCreate launches too); by cuDNN's naming, queries
-    (Get, Query) and the handle's own management (cudnnDestroy,
-    cudnnSetStream) launch nothing."""
-    takes_handle = any(p.decl.split()[0] == "cudnnHandle_t" for p in func.params)
-    is_query = "Get" in func.name or "Query" in func.name
-    return takes_handle and not is_query and func.name not in ("cudnnDestroy", "cudnnSetStream")
+    The description's [launch] says which: for cuDNN, work is done on a
+    handle's stream, so such a call takes a handle (or creates one:
+    cudnnCreate launches too); by cuDNN's naming, queries (Get, Query) and
+    the handle's own management (cudnnDestroy, cudnnSetStream) launch
+    nothing."""
+    if lib.launch_takes_handle and not takes_handle(lib, func):
+        return False
+    if any(fnmatch.fnmatchcase(func.name, g) for g in lib.launch_except_matching):
+        return False
+    return func.name not in lib.launch_except
 
 
-def c_record(api: Api) -> List[str]:
+def c_record(lib: Library, api: Api) -> List[str]:
     """The lines that size the API_CALL record and store the arguments into it."""
-    lines = ["\tconst int ok = ret == CUDNN_STATUS_SUCCESS;"] if api.uses_ok else []
+    lines = ["\tconst int ok = ret == %s;" % lib.success] if api.uses_ok else []
     lines += ["\tuint32_t %s = %s;" % (count_var(f.name), f.count) for f in api.fields if f.count]
     status = "(int32_t)ret" if api.ret_kind == "status" else "0"
     lines += [
@@ -768,37 +864,121 @@ def array_static_asserts(apis: List[Api]) -> List[str]:
     return ['_Static_assert(sizeof(%s) == %d, "array element size");' % s for s in sorted(sizes)]
 
 
-def c_file(apis: List[Api], banner: str) -> str:
+def c_trampolines(lib: Library, apis: List[Api]) -> str:
+    """What the shim asks of the library through its table row (shim-runtime.h, struct
+    dt_library), as plain C functions: a handle's stream, the loaded library's version."""
+    by_name = {a.func.name: a for a in apis}
+    out = []
+    if lib.stream_getter:
+        api = by_name.get(lib.stream_getter)
+        if api is None or api.ret_kind != "status" or len(api.func.params) != 2:
+            raise GenError("%s: stream_getter %s is not a function of two parameters returning "
+                           "%s" % (lib.path, lib.stream_getter, lib.status_type))
+        params = api.func.params
+        args = [None, None]
+        args[lib.stream_handle_arg] = "(%s)handle" % params[lib.stream_handle_arg].abstract
+        args[lib.stream_out_arg] = "(%s)stream" % params[lib.stream_out_arg].abstract
+        if None in args:
+            raise GenError("%s: stream_handle_arg and stream_out_arg must be 0 and 1" % lib.path)
+        out.append(f"""/* The stream of a {lib.display} handle, by {lib.stream_getter} (not recorded). */
+bool dt_stream_{lib.name}(void *handle, void **stream)
+{{
+\ttypedef {c_declarator(lib.status_type, "(*real_t)")}({", ".join(p.abstract for p in params)});
+\treal_t real = (real_t)dt_real(DT_API_{lib.stream_getter});
+\treturn real && real({", ".join(args)}) == {lib.success};
+}}
+""")
+    if lib.version_call:
+        api = by_name.get(lib.version_call)
+        if api is None or api.func.params or api.ret_kind not in INTEGER_CODES:
+            raise GenError("%s: version call %s is not an integer function of no parameter"
+                           % (lib.path, lib.version_call))
+        ret = type_text(api.func.ret)
+        out.append(f"""/* The loaded {lib.display}'s version, by {lib.version_call} (not recorded); 0 when none. */
+uint64_t dt_version_{lib.name}(void)
+{{
+\ttypedef {c_declarator(ret, "(*real_t)")}(void);
+\treal_t real = (real_t)dt_real(DT_API_{lib.version_call});
+\treturn real ? (uint64_t)real() : 0;
+}}
+""")
+    return "\n".join(out)
+
+
+def c_file(lib: Library, index: int, apis: List[Api], banner: str) -> str:
+    """One library's wrappers."""
     parts = [
         "/* %s */\n" % banner,
-        '#include <cudnn.h>\n\n#include "shim-runtime.h"\n#include "dt-api.h"\n',
+        "#include <%s>\n\n/* These are the wrappers of %s, dt_libraries[%d]. */\n"
+        "#define DT_LIBRARY %d\n" % (lib.header, lib.display, index, index),
+        '#include "shim-runtime.h"\n#include "dt-api.h"\n',
         "\n".join(array_static_asserts(apis)) + "\n",
         C_HELPERS,
+    ]
+    return "\n".join(parts + [c_wrapper(lib, a) for a in apis] + [c_trampolines(lib, apis)])
+
+
+def c_strings(strings: List[str]) -> str:
+    """A NULL-terminated array of strings, as a compound literal."""
+    return "(const char *const[]){ %s }" % ", ".join([c_string(x) for x in strings] + ["NULL"])
+
+
+def api_c_file(libs: List[Tuple[Library, List[Api], int]], apis: List[Api], banner: str) -> str:
+    """The tables of every wrapped function and of the libraries, for the shim and the writer."""
+    rows = []
+    first = 0
+    for lib, lib_apis, built in libs:
+        rows.append(f"""\t{{
+\t\t.name = {c_string(lib.name)},
+\t\t.display = {c_string(lib.display)},
+\t\t.prefix = {c_string(lib.prefix)},
+\t\t.sonames = {c_strings(lib.sonames)},
+\t\t.file_prefix = {c_string(lib.file_prefix)},
+\t\t.version_node = {c_string(lib.version_node) if lib.version_node else "NULL"},
+\t\t.first_api = {first},
+\t\t.last_api = {first + len(lib_apis) - 1},
+\t\t.built = "{built}",
+\t\t.not_loaded = {c_string(lib.not_loaded)},
+\t\t.get_stream = {"dt_stream_" + lib.name if lib.stream_getter else "NULL"},
+\t\t.version = {"dt_version_" + lib.name if lib.version_call else "NULL"},
+\t}},""")
+        first += len(lib_apis)
+    parts = [
+        "/* %s */\n" % banner,
+        '#include "shim-runtime.h"\n#include "dt-api.h"\n',
         c_table("const char *const dt_api_names[DT_API_COUNT]", apis,
                 lambda a: c_string(a.func.name)),
         c_table("const char *const dt_api_sigs[DT_API_COUNT]", apis,
                 lambda a: c_string(a.signature)),
         c_table("const uint16_t dt_api_flags[DT_API_COUNT]", apis,
                 lambda a: str(DEPRECATED if a.func.deprecated else 0)),
+        "const struct dt_library dt_libraries[DT_LIBRARY_COUNT] = {\n%s\n};\n" % "\n".join(rows),
     ]
-    return "\n".join(parts + [c_wrapper(a) for a in apis])
+    return "\n".join(parts)
 
 
-def h_file(apis: List[Api], version: int, banner: str) -> str:
+def h_file(libs: List[Library], apis: List[Api], banner: str) -> str:
     ids = "\n".join("\tDT_API_%s = %d," % (a.func.name, i) for i, a in enumerate(apis))
     hidden = '__attribute__((visibility("hidden")))'
+    hooks = []
+    for lib in libs:
+        if lib.stream_getter:
+            hooks.append("%s bool dt_stream_%s(void *handle, void **stream);" % (hidden, lib.name))
+        if lib.version_call:
+            hooks.append("%s uint64_t dt_version_%s(void);" % (hidden, lib.name))
+    names = ", ".join(lib.display for lib in libs)
+    hooks = "\n".join(hooks)
     return f"""/* {banner} */
 #ifndef DT_API_H
 #define DT_API_H
 
+#include <stdbool.h>
 #include <stdint.h>
-
-/* CUDNN_VERSION of the headers the wrappers were generated from. */
-#define DT_CUDNN_HEADER_VERSION {version}
 
 #define DT_API_COUNT {len(apis)}
 
-/* Ids of the wrapped cuDNN functions: their index in name (strcmp) order. */
+/* Ids of the wrapped functions ({names}): each library's in name
+ * (strcmp) order, the libraries in the order of dt_libraries. */
 enum dt_api {{
 {ids}
 }};
@@ -811,13 +991,28 @@ enum dt_api {{
 {hidden} extern const char *const dt_api_sigs[DT_API_COUNT];
 {hidden} extern const uint16_t dt_api_flags[DT_API_COUNT];
 
+/* The wrapped libraries (dt_libraries, shim-runtime.h), and what their
+ * rows call. */
+#define DT_LIBRARY_COUNT {len(libs)}
+{hooks}
+
 #endif /* DT_API_H */
 """
 
 
-def listing(apis: List[Api], version: str) -> str:
-    lines = ["# cuDNN %s API as wrapped by dnntrace (generated by %s; do not edit)"
-             % (version, GENERATOR)]
+def map_file(libs: List[Tuple[Library, List[Api], int]], base: str, banner: str) -> str:
+    """The version script: every wrapper by name under its library's node, then the rest."""
+    nodes = []
+    for i, (lib, apis, _) in enumerate(libs):
+        names = "\n".join("    %s;" % a.func.name for a in apis)
+        local = "\n  local:\n    *;" if i == 0 else ""
+        nodes.append("%s {\n  global:\n%s%s\n};\n" % (lib.export_node, names, local))
+    return "/* %s */\n\n%s\n%s" % (banner, "\n".join(nodes), base)
+
+
+def listing(lib: Library, apis: List[Api], version: str) -> str:
+    lines = ["# %s %s API as wrapped by dnntrace (generated by %s; do not edit)"
+             % (lib.display, version, GENERATOR)]
     for api in apis:
         lines.append("%s(%s) -> %s%s" % (api.func.name, api.signature, api.ret_kind,
                                           " deprecated" if api.func.deprecated else ""))
@@ -827,50 +1022,93 @@ def listing(apis: List[Api], version: str) -> str:
 # --------------------------------------------------------------------------- main
 
 
-def generate(args) -> Dict[str, str]:
-    """The three output files' contents, by path."""
-    text, headers = preprocess(shlex.split(args.cc), args.include_dir)
-    ast = parse(text)
-    functions, types = read_functions(ast)
+def generate_library(args, lib: Library, outputs: Dict[str, str]) -> Tuple[List[Api], int]:
+    """One library's wrappers, listing and (when asked) enum table, into outputs; returns its
+    APIs and its headers' version number."""
+    include_dir = find_header(args.include_dir, lib.header)
+    text, headers = preprocess(shlex.split(args.cc), args.include_dir, lib)
+    ast = parse(text, lib.header)
+    others = [o for o in args.prefixes if len(o) > len(lib.prefix) and o.startswith(lib.prefix)]
+    functions, types = read_functions(ast, lib.prefix, others)
     if not functions:
-        raise GenError("no cudnn* function found in %s" % args.include_dir)
-    deprecated = deprecated_names(headers)
+        raise GenError("no %s* function found in %s" % (lib.prefix, lib.header))
+    deprecated = deprecated_names(own_headers(headers, lib), lib)
     for func in functions:
         func.deprecated = func.name in deprecated
-    version, version_number = header_version(headers)
-    rules = read_rules(args.annotations)
+    version, version_number = header_version(headers, lib)
+    rules = read_rules(lib.annotations)
     apis, errors = [], []
     for func in functions:
         try:
-            apis.append(describe(func, types, rules))
+            apis.append(describe(lib, func, types, rules))
         except GenError as e:
             errors.append(str(e))
     errors += ["%s: stale line: no pointer parameter has it as its first match" % r.where
                for r in rules if not r.used]
-    if errors:
+    if errors and not args.keep_going:
         raise GenError("\n".join(errors))
-    banner = ("Generated by %s from %s/cudnn.h (cuDNN %s) and %s; do not edit."
-              % (GENERATOR, args.include_dir, version, args.annotations))
-    outputs = {
-        args.out_c: c_file(apis, banner),
-        args.out_h: h_file(apis, version_number, banner),
-        args.out_list: listing(apis, version),
-    }
-    if args.out_enums:
-        outputs[args.out_enums] = enums_file(
-            read_enums(ast), "Generated by %s from cuDNN %s's headers; do not edit."
-            % (GENERATOR, version))
+    if errors:
+        print("\n".join(errors), file=sys.stderr)
+    banner = ("Generated by %s from %s/%s (%s %s) and %s; do not edit."
+              % (GENERATOR, include_dir, lib.header, lib.display, version, lib.annotations))
+    outputs[os.path.join(args.out_dir, "dt-wrappers-%s.c" % lib.name)] = c_file(
+        lib, len(args.libs_done), apis, banner)
+    outputs[os.path.join(args.out_dir, lib.listing)] = listing(lib, apis, version)
+    if lib.name in args.enums:
+        outputs[args.enums[lib.name]] = enums_file(
+            read_enums(ast, lib.prefix), lib.enum_table,
+            "Generated by %s from %s %s's headers; do not edit." % (GENERATOR, lib.display,
+                                                                  version))
+    return apis, version_number
+
+
+def generate(args) -> Dict[str, str]:
+    """The output files' contents, by path."""
+    outputs: Dict[str, str] = {}
+    libs = [read_library(path) for path in args.desc]
+    if len({lib.name for lib in libs}) != len(libs):
+        raise GenError("two descriptions name the same library")
+    args.enums = dict(e.split("=", 1) for e in args.out_enums)
+    args.prefixes = [lib.prefix for lib in libs]
+    args.libs_done = []
+    for lib in libs:
+        apis, built = generate_library(args, lib, outputs)
+        args.libs_done.append((lib, apis, built))
+    all_apis = [a for _, apis, _ in args.libs_done for a in apis]
+    twice = sorted({a.func.name for a in all_apis
+                    if sum(b.func.name == a.func.name for b in all_apis) > 1})
+    if twice:
+        raise GenError("wrapped by two libraries: %s" % ", ".join(twice))
+    if len(all_apis) > 65535:
+        raise GenError("%d functions: API ids are 16 bits" % len(all_apis))
+    banner = "Generated by %s from %s; do not edit." % (GENERATOR, ", ".join(args.desc))
+    outputs[os.path.join(args.out_dir, "dt-api.c")] = api_c_file(args.libs_done, all_apis, banner)
+    outputs[os.path.join(args.out_dir, "dt-api.h")] = h_file(libs, all_apis, banner)
+    if args.map_base:
+        with open(args.map_base, encoding="utf-8") as f:
+            base = f.read()
+        outputs[os.path.join(args.out_dir, "dt-exports.map")] = map_file(
+            args.libs_done, base, "Generated by %s from %s and %s; do not edit."
+            % (GENERATOR, ", ".join(args.desc), args.map_base))
     return outputs
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description="Generate dnntrace's cuDNN wrappers.")
-    parser.add_argument("--include-dir", required=True, help="directory holding cudnn.h")
-    parser.add_argument("--annotations", required=True, help="the annotation file")
-    parser.add_argument("--out-c", required=True, help="wrappers to write (dt-wrappers.c)")
-    parser.add_argument("--out-h", required=True, help="API ids to write (dt-api.h)")
-    parser.add_argument("--out-list", required=True, help="API listing to write (cudnn-api.txt)")
-    parser.add_argument("--out-enums", help="cuDNN enum name table for the analyzer to write")
+    parser = argparse.ArgumentParser(description="Generate dnntrace's wrappers of the libraries "
+                                     "it records, from their descriptions and headers.")
+    parser.add_argument("--desc", action="append", required=True,
+                        help="a library's description (shim/libs/NAME.toml); repeat for more "
+                        "libraries, in API id order")
+    parser.add_argument("--include-dir", action="append", required=True,
+                        help="a directory to look for the libraries' headers in (repeatable)")
+    parser.add_argument("--out-dir", required=True,
+                        help="where to write dt-wrappers-NAME.c, dt-api.c, dt-api.h, the "
+                        "listings and dt-exports.map")
+    parser.add_argument("--map-base", help="the hand-written end of the version script")
+    parser.add_argument("--out-enums", action="append", default=[], metavar="NAME=PATH",
+                        help="write library NAME's enum name table for the analyzer to PATH")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="report the functions that cannot be wrapped, wrap the others")
     parser.add_argument("--cc", default="cc",
                         help="C compiler command that preprocesses, with any flags it needs")
     args = parser.parse_args()

@@ -4,9 +4,10 @@
  * Per-thread state, the process's one trace writer (opened at the first
  * recorded call), configuration from DNNTRACE_* variables, and the process
  * lifecycle: fork, exec and exit; what signals and _exit() need to finish
- * the file. The wrappers themselves are generated (dt-wrappers.c); finding
- * the real cuDNN is shim-cudnn.c's job, handling signals shim-signals.c's.
- * Nothing here may change what the application sees from cuDNN.
+ * the file. The wrappers themselves are generated (dt-wrappers-<library>.c);
+ * finding the real libraries is shim-libs.c's job, handling signals
+ * shim-signals.c's. Nothing here knows which libraries are wrapped, and
+ * nothing here may change what the application sees from them.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -202,6 +203,23 @@ static long env_int(const char *name, long min, long max, long def)
 	return n;
 }
 
+/* The writer's view of the wrapped libraries: what the trace says of
+ * each (trace/FORMAT.md, LIBRARY). */
+static const struct dt_library_def *libraries(void)
+{
+	static struct dt_library_def defs[DT_LIBRARY_COUNT];
+
+	for (unsigned i = 0; i < DT_LIBRARY_COUNT; i++)
+		defs[i] = (struct dt_library_def){
+			.name = dt_libraries[i].name,
+			.display = dt_libraries[i].display,
+			.first_api = dt_libraries[i].first_api,
+			.n_apis = dt_libraries[i].last_api -
+				  dt_libraries[i].first_api + 1,
+		};
+	return defs;
+}
+
 static void load_config(void)
 {
 	const char *out = getenv("DNNTRACE_OUTPUT");
@@ -219,6 +237,8 @@ static void load_config(void)
 	g.cfg.api_sigs = dt_api_sigs;
 	g.cfg.api_flags = dt_api_flags;
 	g.cfg.api_count = DT_API_COUNT;
+	g.cfg.libraries = libraries();
+	g.cfg.n_libraries = DT_LIBRARY_COUNT;
 	g.cfg.orphaned = orphaned;
 	/* the trace starts now, though its file is created at the first event
 	 */
@@ -505,7 +525,7 @@ static struct dt_writer *open_writer(void)
 	pthread_mutex_lock(&g.lock);
 	w = atomic_load(&g.writer);
 	if (!w && !g.open_failed && !g.closing) {
-		struct dt_kv info[12];
+		struct dt_kv info[8 + 4 * DT_LIBRARY_COUNT];
 		size_t n =
 			dt_shim_info(info, sizeof(info) / sizeof(info[0]) - 1);
 
@@ -635,15 +655,15 @@ void dt_before_exit(int status)
 
 static struct dt_thread *current_thread(void);
 
-void dt_cudnn_found(const char *path)
+void dt_library_found(unsigned lib, const char *path)
 {
 	/* the shim's lock: open_writer() reads the path under it for the
 	 * header, so a header and these records never both miss it */
 	pthread_mutex_lock(&g.lock);
 	struct dt_writer *w = atomic_load(&g.writer);
-	if (dt_cudnn_path_set(path) && w && g.writer_pid == getpid()) {
-		struct dt_kv kv[4];
-		size_t n = dt_cudnn_info(kv, sizeof(kv) / sizeof(kv[0]));
+	if (dt_library_path_set(lib, path) && w && g.writer_pid == getpid()) {
+		struct dt_kv kv[DT_LIBRARY_KV];
+		size_t n = dt_library_info(lib, kv, DT_LIBRARY_KV);
 		for (size_t i = 0; i < n; i++)
 			dt_writer_info(w, kv[i].key, kv[i].value);
 	}
@@ -755,8 +775,12 @@ static void start_gpu(bool wait)
  * and, when GPU recording is sampled, the window count read (dt-cupti.h;
  * dt_call_begin reads it again); the count is read first, so that a
  * window opening in between leaves the call marked (it was not tagged). */
+/* A nested call's launches are its outer call's: it ties none to itself,
+ * nor opens a graph scope of its own. */
 void dt_gpu_push(struct dt_thread *t)
 {
+	if (t->depth > 1)
+		return;
 	if (dt_cupti_sampled) {
 		t->gpu_window = atomic_load(&dt_cupti_window);
 		t->gpu_sampling = true;
@@ -771,6 +795,8 @@ void dt_gpu_push(struct dt_thread *t)
 
 void dt_gpu_pop(struct dt_thread *t)
 {
+	if (t->depth > 1)
+		return;
 	if (t->gpu_tagged == DT_TIE_CALLBACK)
 		dt_cupti_call = 0;
 	else
@@ -780,7 +806,7 @@ void dt_gpu_pop(struct dt_thread *t)
 
 /* The CUDA driver calls this when CUDA_INJECTION64_PATH names this library
  * (`dnntrace record` sets it): GPU activity is then recorded from the
- * first kernel, also in processes that never call cuDNN. */
+ * first kernel, also in processes that never call a wrapped library. */
 DT_EXPORT int InitializeInjection(void)
 {
 	if (init_state() == ST_ON)
@@ -813,7 +839,7 @@ void dt_thread_exit(void *arg)
 }
 
 /* First recorded call of this thread (or first since fork or exec); `app`:
- * the thread is the application's, making a cuDNN call. */
+ * the thread is the application's, making a wrapped call. */
 static bool attach_thread(struct dt_thread *t, bool app)
 {
 	/* the epoch first: a writer closed after it makes this ring stale */
@@ -860,15 +886,29 @@ static struct dt_thread *current_thread(void)
 	return init_state() == ST_ON && ensure_ring(&tls, false) ? &tls : NULL;
 }
 
-struct dt_thread *dt_enter(void)
+/*
+ * A call made from inside a wrapped call of the same library is the
+ * library's own business (cuDNN's dispatcher calling itself) and is not
+ * recorded. One made from inside a call of another library (cuDNN calling
+ * cuBLASLt) is recorded, flagged nested, so that readers show it under the
+ * outer call and do not count it as the program's; one level only.
+ */
+struct dt_thread *dt_enter_library(unsigned library)
 {
 	struct dt_thread *t;
 
-	if (tls.depth) /* a call made from inside a wrapped call */
+	if (tls.depth > 1 || (tls.depth && tls.library == library))
 		return NULL;
 	if (!(t = dt_thread_now()))
 		return NULL;
-	t->depth = 1;
+	if (t->depth) {
+		t->outer_seq = t->seq;
+		t->outer_library = t->library;
+		t->depth = 2;
+	} else {
+		t->depth = 1;
+	}
+	t->library = library;
 	t->seq = atomic_fetch_add_explicit(&g.seq, 1, memory_order_relaxed) + 1;
 	return t;
 }
@@ -892,19 +932,32 @@ struct dt_thread *dt_thread_now(void)
 
 void dt_leave(struct dt_thread *t)
 {
+	if (t->depth > 1) {
+		/* back in the outer call, which is of the other library */
+		t->seq = t->outer_seq;
+		t->library = t->outer_library;
+		t->depth = 1;
+		return;
+	}
 	if (DT_UNLIKELY(t->graph.graph))
 		dt_cupti_graph_end(&t->graph, t->seq);
 	t->depth = 0;
 }
 
-void dt_graph_begin_slow(struct dt_thread *t, void *handle)
+void dt_graph_begin_slow(struct dt_thread *t, unsigned library, void *handle)
 {
-	typedef int (*get_stream_t)(void *, void **);
-	get_stream_t get = (get_stream_t)dt_real(DT_API_cudnnGetStream);
+	const struct dt_library *lib = &dt_libraries[library];
 	void *stream = NULL;
 
-	if (handle && get && get(handle, &stream) == 0)
+	if (t->depth == 1 && handle && lib->get_stream &&
+	    lib->get_stream(handle, &stream))
 		dt_cupti_graph_begin_stream(&t->graph, stream);
+}
+
+void dt_graph_begin_graph_slow(struct dt_thread *t, void *graph, uint32_t how)
+{
+	if (t->depth == 1)
+		dt_cupti_graph_begin(&t->graph, graph, how);
 }
 
 uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
@@ -915,7 +968,9 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	struct dt_rec_api_call *r;
 	uint16_t flags = t->by_dnntrace ? DT_CALL_BY_DNNTRACE : 0;
 
-	if (DT_UNLIKELY(t->gpu_sampling)) {
+	if (DT_UNLIKELY(t->depth > 1))
+		flags |= DT_CALL_NESTED; /* the outer call's sampling stands */
+	else if (DT_UNLIKELY(t->gpu_sampling)) {
 		/* ran wholly or partly outside a sampling window: none open
 		 * when it began, or one opened or closed since */
 		if (!(t->gpu_window & 1) ||

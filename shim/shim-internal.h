@@ -33,25 +33,29 @@ DT_HIDDEN struct dt_thread *dt_thread_now(void);
  * "off: " and why), for the trace's header. */
 DT_HIDDEN const char *dt_nvtx_state(void);
 
-/* shim-cudnn.c: dlsym() itself, the C library's, not the one interposed
+/* shim-libs.c: dlsym() itself, the C library's, not the one interposed
  * there; handed to cupti/ for its lookups (dt_cupti_init). */
 DT_HIDDEN void *dt_dlsym_next(void *handle, const char *name);
 
-/* Identity facts about cuDNN for the trace header: fills up to n entries
- * (static storage) and returns how many. */
+/* The wrapped library (its row in dt_libraries) an API id belongs to. */
+DT_HIDDEN unsigned dt_library_of(unsigned api);
+
+/* Identity facts about the shim and the wrapped libraries for the trace
+ * header: fills up to n entries (static storage) and returns how many. */
 DT_HIDDEN size_t dt_shim_info(struct dt_kv *kv, size_t n);
-/* Of those, the loaded cuDNN's: its path, file and version (none before
- * its first function was resolved). */
-DT_HIDDEN size_t dt_cudnn_info(struct dt_kv *kv, size_t n);
+/* Of those, a loaded library's: lib.<name>.path, .file and .version (none
+ * before its first function was resolved); at most DT_LIBRARY_KV. */
+DT_HIDDEN size_t dt_library_info(unsigned lib, struct dt_kv *kv, size_t n);
+#define DT_LIBRARY_KV 3
 
-/* The cuDNN library the calls go to is path: remembered, and a file whose
- * header was written before (GPU records came first) gets its facts in
- * the body. */
-DT_HIDDEN void dt_cudnn_found(const char *path);
+/* Library lib, whose calls go to path, was found: remembered, and a file
+ * whose header was written before (GPU records came first) gets its facts
+ * in the body. */
+DT_HIDDEN void dt_library_found(unsigned lib, const char *path);
 
-/* Under the shim's lock: remember path as cuDNN's file, unless one is
- * known already. Returns whether it was new. */
-DT_HIDDEN bool dt_cudnn_path_set(const char *path);
+/* Under the shim's lock: remember path as lib's file, unless one is known
+ * already. Returns whether it was new. */
+DT_HIDDEN bool dt_library_path_set(unsigned lib, const char *path);
 
 /* The trace's descriptor (-1: none in this process); whether fd is it;
  * move it elsewhere, before the program puts a file at its number. */

@@ -1,10 +1,13 @@
 /*
- * shim-runtime.h - what the generated cuDNN wrappers need from the shim.
+ * shim-runtime.h - what the generated wrappers need from the shim, and the
+ * table of wrapped libraries the shim reads.
  *
- * Private to shim/. The wrappers (generated into dt-wrappers.c from the cuDNN
- * headers) resolve the real function, time the call, and encode the arguments
- * into one API_CALL record with the helpers below. The argument encoding is
- * specified in trace/FORMAT.md ("Call arguments").
+ * Private to shim/. The wrappers (generated into dt-wrappers-<library>.c
+ * from each library's description and headers; a file defines DT_LIBRARY,
+ * its row in dt_libraries, before including this) resolve the real
+ * function, time the call, and encode the arguments into one API_CALL
+ * record with the helpers below. The argument encoding is specified in
+ * trace/FORMAT.md ("Call arguments").
  */
 #ifndef SHIM_RUNTIME_H
 #define SHIM_RUNTIME_H
@@ -32,12 +35,45 @@
 /* Largest input string recorded, in bytes. */
 #define DT_MAX_STRING 4096u
 
+/*
+ * A wrapped library, as its description (shim/libs/) gives it: one row of
+ * the generated dt_libraries (dt-api.h), which the shim iterates to find
+ * each library in the process, to route dlsym, to ask a handle's stream.
+ */
+struct dt_library {
+	const char *name;    /* short name, in the trace: "cudnn" */
+	const char *display; /* in messages: "cuDNN" */
+	const char *prefix;  /* every wrapped function's name starts with it */
+	const char *const *sonames; /* NULL-terminated, tried in order */
+	/* the library's own file names (not its sub-libraries') start with
+	 * it: libcudnn.so, libcudnn.so.9, libcudnn.so.9.19.0 */
+	const char *file_prefix;
+	const char *version_node;     /* its symbols' ELF version; NULL: none */
+	unsigned first_api, last_api; /* its API ids */
+	const char *built;      /* version number of the headers wrapped */
+	const char *not_loaded; /* what calls return without the library */
+	/* a handle's stream (NULL: it has no handles) and the loaded
+	 * library's version (NULL: it cannot say), asked without recording */
+	bool (*get_stream)(void *handle, void **stream);
+	uint64_t (*version)(void);
+};
+
+/* One row per library, DT_LIBRARY_COUNT (dt-api.h) in all; generated
+ * into dt-api.c. */
+DT_HIDDEN extern const struct dt_library dt_libraries[];
+
 /* A recording thread's state (shim-core.c owns it). */
 struct dt_thread {
 	struct dt_ring *ring;
 	uint64_t seq; /* the current call's sequence number */
 	uint32_t tid;
-	uint32_t depth;      /* 1 inside a wrapped call */
+	/* 1 inside a wrapped call; 2 inside a call of another library made
+	 * from it (recorded nested: DT_CALL_NESTED) */
+	uint32_t depth;
+	/* the library of the call being recorded; at depth 2, the outer
+	 * call's library and number */
+	unsigned library, outer_library;
+	uint64_t outer_seq;
 	unsigned epoch;      /* the process epoch its ring belongs to */
 	bool broken;         /* no ring could be had for this thread */
 	uint8_t gpu_tagged;  /* how this call's launches are tied to it:
@@ -64,17 +100,15 @@ DT_HIDDEN void dt_gpu_pop(struct dt_thread *t);
  * its handle's stream is being captured into, or of the graph it is given
  * (how: DT_GRAPH_POPULATED, _UPDATED); dt_leave() then records the nodes
  * the call added. Nothing but a flag test when graphs are not tracked. */
-DT_HIDDEN void dt_graph_begin_slow(struct dt_thread *t, void *handle);
-static inline void dt_graph_begin(struct dt_thread *t, void *handle)
-{
-	if (DT_UNLIKELY(dt_cupti_graphs))
-		dt_graph_begin_slow(t, handle);
-}
+DT_HIDDEN void dt_graph_begin_slow(struct dt_thread *t, unsigned library,
+				   void *handle);
+DT_HIDDEN void dt_graph_begin_graph_slow(struct dt_thread *t, void *graph,
+					 uint32_t how);
 static inline void dt_graph_begin_graph(struct dt_thread *t, void *graph,
 					uint32_t how)
 {
 	if (DT_UNLIKELY(dt_cupti_graphs))
-		dt_cupti_graph_begin(&t->graph, graph, how);
+		dt_graph_begin_graph_slow(t, graph, how);
 }
 
 static inline void dt_gpu_begin(struct dt_thread *t)
@@ -90,7 +124,7 @@ static inline void dt_gpu_end(struct dt_thread *t)
 }
 
 /* The real function for an API id, resolved on first use; NULL (after one
- * message on stderr) when no cuDNN library is loaded in the process. */
+ * message on stderr) when its library is not loaded in the process. */
 DT_HIDDEN extern void *volatile dt_real_table[];
 DT_HIDDEN void *dt_real_resolve(unsigned api);
 static inline void *dt_real(unsigned api)
@@ -99,12 +133,28 @@ static inline void *dt_real(unsigned api)
 	return DT_LIKELY(fn != NULL) ? fn : dt_real_resolve(api);
 }
 
-/* Enter a wrapper. Returns the calling thread's recorder, or NULL when this
- * call is not to be recorded (recording off or failed, or the call was made
- * from inside another wrapper). A non-NULL result must be passed to
- * dt_leave() once the record is written. */
-DT_HIDDEN struct dt_thread *dt_enter(void);
+/* Enter a wrapper of a function of `library`. Returns the calling thread's
+ * recorder, or NULL when this call is not to be recorded (recording off or
+ * failed, or the call was made from inside a wrapped call of the same
+ * library, or two deep). A call made from inside a call of another library
+ * is recorded nested. A non-NULL result must be passed to dt_leave() once
+ * the record is written. */
+DT_HIDDEN struct dt_thread *dt_enter_library(unsigned library);
 DT_HIDDEN void dt_leave(struct dt_thread *t);
+
+#ifdef DT_LIBRARY
+/* In a library's wrappers: enter a call of it; open a CUDA-graph scope on
+ * its handle's stream. */
+static inline struct dt_thread *dt_enter(void)
+{
+	return dt_enter_library(DT_LIBRARY);
+}
+static inline void dt_graph_begin(struct dt_thread *t, void *handle)
+{
+	if (DT_UNLIKELY(dt_cupti_graphs))
+		dt_graph_begin_slow(t, DT_LIBRARY, handle);
+}
+#endif
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 static inline uint64_t dt_now(void);

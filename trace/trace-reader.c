@@ -264,17 +264,6 @@ static int ensure_buf(struct frame *f, size_t n)
 	return 0;
 }
 
-static char *dup_n(const uint8_t *p, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (s) {
-		memcpy(s, p, n);
-		s[n] = 0;
-	}
-	return s;
-}
-
 const char *dt_info_get(const struct dt_file_info *fi, const char *key)
 {
 	for (size_t i = 0; i < fi->n_info; i++)
@@ -355,40 +344,14 @@ static int add_info(struct dt_reader *r, const struct dt_rec_info *rec)
 	if (!memchr(t, 0, rec->key_len) && *info_slot(r, t, rec->key_len))
 		return 0;
 	kv = fi->info;
-	kv[fi->n_info].key = dup_n(t, rec->key_len);
-	kv[fi->n_info].value = dup_n(t + rec->key_len, len - rec->key_len);
+	kv[fi->n_info].key = dt_dup_n(t, rec->key_len);
+	kv[fi->n_info].value = dt_dup_n(t + rec->key_len, len - rec->key_len);
 	if (!kv[fi->n_info].key || !kv[fi->n_info].value) {
 		free((void *)kv[fi->n_info].key);
 		free((void *)kv[fi->n_info].value);
 		return -1;
 	}
 	index_info(r, fi->n_info++);
-	return 0;
-}
-
-static int add_api(struct dt_file_info *fi, const struct dt_rec_apidef *rec)
-{
-	uint32_t len;
-	const uint8_t *t = dt_rec_tail(&rec->hdr, &len);
-
-	if (rec->name_len > len)
-		return -1;
-	if (rec->api >= fi->n_apis) {
-		uint32_t n = (uint32_t)rec->api + 1;
-		struct dt_api_def *a = realloc(fi->apis, n * sizeof(*a));
-		if (!a)
-			return -1;
-		memset(a + fi->n_apis, 0, (n - fi->n_apis) * sizeof(*a));
-		fi->apis = a;
-		fi->n_apis = n;
-	}
-	struct dt_api_def *a = &fi->apis[rec->api];
-	free((void *)a->name);
-	free((void *)a->sig);
-	a->name = dup_n(t, rec->name_len);
-	a->sig = dup_n(t + rec->name_len, len - rec->name_len);
-	a->flags = rec->flags;
-	a->library = "cudnn";
 	return 0;
 }
 
@@ -509,7 +472,9 @@ static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 		if (h->type == DT_REC_INFO)
 			rc = add_info(r, (const void *)h);
 		else if (h->type == DT_REC_APIDEF)
-			rc = add_api(&r->info, (const void *)h);
+			rc = dt_apis_add_def(&r->info, (const void *)h);
+		else if (h->type == DT_REC_LIBRARY)
+			rc = dt_apis_add_library(&r->info, (const void *)h);
 		if (rc) {
 			free(p);
 			snprintf(errbuf, errlen,
@@ -518,6 +483,11 @@ static int parse_header(struct dt_reader *r, char *errbuf, size_t errlen)
 		}
 		last = pos;
 		pos += size;
+	}
+	if (dt_apis_assign_libraries(&r->info)) {
+		free(p);
+		snprintf(errbuf, errlen, "out of memory");
+		return DT_ERR_NOMEM;
 	}
 	check_header_seal(r, p, len, last);
 	free(p);
@@ -664,13 +634,9 @@ void dt_reader_close(struct dt_reader *r)
 		free((void *)r->info.info[i].key);
 		free((void *)r->info.info[i].value);
 	}
-	for (uint32_t i = 0; i < r->info.n_apis; i++) {
-		free((void *)r->info.apis[i].name);
-		free((void *)r->info.apis[i].sig);
-	}
+	dt_apis_free(&r->info);
 	free(r->info.info);
 	free(r->info_slots);
-	free(r->info.apis);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->in);
 	free(r->scan);

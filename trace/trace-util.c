@@ -205,3 +205,14 @@ int dt_parse_size(const char *s, uint64_t *out)
 	*out = (uint64_t)n << shift;
 	return 0;
 }
+
+char *dt_dup_n(const void *p, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s) {
+		memcpy(s, p, n);
+		s[n] = 0;
+	}
+	return s;
+}

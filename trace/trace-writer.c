@@ -328,6 +328,14 @@ static void *recbuf_add(struct recbuf *b, uint16_t type, uint32_t fixed,
 	return rec;
 }
 
+/* recbuf_add for trace-apis.c, which knows no recbuf */
+static void *recbuf_add_any(void *b, uint16_t type, uint32_t fixed,
+			    const void *tail1, uint32_t len1, const void *tail2,
+			    uint32_t len2)
+{
+	return recbuf_add(b, type, fixed, tail1, len1, tail2, len2);
+}
+
 static void add_info(struct recbuf *b, const char *key, const char *value,
 		     size_t vlen)
 {
@@ -467,20 +475,7 @@ static int write_header(struct dt_writer *w, const struct dt_writer_config *cfg,
 		add_identity(&b, h, cfg->proc_event);
 	for (size_t i = 0; i < cfg->n_info; i++)
 		add_info_str(&b, cfg->info[i].key, cfg->info[i].value);
-	for (uint32_t i = 0; i < cfg->api_count; i++) {
-		const char *name = cfg->api_names[i];
-		const char *sig = cfg->api_sigs ? cfg->api_sigs[i] : "";
-		uint32_t nl = (uint32_t)strlen(name),
-			 sl = (uint32_t)strlen(sig);
-		struct dt_rec_apidef *a = recbuf_add(
-			&b, DT_REC_APIDEF, sizeof(*a), name, nl, sig, sl);
-		if (a) {
-			a->api = (uint16_t)i;
-			a->flags = cfg->api_flags ? cfg->api_flags[i] : 0;
-			a->name_len = nl;
-			a->len = nl + sl;
-		}
-	}
+	dt_apis_write(cfg, recbuf_add_any, &b);
 	struct dt_rec_clock *c =
 		recbuf_add(&b, DT_REC_CLOCK, sizeof(*c), NULL, 0, NULL, 0);
 	if (c) {

@@ -194,7 +194,7 @@ def main():
                     if n.endswith(".dnnt"))
     tmp = tempfile.mkdtemp()
     try:
-        listing = os.path.join(root, "shim", "cudnn-api.txt")
+        listing = os.path.join(root, "shim", "libs", "cudnn-api.txt")
         for name, args in (("job", ["--ranks", "2", "--steps", "4"]),
                            ("graphs", ["--scenario", "graphs"]),
                            ("sampled", ["--scenario", "sampled"])):

@@ -353,7 +353,7 @@ def main():
     try:
         jobs = os.path.join(tmp, "job")
         os.mkdir(jobs)
-        listing = os.path.join(root, "shim", "cudnn-api.txt")
+        listing = os.path.join(root, "shim", "libs", "cudnn-api.txt")
         run([synth, listing, jobs, "--ranks", "2", "--steps", "4"])
         lossy = os.path.join(tmp, "lossy")
         os.mkdir(lossy)

@@ -15,7 +15,7 @@
  * API whose plans are autotuned (two engines tried) and then built again;
  * kernels outside cuDNN (PyTorch, cuBLAS, NCCL) and copies. Rank 1's matrix
  * products run 30% slower than rank 0's. Call arguments are encoded from
- * the signatures of shim/cudnn-api.txt, as the shim would record them.
+ * the signatures of shim/libs/cudnn-api.txt, as the shim would record them.
  *
  * Variants, for comparing runs: `noise` moves every kernel's time by up
  * to 3% either way (another run of the same job); `changed` makes the
@@ -27,6 +27,10 @@
  * The churn scenario (OUT_DIR/churn.dnnt) is descriptor traffic alone:
  * many threads creating, setting and destroying legacy and backend tensor
  * descriptors, for the benchmarks.
+ *
+ * The libraries scenario (OUT_DIR/libraries.dnnt) records two wrapped
+ * libraries, cuDNN and a second one (dtt) whose APIs follow cuDNN's, one
+ * of dtt's calls making a cuDNN call inside it (recorded nested).
  *
  * The ranges scenario (OUT_DIR/ranges.dnnt) names regions with NVTX: a
  * warm-up, then steps, each a forward and a backward range of calls that
@@ -57,6 +61,9 @@
 
 static char *api_names[MAX_APIS], *api_sigs[MAX_APIS];
 static uint32_t n_apis;
+/* the libraries the APIs belong to; none: all cuDNN's (as before 1.8) */
+static const struct dt_library_def *libraries;
+static uint32_t n_libraries;
 static const char *variant = "";
 /* records to count as lost (buffers full) before a rank's trace ends */
 static int lose;
@@ -97,6 +104,15 @@ static void load_listing(const char *path)
 		n_apis++;
 	}
 	fclose(f);
+}
+
+/* An API the listing does not hold, after its last. */
+static void add_api(const char *name, const char *sig)
+{
+	if (n_apis == MAX_APIS)
+		die("more than %d APIs", MAX_APIS);
+	api_names[n_apis] = strdup(name);
+	api_sigs[n_apis++] = strdup(sig);
 }
 
 static uint16_t api_id(const char *name)
@@ -525,10 +541,30 @@ static void open_writer(struct gen *g, struct dt_writer_config *cfg,
 	cfg->api_names = (const char *const *)api_names;
 	cfg->api_sigs = (const char *const *)api_sigs;
 	cfg->api_count = n_apis;
+	cfg->libraries = libraries;
+	cfg->n_libraries = n_libraries;
 	if (!(g->w = dt_writer_open(cfg)))
 		die("%s: %s", cfg->path_template, strerror(errno));
 	if (!(g->r = dt_writer_attach(g->w, 100, thread)))
 		die("out of memory");
+}
+
+/* The settings of a trace of process 1000 on host, recording from
+ * 2026-01-01 00:00:00 UTC (1 s on the host's clock), with these facts. */
+static struct dt_writer_config
+process_config(const char *path, const char *host, const char *cmdline,
+	       const struct dt_kv *info, size_t n_info)
+{
+	return (struct dt_writer_config){
+		.path_template = path,
+		.start_mono = 1000000000,
+		.start_real = 1767225600000000000ull,
+		.info = info,
+		.n_info = n_info,
+		.host = host,
+		.cmdline = cmdline,
+		.pid = 1000,
+	};
 }
 
 /* A trace's writer, the GPU and the clocks: CUPTI's is CLOCK_MONOTONIC
@@ -1526,21 +1562,12 @@ static void write_hostile(const char *dir, int steps, int threads)
 	char path[4096];
 	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
 
-	for (size_t i = 0; i < 2 && n_apis < MAX_APIS; i++) {
-		api_names[n_apis] = strdup(extra[i]);
-		api_sigs[n_apis++] = strdup("handle:p");
-	}
+	for (size_t i = 0; i < 2; i++)
+		add_api(extra[i], "handle:p");
 	snprintf(path, sizeof(path), "%s/hostile.dnnt", dir);
-	struct dt_writer_config cfg = {
-		.path_template = path,
-		.start_mono = 1000000000,
-		.start_real = 1767225600000000000ull,
-		.info = info,
-		.n_info = sizeof(info) / sizeof(info[0]),
-		.host = "node" HOSTILE,
-		.cmdline = "python " HOSTILE " train.py",
-		.pid = 1000,
-	};
+	struct dt_writer_config cfg = process_config(
+		path, "node" HOSTILE, "python " HOSTILE " train.py", info,
+		sizeof(info) / sizeof(info[0]));
 	open_writer(&g, &cfg, "main" HOSTILE);
 	static const char gpu[] = "NVIDIA H100" HOSTILE;
 	struct dt_rec_device dev = { .global_mem = 85520809984ull,
@@ -1693,6 +1720,67 @@ static void write_ranges(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* Two wrapped libraries: cuDNN and a second one, dtt, whose functions
+ * follow cuDNN's in the API table; dtt calls cuDNN inside one of its
+ * calls (a nested call, as cuDNN calls cuBLASLt), and one of its calls
+ * launches a kernel. */
+static void write_libraries(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	static const char *const dtt[][2] = {
+		{ "dttCheckBackend", "handle:p,backendVersion:>u8" },
+		{ "dttScale", "handle:p,n:i4,alpha:k,x:p,y:p" },
+	};
+	static struct dt_library_def libs[2];
+	static const struct dt_kv info[] = {
+		{ "gpu", "on: CUPTI (synthetic trace)" },
+		{ "lib.cudnn.built", "91900" },
+		{ "lib.cudnn.file", "/usr/lib/libcudnn.so.9.19.0" },
+		{ "lib.cudnn.version", "91900" },
+		{ "lib.dtt.built", "10200" },
+		{ "lib.dtt.file", "/usr/lib/libdtt.so.1.2.0" },
+		{ "lib.dtt.version", "10200" },
+	};
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+
+	libs[0] = (struct dt_library_def){ "cudnn", "cuDNN", 0, n_apis };
+	libs[1] = (struct dt_library_def){ "dtt", "DTT", n_apis, 2 };
+	for (size_t i = 0; i < 2; i++)
+		add_api(dtt[i][0], dtt[i][1]);
+	libraries = libs;
+	n_libraries = 2;
+	snprintf(path, sizeof(path), "%s/libraries.dnnt", dir);
+	struct dt_writer_config cfg =
+		process_config(path, "node1", "dtt-prog", info,
+			       sizeof(info) / sizeof(info[0]));
+	open_writer(&g, &cfg, "main");
+	uint64_t handle = 0x1000, x = ptr(&g), y = ptr(&g);
+	CALL(&g, "cudnnCreate", 300000, U(handle));
+	for (int i = 0; i < steps; i++) {
+		uint64_t seq = CALL(&g, "dttScale", 5000, U(handle), U(4),
+				    K(2.0), U(x), U(y));
+		kernel(&g, seq, "dtt_scale_kernel", 3000);
+	}
+	/* dttCheckBackend's cuDNN call, inside it: the outer call takes its
+	 * number first, but the inner one's record is written first, as the
+	 * shim commits it */
+	uint64_t outer_t = g.t, outer_seq = g.seq;
+	g.seq++;
+	g.t += 1000;
+	g.call_flags = DT_CALL_NESTED;
+	CALL(&g, "cudnnGetVersion", 100, U(91900));
+	g.call_flags = 0;
+	uint64_t inner_end = g.t, last_seq = g.seq;
+	g.t = outer_t;
+	g.seq = outer_seq;
+	CALL(&g, "dttCheckBackend", inner_end + 1000 - outer_t, U(handle),
+	     U(91900));
+	g.seq = last_seq;
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -1710,6 +1798,7 @@ static const struct scenario {
 	{ "hostile", " [--steps N]", write_hostile },
 	{ "extreme", "", write_extreme },
 	{ "ranges", " [--steps N]", write_ranges },
+	{ "libraries", " [--steps N]", write_libraries },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 

@@ -18,29 +18,29 @@ cd "$root" || exit 2
 tmp=$(mktemp)
 synth_dir=$(mktemp -d)
 trap 'rm -rf "$tmp" "$synth_dir"' EXIT
-"$synth" shim/cudnn-api.txt "$synth_dir" --ranks 2 --steps 4 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir" --ranks 2 --steps 4 || exit 1
 for v in noise changed; do
 	mkdir "$synth_dir/$v"
-	"$synth" shim/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
+	"$synth" shim/libs/cudnn-api.txt "$synth_dir/$v" --ranks 2 --steps 12 --variant $v || exit 1
 done
 mkdir "$synth_dir/base" "$synth_dir/fusion" "$synth_dir/threads" "$synth_dir/metrics" \
 	"$synth_dir/modules" "$synth_dir/exit" "$synth_dir/sampled" "$synth_dir/straggler" \
 	"$synth_dir/ranges" "$synth_dir/job3" "$synth_dir/job256"
-"$synth" shim/cudnn-api.txt "$synth_dir/straggler" --ranks 3 --steps 4 --straggler 2 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/straggler" --ranks 3 --steps 4 --straggler 2 || exit 1
 # and a trace without communication kernels (a launcher's): no rank of it
 cp tests/data/h200-sample.dnnt "$synth_dir/straggler/launcher.dnnt" || exit 1
 mkdir "$synth_dir/straggler-lost"
-"$synth" shim/cudnn-api.txt "$synth_dir/straggler-lost" --ranks 2 --steps 4 --straggler 1 --lose 5 || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/job3" --ranks 3 --steps 2 || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/job256" --ranks 256 --steps 2 --straggler 37 || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/modules" --scenario modules --steps 3 || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/exit" --scenario exit --steps 3 || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/sampled" --scenario sampled --steps 5 || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/ranges" --scenario ranges --steps 3 || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/threads" --scenario threads || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/metrics" --scenario metrics --steps 10 || exit 1
-"$synth" shim/cudnn-api.txt "$synth_dir/fusion" --scenario fusion --steps 3 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/straggler-lost" --ranks 2 --steps 4 --straggler 1 --lose 5 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/job3" --ranks 3 --steps 2 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/job256" --ranks 256 --steps 2 --straggler 37 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/modules" --scenario modules --steps 3 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/exit" --scenario exit --steps 3 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/sampled" --scenario sampled --steps 5 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/ranges" --scenario ranges --steps 3 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/base" --ranks 2 --steps 12 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/threads" --scenario threads || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/metrics" --scenario metrics --steps 10 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/fusion" --scenario fusion --steps 3 || exit 1
 fail=0
 check_rc() { # check_rc STATUS NAME ARGS...: also its exit status
 	want=$1
@@ -226,7 +226,7 @@ expect fp64 6 "FLOAT, HALF"
 # a busy stream: ops come out of the model seconds of host time after
 # their kernels, and every chain must still be found
 mkdir "$synth_dir/busy"
-"$synth" shim/cudnn-api.txt "$synth_dir/busy" --scenario fusion --steps 2000 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/busy" --scenario fusion --steps 2000 || exit 1
 n=$("$dnntrace" fusion "$synth_dir/busy/fusion-h100.dnnt" | grep -c "saving .*, 2000 times$")
 if [ "$n" != 6 ]; then
 	echo "FAIL: fusion on a busy stream: $n of 6 chains found 2000 times"

@@ -96,7 +96,7 @@ json "clean report" "d['complete'] and d['files'][0]['complete'] and d['files'][
 # (tests/trace/corpus, from test-integrity): a frame removed, one copied,
 # two files joined; on the recorded 1.5 trace they were made from, and on
 # a sealed one, with END counting more calls than the file holds
-root=$(dirname "$(dirname "$listing")")
+root=$(dirname "$(dirname "$(dirname "$listing")")")
 corpus=$root/tests/trace/corpus old=$root/tests/data/h200-sample.dnnt
 for m in frame-removed frame-repeated joined; do
 	p=$corpus/integrity-unsealed-$m.damaged.dnnt

@@ -39,6 +39,11 @@ int main(void)
 				    .name_len = 1,
 				    .len = 4 };
 	CHECK(test_put(r, DT_REC_APIDEF, &ad, sizeof(ad), "fsig", 4));
+	struct dt_rec_library lib = { .first_api = 7,
+				      .n_apis = 3,
+				      .name_len = 3,
+				      .len = 6 };
+	CHECK(test_put(r, DT_REC_LIBRARY, &lib, sizeof(lib), "dttDTT", 6));
 	struct dt_rec_kernel k = { .start = 100,
 				   .end = 250,
 				   .corr = 77,
@@ -172,6 +177,13 @@ int main(void)
 			CHECK_EQ_U(((const struct dt_rec_apidef *)h)->api, 9);
 			CHECK(len == 4 && !memcmp(t, "fsig", 4));
 			break;
+		case DT_REC_LIBRARY: {
+			const struct dt_rec_library *l = (const void *)h;
+			CHECK_EQ_U(l->first_api, 7);
+			CHECK_EQ_U(l->n_apis, 3);
+			CHECK(len == 6 && !memcmp(t, "dttDTT", 6));
+			break;
+		}
 		case DT_REC_THREAD:
 			CHECK_EQ_U(((const struct dt_rec_thread *)h)->tid,
 				   4242);

@@ -173,7 +173,19 @@ static void print_call(struct dump *d, const struct dt_call *c)
 	d->len += k < (int)args_max ? k : (int)args_max - 1;
 	escape_since(d, from);
 	put(d, ") = ", 4);
-	put_s(d, dt_status_str(c->status, status, sizeof(status)));
+	/* statuses are named for cuDNN's calls; another library's is its
+	 * number */
+	if (c->api < d->fi->n_apis && d->fi->apis[c->api].library &&
+	    strcmp(d->fi->apis[c->api].library, "cudnn")) {
+		snprintf(status, sizeof(status), "%d", (int)c->status);
+		put_s(d, status);
+	} else {
+		put_s(d, dt_status_str(c->status, status, sizeof(status)));
+	}
+	/* made by one library inside a call of another (the call after it
+	 * on its thread whose time holds it) */
+	if (c->flags & DT_CALL_NESTED)
+		put_s(d, " [nested]");
 	/* asked by dnntrace itself, not the program (once per plan) */
 	put_s(d, c->flags & DT_CALL_BY_DNNTRACE ? " [dnntrace]\n" : "\n");
 }

@@ -19,6 +19,39 @@ static void print_kv(const char *label, const char *value)
 		printf("%-12s %s\n", label, dt_text(value));
 }
 
+/* A library's version number in words: cuDNN's as 9.19.0, others' as
+ * recorded. */
+static const char *library_version(const struct dt_library_def *lib,
+				   const char *v, char *buf, size_t n)
+{
+	if (!strcmp(lib->name, "cudnn"))
+		return dt_fmt_cudnn_version(v, buf, n);
+	return v ? v : "?";
+}
+
+/* "cuDNN:  9.19.0, built against 9.19.0, loaded /path": what the file says
+ * of a wrapped library, when it says anything. */
+static void print_library(const struct dt_file_info *fi,
+			  const struct dt_library_def *lib)
+{
+	const char *loaded = dt_library_info_get(fi, lib->name, "file");
+	const char *built = dt_library_info_get(fi, lib->name, "built");
+	const char *ver = dt_library_info_get(fi, lib->name, "version");
+	char label[40], v1[32], v2[32], none[64];
+
+	if (!loaded)
+		loaded = dt_library_info_get(fi, lib->name, "path");
+	if (!built && !loaded)
+		return;
+	snprintf(label, sizeof(label), "%s:", dt_text(lib->display));
+	snprintf(none, sizeof(none), "none (no %s call)",
+		 dt_text(lib->display));
+	printf("%-12s %s%sbuilt against %s, loaded %s\n", label,
+	       ver ? library_version(lib, ver, v1, sizeof(v1)) : "",
+	       ver ? ", " : "", library_version(lib, built, v2, sizeof(v2)),
+	       loaded ? dt_text(loaded) : none);
+}
+
 struct api_count {
 	uint32_t api;
 	uint64_t calls;
@@ -57,15 +90,17 @@ struct info {
 		uint64_t work; /* kernels, copies and sets that ran on it */
 	} dev[INFO_DEVICES];   /* the GPUs recorded, by first sight */
 	size_t n_dev;
+	uint64_t nested; /* calls made inside another library's call */
 };
 
 static void on_call(void *arg, const struct dt_call *c)
 {
 	struct info *in = arg;
 
+	in->nested += !!(c->flags & DT_CALL_NESTED);
 	/* the function table is the program's calls, as report's */
 	if (in->counts && c->api < in->n_apis &&
-	    !(c->flags & DT_CALL_BY_DNNTRACE)) {
+	    !(c->flags & (DT_CALL_BY_DNNTRACE | DT_CALL_NESTED))) {
 		in->counts[c->api].calls++;
 		in->counts[c->api].failed += c->status != 0;
 		in->counts[c->api].ns += c->t_end - c->t_begin;
@@ -136,19 +171,8 @@ static void print_writer(const char *path, const struct dt_file_info *fi,
 	       fi->hdr.pid, fi->hdr.ppid);
 	printf("%-12s %s, for %s\n", "started:", when,
 	       dt_fmt_ns(last - fi->hdr.start_mono, b2, sizeof(b2)));
-	const char *loaded = dt_info_get(fi, "cudnn.file");
-	if (!loaded)
-		loaded = dt_info_get(fi, "cudnn.path");
-	if (dt_info_get(fi, "cudnn.built") || loaded) {
-		char v1[32], v2[32];
-		const char *ver = dt_info_get(fi, "cudnn.version");
-		printf("%-12s %s%sbuilt against %s, loaded %s\n", "cuDNN:",
-		       ver ? dt_fmt_cudnn_version(ver, v1, sizeof(v1)) : "",
-		       ver ? ", " : "",
-		       dt_fmt_cudnn_version(dt_info_get(fi, "cudnn.built"), v2,
-					    sizeof(v2)),
-		       loaded ? dt_text(loaded) : "none (no cuDNN call)");
-	}
+	for (uint32_t i = 0; i < fi->n_libraries; i++)
+		print_library(fi, &fi->libraries[i]);
 	char cuda[96];
 	print_kv("CUDA:", dt_cuda_text(fi, cuda, sizeof(cuda)));
 	for (size_t i = 0; i < fi->n_info; i++)
@@ -178,15 +202,21 @@ static void print_gpu(const struct info *in, const struct dt_file_info *fi,
 
 /* What the trace holds: records, calls, GPU work, and what was lost. */
 static void print_contents(const struct dt_file_stats *st,
-			   const struct dt_model_stats *ms)
+			   const struct dt_model_stats *ms, uint64_t nested)
 {
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",
 	       "records:", st->records, st->frames, st->calls, ms->threads);
-	if (ms->own_calls)
+	if (ms->own_calls && !nested)
 		printf("%-12s %" PRIu64 " the program's, %" PRIu64
 		       " dnntrace's own (its plan queries)\n",
 		       "calls:", ms->calls - ms->own_calls, ms->own_calls);
+	else if (nested)
+		printf("%-12s %" PRIu64 " the program's, %" PRIu64
+		       " made by one library inside another's call, %" PRIu64
+		       " dnntrace's own (its plan queries)\n",
+		       "calls:", ms->calls - ms->own_calls - nested, nested,
+		       ms->own_calls);
 	if (ms->kernels || ms->copies)
 		printf("%-12s %" PRIu64 " kernels, %" PRIu64
 		       " copies and sets; %" PRIu64
@@ -308,7 +338,7 @@ int dt_info_file(const char *path, long top)
 
 	print_writer(path, fi, st, last);
 	print_gpu(&in, fi, ms);
-	print_contents(st, ms);
+	print_contents(st, ms, in.nested);
 	print_ending(ss, fi, st);
 	if (in.counts && top != 0 && st->calls)
 		print_functions(in.counts, fi, top);

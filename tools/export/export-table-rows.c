@@ -455,7 +455,7 @@ void xt_put_trace(struct exporter *x, struct dt_session *s)
 	const struct dt_graph_stats *g = &ms->graphs;
 	char ended[512], lost[512], cudnn[32], cuda[96];
 	const char *rank = x->t->rank ? strchr(x->t->rank, '=') : NULL;
-	const char *version = dt_info_get(fi, "cudnn.version");
+	const char *version = dt_library_info_get(fi, "cudnn", "version");
 
 	put_process(x, XT_proc_globalPid, XT_proc_pid);
 	put_i(x, XT_proc_ppid, fi->hdr.ppid);

@@ -19,7 +19,7 @@
  */
 #define DT_RECORD_TYPES(X)                                                     \
 	X(0, PAD, pad, NONE)              /* filler, skipped by readers */     \
-	X(1, API_CALL, api_call, ARGS)    /* one call into cuDNN */            \
+	X(1, API_CALL, api_call, ARGS)    /* a call into a wrapped library */  \
 	X(2, STRING, string, TEXT)        /* an interned string */             \
 	X(3, THREAD, thread, TEXT)        /* a thread and its name */          \
 	X(4, PROCESS, process, TEXT)      /* process start, fork, exec */      \
@@ -41,7 +41,8 @@
 	X(20, GPU_SAMPLE, gpu_sample, BYTES)  /* one sample of those metrics */ \
 	X(21, KERNEL_LIB, kernel_lib, BYTES)  /* kernels a library registered */ \
 	X(22, FRAME, frame, NONE)             /* a frame's place and checksum */ \
-	X(23, NVTX, nvtx, NONE)               /* an NVTX range or mark */
+	X(23, NVTX, nvtx, NONE)               /* an NVTX range or mark */ \
+	X(24, LIBRARY, library, TEXT)         /* a wrapped library's API ids */
 
 /* F(R, type, name) with type one of u8 u16 u32 u64 i32 i64; R is passed
  * through unchanged so expansions can name the record. */
@@ -53,7 +54,7 @@
 	F(R, u64, seq)     /* process-wide call order, from 1 */             \
 	F(R, u64, t_begin) /* CLOCK_MONOTONIC ns before the call */          \
 	F(R, u64, t_end)   /* CLOCK_MONOTONIC ns after it returned */        \
-	F(R, i32, status)  /* cudnnStatus_t returned, 0 for other returns */ \
+	F(R, i32, status)  /* the status returned, 0 for other returns */   \
 	F(R, u32, len)
 #define DT_FIELDS_string(F, R) \
 	F(R, u32, id)          \
@@ -87,6 +88,12 @@
 	F(R, i32, code)    /* exit status or signal number */
 #define DT_FIELDS_info(F, R)                                             \
 	F(R, u32, key_len) /* the tail is key bytes, then value bytes */ \
+	F(R, u32, len)
+#define DT_FIELDS_library(F, R)                                         \
+	F(R, u32, first_api) /* its API ids: first_api .. + n_apis - 1 */  \
+	F(R, u32, n_apis)                                               \
+	F(R, u32, name_len) /* the tail is the short name, then the     \
+			       display name */                          \
 	F(R, u32, len)
 #define DT_FIELDS_apidef(F, R)                                             \
 	F(R, u16, api)                                                     \
@@ -277,7 +284,10 @@ enum dt_gpu_state {
 };
 
 enum dt_call_flags {
-	DT_CALL_NESTED = 1 << 0, /* made while another call was in progress */
+	/* made from inside a call of another wrapped library on the same
+	 * thread (cuDNN calling cuBLASLt): shown under that call, not one of
+	 * the program's own */
+	DT_CALL_NESTED = 1 << 0,
 	DT_CALL_BY_DNNTRACE = 1 << 1, /* the recorder asked cuDNN itself */
 	/* GPU activity was sampled and this call, which can launch work, ran
 	 * wholly or in part outside a window: what it launched was not (all)

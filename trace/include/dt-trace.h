@@ -45,7 +45,7 @@ static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
 }
 
 #define DT_FORMAT_MAJOR 1
-#define DT_FORMAT_MINOR 7
+#define DT_FORMAT_MINOR 8
 
 /* The file header, first thing in the first (skippable) frame. */
 #define DT_FILE_MAGIC "DNNTRACE"
@@ -140,6 +140,10 @@ struct dt_writer_config {
 	const char *const *api_sigs;
 	const uint16_t *api_flags;
 	uint32_t api_count;
+	/* The libraries the APIs belong to, each a range of ids (LIBRARY
+	 * records); none: every API is cuDNN's, as before 1.8. */
+	const struct dt_library_def *libraries;
+	uint32_t n_libraries;
 	/* Asked by the writer's thread at each wake-up, when set: true once
 	 * every thread of the program has ended but the writer's own, which
 	 * alone would keep the process alive (its main thread ended with
@@ -376,6 +380,15 @@ struct dt_skip {
 /* Ranges dt_reader_skips() lists; more are counted in dt_file_stats. */
 #define DT_SKIPS_MAX 64
 
+/* A wrapped library: its short name ("cudnn"), the name people know it
+ * by ("cuDNN"), and its API ids, first_api to first_api + n_apis - 1. */
+struct dt_library_def {
+	const char *name;
+	const char *display;
+	uint32_t first_api;
+	uint32_t n_apis;
+};
+
 struct dt_api_def {
 	const char *name;
 	const char *sig;
@@ -396,6 +409,10 @@ struct dt_file_info {
 	 * with a NULL name was not defined */
 	struct dt_api_def *apis;
 	uint32_t n_apis;
+	/* The wrapped libraries, from the LIBRARY records; a file before 1.8
+	 * (or one that names none) has one, cuDNN, holding every API. */
+	struct dt_library_def *libraries;
+	uint32_t n_libraries;
 };
 
 /*
@@ -496,6 +513,11 @@ void dt_reader_close(struct dt_reader *r);
 /* The value of INFO key of a trace (its header's, and its body's once
  * read), or NULL. */
 const char *dt_info_get(const struct dt_file_info *fi, const char *key);
+/* A wrapped library's INFO fact `what` ("path", "file", "version",
+ * "built"): lib.<library>.<what>, or for cuDNN in a file before 1.8,
+ * cudnn.<what>; NULL when the file has none. */
+const char *dt_library_info_get(const struct dt_file_info *fi,
+				const char *library, const char *what);
 
 const struct dt_file_info *dt_reader_info(const struct dt_reader *r);
 

@@ -1,0 +1,123 @@
+"""The descriptions of the libraries dt-gen-wrappers.py wraps (shim/libs/README.md says what
+one holds): read from TOML, checked, and handed to the generator as Library objects. Nothing
+here reads a header or writes code."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import tomllib
+from typing import List
+
+
+class GenError(Exception):
+    """A fact about the headers or the annotations that the generator cannot turn into code."""
+
+
+@dataclasses.dataclass
+class Library:
+    """One wrapped library, as its description (shim/libs/README.md) gives it."""
+
+    path: str  # of the description; its relative paths are relative to its folder
+    name: str
+    display: str
+    prefix: str
+    header: str
+    annotations: str
+    listing: str
+    enum_table: str
+    deprecated_macro: str
+    version_header: str
+    version_macros: List[str]
+    version_scale: List[int]
+    version_call: str
+    sonames: List[str]
+    file_prefix: str
+    version_node: str
+    status_type: str
+    success: str
+    not_loaded: str
+    handle_type: str
+    stream_getter: str
+    stream_handle_arg: int
+    stream_out_arg: int
+    launch_takes_handle: bool
+    launch_except_matching: List[str]
+    launch_except: List[str]
+    graph_update: str
+    void_pointers: str  # "device": void * is the pointer value unless annotated
+    number_pointers: str  # "annotated", or "device" (typed pointers to numbers are values)
+    host_numbers: List[str]  # with numbers = "device": "function-glob param-glob" that are not
+    scalars: str  # "host", or "pointer-mode" (declared only: not generated yet)
+
+    @property
+    def export_node(self) -> str:
+        """The version node the wrappers are exported under: the real library's, or (when its
+        symbols carry none) one named like its first soname."""
+        return self.version_node or self.sonames[0]
+
+
+def _get(table: dict, key: str, kind, where: str, default=None):
+    value = table.get(key, default)
+    if value is None:
+        raise GenError("%s: missing `%s`" % (where, key))
+    if not isinstance(value, kind):
+        raise GenError("%s: `%s` must be a %s" % (where, key, kind.__name__))
+    return value
+
+
+def read_library(path: str) -> Library:
+    try:
+        with open(path, "rb") as f:
+            d = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise GenError("%s: %s" % (path, e)) from e
+    here = os.path.dirname(path)
+    ver, lib = d.get("version", {}), d.get("library", {})
+    status, handle = d.get("status", {}), d.get("handle", {})
+    launch, pointers = d.get("launch", {}), d.get("pointers", {})
+    lib_ = Library(
+        path=path,
+        name=_get(d, "name", str, path),
+        display=_get(d, "display", str, path),
+        prefix=_get(d, "prefix", str, path),
+        header=_get(d, "header", str, path),
+        annotations=os.path.join(here, _get(d, "annotations", str, path)),
+        listing=_get(d, "listing", str, path),
+        enum_table=_get(d, "enum_table", str, path, ""),
+        deprecated_macro=_get(d, "deprecated_macro", str, path, ""),
+        version_header=_get(ver, "header", str, path + " [version]"),
+        version_macros=_get(ver, "macros", list, path + " [version]"),
+        version_scale=_get(ver, "scale", list, path + " [version]"),
+        version_call=_get(ver, "call", str, path + " [version]", ""),
+        sonames=_get(lib, "sonames", list, path + " [library]"),
+        file_prefix=_get(lib, "file_prefix", str, path + " [library]"),
+        version_node=_get(lib, "version_node", str, path + " [library]", ""),
+        status_type=_get(status, "type", str, path + " [status]"),
+        success=_get(status, "success", str, path + " [status]"),
+        not_loaded=_get(status, "not_loaded", str, path + " [status]"),
+        handle_type=_get(handle, "type", str, path + " [handle]", ""),
+        stream_getter=_get(handle, "stream_getter", str, path + " [handle]", ""),
+        stream_handle_arg=_get(handle, "stream_handle_arg", int, path + " [handle]", 0),
+        stream_out_arg=_get(handle, "stream_out_arg", int, path + " [handle]", 1),
+        launch_takes_handle=_get(launch, "takes_handle", bool, path + " [launch]", True),
+        launch_except_matching=_get(launch, "except_matching", list, path + " [launch]", []),
+        launch_except=_get(launch, "except", list, path + " [launch]", []),
+        graph_update=_get(launch, "graph_update", str, path + " [launch]", ""),
+        void_pointers=_get(pointers, "void", str, path + " [pointers]", "device"),
+        number_pointers=_get(pointers, "numbers", str, path + " [pointers]", "annotated"),
+        host_numbers=_get(pointers, "host_numbers", list, path + " [pointers]", []),
+        scalars=_get(pointers, "scalars", str, path + " [pointers]", "host"),
+    )
+    if len(lib_.version_macros) != len(lib_.version_scale) or not lib_.version_macros:
+        raise GenError("%s: [version] macros and scale must be lists of the same length" % path)
+    if not lib_.sonames:
+        raise GenError("%s: [library] sonames is empty" % path)
+    if lib_.void_pointers != "device" or lib_.number_pointers not in ("annotated", "device") \
+            or lib_.scalars not in ("host", "pointer-mode"):
+        raise GenError("%s: [pointers]: void = \"device\"; numbers = \"annotated\" or "
+                       "\"device\"; scalars = \"host\" or \"pointer-mode\"" % path)
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", lib_.name):
+        raise GenError("%s: name must be lower case letters, digits and _" % path)
+    return lib_

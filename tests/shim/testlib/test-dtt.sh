@@ -1,0 +1,69 @@
+#!/bin/sh
+# test-dtt.sh - a library other than cuDNN, recorded end to end: dtt-prog
+# calls the test library libdtt.so.1 and cuDNN under a shim built from
+# both descriptions; dtt's calls must be read, shown and counted with no
+# decoder of dtt's, and the cuDNN calls dtt makes inside its own calls
+# (dttCheckBackend calls cudnnGetVersion) must be recorded nested: shown,
+# but not counted as the program's.
+#
+# usage: test-dtt.sh DNNTRACE SHIM DTT-PROG
+set -u
+dnntrace=$1 shim=$2 prog=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+# has FILE REGEX WHAT
+has() {
+	grep -Eq -- "$2" "$1" || {
+		bad "$3: no line matches '$2' in:"
+		cat "$1"
+	}
+}
+
+DNNTRACE_LIB=$shim "$dnntrace" record -o "$tmp/t.dnnt" -- "$prog" \
+	>"$tmp/out" 2>&1 || { bad "record failed"; cat "$tmp/out"; exit 1; }
+has "$tmp/out" '^dtt 10200, workspace 16, cuDNN ([0-9]+) = \1$' "the program's output"
+
+"$dnntrace" info "$tmp/t.dnnt" >"$tmp/info" 2>&1 || bad "info failed"
+has "$tmp/info" '^format: +1\.8$' "info: format"
+has "$tmp/info" '^DTT: +10200, built against 10200, loaded .*/libdtt\.so\.1\.2\.0$' "info: dtt"
+has "$tmp/info" '^cuDNN: +[0-9.]+, built against [0-9.]+, loaded .*libcudnn\.so' "info: cuDNN"
+# 9 dtt calls and 3 cuDNN calls the program made; 2 cuDNN calls dtt made
+has "$tmp/info" "^calls: +12 the program's, 2 made by one library inside another's call" "info: calls"
+
+"$dnntrace" dump "$tmp/t.dnnt" >"$tmp/dump" 2>&1 || bad "dump failed"
+has "$tmp/dump" 'dttScale\(handle=0x[0-9a-f]+, n=4, alpha=(2|2\.0+|.*2\.0.*), x=0x[0-9a-f]+, y=0x[0-9a-f]+\)' "dump: dttScale"
+has "$tmp/dump" 'dttGetWorkspaceSize\(.*size=>16\) = 0$' "dump: an output, a status"
+has "$tmp/dump" 'dttSetStream\(handle=0x[0-9a-f]+, stream=0x5000\)' "dump: a stream"
+[ "$(grep -c 'cudnnGetVersion.*\[nested\]' "$tmp/dump")" = 2 ] ||
+	bad "dump: two cudnnGetVersion calls marked nested: $(grep cudnnGetVersion "$tmp/dump")"
+[ "$(grep -c 'API_CALL.*\[nested\]' "$tmp/dump")" = 2 ] ||
+	bad "dump: only those nested"
+
+"$dnntrace" report "$tmp/t.dnnt" >"$tmp/report" 2>&1 || bad "report failed"
+has "$tmp/report" '^totals +12 calls' "report: the program's calls"
+
+"$dnntrace" export --format sqlite -o "$tmp/t.sqlite" "$tmp/t.dnnt" ||
+	bad "export failed"
+python3 - "$tmp/t.sqlite" <<'PY' || fail=1
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("""SELECT s.value, e.nested, COUNT(*) FROM CUDNN_EVENTS e
+    JOIN StringIds s ON s.id = e.nameId GROUP BY 1, 2""").fetchall()
+got = {(name, nested): n for name, nested, n in rows}
+want = {("dttCreate", 0): 1, ("dttSetStream", 0): 1, ("dttGetStream", 0): 1,
+        ("dttScale", 0): 1, ("dttGetWorkspaceSize", 0): 1,
+        ("dttCheckBackend", 0): 2, ("dttDestroy", 0): 1, ("dttGetVersion", 0): 1,
+        ("cudnnGetVersion", 1): 2, ("cudnnGetVersion", 0): 1,
+        ("cudnnCreateTensorDescriptor", 0): 1,
+        ("cudnnDestroyTensorDescriptor", 0): 1}
+for k in sorted(set(got) | set(want)):
+    if got.get(k) != want.get(k):
+        print("FAIL: sqlite: %s nested=%s: %s calls, want %s" % (k + (got.get(k), want.get(k))))
+        sys.exit(1)
+PY
+exit $fail
