@@ -51,12 +51,21 @@ struct dt_recipe_node {
 	bool training;   /* runs in training mode: a normalization's
 			    training phase, a *Training call */
 	uint32_t stride; /* a convolution's largest stride, 0 none */
+	const char *name; /* its library's name for it ("scale"), where
+			     the library's decoder gives one; NULL: its
+			     kind says what it is */
 };
 
 /* A name and its value: one of an engine's knob choices. */
 struct dt_recipe_kv {
 	const char *name; /* "TILE_SIZE" */
 	int64_t value;
+};
+
+/* A parameter of a problem, by the name its library gives it. */
+struct dt_recipe_param {
+	const char *name; /* "alpha" */
+	double value;
 };
 
 /* What an op is made of, as its library's decoder read it from the
@@ -72,6 +81,10 @@ struct dt_recipe {
 					     op->notes lists them (value:
 					     the library's number) */
 	uint32_t n_notes;
+	const struct dt_recipe_param *params; /* the problem's parameters, as
+						 its library names them (a
+						 scale's n and alpha) */
+	uint32_t n_params;
 };
 
 struct dt_op {

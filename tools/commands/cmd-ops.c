@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,27 @@ static void json_notes(struct dt_json *j, const struct dt_recipe *r)
 	dt_json_close(j, -1);
 }
 
+/* What the library calls the op and its parameters, where its decoder
+ * says: "operation": "scale", "params": {"n": 4, "alpha": 2} (neither
+ * for an op whose kind and tensors say it all). */
+static void json_params(struct dt_json *j, const struct dt_recipe *r)
+{
+	if (r && r->n_nodes == 1 && r->nodes[0].name)
+		dt_json_ks(j, "operation", r->nodes[0].name);
+	if (!r || !r->n_params)
+		return;
+	dt_json_key(j, "params");
+	dt_json_open(j, '{', -1);
+	for (uint32_t i = 0; i < r->n_params; i++) {
+		dt_json_key(j, r->params[i].name);
+		if (isfinite(r->params[i].value))
+			dt_json_raw(j, "%.17g", r->params[i].value);
+		else
+			dt_json_raw(j, "null");
+	}
+	dt_json_close(j, -1);
+}
+
 static void json_pointers(struct dt_json *j, const struct dt_op *op)
 {
 	char uid[24];
@@ -176,6 +198,7 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 	dt_json_ks(j, "desc", op->desc);
 	json_knobs(j, op->recipe);
 	json_notes(j, op->recipe);
+	json_params(j, op->recipe);
 	dt_json_key(j, "stream");
 	dt_json_hex(j, op->stream);
 	dt_json_key(j, "workspace_ptr");

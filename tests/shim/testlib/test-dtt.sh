@@ -1,10 +1,12 @@
 #!/bin/sh
 # test-dtt.sh - a library other than cuDNN, recorded end to end: dtt-prog
 # calls the test library libdtt.so.1 and cuDNN under a shim built from
-# both descriptions; dtt's calls must be read, shown and counted with no
-# decoder of dtt's, and the cuDNN calls dtt makes inside its own calls
-# (dttCheckBackend calls cudnnGetVersion) must be recorded nested: shown,
-# but not counted as the program's.
+# both descriptions; dtt's calls must be read, shown and counted, and the
+# cuDNN calls dtt makes inside its own calls (dttCheckBackend calls
+# cudnnGetVersion) must be recorded nested: shown, but not counted as the
+# program's. DNNTRACE is the tests' dnntrace, whose table of decoders
+# holds dtt's (dtt-decoder.c): dttScale must be an op of dtt's, with its
+# recipe, in ops, report and the exports.
 #
 # usage: test-dtt.sh DNNTRACE SHIM DTT-PROG
 set -u
@@ -32,8 +34,8 @@ has "$tmp/out" '^dtt 10200, workspace 16, cuDNN ([0-9]+) = \1$' "the program's o
 has "$tmp/info" '^format: +1\.8$' "info: format"
 has "$tmp/info" '^DTT: +10200, built against 10200, loaded .*/libdtt\.so\.1\.2\.0$' "info: dtt"
 has "$tmp/info" '^cuDNN: +[0-9.]+, built against [0-9.]+, loaded .*libcudnn\.so' "info: cuDNN"
-# 9 dtt calls and 3 cuDNN calls the program made; 2 cuDNN calls dtt made
-has "$tmp/info" "^calls: +12 the program's, 2 made by one library inside another's call" "info: calls"
+# 10 dtt calls and 3 cuDNN calls the program made; 2 cuDNN calls dtt made
+has "$tmp/info" "^calls: +13 the program's, 2 made by one library inside another's call" "info: calls"
 
 "$dnntrace" dump "$tmp/t.dnnt" >"$tmp/dump" 2>&1 || bad "dump failed"
 has "$tmp/dump" 'dttScale\(handle=0x[0-9a-f]+, n=4, alpha=(2|2\.0+|.*2\.0.*), x=0x[0-9a-f]+, y=0x[0-9a-f]+\)' "dump: dttScale"
@@ -44,8 +46,30 @@ has "$tmp/dump" 'dttSetStream\(handle=0x[0-9a-f]+, stream=0x5000\)' "dump: a str
 [ "$(grep -c 'API_CALL.*\[nested\]' "$tmp/dump")" = 2 ] ||
 	bad "dump: only those nested"
 
+# dttScale, twice one problem: ops of dtt's decoder, with their recipe
+"$dnntrace" ops "$tmp/t.dnnt" >"$tmp/ops" 2>&1 || bad "ops failed"
+[ "$(grep -Ec ' dttScale scale n=4 alpha=2 float$' "$tmp/ops")" = 2 ] ||
+	bad "ops: two dttScale ops: $(cat "$tmp/ops")"
+has "$tmp/ops" ' 16 B dttScale ' "ops: the workspace dtt said, once asked"
+"$dnntrace" ops --format json "$tmp/t.dnnt" >"$tmp/ops.json" 2>&1 ||
+	bad "ops --format json failed"
+python3 - "$tmp/ops.json" <<'PY' || fail=1
+import json, sys
+ops = json.load(open(sys.argv[1]))["ops"]
+want = {"api": "dttScale", "operation": "scale", "kind": "pointwise",
+        "params": {"n": 4, "alpha": 2}, "math": "fp32", "stream": "0x5000"}
+for op in ops:
+    got = {k: op.get(k) for k in want}
+    if got != want:
+        print("FAIL: ops json: %s, want %s" % (got, want))
+        sys.exit(1)
+if len(ops) != 2:
+    print("FAIL: ops json: %d ops, want 2" % len(ops))
+    sys.exit(1)
+PY
+
 "$dnntrace" report "$tmp/t.dnnt" >"$tmp/report" 2>&1 || bad "report failed"
-has "$tmp/report" '^totals +12 calls' "report: the program's calls"
+has "$tmp/report" '^totals +13 calls' "report: the program's calls"
 
 "$dnntrace" export --format sqlite -o "$tmp/t.sqlite" "$tmp/t.dnnt" ||
 	bad "export failed"
@@ -56,7 +80,7 @@ rows = db.execute("""SELECT s.value, e.nested, COUNT(*) FROM CUDNN_EVENTS e
     JOIN StringIds s ON s.id = e.nameId GROUP BY 1, 2""").fetchall()
 got = {(name, nested): n for name, nested, n in rows}
 want = {("dttCreate", 0): 1, ("dttSetStream", 0): 1, ("dttGetStream", 0): 1,
-        ("dttScale", 0): 1, ("dttGetWorkspaceSize", 0): 1,
+        ("dttScale", 0): 2, ("dttGetWorkspaceSize", 0): 1,
         ("dttCheckBackend", 0): 2, ("dttDestroy", 0): 1, ("dttGetVersion", 0): 1,
         ("cudnnGetVersion", 1): 2, ("cudnnGetVersion", 0): 1,
         ("cudnnCreateTensorDescriptor", 0): 1,
