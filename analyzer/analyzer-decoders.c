@@ -47,6 +47,14 @@ const char *dt_library_display(const char *library)
 	return l ? l->display : library && *library ? library : "?";
 }
 
+const char *dt_library_version(const char *library, const char *v, char *buf,
+			       size_t size)
+{
+	if (library && !strcmp(library, "cudnn"))
+		return dt_fmt_cudnn_version(v, buf, size);
+	return v ? v : "?";
+}
+
 enum dt_lib dt_lib_of_library(const char *library)
 {
 	const struct library *l = library_of(library);

@@ -167,4 +167,10 @@ uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i);
  * trace's name. */
 const char *dt_library_display(const char *library);
 
+/* A library's version number v in words, as its INFO key
+ * lib.<library>.version holds it: cuDNN's 91900 as 9.19.0, others' as
+ * they are ("?" for NULL). */
+const char *dt_library_version(const char *library, const char *v, char *buf,
+			       size_t size);
+
 #endif /* DT_OPS_H */

@@ -69,7 +69,33 @@ if len(ops) != 2:
 PY
 
 "$dnntrace" report "$tmp/t.dnnt" >"$tmp/report" 2>&1 || bad "report failed"
-has "$tmp/report" '^totals +13 calls' "report: the program's calls"
+has "$tmp/report" '^totals +13 calls \(0 failed\), 2 op executions \(DTT 2, cuDNN 0\)' \
+	"report: the program's calls, op executions by library"
+has "$tmp/report" '^DTT +10200, .*/libdtt\.so\.1\.2\.0$' "report: a line for DTT"
+has "$tmp/report" '^cuDNN +[0-9.]+, .*libcudnn\.so' "report: a line for cuDNN"
+has "$tmp/report" '^DTT functions by host time: 8 of 8$' "report: DTT's functions"
+has "$tmp/report" '^cuDNN functions by host time: 3 of 3$' "report: cuDNN's functions"
+has "$tmp/report" ' pointwise fp32 scale n=4 alpha=2 float$' "report: dtt's problem"
+"$dnntrace" report --format json "$tmp/t.dnnt" >"$tmp/report.json" 2>&1 ||
+	bad "report --format json failed"
+python3 - "$tmp/report.json" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+libs = {l["library"]: l for l in r["wrapped"]}
+got = {k: (libs[k]["display"], libs[k]["calls"], libs[k]["ops"]) for k in libs}
+want = {"dtt": ("DTT", 10, 2), "cudnn": ("cuDNN", 3, 0)}
+if got != want:
+    print("FAIL: report json: wrapped %s, want %s" % (got, want))
+    sys.exit(1)
+apis = {a["name"]: a["library"] for a in r["apis"]}
+if apis.get("dttScale") != "dtt" or apis.get("cudnnGetVersion") != "cudnn":
+    print("FAIL: report json: apis' libraries %s" % apis)
+    sys.exit(1)
+ops = [(o["api"], o["count"]) for o in r["ops"]]
+if ops != [("dttScale", 2)]:
+    print("FAIL: report json: ops %s" % ops)
+    sys.exit(1)
+PY
 
 "$dnntrace" export --format sqlite -o "$tmp/t.sqlite" "$tmp/t.dnnt" ||
 	bad "export failed"
