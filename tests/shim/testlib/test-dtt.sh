@@ -104,6 +104,18 @@ import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("""SELECT s.value, e.nested, COUNT(*) FROM CUDNN_EVENTS e
     JOIN StringIds s ON s.id = e.nameId GROUP BY 1, 2""").fetchall()
+libs = db.execute("""SELECT s.value, e.library FROM CUDNN_EVENTS e
+    JOIN StringIds s ON s.id = e.nameId""").fetchall()
+for name, lib in libs:
+    if lib != ("dtt" if name.startswith("dtt") else "cudnn"):
+        print("FAIL: sqlite: %s of library %s" % (name, lib))
+        sys.exit(1)
+ops = db.execute("""SELECT s.value, o.library, o.kind, b.value FROM CUDNN_OPS o
+    JOIN StringIds s ON s.id = o.nameId
+    JOIN StringIds b ON b.id = o.briefId""").fetchall()
+if ops != [("dttScale", "dtt", "pointwise", "scale n=4 alpha=2 float")] * 2:
+    print("FAIL: sqlite: ops %s" % ops)
+    sys.exit(1)
 got = {(name, nested): n for name, nested, n in rows}
 want = {("dttCreate", 0): 1, ("dttSetStream", 0): 1, ("dttGetStream", 0): 1,
         ("dttScale", 0): 2, ("dttGetWorkspaceSize", 0): 1,
@@ -116,4 +128,28 @@ for k in sorted(set(got) | set(want)):
         print("FAIL: sqlite: %s nested=%s: %s calls, want %s" % (k + (got.get(k), want.get(k))))
         sys.exit(1)
 PY
+
+# the timelines: dtt's calls carry their library
+for f in chrome perfetto; do
+	"$dnntrace" export --format $f -o "$tmp/t.$f" "$tmp/t.dnnt" ||
+		bad "export --format $f failed"
+done
+python3 - "$tmp/t.chrome" <<'PY' || fail=1
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+calls = [(e["name"], e["args"].get("library")) for e in ev
+         if e.get("cat") == "cpu_op"]
+bad = [c for c in calls if c[1] != ("dtt" if c[0].startswith("dtt") else None)]
+if bad or not calls:
+    print("FAIL: chrome: calls and their library arguments: %s" % calls)
+    sys.exit(1)
+PY
+python3 "$(dirname "$0")/../../tools/check-perfetto.py" --text \
+	"$tmp/t.perfetto" >"$tmp/perfetto.txt" || bad "perfetto: unreadable"
+[ "$(grep -c "'dttScale' seq=[0-9]* library='dtt' " "$tmp/perfetto.txt")" = 2 ] ||
+	bad "perfetto: dttScale's calls without their library: $(grep dttScale "$tmp/perfetto.txt")"
+if grep "'cudnn[A-Za-z]*' .*library=" "$tmp/perfetto.txt"; then
+	bad "perfetto: a cuDNN call has a library argument"
+fi
 exit $fail
