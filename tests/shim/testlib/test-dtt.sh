@@ -76,6 +76,7 @@ has "$tmp/report" '^cuDNN +[0-9.]+, .*libcudnn\.so' "report: a line for cuDNN"
 has "$tmp/report" '^DTT functions by host time: 8 of 8$' "report: DTT's functions"
 has "$tmp/report" '^cuDNN functions by host time: 3 of 3$' "report: cuDNN's functions"
 has "$tmp/report" ' pointwise fp32 scale n=4 alpha=2 float$' "report: dtt's problem"
+has "$tmp/report" '^count +GPU time +of libraries ' "report: ops' share of every library's"
 "$dnntrace" report --format json "$tmp/t.dnnt" >"$tmp/report.json" 2>&1 ||
 	bad "report --format json failed"
 python3 - "$tmp/report.json" <<'PY' || fail=1
