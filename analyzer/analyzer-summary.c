@@ -476,6 +476,17 @@ bool dt_sum_cudnn_only(const struct dt_summary *s)
 	return true;
 }
 
+uint64_t dt_sum_share_ns(const struct dt_summary *s)
+{
+	uint64_t ns = 0;
+
+	if (dt_sum_cudnn_only(s))
+		return s->cudnn_ns;
+	for (size_t i = 0; i < s->n_libs; i++)
+		ns += s->libs[i].gpu_ns;
+	return ns;
+}
+
 /* What the first trace that says anything of a library says: its name,
  * version and file, as info prints them. */
 static void sum_lib_facts(struct dt_summary *s, const struct dt_file_info *fi)

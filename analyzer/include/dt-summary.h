@@ -354,6 +354,11 @@ const char *dt_sum_callers(const struct dt_summary *s);
  * word what they print as they always have, cuDNN by name. */
 bool dt_sum_cudnn_only(const struct dt_summary *s);
 
+/* The GPU time an op's share is of: cuDNN's (cudnn_ns), or where the
+ * traces wrapped other libraries, the work inside every library's
+ * calls. */
+uint64_t dt_sum_share_ns(const struct dt_summary *s);
+
 /* Read one trace into the summary. Returns 0, or -1 with a sentence in
  * err when the file cannot be read at all (a damaged file still counts
  * for what could be read; its dt_sum_file says how it ended). */

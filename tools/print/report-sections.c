@@ -429,19 +429,6 @@ static void ops_columns(const struct dt_summary *s, struct ops_columns *oc)
 
 /* A problem's GPU times, engine, workspace and rates against the
  * device's peaks; when sampled, how many runs were timed. */
-/* The GPU time an op's share is of: cuDNN's, or where the traces wrapped
- * other libraries, the work inside every library's calls. */
-static uint64_t libs_ns(const struct dt_summary *s)
-{
-	uint64_t ns = 0;
-
-	if (dt_sum_cudnn_only(s))
-		return s->cudnn_ns;
-	for (size_t i = 0; i < s->n_libs; i++)
-		ns += s->libs[i].gpu_ns;
-	return ns;
-}
-
 static void ops_times(struct dt_table *t, const struct dt_summary *s,
 		      const struct dt_sum_problem *p)
 {
@@ -452,7 +439,7 @@ static void ops_times(struct dt_table *t, const struct dt_summary *s,
 	dt_table_cell(t, "%" PRIu64, p->count);
 	dt_table_cell(t, "%s", dt_fmt_ns(p->gpu_ns, b[0], sizeof(b[0])));
 	dt_table_cell(t, "%s",
-		      dt_fmt_pct(dt_report_share(p->gpu_ns, libs_ns(s)), b[1],
+		      dt_fmt_pct(dt_report_share(p->gpu_ns, dt_sum_share_ns(s)), b[1],
 				 sizeof(b[1])));
 	dt_table_cell(t, "%s",
 		      p->tune_count ? dt_fmt_ns(p->tune_ns, b[6], sizeof(b[6]))
