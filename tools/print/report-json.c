@@ -311,7 +311,8 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 	dt_json_ku(j, "median_ns", p->median_ns);
 	dt_json_ku(j, "min_ns", p->min_ns);
 	dt_json_ku(j, "max_ns", p->max_ns);
-	dt_json_kn(j, "share", dt_report_share(p->gpu_ns, dt_sum_share_ns(s)) / 100);
+	dt_json_kn(j, "share",
+		   dt_report_share(p->gpu_ns, dt_sum_share_ns(s)) / 100);
 	dt_json_ki(j, "engine", p->last_engine);
 	dt_json_key(j, "engines");
 	dt_json_open(j, '[', -1);

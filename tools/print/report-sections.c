@@ -439,8 +439,8 @@ static void ops_times(struct dt_table *t, const struct dt_summary *s,
 	dt_table_cell(t, "%" PRIu64, p->count);
 	dt_table_cell(t, "%s", dt_fmt_ns(p->gpu_ns, b[0], sizeof(b[0])));
 	dt_table_cell(t, "%s",
-		      dt_fmt_pct(dt_report_share(p->gpu_ns, dt_sum_share_ns(s)), b[1],
-				 sizeof(b[1])));
+		      dt_fmt_pct(dt_report_share(p->gpu_ns, dt_sum_share_ns(s)),
+				 b[1], sizeof(b[1])));
 	dt_table_cell(t, "%s",
 		      p->tune_count ? dt_fmt_ns(p->tune_ns, b[6], sizeof(b[6]))
 				    : "-");

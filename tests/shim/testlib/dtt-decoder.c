@@ -46,8 +46,7 @@ static const struct dt_arg *arg_named(const struct dt_arg *args, int n,
 	size_t len = strlen(name);
 
 	for (int i = 0; i < n; i++)
-		if (args[i].name_len == len &&
-		    !memcmp(args[i].name, name, len))
+		if (args[i].name_len == len && !memcmp(args[i].name, name, len))
 			return &args[i];
 	return NULL;
 }
@@ -64,8 +63,8 @@ static struct dtt_problem *problem_of(struct dtt_model *m, int64_t n,
 	for (p = m->problems; p; p = p->next)
 		if (p->n == n && !memcmp(&p->alpha, &alpha, sizeof(alpha)))
 			return p;
-	snprintf(key, sizeof(key), "scale n=%lld alpha=%g float",
-		 (long long)n, alpha);
+	snprintf(key, sizeof(key), "scale n=%lld alpha=%g float", (long long)n,
+		 alpha);
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->key = strdup(key))) {
 		free(p);

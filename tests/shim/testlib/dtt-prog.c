@@ -20,8 +20,7 @@ int main(void)
 	if (dttCreate(&h) || dttSetStream(h, s) || dttGetStream(h, &got) ||
 	    got != s || dttScale(h, 4, &alpha, x, y) || y[3] != 8.0f ||
 	    dttGetWorkspaceSize(h, 4, &ws) || dttScale(h, 4, &alpha, x, y) ||
-	    dttCheckBackend(h, &backend) ||
-	    dttCheckBackend(h, &backend)) {
+	    dttCheckBackend(h, &backend) || dttCheckBackend(h, &backend)) {
 		fprintf(stderr, "dtt-prog: a dtt call failed\n");
 		return 1;
 	}
