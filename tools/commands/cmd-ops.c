@@ -523,13 +523,17 @@ static void ops_json_end(struct dt_json *j, const struct dt_model_stats *ms,
 
 /* The text's closing "# " lines: the totals, sampling, CUDA graphs, and
  * what an incomplete trace lacks. */
-static void ops_text_end(const struct dt_model_stats *ms,
+static void ops_text_end(const struct dt_file_info *fi,
+			 const struct dt_model_stats *ms,
 			 const struct dt_file_stats *st)
 {
+	/* a trace of cuDNN alone (or before LIBRARY records) says cuDNN */
+	bool several = fi->n_libraries > 1;
+
 	printf("# %" PRIu64 " op executions; %" PRIu64
-	       " kernels ran outside cuDNN "
-	       "calls%s\n",
+	       " kernels ran outside %s calls%s\n",
 	       ms->ops, ms->other_kernels,
+	       several ? "the libraries'" : "cuDNN",
 	       ms->undecoded ? "; some calls could not be decoded" : "");
 	if (ms->sampling.one_in)
 		printf("# GPU activity sampled: %" PRIu64 " windows, "
@@ -623,7 +627,7 @@ int cmd_ops(int argc, char **argv)
 	if (a.fmt == DT_JSON) {
 		ops_json_end(&o.j, ms, st);
 	} else if (a.call < 0) {
-		ops_text_end(ms, st);
+		ops_text_end(o.fi, ms, st);
 	} else if (!o.call_seen) {
 		no_such_call(path, &o, st);
 		dt_session_close(ss);

@@ -51,6 +51,8 @@ has "$tmp/dump" 'dttSetStream\(handle=0x[0-9a-f]+, stream=0x5000\)' "dump: a str
 [ "$(grep -Ec ' dttScale scale n=4 alpha=2 float$' "$tmp/ops")" = 2 ] ||
 	bad "ops: two dttScale ops: $(cat "$tmp/ops")"
 has "$tmp/ops" ' 16 B dttScale ' "ops: the workspace dtt said, once asked"
+has "$tmp/ops" "^# 2 op executions; 0 kernels ran outside the libraries' calls$" \
+	"ops: the totals"
 "$dnntrace" ops --format json "$tmp/t.dnnt" >"$tmp/ops.json" 2>&1 ||
 	bad "ops --format json failed"
 python3 - "$tmp/ops.json" <<'PY' || fail=1
