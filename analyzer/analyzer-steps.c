@@ -74,13 +74,15 @@ struct ring {
 	struct sums s[RING];
 };
 
-/* A run of regular intervals: its histogram, where it began. */
+/* A run of regular intervals: its histogram, where it began. What every
+ * interval reads and writes comes first, in one cache line with the
+ * track's own (struct track). */
 struct run {
-	uint32_t iv[BUCKETS];
-	uint64_t start; /* the occurrence that began it */
-	uint64_t index; /* its number, from 0 */
 	uint64_t n;     /* intervals */
 	uint64_t sum;   /* their time */
+	uint64_t start; /* the occurrence that began it */
+	uint64_t index; /* its number, from 0 */
+	uint32_t iv[BUCKETS];
 };
 
 /* A token seen twice or more keeps its last run of intervals and, while
@@ -88,14 +90,15 @@ struct run {
  * turns erratic near its end (the machine busy with something else) is
  * still its steady state, those steps slow ones. */
 struct track {
-	struct run cur, prev;
-	bool has_prev;
 	double ref; /* the run's typical interval */
+	int streak;
+	bool has_prev;
+	struct run cur;
 	/* intervals outside the run, in a row: each one's start and length,
 	 * its occurrence's number */
 	uint64_t streak_t[STREAK], streak_iv[STREAK];
 	uint64_t streak_index[STREAK];
-	int streak;
+	struct run prev;
 };
 
 struct token {
@@ -107,7 +110,9 @@ struct token {
 /* A kernel name's GPU time per slice, launched outside cuDNN calls. */
 struct kname {
 	const struct dt_kernel_class *kc;
-	uint64_t ns[SLICES], n[SLICES];
+	struct {
+		uint64_t ns, n; /* together: a kernel adds to both */
+	} at[SLICES];
 };
 
 enum space { SP_RANGE, SP_KERNEL, SP_CALL, SP_COUNT };
@@ -129,8 +134,12 @@ struct dt_stepper {
 	uint64_t t_first, t_last;
 	uint64_t t_last_gpu, t_last_call; /* the last kernel, graph launch,
 					     call */
-	/* the slices: SLICES of width ns from t_first */
+	/* the slices: SLICES of width ns from t_first; [slice_lo, slice_hi)
+	 * is slice's, the last one an event fell in: most events fall in it
+	 * again, and need no division */
 	uint64_t width;
+	uint64_t slice_lo, slice_hi;
+	int slice;
 	struct sums sums;
 	struct ring rings[SCALES];
 	uint64_t gpu[SLICES]; /* for the kernels' shares */
@@ -306,7 +315,19 @@ static bool ring_sum(const struct ring *rings, uint64_t a, uint64_t b,
 
 /* ---------------------------------------------------------- slices */
 
-static int slice_of(struct dt_stepper *st, uint64_t t)
+/* A kernel name's slices, twice as wide (dt_bins_fold's, for pairs). */
+static void kname_fold(struct kname *kn)
+{
+	for (size_t i = 0; i < SLICES / 2; i++) {
+		kn->at[i].ns = kn->at[2 * i].ns + kn->at[2 * i + 1].ns;
+		kn->at[i].n = kn->at[2 * i].n + kn->at[2 * i + 1].n;
+	}
+	memset(kn->at + SLICES / 2, 0, (SLICES / 2) * sizeof(kn->at[0]));
+}
+
+/* The slice of t, the first time in the last slice's bounds: the slices
+ * widened as needed. */
+static int slice_find(struct dt_stepper *st, uint64_t t)
 {
 	if (!st->t_first || t < st->t_first)
 		return 0;
@@ -314,12 +335,21 @@ static int slice_of(struct dt_stepper *st, uint64_t t)
 		dt_bins_fold(st->gpu, SLICES);
 		for (size_t i = 0; i < st->cap_kn; i++)
 			if (st->kn[i]) {
-				dt_bins_fold(st->kn[i]->ns, SLICES);
-				dt_bins_fold(st->kn[i]->n, SLICES);
+				kname_fold(st->kn[i]);
 			}
 		st->width *= 2;
 	}
-	return (int)((t - st->t_first) / st->width);
+	st->slice = (int)((t - st->t_first) / st->width);
+	st->slice_lo = st->t_first + (uint64_t)st->slice * st->width;
+	st->slice_hi = st->slice_lo + st->width;
+	return st->slice;
+}
+
+static inline int slice_of(struct dt_stepper *st, uint64_t t)
+{
+	if (t >= st->slice_lo && t < st->slice_hi)
+		return st->slice;
+	return slice_find(st, t);
 }
 
 /* An event at t; one earlier than the first joins the first slice. */
@@ -357,9 +387,10 @@ static void run_add(struct track *tr, uint64_t iv)
 	r->sum += iv;
 	if (++r->n == MIN_STEPS)
 		tr->has_prev = false; /* a new regime, established */
-	/* the typical interval follows the run slowly */
-	double w = r->n < 16 ? (double)r->n : 16.0;
-	tr->ref += ((double)iv - tr->ref) / w;
+	/* the typical interval follows the run slowly; past 16 intervals by
+	 * a sixteenth, a product as exact as the quotient and cheaper */
+	double dv = (double)iv - tr->ref;
+	tr->ref += r->n < 16 ? dv / (double)r->n : dv * (1.0 / 16);
 }
 
 /* The intervals of a short run, and those of the streak before first,
@@ -441,8 +472,9 @@ static void last_run(struct track *tr)
 	}
 }
 
-/* The token seen again (or first) at t. */
-static void hit(struct dt_stepper *st, struct token *k, uint64_t t)
+/* The token seen again (or first) at t, when not simply one regular
+ * interval more (hit). */
+static void hit_other(struct dt_stepper *st, struct token *k, uint64_t t)
 {
 	if (k->count && t < k->last)
 		return; /* out of order: not an interval */
@@ -453,6 +485,22 @@ static void hit(struct dt_stepper *st, struct token *k, uint64_t t)
 		if (k->tr)
 			interval(k->tr, k->last, k->count - 1, t - k->last);
 	}
+	k->count++;
+	k->last = t;
+}
+
+/* The token seen again (or first) at t. Most of the time, a track's run
+ * goes on with one more regular interval: that, without calls. */
+static inline void hit(struct dt_stepper *st, struct token *k, uint64_t t)
+{
+	struct track *tr = k->tr;
+
+	if (!tr || t < k->last || tr->streak || !tr->cur.n ||
+	    !regular(tr->ref, t - k->last)) {
+		hit_other(st, k, t);
+		return;
+	}
+	run_add(tr, t - k->last);
 	k->count++;
 	k->last = t;
 }
@@ -498,8 +546,8 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		if (!n && (n = st->kn[kc->id] = calloc(1, sizeof(*n))))
 			n->kc = kc;
 		if (n) {
-			n->ns[s] += d;
-			n->n[s]++;
+			n->at[s].ns += d;
+			n->at[s].n++;
 		}
 	}
 	struct token *k = token_at(st, SP_KERNEL, kc->id);
@@ -759,8 +807,8 @@ static void steady_kernels(struct dt_stepper *st, struct dt_step_stats *r,
 		if (!kn)
 			continue;
 		for (int s = k0; s < k1; s++) {
-			ns += kn->ns[s];
-			count += kn->n[s];
+			ns += kn->at[s].ns;
+			count += kn->at[s].n;
 		}
 		if (!count)
 			continue;
