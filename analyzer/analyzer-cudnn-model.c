@@ -961,7 +961,7 @@ static void cudnn_unresolved(void *state, struct pending *p)
 	m_stats(m->core)->plans.unknown_runs++;
 }
 
-const struct dt_decoder dt_cudnn_decoder = {
+const struct dt_decoder dt_decoder_cudnn = {
 	.library = "cudnn",
 	.create = cudnn_create,
 	.destroy = cudnn_destroy,

@@ -36,8 +36,10 @@ struct dt_decoder {
 	void (*unresolved)(void *state, struct pending *p);
 };
 
-/* The decoder of library, or NULL when it has none (the table is
- * analyzer-decoders.c). */
+/* The decoder of library, or NULL when it has none. The table is the
+ * program's, written by the build from its list of decoders: a decoder is
+ * a `const struct dt_decoder dt_decoder_<library>` in files of its own,
+ * added to that list (analyzer/meson.build), with no change here. */
 const struct dt_decoder *dt_decoder_find(const char *library);
 
 #endif /* DT_ANALYZER_DECODER_H */

@@ -1,25 +1,26 @@
 /*
  * analyzer-decoders.c - the libraries the analyzer knows: each one's
- * name as views print it, and its decoder where it has one. A library
- * missing here is still read, counted and shown, by the name its trace
- * gives it.
+ * name as views print it and what its GPU work counts under; and the
+ * decoders, found in the program's table (decoder-table.c.in, which the
+ * build writes). A library missing here is still read, counted and
+ * shown, by the name its trace gives it; one with no decoder, left
+ * undescribed.
  */
 #include <string.h>
 
 #include "analyzer-decoder.h"
 
-/* Each defined in its decoder's files. */
-extern const struct dt_decoder dt_cudnn_decoder;
+/* The program's decoders, NULL-terminated: the build's table. */
+extern const struct dt_decoder *const dt_decoders[];
 
 static const struct library {
 	const char *name;    /* dt_api_def.library */
 	const char *display; /* as views print it */
 	enum dt_lib kernels; /* what its calls' GPU work counts under */
-	const struct dt_decoder *decoder;
 } libraries[] = {
-	{ "cudnn", "cuDNN", DT_LIB_CUDNN, &dt_cudnn_decoder },
-	{ "cublas", "cuBLAS", DT_LIB_CUBLAS, NULL },
-	{ "cublasLt", "cuBLASLt", DT_LIB_CUBLAS, NULL },
+	{ "cudnn", "cuDNN", DT_LIB_CUDNN },
+	{ "cublas", "cuBLAS", DT_LIB_CUBLAS },
+	{ "cublasLt", "cuBLASLt", DT_LIB_CUBLAS },
 };
 
 static const struct library *library_of(const char *name)
@@ -33,9 +34,10 @@ static const struct library *library_of(const char *name)
 
 const struct dt_decoder *dt_decoder_find(const char *library)
 {
-	const struct library *l = library_of(library);
-
-	return l ? l->decoder : NULL;
+	for (size_t i = 0; library && dt_decoders[i]; i++)
+		if (!strcmp(dt_decoders[i]->library, library))
+			return dt_decoders[i];
+	return NULL;
 }
 
 const char *dt_library_display(const char *library)
@@ -43,6 +45,14 @@ const char *dt_library_display(const char *library)
 	const struct library *l = library_of(library);
 
 	return l ? l->display : library && *library ? library : "?";
+}
+
+const char *dt_library_version(const char *library, const char *v, char *buf,
+			       size_t size)
+{
+	if (library && !strcmp(library, "cudnn"))
+		return dt_fmt_cudnn_version(v, buf, size);
+	return v ? v : "?";
 }
 
 enum dt_lib dt_lib_of_library(const char *library)

@@ -1024,7 +1024,8 @@ void m_op_finish(struct pending *p)
 	op->ptrs = p->ptrs;
 	op->n_ptrs = p->n_ptrs;
 	op->first_kernel = p->first_kernel;
-	op->recipe = p->recipe.n_nodes || p->recipe.n_knobs || p->recipe.n_notes
+	op->recipe = p->recipe.n_nodes || p->recipe.n_knobs ||
+				     p->recipe.n_notes || p->recipe.n_params
 			     ? &p->recipe
 			     : NULL;
 	if (op->tensor_cores < 0 && op->cost.tensor_op)

@@ -85,8 +85,11 @@ static struct dt_sum_lib *sum_lib(struct dt_summary *s, const char *library)
 	if (s->n_libs == DT_SUM_LIBS)
 		return &s->libs[DT_SUM_LIBS - 1];
 	struct dt_sum_lib *l = &s->libs[s->n_libs];
-	if (!(l->library = strdup(name)))
+	if (!(l->library = strdup(name)) ||
+	    !(l->display = strdup(dt_library_display(name)))) {
+		free(l->library);
 		return &s->libs[s->n_libs ? s->n_libs - 1 : 0];
+	}
 	s->n_libs++;
 	return l;
 }
@@ -461,8 +464,53 @@ const char *dt_rank_label(const struct dt_sum_file *f, char *buf,
 
 const char *dt_sum_callers(const struct dt_summary *s)
 {
-	return s->n_libs == 1 ? dt_library_display(s->libs[0].library)
-			      : "the libraries'";
+	return s->n_libs == 1 ? s->libs[0].display : "the libraries'";
+}
+
+bool dt_sum_cudnn_only(const struct dt_summary *s)
+{
+	for (size_t i = 0; i < s->n_libs; i++)
+		if (strcmp(s->libs[i].library, "cudnn") &&
+		    strcmp(s->libs[i].library, "?"))
+			return false;
+	return true;
+}
+
+uint64_t dt_sum_share_ns(const struct dt_summary *s)
+{
+	uint64_t ns = 0;
+
+	if (dt_sum_cudnn_only(s))
+		return s->cudnn_ns;
+	for (size_t i = 0; i < s->n_libs; i++)
+		ns += s->libs[i].gpu_ns;
+	return ns;
+}
+
+/* What the first trace that says anything of a library says: its name,
+ * version and file, as info prints them. */
+static void sum_lib_facts(struct dt_summary *s, const struct dt_file_info *fi)
+{
+	for (uint32_t i = 0; i < fi->n_libraries; i++) {
+		const struct dt_library_def *d = &fi->libraries[i];
+		struct dt_sum_lib *l = sum_lib(s, d->name);
+		const char *v = dt_library_info_get(fi, d->name, "version");
+		const char *file = dt_library_info_get(fi, d->name, "file");
+		char buf[32];
+
+		if (!file)
+			file = dt_library_info_get(fi, d->name, "path");
+		if (l->version || l->file || strcmp(l->library, d->name))
+			continue;
+		if (d->display && *d->display) {
+			free(l->display);
+			l->display = dt_xstrdup(d->display);
+		}
+		if (v)
+			l->version = dt_xstrdup(
+				dt_library_version(d->name, v, buf, sizeof(buf)));
+		l->file = dt_xstrdup(file);
+	}
 }
 
 uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
@@ -520,6 +568,7 @@ static void on_call(void *arg, const struct dt_call *a)
 			return;
 	}
 	struct dt_sum_api *r = &s->apis[pv->api_map[a->api] - 1];
+	r->lib = (size_t)(l - s->libs);
 	if (!r->calls || d < r->min)
 		r->min = d;
 	if (d > r->max)
@@ -706,6 +755,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	for (uint32_t i = 0; i < fi->n_apis; i++)
 		if (fi->apis[i].name)
 			sum_lib(s, fi->apis[i].library);
+	sum_lib_facts(s, fi);
 	dt_dram_finish(pv->dram);
 	dt_dram_free(pv->dram);
 	pv->dram = NULL;
@@ -1034,8 +1084,12 @@ void dt_summary_free(struct dt_summary *s)
 		return;
 	struct priv *pv = P(s);
 	dt_fusion_free(s->fusion);
-	for (size_t i = 0; i < s->n_libs; i++)
+	for (size_t i = 0; i < s->n_libs; i++) {
 		free(s->libs[i].library);
+		free(s->libs[i].display);
+		free(s->libs[i].version);
+		free(s->libs[i].file);
+	}
 	for (size_t i = 0; i < s->n_files; i++) {
 		struct dt_sum_file *f = &s->files[i];
 		free(f->path);

@@ -51,12 +51,21 @@ struct dt_recipe_node {
 	bool training;   /* runs in training mode: a normalization's
 			    training phase, a *Training call */
 	uint32_t stride; /* a convolution's largest stride, 0 none */
+	const char *name; /* its library's name for it ("scale"), where
+			     the library's decoder gives one; NULL: its
+			     kind says what it is */
 };
 
 /* A name and its value: one of an engine's knob choices. */
 struct dt_recipe_kv {
 	const char *name; /* "TILE_SIZE" */
 	int64_t value;
+};
+
+/* A parameter of a problem, by the name its library gives it. */
+struct dt_recipe_param {
+	const char *name; /* "alpha" */
+	double value;
 };
 
 /* What an op is made of, as its library's decoder read it from the
@@ -72,6 +81,10 @@ struct dt_recipe {
 					     op->notes lists them (value:
 					     the library's number) */
 	uint32_t n_notes;
+	const struct dt_recipe_param *params; /* the problem's parameters, as
+						 its library names them (a
+						 scale's n and alpha) */
+	uint32_t n_params;
 };
 
 struct dt_op {
@@ -153,5 +166,11 @@ uint64_t dt_op_tensor_ptr(const struct dt_op *op, uint32_t i);
  * "cudnn" -> "cuDNN"; a library the analyzer does not know goes by the
  * trace's name. */
 const char *dt_library_display(const char *library);
+
+/* A library's version number v in words, as its INFO key
+ * lib.<library>.version holds it: cuDNN's 91900 as 9.19.0, others' as
+ * they are ("?" for NULL). */
+const char *dt_library_version(const char *library, const char *v, char *buf,
+			       size_t size);
 
 #endif /* DT_OPS_H */

@@ -92,6 +92,7 @@ struct dt_sum_api {
 	uint64_t calls, failed, ns, min, max;
 	uint64_t failed_ns;
 	int32_t last_failure; /* cudnnStatus_t of the last failed call */
+	size_t lib;           /* its library: an index in dt_summary.libs */
 };
 
 /* What cuDNN ran a problem with: an engine and its knob choices
@@ -268,6 +269,10 @@ void dt_dram_free(struct dt_dram *d);
  * the GPU work launched inside them. */
 struct dt_sum_lib {
 	char *library; /* "cudnn"; "?" for work of a call not known */
+	/* as the (first) trace names it ("DTT"; dt_library_display() where
+	 * it names none), its version in words and the file loaded, or NULL
+	 * (what info prints of it) */
+	char *display, *version, *file;
 	uint64_t calls, failed, host_ns;
 	uint64_t ops;          /* op executions */
 	uint64_t gpu_ns, work; /* kernels, copies and sets inside its calls */
@@ -344,6 +349,15 @@ struct dt_summary *dt_summary_new(const struct dt_summary_opts *opts);
 /* Whose calls the traces recorded, for labels: the one library's display
  * name ("cuDNN"), or "the libraries'" when there are several. */
 const char *dt_sum_callers(const struct dt_summary *s);
+
+/* The traces wrapped cuDNN alone (work of calls not known aside): views
+ * word what they print as they always have, cuDNN by name. */
+bool dt_sum_cudnn_only(const struct dt_summary *s);
+
+/* The GPU time an op's share is of: cuDNN's (cudnn_ns), or where the
+ * traces wrapped other libraries, the work inside every library's
+ * calls. */
+uint64_t dt_sum_share_ns(const struct dt_summary *s);
 
 /* Read one trace into the summary. Returns 0, or -1 with a sentence in
  * err when the file cannot be read at all (a damaged file still counts

@@ -19,16 +19,6 @@ static void print_kv(const char *label, const char *value)
 		printf("%-12s %s\n", label, dt_text(value));
 }
 
-/* A library's version number in words: cuDNN's as 9.19.0, others' as
- * recorded. */
-static const char *library_version(const struct dt_library_def *lib,
-				   const char *v, char *buf, size_t n)
-{
-	if (!strcmp(lib->name, "cudnn"))
-		return dt_fmt_cudnn_version(v, buf, n);
-	return v ? v : "?";
-}
-
 /* "cuDNN:  9.19.0, built against 9.19.0, loaded /path": what the file says
  * of a wrapped library, when it says anything. */
 static void print_library(const struct dt_file_info *fi,
@@ -47,8 +37,9 @@ static void print_library(const struct dt_file_info *fi,
 	snprintf(none, sizeof(none), "none (no %s call)",
 		 dt_text(lib->display));
 	printf("%-12s %s%sbuilt against %s, loaded %s\n", label,
-	       ver ? library_version(lib, ver, v1, sizeof(v1)) : "",
-	       ver ? ", " : "", library_version(lib, built, v2, sizeof(v2)),
+	       ver ? dt_library_version(lib->name, ver, v1, sizeof(v1)) : "",
+	       ver ? ", " : "",
+	       dt_library_version(lib->name, built, v2, sizeof(v2)),
 	       loaded ? dt_text(loaded) : none);
 }
 

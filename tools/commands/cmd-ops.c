@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,27 @@ static void json_notes(struct dt_json *j, const struct dt_recipe *r)
 	dt_json_close(j, -1);
 }
 
+/* What the library calls the op and its parameters, where its decoder
+ * says: "operation": "scale", "params": {"n": 4, "alpha": 2} (neither
+ * for an op whose kind and tensors say it all). */
+static void json_params(struct dt_json *j, const struct dt_recipe *r)
+{
+	if (r && r->n_nodes == 1 && r->nodes[0].name)
+		dt_json_ks(j, "operation", r->nodes[0].name);
+	if (!r || !r->n_params)
+		return;
+	dt_json_key(j, "params");
+	dt_json_open(j, '{', -1);
+	for (uint32_t i = 0; i < r->n_params; i++) {
+		dt_json_key(j, r->params[i].name);
+		if (isfinite(r->params[i].value))
+			dt_json_raw(j, "%.17g", r->params[i].value);
+		else
+			dt_json_raw(j, "null");
+	}
+	dt_json_close(j, -1);
+}
+
 static void json_pointers(struct dt_json *j, const struct dt_op *op)
 {
 	char uid[24];
@@ -176,6 +198,7 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 	dt_json_ks(j, "desc", op->desc);
 	json_knobs(j, op->recipe);
 	json_notes(j, op->recipe);
+	json_params(j, op->recipe);
 	dt_json_key(j, "stream");
 	dt_json_hex(j, op->stream);
 	dt_json_key(j, "workspace_ptr");
@@ -500,13 +523,17 @@ static void ops_json_end(struct dt_json *j, const struct dt_model_stats *ms,
 
 /* The text's closing "# " lines: the totals, sampling, CUDA graphs, and
  * what an incomplete trace lacks. */
-static void ops_text_end(const struct dt_model_stats *ms,
+static void ops_text_end(const struct dt_file_info *fi,
+			 const struct dt_model_stats *ms,
 			 const struct dt_file_stats *st)
 {
+	/* a trace of cuDNN alone (or before LIBRARY records) says cuDNN */
+	bool several = fi->n_libraries > 1;
+
 	printf("# %" PRIu64 " op executions; %" PRIu64
-	       " kernels ran outside cuDNN "
-	       "calls%s\n",
+	       " kernels ran outside %s calls%s\n",
 	       ms->ops, ms->other_kernels,
+	       several ? "the libraries'" : "cuDNN",
 	       ms->undecoded ? "; some calls could not be decoded" : "");
 	if (ms->sampling.one_in)
 		printf("# GPU activity sampled: %" PRIu64 " windows, "
@@ -600,7 +627,7 @@ int cmd_ops(int argc, char **argv)
 	if (a.fmt == DT_JSON) {
 		ops_json_end(&o.j, ms, st);
 	} else if (a.call < 0) {
-		ops_text_end(ms, st);
+		ops_text_end(o.fi, ms, st);
 	} else if (!o.call_seen) {
 		no_such_call(path, &o, st);
 		dt_session_close(ss);

@@ -150,6 +150,9 @@ static void on_call(void *arg, const struct dt_call *c, bool shown)
 		if (c->status)
 			pf_ann_str(x, &h->body, "status",
 				dt_status_str(c->status, st, sizeof(st)));
+		if (c->library && strcmp(c->library, "cudnn")) /* cuDNN's:
+								 unsaid */
+			pf_ann_str(x, &h->body, "library", c->library);
 		if (c->flags & DT_CALL_NESTED)
 			pf_ann_bool(x, &h->body, "nested");
 		if (c->flags & DT_CALL_BY_DNNTRACE)

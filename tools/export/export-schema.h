@@ -156,6 +156,8 @@
 	C(call, tid, INTEGER, "the calling thread's id")                       \
 	C(call, seq, INTEGER, "the process's call order, from 1")              \
 	C(call, nameId, INTEGER, "the function (StringIds)")                   \
+	C(call, library, TEXT,                                                 \
+	  "its library's short name (\"cudnn\"); NULL not known")              \
 	C(call, status, INTEGER, "cudnnStatus_t returned; 0 success")          \
 	C(call, nested, INTEGER,                                               \
 	  "1 when made while another call was in progress")                    \
@@ -181,6 +183,8 @@
 	C(op, graphLaunch, INTEGER,                                            \
 	  "a replay: the correlationId of its graph launch; else NULL")        \
 	C(op, nameId, INTEGER, "the function (StringIds)")                     \
+	C(op, library, TEXT,                                                   \
+	  "its library's short name (\"cudnn\"); NULL not known")              \
 	C(op, status, INTEGER, "cudnnStatus_t the call returned")              \
 	C(op, kind, TEXT, "what it computes: conv_fwd, matmul, ...")           \
 	C(op, problemId, INTEGER,                                              \

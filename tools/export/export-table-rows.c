@@ -63,6 +63,7 @@ static void on_call(void *arg, const struct dt_call *c)
 	put_i(x, XT_call_tid, c->tid);
 	put_i(x, XT_call_seq, (int64_t)c->seq);
 	put_id(x, XT_call_nameId, xt_intern_kept(x, c->name));
+	put_s(x, XT_call_library, c->library); /* NULL: not known */
 	put_i(x, XT_call_status, c->status);
 	put_i(x, XT_call_nested, !!(c->flags & DT_CALL_NESTED));
 	put_i(x, XT_call_byDnntrace, !!(c->flags & DT_CALL_BY_DNNTRACE));
@@ -392,6 +393,7 @@ static void on_op(void *arg, const struct dt_op *op)
 	else
 		put_null(x, XT_op_graphLaunch);
 	put_id(x, XT_op_nameId, api);
+	put_s(x, XT_op_library, op->library);
 	put_i(x, XT_op_status, op->status);
 	put_s(x, XT_op_kind, dt_op_kind_key(op->cost.kind));
 	put_id(x, XT_op_problemId, problem);

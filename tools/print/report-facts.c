@@ -188,6 +188,22 @@ static void print_sampling(const struct dt_report *c)
 		  s->ops - sm->unsampled_ops, s->ops);
 }
 
+/* A line per wrapped library the trace says something of, as info has
+ * it: "DTT  10200, /path/libdtt.so.1.2.0". */
+static void print_libraries(const struct dt_report *c)
+{
+	const struct dt_summary *s = c->s;
+
+	for (size_t i = 0; i < s->n_libs; i++) {
+		const struct dt_sum_lib *l = &s->libs[i];
+		if (l->version || l->file)
+			fact(c, l->display, "%s%s%s",
+			     l->version ? l->version : "",
+			     l->version && l->file ? ", " : "",
+			     l->file ? l->file : "");
+	}
+}
+
 /* What was traced: the trace (or how many), its program and process, the
  * libraries, and the GPUs. */
 static void print_traced(const struct dt_report *c)
@@ -202,11 +218,13 @@ static void print_traced(const struct dt_report *c)
 			fact(c, "program", "%s", f->program);
 		fact(c, "process", "%s, pid %u%s%s", f->host ? f->host : "?",
 		     f->pid, f->rank ? ", " : "", f->rank ? f->rank : "");
-		if (f->cudnn || f->cudnn_version)
+		if (dt_sum_cudnn_only(s) && (f->cudnn || f->cudnn_version))
 			fact(c, "cuDNN", "%s%s%s",
 			     f->cudnn_version ? f->cudnn_version : "",
 			     f->cudnn_version && f->cudnn ? ", " : "",
 			     f->cudnn ? f->cudnn : "");
+		else if (!dt_sum_cudnn_only(s))
+			print_libraries(c);
 		if (f->cuda)
 			fact(c, "CUDA", "%s", f->cuda);
 		if (f->gpu_state)
@@ -285,14 +303,44 @@ static void print_ended(const struct dt_report *c, const struct endings *e)
 			  "the numbers below");
 }
 
+/* "DTT 2, cuDNN 0": op executions by library, the libraries of calls not
+ * known left out. */
+static const char *ops_by_library(const struct dt_summary *s, char *buf,
+				  size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->n_libs && n < size; i++) {
+		if (!strcmp(s->libs[i].library, "?"))
+			continue;
+		int w = snprintf(buf + n, size - n, "%s%s %" PRIu64,
+				 n ? ", " : "", s->libs[i].display,
+				 s->libs[i].ops);
+		n += w > 0 ? (size_t)w : 0;
+	}
+	return buf;
+}
+
 static void print_totals(const struct dt_report *c, const struct endings *e)
 {
 	const struct dt_summary *s = c->s;
-	char own[64] = "", b1[32];
+	char own[64] = "", b1[32], by[256];
 
 	if (s->own_calls)
 		snprintf(own, sizeof(own), " and %" PRIu64 " of dnntrace's own",
 			 s->own_calls);
+	if (!dt_sum_cudnn_only(s)) {
+		fact(c, "totals",
+		     "%" PRIu64 " calls (%" PRIu64 " failed)%s, %" PRIu64
+		     " op executions (%s), %" PRIu64 " kernels; %s between "
+		     "the first and the last call%s",
+		     s->calls, s->failed, own, s->ops,
+		     ops_by_library(s, by, sizeof(by)), s->kernels,
+		     dt_fmt_ns(e->span, b1, sizeof(b1)),
+		     s->n_files > 1 ? " (longest)" : "");
+		return;
+	}
 	fact(c, "totals",
 	     "%" PRIu64 " calls (%" PRIu64 " failed)%s, %" PRIu64
 	     " cuDNN op executions, %" PRIu64 " kernels; %s between the "

@@ -311,7 +311,8 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 	dt_json_ku(j, "median_ns", p->median_ns);
 	dt_json_ku(j, "min_ns", p->min_ns);
 	dt_json_ku(j, "max_ns", p->max_ns);
-	dt_json_kn(j, "share", dt_report_share(p->gpu_ns, s->cudnn_ns) / 100);
+	dt_json_kn(j, "share",
+		   dt_report_share(p->gpu_ns, dt_sum_share_ns(s)) / 100);
 	dt_json_ki(j, "engine", p->last_engine);
 	dt_json_key(j, "engines");
 	dt_json_open(j, '[', -1);
@@ -363,9 +364,35 @@ static void json_problem(struct dt_json *j, const struct dt_summary *s,
 	dt_json_close(j, -1);
 }
 
+/* The wrapped libraries, where the traces hold others than cuDNN: what
+ * info says of each, and its calls and op executions. */
+static void json_wrapped(struct dt_json *j, const struct dt_summary *s)
+{
+	dt_json_key_nl(j, "wrapped", 1);
+	dt_json_open(j, '[', 2);
+	for (size_t i = 0; i < s->n_libs; i++) {
+		const struct dt_sum_lib *l = &s->libs[i];
+		dt_json_open(j, '{', -1);
+		dt_json_ks(j, "library", l->library);
+		dt_json_ks(j, "display", l->display);
+		dt_json_ks(j, "version", l->version);
+		dt_json_ks(j, "file", l->file);
+		dt_json_ku(j, "calls", l->calls);
+		dt_json_ku(j, "failed", l->failed);
+		dt_json_ku(j, "host_ns", l->host_ns);
+		dt_json_ku(j, "ops", l->ops);
+		dt_json_ku(j, "gpu_ns", l->gpu_ns);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+}
+
+/* The functions by host time; each with its library where the traces
+ * hold others than cuDNN. */
 static void json_apis(struct dt_json *j, const struct dt_summary *s)
 {
 	uint32_t *ix = dt_report_api_order(s);
+	bool libs = !dt_sum_cudnn_only(s);
 
 	dt_json_key_nl(j, "apis", 1);
 	dt_json_open(j, '[', 2);
@@ -373,6 +400,8 @@ static void json_apis(struct dt_json *j, const struct dt_summary *s)
 		const struct dt_sum_api *a = &s->apis[ix[i]];
 		dt_json_open(j, '{', -1);
 		dt_json_ks(j, "name", a->name);
+		if (libs)
+			dt_json_ks(j, "library", s->libs[a->lib].library);
 		dt_json_ku(j, "calls", a->calls);
 		dt_json_ku(j, "failed", a->failed);
 		dt_json_ku(j, "total_ns", a->ns);
@@ -425,6 +454,8 @@ void dt_report_json(const struct dt_report *c)
 	dt_json_key(&j, "complete");
 	dt_json_bool(&j, dt_summary_complete(s));
 	json_files(&j, s);
+	if (!dt_sum_cudnn_only(s))
+		json_wrapped(&j, s);
 	json_devices(&j, s);
 	json_gpu(&j, s);
 	dt_json_steps(&j, s->steps);

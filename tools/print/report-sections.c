@@ -150,8 +150,7 @@ static void time_libraries(struct dt_table *t, const struct dt_summary *s,
 
 	for (size_t i = 0; i < s->n_libs; i++) {
 		const struct dt_sum_lib *l = &s->libs[i];
-		dt_table_cell(t, "%s%s operations", ind,
-			      dt_library_display(l->library));
+		dt_table_cell(t, "%s%s operations", ind, l->display);
 		dt_table_cell(t, "%s", dt_fmt_ns(l->gpu_ns, b1, sizeof(b1)));
 		dt_table_cell(t, "%s",
 			      dt_fmt_pct(dt_report_share(l->gpu_ns, s->gpu_ns),
@@ -393,6 +392,8 @@ static void ops_columns(const struct dt_summary *s, struct ops_columns *oc)
 		hdr[h] = fixed[i];
 		align[h++] = 'r';
 	}
+	if (!dt_sum_cudnn_only(s)) /* the share of every library's */
+		hdr[2] = "of libraries";
 	if (s->sampling.one_in) {
 		/* sampled: how many executions the times come from, and how
 		 * far the mean may be off */
@@ -438,8 +439,8 @@ static void ops_times(struct dt_table *t, const struct dt_summary *s,
 	dt_table_cell(t, "%" PRIu64, p->count);
 	dt_table_cell(t, "%s", dt_fmt_ns(p->gpu_ns, b[0], sizeof(b[0])));
 	dt_table_cell(t, "%s",
-		      dt_fmt_pct(dt_report_share(p->gpu_ns, s->cudnn_ns), b[1],
-				 sizeof(b[1])));
+		      dt_fmt_pct(dt_report_share(p->gpu_ns, dt_sum_share_ns(s)),
+				 b[1], sizeof(b[1])));
 	dt_table_cell(t, "%s",
 		      p->tune_count ? dt_fmt_ns(p->tune_ns, b[6], sizeof(b[6]))
 				    : "-");
@@ -560,7 +561,10 @@ void dt_report_ops(const struct dt_report *c)
 		   dt_report_sort_words[c->sort]);
 	if (!n) {
 		dt_para(c->out, c->format, NULL,
-			"no operation ran on the GPU through cuDNN\n");
+			dt_sum_cudnn_only(s)
+				? "no operation ran on the GPU through cuDNN\n"
+				: "no operation ran on the GPU through the "
+				  "libraries' calls\n");
 		free(ix);
 		dt_table_free(t);
 		return;
@@ -585,36 +589,39 @@ void dt_report_ops(const struct dt_report *c)
 	free(ix);
 }
 
-void dt_report_apis(const struct dt_report *c)
+/* The functions of library lib (an index in s->libs; -1: all) by host
+ * time, under heading "<whose> functions by host time". */
+static void apis_table(const struct dt_report *c, const uint32_t *ix, long lib,
+		       const char *whose)
 {
 	static const char *const hdr[] = { "calls",    "failed", "host time",
 					   "avg",      "min",    "max",
 					   "function", NULL };
 	const struct dt_summary *s = c->s;
-	uint32_t *ix = dt_report_api_order(s);
 	struct dt_table *t = dt_table_new(hdr, "rrrrrrl");
-	size_t shown = c->top && (size_t)c->top < s->n_apis ? (size_t)c->top
-							    : s->n_apis;
+	size_t n = 0, shown;
 	char b[4][32];
 
-	if (!ix || !t) {
-		free(ix);
-		dt_table_free(t);
+	if (!t)
 		return;
-	}
+	for (size_t i = 0; i < s->n_apis; i++)
+		n += lib < 0 || s->apis[i].lib == (size_t)lib;
+	shown = c->top && (size_t)c->top < n ? (size_t)c->top : n;
 	dt_heading(c->out, c->format, "##", c->color,
-		   "cuDNN functions by host time: %s%zu of %zu",
-		   shown < s->n_apis ? "top " : "", shown, s->n_apis);
-	if (!s->n_apis) {
+		   "%s functions by host time: %s%zu of %zu", whose,
+		   shown < n ? "top " : "", shown, n);
+	if (!n) {
 		/* a line saying why, not a table of no rows */
-		dt_para(c->out, c->format, NULL,
-			"no cuDNN call was recorded\n");
-		free(ix);
+		dt_para(c->out, c->format, NULL, "no %s call was recorded\n",
+			whose);
 		dt_table_free(t);
 		return;
 	}
-	for (size_t i = 0; i < shown; i++) {
+	for (size_t i = 0, k = 0; i < s->n_apis && k < shown; i++) {
 		const struct dt_sum_api *a = &s->apis[ix[i]];
+		if (lib >= 0 && a->lib != (size_t)lib)
+			continue;
+		k++;
 		dt_table_cell(t, "%" PRIu64, a->calls);
 		dt_table_cell(t, "%" PRIu64, a->failed);
 		dt_table_cell(t, "%s", dt_fmt_ns(a->ns, b[0], sizeof(b[0])));
@@ -627,6 +634,24 @@ void dt_report_apis(const struct dt_report *c)
 	}
 	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
+}
+
+/* The functions by host time: cuDNN's, or where the traces wrapped other
+ * libraries, one table per library that was called. */
+void dt_report_apis(const struct dt_report *c)
+{
+	const struct dt_summary *s = c->s;
+	uint32_t *ix = dt_report_api_order(s);
+
+	if (!ix && s->n_apis)
+		return;
+	if (dt_sum_cudnn_only(s)) {
+		apis_table(c, ix, -1, "cuDNN");
+	} else {
+		for (size_t l = 0; l < s->n_libs; l++)
+			if (s->libs[l].calls)
+				apis_table(c, ix, (long)l, s->libs[l].display);
+	}
 	free(ix);
 }
 

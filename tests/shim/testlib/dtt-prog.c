@@ -1,6 +1,7 @@
 /*
  * dtt-prog.c - a program of both dtt and cuDNN, for test-dtt.sh: each dtt
- * function once, dttCheckBackend (which calls cuDNN) twice, and cuDNN
+ * function once, dttCheckBackend (which calls cuDNN) and dttScale (one
+ * problem, before and after its workspace is asked) twice, and cuDNN
  * called directly too. Prints what it got.
  */
 #include <cudnn.h>
@@ -18,8 +19,8 @@ int main(void)
 
 	if (dttCreate(&h) || dttSetStream(h, s) || dttGetStream(h, &got) ||
 	    got != s || dttScale(h, 4, &alpha, x, y) || y[3] != 8.0f ||
-	    dttGetWorkspaceSize(h, 4, &ws) || dttCheckBackend(h, &backend) ||
-	    dttCheckBackend(h, &backend)) {
+	    dttGetWorkspaceSize(h, 4, &ws) || dttScale(h, 4, &alpha, x, y) ||
+	    dttCheckBackend(h, &backend) || dttCheckBackend(h, &backend)) {
 		fprintf(stderr, "dtt-prog: a dtt call failed\n");
 		return 1;
 	}
