@@ -12,7 +12,9 @@
 int main(void)
 {
 	dttHandle_t h;
-	dttStream_t s = (dttStream_t)(size_t)0x5000, got = NULL;
+	/* CUDA's per-thread default stream (cudaStreamPerThread): the shim
+	 * hands a call's stream to CUDA where a GPU is, so it must be one */
+	dttStream_t s = (dttStream_t)(size_t)0x2, got = NULL;
 	float alpha = 2.0f, x[4] = { 1, 2, 3, 4 }, y[4];
 	size_t ws = 0, backend = 0;
 	cudnnTensorDescriptor_t t;
