@@ -557,6 +557,13 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 }
 
+/* Whether any kernel or graph launch has been seen: calls mark steps only
+ * in a program without GPU work. */
+static bool gpu_seen(const struct dt_stepper *st)
+{
+	return st->cap[SP_KERNEL] || st->graph.count;
+}
+
 static void on_call(void *arg, const struct dt_call *c)
 {
 	struct dt_stepper *st = arg;
@@ -565,7 +572,7 @@ static void on_call(void *arg, const struct dt_call *c)
 	st->t_last_call = c->t_begin;
 	/* calls are steps only where no GPU work is: not followed once a
 	 * kernel is seen (one token per call costs a report its time) */
-	if (st->cap[SP_KERNEL] || st->graph.count)
+	if (gpu_seen(st))
 		return;
 	if (c->api >= st->cap_names) {
 		const char **v = dt_grow_array(st->call_names, &st->cap_names,
@@ -731,7 +738,7 @@ static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
 	 * program with GPU work whose kernels do not repeat, a call that does
 	 * (a teardown's destroys, after the GPU work reached the trace in
 	 * one batch) is no step of it */
-	if (!best.k && !st->cap[SP_KERNEL] && !st->graph.count)
+	if (!best.k && !gpu_seen(st))
 		for (size_t i = 0; i < st->cap[SP_CALL]; i++)
 			consider(&best, all, &n, &st->tok[SP_CALL][i],
 				 i < st->cap_names ? st->call_names[i] : NULL,

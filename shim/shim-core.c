@@ -944,9 +944,9 @@ void dt_leave(struct dt_thread *t)
 	t->depth = 0;
 }
 
-void dt_graph_begin_slow(struct dt_thread *t, unsigned library, void *handle)
+void dt_graph_begin_slow(struct dt_thread *t, void *handle)
 {
-	const struct dt_library *lib = &dt_libraries[library];
+	const struct dt_library *lib = &dt_libraries[t->library];
 	void *stream = NULL;
 
 	if (t->depth == 1 && handle && lib->get_stream &&

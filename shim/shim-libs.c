@@ -67,30 +67,36 @@ unsigned dt_library_of(unsigned api)
 	return lib;
 }
 
-/* Whether path's file name is the library's own (libcudnn.so.9.19.0), not
- * one of its sub-libraries'. */
-static bool is_library_file(const struct dt_library *lib, const char *path)
+/* Whether the file name of path (no folders) starts with prefix. */
+static bool file_name_starts(const char *path, const char *prefix)
 {
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
-	return strncmp(base, lib->file_prefix, strlen(lib->file_prefix)) == 0;
+	return strncmp(base, prefix, strlen(prefix)) == 0;
 }
+
+/* Whether path's file name is the library's own (libcudnn.so.9.19.0), not
+ * one of its sub-libraries'. */
+static bool is_library_file(const struct dt_library *lib, const char *path)
+{
+	return file_name_starts(path, lib->file_prefix);
+}
+
+/* What find_prefix() looks for, and finds. */
+struct by_prefix {
+	const char *prefix;
+	char path[PATH_MAX];
+};
 
 /* dl_iterate_phdr: the first library whose file name starts with
  * want->prefix. */
 static int find_prefix(struct dl_phdr_info *info, size_t size, void *data)
 {
-	struct {
-		const char *prefix;
-		char path[PATH_MAX];
-	} *want = data;
-	const char *base =
-		info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	struct by_prefix *want = data;
 
 	(void)size;
-	base = base ? base + 1 : info->dlpi_name;
-	if (base && !strncmp(base, want->prefix, strlen(want->prefix))) {
+	if (info->dlpi_name && file_name_starts(info->dlpi_name, want->prefix)) {
 		snprintf(want->path, sizeof(want->path), "%s", info->dlpi_name);
 		return 1;
 	}
@@ -101,10 +107,7 @@ static int find_prefix(struct dl_phdr_info *info, size_t size, void *data)
  * NULL. RTLD_NOLOAD guarantees no second copy is ever brought in. */
 static void *loaded_by_prefix(const char *prefix)
 {
-	struct {
-		const char *prefix;
-		char path[PATH_MAX];
-	} want = { prefix, "" };
+	struct by_prefix want = { prefix, "" };
 
 	if (!dl_iterate_phdr(find_prefix, &want))
 		return NULL;

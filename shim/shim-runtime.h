@@ -100,8 +100,7 @@ DT_HIDDEN void dt_gpu_pop(struct dt_thread *t);
  * its handle's stream is being captured into, or of the graph it is given
  * (how: DT_GRAPH_POPULATED, _UPDATED); dt_leave() then records the nodes
  * the call added. Nothing but a flag test when graphs are not tracked. */
-DT_HIDDEN void dt_graph_begin_slow(struct dt_thread *t, unsigned library,
-				   void *handle);
+DT_HIDDEN void dt_graph_begin_slow(struct dt_thread *t, void *handle);
 DT_HIDDEN void dt_graph_begin_graph_slow(struct dt_thread *t, void *graph,
 					 uint32_t how);
 static inline void dt_graph_begin_graph(struct dt_thread *t, void *graph,
@@ -152,7 +151,7 @@ static inline struct dt_thread *dt_enter(void)
 static inline void dt_graph_begin(struct dt_thread *t, void *handle)
 {
 	if (DT_UNLIKELY(dt_cupti_graphs))
-		dt_graph_begin_slow(t, DT_LIBRARY, handle);
+		dt_graph_begin_slow(t, handle);
 }
 #endif
 
