@@ -82,6 +82,7 @@ struct run {
 	uint64_t sum;   /* their time */
 	uint64_t start; /* the occurrence that began it */
 	uint64_t index; /* its number, from 0 */
+	uint64_t calls; /* calls seen up to that occurrence (call tokens) */
 	uint32_t iv[BUCKETS];
 };
 
@@ -97,12 +98,13 @@ struct track {
 	/* intervals outside the run, in a row: each one's start and length,
 	 * its occurrence's number */
 	uint64_t streak_t[STREAK], streak_iv[STREAK];
-	uint64_t streak_index[STREAK];
+	uint64_t streak_index[STREAK], streak_calls[STREAK];
 	struct run prev;
 };
 
 struct token {
 	uint64_t count, last;
+	uint64_t last_calls; /* calls seen up to its last occurrence */
 	struct track *tr;
 	const struct dt_kernel_class *kc; /* a kernel's */
 };
@@ -130,6 +132,7 @@ struct dt_stepper {
 	size_t cap_strings;
 	uint64_t t_last_range;
 	size_t tracks;
+	uint64_t calls; /* calls followed (where there is no GPU work) */
 
 	uint64_t t_first, t_last;
 	uint64_t t_last_gpu, t_last_call; /* the last kernel, graph launch,
@@ -426,19 +429,22 @@ static void run_restart(struct track *tr)
 	tr->ref = (double)tr->streak_iv[first];
 	tr->cur.start = tr->streak_t[first];
 	tr->cur.index = tr->streak_index[first];
+	tr->cur.calls = tr->streak_calls[first];
 	for (int i = first; i <= last; i++)
 		run_add(tr, tr->streak_iv[i]);
 	tr->streak = 0;
 }
 
-/* One more interval, from the occurrence `index` at `from`. */
+/* One more interval, from the occurrence `index` at `from`, when `calls`
+ * calls had been seen. */
 static void interval(struct track *tr, uint64_t from, uint64_t index,
-		     uint64_t iv)
+		     uint64_t calls, uint64_t iv)
 {
 	if (!tr->cur.n || regular(tr->ref, iv)) {
 		if (!tr->cur.n) {
 			tr->cur.start = from;
 			tr->cur.index = index;
+			tr->cur.calls = calls;
 			tr->ref = (double)iv;
 		}
 		/* a lone interval outside the run stays in it */
@@ -451,6 +457,7 @@ static void interval(struct track *tr, uint64_t from, uint64_t index,
 	tr->streak_t[tr->streak] = from;
 	tr->streak_iv[tr->streak] = iv;
 	tr->streak_index[tr->streak] = index;
+	tr->streak_calls[tr->streak] = calls;
 	if (++tr->streak == STREAK)
 		run_restart(tr);
 }
@@ -483,10 +490,12 @@ static void hit_other(struct dt_stepper *st, struct token *k, uint64_t t)
 		    (k->tr = calloc(1, sizeof(*k->tr))))
 			st->tracks++;
 		if (k->tr)
-			interval(k->tr, k->last, k->count - 1, t - k->last);
+			interval(k->tr, k->last, k->count - 1, k->last_calls,
+				 t - k->last);
 	}
 	k->count++;
 	k->last = t;
+	k->last_calls = st->calls;
 }
 
 /* The token seen again (or first) at t. Most of the time, a track's run
@@ -503,6 +512,7 @@ static inline void hit(struct dt_stepper *st, struct token *k, uint64_t t)
 	run_add(tr, t - k->last);
 	k->count++;
 	k->last = t;
+	k->last_calls = st->calls;
 }
 
 static void on_activity(void *arg, const struct dt_activity *a)
@@ -583,6 +593,7 @@ static void on_call(void *arg, const struct dt_call *c)
 	}
 	st->call_names[c->api] = c->name;
 	struct token *k = token_at(st, SP_CALL, c->api);
+	st->calls++;
 	if (k)
 		hit(st, k, c->t_begin);
 }
@@ -700,6 +711,15 @@ static void consider(struct pick *best, struct pick *all, size_t *n,
 		*best = all[*n - 1];
 }
 
+/* Whether a call's steps hold other calls too, two calls a step or more:
+ * a function called over and over with nothing between (a teardown
+ * destroying its descriptors in a row) is no loop of the program's. */
+static bool steps_hold_more(const struct token *k)
+{
+	const struct track *tr = k->tr;
+	return tr && k->last_calls - tr->cur.calls >= 2 * tr->cur.n;
+}
+
 /* Of the tokens covering nearly as much as the best, the longest period. */
 static struct pick choose(struct pick *all, size_t n, const struct pick *best)
 {
@@ -740,9 +760,11 @@ static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
 	 * one batch) is no step of it */
 	if (!best.k && !gpu_seen(st))
 		for (size_t i = 0; i < st->cap[SP_CALL]; i++)
-			consider(&best, all, &n, &st->tok[SP_CALL][i],
-				 i < st->cap_names ? st->call_names[i] : NULL,
-				 "call", st->t_last_call, min_run);
+			if (steps_hold_more(&st->tok[SP_CALL][i]))
+				consider(&best, all, &n, &st->tok[SP_CALL][i],
+					 i < st->cap_names ? st->call_names[i]
+							   : NULL,
+					 "call", st->t_last_call, min_run);
 	if (best.k)
 		*out = choose(all, n, &best);
 	return best.k != NULL;

@@ -57,6 +57,10 @@ else
 	has "^  dnntrace ops $bundled\$"
 	echo "demo: no GPU work recorded ($state); the bundled trace of the $gpu reported"
 fi
+# the sample runs its work 3 times, then destroys its descriptors in a
+# row: no loop of steps, with or without a GPU
+"$dnntrace" report "$trace" | grep -q '^steps  *no repeating structure' ||
+	bad "the sample's report finds steps: $("$dnntrace" report "$trace" | grep '^steps')"
 rm -f "$trace"
 [ $fail = 0 ] && echo "demo: all checks passed"
 exit $fail
