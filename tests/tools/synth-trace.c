@@ -32,6 +32,9 @@
  * libraries, cuDNN and a second one (dtt) whose APIs follow cuDNN's, one
  * of dtt's calls making a cuDNN call inside it (recorded nested).
  *
+ * The gemm scenario (OUT_DIR/gemm.dnnt) makes its products through
+ * cuBLAS and cuBLASLt (write_gemm() says which).
+ *
  * The ranges scenario (OUT_DIR/ranges.dnnt) names regions with NVTX: a
  * warm-up, then steps, each a forward and a backward range of calls that
  * launch kernels (and one kernel no call launched); a loader thread's
@@ -1781,6 +1784,271 @@ static void write_libraries(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* The cuBLAS and cuBLASLt functions of the gemm scenario, with the
+ * signatures their headers give (host scalars under the host pointer
+ * mode, descriptor attributes and algorithms as their bytes). */
+static const char *const cublas_apis[][2] = {
+	{ "cublasCreate_v2", "handle:>p" },
+	{ "cublasSetStream_v2", "handle:p,streamId:p" },
+	{ "cublasSetMathMode", "handle:p,mode:e=cublasMath_t" },
+	{ "cublasSetWorkspace_v2",
+	  "handle:p,workspace:p,workspaceSizeInBytes:u8" },
+	{ "cublasSgemm_v2",
+	  "handle:p,transa:e=cublasOperation_t,transb:e=cublasOperation_t,"
+	  "m:i4,n:i4,k:i4,alpha:k,A:p,lda:i4,B:p,ldb:i4,beta:k,C:p,ldc:i4" },
+	{ "cublasGemmEx",
+	  "handle:p,transa:e=cublasOperation_t,transb:e=cublasOperation_t,"
+	  "m:i4,n:i4,k:i4,alpha:k,A:p,Atype:e=cudaDataType_t,lda:i4,B:p,"
+	  "Btype:e=cudaDataType_t,ldb:i4,beta:k,C:p,Ctype:e=cudaDataType_t,"
+	  "ldc:i4,computeType:e=cublasComputeType_t,"
+	  "algo:e=cublasGemmAlgo_t" },
+	{ "cublasGemmStridedBatchedEx",
+	  "handle:p,transa:e=cublasOperation_t,transb:e=cublasOperation_t,"
+	  "m:i4,n:i4,k:i4,alpha:k,A:p,Atype:e=cudaDataType_t,lda:i4,"
+	  "strideA:i8,B:p,Btype:e=cudaDataType_t,ldb:i4,strideB:i8,beta:k,"
+	  "C:p,Ctype:e=cudaDataType_t,ldc:i4,strideC:i8,batchCount:i4,"
+	  "computeType:e=cublasComputeType_t,algo:e=cublasGemmAlgo_t" },
+	{ "cublasSgemv_v2",
+	  "handle:p,trans:e=cublasOperation_t,m:i4,n:i4,alpha:k,A:p,lda:i4,"
+	  "x:p,incx:i4,beta:k,y:p,incy:i4" },
+	{ "cublasDtrsm_v2",
+	  "handle:p,side:e=cublasSideMode_t,uplo:e=cublasFillMode_t,"
+	  "trans:e=cublasOperation_t,diag:e=cublasDiagType_t,m:i4,n:i4,"
+	  "alpha:k,A:p,lda:i4,B:p,ldb:i4" },
+	{ "cublasDsyrk_v2",
+	  "handle:p,uplo:e=cublasFillMode_t,trans:e=cublasOperation_t,n:i4,"
+	  "k:i4,alpha:k,A:p,lda:i4,beta:k,C:p,ldc:i4" },
+	{ "cublasDestroy_v2", "handle:p" },
+};
+
+static const char *const cublaslt_apis[][2] = {
+	{ "cublasLtCreate", "lightHandle:>p" },
+	{ "cublasLtMatmulDescCreate",
+	  "matmulDesc:>p,computeType:e=cublasComputeType_t,"
+	  "scaleType:e=cudaDataType_t" },
+	{ "cublasLtMatmulDescSetAttribute",
+	  "matmulDesc:p,attr:e=cublasLtMatmulDescAttributes_t,buf:x,"
+	  "sizeInBytes:u8" },
+	{ "cublasLtMatrixLayoutCreate",
+	  "matLayout:>p,type:e=cudaDataType_t,rows:u8,cols:u8,ld:i8" },
+	{ "cublasLtMatmulAlgoGetHeuristic",
+	  "lightHandle:p,operationDesc:p,Adesc:p,Bdesc:p,Cdesc:p,Ddesc:p,"
+	  "preference:p,requestedAlgoCount:i4,heuristicResultsArray:>x,"
+	  "returnAlgoCount:>i4" },
+	{ "cublasLtMatmulAlgoConfigGetAttribute",
+	  "algo:x,attr:e=cublasLtMatmulAlgoConfigAttributes_t,buf:>x,"
+	  "sizeInBytes:u8,sizeWritten:>u8" },
+	{ "cublasLtMatmul",
+	  "lightHandle:p,computeDesc:p,alpha:k,A:p,Adesc:p,B:p,Bdesc:p,"
+	  "beta:k,C:p,Cdesc:p,D:p,Ddesc:p,algo:x,workspace:p,"
+	  "workspaceSizeInBytes:u8,stream:p" },
+	{ "cublasLtMatrixLayoutDestroy", "matLayout:p" },
+	{ "cublasLtMatmulDescDestroy", "matmulDesc:p" },
+};
+
+#define N_CUBLAS   (sizeof(cublas_apis) / sizeof(cublas_apis[0]))
+#define N_CUBLASLT (sizeof(cublaslt_apis) / sizeof(cublaslt_apis[0]))
+#define KD(v)      ((struct val){ .f = (v), .n = 8 })
+
+#define K_CUBLAS_TF32                                                     \
+	"sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_"       \
+	"warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"
+#define K_CUBLAS_F16                                                      \
+	"sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_"        \
+	"warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"
+#define K_NVJET_TN    "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNN"
+#define K_NVJET_GELU  "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_gelu_TNT"
+#define K_GEMV        "_Z13gemv2T_kernelIiifffLi128ELi16ELi4ELi4ELb0ELb0EEvv"
+#define K_TRSM        "trsm_left_kernel_double_64x64"
+#define K_SYRK        "syrk_kernel_double_64x64"
+
+/* cuBLASLt's descriptor attributes and layout attributes set by the
+ * scenario (cublasLt.h's values). */
+enum { LT_TRANSA = 3, LT_EPILOGUE = 7, LT_BIAS_POINTER = 8,
+       LT_BIAS_DATA_TYPE = 26 };
+enum { LT_ALGO_ID = 0, LT_ALGO_TILE = 1, LT_ALGO_SPLITK = 2,
+       LT_ALGO_STAGES = 6 };
+
+static void lt_set(struct gen *g, uint64_t desc, int64_t attr, uint64_t v,
+		   uint32_t size)
+{
+	CALL(g, "cublasLtMatmulDescSetAttribute", 300, U(desc), U(attr),
+	     X(&v, size), U(size));
+}
+
+static uint64_t lt_layout(struct gen *g, int64_t type, uint64_t rows,
+			  uint64_t cols)
+{
+	uint64_t l = ptr(g);
+	CALL(g, "cublasLtMatrixLayoutCreate", 400, U(l), U(type), U(rows),
+	     U(cols), U(rows));
+	return l;
+}
+
+/* The algorithm a heuristic query returns, and its attributes read
+ * back: the scenario's variant `changed` gets another tile and stages. */
+static void lt_algo(struct gen *g, uint64_t lt, uint64_t desc,
+		    const uint64_t l[4], uint8_t algo[64])
+{
+	bool changed = !strcmp(variant, "changed");
+	uint8_t res[96] = { 0 };
+	uint64_t ws = changed ? 1u << 20 : 4u << 20;
+	const int64_t attrs[][2] = { { LT_ALGO_ID, 66 },
+				     { LT_ALGO_TILE, changed ? 15 : 20 },
+				     { LT_ALGO_STAGES, changed ? 8 : 18 },
+				     { LT_ALGO_SPLITK, 1 } };
+
+	for (int i = 0; i < 64; i++)
+		algo[i] = (uint8_t)(i * 7 + (changed ? 3 : 1));
+	memcpy(res, algo, 64);
+	memcpy(res + 64, &ws, 8);
+	CALL(g, "cublasLtMatmulAlgoGetHeuristic", 90000, U(lt), U(desc),
+	     U(l[0]), U(l[1]), U(l[2]), U(l[3]), U(0x9100), U(1),
+	     X(res, sizeof(res)), U(1));
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		int32_t v = (int32_t)attrs[i][1];
+		CALL(g, "cublasLtMatmulAlgoConfigGetAttribute", 200,
+		     X(algo, 64), U(attrs[i][0]), X(&v, 4), U(4), U(4));
+	}
+}
+
+/* The gemm scenario (OUT_DIR/gemm.dnnt): a process on an H100 making
+ * its products through cuBLAS and cuBLASLt. Each step runs an FP32 GEMM
+ * on a handle allowed TF32, a BF16 GemmEx whose output PyTorch's kernels
+ * then add a bias to and pass through GELU (a chain a cuBLASLt epilogue
+ * would fuse), a strided batch of FP16 products, a GEMV, a triangular
+ * solve and a rank-k update in FP64, and a cuBLASLt BF16 matmul with
+ * its bias and GELU as an epilogue, on an algorithm a heuristic query
+ * chose; and a cuBLAS kernel that no recorded call launched. The
+ * variant `changed` gives the cuBLASLt matmul another algorithm, slower,
+ * and makes the GemmEx 20% slower. */
+static void write_gemm(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	static struct dt_library_def libs[3];
+	static const struct dt_kv info[] = {
+		{ "gpu", "on: CUPTI (synthetic trace)" },
+		{ "lib.cublas.built", "130100" },
+		{ "lib.cublas.file", "/usr/lib/libcublas.so.13.1.0.3" },
+		{ "lib.cublas.version", "130100" },
+		{ "lib.cublasLt.built", "130100" },
+		{ "lib.cublasLt.file", "/usr/lib/libcublasLt.so.13.1.0.3" },
+		{ "lib.cublasLt.version", "130100" },
+		{ "lib.cudnn.built", "91900" },
+		{ "lib.cudnn.file", "/usr/lib/libcudnn.so.9.19.0" },
+		{ "lib.cudnn.version", "91900" },
+	};
+	bool changed = !strcmp(variant, "changed");
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	uint32_t first = n_apis;
+
+	for (size_t i = 0; i < N_CUBLAS; i++)
+		add_api(cublas_apis[i][0], cublas_apis[i][1]);
+	for (size_t i = 0; i < N_CUBLASLT; i++)
+		add_api(cublaslt_apis[i][0], cublaslt_apis[i][1]);
+	libs[0] = (struct dt_library_def){ "cudnn", "cuDNN", 0, first };
+	libs[1] = (struct dt_library_def){ "cublas", "cuBLAS", first,
+					   N_CUBLAS };
+	libs[2] = (struct dt_library_def){ "cublasLt", "cuBLASLt",
+					   first + (uint32_t)N_CUBLAS,
+					   N_CUBLASLT };
+	libraries = libs;
+	n_libraries = 3;
+	snprintf(path, sizeof(path), "%s/gemm.dnnt", dir);
+	struct dt_writer_config cfg =
+		process_config(path, "node1", "python train_mlp.py", info,
+			       sizeof(info) / sizeof(info[0]));
+	open_writer(&g, &cfg, "main");
+	struct dt_rec_device dev = { .global_mem = 85520809984ull,
+				     .mem_bandwidth = 3352320000ull,
+				     .cc_major = 9,
+				     .sms = 132,
+				     .core_clock = 1980000,
+				     .l2_size = 52428800,
+				     .max_threads_per_sm = 2048,
+				     .len = 21 };
+	put(&g, DT_REC_DEVICE, &dev, sizeof(dev), "NVIDIA H100 80GB HBM3",
+	    dev.len);
+	struct dt_rec_clock clk = { .mono = g.t,
+				    .other = g.t,
+				    .clock = DT_CLOCK_CUPTI };
+	put(&g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
+
+	/* cuBLAS's handle: its stream, TF32 allowed, a workspace */
+	uint64_t h = 0x1000, stream = 0x77, ws = 0x7f0000000000;
+	CALL(&g, "cublasCreate_v2", 200000, U(h));
+	CALL(&g, "cublasSetStream_v2", 500, U(h), U(stream));
+	CALL(&g, "cublasSetMathMode", 300, U(h), U(3));
+	CALL(&g, "cublasSetWorkspace_v2", 300, U(h), U(ws), U(4u << 20));
+	/* cuBLASLt: a BF16 product of A^T (2048 x 1024) and B, with a BF16
+	 * bias and GELU as its epilogue */
+	uint64_t lt = 0x2000, desc = ptr(&g), l[4];
+	uint8_t algo[64];
+	CALL(&g, "cublasLtCreate", 1000, U(lt));
+	CALL(&g, "cublasLtMatmulDescCreate", 500, U(desc), U(68), U(0));
+	lt_set(&g, desc, LT_TRANSA, 1, 4);
+	lt_set(&g, desc, LT_EPILOGUE, 32 | 4, 4);
+	lt_set(&g, desc, LT_BIAS_POINTER, 0x7e00f0000000, 8);
+	lt_set(&g, desc, LT_BIAS_DATA_TYPE, 14, 4);
+	l[0] = lt_layout(&g, 14, 1024, 2048);
+	l[1] = lt_layout(&g, 14, 1024, 512);
+	l[2] = l[3] = lt_layout(&g, 14, 2048, 512);
+	lt_algo(&g, lt, desc, l, algo);
+
+	uint64_t pa = 0x7e0000000000, pb = 0x7e0010000000,
+		 pc = 0x7e0020000000, pd = 0x7e0030000000,
+		 pe = 0x7e0040000000;
+	int32_t elems = 4096 * 4096;
+	for (int i = 0; i < steps; i++) {
+		uint64_t seq = CALL(&g, "cublasSgemm_v2", 6000, U(h), U(0),
+				    U(0), U(1024), U(1024), U(1024), K(1.0),
+				    U(pa), U(1024), U(pb), U(1024), K(0.0),
+				    U(pc), U(1024));
+		kernel(&g, seq, K_CUBLAS_TF32, 40000);
+		/* GemmEx, then PyTorch's bias add and GELU on its output */
+		seq = CALL(&g, "cublasGemmEx", 7000, U(h), U(1), U(0),
+			   U(4096), U(4096), U(1024), K(1.0), U(pa), U(14),
+			   U(1024), U(pb), U(14), U(1024), K(0.0), U(pd),
+			   U(14), U(4096), U(68), U((uint64_t)-1));
+		launch(&g, seq, K_NVJET_TN, changed ? 300000 : 250000, 132,
+		       384);
+		launch(&g, 0, kname(K_BIAS, "N3c108BFloat16E"), 31000,
+		       elems / 512, 128);
+		launch(&g, 0, kname(K_GELU, "N3c108BFloat16E"), 45000,
+		       elems / 1024, 128);
+		seq = CALL(&g, "cublasGemmStridedBatchedEx", 8000, U(h), U(1),
+			   U(0), U(512), U(512), U(64), K(1.0), U(pa), U(2),
+			   U(64), U(32768), U(pb), U(2), U(64), U(32768),
+			   K(0.0), U(pc), U(2), U(512), U(262144), U(16),
+			   U(68), U(99));
+		kernel(&g, seq, K_CUBLAS_F16, 30000);
+		seq = CALL(&g, "cublasSgemv_v2", 5000, U(h), U(0), U(4096),
+			   U(4096), K(1.0), U(pa), U(4096), U(pb), U(1),
+			   K(1.0), U(pc), U(1));
+		kernel(&g, seq, K_GEMV, 25000);
+		seq = CALL(&g, "cublasDtrsm_v2", 5000, U(h), U(0), U(0), U(0),
+			   U(0), U(512), U(256), KD(1.0), U(pa), U(512), U(pb),
+			   U(512));
+		kernel(&g, seq, K_TRSM, 35000);
+		seq = CALL(&g, "cublasDsyrk_v2", 5000, U(h), U(0), U(0),
+			   U(512), U(256), KD(1.0), U(pa), U(512), KD(0.0),
+			   U(pc), U(512));
+		kernel(&g, seq, K_SYRK, 20000);
+		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(desc), K(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), K(0.0), U(pe),
+			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(ws),
+			   U(changed ? 1u << 20 : 4u << 20), U(stream));
+		kernel(&g, seq, K_NVJET_GELU, changed ? 36000 : 24000);
+		/* launched by no recorded call */
+		kernel(&g, 0, K_CUBLAS_TF32, 15000);
+		g.t = g.gpu + 20000;
+	}
+	CALL(&g, "cublasLtMatmulDescDestroy", 300, U(desc));
+	CALL(&g, "cublasDestroy_v2", 50000, U(h));
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -1799,6 +2067,7 @@ static const struct scenario {
 	{ "extreme", "", write_extreme },
 	{ "ranges", " [--steps N]", write_ranges },
 	{ "libraries", " [--steps N]", write_libraries },
+	{ "gemm", " [--steps N] [--variant changed]", write_gemm },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 

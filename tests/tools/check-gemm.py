@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""check-gemm.py - cuBLAS and cuBLASLt calls read as ops (synth-trace's
+`gemm` scenario): every product an op with its shapes, types, algorithm and
+the FLOPs and bytes worked out by hand below; the kernels inside each call
+its GPU time, the one no call launched left to the kernel families; an
+algorithm change a change for `diff`.
+
+usage: check-gemm.py DNNTRACE SYNTH-TRACE API-LISTING
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL: " + what)
+
+
+def run(*args):
+    r = subprocess.run(args, capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+# api: (FLOPs, bytes, math, GPU ns, params the recipe must hold)
+EXPECTED = {
+    # 2 m n k; A and B read, C written (beta 0): 3 x 1024^2 x 4 bytes;
+    # FP32 on a handle allowed TF32
+    "cublasSgemm_v2": (2 * 1024**3, 3 * 1024**2 * 4, "tf32", 40000,
+                       {"m": 1024, "n": 1024, "k": 1024, "mathMode": 3}),
+    # BF16 4096 x 4096 x 1024, A transposed
+    "cublasGemmEx": (2 * 4096 * 4096 * 1024,
+                     (2 * 1024 * 4096 + 4096 * 4096) * 2, "bf16", 250000,
+                     {"transa": 1, "transb": 0, "Atype": 14,
+                      "computeType": 68}),
+    # 16 FP16 products of 512 x 512 x 64
+    "cublasGemmStridedBatchedEx": (2 * 512 * 512 * 64 * 16,
+                                   (2 * 64 * 512 + 512 * 512) * 2 * 16,
+                                   "fp16", 30000,
+                                   {"batch": 16, "strideC": 262144}),
+    # 2 m n; A, x, y read (beta 1), y written
+    "cublasSgemv_v2": (2 * 4096 * 4096,
+                       (4096 * 4096 + 3 * 4096) * 4, "fp32", 25000,
+                       {"m": 4096, "n": 4096, "beta": 1}),
+    # m^2 n; A's triangle read, B read and written
+    "cublasDtrsm_v2": (512 * 512 * 256,
+                       (512 * 513 // 2 + 2 * 512 * 256) * 8, "fp64", 35000,
+                       {"side": 0, "m": 512, "n": 256}),
+    # n (n + 1) k; A read, C's triangle written (beta 0)
+    "cublasDsyrk_v2": (512 * 513 * 256,
+                       (512 * 256 + 512 * 513 // 2) * 8, "fp64", 20000,
+                       {"n": 512, "k": 256}),
+    # 2 m n k and bias and GELU per element of D; A, B read, D written,
+    # the bias vector read
+    "cublasLtMatmul": (2 * 2048 * 512 * 1024 + 2 * 2048 * 512,
+                       (1024 * 2048 + 1024 * 512 + 2048 * 512) * 2 +
+                       2048 * 2, "bf16", 24000,
+                       {"m": 2048, "n": 512, "k": 1024, "epilogue": 36}),
+}
+
+
+def main():
+    dnntrace, synth, listing = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as d:
+        rc, out = run(synth, listing, d, "--scenario", "gemm", "--steps",
+                      "4")
+        if rc:
+            print(out)
+            return 1
+        os.mkdir(d + "/changed")
+        rc, out = run(synth, listing, d + "/changed", "--scenario", "gemm",
+                      "--steps", "4", "--variant", "changed")
+        if rc:
+            print(out)
+            return 1
+        t = d + "/gemm.dnnt"
+        rc, out = run(dnntrace, "ops", "--format", "json", t)
+        check(rc == 0, "ops --format json exits 0")
+        ops = json.loads(out)["ops"] if rc == 0 else []
+        seen = {}
+        for op in ops:
+            seen.setdefault(op["api"], []).append(op)
+        for api, (flops, nbytes, math, gpu, params) in EXPECTED.items():
+            got = seen.get(api, [])
+            check(len(got) == 4, "%s: 4 ops, got %d" % (api, len(got)))
+            for op in got[:1]:
+                check(op["kind"] == "matmul", "%s: kind %s" %
+                      (api, op["kind"]))
+                check(op["flops"] == flops, "%s: %d FLOPs, expected %d" %
+                      (api, op["flops"], flops))
+                check(op["bytes"] == nbytes, "%s: %d bytes, expected %d" %
+                      (api, op["bytes"], nbytes))
+                check(op["math"] == math, "%s: math %s, expected %s" %
+                      (api, op["math"], math))
+                check(op["gpu_ns"] == gpu and op["kernels"] == 1,
+                      "%s: %d ns in %d kernels, expected %d in 1" %
+                      (api, op["gpu_ns"], op["kernels"], gpu))
+                for k, v in params.items():
+                    check(op.get("params", {}).get(k) == v,
+                          "%s: param %s = %s, expected %s" %
+                          (api, k, op.get("params", {}).get(k), v))
+        lt = seen.get("cublasLtMatmul", [{}])[0]
+        check(lt.get("engine") == 66, "cublasLtMatmul: algorithm 66")
+        check(lt.get("knobs") == {"ID": 66, "TILE_ID": 20, "SPLITK_NUM": 1,
+                                  "STAGES_ID": 18},
+              "cublasLtMatmul: the algorithm's attributes, got %s" %
+              lt.get("knobs"))
+        check(lt.get("workspace") == 4 << 20, "cublasLtMatmul: workspace")
+        check([t["role"] for t in lt.get("tensors", [])] ==
+              ["A", "B", "D", "C", "product", "biased"],
+              "cublasLtMatmul: its matrices and the epilogue's "
+              "intermediates")
+        check(seen.get("cublasSgemm_v2", [{}])[0].get("stream") == "0x77",
+              "cublasSgemm_v2: the stream its handle was given")
+
+        # the kernel no call launched stays under its family
+        rc, out = run(dnntrace, "ops", t)
+        check("# 28 op executions; 12 kernels ran outside the libraries' "
+              "calls" in out, "ops: the closing line, got " +
+              out.splitlines()[-1] if out else "")
+
+        # an algorithm change is an engine change
+        rc, out = run(dnntrace, "diff", "--fail-on", "engine-change", t,
+                      d + "/changed/gemm.dnnt")
+        check(rc == 1, "diff --fail-on engine-change exits 1, got %d" % rc)
+        check("engine algo66 {TILE_ID=20 SPLITK_NUM=1 STAGES_ID=18} -> "
+              "algo66 {TILE_ID=15 SPLITK_NUM=1 STAGES_ID=8}" in out,
+              "diff: the algorithm's change")
+        check("library cuBLAS" in out and "library cuDNN" not in out,
+              "diff: GPU time per step under cuBLAS, not cuDNN")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
