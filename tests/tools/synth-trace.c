@@ -1858,6 +1858,10 @@ static const char *const cublaslt_apis[][2] = {
 	"warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"
 #define K_NVJET_TN    "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNN"
 #define K_NVJET_GELU  "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_gelu_TNT"
+#define K_SILU                                                          \
+	"_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_11silu_" \
+	"kernelERNS_18TensorIteratorBaseEENKUlvE_clEvENKUlvE0_clEvEUlfE_"  \
+	"St5arrayIPcLm2EEEEviT0_T1_"
 #define K_GEMV        "_Z13gemv2T_kernelIiifffLi128ELi16ELi4ELi4ELb0ELb0EEvv"
 #define K_TRSM        "trsm_left_kernel_double_64x64"
 #define K_SYRK        "syrk_kernel_double_64x64"
@@ -2005,7 +2009,9 @@ static void write_gemm(const char *dir, int steps, int threads)
 				    U(0), U(1024), U(1024), U(1024), K(1.0),
 				    U(pa), U(1024), U(pb), U(1024), K(0.0),
 				    U(pc), U(1024));
-		kernel(&g, seq, K_CUBLAS_TF32, 40000);
+		launch(&g, seq, K_CUBLAS_TF32, 40000, 64, 256);
+		/* SiLU on its output: no cuBLASLt epilogue computes it */
+		launch(&g, 0, K_SILU, 6000, 1024 * 1024 / 512, 128);
 		/* GemmEx, then PyTorch's bias add and GELU on its output */
 		seq = CALL(&g, "cublasGemmEx", 7000, U(h), U(1), U(0),
 			   U(4096), U(4096), U(1024), K(1.0), U(pa), U(14),
