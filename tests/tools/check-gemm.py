@@ -3,7 +3,8 @@
 `gemm` scenario): every product an op with its shapes, types, algorithm and
 the FLOPs and bytes worked out by hand below; the kernels inside each call
 its GPU time, the one no call launched left to the kernel families; an
-algorithm change a change for `diff`.
+algorithm change a change for `diff`; cuBLAS linked into the program
+said so by info and report.
 
 usage: check-gemm.py DNNTRACE SYNTH-TRACE API-LISTING
 """
@@ -133,7 +134,27 @@ def main():
               "diff: the algorithm's change")
         check("library cuBLAS" in out and "library cuDNN" not in out,
               "diff: GPU time per step under cuBLAS, not cuDNN")
+        check_static(dnntrace, synth, listing, d, t)
     return 1 if failures else 0
+
+
+def check_static(dnntrace, synth, listing, d, t):
+    """cuBLAS linked into the program: info and report say so, once;
+    not of a program that loaded it."""
+    os.mkdir(d + "/static")
+    rc, out = run(synth, listing, d + "/static", "--scenario", "gemm",
+                  "--steps", "3", "--variant", "static")
+    check(rc == 0, "synth-trace --variant static: " + out)
+    for cmd in ("info", "report"):
+        rc, out = run(dnntrace, cmd, d + "/static/gemm.dnnt")
+        lines = [ln for ln in out.splitlines()
+                 if "links cuBLAS statically" in ln]
+        check(len(lines) == 1 and "870.0 us of GPU time, 6 kernels" in
+              lines[0], "%s: one line says cuBLAS is linked statically, "
+              "got %s" % (cmd, lines))
+        rc, out = run(dnntrace, cmd, t)
+        check("statically" not in out,
+              "%s: nothing said of a cuBLAS that was loaded" % cmd)
 
 
 if __name__ == "__main__":

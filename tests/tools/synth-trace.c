@@ -1925,24 +1925,30 @@ static void lt_algo(struct gen *g, uint64_t lt, uint64_t desc,
  * its bias and GELU as an epilogue, on an algorithm a heuristic query
  * chose; and a cuBLAS kernel that no recorded call launched. The
  * variant `changed` gives the cuBLASLt matmul another algorithm, slower,
- * and makes the GemmEx 20% slower. */
+ * and makes the GemmEx 20% slower; the variant `static` is the program
+ * with cuBLAS linked into it: its kernels run, no cuBLAS library is
+ * loaded and none of its calls is recorded. */
 static void write_gemm(const char *dir, int steps, int threads)
 {
 	(void)threads;
 	static struct dt_library_def libs[3];
 	static const struct dt_kv info[] = {
 		{ "gpu", "on: CUPTI (synthetic trace)" },
+		{ "lib.cudnn.built", "91900" },
+		{ "lib.cudnn.file", "/usr/lib/libcudnn.so.9.19.0" },
+		{ "lib.cudnn.version", "91900" },
+		/* not there when cuBLAS is linked into the program */
 		{ "lib.cublas.built", "130100" },
 		{ "lib.cublas.file", "/usr/lib/libcublas.so.13.1.0.3" },
 		{ "lib.cublas.version", "130100" },
 		{ "lib.cublasLt.built", "130100" },
 		{ "lib.cublasLt.file", "/usr/lib/libcublasLt.so.13.1.0.3" },
 		{ "lib.cublasLt.version", "130100" },
-		{ "lib.cudnn.built", "91900" },
-		{ "lib.cudnn.file", "/usr/lib/libcudnn.so.9.19.0" },
-		{ "lib.cudnn.version", "91900" },
 	};
 	bool changed = !strcmp(variant, "changed");
+	/* cuBLAS linked into the program: wrapped, never loaded nor called;
+	 * its kernels launched by no recorded call */
+	bool statically = !strcmp(variant, "static");
 	char path[4096];
 	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
 	uint32_t first = n_apis;
@@ -1960,9 +1966,9 @@ static void write_gemm(const char *dir, int steps, int threads)
 	libraries = libs;
 	n_libraries = 3;
 	snprintf(path, sizeof(path), "%s/gemm.dnnt", dir);
-	struct dt_writer_config cfg =
-		process_config(path, "node1", "python train_mlp.py", info,
-			       sizeof(info) / sizeof(info[0]));
+	struct dt_writer_config cfg = process_config(
+		path, "node1", "python train_mlp.py",
+		info, statically ? 4 : sizeof(info) / sizeof(info[0]));
 	open_writer(&g, &cfg, "main");
 	struct dt_rec_device dev = { .global_mem = 85520809984ull,
 				     .mem_bandwidth = 3352320000ull,
@@ -1979,6 +1985,15 @@ static void write_gemm(const char *dir, int steps, int threads)
 				    .clock = DT_CLOCK_CUPTI };
 	put(&g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
 
+	if (statically) {
+		for (int i = 0; i < steps; i++) {
+			kernel(&g, 0, K_CUBLAS_TF32, 40000);
+			kernel(&g, 0, K_NVJET_TN, 250000);
+			g.t = g.gpu + 20000;
+		}
+		scenario_end(&g);
+		return;
+	}
 	/* cuBLAS's handle: its stream, TF32 allowed, a workspace */
 	uint64_t h = 0x1000, stream = 0x77, ws = 0x7f0000000000;
 	CALL(&g, "cublasCreate_v2", 200000, U(h));
@@ -2073,7 +2088,7 @@ static const struct scenario {
 	{ "extreme", "", write_extreme },
 	{ "ranges", " [--steps N]", write_ranges },
 	{ "libraries", " [--steps N]", write_libraries },
-	{ "gemm", " [--steps N] [--variant changed]", write_gemm },
+	{ "gemm", " [--steps N] [--variant changed|static]", write_gemm },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
