@@ -11,6 +11,7 @@
  * decoder's legacy problems do.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +180,8 @@ void gemm_init(struct gemm *g, enum gemm_op op)
 			    .math = -1,
 			    .bias_type = -1,
 			    .aux_type = -1,
-			    .workspace = -1 };
+			    .workspace = -1,
+			    .workspace_used = -1 };
 	for (int i = 0; i < MATS; i++)
 		g->type[i] = -1;
 	for (int i = 0; i < ALGO_ATTRS; i++)
@@ -228,7 +230,9 @@ bool gemm_scalar(const struct dt_arg *a, int32_t scale, double *v)
 		*v = a->f;
 		return true;
 	}
-	if (a->code != 'k' || !a->count || !a->data)
+	/* 'm': a scalar under a pointer mode, its bytes there only when
+	 * read on the host */
+	if ((a->code != 'k' && a->code != 'm') || !a->count || !a->data)
 		return false;
 	const struct type_def *t = type_of(scale);
 	int64_t dt = t ? t->dtype : -1;
@@ -257,7 +261,6 @@ bool gemm_scalar(const struct dt_arg *a, int32_t scale, double *v)
 /* One description: every op of it points to these. */
 struct gemm_entry {
 	struct gemm_entry *next;
-	char *desc;          /* the key: the problem and the algorithm */
 	const char *problem; /* the problem's entry's desc */
 	struct tlist tensors;
 	struct dt_recipe_node nodes[4];
@@ -271,6 +274,8 @@ struct gemm_entry {
 	struct dt_cost cost;
 	int tensor_cores;
 	int64_t engine;
+	struct gemm g; /* the product it was made of */
+	char desc[];   /* the key: the problem and the algorithm */
 };
 
 struct gemm_table {
@@ -290,7 +295,6 @@ void gemm_table_free(struct gemm_table *t)
 		while (t->buckets[i]) {
 			struct gemm_entry *e = t->buckets[i];
 			t->buckets[i] = e->next;
-			free(e->desc);
 			free(e->knob_text);
 			free(e->tensors.v);
 			free(e);
@@ -318,10 +322,9 @@ static struct gemm_entry *entry_of(struct gemm_table *t, const char *s,
 	for (e = *b; e; e = e->next)
 		if (!strcmp(e->desc, s))
 			return e;
-	if (!(e = calloc(1, sizeof(*e))) || !(e->desc = strdup(s))) {
-		free(e);
+	if (!(e = calloc(1, sizeof(*e) + strlen(s) + 1)))
 		return NULL;
-	}
+	strcpy(e->desc, s);
 	e->next = *b;
 	*b = e;
 	*made = true;
@@ -511,8 +514,9 @@ static void describe(const struct gemm *g, const char *problem, char *buf,
 			APPEND(" algo=%" PRId64, g->algo[ALGO_ID]);
 		return;
 	}
+	/* attributes at 0 (none, auto, undefined) left out of the text */
 	for (int i = 0; i < ALGO_ATTRS; i++)
-		if (g->algo[i] != ALGO_UNKNOWN) {
+		if (g->algo[i] != ALGO_UNKNOWN && (!i || g->algo[i])) {
 			APPEND("%s%s=%" PRId64, any ? " " : " algo{",
 			       algo_names[i], g->algo[i]);
 			any = true;
@@ -768,10 +772,11 @@ static void recipe(const struct gemm *g, struct gemm_entry *e)
 	param(e, "alpha", g->has_alpha ? g->alpha : NAN);
 	if (g->op != GEMM_TRSM)
 		param(e, "beta", g->has_beta ? g->beta : NAN);
-	if (g->workspace >= 0)
-		param(e, "workspaceSize", (double)g->workspace);
+	if (g->workspace_used >= 0)
+		param(e, "workspaceNeeded", (double)g->workspace_used);
+	/* as the description has them: those at 0 left out */
 	for (int i = 0; i < ALGO_ATTRS; i++)
-		if (g->algo[i] != ALGO_UNKNOWN)
+		if (g->algo[i] != ALGO_UNKNOWN && (i == ALGO_ID || g->algo[i]))
 			e->knobs[e->n_knobs++] = (struct dt_recipe_kv){
 				g->math >= 0 ? "ALGO" : algo_names[i],
 				g->algo[i]
@@ -796,6 +801,7 @@ static void fill(const struct gemm *g, struct gemm_entry *e,
 		 const char *problem)
 {
 	e->problem = problem;
+	e->g = *g;
 	tensors(g, &e->tensors);
 	recipe(g, e);
 	cost(g, &e->cost, &e->tensor_cores);
@@ -803,14 +809,11 @@ static void fill(const struct gemm *g, struct gemm_entry *e,
 	e->knob_text = knobs_text(e);
 }
 
-struct pending *gemm_op_new(struct dt_model *core, struct gemm_table *t,
-			    const struct dt_rec_api_call *c, const char *api,
-			    const struct gemm *g, const uint64_t ptrs[MATS],
-			    uint64_t stream)
+/* The entry of g's description, made with its problem's when new. */
+static struct gemm_entry *entry_for(struct gemm_table *t, const struct gemm *g)
 {
 	char problem[768], desc[1024];
 	struct gemm_entry *pe, *e;
-	struct pending *p;
 	bool made;
 
 	describe_problem(g, problem, sizeof(problem));
@@ -823,8 +826,13 @@ struct pending *gemm_op_new(struct dt_model *core, struct gemm_table *t,
 		return NULL;
 	if (made)
 		fill(g, e, pe->desc);
-	if (!(p = m_op_new(core, c, api, e->desc)))
-		return NULL;
+	return e;
+}
+
+/* Op p is e's. */
+static void apply(struct pending *p, const struct gemm_entry *e)
+{
+	p->desc = e->desc;
 	p->problem = e->problem;
 	p->tensors = &e->tensors;
 	p->recipe = (struct dt_recipe){ .nodes = e->nodes,
@@ -837,6 +845,19 @@ struct pending *gemm_op_new(struct dt_model *core, struct gemm_table *t,
 	p->op.tensor_cores = e->tensor_cores;
 	p->op.engine = e->engine;
 	p->op.knobs = e->knob_text;
+}
+
+struct pending *gemm_op_new(struct dt_model *core, struct gemm_table *t,
+			    const struct dt_rec_api_call *c, const char *api,
+			    const struct gemm *g, const uint64_t ptrs[MATS],
+			    uint64_t stream)
+{
+	struct gemm_entry *e = entry_for(t, g);
+	struct pending *p;
+
+	if (!e || !(p = m_op_new(core, c, api, e->desc)))
+		return NULL;
+	apply(p, e);
 	p->op.workspace = g->workspace;
 	p->op.stream = stream;
 	if (m_pointers(core) && m_op_ptrs_room(p, MATS))
@@ -844,4 +865,20 @@ struct pending *gemm_op_new(struct dt_model *core, struct gemm_table *t,
 			p->ptrs[i] = (struct dt_op_ptr){ -1, mat_role(g, i), 1,
 							 ptrs[i] };
 	return p;
+}
+
+const struct gemm *gemm_of(const struct pending *p)
+{
+	return &((const struct gemm_entry *)(p->desc -
+					     offsetof(struct gemm_entry, desc)))
+			->g;
+}
+
+void gemm_op_redo(struct gemm_table *t, struct pending *p,
+		  const struct gemm *g)
+{
+	const struct gemm_entry *e = entry_for(t, g);
+
+	if (e)
+		apply(p, e);
 }

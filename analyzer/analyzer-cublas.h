@@ -71,6 +71,8 @@ struct gemm {
 	bool from_heuristic; /* the algorithm came from a heuristic
 				query's results */
 	int64_t workspace;   /* bytes given, -1 unknown */
+	int64_t workspace_used; /* bytes the algorithm needs, as the
+				   heuristic result it came from said; -1 */
 };
 
 /* A blank product: nothing known. */
@@ -93,14 +95,21 @@ struct pending *gemm_op_new(struct dt_model *core, struct gemm_table *t,
 			    const struct gemm *g, const uint64_t ptrs[MATS],
 			    uint64_t stream);
 
+/* The product op p was made of: p must be an op gemm_op_new() made. */
+const struct gemm *gemm_of(const struct pending *p);
+/* Describe p again as g (its algorithm became known since). */
+void gemm_op_redo(struct gemm_table *t, struct pending *p,
+		  const struct gemm *g);
+
 /* Helpers for reading calls by their parameters' names. */
 const struct dt_arg *gemm_arg(const struct dt_arg *args, int n,
 			      const char *name);
 /* An integer argument's value, or def when it is not there. */
 int64_t gemm_arg_i(const struct dt_arg *args, int n, const char *name,
 		   int64_t def);
-/* A host scalar's real part, read in the scale type (cudaDataType_t; -1
- * unknown); false when it was not recorded (a device pointer). */
+/* A scalar's real part, read in the scale type (cudaDataType_t; -1
+ * unknown): a host scalar ('k'), or one under a host pointer mode ('m');
+ * false when its value was not recorded (in device memory). */
 bool gemm_scalar(const struct dt_arg *a, int32_t scale, double *v);
 /* A cudaDataType_t value's element size in bits, 0 unknown. */
 int gemm_type_bits(int32_t type);

@@ -85,6 +85,7 @@ enum api_class {
 
 struct lt_model {
 	struct dt_model *core;
+	const struct algo *resolving; /* the algorithm ops wait for now */
 	const struct dt_file_info *fi;
 	uint8_t *api; /* enum api_class, by API id */
 	struct gemm_table *problems;
@@ -285,8 +286,31 @@ static const int algo_config[ALGO_ATTRS] = {
 	[ALGO_STAGES] = 6,    [ALGO_INNER_SHAPE] = 7, [ALGO_CLUSTER_SHAPE] = 8,
 };
 
+/* What matmul ops wait on while their algorithm's attributes are still
+ * to come: its hash, marked as the cuBLASLt decoder's (the top bit: no
+ * other decoder's key, a host address, has it). */
+static uint64_t algo_key(const struct algo *a)
+{
+	return a->hash | 1ull << 63;
+}
+
+/* An op of an algorithm whose attributes came in since: described again,
+ * and still listening for those that follow. */
+static void algo_known(void *arg, struct pending *p)
+{
+	struct lt_model *m = arg;
+	struct gemm g = *gemm_of(p);
+
+	memcpy(g.algo, m->resolving->attr, sizeof(g.algo));
+	g.from_heuristic = m->resolving->heuristic;
+	gemm_op_redo(m->problems, p, &g);
+	m_op_wait(m->core, p, algo_key(m->resolving));
+}
+
 /* An attribute read back from an algorithm (or set on it: the bytes the
- * trace holds are those after the call). */
+ * trace holds are those after the call). The shim asks them after the
+ * first matmul of an algorithm: that matmul's op, and any since, learn
+ * them as they come. */
 static void algo_attr(struct lt_model *m, const struct dt_arg *args, int n)
 {
 	struct algo *a = algo_arg(m, args, n, true);
@@ -297,6 +321,9 @@ static void algo_attr(struct lt_model *m, const struct dt_arg *args, int n)
 	for (int i = 0; i < ALGO_ATTRS; i++)
 		if (algo_config[i] == attr)
 			a->attr[i] = v;
+	m->resolving = a;
+	m_ops_waited(m->core, algo_key(a), 0, algo_known, m);
+	m->resolving = NULL;
 }
 
 /* A heuristic query's results: each one's algorithm, and the workspace
@@ -383,6 +410,7 @@ static void read_algo(struct lt_model *m, struct gemm *g,
 	if (a) {
 		memcpy(g->algo, a->attr, sizeof(g->algo));
 		g->from_heuristic = a->heuristic;
+		g->workspace_used = a->workspace;
 	}
 	for (int i = 0; i < n; i++) {
 		const struct dt_arg *x = &args[i];
@@ -429,8 +457,12 @@ static void matmul(struct lt_model *m, const struct dt_rec_api_call *c,
 	g.workspace = gemm_arg_i(args, n, "workspaceSizeInBytes", -1);
 	read_algo(m, &g, args, n);
 	a = gemm_arg(args, n, "stream");
-	gemm_op_new(m->core, m->problems, c, api->name, &g, ptrs,
-		    a && a->code == 'p' ? a->u : 0);
+	struct pending *p = gemm_op_new(m->core, m->problems, c, api->name, &g,
+					ptrs, a && a->code == 'p' ? a->u : 0);
+	/* an algorithm not known yet: its attributes may follow */
+	const struct algo *al = algo_arg(m, args, n, true);
+	if (p && al && al->attr[ALGO_ID] == ALGO_UNKNOWN)
+		m_op_wait(m->core, p, algo_key(al));
 }
 
 /* ------------------------------------------------------- the decoder */
@@ -569,8 +601,8 @@ static void lt_destroy(void *state)
 	free(m);
 }
 
-const struct dt_decoder dt_decoder_cublasLt = {
-	.library = "cublasLt",
+const struct dt_decoder dt_decoder_cublaslt = {
+	.library = "cublaslt",
 	.create = lt_create,
 	.destroy = lt_destroy,
 	.call = lt_call,

@@ -22,7 +22,7 @@ static const struct library {
 } libraries[] = {
 	{ "cudnn", "cuDNN", DT_LIB_CUDNN },
 	{ "cublas", "cuBLAS", DT_LIB_CUBLAS },
-	{ "cublasLt", "cuBLASLt", DT_LIB_CUBLAS },
+	{ "cublaslt", "cuBLASLt", DT_LIB_CUBLAS },
 };
 
 static const struct library *library_of(const char *name)

@@ -107,6 +107,7 @@ def main():
                           (api, k, op.get("params", {}).get(k), v))
         lt = seen.get("cublasLtMatmul", [{}])[0]
         check(lt.get("engine") == 66, "cublasLtMatmul: algorithm 66")
+        # those at 0 (none, auto) left out
         check(lt.get("knobs") == {"ID": 66, "TILE_ID": 20, "SPLITK_NUM": 1,
                                   "STAGES_ID": 18},
               "cublasLtMatmul: the algorithm's attributes, got %s" %

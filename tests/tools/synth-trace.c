@@ -60,7 +60,7 @@
 #include "dt-analyzer.h"
 #include "dt-trace.h"
 
-#define MAX_APIS 512
+#define MAX_APIS 1024
 
 static char *api_names[MAX_APIS], *api_sigs[MAX_APIS];
 static uint32_t n_apis;
@@ -228,6 +228,24 @@ static size_t encode(uint8_t *buf, size_t cap, const char *sig,
 				memcpy(buf + len, &v[i].f, 8);
 			}
 			len += k;
+		} else if (*c == 'm') { /* pointer, mode, bytes (host) */
+			int32_t mode = v[i].n ? 0 : 1;
+			uint32_t k = v[i].n;
+			uint8_t b[16] = { 0 };
+			if (k == 4) {
+				float f = (float)v[i].f;
+				memcpy(b, &f, 4);
+			} else if (k == 8) {
+				memcpy(b, &v[i].f, 8);
+			} else if (k == 16) { /* a void pointer's: FP32 here */
+				float f = (float)v[i].f;
+				memcpy(b, &f, 4);
+			}
+			memcpy(buf + len, &v[i].u, 8);
+			memcpy(buf + len + 8, &mode, 4);
+			memcpy(buf + len + 12, &k, 4);
+			memcpy(buf + len + 16, b, k);
+			len += 16 + k;
 		} else if (*c == 'a') {
 			uint32_t ew = c[1] == 'p'   ? 8
 				      : c[1] == 'e' ? 4
@@ -1784,71 +1802,27 @@ static void write_libraries(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
-/* The cuBLAS and cuBLASLt functions of the gemm scenario, with the
- * signatures their headers give (host scalars under the host pointer
- * mode, descriptor attributes and algorithms as their bytes). */
-static const char *const cublas_apis[][2] = {
-	{ "cublasCreate_v2", "handle:>p" },
-	{ "cublasSetStream_v2", "handle:p,streamId:p" },
-	{ "cublasSetMathMode", "handle:p,mode:e=cublasMath_t" },
-	{ "cublasSetWorkspace_v2",
-	  "handle:p,workspace:p,workspaceSizeInBytes:u8" },
-	{ "cublasSgemm_v2",
-	  "handle:p,transa:e=cublasOperation_t,transb:e=cublasOperation_t,"
-	  "m:i4,n:i4,k:i4,alpha:k,A:p,lda:i4,B:p,ldb:i4,beta:k,C:p,ldc:i4" },
-	{ "cublasGemmEx",
-	  "handle:p,transa:e=cublasOperation_t,transb:e=cublasOperation_t,"
-	  "m:i4,n:i4,k:i4,alpha:k,A:p,Atype:e=cudaDataType_t,lda:i4,B:p,"
-	  "Btype:e=cudaDataType_t,ldb:i4,beta:k,C:p,Ctype:e=cudaDataType_t,"
-	  "ldc:i4,computeType:e=cublasComputeType_t,"
-	  "algo:e=cublasGemmAlgo_t" },
-	{ "cublasGemmStridedBatchedEx",
-	  "handle:p,transa:e=cublasOperation_t,transb:e=cublasOperation_t,"
-	  "m:i4,n:i4,k:i4,alpha:k,A:p,Atype:e=cudaDataType_t,lda:i4,"
-	  "strideA:i8,B:p,Btype:e=cudaDataType_t,ldb:i4,strideB:i8,beta:k,"
-	  "C:p,Ctype:e=cudaDataType_t,ldc:i4,strideC:i8,batchCount:i4,"
-	  "computeType:e=cublasComputeType_t,algo:e=cublasGemmAlgo_t" },
-	{ "cublasSgemv_v2",
-	  "handle:p,trans:e=cublasOperation_t,m:i4,n:i4,alpha:k,A:p,lda:i4,"
-	  "x:p,incx:i4,beta:k,y:p,incy:i4" },
-	{ "cublasDtrsm_v2",
-	  "handle:p,side:e=cublasSideMode_t,uplo:e=cublasFillMode_t,"
-	  "trans:e=cublasOperation_t,diag:e=cublasDiagType_t,m:i4,n:i4,"
-	  "alpha:k,A:p,lda:i4,B:p,ldb:i4" },
-	{ "cublasDsyrk_v2",
-	  "handle:p,uplo:e=cublasFillMode_t,trans:e=cublasOperation_t,n:i4,"
-	  "k:i4,alpha:k,A:p,lda:i4,beta:k,C:p,ldc:i4" },
-	{ "cublasDestroy_v2", "handle:p" },
-};
+/* Where the API listings are: the directory of the one given (the shim's
+ * listings of cuBLAS and cuBLASLt lie beside cuDNN's). */
+static char listing_dir[4096] = ".";
 
-static const char *const cublaslt_apis[][2] = {
-	{ "cublasLtCreate", "lightHandle:>p" },
-	{ "cublasLtMatmulDescCreate",
-	  "matmulDesc:>p,computeType:e=cublasComputeType_t,"
-	  "scaleType:e=cudaDataType_t" },
-	{ "cublasLtMatmulDescSetAttribute",
-	  "matmulDesc:p,attr:e=cublasLtMatmulDescAttributes_t,buf:x,"
-	  "sizeInBytes:u8" },
-	{ "cublasLtMatrixLayoutCreate",
-	  "matLayout:>p,type:e=cudaDataType_t,rows:u8,cols:u8,ld:i8" },
-	{ "cublasLtMatmulAlgoGetHeuristic",
-	  "lightHandle:p,operationDesc:p,Adesc:p,Bdesc:p,Cdesc:p,Ddesc:p,"
-	  "preference:p,requestedAlgoCount:i4,heuristicResultsArray:>x,"
-	  "returnAlgoCount:>i4" },
-	{ "cublasLtMatmulAlgoConfigGetAttribute",
-	  "algo:x,attr:e=cublasLtMatmulAlgoConfigAttributes_t,buf:>x,"
-	  "sizeInBytes:u8,sizeWritten:>u8" },
-	{ "cublasLtMatmul",
-	  "lightHandle:p,computeDesc:p,alpha:k,A:p,Adesc:p,B:p,Bdesc:p,"
-	  "beta:k,C:p,Cdesc:p,D:p,Ddesc:p,algo:x,workspace:p,"
-	  "workspaceSizeInBytes:u8,stream:p" },
-	{ "cublasLtMatrixLayoutDestroy", "matLayout:p" },
-	{ "cublasLtMatmulDescDestroy", "matmulDesc:p" },
-};
+/* A library's listing, its functions after the ones loaded: their
+ * number. */
+static uint32_t load_library(const char *file)
+{
+	char path[4200];
+	uint32_t first = n_apis;
 
-#define N_CUBLAS   (sizeof(cublas_apis) / sizeof(cublas_apis[0]))
-#define N_CUBLASLT (sizeof(cublaslt_apis) / sizeof(cublaslt_apis[0]))
-#define KD(v)      ((struct val){ .f = (v), .n = 8 })
+	snprintf(path, sizeof(path), "%s/%s", listing_dir, file);
+	load_listing(path);
+	return n_apis - first;
+}
+
+/* Scalars under a pointer mode ('m'), in host memory: a float or a
+ * double; one of a void pointer is read as 16 bytes, as the shim does. */
+#define M(v)   ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 4 })
+#define MD(v)  ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 8 })
+#define MV(v)  ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 16 })
 
 #define K_CUBLAS_TF32                                                     \
 	"sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_"       \
@@ -1870,8 +1844,6 @@ static const char *const cublaslt_apis[][2] = {
  * scenario (cublasLt.h's values). */
 enum { LT_TRANSA = 3, LT_EPILOGUE = 7, LT_BIAS_POINTER = 8,
        LT_BIAS_DATA_TYPE = 26 };
-enum { LT_ALGO_ID = 0, LT_ALGO_TILE = 1, LT_ALGO_SPLITK = 2,
-       LT_ALGO_STAGES = 6 };
 
 static void lt_set(struct gen *g, uint64_t desc, int64_t attr, uint64_t v,
 		   uint32_t size)
@@ -1889,18 +1861,14 @@ static uint64_t lt_layout(struct gen *g, int64_t type, uint64_t rows,
 	return l;
 }
 
-/* The algorithm a heuristic query returns, and its attributes read
- * back: the scenario's variant `changed` gets another tile and stages. */
+/* The algorithm a heuristic query returns: the variant `changed` gets
+ * another (its bytes), and a smaller workspace. */
 static void lt_algo(struct gen *g, uint64_t lt, uint64_t desc,
 		    const uint64_t l[4], uint8_t algo[64])
 {
 	bool changed = !strcmp(variant, "changed");
 	uint8_t res[96] = { 0 };
 	uint64_t ws = changed ? 1u << 20 : 4u << 20;
-	const int64_t attrs[][2] = { { LT_ALGO_ID, 66 },
-				     { LT_ALGO_TILE, changed ? 15 : 20 },
-				     { LT_ALGO_STAGES, changed ? 8 : 18 },
-				     { LT_ALGO_SPLITK, 1 } };
 
 	for (int i = 0; i < 64; i++)
 		algo[i] = (uint8_t)(i * 7 + (changed ? 3 : 1));
@@ -1909,11 +1877,22 @@ static void lt_algo(struct gen *g, uint64_t lt, uint64_t desc,
 	CALL(g, "cublasLtMatmulAlgoGetHeuristic", 90000, U(lt), U(desc),
 	     U(l[0]), U(l[1]), U(l[2]), U(l[3]), U(0x9100), U(1),
 	     X(res, sizeof(res)), U(1));
-	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
-		int32_t v = (int32_t)attrs[i][1];
+}
+
+/* What the shim asks of an algorithm after the first matmul given it:
+ * each documented attribute (CUBLASLT_ALGO_CONFIG_ID to
+ * CLUSTER_SHAPE_ID), as calls of its own, recorded after the matmul's. */
+static void lt_algo_query(struct gen *g, const uint8_t algo[64])
+{
+	bool changed = !strcmp(variant, "changed");
+	const int32_t values[9] = { 66, changed ? 15 : 20, 1, 0, 0,
+				    0,	changed ? 8 : 18,  0, 0 };
+
+	g->call_flags = DT_CALL_BY_DNNTRACE;
+	for (int i = 0; i < 9; i++)
 		CALL(g, "cublasLtMatmulAlgoConfigGetAttribute", 200,
-		     X(algo, 64), U(attrs[i][0]), X(&v, 4), U(4), U(4));
-	}
+		     X(algo, 64), U(i), X(&values[i], 4), U(8), U(4));
+	g->call_flags = 0;
 }
 
 /* The gemm scenario (OUT_DIR/gemm.dnnt): a process on an H100 making
@@ -1923,7 +1902,8 @@ static void lt_algo(struct gen *g, uint64_t lt, uint64_t desc,
  * would fuse), a strided batch of FP16 products, a GEMV, a triangular
  * solve and a rank-k update in FP64, and a cuBLASLt BF16 matmul with
  * its bias and GELU as an epilogue, on an algorithm a heuristic query
- * chose; and a cuBLAS kernel that no recorded call launched. The
+ * chose (what it is, the shim asks after the first matmul); and a cuBLAS
+ * kernel that no recorded call launched. The
  * variant `changed` gives the cuBLASLt matmul another algorithm, slower,
  * and makes the GemmEx 20% slower; the variant `static` is the program
  * with cuBLAS linked into it: its kernels run, no cuBLAS library is
@@ -1941,9 +1921,9 @@ static void write_gemm(const char *dir, int steps, int threads)
 		{ "lib.cublas.built", "130100" },
 		{ "lib.cublas.file", "/usr/lib/libcublas.so.13.1.0.3" },
 		{ "lib.cublas.version", "130100" },
-		{ "lib.cublasLt.built", "130100" },
-		{ "lib.cublasLt.file", "/usr/lib/libcublasLt.so.13.1.0.3" },
-		{ "lib.cublasLt.version", "130100" },
+		{ "lib.cublaslt.built", "130100" },
+		{ "lib.cublaslt.file", "/usr/lib/libcublasLt.so.13.1.0.3" },
+		{ "lib.cublaslt.version", "130100" },
 	};
 	bool changed = !strcmp(variant, "changed");
 	/* cuBLAS linked into the program: wrapped, never loaded nor called;
@@ -1953,16 +1933,13 @@ static void write_gemm(const char *dir, int steps, int threads)
 	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
 	uint32_t first = n_apis;
 
-	for (size_t i = 0; i < N_CUBLAS; i++)
-		add_api(cublas_apis[i][0], cublas_apis[i][1]);
-	for (size_t i = 0; i < N_CUBLASLT; i++)
-		add_api(cublaslt_apis[i][0], cublaslt_apis[i][1]);
+	uint32_t n_cublas = load_library("cublas-api.txt");
+	uint32_t n_cublaslt = load_library("cublaslt-api.txt");
 	libs[0] = (struct dt_library_def){ "cudnn", "cuDNN", 0, first };
 	libs[1] = (struct dt_library_def){ "cublas", "cuBLAS", first,
-					   N_CUBLAS };
-	libs[2] = (struct dt_library_def){ "cublasLt", "cuBLASLt",
-					   first + (uint32_t)N_CUBLAS,
-					   N_CUBLASLT };
+					   n_cublas };
+	libs[2] = (struct dt_library_def){ "cublaslt", "cuBLASLt",
+					   first + n_cublas, n_cublaslt };
 	libraries = libs;
 	n_libraries = 3;
 	snprintf(path, sizeof(path), "%s/gemm.dnnt", dir);
@@ -2021,16 +1998,16 @@ static void write_gemm(const char *dir, int steps, int threads)
 	int32_t elems = 4096 * 4096;
 	for (int i = 0; i < steps; i++) {
 		uint64_t seq = CALL(&g, "cublasSgemm_v2", 6000, U(h), U(0),
-				    U(0), U(1024), U(1024), U(1024), K(1.0),
-				    U(pa), U(1024), U(pb), U(1024), K(0.0),
+				    U(0), U(1024), U(1024), U(1024), M(1.0),
+				    U(pa), U(1024), U(pb), U(1024), M(0.0),
 				    U(pc), U(1024));
 		launch(&g, seq, K_CUBLAS_TF32, 40000, 64, 256);
 		/* SiLU on its output: no cuBLASLt epilogue computes it */
 		launch(&g, 0, K_SILU, 6000, 1024 * 1024 / 512, 128);
 		/* GemmEx, then PyTorch's bias add and GELU on its output */
 		seq = CALL(&g, "cublasGemmEx", 7000, U(h), U(1), U(0),
-			   U(4096), U(4096), U(1024), K(1.0), U(pa), U(14),
-			   U(1024), U(pb), U(14), U(1024), K(0.0), U(pd),
+			   U(4096), U(4096), U(1024), MV(1.0), U(pa), U(14),
+			   U(1024), U(pb), U(14), U(1024), MV(0.0), U(pd),
 			   U(14), U(4096), U(68), U((uint64_t)-1));
 		launch(&g, seq, K_NVJET_TN, changed ? 300000 : 250000, 132,
 		       384);
@@ -2039,27 +2016,29 @@ static void write_gemm(const char *dir, int steps, int threads)
 		launch(&g, 0, kname(K_GELU, "N3c108BFloat16E"), 45000,
 		       elems / 1024, 128);
 		seq = CALL(&g, "cublasGemmStridedBatchedEx", 8000, U(h), U(1),
-			   U(0), U(512), U(512), U(64), K(1.0), U(pa), U(2),
+			   U(0), U(512), U(512), U(64), MV(1.0), U(pa), U(2),
 			   U(64), U(32768), U(pb), U(2), U(64), U(32768),
-			   K(0.0), U(pc), U(2), U(512), U(262144), U(16),
+			   MV(0.0), U(pc), U(2), U(512), U(262144), U(16),
 			   U(68), U(99));
 		kernel(&g, seq, K_CUBLAS_F16, 30000);
 		seq = CALL(&g, "cublasSgemv_v2", 5000, U(h), U(0), U(4096),
-			   U(4096), K(1.0), U(pa), U(4096), U(pb), U(1),
-			   K(1.0), U(pc), U(1));
+			   U(4096), M(1.0), U(pa), U(4096), U(pb), U(1),
+			   M(1.0), U(pc), U(1));
 		kernel(&g, seq, K_GEMV, 25000);
 		seq = CALL(&g, "cublasDtrsm_v2", 5000, U(h), U(0), U(0), U(0),
-			   U(0), U(512), U(256), KD(1.0), U(pa), U(512), U(pb),
+			   U(0), U(512), U(256), MD(1.0), U(pa), U(512), U(pb),
 			   U(512));
 		kernel(&g, seq, K_TRSM, 35000);
 		seq = CALL(&g, "cublasDsyrk_v2", 5000, U(h), U(0), U(0),
-			   U(512), U(256), KD(1.0), U(pa), U(512), KD(0.0),
+			   U(512), U(256), MD(1.0), U(pa), U(512), MD(0.0),
 			   U(pc), U(512));
 		kernel(&g, seq, K_SYRK, 20000);
-		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(desc), K(1.0),
-			   U(pa), U(l[0]), U(pb), U(l[1]), K(0.0), U(pe),
+		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(desc), MV(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
 			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(ws),
 			   U(changed ? 1u << 20 : 4u << 20), U(stream));
+		if (!i)
+			lt_algo_query(&g, algo);
 		kernel(&g, seq, K_NVJET_GELU, changed ? 36000 : 24000);
 		/* launched by no recorded call */
 		kernel(&g, 0, K_CUBLAS_TF32, 15000);
@@ -2134,6 +2113,10 @@ int main(int argc, char **argv)
 		}
 	}
 	load_listing(argv[1]);
+	const char *slash = strrchr(argv[1], '/');
+	if (slash)
+		snprintf(listing_dir, sizeof(listing_dir), "%.*s",
+			 (int)(slash - argv[1]), argv[1]);
 	if (scn) {
 		scn->write(argv[2], steps, threads);
 		return 0;
