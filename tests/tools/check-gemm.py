@@ -3,13 +3,14 @@
 `gemm` scenario): every product an op with its shapes, types, algorithm and
 the FLOPs and bytes worked out by hand below; the kernels inside each call
 its GPU time, the one no call launched left to the kernel families; an
-algorithm change a change for `diff`; cuBLAS linked into the program
-said so by info and report.
+algorithm change a change for `diff`; the exports' tables and tracks by
+library; cuBLAS linked into the program said so by info and report.
 
 usage: check-gemm.py DNNTRACE SYNTH-TRACE API-LISTING
 """
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -135,8 +136,42 @@ def main():
               "diff: the algorithm's change")
         check("library cuBLAS" in out and "library cuDNN" not in out,
               "diff: GPU time per step under cuBLAS, not cuDNN")
+        check_exports(dnntrace, d, t)
         check_static(dnntrace, synth, listing, d, t)
     return 1 if failures else 0
+
+
+def check_exports(dnntrace, d, t):
+    """SQLite: cuBLAS's and cuBLASLt's calls in CUBLAS_EVENTS, as Nsight
+    Systems puts them, their ops in CUDNN_OPS by library, their kernels
+    tied to them; the timeline names their calls by library."""
+    db = d + "/gemm.sqlite"
+    rc, out = run(dnntrace, "export", "--format", "sqlite", "-o", db, t)
+    check(rc == 0, "export --format sqlite: " + out)
+    con = sqlite3.connect(db)
+    q = lambda sql: con.execute(sql).fetchall()
+    check(q("SELECT library, COUNT(*) FROM CUBLAS_EVENTS GROUP BY library "
+            "ORDER BY library") == [("cublas", 29), ("cublaslt", 24)],
+          "CUBLAS_EVENTS: every call of both libraries, got %s" %
+          q("SELECT library, COUNT(*) FROM CUBLAS_EVENTS GROUP BY library"))
+    check(q("SELECT COUNT(*) FROM CUDNN_EVENTS") == [(0,)],
+          "CUDNN_EVENTS: no call of cuBLAS")
+    check(q("SELECT library, COUNT(*) FROM CUDNN_OPS GROUP BY library "
+            "ORDER BY library") == [("cublas", 24), ("cublaslt", 4)],
+          "CUDNN_OPS: the GEMMs, by library")
+    check(q("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
+            "CUBLAS_EVENTS e ON e.seq = k.callSeq AND "
+            "e.globalPid = k.globalPid") == [(28,)],
+          "kernels: each GEMM's tied to its call in CUBLAS_EVENTS")
+    con.close()
+    js = d + "/gemm.json"
+    rc, out = run(dnntrace, "export", "--format", "chrome", "-o", js, t)
+    check(rc == 0, "export --format chrome: " + out)
+    text = open(js).read() if rc == 0 else ""
+    check('"cuBLAS call"' in text and '"cuBLASLt call"' in text and
+          '"cuDNN call"' not in text,
+          "chrome: calls named by their library")
+    check("the libraries' ops" in text, "chrome: the ops' tracks")
 
 
 def check_static(dnntrace, synth, listing, d, t):

@@ -384,7 +384,7 @@ static void on_activity(void *arg, const struct dt_activity *a, uint32_t tid)
 	dt_json_ku(&x->j, "correlation", a->corr);
 	if (a->call) {
 		dt_json_ku(&x->j, "External id", a->call);
-		dt_json_ku(&x->j, "cuDNN call", a->call);
+		dt_json_ku(&x->j, dt_export_call_key(a->library), a->call);
 	}
 	if (a->kind == DT_ACT_KERNEL) {
 		kernel_args(x, a);
@@ -404,8 +404,8 @@ static void on_op(void *arg, const struct dt_op *op, uint32_t tid)
 	struct tev *x = arg;
 	char buf[64];
 
-	track(x, tid, "GPU %d stream %u: cuDNN ops", op->device,
-	      op->gpu_stream);
+	track(x, tid, "GPU %d stream %u: %s ops", op->device, op->gpu_stream,
+	      dt_export_callers(x->t));
 	event_open(x, "X", CAT_OP, tid, op->gpu_start);
 	put_dur(x, op->gpu_start, op->gpu_end);
 	dt_json_ks(&x->j, "name", dt_op_kind_name(op->cost.kind));
@@ -413,7 +413,7 @@ static void on_op(void *arg, const struct dt_op *op, uint32_t tid)
 	dt_json_open(&x->j, '{', -1);
 	dt_json_ks(&x->j, "kind", dt_op_kind_key(op->cost.kind));
 	dt_json_ku(&x->j, "External id", op->seq);
-	dt_json_ku(&x->j, "cuDNN call", op->seq);
+	dt_json_ku(&x->j, dt_export_call_key(op->library), op->seq);
 	dt_json_ks(&x->j, "function", op->api);
 	dt_json_ks(&x->j, "origin", op->origin == DT_OP_REPLAY ? "CUDA graph replay"
 						       : "call");
