@@ -664,12 +664,22 @@ static int32_t {mode_getter(pm)}({pm.of} of)
     return "\n".join(out)
 
 
+def c_stand_ins(lib: Library) -> str:
+    """The C declarations of the C++ types the header's C++-only functions take (by pointer),
+    so that their wrappers compile as C."""
+    if not lib.stand_ins:
+        return ""
+    return ("/* Stand-ins of the C++ types of the functions %s declares for C++ only. */\n%s\n"
+            % (", ".join(lib.cplusplus_unguard), "\n".join(lib.stand_ins)))
+
+
 def c_file(lib: Library, index: int, apis: List[Api], banner: str) -> str:
     """One library's wrappers."""
     parts = [
         "/* %s */\n" % banner,
         "#include <%s>\n\n/* These are the wrappers of %s, dt_libraries[%d]. */\n"
         "#define DT_LIBRARY %d\n" % (lib.header, lib.display, index, index),
+        c_stand_ins(lib),
         '#include "shim-runtime.h"\n#include "dt-api.h"\n',
         "\n".join(array_static_asserts(apis)) + "\n",
         C_HELPERS,

@@ -77,6 +77,8 @@ class Library:
     handle_types: List[str]  # typedefs of pointers to complete structs recorded as handles
     pointer_modes: List[PointerMode]
     after_call: Dict[str, str]  # function -> the shim's hook run after its call is recorded
+    cplusplus_unguard: List[str]  # headers whose C++-only declarations are read as C
+    stand_ins: List[str]  # C declarations of the C++ types those take (by pointer)
 
     @property
     def export_node(self) -> str:
@@ -150,6 +152,8 @@ def read_library(path: str) -> Library:
         handle_types=_get(pointers, "handles", list, path + " [pointers]", []),
         pointer_modes=[_pointer_mode(m, path) for m in _get(d, "pointer_mode", list, path, [])],
         after_call=_get(d, "after_call", dict, path, {}),
+        cplusplus_unguard=_get(d.get("cplusplus", {}), "unguard", list, path + " [cplusplus]", []),
+        stand_ins=_get(d.get("cplusplus", {}), "stand_ins", list, path + " [cplusplus]", []),
     )
     if len(lib_.version_macros) != len(lib_.version_scale) or not lib_.version_macros:
         raise GenError("%s: [version] macros and scale must be lists of the same length" % path)

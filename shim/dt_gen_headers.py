@@ -69,6 +69,8 @@ ENCODINGS = {
 # ("signed" and a redundant "int" dropped).
 BUILTIN_CODES = {
     ("int",): "i4",
+    ("short",): "i2",  # the members of numbers' structs (__half's stand-in) only: no encoding
+    ("short", "unsigned"): "u2",
     ("unsigned",): "u4",
     ("long",): "i8",
     ("long", "long"): "i8",
@@ -231,13 +233,49 @@ def find_header(include_dirs: List[str], header: str) -> str:
     raise GenError("%s is in none of %s" % (header, ", ".join(include_dirs)))
 
 
+CPLUSPLUS_IF = re.compile(r"\s*#\s*if\s+defined\s*\(?\s*__cplusplus\s*\)?\s*")
+PREPROCESSOR_IF = re.compile(r"\s*#\s*if")
+PREPROCESSOR_ENDIF = re.compile(r"\s*#\s*endif")
+NOT_DECLARATIONS = re.compile(r"[{}]|#\s*el|\bextern\b|\binline\b|\btemplate\b|\bclass\b")
+
+
+def unguarded(path: str) -> str:
+    """The header's text with its blocks of function declarations for C++ only (between
+    `#if defined(__cplusplus)` and its `#endif`: no braces, no extern "C", no inline code) open
+    to C as well."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().split("\n")
+    for i, line in enumerate(lines):
+        if not CPLUSPLUS_IF.fullmatch(line):
+            continue
+        depth, end = 1, None
+        for j in range(i + 1, len(lines)):
+            depth += bool(PREPROCESSOR_IF.match(lines[j])) - bool(PREPROCESSOR_ENDIF.match(lines[j]))
+            if depth == 0:
+                end = j
+                break
+        body = "\n".join(lines[i + 1:end or i])
+        if end is not None and "(" in body and not NOT_DECLARATIONS.search(body):
+            lines[i] = "#if 1 /* dt-gen-wrappers.py: for C++ only, read as C */"
+    return "\n".join(lines)
+
+
 def preprocess(cc: List[str], include_dirs: List[str], lib: Library) -> Tuple[str, List[str]]:
     """Preprocess the library's header; return the text and the headers it read."""
-    include_dir = find_header(include_dirs, lib.header)
-    # Included by path, so that the header and those it includes with quotes come from
-    # include_dir even when the compiler's own flags name another copy.
-    source = '#include "%s"\n' % os.path.join(os.path.abspath(include_dir), lib.header)
+    include_dir = os.path.abspath(find_header(include_dirs, lib.header))
     with tempfile.TemporaryDirectory() as tmp:
+        # Included by path, so that the header and those it includes with quotes come from
+        # include_dir even when the compiler's own flags name another copy; the headers whose
+        # C++-only declarations are read go through copies, beside a copy of the header.
+        top = os.path.join(include_dir, lib.header)
+        copies = {}
+        if lib.cplusplus_unguard:
+            for name in [lib.header] + lib.cplusplus_unguard:
+                copies[os.path.join(tmp, name)] = os.path.join(include_dir, name)
+                with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
+                    f.write(unguarded(os.path.join(include_dir, name)))
+            top = os.path.join(tmp, lib.header)
+        source = "".join(s + "\n" for s in lib.stand_ins) + '#include "%s"\n' % top
         deps = os.path.join(tmp, "deps")
         cmd = cc + ["-E", "-P", "-MD", "-MF", deps]
         dirs = [include_dir] + [d for d in include_dirs if d != include_dir]
@@ -251,7 +289,7 @@ def preprocess(cc: List[str], include_dirs: List[str], lib: Library) -> Tuple[st
             raise GenError("%s failed:\n%s" % (" ".join(cmd), proc.stderr))
         with open(deps, encoding="utf-8") as f:
             files = f.read().replace("\\\n", " ").split(":", 1)[1].split()
-    return proc.stdout, files
+    return proc.stdout, [copies.get(f, f) for f in files]
 
 
 def own_headers(headers: List[str], lib: Library) -> List[str]:

@@ -1008,55 +1008,6 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	return (uint8_t *)(r + 1);
 }
 
-/* Bytes a field of code `code` (trace/FORMAT.md, "Call arguments") takes
- * at p. */
-static uint32_t field_size(const char *code, const uint8_t *p)
-{
-	uint32_t n;
-
-	switch (code[0]) {
-	case 'a':
-		memcpy(&n, p, 4);
-		return 4 + n * field_size(code + 1, NULL);
-	case 'x':
-	case 'k':
-	case 's':
-		memcpy(&n, p, 4);
-		return 4 + n;
-	case 'm':
-		memcpy(&n, p + 12, 4);
-		return 16 + n;
-	case 'i':
-	case 'u':
-	case 'f':
-		return code[1] == '8' ? 8 : 4;
-	case 'p':
-		return 8;
-	default: /* e */
-		return 4;
-	}
-}
-
-const uint8_t *dt_call_arg(const struct dt_thread *t, const char *name)
-{
-	const char *sig = dt_api_sigs[t->api];
-	const uint8_t *p = t->args;
-	size_t len = strlen(name);
-
-	while (*sig) {
-		const char *colon = strchr(sig, ':');
-		const char *code = colon + 1 + (colon[1] == '>');
-		if ((size_t)(colon - sig) == len && !memcmp(sig, name, len))
-			return p;
-		p += field_size(code, p);
-		sig = strchr(code, ',');
-		if (!sig)
-			break;
-		sig++;
-	}
-	return NULL;
-}
-
 void dt_call_end(struct dt_thread *t)
 {
 	dt_ring_commit(t->ring);

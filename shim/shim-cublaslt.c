@@ -31,33 +31,53 @@
 static _Atomic uint64_t seen[SLOTS];
 static int enabled = -1;
 
-static const cublasLtMatmulAlgoConfigAttributes_t config[] = {
-	CUBLASLT_ALGO_CONFIG_ID,
-	CUBLASLT_ALGO_CONFIG_TILE_ID,
-	CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
-	CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
-	CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING,
-	CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION,
-	CUBLASLT_ALGO_CONFIG_STAGES_ID,
-	CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID,
-	CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID,
+/* The attributes asked, with their sizes as cublasLt.h documents them:
+ * cuBLASLt refuses a buffer of any other size. */
+static const struct {
+	cublasLtMatmulAlgoConfigAttributes_t attr;
+	size_t size;
+} config[] = {
+	{ CUBLASLT_ALGO_CONFIG_ID, sizeof(int32_t) },
+	{ CUBLASLT_ALGO_CONFIG_TILE_ID, sizeof(uint32_t) },
+	{ CUBLASLT_ALGO_CONFIG_SPLITK_NUM, sizeof(int32_t) },
+	{ CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, sizeof(uint32_t) },
+	{ CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, sizeof(uint32_t) },
+	{ CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, sizeof(uint32_t) },
+	{ CUBLASLT_ALGO_CONFIG_STAGES_ID, sizeof(uint32_t) },
+	{ CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, sizeof(uint16_t) },
+	{ CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, sizeof(uint16_t) },
 };
 
-/* FNV-1a of the algorithm's bytes; never 0 (an empty slot). */
+/* A hash of the algorithm's bytes, a word at a time; never 0 (an empty
+ * slot). */
 static uint64_t algo_hash(const cublasLtMatmulAlgo_t *algo)
 {
-	const uint8_t *b = (const uint8_t *)algo;
-	uint64_t h = 0xcbf29ce484222325u;
+	uint64_t h = 0xcbf29ce484222325u, w;
 
-	for (size_t i = 0; i < sizeof(*algo); i++)
-		h = (h ^ b[i]) * 0x100000001b3u;
+	for (size_t i = 0; i < sizeof(*algo); i += 8) {
+		memcpy(&w, (const uint8_t *)algo + i, 8);
+		h = (h ^ w) * 0x100000001b3u;
+		h ^= h >> 29;
+	}
 	return h ? h : 1;
 }
 
-/* Whether the algorithm is new (then remembered). */
-static bool first_seen(const cublasLtMatmulAlgo_t *algo)
+/* Whether the algorithm is new (then remembered). A thread's matmuls
+ * mostly run the algorithm its previous one ran: that one is compared
+ * first, without hashing. */
+static bool first_seen(const uint8_t *bytes)
 {
-	uint64_t h = algo_hash(algo);
+	/* per thread: compared without a lock */
+	static __thread uint8_t last[sizeof(cublasLtMatmulAlgo_t)];
+	static __thread bool have_last;
+	cublasLtMatmulAlgo_t algo;
+
+	if (have_last && !memcmp(bytes, last, sizeof(last)))
+		return false;
+	memcpy(last, bytes, sizeof(last));
+	have_last = true;
+	memcpy(&algo, bytes, sizeof(algo));
+	uint64_t h = algo_hash(&algo);
 	_Atomic uint64_t *s = &seen[h % SLOTS];
 
 	if (atomic_load_explicit(s, memory_order_relaxed) == h)
@@ -74,8 +94,8 @@ static void query_algo(const cublasLtMatmulAlgo_t *algo)
 
 	for (size_t i = 0; i < sizeof(config) / sizeof(config[0]); i++) {
 		value = 0;
-		cublasLtMatmulAlgoConfigGetAttribute(algo, config[i], &value,
-						     sizeof(value), &written);
+		cublasLtMatmulAlgoConfigGetAttribute(
+			algo, config[i].attr, &value, config[i].size, &written);
 	}
 }
 
@@ -100,9 +120,9 @@ void dt_cublaslt_matmul_hook(struct dt_thread *t)
 	memcpy(&n, arg, 4);
 	if (n != sizeof(algo))
 		return; /* none given: cuBLASLt chose, and does not say */
-	memcpy(&algo, arg + 4, sizeof(algo));
-	if (!first_seen(&algo))
+	if (!first_seen(arg + 4))
 		return;
+	memcpy(&algo, arg + 4, sizeof(algo));
 	/* the calls go through the wrappers, recorded as our own, as
 	 * top-level calls; then the matmul's state is the thread's again */
 	struct dt_thread saved = *t;

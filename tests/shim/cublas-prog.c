@@ -16,10 +16,22 @@
 
 #define DEV(x) ((void *)(uintptr_t)(x)) /* a device address, never read */
 
+/* cublas_api.h declares cublasHgemm for C++ only (__half is a C++ class):
+ * a C program declares it with a stand-in of __half's size. */
+typedef struct {
+	unsigned short bits;
+} half;
+cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
+			   cublasOperation_t transb, int m, int n, int k,
+			   const half *alpha, const half *A, int lda,
+			   const half *B, int ldb, const half *beta, half *C,
+			   int ldc);
+
 static int gemms(cublasHandle_t h)
 {
 	const float alpha = 1.5f, beta = 0.25f;
 	const double dalpha = 2.5, dbeta = -1.0;
+	const half halpha = { 0x3800 }, hbeta = { 0x4000 }; /* 0.5, 2 */
 	const float *a[2] = { DEV(0xa000), DEV(0xa100) };
 	const float *b[2] = { DEV(0xb000), DEV(0xb100) };
 	float *c[2] = { DEV(0xc000), DEV(0xc100) };
@@ -40,6 +52,9 @@ static int gemms(cublasHandle_t h)
 	fails += cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, 8, 8, 8, &dalpha,
 			     DEV(0xa000), 8, DEV(0xb000), 8, &dbeta,
 			     DEV(0xc000), 8) != CUBLAS_STATUS_SUCCESS;
+	fails += cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 16, &halpha,
+			     DEV(0xa000), 16, DEV(0xb000), 16, &hbeta,
+			     DEV(0xc000), 16) != CUBLAS_STATUS_SUCCESS;
 	fails += cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 256, 128, 64, &alpha,
 			      DEV(0xa000), CUDA_R_16BF, 256, DEV(0xb000),
 			      CUDA_R_16BF, 64, &beta, DEV(0xc000), CUDA_R_16BF,

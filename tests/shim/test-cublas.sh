@@ -38,13 +38,13 @@ has "$tmp/syms" ' cublasLtMatmul@@libcublasLt\.so\.13$' "exports: cuBLASLt's nod
 DNNTRACE_LIB=$shim "$dnntrace" record -o "$tmp/t.dnnt" -- "$prog" \
 	>"$tmp/out" 2>&1 || { bad "record failed"; cat "$tmp/out"; exit 1; }
 has "$tmp/out" '^transa 1 \(4 bytes\), 0 algorithms$' "the program's output"
-has "$tmp/out" '7 GEMM calls failed$' "the program's output"
+has "$tmp/out" '8 GEMM calls failed$' "the program's output"
 
 "$dnntrace" info "$tmp/t.dnnt" >"$tmp/info" 2>&1 || bad "info failed"
 has "$tmp/info" '^cuBLAS: +built against 1[0-9]{5}, loaded .*/libcublas\.so' "info: cuBLAS"
 has "$tmp/info" '^cuBLASLt: +1[0-9]{5}, built against 1[0-9]{5}, loaded .*/libcublasLt\.so' \
 	"info: cuBLASLt"
-has "$tmp/info" "^calls: +32 the program's, 1 made by one library inside another's call" \
+has "$tmp/info" "^calls: +33 the program's, 1 made by one library inside another's call" \
 	"info: the program's calls, one nested"
 
 "$dnntrace" dump "$tmp/t.dnnt" >"$tmp/dump" 2>&1 || bad "dump failed"
@@ -53,6 +53,9 @@ P='0x[0-9a-f]+'
 # beta are their pointers, unread.
 has "$tmp/dump" "cublasSgemm_v2\(handle=NULL, transa=0, transb=1, m=64, n=32, k=16, alpha=$P, A=0xa000, lda=64, B=0xb000, ldb=32, beta=$P, C=0xc000, ldc=64\) = 1$" \
 	"dump: cublasSgemm_v2"
+# cublasHgemm, declared for C++ only, wrapped all the same
+has "$tmp/dump" "cublasHgemm\(handle=NULL, transa=0, transb=0, m=16, n=16, k=16, alpha=$P, A=0xa000, .*ldc=16\) = 1$" \
+	"dump: cublasHgemm"
 has "$tmp/dump" "cublasGemmEx\(.*m=256, n=128, k=64, alpha=$P, A=0xa000, Atype=14, lda=256, .*Ctype=14, ldc=256, computeType=68, algo=-1\) = 1$" \
 	"dump: cublasGemmEx"
 has "$tmp/dump" "cublasSgemmBatched\(.*Aarray=0xaa00, lda=32, Barray=0xbb00, ldb=32, beta=$P, Carray=0xcc00, ldc=32, batchCount=2\)" \
