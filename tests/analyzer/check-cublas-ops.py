@@ -27,6 +27,7 @@ EXPECTED = [
     ("cublasSgemm_v2", {"transa": 0, "transb": 1, "m": 64, "n": 32, "k": 16,
                         "lda": 64, "ldb": 32, "ldc": 64, "Atype": 0}),
     ("cublasDgemm_v2", {"transa": 1, "m": 8, "n": 8, "k": 8, "Atype": 1}),
+    ("cublasHgemm", {"m": 16, "n": 16, "k": 16, "Atype": 2, "computeType": 64}),
     ("cublasGemmEx", {"m": 256, "n": 128, "k": 64, "Atype": 14,
                       "computeType": 68}),
     ("cublasSgemmBatched", {"m": 32, "batch": 2}),
@@ -71,7 +72,7 @@ def main():
               ops[0]["bytes"] == (64 * 16 + 32 * 16 + 2 * 64 * 32) * 4,
               "cublasSgemm_v2: FLOPs and bytes, got %s and %s" %
               (ops[0]["flops"], ops[0]["bytes"]))
-        lt = ops[6] if len(ops) > 6 else {}
+        lt = ops[7] if len(ops) > 7 else {}
         check(lt.get("knobs") == {"SPLITK_NUM": 4},
               "cublasLtMatmul: the algorithm the program made, got %s" %
               lt.get("knobs"))
