@@ -88,7 +88,7 @@ def main():
         for op in ops:
             seen.setdefault(op["api"], []).append(op)
         for api, (flops, nbytes, math, gpu, params) in EXPECTED.items():
-            got = seen.get(api, [])
+            got = [o for o in seen.get(api, []) if not o.get("origin")]
             check(len(got) == 4, "%s: 4 ops, got %d" % (api, len(got)))
             for op in got[:1]:
                 check(op["kind"] == "matmul", "%s: kind %s" %
@@ -106,6 +106,16 @@ def main():
                     check(op.get("params", {}).get(k) == v,
                           "%s: param %s = %s, expected %s" %
                           (api, k, op.get("params", {}).get(k), v))
+        # the GemmEx captured into a CUDA graph: its 3 replays are its
+        # executions, its kernels theirs
+        ex = [o for o in ops if o["api"] == "cublasGemmEx" and
+              o.get("origin")]
+        check([o["origin"] for o in ex] == ["captured"] + ["replay"] * 3 and
+              all(o["kernels"] == 1 and o["gpu_ns"] == 20000 and
+                  o["flops"] == 2 * 4096 * 4096 * 1024 for o in ex[1:]),
+              "cublasGemmEx in a CUDA graph: captured, replayed 3 times "
+              "with its kernel and FLOPs, got %s" %
+              [(o["origin"], o["kernels"], o["gpu_ns"]) for o in ex])
         lt = seen.get("cublasLtMatmul", [{}])[0]
         check(lt.get("engine") == 66, "cublasLtMatmul: algorithm 66")
         # those at 0 (none, auto) left out
@@ -123,7 +133,7 @@ def main():
 
         # the kernel no call launched stays under its family
         rc, out = run(dnntrace, "ops", t)
-        check("# 28 op executions; 16 kernels ran outside the libraries' "
+        check("# 31 op executions; 16 kernels ran outside the libraries' "
               "calls" in out, "ops: the closing line, got " +
               out.splitlines()[-1] if out else "")
 
@@ -151,17 +161,17 @@ def check_exports(dnntrace, d, t):
     con = sqlite3.connect(db)
     q = lambda sql: con.execute(sql).fetchall()
     check(q("SELECT library, COUNT(*) FROM CUBLAS_EVENTS GROUP BY library "
-            "ORDER BY library") == [("cublas", 29), ("cublaslt", 24)],
+            "ORDER BY library") == [("cublas", 30), ("cublaslt", 24)],
           "CUBLAS_EVENTS: every call of both libraries, got %s" %
           q("SELECT library, COUNT(*) FROM CUBLAS_EVENTS GROUP BY library"))
     check(q("SELECT COUNT(*) FROM CUDNN_EVENTS") == [(0,)],
           "CUDNN_EVENTS: no call of cuBLAS")
     check(q("SELECT library, COUNT(*) FROM CUDNN_OPS GROUP BY library "
-            "ORDER BY library") == [("cublas", 24), ("cublaslt", 4)],
+            "ORDER BY library") == [("cublas", 28), ("cublaslt", 4)],
           "CUDNN_OPS: the GEMMs, by library")
     check(q("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
             "CUBLAS_EVENTS e ON e.seq = k.callSeq AND "
-            "e.globalPid = k.globalPid") == [(28,)],
+            "e.globalPid = k.globalPid") == [(31,)],
           "kernels: each GEMM's tied to its call in CUBLAS_EVENTS")
     con.close()
     js = d + "/gemm.json"

@@ -1903,7 +1903,8 @@ static void lt_algo_query(struct gen *g, const uint8_t algo[64])
  * solve and a rank-k update in FP64, and a cuBLASLt BF16 matmul with
  * its bias and GELU as an epilogue, on an algorithm a heuristic query
  * chose (what it is, the shim asks after the first matmul); and a cuBLAS
- * kernel that no recorded call launched. The
+ * kernel that no recorded call launched. Then a GemmEx captured into a
+ * CUDA graph, launched three times. The
  * variant `changed` gives the cuBLASLt matmul another algorithm, slower,
  * and makes the GemmEx 20% slower; the variant `static` is the program
  * with cuBLAS linked into it: its kernels run, no cuBLAS library is
@@ -2044,6 +2045,18 @@ static void write_gemm(const char *dir, int steps, int threads)
 		kernel(&g, 0, K_CUBLAS_TF32, 15000);
 		g.t = g.gpu + 20000;
 	}
+	/* a GemmEx captured into a CUDA graph (graph 1, executable 2), the
+	 * graph launched 3 times */
+	const uint32_t i0[] = { 0 };
+	const char *const captured[] = { K_NVJET_TN };
+	uint64_t seq = CALL(&g, "cublasGemmEx", 7000, U(h), U(1), U(0),
+			    U(4096), U(4096), U(1024), MV(1.0), U(pa), U(14),
+			    U(1024), U(pb), U(14), U(1024), MV(0.0), U(pd),
+			    U(14), U(4096), U(68), U((uint64_t)-1));
+	graph_node(&g, seq, 1, 0, DT_GRAPH_CAPTURED, K_NVJET_TN);
+	graph_link(&g, DT_GRAPH_INSTANTIATED, 1, 2, 0, 0);
+	for (int i = 0; i < 3; i++)
+		graph_launch(&g, 2, 1, i0, captured);
 	CALL(&g, "cublasLtMatmulDescDestroy", 300, U(desc));
 	CALL(&g, "cublasDestroy_v2", 50000, U(h));
 	scenario_end(&g);

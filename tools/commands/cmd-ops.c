@@ -545,8 +545,9 @@ static void ops_text_end(const struct dt_file_info *fi,
 	if (g->captured || g->kernels)
 		printf("# CUDA graphs: %" PRIu64 " calls put work into "
 		       "graphs, %" PRIu64 " replays of it listed; %" PRIu64
-		       " kernels replayed, %" PRIu64 " of them cuDNN's%s\n",
+		       " kernels replayed, %" PRIu64 " of them %s%s\n",
 		       g->captured, g->replays, g->kernels, g->attributed,
+		       several ? "the libraries' calls'" : "cuDNN's",
 		       g->unknown ? " (some from graphs whose making "
 				    "the trace does not show)"
 				  : "");
