@@ -282,12 +282,7 @@ struct gemm_table {
 	struct gemm_entry *buckets[GEMM_BUCKETS];
 };
 
-struct gemm_table *gemm_table_new(void)
-{
-	return calloc(1, sizeof(struct gemm_table));
-}
-
-void gemm_table_free(struct gemm_table *t)
+static void gemm_table_free(struct gemm_table *t)
 {
 	if (!t)
 		return;
@@ -300,6 +295,33 @@ void gemm_table_free(struct gemm_table *t)
 			free(e);
 		}
 	free(t);
+}
+
+void *gemm_decoder_new(size_t size, size_t api_size, struct dt_model *core,
+		       const struct dt_file_info *fi)
+{
+	struct gemm_decoder *d = calloc(1, size);
+
+	if (!d)
+		return NULL;
+	d->core = core;
+	d->fi = fi;
+	d->api = calloc(fi->n_apis + 1, api_size);
+	d->problems = calloc(1, sizeof(struct gemm_table));
+	if (!d->api || !d->problems) {
+		gemm_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void gemm_decoder_free(void *state)
+{
+	struct gemm_decoder *d = state;
+
+	gemm_table_free(d->problems);
+	free(d->api);
+	free(d);
 }
 
 static uint64_t hash_str(const char *s)
@@ -874,8 +896,7 @@ const struct gemm *gemm_of(const struct pending *p)
 			->g;
 }
 
-void gemm_op_redo(struct gemm_table *t, struct pending *p,
-		  const struct gemm *g)
+void gemm_op_redo(struct gemm_table *t, struct pending *p, const struct gemm *g)
 {
 	const struct gemm_entry *e = entry_for(t, g);
 

@@ -46,10 +46,7 @@ struct handle {
 };
 
 struct cublas_model {
-	struct dt_model *core;
-	const struct dt_file_info *fi;
-	struct api_class_info *api; /* by API id */
-	struct gemm_table *problems;
+	struct gemm_decoder d; /* api: struct api_class_info, by API id */
 	struct handle handles[CUBLAS_HANDLES];
 	unsigned next_handle; /* the slot taken next when full: the oldest */
 };
@@ -326,7 +323,7 @@ static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 		const struct dt_arg *a = mat_arg(args, n, i, &array);
 		ptrs[i] = a && a->code == 'p' ? a->u : 0;
 	}
-	gemm_op_new(m->core, m->problems, c, api->name, &g, ptrs,
+	gemm_op_new(m->d.core, m->d.problems, c, api->name, &g, ptrs,
 		    s ? s->stream : 0);
 }
 
@@ -334,30 +331,8 @@ static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 
 static void *cublas_create(struct dt_model *core, const struct dt_file_info *fi)
 {
-	struct cublas_model *m = calloc(1, sizeof(*m));
-
-	if (!m)
-		return NULL;
-	m->core = core;
-	m->fi = fi;
-	m->api = calloc(fi->n_apis + 1, sizeof(*m->api));
-	m->problems = gemm_table_new();
-	if (!m->api || !m->problems) {
-		free(m->api);
-		gemm_table_free(m->problems);
-		free(m);
-		return NULL;
-	}
-	return m;
-}
-
-static void cublas_destroy(void *state)
-{
-	struct cublas_model *m = state;
-
-	gemm_table_free(m->problems);
-	free(m->api);
-	free(m);
+	return gemm_decoder_new(sizeof(struct cublas_model),
+				sizeof(struct api_class_info), core, fi);
 }
 
 static void cublas_call(void *state, const struct dt_rec_api_call *c,
@@ -367,9 +342,9 @@ static void cublas_call(void *state, const struct dt_rec_api_call *c,
 	struct cublas_model *m = state;
 	struct api_class_info *ai;
 
-	if (c->api > m->fi->n_apis)
+	if (c->api > m->d.fi->n_apis)
 		return;
-	ai = &m->api[c->api];
+	ai = &((struct api_class_info *)m->d.api)[c->api];
 	if (ai->cls == C_UNKNOWN)
 		classify(api, ai);
 	switch ((enum api_class)ai->cls) {
@@ -392,6 +367,6 @@ static void cublas_call(void *state, const struct dt_rec_api_call *c,
 const struct dt_decoder dt_decoder_cublas = {
 	.library = "cublas",
 	.create = cublas_create,
-	.destroy = cublas_destroy,
+	.destroy = gemm_decoder_free,
 	.call = cublas_call,
 };

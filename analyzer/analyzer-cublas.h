@@ -68,9 +68,9 @@ struct gemm {
 	/* the algorithm: cublasGemmAlgo_t for cuBLAS (algo[ALGO_ID], -1 its
 	 * default), or cuBLASLt's attributes */
 	int64_t algo[ALGO_ATTRS];
-	bool from_heuristic; /* the algorithm came from a heuristic
-				query's results */
-	int64_t workspace;   /* bytes given, -1 unknown */
+	bool from_heuristic;    /* the algorithm came from a heuristic
+				   query's results */
+	int64_t workspace;      /* bytes given, -1 unknown */
 	int64_t workspace_used; /* bytes the algorithm needs, as the
 				   heuristic result it came from said; -1 */
 };
@@ -82,8 +82,22 @@ void gemm_init(struct gemm *g, enum gemm_op op);
  * kept for its life and shared by every op of a problem. */
 struct gemm_table;
 
-struct gemm_table *gemm_table_new(void);
-void gemm_table_free(struct gemm_table *t);
+/* What each decoder's state starts with: the core, the trace, what it
+ * worked out of each function of the trace (api: fi->n_apis + 1
+ * elements of its own type) and its problems. */
+struct gemm_decoder {
+	struct dt_model *core;
+	const struct dt_file_info *fi;
+	void *api;
+	struct gemm_table *problems;
+};
+
+/* A decoder's state of size bytes (a struct starting with a struct
+ * gemm_decoder), zeroed, with api_size bytes per function; NULL when
+ * memory is short. Freed with gemm_decoder_free(). */
+void *gemm_decoder_new(size_t size, size_t api_size, struct dt_model *core,
+		       const struct dt_file_info *fi);
+void gemm_decoder_free(void *state);
 
 /* Make call c an op of g: described, costed, grouped with the ops of
  * the same problem (shapes, types, scalars, epilogue) and with those of

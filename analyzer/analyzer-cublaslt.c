@@ -14,7 +14,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "analyzer-cublas.h"
 
@@ -84,11 +83,8 @@ enum api_class {
 };
 
 struct lt_model {
-	struct dt_model *core;
+	struct gemm_decoder d; /* api: uint8_t enum api_class, by API id */
 	const struct algo *resolving; /* the algorithm ops wait for now */
-	const struct dt_file_info *fi;
-	uint8_t *api; /* enum api_class, by API id */
-	struct gemm_table *problems;
 	struct desc *descs[DESC_BUCKETS];
 	struct desc *free_descs;
 	struct algo algos[ALGOS];
@@ -303,8 +299,8 @@ static void algo_known(void *arg, struct pending *p)
 
 	memcpy(g.algo, m->resolving->attr, sizeof(g.algo));
 	g.from_heuristic = m->resolving->heuristic;
-	gemm_op_redo(m->problems, p, &g);
-	m_op_wait(m->core, p, algo_key(m->resolving));
+	gemm_op_redo(m->d.problems, p, &g);
+	m_op_wait(m->d.core, p, algo_key(m->resolving));
 }
 
 /* An attribute read back from an algorithm (or set on it: the bytes the
@@ -322,7 +318,7 @@ static void algo_attr(struct lt_model *m, const struct dt_arg *args, int n)
 		if (algo_config[i] == attr)
 			a->attr[i] = v;
 	m->resolving = a;
-	m_ops_waited(m->core, algo_key(a), 0, algo_known, m);
+	m_ops_waited(m->d.core, algo_key(a), 0, algo_known, m);
 	m->resolving = NULL;
 }
 
@@ -388,41 +384,16 @@ static void read_desc(struct gemm *g, const struct desc *d)
 	g->amax = d->amax;
 }
 
-/* The algorithm: the one passed, known by its bytes; else the
- * attributes the trace gives with the call (algo.<ATTRIBUTE>, as the
- * library names them without CUBLASLT_ALGO_CONFIG_). */
+/* The algorithm: the one passed, known by its bytes. */
 static void read_algo(struct lt_model *m, struct gemm *g,
 		      const struct dt_arg *args, int n)
 {
-	static const char *const names[ALGO_ATTRS] = {
-		"ID",
-		"TILE_ID",
-		"SPLITK_NUM",
-		"REDUCTION_SCHEME",
-		"CTA_SWIZZLING",
-		"CUSTOM_OPTION",
-		"STAGES_ID",
-		"INNER_SHAPE_ID",
-		"CLUSTER_SHAPE_ID",
-	};
 	const struct algo *a = algo_arg(m, args, n, false);
 
 	if (a) {
 		memcpy(g->algo, a->attr, sizeof(g->algo));
 		g->from_heuristic = a->heuristic;
 		g->workspace_used = a->workspace;
-	}
-	for (int i = 0; i < n; i++) {
-		const struct dt_arg *x = &args[i];
-		if (x->name_len <= 5 || strncmp(x->name, "algo.", 5) ||
-		    !strchr("iue", x->code))
-			continue;
-		for (int k = 0; k < ALGO_ATTRS; k++)
-			if (x->name_len - 5 == strlen(names[k]) &&
-			    !strncasecmp(x->name + 5, names[k],
-					 x->name_len - 5))
-				g->algo[k] =
-					x->code == 'u' ? (int64_t)x->u : x->i;
 	}
 }
 
@@ -457,12 +428,13 @@ static void matmul(struct lt_model *m, const struct dt_rec_api_call *c,
 	g.workspace = gemm_arg_i(args, n, "workspaceSizeInBytes", -1);
 	read_algo(m, &g, args, n);
 	a = gemm_arg(args, n, "stream");
-	struct pending *p = gemm_op_new(m->core, m->problems, c, api->name, &g,
-					ptrs, a && a->code == 'p' ? a->u : 0);
+	struct pending *p =
+		gemm_op_new(m->d.core, m->d.problems, c, api->name, &g, ptrs,
+			    a && a->code == 'p' ? a->u : 0);
 	/* an algorithm not known yet: its attributes may follow */
 	const struct algo *al = algo_arg(m, args, n, true);
 	if (p && al && al->attr[ALGO_ID] == ALGO_UNKNOWN)
-		m_op_wait(m->core, p, algo_key(al));
+		m_op_wait(m->d.core, p, algo_key(al));
 }
 
 /* ------------------------------------------------------- the decoder */
@@ -503,16 +475,17 @@ static void lt_call(void *state, const struct dt_rec_api_call *c,
 		    const struct dt_api_def *api, struct dt_arg *args, int n)
 {
 	struct lt_model *m = state;
+	uint8_t *cls_of = m->d.api;
 	enum api_class cls;
 	struct desc *d;
 	struct algo *a;
 	int64_t v;
 
-	if (c->api > m->fi->n_apis)
+	if (c->api > m->d.fi->n_apis)
 		return;
-	if (!m->api[c->api])
-		m->api[c->api] = (uint8_t)classify(api->name);
-	cls = (enum api_class)m->api[c->api];
+	if (!cls_of[c->api])
+		cls_of[c->api] = (uint8_t)classify(api->name);
+	cls = (enum api_class)cls_of[c->api];
 	if (cls == L_MATMUL) { /* an op, failed or not */
 		matmul(m, c, api, args, n);
 		return;
@@ -564,21 +537,7 @@ static void lt_call(void *state, const struct dt_rec_api_call *c,
 
 static void *lt_create(struct dt_model *core, const struct dt_file_info *fi)
 {
-	struct lt_model *m = calloc(1, sizeof(*m));
-
-	if (!m)
-		return NULL;
-	m->core = core;
-	m->fi = fi;
-	m->api = calloc(fi->n_apis + 1, 1);
-	m->problems = gemm_table_new();
-	if (!m->api || !m->problems) {
-		free(m->api);
-		gemm_table_free(m->problems);
-		free(m);
-		return NULL;
-	}
-	return m;
+	return gemm_decoder_new(sizeof(struct lt_model), 1, core, fi);
 }
 
 static void lt_destroy(void *state)
@@ -596,9 +555,7 @@ static void lt_destroy(void *state)
 		m->free_descs = d->next;
 		free(d);
 	}
-	gemm_table_free(m->problems);
-	free(m->api);
-	free(m);
+	gemm_decoder_free(m);
 }
 
 const struct dt_decoder dt_decoder_cublaslt = {
