@@ -1,7 +1,8 @@
 /*
  * cmd-ops.c - `dnntrace ops`: every operation the program executed on the
- * GPU through cuDNN, as the analyzer's model decodes it: what it computed
- * (tensors, parameters, graph), what cuDNN chose (engine or algorithm,
+ * GPU through the wrapped libraries (cuDNN; cuBLAS's and cuBLASLt's GEMMs),
+ * as the analyzer's model decodes it: what it computed (tensors,
+ * parameters, graph), what the library chose (engine or algorithm,
  * workspace) and what it cost (host time, kernels, GPU time).
  */
 #define _GNU_SOURCE
@@ -28,7 +29,9 @@ static void ops_help(FILE *f)
 		"and "
 		"parameters, the engine\n(backend plans) or algorithm (legacy "
 		"calls), the workspace, the host time, and\nthe kernels it "
-		"launched with their GPU time.\n\n"
+		"launched with their GPU time; and every cuBLAS and cuBLASLt "
+		"call\nthat computes (GEMMs: shapes, types, epilogue, "
+		"algorithm).\n\n"
 		"  --format F  text (default) or json (schema dnntrace.ops, "
 		"version %d)\n"
 		"  --plans     list each distinct problem (operation and "
