@@ -82,3 +82,12 @@ const char *dt_static_text(const char *library, uint64_t ns, uint64_t kernels,
 		 name);
 	return buf;
 }
+
+const char *dt_library_status(const char *library, int64_t status, char *buf,
+			      size_t size)
+{
+	if (!library || !strcmp(library, "cudnn"))
+		return dt_status_str(status, buf, size);
+	snprintf(buf, size, "%" PRId64, status);
+	return buf;
+}

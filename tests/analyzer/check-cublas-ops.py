@@ -56,6 +56,7 @@ def main():
                            capture_output=True, text=True)
         check(r.returncode == 0, "ops --format json exits 0")
         ops = json.loads(r.stdout)["ops"] if r.returncode == 0 else []
+
     check([o["api"] for o in ops] == [e[0] for e in EXPECTED],
           "the ops, in call order (no grouped batch): %s" %
           [o["api"] for o in ops])

@@ -10,6 +10,7 @@ usage: check-gemm.py DNNTRACE SYNTH-TRACE API-LISTING
 """
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -116,6 +117,13 @@ def main():
               "cublasGemmEx in a CUDA graph: captured, replayed 3 times "
               "with its kernel and FLOPs, got %s" %
               [(o["origin"], o["kernels"], o["gpu_ns"]) for o in ex])
+        # a cuBLAS call's status is its number, as dump shows it: 0
+        # is no CUDNN_STATUS_SUCCESS
+        rc, out = run(dnntrace, "ops", "--call",
+                      str(seen.get("cublasLtMatmul", [{"seq": 0}])[0]["seq"]),
+                      t)
+        check(re.search(r"^  cublasLtMatmul\(.*\) = 0$", out, re.M),
+              "ops --call: cuBLASLt's status, got " + out[:200])
         lt = seen.get("cublasLtMatmul", [{}])[0]
         check(lt.get("engine") == 66, "cublasLtMatmul: algorithm 66")
         # those at 0 (none, auto) left out

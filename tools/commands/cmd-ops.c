@@ -368,7 +368,7 @@ static void on_call(void *arg, const struct dt_call *c)
 		c->seq, c->tid,
 		(double)(c->t_begin - o->fi->hdr.start_mono) / 1e9,
 		c->t_end - c->t_begin, dt_text(c->name), dt_text(buf),
-		dt_status_str(c->status, st, sizeof(st)));
+		dt_library_status(c->library, c->status, st, sizeof(st)));
 }
 
 /* --call N: its kernels. */

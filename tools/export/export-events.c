@@ -214,7 +214,8 @@ static void on_call(void *arg, const struct dt_call *c, bool shown)
 	char st[64];
 	if (c->status) /* CUDNN_STATUS_SUCCESS is 0 */
 		dt_json_ks(&x->j, "status",
-			   dt_status_str(c->status, st, sizeof(st)));
+			   dt_library_status(c->library, c->status, st,
+					     sizeof(st)));
 	if (c->library && strcmp(c->library, "cudnn")) /* cuDNN's: unsaid */
 		dt_json_ks(&x->j, "library", c->library);
 	if (c->flags & DT_CALL_NESTED)

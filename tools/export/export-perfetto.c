@@ -149,7 +149,8 @@ static void on_call(void *arg, const struct dt_call *c, bool shown)
 		char st[64];
 		if (c->status)
 			pf_ann_str(x, &h->body, "status",
-				dt_status_str(c->status, st, sizeof(st)));
+				   dt_library_status(c->library, c->status, st,
+						     sizeof(st)));
 		if (c->library && strcmp(c->library, "cudnn")) /* cuDNN's:
 								 unsaid */
 			pf_ann_str(x, &h->body, "library", c->library);
