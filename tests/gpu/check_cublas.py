@@ -21,7 +21,8 @@ folder of run-llama.sh). Each runs twice with cuBLAS's log (CUBLAS_LOGINFO_DBG=1
     pointer the log shows; elsewhere, that every host-mode value was read;
   * each cublasLtMatmul's algorithm: the id and custom option dnntrace asked of cuBLASLt for its
     bytes, against the algorithm cuBLASLt logs as it runs;
-  * kernels: in the C program every GEMM call has its kernels tied to it.
+  * kernels: in the C program every GEMM call has its kernels tied to it, and the two it
+    captures into a CUDA graph their graph nodes and each replay's kernels.
 
 Writes logs, traces and per-program reports under OUTDIR; prints a summary. Exit status 0 when
 everything matches, 1 otherwise, 77 without a GPU.
@@ -32,6 +33,7 @@ import collections
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -180,8 +182,9 @@ def check_algos(r, calls, lt_trace):
             "option as cuBLASLt logs them (%d differ, %d never asked)" % (checked, bad, unasked))
 
 
-def check_program(r, calls, kernels, blas_log):
-    """The C program's scalars and kernels."""
+def check_program(r, calls, gpu, blas_log):
+    """The C program's scalars, kernels and CUDA graph."""
+    kernels, nodes = gpu
     sgemm = [a for n, a, _, _, _ in calls if n == "cublasSgemm_v2"]
     logged = [a for n, a in blas_log if n == "cublasSgemm_v2"]
     host = len(sgemm) == 2 and (sgemm[0]["alpha"], sgemm[0]["beta"]) == ("1.5", "0.25")
@@ -192,11 +195,18 @@ def check_program(r, calls, kernels, blas_log):
     r.check(dev, "device-mode alpha recorded as the pointer the log shows, unread: %s"
             % (sgemm[1]["alpha"] if len(sgemm) > 1 else None))
     lt = [(a["alpha"], a["beta"]) for n, a, _, _, _ in calls if n == "cublasLtMatmul"]
-    r.check(lt == [("1", "0")] * 2, "cublasLtMatmul's host alpha, beta: %s" % lt)
+    r.check(lt == [("1", "0")] * 3, "cublasLtMatmul's host alpha, beta: %s" % lt)
     gemms = [(n, s) for n, _, s, _, flags in calls if GEMM.match(n) and "nested" not in flags]
     untied = [n for n, s in gemms if not kernels.get(s)]
     r.check(gemms and not untied, "%d GEMM calls, each with its kernels (untied: %s)"
             % (len(gemms), untied))
+    # the last cublasGemmEx and cublasLtMatmul were captured, their graph replayed 3 times
+    captured = [max(s for n, s in gemms if n == name) for name in ("cublasGemmEx", "cublasLtMatmul")
+                if any(n == name for n, _ in gemms)]
+    seen = [(nodes.get(s, 0), kernels.get(s, 0)) for s in captured]
+    r.check(len(seen) == 2 and all(n >= 1 and k >= 3 * n for n, k in seen),
+            "captured into a CUDA graph: (graph nodes made, kernels replayed) of cublasGemmEx and "
+            "cublasLtMatmul: %s" % seen)
 
 
 def check_host_scalars(r, calls):
@@ -226,11 +236,11 @@ def check(name, command, args, wrapped, reports):
            out + "-recorded.txt"):
         r.check(False, "the recorded run failed (%s-recorded.txt)" % out)
         return
-    calls, kernels = logs.dnntrace_calls(args.dnntrace, trace)
-    compare(r, name, calls, kernels, out, wrapped)
+    calls, kernels, nodes = logs.dnntrace_calls(args.dnntrace, trace)
+    compare(r, name, calls, (kernels, nodes), out, wrapped)
 
 
-def compare(r, name, calls, kernels, out, wrapped):
+def compare(r, name, calls, gpu, out, wrapped):
     """The checks of one program's trace (calls, kernels) against its logs (out-*.log) and its
     plain run's (out-plain-*.log)."""
     # in the order they were entered, as the logs write them
@@ -246,7 +256,7 @@ def compare(r, name, calls, kernels, out, wrapped):
                  [c for c in api if not is_recorder_query(*c)])
     check_algos(r, calls, lt_trace)
     if name == "program":
-        check_program(r, calls, kernels, blas)
+        check_program(r, calls, gpu, blas)
     else:
         check_host_scalars(r, calls)
 
@@ -257,13 +267,21 @@ def main():
     p.add_argument("root")
     p.add_argument("outdir")
     p.add_argument("--prog", help="gpu-cublas-calls")
-    p.add_argument("--llama", help="the llama.cpp workload's folder (run-llama.sh)")
+    p.add_argument("--llama", help="the llama.cpp workload's folder (run-llama.sh; default: "
+                   "$DNNTRACE_LLAMA, else ../shared/workloads/llama beside SOURCE_ROOT)")
     p.add_argument("--no-torch", action="store_true")
     args = p.parse_args()
-    if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode:
+    if not shutil.which("nvidia-smi") or \
+            subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode:
         print("no GPU: skipped")
         return 77
     os.makedirs(args.outdir, exist_ok=True)
+    if not args.llama:
+        for d in (os.environ.get("DNNTRACE_LLAMA"),
+                  os.path.join(args.root, "..", "shared", "workloads", "llama")):
+            if d and os.path.isfile(os.path.join(d, "run-llama.sh")):
+                args.llama = d
+                break
     wrapped = wrapped_names(args.root)
     reports = []
     if args.prog:
