@@ -1,0 +1,69 @@
+#!/bin/sh
+# test-cublaslt-algo.sh - after a cublasLtMatmul given an algorithm, the
+# shim asks cuBLASLt once per distinct algorithm what it is: nine
+# cublasLtMatmulAlgoConfigGetAttribute calls, each with the attribute's
+# own size, recorded as dnntrace's own and holding the algorithm's bytes
+# and the value; none for an algorithm seen already, a matmul given none,
+# or one that failed; none with DNNTRACE_PLAN_QUERY=0. On the CPU, through
+# a stand-in for cuBLASLt whose matmuls succeed (fake-cublaslt.c).
+#
+# usage: test-cublaslt-algo.sh DNNTRACE LIBDNNTRACE CUBLASLT-ALGO-PROG
+set -u
+dnntrace=$1 shim=$2 prog=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+
+DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/t.dnnt" -- "$prog" >"$tmp/out" 2>&1 ||
+	{ bad "record failed"; cat "$tmp/out"; exit 1; }
+grep -q '^1 matmuls failed$' "$tmp/out" || bad "the program's output: $(cat "$tmp/out")"
+"$dnntrace" dump "$tmp/t.dnnt" | grep '^API_CALL' | sed 's/^API_CALL seq=[0-9]* tid=[0-9]* t=[0-9.]* dur=[0-9]*ns //' >"$tmp/calls"
+
+# the calls in order, the algorithms by their first byte
+awk '
+/^cublasLtMatmul\(/ { match($0, /algo=<[0-9]+ bytes(: ..)?/); print "matmul " substr($0, RSTART + 6, RLENGTH - 6); next }
+/^cublasLtMatmulAlgoConfigGetAttribute\(/ {
+	match($0, /algo=<64 bytes: ../); a = substr($0, RSTART + 16, 2)
+	match($0, /attr=[0-9]+/); n = substr($0, RSTART + 5, RLENGTH - 5)
+	match($0, /buf=><[0-9]+ bytes: [0-9a-f]+>/); b = substr($0, RSTART + 5, RLENGTH - 5)
+	match($0, / = [0-9]+ .*$/); s = substr($0, RSTART, RLENGTH)
+	print "query " a " " n " " b s
+}' "$tmp/calls" >"$tmp/seq"
+cat >"$tmp/want" <<'WANT'
+matmul 64 bytes: 01
+query 01 0 <4 bytes: 01000000> = 0 [dnntrace]
+query 01 1 <4 bytes: 65000000> = 0 [dnntrace]
+query 01 2 <4 bytes: c9000000> = 0 [dnntrace]
+query 01 3 <4 bytes: 2d010000> = 0 [dnntrace]
+query 01 4 <4 bytes: 91010000> = 0 [dnntrace]
+query 01 5 <4 bytes: f5010000> = 0 [dnntrace]
+query 01 6 <4 bytes: 59020000> = 0 [dnntrace]
+query 01 7 <2 bytes: bd02> = 0 [dnntrace]
+query 01 8 <2 bytes: 2103> = 0 [dnntrace]
+matmul 64 bytes: 01
+matmul 64 bytes: 02
+query 02 0 <4 bytes: 02000000> = 0 [dnntrace]
+query 02 1 <4 bytes: 66000000> = 0 [dnntrace]
+query 02 2 <4 bytes: ca000000> = 0 [dnntrace]
+query 02 3 <4 bytes: 2e010000> = 0 [dnntrace]
+query 02 4 <4 bytes: 92010000> = 0 [dnntrace]
+query 02 5 <4 bytes: f6010000> = 0 [dnntrace]
+query 02 6 <4 bytes: 5a020000> = 0 [dnntrace]
+query 02 7 <2 bytes: be02> = 0 [dnntrace]
+query 02 8 <2 bytes: 2203> = 0 [dnntrace]
+matmul 64 bytes: 01
+matmul 0 bytes
+matmul 64 bytes: 03
+WANT
+diff "$tmp/want" "$tmp/seq" >"$tmp/diff" || { bad "the matmuls and the queries after them (- expected, + recorded):"; cat "$tmp/diff"; }
+grep -q 'cublasLtMatmul(.*alpha=2, .*beta=0, ' "$tmp/calls" || bad "host scalars not read: $(grep 'cublasLtMatmul(' "$tmp/calls" | head -1)"
+
+DNNTRACE_PLAN_QUERY=0 DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/off.dnnt" -- "$prog" >/dev/null 2>&1 ||
+	bad "record with DNNTRACE_PLAN_QUERY=0 failed"
+n=$("$dnntrace" dump "$tmp/off.dnnt" | grep -c 'ConfigGetAttribute')
+[ "$n" = 0 ] || bad "DNNTRACE_PLAN_QUERY=0: $n queries"
+exit $fail
