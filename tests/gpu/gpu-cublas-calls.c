@@ -6,8 +6,9 @@
  * cublasGemmBatchedEx with its arrays of matrix pointers in device memory,
  * and cublasLtMatmul with a bias and GELU epilogue on the heuristic's first
  * algorithm (twice: its configuration is asked once); then a cublasGemmEx
- * and a cublasLtMatmul captured into a CUDA graph, replayed 3 times, as
- * llama.cpp and PyTorch capture theirs. Prints "CAPTURED calls=2
+ * and a cublasLtMatmul on the heuristic's second algorithm (asked about
+ * then) captured into a CUDA graph, replayed 3 times, as PyTorch captures
+ * its GEMMs. Prints "CAPTURED calls=2
  * replays=3". Exits 77 when no GPU is usable.
  */
 #include <cublasLt.h>
@@ -93,7 +94,7 @@ static int capture(cublasHandle_t h, cublasLtHandle_t lt,
 			   CUDA_R_16BF, N, CUBLAS_COMPUTE_32F,
 			   CUBLAS_GEMM_DEFAULT));
 	CHECK(cublasLtMatmul(lt, op, &one, a, la, b, lb, &zero, c, lc, c, lc,
-			     algo, (char *)workspace + (1 << 21), 1 << 21, s));
+			     algo, workspace, 1 << 22, s));
 	CHECK(cudaStreamEndCapture(s, &g));
 	CHECK(cudaGraphInstantiate(&x, g, 0));
 	for (int i = 0; i < 3; i++)
@@ -145,7 +146,8 @@ static int lt_calls(cublasHandle_t h)
 				     0));
 	CHECK(cudaDeviceSynchronize());
 	printf("cuBLASLt: %d algorithms, ran the first twice\n", returned);
-	CHECK(capture(h, lt, op, la, lb, lc, &results[0].algo));
+	/* the heuristic's second algorithm: asked about inside the capture */
+	CHECK(capture(h, lt, op, la, lb, lc, &results[returned > 1].algo));
 	cublasLtMatmulPreferenceDestroy(pref);
 	cublasLtMatrixLayoutDestroy(lc);
 	cublasLtMatrixLayoutDestroy(lb);
