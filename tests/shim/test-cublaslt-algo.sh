@@ -10,13 +10,7 @@
 # usage: test-cublaslt-algo.sh DNNTRACE LIBDNNTRACE CUBLASLT-ALGO-PROG
 set -u
 dnntrace=$1 shim=$2 prog=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() {
-	echo "FAIL: $*"
-	fail=1
-}
+. "$(dirname "$0")/test-lib.sh"
 
 DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/t.dnnt" -- "$prog" >"$tmp/out" 2>&1 ||
 	{ bad "record failed"; cat "$tmp/out"; exit 1; }
@@ -33,32 +27,27 @@ awk '
 	match($0, / = [0-9]+ .*$/); s = substr($0, RSTART, RLENGTH)
 	print "query " a " " n " " b s
 }' "$tmp/calls" >"$tmp/seq"
-cat >"$tmp/want" <<'WANT'
-matmul 64 bytes: 01
-query 01 0 <4 bytes: 01000000> = 0 [dnntrace]
-query 01 1 <4 bytes: 65000000> = 0 [dnntrace]
-query 01 2 <4 bytes: c9000000> = 0 [dnntrace]
-query 01 3 <4 bytes: 2d010000> = 0 [dnntrace]
-query 01 4 <4 bytes: 91010000> = 0 [dnntrace]
-query 01 5 <4 bytes: f5010000> = 0 [dnntrace]
-query 01 6 <4 bytes: 59020000> = 0 [dnntrace]
-query 01 7 <2 bytes: bd02> = 0 [dnntrace]
-query 01 8 <2 bytes: 2103> = 0 [dnntrace]
-matmul 64 bytes: 01
-matmul 64 bytes: 02
-query 02 0 <4 bytes: 02000000> = 0 [dnntrace]
-query 02 1 <4 bytes: 66000000> = 0 [dnntrace]
-query 02 2 <4 bytes: ca000000> = 0 [dnntrace]
-query 02 3 <4 bytes: 2e010000> = 0 [dnntrace]
-query 02 4 <4 bytes: 92010000> = 0 [dnntrace]
-query 02 5 <4 bytes: f6010000> = 0 [dnntrace]
-query 02 6 <4 bytes: 5a020000> = 0 [dnntrace]
-query 02 7 <2 bytes: be02> = 0 [dnntrace]
-query 02 8 <2 bytes: 2203> = 0 [dnntrace]
-matmul 64 bytes: 01
-matmul 0 bytes
-matmul 64 bytes: 03
-WANT
+# algorithm A's attribute N is N * 100 + A, in 4 bytes (2 for 7 and 8)
+queries() {
+	for n in 0 1 2 3 4 5 6 7 8; do
+		v=$((n * 100 + $1))
+		if [ $n -ge 7 ]; then
+			printf 'query 0%d %d <2 bytes: %02x%02x> = 0 [dnntrace]\n' $1 $n $((v & 255)) $((v >> 8))
+		else
+			printf 'query 0%d %d <4 bytes: %02x%02x0000> = 0 [dnntrace]\n' $1 $n $((v & 255)) $((v >> 8))
+		fi
+	done
+}
+{
+	echo "matmul 64 bytes: 01"
+	queries 1
+	echo "matmul 64 bytes: 01"
+	echo "matmul 64 bytes: 02"
+	queries 2
+	echo "matmul 64 bytes: 01"
+	echo "matmul 0 bytes"
+	echo "matmul 64 bytes: 03"
+} >"$tmp/want"
 diff "$tmp/want" "$tmp/seq" >"$tmp/diff" || { bad "the matmuls and the queries after them (- expected, + recorded):"; cat "$tmp/diff"; }
 grep -q 'cublasLtMatmul(.*alpha=2, .*beta=0, ' "$tmp/calls" || bad "host scalars not read: $(grep 'cublasLtMatmul(' "$tmp/calls" | head -1)"
 
