@@ -44,7 +44,7 @@ from typing import Dict, List, Optional, Tuple
 from pycparser import c_ast
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
-# (after the line above)
+# imported after the line above, so that they leave none either
 from dt_gen_desc import GenError, Library, PointerMode, read_library  # noqa: E402
 from dt_gen_headers import (  # noqa: E402
     ENCODINGS, INTEGER_CODES, Elem, Function, Param, Types, base_code, deprecated_names,

@@ -124,10 +124,13 @@ void dt_cublaslt_matmul_hook(struct dt_thread *t)
 		return;
 	memcpy(&algo, arg + 4, sizeof(algo));
 	/* the calls go through the wrappers, recorded as our own, as
-	 * top-level calls; then the matmul's state is the thread's again */
+	 * top-level calls, outside the CUDA graph the matmul may be adding
+	 * to (their ends would close its scope); then the matmul's state is
+	 * the thread's again */
 	struct dt_thread saved = *t;
 	t->depth = 0;
 	t->by_dnntrace = true;
+	t->graph.graph = NULL;
 	query_algo(&algo);
 	t->by_dnntrace = false;
 	t->depth = saved.depth;
@@ -135,4 +138,5 @@ void dt_cublaslt_matmul_hook(struct dt_thread *t)
 	t->library = saved.library;
 	t->outer_seq = saved.outer_seq;
 	t->outer_library = saved.outer_library;
+	t->graph = saved.graph;
 }

@@ -79,24 +79,15 @@ int main(int argc, char **argv)
 	const char *name = argc > 1 ? argv[1] : "ltmatmul";
 	void (*call)(void) = !strncmp(name, "gemmex", 6) ? gemmex : ltmatmul;
 	int batches = argc > 2 ? atoi(argv[2]) : 2000;
-	double *per_call = malloc(sizeof(double) * (size_t)batches);
 	int rc;
 
-	if (!per_call ||
-	    cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) ||
+	if (cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) ||
 	    cublasLtMatrixLayoutCreate(&layout, CUDA_R_16BF, 4096, 4096, 4096))
 		return 1;
 	if (strstr(name, "-gpu") && (rc = on_gpu()))
 		return rc;
-	for (int i = 0; i < 10000; i++) /* warm up: symbols resolved */
-		call();
-	for (int b = 0; b < batches; b++) {
-		uint64_t t0 = now_ns();
-		for (int i = 0; i < BATCH; i++)
-			call();
-		per_call[b] = (double)(now_ns() - t0) / BATCH;
-	}
-	print_median_p90(per_call, batches);
+	if (time_batches(call, batches, BATCH))
+		return 1;
 	cublasLtMatrixLayoutDestroy(layout);
 	cublasLtMatmulDescDestroy(op);
 	return 0;

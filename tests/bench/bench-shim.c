@@ -11,10 +11,8 @@
  * usage: bench-shim [execute] [BATCHES]
  */
 #include <cudnn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench-batches.h"
 
@@ -41,22 +39,14 @@ int main(int argc, char **argv)
 	int exec = argc > 1 && !strcmp(argv[1], "execute");
 	void (*call)(void) = exec ? execute : set_attribute;
 	int batches = argc > 1 + exec ? atoi(argv[1 + exec]) : 2000;
-	double *per_call = malloc(sizeof(double) * (size_t)batches);
 
-	if (!per_call || cudnnBackendCreateDescriptor(
-				 CUDNN_BACKEND_TENSOR_DESCRIPTOR, &desc))
+	if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR,
+					 &desc))
 		return 1;
 	if (exec && cudnnCreate(&handle))
 		handle = NULL;
-	for (int i = 0; i < 10000; i++) /* warm up: symbols resolved */
-		call();
-	for (int b = 0; b < batches; b++) {
-		uint64_t t0 = now_ns();
-		for (int i = 0; i < BATCH; i++)
-			call();
-		per_call[b] = (double)(now_ns() - t0) / BATCH;
-	}
-	print_median_p90(per_call, batches);
+	if (time_batches(call, batches, BATCH))
+		return 1;
 	cudnnBackendDestroyDescriptor(desc);
 	return 0;
 }

@@ -129,18 +129,20 @@ DUMP_CALL = re.compile(r"^API_CALL seq=(\d+) tid=(\d+) .*? (\w+)\((.*)\) = (-?\d
 
 def parse_dump(lines):
     """[(function, {arg: text}, seq, tid, flags)] of a dump's API_CALL lines, in record order
-    (flags: the text after the status: `[nested]`, `[dnntrace]`), and {seq: kernels tied}."""
-    calls, kernels = [], {}
+    (flags: the text after the status: `[nested]`, `[dnntrace]`), {seq: kernels tied} and
+    {seq: CUDA graph nodes the call made}."""
+    calls, kernels, nodes = [], {}, {}
     for line in lines:
         m = DUMP_CALL.match(line)
         if m:
             calls.append((m.group(3), split_args(m.group(4)), int(m.group(1)), m.group(2),
                           m.group(6)))
-        elif line.startswith("KERNEL"):
+        elif line.startswith(("KERNEL ", "GRAPH_NODE ")):
             k = re.search(r" call=(\d+)", line)
+            tally = kernels if line.startswith("KERNEL") else nodes
             if k:
-                kernels[int(k.group(1))] = kernels.get(int(k.group(1)), 0) + 1
-    return calls, kernels
+                tally[int(k.group(1))] = tally.get(int(k.group(1)), 0) + 1
+    return calls, kernels, nodes
 
 
 def dnntrace_calls(dnntrace, trace):

@@ -5,8 +5,11 @@
  * host and the device pointer modes, cublasGemmEx, cublasGemmStridedBatchedEx,
  * cublasGemmBatchedEx with its arrays of matrix pointers in device memory,
  * and cublasLtMatmul with a bias and GELU epilogue on the heuristic's first
- * algorithm (twice: its configuration is asked once). Exits 77 when no GPU
- * is usable.
+ * algorithm (twice: its configuration is asked once); then a cublasGemmEx
+ * and a cublasLtMatmul on the heuristic's second algorithm (asked about
+ * then) captured into a CUDA graph, replayed 3 times, as PyTorch captures
+ * its GEMMs. Prints "CAPTURED calls=2
+ * replays=3". Exits 77 when no GPU is usable.
  */
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -71,7 +74,41 @@ static int cublas_calls(cublasHandle_t h)
 	return 0;
 }
 
-static int lt_calls(void)
+/* A GEMM of each library captured on a stream into a graph, replayed. */
+static int capture(cublasHandle_t h, cublasLtHandle_t lt,
+		   cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la,
+		   cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t lc,
+		   const cublasLtMatmulAlgo_t *algo)
+{
+	const float one = 1.0f, zero = 0.0f;
+	cudaStream_t s;
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+
+	CHECK(cudaStreamCreate(&s));
+	CHECK(cublasSetStream(h, s));
+	CHECK(cublasSetWorkspace(h, workspace, 1 << 22));
+	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+	CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, a,
+			   CUDA_R_16BF, N, b, CUDA_R_16BF, N, &zero, c,
+			   CUDA_R_16BF, N, CUBLAS_COMPUTE_32F,
+			   CUBLAS_GEMM_DEFAULT));
+	CHECK(cublasLtMatmul(lt, op, &one, a, la, b, lb, &zero, c, lc, c, lc,
+			     algo, workspace, 1 << 22, s));
+	CHECK(cudaStreamEndCapture(s, &g));
+	CHECK(cudaGraphInstantiate(&x, g, 0));
+	for (int i = 0; i < 3; i++)
+		CHECK(cudaGraphLaunch(x, s));
+	CHECK(cudaStreamSynchronize(s));
+	puts("CAPTURED calls=2 replays=3");
+	cudaGraphExecDestroy(x);
+	cudaGraphDestroy(g);
+	cublasSetStream(h, 0);
+	cudaStreamDestroy(s);
+	return 0;
+}
+
+static int lt_calls(cublasHandle_t h)
 {
 	cublasLtHandle_t lt;
 	cublasLtMatmulDesc_t op;
@@ -109,6 +146,8 @@ static int lt_calls(void)
 				     0));
 	CHECK(cudaDeviceSynchronize());
 	printf("cuBLASLt: %d algorithms, ran the first twice\n", returned);
+	/* the heuristic's second algorithm: asked about inside the capture */
+	CHECK(capture(h, lt, op, la, lb, lc, &results[returned > 1].algo));
 	cublasLtMatmulPreferenceDestroy(pref);
 	cublasLtMatrixLayoutDestroy(lc);
 	cublasLtMatrixLayoutDestroy(lb);
@@ -133,7 +172,7 @@ int main(void)
 	CHECK(cudaMemset(a, 0, N * N * 4) || cudaMemset(b, 0, N * N * 4) ||
 	      cudaMemset(bias, 0, N * 4));
 	CHECK(cublasCreate(&h));
-	if (cublas_calls(h) || lt_calls())
+	if (cublas_calls(h) || lt_calls(h))
 		return 1;
 	cublasDestroy(h);
 	puts("cuBLAS: 6 GEMM calls done");

@@ -14,20 +14,7 @@
 # usage: test-cublas.sh DNNTRACE LIBDNNTRACE CUBLAS-PROG
 set -u
 dnntrace=$1 shim=$2 prog=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() {
-	echo "FAIL: $*"
-	fail=1
-}
-# has FILE REGEX WHAT
-has() {
-	grep -Eq -- "$2" "$1" || {
-		bad "$3: no line matches '$2' in:"
-		cat "$1"
-	}
-}
+. "$(dirname "$0")/test-lib.sh"
 
 # The wrappers carry the real libraries' version nodes.
 readelf --dyn-syms -W "$shim" >"$tmp/syms" 2>&1 || bad "readelf failed"
