@@ -439,6 +439,16 @@ static void put_scalar(char *buf, size_t size, int *len, const char *name,
 		dt_put_s(buf, size, len, "?");
 }
 
+static void put_dim(char *buf, size_t size, int *len, const char *name,
+		    int64_t v)
+{
+	dt_put_s(buf, size, len, name);
+	if (v >= 0)
+		dt_put_i64(buf, size, len, v);
+	else
+		dt_put_s(buf, size, len, "?");
+}
+
 /* Whether the handle's math mode changes what runs: FP32 data, whose
  * products it lets run on tensor cores (TF32, BF16x9), or not. */
 static bool math_matters(const struct gemm *g)
@@ -462,9 +472,11 @@ static void describe_problem(const struct gemm *g, char *buf, size_t size)
 		APPEND(" uplo=%s", g->uplo == 0   ? "L"
 				   : g->uplo == 1 ? "U"
 						  : "F");
-	APPEND(" m=%" PRId64 " n=%" PRId64, g->m, g->n);
+	/* a cuBLASLt matmul's layouts not seen: its shape unknown */
+	put_dim(buf, size, &len, " m=", g->m);
+	put_dim(buf, size, &len, " n=", g->n);
 	if (g->op == GEMM_GEMM || g->op == GEMM_SYRK)
-		APPEND(" k=%" PRId64, g->k);
+		put_dim(buf, size, &len, " k=", g->k);
 	if (g->batch != 1)
 		APPEND(" batch=%" PRId64, g->batch);
 	for (int i = 0; i < MATS; i++) {

@@ -367,7 +367,7 @@ static void read_layouts(struct gemm *g, const struct desc *const l[MATS])
 		g->stride[i] = l[i]->batch > 1 ? l[i]->stride : 0;
 	}
 	/* D given as C's layout again, in place: cuBLAS's form */
-	if (l[MAT_D] == l[MAT_C])
+	if (l[MAT_D] && l[MAT_D] == l[MAT_C])
 		g->ld[MAT_D] = g->ld[MAT_C] ? g->ld[MAT_C] : 1;
 }
 

@@ -5,7 +5,10 @@ a handle, but each is recorded), read as ops: each GEMM call an op with
 the shapes, types, strides, scalars, epilogue and algorithm the program
 passed, a grouped batch left a call.
 
-usage: check-cublas-ops.py DNNTRACE LIBDNNTRACE CUBLAS-PROG
+usage: check-cublas-ops.py DNNTRACE LIBDNNTRACE CUBLAS-PROG [ALGO-PROG]
+
+With ALGO-PROG (tests/shim/cublaslt-algo-prog.c), also the algorithms
+the shim asks of cuBLASLt after a matmul, read into the matmuls' ops.
 """
 import json
 import os
@@ -46,7 +49,12 @@ def main():
     dnntrace, shim, prog = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as d:
         t = os.path.join(d, "t.dnnt")
-        env = dict(os.environ, DNNTRACE_LIB=shim)
+        # the real libraries: not the stand-in cuBLASLt of the tests'
+        # folder, which the test's run may put on the library path
+        path = [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":")
+                if p and not p.rstrip("/").endswith("tests/shim")]
+        env = dict(os.environ, DNNTRACE_LIB=shim,
+                   LD_LIBRARY_PATH=":".join(path))
         r = subprocess.run([dnntrace, "record", "-o", t, "--", prog],
                            env=env, capture_output=True, text=True)
         if r.returncode:
@@ -80,7 +88,35 @@ def main():
         check(lt.get("workspace") == 1 << 22, "cublasLtMatmul: workspace")
         check(lt.get("pointers", {}).get("D") == "0xc000",
               "cublasLtMatmul: D's pointer, got %s" % lt.get("pointers"))
+    if len(sys.argv) > 4:
+        check_algorithms(dnntrace, shim, sys.argv[4])
     return 1 if failures else 0
+
+
+def check_algorithms(dnntrace, shim, prog):
+    """cublaslt-algo-prog (a stand-in cuBLASLt whose matmuls succeed):
+    the algorithm the shim asks after a matmul reaches that matmul's op,
+    and later ones; a matmul whose layouts were never seen has its shape
+    unknown, not made up."""
+    with tempfile.TemporaryDirectory() as d:
+        t = os.path.join(d, "t.dnnt")
+        env = dict(os.environ, DNNTRACE_LIB=shim)
+        subprocess.run([dnntrace, "record", "-q", "-o", t, "--", prog],
+                       env=env, capture_output=True)
+        r = subprocess.run([dnntrace, "ops", "--format", "json", t],
+                           capture_output=True, text=True)
+        ops = json.loads(r.stdout)["ops"] if r.returncode == 0 else []
+    want = {"ID": 1, "TILE_ID": 101, "SPLITK_NUM": 201,
+            "REDUCTION_SCHEME": 301, "CTA_SWIZZLING": 401,
+            "CUSTOM_OPTION": 501, "STAGES_ID": 601, "INNER_SHAPE_ID": 701,
+            "CLUSTER_SHAPE_ID": 801}
+    check(len(ops) >= 2 and ops[0].get("knobs") == want and
+          ops[1].get("knobs") == want,
+          "algorithm: the first matmul's op and the next learn it, got %s" %
+          [o.get("knobs") for o in ops[:2]])
+    check(ops and "m=? n=? k=? A=? B=? C=? alpha" in ops[0]["desc"],
+          "a matmul of unseen layouts: its shape unknown, got %s" %
+          (ops[0]["desc"] if ops else None))
 
 
 if __name__ == "__main__":
