@@ -576,11 +576,25 @@ static uint64_t mat_bytes(const struct gemm *g, int i, int32_t type)
 	/* a triangle of a square matrix */
 	if ((g->op == GEMM_TRSM && i == MAT_A) ||
 	    (g->op == GEMM_SYRK && i == MAT_C))
-		n = (uint64_t)rows * (uint64_t)(rows + 1) / 2;
+		n = (uint64_t)rows * ((uint64_t)rows + 1) / 2;
 	/* a stride of 0 is one matrix for the whole batch */
 	if (g->batch > 1 && g->stride[i] != 0)
 		n *= (uint64_t)g->batch;
 	return (n * (uint64_t)bits + 7) / 8;
+}
+
+/* Shapes are the trace's, untrusted: products saturate rather than
+ * overflow. */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+static uint64_t to_u64(double v)
+{
+	return v >= 1.8e19 ? UINT64_MAX : v > 0 ? (uint64_t)v : 0;
 }
 
 /* The epilogue's pointwise work per element of D, and the vectors and
@@ -603,7 +617,7 @@ static void epilogue_cost(const struct gemm *g, double *flops, uint64_t *bytes)
 		*bytes += (uint64_t)(e & EPI_BGRADB ? g->n : g->m) *
 			  (uint64_t)bias / 8;
 	if (e & EPI_AUX) /* written forward, read by DRELU/DGELU */
-		*bytes += (uint64_t)(elems * aux / 8);
+		*bytes += to_u64(elems * aux / 8);
 }
 
 /* What one execution computes and moves, and the math it runs on. */
@@ -710,8 +724,9 @@ static struct dt_op_tensor mat_tensor(const struct gemm *g, int i,
 		.nb = 3,
 		/* column-major, batch outermost */
 		.dims = { g->batch, rows, cols },
-		.strides = { g->stride[i] > 0 ? g->stride[i] : rows * cols, 1,
-			     g->ld[i] ? g->ld[i] : rows },
+		.strides = { g->stride[i] > 0 ? g->stride[i]
+					      : mul_sat(rows, cols),
+			     1, g->ld[i] ? g->ld[i] : rows },
 	};
 	snprintf(o.role, sizeof(o.role), "%s", mat_role(g, i));
 	return o;

@@ -1910,7 +1910,8 @@ static void lt_algo_query(struct gen *g, const uint8_t algo[64])
  * kernel that no recorded call launched. Then a GemmEx captured into a
  * CUDA graph, launched three times. The
  * variant `changed` gives the cuBLASLt matmul another algorithm, slower,
- * and makes the GemmEx 20% slower; the variant `static` is the program
+ * and makes the GemmEx 20% slower; the variant `huge` is one product of
+ * shapes no GPU holds (2^40 each way); the variant `static` is the program
  * with cuBLAS linked into it: its kernels run, no cuBLAS library is
  * loaded and none of its calls is recorded. */
 static void write_gemm(const char *dir, int steps, int threads)
@@ -1967,6 +1968,17 @@ static void write_gemm(const char *dir, int steps, int threads)
 				    .clock = DT_CLOCK_CUPTI };
 	put(&g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
 
+	if (!strcmp(variant, "huge")) { /* shapes no GPU holds */
+		uint64_t seq = CALL(&g, "cublasSgemm_v2_64", 6000, U(0x1000),
+				    U(1), U(1), U(1ull << 40), U(1ull << 40),
+				    U(1ull << 40), M(1.0), U(0x7e0000000000),
+				    U(1ull << 40), U(0x7e0010000000),
+				    U(1ull << 40), M(1.0), U(0x7e0020000000),
+				    U(1ull << 40));
+		kernel(&g, seq, K_CUBLAS_TF32, 40000);
+		scenario_end(&g);
+		return;
+	}
 	if (statically) {
 		for (int i = 0; i < steps; i++) {
 			kernel(&g, 0, K_CUBLAS_TF32, 40000);
@@ -2089,7 +2101,7 @@ static const struct scenario {
 	{ "extreme", "", write_extreme },
 	{ "ranges", " [--steps N]", write_ranges },
 	{ "libraries", " [--steps N]", write_libraries },
-	{ "gemm", " [--steps N] [--variant changed|static]", write_gemm },
+	{ "gemm", " [--steps N] [--variant changed|huge|static]", write_gemm },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
