@@ -90,7 +90,10 @@ def main():
             seen.setdefault(op["api"], []).append(op)
         for api, (flops, nbytes, math, gpu, params) in EXPECTED.items():
             got = [o for o in seen.get(api, []) if not o.get("origin")]
-            check(len(got) == 4, "%s: 4 ops, got %d" % (api, len(got)))
+            # cuBLASLt's: with the epilogue GELU_BIAS, and BIAS alone
+            want = 8 if api == "cublasLtMatmul" else 4
+            check(len(got) == want, "%s: %d ops, got %d" %
+                  (api, want, len(got)))
             for op in got[:1]:
                 check(op["kind"] == "matmul", "%s: kind %s" %
                       (api, op["kind"]))
@@ -139,6 +142,16 @@ def main():
         check(seen.get("cublasSgemm_v2", [{}])[0].get("stream") == "0x77",
               "cublasSgemm_v2: the stream its handle was given")
 
+        # a cuBLASLt matmul whose epilogue is its bias: GELU after it
+        # makes GELU_BIAS
+        rc, out = run(dnntrace, "fusion", "--format", "json", t)
+        opps = json.loads(out)["fusion"]["opportunities"] if rc == 0 else []
+        check([o["cover"].split(" (")[0] for o in opps if
+               "cublasLtMatmul" in o["steps"][0].get("detail", "")] ==
+              ["cuBLASLt matmul with CUBLASLT_EPILOGUE_GELU_BIAS"],
+              "fusion: the bias epilogue and GELU after it, got %s" %
+              [o["cover"] for o in opps])
+
         # a problem under 1% of the libraries' GPU time is no finding
         rc, out = run(dnntrace, "report", t)
         findings = out[out.find("Findings"):out.find("Fusion opportunities")]
@@ -149,7 +162,7 @@ def main():
 
         # the kernel no call launched stays under its family
         rc, out = run(dnntrace, "ops", t)
-        check("# 35 op executions; 16 kernels ran outside the libraries' "
+        check("# 39 op executions; 20 kernels ran outside the libraries' "
               "calls" in out, "ops: the closing line, got " +
               out.splitlines()[-1] if out else "")
 
@@ -177,17 +190,17 @@ def check_exports(dnntrace, d, t):
     con = sqlite3.connect(db)
     q = lambda sql: con.execute(sql).fetchall()
     check(q("SELECT library, COUNT(*) FROM CUBLAS_EVENTS GROUP BY library "
-            "ORDER BY library") == [("cublas", 34), ("cublaslt", 24)],
+            "ORDER BY library") == [("cublas", 34), ("cublaslt", 32)],
           "CUBLAS_EVENTS: every call of both libraries, got %s" %
           q("SELECT library, COUNT(*) FROM CUBLAS_EVENTS GROUP BY library"))
     check(q("SELECT COUNT(*) FROM CUDNN_EVENTS") == [(0,)],
           "CUDNN_EVENTS: no call of cuBLAS")
     check(q("SELECT library, COUNT(*) FROM CUDNN_OPS GROUP BY library "
-            "ORDER BY library") == [("cublas", 32), ("cublaslt", 4)],
+            "ORDER BY library") == [("cublas", 32), ("cublaslt", 8)],
           "CUDNN_OPS: the GEMMs, by library")
     check(q("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
             "CUBLAS_EVENTS e ON e.seq = k.callSeq AND "
-            "e.globalPid = k.globalPid") == [(35,)],
+            "e.globalPid = k.globalPid") == [(39,)],
           "kernels: each GEMM's tied to its call in CUBLAS_EVENTS")
     con.close()
     js = d + "/gemm.json"

@@ -1833,6 +1833,7 @@ static uint32_t load_library(const char *file)
 #define K_CUBLAS_F64                                                      \
 	"sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize64x64x16_cublas"
 #define K_NVJET_TN    "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNN"
+#define K_NVJET_BIAS  "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT"
 #define K_NVJET_GELU  "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_gelu_TNT"
 #define K_SILU                                                          \
 	"_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_11silu_" \
@@ -1906,9 +1907,10 @@ static void lt_algo_query(struct gen *g, const uint8_t algo[64])
  * solve and a rank-k update in FP64, a product too small to matter
  * (FP64, 64 x 64 x 64), and a cuBLASLt BF16 matmul with
  * its bias and GELU as an epilogue, on an algorithm a heuristic query
- * chose (what it is, the shim asks after the first matmul); and a cuBLAS
- * kernel that no recorded call launched. Then a GemmEx captured into a
- * CUDA graph, launched three times. The
+ * chose (what it is, the shim asks after the first matmul), and again
+ * with its bias alone as its epilogue and PyTorch's GELU after it; and a
+ * cuBLAS kernel that no recorded call launched. Then a GemmEx captured
+ * into a CUDA graph, launched three times. The
  * variant `changed` gives the cuBLASLt matmul another algorithm, slower,
  * and makes the GemmEx 20% slower; the variant `huge` is one product of
  * shapes no GPU holds (2^40 each way); the variant `static` is the program
@@ -2008,6 +2010,14 @@ static void write_gemm(const char *dir, int steps, int threads)
 	l[1] = lt_layout(&g, 14, 1024, 512);
 	l[2] = l[3] = lt_layout(&g, 14, 2048, 512);
 	lt_algo(&g, lt, desc, l, algo);
+	/* and the same product with its bias alone as its epilogue, GELU
+	 * left to a kernel after it (cuBLASLt's heuristic picks its
+	 * algorithm: none given) */
+	uint64_t bdesc = ptr(&g);
+	CALL(&g, "cublasLtMatmulDescCreate", 500, U(bdesc), U(68), U(0));
+	lt_set(&g, bdesc, LT_TRANSA, 1, 4);
+	lt_set(&g, bdesc, LT_EPILOGUE, 4, 4);
+	lt_set(&g, bdesc, LT_BIAS_DATA_TYPE, 14, 4);
 
 	uint64_t pa = 0x7e0000000000, pb = 0x7e0010000000,
 		 pc = 0x7e0020000000, pd = 0x7e0030000000,
@@ -2057,6 +2067,13 @@ static void write_gemm(const char *dir, int steps, int threads)
 		if (!i)
 			lt_algo_query(&g, algo);
 		kernel(&g, seq, K_NVJET_GELU, changed ? 36000 : 24000);
+		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(bdesc), MV(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+			   U(l[2]), U(pe), U(l[3]), X(NULL, 0), U(ws),
+			   U(4u << 20), U(stream));
+		launch(&g, seq, K_NVJET_BIAS, 22000, 132, 384);
+		launch(&g, 0, kname(K_GELU, "N3c108BFloat16E"), 4000,
+		       2048 * 512 / 1024, 128);
 		/* a product too small to matter (under 1% of GPU time) */
 		seq = CALL(&g, "cublasDgemm_v2", 3000, U(h), U(0), U(0),
 			   U(64), U(64), U(64), MD(1.0), U(pa), U(64), U(pb),
