@@ -457,3 +457,14 @@ void dt_arg_put(const struct dt_arg *a, char *buf, size_t size, int *plen)
 	}
 	*plen = len;
 }
+
+const struct dt_arg *dt_arg_named(const struct dt_arg *args, int n,
+				  const char *name)
+{
+	size_t len = strlen(name);
+
+	for (int i = 0; i < n; i++)
+		if (args[i].name_len == len && !memcmp(args[i].name, name, len))
+			return &args[i];
+	return NULL;
+}

@@ -190,21 +190,10 @@ void gemm_init(struct gemm *g, enum gemm_op op)
 
 /* ------------------------------------------------------------- reading */
 
-const struct dt_arg *gemm_arg(const struct dt_arg *args, int n,
-			      const char *name)
-{
-	size_t len = strlen(name);
-
-	for (int i = 0; i < n; i++)
-		if (args[i].name_len == len && !memcmp(args[i].name, name, len))
-			return &args[i];
-	return NULL;
-}
-
 int64_t gemm_arg_i(const struct dt_arg *args, int n, const char *name,
 		   int64_t def)
 {
-	const struct dt_arg *a = gemm_arg(args, n, name);
+	const struct dt_arg *a = dt_arg_named(args, n, name);
 
 	if (!a || !strchr("iue", a->code))
 		return def;

@@ -77,7 +77,7 @@ static struct handle *handle_of(struct cublas_model *m, uint64_t h, bool create)
 static void handle_set(struct cublas_model *m, const struct dt_arg *args, int n,
 		       enum api_class cls)
 {
-	const struct dt_arg *h = gemm_arg(args, n, "handle");
+	const struct dt_arg *h = dt_arg_named(args, n, "handle");
 	struct handle *s = h ? handle_of(m, h->u, cls != C_DESTROY) : NULL;
 	const struct dt_arg *a;
 
@@ -88,7 +88,7 @@ static void handle_set(struct cublas_model *m, const struct dt_arg *args, int n,
 		s->math = (int32_t)gemm_arg_i(args, n, "mode", s->math);
 		break;
 	case C_SET_STREAM:
-		if ((a = gemm_arg(args, n, "streamId")) && a->code == 'p')
+		if ((a = dt_arg_named(args, n, "streamId")) && a->code == 'p')
 			s->stream = a->u;
 		break;
 	case C_SET_WORKSPACE:
@@ -224,13 +224,13 @@ static const struct dt_arg *mat_arg(const struct dt_arg *args, int n, int i,
 	*array = false;
 	for (int k = 0; k < 3; k++)
 		if (ptr_names[i][k] &&
-		    (a = gemm_arg(args, n, ptr_names[i][k]))) {
+		    (a = dt_arg_named(args, n, ptr_names[i][k]))) {
 			*array = k == 1;
 			return a;
 		}
 	if (i == MAT_B || i == MAT_C) {
 		*array = true;
-		return gemm_arg(args, n, arrays[i - MAT_B]);
+		return dt_arg_named(args, n, arrays[i - MAT_B]);
 	}
 	return NULL;
 }
@@ -292,7 +292,7 @@ static void read_types(struct gemm *g, const struct api_class_info *ai,
 		g->type[MAT_C] = g->type[MAT_A];
 	g->compute = (int32_t)gemm_arg_i(args, n, "computeType", compute);
 	/* cublasSgemmEx and the like compute in their letter's type */
-	g->scale = gemm_arg(args, n, "computeType")
+	g->scale = dt_arg_named(args, n, "computeType")
 			   ? scale_of(g->compute, g->type[MAT_C])
 			   : scale;
 	if (g->scale < 0)
@@ -304,7 +304,7 @@ static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 		       const struct api_class_info *ai,
 		       const struct dt_arg *args, int n)
 {
-	const struct dt_arg *h = gemm_arg(args, n, "handle");
+	const struct dt_arg *h = dt_arg_named(args, n, "handle");
 	const struct handle *s = h ? handle_of(m, h->u, false) : NULL;
 	uint64_t ptrs[MATS] = { 0 };
 	struct gemm g;
@@ -316,8 +316,9 @@ static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 	g.workspace = s ? s->workspace : -1;
 	g.algo[ALGO_ID] = gemm_arg_i(args, n, "algo", ALGO_UNKNOWN);
 	g.has_alpha =
-		gemm_scalar(gemm_arg(args, n, "alpha"), g.scale, &g.alpha);
-	g.has_beta = gemm_scalar(gemm_arg(args, n, "beta"), g.scale, &g.beta);
+		gemm_scalar(dt_arg_named(args, n, "alpha"), g.scale, &g.alpha);
+	g.has_beta =
+		gemm_scalar(dt_arg_named(args, n, "beta"), g.scale, &g.beta);
 	for (int i = 0; i < MAT_D; i++) {
 		bool array;
 		const struct dt_arg *a = mat_arg(args, n, i, &array);

@@ -115,9 +115,6 @@ const struct gemm *gemm_of(const struct pending *p);
 void gemm_op_redo(struct gemm_table *t, struct pending *p,
 		  const struct gemm *g);
 
-/* Helpers for reading calls by their parameters' names. */
-const struct dt_arg *gemm_arg(const struct dt_arg *args, int n,
-			      const char *name);
 /* An integer argument's value, or def when it is not there. */
 int64_t gemm_arg_i(const struct dt_arg *args, int n, const char *name,
 		   int64_t def);

@@ -269,7 +269,7 @@ static struct algo *algo_at(struct lt_model *m, const uint8_t *p, uint32_t n,
 static struct algo *algo_arg(struct lt_model *m, const struct dt_arg *args,
 			     int n, bool create)
 {
-	const struct dt_arg *a = gemm_arg(args, n, "algo");
+	const struct dt_arg *a = dt_arg_named(args, n, "algo");
 
 	return a && a->code == 'x' ? algo_at(m, a->data, a->count, create)
 				   : NULL;
@@ -312,7 +312,7 @@ static void algo_attr(struct lt_model *m, const struct dt_arg *args, int n)
 	struct algo *a = algo_arg(m, args, n, true);
 	int64_t attr = gemm_arg_i(args, n, "attr", -1), v;
 
-	if (!a || !attr_value(gemm_arg(args, n, "buf"), &v))
+	if (!a || !attr_value(dt_arg_named(args, n, "buf"), &v))
 		return;
 	for (int i = 0; i < ALGO_ATTRS; i++)
 		if (algo_config[i] == attr)
@@ -326,7 +326,7 @@ static void algo_attr(struct lt_model *m, const struct dt_arg *args, int n)
  * it needs. */
 static void heuristic(struct lt_model *m, const struct dt_arg *args, int n)
 {
-	const struct dt_arg *r = gemm_arg(args, n, "heuristicResultsArray");
+	const struct dt_arg *r = dt_arg_named(args, n, "heuristicResultsArray");
 	int64_t count = gemm_arg_i(args, n, "returnAlgoCount", 0);
 
 	if (!r || r->code != 'x' || !r->data)
@@ -404,7 +404,7 @@ static void matmul(struct lt_model *m, const struct dt_rec_api_call *c,
 	static const char *const descs[MATS] = { "Adesc", "Bdesc", "Cdesc",
 						 "Ddesc" };
 	static const char *const ptr_names[MATS] = { "A", "B", "C", "D" };
-	const struct dt_arg *a = gemm_arg(args, n, "computeDesc");
+	const struct dt_arg *a = dt_arg_named(args, n, "computeDesc");
 	const struct desc *d = a ? desc_find(m, a->u) : NULL;
 	const struct desc *l[MATS];
 	uint64_t ptrs[MATS] = { 0 };
@@ -416,18 +416,19 @@ static void matmul(struct lt_model *m, const struct dt_rec_api_call *c,
 		read_desc(&g, d);
 	g.m = g.n = g.k = -1;
 	for (int i = 0; i < MATS; i++) {
-		a = gemm_arg(args, n, descs[i]);
+		a = dt_arg_named(args, n, descs[i]);
 		l[i] = a ? desc_find(m, a->u) : NULL;
-		a = gemm_arg(args, n, ptr_names[i]);
+		a = dt_arg_named(args, n, ptr_names[i]);
 		ptrs[i] = a && a->code == 'p' ? a->u : 0;
 	}
 	read_layouts(&g, l);
 	g.has_alpha =
-		gemm_scalar(gemm_arg(args, n, "alpha"), g.scale, &g.alpha);
-	g.has_beta = gemm_scalar(gemm_arg(args, n, "beta"), g.scale, &g.beta);
+		gemm_scalar(dt_arg_named(args, n, "alpha"), g.scale, &g.alpha);
+	g.has_beta =
+		gemm_scalar(dt_arg_named(args, n, "beta"), g.scale, &g.beta);
 	g.workspace = gemm_arg_i(args, n, "workspaceSizeInBytes", -1);
 	read_algo(m, &g, args, n);
-	a = gemm_arg(args, n, "stream");
+	a = dt_arg_named(args, n, "stream");
 	struct pending *p =
 		gemm_op_new(m->d.core, m->d.problems, c, api->name, &g, ptrs,
 			    a && a->code == 'p' ? a->u : 0);
@@ -512,7 +513,7 @@ static void lt_call(void *state, const struct dt_rec_api_call *c,
 	case L_DESC_SET:
 	case L_LAYOUT_SET:
 		if (n > 0 && (d = desc_find(m, args[0].u)) &&
-		    attr_value(gemm_arg(args, n, "buf"), &v))
+		    attr_value(dt_arg_named(args, n, "buf"), &v))
 			(cls == L_DESC_SET ? desc_set : layout_set)(
 				d, gemm_arg_i(args, n, "attr", -1), v);
 		return;

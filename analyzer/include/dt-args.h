@@ -77,6 +77,11 @@ int dt_arg_format(const struct dt_arg *a, char *buf, size_t size);
  * float reading. Analyses that know the data type pick it themselves. */
 double dt_hostscalar_guess(const struct dt_arg *a);
 
+/* The argument of those n (decoded) named name, or NULL: decoders read
+ * calls by their parameters' names. */
+const struct dt_arg *dt_arg_named(const struct dt_arg *args, int n,
+				  const char *name);
+
 /* Element i of an 'a' argument, as signed or unsigned 64-bit. */
 int64_t dt_arg_elem_i(const struct dt_arg *a, uint32_t i);
 uint64_t dt_arg_elem_u(const struct dt_arg *a, uint32_t i);
