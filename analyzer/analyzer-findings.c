@@ -606,7 +606,7 @@ static void find_idle(struct dt_summary *s)
 					       : s->graphs.launched;
 	char t1[32], t2[32];
 
-	if (!s->span_ns || idle * 100 < s->span_ns * IDLE_PCT || !s->kernels)
+	if (!s->span_ns || idle * 100 < s->span_ns * IDLE_PCT || !s->work)
 		return;
 	dt_sb_item(&ev, "\n",
 		   "%" PRIu64 " kernels, copies and sets, %s of GPU work "
@@ -615,8 +615,9 @@ static void find_idle(struct dt_summary *s)
 	if (launches)
 		dt_sb_item(&ev, "\n",
 			   "%" PRIu64 " CUDA graph launches ran %" PRIu64
-			   " of the kernels",
-			   launches, s->graphs.kernels);
+			   " of the kernels%s",
+			   launches, s->graphs.kernels,
+			   s->startup.traces ? " (the whole run's)" : "");
 	else
 		dt_sb_item(&ev, "\n",
 			   "no CUDA graph: every kernel was launched on its "
@@ -629,8 +630,10 @@ static void find_idle(struct dt_summary *s)
 		"not the GPU; larger batches, CUDA graphs and fewer, fused "
 		"kernels keep it busy",
 		t1, t2,
-		s->sampling.one_in ? "of the sampling windows"
-				   : "between its first and last activity",
+		s->sampling.one_in   ? "of the sampling windows"
+		: s->startup.traces ? "of the steady state, from its start to "
+				      "the GPU's last activity"
+				    : "between its first and last activity",
 		100.0 * (double)idle / (double)s->span_ns);
 	add_finding(s, DT_FIND_IDLE, idle, true, title, ev.p);
 }

@@ -186,6 +186,27 @@ void sum_merger_add(struct merger *g, uint64_t s, uint64_t e)
 	g->iv[i][1] = e;
 }
 
+/* [s, e) past what was counted up to *upto. */
+static uint64_t past(uint64_t s, uint64_t e, uint64_t *upto)
+{
+	if (s < *upto)
+		s = *upto;
+	if (e <= s)
+		return 0;
+	*upto = e;
+	return e - s;
+}
+
+uint64_t sum_merger_busy(const struct merger *g)
+{
+	uint64_t ns = g->busy, upto = g->done;
+	if (g->open)
+		ns += past(g->cur_s, g->cur_e, &upto);
+	for (size_t i = 0; i < g->n; i++)
+		ns += past(g->iv[i][0], g->iv[i][1], &upto);
+	return ns;
+}
+
 void sum_merger_finish(struct merger *g)
 {
 	if (g->iv)
@@ -480,4 +501,21 @@ int32_t sum_device_of(struct dt_summary *s, const struct dt_device *d)
 int32_t sum_map_device(const struct priv *pv, int32_t id)
 {
 	return id >= 0 && id < 64 ? pv->dev_map[id] : -1;
+}
+
+void dt_graph_stats_add(struct dt_graph_stats *sum,
+			const struct dt_graph_stats *g)
+{
+	sum->kernels += g->kernels;
+	sum->attributed += g->attributed;
+	sum->unknown += g->unknown;
+	sum->mismatch += g->mismatch;
+	sum->unresolved += g->unresolved;
+	sum->captured += g->captured;
+	sum->replays += g->replays;
+	sum->partial += g->partial;
+	sum->launches += g->launches;
+	sum->launched += g->launched;
+	sum->launch_ns += g->launch_ns;
+	sum->nodes += g->nodes;
 }
