@@ -42,7 +42,7 @@
 
 #define CUTS    128 /* points kept */
 #define SPACING 512 /* a point every this much of the events read */
-#define EVERY   4   /* events between points, at least */
+#define EVERY   1   /* events between points, at least */
 
 /* ------------------------------------------------ what each stream cuts */
 
@@ -481,13 +481,13 @@ static void thresholds(struct priv *pv)
 	}
 }
 
-void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t)
+void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make)
 {
 	struct priv *pv = P(s);
 	int g = sum_group(stream);
 	struct points *c = &pv->cuts->g[g];
 
-	if (pv->cut_events[g] >= pv->cut_every[g]) {
+	if (make && pv->cut_events[g] >= pv->cut_every[g]) {
 		/* a point at this event: each of the group's streams takes
 		 * it at its first event past it (a stream comes in about its
 		 * time order, ops just after their kernels) */

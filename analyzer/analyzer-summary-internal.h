@@ -165,8 +165,9 @@ int32_t sum_map_device(const struct priv *pv, int32_t id);
 struct dt_step_stats;
 /* A trace begins: what the summary holds now is not its start-up's. */
 void sum_cut_begin(struct dt_summary *s);
-/* An event of the stream at t makes a cut point or passes one. */
-void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t);
+/* An event of the stream at t makes a cut point (when make) or passes
+ * one. */
+void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make);
 /* An event of the stream at t, before it is added: a cut point made every
  * so many events, the stream's counters copied at those it passes (two
  * comparisons, most of the time). */
@@ -175,7 +176,15 @@ static inline void sum_cut_at(struct dt_summary *s, int stream, uint64_t t)
 	struct priv *pv = P(s);
 	int g = sum_group(stream);
 	if (++pv->cut_events[g] >= pv->cut_every[g] || t >= pv->cut_at[stream])
-		sum_cut_reach(s, stream, t);
+		sum_cut_reach(s, stream, t, true);
+}
+/* The same for an event that makes no point: one that may come out of
+ * its stream's order (CUPTI hands copies and sets over in buffers of
+ * their own, ahead of or behind the kernels). */
+static inline void sum_cut_pass(struct dt_summary *s, int stream, uint64_t t)
+{
+	if (t >= P(s)->cut_at[stream])
+		sum_cut_reach(s, stream, t, false);
 }
 /* The trace is read and its steps st found: its start-up taken out,
  * priv's cut_t set to where (0: nothing cut). */

@@ -389,7 +389,10 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		pv->cut_call = a->call;
 		pv->cut_call_t = a->start;
 	}
-	sum_cut_at(s, SUM_GPU, pv->cut_call_t);
+	if (a->kind == DT_ACT_KERNEL)
+		sum_cut_at(s, SUM_GPU, pv->cut_call_t);
+	else
+		sum_cut_pass(s, SUM_GPU, pv->cut_call_t);
 	f->gpu_ns += d;
 	s->gpu_ns += d;
 	s->work++;
