@@ -51,10 +51,12 @@ def from_info(dnntrace, path):
     if split:
         agree(path, "calls in info's records line", {
             "records line": int(rec[1]), "program's + own": calls + own})
+    steps = re.search(r"^steps: +(.*)$", text, re.M)
     return {"calls": calls, "own": own,
             "kernels": int(work[1]) if work else 0,
             "copies": int(work[2]) if work else 0,
-            "untimed": "untimed" in text}
+            "untimed": "untimed" in text,
+            "steps": steps[1] if steps else None}
 
 
 def from_dump(dnntrace, path):
@@ -156,6 +158,10 @@ def check_trace(dnntrace, path, tmp):
         "report total": whole["gpu"]["total_ns"],
         "diff": diff.get("gpu_ns")}))
     check_steady(path, report, whole, steady)
+    said = re.search(r"^steps +(.*)$", run([dnntrace, "report", "--no-fusion",
+                                            path]), re.M)
+    agree(path, "steps", {"info": info["steps"],
+                          "report": said[1] if said else None})
     return f
 
 
@@ -228,6 +234,7 @@ def main():
         listing = os.path.join(root, "shim", "libs", "cudnn-api.txt")
         for name, args in (("job", ["--ranks", "2", "--steps", "4"]),
                            ("graphs", ["--scenario", "graphs"]),
+                           ("startup", ["--scenario", "startup"]),
                            ("sampled", ["--scenario", "sampled"])):
             out = os.path.join(tmp, name)
             os.mkdir(out)
