@@ -61,64 +61,48 @@ struct table {
 	struct counter (*at)(struct dt_summary *s, size_t row, size_t k);
 };
 
-/* Arrays of the summary's own, one row. */
+/* Arrays of counters of the summary's own (or its private state's), read
+ * and taken out whole. */
 struct span {
-	size_t off, n; /* in struct dt_summary, uint64_t's */
+	bool priv;
+	size_t off, n; /* in the struct, uint64_t's */
 };
-#define SPAN(f) { offsetof(struct dt_summary, f), sizeof(((struct dt_summary *)0)->f) / 8 }
+#define SPAN(f)                                                              \
+	{ false, offsetof(struct dt_summary, f),                             \
+	  sizeof(((struct dt_summary *)0)->f) / 8 }
+#define PSPAN(f)                                                             \
+	{ true, offsetof(struct priv, f), sizeof(((struct priv *)0)->f) / 8 }
 
 static const struct span gpu_spans[] = {
-	SPAN(gpu_ns),    SPAN(cudnn_ns),  SPAN(lib_ns),	    SPAN(lib_count),
-	SPAN(by_ns),     SPAN(other_ns),  SPAN(other_count), SPAN(copy_ns),
-	SPAN(copies),    SPAN(copy_bytes), SPAN(tuner_ns),   SPAN(tuner_kernels),
-	SPAN(work),
+	SPAN(gpu_ns),	   SPAN(cudnn_ns),   SPAN(lib_ns),   SPAN(lib_count),
+	SPAN(by_ns),	   SPAN(other_ns),   SPAN(other_count), SPAN(copy_ns),
+	SPAN(copies),	   SPAN(copy_bytes), SPAN(tuner_ns), SPAN(tuner_kernels),
+	SPAN(work),	   { 0, 0, 0 },
 };
-static const struct span op_spans[] = { SPAN(kind_ns), SPAN(kind_count) };
-static const struct span host_spans[] = { SPAN(host_ns), SPAN(host_calls) };
+/* what ops add to lib_ns and lib_count: there once the trace is read (GPU
+ * work adds there as it streams, cut with the GPU work) */
+static const struct span op_spans[] = {
+	SPAN(kind_ns), SPAN(kind_count), PSPAN(op_lib_ns), PSPAN(op_lib_count),
+	{ 0, 0, 0 },
+};
+static const struct span host_spans[] = { SPAN(host_ns), SPAN(host_calls),
+					  { 0, 0, 0 } };
+static const struct span *const spans[SUM_STREAMS] = {
+	[SUM_GPU] = gpu_spans, [SUM_OP] = op_spans, [SUM_HOST] = host_spans
+};
 
-static size_t one_row(const struct dt_summary *s)
+static uint64_t *span_base(struct dt_summary *s, const struct span *sp)
 {
-	(void)s;
-	return 1;
+	return (uint64_t *)((char *)(sp->priv ? (void *)P(s) : (void *)s) +
+			    sp->off);
 }
 
-static size_t spans_len(const struct span *v, size_t n)
+static size_t spans_len(int stream)
 {
-	size_t len = 0;
-	for (size_t i = 0; i < n; i++)
-		len += v[i].n;
-	return len;
-}
-
-static struct counter span_at(struct dt_summary *s, const struct span *v,
-			      size_t k)
-{
-	while (k >= v->n)
-		k -= v++->n;
-	return (struct counter){ (char *)s + v->off + 8 * k, W64 };
-}
-
-#define SPANS(name, v)                                                        \
-	static struct counter name##_at(struct dt_summary *s, size_t row,    \
-					size_t k)                            \
-	{                                                                     \
-		(void)row;                                                    \
-		return span_at(s, v, k);                                      \
-	}
-SPANS(gpu, gpu_spans)
-SPANS(op, op_spans)
-SPANS(host, host_spans)
-
-/* What ops add to GPU time by library and family: the summary's
- * lib_ns once the trace is read (GPU work adds there as it streams). */
-static struct counter oplib_at(struct dt_summary *s, size_t row, size_t k)
-{
-	struct priv *pv = P(s);
-	(void)row;
-	if (k < DT_LIB_COUNT * DT_OPF_COUNT)
-		return (struct counter){ &pv->op_lib_ns[0][0] + k, W64 };
-	k -= DT_LIB_COUNT * DT_OPF_COUNT;
-	return (struct counter){ &pv->op_lib_count[0][0] + k, W64 };
+	size_t n = 0;
+	for (const struct span *sp = spans[stream]; sp->n; sp++)
+		n += sp->n;
+	return n;
 }
 
 static size_t libs_rows(const struct dt_summary *s)
@@ -229,40 +213,25 @@ static struct counter api_at(struct dt_summary *s, size_t row, size_t k)
 	return (struct counter){ u[k], W64 };
 }
 
-/* Each stream's tables; the first of each is its scalars. */
-#define MAX_TABLES 6
+/* Each stream's tables of rows, besides its spans. */
+#define MAX_TABLES 5
 static const struct table streams[SUM_STREAMS][MAX_TABLES] = {
 	[SUM_GPU] = {
-		{ one_row, 0, gpu_at }, /* scalars: fields_of() */
 		{ libs_rows, 2, lib_gpu_at },
 		{ converts_rows, 2, convert_at },
 	},
 	[SUM_OP] = {
-		{ one_row, 0, op_at },
-		{ one_row, 2 * DT_LIB_COUNT * DT_OPF_COUNT, oplib_at },
 		{ problems_rows, PROBLEM_FIELDS, problem_at },
 		{ engines_rows, 4, engine_at },
 		{ builds_rows, 2, build_op_at },
 		{ libs_rows, 1, lib_op_at },
 	},
 	[SUM_HOST] = {
-		{ one_row, 0, host_at },
 		{ libs_rows, 1, lib_host_at },
 		{ apis_rows, 4, api_at },
 		{ builds_rows, 2, build_host_at },
 	},
 };
-
-/* The scalars' widths, which a static table cannot compute. */
-static size_t fields_of(int stream, int t)
-{
-	if (t)
-		return streams[stream][t].fields;
-	return stream == SUM_GPU   ? spans_len(gpu_spans, sizeof(gpu_spans) /
-							  sizeof(gpu_spans[0]))
-	       : stream == SUM_OP ? spans_len(op_spans, 2)
-				  : spans_len(host_spans, 2);
-}
 
 /* ------------------------------------------------------------- copies */
 
@@ -271,6 +240,7 @@ static size_t fields_of(int stream, int t)
  * before (the same can't be taken back out). */
 struct part {
 	bool taken;
+	uint64_t *flat; /* the spans' */
 	size_t rows[MAX_TABLES];
 	uint64_t *v[MAX_TABLES];
 	struct sum_minmax *mm;
@@ -312,6 +282,7 @@ static void part_free(struct part *p)
 {
 	for (int t = 0; t < MAX_TABLES; t++)
 		free(p->v[t]);
+	free(p->flat);
 	free(p->mm);
 	memset(p, 0, sizeof(*p));
 }
@@ -384,9 +355,15 @@ static void take(struct dt_summary *s, int stream, struct cut *at)
 		at->busy = busy_so_far(P(s));
 	if (stream == SUM_HOST)
 		take_minmax(P(s), p);
+	uint64_t *flat = malloc(spans_len(stream) * sizeof(*flat));
+	if ((p->flat = flat))
+		for (const struct span *sp = spans[stream]; sp->n; sp++) {
+			memcpy(flat, span_base(s, sp), sp->n * sizeof(*flat));
+			flat += sp->n;
+		}
 	for (int t = 0; t < MAX_TABLES && streams[stream][t].at; t++) {
 		const struct table *tb = &streams[stream][t];
-		size_t rows = tb->rows(s), k = fields_of(stream, t);
+		size_t rows = tb->rows(s), k = tb->fields;
 		uint64_t *v = malloc((rows * k + 1) * sizeof(*v));
 		if (!v)
 			continue; /* counts as nothing before it */
@@ -408,9 +385,18 @@ static uint64_t held(const struct part *p, int t, size_t row, size_t k,
 static void take_out(struct dt_summary *s, int stream, const struct part *from,
 		     const struct part *to)
 {
+	const uint64_t *was = from->flat, *then = to->flat;
+	for (const struct span *sp = spans[stream]; was && then && sp->n;
+	     sp++) {
+		uint64_t *now = span_base(s, sp);
+		for (size_t i = 0; i < sp->n; i++)
+			now[i] -= then[i] - was[i];
+		was += sp->n;
+		then += sp->n;
+	}
 	for (int t = 0; t < MAX_TABLES && streams[stream][t].at; t++) {
 		const struct table *tb = &streams[stream][t];
-		size_t rows = tb->rows(s), k = fields_of(stream, t);
+		size_t rows = tb->rows(s), k = tb->fields;
 		for (size_t r = 0; r < rows; r++)
 			for (size_t f = 0; f < k; f++) {
 				struct counter c = tb->at(s, r, f);
@@ -608,8 +594,8 @@ static void cut_problems(struct dt_summary *s, const struct part *from,
 			 const struct part *to, uint64_t *pushed)
 {
 	for (size_t r = 0; r < s->n_problems; r++) {
-		uint64_t a = held(from, 2, r, PROBLEM_FIELDS, 9),
-			 b = held(to, 2, r, PROBLEM_FIELDS, 9);
+		uint64_t a = held(from, 0, r, PROBLEM_FIELDS, 9),
+			 b = held(to, 0, r, PROBLEM_FIELDS, 9);
 		problem_times(&s->problems[r], a, b, pushed[r]);
 	}
 }
