@@ -9,22 +9,28 @@
  * what came before T: while a trace is read, they are copied at cut
  * points, and once the steady state's first step is known, what they held
  * at the first point at or after it (less what they held when the trace
- * began) is taken out. Nothing is added per event but a comparison.
+ * began) is taken out. Nothing is added per event but a comparison or two.
  *
- * Events reach a trace in three streams, each in its own time order and
- * late next to the others: GPU work (buffer by buffer), op executions
+ * Events reach a trace in three streams, each about in its own time order
+ * and late next to the others: GPU work (buffer by buffer), op executions
  * (once their kernels are in) and calls (thread by thread). Each stream
  * copies its own counters (struct part) when its first event at or past a
  * point arrives, so that a point holds, of each, what happened before it.
+ * GPU work and its ops share their points (an op's GPU time is its
+ * kernels'; a call's kernels count at its first kernel's start, as its op
+ * does); calls have points of their own, as they run far ahead of the GPU
+ * work CUPTI delivers. Copies and sets come in buffers of their own, out
+ * of the kernels' order: they pass points but make none.
  *
- * A point is made every 1/128 of the trace read so far, so at most 64 are
- * kept: when one more is made, the one whose loss widens the gap around it
- * least, next to its distance from the newest, goes. Points are dense near
- * the trace's end, where the steady state is: the cut falls within a few
- * percent of the steady state's length after its first step (what lies
- * between is said: dt_sum_startup.late_ns). Memory: per point, the
- * counters of every problem, engine, function, plan build and conversion
- * kernel, about 200 bytes for each problem and 40 for the others.
+ * A point is made at each of the first SPACING events, then every 1/SPACING
+ * of the events read so far; CUTS are kept: when one more is made, the one
+ * whose loss widens the gap around it least, next to its distance from the
+ * newest, goes. Points are dense near the trace's end, where the steady
+ * state is: the cut falls a few percent of the events after the steady
+ * state's first step at most (what lies between is said:
+ * dt_sum_startup.late_ns). Memory: per point, the counters of every
+ * problem, engine, function, plan build and conversion kernel, about 200
+ * bytes for each problem and 40 for the others.
  *
  * Not here: finding the steps (analyzer-steps.c), adding up
  * (analyzer-summary.c).
@@ -41,7 +47,7 @@
 #include "dt-steps.h"
 
 #define CUTS    128 /* points kept */
-#define SPACING 512 /* a point every this much of the events read */
+#define SPACING 32  /* a point every 1/SPACING of the events read */
 #define EVERY   1   /* events between points, at least */
 
 /* ------------------------------------------------ what each stream cuts */
@@ -253,9 +259,10 @@ struct cut {
 	uint64_t busy; /* the GPUs' busy time before t (with SUM_GPU's) */
 };
 
-/* A group's points, oldest first. */
+/* A group's points, oldest first (pointers: one goes from the middle at
+ * each point made). */
 struct points {
-	struct cut cut[CUTS + 1];
+	struct cut *cut[CUTS + 1];
 	size_t n;
 };
 
@@ -335,7 +342,7 @@ static void minmax_merge(struct sum_minmax **to, size_t *n,
 
 /* The GPUs' busy time in what they were given so far: the GPU work
  * before the point the GPU stream takes. */
-static uint64_t busy_so_far(const struct priv *pv)
+static uint64_t busy_so_far(struct priv *pv)
 {
 	uint64_t ns = 0;
 	for (int d = 0; d < 64; d++)
@@ -427,31 +434,32 @@ static void thin(struct priv *pv, int g)
 	struct points *c = &pv->cuts->g[g];
 	size_t worst = 1, *next = pv->cuts->next;
 	double best = -1;
-	uint64_t now = c->cut[c->n - 1].t;
+	uint64_t now = c->cut[c->n - 1]->t;
 
 	for (size_t i = 1; i + 1 < c->n; i++) {
-		double gap = (double)(c->cut[i + 1].t - c->cut[i - 1].t) /
-			     (double)(now - c->cut[i].t + 1);
+		double gap = (double)(c->cut[i + 1]->t - c->cut[i - 1]->t) /
+			     (double)(now - c->cut[i]->t + 1);
 		if (best < 0 || gap < best) {
 			best = gap;
 			worst = i;
 		}
 	}
 	/* its calls' shortest and longest go on with the next point's */
-	struct part *h = &c->cut[worst].p[SUM_HOST],
-		    *after = &c->cut[worst + 1].p[SUM_HOST];
+	struct part *h = &c->cut[worst]->p[SUM_HOST],
+		    *after = &c->cut[worst + 1]->p[SUM_HOST];
 	if (after->taken)
 		minmax_merge(&after->mm, &after->n_mm, h->mm, h->n_mm);
 	else
 		minmax_merge(&pv->api_mm, &pv->cap_api_mm, h->mm, h->n_mm);
 	for (int k = 0; k < SUM_STREAMS; k++) {
-		part_free(&c->cut[worst].p[k]);
+		part_free(&c->cut[worst]->p[k]);
 		if (sum_group(k) == g && next[k] > worst)
 			next[k]--;
 	}
+	free(c->cut[worst]);
 	memmove(&c->cut[worst], &c->cut[worst + 1],
 		(c->n - worst - 1) * sizeof(c->cut[0]));
-	memset(&c->cut[c->n - 1], 0, sizeof(c->cut[0]));
+	c->cut[c->n - 1] = NULL;
 	c->n--;
 }
 
@@ -462,7 +470,7 @@ static void thresholds(struct priv *pv)
 	struct sum_cuts *c = pv->cuts;
 	for (int k = 0; k < SUM_STREAMS; k++) {
 		const struct points *g = &c->g[sum_group(k)];
-		pv->cut_at[k] = c->next[k] < g->n ? g->cut[c->next[k]].t
+		pv->cut_at[k] = c->next[k] < g->n ? g->cut[c->next[k]]->t
 						  : UINT64_MAX;
 	}
 }
@@ -479,14 +487,15 @@ void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make)
 		 * time order, ops just after their kernels) */
 		uint64_t n = pv->cut_events[g] / SPACING;
 		pv->cut_every[g] = pv->cut_events[g] + (n > EVERY ? n : EVERY);
-		if (t && (!c->n || t > c->cut[c->n - 1].t))
-			c->cut[c->n++].t = t;
+		if (t && (!c->n || t > c->cut[c->n - 1]->t) &&
+		    (c->cut[c->n] = calloc(1, sizeof(*c->cut[0]))))
+			c->cut[c->n++]->t = t;
 		if (c->n > CUTS)
 			thin(pv, g);
 	}
 	size_t *next = &pv->cuts->next[stream];
-	while (*next < c->n && c->cut[*next].t <= t)
-		take(s, stream, &c->cut[(*next)++]);
+	while (*next < c->n && c->cut[*next]->t <= t)
+		take(s, stream, c->cut[(*next)++]);
 	thresholds(pv);
 }
 
@@ -518,12 +527,14 @@ static void cuts_free(struct priv *pv)
 	struct sum_cuts *c = pv->cuts;
 	if (!c)
 		return;
-	for (int k = 0; k < SUM_STREAMS; k++) {
-		for (int g = 0; g < SUM_GROUPS; g++)
-			for (size_t i = 0; i <= CUTS; i++)
-				part_free(&c->g[g].cut[i].p[k]);
+	for (int g = 0; g < SUM_GROUPS; g++)
+		for (size_t i = 0; i < c->g[g].n; i++) {
+			for (int k = 0; k < SUM_STREAMS; k++)
+				part_free(&c->g[g].cut[i]->p[k]);
+			free(c->g[g].cut[i]);
+		}
+	for (int k = 0; k < SUM_STREAMS; k++)
 		part_free(&c->start.p[k]);
-	}
 	free(c);
 	pv->cuts = NULL;
 	for (int k = 0; k < SUM_STREAMS; k++)
@@ -574,11 +585,15 @@ static void cut_minmax(struct dt_summary *s, const struct cut *at)
 	struct priv *pv = P(s);
 	struct points *c = &pv->cuts->g[SUM_CALLS];
 	struct part *start = &pv->cuts->start.p[SUM_HOST];
+	size_t i = 0;
 
+	while (i < c->n && c->cut[i] != at)
+		i++;
 	if (at && at->p[SUM_HOST].taken) {
-		for (const struct cut *k = at + 1; k < c->cut + c->n; k++)
+		for (i++; i < c->n; i++)
 			minmax_merge(&start->mm, &start->n_mm,
-				     k->p[SUM_HOST].mm, k->p[SUM_HOST].n_mm);
+				     c->cut[i]->p[SUM_HOST].mm,
+				     c->cut[i]->p[SUM_HOST].n_mm);
 		minmax_merge(&start->mm, &start->n_mm, pv->api_mm,
 			     pv->cap_api_mm);
 	}
@@ -620,8 +635,8 @@ static void startup_add(struct dt_summary *s, const struct dt_summary *was,
 static struct cut *point_at(struct sum_cuts *c, int g, uint64_t t)
 {
 	for (size_t i = 0; i < c->g[g].n; i++)
-		if (c->g[g].cut[i].t >= t)
-			return &c->g[g].cut[i];
+		if (c->g[g].cut[i]->t >= t)
+			return c->g[g].cut[i];
 	return NULL;
 }
 

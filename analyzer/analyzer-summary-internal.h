@@ -33,6 +33,10 @@ struct merger {
 	uint64_t busy, first, last;
 	struct dt_busy_hist *hist; /* where settled intervals go, */
 	int64_t to_host;           /* moved to the host clock by this */
+	/* the union of the open interval and iv[0, known), past done:
+	 * known_ns, up to known_upto (sum_merger_busy) */
+	size_t known;
+	uint64_t known_ns, known_upto;
 };
 
 /* A layout conversion kernel, by name. */
@@ -137,7 +141,7 @@ void sum_index_free(struct index *x);
 /* Add [s, e) (on the device's clock) to the union of g's intervals. */
 void sum_merger_add(struct merger *g, uint64_t s, uint64_t e);
 /* Its busy time so far: the union of every interval it was given. */
-uint64_t sum_merger_busy(const struct merger *g);
+uint64_t sum_merger_busy(struct merger *g);
 /* Every interval of g settled into its histogram. */
 void sum_merger_finish(struct merger *g);
 /* The problem of op (made on its first execution), or NULL. */

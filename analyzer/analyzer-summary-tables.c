@@ -158,6 +158,7 @@ static void merge_out(struct merger *g, size_t n)
 	}
 	memmove(g->iv, g->iv + n, (g->n - n) * sizeof(g->iv[0]));
 	g->n -= n;
+	g->known = 0;
 }
 
 void sum_merger_add(struct merger *g, uint64_t s, uint64_t e)
@@ -182,6 +183,8 @@ void sum_merger_add(struct merger *g, uint64_t s, uint64_t e)
 		g->iv[i][1] = g->iv[i - 1][1];
 		i--;
 	}
+	if (i < g->known)
+		g->known = 0; /* the union so far is to be walked again */
 	g->iv[i][0] = s;
 	g->iv[i][1] = e;
 }
@@ -197,14 +200,20 @@ static uint64_t past(uint64_t s, uint64_t e, uint64_t *upto)
 	return e - s;
 }
 
-uint64_t sum_merger_busy(const struct merger *g)
+uint64_t sum_merger_busy(struct merger *g)
 {
-	uint64_t ns = g->busy, upto = g->done;
-	if (g->open)
-		ns += past(g->cur_s, g->cur_e, &upto);
-	for (size_t i = 0; i < g->n; i++)
-		ns += past(g->iv[i][0], g->iv[i][1], &upto);
-	return ns;
+	/* the union of the window so far, from where it was left: records
+	 * come about in order, so a later call walks only the new ones */
+	if (!g->known) {
+		g->known_ns = 0;
+		g->known_upto = g->done;
+		if (g->open)
+			g->known_ns = past(g->cur_s, g->cur_e, &g->known_upto);
+	}
+	for (; g->known < g->n; g->known++)
+		g->known_ns += past(g->iv[g->known][0], g->iv[g->known][1],
+				    &g->known_upto);
+	return g->busy + g->known_ns;
 }
 
 void sum_merger_finish(struct merger *g)
