@@ -65,7 +65,8 @@ static void info_help(FILE *f)
 	fprintf(f, "usage: dnntrace info [--calls N] TRACE|FOLDER...\n\n"
 		   "Shows who wrote each trace (program, host, pid, ranks, "
 		   "cuDNN), what it holds\n(records, calls per function, "
-		   "threads, records lost) and how it ended.\n\n"
+		   "threads, the program's steps, records lost)\nand how it "
+		   "ended.\n\n"
 		   "  --calls N   list the N most called functions (default "
 		   "10, 0 for none, -1 for all)\n"
 		   "  -h, --help  show this help\n");
