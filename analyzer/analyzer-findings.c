@@ -630,7 +630,7 @@ static void find_idle(struct dt_summary *s)
 		"not the GPU; larger batches, CUDA graphs and fewer, fused "
 		"kernels keep it busy",
 		t1, t2,
-		s->sampling.one_in   ? "of the sampling windows"
+		s->sampling.one_in  ? "of the sampling windows"
 		: s->startup.traces ? "of the steady state, from its start to "
 				      "the GPU's last activity"
 				    : "between its first and last activity",

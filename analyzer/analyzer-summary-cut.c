@@ -73,25 +73,31 @@ struct span {
 	bool priv;
 	size_t off, n; /* in the struct, uint64_t's */
 };
-#define SPAN(f)                                                              \
-	{ false, offsetof(struct dt_summary, f),                             \
-	  sizeof(((struct dt_summary *)0)->f) / 8 }
-#define PSPAN(f)                                                             \
-	{ true, offsetof(struct priv, f), sizeof(((struct priv *)0)->f) / 8 }
+#define SPAN(f)                                                 \
+	{                                                       \
+		false, offsetof(struct dt_summary, f),          \
+			sizeof(((struct dt_summary *)0)->f) / 8 \
+	}
+#define PSPAN(f)                                          \
+	{                                                 \
+		true, offsetof(struct priv, f),           \
+			sizeof(((struct priv *)0)->f) / 8 \
+	}
 
 static const struct span gpu_spans[] = {
-	SPAN(gpu_ns),	   SPAN(cudnn_ns),   SPAN(lib_ns),   SPAN(lib_count),
-	SPAN(by_ns),	   SPAN(other_ns),   SPAN(other_count), SPAN(copy_ns),
-	SPAN(copies),	   SPAN(copy_bytes), SPAN(tuner_ns), SPAN(tuner_kernels),
-	SPAN(work),	   { 0, 0, 0 },
+	SPAN(gpu_ns), SPAN(cudnn_ns),   SPAN(lib_ns),      SPAN(lib_count),
+	SPAN(by_ns),  SPAN(other_ns),   SPAN(other_count), SPAN(copy_ns),
+	SPAN(copies), SPAN(copy_bytes), SPAN(tuner_ns),    SPAN(tuner_kernels),
+	SPAN(work),   { 0, 0, 0 },
 };
 /* what ops add to lib_ns and lib_count: there once the trace is read (GPU
  * work adds there as it streams, cut with the GPU work) */
 static const struct span op_spans[] = {
-	SPAN(kind_ns), SPAN(kind_count), PSPAN(op_lib_ns), PSPAN(op_lib_count),
-	{ 0, 0, 0 },
+	SPAN(kind_ns),       SPAN(kind_count), PSPAN(op_lib_ns),
+	PSPAN(op_lib_count), { 0, 0, 0 },
 };
-static const struct span host_spans[] = { SPAN(host_ns), SPAN(host_calls),
+static const struct span host_spans[] = { SPAN(host_ns),
+					  SPAN(host_calls),
 					  { 0, 0, 0 } };
 static const struct span *const spans[SUM_STREAMS] = {
 	[SUM_GPU] = gpu_spans, [SUM_OP] = op_spans, [SUM_HOST] = host_spans
@@ -157,11 +163,12 @@ static struct counter problem_at(struct dt_summary *s, size_t row, size_t k)
 	uint32_t file = P(s)->file;
 	struct dt_sum_share *sh =
 		file < p->cap_per_file ? &p->per_file[file] : NULL;
-	uint64_t *u[] = { &p->count,	  &p->failed,	 &p->gpu_ns,
-			  &p->host_ns,	  &p->kernels,	 &p->unsampled,
-			  &p->replays,	  &p->captured,	 &p->convert_ns,
-			  &p->pushed,	  sh ? &sh->ns : NULL,
-			  sh ? &sh->count : NULL };
+	uint64_t *u[] = { &p->count,           &p->failed,
+			  &p->gpu_ns,          &p->host_ns,
+			  &p->kernels,         &p->unsampled,
+			  &p->replays,         &p->captured,
+			  &p->convert_ns,      &p->pushed,
+			  sh ? &sh->ns : NULL, sh ? &sh->count : NULL };
 	uint32_t *w[] = { &p->converts, &p->engine_changes, &p->tune_rounds };
 
 	if (k < 12)
@@ -177,8 +184,9 @@ static size_t engines_rows(const struct dt_summary *s)
 static struct counter engine_at(struct dt_summary *s, size_t row, size_t k)
 {
 	const struct priv *pv = P(s);
-	struct dt_sum_engine *e = &s->problems[pv->engine_rows[row].problem]
-					   .engines[pv->engine_rows[row].engine];
+	struct dt_sum_engine *e =
+		&s->problems[pv->engine_rows[row].problem]
+			 .engines[pv->engine_rows[row].engine];
 	if (k == 3)
 		return (struct counter){ &e->sq_ns, WDBL };
 	uint64_t *u[] = { &e->count, &e->gpu_ns, &e->timed };
@@ -198,8 +206,7 @@ static struct counter build_op_at(struct dt_summary *s, size_t row, size_t k)
 	return (struct counter){ &b->repeats, W32 };
 }
 
-static struct counter build_host_at(struct dt_summary *s, size_t row,
-				    size_t k)
+static struct counter build_host_at(struct dt_summary *s, size_t row, size_t k)
 {
 	struct dt_sum_build *b = &s->builds[row];
 	if (k)
@@ -330,8 +337,7 @@ static void minmax_merge(struct sum_minmax **to, size_t *n,
 			 const struct sum_minmax *m, size_t n_m)
 {
 	if (n_m > *n) {
-		struct sum_minmax *v =
-			dt_grow_array(*to, n, n_m, sizeof(**to));
+		struct sum_minmax *v = dt_grow_array(*to, n, n_m, sizeof(**to));
 		if (!v)
 			return;
 		*to = v;
@@ -470,8 +476,8 @@ static void thresholds(struct priv *pv)
 	struct sum_cuts *c = pv->cuts;
 	for (int k = 0; k < SUM_STREAMS; k++) {
 		const struct points *g = &c->g[sum_group(k)];
-		pv->cut_at[k] = c->next[k] < g->n ? g->cut[c->next[k]]->t
-						  : UINT64_MAX;
+		pv->cut_at[k] =
+			c->next[k] < g->n ? g->cut[c->next[k]]->t : UINT64_MAX;
 	}
 }
 
@@ -598,8 +604,9 @@ static void cut_minmax(struct dt_summary *s, const struct cut *at)
 			     pv->cap_api_mm);
 	}
 	for (size_t a = 0; a < s->n_apis; a++) {
-		struct sum_minmax m = a < start->n_mm ? start->mm[a]
-						      : (struct sum_minmax){ 0 };
+		struct sum_minmax m = a < start->n_mm
+					      ? start->mm[a]
+					      : (struct sum_minmax){ 0 };
 		s->apis[a].min = m.min;
 		s->apis[a].max = m.max;
 	}
@@ -691,7 +698,8 @@ void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st)
 	const struct cut *cut =
 		at[SUM_DEVICE] && at[SUM_DEVICE]->p[SUM_GPU].taken
 			? at[SUM_DEVICE]
-			: at[SUM_CALLS] ? at[SUM_CALLS] : at[SUM_DEVICE];
+		: at[SUM_CALLS] ? at[SUM_CALLS]
+				: at[SUM_DEVICE];
 	struct dt_summary was = *s;
 	uint64_t builds = 0;
 	for (size_t b = 0; b < s->n_builds; b++)
@@ -729,9 +737,9 @@ uint64_t sum_cut_busy(struct dt_summary *s, uint64_t busy)
 void sum_engine_row(struct dt_summary *s, uint32_t problem, uint32_t engine)
 {
 	struct priv *pv = P(s);
-	struct engine_row *v = dt_grow_array(pv->engine_rows,
-					     &pv->cap_engine_rows,
-					     pv->n_engine_rows + 1, sizeof(*v));
+	struct engine_row *v =
+		dt_grow_array(pv->engine_rows, &pv->cap_engine_rows,
+			      pv->n_engine_rows + 1, sizeof(*v));
 	if (!v)
 		return; /* its counters stay the whole run's */
 	pv->engine_rows = v;
@@ -745,8 +753,7 @@ int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 
 	*buf = 0;
 	if (!u->traces)
-		return u->kept ? snprintf(buf, size,
-					  "kept in what follows: %s",
+		return u->kept ? snprintf(buf, size, "kept in what follows: %s",
 					  s->opts.whole
 						  ? "the whole run "
 						    "(--with-warmup)"
@@ -797,9 +804,8 @@ static void compact_engines(struct dt_sum_problem *p)
 	p->n_engines = n;
 	for (size_t k = 0; k < p->n_times; k++)
 		p->times[k].choice = map[p->times[k].choice];
-	p->last_choice = map[p->last_choice] == UINT32_MAX
-				 ? 0
-				 : map[p->last_choice];
+	p->last_choice =
+		map[p->last_choice] == UINT32_MAX ? 0 : map[p->last_choice];
 	if (p->hist && map[p->hist_choice] == UINT32_MAX) {
 		free(p->hist);
 		p->hist = NULL;

@@ -116,7 +116,7 @@ struct priv {
 	uint64_t op_lib_count[DT_LIB_COUNT][DT_OPF_COUNT];
 	/* the start-up's cut: each stream's next point, the points, where
 	 * the file was cut (0: not) */
-	uint64_t cut_at[SUM_STREAMS];   /* each stream's next point */
+	uint64_t cut_at[SUM_STREAMS];  /* each stream's next point */
 	uint64_t cut_call, cut_call_t; /* the last kernel's call, its first
 					  kernel's start */
 	/* by group: events read, the next point's */

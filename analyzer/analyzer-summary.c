@@ -78,9 +78,8 @@ static void keep_time(struct dt_sum_problem *p, uint32_t choice, uint64_t ns)
 			(p->n_times - half) * sizeof(*p->times));
 		p->n_times -= half;
 	}
-	struct dt_sum_time *t =
-		dt_grow_array(p->times, &p->cap_times, p->n_times + 1,
-			      sizeof(*t));
+	struct dt_sum_time *t = dt_grow_array(p->times, &p->cap_times,
+					      p->n_times + 1, sizeof(*t));
 	if (!t)
 		return;
 	p->times = t;
@@ -786,7 +785,8 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	memset(pv->op_lib_count, 0, sizeof(pv->op_lib_count));
 	sum_cut_begin(s);
 	dt_session_run(ss);
-	struct dt_step_stats *steps = stepper ? dt_stepper_finish(stepper) : NULL;
+	struct dt_step_stats *steps =
+		stepper ? dt_stepper_finish(stepper) : NULL;
 	dt_stepper_free(stepper);
 	sum_cut_finish(s, steps); /* the start-up out, unless opts.whole */
 	dt_steps_add(&s->steps, steps);
@@ -830,7 +830,8 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		f->busy.span_ns += span;
 		f->busy.devices += g->hist != NULL;
 		/* from the cut on, when the start-up was left out */
-		uint64_t from = pv->cut_t ? pv->cut_t - (uint64_t)g->to_host : 0;
+		uint64_t from =
+			pv->cut_t ? pv->cut_t - (uint64_t)g->to_host : 0;
 		if (from > g->first && g->hist)
 			span = g->last > from ? g->last - from : 0;
 		s->span_ns += span;

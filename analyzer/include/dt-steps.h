@@ -36,7 +36,7 @@ struct dt_step_stats {
 				     the trace's: time is over the others) */
 	uint64_t startup_steps;   /* steps before the steady state */
 	uint64_t startup_ns;      /* the first event to the steady state */
-	uint64_t t_steady; /* its first step (host clock); one trace's */
+	uint64_t t_steady;        /* its first step (host clock); one trace's */
 	uint64_t span_ns;         /* the first event to the last */
 	struct dt_step_dist time; /* step time (start to next start) */
 	/* per step, the steady state's mean (GPU work is delivered in

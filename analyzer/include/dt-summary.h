@@ -246,8 +246,8 @@ struct dt_sum_startup {
 			     autotuner's kernels */
 	uint64_t calls, host_ns; /* the program's calls before the cuts */
 	uint64_t builds;         /* plans built before the cuts */
-	uint64_t late_ns;   /* steady time before the cuts (rounding) */
-	uint64_t steady_ns; /* from each cut to its trace's last event */
+	uint64_t late_ns;        /* steady time before the cuts (rounding) */
+	uint64_t steady_ns;      /* from each cut to its trace's last event */
 };
 
 /* GPU work split by the matrix products it runs between: matrix-vector

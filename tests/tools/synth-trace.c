@@ -1479,8 +1479,8 @@ static void write_startup(const char *dir, int steps, int threads)
 		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
 		"11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_";
 	static const char *const once[] = { "_Z14compiled_probe1Pf",
-					     "_Z14compiled_probe2Pf",
-					     "_Z14compiled_probe3Pf" };
+					    "_Z14compiled_probe2Pf",
+					    "_Z14compiled_probe3Pf" };
 	struct gen g;
 
 	scenario_begin(&g, dir, "startup");

@@ -381,8 +381,8 @@ static void print_totals(const struct diff_ctx *c)
 	total_row(t, "host time inside cuDNN calls", b->host_ns, n->host_ns,
 		  true, false);
 	total_row(t, "cuDNN calls", b->host_calls, n->host_calls, false, false);
-	total_row(t, "cuDNN op executions", dt_sum_ops(b), dt_sum_ops(n),
-		  false, false);
+	total_row(t, "cuDNN op executions", dt_sum_ops(b), dt_sum_ops(n), false,
+		  false);
 	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
 	if (c->format == DT_HTML)

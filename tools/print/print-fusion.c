@@ -56,13 +56,14 @@ static void fusion_summary(FILE *out, const struct dt_summary *s,
 		}
 	}
 	if (fusable)
-		n = snprintf(line, sizeof(line),
-			     "%zu chain%s could run fused, saving about %s of "
-			     "GPU time (%s)",
-			     fusable, fusable == 1 ? "" : "s",
-			     dt_fmt_ns((uint64_t)total, b1, sizeof(b1)),
-			     dt_fmt_pct(dt_pct_of(total, dt_sum_whole_gpu_ns(s)), b2,
-					sizeof(b2)));
+		n = snprintf(
+			line, sizeof(line),
+			"%zu chain%s could run fused, saving about %s of "
+			"GPU time (%s)",
+			fusable, fusable == 1 ? "" : "s",
+			dt_fmt_ns((uint64_t)total, b1, sizeof(b1)),
+			dt_fmt_pct(dt_pct_of(total, dt_sum_whole_gpu_ns(s)), b2,
+				   sizeof(b2)));
 	else
 		n = snprintf(line, sizeof(line),
 			     "No chain can run fused on this GPU as it is");
