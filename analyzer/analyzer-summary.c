@@ -78,9 +78,9 @@ static void keep_time(struct dt_sum_problem *p, uint32_t choice, uint64_t ns)
 			(p->n_times - half) * sizeof(*p->times));
 		p->n_times -= half;
 	}
-	struct dt_sum_time *t = dt_grow_array(p->times, &p->cap_times,
-					      p->n_times + 1, sizeof(*t));
-	if (!t)
+	struct dt_sum_time *t = p->times;
+	if (p->n_times == p->cap_times &&
+	    !(t = dt_grow_array(t, &p->cap_times, p->n_times + 1, sizeof(*t))))
 		return;
 	p->times = t;
 	p->times[p->n_times++] = (struct dt_sum_time){ ns, choice };
