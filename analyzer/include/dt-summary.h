@@ -16,7 +16,8 @@
  *
  * `dnntrace report` prints it; `dnntrace diff` compares two of them. A
  * summary streams its traces (memory grows with the distinct problems,
- * functions and kernel names, and 8 bytes per op execution for medians).
+ * functions and kernel names, not with the trace) and is of each trace's
+ * steady state unless opts.whole (struct dt_sum_startup).
  */
 
 /* Peak rates an op is held against. */
