@@ -88,7 +88,7 @@ static const struct span gpu_spans[] = {
 	SPAN(gpu_ns), SPAN(cudnn_ns),   SPAN(lib_ns),      SPAN(lib_count),
 	SPAN(by_ns),  SPAN(other_ns),   SPAN(other_count), SPAN(copy_ns),
 	SPAN(copies), SPAN(copy_bytes), SPAN(tuner_ns),    SPAN(tuner_kernels),
-	SPAN(work),   { 0, 0, 0 },
+	SPAN(work),   PSPAN(file_gpu), PSPAN(file_comm), { 0, 0, 0 },
 };
 /* what ops add to lib_ns and lib_count: there once the trace is read (GPU
  * work adds there as it streams, cut with the GPU work) */
@@ -721,6 +721,23 @@ void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st)
 	for (int k = 0; k < SUM_STREAMS; k++)
 		part_free(&end.p[k]);
 	cuts_free(pv);
+}
+
+void sum_cut_file(struct dt_summary *s, struct dt_sum_file *f,
+		  uint64_t gpu_span)
+{
+	const struct priv *pv = P(s);
+	uint64_t from = f->t_begin;
+
+	/* the calls' span from the cut on (none cut: UINT64_MAX, 0), or
+	 * the GPU's, the longer */
+	if (pv->cut_t && pv->cut_t > from)
+		from = pv->cut_t;
+	f->steady.gpu_ns = pv->file_gpu;
+	f->steady.comm_ns = pv->file_comm;
+	f->steady.span_ns = f->t_end > from ? f->t_end - from : 0;
+	if (gpu_span > f->steady.span_ns)
+		f->steady.span_ns = gpu_span;
 }
 
 uint64_t sum_cut_busy(struct dt_summary *s, uint64_t busy)

@@ -123,6 +123,7 @@ struct priv {
 	uint64_t cut_events[SUM_GROUPS], cut_every[SUM_GROUPS];
 	struct sum_cuts *cuts;
 	uint64_t cut_t, cut_busy; /* and the GPUs' busy time before it */
+	uint64_t file_gpu, file_comm; /* the file's, cut with the rest */
 	struct engine_row *engine_rows;
 	size_t n_engine_rows, cap_engine_rows;
 	/* by function, since the last cut point (when cutting) */
@@ -164,6 +165,15 @@ int32_t sum_device_of(struct dt_summary *s, const struct dt_device *d);
 /* The summary's device of the file's device id, -1 none. */
 int32_t sum_map_device(const struct priv *pv, int32_t id);
 
+/* ------------------------------------------ analyzer-summary-phases.c */
+
+/* An activity of family fam, d ns, into its phase: a matrix product says
+ * it, for itself and for the work waiting before it. */
+void sum_phase_add(struct dt_summary *s, const struct dt_activity *a,
+		   enum dt_opfam fam, uint64_t d);
+/* from added to to, and emptied. */
+void sum_phase_merge(struct dt_sum_phase *to, struct dt_sum_phase *from);
+
 /* --------------------------------------------- analyzer-summary-cut.c */
 
 struct dt_step_stats;
@@ -193,6 +203,11 @@ static inline void sum_cut_pass(struct dt_summary *s, int stream, uint64_t t)
 /* The trace is read and its steps st found: its start-up taken out,
  * priv's cut_t set to where (0: nothing cut). */
 void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st);
+/* What findings weigh of the file just read: its steady state's GPU time,
+ * communication and span (f->steady; gpu_span: its GPUs' longest, from
+ * the cut on). */
+void sum_cut_file(struct dt_summary *s, struct dt_sum_file *f,
+		  uint64_t gpu_span);
 /* The file's busy time from priv's cut_t on, of its busy time; the rest
  * is the start-up's. */
 uint64_t sum_cut_busy(struct dt_summary *s, uint64_t busy);

@@ -300,74 +300,6 @@ struct reading {
 	const struct dt_file_info *fi;
 };
 
-static const struct {
-	const char *key, *name;
-} phases[DT_PHASE_COUNT] = {
-	[DT_PHASE_SETUP] = { "setup",
-			     "before the first matrix product (loading)" },
-	[DT_PHASE_BATCH] = { "batch",
-			     "batches (matrix-matrix products: prompt, "
-			     "training)" },
-	[DT_PHASE_TOKEN] = { "token",
-			     "token generation (matrix-vector products)" },
-};
-
-const char *dt_phase_name(enum dt_phase p)
-{
-	return (unsigned)p < DT_PHASE_COUNT ? phases[p].name : "?";
-}
-
-const char *dt_phase_key(enum dt_phase p)
-{
-	return (unsigned)p < DT_PHASE_COUNT ? phases[p].key : "?";
-}
-
-static void phase_merge(struct dt_sum_phase *to, struct dt_sum_phase *from)
-{
-	to->ns += from->ns;
-	to->count += from->count;
-	to->copy_ns += from->copy_ns;
-	to->copy_bytes += from->copy_bytes;
-	for (int f = 0; f < DT_OPF_COUNT; f++) {
-		to->fam_ns[f] += from->fam_ns[f];
-		to->fam_count[f] += from->fam_count[f];
-	}
-	memset(from, 0, sizeof(*from));
-}
-
-/* An activity into its phase: a matrix product says it, for itself and
- * for the work waiting before it. */
-static void phase_add(struct dt_summary *s, const struct dt_activity *a,
-		      enum dt_opfam fam, uint64_t d)
-{
-	struct priv *pv = P(s);
-	struct dt_sum_phase *to = &pv->pending;
-	const struct dt_kernel_class *kc = a->kc;
-
-	/* a convolution is a matrix-matrix product too */
-	if (kc && a->kind == DT_ACT_KERNEL &&
-	    (kc->opfam == DT_OPF_MATMUL || kc->opfam == DT_OPF_CONV)) {
-		bool first = pv->phase < 0;
-		pv->phase = kc->matvec ? DT_PHASE_TOKEN : DT_PHASE_BATCH;
-		to = &s->phases[pv->phase];
-		phase_merge(first ? &s->phases[DT_PHASE_SETUP] : to,
-			    &pv->pending);
-		if (a->kernel && a->kernel->graph_id &&
-		    a->corr != pv->last_launch) {
-			to->steps++;
-			pv->last_launch = a->corr;
-		}
-	}
-	to->ns += d;
-	to->count++;
-	to->fam_ns[fam] += d;
-	to->fam_count[fam]++;
-	if (a->kind != DT_ACT_KERNEL) {
-		to->copy_ns += d;
-		to->copy_bytes += a->bytes;
-	}
-}
-
 static void on_activity(void *arg, const struct dt_activity *a)
 {
 	struct reading *rd = arg;
@@ -393,6 +325,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	else
 		sum_cut_pass(s, SUM_GPU, pv->cut_call_t);
 	f->gpu_ns += d;
+	pv->file_gpu += d;
 	s->gpu_ns += d;
 	s->work++;
 	/* the union of busy intervals does not care which clock, as long as
@@ -435,7 +368,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		enum dt_opfam fam = a->kind == DT_ACT_MEMSET ? DT_OPF_FILL
 							     : DT_OPF_COPY;
 		f->copies++;
-		phase_add(s, a, fam, d);
+		sum_phase_add(s, a, fam, d);
 		if (!in_call) {
 			s->lib_ns[DT_LIB_RUNTIME][fam] += d;
 			s->lib_count[DT_LIB_RUNTIME][fam]++;
@@ -447,9 +380,11 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 	f->kernels++;
 	s->kernels++;
-	if (kc && kc->opfam == DT_OPF_COMM)
+	if (kc && kc->opfam == DT_OPF_COMM) {
 		f->comm_ns += d;
-	phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
+		pv->file_comm += d;
+	}
+	sum_phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
 	if (!in_call) {
 		enum dt_lib lib = kc ? kc->lib : DT_LIB_OTHER;
 		enum dt_opfam fam = kc ? kc->opfam : DT_OPF_OTHER;
@@ -783,6 +718,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	pv->last_launch = 0;
 	memset(pv->op_lib_ns, 0, sizeof(pv->op_lib_ns));
 	memset(pv->op_lib_count, 0, sizeof(pv->op_lib_count));
+	pv->file_gpu = pv->file_comm = 0;
 	sum_cut_begin(s);
 	dt_session_run(ss);
 	struct dt_step_stats *steps =
@@ -804,7 +740,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	dt_dram_free(pv->dram);
 	pv->dram = NULL;
 	/* what followed the last matrix product goes with it */
-	phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_SETUP : pv->phase],
+	sum_phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_SETUP : pv->phase],
 		    &pv->pending);
 	if (s->fusion)
 		dt_fusion_end_file(s->fusion);
@@ -818,7 +754,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		f->cudnn_version = strdup(dt_fmt_cudnn_version(ver, v1, sizeof v1));
 	const struct dt_file_stats *st = dt_session_file(ss);
 	const struct dt_model_stats *ms = dt_session_stats(ss);
-	uint64_t busy = 0;
+	uint64_t busy = 0, longest = 0;
 	for (int i = 0; i < 64; i++) {
 		struct merger *g = &pv->merge[i];
 		sum_merger_finish(g);
@@ -835,7 +771,9 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		if (from > g->first && g->hist)
 			span = g->last > from ? g->last - from : 0;
 		s->span_ns += span;
+		longest = span > longest ? span : longest;
 	}
+	sum_cut_file(s, f, longest);
 	s->busy_ns += sum_cut_busy(s, busy);
 	char text[512];
 	f->end = st->end;

@@ -86,6 +86,12 @@ struct dt_sum_file {
 	struct dt_graph_stats graphs;
 	bool graph_records; /* the format has CUDA graph records (1.1) */
 	struct dt_busy_hist busy;
+	/* what findings weigh of it: its steady state's (the whole trace's
+	 * when it was not cut: struct dt_sum_startup) GPU time, of which
+	 * communication, and calls' span */
+	struct {
+		uint64_t gpu_ns, comm_ns, span_ns;
+	} steady;
 };
 
 struct dt_sum_api {
