@@ -433,12 +433,35 @@ static void take_out(struct dt_summary *s, int stream, const struct part *from,
 
 /* ------------------------------------------------------------- points */
 
-/* Group g's point whose loss widens the gap around it least, next to how
- * far it is from the newest (never the first nor the newest). */
+/* Group g's point i goes (the points are cumulative: any may). */
+static void drop(struct priv *pv, int g, size_t i)
+{
+	struct points *c = &pv->cuts->g[g];
+	size_t *next = pv->cuts->next;
+
+	/* its calls' shortest and longest go on with the next point's */
+	struct part *h = &c->cut[i]->p[SUM_HOST],
+		    *after = i + 1 < c->n ? &c->cut[i + 1]->p[SUM_HOST] : NULL;
+	if (after && after->taken)
+		minmax_merge(&after->mm, &after->n_mm, h->mm, h->n_mm);
+	else
+		minmax_merge(&pv->api_mm, &pv->cap_api_mm, h->mm, h->n_mm);
+	for (int k = 0; k < SUM_STREAMS; k++) {
+		part_free(&c->cut[i]->p[k]);
+		if (sum_group(k) == g && next[k] > i)
+			next[k]--;
+	}
+	free(c->cut[i]);
+	memmove(&c->cut[i], &c->cut[i + 1], (c->n - i - 1) * sizeof(c->cut[0]));
+	c->cut[--c->n] = NULL;
+}
+
+/* The point of group g whose loss widens the gap around it least, next
+ * to how far it is from the newest (never the first nor the newest). */
 static void thin(struct priv *pv, int g)
 {
 	struct points *c = &pv->cuts->g[g];
-	size_t worst = 1, *next = pv->cuts->next;
+	size_t worst = 1;
 	double best = -1;
 	uint64_t now = c->cut[c->n - 1]->t;
 
@@ -450,23 +473,7 @@ static void thin(struct priv *pv, int g)
 			worst = i;
 		}
 	}
-	/* its calls' shortest and longest go on with the next point's */
-	struct part *h = &c->cut[worst]->p[SUM_HOST],
-		    *after = &c->cut[worst + 1]->p[SUM_HOST];
-	if (after->taken)
-		minmax_merge(&after->mm, &after->n_mm, h->mm, h->n_mm);
-	else
-		minmax_merge(&pv->api_mm, &pv->cap_api_mm, h->mm, h->n_mm);
-	for (int k = 0; k < SUM_STREAMS; k++) {
-		part_free(&c->cut[worst]->p[k]);
-		if (sum_group(k) == g && next[k] > worst)
-			next[k]--;
-	}
-	free(c->cut[worst]);
-	memmove(&c->cut[worst], &c->cut[worst + 1],
-		(c->n - worst - 1) * sizeof(c->cut[0]));
-	c->cut[c->n - 1] = NULL;
-	c->n--;
+	drop(pv, g, worst);
 }
 
 /* Each stream's next point's time: its events reach sum_cut_reach from
@@ -481,6 +488,19 @@ static void thresholds(struct priv *pv)
 	}
 }
 
+/* Whether t makes no point: not after the last one. The last one goes
+ * when it is further past t than t is past the first (a clock read wrong:
+ * it would keep any other from being made, points being in time order). */
+static bool behind(struct priv *pv, int g, uint64_t t)
+{
+	struct points *c = &pv->cuts->g[g];
+
+	while (c->n > 1 && c->cut[c->n - 1]->t > t &&
+	       c->cut[c->n - 1]->t - t > t - c->cut[0]->t)
+		drop(pv, g, c->n - 1);
+	return c->n && t <= c->cut[c->n - 1]->t;
+}
+
 void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make)
 {
 	struct priv *pv = P(s);
@@ -493,7 +513,7 @@ void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make)
 		 * time order, ops just after their kernels) */
 		uint64_t n = pv->cut_events[g] / SPACING;
 		pv->cut_every[g] = pv->cut_events[g] + (n > EVERY ? n : EVERY);
-		if (t && (!c->n || t > c->cut[c->n - 1]->t) &&
+		if (t && !behind(pv, g, t) &&
 		    (c->cut[c->n] = calloc(1, sizeof(*c->cut[0]))))
 			c->cut[c->n++]->t = t;
 		if (c->n > CUTS)

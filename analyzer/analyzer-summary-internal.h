@@ -117,13 +117,17 @@ struct priv {
 	/* the start-up's cut: each stream's next point, the points, where
 	 * the file was cut (0: not) */
 	uint64_t cut_at[SUM_STREAMS];  /* each stream's next point */
-	uint64_t cut_call, cut_call_t; /* the last kernel's call, its first
-					  kernel's start */
+	/* the latest calls that launched kernels, by seq: their first
+	 * kernel's start (sum_cut_call_t) */
+	struct {
+		uint64_t call, t;
+	} cut_calls[64];
 	/* by group: events read, the next point's */
 	uint64_t cut_events[SUM_GROUPS], cut_every[SUM_GROUPS];
 	struct sum_cuts *cuts;
 	uint64_t cut_t, cut_busy; /* and the GPUs' busy time before it */
 	uint64_t file_gpu, file_comm; /* the file's, cut with the rest */
+	bool cut_kernels; /* the file has kernels: they make the points */
 	struct engine_row *engine_rows;
 	size_t n_engine_rows, cap_engine_rows;
 	/* by function, since the last cut point (when cutting) */
@@ -235,6 +239,19 @@ static inline void sum_cut_call(struct dt_summary *s, uint32_t api, uint64_t d)
 /* Every trace is in: the problems, engines, functions, plan builds and
  * conversions that only the start-ups had are left out. */
 void sum_cut_compact(struct dt_summary *s);
+/* When the first kernel of call (its seq) seen started: start for its
+ * first, that of the first for the others (a call's kernels may come
+ * between other streams'). */
+static inline uint64_t sum_cut_call_t(struct priv *pv, uint64_t call,
+				      uint64_t start)
+{
+	size_t i = call % (sizeof(pv->cut_calls) / sizeof(pv->cut_calls[0]));
+	if (pv->cut_calls[i].call != call) {
+		pv->cut_calls[i].call = call;
+		pv->cut_calls[i].t = start;
+	}
+	return pv->cut_calls[i].t;
+}
 /* A problem's engine seen first: a row of counters the cut takes. */
 void sum_engine_row(struct dt_summary *s, uint32_t problem, uint32_t engine);
 

@@ -121,11 +121,13 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	struct priv *pv = P(s);
 
 	/* on the side of the cut its GPU work is (a replay's call is old);
-	 * a capture ran nothing: it follows its call, out of the ops' order */
-	if (op->origin != DT_OP_CAPTURED)
-		sum_cut_at(s, SUM_OP,
-			   op->kernels && op->gpu_start ? op->gpu_start
-							: op->t_begin);
+	 * ops come after their kernels, which make the points where there
+	 * are any; a capture ran nothing, out of the ops' order */
+	uint64_t t = op->kernels && op->gpu_start ? op->gpu_start : op->t_begin;
+	if (op->origin != DT_OP_CAPTURED && pv->cut_kernels)
+		sum_cut_pass(s, SUM_OP, t);
+	else if (op->origin != DT_OP_CAPTURED)
+		sum_cut_at(s, SUM_OP, t);
 	struct dt_sum_problem *p = sum_problem_of(s, op);
 	if (op->origin == DT_OP_CAPTURED) {
 		/* it ran nothing: its replays are its executions */
@@ -316,14 +318,11 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		return;
 	/* a call's kernels on the side of the cut its first one is, as its
 	 * op (the first kernel's start is the op's time) */
-	if (!in_call || a->call != pv->cut_call) {
-		pv->cut_call = a->call;
-		pv->cut_call_t = a->start;
-	}
-	if (a->kind == DT_ACT_KERNEL)
-		sum_cut_at(s, SUM_GPU, pv->cut_call_t);
+	uint64_t t = in_call ? sum_cut_call_t(pv, a->call, a->start) : a->start;
+	if (a->kind == DT_ACT_KERNEL && (pv->cut_kernels = true))
+		sum_cut_at(s, SUM_GPU, t);
 	else
-		sum_cut_pass(s, SUM_GPU, pv->cut_call_t);
+		sum_cut_pass(s, SUM_GPU, t);
 	f->gpu_ns += d;
 	pv->file_gpu += d;
 	s->gpu_ns += d;
@@ -719,6 +718,8 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	memset(pv->op_lib_ns, 0, sizeof(pv->op_lib_ns));
 	memset(pv->op_lib_count, 0, sizeof(pv->op_lib_count));
 	pv->file_gpu = pv->file_comm = 0;
+	pv->cut_kernels = false;
+	memset(pv->cut_calls, 0, sizeof(pv->cut_calls));
 	sum_cut_begin(s);
 	dt_session_run(ss);
 	struct dt_step_stats *steps =
