@@ -607,7 +607,7 @@ static void find_idle(struct dt_summary *s)
 					       : s->graphs.launched;
 	char t1[32], t2[32];
 
-	if (!s->span_ns || idle * 100 < s->span_ns * IDLE_PCT || !s->kernels)
+	if (!s->span_ns || idle * 100 < s->span_ns * IDLE_PCT || !s->work)
 		return;
 	dt_sb_item(&ev, "\n",
 		   "%" PRIu64 " kernels, copies and sets, %s of GPU work "
@@ -616,8 +616,9 @@ static void find_idle(struct dt_summary *s)
 	if (launches)
 		dt_sb_item(&ev, "\n",
 			   "%" PRIu64 " CUDA graph launches ran %" PRIu64
-			   " of the kernels",
-			   launches, s->graphs.kernels);
+			   " of the kernels%s",
+			   launches, s->graphs.kernels,
+			   s->startup.traces ? " (the whole run's)" : "");
 	else
 		dt_sb_item(&ev, "\n",
 			   "no CUDA graph: every kernel was launched on its "
@@ -630,8 +631,10 @@ static void find_idle(struct dt_summary *s)
 		"not the GPU; larger batches, CUDA graphs and fewer, fused "
 		"kernels keep it busy",
 		t1, t2,
-		s->sampling.one_in ? "of the sampling windows"
-				   : "between its first and last activity",
+		s->sampling.one_in  ? "of the sampling windows"
+		: s->startup.traces ? "of the steady state, from its start to "
+				      "the GPU's last activity"
+				    : "between its first and last activity",
 		100.0 * (double)idle / (double)s->span_ns);
 	add_finding(s, DT_FIND_IDLE, idle, true, title, ev.p);
 }
@@ -718,26 +721,28 @@ static void find_straggler(struct dt_summary *s)
 	struct dt_sbuf ev = { 0 };
 	char t1[32], t2[32], r[64];
 
+	/* each trace's steady state (the whole trace when not cut) */
 	for (size_t i = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
-		if (!f->comm_ns)
+		if (!f->steady.comm_ns)
 			continue;
 		ranks++;
-		if (f->t_end > f->t_begin && f->t_end - f->t_begin > span)
-			span = f->t_end - f->t_begin;
-		if (lo == SIZE_MAX || f->comm_ns < s->files[lo].comm_ns)
+		if (f->steady.span_ns > span)
+			span = f->steady.span_ns;
+		if (lo == SIZE_MAX ||
+		    f->steady.comm_ns < s->files[lo].steady.comm_ns)
 			lo = i;
-		if (f->comm_ns > hi)
-			hi = f->comm_ns;
+		if (f->steady.comm_ns > hi)
+			hi = f->steady.comm_ns;
 	}
 	if (ranks < 2 || !span)
 		return;
-	uint64_t least = s->files[lo].comm_ns;
+	uint64_t least = s->files[lo].steady.comm_ns;
 	for (size_t i = 0; i < s->n_files; i++)
-		if (i != lo && s->files[i].comm_ns) {
-			waited += s->files[i].comm_ns - least;
-			if (s->files[i].comm_ns < next)
-				next = s->files[i].comm_ns;
+		if (i != lo && s->files[i].steady.comm_ns) {
+			waited += s->files[i].steady.comm_ns - least;
+			if (s->files[i].steady.comm_ns < next)
+				next = s->files[i].steady.comm_ns;
 		}
 	waited /= ranks - 1; /* what each other rank waited, on average */
 	if (waited * 100 < span * STRAGGLER_PCT ||
@@ -745,13 +750,13 @@ static void find_straggler(struct dt_summary *s)
 		return;
 	for (size_t i = 0, n = 0; i < s->n_files; i++) {
 		const struct dt_sum_file *f = &s->files[i];
-		if (!f->comm_ns || n++ >= STRAGGLER_TOP)
+		if (!f->steady.comm_ns || n++ >= STRAGGLER_TOP)
 			continue;
 		dt_sb_item(&ev, "\n", "%s%s: %s in communication kernels, of "
 			   "%s of GPU time%s%s",
 			   f->rank ? "rank " : "", dt_rank_label(f, r, sizeof(r)),
-			   dt_fmt_ns(f->comm_ns, t1, sizeof(t1)),
-			   dt_fmt_ns(f->gpu_ns, t2, sizeof(t2)),
+			   dt_fmt_ns(f->steady.comm_ns, t1, sizeof(t1)),
+			   dt_fmt_ns(f->steady.gpu_ns, t2, sizeof(t2)),
 			   i == lo ? " (the straggler)" : "",
 			   f->complete ? ""
 				       : "; its trace is incomplete: what it "
@@ -764,11 +769,12 @@ static void find_straggler(struct dt_summary *s)
 	char *title = dt_xasprintf(
 		"straggler: %s%s keeps the others waiting; each other rank "
 		"spent %s more in communication kernels than it did (%.0f%% of "
-		"the %s run): its steps take longer (more data or work on that "
+		"the %s %s): its steps take longer (more data or work on that "
 		"rank, a slower GPU or host, its own pauses)",
 		s->files[lo].rank ? "rank " : "",
 		dt_rank_label(&s->files[lo], r, sizeof(r)), t1,
-		100.0 * (double)waited / (double)span, t2);
+		100.0 * (double)waited / (double)span, t2,
+		s->startup.traces ? "steady state" : "run");
 	add_finding(s, DT_FIND_STRAGGLER, waited, false, title, ev.p);
 }
 

@@ -877,6 +877,7 @@ struct dt_step_stats *dt_stepper_finish(struct dt_stepper *st)
 		 * occurrence, whose end no occurrence marks */
 		r->steps = tr->cur.n + 1;
 		r->startup_steps = tr->cur.index;
+		r->t_steady = tr->cur.start;
 		r->startup_ns = tr->cur.start > st->t_first
 					? tr->cur.start - st->t_first
 					: 0;
@@ -931,9 +932,15 @@ struct dt_stepper *dt_steps_watch(struct dt_session *ss)
 void dt_steps_collect(struct dt_step_stats **all, struct dt_stepper *st)
 {
 	struct dt_step_stats *one = st ? dt_stepper_finish(st) : NULL;
-	struct dt_step_stats *prev = *all;
 
 	dt_stepper_free(st);
+	dt_steps_add(all, one);
+}
+
+void dt_steps_add(struct dt_step_stats **all, struct dt_step_stats *one)
+{
+	struct dt_step_stats *prev = *all;
+
 	if (!one)
 		return;
 	if (!prev) {

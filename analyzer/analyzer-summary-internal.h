@@ -6,6 +6,7 @@
 #ifndef DT_ANALYZER_SUMMARY_INTERNAL_H
 #define DT_ANALYZER_SUMMARY_INTERNAL_H
 
+#include "analyzer-util.h"
 #include "dt-summary.h"
 
 /* An index from keys to positions in an array: open addressing, the
@@ -32,6 +33,10 @@ struct merger {
 	uint64_t busy, first, last;
 	struct dt_busy_hist *hist; /* where settled intervals go, */
 	int64_t to_host;           /* moved to the host clock by this */
+	/* the union of the open interval and iv[0, known), past done:
+	 * known_ns, up to known_upto (sum_merger_busy) */
+	size_t known;
+	uint64_t known_ns, known_upto;
 };
 
 /* A layout conversion kernel, by name. */
@@ -48,6 +53,28 @@ struct plan_seen {
 	uint32_t file, plan;
 	int64_t engine;
 	uint64_t knobs; /* a hash of the knob choices */
+};
+
+/* The streams a trace's events reach it in, each in its time order (the
+ * start-up's cut: analyzer-summary-cut.c). */
+enum { SUM_GPU, SUM_OP, SUM_HOST, SUM_STREAMS };
+/* Streams cut at the same points: GPU work and its ops (an op's GPU time
+ * is its kernels'); the calls apart, their counters their own (they run
+ * ahead of the GPU work CUPTI hands over late). */
+enum { SUM_DEVICE, SUM_CALLS, SUM_GROUPS };
+static inline int sum_group(int stream)
+{
+	return stream == SUM_HOST ? SUM_CALLS : SUM_DEVICE;
+}
+
+/* A function's shortest and longest calls, of n. */
+struct sum_minmax {
+	uint64_t min, max, n;
+};
+
+/* An engine of a problem, in the order engines were first seen. */
+struct engine_row {
+	uint32_t problem, engine;
 };
 
 struct priv {
@@ -83,6 +110,29 @@ struct priv {
 	uint32_t last_launch; /* correlation id of the last graph launch */
 	struct dt_dram *dram; /* the file's GPU counter samples, when it has
 				 them, being attributed */
+	/* what the file's ops add to lib_ns and lib_count, added there once
+	 * it is read (its start-up is cut apart from its GPU work's) */
+	uint64_t op_lib_ns[DT_LIB_COUNT][DT_OPF_COUNT];
+	uint64_t op_lib_count[DT_LIB_COUNT][DT_OPF_COUNT];
+	/* the start-up's cut: each stream's next point, the points, where
+	 * the file was cut (0: not) */
+	uint64_t cut_at[SUM_STREAMS];  /* each stream's next point */
+	/* the latest calls that launched kernels, by seq: their first
+	 * kernel's start (sum_cut_call_t) */
+	struct {
+		uint64_t call, t;
+	} cut_calls[64];
+	/* by group: events read, the next point's */
+	uint64_t cut_events[SUM_GROUPS], cut_every[SUM_GROUPS];
+	struct sum_cuts *cuts;
+	uint64_t cut_t, cut_busy; /* and the GPUs' busy time before it */
+	uint64_t file_gpu, file_comm; /* the file's, cut with the rest */
+	bool cut_kernels; /* the file has kernels: they make the points */
+	struct engine_row *engine_rows;
+	size_t n_engine_rows, cap_engine_rows;
+	/* by function, since the last cut point (when cutting) */
+	struct sum_minmax *api_mm;
+	size_t cap_api_mm;
 };
 
 static inline struct priv *P(const struct dt_summary *s)
@@ -95,6 +145,8 @@ static inline struct priv *P(const struct dt_summary *s)
 void sum_index_free(struct index *x);
 /* Add [s, e) (on the device's clock) to the union of g's intervals. */
 void sum_merger_add(struct merger *g, uint64_t s, uint64_t e);
+/* Its busy time so far: the union of every interval it was given. */
+uint64_t sum_merger_busy(struct merger *g);
 /* Every interval of g settled into its histogram. */
 void sum_merger_finish(struct merger *g);
 /* The problem of op (made on its first execution), or NULL. */
@@ -116,5 +168,91 @@ void sum_add_convert(struct dt_summary *s, struct kname *n, bool in_call,
 int32_t sum_device_of(struct dt_summary *s, const struct dt_device *d);
 /* The summary's device of the file's device id, -1 none. */
 int32_t sum_map_device(const struct priv *pv, int32_t id);
+
+/* ------------------------------------------ analyzer-summary-phases.c */
+
+/* An activity of family fam, d ns, into its phase: a matrix product says
+ * it, for itself and for the work waiting before it. */
+void sum_phase_add(struct dt_summary *s, const struct dt_activity *a,
+		   enum dt_opfam fam, uint64_t d);
+/* from added to to, and emptied. */
+void sum_phase_merge(struct dt_sum_phase *to, struct dt_sum_phase *from);
+
+/* --------------------------------------------- analyzer-summary-cut.c */
+
+struct dt_step_stats;
+/* A trace begins: what the summary holds now is not its start-up's. */
+void sum_cut_begin(struct dt_summary *s);
+/* An event of the stream at t makes a cut point (when make) or passes
+ * one. */
+void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make);
+/* An event of the stream at t, before it is added: a cut point made every
+ * so many events, the stream's counters copied at those it passes (two
+ * comparisons, most of the time). */
+static inline void sum_cut_at(struct dt_summary *s, int stream, uint64_t t)
+{
+	struct priv *pv = P(s);
+	int g = sum_group(stream);
+	if (++pv->cut_events[g] >= pv->cut_every[g] || t >= pv->cut_at[stream])
+		sum_cut_reach(s, stream, t, true);
+}
+/* The same for an event that makes no point: one that may come out of
+ * its stream's order (CUPTI hands copies and sets over in buffers of
+ * their own, ahead of or behind the kernels). */
+static inline void sum_cut_pass(struct dt_summary *s, int stream, uint64_t t)
+{
+	if (t >= P(s)->cut_at[stream])
+		sum_cut_reach(s, stream, t, false);
+}
+/* The trace is read and its steps st found: its start-up taken out,
+ * priv's cut_t set to where (0: nothing cut). */
+void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st);
+/* What findings weigh of the file just read: its steady state's GPU time,
+ * communication and span (f->steady; gpu_span: its GPUs' longest, from
+ * the cut on). */
+void sum_cut_file(struct dt_summary *s, struct dt_sum_file *f,
+		  uint64_t gpu_span);
+/* The file's busy time from priv's cut_t on, of its busy time; the rest
+ * is the start-up's. */
+uint64_t sum_cut_busy(struct dt_summary *s, uint64_t busy);
+/* A call of the function (an index in apis) that took d ns. */
+static inline void sum_cut_call(struct dt_summary *s, uint32_t api, uint64_t d)
+{
+	struct priv *pv = P(s);
+	struct sum_minmax *m;
+
+	if (!pv->cuts)
+		return;
+	if (api >= pv->cap_api_mm) {
+		m = dt_grow_array(pv->api_mm, &pv->cap_api_mm, api + 1,
+				  sizeof(*m));
+		if (!m)
+			return;
+		pv->api_mm = m;
+	}
+	m = &pv->api_mm[api];
+	if (!m->n++ || d < m->min)
+		m->min = d;
+	if (d > m->max)
+		m->max = d;
+}
+/* Every trace is in: the problems, engines, functions, plan builds and
+ * conversions that only the start-ups had are left out. */
+void sum_cut_compact(struct dt_summary *s);
+/* When the first kernel of call (its seq) seen started: start for its
+ * first, that of the first for the others (a call's kernels may come
+ * between other streams'). */
+static inline uint64_t sum_cut_call_t(struct priv *pv, uint64_t call,
+				      uint64_t start)
+{
+	size_t i = call % (sizeof(pv->cut_calls) / sizeof(pv->cut_calls[0]));
+	if (pv->cut_calls[i].call != call) {
+		pv->cut_calls[i].call = call;
+		pv->cut_calls[i].t = start;
+	}
+	return pv->cut_calls[i].t;
+}
+/* A problem's engine seen first: a row of counters the cut takes. */
+void sum_engine_row(struct dt_summary *s, uint32_t problem, uint32_t engine);
 
 #endif /* DT_ANALYZER_SUMMARY_INTERNAL_H */

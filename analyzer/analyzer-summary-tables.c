@@ -158,6 +158,7 @@ static void merge_out(struct merger *g, size_t n)
 	}
 	memmove(g->iv, g->iv + n, (g->n - n) * sizeof(g->iv[0]));
 	g->n -= n;
+	g->known = 0;
 }
 
 void sum_merger_add(struct merger *g, uint64_t s, uint64_t e)
@@ -182,8 +183,37 @@ void sum_merger_add(struct merger *g, uint64_t s, uint64_t e)
 		g->iv[i][1] = g->iv[i - 1][1];
 		i--;
 	}
+	if (i < g->known)
+		g->known = 0; /* the union so far is to be walked again */
 	g->iv[i][0] = s;
 	g->iv[i][1] = e;
+}
+
+/* [s, e) past what was counted up to *upto. */
+static uint64_t past(uint64_t s, uint64_t e, uint64_t *upto)
+{
+	if (s < *upto)
+		s = *upto;
+	if (e <= s)
+		return 0;
+	*upto = e;
+	return e - s;
+}
+
+uint64_t sum_merger_busy(struct merger *g)
+{
+	/* the union of the window so far, from where it was left: records
+	 * come about in order, so a later call walks only the new ones */
+	if (!g->known) {
+		g->known_ns = 0;
+		g->known_upto = g->done;
+		if (g->open)
+			g->known_ns = past(g->cur_s, g->cur_e, &g->known_upto);
+	}
+	for (; g->known < g->n; g->known++)
+		g->known_ns += past(g->iv[g->known][0], g->iv[g->known][1],
+				    &g->known_upto);
+	return g->busy + g->known_ns;
 }
 
 void sum_merger_finish(struct merger *g)
@@ -480,4 +510,21 @@ int32_t sum_device_of(struct dt_summary *s, const struct dt_device *d)
 int32_t sum_map_device(const struct priv *pv, int32_t id)
 {
 	return id >= 0 && id < 64 ? pv->dev_map[id] : -1;
+}
+
+void dt_graph_stats_add(struct dt_graph_stats *sum,
+			const struct dt_graph_stats *g)
+{
+	sum->kernels += g->kernels;
+	sum->attributed += g->attributed;
+	sum->unknown += g->unknown;
+	sum->mismatch += g->mismatch;
+	sum->unresolved += g->unresolved;
+	sum->captured += g->captured;
+	sum->replays += g->replays;
+	sum->partial += g->partial;
+	sum->launches += g->launches;
+	sum->launched += g->launched;
+	sum->launch_ns += g->launch_ns;
+	sum->nodes += g->nodes;
 }

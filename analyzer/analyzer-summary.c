@@ -66,6 +66,27 @@ static void hist_add(struct dt_sum_problem *p, uint32_t choice, uint64_t ns)
 	p->hist_n++;
 }
 
+/* An execution's GPU time kept exactly: the older half of those kept goes
+ * into the histogram when they are DT_SUM_EXACT. */
+static void keep_time(struct dt_sum_problem *p, uint32_t choice, uint64_t ns)
+{
+	if (p->n_times == DT_SUM_EXACT) {
+		size_t half = DT_SUM_EXACT / 2;
+		for (size_t i = 0; i < half; i++)
+			hist_add(p, p->times[i].choice, p->times[i].ns);
+		memmove(p->times, p->times + half,
+			(p->n_times - half) * sizeof(*p->times));
+		p->n_times -= half;
+	}
+	struct dt_sum_time *t = p->times;
+	if (p->n_times == p->cap_times &&
+	    !(t = dt_grow_array(t, &p->cap_times, p->n_times + 1, sizeof(*t))))
+		return;
+	p->times = t;
+	p->times[p->n_times++] = (struct dt_sum_time){ ns, choice };
+	p->pushed++;
+}
+
 static bool same_knobs(const char *a, const char *b)
 {
 	return a && b ? !strcmp(a, b) : a == b;
@@ -98,8 +119,16 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 		   const struct dt_op *op)
 {
 	struct priv *pv = P(s);
-	struct dt_sum_problem *p = sum_problem_of(s, op);
 
+	/* on the side of the cut its GPU work is (a replay's call is old);
+	 * ops come after their kernels, which make the points where there
+	 * are any; a capture ran nothing, out of the ops' order */
+	uint64_t t = op->kernels && op->gpu_start ? op->gpu_start : op->t_begin;
+	if (op->origin != DT_OP_CAPTURED && pv->cut_kernels)
+		sum_cut_pass(s, SUM_OP, t);
+	else if (op->origin != DT_OP_CAPTURED)
+		sum_cut_at(s, SUM_OP, t);
+	struct dt_sum_problem *p = sum_problem_of(s, op);
 	if (op->origin == DT_OP_CAPTURED) {
 		/* it ran nothing: its replays are its executions */
 		if (p)
@@ -108,7 +137,9 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	}
 	f->ops++;
 	s->ops++;
-	sum_lib(s, op->library)->ops++;
+	struct dt_sum_lib *l = sum_lib(s, op->library);
+	l->ops++;
+	l->runs++;
 	s->kind_ns[op->cost.kind] += op->gpu_ns;
 	s->kind_count[op->cost.kind]++;
 	/* what its library ran, by the op's kind; its first kernel's name
@@ -117,8 +148,8 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	enum dt_lib lib = dt_lib_of_library(op->library);
 	if (fam == DT_OPF_OTHER && op->first_kernel)
 		fam = dt_opfam_of(op->first_kernel);
-	s->lib_ns[lib][fam] += op->gpu_ns;
-	s->lib_count[lib][fam]++;
+	pv->op_lib_ns[lib][fam] += op->gpu_ns;
+	pv->op_lib_count[lib][fam]++;
 	if (!p)
 		return;
 	p->count++;
@@ -162,6 +193,7 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 			choice = i;
 	if (choice == DT_SUM_ENGINES && p->n_engines < DT_SUM_ENGINES) {
 		choice = p->n_engines++;
+		sum_engine_row(s, (uint32_t)(p - s->problems), choice);
 		p->engines[choice].engine = op->engine;
 		p->engines[choice].knobs = dt_xstrdup(op->knobs);
 		p->engines[choice].workspace = -1;
@@ -192,19 +224,7 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 			e->max_ns = op->gpu_ns;
 		e->timed++;
 		e->sq_ns += (double)op->gpu_ns * (double)op->gpu_ns;
-		if (p->n_times < DT_SUM_EXACT) {
-			struct dt_sum_time *t =
-				dt_grow_array(p->times, &p->cap_times,
-					      p->n_times + 1, sizeof(*t));
-			if (t) {
-				p->times = t;
-				p->times[p->n_times++] =
-					(struct dt_sum_time){ op->gpu_ns,
-							      choice };
-			}
-		} else {
-			hist_add(p, choice, op->gpu_ns);
-		}
+		keep_time(p, choice, op->gpu_ns);
 	}
 	struct dt_sum_share *sh = dt_grow_array(p->per_file, &p->cap_per_file,
 						pv->file + 1, sizeof(*sh));
@@ -251,6 +271,7 @@ static void on_build(struct dt_summary *s, const struct dt_plan_build *b)
 {
 	struct priv *pv = P(s);
 
+	sum_cut_at(s, SUM_HOST, b->t);
 	if (!b->problem)
 		return;
 	int32_t bi = sum_build_of(s, b->problem, b->brief, b->kind);
@@ -281,74 +302,6 @@ struct reading {
 	const struct dt_file_info *fi;
 };
 
-static const struct {
-	const char *key, *name;
-} phases[DT_PHASE_COUNT] = {
-	[DT_PHASE_SETUP] = { "setup",
-			     "before the first matrix product (loading)" },
-	[DT_PHASE_BATCH] = { "batch",
-			     "batches (matrix-matrix products: prompt, "
-			     "training)" },
-	[DT_PHASE_TOKEN] = { "token",
-			     "token generation (matrix-vector products)" },
-};
-
-const char *dt_phase_name(enum dt_phase p)
-{
-	return (unsigned)p < DT_PHASE_COUNT ? phases[p].name : "?";
-}
-
-const char *dt_phase_key(enum dt_phase p)
-{
-	return (unsigned)p < DT_PHASE_COUNT ? phases[p].key : "?";
-}
-
-static void phase_merge(struct dt_sum_phase *to, struct dt_sum_phase *from)
-{
-	to->ns += from->ns;
-	to->count += from->count;
-	to->copy_ns += from->copy_ns;
-	to->copy_bytes += from->copy_bytes;
-	for (int f = 0; f < DT_OPF_COUNT; f++) {
-		to->fam_ns[f] += from->fam_ns[f];
-		to->fam_count[f] += from->fam_count[f];
-	}
-	memset(from, 0, sizeof(*from));
-}
-
-/* An activity into its phase: a matrix product says it, for itself and
- * for the work waiting before it. */
-static void phase_add(struct dt_summary *s, const struct dt_activity *a,
-		      enum dt_opfam fam, uint64_t d)
-{
-	struct priv *pv = P(s);
-	struct dt_sum_phase *to = &pv->pending;
-	const struct dt_kernel_class *kc = a->kc;
-
-	/* a convolution is a matrix-matrix product too */
-	if (kc && a->kind == DT_ACT_KERNEL &&
-	    (kc->opfam == DT_OPF_MATMUL || kc->opfam == DT_OPF_CONV)) {
-		bool first = pv->phase < 0;
-		pv->phase = kc->matvec ? DT_PHASE_TOKEN : DT_PHASE_BATCH;
-		to = &s->phases[pv->phase];
-		phase_merge(first ? &s->phases[DT_PHASE_SETUP] : to,
-			    &pv->pending);
-		if (a->kernel && a->kernel->graph_id &&
-		    a->corr != pv->last_launch) {
-			to->steps++;
-			pv->last_launch = a->corr;
-		}
-	}
-	to->ns += d;
-	to->count++;
-	to->fam_ns[fam] += d;
-	to->fam_count[fam]++;
-	if (a->kind != DT_ACT_KERNEL) {
-		to->copy_ns += d;
-		to->copy_bytes += a->bytes;
-	}
-}
-
 static void on_activity(void *arg, const struct dt_activity *a)
 {
 	struct reading *rd = arg;
@@ -363,7 +316,15 @@ static void on_activity(void *arg, const struct dt_activity *a)
 
 	if (!a->timed)
 		return;
+	/* a call's kernels on the side of the cut its first one is, as its
+	 * op (the first kernel's start is the op's time) */
+	uint64_t t = in_call ? sum_cut_call_t(pv, a->call, a->start) : a->start;
+	if (a->kind == DT_ACT_KERNEL && (pv->cut_kernels = true))
+		sum_cut_at(s, SUM_GPU, t);
+	else
+		sum_cut_pass(s, SUM_GPU, t);
 	f->gpu_ns += d;
+	pv->file_gpu += d;
 	s->gpu_ns += d;
 	s->work++;
 	/* the union of busy intervals does not care which clock, as long as
@@ -406,7 +367,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		enum dt_opfam fam = a->kind == DT_ACT_MEMSET ? DT_OPF_FILL
 							     : DT_OPF_COPY;
 		f->copies++;
-		phase_add(s, a, fam, d);
+		sum_phase_add(s, a, fam, d);
 		if (!in_call) {
 			s->lib_ns[DT_LIB_RUNTIME][fam] += d;
 			s->lib_count[DT_LIB_RUNTIME][fam]++;
@@ -418,9 +379,11 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 	f->kernels++;
 	s->kernels++;
-	if (kc && kc->opfam == DT_OPF_COMM)
+	if (kc && kc->opfam == DT_OPF_COMM) {
 		f->comm_ns += d;
-	phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
+		pv->file_comm += d;
+	}
+	sum_phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
 	if (!in_call) {
 		enum dt_lib lib = kc ? kc->lib : DT_LIB_OTHER;
 		enum dt_opfam fam = kc ? kc->opfam : DT_OPF_OTHER;
@@ -538,6 +501,7 @@ static void on_call(void *arg, const struct dt_call *a)
 	struct priv *pv = P(s);
 	uint64_t d = a->t_end - a->t_begin;
 
+	sum_cut_at(s, SUM_HOST, a->t_begin);
 	if (a->t_begin < f->t_begin || !f->t_begin)
 		f->t_begin = a->t_begin;
 	if (a->t_end > f->t_end)
@@ -552,6 +516,7 @@ static void on_call(void *arg, const struct dt_call *a)
 	f->calls++;
 	s->calls++;
 	s->host_ns += d;
+	s->host_calls++;
 	s->failed += a->status != 0;
 	struct dt_sum_lib *l = sum_lib(s, a->library);
 	l->calls++;
@@ -575,6 +540,7 @@ static void on_call(void *arg, const struct dt_call *a)
 		r->max = d;
 	r->calls++;
 	r->ns += d;
+	sum_cut_call(s, pv->api_map[a->api] - 1, d);
 	if (a->status != 0) {
 		r->failed++;
 		r->failed_ns += d;
@@ -749,8 +715,23 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	struct dt_stepper *stepper = dt_steps_watch(ss); /* dt-steps.h */
 	pv->phase = -1;
 	pv->last_launch = 0;
+	memset(pv->op_lib_ns, 0, sizeof(pv->op_lib_ns));
+	memset(pv->op_lib_count, 0, sizeof(pv->op_lib_count));
+	pv->file_gpu = pv->file_comm = 0;
+	pv->cut_kernels = false;
+	memset(pv->cut_calls, 0, sizeof(pv->cut_calls));
+	sum_cut_begin(s);
 	dt_session_run(ss);
-	dt_steps_collect(&s->steps, stepper);
+	struct dt_step_stats *steps =
+		stepper ? dt_stepper_finish(stepper) : NULL;
+	dt_stepper_free(stepper);
+	sum_cut_finish(s, steps); /* the start-up out, unless opts.whole */
+	dt_steps_add(&s->steps, steps);
+	for (int l = 0; l < DT_LIB_COUNT; l++)
+		for (int fam = 0; fam < DT_OPF_COUNT; fam++) {
+			s->lib_ns[l][fam] += pv->op_lib_ns[l][fam];
+			s->lib_count[l][fam] += pv->op_lib_count[l][fam];
+		}
 	/* the libraries the trace recorded, called or not */
 	for (uint32_t i = 0; i < fi->n_apis; i++)
 		if (fi->apis[i].name)
@@ -760,7 +741,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	dt_dram_free(pv->dram);
 	pv->dram = NULL;
 	/* what followed the last matrix product goes with it */
-	phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_SETUP : pv->phase],
+	sum_phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_SETUP : pv->phase],
 		    &pv->pending);
 	if (s->fusion)
 		dt_fusion_end_file(s->fusion);
@@ -774,6 +755,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		f->cudnn_version = strdup(dt_fmt_cudnn_version(ver, v1, sizeof v1));
 	const struct dt_file_stats *st = dt_session_file(ss);
 	const struct dt_model_stats *ms = dt_session_stats(ss);
+	uint64_t busy = 0, longest = 0;
 	for (int i = 0; i < 64; i++) {
 		struct merger *g = &pv->merge[i];
 		sum_merger_finish(g);
@@ -781,11 +763,19 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		/* sampled: the GPU was watched in the windows only */
 		if (ms->sampling.one_in && span > ms->sampling.window_ns)
 			span = ms->sampling.window_ns;
-		s->busy_ns += g->busy;
-		s->span_ns += span;
+		busy += g->busy;
 		f->busy.span_ns += span;
 		f->busy.devices += g->hist != NULL;
+		/* from the cut on, when the start-up was left out */
+		uint64_t from =
+			pv->cut_t ? pv->cut_t - (uint64_t)g->to_host : 0;
+		if (from > g->first && g->hist)
+			span = g->last > from ? g->last - from : 0;
+		s->span_ns += span;
+		longest = span > longest ? span : longest;
 	}
+	sum_cut_file(s, f, longest);
+	s->busy_ns += sum_cut_busy(s, busy);
 	char text[512];
 	f->end = st->end;
 	f->complete = dt_trace_complete(st);
@@ -835,23 +825,6 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	pv->api_map = NULL;
 	pv->n_api_map = 0;
 	return add_ranges(s, ss, err, errlen);
-}
-
-void dt_graph_stats_add(struct dt_graph_stats *sum,
-			const struct dt_graph_stats *g)
-{
-	sum->kernels += g->kernels;
-	sum->attributed += g->attributed;
-	sum->unknown += g->unknown;
-	sum->mismatch += g->mismatch;
-	sum->unresolved += g->unresolved;
-	sum->captured += g->captured;
-	sum->replays += g->replays;
-	sum->partial += g->partial;
-	sum->launches += g->launches;
-	sum->launched += g->launched;
-	sum->launch_ns += g->launch_ns;
-	sum->nodes += g->nodes;
 }
 
 /* ------------------------------------------------------------ settling */
@@ -1030,6 +1003,7 @@ void dt_summary_finish(struct dt_summary *s)
 {
 	if (s->fusion)
 		dt_fusion_finish(s->fusion);
+	sum_cut_compact(s);
 	for (size_t i = 0; i < s->n_problems; i++)
 		settle_problem(&s->problems[i]);
 	/* peaks: each device's, then what the user said; ops whose device
@@ -1145,6 +1119,8 @@ void dt_summary_free(struct dt_summary *s)
 	free(pv->n_seen);
 	free(pv->plan_ns);
 	free(pv->plan_build);
+	free(pv->engine_rows);
+	free(pv->api_mm);
 	free(pv->ids);
 	sum_index_free(&pv->problems);
 	sum_index_free(&pv->apis);

@@ -324,7 +324,7 @@ const char *dt_fmt_pct(double v, char *buf, size_t size);
 double dt_parse_rate(const char *s);
 
 /* The version of the dnntrace.report JSON schema (analyzer/REPORT.md). */
-#define DT_REPORT_SCHEMA_VERSION 2
+#define DT_REPORT_SCHEMA_VERSION 3
 
 /* The fusion part of a summary made with opts.fusion: the report's text
  * section (the top chains), and its JSON object. */

@@ -36,6 +36,7 @@ struct dt_step_stats {
 				     the trace's: time is over the others) */
 	uint64_t startup_steps;   /* steps before the steady state */
 	uint64_t startup_ns;      /* the first event to the steady state */
+	uint64_t t_steady;        /* its first step (host clock); one trace's */
 	uint64_t span_ns;         /* the first event to the last */
 	struct dt_step_dist time; /* step time (start to next start) */
 	/* per step, the steady state's mean (GPU work is delivered in
@@ -71,6 +72,9 @@ struct dt_stepper *dt_steps_watch(struct dt_session *ss);
 /* Its steps, once the session ran, with those in *all (a job's ranks as
  * one program: dt_steps_merge); the stepper is freed. */
 void dt_steps_collect(struct dt_step_stats **all, struct dt_stepper *st);
+/* The same for one trace's steps already found (dt_stepper_finish):
+ * one is *all's now. */
+void dt_steps_add(struct dt_step_stats **all, struct dt_step_stats *one);
 
 /* Several traces (a job's ranks) as one program: steps the fewest, step
  * time the slowest rank's, GPU time per step summed. */

@@ -16,7 +16,8 @@
  *
  * `dnntrace report` prints it; `dnntrace diff` compares two of them. A
  * summary streams its traces (memory grows with the distinct problems,
- * functions and kernel names, and 8 bytes per op execution for medians).
+ * functions and kernel names, not with the trace) and is of each trace's
+ * steady state unless opts.whole (struct dt_sum_startup).
  */
 
 /* Peak rates an op is held against. */
@@ -85,6 +86,12 @@ struct dt_sum_file {
 	struct dt_graph_stats graphs;
 	bool graph_records; /* the format has CUDA graph records (1.1) */
 	struct dt_busy_hist busy;
+	/* what findings weigh of it: its steady state's (the whole trace's
+	 * when it was not cut: struct dt_sum_startup) GPU time, of which
+	 * communication, and calls' span */
+	struct {
+		uint64_t gpu_ns, comm_ns, span_ns;
+	} steady;
 };
 
 struct dt_sum_api {
@@ -138,14 +145,16 @@ struct dt_sum_problem {
 	uint32_t engine_changes; /* executions whose engine or knobs differ
 				    from the one before */
 	uint64_t streak;         /* executions in a row with last_choice */
-	/* GPU time of the executions with kernels, for medians: the first
-	 * DT_SUM_EXACT exactly, later ones (of one engine configuration) in
-	 * a histogram of 1% wide buckets, so memory stays bounded */
+	/* GPU time of the executions with kernels, for medians: the latest
+	 * DT_SUM_EXACT / 2 to DT_SUM_EXACT exactly, older ones (of one
+	 * engine configuration) in a histogram of 1% wide buckets, so memory
+	 * stays bounded and the steady state's are the exact ones */
 	struct dt_sum_time {
 		uint64_t ns;
 		uint32_t choice; /* index into engines[] */
 	} * times;
 	size_t n_times, cap_times;
+	uint64_t pushed; /* times ever kept: times[] holds the last ones */
 	uint32_t *hist;
 	uint64_t hist_n;
 	uint32_t hist_choice;
@@ -219,6 +228,33 @@ struct dt_summary_opts {
 				    run's achieved streaming bandwidth */
 	/* only the work inside these NVTX ranges (dt_session_opts.range) */
 	const char *range;
+	/* the whole run: start-up (before each trace's steady state) left
+	 * in; else it is left out of everything but the traces' totals
+	 * (struct dt_sum_startup) */
+	bool whole;
+};
+
+/* What the traces' start-ups held: left out of the GPU time, findings,
+ * problems and functions, where the run has a steady state and the
+ * summary is not of the whole run (analyzer/REPORT.md, "STEADY STATE").
+ * Each trace is cut at the first of its cut points (up to SUM_CUTS, more
+ * of them the closer to its end) at or after its steady state's first
+ * step: what lies between is steady time the summary leaves out too. */
+struct dt_sum_startup {
+	uint32_t traces;  /* traces cut: their start-up left out */
+	uint32_t kept;    /* traces with a start-up kept in: a steady state
+			     shorter than the cut points' spacing, or
+			     opts.whole */
+	uint64_t ns;      /* from each trace's first event to its cut */
+	uint64_t steps;   /* start-up steps (dt_step_stats.startup_steps) */
+	uint64_t gpu_ns;  /* kernels, copies and sets before the cuts */
+	uint64_t busy_ns; /* the union of those, per device */
+	uint64_t tune_ns; /* of gpu_ns, cuDNN's algorithm searches and an
+			     autotuner's kernels */
+	uint64_t calls, host_ns; /* the program's calls before the cuts */
+	uint64_t builds;         /* plans built before the cuts */
+	uint64_t late_ns;        /* steady time before the cuts (rounding) */
+	uint64_t steady_ns;      /* from each cut to its trace's last event */
 };
 
 /* GPU work split by the matrix products it runs between: matrix-vector
@@ -275,6 +311,7 @@ struct dt_sum_lib {
 	char *display, *version, *file;
 	uint64_t calls, failed, host_ns;
 	uint64_t ops;          /* op executions */
+	uint64_t runs;         /* of them, the steady states' (ops: all) */
 	uint64_t gpu_ns, work; /* kernels, copies and sets inside its calls */
 };
 /* Libraries a summary tells apart; more are counted under the last. */
@@ -312,6 +349,7 @@ struct dt_summary {
 						 (XLA's redzone checks and result
 						 comparisons) */
 	uint64_t host_ns;                     /* inside cuDNN calls */
+	uint64_t host_calls; /* the calls host_ns sums (calls: every one) */
 	uint64_t calls, failed, ops, kernels; /* calls: the program's */
 	uint64_t own_calls; /* dnntrace's own (not in calls) */
 	uint64_t work;      /* kernels, copies and sets, every one timed */
@@ -340,6 +378,7 @@ struct dt_summary {
 	size_t n_ranges;
 	/* the program's steps (dt-steps.h): every trace's as one, or NULL */
 	struct dt_step_stats *steps;
+	struct dt_sum_startup startup; /* left out (opts.whole: none) */
 
 	void *priv; /* indexes and scratch */
 };
@@ -387,6 +426,18 @@ uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
 void dt_summary_finish(struct dt_summary *s);
 
 void dt_summary_free(struct dt_summary *s);
+
+/* Op executions summed up: of the steady states (ops: every one). */
+uint64_t dt_sum_ops(const struct dt_summary *s);
+
+/* GPU time of the whole run, start-up included (what the fusion
+ * analysis, which sees every op, is a share of). */
+uint64_t dt_sum_whole_gpu_ns(const struct dt_summary *s);
+
+/* What the start-up held and whether it is left out, in one line of
+ * words (snprintf's return); 0 with "" when no trace has a steady state
+ * after a start-up. */
+int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size);
 
 /* Whether every trace is complete (dt_trace_complete()). */
 bool dt_summary_complete(const struct dt_summary *s);

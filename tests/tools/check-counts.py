@@ -51,10 +51,12 @@ def from_info(dnntrace, path):
     if split:
         agree(path, "calls in info's records line", {
             "records line": int(rec[1]), "program's + own": calls + own})
+    steps = re.search(r"^steps: +(.*)$", text, re.M)
     return {"calls": calls, "own": own,
             "kernels": int(work[1]) if work else 0,
             "copies": int(work[2]) if work else 0,
-            "untimed": "untimed" in text}
+            "untimed": "untimed" in text,
+            "steps": steps[1] if steps else None}
 
 
 def from_dump(dnntrace, path):
@@ -103,12 +105,16 @@ def check_trace(dnntrace, path, tmp):
     info = from_info(dnntrace, path)
     dump = from_dump(dnntrace, path)
     report = json.loads(run([dnntrace, "report", "--format", "json", path]))
+    whole = json.loads(run([dnntrace, "report", "--format", "json",
+                            "--with-warmup", path]))
     f = report["files"][0]
     ops = json.loads(run([dnntrace, "ops", "--format", "json", path]))
     plans = json.loads(run([dnntrace, "ops", "--plans", "--format", "json",
                             path]))
-    diff = json.loads(run([dnntrace, "diff", "--format", "json", path,
-                           path]))["base"]
+    diff = json.loads(run([dnntrace, "diff", "--format", "json",
+                           "--with-warmup", path, path]))["base"]
+    steady = json.loads(run([dnntrace, "diff", "--format", "json", path,
+                             path]))["base"]
     sql = from_sqlite(dnntrace, path, tmp) if shutil.which("sqlite3") else {}
 
     def more(key, numbers):
@@ -145,13 +151,39 @@ def check_trace(dnntrace, path, tmp):
         agree(path, "sets", {"dump": dump["MEMSET"],
                              "sqlite": sql["memset"]})
     agree(path, "kernels, copies and sets", {
-        "report work": report["gpu"].get("work"), "diff work": diff.get("work"),
+        "report work": whole["gpu"].get("work"), "diff work": diff.get("work"),
         "report kernels + copies": f["kernels"] + f.get("copies", 0)})
     agree(path, "GPU time", more("gpu_ns", {
         "dump": dump["gpu_ns"], "report": f["gpu_ns"],
-        "report total": report["gpu"]["total_ns"],
+        "report total": whole["gpu"]["total_ns"],
         "diff": diff.get("gpu_ns")}))
+    check_steady(path, report, whole, steady)
+    said = re.search(r"^steps +(.*)$", run([dnntrace, "report", "--no-fusion",
+                                            path]), re.M)
+    agree(path, "steps", {"info": info["steps"],
+                          "report": said[1] if said else None})
     return f
+
+
+def check_steady(path, report, whole, diff):
+    """The steady state, report's and diff's the same; with its start-up,
+    the whole run."""
+    up = report["startup"]
+    agree(path, "steady state's GPU time", {
+        "report": report["gpu"]["total_ns"], "diff": diff.get("gpu_ns"),
+        "whole run less start-up": whole["gpu"]["total_ns"] - up["gpu_ns"]})
+    agree(path, "steady state's kernels, copies and sets", {
+        "report": report["gpu"]["work"], "diff": diff.get("work")})
+    agree(path, "steady state's host time in calls", {
+        "report": report["host_cudnn_ns"],
+        "whole run less start-up": whole["host_cudnn_ns"] - up["host_ns"]})
+    agree(path, "steady state's GPU busy", {
+        "report": report["gpu"]["busy_ns"],
+        "whole run less start-up": whole["gpu"]["busy_ns"] - up["busy_ns"]})
+    if up["left_out"] and up["traces"] == 1 and len(report["files"]) == 1:
+        agree(path, "start-up steps", {
+            "steps": report["steps"]["startup_steps"],
+            "start-up": up["steps"]})
 
 
 def check_all(dnntrace, folder, alone):
@@ -166,8 +198,10 @@ def check_all(dnntrace, folder, alone):
                   r"executions, (\d+) kernels", text, re.M)
     said = {"calls": int(m[1]), "own_calls": int(m[2] or 0),
             "ops": int(m[3]), "kernels": int(m[4])}
-    diff = json.loads(run([dnntrace, "diff", "--format", "json", folder,
-                           folder]))["base"]
+    whole = json.loads(run([dnntrace, "report", "--format", "json",
+                            "--with-warmup", folder]))
+    diff = json.loads(run([dnntrace, "diff", "--format", "json",
+                           "--with-warmup", folder, folder]))["base"]
     for key in ("calls", "own_calls", "ops", "kernels", "copies", "gpu_ns"):
         numbers = {
             "traces read alone": sum(f[key] for f in alone),
@@ -179,10 +213,13 @@ def check_all(dnntrace, folder, alone):
         agree("every trace", key, numbers)
     agree("every trace", "kernels, copies and sets", {
         "traces read alone": sum(f["kernels"] + f["copies"] for f in alone),
-        "report": report["gpu"]["work"], "diff": diff["work"]})
+        "report": whole["gpu"]["work"], "diff": diff["work"]})
     agree("every trace", "GPU time", {
         "traces read alone": sum(f["gpu_ns"] for f in alone),
-        "report": report["gpu"]["total_ns"]})
+        "report": whole["gpu"]["total_ns"]})
+    steady = json.loads(run([dnntrace, "diff", "--format", "json", folder,
+                             folder]))["base"]
+    check_steady("every trace", report, whole, steady)
 
 
 def main():
@@ -197,6 +234,7 @@ def main():
         listing = os.path.join(root, "shim", "libs", "cudnn-api.txt")
         for name, args in (("job", ["--ranks", "2", "--steps", "4"]),
                            ("graphs", ["--scenario", "graphs"]),
+                           ("startup", ["--scenario", "startup"]),
                            ("sampled", ["--scenario", "sampled"])):
             out = os.path.join(tmp, name)
             os.mkdir(out)

@@ -367,7 +367,7 @@ def main():
                 "job": [jobs, lossy], "all": [sample, graph, jobs, lossy]}
         for name, paths in sets.items():
             report = json.loads(run([dnntrace, "report", "--format", "json",
-                                     *paths]))
+                                     "--with-warmup", *paths]))
             out = os.path.join(tmp, name)
             run([dnntrace, "export", "--format", "csv", "-o", out, *paths])
             if mode == "sqlite":

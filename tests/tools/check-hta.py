@@ -148,7 +148,8 @@ def main():
             subprocess.run([dnntrace, "export", "--format", "chrome", "-o",
                             out, path], check=True, capture_output=True)
             report = json.loads(subprocess.run(
-                [dnntrace, "report", "--format", "json", path],
+                [dnntrace, "report", "--format", "json", "--with-warmup",
+                 path],
                 check=True, capture_output=True, text=True).stdout)
             with open(out) as f:
                 check_trace(os.path.basename(path), json.load(f), report,

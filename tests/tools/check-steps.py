@@ -3,7 +3,9 @@
 synthetic training jobs of known steps, on steps marked by NVTX ranges, on
 tests/data/cuda-graph.dnnt (13
 timed replays after 3 warm-up ones, wl_cuda_graph.py's defaults), on a run
-too short to repeat, and the same once a trace's kernels run 3x slower.
+too short to repeat, and the same once a trace's kernels run 3x slower;
+and what the report is of: a compiling start-up left out, its steady
+state reported (--with-warmup: the whole run).
 
 usage: check-steps.py DNNTRACE SYNTH_TRACE API_LISTING SCALE_TRACE DATA_DIR
 """
@@ -26,6 +28,62 @@ def steps(dnntrace, path):
     out = subprocess.run([dnntrace, "report", "--format", "json", path],
                          capture_output=True, check=True).stdout
     return json.loads(out)["steps"]
+
+
+def report(dnntrace, path, *opts):
+    out = subprocess.run([dnntrace, "report", "--format", "json", *opts,
+                          path], capture_output=True, check=True).stdout
+    return json.loads(out)
+
+
+def findings(r):
+    return {f["type"]: f for f in r["findings"]}
+
+
+def check_startup(dnntrace, synth, api, tmp):
+    """A program that compiles for 3 s (1 s pauses, one-off kernels)
+    before 20 steps of 145 us of GPU work each, 200 us apart: by default
+    the report is of the steps, the start-up said once; --with-warmup
+    gives the whole run, its idle GPU the largest finding."""
+    d = os.path.join(tmp, "startup")
+    subprocess.run([synth, api, d, "--scenario", "startup", "--steps", "20"],
+                   check=True, capture_output=True)
+    path = os.path.join(d, "startup.dnnt")
+    steady, whole = report(dnntrace, path), report(dnntrace, path,
+                                                   "--with-warmup")
+    up, g = steady["startup"], steady["gpu"]
+    want = {"left_out": True, "gpu_ns": 2152000, "late_ns": 0,
+            "total_ns": 20 * 145000, "busy_ns": 20 * 145000,
+            "whole_ns": 2152000 + 20 * 145000}
+    got = {"left_out": up["left_out"], "gpu_ns": up["gpu_ns"],
+           "late_ns": up["late_ns"], "total_ns": g["total_ns"],
+           "busy_ns": g["busy_ns"], "whole_ns": whole["gpu"]["total_ns"]}
+    if got != want:
+        fail(f"start-up and steady state: {got}, want {want}")
+    # the steady state's GPU is busy 145 of every 200 us: no idle finding;
+    # the whole run's sat idle through the compiling
+    idle = findings(whole).get("gpu_idle")
+    if "gpu_idle" in findings(steady) or not idle or \
+            idle["cost_ns"] < 3 * 10**9:
+        fail(f"GPU idle: steady {findings(steady).get('gpu_idle')}, "
+             f"whole {idle}")
+    pct = 100 * g["busy_ns"] / g["span_ns"]
+    if not 70 < pct < 75:
+        fail(f"steady state's GPU busy {pct:.1f}% of its span, want 72.5%")
+    # the one-off kernels are the start-up's: no library of unknown
+    # kernels in the steady state's GPU time
+    other = {k["family"]: k["ns"] for k in steady["gpu"]["other_kernels"]}
+    other_whole = {k["family"]: k["ns"]
+                   for k in whole["gpu"]["other_kernels"]}
+    if other.get("other") or other_whole.get("other") != 150000:
+        fail(f"one-off kernels: steady {other}, whole {other_whole}")
+    relu = [o["count"] for o in steady["ops"] if o["kind"] == "pointwise"]
+    if relu != [20]:
+        fail(f"steady state's ReLU executions: {relu}, want [20]")
+    if not failures:
+        print(f"start-up of {up['ns']} ns left out: {up['gpu_ns']} ns of "
+              f"GPU time; steady state {g['total_ns']} ns, busy "
+              f"{pct:.1f}%; the whole run's idle GPU {idle['cost_ns']} ns")
 
 
 def main():
@@ -66,6 +124,8 @@ def main():
                  f"{s['anchor']}, {s['steps']} steps")
         else:
             print("12 steps in NVTX ranges named step: found by the ranges")
+
+        check_startup(dnntrace, synth, api, tmp)
 
         graph = os.path.join(data, "cuda-graph.dnnt")
         s = steps(dnntrace, graph)

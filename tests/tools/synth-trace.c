@@ -35,6 +35,10 @@
  * The gemm scenario (OUT_DIR/gemm.dnnt) makes its products through
  * cuBLAS and cuBLASLt (write_gemm() says which).
  *
+ * The startup scenario (OUT_DIR/startup.dnnt) compiles before its loop:
+ * pauses of the host and one-off kernels, then steps that keep the GPU
+ * busy.
+ *
  * The ranges scenario (OUT_DIR/ranges.dnnt) names regions with NVTX: a
  * warm-up, then steps, each a forward and a backward range of calls that
  * launch kernels (and one kernel no call launched); a loader thread's
@@ -1482,6 +1486,46 @@ static void write_exit(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* The startup scenario (OUT_DIR/startup.dnnt): a program that compiles
+ * before it runs, as torch.compile does: weights loaded (a 2 ms copy),
+ * then three 1 s pauses of the host, each followed by a one-off kernel of
+ * 50 us (what it compiled, tried once); then its loop, steps of a ReLU
+ * through cuDNN (45 us) and an ATen kernel (100 us) every 200 us. The
+ * start-up's GPU time is 2152 us (the handle's kernel, the copy, the
+ * one-off kernels), each step's 145 us. */
+static void write_startup(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	static const char k_aten[] =
+		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
+		"11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_";
+	static const char *const once[] = { "_Z14compiled_probe1Pf",
+					    "_Z14compiled_probe2Pf",
+					    "_Z14compiled_probe3Pf" };
+	struct gen g;
+
+	scenario_begin(&g, dir, "startup");
+	uint64_t handle = 0x1000, y, act, seq;
+	relu_setup(&g, handle, &y, &act);
+	memcpy_htod(&g, 1 << 30, 2000000);
+	for (int i = 0; i < 3; i++) {
+		g.t = g.gpu + 1000000000ull; /* compiling */
+		kernel(&g, 0, once[i], 50000);
+	}
+	g.t = g.gpu + 1000000;
+	for (int i = 0; i < steps; i++) {
+		uint64_t t0 = g.t;
+		seq = CALL(&g, "cudnnActivationForward", 7000, U(handle),
+			   U(act), K(1.0), U(y), U(0x7e0030000000), K(0.0),
+			   U(y), U(0x7e0030000000));
+		kernel(&g, seq, K_RELU, 45000);
+		kernel(&g, 0, k_aten, 100000);
+		g.t = t0 + 200000;
+	}
+	CALL(&g, "cudnnDestroy", 1000, U(handle));
+	scenario_end(&g);
+}
+
 /* A sampling window opening or closing, in the recorder's words. */
 static void window(struct gen *g, enum dt_gpu_state state, unsigned one_in,
 		   unsigned ms)
@@ -2119,6 +2163,7 @@ static const struct scenario {
 	{ "ranges", " [--steps N]", write_ranges },
 	{ "libraries", " [--steps N]", write_libraries },
 	{ "gemm", " [--steps N] [--variant changed|huge|static]", write_gemm },
+	{ "startup", " [--steps N]", write_startup },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 

@@ -98,7 +98,7 @@ pcheck() { # pcheck WHAT WANT TRACE [FROM_NS TO_NS] [export options]
 	case "${1:-}" in [0-9]*) from=$1 to=$2; shift 2 ;; esac
 	"$dnntrace" export --format perfetto --force -o "$tmp/p.pftrace" "$@" "$t" 2>/dev/null ||
 		{ say_fail "perfetto export: $what"; return; }
-	"$dnntrace" report --format json "${report_of:-$t}" >"$tmp/pr.json" 2>/dev/null
+	"$dnntrace" report --format json --with-warmup "${report_of:-$t}" >"$tmp/pr.json" 2>/dev/null
 	python3 "$root/tests/tools/check-perfetto.py" "$tmp/p.pftrace" "$tmp/pr.json" $from $to \
 		>"$tmp/pout" 2>&1
 	rc=$?
@@ -171,7 +171,7 @@ if command -v node >/dev/null && [ -d "$modules/@paulirish/trace_engine" ]; then
 	for t in "$root/tests/data/h200-sample.dnnt" "$root/tests/data/cuda-graph.dnnt" \
 		"$tmp/job/rank0.dnnt" "$tmp/graphs"; do
 		"$dnntrace" export --format chrome --force -o "$tmp/e.json" "$t" 2>/dev/null
-		"$dnntrace" report --format json "$t" >"$tmp/r.json" 2>/dev/null
+		"$dnntrace" report --format json --with-warmup "$t" >"$tmp/r.json" 2>/dev/null
 		DNNTRACE_NODE_MODULES=$modules node "$root/tests/tools/check-trace-events.mjs" \
 			"$tmp/e.json" "$tmp/r.json" >"$tmp/out" 2>&1 ||
 			{ cat "$tmp/out"; say_fail "DevTools' trace engine on the export of $t"; }

@@ -64,7 +64,7 @@ PY
 
 # the report counts replays as executions, captured calls not, and says
 # what stayed unattributed
-"$dnntrace" report --format json "$t" >"$tmp/report.json" || fail=1
+"$dnntrace" report --format json --with-warmup "$t" >"$tmp/report.json" || fail=1
 python3 - "$tmp/report.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -141,8 +141,8 @@ EOF
 
 # the timeline's numbers are the summary's: one trace's busy time as the
 # text report gives it, and its bins bounded however long the trace
-busy() { # busy FILE: the text report's "GPU busy" time
-	"$dnntrace" report "$1" | sed -n 's/^GPU busy (any activity) *\([0-9.]* [mun]*s\) .*/\1/p'
+busy() { # busy FILE: the text report's "GPU busy" time, of the whole run
+	"$dnntrace" report --with-warmup "$1" | sed -n 's/^GPU busy (any activity) *\([0-9.]* [mun]*s\) .*/\1/p'
 }
 "$dnntrace" report --format html -o "$tmp/long.html" "$l"
 row=$(sed -n '/<figcaption>GPU busy over time/,/<\/table>/p' "$tmp/long.html" |

@@ -119,7 +119,7 @@ has "sealed" "^sealed: *yes" info "$odd"
 has "ops, a name shorter than 'cudnn'" "? cudn  FAILED$" ops "$odd"
 has "ops, a status without a name" "= 9999$" ops --call 5 "$odd"
 has "dump, a status without a name" ") = 2000000000$" dump "$odd"
-has "report, a status without a name" "cu: 3 of 4 calls failed (last: 9999)" report "$odd"
+has "report, a status without a name" "cu: 3 of 4 calls failed (last: 9999)" report --with-warmup "$odd"
 has "unsealed" "^sealed: *no" info "$old"
 rc "the recorded trace still gates clean" 0 diff --fail-on regression "$old" "$old"
 

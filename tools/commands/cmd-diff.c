@@ -83,6 +83,8 @@ static void diff_help(FILE *f)
 		"program's NVTX ranges\n"
 		"                    NAME (every one; a shell pattern: "
 		"'layer*')\n"
+		"  --with-warmup     the whole runs, start-up kept in (steps: "
+		"steady state's)\n"
 		"  -h, --help        show this help\n\n"
 		"Exit status: 0, or 1 when the --fail-on gate trips; 2 for bad "
 		"usage,\nunreadable input, output that could not be written, "
@@ -402,9 +404,9 @@ static void print_totals(const struct diff_ctx *c)
 	snprintf(what, sizeof(what), "host time inside %s calls", who);
 	total_row(t, what, b->host_ns, n->host_ns, true, false);
 	snprintf(what, sizeof(what), "%s calls", who);
-	total_row(t, what, b->calls, n->calls, false, false);
+	total_row(t, what, b->host_calls, n->host_calls, false, false);
 	snprintf(what, sizeof(what), "%s op executions", who);
-	total_row(t, what, b->ops, n->ops, false, false);
+	total_row(t, what, dt_sum_ops(b), dt_sum_ops(n), false, false);
 	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
 	if (c->format == DT_HTML)
@@ -434,6 +436,9 @@ static void steps_line(const struct diff_ctx *c, const char *label,
 	dt_steps_text(s->steps, text, sizeof(text));
 	dt_para(c->out, c->format, NULL, "%s%s steps: %s\n",
 		c->format == DT_MARKDOWN ? "- " : "", label, text);
+	if (dt_sum_startup_text(s, text, sizeof(text)))
+		dt_para(c->out, c->format, NULL, "%s%s start-up: %s\n",
+			c->format == DT_MARKDOWN ? "- " : "", label, text);
 }
 
 static void qty_row(const struct diff_ctx *c, struct dt_table *t,
@@ -833,6 +838,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct diff_ctx *c)
 		{ "force", no_argument, NULL, 'O' },
 		{ "incomplete", required_argument, NULL, 'i' },
 		{ "range", required_argument, NULL, 'R' },
+		{ "with-warmup", no_argument, NULL, 'W' },
 		{ "junit", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -898,6 +904,9 @@ static int parse_args(int argc, char **argv, struct args *a, struct diff_ctx *c)
 		}
 		case 'R':
 			a->so.range = optarg;
+			break;
+		case 'W':
+			a->so.whole = true;
 			break;
 		case 'j':
 			a->junit = optarg;

@@ -279,7 +279,8 @@ int cmd_fusion(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dt_summary_opts so = { .fusion = true };
+	/* every op is in the fusion analysis: the whole run's GPU time */
+	struct dt_summary_opts so = { .fusion = true, .whole = true };
 	const char *output = NULL;
 	struct dt_output o;
 	bool force = false;

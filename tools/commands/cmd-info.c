@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "dt-analyzer.h"
+#include "dt-steps.h"
 #include "tools.h"
 
 static void print_kv(const char *label, const char *value)
@@ -64,7 +65,8 @@ static void info_help(FILE *f)
 	fprintf(f, "usage: dnntrace info [--calls N] TRACE|FOLDER...\n\n"
 		   "Shows who wrote each trace (program, host, pid, ranks, "
 		   "cuDNN), what it holds\n(records, calls per function, "
-		   "threads, records lost) and how it ended.\n\n"
+		   "threads, the program's steps, records lost)\nand how it "
+		   "ended.\n\n"
 		   "  --calls N   list the N most called functions (default "
 		   "10, 0 for none, -1 for all)\n"
 		   "  -h, --help  show this help\n");
@@ -241,7 +243,8 @@ static void print_gpu(const struct info *in, const struct dt_file_info *fi,
 
 /* What the trace holds: records, calls, GPU work, and what was lost. */
 static void print_contents(const struct dt_file_stats *st,
-			   const struct dt_model_stats *ms, uint64_t nested)
+			   const struct dt_model_stats *ms, uint64_t nested,
+			   const struct dt_step_stats *steps)
 {
 	printf("%-12s %" PRIu64 " in %" PRIu64 " frames (%" PRIu64
 	       " calls, %" PRIu64 " threads)\n",
@@ -263,7 +266,10 @@ static void print_contents(const struct dt_file_stats *st,
 		       "them%s\n",
 		       "GPU work:", ms->kernels, ms->copies, ms->launches,
 		       ms->untimed ? "; some kernels untimed" : "");
-	char lost[512];
+	char lost[1024];
+	/* report's steps line: what report and diff are of by default */
+	if (steps && dt_steps_text(steps, lost, sizeof(lost)))
+		printf("%-12s %s\n", "steps:", lost);
 	printf("%-12s %s\n",
 	       "lost:", dt_lost_text(st, ms, "", lost, sizeof(lost)));
 	if (st->gpu_dropped)
@@ -367,7 +373,11 @@ int dt_info_file(const char *path, long top)
 				 .activity = on_activity,
 				 .device = on_device };
 	dt_session_add(ss, &c);
+	struct dt_stepper *stepper = dt_steps_watch(ss);
 	dt_session_run(ss);
+	struct dt_step_stats *steps =
+		stepper ? dt_stepper_finish(stepper) : NULL;
+	dt_stepper_free(stepper);
 	const struct dt_model_stats *ms = dt_session_stats(ss);
 	const struct dt_file_stats *st = dt_session_file(ss);
 	uint64_t last = ms->t_last > fi->hdr.start_mono ? ms->t_last
@@ -377,7 +387,8 @@ int dt_info_file(const char *path, long top)
 
 	print_writer(path, fi, st, last, &in);
 	print_gpu(&in, fi, ms);
-	print_contents(st, ms, in.nested);
+	print_contents(st, ms, in.nested, steps);
+	dt_steps_free(steps);
 	print_ending(ss, fi, st);
 	if (in.counts && top != 0 && st->calls)
 		print_functions(in.counts, fi, top);

@@ -71,7 +71,16 @@ static void report_help(FILE *f)
 		"NVTX ranges NAME\n"
 		"                       (every one; a shell pattern: "
 		"'layer*')\n"
+		"  --with-warmup        the whole run: GPU time, findings, "
+		"operations and\n"
+		"                       functions with the start-up (loading, "
+		"compiling,\n"
+		"                       autotuning, the first steps) kept in\n"
 		"  -h, --help           show this help\n\n"
+		"By default they are of the program's steady state: the "
+		"steps found from\nwhat repeats in each trace, the start-up "
+		"before them left out (the report\nsays what it held); the "
+		"traces' totals are the whole run's.\n\n"
 		"Peaks default to the device record CUPTI wrote into the trace "
 		"and a table of\nper-SM rates by architecture; the report says "
 		"which it used. Colours only on\na terminal, never with "
@@ -181,6 +190,9 @@ static int report_option(int ch, struct report_args *a)
 	case 'R':
 		a->so.range = optarg;
 		return -1;
+	case 'W':
+		a->so.whole = true;
+		return -1;
 	case 'h':
 		return report_help(stdout), 0;
 	default:
@@ -226,6 +238,7 @@ int cmd_report(int argc, char **argv)
 		{ "no-fusion", no_argument, NULL, 'N' },
 		{ "ranks", required_argument, NULL, 'r' },
 		{ "range", required_argument, NULL, 'R' },
+		{ "with-warmup", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -165,6 +165,8 @@ static void print_steps(const struct dt_report *c)
 		return;
 	dt_steps_text(c->s->steps, steps, sizeof(steps));
 	fact(c, "steps", "%s", steps);
+	if (dt_sum_startup_text(c->s, steps, sizeof(steps)))
+		fact(c, "start-up", "%s", steps);
 }
 
 /* Sampled GPU recording: what the GPU numbers below come from. */

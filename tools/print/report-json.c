@@ -440,6 +440,30 @@ static void json_findings(struct dt_json *j, const struct dt_summary *s)
 	dt_json_close(j, -1);
 }
 
+/* What the start-ups held, left out of gpu, ops, apis and findings. */
+static void json_startup(struct dt_json *j, const struct dt_summary *s)
+{
+	const struct dt_sum_startup *u = &s->startup;
+
+	dt_json_key_nl(j, "startup", 1);
+	dt_json_open(j, '{', -1);
+	dt_json_key(j, "left_out");
+	dt_json_bool(j, u->traces > 0);
+	dt_json_ku(j, "traces", u->traces);
+	dt_json_ku(j, "kept", u->kept);
+	dt_json_ku(j, "ns", u->ns);
+	dt_json_ku(j, "steps", u->steps);
+	dt_json_ku(j, "gpu_ns", u->gpu_ns);
+	dt_json_ku(j, "busy_ns", u->busy_ns);
+	dt_json_ku(j, "tune_ns", u->tune_ns);
+	dt_json_ku(j, "calls", u->calls);
+	dt_json_ku(j, "host_ns", u->host_ns);
+	dt_json_ku(j, "builds", u->builds);
+	dt_json_ku(j, "late_ns", u->late_ns);
+	dt_json_ku(j, "steady_ns", u->steady_ns);
+	dt_json_close(j, -1);
+}
+
 void dt_report_json(const struct dt_report *c)
 {
 	const struct dt_summary *s = c->s;
@@ -459,6 +483,7 @@ void dt_report_json(const struct dt_report *c)
 	json_devices(&j, s);
 	json_gpu(&j, s);
 	dt_json_steps(&j, s->steps);
+	json_startup(&j, s);
 	dt_json_key_nl(&j, "ops", 1);
 	dt_json_open(&j, '[', 2);
 	uint32_t *ix = dt_report_problem_order(c, &n);

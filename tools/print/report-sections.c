@@ -155,7 +155,7 @@ static void time_libraries(struct dt_table *t, const struct dt_summary *s,
 		dt_table_cell(t, "%s",
 			      dt_fmt_pct(dt_report_share(l->gpu_ns, s->gpu_ns),
 					 b2, sizeof(b2)));
-		dt_table_cell(t, "%" PRIu64, l->ops);
+		dt_table_cell(t, "%" PRIu64, l->runs);
 	}
 	int kinds[DT_KIND_COUNT], n_kinds = 0;
 	for (int k = 0; k < DT_KIND_COUNT; k++)
@@ -244,7 +244,7 @@ static void time_busy(struct dt_table *t, const struct dt_summary *s)
 	dt_table_cell(t, "host time inside %s calls", dt_sum_callers(s));
 	dt_table_cell(t, "%s", dt_fmt_ns(s->host_ns, b1, sizeof(b1)));
 	dt_table_cell(t, "%s", "");
-	dt_table_cell(t, "%" PRIu64, s->calls);
+	dt_table_cell(t, "%" PRIu64, s->host_calls);
 }
 
 void dt_report_time(const struct dt_report *c)
