@@ -55,6 +55,8 @@ void m_copy_graph(struct cudnn_model *m, struct cfg_info *c,
 	m_tlist_append(&c->tensors, &g->graph_tensors);
 	c->brief = g->brief ? strdup(g->brief) : NULL;
 	c->cost = g->cost;
+	free(c->bp);
+	c->bp = m_blueprint_copy(g->bp);
 	/* ops handed out may still point to the old ones */
 	m_keep(m->core, (char *)c->nodes);
 	c->nodes = g->n_nodes ? malloc(g->n_nodes * sizeof(*c->nodes)) : NULL;
@@ -100,6 +102,7 @@ static void obj_release(struct cudnn_model *m, struct obj *o)
 	free(o->part);
 	free(o->nodes);
 	free(o->brief);
+	free(o->bp);
 }
 
 /* Twice as many slots (at most half are used). */
@@ -898,6 +901,7 @@ static void cudnn_destroy(void *state)
 		m_tlist_free(&m->cfgs->info.tensors);
 		free(m->cfgs->info.brief);
 		free(m->cfgs->info.nodes);
+		free(m->cfgs->info.bp);
 		/* knobs and notes are kept */
 		free(m->cfgs);
 		m->cfgs = n;

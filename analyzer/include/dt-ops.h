@@ -85,6 +85,10 @@ struct dt_recipe {
 						 its library names them (a
 						 scale's n and alpha) */
 	uint32_t n_params;
+	/* what its library's decoder keeps to build the problem again on a
+	 * GPU (replay/): cuDNN's backend graphs, struct dt_cudnn_graph
+	 * (dt-cudnn.h); NULL where it keeps nothing */
+	const void *build;
 };
 
 struct dt_op {
