@@ -13,6 +13,7 @@
  *   dt-summary.h  the summary behind `report`, and its findings
  *   dt-diff.h     two runs compared
  *   dt-steps.h    a program's steps
+ *   dt-replayed.h what a replay on a GPU measured, read back
  *
  * analyzer/README.md says how these fit together. Includes no CUDA
  * header: a trace is analyzed with only what the trace itself says.
@@ -30,5 +31,6 @@
 #include "dt-summary.h"
 #include "dt-diff.h"
 #include "dt-steps.h"
+#include "dt-replayed.h"
 
 #endif /* DT_ANALYZER_H */
