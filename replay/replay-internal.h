@@ -109,6 +109,7 @@ struct problem {
 	size_t n_times, cap_times;
 	uint64_t gpu_ns; /* of every execution */
 	uint64_t first_seq;
+	bool asked; /* one of its executions is the op asked for (--op) */
 	const struct dt_cudnn_graph *graph; /* the session's; NULL: not
 					       rebuildable */
 	const char *why;                    /* when graph is NULL */
@@ -121,10 +122,11 @@ struct problems {
 	struct dt_session *ss; /* open while the problems are used */
 };
 
-/* Every problem of the trace at path, largest recorded GPU time first.
- * 0, or -1 with why in err. */
-int problems_read(const char *path, struct problems *ps, char *err,
-		  size_t errlen);
+/* Every problem of the trace at path, largest recorded GPU time first;
+ * the one of the op of call op (not 0) marked asked. 0, or -1 with why
+ * in err. */
+int problems_read(const char *path, uint64_t op, struct problems *ps,
+		  char *err, size_t errlen);
 void problems_free(struct problems *ps);
 /* The median GPU time of its recorded engine's executions, 0 none. */
 uint64_t problem_recorded_ns(const struct problem *p);

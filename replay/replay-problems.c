@@ -14,6 +14,7 @@
 
 struct reader {
 	struct problems *ps;
+	uint64_t op; /* the op asked for, 0 none */
 	size_t last; /* the problem of the op before, looked at first */
 };
 
@@ -101,6 +102,7 @@ static void on_op(void *arg, const struct dt_op *op)
 		p->legacy = !op->plan;
 	}
 	p->executions++;
+	p->asked |= r->op && op->seq == r->op;
 	p->gpu_ns += op->gpu_ns;
 	if (p->engine != op->engine ||
 	    (p->knobs ? !op->knobs || strcmp(p->knobs, op->knobs)
@@ -139,11 +141,11 @@ static int by_gpu_time(const void *a, const void *b)
 	return x->first_seq < y->first_seq ? -1 : x->first_seq > y->first_seq;
 }
 
-int problems_read(const char *path, struct problems *ps, char *err,
-		  size_t errlen)
+int problems_read(const char *path, uint64_t op, struct problems *ps,
+		  char *err, size_t errlen)
 {
 	struct dt_session_opts so = { 0 };
-	struct reader r = { ps, 0 };
+	struct reader r = { ps, op, 0 };
 	struct dt_consumer c = { .arg = &r, .op = on_op, .device = on_device };
 
 	memset(ps, 0, sizeof(*ps));

@@ -152,7 +152,7 @@ static bool wanted(const struct problems *ps, size_t i,
 		   const struct dt_replay_opts *o)
 {
 	if (o->op)
-		return ps->v[i].first_seq == o->op;
+		return ps->v[i].asked;
 	return !o->top || i < o->top;
 }
 
@@ -328,7 +328,7 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 
 	r.results = o->results ? o->results
 			       : dt_replayed_path(path, buf, sizeof(buf));
-	if (problems_read(path, &r.ps, err, errlen))
+	if (problems_read(path, o->op, &r.ps, err, errlen))
 		return 2;
 	if (o->list) {
 		list(&r.ps, o);

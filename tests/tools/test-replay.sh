@@ -26,6 +26,10 @@ t=$dir/h200-sample.dnnt
 # which problems can be built again, without a GPU
 "$dnntrace" replay --list "$t" >"$dir/list" 2>&1 || failed "replay --list exited $?"
 golden replay.list "$dir/list"
+# --op: the problem of that call (120: the backend convolution's third run)
+"$dnntrace" replay --list --op 120 "$t" >"$dir/list" 2>&1
+[ "$(grep -c '^ *[0-9]' "$dir/list")" = 1 ] && grep -q ' eng70 ' "$dir/list" ||
+	failed "replay --list --op 120 listed: $(cat "$dir/list")"
 
 # no GPU here: a sentence, exit status 3, nothing written
 if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
