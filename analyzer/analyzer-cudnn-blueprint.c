@@ -3,11 +3,13 @@
  * graph was made of, kept as data so that it can be built again: every
  * descriptor the graph reaches, each with the attributes the program set
  * on it, descriptors pointing to each other by index (struct
- * dt_cudnn_graph, dt-cudnn.h). An operation keeps its own when it is
+ * dt_cudnn_graph, dt-cudnn-build.h). An operation keeps its own when it is
  * finalized, as its description is kept (programs destroy and reuse the
  * tensors it points to before building the graph); a graph's is made of
  * its operations' and follows the engine configs and plans built from it.
- * What builds it again is replay/'s, on a GPU; nothing here calls cuDNN.
+ * A legacy call is kept the same way: its arguments and what each
+ * descriptor it names was set to (struct dt_cudnn_call). What builds
+ * either again is replay/'s, on a GPU; nothing here calls cuDNN.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -288,5 +290,104 @@ const struct dt_cudnn_attr *dt_cudnn_attr_find(const struct dt_cudnn_graph *g,
 	for (uint32_t i = 0; i < g->descs[desc].n_attrs; i++)
 		if (g->descs[desc].attrs[i].name == name)
 			return &g->descs[desc].attrs[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------- legacy calls */
+
+/* Whether a legacy call's argument is kept: all but the handle and the
+ * data the device holds. */
+static bool call_keeps(const struct dt_arg *a)
+{
+	return !is_handle(a) && !is_data_ptr(a);
+}
+
+struct dt_cudnn_call *m_call_blueprint(struct cudnn_model *m,
+				       const struct dt_api_def *api,
+				       const struct dt_arg *args, int n)
+{
+	uint32_t n_args = 0, n_fields = 0, n_tensors = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!call_keeps(&args[i]))
+			continue;
+		n_args++;
+		const struct obj *o = is_desc(&args[i])
+					      ? m_obj_find(m, args[i].u, false)
+					      : NULL;
+		n_fields += o ? o->n_fields : 0;
+		n_tensors += o && o->t.valid;
+	}
+	struct dt_cudnn_call *c =
+		calloc(1, sizeof(*c) + n_args * sizeof(struct dt_cudnn_arg) +
+				  n_fields * sizeof(struct dt_cudnn_field) +
+				  n_tensors * sizeof(struct dt_tensor));
+	if (!c)
+		return NULL;
+	struct dt_cudnn_arg *ca = (struct dt_cudnn_arg *)(c + 1);
+	struct dt_cudnn_field *cf = (struct dt_cudnn_field *)(ca + n_args);
+	struct dt_tensor *ct = (struct dt_tensor *)(cf + n_fields);
+	c->api = api->name;
+	c->args = ca;
+	for (int i = 0; i < n; i++) {
+		const struct dt_arg *a = &args[i];
+		if (!call_keeps(a))
+			continue;
+		struct dt_cudnn_arg *x = &ca[c->n_args++];
+		*x = (struct dt_cudnn_arg){ .name = a->name,
+					    .name_len = a->name_len,
+					    .code = a->code,
+					    .i = a->i,
+					    .f = a->f };
+		if (a->code == 'k' && a->data && a->count <= sizeof(x->host)) {
+			memcpy(x->host, a->data, a->count);
+			x->width = (uint8_t)a->count;
+		}
+		const struct obj *o =
+			is_desc(a) ? m_obj_find(m, a->u, false) : NULL;
+		if (!o)
+			continue;
+		x->kind = o->kind;
+		x->kind_len = o->kind_len;
+		if (o->t.valid) {
+			*ct = o->t;
+			x->t = ct++;
+		}
+		x->fields = cf;
+		for (uint32_t k = 0; k < o->n_fields; k++) {
+			const struct field *f = &o->fields[k];
+			struct dt_cudnn_field *y = &cf[x->n_fields++];
+			*y = (struct dt_cudnn_field){ .name = f->name,
+						      .name_len = f->name_len,
+						      .code = f->code,
+						      .count = f->count,
+						      .f = f->f };
+			memcpy(y->v, f->v, sizeof(y->v));
+		}
+		cf += x->n_fields;
+	}
+	return c;
+}
+
+static bool named(const char *s, uint32_t len, const char *name)
+{
+	return strlen(name) == len && !memcmp(s, name, len);
+}
+
+const struct dt_cudnn_arg *dt_cudnn_arg_find(const struct dt_cudnn_call *c,
+					     const char *name)
+{
+	for (uint32_t i = 0; c && i < c->n_args; i++)
+		if (named(c->args[i].name, c->args[i].name_len, name))
+			return &c->args[i];
+	return NULL;
+}
+
+const struct dt_cudnn_field *dt_cudnn_field_find(const struct dt_cudnn_arg *a,
+						 const char *name)
+{
+	for (uint32_t i = 0; a && i < a->n_fields; i++)
+		if (named(a->fields[i].name, a->fields[i].name_len, name))
+			return &a->fields[i];
 	return NULL;
 }

@@ -598,6 +598,7 @@ static void legacy_op(struct cudnn_model *m, const struct dt_rec_api_call *c,
 		e = e->next;
 	if (!e &&
 	    (e = m_legacy_describe(m, &m->fi->apis[c->api], args, n, key))) {
+		e->call = m_call_blueprint(m, &m->fi->apis[c->api], args, n);
 		e->next = m->legacy[slot];
 		m->legacy[slot] = e;
 	}
@@ -612,6 +613,7 @@ static void legacy_op(struct cudnn_model *m, const struct dt_rec_api_call *c,
 	p->problem = e->problem;
 	p->tensors = &e->tensors;
 	p->recipe = (struct dt_recipe){ &e->node, 1, NULL, 0 };
+	p->recipe.build = e->call;
 	if (n_ptr && m_op_ptrs_room(p, n_ptr))
 		memcpy(p->ptrs, ptr, n_ptr * sizeof(*ptr));
 }
@@ -930,6 +932,7 @@ static void cudnn_destroy(void *state)
 			m->legacy[i] = e->next;
 			free(e->desc);
 			free(e->problem);
+			free(e->call);
 			m_tlist_free(&e->tensors);
 			free(e);
 		}

@@ -11,6 +11,7 @@
 #define DT_ANALYZER_CUDNN_MODEL_H
 
 #include "analyzer-decoder.h"
+#include "dt-cudnn-build.h"
 
 #define MAX_DIMS DT_MAX_DIMS
 /* A graph's description stops growing here: a descriptor may list itself,
@@ -175,6 +176,7 @@ struct legacy_entry {
 	struct dt_recipe_node node;
 	int64_t algo, workspace;
 	int tensor_cores;
+	struct dt_cudnn_call *call; /* the call, to be made again */
 	struct legacy_entry *next;
 };
 
@@ -300,6 +302,11 @@ const char *m_plan_desc(struct cudnn_model *m, struct plan_info *pi);
  * malloc'd (one block), NULL when out of memory. */
 struct dt_cudnn_graph *m_blueprint(struct cudnn_model *m, const struct obj *o);
 struct dt_cudnn_graph *m_blueprint_copy(const struct dt_cudnn_graph *g);
+/* A legacy call's arguments and the descriptors they name, as they are
+ * now (malloc'd, one block); NULL when out of memory. */
+struct dt_cudnn_call *m_call_blueprint(struct cudnn_model *m,
+				       const struct dt_api_def *api,
+				       const struct dt_arg *args, int n);
 
 /* ----------------------------------------------- analyzer-restore.c */
 

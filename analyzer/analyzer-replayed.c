@@ -108,8 +108,11 @@ static bool read_problem(json_object *o, struct dt_replayed_problem *p)
 	p->recorded_ns = (uint64_t)int_of(o, "recorded_ns", 0);
 	p->replayed_ns = (uint64_t)int_of(o, "replayed_ns", 0);
 	p->uncertain = bool_of(o, "uncertain");
+	p->legacy = bool_of(o, "legacy");
 	json_object *v;
-	p->knobs_unknown = json_object_object_get_ex(o, "knobs_recorded", &v) &&
+	/* a legacy call has no knobs to miss */
+	p->knobs_unknown = !p->legacy &&
+			   json_object_object_get_ex(o, "knobs_recorded", &v) &&
 			   !json_object_get_boolean(v);
 	p->chosen = (int)int_of(o, "chosen", -1);
 	p->best = (int)int_of(o, "best", -1);
@@ -274,26 +277,36 @@ void dt_summary_add_replayed(struct dt_summary *s, struct dt_replayed *r)
  * of both candidates' samples. */
 #define CHOICE_MIN 0.05
 
-/* The candidate's engine and knobs in words: "eng70 (TILE_SIZE=12)". */
-static const char *engine_words(const struct dt_replayed_cand *c, char *buf,
+/* The candidate's engine and knobs in words: "eng70 (TILE_SIZE=12)",
+ * a legacy call's "algo1 (TENSOR_OP_MATH)". */
+static const char *engine_words(const struct dt_replayed_problem *rp,
+				const struct dt_replayed_cand *c, char *buf,
 				size_t size)
 {
+	const char *what = rp->legacy ? "algo" : "eng";
+
 	if (c->knobs && c->knobs[0])
-		snprintf(buf, size, "eng%lld (%s)", (long long)c->engine,
+		snprintf(buf, size, "%s%lld (%s)", what, (long long)c->engine,
 			 c->knobs);
 	else
-		snprintf(buf, size, "eng%lld", (long long)c->engine);
+		snprintf(buf, size, "%s%lld", what, (long long)c->engine);
 	return buf;
 }
 
-/* The problem of the summary replay problem rp is of, or NULL. */
+/* The problem of the summary replay problem rp is of: its executions,
+ * not an algorithm search of the same problem (a row of its own); NULL
+ * none. */
 static const struct dt_sum_problem *
 sum_problem(const struct dt_summary *s, const struct dt_replayed_problem *rp)
 {
+	const struct dt_sum_problem *found = NULL;
+
 	for (size_t i = 0; i < s->n_problems; i++)
-		if (!strcmp(s->problems[i].key, rp->problem))
-			return &s->problems[i];
-	return NULL;
+		if (s->problems[i].kind != DT_KIND_SEARCH &&
+		    !strcmp(s->problems[i].key, rp->problem) &&
+		    (!found || s->problems[i].count > found->count))
+			found = &s->problems[i];
+	return found;
 }
 
 /* Whether best beats chosen beyond noise; the saving per execution. */
@@ -362,11 +375,19 @@ static char *choice_evidence(const struct dt_summary *s,
 			   "the trace does not hold the knob choices the "
 			   "program ran: its engine was replayed with cuDNN's "
 			   "defaults");
-	dt_sb_item(&ev, "\n",
-		   "to choose it: cudnn-frontend: engine %s; PyTorch: "
-		   "torch.backends.cudnn.benchmark = True (not with "
-		   "deterministic = True); XLA: --xla_gpu_autotune_level=4",
-		   engine_words(b, eng, sizeof(eng)));
+	if (rp->legacy)
+		dt_sb_item(&ev, "\n",
+			   "to choose it: the call's algo argument and "
+			   "cudnnSetConvolutionMathType: %s; or "
+			   "cudnnFind*Algorithm's fastest",
+			   engine_words(rp, b, eng, sizeof(eng)));
+	else
+		dt_sb_item(&ev, "\n",
+			   "to choose it: cudnn-frontend: engine %s; PyTorch: "
+			   "torch.backends.cudnn.benchmark = True (not with "
+			   "deterministic = True); XLA: "
+			   "--xla_gpu_autotune_level=4",
+			   engine_words(rp, b, eng, sizeof(eng)));
 	return ev.p;
 }
 
@@ -389,9 +410,9 @@ static void choice(struct dt_summary *s, const struct dt_replayed *r,
 		rp->uncertain ? " (uncertain)" : "",
 		p ? dt_op_kind_key(p->kind) : "problem",
 		rp->brief ? rp->brief : rp->problem,
-		engine_words(c, e1, sizeof(e1)),
+		engine_words(rp, c, e1, sizeof(e1)),
 		dt_fmt_ns(c->median_ns, t1, sizeof(t1)),
-		engine_words(b, e2, sizeof(e2)),
+		engine_words(rp, b, e2, sizeof(e2)),
 		dt_fmt_ns(b->median_ns, t2, sizeof(t2)),
 		(double)b->median_ns / (double)c->median_ns,
 		r->gpu ? r->gpu : "unnamed GPU");

@@ -3,12 +3,12 @@
  * GPU and its engines timed: every descriptor the trace kept (struct
  * dt_cudnn_graph) created, set and finalized in the program's order with
  * this process's handle; its tensors given device memory of their
- * recorded shapes, strides and types, filled with seeded random data; the
- * recorded engine and knobs made into a plan, then the configs cuDNN's
- * heuristics offer (modes A, B and fallback) and, when asked, every
- * engine the graph supports; each timed (replay-gpu.c) and its outputs
- * compared with the recorded engine's. Not here: legacy API calls (not
- * rebuilt yet), fusion what-ifs.
+ * recorded shapes, strides and types, filled with seeded random data
+ * (replay-data.c); the recorded engine and knobs made into a plan, then
+ * the configs cuDNN's heuristics offer (modes A, B and fallback) and,
+ * when asked, every engine the graph supports; each timed (replay-gpu.c)
+ * and its outputs compared with the recorded engine's. Legacy calls are
+ * replay-legacy.c's; fusion what-ifs are not made yet.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -92,25 +92,13 @@ static void enums(void)
 /* ------------------------------------------------------------ tensors */
 
 /* A non-virtual tensor of the graph: its memory and what it holds. */
-struct buf {
-	int64_t uid;
-	int64_t dtype; /* enum dt_dtype */
-	size_t bytes;
-	uint64_t dev; /* device memory; 0 for a by-value scalar */
-	void *host;   /* the seeded data (a by-value scalar's value) */
-	bool by_value;
-};
-
-#define BUFS_MAX 64
-
 /* The graph as built, and what its runs need. */
 struct built {
 	struct gpu *g;
 	const struct dt_cudnn_graph *bp;
 	void *descs[256];
 	void *graph;
-	struct buf bufs[BUFS_MAX];
-	size_t n_bufs;
+	struct data data;
 	void *plan, *varpack;
 	uint64_t ws;
 	size_t ws_bytes;
@@ -173,220 +161,19 @@ static int64_t tensor_dtype(const struct dt_cudnn_graph *bp, uint32_t d)
 	return n ? dt_dtype_by_name(n, strlen(n)) : -1;
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-static uint16_t to_half(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	uint32_t sign = (x >> 16) & 0x8000;
-	int32_t e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
-	uint32_t m = x & 0x7fffff;
-	if (e <= 0)
-		return (uint16_t)sign; /* small values: zero */
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	return (uint16_t)(sign | (uint32_t)e << 10 | m >> 13);
-}
-
-static float from_half(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f,
-		 m = h & 0x3ff, x;
-	float f;
-	if (!e) { /* zero or subnormal */
-		f = ldexpf((float)m, -24);
-		return sign ? -f : f;
-	}
-	x = sign | (e == 31 ? 0xff : e - 15 + 127) << 23 | m << 13;
-	memcpy(&f, &x, 4);
-	return f;
-}
-
-static uint16_t u16_at(const uint8_t *b, size_t i)
-{
-	uint16_t h;
-
-	memcpy(&h, b + 2 * i, 2);
-	return h;
-}
-
-/* Element i of a buffer of type dtype, as a double; NAN for a type not
- * compared. */
-static double elem(const void *p, int64_t dtype, size_t i)
-{
-	const uint8_t *b = p;
-	float f;
-	uint32_t x;
-
-	switch (dtype) {
-	case DT_DTYPE_FLOAT:
-		memcpy(&f, b + 4 * i, 4);
-		return f;
-	case DT_DTYPE_DOUBLE: {
-		double d;
-		memcpy(&d, b + 8 * i, 8);
-		return d;
-	}
-	case DT_DTYPE_HALF:
-		return from_half(u16_at(b, i));
-	case DT_DTYPE_BFLOAT16:
-		x = (uint32_t)u16_at(b, i) << 16;
-		memcpy(&f, &x, 4);
-		return f;
-	case DT_DTYPE_INT8:
-		return (int8_t)b[i];
-	case DT_DTYPE_UINT8:
-	case DT_DTYPE_BOOLEAN:
-		return b[i];
-	case DT_DTYPE_INT32: {
-		int32_t v;
-		memcpy(&v, b + 4 * i, 4);
-		return v;
-	}
-	case DT_DTYPE_INT64: {
-		int64_t v;
-		memcpy(&v, b + 8 * i, 8);
-		return (double)v;
-	}
-	default:
-		return NAN;
-	}
-}
-
-/* Seeded data of a sensible range for its type: [-1, 1) for floating
- * point, small integers (that may be lengths or indices) otherwise. */
-static void fill(void *p, int64_t dtype, size_t bytes, uint64_t seed)
-{
-	uint8_t *b = p;
-	int bits = dt_dtype_bits(dtype);
-	size_t n = bits >= 8 ? bytes / (size_t)(bits / 8) : bytes;
-	uint64_t s = seed | 1;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t r = rng_next(&s);
-		float f = (float)((double)(r >> 11) * 0x1p-53 * 2 - 1);
-		switch (dtype) {
-		case DT_DTYPE_FLOAT:
-			memcpy(b + 4 * i, &f, 4);
-			break;
-		case DT_DTYPE_DOUBLE: {
-			double d = f;
-			memcpy(b + 8 * i, &d, 8);
-			break;
-		}
-		case DT_DTYPE_HALF: {
-			uint16_t h = to_half(f);
-			memcpy(b + 2 * i, &h, 2);
-			break;
-		}
-		case DT_DTYPE_BFLOAT16: {
-			uint32_t x;
-			memcpy(&x, &f, 4);
-			uint16_t h = (uint16_t)(x >> 16);
-			memcpy(b + 2 * i, &h, 2);
-			break;
-		}
-		case DT_DTYPE_INT32: {
-			int32_t v = (int32_t)(r % 8) + 1;
-			memcpy(b + 4 * i, &v, 4);
-			break;
-		}
-		case DT_DTYPE_INT64: {
-			int64_t v = (int64_t)(r % 8) + 1;
-			memcpy(b + 8 * i, &v, 8);
-			break;
-		}
-		case DT_DTYPE_BOOLEAN:
-			b[i] = r & 1;
-			break;
-		default: /* int8 and the 8-bit floats: small values */
-			b[i] = (uint8_t)((r % 16) - 8);
-			break;
-		}
-	}
-}
-
-/* A by-value scalar (a scale the program passed by value): the trace
- * keeps where it was, not its value, so it is 1 of its type. */
-static void one(void *p, int64_t dtype)
-{
-	float f = 1;
-	double d = 1;
-	uint16_t h = dtype == DT_DTYPE_HALF ? 0x3c00 : 0x3f80;
-
-	if (dtype == DT_DTYPE_DOUBLE)
-		memcpy(p, &d, 8);
-	else if (dtype == DT_DTYPE_HALF || dtype == DT_DTYPE_BFLOAT16)
-		memcpy(p, &h, 2);
-	else
-		memcpy(p, &f, 4);
-}
-
 /* Memory and data for every non-virtual tensor of the graph. */
 static bool tensors(struct built *b, char *why, size_t whylen)
 {
 	const struct dt_cudnn_graph *bp = b->bp;
 
-	for (uint32_t d = 0; d < bp->n_descs; d++) {
-		if (bp->descs[d].type != E.bt_tensor ||
-		    attr_i64(bp, d, E.a_t_virtual, 0))
-			continue;
-		if (b->n_bufs == BUFS_MAX) {
-			snprintf(why, whylen, "more than %d tensors", BUFS_MAX);
-			return false;
-		}
-		struct buf *t = &b->bufs[b->n_bufs++];
-		t->uid = attr_i64(bp, d, E.a_t_uid, -1);
-		t->dtype = tensor_dtype(bp, d);
-		t->by_value = attr_i64(bp, d, E.a_t_by_value, 0) != 0;
-		int bits = dt_dtype_bits(t->dtype);
-		size_t span = tensor_span(bp, d);
-		if (!bits || !span) {
-			snprintf(why, whylen,
-				 "tensor #%lld: its type or shape is not in "
-				 "the trace",
-				 (long long)t->uid);
-			return false;
-		}
-		t->bytes = (span * (size_t)bits + 7) / 8;
-		t->host = calloc(1, t->bytes < 16 ? 16 : t->bytes);
-		if (!t->host) {
-			snprintf(why, whylen, "out of host memory");
-			return false;
-		}
-		if (t->by_value) {
-			one(t->host, t->dtype);
-			continue;
-		}
-		fill(t->host, t->dtype, t->bytes,
-		     0x9e3779b97f4a7c15ull ^ (uint64_t)t->uid);
-		t->dev = gpu_alloc(b->g, t->bytes);
-		if (!t->dev) {
-			snprintf(why, whylen,
-				 "tensor #%lld needs %zu bytes of GPU memory, "
-				 "more than replay may take",
-				 (long long)t->uid, t->bytes);
-			return false;
-		}
-	}
-	return true;
-}
-
-/* The seeded data again in every tensor (outputs the runs before wrote
- * included), so that a candidate's outputs compare with another's. */
-static bool refill(struct built *b)
-{
-	for (size_t i = 0; i < b->n_bufs; i++)
-		if (b->bufs[i].dev &&
-		    b->g->cuMemcpyHtoD(b->bufs[i].dev, b->bufs[i].host,
-				       b->bufs[i].bytes))
+	b->data.g = b->g;
+	for (uint32_t d = 0; d < bp->n_descs; d++)
+		if (bp->descs[d].type == E.bt_tensor &&
+		    !attr_i64(bp, d, E.a_t_virtual, 0) &&
+		    !data_add(&b->data, attr_i64(bp, d, E.a_t_uid, -1),
+			      tensor_dtype(bp, d), tensor_span(bp, d),
+			      attr_i64(bp, d, E.a_t_by_value, 0) != 0, why,
+			      whylen))
 			return false;
 	return true;
 }
@@ -619,19 +406,20 @@ static bool make_plan(struct built *b, void *cfg, struct cand *c)
 	}
 	int64_t uids[BUFS_MAX];
 	void *ptrs[BUFS_MAX];
-	for (size_t i = 0; i < b->n_bufs; i++) {
-		uids[i] = b->bufs[i].uid;
-		ptrs[i] = b->bufs[i].by_value
-				  ? b->bufs[i].host
-				  : (void *)(uintptr_t)b->bufs[i].dev;
+	const struct data *d = &b->data;
+	for (size_t i = 0; i < d->n; i++) {
+		uids[i] = d->bufs[i].uid;
+		ptrs[i] = d->bufs[i].by_value
+				  ? d->bufs[i].host
+				  : (void *)(uintptr_t)d->bufs[i].dev;
 	}
 	void *wsp = (void *)(uintptr_t)b->ws;
 	if ((rc = g->cudnnBackendCreateDescriptor(E.bt_varpack, &b->varpack)) ||
 	    (rc = g->cudnnBackendSetAttribute(b->varpack, E.a_vp_uids,
-					      E.t_int64, (int64_t)b->n_bufs,
+					      E.t_int64, (int64_t)d->n,
 					      uids)) ||
 	    (rc = g->cudnnBackendSetAttribute(b->varpack, E.a_vp_ptrs,
-					      E.t_void_ptr, (int64_t)b->n_bufs,
+					      E.t_void_ptr, (int64_t)d->n,
 					      ptrs)) ||
 	    (rc = g->cudnnBackendSetAttribute(b->varpack, E.a_vp_ws,
 					      E.t_void_ptr, 1, &wsp)) ||
@@ -656,90 +444,6 @@ static void drop_plan(struct built *b)
 	b->ws = 0;
 }
 
-/* How far outputs of a type may be from the recorded engine's, as a
- * fraction of their largest magnitude. */
-static double tolerance(int64_t dtype)
-{
-	switch (dtype) {
-	case DT_DTYPE_DOUBLE:
-		return 1e-9;
-	case DT_DTYPE_FLOAT: /* TF32 engines among FP32 ones */
-		return 1e-2;
-	case DT_DTYPE_HALF:
-		return 1e-2;
-	case DT_DTYPE_BFLOAT16:
-		return 4e-2;
-	default:
-		return dt_dtype_bits(dtype) == 8 ? 0.15 : 0;
-	}
-}
-
-/* Most host memory an output snapshot may take. */
-#define SNAP_MAX (512u << 20)
-
-/* One run from the seeded data, every tensor read back into snap. */
-static bool snapshot(struct built *b, uint8_t **snap)
-{
-	size_t total = 0;
-
-	for (size_t i = 0; i < b->n_bufs; i++)
-		total += b->bufs[i].dev ? b->bufs[i].bytes : 0;
-	if (total > SNAP_MAX || !refill(b) || !run_plan(b) ||
-	    b->g->cuStreamSynchronize(b->g->stream))
-		return false;
-	*snap = malloc(total ? total : 1);
-	size_t at = 0;
-	for (size_t i = 0; *snap && i < b->n_bufs; i++) {
-		if (!b->bufs[i].dev)
-			continue;
-		if (b->g->cuMemcpyDtoH(*snap + at, b->bufs[i].dev,
-				       b->bufs[i].bytes))
-			return false;
-		at += b->bufs[i].bytes;
-	}
-	return *snap != NULL;
-}
-
-/* c's outputs against the reference's: the largest difference over the
- * largest magnitude, per tensor, the worst. */
-static void compare(struct built *b, const uint8_t *ref, struct cand *c)
-{
-	uint8_t *mine = NULL;
-
-	c->error = -1;
-	c->agrees = -1;
-	if (!ref || !snapshot(b, &mine)) {
-		free(mine);
-		return;
-	}
-	size_t at = 0;
-	c->error = 0;
-	c->agrees = 1;
-	for (size_t i = 0; i < b->n_bufs; i++) {
-		const struct buf *t = &b->bufs[i];
-		if (!t->dev)
-			continue;
-		int bits = dt_dtype_bits(t->dtype);
-		size_t n = bits >= 8 ? t->bytes / (size_t)(bits / 8) : 0;
-		double big = 0, diff = 0;
-		for (size_t k = 0; k < n; k++) {
-			double x = elem(ref + at, t->dtype, k);
-			double y = elem(mine + at, t->dtype, k);
-			if (isnan(x) && isnan(y))
-				continue;
-			big = fmax(big, fabs(x));
-			diff = isnan(x) || isnan(y) ? INFINITY
-						    : fmax(diff, fabs(x - y));
-		}
-		double e = big > 0 ? diff / big : diff;
-		c->error = fmax(c->error, e);
-		if (e > tolerance(t->dtype))
-			c->agrees = 0;
-		at += t->bytes;
-	}
-	free(mine);
-}
-
 /* Time the config cfg as candidate c (its outputs compared with ref,
  * when given; taken as ref, when *take). */
 static void measure(struct built *b, void *cfg, struct cand *c,
@@ -754,26 +458,10 @@ static void measure(struct built *b, void *cfg, struct cand *c,
 			 "cuDNN refused the engine config");
 		return;
 	}
-	if (make_plan(b, cfg, c)) {
-		char err[160];
-		b->status = 0;
-		if (!refill(b))
-			snprintf(c->status, sizeof(c->status),
-				 "its data could not be copied to the GPU");
-		else if (!gpu_time(b->g, run_plan, b, opts->cold_cache, max_s,
-				   &c->t))
-			snprintf(c->status, sizeof(c->status),
-				 "its runs failed: %s",
-				 b->status ? gpu_cudnn_error(b->g, b->status,
-							     err, sizeof(err))
-					   : "the GPU refused its timing");
-		else if (take && !snapshot(b, take))
-			*take = NULL;
-		else if (!take)
-			compare(b, ref, c);
-		if (!c->status[0])
-			snprintf(c->status, sizeof(c->status), "ok");
-	}
+	b->status = 0;
+	if (make_plan(b, cfg, c))
+		data_time(&b->data, run_plan, b, &b->status, opts, max_s, c,
+			  ref, take);
 	drop_plan(b);
 }
 
@@ -794,10 +482,7 @@ static void free_built(struct built *b)
 	for (uint32_t i = b->bp ? b->bp->n_descs : 0; i-- > 0;)
 		if (b->descs[i])
 			b->g->cudnnBackendDestroyDescriptor(b->descs[i]);
-	for (size_t i = 0; i < b->n_bufs; i++) {
-		gpu_free(b->g, b->bufs[i].dev, b->bufs[i].bytes);
-		free(b->bufs[i].host);
-	}
+	data_free(&b->data);
 }
 
 /* The configs to time besides the recorded one: the heuristics', and

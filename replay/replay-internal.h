@@ -110,7 +110,9 @@ struct problem {
 	uint64_t gpu_ns; /* of every execution */
 	uint64_t first_seq;
 	bool asked; /* one of its executions is the op asked for (--op) */
-	const struct dt_cudnn_graph *graph; /* the session's; NULL: not
+	const struct dt_cudnn_graph *graph; /* a backend graph (the
+					       session's), or */
+	const struct dt_cudnn_call *call;   /* a legacy call; both NULL: not
 					       rebuildable */
 	const char *why;                    /* when graph is NULL */
 };
@@ -125,11 +127,49 @@ struct problems {
 /* Every problem of the trace at path, largest recorded GPU time first;
  * the one of the op of call op (not 0) marked asked. 0, or -1 with why
  * in err. */
-int problems_read(const char *path, uint64_t op, struct problems *ps,
-		  char *err, size_t errlen);
+int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
+		  size_t errlen);
 void problems_free(struct problems *ps);
 /* The median GPU time of its recorded engine's executions, 0 none. */
 uint64_t problem_recorded_ns(const struct problem *p);
+
+/* ------------------------------------------------------ replay-data.c */
+
+/* A tensor of a rebuilt problem. */
+struct buf {
+	int64_t uid;   /* a backend tensor's; a legacy call's: its place */
+	int64_t dtype; /* enum dt_dtype */
+	size_t bytes;
+	uint64_t dev; /* device memory; 0 for a by-value scalar */
+	void *host;   /* the seeded data (a by-value scalar's value) */
+	bool by_value;
+};
+
+#define BUFS_MAX 64
+
+/* The tensors of a rebuilt problem. */
+struct data {
+	struct gpu *g;
+	struct buf bufs[BUFS_MAX];
+	size_t n;
+};
+
+struct cand;
+
+/* A tensor of span elements of dtype added, with memory and seeded data
+ * (a by-value scalar: 1 of its type, on the host). False with why. */
+bool data_add(struct data *d, int64_t uid, int64_t dtype, size_t span,
+	      bool by_value, char *why, size_t whylen);
+void data_free(struct data *d);
+
+/* Time candidate c, run(arg) launching one execution (*status: the
+ * library's status of one that failed): its status, times, and its
+ * outputs against ref (when given), or taken as the reference into *take
+ * (when take is given). */
+void data_time(struct data *d, bool (*run)(void *), void *arg,
+	       const int *status, const struct dt_replay_opts *opts,
+	       double max_s, struct cand *c, const uint8_t *ref,
+	       uint8_t **take);
 
 /* ----------------------------------------------------- replay-graph.c */
 
@@ -153,5 +193,17 @@ struct cand {
 int graph_measure(struct gpu *g, const struct problem *p,
 		  const struct dt_replay_opts *opts, double budget_s,
 		  struct cand *c, size_t *n, char *why, size_t whylen);
+
+/* ---------------------------------------------------- replay-legacy.c */
+
+/* Why a legacy call cannot be made again, or NULL when it can. */
+const char *legacy_why_not(const struct dt_cudnn_call *c);
+
+/* The same as graph_measure for a legacy call: its recorded algorithm,
+ * then those cuDNN's cudnnGet*Algorithm_v7 offers, each with its math
+ * type (candidates' knobs). */
+int legacy_measure(struct gpu *g, const struct problem *p,
+		   const struct dt_replay_opts *opts, double budget_s,
+		   struct cand *c, size_t *n, char *why, size_t whylen);
 
 #endif /* DT_REPLAY_INTERNAL_H */

@@ -50,14 +50,14 @@ static struct problem *find(struct reader *r, const char *key)
 /* Why an op's problem cannot be built again, or NULL when it can. */
 static const char *why_not(const struct dt_op *op)
 {
-	const struct dt_cudnn_graph *g =
-		op->recipe ? (const struct dt_cudnn_graph *)op->recipe->build
-			   : NULL;
+	const void *build = op->recipe ? op->recipe->build : NULL;
+	const struct dt_cudnn_graph *g = build;
 
 	if (!op->library || strcmp(op->library, "cudnn"))
 		return "not a cuDNN operation: replay rebuilds cuDNN's";
 	if (!op->plan)
-		return "legacy API call: not rebuilt yet (backend graphs are)";
+		return build ? legacy_why_not(build)
+			     : "the trace does not hold the call's arguments";
 	if (!g)
 		return "the trace holds no graph for its plan (restored from "
 		       "JSON, or built before recording)";
@@ -74,6 +74,8 @@ static void keep_engine(struct problem *p, const struct dt_op *op)
 	free(p->knob_kv);
 	p->knobs = op->knobs ? strdup(op->knobs) : NULL;
 	p->engine = op->engine;
+	free(p->api); /* a search's problem is run by another function */
+	p->api = strdup(op->api);
 	p->workspace = op->workspace;
 	p->n_times = 0; /* the times of the engine it ran last */
 	p->n_knob_kv = 0;
@@ -97,7 +99,6 @@ static void on_op(void *arg, const struct dt_op *op)
 	if (!p->executions) {
 		p->first_seq = op->seq;
 		p->brief = op->brief ? strdup(op->brief) : NULL;
-		p->api = strdup(op->api);
 		p->kind = op->cost.kind;
 		p->legacy = !op->plan;
 	}
@@ -109,8 +110,8 @@ static void on_op(void *arg, const struct dt_op *op)
 		      : op->knobs != NULL))
 		keep_engine(p, op);
 	p->why = why_not(op);
-	p->graph = p->why ? NULL
-			  : (const struct dt_cudnn_graph *)op->recipe->build;
+	p->graph = !p->why && op->plan ? op->recipe->build : NULL;
+	p->call = !p->why && !op->plan ? op->recipe->build : NULL;
 	if (!op->kernels || op->unsampled)
 		return;
 	if (p->n_times == p->cap_times) {
@@ -141,8 +142,8 @@ static int by_gpu_time(const void *a, const void *b)
 	return x->first_seq < y->first_seq ? -1 : x->first_seq > y->first_seq;
 }
 
-int problems_read(const char *path, uint64_t op, struct problems *ps,
-		  char *err, size_t errlen)
+int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
+		  size_t errlen)
 {
 	struct dt_session_opts so = { 0 };
 	struct reader r = { ps, op, 0 };

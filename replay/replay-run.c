@@ -114,8 +114,11 @@ static json_object *problem_json(const struct problem *p, const char *status,
 	put_int(o, "engine", p->engine);
 	if (p->knobs)
 		put_str(o, "knobs", p->knobs);
-	json_object_object_add(o, "knobs_recorded",
-			       json_object_new_boolean(p->knobs != NULL));
+	/* a legacy call has no knobs: its algorithm is all there is */
+	json_object_object_add(
+		o, "knobs_recorded",
+		json_object_new_boolean(p->knobs != NULL || p->legacy));
+	json_object_object_add(o, "legacy", json_object_new_boolean(p->legacy));
 	return o;
 }
 
@@ -262,8 +265,8 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 			p->brief ? p->brief : p->key);
 	if (p->why) {
 		o = problem_json(p, "not_rebuilt", p->why);
-	} else if (graph_measure(&r->g, p, r->o, budget, c, &nc, why,
-				 sizeof(why))) {
+	} else if ((p->graph ? graph_measure : legacy_measure)(
+			   &r->g, p, r->o, budget, c, &nc, why, sizeof(why))) {
 		o = problem_json(p, "failed", why);
 	} else {
 		o = problem_json(p, "measured", NULL);

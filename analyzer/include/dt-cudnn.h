@@ -91,35 +91,4 @@ const char *dt_api_short(const char *name);
 const char *dt_fmt_cudnn_version(const char *v, char *buf, size_t size);
 const char *dt_fmt_cuda_version(const char *v, char *buf, size_t size);
 
-/* A backend operation graph as the program built it, kept as data so it
- * can be built again (replay/ does, on a GPU): every descriptor it
- * reaches (operations, tensors, pointwise and convolution descriptors,
- * the graph itself), a descriptor after those it points to, the graph
- * last. What an op's recipe holds in build for a backend execution whose
- * graph the trace built (not one restored from JSON). */
-struct dt_cudnn_attr {
-	int64_t name; /* cudnnBackendAttributeName_t */
-	int64_t type; /* cudnnBackendAttributeType_t */
-	uint32_t bytes;
-	/* the elements as set; CUDNN_TYPE_BACKEND_DESCRIPTOR's are int64
-	 * indices into the graph's descs instead (-1: one the trace lacks) */
-	const uint8_t *data;
-};
-struct dt_cudnn_desc {
-	uint64_t ptr; /* the address the program had for it */
-	int64_t type; /* cudnnBackendDescriptorType_t */
-	const struct dt_cudnn_attr *attrs; /* set on it, in the order set */
-	uint32_t n_attrs;
-};
-struct dt_cudnn_graph {
-	const struct dt_cudnn_desc *descs;
-	uint32_t n_descs;
-	uint32_t root; /* the OPERATIONGRAPH's index */
-	bool complete; /* every descriptor it points to is here */
-};
-
-/* Attribute name of descriptor desc of g, or NULL. */
-const struct dt_cudnn_attr *dt_cudnn_attr_find(const struct dt_cudnn_graph *g,
-					       uint32_t desc, int64_t name);
-
 #endif /* DT_CUDNN_H */

@@ -86,8 +86,9 @@ struct dt_recipe {
 						 scale's n and alpha) */
 	uint32_t n_params;
 	/* what its library's decoder keeps to build the problem again on a
-	 * GPU (replay/): cuDNN's backend graphs, struct dt_cudnn_graph
-	 * (dt-cudnn.h); NULL where it keeps nothing */
+	 * GPU (replay/): cuDNN's, struct dt_cudnn_graph for a backend
+	 * execution, struct dt_cudnn_call for a legacy call (dt-cudnn-build.h);
+	 * NULL where it keeps nothing */
 	const void *build;
 };
 

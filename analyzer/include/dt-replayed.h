@@ -45,6 +45,8 @@ struct dt_replayed_problem {
 	uint64_t replayed_ns; /* the recorded engine's, replayed; 0 none */
 	bool uncertain;       /* the replay of the recorded engine is more than
 				 15 % off the trace's time */
+	bool legacy;          /* a legacy call: engines are its algorithms, a
+				 candidate's knobs its math type */
 	bool knobs_unknown;   /* the trace lacks the recorded engine's knob
 				 choices: it was replayed with cuDNN's
 				 defaults */

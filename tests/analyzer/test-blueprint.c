@@ -4,8 +4,8 @@
  * the trace recorded: the graph last, every descriptor after those it
  * points to, an operation for each of the graph's, tensors with the uids,
  * dimensions and data types the op's tensors list, the program's handle
- * among the graph's attributes. On recorded traces; a legacy call keeps
- * none.
+ * among the graph's attributes; a legacy call's arguments, with what its
+ * descriptors were set to (struct dt_cudnn_call). On recorded traces.
  *
  * Usage: test-blueprint TRACE...
  */
@@ -16,7 +16,7 @@
 #include "trace-test-util.h"
 
 struct seen {
-	uint64_t graphs, tensors, without;
+	uint64_t graphs, tensors, calls, without;
 };
 
 static int64_t enum_of(const char *type, const char *name)
@@ -65,6 +65,36 @@ static void check_tensor(const struct dt_op *op, const struct dt_cudnn_graph *g,
 	CHECK(!"a tensor of the graph is not among the op's");
 }
 
+/* A legacy convolution's call: its tensors as the op's, its filter's
+ * layout, its convolution's fields by name, alpha as the
+ * bytes the program pointed to (1.0f first). */
+static void check_call(const struct dt_op *op, const struct dt_cudnn_call *c,
+		       struct seen *s)
+{
+	CHECK_EQ_S(c->api, op->api);
+	if (strcmp(c->api, "cudnnConvolutionForward"))
+		return;
+	const struct dt_cudnn_arg *x = dt_cudnn_arg_find(c, "xDesc"),
+				  *w = dt_cudnn_arg_find(c, "wDesc"),
+				  *conv = dt_cudnn_arg_find(c, "convDesc"),
+				  *alpha = dt_cudnn_arg_find(c, "alpha");
+	float one = 1;
+
+	CHECK(x && x->t && x->kind && !memcmp(x->kind, "Tensor", 6));
+	CHECK(w && w->t && dt_cudnn_field_find(w, "format"));
+	CHECK(conv && !conv->t);
+	CHECK(!dt_cudnn_arg_find(c, "handle") && !dt_cudnn_arg_find(c, "x"));
+	if (!x || !x->t || !w || !w->t || !conv || !alpha)
+		return;
+	CHECK_EQ_U(x->t->dims[1], 16); /* the sample's [8,16,32,32] */
+	CHECK_EQ_U(w->t->dims[0], 32); /* and [32,16,3,3] */
+	CHECK_EQ_U(dt_cudnn_field_find(conv, "pad_h")->v[0], 1);
+	CHECK(alpha->width >= 4); /* the bytes the program pointed to */
+	CHECK(!memcmp(alpha->host, &one, 4));
+	CHECK_EQ_U(dt_cudnn_arg_find(c, "algo")->i, op->engine);
+	s->calls++;
+}
+
 static void on_op(void *arg, const struct dt_op *op)
 {
 	struct seen *s = arg;
@@ -76,6 +106,10 @@ static void on_op(void *arg, const struct dt_op *op)
 	int64_t t_desc = enum_of("cudnnBackendAttributeType_t",
 				 "CUDNN_TYPE_BACKEND_DESCRIPTOR");
 
+	if (!op->plan && op->recipe && op->recipe->build) {
+		check_call(op, op->recipe->build, s);
+		return;
+	}
 	if (!g) {
 		s->without++;
 		return;
@@ -124,13 +158,17 @@ int main(int argc, char **argv)
 		dt_session_run(ss);
 		dt_session_close(ss);
 		printf("%s: %" PRIu64 " graph executions (%" PRIu64
-		       " tensors checked), %" PRIu64 " ops without\n",
-		       argv[i], s.graphs, s.tensors, s.without);
+		       " tensors checked), %" PRIu64
+		       " legacy convolutions, %" PRIu64 " ops without\n",
+		       argv[i], s.graphs, s.tensors, s.calls, s.without);
 		all.graphs += s.graphs;
 		all.tensors += s.tensors;
+		all.calls += s.calls;
 	}
 	/* the sample's backend convolution, three times, three tensors */
 	CHECK(all.graphs >= 3);
 	CHECK(all.tensors >= 9);
+	/* and its legacy one, three times */
+	CHECK(all.calls >= 3);
 	return dt_test_failures ? 1 : 0;
 }
