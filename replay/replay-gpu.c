@@ -186,8 +186,11 @@ uint64_t gpu_alloc(struct gpu *g, size_t bytes)
 	size_t free_b = 0, total = 0;
 	uint64_t p = 0;
 
-	if (g->cuMemGetInfo(&free_b, &total) ||
-	    bytes > free_b - (size_t)((1 - MEM_FRACTION) * (double)total) ||
+	if (g->cuMemGetInfo(&free_b, &total))
+		return 0;
+	/* what must stay free: the machine's, not replay's */
+	size_t keep = (size_t)((1 - MEM_FRACTION) * (double)total);
+	if (free_b < keep || bytes > free_b - keep ||
 	    g->cuMemAlloc(&p, bytes ? bytes : 1))
 		return 0;
 	return p;
