@@ -420,9 +420,25 @@ static void choice(struct dt_summary *s, const struct dt_replayed *r,
 		       title, choice_evidence(s, rp, executions, saving));
 }
 
+/* Whether an earlier results file than the i-th has problem key: ranks
+ * of one job run the same problems, and a finding counts them all. */
+static bool replayed_before(const struct dt_summary *s, size_t i,
+			    const char *key)
+{
+	for (size_t j = 0; j < i; j++)
+		for (size_t k = 0; k < s->replayed[j]->n_problems; k++)
+			if (!strcmp(s->replayed[j]->problems[k].problem, key))
+				return true;
+	return false;
+}
+
 void dt_find_engine_choice(struct dt_summary *s)
 {
 	for (size_t i = 0; i < s->n_replayed; i++)
-		for (size_t k = 0; k < s->replayed[i]->n_problems; k++)
-			choice(s, s->replayed[i], &s->replayed[i]->problems[k]);
+		for (size_t k = 0; k < s->replayed[i]->n_problems; k++) {
+			const struct dt_replayed_problem *rp =
+				&s->replayed[i]->problems[k];
+			if (!replayed_before(s, i, rp->problem))
+				choice(s, s->replayed[i], rp);
+		}
 }

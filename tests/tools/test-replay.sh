@@ -72,6 +72,17 @@ for p in [json.loads(l) for l in open(sys.argv[2])][1:]:
         want.append(runs * (c[p["chosen"]]["median_ns"] - c[p["best"]]["median_ns"]))
 assert got == sorted(want) and len(got) == 2, (got, want)
 PY
+# two ranks of one job, each replayed: a finding per problem, its cost
+# over both
+mkdir "$dir/job" && cp "$t" "$dir/job/r0.dnnt" && cp "$t" "$dir/job/r1.dnnt" || exit 2
+for r in r0 r1; do cp tests/tools/replay/h200-sample.replay.jsonl "$dir/job/$r.replay.jsonl" || exit 2; done
+"$dnntrace" report --format json "$dir/job" >"$dir/json2" 2>&1 || failed "report of two ranks exited $?"
+python3 - "$dir/json" "$dir/json2" <<'PY' || failed "two ranks' engine choices are not one rank's twice"
+import json, sys
+one, two = ([x["cost_ns"] for x in json.load(open(f))["findings"] if x["type"] == "engine_choice"]
+            for f in sys.argv[1:])
+assert sorted(two) == sorted(2 * c for c in one), (one, two)
+PY
 # a results file this build does not read: said, and left out
 sed '1s/"version":1/"version":99/' tests/tools/replay/h200-sample.replay.jsonl >"$dir/h200-sample.replay.jsonl"
 "$dnntrace" report "$t" >"$dir/report" 2>"$dir/err" || failed "report with a results file of another version exited $?"
