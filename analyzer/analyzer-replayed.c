@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/types.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,11 +212,17 @@ int dt_replayed_read(const char *path, struct dt_replayed **out, char *err,
 		return -1;
 	}
 	struct dt_replayed *r = calloc(1, sizeof(*r));
+	ssize_t n;
 	ok = r != NULL;
-	while (ok && getline(&line, &len, f) > 0) {
+	while (ok && (n = getline(&line, &len, f)) > 0) {
+		/* a line without its newline is one a replay was stopped
+		 * writing: what it measured ends before it */
+		if (line[n - 1] != '\n' && lineno)
+			break;
 		lineno++;
 		if (line[strspn(line, " \t\r\n")])
 			ok = read_line(r, line, lineno, &cap, why, sizeof(why));
+		r->complete_bytes += (uint64_t)n;
 	}
 	free(line);
 	fclose(f);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -220,6 +221,12 @@ static int open_results(struct run *r, char *err, size_t errlen)
 		/* measured otherwise: not continued */
 		dt_replayed_free(r->prev);
 		r->prev = NULL;
+	}
+	/* continued after its last whole line: one cut short goes */
+	if (r->prev && truncate(r->results, (off_t)r->prev->complete_bytes)) {
+		snprintf(err, errlen, "cannot write %s: %s", r->results,
+			 strerror(errno));
+		return 2;
 	}
 	r->out = fopen(r->results, r->prev ? "a" : "w");
 	if (!r->out) {

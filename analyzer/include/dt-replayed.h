@@ -65,16 +65,19 @@ struct dt_replayed {
 	char *engines; /* "heuristic" or "all" */
 	struct dt_replayed_problem *problems;
 	size_t n_problems;
+	/* the file's bytes up to the end of its last whole line (a replay
+	 * stopped while writing leaves a line cut short after them) */
+	uint64_t complete_bytes;
 };
 
 /* The results file of trace: beside it, its name with ".dnnt" (when it
  * ends so) replaced by ".replay.jsonl"; into buf, which it returns. */
 const char *dt_replayed_path(const char *trace, char *buf, size_t size);
 
-/* Read a results file. Returns 0 with *out set (free it with
- * dt_replayed_free), 1 when there is no such file, -1 with a sentence in
- * err when it cannot be read or is not a results file of a version this
- * build reads. */
+/* Read a results file (a last line cut short left out). Returns 0 with
+ * *out set (free it with dt_replayed_free), 1 when there is no such
+ * file, -1 with a sentence in err when it cannot be read or is not a
+ * results file of a version this build reads. */
 int dt_replayed_read(const char *path, struct dt_replayed **out, char *err,
 		     size_t errlen);
 
