@@ -153,12 +153,21 @@ static size_t tensor_span(const struct dt_cudnn_graph *bp, uint32_t d)
 /* The cuDNN data type (cudnnDataType_t) as the analyzer's. */
 static int64_t tensor_dtype(const struct dt_cudnn_graph *bp, uint32_t d)
 {
-	char name[DT_DTYPE_NAME_SIZE];
 	int64_t v = attr_i64(bp, d, E.a_t_dtype, -1);
 	const char *n = dt_enum_name("cudnnDataType_t", 15, v);
 
-	(void)name;
 	return n ? dt_dtype_by_name(n, strlen(n)) : -1;
+}
+
+/* Whether the graph's tensors already have data of uid: operations that
+ * share a tensor each kept it, at its own address when the program made
+ * it twice. */
+static bool has_uid(const struct data *d, int64_t uid)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->bufs[i].uid == uid)
+			return true;
+	return false;
 }
 
 /* Memory and data for every non-virtual tensor of the graph. */
@@ -167,14 +176,17 @@ static bool tensors(struct built *b, char *why, size_t whylen)
 	const struct dt_cudnn_graph *bp = b->bp;
 
 	b->data.g = b->g;
-	for (uint32_t d = 0; d < bp->n_descs; d++)
+	for (uint32_t d = 0; d < bp->n_descs; d++) {
+		int64_t uid = attr_i64(bp, d, E.a_t_uid, -1);
 		if (bp->descs[d].type == E.bt_tensor &&
 		    !attr_i64(bp, d, E.a_t_virtual, 0) &&
-		    !data_add(&b->data, attr_i64(bp, d, E.a_t_uid, -1),
-			      tensor_dtype(bp, d), tensor_span(bp, d),
+		    !has_uid(&b->data, uid) &&
+		    !data_add(&b->data, uid, tensor_dtype(bp, d),
+			      tensor_span(bp, d),
 			      attr_i64(bp, d, E.a_t_by_value, 0) != 0, why,
 			      whylen))
 			return false;
+	}
 	return true;
 }
 
@@ -250,13 +262,14 @@ static void cfg_knobs(struct gpu *g, void *cfg, char *out, size_t size)
 	void *k[32];
 	int64_t n = 0;
 	size_t len = 0;
+	int made_k = 0;
 
 	out[0] = 0;
-	for (int i = 0; i < 32; i++)
-		if (g->cudnnBackendCreateDescriptor(E.bt_knob, &k[i]))
-			return;
-	if (!g->cudnnBackendGetAttribute(cfg, E.a_cfg_knobs, E.t_desc, 32, &n,
-					 k))
+	while (made_k < 32 &&
+	       !g->cudnnBackendCreateDescriptor(E.bt_knob, &k[made_k]))
+		made_k++;
+	if (made_k == 32 && !g->cudnnBackendGetAttribute(cfg, E.a_cfg_knobs,
+							 E.t_desc, 32, &n, k))
 		for (int64_t i = 0; i < n && i < 32 && len < size; i++) {
 			int64_t type = -1, value = -1, c;
 			char tn[96];
@@ -274,8 +287,8 @@ static void cfg_knobs(struct gpu *g, void *cfg, char *out, size_t size)
 					      sizeof(tn)),
 				(long long)value);
 		}
-	for (int i = 0; i < 32; i++)
-		g->cudnnBackendDestroyDescriptor(k[i]);
+	while (made_k > 0)
+		g->cudnnBackendDestroyDescriptor(k[--made_k]);
 }
 
 static int64_t cfg_engine(struct gpu *g, void *cfg)
