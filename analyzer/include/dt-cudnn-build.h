@@ -27,7 +27,8 @@ struct dt_cudnn_attr {
 struct dt_cudnn_desc {
 	uint64_t ptr; /* the address the program had for it */
 	int64_t type; /* cudnnBackendDescriptorType_t */
-	const struct dt_cudnn_attr *attrs; /* set on it, in the order set */
+	const struct dt_cudnn_attr *attrs; /* set on it (or read back from
+					      it), in that order */
 	uint32_t n_attrs;
 };
 struct dt_cudnn_graph {
