@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dt-analyzer.h"
 #include "dt-replay.h"
@@ -193,6 +194,27 @@ struct cand {
 int graph_measure(struct gpu *g, const struct problem *p,
 		  const struct dt_replay_opts *opts, double budget_s,
 		  struct cand *c, size_t *n, char *why, size_t whylen);
+
+/* --------------------------------------------------- replay-results.c */
+
+/* What the results file's header says. */
+struct results_header {
+	const char *trace, *gpu, *recorded_gpu; /* recorded_gpu: NULL none */
+	bool any_gpu, cold_cache, all_engines;
+	size_t cudnn; /* cudnnGetVersion() */
+};
+
+/* The header line into f; false when it could not be written. */
+bool results_header(FILE *f, const struct results_header *h);
+/* Problem p's line into f, flushed: status "measured" with its
+ * candidates c (n of them, the recorded engine first), or "not_rebuilt"
+ * or "failed" with reason and none. False when it could not be
+ * written. */
+bool results_problem(FILE *f, const struct problem *p, const char *status,
+		     const char *reason, const struct cand *c, size_t n);
+/* The fastest of n candidates whose outputs agree with the recorded
+ * engine's (c[0], itself when none is faster), or -1. */
+int results_best(const struct cand *c, size_t n);
 
 /* ---------------------------------------------------- replay-legacy.c */
 

@@ -16,14 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "dt-replayed.h"
 #include "replay-internal.h"
-
-/* The calibration tolerance: a replayed time of the recorded engine
- * further than this from the trace's makes the verdict uncertain. */
-#define CALIBRATION 0.15
 
 static double now_s(void)
 {
@@ -31,123 +25,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void put_str(json_object *o, const char *k, const char *v)
-{
-	if (v)
-		json_object_object_add(o, k, json_object_new_string(v));
-}
-
-static void put_int(json_object *o, const char *k, int64_t v)
-{
-	json_object_object_add(o, k, json_object_new_int64(v));
-}
-
-/* One line of JSON into f, flushed: what is measured stays. */
-static bool put_line(FILE *f, json_object *o)
-{
-	bool ok = fprintf(f, "%s\n",
-			  json_object_to_json_string_ext(
-				  o, JSON_C_TO_STRING_PLAIN)) > 0 &&
-		  !fflush(f);
-	json_object_put(o);
-	return ok;
-}
-
-static json_object *cand_json(const struct cand *c)
-{
-	json_object *o = json_object_new_object();
-
-	put_int(o, "engine", c->engine);
-	if (c->knobs[0])
-		put_str(o, "knobs", c->knobs);
-	put_str(o, "source", c->source);
-	put_str(o, "status", c->status);
-	if (c->t.runs) {
-		put_int(o, "median_ns", (int64_t)c->t.median_ns);
-		put_int(o, "p10_ns", (int64_t)c->t.p10_ns);
-		put_int(o, "p90_ns", (int64_t)c->t.p90_ns);
-		json_object_object_add(
-			o, "spread",
-			json_object_new_double(
-				c->t.median_ns
-					? (double)(c->t.p90_ns - c->t.p10_ns) /
-						  (double)c->t.median_ns
-					: 0));
-		put_int(o, "runs", c->t.runs);
-	}
-	put_int(o, "workspace", c->workspace);
-	if (c->error >= 0)
-		json_object_object_add(o, "error",
-				       json_object_new_double(c->error));
-	if (c->agrees >= 0)
-		json_object_object_add(o, "agrees",
-				       json_object_new_boolean(c->agrees));
-	return o;
-}
-
-/* The fastest candidate that agrees with the recorded engine (the
- * recorded one itself when none is faster), or -1. */
-static int best_of(const struct cand *c, size_t n)
-{
-	int best = c[0].t.runs ? 0 : -1;
-
-	for (size_t i = 1; i < n; i++)
-		if (c[i].t.runs && c[i].agrees == 1 &&
-		    (best < 0 || c[i].t.median_ns < c[best].t.median_ns))
-			best = (int)i;
-	return best;
-}
-
-static json_object *problem_json(const struct problem *p, const char *status,
-				 const char *reason)
-{
-	json_object *o = json_object_new_object();
-
-	put_str(o, "problem", p->key);
-	put_str(o, "brief", p->brief);
-	put_str(o, "api", p->api);
-	put_str(o, "status", status);
-	put_str(o, "reason", reason);
-	put_int(o, "executions", (int64_t)p->executions);
-	put_int(o, "recorded_ns", (int64_t)problem_recorded_ns(p));
-	put_int(o, "engine", p->engine);
-	if (p->knobs)
-		put_str(o, "knobs", p->knobs);
-	/* a legacy call has no knobs: its algorithm is all there is */
-	json_object_object_add(
-		o, "knobs_recorded",
-		json_object_new_boolean(p->knobs != NULL || p->legacy));
-	json_object_object_add(o, "legacy", json_object_new_boolean(p->legacy));
-	return o;
-}
-
-static void measured_json(json_object *o, uint64_t recorded,
-			  const struct cand *c, size_t n)
-{
-	json_object *a = json_object_new_array();
-	uint64_t replayed = c[0].t.runs ? c[0].t.median_ns : 0;
-
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, cand_json(&c[i]));
-	json_object_object_add(o, "candidates", a);
-	put_int(o, "replayed_ns", (int64_t)replayed);
-	if (recorded && replayed)
-		json_object_object_add(
-			o, "calibration",
-			json_object_new_double((double)replayed /
-					       (double)recorded));
-	json_object_object_add(
-		o, "uncertain",
-		json_object_new_boolean(
-			!recorded || !replayed ||
-			(double)replayed >
-				(1 + CALIBRATION) * (double)recorded ||
-			(double)replayed <
-				(1 - CALIBRATION) * (double)recorded));
-	put_int(o, "chosen", c[0].t.runs ? 0 : -1);
-	put_int(o, "best", best_of(c, n));
 }
 
 /* ------------------------------------------------------- which problems */
@@ -236,21 +113,16 @@ static int open_results(struct run *r, char *err, size_t errlen)
 	}
 	if (r->prev)
 		return 0;
-	json_object *h = json_object_new_object();
-	char v[32];
-	put_str(h, "schema", "dnntrace.replay");
-	put_int(h, "version", DT_REPLAYED_VERSION);
-	put_str(h, "trace", r->path);
-	put_str(h, "gpu", r->g.name);
-	put_str(h, "recorded_gpu", r->ps.gpu[0] ? r->ps.gpu : NULL);
-	json_object_object_add(h, "any_gpu",
-			       json_object_new_boolean(r->o->any_gpu));
-	json_object_object_add(h, "cold_cache",
-			       json_object_new_boolean(r->o->cold_cache));
-	put_str(h, "engines", r->o->all_engines ? "all" : "heuristic");
-	snprintf(v, sizeof(v), "%zu", r->g.cudnnGetVersion());
-	put_str(h, "cudnn", v);
-	if (!put_line(r->out, h)) {
+	struct results_header h = {
+		.trace = r->path,
+		.gpu = r->g.name,
+		.recorded_gpu = r->ps.gpu[0] ? r->ps.gpu : NULL,
+		.any_gpu = r->o->any_gpu,
+		.cold_cache = r->o->cold_cache,
+		.all_engines = r->o->all_engines,
+		.cudnn = r->g.cudnnGetVersion(),
+	};
+	if (!results_header(r->out, &h)) {
 		snprintf(err, errlen, "cannot write %s", r->results);
 		return 2;
 	}
@@ -265,32 +137,31 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 	struct cand c[CANDS_MAX];
 	size_t nc = 0;
 	char why[256];
-	json_object *o;
+	const char *status = "measured", *reason = NULL;
 
 	if (!r->o->quiet)
 		fprintf(stderr, "replay: [%zu/%zu] %.90s\n", k, n,
 			p->brief ? p->brief : p->key);
 	if (p->why) {
-		o = problem_json(p, "not_rebuilt", p->why);
+		status = "not_rebuilt";
+		reason = p->why;
 	} else if ((p->graph ? graph_measure : legacy_measure)(
 			   &r->g, p, r->o, budget, c, &nc, why, sizeof(why))) {
-		o = problem_json(p, "failed", why);
-	} else {
-		o = problem_json(p, "measured", NULL);
-		measured_json(o, problem_recorded_ns(p), c, nc);
-		int best = best_of(c, nc);
-		if (!r->o->quiet && best >= 0)
-			fprintf(stderr,
-				"replay:   %zu candidates; recorded eng%lld "
-				"%.1f us, best eng%lld %.1f us\n",
-				nc, (long long)c[0].engine,
-				(double)c[0].t.median_ns / 1e3,
-				(long long)c[best].engine,
-				(double)c[best].t.median_ns / 1e3);
+		status = "failed";
+		reason = why;
+		if (!r->o->quiet)
+			fprintf(stderr, "replay:   not measured: %s\n", why);
 	}
-	if (!r->o->quiet && !p->why && nc == 0)
-		fprintf(stderr, "replay:   not measured: %s\n", why);
-	return put_line(r->out, o);
+	int best = nc ? results_best(c, nc) : -1;
+	if (!r->o->quiet && best >= 0)
+		fprintf(stderr,
+			"replay:   %zu candidates; recorded %s%lld %.1f us, "
+			"best %s%lld %.1f us\n",
+			nc, p->legacy ? "algo" : "eng", (long long)c[0].engine,
+			(double)c[0].t.median_ns / 1e3,
+			p->legacy ? "algo" : "eng", (long long)c[best].engine,
+			(double)c[best].t.median_ns / 1e3);
+	return results_problem(r->out, p, status, reason, c, nc);
 }
 
 static int run_all(struct run *r, char *err, size_t errlen)
