@@ -166,6 +166,8 @@ void gpu_close(struct gpu *g)
 	/* the process ends right after: the driver frees the rest */
 	if (g->flush)
 		g->cuMemFree(g->flush);
+	if (g->gate)
+		g->cuMemFree(g->gate);
 	memset(g, 0, sizeof(*g));
 }
 
