@@ -23,13 +23,14 @@ static struct {
 	bool done;
 	int64_t t_handle, t_desc, t_int64, t_heur, t_knob, t_void_ptr;
 	int64_t bt_tensor, bt_engine, bt_cfg, bt_heur, bt_plan, bt_varpack,
-		bt_knob;
+		bt_knob, bt_knob_info;
 	int64_t a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
 		a_t_by_value;
 	int64_t a_eng_graph, a_eng_index, a_cfg_engine, a_cfg_knobs,
 		a_knob_type, a_knob_value, a_heur_graph, a_heur_mode,
 		a_heur_results, a_plan_handle, a_plan_cfg, a_plan_ws, a_vp_uids,
-		a_vp_ptrs, a_vp_ws, a_graph_count;
+		a_vp_ptrs, a_vp_ws, a_graph_count, a_eng_knob_info, a_info_type,
+		a_info_max, a_info_min, a_info_stride;
 	int64_t heur_a, heur_b, heur_fallback;
 } E;
 
@@ -59,6 +60,12 @@ static void enums(void)
 	E.bt_plan = ev(D, "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR");
 	E.bt_varpack = ev(D, "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR");
 	E.bt_knob = ev(D, "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR");
+	E.bt_knob_info = ev(D, "CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR");
+	E.a_eng_knob_info = ev(A, "CUDNN_ATTR_ENGINE_KNOB_INFO");
+	E.a_info_type = ev(A, "CUDNN_ATTR_KNOB_INFO_TYPE");
+	E.a_info_max = ev(A, "CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE");
+	E.a_info_min = ev(A, "CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE");
+	E.a_info_stride = ev(A, "CUDNN_ATTR_KNOB_INFO_STRIDE");
 	E.a_t_dtype = ev(A, "CUDNN_ATTR_TENSOR_DATA_TYPE");
 	E.a_t_dims = ev(A, "CUDNN_ATTR_TENSOR_DIMENSIONS");
 	E.a_t_strides = ev(A, "CUDNN_ATTR_TENSOR_STRIDES");
@@ -102,9 +109,9 @@ struct built {
 	void *plan, *varpack;
 	uint64_t ws;
 	size_t ws_bytes;
-	int status;                     /* of the last execution that failed */
-	void *made[4 * CANDS_MAX + 64]; /* engines, knob choices and configs
-					   made for candidates */
+	int status;                      /* of the last execution that failed */
+	void *made[3 * CANDS_MAX + 256]; /* engines, knob choices and
+					    configs made for candidates */
 	size_t n_made;
 };
 
@@ -500,6 +507,87 @@ static void free_built(struct built *b)
 
 /* The configs to time besides the recorded one: the heuristics', and
  * with all_engines every engine with its default knobs. */
+/* The knobs an engine of the graph has, with their ranges, into k (at
+ * most max); -1 when the engine does not run the graph. */
+struct knob_range {
+	int32_t type;
+	int64_t min, max, stride;
+};
+
+#define KNOBS_MAX 64 /* cuDNN 9 has 44 knob types */
+
+static int engine_knobs(struct built *b, int64_t idx, struct knob_range *k)
+{
+	struct gpu *g = b->g;
+	void *e, *info[KNOBS_MAX];
+	int64_t n = 0, c;
+	int made_i = 0;
+
+	if (g->cudnnBackendCreateDescriptor(E.bt_engine, &e))
+		return -1;
+	made(b, e);
+	if (!set_attr(g, e, E.a_eng_graph, E.t_desc, 1, &b->graph) ||
+	    !set_attr(g, e, E.a_eng_index, E.t_int64, 1, &idx) ||
+	    g->cudnnBackendFinalize(e))
+		return -1;
+	while (made_i < KNOBS_MAX &&
+	       !g->cudnnBackendCreateDescriptor(E.bt_knob_info, &info[made_i]))
+		made_i++;
+	if (made_i == KNOBS_MAX &&
+	    g->cudnnBackendGetAttribute(e, E.a_eng_knob_info, E.t_desc,
+					KNOBS_MAX, &n, info))
+		n = 0;
+	if (n > made_i)
+		n = made_i;
+	for (int64_t i = 0; i < n; i++) {
+		k[i] = (struct knob_range){ .stride = 1 };
+		g->cudnnBackendGetAttribute(info[i], E.a_info_type, E.t_knob, 1,
+					    &c, &k[i].type);
+		g->cudnnBackendGetAttribute(info[i], E.a_info_min, E.t_int64, 1,
+					    &c, &k[i].min);
+		g->cudnnBackendGetAttribute(info[i], E.a_info_max, E.t_int64, 1,
+					    &c, &k[i].max);
+		g->cudnnBackendGetAttribute(info[i], E.a_info_stride, E.t_int64,
+					    1, &c, &k[i].stride);
+		if (k[i].stride < 1)
+			k[i].stride = 1;
+	}
+	while (made_i > 0)
+		g->cudnnBackendDestroyDescriptor(info[--made_i]);
+	return (int)n;
+}
+
+/* Values of a knob tried, at most: spread over its range. */
+#define KNOB_VALUES 8
+
+/* Engine idx with its default knobs, then each of its knobs moved away
+ * from the default alone, over up to KNOB_VALUES values of its range:
+ * a knob at a time, since their product has no end. */
+static void engine_cfgs(struct built *b, int64_t idx, void **cfgs,
+			const char **source, size_t *n)
+{
+	struct knob_range k[KNOBS_MAX];
+	int nk = engine_knobs(b, idx, k);
+	char name[96];
+
+	if (nk < 0 || *n >= CANDS_MAX)
+		return;
+	cfgs[*n] = make_cfg(b, idx, NULL, 0);
+	source[(*n)++] = "all";
+	for (int i = 0; i < nk; i++) {
+		int64_t steps = (k[i].max - k[i].min) / k[i].stride + 1;
+		int64_t every = steps > KNOB_VALUES ? steps / KNOB_VALUES : 1;
+		dt_enum_short("cudnnBackendKnobType_t", k[i].type,
+			      "CUDNN_KNOB_TYPE_", name, sizeof(name));
+		for (int64_t s = 0; s < steps && *n < CANDS_MAX; s += every) {
+			struct dt_recipe_kv kv = { name,
+						   k[i].min + s * k[i].stride };
+			cfgs[*n] = make_cfg(b, idx, &kv, 1);
+			source[(*n)++] = "all";
+		}
+	}
+}
+
 static size_t others(struct built *b, const struct dt_replay_opts *opts,
 		     void **cfgs, const char **source)
 {
@@ -517,10 +605,8 @@ static size_t others(struct built *b, const struct dt_replay_opts *opts,
 	if (opts->all_engines &&
 	    !b->g->cudnnBackendGetAttribute(b->graph, E.a_graph_count,
 					    E.t_int64, 1, &got, &count))
-		for (int64_t i = 0; i < count && n < CANDS_MAX; i++) {
-			cfgs[n] = make_cfg(b, i, NULL, 0);
-			source[n++] = "all";
-		}
+		for (int64_t i = 0; i < count && n < CANDS_MAX; i++)
+			engine_cfgs(b, i, cfgs, source, &n);
 	return n;
 }
 

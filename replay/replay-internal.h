@@ -186,7 +186,9 @@ struct cand {
 	int agrees;
 };
 
-#define CANDS_MAX 64
+/* Candidates of one problem, at most: the heuristics' configs and, with
+ * every engine, each engine's knob values. */
+#define CANDS_MAX 256
 
 /* Rebuild problem p on the GPU and time its recorded engine and the
  * others opts asks for, the recorded one first, into c (*n of them).
