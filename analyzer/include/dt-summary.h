@@ -337,16 +337,16 @@ struct dt_summary {
 	struct dt_finding *findings; /* by cost, largest first */
 	size_t n_findings;
 	struct dt_fusion *fusion; /* when opts.fusion */
+	/* what replays of the traces measured on a GPU (dt-replayed.h),
+	 * owned: the engine-choice findings' evidence */
+	struct dt_replayed **replayed;
+	size_t n_replayed;
 	/* NVTX ranges by name and domain, every trace's summed, most GPU
 	 * time first */
 	struct dt_range_stat *ranges;
 	size_t n_ranges;
 	/* the program's steps (dt-steps.h): every trace's as one, or NULL */
 	struct dt_step_stats *steps;
-	/* what replays of the traces measured on a GPU (dt-replayed.h),
-	 * owned: the engine-choice findings' evidence */
-	struct dt_replayed **replayed;
-	size_t n_replayed;
 
 	void *priv; /* indexes and scratch */
 };
