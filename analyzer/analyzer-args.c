@@ -98,6 +98,35 @@ static inline __attribute__((always_inline)) void set_scalar(struct dt_arg *a,
 	}
 }
 
+/* A scalar under a pointer mode ('m'): its pointer (u), the mode (i), the
+ * bytes read from host memory (data, count; f: their float reading). */
+static bool take_modal(const uint8_t **pp, const uint8_t *end, struct dt_arg *a)
+{
+	const uint8_t *p = *pp;
+	int32_t mode;
+	uint32_t n;
+
+	if (end - p < 16)
+		return false;
+	memcpy(&a->u, p, 8);
+	memcpy(&mode, p + 8, 4);
+	memcpy(&n, p + 12, 4);
+	p += 16;
+	if (n > (uint64_t)(end - p))
+		return false;
+	a->i = mode;
+	a->count = n;
+	a->data = p;
+	a->f = 0;
+	if (n >= 4) {
+		float f;
+		memcpy(&f, p, 4);
+		a->f = f;
+	}
+	*pp = p + n;
+	return true;
+}
+
 int dt_args_next(struct dt_args_iter *it, struct dt_arg *a)
 {
 	const char *s = it->sig;
@@ -147,6 +176,10 @@ int dt_args_next(struct dt_args_iter *it, struct dt_arg *a)
 			a->f = f;
 		}
 		break;
+	case 'm':
+		if (!take_modal(&it->p, it->end, a))
+			return -1;
+		break;
 	default: {
 		int w = scalar_width(a->code, &s);
 		if (w < 0 || !take(it, buf, (size_t)w))
@@ -176,7 +209,7 @@ struct dt_sig *dt_sig_parse(const char *sig)
 	int n = 0, rc;
 	/* walk the signature with bytes that always suffice: a count field
 	 * of 0 for every variable-length argument */
-	static const uint8_t zeros[8 * 64];
+	static const uint8_t zeros[16 * 64];
 
 	if (!sig)
 		return NULL;
@@ -260,6 +293,10 @@ int dt_sig_decode_values(const struct dt_sig *s, const uint8_t *p, uint32_t len,
 				a->f = f;
 			}
 			break;
+		case 'm':
+			if (!take_modal(&p, end, a))
+				return -1;
+			break;
 		default:
 			if (end - p < a->width)
 				return -1;
@@ -328,6 +365,18 @@ static void put_elem(char code, const struct dt_arg *a, uint32_t i, char *buf,
 	*plen = len;
 }
 
+/* An IEEE half (a cuBLAS __half scalar) as a double. */
+static double half_value(const uint8_t *p)
+{
+	uint16_t h = (uint16_t)(p[0] | p[1] << 8);
+	int exp = (h >> 10) & 31, man = h & 1023;
+	double v = exp == 0    ? ldexp(man, -24)
+		   : exp == 31 ? (man ? NAN : INFINITY)
+			       : ldexp(man + 1024, exp - 25);
+
+	return h & 0x8000 ? -v : v;
+}
+
 int dt_arg_format(const struct dt_arg *a, char *buf, size_t size)
 {
 	int len = 0;
@@ -374,6 +423,18 @@ void dt_arg_put(const struct dt_arg *a, char *buf, size_t size, int *plen)
 		else
 			dt_put_g(buf, size, &len, dt_hostscalar_guess(a));
 		break;
+	case 'm': /* read on the host; else where it points, in which mode */
+		if (a->count == 2)
+			dt_put_g(buf, size, &len, half_value(a->data));
+		else if (a->count >= 4)
+			dt_put_g(buf, size, &len, dt_hostscalar_guess(a));
+		else if (!a->u)
+			APPEND("NULL");
+		else if (a->i >= 0)
+			APPEND("0x%" PRIx64 " (mode %" PRId64 ")", a->u, a->i);
+		else
+			APPEND("0x%" PRIx64, a->u);
+		break;
 	case 's':
 		APPEND("\"");
 		for (uint32_t i = 0; i < a->count; i++) {
@@ -395,4 +456,15 @@ void dt_arg_put(const struct dt_arg *a, char *buf, size_t size, int *plen)
 		break;
 	}
 	*plen = len;
+}
+
+const struct dt_arg *dt_arg_named(const struct dt_arg *args, int n,
+				  const char *name)
+{
+	size_t len = strlen(name);
+
+	for (int i = 0; i < n; i++)
+		if (args[i].name_len == len && !memcmp(args[i].name, name, len))
+			return &args[i];
+	return NULL;
 }

@@ -6,6 +6,8 @@
  * shown, by the name its trace gives it; one with no decoder, left
  * undescribed.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analyzer-decoder.h"
@@ -20,7 +22,7 @@ static const struct library {
 } libraries[] = {
 	{ "cudnn", "cuDNN", DT_LIB_CUDNN },
 	{ "cublas", "cuBLAS", DT_LIB_CUBLAS },
-	{ "cublasLt", "cuBLASLt", DT_LIB_CUBLAS },
+	{ "cublaslt", "cuBLASLt", DT_LIB_CUBLAS },
 };
 
 static const struct library *library_of(const char *name)
@@ -60,4 +62,32 @@ enum dt_lib dt_lib_of_library(const char *library)
 	const struct library *l = library_of(library);
 
 	return l ? l->kernels : DT_LIB_OTHER;
+}
+
+const char *dt_static_text(const char *library, uint64_t ns, uint64_t kernels,
+			   char *buf, size_t size)
+{
+	const struct library *l = library_of(library);
+	const char *name = l ? l->display : library;
+	char t[32];
+
+	if (!kernels)
+		return NULL;
+	snprintf(buf, size,
+		 "not loaded, yet its kernels ran (%s of GPU time, %" PRIu64
+		 " kernel%s) and none of its calls was recorded: the program "
+		 "links %s statically, so its work shows as kernels only, "
+		 "without shapes, FLOPs or algorithms",
+		 dt_fmt_ns(ns, t, sizeof(t)), kernels, kernels == 1 ? "" : "s",
+		 name);
+	return buf;
+}
+
+const char *dt_library_status(const char *library, int64_t status, char *buf,
+			      size_t size)
+{
+	if (!library || !strcmp(library, "cudnn"))
+		return dt_status_str(status, buf, size);
+	snprintf(buf, size, "%" PRId64, status);
+	return buf;
 }

@@ -445,7 +445,8 @@ static void find_fp32(struct dt_summary *s)
 }
 
 /* Below this share of what the roofline allows, an op is far below both
- * roofs; only ops worth at least MIN_SHARE of cuDNN's GPU time count. */
+ * roofs; only ops worth at least MIN_SHARE of the libraries' GPU time
+ * (cuDNN's where it is wrapped alone) count. */
 #define LOW_ROOF_PCT 10.0
 #define MIN_SHARE    0.01
 
@@ -455,7 +456,7 @@ static uint64_t low_roof_key(const struct dt_summary *s,
 	struct dt_rates r;
 	dt_problem_rates(s, p, &r);
 	if (r.roof_pct < 0 || r.roof_pct >= LOW_ROOF_PCT ||
-	    (double)p->gpu_ns < MIN_SHARE * (double)s->cudnn_ns)
+	    (double)p->gpu_ns < MIN_SHARE * (double)dt_sum_share_ns(s))
 		return 0;
 	/* GPU time beyond what the roofline needs */
 	return (uint64_t)((double)p->gpu_ns * (1 - r.roof_pct / 100)) + 1;

@@ -68,7 +68,7 @@ static void add_step(struct chain *c, const struct node *n,
 	struct dt_fz_step *s = &c->steps[c->n];
 	memset(s, 0, sizeof(*s));
 	c->nodes[c->n++] = n;
-	s->cudnn = n->op != NULL || n->cls == K_CUDNN;
+	s->cudnn = (n->op && n->op->lib == DT_LIB_CUDNN) || n->cls == K_CUDNN;
 	if (!what && n->op && n->op->kind == DT_KIND_POINTWISE &&
 	    n->op->one_call)
 		what = dt_api_short(n->op->api); /* AddTensor */
@@ -234,9 +234,24 @@ void dt_fz_fact_text(const struct fact *f, struct dt_sbuf *checks,
 		      "is not";
 		break;
 	case N_GEMM:
-		dt_sb_item(note, "; ", "the matmul ran in %s, outside cuDNN",
+		dt_sb_item(note, "; ", "the matmul ran in %s",
 			   f->s);
 		return;
+	case N_NO_EPILOGUE:
+		dt_sb_item(note, "; ",
+			   "no cuBLASLt epilogue computes %s: the matmul would "
+			   "move to a cuDNN graph",
+			   f->s);
+		return;
+	case F_LT_DTYPE:
+		snprintf(label, sizeof(label), "output type %s",
+			 dt_dtype_name(f->a, ty, sizeof(ty)));
+		snprintf(buf, sizeof(buf),
+			 "cuBLASLt's bias and activation epilogues write "
+			 "FLOAT, HALF, BFLOAT16 or FP8 outputs, not %s",
+			 dt_dtype_name(f->a, ty, sizeof(ty)));
+		why = buf;
+		break;
 	case N_CONV_KEPT:
 		dt_sb_item(
 			note, "; ", "the convolution stays as it is%s",
@@ -259,13 +274,115 @@ void dt_fz_fact_text(const struct fact *f, struct dt_sbuf *checks,
 		dt_sb_item(blocked, "; ", "%s", why);
 }
 
-/* A convolution or matmul (cuDNN's, or a GEMM kernel) and the pointwise
- * ops after it: one graph with a g2 epilogue. */
+/* What a cuBLASLt epilogue would compute of a GEMM's chain, on top of
+ * what the GEMM computes already (have, EPI_*): a residual added first
+ * (as C, beta 1), a bias, then ReLU or GELU, then a cast (D's type).
+ * False when a step is none of these: *why names the first. */
+struct lt_cover {
+	unsigned epi;
+	bool residual, cast;
+	int64_t out_dtype; /* what D is written as */
+	const char *why;
+};
+
+static bool lt_epilogue(const struct chain *c, unsigned have,
+			struct lt_cover *lt)
+{
+	*lt = (struct lt_cover){ .epi = have, .out_dtype = c->steps[0].dtype };
+	for (int m = 1; m < c->n; m++) {
+		const struct node *n = c->nodes[m];
+		unsigned act = lt->epi & (EPI_RELU | EPI_GELU);
+		bool ok = !n->op && !lt->cast;
+		if (!ok) {
+		} else if (n->cls == DT_KOP_ADD && n->full) {
+			ok = !lt->epi && !lt->residual;
+			lt->residual = true;
+		} else if (n->cls == DT_KOP_ADD) {
+			ok = !(lt->epi & EPI_BIAS) && !act;
+			lt->epi |= EPI_BIAS;
+		} else if (n->cls == DT_KOP_RELU || n->cls == DT_KOP_GELU) {
+			ok = !act;
+			lt->epi |= n->cls == DT_KOP_RELU ? EPI_RELU : EPI_GELU;
+		} else if (n->cls == DT_KOP_COPY) {
+			lt->cast = true;
+			lt->out_dtype = c->steps[m].dtype;
+		} else {
+			ok = false;
+		}
+		if (!ok) {
+			lt->why = c->steps[m].what;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The fix for a GEMM's chain in cuBLASLt's words: "cuBLASLt matmul with
+ * CUBLASLT_EPILOGUE_GELU_BIAS". */
+static const char *lt_cover_text(const struct lt_cover *lt, char *buf,
+				 size_t size)
+{
+	static const char *const names[8] = {
+		[0] = "DEFAULT",
+		[EPI_BIAS] = "BIAS",
+		[EPI_RELU] = "RELU",
+		[EPI_GELU] = "GELU",
+		[EPI_BIAS | EPI_RELU] = "RELU_BIAS",
+		[EPI_BIAS | EPI_GELU] = "GELU_BIAS",
+	};
+	char ty[DT_DTYPE_NAME_SIZE];
+	int len = 0;
+
+	APPEND("cuBLASLt matmul with CUBLASLT_EPILOGUE_%s",
+	       names[lt->epi & 7] ? names[lt->epi & 7] : "?");
+	if (lt->residual)
+		APPEND(", the residual as C with beta = 1");
+	if (lt->cast)
+		APPEND(", D written as %s",
+		       dt_dtype_name(lt->out_dtype, ty, sizeof(ty)));
+	APPEND(" (or a cuDNN graph Matmul -> pointwise ops)");
+	return buf;
+}
+
+/* The words and limits of a GEMM's chain, outside cuDNN (a cuBLAS or
+ * cuBLASLt call's op, or a GEMM kernel no recorded call launched): the
+ * cuBLASLt epilogue that computes it, else a cuDNN graph, whose limits
+ * the caller checks. True when cuBLASLt's covers it. */
+static bool gemm_cover(struct chain *c, const struct node *a, int64_t dt,
+		       char *buf, size_t size)
+{
+	const struct opinfo *o = a->op;
+	struct lt_cover lt;
+
+	if (o)
+		fact(c, N_GEMM, true, 0, 0, o->api);
+	else
+		fact(c, N_GEMM, true, 0, 0,
+		     name_of(a)[0] == 'n' ? "cuBLAS (nvjet)"
+					  : "another library");
+	if (!lt_epilogue(c, o ? o->epi : 0, &lt)) {
+		fact(c, N_NO_EPILOGUE, true, 0, 0, lt.why);
+		return false;
+	}
+	c->cover = lt_cover_text(&lt, buf, size);
+	dt = lt.out_dtype >= 0 ? lt.out_dtype : dt;
+	fact(c, F_LT_DTYPE,
+	     dt < 0 || dt == DT_DTYPE_FLOAT || dt == DT_DTYPE_HALF ||
+		     dt == DT_DTYPE_BFLOAT16 || dt == DT_DTYPE_FP8_E4M3 ||
+		     dt == DT_DTYPE_FP8_E5M2,
+	     dt, 0, NULL);
+	return true;
+}
+
+/* A convolution or matmul (cuDNN's, cuBLAS's or a GEMM kernel) and the
+ * pointwise ops after it: one graph with a g2 epilogue, or a cuBLASLt
+ * epilogue for a GEMM's. */
 static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 {
 	struct node *a = &s->v[i];
 	const struct opinfo *o = a->op;
 	struct chain c;
+	char cover[200];
 
 	chain_init(&c, a->device);
 	uint64_t e = 0, ptr = 0;
@@ -359,23 +476,24 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 			  "runtime fusion, g2 epilogue)";
 		break;
 	}
-	if (gemm)
-		fact(&c, N_GEMM, true, 0, 0,
-		     name_of(a)[0] == 'n' ? "cuBLAS (nvjet)"
-					  : "another library");
+	bool lt = (gemm || o->lib != DT_LIB_CUDNN) &&
+		  kind == DT_KIND_MATMUL &&
+		  gemm_cover(&c, a, dt, cover, sizeof(cover));
 	if (kind == DT_KIND_CONV_FWD || kind == DT_KIND_CONV_BWD_DATA ||
 	    kind == DT_KIND_CONV_BWD_FILTER) {
 		const struct dt_tensor *t = o->in->valid ? o->in : o->out;
 		fact(&c, F_LAYOUT_CONV, tensor_nhwc(t), 0, 0, NULL);
 	}
-	check_dtype(&c, dt);
-	if (kind == DT_KIND_CONV_BWD_DATA && o->strided && cc > 90) {
-		fact(&c, F_STRIDED_DGRAD, false, 0, 0, NULL);
-	} else {
-		check_cc(&c, cc, 70, 0, "cuDNN's runtime fusion engines");
+	if (!lt) {
+		check_dtype(&c, dt);
+		if (kind == DT_KIND_CONV_BWD_DATA && o->strided && cc > 90)
+			fact(&c, F_STRIDED_DGRAD, false, 0, 0, NULL);
+		else
+			check_cc(&c, cc, 70, 0,
+				 "cuDNN's runtime fusion engines");
+		if (cc && cc < 80 && o && o->out_ptr % 4)
+			fact(&c, F_ALIGN, false, 0, 0, NULL);
 	}
-	if (cc && cc < 80 && o && o->out_ptr % 4)
-		fact(&c, F_ALIGN, false, 0, 0, NULL);
 	bool by_pointer = o && o->out_ptr;
 	for (int m = 1; m < c.n; m++)
 		by_pointer &= c.steps[m].link == DT_LINK_POINTER;
@@ -626,11 +744,14 @@ void dt_fz_look_at(struct dt_fusion *fz, struct stream *s, long i)
 	if (n->used)
 		return;
 	if (o) {
+		/* a GEMM call's own epilogue may be taken further */
+		uint32_t epi = (o->epi & EPI_BIAS ? 1 : 0) +
+			       (o->epi & (EPI_RELU | EPI_GELU) ? 1 : 0);
 		if ((o->kind == DT_KIND_CONV_FWD ||
 		     o->kind == DT_KIND_CONV_BWD_DATA ||
 		     o->kind == DT_KIND_CONV_BWD_FILTER ||
 		     o->kind == DT_KIND_MATMUL) &&
-		    o->graph_ops == 1)
+		    o->graph_ops == 1 + epi)
 			done = try_epilogue(fz, s, i);
 		else if (o->kind == DT_KIND_NORM_FWD && o->training)
 			done = try_norm_add_relu(fz, s, i);

@@ -447,6 +447,9 @@ static int32_t fused_entry(struct dt_fusion *fz, const struct dt_op *op,
 	const struct opinfo *o = &sh->proto;
 	bool attn = o->kind == DT_KIND_ATTN_FWD || o->kind == DT_KIND_ATTN_BWD;
 	bool cba = !strcmp(op->api, "cudnnConvolutionBiasActivationForward");
+	/* a GEMM call with its epilogue: the product and each step's result
+	 * before the next, kept as virtual tensors */
+	bool epi = o->one_call && o->kind == DT_KIND_MATMUL && o->epi;
 	uint64_t kept = sh->virt * 2;
 
 	if (o->graph_ops < 2 && !attn && !cba)
@@ -486,6 +489,8 @@ static int32_t fused_entry(struct dt_fusion *fz, const struct dt_op *op,
 				       dt_op_kind_name(o->kind))
 		  : cba ? dt_xstrdup("convolution + bias + activation "
 				     "(cudnnConvolutionBiasActivationForward)")
+		  : epi ? dt_xasprintf("%s with its epilogue (%s)",
+				       dt_op_kind_name(o->kind), o->api)
 			: dt_xasprintf("%s graph of %u operations",
 				       dt_op_kind_name(o->kind), o->graph_ops);
 	f->brief = dt_xstrdup(op->brief);
@@ -502,9 +507,17 @@ static void recipe_facts(struct opinfo *o, const struct dt_op *op)
 
 	o->graph_ops = r && r->n_nodes ? r->n_nodes : 1;
 	o->one_call = r && !op->plan;
+	o->lib = (uint8_t)dt_lib_of_library(op->library);
 	for (uint32_t i = 0; r && i < r->n_nodes; i++) {
+		const char *name = r->nodes[i].name;
 		o->training |= r->nodes[i].training;
 		o->strided |= r->nodes[i].stride > 1;
+		/* a GEMM call's epilogue, after its product */
+		if (i && name && r->nodes[0].kind == DT_KIND_MATMUL)
+			o->epi |= !strcmp(name, "bias")	  ? EPI_BIAS
+				  : !strcmp(name, "relu") ? EPI_RELU
+				  : !strcmp(name, "gelu") ? EPI_GELU
+							  : 0;
 	}
 }
 

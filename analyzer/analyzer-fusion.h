@@ -37,6 +37,11 @@ static inline uint64_t dsize(int64_t dtype)
 	return bits >= 8 ? (uint64_t)bits / 8 : 0;
 }
 
+/* What a GEMM's epilogue computes, as its recipe's nodes name it. */
+#define EPI_BIAS 1u
+#define EPI_RELU 2u
+#define EPI_GELU 4u
+
 /* What a node's class is, in words. */
 extern const char *const dt_fz_cls_what[DT_KOP_COUNT + 1];
 
@@ -51,6 +56,8 @@ struct opinfo {
 	bool training; /* a normalization's training phase */
 	bool strided;  /* a convolution with a stride other than 1 */
 	bool one_call; /* one call's work, not a graph's */
+	uint8_t lib;   /* enum dt_lib of its library */
+	uint8_t epi;   /* a GEMM's epilogue (EPI_*), from its recipe */
 	const struct dt_tensor *out, *in; /* its shape's */
 	uint64_t out_ptr, in_ptr;
 	uint64_t ptrs[12]; /* every device pointer it reads */
@@ -122,6 +129,8 @@ enum fact_id {
 	F_STRIDED_DGRAD, /* a strided dgrad past the SS70 engines */
 	F_ALIGN,         /* an output not 32-bit aligned for SS70 */
 	N_GEMM,          /* s: the library the matmul ran in */
+	N_NO_EPILOGUE,   /* s: the step no cuBLASLt epilogue computes */
+	F_LT_DTYPE,      /* a: the output's type, cuBLASLt epilogues' */
 	N_CONV_KEPT,     /* a: whether FP16 ConvBNfprop could run */
 	N_ALSO_READ,     /* a: the step, s: the function that reads it */
 };

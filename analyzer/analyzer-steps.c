@@ -523,8 +523,8 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	if (!a->timed)
 		return;
 	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
-	bool cudnn = a->call != 0;
-	enum dt_lib lib = cudnn                      ? DT_LIB_CUDNN
+	/* a call's work is its library's, whatever its kernels' names */
+	enum dt_lib lib = a->call ? dt_lib_of_library(a->library)
 			  : a->kind != DT_ACT_KERNEL ? DT_LIB_RUNTIME
 			  : kc                       ? kc->lib
 						     : DT_LIB_OTHER;
@@ -544,7 +544,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	ring_add(st->rings, a->start, lib, fam, d);
 	if (a->kind != DT_ACT_KERNEL || !kc)
 		return;
-	if (!cudnn) {
+	if (!a->call) { /* a call's kernels are judged by its op */
 		if (kc->id >= st->cap_kn) {
 			struct kname **v = dt_grow_array(
 				st->kn, &st->cap_kn, kc->id + 1, sizeof(*v));

@@ -33,387 +33,36 @@ describes, and on an annotation line that describes nothing.
 from __future__ import annotations
 
 import argparse
-import copy
 import dataclasses
 import fnmatch
 import os
 import re
 import shlex
-import subprocess
 import sys
-import tempfile
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from pycparser import c_ast, c_generator, c_parser
+from pycparser import c_ast
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
-from dt_gen_desc import GenError, Library, read_library  # noqa: E402 (after the line above)
+# imported after the line above, so that they leave none either
+from dt_gen_desc import GenError, Library, PointerMode, read_library  # noqa: E402
+from dt_gen_headers import (  # noqa: E402
+    ENCODINGS, INTEGER_CODES, Elem, Function, Param, Types, base_code, deprecated_names,
+    enums_file, find_header, header_version, own_headers, parse, preprocess, read_enums,
+    read_functions, type_text)
 
 GENERATOR = "shim/dt-gen-wrappers.py"
-
-# GNU extensions pycparser cannot parse; they carry nothing the wrappers need.
-NEUTRALIZE = [
-    "-D__attribute__(...)=",
-    "-D__extension__=",
-    "-D__asm__(...)=",
-    "-D__asm(...)=",
-    "-D__restrict=",
-    "-D__restrict__=",
-    "-D__inline=inline",
-    "-D__inline__=inline",
-    # the C library's _FloatN types (<math.h>, which cuBLAS's headers include)
-    "-D_Float128=long double",
-    "-D_Float64x=long double",
-    "-D_Float64=double",
-    "-D_Float32x=double",
-    "-D_Float32=float",
-    "-D__builtin_va_list=void *",
-]
 
 # What is read of a variable-length input of a call that failed: cuDNN's arrays of dims hold at
 # most CUDNN_DIM_MAX (8) elements.
 FAILED_CAP_ELEMENTS = 8
 FAILED_CAP_BYTES = 64
 
-# Local names a wrapper declares; a cuDNN parameter must not be called like one of them.
+# Local names a wrapper declares; a parameter must not be called like one of them (nor start
+# with "dt_", the prefix of its other locals).
 WRAPPER_LOCALS = {"real_t", "real", "t", "t0", "t1", "ret", "ok", "len", "p"}
 
 DEPRECATED = 1  # bit 0 of dt_api_flags
-
-
-# --------------------------------------------------------------------------- element types
-
-
-@dataclasses.dataclass(frozen=True)
-class Elem:
-    """What a value (a by-value argument, or what a pointer points to) is, for recording."""
-
-    kind: str  # "scalar", "pointer", "struct", "void", "char" or "opaque"
-    code: str = ""  # signature code: "i4", "e=cudnnDataType_t", "p", "x=cudnnFooPerf_t"
-    ctype: str = ""  # C type name, for sizeof()
-
-
-POINTER = Elem("pointer", "p", "void *")
-VOID = Elem("void")
-CHAR = Elem("char")
-
-# Base code -> (bytes, store function, cast applied to the value).
-ENCODINGS = {
-    "i4": (4, "dt_put_i32", ""),
-    "u4": (4, "dt_put_u32", ""),
-    "i8": (8, "dt_put_i64", ""),
-    "u8": (8, "dt_put_u64", ""),
-    "f4": (4, "dt_put_f32", ""),
-    "f8": (8, "dt_put_f64", ""),
-    "e": (4, "dt_put_i32", "(int32_t)"),
-    "p": (8, "dt_put_ptr", ""),
-}
-
-# Builtin arithmetic types on LP64 hosts, keyed by their sorted type specifiers
-# ("signed" and a redundant "int" dropped).
-BUILTIN_CODES = {
-    ("int",): "i4",
-    ("unsigned",): "u4",
-    ("long",): "i8",
-    ("long", "long"): "i8",
-    ("long", "unsigned"): "u8",
-    ("long", "long", "unsigned"): "u8",
-    ("float",): "f4",
-    ("double",): "f8",
-}
-
-INTEGER_CODES = {"i4", "u4", "i8", "u8"}
-
-
-def base_code(code: str) -> str:
-    return code.split("=", 1)[0]
-
-
-def builtin_key(names: List[str]) -> Tuple[str, ...]:
-    words = [w for w in names if w != "signed"]
-    if len(words) > 1:
-        words = [w for w in words if w != "int"]
-    return tuple(sorted(words or ["int"]))
-
-
-class Types:
-    """Resolves the typedefs and structs of the parsed headers into Elems."""
-
-    def __init__(self, ast: c_ast.FileAST):
-        self.typedefs: Dict[str, c_ast.Typedef] = {}
-        self.complete: Set[str] = set()
-        self.members: Dict[str, List[c_ast.Node]] = {}  # complete struct tag -> member types
-        for node in ast.ext:
-            if isinstance(node, c_ast.Typedef):
-                self.typedefs[node.name] = node
-            spec = node
-            while isinstance(spec, (c_ast.Decl, c_ast.Typedef, c_ast.TypeDecl, c_ast.PtrDecl)):
-                spec = spec.type
-            if isinstance(spec, c_ast.Struct) and spec.decls is not None:
-                self.complete.add(spec.name)
-                self.members[spec.name] = [d.type for d in spec.decls]
-
-    def elem(self, node) -> Elem:
-        """The Elem of a value of type `node` (a TypeDecl, PtrDecl or FuncDecl)."""
-        if isinstance(node, (c_ast.PtrDecl, c_ast.FuncDecl)):
-            return POINTER
-        if not isinstance(node, c_ast.TypeDecl):
-            raise GenError("unsupported type %s" % type_text(node))
-        spec = node.type
-        if isinstance(spec, c_ast.Enum):
-            return Elem("scalar", "e=enum " + spec.name, "enum " + spec.name)
-        if isinstance(spec, c_ast.Struct):
-            return self._struct(spec.name, "struct " + spec.name)
-        names = spec.names
-        if names == ["void"]:
-            return VOID
-        if names == ["char"]:
-            return CHAR
-        key = builtin_key(names)
-        if key in BUILTIN_CODES:
-            return Elem("scalar", BUILTIN_CODES[key], " ".join(names))
-        if len(names) == 1 and names[0] in self.typedefs:
-            return self._typedef(names[0])
-        raise GenError("unsupported type %s" % " ".join(names))
-
-    def _typedef(self, name: str) -> Elem:
-        target = self.typedefs[name].type
-        if isinstance(target, c_ast.PtrDecl):
-            if not self._opaque(target.type):
-                raise GenError("typedef %s points to a complete type" % name)
-            return POINTER
-        if isinstance(target, c_ast.FuncDecl):
-            return POINTER
-        spec = target.type
-        if isinstance(spec, c_ast.Enum):
-            return Elem("scalar", "e=" + name, name)
-        if isinstance(spec, c_ast.Struct):
-            return self._struct(spec.name, name)
-        inner = self.elem(target)
-        return dataclasses.replace(inner, ctype=name) if inner.kind == "scalar" else inner
-
-    def _struct(self, tag: Optional[str], ctype: str) -> Elem:
-        if tag is None or tag in self.complete:
-            return Elem("struct", "x=" + ctype, ctype)
-        return Elem("opaque", "", ctype)
-
-    def is_number(self, elem: Elem) -> bool:
-        """Whether a value is a number: a scalar, or a struct of scalars (a complex number,
-        cuComplex)."""
-        if elem.kind == "scalar":
-            return True
-        if elem.kind != "struct":
-            return False
-        name = elem.ctype
-        for _ in range(8):  # typedef chains: cuComplex -> cuFloatComplex -> float2
-            if name.startswith("struct "):
-                members = self.members.get(name[len("struct "):])
-                break
-            target = self.typedefs[name].type.type if name in self.typedefs else None
-            if isinstance(target, c_ast.Struct):
-                members = (self.members.get(target.name) if target.name
-                           else [d.type for d in target.decls or []])
-                break
-            if not (isinstance(target, c_ast.IdentifierType) and len(target.names) == 1):
-                return False
-            name = target.names[0]
-        else:
-            return False
-        try:
-            return bool(members) and all(self.elem(m).kind == "scalar" for m in members)
-        except GenError:
-            return False
-
-    def _opaque(self, node) -> bool:
-        """Whether a pointer to `node` is a handle: to void, a function or an incomplete struct."""
-        if isinstance(node, c_ast.FuncDecl):
-            return True
-        return isinstance(node, c_ast.TypeDecl) and self.elem(node).kind in ("void", "opaque")
-
-
-def type_text(node) -> str:
-    """The C type of a declarator with its name left out, e.g. `const int[]`."""
-    node = copy.deepcopy(node)
-    inner = node
-    while not isinstance(inner, c_ast.TypeDecl):
-        inner = inner.type
-    inner.declname = None
-    return c_generator.CGenerator().visit(node).replace(" [", "[")
-
-
-# --------------------------------------------------------------------------- headers
-
-
-@dataclasses.dataclass
-class Param:
-    """One parameter of a wrapped function, as declared."""
-
-    name: str
-    decl: str  # `const int dimA[]`
-    abstract: str  # `const int[]`
-    node: c_ast.Node  # the declarator's type node
-    is_pointer: bool  # declared as a pointer or array (annotations apply to these only)
-
-
-@dataclasses.dataclass
-class Function:
-    """One wrapped function, as declared."""
-
-    name: str
-    ret: c_ast.Node
-    params: List[Param]
-    deprecated: bool = False
-
-
-def find_header(include_dirs: List[str], header: str) -> str:
-    """The directory of include_dirs that holds header (the first)."""
-    for d in include_dirs:
-        if os.path.isfile(os.path.join(d, header)):
-            return d
-    raise GenError("%s is in none of %s" % (header, ", ".join(include_dirs)))
-
-
-def preprocess(cc: List[str], include_dirs: List[str], lib: Library) -> Tuple[str, List[str]]:
-    """Preprocess the library's header; return the text and the headers it read."""
-    include_dir = find_header(include_dirs, lib.header)
-    # Included by path, so that the header and those it includes with quotes come from
-    # include_dir even when the compiler's own flags name another copy.
-    source = '#include "%s"\n' % os.path.join(os.path.abspath(include_dir), lib.header)
-    with tempfile.TemporaryDirectory() as tmp:
-        deps = os.path.join(tmp, "deps")
-        cmd = cc + ["-E", "-P", "-MD", "-MF", deps]
-        dirs = [include_dir] + [d for d in include_dirs if d != include_dir]
-        cmd += [a for d in dirs for a in ("-I", d)] + NEUTRALIZE
-        cmd += ["-x", "c", "-"]
-        try:
-            proc = subprocess.run(cmd, input=source, capture_output=True, text=True, check=False)
-        except OSError as e:
-            raise GenError("cannot run %s: %s" % (cc[0], e)) from e
-        if proc.returncode != 0:
-            raise GenError("%s failed:\n%s" % (" ".join(cmd), proc.stderr))
-        with open(deps, encoding="utf-8") as f:
-            files = f.read().replace("\\\n", " ").split(":", 1)[1].split()
-    return proc.stdout, files
-
-
-def own_headers(headers: List[str], lib: Library) -> List[str]:
-    """The library's headers: those whose file name starts with its prefix."""
-    stem = lib.prefix.lower()
-    return [f for f in headers if os.path.basename(f).lower().startswith(stem)]
-
-
-def parse(text: str, header: str) -> c_ast.FileAST:
-    try:
-        return c_parser.CParser().parse(text, "<%s preprocessed>" % header)
-    except c_parser.ParseError as e:
-        raise GenError("pycparser cannot parse the preprocessed headers: %s" % e) from e
-
-
-def read_functions(ast: c_ast.FileAST, prefix: str,
-                   others: List[str]) -> Tuple[List[Function], Types]:
-    """Every function declared with a name starting with prefix, but not with one of others (the
-    longer prefixes of other libraries: cublasLt's functions are not cuBLAS's), sorted by
-    name."""
-    functions = {}
-    for node in ast.ext:
-        if (isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl)
-                and node.name.startswith(prefix)
-                and not any(node.name.startswith(o) for o in others)):
-            params = read_params(node.name, node.type)
-            functions[node.name] = Function(node.name, node.type.type, params)
-    return [functions[name] for name in sorted(functions)], Types(ast)
-
-
-def enum_value(node, known: Dict[str, int]) -> int:
-    """The value of an enumerator's constant expression (integers, names of
-    earlier enumerators, unary minus and the usual binary operators)."""
-    if isinstance(node, c_ast.Constant):
-        return int(node.value.rstrip("uUlL"), 0)
-    if isinstance(node, c_ast.ID) and node.name in known:
-        return known[node.name]
-    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~"):
-        v = enum_value(node.expr, known)
-        return {"-": -v, "+": v, "~": ~v}[node.op]
-    if isinstance(node, c_ast.BinaryOp):
-        a, b = enum_value(node.left, known), enum_value(node.right, known)
-        ops = {"+": a + b, "-": a - b, "*": a * b, "<<": a << b, ">>": a >> b,
-               "|": a | b, "&": a & b}
-        if node.op in ops:
-            return ops[node.op]
-    if isinstance(node, c_ast.Cast):
-        return enum_value(node.expr, known)
-    raise GenError("cannot evaluate enumerator value %s" % c_generator.CGenerator().visit(node))
-
-
-def read_enums(ast: c_ast.FileAST, prefix: str) -> List[Tuple[str, str, int]]:
-    """(type, enumerator, value) of every enum typedef'd with a name starting with prefix."""
-    out, known = [], {}
-    for node in ast.ext:
-        if not (isinstance(node, c_ast.Typedef) and node.name.startswith(prefix)
-                and isinstance(node.type, c_ast.TypeDecl)
-                and isinstance(node.type.type, c_ast.Enum)):
-            continue
-        value = -1
-        for e in node.type.type.values.enumerators if node.type.type.values else []:
-            value = enum_value(e.value, known) if e.value is not None else value + 1
-            known[e.name] = value
-            out.append((node.name, e.name, value))
-    return sorted(out, key=lambda t: (t[0], t[2], t[1]))
-
-
-def enums_file(enums: List[Tuple[str, str, int]], table: str, banner: str) -> str:
-    """The analyzer's table of a library's enum names (C, no CUDA header needed)."""
-    rows = ['\t{ "%s", "%s", %d },' % e for e in enums]
-    return ("/* clang-format off */\n/* %s */\n#include \"dt-analyzer.h\"\n\n"
-            "const struct dt_enum_name %s[] = {\n%s\n};\n"
-            "const size_t %s_count = %d;\n"
-            % (banner, table, "\n".join(rows), table, len(enums)))
-
-
-def read_params(name: str, func: c_ast.FuncDecl) -> List[Param]:
-    params = func.args.params if func.args else []
-    if len(params) == 1 and params[0].name is None and type_text(params[0].type) == "void":
-        return []
-    if any(p.name is None for p in params):
-        raise GenError("%s: unnamed parameter" % name)
-    gen = c_generator.CGenerator()
-    return [Param(p.name, gen.visit(p).replace(" [", "["), type_text(p.type), p.type,
-                  isinstance(p.type, (c_ast.PtrDecl, c_ast.ArrayDecl)))
-            for p in params]
-
-
-def deprecated_names(headers: List[str], lib: Library) -> Set[str]:
-    """Functions declared after the library's deprecation macro, which preprocessing removes."""
-    names = set()
-    if not lib.deprecated_macro:
-        return names
-    for path in headers:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
-        text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", " ", text, flags=re.M)
-        for statement in re.split(r"[;{}]", text):
-            if re.search(r"\b%s\b" % re.escape(lib.deprecated_macro), statement):
-                m = re.search(r"\b(%s\w+)\s*\(" % re.escape(lib.prefix), statement)
-                if m:
-                    names.add(m.group(1))
-    return names
-
-
-def header_version(headers: List[str], lib: Library) -> Tuple[str, int]:
-    """The library's version from its version header: ("9.19.0", 91900), the parts joined by
-    dots and weighed by the description's scale."""
-    path = next((h for h in headers if os.path.basename(h) == lib.version_header), None)
-    if path is None:
-        raise GenError("%s did not include %s" % (lib.header, lib.version_header))
-    with open(path, encoding="utf-8", errors="replace") as f:
-        defines = dict(re.findall(r"^\s*#\s*define\s+(\w+)\s+(\d+)\s*$", f.read(), re.M))
-    try:
-        parts = [int(defines[k]) for k in lib.version_macros]
-    except KeyError as e:
-        raise GenError("%s defines no %s" % (path, e.args[0])) from e
-    return (".".join(str(v) for v in parts),
-            sum(v * w for v, w in zip(parts, lib.version_scale)))
 
 
 # --------------------------------------------------------------------------- annotations
@@ -426,7 +75,7 @@ class Rule:
     where: str  # "file:line", for messages
     func_glob: str
     param_glob: str
-    role: str  # role name: value, in, out, scalar, string, outstring, payload, outpayload
+    role: str  # value, in, out, scalar, outscalar, string, outstring, payload, outpayload
     length: Optional[List[str]] = None  # LEN atoms (one, or two for min): "4", "n", "*n"
     args: Optional[List[str]] = None  # payload/outpayload parameter names
     used: bool = False
@@ -438,7 +87,7 @@ class Rule:
 
 ATOM = r"\d+|\*?[A-Za-z_]\w*"
 ROLE_RE = re.compile(
-    r"(?P<plain>value|in|out|scalar|string)"
+    r"(?P<plain>value|in|out|outscalar|scalar|string)"
     r"|(?P<array>in|out|outstring)\[(?:(?P<atom>%s)|min\((?P<a>%s),(?P<b>%s)\))\]"
     r"|(?P<payload>payload|outpayload)\((?P<args>\w+(?:,\w+)*)\)" % (ATOM, ATOM, ATOM))
 
@@ -489,7 +138,7 @@ class Field:
 
 def count_var(name: str) -> str:
     """The wrapper's local holding a variable-length field's element or byte count."""
-    return "n_" + name
+    return "dt_n_" + name
 
 
 def fixed_field(name: str, code: str, value: str, out: bool = False) -> Field:
@@ -522,10 +171,11 @@ class FieldMaker:
         # Outputs are read only when the call succeeded; without a status, always.
         self.status = status
         self.uses_ok = False  # whether a Field tests the wrapper's `ok`
+        self.mode: Optional[Tuple[PointerMode, str]] = None  # asked of which argument
 
     def by_value(self, param: Param) -> Field:
         elem = self.types.elem(param.node)
-        if elem.kind not in ("scalar", "pointer"):
+        if elem.kind not in ("scalar", "pointer") or base_code(elem.code) not in ENCODINGS:
             raise GenError("cannot record a %s passed by value" % elem.kind)
         return fixed_field(param.name, elem.code, param.name)
 
@@ -547,10 +197,24 @@ class FieldMaker:
         library's description says of its pointers."""
         if target.kind == "void":
             return self.lib.void_pointers == "device"
+        if target.kind == "pointer" and self.lib.pointer_arrays == "device":
+            # `const float *const A[]`: the batched calls' arrays of device pointers, which
+            # lie in device memory themselves
+            return self.points_to_data(param.node.type)
         if self.lib.number_pointers != "device" or not self.types.is_number(target):
             return False
         return not any(fnmatch.fnmatchcase(self.func, f) and fnmatch.fnmatchcase(param.name, p)
                        for f, p in (h.split() for h in self.lib.host_numbers))
+
+    def points_to_data(self, node) -> bool:
+        """Whether `node` (an element's declarator) is a pointer to numbers or to void."""
+        if not isinstance(node, c_ast.PtrDecl):
+            return False
+        try:
+            elem = self.types.elem(node.type)
+        except GenError:
+            return False
+        return elem.kind == "void" or self.types.is_number(elem)
 
     def if_ok(self, expr: str, out: bool) -> str:
         """A variable-length output's byte or element count: 0 unless the call succeeded."""
@@ -586,8 +250,13 @@ class FieldMaker:
         return self.element(param, target, rule, True)
 
     def element(self, param: Param, target: Elem, rule: Rule, out: bool) -> Field:
-        """One element, or an array of rule.length elements, read through the pointer."""
+        """One element, or an array of rule.length elements, read through the pointer; for a
+        void pointer, rule.length bytes (attribute values of a given size)."""
         name = param.name
+        if target.kind == "void" and rule.length is not None:
+            nbytes = self.if_failed_cap("dt_count(%s, %s, 1)" % (name, self.length(rule, out)),
+                                        out, FAILED_CAP_BYTES)
+            return blob_field(name, "x", self.if_ok(nbytes, out), out)
         if target.kind not in ("scalar", "pointer", "struct"):
             raise GenError("role %s needs a pointer to a complete type" % rule.role)
         length = "1" if rule.length is None else self.length(rule, out)
@@ -604,8 +273,52 @@ class FieldMaker:
         return array_field(name, target, self.if_ok(count, out), out)
 
     def role_scalar(self, param: Param, target: Elem, rule: Rule) -> Field:
+        if self.lib.scalars == "pointer-mode":
+            return self.modal_scalar(param, target, False)
         self.need(target, "void", rule)
         return blob_field(param.name, "k", "dt_hostscalar_len(%s)" % param.name, False)
+
+    def role_outscalar(self, param: Param, target: Elem, rule: Rule) -> Field:
+        if self.lib.scalars != "pointer-mode":
+            raise GenError("role outscalar needs scalars = \"pointer-mode\"")
+        return self.modal_scalar(param, target, True)
+
+    def modal_scalar(self, param: Param, target: Elem, out: bool) -> Field:
+        """A scalar in host or device memory as the call's pointer mode says (code m): read on
+        the host only in a host mode; its size is its type's, or for void at most 16 bytes (a
+        double complex), the decoder taking what the call's scale type says."""
+        if target.kind == "void":
+            most = "16"
+        elif self.types.is_number(target):
+            most = "sizeof(%s)" % target.ctype
+        else:
+            raise GenError("a scalar must point to a number or to void")
+        pm, arg = self.pointer_mode()
+        host = " || ".join("dt_mode == %s" % m for m in pm.host_modes(param.name)) or "0"
+        if out and "const" in getattr(param.node.type, "quals", []):
+            raise GenError("role outscalar on a pointer to const")
+        cond = "(%s)" % host
+        if out and self.status:
+            self.uses_ok = True
+            cond = "ok && " + cond
+        n = count_var(param.name)
+        return Field(param.name, (">" if out else "") + "m", "16 + " + n,
+                     "dt_put_modal(p, %s, dt_mode, %s)" % (param.name, n),
+                     "%s ? dt_scalar_len(%s, %s) : 0" % (cond, param.name, most))
+
+    def pointer_mode(self) -> Tuple[PointerMode, str]:
+        """The pointer mode that rules this call's scalars, and the argument it is asked of."""
+        if self.mode is None:
+            for pm in self.lib.pointer_modes:
+                arg = next((p.name for p in self.params.values()
+                            if not p.is_pointer and p.decl.split()[0] == pm.of), None)
+                if arg:
+                    self.mode = (pm, arg)
+                    break
+            else:
+                raise GenError("no argument of a type [[pointer_mode]] names (%s)"
+                               % ", ".join(pm.of for pm in self.lib.pointer_modes))
+        return self.mode
 
     def role_string(self, param: Param, target: Elem, rule: Rule) -> Field:
         self.need(target, "char", rule)
@@ -702,6 +415,7 @@ class Api:
     ret_kind: str
     fields: List[Field]
     uses_ok: bool
+    mode: Optional[Tuple[PointerMode, str]] = None  # asked of which argument, for scalars
 
     @property
     def signature(self) -> str:
@@ -720,7 +434,7 @@ def describe(lib: Library, func: Function, types: Types, rules: List[Rule]) -> A
         if rule is not None:
             rule.used = True
         try:
-            if param.name in WRAPPER_LOCALS or param.name.startswith("n_"):
+            if param.name in WRAPPER_LOCALS or param.name.startswith("dt_"):
                 raise GenError("name clashes with the wrapper's locals")
             fields.append(maker.pointer(param, rule) if param.is_pointer
                           else maker.by_value(param))
@@ -729,7 +443,7 @@ def describe(lib: Library, func: Function, types: Types, rules: List[Rule]) -> A
     if errors:
         raise GenError("\n".join(errors))
     extra = return_field(ret_kind)
-    return Api(func, ret_kind, fields + ([extra] if extra else []), maker.uses_ok)
+    return Api(func, ret_kind, fields + ([extra] if extra else []), maker.uses_ok, maker.mode)
 
 
 # --------------------------------------------------------------------------- C output
@@ -801,14 +515,18 @@ def c_wrapper(lib: Library, api: Api) -> str:
 def graph_scope(lib: Library, func: Function) -> str:
     """The line that opens a CUDA-graph scope before a call that can launch
     work (shim-runtime.h): on a graph the call is given (cuDNN's populate and
-    update functions, say), else on its handle's stream, when that is being
-    captured."""
+    update functions, say), else on the stream it is given (cublasLtMatmul),
+    else on its handle's stream, when that is being captured."""
     graph = next((p.name for p in func.params if p.decl.split()[0] == "cudaGraph_t"
                   and "*" not in p.decl), None)
     if graph:
         update = lib.graph_update and fnmatch.fnmatchcase(func.name, lib.graph_update)
         how = "DT_GRAPH_UPDATED" if update else "DT_GRAPH_POPULATED"
         return "\tdt_graph_begin_graph(t, %s, %s);" % (graph, how)
+    stream = next((p.name for p in func.params if p.decl.split()[0] == "cudaStream_t"
+                   and "*" not in p.decl), None)
+    if stream:
+        return "\tdt_graph_begin_stream(t, %s);" % stream
     handle = next((p.name for p in func.params if p.decl.split()[0] == lib.handle_type
                    and "*" not in p.decl), None)
     return "\tdt_graph_begin(t, %s);" % handle if handle else ""
@@ -838,6 +556,8 @@ def launches_work(lib: Library, func: Function) -> bool:
 def c_record(lib: Library, api: Api) -> List[str]:
     """The lines that size the API_CALL record and store the arguments into it."""
     lines = ["\tconst int ok = ret == %s;" % lib.success] if api.uses_ok else []
+    if api.mode:
+        lines.append("\tconst int32_t dt_mode = %s(%s);" % (mode_getter(api.mode[0]), api.mode[1]))
     lines += ["\tuint32_t %s = %s;" % (count_var(f.name), f.count) for f in api.fields if f.count]
     status = "(int32_t)ret" if api.ret_kind == "status" else "0"
     lines += [
@@ -905,15 +625,65 @@ uint64_t dt_version_{lib.name}(void)
     return "\n".join(out)
 
 
+def mode_getter(pm: PointerMode) -> str:
+    return "dt_mode_" + pm.of
+
+
+def c_mode_getters(lib: Library, apis: List[Api]) -> str:
+    """For each [[pointer_mode]] some call uses: the function that asks it (not recorded) of the
+    call's argument; -1 when it cannot be asked (a NULL or bad handle: nothing is read)."""
+    by_name = {a.func.name: a for a in apis}
+    out = []
+    for pm in lib.pointer_modes:
+        if not any(a.mode and a.mode[0] is pm for a in apis):
+            continue
+        api = by_name.get(pm.getter)
+        nparams = 5 if pm.attribute else 2
+        if api is None or api.ret_kind != "status" or len(api.func.params) != nparams:
+            raise GenError("%s: pointer_mode getter %s is not a function of %d parameters "
+                           "returning %s" % (lib.path, pm.getter, nparams, lib.status_type))
+        params = api.func.params
+        if pm.attribute:
+            args = "of, %s, &mode, sizeof(mode), &written" % pm.attribute
+            local = "\tsize_t written = 0;\n"
+        else:
+            args = "of, (%s)&mode" % params[1].abstract
+            local = ""
+        out.append(f"""/* The pointer mode of a {pm.of}, by {pm.getter} (not recorded); -1 when it
+ * cannot be asked. */
+static int32_t {mode_getter(pm)}({pm.of} of)
+{{
+\ttypedef {c_declarator(lib.status_type, "(*real_t)")}({", ".join(p.abstract for p in params)});
+\treal_t real = (real_t)dt_real(DT_API_{pm.getter});
+\tint32_t mode = -1;
+{local}\tif (!of || !real || real({args}) != {lib.success})
+\t\treturn -1;
+\treturn mode;
+}}
+""")
+    return "\n".join(out)
+
+
+def c_stand_ins(lib: Library) -> str:
+    """The C declarations of the C++ types the header's C++-only functions take (by pointer),
+    so that their wrappers compile as C."""
+    if not lib.stand_ins:
+        return ""
+    return ("/* Stand-ins of the C++ types of the functions %s declares for C++ only. */\n%s\n"
+            % (", ".join(lib.cplusplus_unguard), "\n".join(lib.stand_ins)))
+
+
 def c_file(lib: Library, index: int, apis: List[Api], banner: str) -> str:
     """One library's wrappers."""
     parts = [
         "/* %s */\n" % banner,
         "#include <%s>\n\n/* These are the wrappers of %s, dt_libraries[%d]. */\n"
         "#define DT_LIBRARY %d\n" % (lib.header, lib.display, index, index),
+        c_stand_ins(lib),
         '#include "shim-runtime.h"\n#include "dt-api.h"\n',
         "\n".join(array_static_asserts(apis)) + "\n",
         C_HELPERS,
+        c_mode_getters(lib, apis),
     ]
     return "\n".join(parts + [c_wrapper(lib, a) for a in apis] + [c_trampolines(lib, apis)])
 
@@ -953,8 +723,22 @@ def api_c_file(libs: List[Tuple[Library, List[Api], int]], apis: List[Api], bann
         c_table("const uint16_t dt_api_flags[DT_API_COUNT]", apis,
                 lambda a: str(DEPRECATED if a.func.deprecated else 0)),
         "const struct dt_library dt_libraries[DT_LIBRARY_COUNT] = {\n%s\n};\n" % "\n".join(rows),
+        after_call_table(libs),
     ]
     return "\n".join(parts)
+
+
+def after_call_table(libs: List[Tuple[Library, List[Api], int]]) -> str:
+    """The shim's hooks run after a call is recorded (a description's [after_call])."""
+    rows = []
+    for lib, apis, _ in libs:
+        names = {a.func.name for a in apis}
+        for func, hook in sorted(lib.after_call.items()):
+            if func not in names:
+                raise GenError("%s: [after_call] %s is not a wrapped function" % (lib.path, func))
+            rows.append("\t[DT_API_%s] = %s," % (func, hook))
+    return ("void (*const dt_after_call[DT_API_COUNT])(struct dt_thread *) = {\n%s\n};\n"
+            % "\n".join(rows))
 
 
 def h_file(libs: List[Library], apis: List[Api], banner: str) -> str:
@@ -966,6 +750,8 @@ def h_file(libs: List[Library], apis: List[Api], banner: str) -> str:
             hooks.append("%s bool dt_stream_%s(void *handle, void **stream);" % (hidden, lib.name))
         if lib.version_call:
             hooks.append("%s uint64_t dt_version_%s(void);" % (hidden, lib.name))
+    for fn in sorted({h for lib in libs for h in lib.after_call.values()}):
+        hooks.append("%s void %s(struct dt_thread *t);" % (hidden, fn))
     names = ", ".join(lib.display for lib in libs)
     hooks = "\n".join(hooks)
     return f"""/* {banner} */
@@ -991,10 +777,13 @@ enum dt_api {{
 {hidden} extern const char *const dt_api_sigs[DT_API_COUNT];
 {hidden} extern const uint16_t dt_api_flags[DT_API_COUNT];
 
-/* The wrapped libraries (dt_libraries, shim-runtime.h), and what their
- * rows call. */
+/* The wrapped libraries (dt_libraries, shim-runtime.h), what their rows
+ * call, and the hooks the shim runs after some calls are recorded, by id
+ * (NULL: none; the descriptions' [after_call]). */
 #define DT_LIBRARY_COUNT {len(libs)}
+struct dt_thread;
 {hooks}
+{hidden} extern void (*const dt_after_call[DT_API_COUNT])(struct dt_thread *t);
 
 #endif /* DT_API_H */
 """
@@ -1029,7 +818,7 @@ def generate_library(args, lib: Library, outputs: Dict[str, str]) -> Tuple[List[
     text, headers = preprocess(shlex.split(args.cc), args.include_dir, lib)
     ast = parse(text, lib.header)
     others = [o for o in args.prefixes if len(o) > len(lib.prefix) and o.startswith(lib.prefix)]
-    functions, types = read_functions(ast, lib.prefix, others)
+    functions, types = read_functions(ast, lib.prefix, others, lib.handle_types)
     if not functions:
         raise GenError("no %s* function found in %s" % (lib.prefix, lib.header))
     deprecated = deprecated_names(own_headers(headers, lib), lib)

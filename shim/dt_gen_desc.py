@@ -5,14 +5,37 @@ here reads a header or writes code."""
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import os
 import re
 import tomllib
-from typing import List
+from typing import Dict, List
 
 
 class GenError(Exception):
     """A fact about the headers or the annotations that the generator cannot turn into code."""
+
+
+@dataclasses.dataclass
+class PointerMode:
+    """How to ask where a call's scalars lie: of the call's argument of type `of`, by `getter`
+    (`status getter(of, mode *)`, or with `attribute`, `status getter(of, attribute, buf, size,
+    size *written)`); the scalars are in host memory under the modes of `host` ("MODE", or
+    "param-glob:MODE" for some parameters only)."""
+
+    of: str
+    getter: str
+    attribute: str
+    host: List[str]
+
+    def host_modes(self, param: str) -> List[str]:
+        """The modes under which the scalar `param` is in host memory."""
+        modes = []
+        for h in self.host:
+            glob, _, mode = h.rpartition(":")
+            if not glob or fnmatch.fnmatchcase(param, glob):
+                modes.append(mode)
+        return modes
 
 
 @dataclasses.dataclass
@@ -49,7 +72,13 @@ class Library:
     void_pointers: str  # "device": void * is the pointer value unless annotated
     number_pointers: str  # "annotated", or "device" (typed pointers to numbers are values)
     host_numbers: List[str]  # with numbers = "device": "function-glob param-glob" that are not
-    scalars: str  # "host", or "pointer-mode" (declared only: not generated yet)
+    scalars: str  # "host", or "pointer-mode" (where the library's pointer modes say)
+    pointer_arrays: str  # "device": arrays of pointers to numbers are device memory; or ""
+    handle_types: List[str]  # typedefs of pointers to complete structs recorded as handles
+    pointer_modes: List[PointerMode]
+    after_call: Dict[str, str]  # function -> the shim's hook run after its call is recorded
+    cplusplus_unguard: List[str]  # headers whose C++-only declarations are read as C
+    stand_ins: List[str]  # C declarations of the C++ types those take (by pointer)
 
     @property
     def export_node(self) -> str:
@@ -65,6 +94,16 @@ def _get(table: dict, key: str, kind, where: str, default=None):
     if not isinstance(value, kind):
         raise GenError("%s: `%s` must be a %s" % (where, key, kind.__name__))
     return value
+
+
+def _pointer_mode(table: dict, path: str) -> PointerMode:
+    where = path + " [[pointer_mode]]"
+    mode = PointerMode(of=_get(table, "of", str, where), getter=_get(table, "getter", str, where),
+                       attribute=_get(table, "attribute", str, where, ""),
+                       host=_get(table, "host", list, where))
+    if not mode.host:
+        raise GenError("%s: `host` is empty" % where)
+    return mode
 
 
 def read_library(path: str) -> Library:
@@ -109,15 +148,25 @@ def read_library(path: str) -> Library:
         number_pointers=_get(pointers, "numbers", str, path + " [pointers]", "annotated"),
         host_numbers=_get(pointers, "host_numbers", list, path + " [pointers]", []),
         scalars=_get(pointers, "scalars", str, path + " [pointers]", "host"),
+        pointer_arrays=_get(pointers, "pointer_arrays", str, path + " [pointers]", ""),
+        handle_types=_get(pointers, "handles", list, path + " [pointers]", []),
+        pointer_modes=[_pointer_mode(m, path) for m in _get(d, "pointer_mode", list, path, [])],
+        after_call=_get(d, "after_call", dict, path, {}),
+        cplusplus_unguard=_get(d.get("cplusplus", {}), "unguard", list, path + " [cplusplus]", []),
+        stand_ins=_get(d.get("cplusplus", {}), "stand_ins", list, path + " [cplusplus]", []),
     )
     if len(lib_.version_macros) != len(lib_.version_scale) or not lib_.version_macros:
         raise GenError("%s: [version] macros and scale must be lists of the same length" % path)
     if not lib_.sonames:
         raise GenError("%s: [library] sonames is empty" % path)
     if lib_.void_pointers != "device" or lib_.number_pointers not in ("annotated", "device") \
-            or lib_.scalars not in ("host", "pointer-mode"):
+            or lib_.scalars not in ("host", "pointer-mode") \
+            or lib_.pointer_arrays not in ("", "device"):
         raise GenError("%s: [pointers]: void = \"device\"; numbers = \"annotated\" or "
-                       "\"device\"; scalars = \"host\" or \"pointer-mode\"" % path)
+                       "\"device\"; scalars = \"host\" or \"pointer-mode\"; "
+                       "pointer_arrays = \"device\"" % path)
+    if (lib_.scalars == "pointer-mode") != bool(lib_.pointer_modes):
+        raise GenError("%s: scalars = \"pointer-mode\" goes with [[pointer_mode]] tables" % path)
     if not re.fullmatch(r"[a-z][a-z0-9_]*", lib_.name):
         raise GenError("%s: name must be lower case letters, digits and _" % path)
     return lib_

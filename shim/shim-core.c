@@ -954,6 +954,12 @@ void dt_graph_begin_slow(struct dt_thread *t, void *handle)
 		dt_cupti_graph_begin_stream(&t->graph, stream);
 }
 
+void dt_graph_begin_stream_slow(struct dt_thread *t, void *stream)
+{
+	if (t->depth == 1)
+		dt_cupti_graph_begin_stream(&t->graph, stream);
+}
+
 void dt_graph_begin_graph_slow(struct dt_thread *t, void *graph, uint32_t how)
 {
 	if (t->depth == 1)
@@ -1005,8 +1011,8 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 void dt_call_end(struct dt_thread *t)
 {
 	dt_ring_commit(t->ring);
-	if (DT_UNLIKELY(dt_plan_hooked[t->api]))
-		dt_plan_hook(t);
+	if (DT_UNLIKELY(dt_after_call[t->api] != NULL))
+		dt_after_call[t->api](t);
 }
 
 /* -------------------------------------------------------------- lifecycle */

@@ -25,12 +25,6 @@
 	4096 /* plans alive at once; a collision forgets the older one \
 	      */
 
-const bool dt_plan_hooked[DT_API_COUNT] = {
-	[DT_API_cudnnBackendCreateDescriptor] = true,
-	[DT_API_cudnnBackendFinalize] = true,
-	[DT_API_cudnnBackendDestroyDescriptor] = true,
-};
-
 /* Descriptors created as execution plans, direct-mapped by address. */
 static _Atomic uint64_t plans[SLOTS];
 static int enabled = -1;
@@ -42,7 +36,7 @@ static _Atomic uint64_t *slot(uint64_t desc)
 
 /* The argument bytes of the hooked calls are read at fixed offsets: check,
  * once, that the signatures are the ones this code was written for. */
-void dt_plans_init(void)
+static void plans_init(void)
 {
 	const char *env = getenv("DNNTRACE_PLAN_QUERY");
 
@@ -126,7 +120,7 @@ void dt_plan_hook(struct dt_thread *t)
 	int32_t type;
 
 	if (enabled < 0)
-		dt_plans_init();
+		plans_init();
 	if (!enabled || t->status != CUDNN_STATUS_SUCCESS || t->by_dnntrace)
 		return;
 	switch (t->api) {

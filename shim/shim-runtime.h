@@ -88,11 +88,6 @@ struct dt_thread {
 	struct dt_graph_scope graph; /* the CUDA graph the call adds to */
 };
 
-/* Calls after which shim-plans.c has something to do. */
-DT_HIDDEN extern const bool dt_plan_hooked[];
-DT_HIDDEN void dt_plan_hook(struct dt_thread *t); /* after the call in t */
-DT_HIDDEN void dt_plans_init(void);
-
 DT_HIDDEN void dt_gpu_push(struct dt_thread *t);
 DT_HIDDEN void dt_gpu_pop(struct dt_thread *t);
 
@@ -103,11 +98,19 @@ DT_HIDDEN void dt_gpu_pop(struct dt_thread *t);
 DT_HIDDEN void dt_graph_begin_slow(struct dt_thread *t, void *handle);
 DT_HIDDEN void dt_graph_begin_graph_slow(struct dt_thread *t, void *graph,
 					 uint32_t how);
+DT_HIDDEN void dt_graph_begin_stream_slow(struct dt_thread *t, void *stream);
 static inline void dt_graph_begin_graph(struct dt_thread *t, void *graph,
 					uint32_t how)
 {
 	if (DT_UNLIKELY(dt_cupti_graphs))
 		dt_graph_begin_graph_slow(t, graph, how);
+}
+
+/* The same, for a call given its stream (cublasLtMatmul). */
+static inline void dt_graph_begin_stream(struct dt_thread *t, void *stream)
+{
+	if (DT_UNLIKELY(dt_cupti_graphs))
+		dt_graph_begin_stream_slow(t, stream);
 }
 
 static inline void dt_gpu_begin(struct dt_thread *t)
@@ -164,6 +167,12 @@ DT_HIDDEN uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 				 uint64_t t1, int32_t status, uint32_t len);
 DT_HIDDEN void dt_call_end(struct dt_thread *t);
 
+/* Where the argument `name` of the call just recorded in t lies in its
+ * record (as its signature lays it out), or NULL: for the hooks run after
+ * a call (dt_after_call). */
+DT_HIDDEN const uint8_t *dt_call_arg(const struct dt_thread *t,
+				     const char *name);
+
 /* Bytes of a backend attribute payload of count elements of attr_type at
  * ptr to record: within DT_MAX_BLOB, or a larger bound for text. */
 DT_HIDDEN uint32_t dt_backend_payload_bytes(const void *ptr, int64_t count,
@@ -188,6 +197,18 @@ static inline uint32_t dt_hostscalar_len(const void *p)
 	if (!p)
 		return 0;
 	return ((uintptr_t)p & 4095u) <= 4088u ? 8u : 4u;
+}
+
+/* Bytes of a scalar under a pointer mode (alpha, beta of cuBLAS) to read,
+ * in host memory: its size, `most`, or for one of unknown type the most it
+ * can be, but never past the page its first byte lies in. */
+static inline uint32_t dt_scalar_len(const void *p, uint32_t most)
+{
+	uint32_t left = 4096u - ((uintptr_t)p & 4095u);
+
+	if (!p)
+		return 0;
+	return most < left ? most : left;
 }
 
 /* Length of an input string to record. */
@@ -243,6 +264,17 @@ static inline uint8_t *dt_put_array(uint8_t *p, const void *src, uint32_t count,
 	if (count)
 		p = dt_put(p, src, (size_t)count * elem);
 	return p;
+}
+
+/* A scalar under a pointer mode (code m): its pointer, the mode the
+ * library reported (-1: unknown), then n bytes read from host memory (0
+ * unless the mode says host). */
+static inline uint8_t *dt_put_modal(uint8_t *p, const void *ptr, int32_t mode,
+				    uint32_t n)
+{
+	p = dt_put_ptr(p, ptr);
+	p = dt_put_i32(p, mode);
+	return dt_put_array(p, ptr, n, 1);
 }
 
 #include <stdatomic.h>

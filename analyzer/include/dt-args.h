@@ -21,14 +21,16 @@ struct dt_arg {
 	uint32_t type_len;
 	bool out;            /* value stored by the callee ('>') */
 	char code;           /* 'i' 'u' 'f' 'e' 'p' scalars; 'a' array;
-				'x' bytes; 'k' host scalar; 's' string */
+				'x' bytes; 'k' host scalar; 'm' scalar
+				under a pointer mode; 's' string */
 	char elem;           /* for 'a': the element's code */
 	uint8_t width;       /* scalar or array element width in bytes */
-	uint64_t u;          /* scalar value, zero-extended */
-	int64_t i;           /* scalar value, sign-extended */
-	double f;            /* 'f' scalars */
-	const uint8_t *data; /* 'a' 'x' 'k' 's': the bytes */
-	uint32_t count;      /* 'a': elements; 'x' 'k' 's': bytes */
+	uint64_t u;          /* scalar value, zero-extended; 'm': pointer */
+	int64_t i;           /* scalar value, sign-extended; 'm': the pointer
+				mode, -1 when unknown */
+	double f;            /* 'f' scalars; 'k' 'm': the float reading */
+	const uint8_t *data; /* 'a' 'x' 'k' 'm' 's': the bytes */
+	uint32_t count;      /* 'a': elements; 'x' 'k' 'm' 's': bytes */
 };
 
 struct dt_args_iter {
@@ -70,10 +72,15 @@ int dt_sig_decode_values(const struct dt_sig *s, const uint8_t *args,
  * length snprintf would have written. */
 int dt_arg_format(const struct dt_arg *a, char *buf, size_t size);
 
-/* A 'k' argument's value for display when the call's data type is not at
+/* A 'k' (or 'm') argument's value for display when the call's data type is not at
  * hand: the double reading when the bytes look like a double, else the
  * float reading. Analyses that know the data type pick it themselves. */
 double dt_hostscalar_guess(const struct dt_arg *a);
+
+/* The argument of those n (decoded) named name, or NULL: decoders read
+ * calls by their parameters' names. */
+const struct dt_arg *dt_arg_named(const struct dt_arg *args, int n,
+				  const char *name);
 
 /* Element i of an 'a' argument, as signed or unsigned 64-bit. */
 int64_t dt_arg_elem_i(const struct dt_arg *a, uint32_t i);

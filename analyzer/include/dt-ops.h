@@ -178,4 +178,17 @@ const char *dt_library_display(const char *library);
 const char *dt_library_version(const char *library, const char *v, char *buf,
 			       size_t size);
 
+/* A call's status in words: cuDNN's by its name (library NULL: a trace
+ * of cuDNN alone), another library's as its number. */
+const char *dt_library_status(const char *library, int64_t status, char *buf,
+			      size_t size);
+
+/* A library the trace wraps (library, as dt_library_display() takes it)
+ * that was not loaded and made no recorded call, while kernels of it ran
+ * (ns of GPU time in `kernels` kernels, by their names, outside any
+ * call): why, in one sentence into buf, as info and report print it
+ * after the library's name. NULL when no kernel of it ran. */
+const char *dt_static_text(const char *library, uint64_t ns, uint64_t kernels,
+			   char *buf, size_t size);
+
 #endif /* DT_OPS_H */

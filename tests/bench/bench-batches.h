@@ -1,7 +1,8 @@
 /*
  * bench-batches.h - what the per-call benchmarks (bench-shim, bench-nvtx)
- * share: the clock, and the median and 90th percentile of per-item times
- * over batches, printed as "MEDIAN P90" for their scripts.
+ * share: the clock, timing a call in batches, and the median and 90th
+ * percentile of per-item times over batches, printed as "MEDIAN P90" for
+ * their scripts.
  */
 #ifndef BENCH_BATCHES_H
 #define BENCH_BATCHES_H
@@ -29,6 +30,27 @@ static inline void print_median_p90(double *t, int n)
 {
 	qsort(t, (size_t)n, sizeof(double), cmp_double);
 	printf("%.1f %.1f\n", t[n / 2], t[n * 9 / 10]);
+}
+
+/* Times call() in batches of `batch` calls, after 10 000 to warm up (the
+ * first calls resolve symbols), and prints the median and p90 per call. */
+static inline int time_batches(void (*call)(void), int batches, int batch)
+{
+	double *per_call = malloc(sizeof(double) * (size_t)batches);
+
+	if (!per_call)
+		return 1;
+	for (int i = 0; i < 10000; i++)
+		call();
+	for (int b = 0; b < batches; b++) {
+		uint64_t t0 = now_ns();
+		for (int i = 0; i < batch; i++)
+			call();
+		per_call[b] = (double)(now_ns() - t0) / batch;
+	}
+	print_median_p90(per_call, batches);
+	free(per_call);
+	return 0;
 }
 
 #endif /* BENCH_BATCHES_H */

@@ -1,24 +1,66 @@
 #!/bin/sh
-# Recording overhead per call: bench-shim without the shim, with the shim
-# only forwarding (DNNTRACE_DISABLE=1, the no-op baseline), and recording.
-# Each configuration runs 5 times; the best median is kept.
-# usage: bench-shim.sh BENCH_SHIM LIBDNNTRACE
+# Recording overhead per call: bench-shim (cuDNN calls: one that launches
+# nothing, cudnn, and one that can, cudnn-exec) and, where built,
+# bench-shim-gemm (cuBLASLt's cublasLtMatmul and cuBLAS's cublasGemmEx)
+# without the shim, with the shim only forwarding (DNNTRACE_DISABLE=1, the
+# no-op baseline), and recording. Five rounds, each running every call in
+# every configuration in turn (interleaved, so that a busy minute weighs on
+# all alike); per call and configuration, the median and the best of the
+# five runs' medians. BENCH_SHIM_CALLS names the calls (default: cudnn
+# cudnn-exec ltmatmul gemmex; on a GPU, ltmatmul-gpu and gemmex-gpu too:
+# real handles).
+# usage: bench-shim.sh BENCH_SHIM LIBDNNTRACE [BENCH_SHIM_GEMM]
 set -eu
-bench=$1 shim=$2
+bench=$1 shim=$2 gemm=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-best() { # best median (and its p90) of 5 runs of: env... bench
-	for i in 1 2 3 4 5; do env "$@" "$bench"; done | sort -n | head -1
+calls=cudnn
+[ -n "$gemm" ] && calls=${BENCH_SHIM_CALLS:-cudnn cudnn-exec ltmatmul gemmex}
+run() { # CALL ENV...: one run's "MEDIAN P90"
+	call=$1
+	shift
+	case $call in
+	cudnn) env "$@" "$bench" ;;
+	cudnn-exec) env "$@" "$bench" execute ;;
+	*) env "$@" "$gemm" "$call" ;;
+	esac
 }
-plain=$(best DNNTRACE_X=1)
-noop=$(best LD_PRELOAD="$shim" DNNTRACE_DISABLE=1)
-rec=$(best LD_PRELOAD="$shim" DNNTRACE_OUTPUT="$tmp/b-%p.dnnt" DNNTRACE_BUFFER_SIZE=64M)
-set -- $plain; p=$1 pp=$2
-set -- $noop; n=$1 np=$2
-set -- $rec; r=$1 rp=$2
-echo "cudnnBackendSetAttribute(tensor, UNIQUE_ID, INT64, 1), ns per call (median / p90 of 1000-call batches):"
-printf '  %-34s %7s / %s\n' "no shim" "$p" "$pp" \
-	"shim, recording off (no-op)" "$n" "$np" \
-	"shim, recording" "$r" "$rp"
-awk -v n="$n" -v r="$r" -v p="$p" 'BEGIN { printf "  recording adds %.1f ns over the no-op shim, %.1f ns over no shim\n", r - n, r - p }'
+for round in 1 2 3 4 5; do
+	for call in $calls; do
+		echo "$call plain $(run "$call" DNNTRACE_X=1)"
+		echo "$call noop $(run "$call" LD_PRELOAD="$shim" DNNTRACE_DISABLE=1)"
+		echo "$call rec $(run "$call" LD_PRELOAD="$shim" \
+			DNNTRACE_OUTPUT="$tmp/b-%p.dnnt" DNNTRACE_BUFFER_SIZE=64M)"
+		rm -f "$tmp"/b-*.dnnt
+	done
+done >"$tmp/runs"
+
+echo "ns per call: median (best) of 5 interleaved runs' medians of 1000-call batches"
+for call in $calls; do
+	case $call in
+	cudnn) what="cudnnBackendSetAttribute(tensor, UNIQUE_ID, INT64, 1)" ;;
+	cudnn-exec) what="cudnnBackendExecute(handle, no plan: rejected)" ;;
+	ltmatmul) what="cublasLtMatmul(no handle: rejected; host scalars, algo)" ;;
+	gemmex) what="cublasGemmEx(no handle: rejected; host scalars)" ;;
+	ltmatmul-gpu) what="cublasLtMatmul(real handle, empty matrices; host scalars, algo)" ;;
+	gemmex-gpu) what="cublasGemmEx(real handle, empty matrices; host scalars)" ;;
+	esac
+	echo "$what:"
+	awk -v call="$call" '
+	$1 == call { v[$2, ++n[$2]] = $3 }
+	function med(c,   i, j, t, a) {
+		for (i = 1; i <= n[c]; i++) a[i] = v[c, i]
+		for (i = 1; i <= n[c]; i++) for (j = i + 1; j <= n[c]; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		best[c] = a[1]
+		return a[int((n[c] + 1) / 2)]
+	}
+	END {
+		p = med("plain"); o = med("noop"); r = med("rec")
+		printf "  %-34s %7.1f (%.1f)\n", "no shim", p, best["plain"]
+		printf "  %-34s %7.1f (%.1f)\n", "shim, recording off (no-op)", o, best["noop"]
+		printf "  %-34s %7.1f (%.1f)\n", "shim, recording", r, best["rec"]
+		printf "  recording adds %.1f ns over the no-op shim, %.1f ns over no shim\n", r - o, r - p
+	}' "$tmp/runs"
+done

@@ -1,5 +1,6 @@
 #!/bin/sh
-# llama.cpp (no cuDNN call) under dnntrace: every kernel owned by a library,
+# llama.cpp (no cuDNN call; cuBLAS's GEMMs in prompt processing) under
+# dnntrace: every kernel owned by a library,
 # ggml's by far the largest, its token generation seen as such; ggml's
 # kernels known as ggml's by the fact that libggml-cuda.so registered them
 # (KERNEL_LIB records), not by their names. Skips (77)
@@ -35,7 +36,9 @@ ph = {p["phase"]: p for p in g["phases"]}
 def check(ok, what):
     print(("ok  " if ok else "FAIL") + " graphs %s: %s" % (graphs, what))
     return ok
-ok = check(r["files"][0]["calls"] == 0, "no cuDNN call")
+wrapped = {w["library"]: w["calls"] for w in r["wrapped"]}
+ok = check(wrapped.get("cudnn", 0) == 0, "no cuDNN call")
+ok &= check(wrapped.get("cublas", 0) > 0, "%d cuBLAS calls" % wrapped.get("cublas", 0))
 ok &= check(lib.get("other", 0) < 0.05 * total,
             "unattributed %.1f%% of GPU time, under 5%%" % (100 * lib.get("other", 0) / total))
 ok &= check(lib.get("ggml", 0) > 0.5 * total,

@@ -18,6 +18,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import check_cublas_ops  # noqa: E402
 import check_ops  # noqa: E402
 import compare_calls  # noqa: E402
 import cudnn_log_calls  # noqa: E402
@@ -301,6 +302,57 @@ class CompareCallsTest(unittest.TestCase):
         self.assertEqual(self.run_main("{not json", {})[0], 2)
         self.assertEqual(self.run_main({"cudnnCreate": "2"}, {})[0], 2)
         self.assertEqual(self.run_main({}, {})[0], 1)
+
+
+class CheckCublasOpsTest(unittest.TestCase):
+    """check_cublas_ops.py: GEMM ops against cuBLAS's and cuBLASLt's logs."""
+
+    BLAS_LOG = """I! cuBLAS (v13.1.0) function cublasStatus_t cublasSgemm_v2(cublasHandle_t, ...) called:
+i!  transa: type=cublasOperation_t; val=CUBLAS_OP_N(0)
+i!  transb: type=cublasOperation_t; val=CUBLAS_OP_T(1)
+i!  m: type=int; val=64
+i!  n: type=int; val=32
+i!  k: type=int; val=16
+i!  lda: type=int; val=64
+i!Process=1; Thread=2; GPU=0
+"""
+    LT_LOG = ("[2026-11-27 04:24:15][cublasLt][1][Api][cublasLtMatmul] "
+              "Adesc=[type=R_16BF rows=768 cols=512 ld=768] "
+              "Ddesc=[type=R_16BF rows=512 cols=256 ld=512] "
+              "computeDesc=[computeType=COMPUTE_32F transa=OP_T epilogue=EPILOGUE_GELU_BIAS]\n"
+              "[2026-11-27 04:24:15][cublasLt][1][Trace][cublasLtMatmul] "
+              "algo=[algoId=66 tile=20 stages=18]\n")
+
+    def run_main(self, m):
+        ops = [{"seq": 3, "api": "cublasSgemm_v2", "kind": "matmul",
+                "params": {"transa": 0, "transb": 1, "m": m, "n": 32, "k": 16, "lda": 64}},
+               {"seq": 9, "api": "cublasLtMatmul", "kind": "matmul",
+                "knobs": {"ID": 66, "TILE_ID": 20, "STAGES_ID": 18},
+                "params": {"transa": 1, "m": 512, "n": 256, "k": 768, "Atype": 14,
+                           "epilogue": 36}}]
+        with tempfile.TemporaryDirectory() as d:
+            paths = [os.path.join(d, n) for n in ("ops.json", "blas.log", "lt.log")]
+            for path, text in zip(paths, (json.dumps({"ops": ops}), self.BLAS_LOG,
+                                          self.LT_LOG)):
+                with open(path, "w") as f:
+                    f.write(text)
+            out = io.StringIO()
+            with redirect_stdout(out):
+                sys.argv = ["check_cublas_ops.py"] + paths
+                rc = check_cublas_ops.main()
+        return rc, out.getvalue()
+
+    def test_shapes_types_epilogue_algorithm(self):
+        rc, out = self.run_main(64)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("cuBLAS arguments: 1 calls, 6 numbers compared, 0 differ", out)
+        self.assertIn("cuBLASLt shapes, types, epilogue: 1 calls, 6 numbers compared", out)
+        self.assertIn("cuBLASLt algorithms: 1 calls, 3 numbers compared, 0 differ", out)
+
+    def test_a_shape_that_differs(self):
+        rc, out = self.run_main(65)
+        self.assertEqual(rc, 1)
+        self.assertIn("call 3 cublasSgemm_v2 m: ops 65, log 64", out)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,14 @@
 /*
- * test-exports.c - libdnntrace.so exports exactly the functions the cuDNN
- * headers declare, each under the version node libcudnn.so.9, plus the C
- * library functions it interposes; and every function the real libcudnn
- * exports and the headers declare is wrapped. Symbols read with libelf.
+ * test-exports.c - libdnntrace.so exports exactly the functions the
+ * wrapped libraries' headers declare (their API listings), each under its
+ * library's version node (libcudnn.so.9, libcublas.so.13,
+ * libcublasLt.so.13), plus the C library functions it interposes and its
+ * own entries; and every function a real library exports and its headers
+ * declare is wrapped, under the version the real one carries, so that a
+ * program linked against the real library binds to the wrapper. Symbols
+ * read with libelf.
  *
- * usage: test-exports LIBDNNTRACE LIBCUDNN API-LISTING
+ * usage: test-exports LIBDNNTRACE {LIBRARY API-LISTING VERSION-NODE}...
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -112,103 +116,154 @@ static int read_exports(const char *path, struct syms *out)
 	return 0;
 }
 
+/* One wrapped library: the real one's exports, the functions its listing
+ * declares, the version node the wrappers carry. */
+struct lib {
+	struct syms real, decl;
+	const char *path, *node;
+};
+
+static int read_listing(const char *path, struct syms *decl)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return perror(path), -1;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#' && strchr(line, '('))
+			*strchr(line, '(') = 0, add(decl, line, NULL);
+	fclose(f);
+	return 0;
+}
+
+/* The shim's exports that are no wrapped library's function: the C
+ * library's, the CUDA runtime's, driver's and CUPTI's it interposes, and
+ * its own entries. Checks their versions; false for a wrapper. */
+static bool check_other_export(const char *name, const char *version)
+{
+	static const char *const libc_fns[] = {
+		"dlsym",   "execve",     "execv",       "execvp",
+		"execvpe", "fexecve",    "execl",       "execlp",
+		"execle",  "_exit",      "_Exit",       "sigaction",
+		"signal",  "bsd_signal", "sysv_signal", "pthread_exit",
+		"close",   "closefrom",  "close_range", "dup2",
+		"dup3"
+	};
+	for (size_t j = 0; j < sizeof(libc_fns) / sizeof(libc_fns[0]); j++)
+		if (!strcmp(name, libc_fns[j])) {
+			CHECK(!strncmp(version, "GLIBC_", 6));
+			return true;
+		}
+	if (!strcmp(name, "InitializeInjection") ||
+	    !strcmp(name, "InitializeInjectionNvtx2") ||
+	    !strcmp(name, "dnntrace_recording")) {
+		/* the CUDA driver's and NVTX's injection entries; whether the
+		 * process records, for programs that ask */
+		CHECK_EQ_S(version, "DNNTRACE_0");
+		return true;
+	}
+	if (!strncmp(name, "cudaGraph", 9) ||
+	    !strcmp(name, "__cudaRegisterFunction")) {
+		/* the CUDA runtime's graph calls and kernel registrations,
+		 * either version */
+		CHECK(!strcmp(version, "libcudart.so.12") ||
+		      !strcmp(version, "libcudart.so.13"));
+		return true;
+	}
+	if (!strncmp(name, "cuGraph", 7) ||
+	    !strncmp(name, "cuGetProcAddress", 16)) {
+		/* the driver's, unversioned there */
+		CHECK_EQ_S(version, "DNNTRACE_0");
+		return true;
+	}
+	if (!strncmp(name, "cupti", 5)) {
+		/* interposed to share CUPTI with another client */
+		CHECK_EQ_S(version, "libcupti.so.13");
+		return true;
+	}
+	return false;
+}
+
+/* The real library's exports: each one its headers declare is wrapped,
+ * under the version the real one carries (when it carries one). */
+static void check_real(const struct lib *l, const struct syms *shim)
+{
+	for (size_t i = 0; i < l->real.n; i++) {
+		const char *v;
+		if (!find(&l->decl, l->real.name[i]))
+			continue;
+		if (!(v = find(shim, l->real.name[i]))) {
+			fprintf(stderr, "%s exports %s, not wrapped\n", l->path,
+				l->real.name[i]);
+			dt_test_failures++;
+		} else if (l->real.version[i][0] &&
+			   strcmp(v, l->real.version[i])) {
+			fprintf(stderr, "%s: version '%s', %s's is '%s'\n",
+				l->real.name[i], v, l->path,
+				l->real.version[i]);
+			dt_test_failures++;
+		}
+	}
+	for (size_t i = 0; i < l->decl.n; i++)
+		if (!find(&l->real, l->decl.name[i]))
+			printf("declared but not exported by %s: %s\n", l->path,
+			       l->decl.name[i]);
+}
+
 int main(int argc, char **argv)
 {
-	struct syms shim = { 0 }, real = { 0 }, decl = { 0 };
-	char line[4096];
-	FILE *f;
+	struct syms shim = { 0 };
+	struct lib libs[8] = { 0 };
+	int nlibs = (argc - 2) / 3;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s LIBDNNTRACE LIBCUDNN API-LISTING\n",
+	if (argc < 5 || (argc - 2) % 3 || nlibs > 8) {
+		fprintf(stderr,
+			"usage: %s LIBDNNTRACE {LIBRARY API-LISTING "
+			"VERSION-NODE}...\n",
 			argv[0]);
 		return 2;
 	}
 	elf_version(EV_CURRENT);
-	if (read_exports(argv[1], &shim) || read_exports(argv[2], &real))
+	if (read_exports(argv[1], &shim))
 		return 1;
-	if (!(f = fopen(argv[3], "r")))
-		return perror(argv[3]), 1;
-	while (fgets(line, sizeof(line), f))
-		if (line[0] != '#' && strchr(line, '('))
-			*strchr(line, '(') = 0, add(&decl, line, NULL);
-	fclose(f);
-	printf("%zu declared functions, %zu shim exports, %zu real exports\n",
-	       decl.n, shim.n, real.n);
-	CHECK(decl.n > 200);
+	for (int l = 0; l < nlibs; l++) {
+		libs[l].path = argv[2 + 3 * l];
+		libs[l].node = argv[4 + 3 * l];
+		if (read_exports(libs[l].path, &libs[l].real) ||
+		    read_listing(argv[3 + 3 * l], &libs[l].decl))
+			return 1;
+		printf("%s: %zu declared functions, %zu real exports\n",
+		       libs[l].path, libs[l].decl.n, libs[l].real.n);
+		CHECK(libs[l].decl.n > 40);
+	}
+	printf("%zu shim exports\n", shim.n);
 
-	static const char *const libc_fns[] = {
-		"dlsym",   "execve",    "execv",  "execvp",     "execvpe",
-		"fexecve", "execl",     "execlp", "execle",     "_exit",
-		"_Exit",   "sigaction", "signal", "bsd_signal", "sysv_signal",
-		"pthread_exit", "close", "closefrom", "close_range", "dup2",
-		"dup3"
-	};
 	for (size_t i = 0; i < shim.n; i++) {
-		bool is_libc = false;
-		for (size_t j = 0; j < sizeof(libc_fns) / sizeof(libc_fns[0]);
-		     j++)
-			is_libc |= !strcmp(shim.name[i], libc_fns[j]);
-		if (is_libc) {
-			CHECK(!strncmp(shim.version[i], "GLIBC_", 6));
+		int l = 0;
+		if (check_other_export(shim.name[i], shim.version[i]))
 			continue;
-		}
-		if (!strcmp(shim.name[i], "InitializeInjection") ||
-		    !strcmp(shim.name[i], "InitializeInjectionNvtx2") ||
-		    !strcmp(shim.name[i], "dnntrace_recording")) {
-			/* the CUDA driver's and NVTX's injection entries;
-			 * whether the process records, for programs that
-			 * ask */
-			CHECK_EQ_S(shim.version[i], "DNNTRACE_0");
-			continue;
-		}
-		if (!strncmp(shim.name[i], "cudaGraph", 9) ||
-		    !strcmp(shim.name[i], "__cudaRegisterFunction")) {
-			/* the CUDA runtime's graph calls and kernel
-			 * registrations, either version */
-			CHECK(!strcmp(shim.version[i], "libcudart.so.12") ||
-			      !strcmp(shim.version[i], "libcudart.so.13"));
-			continue;
-		}
-		if (!strncmp(shim.name[i], "cuGraph", 7) ||
-		    !strncmp(shim.name[i], "cuGetProcAddress", 16)) {
-			/* the driver's, unversioned there */
-			CHECK_EQ_S(shim.version[i], "DNNTRACE_0");
-			continue;
-		}
-		if (!strncmp(shim.name[i], "cupti", 5)) {
-			/* interposed to share CUPTI with another client */
-			CHECK_EQ_S(shim.version[i], "libcupti.so.13");
-			continue;
-		}
-		if (!find(&decl, shim.name[i])) {
+		while (l < nlibs && !find(&libs[l].decl, shim.name[i]))
+			l++;
+		if (l == nlibs) {
 			fprintf(stderr, "exported but not declared: %s\n",
 				shim.name[i]);
 			dt_test_failures++;
-		} else if (strcmp(shim.version[i], "libcudnn.so.9")) {
-			fprintf(stderr,
-				"%s has version '%s', not libcudnn.so.9\n",
-				shim.name[i], shim.version[i]);
+		} else if (strcmp(shim.version[i], libs[l].node)) {
+			fprintf(stderr, "%s has version '%s', not %s\n",
+				shim.name[i], shim.version[i], libs[l].node);
 			dt_test_failures++;
 		}
 	}
-	for (size_t i = 0; i < decl.n; i++)
-		if (!find(&shim, decl.name[i])) {
-			fprintf(stderr, "declared but not wrapped: %s\n",
-				decl.name[i]);
-			dt_test_failures++;
-		}
-	for (size_t i = 0; i < real.n; i++) {
-		if (strncmp(real.name[i], "cudnn", 5))
-			continue;
-		if (!find(&decl, real.name[i]))
-			printf("not in the headers, left unwrapped: %s\n",
-			       real.name[i]);
-		else
-			CHECK(find(&shim, real.name[i]) != NULL);
+	for (int l = 0; l < nlibs; l++) {
+		for (size_t i = 0; i < libs[l].decl.n; i++)
+			if (!find(&shim, libs[l].decl.name[i])) {
+				fprintf(stderr,
+					"declared but not wrapped: %s\n",
+					libs[l].decl.name[i]);
+				dt_test_failures++;
+			}
+		check_real(&libs[l], &shim);
 	}
-	for (size_t i = 0; i < decl.n; i++)
-		if (!find(&real, decl.name[i]))
-			printf("declared but not exported by %s: %s\n", argv[2],
-			       decl.name[i]);
 	TEST_DONE();
 }

@@ -32,6 +32,9 @@
  * libraries, cuDNN and a second one (dtt) whose APIs follow cuDNN's, one
  * of dtt's calls making a cuDNN call inside it (recorded nested).
  *
+ * The gemm scenario (OUT_DIR/gemm.dnnt) makes its products through
+ * cuBLAS and cuBLASLt (write_gemm() says which).
+ *
  * The ranges scenario (OUT_DIR/ranges.dnnt) names regions with NVTX: a
  * warm-up, then steps, each a forward and a backward range of calls that
  * launch kernels (and one kernel no call launched); a loader thread's
@@ -57,7 +60,7 @@
 #include "dt-analyzer.h"
 #include "dt-trace.h"
 
-#define MAX_APIS 512
+#define MAX_APIS 1024
 
 static char *api_names[MAX_APIS], *api_sigs[MAX_APIS];
 static uint32_t n_apis;
@@ -225,6 +228,24 @@ static size_t encode(uint8_t *buf, size_t cap, const char *sig,
 				memcpy(buf + len, &v[i].f, 8);
 			}
 			len += k;
+		} else if (*c == 'm') { /* pointer, mode, bytes (host) */
+			int32_t mode = v[i].n ? 0 : 1;
+			uint32_t k = v[i].n;
+			uint8_t b[16] = { 0 };
+			if (k == 4) {
+				float f = (float)v[i].f;
+				memcpy(b, &f, 4);
+			} else if (k == 8) {
+				memcpy(b, &v[i].f, 8);
+			} else if (k == 16) { /* a void pointer's: FP32 here */
+				float f = (float)v[i].f;
+				memcpy(b, &f, 4);
+			}
+			memcpy(buf + len, &v[i].u, 8);
+			memcpy(buf + len + 8, &mode, 4);
+			memcpy(buf + len + 12, &k, 4);
+			memcpy(buf + len + 16, b, k);
+			len += 16 + k;
 		} else if (*c == 'a') {
 			uint32_t ew = c[1] == 'p'   ? 8
 				      : c[1] == 'e' ? 4
@@ -1781,6 +1802,304 @@ static void write_libraries(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* Where the API listings are: the directory of the one given (the shim's
+ * listings of cuBLAS and cuBLASLt lie beside cuDNN's). */
+static char listing_dir[4096] = ".";
+
+/* A library's listing, its functions after the ones loaded: their
+ * number. */
+static uint32_t load_library(const char *file)
+{
+	char path[4200];
+	uint32_t first = n_apis;
+
+	snprintf(path, sizeof(path), "%s/%s", listing_dir, file);
+	load_listing(path);
+	return n_apis - first;
+}
+
+/* Scalars under a pointer mode ('m'), in host memory: a float or a
+ * double; one of a void pointer is read as 16 bytes, as the shim does. */
+#define M(v)   ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 4 })
+#define MD(v)  ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 8 })
+#define MV(v)  ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 16 })
+
+#define K_CUBLAS_TF32                                                     \
+	"sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_"       \
+	"warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"
+#define K_CUBLAS_F16                                                      \
+	"sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_"        \
+	"warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"
+#define K_CUBLAS_F64                                                      \
+	"sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize64x64x16_cublas"
+#define K_NVJET_TN    "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNN"
+#define K_NVJET_BIAS  "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT"
+#define K_NVJET_GELU  "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_gelu_TNT"
+#define K_SILU                                                          \
+	"_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_11silu_" \
+	"kernelERNS_18TensorIteratorBaseEENKUlvE_clEvENKUlvE0_clEvEUlfE_"  \
+	"St5arrayIPcLm2EEEEviT0_T1_"
+#define K_GEMV        "_Z13gemv2T_kernelIiifffLi128ELi16ELi4ELi4ELb0ELb0EEvv"
+#define K_TRSM        "trsm_left_kernel_double_64x64"
+#define K_SYRK        "syrk_kernel_double_64x64"
+
+/* cuBLASLt's descriptor attributes and layout attributes set by the
+ * scenario (cublasLt.h's values). */
+enum { LT_TRANSA = 3, LT_EPILOGUE = 7, LT_BIAS_POINTER = 8,
+       LT_BIAS_DATA_TYPE = 26 };
+
+static void lt_set(struct gen *g, uint64_t desc, int64_t attr, uint64_t v,
+		   uint32_t size)
+{
+	CALL(g, "cublasLtMatmulDescSetAttribute", 300, U(desc), U(attr),
+	     X(&v, size), U(size));
+}
+
+static uint64_t lt_layout(struct gen *g, int64_t type, uint64_t rows,
+			  uint64_t cols)
+{
+	uint64_t l = ptr(g);
+	CALL(g, "cublasLtMatrixLayoutCreate", 400, U(l), U(type), U(rows),
+	     U(cols), U(rows));
+	return l;
+}
+
+/* The algorithm a heuristic query returns: the variant `changed` gets
+ * another (its bytes), and a smaller workspace. */
+static void lt_algo(struct gen *g, uint64_t lt, uint64_t desc,
+		    const uint64_t l[4], uint8_t algo[64])
+{
+	bool changed = !strcmp(variant, "changed");
+	uint8_t res[96] = { 0 };
+	uint64_t ws = changed ? 1u << 20 : 4u << 20;
+
+	for (int i = 0; i < 64; i++)
+		algo[i] = (uint8_t)(i * 7 + (changed ? 3 : 1));
+	memcpy(res, algo, 64);
+	memcpy(res + 64, &ws, 8);
+	CALL(g, "cublasLtMatmulAlgoGetHeuristic", 90000, U(lt), U(desc),
+	     U(l[0]), U(l[1]), U(l[2]), U(l[3]), U(0x9100), U(1),
+	     X(res, sizeof(res)), U(1));
+}
+
+/* What the shim asks of an algorithm after the first matmul given it:
+ * each documented attribute (CUBLASLT_ALGO_CONFIG_ID to
+ * CLUSTER_SHAPE_ID), as calls of its own, recorded after the matmul's. */
+static void lt_algo_query(struct gen *g, const uint8_t algo[64])
+{
+	bool changed = !strcmp(variant, "changed");
+	const int32_t values[9] = { 66, changed ? 15 : 20, 1, 0, 0,
+				    0,	changed ? 8 : 18,  0, 0 };
+
+	g->call_flags = DT_CALL_BY_DNNTRACE;
+	for (int i = 0; i < 9; i++)
+		CALL(g, "cublasLtMatmulAlgoConfigGetAttribute", 200,
+		     X(algo, 64), U(i), X(&values[i], 4), U(8), U(4));
+	g->call_flags = 0;
+}
+
+/* The gemm scenario (OUT_DIR/gemm.dnnt): a process on an H100 making
+ * its products through cuBLAS and cuBLASLt. Each step runs an FP32 GEMM
+ * on a handle allowed TF32 and PyTorch's SiLU on its output (which no
+ * cuBLASLt epilogue computes), a BF16 GemmEx whose output PyTorch's kernels
+ * then add a bias to and pass through GELU (a chain a cuBLASLt epilogue
+ * would fuse), a strided batch of FP16 products, a GEMV, a triangular
+ * solve and a rank-k update in FP64, a product too small to matter
+ * (FP64, 64 x 64 x 64), and a cuBLASLt BF16 matmul with
+ * its bias and GELU as an epilogue, on an algorithm a heuristic query
+ * chose (what it is, the shim asks after the first matmul), and again
+ * with its bias alone as its epilogue and PyTorch's GELU after it; and a
+ * cuBLAS kernel that no recorded call launched. Then a GemmEx captured
+ * into a CUDA graph, launched three times. The
+ * variant `changed` gives the cuBLASLt matmul another algorithm, slower,
+ * and makes the GemmEx 20% slower; the variant `huge` is one product of
+ * shapes no GPU holds (2^40 each way); the variant `static` is the program
+ * with cuBLAS linked into it: its kernels run, no cuBLAS library is
+ * loaded and none of its calls is recorded. */
+static void write_gemm(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	static struct dt_library_def libs[3];
+	static const struct dt_kv info[] = {
+		{ "gpu", "on: CUPTI (synthetic trace)" },
+		{ "lib.cudnn.built", "91900" },
+		{ "lib.cudnn.file", "/usr/lib/libcudnn.so.9.19.0" },
+		{ "lib.cudnn.version", "91900" },
+		/* not there when cuBLAS is linked into the program */
+		{ "lib.cublas.built", "130100" },
+		{ "lib.cublas.file", "/usr/lib/libcublas.so.13.1.0.3" },
+		{ "lib.cublas.version", "130100" },
+		{ "lib.cublaslt.built", "130100" },
+		{ "lib.cublaslt.file", "/usr/lib/libcublasLt.so.13.1.0.3" },
+		{ "lib.cublaslt.version", "130100" },
+	};
+	bool changed = !strcmp(variant, "changed");
+	/* cuBLAS linked into the program: wrapped, never loaded nor called;
+	 * its kernels launched by no recorded call */
+	bool statically = !strcmp(variant, "static");
+	char path[4096];
+	struct gen g = { .t = 1000000000, .next_ptr = 0x5000000, .slow = 1 };
+	uint32_t first = n_apis;
+
+	uint32_t n_cublas = load_library("cublas-api.txt");
+	uint32_t n_cublaslt = load_library("cublaslt-api.txt");
+	libs[0] = (struct dt_library_def){ "cudnn", "cuDNN", 0, first };
+	libs[1] = (struct dt_library_def){ "cublas", "cuBLAS", first,
+					   n_cublas };
+	libs[2] = (struct dt_library_def){ "cublaslt", "cuBLASLt",
+					   first + n_cublas, n_cublaslt };
+	libraries = libs;
+	n_libraries = 3;
+	snprintf(path, sizeof(path), "%s/gemm.dnnt", dir);
+	struct dt_writer_config cfg = process_config(
+		path, "node1", "python train_mlp.py",
+		info, statically ? 4 : sizeof(info) / sizeof(info[0]));
+	open_writer(&g, &cfg, "main");
+	struct dt_rec_device dev = { .global_mem = 85520809984ull,
+				     .mem_bandwidth = 3352320000ull,
+				     .cc_major = 9,
+				     .sms = 132,
+				     .core_clock = 1980000,
+				     .l2_size = 52428800,
+				     .max_threads_per_sm = 2048,
+				     .len = 21 };
+	put(&g, DT_REC_DEVICE, &dev, sizeof(dev), "NVIDIA H100 80GB HBM3",
+	    dev.len);
+	struct dt_rec_clock clk = { .mono = g.t,
+				    .other = g.t,
+				    .clock = DT_CLOCK_CUPTI };
+	put(&g, DT_REC_CLOCK, &clk, sizeof(clk), NULL, 0);
+
+	if (!strcmp(variant, "huge")) { /* shapes no GPU holds */
+		uint64_t seq = CALL(&g, "cublasSgemm_v2_64", 6000, U(0x1000),
+				    U(1), U(1), U(1ull << 40), U(1ull << 40),
+				    U(1ull << 40), M(1.0), U(0x7e0000000000),
+				    U(1ull << 40), U(0x7e0010000000),
+				    U(1ull << 40), M(1.0), U(0x7e0020000000),
+				    U(1ull << 40));
+		kernel(&g, seq, K_CUBLAS_TF32, 40000);
+		scenario_end(&g);
+		return;
+	}
+	if (statically) {
+		for (int i = 0; i < steps; i++) {
+			kernel(&g, 0, K_CUBLAS_TF32, 40000);
+			kernel(&g, 0, K_NVJET_TN, 250000);
+			g.t = g.gpu + 20000;
+		}
+		scenario_end(&g);
+		return;
+	}
+	/* cuBLAS's handle: its stream, TF32 allowed, a workspace */
+	uint64_t h = 0x1000, stream = 0x77, ws = 0x7f0000000000;
+	CALL(&g, "cublasCreate_v2", 200000, U(h));
+	CALL(&g, "cublasSetStream_v2", 500, U(h), U(stream));
+	CALL(&g, "cublasSetMathMode", 300, U(h), U(3));
+	CALL(&g, "cublasSetWorkspace_v2", 300, U(h), U(ws), U(4u << 20));
+	/* cuBLASLt: a BF16 product of A^T (2048 x 1024) and B, with a BF16
+	 * bias and GELU as its epilogue */
+	uint64_t lt = 0x2000, desc = ptr(&g), l[4];
+	uint8_t algo[64];
+	CALL(&g, "cublasLtCreate", 1000, U(lt));
+	CALL(&g, "cublasLtMatmulDescCreate", 500, U(desc), U(68), U(0));
+	lt_set(&g, desc, LT_TRANSA, 1, 4);
+	lt_set(&g, desc, LT_EPILOGUE, 32 | 4, 4);
+	lt_set(&g, desc, LT_BIAS_POINTER, 0x7e00f0000000, 8);
+	lt_set(&g, desc, LT_BIAS_DATA_TYPE, 14, 4);
+	l[0] = lt_layout(&g, 14, 1024, 2048);
+	l[1] = lt_layout(&g, 14, 1024, 512);
+	l[2] = l[3] = lt_layout(&g, 14, 2048, 512);
+	lt_algo(&g, lt, desc, l, algo);
+	/* and the same product with its bias alone as its epilogue, GELU
+	 * left to a kernel after it (cuBLASLt's heuristic picks its
+	 * algorithm: none given) */
+	uint64_t bdesc = ptr(&g);
+	CALL(&g, "cublasLtMatmulDescCreate", 500, U(bdesc), U(68), U(0));
+	lt_set(&g, bdesc, LT_TRANSA, 1, 4);
+	lt_set(&g, bdesc, LT_EPILOGUE, 4, 4);
+	lt_set(&g, bdesc, LT_BIAS_DATA_TYPE, 14, 4);
+
+	uint64_t pa = 0x7e0000000000, pb = 0x7e0010000000,
+		 pc = 0x7e0020000000, pd = 0x7e0030000000,
+		 pe = 0x7e0040000000;
+	int32_t elems = 4096 * 4096;
+	for (int i = 0; i < steps; i++) {
+		uint64_t seq = CALL(&g, "cublasSgemm_v2", 6000, U(h), U(0),
+				    U(0), U(1024), U(1024), U(1024), M(1.0),
+				    U(pa), U(1024), U(pb), U(1024), M(0.0),
+				    U(pc), U(1024));
+		launch(&g, seq, K_CUBLAS_TF32, 40000, 64, 256);
+		/* SiLU on its output: no cuBLASLt epilogue computes it */
+		launch(&g, 0, K_SILU, 6000, 1024 * 1024 / 512, 128);
+		/* GemmEx, then PyTorch's bias add and GELU on its output */
+		seq = CALL(&g, "cublasGemmEx", 7000, U(h), U(1), U(0),
+			   U(4096), U(4096), U(1024), MV(1.0), U(pa), U(14),
+			   U(1024), U(pb), U(14), U(1024), MV(0.0), U(pd),
+			   U(14), U(4096), U(68), U((uint64_t)-1));
+		launch(&g, seq, K_NVJET_TN, changed ? 300000 : 250000, 132,
+		       384);
+		launch(&g, 0, kname(K_BIAS, "N3c108BFloat16E"), 31000,
+		       elems / 512, 128);
+		launch(&g, 0, kname(K_GELU, "N3c108BFloat16E"), 45000,
+		       elems / 1024, 128);
+		seq = CALL(&g, "cublasGemmStridedBatchedEx", 8000, U(h), U(1),
+			   U(0), U(512), U(512), U(64), MV(1.0), U(pa), U(2),
+			   U(64), U(32768), U(pb), U(2), U(64), U(32768),
+			   MV(0.0), U(pc), U(2), U(512), U(262144), U(16),
+			   U(68), U(99));
+		kernel(&g, seq, K_CUBLAS_F16, 30000);
+		seq = CALL(&g, "cublasSgemv_v2", 5000, U(h), U(0), U(4096),
+			   U(4096), M(1.0), U(pa), U(4096), U(pb), U(1),
+			   M(1.0), U(pc), U(1));
+		kernel(&g, seq, K_GEMV, 25000);
+		seq = CALL(&g, "cublasDtrsm_v2", 5000, U(h), U(0), U(0), U(0),
+			   U(0), U(512), U(256), MD(1.0), U(pa), U(512), U(pb),
+			   U(512));
+		kernel(&g, seq, K_TRSM, 35000);
+		seq = CALL(&g, "cublasDsyrk_v2", 5000, U(h), U(0), U(0),
+			   U(512), U(256), MD(1.0), U(pa), U(512), MD(0.0),
+			   U(pc), U(512));
+		kernel(&g, seq, K_SYRK, 20000);
+		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(desc), MV(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(ws),
+			   U(changed ? 1u << 20 : 4u << 20), U(stream));
+		if (!i)
+			lt_algo_query(&g, algo);
+		kernel(&g, seq, K_NVJET_GELU, changed ? 36000 : 24000);
+		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(bdesc), MV(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+			   U(l[2]), U(pe), U(l[3]), X(NULL, 0), U(ws),
+			   U(4u << 20), U(stream));
+		launch(&g, seq, K_NVJET_BIAS, 22000, 132, 384);
+		launch(&g, 0, kname(K_GELU, "N3c108BFloat16E"), 4000,
+		       2048 * 512 / 1024, 128);
+		/* a product too small to matter (under 1% of GPU time) */
+		seq = CALL(&g, "cublasDgemm_v2", 3000, U(h), U(0), U(0),
+			   U(64), U(64), U(64), MD(1.0), U(pa), U(64), U(pb),
+			   U(64), MD(0.0), U(pc), U(64));
+		kernel(&g, seq, K_CUBLAS_F64, 3000);
+		/* launched by no recorded call */
+		kernel(&g, 0, K_CUBLAS_TF32, 15000);
+		g.t = g.gpu + 20000;
+	}
+	/* a GemmEx captured into a CUDA graph (graph 1, executable 2), the
+	 * graph launched 3 times */
+	const uint32_t i0[] = { 0 };
+	const char *const captured[] = { K_NVJET_TN };
+	uint64_t seq = CALL(&g, "cublasGemmEx", 7000, U(h), U(1), U(0),
+			    U(4096), U(4096), U(1024), MV(1.0), U(pa), U(14),
+			    U(1024), U(pb), U(14), U(1024), MV(0.0), U(pd),
+			    U(14), U(4096), U(68), U((uint64_t)-1));
+	graph_node(&g, seq, 1, 0, DT_GRAPH_CAPTURED, K_NVJET_TN);
+	graph_link(&g, DT_GRAPH_INSTANTIATED, 1, 2, 0, 0);
+	for (int i = 0; i < 3; i++)
+		graph_launch(&g, 2, 1, i0, captured);
+	CALL(&g, "cublasLtMatmulDescDestroy", 300, U(desc));
+	CALL(&g, "cublasDestroy_v2", 50000, U(h));
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -1799,6 +2118,7 @@ static const struct scenario {
 	{ "extreme", "", write_extreme },
 	{ "ranges", " [--steps N]", write_ranges },
 	{ "libraries", " [--steps N]", write_libraries },
+	{ "gemm", " [--steps N] [--variant changed|huge|static]", write_gemm },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -1844,6 +2164,10 @@ int main(int argc, char **argv)
 		}
 	}
 	load_listing(argv[1]);
+	const char *slash = strrchr(argv[1], '/');
+	if (slash)
+		snprintf(listing_dir, sizeof(listing_dir), "%.*s",
+			 (int)(slash - argv[1]), argv[1]);
 	if (scn) {
 		scn->write(argv[2], steps, threads);
 		return 0;

@@ -208,6 +208,18 @@ check fusion.h100.json fusion --format json "$f/fusion-h100.dnnt"
 check fusion.report report --top 3 "$f/fusion-h100.dnnt"
 check fusion.report.html report --top 3 --format html "$f/fusion-h100.dnnt"
 check fusion.bandwidth fusion --top 1 --bandwidth 2T "$f/fusion-h100.dnnt"
+# products through cuBLAS and cuBLASLt (synth-trace's gemm scenario), and
+# the same with another cuBLASLt algorithm
+mkdir "$synth_dir/gemm" "$synth_dir/gemm-changed"
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/gemm" --scenario gemm --steps 3 || exit 1
+"$synth" shim/libs/cudnn-api.txt "$synth_dir/gemm-changed" --scenario gemm --steps 3 --variant changed || exit 1
+t=$synth_dir/gemm/gemm.dnnt
+check gemm.ops ops "$t"
+check gemm.ops.json ops --format json "$t"
+check gemm.plans ops --plans "$t"
+check gemm.report report "$t"
+check gemm.fusion fusion "$t"
+check_rc 1 gemm.diff diff --fail-on engine-change "$t" "$synth_dir/gemm-changed/gemm.dnnt"
 # each case blocks what it is meant to, and only that
 expect() { # expect CASE COUNT PATTERN: COUNT chains of CASE blocked for PATTERN
 	got=$("$dnntrace" fusion "$f/fusion-$1.dnnt" | grep -c "status: *blocked: .*$3")

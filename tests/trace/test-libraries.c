@@ -61,7 +61,7 @@ static void two_libraries(const char *dir)
 	if (!rd)
 		return;
 	const struct dt_file_info *fi = dt_reader_info(rd);
-	CHECK_EQ_U(fi->hdr.minor, 8);
+	CHECK_EQ_U(fi->hdr.minor, DT_FORMAT_MINOR);
 	CHECK_EQ_U(fi->n_apis, 5);
 	CHECK_EQ_U(fi->n_libraries, 2);
 	if (fi->n_libraries == 2) {

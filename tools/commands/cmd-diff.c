@@ -22,8 +22,6 @@
 #include "tools.h"
 #include "diff.h"
 
-#define DIFF_SCHEMA_VERSION 1
-
 const char *const diff_gate_names[] = { "none", "regression", "engine-change",
 					"any" };
 const char *const diff_incomplete_names[] = { "fail", "error", "allow" };
@@ -166,8 +164,8 @@ const char *diff_qty_trips(const struct dt_diff_qty *q, enum gate g)
 	return g == GATE_ANY ? changed_word(q->verdict) : NULL;
 }
 
-static bool gate_tripped(const struct dt_diff *d, enum gate g,
-			 enum incomplete inc)
+bool diff_gate_tripped(const struct dt_diff *d, enum gate g,
+		       enum incomplete inc)
 {
 	if (g != GATE_NONE && inc == INC_FAIL && diff_incomplete(d))
 		return true;
@@ -338,17 +336,39 @@ static void pair_change(struct pair *p)
 				 (double)p->ns[0]);
 }
 
+/* Both runs wrapped cuDNN alone: totals say cuDNN, as they always have;
+ * else they are of every library's calls. */
+static bool cudnn_only(const struct dt_diff *d)
+{
+	return dt_sum_cudnn_only(d->base) && dt_sum_cudnn_only(d->next);
+}
+
+static const char *callers(const struct dt_diff *d)
+{
+	return cudnn_only(d) ? "cuDNN" : "the libraries'";
+}
+
+/* GPU time of the ops of those calls. */
+static uint64_t ops_ns(const struct dt_diff *d, const struct dt_summary *s)
+{
+	return cudnn_only(d) ? s->cudnn_ns : dt_sum_share_ns(s);
+}
+
 static void html_totals(const struct diff_ctx *c)
 {
 	const struct dt_summary *b = c->d->base, *n = c->d->next;
+	const char *who = callers(c->d);
 	struct pair p[] = {
-		{ "GPU time in cuDNN operations",
-		  { b->cudnn_ns, n->cudnn_ns } },
+		{ "", { ops_ns(c->d, b), ops_ns(c->d, n) } },
 		{ "GPU time in other kernels",
 		  { diff_other_ns(b), diff_other_ns(n) } },
-		{ "memory copies and sets outside cuDNN calls",
-		  { b->copy_ns, n->copy_ns } },
+		{ "", { b->copy_ns, n->copy_ns } },
 	};
+
+	snprintf(p[0].label, sizeof(p[0].label), "GPU time in %s operations",
+		 who);
+	snprintf(p[2].label, sizeof(p[2].label),
+		 "memory copies and sets outside %s calls", who);
 
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
 		pair_change(&p[i]);
@@ -370,16 +390,21 @@ static void print_totals(const struct diff_ctx *c)
 		return;
 	dt_heading(c->out, c->format, "###", c->color, "Totals");
 	bool w = sampled(c->d);
-	total_row(t, "GPU time in cuDNN operations", b->cudnn_ns, n->cudnn_ns,
-		  true, w);
+	const char *who = callers(c->d);
+	char what[96];
+	snprintf(what, sizeof(what), "GPU time in %s operations", who);
+	total_row(t, what, ops_ns(c->d, b), ops_ns(c->d, n), true, w);
 	total_row(t, "GPU time in other kernels", diff_other_ns(b),
 		  diff_other_ns(n), true, w);
-	total_row(t, "memory copies and sets outside cuDNN calls", b->copy_ns,
-		  n->copy_ns, true, w);
-	total_row(t, "host time inside cuDNN calls", b->host_ns, n->host_ns,
-		  true, false);
-	total_row(t, "cuDNN calls", b->calls, n->calls, false, false);
-	total_row(t, "cuDNN op executions", b->ops, n->ops, false, false);
+	snprintf(what, sizeof(what), "memory copies and sets outside %s calls",
+		 who);
+	total_row(t, what, b->copy_ns, n->copy_ns, true, w);
+	snprintf(what, sizeof(what), "host time inside %s calls", who);
+	total_row(t, what, b->host_ns, n->host_ns, true, false);
+	snprintf(what, sizeof(what), "%s calls", who);
+	total_row(t, what, b->calls, n->calls, false, false);
+	snprintf(what, sizeof(what), "%s op executions", who);
+	total_row(t, what, b->ops, n->ops, false, false);
 	dt_table_print(t, c->out, c->format, c->color);
 	dt_table_free(t);
 	if (c->format == DT_HTML)
@@ -742,7 +767,7 @@ static void print_added(const struct diff_ctx *c, enum dt_verdict v)
 static void print_verdict(const struct diff_ctx *c, enum gate g)
 {
 	const struct dt_diff *d = c->d;
-	bool tripped = gate_tripped(d, g, c->incomplete);
+	bool tripped = diff_gate_tripped(d, g, c->incomplete);
 	bool partial = diff_incomplete(d);
 
 	dt_heading(c->out, c->format, "###", c->color, "Verdict");
@@ -780,183 +805,6 @@ static void print_verdict(const struct diff_ctx *c, enum gate g)
 				? ": a trace is incomplete"
 				: " on what the traces hold (--incomplete "
 				  "allow): a trace is incomplete");
-}
-
-/* ---------------------------------------------------------------- json */
-
-static void json_side(struct dt_json *j, const struct dt_diff_side *s)
-{
-	if (!s->present) {
-		dt_json_null(j);
-		return;
-	}
-	dt_json_open(j, '{', -1);
-	dt_json_ku(j, "count", s->count);
-	dt_json_ku(j, "gpu_ns", s->gpu_ns);
-	dt_json_ku(j, "timed", s->timed);
-	dt_json_ku(j, "median_ns", s->median_ns);
-	dt_json_ku(j, "min_ns", s->min_ns);
-	dt_json_ku(j, "max_ns", s->max_ns);
-	dt_json_ki(j, "engine", s->engine);
-	dt_json_ks(j, "knobs", s->knobs);
-	dt_json_ki(j, "workspace", s->workspace);
-	dt_json_kg(j, "achieved_flops", s->flops_per_s);
-	dt_json_kg(j, "achieved_bandwidth", s->bytes_per_s);
-	dt_json_close(j, -1);
-}
-
-static void json_run(struct dt_json *j, const char *key, const char *name,
-		     const struct dt_summary *s)
-{
-	const struct dt_sum_file *f = &s->files[0];
-
-	dt_json_key_nl(j, key, 1);
-	dt_json_open(j, '{', -1);
-	dt_json_ks(j, "name", name);
-	dt_json_ku(j, "traces", s->n_files);
-	dt_json_ks(j, "program", f->program);
-	dt_json_ks(j, "gpu", s->n_devices ? s->devices[0].name : NULL);
-	dt_json_ks(j, "cudnn_version", f->cudnn_version);
-	dt_json_ku(j, "cudnn_gpu_ns", s->cudnn_ns);
-	dt_json_ku(j, "other_gpu_ns", diff_other_ns(s));
-	dt_json_ku(j, "copies_ns", s->copy_ns);
-	dt_json_ku(j, "host_cudnn_ns", s->host_ns);
-	dt_json_ku(j, "calls", s->calls);
-	dt_json_ku(j, "own_calls", s->own_calls);
-	dt_json_ku(j, "ops", s->ops);
-	dt_json_ku(j, "kernels", s->kernels);
-	dt_json_ku(j, "work", s->work);
-	dt_json_ku(j, "gpu_ns", s->gpu_ns);
-	dt_json_ku(j, "timed_ops", s->ops - s->sampling.unsampled_ops);
-	dt_json_key(j, "complete");
-	dt_json_bool(j, dt_summary_complete(s));
-	dt_json_steps(j, s->steps);
-	dt_json_key(j, "files");
-	dt_json_open(j, '[', -1);
-	for (size_t i = 0; i < s->n_files; i++) {
-		const struct dt_sum_file *fi = &s->files[i];
-		dt_json_open(j, '{', -1);
-		dt_json_ks(j, "path", fi->path);
-		dt_json_trace_end(j, fi);
-		if (fi->sampling.one_in)
-			dt_json_gpu_sample(j, &fi->sampling);
-		dt_json_close(j, -1);
-	}
-	dt_json_close(j, -1);
-	dt_json_close(j, -1);
-}
-
-static void json_quantities(struct dt_json *j, const struct dt_diff *d)
-{
-	dt_json_key_nl(j, "quantities", 1);
-	dt_json_open(j, '[', 2);
-	for (size_t i = 0; i < d->n_qty; i++) {
-		const struct dt_diff_qty *q = &d->qty[i];
-		dt_json_open(j, '{', -1);
-		dt_json_ks(j, "verdict", dt_verdict_key(q->verdict));
-		dt_json_ks(j, "kind", dt_qty_key(q->kind));
-		dt_json_ks(j, "name", q->name);
-		dt_json_kn(j, "base_ns", q->base);
-		dt_json_kn(j, "new_ns", q->next);
-		dt_json_kg(j, "change", q->change);
-		dt_json_kn(j, "noise_ns", q->noise_ns);
-		dt_json_kn(j, "floor_ns", q->floor_ns);
-		dt_json_close(j, -1);
-	}
-	dt_json_close(j, -1);
-}
-
-static void print_json(const struct diff_ctx *c, enum gate g)
-{
-	const struct dt_diff *d = c->d;
-	struct dt_json j;
-	static const struct {
-		const char *key;
-		size_t offset;
-	} counts[] = {
-		{ "slower", offsetof(struct dt_diff, slower) },
-		{ "faster", offsetof(struct dt_diff, faster) },
-		{ "noise", offsetof(struct dt_diff, noise) },
-		{ "engine_changes", offsetof(struct dt_diff, engine_changes) },
-		{ "workspace_changes",
-		  offsetof(struct dt_diff, workspace_changes) },
-		{ "added", offsetof(struct dt_diff, added) },
-		{ "removed", offsetof(struct dt_diff, removed) },
-		{ "ops", offsetof(struct dt_diff, n_ops) },
-		{ "quantities_slower", offsetof(struct dt_diff, qty_slower) },
-		{ "quantities_faster", offsetof(struct dt_diff, qty_faster) },
-		{ "quantities_noise", offsetof(struct dt_diff, qty_noise) },
-		{ "quantities", offsetof(struct dt_diff, n_qty) },
-	};
-
-	dt_json_init(&j, c->out);
-	dt_json_open(&j, '{', -1);
-	dt_json_key(&j, "schema");
-	dt_json_str(&j, "dnntrace.diff");
-	dt_json_key(&j, "version");
-	dt_json_u64(&j, DIFF_SCHEMA_VERSION);
-	json_run(&j, "base", c->base_name, d->base);
-	json_run(&j, "new", c->next_name, d->next);
-	dt_json_key_nl(&j, "thresholds", 1);
-	dt_json_open(&j, '{', -1);
-	dt_json_kg(&j, "relative", d->opts.threshold);
-	dt_json_key(&j, "min_ns");
-	dt_json_u64(&j, d->opts.min_ns);
-	dt_json_close(&j, -1);
-	dt_json_key_nl(&j, "different_gpu", 1);
-	dt_json_bool(&j, d->other_gpu);
-	dt_json_key(&j, "different_cudnn");
-	dt_json_bool(&j, d->other_cudnn);
-	dt_json_key_nl(&j, "ops", 1);
-	dt_json_open(&j, '[', 2);
-	for (size_t i = 0; i < d->n_ops; i++) {
-		const struct dt_diff_op *o = &d->ops[i];
-		dt_json_open(&j, '{', -1);
-		dt_json_key(&j, "verdict");
-		dt_json_str(&j, dt_verdict_key(o->verdict));
-		dt_json_key(&j, "api");
-		dt_json_str(&j, o->api);
-		dt_json_key(&j, "kind");
-		dt_json_str(&j, dt_op_kind_key(o->kind));
-		dt_json_key(&j, "brief");
-		dt_json_str(&j, o->brief);
-		dt_json_key(&j, "problem");
-		dt_json_str(&j, o->key);
-		dt_json_ki(&j, "delta_ns", o->delta_ns);
-		dt_json_kg(&j, "change", o->change);
-		dt_json_key(&j, "engine_changed");
-		dt_json_bool(&j, o->engine_changed);
-		dt_json_key(&j, "workspace_changed");
-		dt_json_bool(&j, o->workspace_changed);
-		dt_json_key(&j, "base");
-		json_side(&j, &o->base);
-		dt_json_key(&j, "new");
-		json_side(&j, &o->next);
-		dt_json_close(&j, -1);
-	}
-	dt_json_close(&j, -1);
-	json_quantities(&j, d);
-	dt_json_key_nl(&j, "counts", 1);
-	dt_json_open(&j, '{', -1);
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		dt_json_key(&j, counts[i].key);
-		dt_json_u64(&j, *(const size_t *)((const char *)d +
-						  counts[i].offset));
-	}
-	dt_json_close(&j, -1);
-	dt_json_key_nl(&j, "gate", 1);
-	dt_json_open(&j, '{', -1);
-	dt_json_key(&j, "fail_on");
-	dt_json_str(&j, diff_gate_names[g]);
-	dt_json_key(&j, "tripped");
-	dt_json_bool(&j, gate_tripped(d, g, c->incomplete));
-	dt_json_key(&j, "incomplete_input");
-	dt_json_bool(&j, diff_incomplete(d));
-	dt_json_key(&j, "on_incomplete");
-	dt_json_str(&j, diff_incomplete_names[c->incomplete]);
-	dt_json_close(&j, -1);
-	dt_json_close(&j, -1);
-	fputc('\n', c->out);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1131,7 +979,7 @@ static int write_outputs(struct diff_ctx *c, const struct args *a)
 		return EXIT_USAGE;
 	c->color = c->format == DT_TEXT && dt_colors(!out.path);
 	if (c->format == DT_JSON)
-		print_json(c, a->gate);
+		diff_json(c, a->gate);
 	else
 		print_sections(c, a->gate);
 	if (dt_close_output(&out, true))
@@ -1180,7 +1028,7 @@ int cmd_diff(int argc, char **argv)
 	if (!rc && a.gate != GATE_NONE && c.incomplete == INC_ERROR &&
 	    diff_incomplete(d))
 		rc = EXIT_USAGE;
-	else if (!rc && gate_tripped(d, a.gate, c.incomplete))
+	else if (!rc && diff_gate_tripped(d, a.gate, c.incomplete))
 		rc = 1;
 	dt_diff_free(d);
 	dt_summary_free(base);

@@ -175,13 +175,10 @@ static void print_call(struct dump *d, const struct dt_call *c)
 	put(d, ") = ", 4);
 	/* statuses are named for cuDNN's calls; another library's is its
 	 * number */
-	if (c->api < d->fi->n_apis && d->fi->apis[c->api].library &&
-	    strcmp(d->fi->apis[c->api].library, "cudnn")) {
-		snprintf(status, sizeof(status), "%d", (int)c->status);
-		put_s(d, status);
-	} else {
-		put_s(d, dt_status_str(c->status, status, sizeof(status)));
-	}
+	put_s(d, dt_library_status(c->api < d->fi->n_apis
+					   ? d->fi->apis[c->api].library
+					   : NULL,
+				   c->status, status, sizeof(status)));
 	/* made by one library inside a call of another (the call after it
 	 * on its thread whose time holds it) */
 	if (c->flags & DT_CALL_NESTED)

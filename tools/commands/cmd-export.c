@@ -187,6 +187,30 @@ const char *dt_export_copy_name(uint8_t k)
 	return names[k];
 }
 
+const char *dt_export_call_key(const char *library)
+{
+	static const char *const keys[][2] = {
+		{ "cudnn", "cuDNN call" },
+		{ "cublas", "cuBLAS call" },
+		{ "cublaslt", "cuBLASLt call" },
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!library || !strcmp(library, keys[i][0]))
+			return keys[i][1];
+	return "call";
+}
+
+const char *dt_export_callers(const struct dt_export_trace *t)
+{
+	const struct dt_file_info *fi = dt_session_info(t->s);
+
+	for (uint32_t i = 0; i < fi->n_libraries; i++)
+		if (strcmp(fi->libraries[i].name, "cudnn"))
+			return "the libraries'";
+	return "cuDNN";
+}
+
 /* Traces that could not be opened: the export goes on without them and
  * fails in the end, as report does. */
 static size_t unreadable;

@@ -82,6 +82,8 @@ struct info {
 	} dev[INFO_DEVICES];   /* the GPUs recorded, by first sight */
 	size_t n_dev;
 	uint64_t nested; /* calls made inside another library's call */
+	/* kernels outside any call, by the library their names say */
+	uint64_t other_ns[DT_LIB_COUNT], other_n[DT_LIB_COUNT];
 };
 
 static void on_call(void *arg, const struct dt_call *c)
@@ -121,6 +123,50 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	for (size_t i = 0; i < in->n_dev; i++)
 		if (in->dev[i].id == a->device)
 			in->dev[i].work++;
+	if (!a->call && a->kind == DT_ACT_KERNEL && a->kc && a->timed) {
+		in->other_ns[a->kc->lib] += a->gpu_end - a->gpu_start;
+		in->other_n[a->kc->lib]++;
+	}
+}
+
+/* Whether a library whose kernels count as lib's was loaded or called. */
+static bool lib_used(const struct dt_file_info *fi, const struct info *in,
+		     enum dt_lib lib)
+{
+	for (uint32_t i = 0; i < fi->n_libraries; i++) {
+		const char *name = fi->libraries[i].name;
+		if (dt_lib_of_library(name) == lib &&
+		    (dt_library_info_get(fi, name, "file") ||
+		     dt_library_info_get(fi, name, "path")))
+			return true;
+	}
+	for (uint32_t i = 0; in->counts && i < in->n_apis; i++)
+		if (in->counts[i].calls &&
+		    dt_lib_of_library(fi->apis[i].library) == lib)
+			return true;
+	return false;
+}
+
+/* A wrapped library not loaded and never called, while kernels of it
+ * ran: linked statically (said once for the libraries whose kernels
+ * count alike, cuBLAS's and cuBLASLt's). */
+static void print_static(const struct dt_file_info *fi, const struct info *in)
+{
+	bool said[DT_LIB_COUNT] = { false };
+	char label[40], text[320];
+
+	for (uint32_t i = 0; i < fi->n_libraries; i++) {
+		const struct dt_library_def *l = &fi->libraries[i];
+		enum dt_lib k = dt_lib_of_library(l->name);
+		if (k == DT_LIB_OTHER || said[k] || lib_used(fi, in, k))
+			continue;
+		said[k] = true;
+		if (!dt_static_text(l->name, in->other_ns[k], in->other_n[k],
+				    text, sizeof(text)))
+			continue;
+		snprintf(label, sizeof(label), "%s:", dt_text(l->display));
+		printf("%-12s %s\n", label, text);
+	}
 }
 
 /* The GPU, or with several, each with what ran on it: a process sees
@@ -145,7 +191,8 @@ static void print_devices(const struct info *in)
 /* Who wrote the trace: the file, the program and its process, when and
  * for how long, the libraries, the environment dnntrace was given. */
 static void print_writer(const char *path, const struct dt_file_info *fi,
-			 const struct dt_file_stats *st, uint64_t last)
+			 const struct dt_file_stats *st, uint64_t last,
+			 const struct info *in)
 {
 	char b1[64], b2[64], when[64];
 	time_t secs = (time_t)(fi->hdr.start_real / 1000000000u);
@@ -164,6 +211,7 @@ static void print_writer(const char *path, const struct dt_file_info *fi,
 	       dt_fmt_ns(last - fi->hdr.start_mono, b2, sizeof(b2)));
 	for (uint32_t i = 0; i < fi->n_libraries; i++)
 		print_library(fi, &fi->libraries[i]);
+	print_static(fi, in);
 	char cuda[96];
 	print_kv("CUDA:", dt_cuda_text(fi, cuda, sizeof(cuda)));
 	for (size_t i = 0; i < fi->n_info; i++)
@@ -327,7 +375,7 @@ int dt_info_file(const char *path, long top)
 	if (st->have_end && st->end_rec.t > last)
 		last = st->end_rec.t;
 
-	print_writer(path, fi, st, last);
+	print_writer(path, fi, st, last, &in);
 	print_gpu(&in, fi, ms);
 	print_contents(st, ms, in.nested);
 	print_ending(ss, fi, st);

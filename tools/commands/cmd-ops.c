@@ -1,7 +1,8 @@
 /*
  * cmd-ops.c - `dnntrace ops`: every operation the program executed on the
- * GPU through cuDNN, as the analyzer's model decodes it: what it computed
- * (tensors, parameters, graph), what cuDNN chose (engine or algorithm,
+ * GPU through the wrapped libraries (cuDNN; cuBLAS's and cuBLASLt's GEMMs),
+ * as the analyzer's model decodes it: what it computed (tensors,
+ * parameters, graph), what the library chose (engine or algorithm,
  * workspace) and what it cost (host time, kernels, GPU time).
  */
 #define _GNU_SOURCE
@@ -28,7 +29,9 @@ static void ops_help(FILE *f)
 		"and "
 		"parameters, the engine\n(backend plans) or algorithm (legacy "
 		"calls), the workspace, the host time, and\nthe kernels it "
-		"launched with their GPU time.\n\n"
+		"launched with their GPU time; and every cuBLAS and cuBLASLt "
+		"call\nthat computes (GEMMs: shapes, types, epilogue, "
+		"algorithm).\n\n"
 		"  --format F  text (default) or json (schema dnntrace.ops, "
 		"version %d)\n"
 		"  --plans     list each distinct problem (operation and "
@@ -365,7 +368,7 @@ static void on_call(void *arg, const struct dt_call *c)
 		c->seq, c->tid,
 		(double)(c->t_begin - o->fi->hdr.start_mono) / 1e9,
 		c->t_end - c->t_begin, dt_text(c->name), dt_text(buf),
-		dt_status_str(c->status, st, sizeof(st)));
+		dt_library_status(c->library, c->status, st, sizeof(st)));
 }
 
 /* --call N: its kernels. */
@@ -545,8 +548,9 @@ static void ops_text_end(const struct dt_file_info *fi,
 	if (g->captured || g->kernels)
 		printf("# CUDA graphs: %" PRIu64 " calls put work into "
 		       "graphs, %" PRIu64 " replays of it listed; %" PRIu64
-		       " kernels replayed, %" PRIu64 " of them cuDNN's%s\n",
+		       " kernels replayed, %" PRIu64 " of them %s%s\n",
 		       g->captured, g->replays, g->kernels, g->attributed,
+		       several ? "the libraries' calls'" : "cuDNN's",
 		       g->unknown ? " (some from graphs whose making "
 				    "the trace does not show)"
 				  : "");

@@ -214,7 +214,8 @@ static void on_call(void *arg, const struct dt_call *c, bool shown)
 	char st[64];
 	if (c->status) /* CUDNN_STATUS_SUCCESS is 0 */
 		dt_json_ks(&x->j, "status",
-			   dt_status_str(c->status, st, sizeof(st)));
+			   dt_library_status(c->library, c->status, st,
+					     sizeof(st)));
 	if (c->library && strcmp(c->library, "cudnn")) /* cuDNN's: unsaid */
 		dt_json_ks(&x->j, "library", c->library);
 	if (c->flags & DT_CALL_NESTED)
@@ -384,7 +385,7 @@ static void on_activity(void *arg, const struct dt_activity *a, uint32_t tid)
 	dt_json_ku(&x->j, "correlation", a->corr);
 	if (a->call) {
 		dt_json_ku(&x->j, "External id", a->call);
-		dt_json_ku(&x->j, "cuDNN call", a->call);
+		dt_json_ku(&x->j, dt_export_call_key(a->library), a->call);
 	}
 	if (a->kind == DT_ACT_KERNEL) {
 		kernel_args(x, a);
@@ -404,8 +405,8 @@ static void on_op(void *arg, const struct dt_op *op, uint32_t tid)
 	struct tev *x = arg;
 	char buf[64];
 
-	track(x, tid, "GPU %d stream %u: cuDNN ops", op->device,
-	      op->gpu_stream);
+	track(x, tid, "GPU %d stream %u: %s ops", op->device, op->gpu_stream,
+	      dt_export_callers(x->t));
 	event_open(x, "X", CAT_OP, tid, op->gpu_start);
 	put_dur(x, op->gpu_start, op->gpu_end);
 	dt_json_ks(&x->j, "name", dt_op_kind_name(op->cost.kind));
@@ -413,7 +414,7 @@ static void on_op(void *arg, const struct dt_op *op, uint32_t tid)
 	dt_json_open(&x->j, '{', -1);
 	dt_json_ks(&x->j, "kind", dt_op_kind_key(op->cost.kind));
 	dt_json_ku(&x->j, "External id", op->seq);
-	dt_json_ku(&x->j, "cuDNN call", op->seq);
+	dt_json_ku(&x->j, dt_export_call_key(op->library), op->seq);
 	dt_json_ks(&x->j, "function", op->api);
 	dt_json_ks(&x->j, "origin", op->origin == DT_OP_REPLAY ? "CUDA graph replay"
 						       : "call");

@@ -149,7 +149,8 @@ static void on_call(void *arg, const struct dt_call *c, bool shown)
 		char st[64];
 		if (c->status)
 			pf_ann_str(x, &h->body, "status",
-				dt_status_str(c->status, st, sizeof(st)));
+				   dt_library_status(c->library, c->status, st,
+						     sizeof(st)));
 		if (c->library && strcmp(c->library, "cudnn")) /* cuDNN's:
 								 unsaid */
 			pf_ann_str(x, &h->body, "library", c->library);
@@ -242,7 +243,8 @@ static void on_activity(void *arg, const struct dt_activity *a, uint32_t key)
 		x->events++;
 		pf_ann_uint(x, ev, "correlation", a->corr);
 		if (a->call)
-			pf_ann_uint(x, ev, "cuDNN call", a->call);
+			pf_ann_uint(x, ev, dt_export_call_key(a->library),
+				    a->call);
 		if (pb_room(ev, k->enc.len)) {
 			memcpy(ev->b + ev->len, k->enc.b, k->enc.len);
 			ev->len += k->enc.len;
@@ -256,7 +258,8 @@ static void on_activity(void *arg, const struct dt_activity *a, uint32_t key)
 				   : "Memset");
 		pf_ann_uint(x, ev, "correlation", a->corr);
 		if (a->call)
-			pf_ann_uint(x, ev, "cuDNN call", a->call);
+			pf_ann_uint(x, ev, dt_export_call_key(a->library),
+				    a->call);
 		pf_ann_uint(x, ev, "bytes", a->bytes);
 		if (a->end > a->start)
 			pf_ann_double(x, ev, "memory bandwidth (GB/s)",
@@ -315,13 +318,14 @@ static void on_op(void *arg, const struct dt_op *op, uint32_t key)
 	struct pb *ev = &x->scratch;
 
 	pf_maybe_clear(x);
-	uint64_t uuid = pf_lane(x, pf_track_of(x, key, "GPU %d stream %u: cuDNN ops",
-					 op->device, op->gpu_stream),
+	uint64_t uuid = pf_lane(x, pf_track_of(x, key, "GPU %d stream %u: %s ops",
+					 op->device, op->gpu_stream,
+					 dt_export_callers(x->t)),
 			     op->gpu_start, op->gpu_end);
 	pf_event_head(x, ev, TYPE_SLICE_BEGIN, uuid,
 		   dt_op_kind_name(op->cost.kind));
 	pf_ann_lit(x, ev, "kind", dt_op_kind_key(op->cost.kind));
-	pf_ann_uint(x, ev, "cuDNN call", op->seq);
+	pf_ann_uint(x, ev, dt_export_call_key(op->library), op->seq);
 	const struct pb *c = op_const(x, op);
 	if (pb_room(ev, c->len)) {
 		memcpy(ev->b + ev->len, c->b, c->len);

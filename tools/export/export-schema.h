@@ -35,7 +35,10 @@
 	T(ThreadNames, thread, "one row per thread a trace saw")               \
 	T(TARGET_INFO_GPU, gpu,                                                \
 	  "one row per GPU a process used, as CUPTI described it")             \
-	T(CUDNN_EVENTS, call, "one row per cuDNN call")                        \
+	T(CUDNN_EVENTS, call,                                                  \
+	  "one row per call of cuDNN (or of a library other than cuBLAS)")     \
+	T(CUBLAS_EVENTS, cublas,                                               \
+	  "one row per cuBLAS or cuBLASLt call, as CUDNN_EVENTS")              \
 	T(CUDNN_OPS, op,                                                       \
 	  "one row per op execution: a call that ran work on the GPU, a call " \
 	  "that captured it into a CUDA graph, or a replay of that graph")     \
@@ -92,7 +95,8 @@
 	  "1 when lost is the recorder's count, 0 when a lower bound")         \
 	C(proc, lostText, TEXT, "what was lost, and why, in words")            \
 	C(proc, gpuDropped, INTEGER, "GPU records CUPTI dropped")              \
-	C(proc, calls, INTEGER, "the program's calls (CUDNN_EVENTS rows)")     \
+	C(proc, calls, INTEGER,                                                \
+	  "the program's calls (CUDNN_EVENTS and CUBLAS_EVENTS rows)")         \
 	C(proc, ownCalls, INTEGER,                                             \
 	  "dnntrace's own calls, not in calls (byDnntrace rows)")              \
 	C(proc, undecoded, INTEGER,                                            \
@@ -148,26 +152,33 @@
 	C(gpu, peakInt8, REAL, "peak INT8 op/s")                             \
 	C(gpu, peakSource, TEXT, "where the peaks come from")
 
-#define XT_COLUMNS_call(C)                                                     \
-	C(call, start, INTEGER, "when it was called")                          \
-	C(call, end, INTEGER, "when it returned")                              \
-	C(call, globalTid, INTEGER, "the calling thread: globalPid + tid")     \
-	XT_GLOBAL_PID(C, call)                                                 \
-	C(call, tid, INTEGER, "the calling thread's id")                       \
-	C(call, seq, INTEGER, "the process's call order, from 1")              \
-	C(call, nameId, INTEGER, "the function (StringIds)")                   \
-	C(call, library, TEXT,                                                 \
-	  "its library's short name (\"cudnn\"); NULL not known")              \
-	C(call, status, INTEGER, "cudnnStatus_t returned; 0 success")          \
-	C(call, nested, INTEGER,                                               \
-	  "1 when made while another call was in progress")                    \
-	C(call, byDnntrace, INTEGER,                                           \
-	  "1 when the recorder asked cuDNN itself: dnntrace's own calls, "     \
-	  "which no command counts with the program's "                        \
-	  "([COUNTS.md](COUNTS.md))")                                          \
-	C(call, args, TEXT,                                                    \
+/* The calls' tables: cuDNN's (and other libraries'), and cuBLAS's and
+ * cuBLASLt's under the name Nsight Systems gives them; the same columns,
+ * numbered alike (a row is filled by XT_call_*). */
+#define XT_CALL_COLUMNS(C, t)                                                \
+	C(t, start, INTEGER, "when it was called")                           \
+	C(t, end, INTEGER, "when it returned")                               \
+	C(t, globalTid, INTEGER, "the calling thread: globalPid + tid")      \
+	XT_GLOBAL_PID(C, t)                                                  \
+	C(t, tid, INTEGER, "the calling thread's id")                        \
+	C(t, seq, INTEGER, "the process's call order, from 1")               \
+	C(t, nameId, INTEGER, "the function (StringIds)")                    \
+	C(t, library, TEXT,                                                  \
+	  "its library's short name (\"cudnn\"); NULL not known")            \
+	C(t, status, INTEGER,                                                \
+	  "the status returned (cudnnStatus_t, cublasStatus_t); 0 success")  \
+	C(t, nested, INTEGER,                                                \
+	  "1 when made while another call was in progress")                  \
+	C(t, byDnntrace, INTEGER,                                            \
+	  "1 when the recorder asked the library itself: dnntrace's own "    \
+	  "calls, which no command counts with the program's "               \
+	  "([COUNTS.md](COUNTS.md))")                                        \
+	C(t, args, TEXT,                                                     \
 	  "its arguments, as dnntrace dump shows them; NULL when they do not " \
 	  "match the signature")
+
+#define XT_COLUMNS_call(C)   XT_CALL_COLUMNS(C, call)
+#define XT_COLUMNS_cublas(C) XT_CALL_COLUMNS(C, cublas)
 
 #define XT_COLUMNS_op(C)                                                       \
 	C(op, start, INTEGER,                                                  \
@@ -178,7 +189,8 @@
 	C(op, exec, INTEGER,                                                   \
 	  "the execution: seq for a call's own, 2^62 + n for the n-th replay") \
 	C(op, seq, INTEGER,                                                    \
-	  "the call (CUDNN_EVENTS.seq); a replay: the capturing call")         \
+	  "the call (CUDNN_EVENTS.seq, CUBLAS_EVENTS.seq); a replay: the "     \
+	  "capturing call")                                                    \
 	C(op, origin, TEXT, "call, captured (ran nothing itself) or replay")   \
 	C(op, graphLaunch, INTEGER,                                            \
 	  "a replay: the correlationId of its graph launch; else NULL")        \
@@ -254,8 +266,8 @@
 	C(t, correlationId, INTEGER, "CUPTI's correlation id of the launch")  \
 	XT_GLOBAL_PID(C, t)                                                   \
 	C(t, callSeq, INTEGER,                                                \
-	  "the cuDNN call that launched it (CUDNN_EVENTS.seq); NULL outside " \
-	  "cuDNN")                                                            \
+	  "the call that launched it (CUDNN_EVENTS.seq, CUBLAS_EVENTS.seq); " \
+	  "NULL outside the libraries' calls")                                \
 	C(t, exec, INTEGER, "its op execution (CUDNN_OPS.exec); NULL none")
 
 #define XT_COLUMNS_kernel(C)                                                  \

@@ -38,6 +38,10 @@ static void put_process(struct exporter *x, unsigned gpid_col, unsigned pid_col)
 	put_i(x, pid_col, x->t->pid);
 }
 
+_Static_assert((int)XT_cublas_n_cols == (int)XT_call_n_cols &&
+		       (int)XT_cublas_args == (int)XT_call_args,
+	       "CUBLAS_EVENTS has CUDNN_EVENTS's columns");
+
 static void on_call(void *arg, const struct dt_call *c)
 {
 	struct exporter *x = arg;
@@ -71,7 +75,10 @@ static void on_call(void *arg, const struct dt_call *c)
 		put_sn(x, XT_call_args, x->args, (size_t)len);
 	else
 		put_null(x, XT_call_args);
-	emit(x, XT_call);
+	/* cuBLAS's and cuBLASLt's calls in the table Nsight Systems puts
+	 * them in, its columns numbered as CUDNN_EVENTS's */
+	emit(x, dt_lib_of_library(c->library) == DT_LIB_CUBLAS ? XT_cublas
+							       : XT_call);
 	if (c->flags & DT_CALL_BY_DNNTRACE)
 		x->own_calls++;
 	else

@@ -106,6 +106,14 @@ void dt_export_loss_text(const struct dt_loss *l, char *buf, size_t size);
 /* "Memcpy HtoD" ... by CUPTI's copy kind; a string that lives on. */
 const char *dt_export_copy_name(uint8_t kind);
 
+/* The argument that names the call an op or a kernel came from, by the
+ * call's library: "cuDNN call", "cuBLAS call"; a string that lives on. */
+const char *dt_export_call_key(const char *library);
+
+/* Whose ops the timeline's op tracks hold: "cuDNN" where the trace wraps
+ * cuDNN alone, else "the libraries'". */
+const char *dt_export_callers(const struct dt_export_trace *t);
+
 /* The formats; each returns an exit code. */
 int dt_export_perfetto(const struct dt_export_opts *o);
 int dt_export_trace_events(const struct dt_export_opts *o); /* chrome */

@@ -188,19 +188,46 @@ static void print_sampling(const struct dt_report *c)
 		  s->ops - sm->unsampled_ops, s->ops);
 }
 
+/* Whether the libraries whose kernels count as lib's were loaded or
+ * called (the first of them is libs[first]). */
+static bool lib_used(const struct dt_summary *s, enum dt_lib lib, size_t *first)
+{
+	bool used = false;
+
+	*first = s->n_libs;
+	for (size_t i = 0; i < s->n_libs; i++) {
+		const struct dt_sum_lib *l = &s->libs[i];
+		if (dt_lib_of_library(l->library) != lib)
+			continue;
+		used |= l->version || l->file || l->calls;
+		if (*first == s->n_libs)
+			*first = i;
+	}
+	return used;
+}
+
 /* A line per wrapped library the trace says something of, as info has
- * it: "DTT  10200, /path/libdtt.so.1.2.0". */
+ * it: "DTT  10200, /path/libdtt.so.1.2.0"; and for one not loaded and
+ * never called whose kernels ran, that it is linked statically. */
 static void print_libraries(const struct dt_report *c)
 {
 	const struct dt_summary *s = c->s;
+	char text[320];
+	size_t first;
 
 	for (size_t i = 0; i < s->n_libs; i++) {
 		const struct dt_sum_lib *l = &s->libs[i];
+		enum dt_lib k = dt_lib_of_library(l->library);
 		if (l->version || l->file)
 			fact(c, l->display, "%s%s%s",
 			     l->version ? l->version : "",
 			     l->version && l->file ? ", " : "",
 			     l->file ? l->file : "");
+		else if (k != DT_LIB_OTHER && !lib_used(s, k, &first) &&
+			 first == i &&
+			 dt_static_text(l->library, s->other_ns[k],
+					s->other_count[k], text, sizeof(text)))
+			fact(c, l->display, "%s", text);
 	}
 }
 

@@ -93,11 +93,11 @@ void dt_report_libraries(FILE *out, const struct dt_summary *s,
 		dt_fmt_pct(dt_pct_of((double)s->by_ns[b], (double)s->gpu_ns),
 			   by[b], sizeof(by[b]));
 	dt_para(out, f, NULL,
-		"what told the library, by GPU time: the cuDNN call that "
+		"what told the library, by GPU time: the %s call that "
 		"launched it %s, the runtime's copies and sets %s, the library "
 		"that registered the kernel %s, the kernel's name %s\n\n",
-		by[DT_BY_CALL], by[DT_BY_RUNTIME], by[DT_BY_MODULE],
-		by[DT_BY_NAME]);
+		dt_sum_cudnn_only(s) ? "cuDNN" : "library's", by[DT_BY_CALL],
+		by[DT_BY_RUNTIME], by[DT_BY_MODULE], by[DT_BY_NAME]);
 
 	static const char *const fhdr[] = { "operation, any library", "time",
 					    "share", "count", NULL };

@@ -40,17 +40,6 @@ struct dtt_model {
 					    full: the oldest */
 };
 
-static const struct dt_arg *arg_named(const struct dt_arg *args, int n,
-				      const char *name)
-{
-	size_t len = strlen(name);
-
-	for (int i = 0; i < n; i++)
-		if (args[i].name_len == len && !memcmp(args[i].name, name, len))
-			return &args[i];
-	return NULL;
-}
-
 /* dttScale's problem: n elements of its data type (dtt.h: float, the
  * one it has; its pointers are recorded untyped) scaled by alpha. */
 static struct dtt_problem *problem_of(struct dtt_model *m, int64_t n,
@@ -126,9 +115,9 @@ static void scale(struct dtt_model *m, const struct dt_rec_api_call *c,
 		  const struct dt_api_def *api, const struct dt_arg *args,
 		  int n)
 {
-	const struct dt_arg *h = arg_named(args, n, "handle"),
-			    *count = arg_named(args, n, "n"),
-			    *alpha = arg_named(args, n, "alpha");
+	const struct dt_arg *h = dt_arg_named(args, n, "handle"),
+			    *count = dt_arg_named(args, n, "n"),
+			    *alpha = dt_arg_named(args, n, "alpha");
 	struct dtt_problem *pb;
 	struct pending *p;
 
@@ -185,12 +174,12 @@ static void dtt_call(void *state, const struct dt_rec_api_call *c,
 	if (!strcmp(api->name, "dttScale")) {
 		scale(m, c, api, args, n);
 	} else if (!strcmp(api->name, "dttSetStream")) {
-		if ((a = arg_named(args, n, "handle")) &&
-		    (b = arg_named(args, n, "stream")))
+		if ((a = dt_arg_named(args, n, "handle")) &&
+		    (b = dt_arg_named(args, n, "stream")))
 			set_stream(m, a->u, b->u);
 	} else if (!strcmp(api->name, "dttGetWorkspaceSize")) {
-		if ((a = arg_named(args, n, "n")) &&
-		    (b = arg_named(args, n, "size")))
+		if ((a = dt_arg_named(args, n, "n")) &&
+		    (b = dt_arg_named(args, n, "size")))
 			set_size(m, a->i, (int64_t)b->u);
 	}
 }

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""The GEMM ops dnntrace decoded, against the calls cuBLAS and cuBLASLt log of themselves.
+
+    check_cublas_ops.py OPS CUBLAS_LOG [LT_LOG...] [--dnntrace DNNTRACE]
+
+OPS is `dnntrace ops --format json` of a trace, or the trace itself (a .dnnt, read with
+--dnntrace, `dnntrace` by default); CUBLAS_LOG cuBLAS's log of the same run
+(CUBLAS_LOGINFO_DBG=1, CUBLAS_LOGDEST_DBG=...) and LT_LOG cuBLASLt's (CUBLASLT_LOG_LEVEL=5,
+CUBLASLT_LOG_FILE=...): check_cublas.py writes both beside its traces, as OUTDIR/NAME.dnnt,
+OUTDIR/NAME-cublas.log and OUTDIR/NAME-lt.PID.log. cublas_log_calls.py reads the logs.
+
+cuBLAS's ops are paired with the log's calls of the same functions, in order; cuBLASLt's
+matmuls with its log's cublasLtMatmul Api lines, and their algorithm with its Trace lines (a
+line per matmul run). Compared, where both sides give a number: transposes, m, n, k, leading
+dimensions, batch count and strides, the matrices' types and the compute type (cuBLAS's by its
+arguments; cuBLASLt's from the descriptors the log prints), the epilogue, and the algorithm's
+id and attributes (tile, stages, split-k, reduction, swizzling, custom option, inner and cluster
+shape) against those cuBLASLt logs as it runs.
+
+Prints one line per check and the differences found; exit status 0 when everything compared
+matches, 1 otherwise, 2 on bad input.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cublas_log_calls as logs  # noqa: E402
+
+# an op's parameter (analyzer-cublas-gemm.c's names) -> the logged argument (the header's)
+CUBLAS_ARGS = {"transa": ("transa", "trans"), "transb": ("transb",), "m": ("m",), "n": ("n",),
+               "k": ("k",), "lda": ("lda",), "ldb": ("ldb",), "ldc": ("ldc",),
+               "batch": ("batchCount",), "strideA": ("strideA",), "strideB": ("strideB", "stridex"),
+               "strideC": ("strideC", "stridey"), "Atype": ("Atype",), "Btype": ("Btype",),
+               "Ctype": ("Ctype",), "computeType": ("computeType",), "side": ("side",),
+               "uplo": ("uplo",)}
+
+# cuBLASLt's algorithm attributes as the knobs name them -> as its Trace line may
+ALGO_KEYS = {"ID": ("algoId", "algo_id", "id"), "TILE_ID": ("tile", "tileId"),
+             "STAGES_ID": ("stages", "stagesId"), "SPLITK_NUM": ("splitK", "splitKNum", "numSplitsK"),
+             "REDUCTION_SCHEME": ("reductionScheme", "reduction"),
+             "CTA_SWIZZLING": ("swizzle", "ctaSwizzling"), "CUSTOM_OPTION": ("customOption",),
+             "INNER_SHAPE_ID": ("innerShape", "innerShapeId"),
+             "CLUSTER_SHAPE_ID": ("clusterShape", "clusterShapeId")}
+
+EPILOGUES = {"DEFAULT": 1, "RELU": 2, "RELU_AUX": 130, "BIAS": 4, "RELU_BIAS": 6,
+             "RELU_AUX_BIAS": 134, "DRELU": 136, "DRELU_BGRAD": 152, "GELU": 32, "GELU_AUX": 160,
+             "GELU_BIAS": 36, "GELU_AUX_BIAS": 164, "DGELU": 192, "DGELU_BGRAD": 208,
+             "BGRADA": 256, "BGRADB": 512}
+TYPES = {"R_32F": 0, "R_64F": 1, "R_16F": 2, "R_8I": 3, "C_32F": 4, "C_64F": 5, "C_16F": 6,
+         "R_8U": 8, "R_32I": 10, "R_16BF": 14, "R_8F_E4M3": 28, "R_8F_E5M2": 29}
+OPS = {"OP_N": 0, "OP_T": 1, "OP_C": 2}
+
+
+class Checks:
+    def __init__(self):
+        self.failures = 0
+
+    def check(self, ok, what, examples=()):
+        print("%s %s" % ("ok  " if ok else "FAIL", what))
+        for e in list(examples)[:8]:
+            print("     " + e)
+        self.failures += not ok
+
+
+def value(text):
+    """A logged value as a number: cublas_log_calls.number(), or a name cuBLASLt prints
+    (R_16BF, OP_T, EPILOGUE_GELU_BIAS, CUBLASLT_EPILOGUE_BIAS, COMPUTE_32F(68))."""
+    if text is None:
+        return None
+    n = logs.number(text)
+    if n is not None:
+        return n
+    name = re.sub(r"^(CUBLASLT_|CUBLAS_|CUDA_)", "", text.strip())
+    for table, prefix in ((EPILOGUES, "EPILOGUE_"), (TYPES, ""), (OPS, "")):
+        if name.startswith(prefix) and name[len(prefix):] in table:
+            return table[name[len(prefix):]]
+    return None
+
+
+def nested(text):
+    """The key=value pairs of a logged argument, its brackets' too: {key: text}."""
+    out = {}
+    for k, v in logs.LT_ARG.findall(text or ""):
+        if v.startswith("["):
+            for k2, v2 in nested(v[1:-1]).items():
+                out.setdefault(k2, v2)
+                out[k + "." + k2] = v2
+        out.setdefault(k, v)
+    return out
+
+
+def ops_of(path, dnntrace):
+    if path.endswith(".json"):
+        with open(path) as f:
+            return json.load(f)["ops"]
+    r = subprocess.run([dnntrace, "ops", "--format", "json", path], capture_output=True,
+                       text=True)
+    if r.returncode:
+        sys.exit("check_cublas_ops.py: dnntrace ops %s: %s" % (path, r.stderr.strip()))
+    return json.loads(r.stdout)["ops"]
+
+
+def compare(c, what, pairs, fields):
+    """fields(op, logged) -> [(name, ours, theirs)]: count the numbers both give and differ."""
+    compared, bad = 0, []
+    for op, logged in pairs:
+        for name, ours, theirs in fields(op, logged):
+            if ours is None or theirs is None:
+                continue
+            compared += 1
+            if ours != theirs:
+                bad.append("call %s %s %s: ops %s, log %s" % (op["seq"], op["api"], name, ours,
+                                                              theirs))
+    c.check(compared > 0 and not bad, "%s: %d calls, %d numbers compared, %d differ"
+            % (what, len(pairs), compared, len(bad)), bad)
+
+
+def cublas_fields(op, logged):
+    params = op.get("params", {})
+    for name, args in CUBLAS_ARGS.items():
+        theirs = next((value(logged[a]) for a in args if a in logged), None)
+        ours = params.get(name)
+        yield name, None if ours is None else int(ours), theirs
+
+
+def lt_fields(op, logged):
+    params, log = op.get("params", {}), nested(" ".join("%s=%s" % kv for kv in logged.items()))
+    d = {k[len("Ddesc."):]: v for k, v in log.items() if k.startswith("Ddesc.")} or \
+        {k[len("Cdesc."):]: v for k, v in log.items() if k.startswith("Cdesc.")}
+    a = {k[len("Adesc."):]: v for k, v in log.items() if k.startswith("Adesc.")}
+    transa = value(log.get("transa")) or 0
+    yield "transa", params.get("transa"), value(log.get("transa"))
+    yield "transb", params.get("transb"), value(log.get("transb"))
+    yield "m", params.get("m"), value(d.get("rows"))
+    yield "n", params.get("n"), value(d.get("cols"))
+    yield "k", params.get("k"), value(a.get("rows" if transa else "cols"))
+    for m in "ABCD":
+        desc = {k[len(m + "desc."):]: v for k, v in log.items() if k.startswith(m + "desc.")}
+        yield m + "type", params.get(m + "type"), value(desc.get("type"))
+    yield "computeType", params.get("computeType"), value(log.get("computeType"))
+    if "epilogue" in log:  # the default, when the descriptor did not set one, is not logged
+        yield "epilogue", params.get("epilogue", 1), value(log.get("epilogue"))
+
+
+def algo_fields(op, logged):
+    log = nested(logged.get("algo", "")[1:-1] if logged.get("algo", "").startswith("[")
+                 else logged.get("algo", ""))
+    knobs = op.get("knobs", {})
+    for name, keys in ALGO_KEYS.items():
+        theirs = next((value(log[k]) for k in keys if k in log), None)
+        # attributes at 0 are left out of the knobs
+        ours = knobs.get(name, 0 if knobs else None)
+        yield name, ours, theirs
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("ops", help="ops --format json, or the trace")
+    p.add_argument("cublas_log")
+    p.add_argument("lt_logs", nargs="*")
+    p.add_argument("--dnntrace", default="dnntrace")
+    a = p.parse_args()
+    ops = [o for o in ops_of(a.ops, a.dnntrace) if o.get("kind") == "matmul" and
+           o["api"].startswith("cublas") and o.get("origin", "call") == "call"]
+    c = Checks()
+    blas = [(n, args) for n, args, _ in logs.cublas_log(a.cublas_log)] \
+        if os.path.exists(a.cublas_log) else []
+    api, trace = [], []
+    for path in a.lt_logs:
+        x, t = logs.lt_log(path)
+        api += [args for n, args in x if n == "cublasLtMatmul"]
+        trace += [args for n, args in t if n == "cublasLtMatmul"]
+
+    mine = [o for o in ops if o["api"] != "cublasLtMatmul"]
+    names = {o["api"] for o in mine}
+    theirs = [args for n, args in blas if n in names]
+    c.check(len(mine) == len(theirs), "cuBLAS: %d ops, %d logged calls of their functions"
+            % (len(mine), len(theirs)))
+    if mine and len(mine) == len(theirs):
+        order = [o["api"] for o in mine] == [n for n, _ in blas if n in names]
+        c.check(order, "cuBLAS: the same functions in the same order")
+        if order:
+            compare(c, "cuBLAS arguments", list(zip(mine, theirs)), cublas_fields)
+
+    lt = [o for o in ops if o["api"] == "cublasLtMatmul"]
+    if lt or api:
+        c.check(len(lt) == len(api), "cuBLASLt: %d matmul ops, %d logged" % (len(lt), len(api)))
+        if lt and len(lt) == len(api):
+            compare(c, "cuBLASLt shapes, types, epilogue", list(zip(lt, api)), lt_fields)
+        given = [(o, t) for o, t in zip(lt, trace) if o.get("knobs")]
+        if len(trace) == len(lt) and given:
+            compare(c, "cuBLASLt algorithms", given, algo_fields)
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

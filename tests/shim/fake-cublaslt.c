@@ -1,0 +1,66 @@
+/*
+ * fake-cublaslt.c - a stand-in for libcublasLt.so.13 (its soname and
+ * symbol version, fake-cublaslt.map) whose matmuls succeed without a GPU,
+ * for test-cublaslt-algo.sh: what the shim asks after a matmul given an
+ * algorithm can be checked on the CPU. Its matmul descriptors are in the
+ * host pointer mode; an algorithm's configuration attribute N is N * 100
+ * plus the algorithm's first byte, and is refused (CUBLAS_STATUS_INVALID_VALUE)
+ * when asked with another size than the real library's.
+ */
+#include <cublasLt.h>
+#include <stdint.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT size_t cublasLtGetVersion(void)
+{
+	return CUBLAS_VERSION;
+}
+
+EXPORT cublasStatus_t
+cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+	       const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
+	       const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta,
+	       const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
+	       cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo,
+	       void *workspace, size_t size, cudaStream_t stream)
+{
+	(void)desc, (void)alpha, (void)A, (void)Adesc, (void)B, (void)Bdesc;
+	(void)beta, (void)C, (void)Cdesc, (void)D, (void)Ddesc, (void)algo;
+	(void)workspace, (void)size, (void)stream;
+	return handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
+EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(
+	cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr,
+	void *buf, size_t size, size_t *written)
+{
+	int32_t host = CUBLASLT_POINTER_MODE_HOST;
+
+	if (!desc || attr != CUBLASLT_MATMUL_DESC_POINTER_MODE ||
+	    size != sizeof(host))
+		return CUBLAS_STATUS_INVALID_VALUE;
+	memcpy(buf, &host, sizeof(host));
+	*written = sizeof(host);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t
+cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo,
+				     cublasLtMatmulAlgoConfigAttributes_t attr,
+				     void *buf, size_t size, size_t *written)
+{
+	size_t want =
+		attr == CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID ||
+				attr == CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID
+			? 2
+			: 4;
+	uint32_t value = (uint32_t)attr * 100 + (uint8_t)algo->data[0];
+
+	if (attr > CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID || size != want)
+		return CUBLAS_STATUS_INVALID_VALUE;
+	memcpy(buf, &value, size); /* little-endian: the low bytes */
+	*written = size;
+	return CUBLAS_STATUS_SUCCESS;
+}
