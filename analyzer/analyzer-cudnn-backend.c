@@ -97,6 +97,7 @@ static void plan_op(struct cudnn_model *m, struct pending *p,
 	p->recipe = (struct dt_recipe){ cfg->nodes,   cfg->n_nodes,
 					cfg->knob_kv, cfg->n_knob_kv,
 					cfg->note_kv, cfg->n_note_kv };
+	p->recipe.build = cfg->bp;
 	p->op.notes = cfg->notes;
 	p->op.engine = cfg->engine;
 	p->op.cost = cfg->cost;
@@ -170,12 +171,18 @@ bool m_finalize_desc(struct cudnn_model *m, struct obj *o)
 		o->snap = dt_sb_take(&b);
 		o->snap_tensors = j;
 		o->part = m_cost_part(m, o);
+		free(o->bp);
+		o->bp = NULL; /* made of what it points to, not of itself */
+		o->bp = m_blueprint(m, o);
 	} else if (o->btype == m->bt_graph) {
 		free(o->graph);
 		m_tlist_free(&o->graph_tensors);
 		o->graph = m_describe_graph(m, o, &o->graph_tensors, &o->cost);
 		free(o->brief);
 		o->brief = m_graph_brief(m, o);
+		free(o->bp);
+		o->bp = NULL;
+		o->bp = m_blueprint(m, o);
 	} else {
 		return false;
 	}

@@ -55,6 +55,8 @@ void m_copy_graph(struct cudnn_model *m, struct cfg_info *c,
 	m_tlist_append(&c->tensors, &g->graph_tensors);
 	c->brief = g->brief ? strdup(g->brief) : NULL;
 	c->cost = g->cost;
+	free(c->bp);
+	c->bp = m_blueprint_copy(g->bp);
 	/* ops handed out may still point to the old ones */
 	m_keep(m->core, (char *)c->nodes);
 	c->nodes = g->n_nodes ? malloc(g->n_nodes * sizeof(*c->nodes)) : NULL;
@@ -100,6 +102,7 @@ static void obj_release(struct cudnn_model *m, struct obj *o)
 	free(o->part);
 	free(o->nodes);
 	free(o->brief);
+	free(o->bp);
 }
 
 /* Twice as many slots (at most half are used). */
@@ -595,6 +598,7 @@ static void legacy_op(struct cudnn_model *m, const struct dt_rec_api_call *c,
 		e = e->next;
 	if (!e &&
 	    (e = m_legacy_describe(m, &m->fi->apis[c->api], args, n, key))) {
+		e->call = m_call_blueprint(m, &m->fi->apis[c->api], args, n);
 		e->next = m->legacy[slot];
 		m->legacy[slot] = e;
 	}
@@ -609,6 +613,7 @@ static void legacy_op(struct cudnn_model *m, const struct dt_rec_api_call *c,
 	p->problem = e->problem;
 	p->tensors = &e->tensors;
 	p->recipe = (struct dt_recipe){ &e->node, 1, NULL, 0 };
+	p->recipe.build = e->call;
 	if (n_ptr && m_op_ptrs_room(p, n_ptr))
 		memcpy(p->ptrs, ptr, n_ptr * sizeof(*ptr));
 }
@@ -898,6 +903,7 @@ static void cudnn_destroy(void *state)
 		m_tlist_free(&m->cfgs->info.tensors);
 		free(m->cfgs->info.brief);
 		free(m->cfgs->info.nodes);
+		free(m->cfgs->info.bp);
 		/* knobs and notes are kept */
 		free(m->cfgs);
 		m->cfgs = n;
@@ -926,6 +932,7 @@ static void cudnn_destroy(void *state)
 			m->legacy[i] = e->next;
 			free(e->desc);
 			free(e->problem);
+			free(e->call);
 			m_tlist_free(&e->tensors);
 			free(e);
 		}

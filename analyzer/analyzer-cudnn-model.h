@@ -11,6 +11,7 @@
 #define DT_ANALYZER_CUDNN_MODEL_H
 
 #include "analyzer-decoder.h"
+#include "dt-cudnn-build.h"
 
 #define MAX_DIMS DT_MAX_DIMS
 /* A graph's description stops growing here: a descriptor may list itself,
@@ -62,6 +63,7 @@ struct cfg_info {
 	const struct dt_recipe_kv *note_kv; /* the same, by name (kept) */
 	uint32_t n_note_kv;
 	struct dt_cost cost; /* what one execution computes and moves */
+	struct dt_cudnn_graph *bp; /* its graph, to build again; NULL none */
 };
 
 struct cfg_list {
@@ -102,6 +104,8 @@ struct obj {
 	struct tlist snap_tensors;  /* and their tensors */
 	struct dt_cost_part *part;  /* operations: their cost */
 	struct dt_recipe_node node; /* operations: what ops show of them */
+	struct dt_cudnn_graph *bp;  /* operations and graphs: what they were
+				       made of when finalized */
 	struct dt_recipe_node *nodes; /* OPERATIONGRAPH: its operations' */
 	uint32_t n_nodes;
 	char *brief; /* operations: their tensors, compactly; graphs: all of
@@ -172,6 +176,7 @@ struct legacy_entry {
 	struct dt_recipe_node node;
 	int64_t algo, workspace;
 	int tensor_cores;
+	struct dt_cudnn_call *call; /* the call, to be made again */
 	struct legacy_entry *next;
 };
 
@@ -289,6 +294,19 @@ void m_notes_read(struct cudnn_model *m, struct cfg_info *c, struct obj *o,
 		  int64_t attr);
 /* "plan=3 <graph> knobs{...} notes{...}", kept. */
 const char *m_plan_desc(struct cudnn_model *m, struct plan_info *pi);
+
+/* ------------------------------------ analyzer-cudnn-blueprint.c */
+
+/* What o (a finalized operation or graph) is made of, from what it
+ * points to now or what they kept when finalized; and a copy of g. Both
+ * malloc'd (one block), NULL when out of memory. */
+struct dt_cudnn_graph *m_blueprint(struct cudnn_model *m, const struct obj *o);
+struct dt_cudnn_graph *m_blueprint_copy(const struct dt_cudnn_graph *g);
+/* A legacy call's arguments and the descriptors they name, as they are
+ * now (malloc'd, one block); NULL when out of memory. */
+struct dt_cudnn_call *m_call_blueprint(struct cudnn_model *m,
+				       const struct dt_api_def *api,
+				       const struct dt_arg *args, int n);
 
 /* ----------------------------------------------- analyzer-restore.c */
 

@@ -212,6 +212,14 @@ static const struct {
 	[30] = { 'e', 4, "cudnnMoeGroupedMatmulMode_t" },
 };
 
+uint32_t dt_backend_type_size(int64_t type)
+{
+	if (type < 0 ||
+	    (size_t)type >= sizeof(backend_types) / sizeof(backend_types[0]))
+		return 0;
+	return backend_types[type].size;
+}
+
 int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 			      char *buf, size_t size)
 {

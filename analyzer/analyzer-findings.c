@@ -2,8 +2,9 @@
  * analyzer-findings.c - what a summary found worth a user's attention,
  * each finding with its evidence and what it costs: autotuning, plans
  * built again, layout conversions, FP32 without tensor cores, ops far
- * below the roofline, failed calls, a rank the others wait for. Largest
- * cost first.
+ * below the roofline, failed calls, a rank the others wait for, and
+ * engines a replay measured faster (analyzer-replayed.c). Largest cost
+ * first.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -29,6 +30,7 @@ const char *dt_finding_key(enum dt_finding_type t)
 		[DT_FIND_IDLE] = "gpu_idle",
 		[DT_FIND_LOW_BANDWIDTH] = "far_below_bandwidth",
 		[DT_FIND_STRAGGLER] = "straggler",
+		[DT_FIND_ENGINE_CHOICE] = "engine_choice",
 	};
 	return (unsigned)t < DT_FIND_COUNT ? keys[t] : "?";
 }
@@ -47,6 +49,12 @@ static void add_finding(struct dt_summary *s, enum dt_finding_type type,
 	s->findings[s->n_findings++] =
 		(struct dt_finding){ type, cost, host, title,
 				     evidence ? evidence : strdup("") };
+}
+
+void dt_finding_add(struct dt_summary *s, enum dt_finding_type type,
+		    uint64_t cost, bool host, char *title, char *evidence)
+{
+	add_finding(s, type, cost, host, title, evidence);
 }
 
 /* What a finding sorts problems by: 0 leaves a problem out. */
@@ -798,6 +806,7 @@ void dt_summary_find(struct dt_summary *s)
 	find_idle(s);
 	find_low_bandwidth(s);
 	find_straggler(s);
+	dt_find_engine_choice(s);
 	if (s->n_findings)
 		qsort(s->findings, s->n_findings, sizeof(*s->findings),
 		      by_cost);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyzer-findings.h"
+#include "dt-replayed.h"
 #include "analyzer-ranges.h"
 #include "analyzer-summary-internal.h"
 #include "analyzer-util.h"
@@ -1058,6 +1059,9 @@ void dt_summary_free(struct dt_summary *s)
 		return;
 	struct priv *pv = P(s);
 	dt_fusion_free(s->fusion);
+	for (size_t i = 0; i < s->n_replayed; i++)
+		dt_replayed_free(s->replayed[i]);
+	free(s->replayed);
 	for (size_t i = 0; i < s->n_libs; i++) {
 		free(s->libs[i].library);
 		free(s->libs[i].display);

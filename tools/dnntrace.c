@@ -31,6 +31,8 @@ static const struct dt_cmd commands[] = {
 	  "chains of GPU work that one cuDNN graph could run fused" },
 	{ "export", cmd_export,
 	  "write traces out for Perfetto, SQLite or CSV" },
+	{ "replay", cmd_replay,
+	  "time a trace's problems again on a GPU, with every engine" },
 	{ "demo", cmd_demo,
 	  "record the bundled cuDNN sample and show the trace" },
 };

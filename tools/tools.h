@@ -52,6 +52,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_fusion(int argc, char **argv);
 int cmd_kernels(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 /* What a recorded run left: the traces its processes wrote, and what went
  * wrong in them (a sentence each: a file that could not be created, or

@@ -5,6 +5,7 @@
  *
  *   dt-args.h     decoding a call's arguments with its recorded signature
  *   dt-cudnn.h    cuDNN's names, the analyzer's data types, versions
+ *   dt-cudnn-build.h  what cuDNN's decoder keeps to build a problem again
  *   dt-cost.h     what an op computes and moves; peaks
  *   dt-kernels.h  what kernel names say
  *   dt-ops.h      ops, their recipes, libraries' display names
@@ -13,6 +14,7 @@
  *   dt-summary.h  the summary behind `report`, and its findings
  *   dt-diff.h     two runs compared
  *   dt-steps.h    a program's steps
+ *   dt-replayed.h what a replay on a GPU measured, read back
  *
  * analyzer/README.md says how these fit together. Includes no CUDA
  * header: a trace is analyzed with only what the trace itself says.
@@ -23,6 +25,7 @@
 #include "dt-args.h"
 #include "dt-cudnn.h"
 #include "dt-cost.h"
+#include "dt-cudnn-build.h"
 #include "dt-kernels.h"
 #include "dt-ops.h"
 #include "dt-session.h"
@@ -30,5 +33,6 @@
 #include "dt-summary.h"
 #include "dt-diff.h"
 #include "dt-steps.h"
+#include "dt-replayed.h"
 
 #endif /* DT_ANALYZER_H */

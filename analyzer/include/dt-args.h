@@ -113,6 +113,10 @@ int dt_arg_value_format(const char *api_name, const struct dt_arg *args,
 int dt_backend_payload_format(int64_t type, const uint8_t *p, uint32_t n,
 			      char *buf, size_t size);
 
+/* Bytes of one element of a cudnnBackendAttributeType_t's payload, 0 for
+ * a type not known. */
+uint32_t dt_backend_type_size(int64_t type);
+
 /* Appends with snprintf's semantics but without printf, for the printers
  * that run once per record (dump): s (n bytes), a number in decimal, or in
  * hex with "0x". `len` counts what was written, or would have been. */

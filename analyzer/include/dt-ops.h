@@ -85,6 +85,11 @@ struct dt_recipe {
 						 its library names them (a
 						 scale's n and alpha) */
 	uint32_t n_params;
+	/* what its library's decoder keeps to build the problem again on a
+	 * GPU (replay/): cuDNN's, struct dt_cudnn_graph for a backend
+	 * execution, struct dt_cudnn_call for a legacy call (dt-cudnn-build.h);
+	 * NULL where it keeps nothing */
+	const void *build;
 };
 
 struct dt_op {

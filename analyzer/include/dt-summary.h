@@ -9,6 +9,8 @@
 
 #include "dt-fusion.h"
 
+struct dt_replayed;
+
 /*
  * One or more traces summed up: where the GPU time went, the operations
  * grouped by problem with their rates against the device's peaks, host
@@ -202,6 +204,7 @@ enum dt_finding_type {
 	DT_FIND_IDLE,
 	DT_FIND_LOW_BANDWIDTH,
 	DT_FIND_STRAGGLER,
+	DT_FIND_ENGINE_CHOICE,
 	DT_FIND_COUNT
 };
 const char *dt_finding_key(enum dt_finding_type t); /* "autotune" */
@@ -372,6 +375,10 @@ struct dt_summary {
 	struct dt_finding *findings; /* by cost, largest first */
 	size_t n_findings;
 	struct dt_fusion *fusion; /* when opts.fusion */
+	/* what replays of the traces measured on a GPU (dt-replayed.h),
+	 * owned: the engine-choice findings' evidence */
+	struct dt_replayed **replayed;
+	size_t n_replayed;
 	/* NVTX ranges by name and domain, every trace's summed, most GPU
 	 * time first */
 	struct dt_range_stat *ranges;
@@ -421,6 +428,10 @@ double dt_sum_peak_bandwidth(const struct dt_summary *s);
  * library, any family; of a family, any library; lib or fam -1 for any. */
 uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
 		       uint64_t *count);
+
+/* A replay's results for the findings, owned by s from now on (freed
+ * with it). Before dt_summary_finish. */
+void dt_summary_add_replayed(struct dt_summary *s, struct dt_replayed *r);
 
 /* Every trace is in: settle medians, peaks and findings. */
 void dt_summary_finish(struct dt_summary *s);

@@ -1,9 +1,10 @@
 #!/bin/sh
 # test-layers.sh - dependencies between components point down only:
-# trace <- cupti <- shim; trace <- analyzer <- tools (README.md, Layout).
+# trace <- cupti <- shim; trace <- analyzer <- replay <- tools (README.md,
+# Layout).
 #
 # Usage: test-layers.sh SRCDIR NAME=TARGET...
-#   NAME is a component (trace, cupti, shim, analyzer, tools) and TARGET the
+#   NAME is a component (trace, cupti, shim, analyzer, replay, tools) and TARGET the
 #   library or program meson builds from it; its objects are in TARGET.p/.
 #
 # Fails when a component's sources include a header of a component that is
@@ -27,7 +28,8 @@ below() {
 	cupti) echo "trace" ;;
 	shim) echo "cupti trace" ;;
 	analyzer) echo "trace" ;;
-	tools) echo "analyzer trace" ;;
+	replay) echo "analyzer trace" ;;
+	tools) echo "replay analyzer trace" ;;
 	*) echo "test-layers.sh: unknown component $1" >&2; exit 2 ;;
 	esac
 }

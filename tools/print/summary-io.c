@@ -112,6 +112,20 @@ static void warn_no_range(const struct dt_summary *s)
 		pat, s->n_files == 1 ? "this trace" : "these traces");
 }
 
+/* What a replay of the trace at path measured, when one is beside it. */
+static void add_replayed(struct dt_summary *s, const char *path)
+{
+	struct dt_replayed *r;
+	char buf[4096], err[512];
+	int rc = dt_replayed_read(dt_replayed_path(path, buf, sizeof(buf)), &r,
+				  err, sizeof(err));
+
+	if (rc < 0)
+		dt_error("%s: its engine choices are left out", err);
+	else if (!rc)
+		dt_summary_add_replayed(s, r);
+}
+
 struct dt_summary *dt_load_summary(char **args, int n,
 				   const struct dt_summary_opts *opts, int *rc)
 {
@@ -136,6 +150,8 @@ struct dt_summary *dt_load_summary(char **args, int n,
 		if (s && dt_summary_add(s, inputs[i], err, sizeof(err)) < 0) {
 			dt_error("%s", err);
 			*rc = EXIT_USAGE;
+		} else if (s) {
+			add_replayed(s, inputs[i]);
 		}
 		free(inputs[i]);
 	}

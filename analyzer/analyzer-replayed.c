@@ -1,0 +1,451 @@
+/*
+ * analyzer-replayed.c - a replay's results file read back (JSON lines:
+ * a header line, then a line per problem; replay/REPLAY.md), and the
+ * engine-choice findings made of it: a problem another engine ran faster
+ * beyond noise, with outputs that agree. A replay continuing an earlier
+ * one reads the file too; writing it is replay/'s.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/types.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "analyzer-findings.h"
+#include "analyzer-util.h"
+#include "dt-replayed.h"
+#include "dt-steps.h"
+#include "dt-summary.h"
+
+const char *dt_replayed_path(const char *trace, char *buf, size_t size)
+{
+	size_t n = strlen(trace);
+
+	if (n > 5 && !strcmp(trace + n - 5, ".dnnt"))
+		n -= 5;
+	snprintf(buf, size, "%.*s.replay.jsonl", (int)n, trace);
+	return buf;
+}
+
+static char *str_of(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return strdup(json_object_get_string(v));
+}
+
+/* The number at key, or NULL. */
+static json_object *number_of(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    (!json_object_is_type(v, json_type_int) &&
+	     !json_object_is_type(v, json_type_double)))
+		return NULL;
+	return v;
+}
+
+static int64_t int_of(json_object *o, const char *key, int64_t def)
+{
+	json_object *v = number_of(o, key);
+
+	return v ? json_object_get_int64(v) : def;
+}
+
+static double double_of(json_object *o, const char *key, double def)
+{
+	json_object *v = number_of(o, key);
+
+	return v ? json_object_get_double(v) : def;
+}
+
+static bool bool_of(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	       json_object_get_boolean(v);
+}
+
+static void read_cand(json_object *o, struct dt_replayed_cand *c)
+{
+	json_object *v;
+
+	c->engine = int_of(o, "engine", -1);
+	c->knobs = str_of(o, "knobs");
+	c->source = str_of(o, "source");
+	c->status = str_of(o, "status");
+	c->median_ns = (uint64_t)int_of(o, "median_ns", 0);
+	c->spread = double_of(o, "spread", 0);
+	c->runs = (uint32_t)int_of(o, "runs", 0);
+	c->workspace = int_of(o, "workspace", -1);
+	c->error = double_of(o, "error", -1);
+	c->agrees = json_object_object_get_ex(o, "agrees", &v) &&
+				    json_object_is_type(v, json_type_boolean)
+			    ? json_object_get_boolean(v)
+			    : -1;
+}
+
+/* A problem line into p; false when it is none. */
+static bool read_problem(json_object *o, struct dt_replayed_problem *p)
+{
+	json_object *cands;
+
+	p->problem = str_of(o, "problem");
+	if (!p->problem)
+		return false;
+	p->brief = str_of(o, "brief");
+	p->status = str_of(o, "status");
+	p->reason = str_of(o, "reason");
+	p->executions = (uint64_t)int_of(o, "executions", 0);
+	p->recorded_ns = (uint64_t)int_of(o, "recorded_ns", 0);
+	p->replayed_ns = (uint64_t)int_of(o, "replayed_ns", 0);
+	p->uncertain = bool_of(o, "uncertain");
+	p->legacy = bool_of(o, "legacy");
+	json_object *v;
+	/* a legacy call has no knobs to miss */
+	p->knobs_unknown = !p->legacy &&
+			   json_object_object_get_ex(o, "knobs_recorded", &v) &&
+			   !json_object_get_boolean(v);
+	p->chosen = (int)int_of(o, "chosen", -1);
+	p->best = (int)int_of(o, "best", -1);
+	if (json_object_object_get_ex(o, "candidates", &cands) &&
+	    json_object_is_type(cands, json_type_array)) {
+		size_t n = json_object_array_length(cands);
+		p->cands = n ? calloc(n, sizeof(*p->cands)) : NULL;
+		for (size_t i = 0; p->cands && i < n; i++)
+			read_cand(json_object_array_get_idx(cands, i),
+				  &p->cands[p->n_cands++]);
+	}
+	if (p->chosen >= (int)p->n_cands)
+		p->chosen = -1;
+	if (p->best >= (int)p->n_cands)
+		p->best = -1;
+	return true;
+}
+
+/* The header line into r; a sentence in err when it is none. */
+static bool read_header(json_object *o, struct dt_replayed *r, char *err,
+			size_t errlen)
+{
+	char *schema = str_of(o, "schema");
+	int64_t version = int_of(o, "version", -1);
+	bool ok = schema && !strcmp(schema, "dnntrace.replay");
+
+	free(schema);
+	if (!ok) {
+		snprintf(err, errlen, "it is no dnntrace replay results file");
+		return false;
+	}
+	if (version != DT_REPLAYED_VERSION) {
+		snprintf(err, errlen,
+			 "its version %lld is not %d, the one this dnntrace "
+			 "reads",
+			 (long long)version, DT_REPLAYED_VERSION);
+		return false;
+	}
+	r->trace = str_of(o, "trace");
+	r->gpu = str_of(o, "gpu");
+	r->recorded_gpu = str_of(o, "recorded_gpu");
+	r->any_gpu = bool_of(o, "any_gpu");
+	r->cold_cache = bool_of(o, "cold_cache");
+	r->engines = str_of(o, "engines");
+	return true;
+}
+
+/* One line of the file: the header (line 1) or a problem. */
+static bool read_line(struct dt_replayed *r, const char *line, size_t lineno,
+		      size_t *cap, char *err, size_t errlen)
+{
+	json_object *o = json_tokener_parse(line);
+	bool ok = o && json_object_is_type(o, json_type_object);
+
+	if (!ok) {
+		snprintf(err, errlen, "line %zu is not a JSON object", lineno);
+	} else if (lineno == 1) {
+		ok = read_header(o, r, err, errlen);
+	} else {
+		if (r->n_problems == *cap) {
+			size_t c = *cap ? *cap * 2 : 16;
+			void *v =
+				realloc(r->problems, c * sizeof(*r->problems));
+			ok = v != NULL;
+			if (v) {
+				r->problems = v;
+				*cap = c;
+			}
+		}
+		if (ok) {
+			struct dt_replayed_problem *p =
+				&r->problems[r->n_problems];
+			memset(p, 0, sizeof(*p));
+			if (read_problem(o, p))
+				r->n_problems++;
+		}
+	}
+	json_object_put(o);
+	return ok;
+}
+
+int dt_replayed_read(const char *path, struct dt_replayed **out, char *err,
+		     size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, why[256] = "";
+	size_t len = 0, lineno = 0, cap = 0;
+	bool ok = true;
+
+	*out = NULL;
+	if (!f && errno == ENOENT)
+		return 1;
+	if (!f) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	struct dt_replayed *r = calloc(1, sizeof(*r));
+	ssize_t n;
+	ok = r != NULL;
+	while (ok && (n = getline(&line, &len, f)) > 0) {
+		/* a line without its newline is one a replay was stopped
+		 * writing: what it measured ends before it */
+		if (line[n - 1] != '\n' && lineno)
+			break;
+		lineno++;
+		if (line[strspn(line, " \t\r\n")])
+			ok = read_line(r, line, lineno, &cap, why, sizeof(why));
+		r->complete_bytes += (uint64_t)n;
+	}
+	free(line);
+	fclose(f);
+	if (ok && !lineno)
+		snprintf(why, sizeof(why), "it is empty");
+	if (!ok || !lineno) {
+		snprintf(err, errlen, "cannot read the replay results %s: %s",
+			 path, r ? why : "out of memory");
+		dt_replayed_free(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+void dt_replayed_free(struct dt_replayed *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_problems; i++) {
+		struct dt_replayed_problem *p = &r->problems[i];
+		for (size_t k = 0; k < p->n_cands; k++) {
+			free(p->cands[k].knobs);
+			free(p->cands[k].source);
+			free(p->cands[k].status);
+		}
+		free(p->cands);
+		free(p->problem);
+		free(p->brief);
+		free(p->status);
+		free(p->reason);
+	}
+	free(r->problems);
+	free(r->trace);
+	free(r->gpu);
+	free(r->recorded_gpu);
+	free(r->engines);
+	free(r);
+}
+
+void dt_summary_add_replayed(struct dt_summary *s, struct dt_replayed *r)
+{
+	struct dt_replayed **v =
+		r ? realloc(s->replayed, (s->n_replayed + 1) * sizeof(*v))
+		  : NULL;
+
+	if (!v) {
+		dt_replayed_free(r);
+		return;
+	}
+	s->replayed = v;
+	s->replayed[s->n_replayed++] = r;
+}
+
+/* ------------------------------------------------ engine-choice findings */
+
+/* Below this, a faster engine is within noise: the saving must be more
+ * than this share of the recorded engine's time and more than the spread
+ * of both candidates' samples. */
+#define CHOICE_MIN 0.05
+
+/* The candidate's engine and knobs in words: "eng70 (TILE_SIZE=12)",
+ * a legacy call's "algo1 (TENSOR_OP_MATH)". */
+static const char *engine_words(const struct dt_replayed_problem *rp,
+				const struct dt_replayed_cand *c, char *buf,
+				size_t size)
+{
+	const char *what = rp->legacy ? "algo" : "eng";
+
+	if (c->knobs && c->knobs[0])
+		snprintf(buf, size, "%s%lld (%s)", what, (long long)c->engine,
+			 c->knobs);
+	else
+		snprintf(buf, size, "%s%lld", what, (long long)c->engine);
+	return buf;
+}
+
+/* The problem of the summary replay problem rp is of: its executions,
+ * not an algorithm search of the same problem (a row of its own); NULL
+ * none. */
+static const struct dt_sum_problem *
+sum_problem(const struct dt_summary *s, const struct dt_replayed_problem *rp)
+{
+	const struct dt_sum_problem *found = NULL;
+
+	for (size_t i = 0; i < s->n_problems; i++)
+		if (s->problems[i].kind != DT_KIND_SEARCH &&
+		    !strcmp(s->problems[i].key, rp->problem) &&
+		    (!found || s->problems[i].count > found->count))
+			found = &s->problems[i];
+	return found;
+}
+
+/* Whether best beats chosen beyond noise; the saving per execution. */
+static uint64_t beyond_noise(const struct dt_replayed_cand *chosen,
+			     const struct dt_replayed_cand *best)
+{
+	if (!chosen->median_ns || !best->median_ns ||
+	    best->median_ns >= chosen->median_ns || best->agrees != 1)
+		return 0;
+	double saving = (double)(chosen->median_ns - best->median_ns);
+	double noise = (chosen->spread > best->spread ? chosen->spread
+						      : best->spread) *
+		       (double)chosen->median_ns;
+	if (saving < CHOICE_MIN * (double)chosen->median_ns || saving <= noise)
+		return 0;
+	return chosen->median_ns - best->median_ns;
+}
+
+/* The evidence of one finding: executions times saving, per step when
+ * the program's steps are known, numerics, workspace, calibration and
+ * what to change. */
+static char *choice_evidence(const struct dt_summary *s,
+			     const struct dt_replayed_problem *rp,
+			     uint64_t executions, uint64_t saving)
+{
+	const struct dt_replayed_cand *c = &rp->cands[rp->chosen],
+				      *b = &rp->cands[rp->best];
+	struct dt_sbuf ev = { 0 };
+	char t1[32], t2[32], t3[32], w1[32], w2[32], eng[300];
+
+	dt_sb_item(&ev, "\n", "%" PRIu64 " executions x %s saved = %s",
+		   executions, dt_fmt_ns(saving, t1, sizeof(t1)),
+		   dt_fmt_ns(saving * executions, t2, sizeof(t2)));
+	const struct dt_step_stats *st = s->steps;
+	uint64_t steps = st ? st->steps + st->startup_steps : 0;
+	/* per step where it runs at least once a step: steps found in a
+	 * program's layers would spread it thinner than it runs */
+	if (st && st->found && steps && executions >= steps)
+		dt_sb_printf(
+			&ev, " (%s per step over %" PRIu64 " steps)",
+			dt_fmt_ns(saving * executions / steps, t3, sizeof(t3)),
+			steps);
+	dt_sb_item(&ev, "\n",
+		   "numerics: its outputs agree with the recorded engine's "
+		   "(largest difference %.2g of the largest value)",
+		   b->error > 0 ? b->error : 0);
+	dt_sb_item(&ev, "\n", "workspace: %s (the recorded engine: %s)",
+		   b->workspace >= 0 ? dt_fmt_bytes((uint64_t)b->workspace, w1,
+						    sizeof(w1))
+				     : "?",
+		   c->workspace >= 0 ? dt_fmt_bytes((uint64_t)c->workspace, w2,
+						    sizeof(w2))
+				     : "?");
+	if (rp->recorded_ns && rp->replayed_ns)
+		dt_sb_item(&ev, "\n",
+			   "calibration: the recorded engine replayed in %s, "
+			   "%s in the trace (%.2fx)%s",
+			   dt_fmt_ns(rp->replayed_ns, t1, sizeof(t1)),
+			   dt_fmt_ns(rp->recorded_ns, t2, sizeof(t2)),
+			   (double)rp->replayed_ns / (double)rp->recorded_ns,
+			   rp->uncertain ? ": more than 15% off, the verdict "
+					   "is uncertain"
+					 : "");
+	if (rp->knobs_unknown)
+		dt_sb_item(&ev, "\n",
+			   "the trace does not hold the knob choices the "
+			   "program ran: its engine was replayed with cuDNN's "
+			   "defaults");
+	if (rp->legacy)
+		dt_sb_item(&ev, "\n",
+			   "to choose it: the call's algo argument and "
+			   "cudnnSetConvolutionMathType: %s; or "
+			   "cudnnFind*Algorithm's fastest",
+			   engine_words(rp, b, eng, sizeof(eng)));
+	else
+		dt_sb_item(&ev, "\n",
+			   "to choose it: cudnn-frontend: engine %s; PyTorch: "
+			   "torch.backends.cudnn.benchmark = True (not with "
+			   "deterministic = True); XLA: "
+			   "--xla_gpu_autotune_level=4",
+			   engine_words(rp, b, eng, sizeof(eng)));
+	return ev.p;
+}
+
+static void choice(struct dt_summary *s, const struct dt_replayed *r,
+		   const struct dt_replayed_problem *rp)
+{
+	if (rp->chosen < 0 || rp->best < 0 || rp->best == rp->chosen)
+		return;
+	const struct dt_replayed_cand *c = &rp->cands[rp->chosen],
+				      *b = &rp->cands[rp->best];
+	uint64_t saving = beyond_noise(c, b);
+	if (!saving)
+		return;
+	const struct dt_sum_problem *p = sum_problem(s, rp);
+	uint64_t executions = p ? p->count : rp->executions;
+	char t1[32], t2[32], e1[300], e2[300];
+	char *title = dt_xasprintf(
+		"engine choice%s: %s %s ran %s in %s; %s took %s (%.2fx), "
+		"measured by replay on an %s",
+		rp->uncertain ? " (uncertain)" : "",
+		p ? dt_op_kind_key(p->kind) : "problem",
+		rp->brief ? rp->brief : rp->problem,
+		engine_words(rp, c, e1, sizeof(e1)),
+		dt_fmt_ns(c->median_ns, t1, sizeof(t1)),
+		engine_words(rp, b, e2, sizeof(e2)),
+		dt_fmt_ns(b->median_ns, t2, sizeof(t2)),
+		(double)b->median_ns / (double)c->median_ns,
+		r->gpu ? r->gpu : "unnamed GPU");
+	dt_finding_add(s, DT_FIND_ENGINE_CHOICE, saving * executions, false,
+		       title, choice_evidence(s, rp, executions, saving));
+}
+
+/* Whether an earlier results file than the i-th has problem key: ranks
+ * of one job run the same problems, and a finding counts them all. */
+static bool replayed_before(const struct dt_summary *s, size_t i,
+			    const char *key)
+{
+	for (size_t j = 0; j < i; j++)
+		for (size_t k = 0; k < s->replayed[j]->n_problems; k++)
+			if (!strcmp(s->replayed[j]->problems[k].problem, key))
+				return true;
+	return false;
+}
+
+void dt_find_engine_choice(struct dt_summary *s)
+{
+	for (size_t i = 0; i < s->n_replayed; i++)
+		for (size_t k = 0; k < s->replayed[i]->n_problems; k++) {
+			const struct dt_replayed_problem *rp =
+				&s->replayed[i]->problems[k];
+			if (!replayed_before(s, i, rp->problem))
+				choice(s, s->replayed[i], rp);
+		}
+}

@@ -1,0 +1,86 @@
+/*
+ * dt-replayed.h - what `dnntrace replay` measured, read back from its
+ * results file (replay/REPLAY.md has the format): per problem of a trace,
+ * the recorded engine and every candidate timed on a GPU, for the report's
+ * engine-choice findings. Part of analyzer/'s public interface (it reads
+ * files and calls no GPU library); replay/ writes them.
+ */
+#ifndef DT_REPLAYED_H
+#define DT_REPLAYED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The version of the results format this build writes and reads. */
+#define DT_REPLAYED_VERSION 1
+
+/* One engine configuration timed for a problem. */
+struct dt_replayed_cand {
+	int64_t engine;     /* global engine index */
+	char *knobs;        /* "TILE_SIZE=4 KBLOCK=3", or NULL none */
+	char *source;       /* "recorded", "heuristic_a", "heuristic_b",
+			       "fallback", "all" */
+	char *status;       /* "ok", or why it was not timed */
+	uint64_t median_ns; /* per execution; 0 not timed */
+	double spread;      /* (p90 - p10) / median of its runs */
+	uint32_t runs;
+	int64_t workspace; /* bytes, -1 unknown */
+	double error;      /* its outputs against the recorded engine's:
+			      the largest difference over the largest
+			      magnitude; <0 not compared */
+	int agrees;        /* within its data type's tolerance: 1, 0, -1
+			      not compared */
+};
+
+/* One problem of the trace, as replay found it. */
+struct dt_replayed_problem {
+	char *problem; /* the problem's key (dt_op.problem) */
+	char *brief;
+	char *status;         /* "measured", "not_rebuilt", "failed" */
+	char *reason;         /* why not measured; NULL */
+	uint64_t executions;  /* in the trace */
+	uint64_t recorded_ns; /* the recorded engine's median GPU time per
+				 execution, from the trace; 0 none */
+	uint64_t replayed_ns; /* the recorded engine's, replayed; 0 none */
+	bool uncertain;       /* the replay of the recorded engine is more than
+				 15 % off the trace's time */
+	bool legacy;          /* a legacy call: engines are its algorithms, a
+				 candidate's knobs its math type */
+	bool knobs_unknown;   /* the trace lacks the recorded engine's knob
+				 choices: it was replayed with cuDNN's
+				 defaults */
+	struct dt_replayed_cand *cands;
+	size_t n_cands;
+	int chosen; /* index of the recorded engine in cands, -1 none */
+	int best;   /* the fastest that agrees with it, -1 none */
+};
+
+struct dt_replayed {
+	char *trace;        /* as named when replayed */
+	char *gpu;          /* the GPU it ran on */
+	char *recorded_gpu; /* the trace's GPU */
+	bool any_gpu;       /* run on another model than the recorded one */
+	bool cold_cache;
+	char *engines; /* "heuristic" or "all" */
+	struct dt_replayed_problem *problems;
+	size_t n_problems;
+	/* the file's bytes up to the end of its last whole line (a replay
+	 * stopped while writing leaves a line cut short after them) */
+	uint64_t complete_bytes;
+};
+
+/* The results file of trace: beside it, its name with ".dnnt" (when it
+ * ends so) replaced by ".replay.jsonl"; into buf, which it returns. */
+const char *dt_replayed_path(const char *trace, char *buf, size_t size);
+
+/* Read a results file (a last line cut short left out). Returns 0 with
+ * *out set (free it with dt_replayed_free), 1 when there is no such
+ * file, -1 with a sentence in err when it cannot be read or is not a
+ * results file of a version this build reads. */
+int dt_replayed_read(const char *path, struct dt_replayed **out, char *err,
+		     size_t errlen);
+
+void dt_replayed_free(struct dt_replayed *r);
+
+#endif /* DT_REPLAYED_H */

@@ -1,0 +1,344 @@
+/*
+ * replay-data.c - the data a rebuilt problem runs on: device memory for
+ * each of its tensors, of its recorded size and type, filled with seeded
+ * random data in a sensible range; the same data again before a run whose
+ * outputs are compared; every tensor read back after one run, and held
+ * against the recorded engine's, with a tolerance by data type. And the
+ * timing of one candidate on it. Whatever the problem is (a backend
+ * graph, replay-graph.c; a legacy call, replay-legacy.c).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay-internal.h"
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static uint16_t to_half(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint32_t sign = (x >> 16) & 0x8000;
+	int32_t e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+	uint32_t m = x & 0x7fffff;
+	if (e <= 0)
+		return (uint16_t)sign; /* small values: zero */
+	if (e >= 31)
+		return (uint16_t)(sign | 0x7c00);
+	return (uint16_t)(sign | (uint32_t)e << 10 | m >> 13);
+}
+
+static float from_half(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f,
+		 m = h & 0x3ff, x;
+	float f;
+	if (!e) { /* zero or subnormal */
+		f = ldexpf((float)m, -24);
+		return sign ? -f : f;
+	}
+	x = sign | (e == 31 ? 0xff : e - 15 + 127) << 23 | m << 13;
+	memcpy(&f, &x, 4);
+	return f;
+}
+
+static uint16_t u16_at(const uint8_t *b, size_t i)
+{
+	uint16_t h;
+
+	memcpy(&h, b + 2 * i, 2);
+	return h;
+}
+
+/* Element i of a buffer of type dtype, as a double; NAN for a type not
+ * compared. */
+static double elem(const void *p, int64_t dtype, size_t i)
+{
+	const uint8_t *b = p;
+	float f;
+	uint32_t x;
+
+	switch (dtype) {
+	case DT_DTYPE_FLOAT:
+		memcpy(&f, b + 4 * i, 4);
+		return f;
+	case DT_DTYPE_DOUBLE: {
+		double d;
+		memcpy(&d, b + 8 * i, 8);
+		return d;
+	}
+	case DT_DTYPE_HALF:
+		return from_half(u16_at(b, i));
+	case DT_DTYPE_BFLOAT16:
+		x = (uint32_t)u16_at(b, i) << 16;
+		memcpy(&f, &x, 4);
+		return f;
+	case DT_DTYPE_INT8:
+		return (int8_t)b[i];
+	case DT_DTYPE_UINT8:
+	case DT_DTYPE_BOOLEAN:
+		return b[i];
+	case DT_DTYPE_INT32: {
+		int32_t v;
+		memcpy(&v, b + 4 * i, 4);
+		return v;
+	}
+	case DT_DTYPE_INT64: {
+		int64_t v;
+		memcpy(&v, b + 8 * i, 8);
+		return (double)v;
+	}
+	default:
+		return NAN;
+	}
+}
+
+/* Seeded data of a sensible range for its type: [-1, 1) for floating
+ * point, small integers (that may be lengths or indices) otherwise. */
+static void fill(void *p, int64_t dtype, size_t bytes, uint64_t seed)
+{
+	uint8_t *b = p;
+	int bits = dt_dtype_bits(dtype);
+	size_t n = bits >= 8 ? bytes / (size_t)(bits / 8) : bytes;
+	uint64_t s = seed | 1;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = rng_next(&s);
+		float f = (float)((double)(r >> 11) * 0x1p-53 * 2 - 1);
+		switch (dtype) {
+		case DT_DTYPE_FLOAT:
+			memcpy(b + 4 * i, &f, 4);
+			break;
+		case DT_DTYPE_DOUBLE: {
+			double d = f;
+			memcpy(b + 8 * i, &d, 8);
+			break;
+		}
+		case DT_DTYPE_HALF: {
+			uint16_t h = to_half(f);
+			memcpy(b + 2 * i, &h, 2);
+			break;
+		}
+		case DT_DTYPE_BFLOAT16: {
+			uint32_t x;
+			memcpy(&x, &f, 4);
+			uint16_t h = (uint16_t)(x >> 16);
+			memcpy(b + 2 * i, &h, 2);
+			break;
+		}
+		case DT_DTYPE_INT32: {
+			int32_t v = (int32_t)(r % 8) + 1;
+			memcpy(b + 4 * i, &v, 4);
+			break;
+		}
+		case DT_DTYPE_INT64: {
+			int64_t v = (int64_t)(r % 8) + 1;
+			memcpy(b + 8 * i, &v, 8);
+			break;
+		}
+		case DT_DTYPE_BOOLEAN:
+			b[i] = r & 1;
+			break;
+		default: /* int8 and the 8-bit floats: small values */
+			b[i] = (uint8_t)((r % 16) - 8);
+			break;
+		}
+	}
+}
+
+/* A by-value scalar (a scale the program passed by value): the trace
+ * keeps where it was, not its value, so it is 1 of its type. */
+static void one(void *p, int64_t dtype)
+{
+	float f = 1;
+	double d = 1;
+	uint16_t h = dtype == DT_DTYPE_HALF ? 0x3c00 : 0x3f80;
+
+	if (dtype == DT_DTYPE_DOUBLE)
+		memcpy(p, &d, 8);
+	else if (dtype == DT_DTYPE_HALF || dtype == DT_DTYPE_BFLOAT16)
+		memcpy(p, &h, 2);
+	else
+		memcpy(p, &f, 4);
+}
+
+bool data_add(struct data *d, int64_t uid, int64_t dtype, size_t span,
+	      bool by_value, char *why, size_t whylen)
+{
+	if (d->n == BUFS_MAX) {
+		snprintf(why, whylen, "more than %d tensors", BUFS_MAX);
+		return false;
+	}
+	struct buf *t = &d->bufs[d->n++];
+	int bits = dt_dtype_bits(dtype);
+	*t = (struct buf){ .uid = uid, .dtype = dtype, .by_value = by_value };
+	if (!bits || !span) {
+		snprintf(why, whylen,
+			 "tensor #%lld: its type or shape is not in the trace",
+			 (long long)uid);
+		return false;
+	}
+	t->bytes = (span * (size_t)bits + 7) / 8;
+	t->host = calloc(1, t->bytes < 16 ? 16 : t->bytes);
+	if (!t->host) {
+		snprintf(why, whylen, "out of host memory");
+		return false;
+	}
+	if (by_value) {
+		one(t->host, dtype);
+		return true;
+	}
+	fill(t->host, dtype, t->bytes, 0x9e3779b97f4a7c15ull ^ (uint64_t)uid);
+	t->dev = gpu_alloc(d->g, t->bytes);
+	if (!t->dev) {
+		snprintf(why, whylen,
+			 "tensor #%lld needs %zu bytes of GPU memory, more "
+			 "than replay may take",
+			 (long long)uid, t->bytes);
+		return false;
+	}
+	return true;
+}
+
+void data_free(struct data *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		gpu_free(d->g, d->bufs[i].dev, d->bufs[i].bytes);
+		free(d->bufs[i].host);
+	}
+	d->n = 0;
+}
+
+/* The seeded data again in every tensor (outputs the runs before wrote
+ * included), so that a candidate's outputs compare with another's. */
+static bool refill(struct data *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->bufs[i].dev &&
+		    d->g->cuMemcpyHtoD(d->bufs[i].dev, d->bufs[i].host,
+				       d->bufs[i].bytes))
+			return false;
+	return true;
+}
+
+/* How far outputs of a type may be from the recorded engine's, as a
+ * fraction of their largest magnitude. */
+static double tolerance(int64_t dtype)
+{
+	switch (dtype) {
+	case DT_DTYPE_DOUBLE:
+		return 1e-9;
+	case DT_DTYPE_FLOAT: /* TF32 engines among FP32 ones */
+		return 1e-2;
+	case DT_DTYPE_HALF:
+		return 1e-2;
+	case DT_DTYPE_BFLOAT16:
+		return 4e-2;
+	default:
+		return dt_dtype_bits(dtype) == 8 ? 0.15 : 0;
+	}
+}
+
+/* Most host memory an output snapshot may take. */
+#define SNAP_MAX (512u << 20)
+
+/* One run from the seeded data, every tensor read back into snap. */
+static bool snapshot(struct data *d, bool (*run)(void *), void *arg,
+		     uint8_t **snap)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		total += d->bufs[i].dev ? d->bufs[i].bytes : 0;
+	if (total > SNAP_MAX || !refill(d) || !run(arg) ||
+	    d->g->cuStreamSynchronize(d->g->stream))
+		return false;
+	*snap = malloc(total ? total : 1);
+	size_t at = 0;
+	for (size_t i = 0; *snap && i < d->n; i++) {
+		if (!d->bufs[i].dev)
+			continue;
+		if (d->g->cuMemcpyDtoH(*snap + at, d->bufs[i].dev,
+				       d->bufs[i].bytes))
+			return false;
+		at += d->bufs[i].bytes;
+	}
+	return *snap != NULL;
+}
+
+/* The largest difference of a tensor's elements over their largest
+ * magnitude in ref. */
+static double tensor_error(const struct buf *t, const uint8_t *ref,
+			   const uint8_t *mine)
+{
+	int bits = dt_dtype_bits(t->dtype);
+	size_t n = bits >= 8 ? t->bytes / (size_t)(bits / 8) : 0;
+	double big = 0, diff = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		double x = elem(ref, t->dtype, k), y = elem(mine, t->dtype, k);
+		if (isnan(x) && isnan(y))
+			continue;
+		big = fmax(big, fabs(x));
+		diff = isnan(x) || isnan(y) ? INFINITY
+					    : fmax(diff, fabs(x - y));
+	}
+	return big > 0 ? diff / big : diff;
+}
+
+/* c's outputs against the reference's, the worst tensor's. */
+static void compare(struct data *d, bool (*run)(void *), void *arg,
+		    const uint8_t *ref, struct cand *c)
+{
+	uint8_t *mine = NULL;
+
+	if (!ref || !snapshot(d, run, arg, &mine)) {
+		free(mine);
+		return;
+	}
+	size_t at = 0;
+	c->error = 0;
+	c->agrees = 1;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct buf *t = &d->bufs[i];
+		if (!t->dev)
+			continue;
+		double e = tensor_error(t, ref + at, mine + at);
+		c->error = fmax(c->error, e);
+		if (e > tolerance(t->dtype))
+			c->agrees = 0;
+		at += t->bytes;
+	}
+	free(mine);
+}
+
+void data_time(struct data *d, bool (*run)(void *), void *arg,
+	       const int *status, const struct dt_replay_opts *opts,
+	       double max_s, struct cand *c, const uint8_t *ref, uint8_t **take)
+{
+	char err[160];
+
+	if (!refill(d))
+		snprintf(c->status, sizeof(c->status),
+			 "its data could not be copied to the GPU");
+	else if (!gpu_time(d->g, run, arg, opts->cold_cache, max_s, &c->t))
+		snprintf(c->status, sizeof(c->status), "its runs failed: %s",
+			 *status ? gpu_cudnn_error(d->g, *status, err,
+						   sizeof(err))
+				 : "the GPU refused its timing");
+	else if (take && !snapshot(d, run, arg, take))
+		*take = NULL;
+	else if (!take)
+		compare(d, run, arg, ref, c);
+	if (!c->status[0])
+		snprintf(c->status, sizeof(c->status), "ok");
+}

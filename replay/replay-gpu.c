@@ -1,0 +1,351 @@
+/*
+ * replay-gpu.c - the GPU as replay uses it: CUDA's driver API and cuDNN
+ * loaded with dlopen (dnntrace links neither, so every other command runs
+ * where they are missing), the first device and its primary context (the
+ * one cuDNN's runtime uses), device memory within a bound, and timing of
+ * one way to run a problem with CUDA events until its median holds still.
+ * What to run is replay-graph.c's.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay-internal.h"
+
+/* CUDA's driver API values used here (cuda.h's) */
+#define CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE 38
+#define CU_STREAM_NON_BLOCKING            1
+#define CU_STREAM_WAIT_VALUE_GEQ          0
+#define CU_EVENT_DEFAULT                  0
+
+/* Device memory replay may hold at once, at most: the rest is the
+ * machine's (another job's, or the driver's). */
+#define MEM_FRACTION 0.8
+
+/* A symbol of lib into *fn: first of the names that it exports. */
+static bool sym(void *lib, void *fn, const char *const *names)
+{
+	for (; *names; names++) {
+		void *p = dlsym(lib, *names);
+		if (p) {
+			memcpy(fn, &p, sizeof(p));
+			return true;
+		}
+	}
+	return false;
+}
+
+#define SYM(lib, field, ...) \
+	sym(g->lib, &g->field, (const char *const[]){ __VA_ARGS__, NULL })
+
+static bool load_cuda(struct gpu *g)
+{
+	return SYM(cuda, cuInit, "cuInit") &&
+	       SYM(cuda, cuDeviceGet, "cuDeviceGet") &&
+	       SYM(cuda, cuDeviceGetCount, "cuDeviceGetCount") &&
+	       SYM(cuda, cuDeviceGetName, "cuDeviceGetName") &&
+	       SYM(cuda, cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
+	       SYM(cuda, cuDevicePrimaryCtxRetain,
+		   "cuDevicePrimaryCtxRetain") &&
+	       SYM(cuda, cuCtxSetCurrent, "cuCtxSetCurrent") &&
+	       SYM(cuda, cuMemAlloc, "cuMemAlloc_v2") &&
+	       SYM(cuda, cuMemFree, "cuMemFree_v2") &&
+	       SYM(cuda, cuMemGetInfo, "cuMemGetInfo_v2") &&
+	       SYM(cuda, cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
+	       SYM(cuda, cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
+	       SYM(cuda, cuMemsetD8Async, "cuMemsetD8Async") &&
+	       SYM(cuda, cuStreamCreate, "cuStreamCreate") &&
+	       SYM(cuda, cuStreamSynchronize, "cuStreamSynchronize") &&
+	       SYM(cuda, cuEventCreate, "cuEventCreate") &&
+	       SYM(cuda, cuEventRecord, "cuEventRecord") &&
+	       SYM(cuda, cuEventSynchronize, "cuEventSynchronize") &&
+	       SYM(cuda, cuEventElapsedTime, "cuEventElapsedTime_v2",
+		   "cuEventElapsedTime");
+}
+
+static bool load_cudnn(struct gpu *g)
+{
+	/* optional: cuDNN before 9 lacks it */
+	SYM(cudnn, cudnnGetLastErrorString, "cudnnGetLastErrorString");
+	return SYM(cudnn, cudnnGetVersion, "cudnnGetVersion") &&
+	       SYM(cudnn, cudnnCreate, "cudnnCreate") &&
+	       SYM(cudnn, cudnnSetStream, "cudnnSetStream") &&
+	       SYM(cudnn, cudnnGetErrorString, "cudnnGetErrorString") &&
+	       SYM(cudnn, cudnnBackendCreateDescriptor,
+		   "cudnnBackendCreateDescriptor") &&
+	       SYM(cudnn, cudnnBackendDestroyDescriptor,
+		   "cudnnBackendDestroyDescriptor") &&
+	       SYM(cudnn, cudnnBackendFinalize, "cudnnBackendFinalize") &&
+	       SYM(cudnn, cudnnBackendSetAttribute,
+		   "cudnnBackendSetAttribute") &&
+	       SYM(cudnn, cudnnBackendGetAttribute,
+		   "cudnnBackendGetAttribute") &&
+	       SYM(cudnn, cudnnBackendExecute, "cudnnBackendExecute");
+}
+
+/* The stream the timed work runs on is held by a word it waits for, so
+ * that a batch of runs is queued before the GPU starts it: the runs then
+ * follow each other on the GPU as fast as it goes, not as fast as the
+ * host launches them. Without stream memory operations, runs are timed
+ * as they are launched. */
+static void gate_open(struct gpu *g)
+{
+	SYM(cuda, cuStreamWaitValue32, "cuStreamWaitValue32_v2",
+	    "cuStreamWaitValue32");
+	SYM(cuda, cuStreamWriteValue32, "cuStreamWriteValue32_v2",
+	    "cuStreamWriteValue32");
+	g->gated = g->cuStreamWaitValue32 && g->cuStreamWriteValue32 &&
+		   !g->cuStreamCreate(&g->release, CU_STREAM_NON_BLOCKING) &&
+		   !g->cuMemAlloc(&g->gate, 4) &&
+		   !g->cuMemcpyHtoD(g->gate, &(uint32_t){ 0 }, 4);
+}
+
+int gpu_open(struct gpu *g, char *err, size_t errlen)
+{
+	int n = 0, rc;
+
+	memset(g, 0, sizeof(*g));
+	g->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!g->cuda) {
+		snprintf(err, errlen,
+			 "no CUDA driver here (libcuda.so.1 cannot be loaded): "
+			 "replay needs a GPU");
+		return -1;
+	}
+	if (!load_cuda(g)) {
+		snprintf(err, errlen,
+			 "libcuda.so.1 lacks a function replay "
+			 "needs: the driver is too old");
+		return -1;
+	}
+	if ((rc = g->cuInit(0)) || (rc = g->cuDeviceGetCount(&n)) || !n) {
+		snprintf(err, errlen,
+			 "no GPU here (the CUDA driver says %s): replay needs "
+			 "one",
+			 rc ? "it cannot start" : "there is none");
+		return -1;
+	}
+	cu_ptr_t ctx;
+	if (g->cuDeviceGet(&g->device, 0) ||
+	    g->cuDeviceGetName(g->name, sizeof(g->name), g->device) ||
+	    g->cuDevicePrimaryCtxRetain(&ctx, g->device) ||
+	    g->cuCtxSetCurrent(ctx) ||
+	    g->cuStreamCreate(&g->stream, CU_STREAM_NON_BLOCKING)) {
+		snprintf(err, errlen,
+			 "the GPU cannot be used (its context "
+			 "or a stream cannot be made)");
+		return -1;
+	}
+	g->cuDeviceGetAttribute(&g->l2_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+				g->device);
+	g->cudnn = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
+	if (!g->cudnn || !load_cudnn(g)) {
+		snprintf(err, errlen,
+			 "cuDNN 9 cannot be loaded (libcudnn.so.9 is not on "
+			 "the loader's path: LD_LIBRARY_PATH)");
+		return -1;
+	}
+	if ((rc = g->cudnnCreate(&g->handle)) ||
+	    (rc = g->cudnnSetStream(g->handle, g->stream))) {
+		snprintf(err, errlen, "cuDNN cannot start on the GPU: %s",
+			 g->cudnnGetErrorString(rc));
+		return -1;
+	}
+	gate_open(g);
+	return 0;
+}
+
+void gpu_close(struct gpu *g)
+{
+	/* the process ends right after: the driver frees the rest */
+	if (g->flush)
+		g->cuMemFree(g->flush);
+	if (g->gate)
+		g->cuMemFree(g->gate);
+	memset(g, 0, sizeof(*g));
+}
+
+const char *gpu_cudnn_error(struct gpu *g, int status, char *buf, size_t size)
+{
+	char last[256] = "";
+
+	if (g->cudnnGetLastErrorString)
+		g->cudnnGetLastErrorString(last, sizeof(last));
+	last[strcspn(last, "\n")] = 0;
+	snprintf(buf, size, "%s%s%s", g->cudnnGetErrorString(status),
+		 last[0] ? ": " : "", last);
+	return buf;
+}
+
+uint64_t gpu_alloc(struct gpu *g, size_t bytes)
+{
+	size_t free_b = 0, total = 0;
+	uint64_t p = 0;
+
+	if (g->cuMemGetInfo(&free_b, &total))
+		return 0;
+	/* what must stay free: the machine's, not replay's */
+	size_t keep = (size_t)((1 - MEM_FRACTION) * (double)total);
+	if (free_b < keep || bytes > free_b - keep ||
+	    g->cuMemAlloc(&p, bytes ? bytes : 1))
+		return 0;
+	return p;
+}
+
+void gpu_free(struct gpu *g, uint64_t p, size_t bytes)
+{
+	(void)bytes;
+	if (p)
+		g->cuMemFree(p);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs per batch, warm-up runs, the most samples of one candidate and
+ * the fewest. */
+#define BATCH       16
+#define WARMUP      3
+#define SAMPLES_MAX 256
+#define SAMPLES_MIN 8
+
+/* A launch that waits for its stream (an engine that synchronizes)
+ * would wait for the gate forever: a watchdog opens it after a second. */
+struct watchdog {
+	struct gpu *g;
+	uint32_t round;
+	atomic_bool done;
+};
+
+static void *watch(void *arg)
+{
+	struct watchdog *w = arg;
+
+	for (int i = 0; i < 100 && !atomic_load(&w->done); i++)
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	if (!atomic_load(&w->done))
+		w->g->cuStreamWriteValue32(w->g->release, w->g->gate, w->round,
+					   0);
+	return NULL;
+}
+
+/* One batch of BATCH runs queued behind the gate, when there is one.
+ * Warm, the batch between two events is one sample: the mean of its
+ * runs, which leaves the events' own cost out of a short kernel's time.
+ * Cold, each run is a sample between two events, the L2 cache flushed
+ * before it (outside them). Returns the samples written to ns, 0 when a
+ * run failed. */
+static int batch(struct gpu *g, bool (*run)(void *), void *arg, bool cold,
+		 cu_ptr_t *ev, uint64_t *ns)
+{
+	static uint32_t round;
+	struct watchdog w = { g, 0, false };
+	pthread_t th;
+	bool ok = true, watched = false;
+	int samples = cold ? BATCH : 1;
+
+	if (g->gated) {
+		w.round = ++round;
+		g->cuStreamWaitValue32(g->stream, g->gate, round,
+				       CU_STREAM_WAIT_VALUE_GEQ);
+		watched = !pthread_create(&th, NULL, watch, &w);
+	}
+	if (!cold)
+		g->cuEventRecord(ev[0], g->stream);
+	for (int i = 0; i < BATCH && ok; i++) {
+		if (cold && g->flush)
+			g->cuMemsetD8Async(g->flush, (unsigned char)i,
+					   2 * (size_t)g->l2_bytes, g->stream);
+		if (cold)
+			g->cuEventRecord(ev[2 * i], g->stream);
+		ok = run(arg);
+		if (cold)
+			g->cuEventRecord(ev[2 * i + 1], g->stream);
+	}
+	if (!cold)
+		g->cuEventRecord(ev[1], g->stream);
+	if (g->gated)
+		g->cuStreamWriteValue32(g->release, g->gate, round, 0);
+	atomic_store(&w.done, true);
+	if (watched)
+		pthread_join(th, NULL);
+	if (g->cuStreamSynchronize(g->stream))
+		return 0;
+	for (int i = 0; i < samples && ok; i++) {
+		float ms = 0;
+		ok = !g->cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
+		ns[i] = (uint64_t)llround((double)ms * 1e6 /
+					  (cold ? 1 : BATCH));
+	}
+	return ok ? samples : 0;
+}
+
+static uint64_t median_of(uint64_t *v, size_t n, double q)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[(size_t)((double)(n - 1) * q + 0.5)];
+}
+
+bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
+	      double max_s, struct timing *t)
+{
+	static cu_ptr_t ev[2 * BATCH];
+	uint64_t ns[SAMPLES_MAX], sorted[SAMPLES_MAX];
+	size_t n = 0;
+	uint64_t last_median = 0;
+	double t0 = now_s();
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; !ev[2 * BATCH - 1] && i < 2 * BATCH; i++)
+		if (!ev[i] && g->cuEventCreate(&ev[i], CU_EVENT_DEFAULT))
+			return false;
+	if (cold && !g->flush && g->l2_bytes > 0)
+		g->flush = gpu_alloc(g, 2 * (size_t)g->l2_bytes);
+	for (int i = 0; i < WARMUP; i++)
+		if (!run(arg))
+			return false;
+	if (g->cuStreamSynchronize(g->stream))
+		return false;
+	/* batches until the median moves less than 1 % from one to the
+	 * next, the samples are used up or the time is */
+	uint32_t runs = 0;
+	while (n + BATCH <= SAMPLES_MAX) {
+		int k = batch(g, run, arg, cold, ev, ns + n);
+		if (!k)
+			return false;
+		n += (size_t)k;
+		runs += BATCH;
+		memcpy(sorted, ns, n * sizeof(*ns));
+		uint64_t m = median_of(sorted, n, 0.5);
+		bool still =
+			last_median && fabs((double)m - (double)last_median) <
+					       0.01 * (double)last_median;
+		last_median = m;
+		if ((still && n >= SAMPLES_MIN) || now_s() - t0 > max_s)
+			break;
+	}
+	memcpy(sorted, ns, n * sizeof(*ns));
+	t->median_ns = median_of(sorted, n, 0.5);
+	t->p10_ns = median_of(sorted, n, 0.1);
+	t->p90_ns = median_of(sorted, n, 0.9);
+	t->runs = runs;
+	return true;
+}

@@ -1,0 +1,655 @@
+/*
+ * replay-graph.c - a recorded backend operation graph built again on the
+ * GPU and its engines timed: every descriptor the trace kept (struct
+ * dt_cudnn_graph) created, set and finalized in the program's order with
+ * this process's handle; its tensors given device memory of their
+ * recorded shapes, strides and types, filled with seeded random data
+ * (replay-data.c); the recorded engine and knobs made into a plan, then
+ * the configs cuDNN's heuristics offer (modes A, B and fallback) and,
+ * when asked, every engine the graph supports; each timed (replay-gpu.c)
+ * and its outputs compared with the recorded engine's. Legacy calls are
+ * replay-legacy.c's; fusion what-ifs are not made yet.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay-internal.h"
+
+/* cuDNN's enumerators, looked up by name once. */
+static struct {
+	bool done;
+	int64_t t_handle, t_desc, t_int64, t_heur, t_knob, t_void_ptr;
+	int64_t bt_tensor, bt_engine, bt_cfg, bt_heur, bt_plan, bt_varpack,
+		bt_knob, bt_knob_info;
+	int64_t a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
+		a_t_by_value;
+	int64_t a_eng_graph, a_eng_index, a_cfg_engine, a_cfg_knobs,
+		a_knob_type, a_knob_value, a_heur_graph, a_heur_mode,
+		a_heur_results, a_plan_handle, a_plan_cfg, a_plan_ws, a_vp_uids,
+		a_vp_ptrs, a_vp_ws, a_graph_count, a_eng_knob_info, a_info_type,
+		a_info_max, a_info_min, a_info_stride;
+	int64_t heur_a, heur_b, heur_fallback;
+} E;
+
+static int64_t ev(const char *type, const char *name)
+{
+	return dt_enum_value(type, name, -1);
+}
+
+static void enums(void)
+{
+	const char *A = "cudnnBackendAttributeName_t";
+	const char *T = "cudnnBackendAttributeType_t";
+	const char *D = "cudnnBackendDescriptorType_t";
+
+	if (E.done)
+		return;
+	E.t_handle = ev(T, "CUDNN_TYPE_HANDLE");
+	E.t_desc = ev(T, "CUDNN_TYPE_BACKEND_DESCRIPTOR");
+	E.t_int64 = ev(T, "CUDNN_TYPE_INT64");
+	E.t_heur = ev(T, "CUDNN_TYPE_HEUR_MODE");
+	E.t_knob = ev(T, "CUDNN_TYPE_KNOB_TYPE");
+	E.t_void_ptr = ev(T, "CUDNN_TYPE_VOID_PTR");
+	E.bt_tensor = ev(D, "CUDNN_BACKEND_TENSOR_DESCRIPTOR");
+	E.bt_engine = ev(D, "CUDNN_BACKEND_ENGINE_DESCRIPTOR");
+	E.bt_cfg = ev(D, "CUDNN_BACKEND_ENGINECFG_DESCRIPTOR");
+	E.bt_heur = ev(D, "CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR");
+	E.bt_plan = ev(D, "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR");
+	E.bt_varpack = ev(D, "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR");
+	E.bt_knob = ev(D, "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR");
+	E.bt_knob_info = ev(D, "CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR");
+	E.a_eng_knob_info = ev(A, "CUDNN_ATTR_ENGINE_KNOB_INFO");
+	E.a_info_type = ev(A, "CUDNN_ATTR_KNOB_INFO_TYPE");
+	E.a_info_max = ev(A, "CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE");
+	E.a_info_min = ev(A, "CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE");
+	E.a_info_stride = ev(A, "CUDNN_ATTR_KNOB_INFO_STRIDE");
+	E.a_t_dtype = ev(A, "CUDNN_ATTR_TENSOR_DATA_TYPE");
+	E.a_t_dims = ev(A, "CUDNN_ATTR_TENSOR_DIMENSIONS");
+	E.a_t_strides = ev(A, "CUDNN_ATTR_TENSOR_STRIDES");
+	E.a_t_uid = ev(A, "CUDNN_ATTR_TENSOR_UNIQUE_ID");
+	E.a_t_virtual = ev(A, "CUDNN_ATTR_TENSOR_IS_VIRTUAL");
+	E.a_t_by_value = ev(A, "CUDNN_ATTR_TENSOR_IS_BY_VALUE");
+	E.a_eng_graph = ev(A, "CUDNN_ATTR_ENGINE_OPERATION_GRAPH");
+	E.a_eng_index = ev(A, "CUDNN_ATTR_ENGINE_GLOBAL_INDEX");
+	E.a_cfg_engine = ev(A, "CUDNN_ATTR_ENGINECFG_ENGINE");
+	E.a_cfg_knobs = ev(A, "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES");
+	E.a_knob_type = ev(A, "CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE");
+	E.a_knob_value = ev(A, "CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE");
+	E.a_heur_graph = ev(A, "CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH");
+	E.a_heur_mode = ev(A, "CUDNN_ATTR_ENGINEHEUR_MODE");
+	E.a_heur_results = ev(A, "CUDNN_ATTR_ENGINEHEUR_RESULTS");
+	E.a_plan_handle = ev(A, "CUDNN_ATTR_EXECUTION_PLAN_HANDLE");
+	E.a_plan_cfg = ev(A, "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG");
+	E.a_plan_ws = ev(A, "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE");
+	E.a_vp_uids = ev(A, "CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS");
+	E.a_vp_ptrs = ev(A, "CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS");
+	E.a_vp_ws = ev(A, "CUDNN_ATTR_VARIANT_PACK_WORKSPACE");
+	E.a_graph_count =
+		ev(A, "CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT");
+	E.heur_a = ev("cudnnBackendHeurMode_t", "CUDNN_HEUR_MODE_A");
+	E.heur_b = ev("cudnnBackendHeurMode_t", "CUDNN_HEUR_MODE_B");
+	E.heur_fallback =
+		ev("cudnnBackendHeurMode_t", "CUDNN_HEUR_MODE_FALLBACK");
+	E.done = true;
+}
+
+/* ------------------------------------------------------------ tensors */
+
+/* A non-virtual tensor of the graph: its memory and what it holds. */
+/* The graph as built, and what its runs need. */
+struct built {
+	struct gpu *g;
+	const struct dt_cudnn_graph *bp;
+	void *descs[256];
+	void *graph;
+	struct data data;
+	void *plan, *varpack;
+	uint64_t ws;
+	size_t ws_bytes;
+	int status;                      /* of the last execution that failed */
+	void *made[3 * CANDS_MAX + 256]; /* engines, knob choices and
+					    configs made for candidates */
+	size_t n_made;
+};
+
+/* A descriptor made for a candidate, destroyed with the graph. */
+static void *made(struct built *b, void *d)
+{
+	if (d && b->n_made < sizeof(b->made) / sizeof(b->made[0]))
+		b->made[b->n_made++] = d;
+	return d;
+}
+
+static int64_t attr_i64(const struct dt_cudnn_graph *bp, uint32_t d,
+			int64_t name, int64_t def)
+{
+	const struct dt_cudnn_attr *a = dt_cudnn_attr_find(bp, d, name);
+	int64_t v = 0;
+
+	if (!a || !a->bytes || a->bytes > 8)
+		return def;
+	memcpy(&v, a->data, a->bytes);
+	return a->bytes == 4 ? (int32_t)v : a->bytes == 1 ? (int8_t)v : v;
+}
+
+/* Elements a tensor's strides reach, one past the last. */
+static size_t tensor_span(const struct dt_cudnn_graph *bp, uint32_t d)
+{
+	const struct dt_cudnn_attr *dims =
+		dt_cudnn_attr_find(bp, d, E.a_t_dims);
+	const struct dt_cudnn_attr *str =
+		dt_cudnn_attr_find(bp, d, E.a_t_strides);
+	size_t span = 1;
+
+	if (!dims || !str || dims->bytes != str->bytes)
+		return 0;
+	for (uint32_t i = 0; i < dims->bytes / 8; i++) {
+		int64_t n, s;
+		memcpy(&n, dims->data + i * 8, 8);
+		memcpy(&s, str->data + i * 8, 8);
+		if (n <= 0 || s < 0)
+			return 0;
+		span += (size_t)(n - 1) * (size_t)s;
+	}
+	return span;
+}
+
+/* The cuDNN data type (cudnnDataType_t) as the analyzer's. */
+static int64_t tensor_dtype(const struct dt_cudnn_graph *bp, uint32_t d)
+{
+	int64_t v = attr_i64(bp, d, E.a_t_dtype, -1);
+	const char *n = dt_enum_name("cudnnDataType_t", 15, v);
+
+	return n ? dt_dtype_by_name(n, strlen(n)) : -1;
+}
+
+/* Whether the graph's tensors already have data of uid: operations that
+ * share a tensor each kept it, at its own address when the program made
+ * it twice. */
+static bool has_uid(const struct data *d, int64_t uid)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->bufs[i].uid == uid)
+			return true;
+	return false;
+}
+
+/* Memory and data for every non-virtual tensor of the graph. */
+static bool tensors(struct built *b, char *why, size_t whylen)
+{
+	const struct dt_cudnn_graph *bp = b->bp;
+
+	b->data.g = b->g;
+	for (uint32_t d = 0; d < bp->n_descs; d++) {
+		int64_t uid = attr_i64(bp, d, E.a_t_uid, -1);
+		if (bp->descs[d].type == E.bt_tensor &&
+		    !attr_i64(bp, d, E.a_t_virtual, 0) &&
+		    !has_uid(&b->data, uid) &&
+		    !data_add(&b->data, uid, tensor_dtype(bp, d),
+			      tensor_span(bp, d),
+			      attr_i64(bp, d, E.a_t_by_value, 0) != 0, why,
+			      whylen))
+			return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------- graph */
+
+static bool set_attr(struct gpu *g, void *d, int64_t name, int64_t type,
+		     int64_t count, const void *v)
+{
+	return !g->cudnnBackendSetAttribute(d, name, type, count, v);
+}
+
+/* The graph's descriptors made again, in order, each finalized. */
+static bool build_graph(struct built *b, char *why, size_t whylen)
+{
+	const struct dt_cudnn_graph *bp = b->bp;
+	struct gpu *g = b->g;
+	char err[256];
+
+	if (bp->n_descs > sizeof(b->descs) / sizeof(b->descs[0])) {
+		snprintf(why, whylen, "its graph has %u descriptors",
+			 bp->n_descs);
+		return false;
+	}
+	for (uint32_t i = 0; i < bp->n_descs; i++) {
+		const struct dt_cudnn_desc *d = &bp->descs[i];
+		int rc = g->cudnnBackendCreateDescriptor(d->type, &b->descs[i]);
+		for (uint32_t k = 0; !rc && k < d->n_attrs; k++) {
+			const struct dt_cudnn_attr *a = &d->attrs[k];
+			uint32_t es = dt_backend_type_size(a->type);
+			if (a->type == E.t_handle) {
+				set_attr(g, b->descs[i], a->name, a->type, 1,
+					 &g->handle);
+			} else if (a->type == E.t_desc) {
+				void *refs[64];
+				uint32_t n =
+					a->bytes / 8 < 64 ? a->bytes / 8 : 64;
+				for (uint32_t e = 0; e < n; e++) {
+					int64_t x;
+					memcpy(&x, a->data + e * 8, 8);
+					refs[e] = x >= 0 && x < i ? b->descs[x]
+								  : NULL;
+				}
+				set_attr(g, b->descs[i], a->name, a->type, n,
+					 refs);
+			} else if (es) {
+				/* a value the program read back, set again,
+				 * is refused: what finalize says counts */
+				set_attr(g, b->descs[i], a->name, a->type,
+					 a->bytes / es, a->data);
+			}
+		}
+		if (!rc)
+			rc = g->cudnnBackendFinalize(b->descs[i]);
+		if (rc) {
+			char tn[96];
+			snprintf(why, whylen, "%s cannot be built again: %s",
+				 dt_enum_short("cudnnBackendDescriptorType_t",
+					       d->type, "CUDNN_BACKEND_", tn,
+					       sizeof(tn)),
+				 gpu_cudnn_error(g, rc, err, sizeof(err)));
+			return false;
+		}
+	}
+	b->graph = b->descs[bp->root];
+	return true;
+}
+
+/* ------------------------------------------------------------ engines */
+
+/* The knob choices of an engine config in words: "TILE_SIZE=4 ...". */
+static void cfg_knobs(struct gpu *g, void *cfg, char *out, size_t size)
+{
+	void *k[32];
+	int64_t n = 0;
+	size_t len = 0;
+	int made_k = 0;
+
+	out[0] = 0;
+	while (made_k < 32 &&
+	       !g->cudnnBackendCreateDescriptor(E.bt_knob, &k[made_k]))
+		made_k++;
+	if (made_k == 32 && !g->cudnnBackendGetAttribute(cfg, E.a_cfg_knobs,
+							 E.t_desc, 32, &n, k))
+		for (int64_t i = 0; i < n && i < 32 && len < size; i++) {
+			int64_t type = -1, value = -1, c;
+			char tn[96];
+			g->cudnnBackendGetAttribute(k[i], E.a_knob_type,
+						    E.t_knob, 1, &c, &type);
+			g->cudnnBackendGetAttribute(k[i], E.a_knob_value,
+						    E.t_int64, 1, &c, &value);
+			/* knob types are 4 bytes: the rest stays 0 */
+			type = (int32_t)type;
+			len += (size_t)snprintf(
+				out + len, size - len, "%s%s=%lld",
+				len ? " " : "",
+				dt_enum_short("cudnnBackendKnobType_t", type,
+					      "CUDNN_KNOB_TYPE_", tn,
+					      sizeof(tn)),
+				(long long)value);
+		}
+	while (made_k > 0)
+		g->cudnnBackendDestroyDescriptor(k[--made_k]);
+}
+
+static int64_t cfg_engine(struct gpu *g, void *cfg)
+{
+	void *e;
+	int64_t n = 0, idx = -1;
+
+	if (g->cudnnBackendCreateDescriptor(E.bt_engine, &e))
+		return -1;
+	if (!g->cudnnBackendGetAttribute(cfg, E.a_cfg_engine, E.t_desc, 1, &n,
+					 &e))
+		g->cudnnBackendGetAttribute(e, E.a_eng_index, E.t_int64, 1, &n,
+					    &idx);
+	g->cudnnBackendDestroyDescriptor(e);
+	return idx;
+}
+
+/* An engine config of engine idx with knobs (NULL: its defaults). */
+static void *make_cfg(struct built *b, int64_t idx,
+		      const struct dt_recipe_kv *knobs, uint32_t n_knobs)
+{
+	struct gpu *g = b->g;
+	void *e = NULL, *cfg = NULL, *k[32];
+	uint32_t nk = 0;
+	char name[128];
+
+	if (g->cudnnBackendCreateDescriptor(E.bt_engine, &e) || !made(b, e) ||
+	    !set_attr(g, e, E.a_eng_graph, E.t_desc, 1, &b->graph) ||
+	    !set_attr(g, e, E.a_eng_index, E.t_int64, 1, &idx) ||
+	    g->cudnnBackendFinalize(e))
+		return NULL;
+	for (uint32_t i = 0; i < n_knobs && nk < 32; i++) {
+		snprintf(name, sizeof(name), "CUDNN_KNOB_TYPE_%s",
+			 knobs[i].name);
+		int32_t type = (int32_t)dt_enum_value("cudnnBackendKnobType_t",
+						      name, -1);
+		if (type < 0 ||
+		    g->cudnnBackendCreateDescriptor(E.bt_knob, &k[nk]))
+			continue;
+		made(b, k[nk]);
+		if (set_attr(g, k[nk], E.a_knob_type, E.t_knob, 1, &type) &&
+		    set_attr(g, k[nk], E.a_knob_value, E.t_int64, 1,
+			     &knobs[i].value) &&
+		    !g->cudnnBackendFinalize(k[nk]))
+			nk++;
+	}
+	if (g->cudnnBackendCreateDescriptor(E.bt_cfg, &cfg) || !made(b, cfg) ||
+	    !set_attr(g, cfg, E.a_cfg_engine, E.t_desc, 1, &e) ||
+	    (nk && !set_attr(g, cfg, E.a_cfg_knobs, E.t_desc, nk, k)) ||
+	    g->cudnnBackendFinalize(cfg))
+		cfg = NULL;
+	return cfg;
+}
+
+/* The configs a heuristic mode offers, into cfgs (*n grows). */
+static void heuristic(struct built *b, int64_t mode, void **cfgs, size_t *n,
+		      size_t max)
+{
+	struct gpu *g = b->g;
+	void *h;
+	int64_t count = 0;
+	int32_t m = (int32_t)mode;
+
+	if (g->cudnnBackendCreateDescriptor(E.bt_heur, &h))
+		return;
+	made(b, h);
+	if (set_attr(g, h, E.a_heur_graph, E.t_desc, 1, &b->graph) &&
+	    set_attr(g, h, E.a_heur_mode, E.t_heur, 1, &m) &&
+	    !g->cudnnBackendFinalize(h) &&
+	    !g->cudnnBackendGetAttribute(h, E.a_heur_results, E.t_desc, 0,
+					 &count, NULL)) {
+		void *v[CANDS_MAX];
+		int64_t want = count < CANDS_MAX ? count : CANDS_MAX, got = 0;
+		for (int64_t i = 0; i < want; i++)
+			if (g->cudnnBackendCreateDescriptor(E.bt_cfg, &v[i]))
+				want = i;
+			else
+				made(b, v[i]);
+		if (!g->cudnnBackendGetAttribute(h, E.a_heur_results, E.t_desc,
+						 want, &got, v))
+			for (int64_t i = 0; i < got && *n < max; i++)
+				cfgs[(*n)++] = v[i];
+	}
+}
+
+/* ---------------------------------------------------------- candidates */
+
+static bool run_plan(void *arg)
+{
+	struct built *b = arg;
+	int rc = b->g->cudnnBackendExecute(b->g->handle, b->plan, b->varpack);
+
+	if (rc)
+		b->status = rc;
+	return !rc;
+}
+
+/* The plan of cfg and its variant pack, workspace allocated. */
+static bool make_plan(struct built *b, void *cfg, struct cand *c)
+{
+	struct gpu *g = b->g;
+	int64_t ws = 0, n = 0;
+	char err[200];
+	int rc;
+
+	b->plan = NULL;
+	if ((rc = g->cudnnBackendCreateDescriptor(E.bt_plan, &b->plan)) ||
+	    (rc = g->cudnnBackendSetAttribute(b->plan, E.a_plan_handle,
+					      E.t_handle, 1, &g->handle)) ||
+	    (rc = g->cudnnBackendSetAttribute(b->plan, E.a_plan_cfg, E.t_desc,
+					      1, &cfg)) ||
+	    (rc = g->cudnnBackendFinalize(b->plan))) {
+		snprintf(c->status, sizeof(c->status), "no plan: %s",
+			 gpu_cudnn_error(g, rc, err, sizeof(err)));
+		return false;
+	}
+	g->cudnnBackendGetAttribute(b->plan, E.a_plan_ws, E.t_int64, 1, &n,
+				    &ws);
+	c->workspace = ws;
+	b->ws_bytes = (size_t)ws;
+	b->ws = ws ? gpu_alloc(g, (size_t)ws) : 0;
+	if (ws && !b->ws) {
+		snprintf(c->status, sizeof(c->status),
+			 "its workspace (%lld bytes) is more than replay may "
+			 "take",
+			 (long long)ws);
+		return false;
+	}
+	int64_t uids[BUFS_MAX];
+	void *ptrs[BUFS_MAX];
+	const struct data *d = &b->data;
+	for (size_t i = 0; i < d->n; i++) {
+		uids[i] = d->bufs[i].uid;
+		ptrs[i] = d->bufs[i].by_value
+				  ? d->bufs[i].host
+				  : (void *)(uintptr_t)d->bufs[i].dev;
+	}
+	void *wsp = (void *)(uintptr_t)b->ws;
+	if ((rc = g->cudnnBackendCreateDescriptor(E.bt_varpack, &b->varpack)) ||
+	    (rc = g->cudnnBackendSetAttribute(b->varpack, E.a_vp_uids,
+					      E.t_int64, (int64_t)d->n,
+					      uids)) ||
+	    (rc = g->cudnnBackendSetAttribute(b->varpack, E.a_vp_ptrs,
+					      E.t_void_ptr, (int64_t)d->n,
+					      ptrs)) ||
+	    (rc = g->cudnnBackendSetAttribute(b->varpack, E.a_vp_ws,
+					      E.t_void_ptr, 1, &wsp)) ||
+	    (rc = g->cudnnBackendFinalize(b->varpack))) {
+		snprintf(c->status, sizeof(c->status), "no variant pack: %s",
+			 gpu_cudnn_error(g, rc, err, sizeof(err)));
+		return false;
+	}
+	return true;
+}
+
+static void drop_plan(struct built *b)
+{
+	struct gpu *g = b->g;
+
+	if (b->varpack)
+		g->cudnnBackendDestroyDescriptor(b->varpack);
+	if (b->plan)
+		g->cudnnBackendDestroyDescriptor(b->plan);
+	gpu_free(g, b->ws, b->ws_bytes);
+	b->varpack = b->plan = NULL;
+	b->ws = 0;
+}
+
+/* Time the config cfg as candidate c (its outputs compared with ref,
+ * when given; taken as ref, when *take). */
+static void measure(struct built *b, void *cfg, struct cand *c,
+		    const struct dt_replay_opts *opts, double max_s,
+		    const uint8_t *ref, uint8_t **take)
+{
+	c->error = -1;
+	c->agrees = -1;
+	c->workspace = -1;
+	if (!cfg) {
+		snprintf(c->status, sizeof(c->status),
+			 "cuDNN refused the engine config");
+		return;
+	}
+	b->status = 0;
+	if (make_plan(b, cfg, c))
+		data_time(&b->data, run_plan, b, &b->status, opts, max_s, c,
+			  ref, take);
+	drop_plan(b);
+}
+
+static bool seen(const struct cand *c, size_t n, int64_t engine,
+		 const char *knobs)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c[i].engine == engine && !strcmp(c[i].knobs, knobs))
+			return true;
+	return false;
+}
+
+static void free_built(struct built *b)
+{
+	drop_plan(b);
+	while (b->n_made)
+		b->g->cudnnBackendDestroyDescriptor(b->made[--b->n_made]);
+	for (uint32_t i = b->bp ? b->bp->n_descs : 0; i-- > 0;)
+		if (b->descs[i])
+			b->g->cudnnBackendDestroyDescriptor(b->descs[i]);
+	data_free(&b->data);
+}
+
+/* The configs to time besides the recorded one: the heuristics', and
+ * with all_engines every engine with its default knobs. */
+/* The knobs an engine of the graph has, with their ranges, into k (at
+ * most max); -1 when the engine does not run the graph. */
+struct knob_range {
+	int32_t type;
+	int64_t min, max, stride;
+};
+
+#define KNOBS_MAX 64 /* cuDNN 9 has 44 knob types */
+
+static int engine_knobs(struct built *b, int64_t idx, struct knob_range *k)
+{
+	struct gpu *g = b->g;
+	void *e, *info[KNOBS_MAX];
+	int64_t n = 0, c;
+	int made_i = 0;
+
+	if (g->cudnnBackendCreateDescriptor(E.bt_engine, &e))
+		return -1;
+	made(b, e);
+	if (!set_attr(g, e, E.a_eng_graph, E.t_desc, 1, &b->graph) ||
+	    !set_attr(g, e, E.a_eng_index, E.t_int64, 1, &idx) ||
+	    g->cudnnBackendFinalize(e))
+		return -1;
+	while (made_i < KNOBS_MAX &&
+	       !g->cudnnBackendCreateDescriptor(E.bt_knob_info, &info[made_i]))
+		made_i++;
+	if (made_i == KNOBS_MAX &&
+	    g->cudnnBackendGetAttribute(e, E.a_eng_knob_info, E.t_desc,
+					KNOBS_MAX, &n, info))
+		n = 0;
+	if (n > made_i)
+		n = made_i;
+	for (int64_t i = 0; i < n; i++) {
+		k[i] = (struct knob_range){ .stride = 1 };
+		g->cudnnBackendGetAttribute(info[i], E.a_info_type, E.t_knob, 1,
+					    &c, &k[i].type);
+		g->cudnnBackendGetAttribute(info[i], E.a_info_min, E.t_int64, 1,
+					    &c, &k[i].min);
+		g->cudnnBackendGetAttribute(info[i], E.a_info_max, E.t_int64, 1,
+					    &c, &k[i].max);
+		g->cudnnBackendGetAttribute(info[i], E.a_info_stride, E.t_int64,
+					    1, &c, &k[i].stride);
+		if (k[i].stride < 1)
+			k[i].stride = 1;
+	}
+	while (made_i > 0)
+		g->cudnnBackendDestroyDescriptor(info[--made_i]);
+	return (int)n;
+}
+
+/* Values of a knob tried, at most: spread over its range. */
+#define KNOB_VALUES 8
+
+/* Engine idx with its default knobs, then each of its knobs moved away
+ * from the default alone, over up to KNOB_VALUES values of its range:
+ * a knob at a time, since their product has no end. */
+static void engine_cfgs(struct built *b, int64_t idx, void **cfgs,
+			const char **source, size_t *n)
+{
+	struct knob_range k[KNOBS_MAX];
+	int nk = engine_knobs(b, idx, k);
+	char name[96];
+
+	if (nk < 0 || *n >= CANDS_MAX)
+		return;
+	cfgs[*n] = make_cfg(b, idx, NULL, 0);
+	source[(*n)++] = "all";
+	for (int i = 0; i < nk; i++) {
+		int64_t steps = (k[i].max - k[i].min) / k[i].stride + 1;
+		int64_t every = steps > KNOB_VALUES ? steps / KNOB_VALUES : 1;
+		dt_enum_short("cudnnBackendKnobType_t", k[i].type,
+			      "CUDNN_KNOB_TYPE_", name, sizeof(name));
+		for (int64_t s = 0; s < steps && *n < CANDS_MAX; s += every) {
+			struct dt_recipe_kv kv = { name,
+						   k[i].min + s * k[i].stride };
+			cfgs[*n] = make_cfg(b, idx, &kv, 1);
+			source[(*n)++] = "all";
+		}
+	}
+}
+
+static size_t others(struct built *b, const struct dt_replay_opts *opts,
+		     void **cfgs, const char **source)
+{
+	size_t n = 0;
+	int64_t modes[] = { E.heur_a, E.heur_b, E.heur_fallback };
+	const char *names[] = { "heuristic_a", "heuristic_b", "fallback" };
+
+	for (int m = 0; m < 3; m++) {
+		size_t before = n;
+		heuristic(b, modes[m], cfgs, &n, CANDS_MAX);
+		for (size_t i = before; i < n; i++)
+			source[i] = names[m];
+	}
+	int64_t count = 0, got = 0;
+	if (opts->all_engines &&
+	    !b->g->cudnnBackendGetAttribute(b->graph, E.a_graph_count,
+					    E.t_int64, 1, &got, &count))
+		for (int64_t i = 0; i < count && n < CANDS_MAX; i++)
+			engine_cfgs(b, i, cfgs, source, &n);
+	return n;
+}
+
+int graph_measure(struct gpu *g, const struct problem *p,
+		  const struct dt_replay_opts *opts, double budget_s,
+		  struct cand *c, size_t *n, char *why, size_t whylen)
+{
+	struct built b = { .g = g, .bp = p->graph };
+	uint8_t *ref = NULL;
+
+	enums();
+	*n = 0;
+	if (!tensors(&b, why, whylen) || !build_graph(&b, why, whylen)) {
+		free_built(&b);
+		return -1;
+	}
+	void *cfgs[CANDS_MAX];
+	const char *source[CANDS_MAX];
+	size_t n_other = others(&b, opts, cfgs, source);
+	double each = budget_s / (double)(n_other + 1);
+
+	/* the recorded engine first: the others are held against it */
+	struct cand *rec = &c[(*n)++];
+	memset(rec, 0, sizeof(*rec));
+	rec->engine = p->engine;
+	rec->source = "recorded";
+	snprintf(rec->knobs, sizeof(rec->knobs), "%s",
+		 p->knobs ? p->knobs : "");
+	measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv), rec,
+		opts, each, NULL, &ref);
+	for (size_t i = 0; i < n_other && *n < CANDS_MAX; i++) {
+		struct cand *x = &c[*n];
+		memset(x, 0, sizeof(*x));
+		x->engine = cfgs[i] ? cfg_engine(g, cfgs[i]) : -1;
+		x->source = source[i];
+		if (cfgs[i])
+			cfg_knobs(g, cfgs[i], x->knobs, sizeof(x->knobs));
+		if (seen(c, *n, x->engine, x->knobs))
+			continue;
+		(*n)++;
+		measure(&b, cfgs[i], x, opts, each, ref, NULL);
+	}
+	free(ref);
+	free_built(&b);
+	return 0;
+}

@@ -1,0 +1,233 @@
+/*
+ * replay-internal.h - what replay/'s files share: the GPU libraries as
+ * loaded at run time (libcuda's driver API, libcudnn), the problems taken
+ * from a trace, and the measurements made of them. Private to replay/.
+ * No CUDA or cuDNN header is included: the functions are declared here
+ * with the types their ABI has, and cuDNN's enumerators are looked up by
+ * name in the analyzer's table of them.
+ */
+#ifndef DT_REPLAY_INTERNAL_H
+#define DT_REPLAY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dt-analyzer.h"
+#include "dt-replay.h"
+
+/* ------------------------------------------------------- replay-gpu.c */
+
+typedef void *cu_ptr_t; /* CUstream, CUevent, CUcontext: opaque handles */
+
+/* The functions replay calls, found with dlsym in libcuda.so.1 and
+ * libcudnn.so.9 (the one the loader finds, as the program's was). */
+struct gpu {
+	void *cuda, *cudnn; /* dlopen handles */
+	int (*cuInit)(unsigned);
+	int (*cuDeviceGet)(int *, int);
+	int (*cuDeviceGetCount)(int *);
+	int (*cuDeviceGetName)(char *, int, int);
+	int (*cuDeviceGetAttribute)(int *, int, int);
+	int (*cuDevicePrimaryCtxRetain)(cu_ptr_t *, int);
+	int (*cuCtxSetCurrent)(cu_ptr_t);
+	int (*cuMemAlloc)(uint64_t *, size_t);
+	int (*cuMemFree)(uint64_t);
+	int (*cuMemGetInfo)(size_t *, size_t *);
+	int (*cuMemcpyHtoD)(uint64_t, const void *, size_t);
+	int (*cuMemcpyDtoH)(void *, uint64_t, size_t);
+	int (*cuMemsetD8Async)(uint64_t, unsigned char, size_t, cu_ptr_t);
+	int (*cuStreamCreate)(cu_ptr_t *, unsigned);
+	int (*cuStreamSynchronize)(cu_ptr_t);
+	int (*cuStreamWaitValue32)(cu_ptr_t, uint64_t, uint32_t, unsigned);
+	int (*cuStreamWriteValue32)(cu_ptr_t, uint64_t, uint32_t, unsigned);
+	int (*cuEventCreate)(cu_ptr_t *, unsigned);
+	int (*cuEventRecord)(cu_ptr_t, cu_ptr_t);
+	int (*cuEventSynchronize)(cu_ptr_t);
+	int (*cuEventElapsedTime)(float *, cu_ptr_t, cu_ptr_t);
+
+	size_t (*cudnnGetVersion)(void);
+	int (*cudnnCreate)(void **);
+	int (*cudnnSetStream)(void *, cu_ptr_t);
+	const char *(*cudnnGetErrorString)(int);
+	void (*cudnnGetLastErrorString)(char *, size_t);
+	int (*cudnnBackendCreateDescriptor)(int64_t, void **);
+	int (*cudnnBackendDestroyDescriptor)(void *);
+	int (*cudnnBackendFinalize)(void *);
+	int (*cudnnBackendSetAttribute)(void *, int64_t, int64_t, int64_t,
+					const void *);
+	int (*cudnnBackendGetAttribute)(void *, int64_t, int64_t, int64_t,
+					int64_t *, void *);
+	int (*cudnnBackendExecute)(void *, void *, void *);
+
+	int device;
+	char name[128];
+	int l2_bytes;
+	cu_ptr_t stream, release; /* timed work; the stream that releases it */
+	void *handle;             /* cuDNN's */
+	uint64_t gate;            /* a word the timed stream waits on */
+	bool gated;               /* stream memory operations work */
+	uint64_t flush;           /* 2 x L2 bytes, written between runs for a
+				     cold cache; 0 none */
+};
+
+/* Load the libraries and take the first GPU. 0, or -1 with why in err. */
+int gpu_open(struct gpu *g, char *err, size_t errlen);
+void gpu_close(struct gpu *g);
+/* The last error cuDNN set, in words, into buf. */
+const char *gpu_cudnn_error(struct gpu *g, int status, char *buf, size_t size);
+
+/* Times of one way to run a problem: run(arg) launches one execution
+ * on g->stream. Returns false when a run failed. */
+struct timing {
+	uint64_t median_ns, p10_ns, p90_ns;
+	uint32_t runs;
+};
+bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
+	      double max_s, struct timing *t);
+
+/* Device memory, bounded: NULL past the replay's limit or out of
+ * memory. */
+uint64_t gpu_alloc(struct gpu *g, size_t bytes);
+void gpu_free(struct gpu *g, uint64_t p, size_t bytes);
+
+/* -------------------------------------------------- replay-problems.c */
+
+/* A distinct problem of a trace, from its ops. */
+struct problem {
+	char *key, *brief, *api;
+	enum dt_op_kind kind;
+	uint64_t executions;
+	int64_t engine; /* the recorded one (the last execution's): a
+			   backend engine, or a legacy call's algorithm */
+	bool legacy;    /* a legacy API call's */
+	char *knobs;    /* its knob choices, "TILE_SIZE=4" */
+	struct dt_recipe_kv *knob_kv; /* the same by name (the session's) */
+	uint32_t n_knob_kv;
+	int64_t workspace;
+	uint64_t *times; /* GPU ns of executions with that engine */
+	size_t n_times, cap_times;
+	uint64_t gpu_ns; /* of every execution */
+	uint64_t first_seq;
+	bool asked; /* one of its executions is the op asked for (--op) */
+	const struct dt_cudnn_graph *graph; /* a backend graph (the
+					       session's), or */
+	const struct dt_cudnn_call *call;   /* a legacy call; both NULL: not
+					       rebuildable */
+	const char *why;                    /* when graph is NULL */
+};
+
+struct problems {
+	struct problem *v;
+	size_t n, cap;
+	char gpu[96];          /* the trace's first GPU, "" none */
+	struct dt_session *ss; /* open while the problems are used */
+};
+
+/* Every problem of the trace at path, largest recorded GPU time first;
+ * the one of the op of call op (not 0) marked asked. 0, or -1 with why
+ * in err. */
+int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
+		  size_t errlen);
+void problems_free(struct problems *ps);
+/* The median GPU time of its recorded engine's executions, 0 none. */
+uint64_t problem_recorded_ns(const struct problem *p);
+
+/* ------------------------------------------------------ replay-data.c */
+
+/* A tensor of a rebuilt problem. */
+struct buf {
+	int64_t uid;   /* a backend tensor's; a legacy call's: its place */
+	int64_t dtype; /* enum dt_dtype */
+	size_t bytes;
+	uint64_t dev; /* device memory; 0 for a by-value scalar */
+	void *host;   /* the seeded data (a by-value scalar's value) */
+	bool by_value;
+};
+
+#define BUFS_MAX 64
+
+/* The tensors of a rebuilt problem. */
+struct data {
+	struct gpu *g;
+	struct buf bufs[BUFS_MAX];
+	size_t n;
+};
+
+struct cand;
+
+/* A tensor of span elements of dtype added, with memory and seeded data
+ * (a by-value scalar: 1 of its type, on the host). False with why. */
+bool data_add(struct data *d, int64_t uid, int64_t dtype, size_t span,
+	      bool by_value, char *why, size_t whylen);
+void data_free(struct data *d);
+
+/* Time candidate c, run(arg) launching one execution (*status: the
+ * library's status of one that failed): its status, times, and its
+ * outputs against ref (when given), or taken as the reference into *take
+ * (when take is given). */
+void data_time(struct data *d, bool (*run)(void *), void *arg,
+	       const int *status, const struct dt_replay_opts *opts,
+	       double max_s, struct cand *c, const uint8_t *ref,
+	       uint8_t **take);
+
+/* ----------------------------------------------------- replay-graph.c */
+
+/* A candidate and what came of it (struct dt_replayed_cand's fields). */
+struct cand {
+	int64_t engine;
+	char knobs[256];
+	const char *source;
+	char status[160];
+	struct timing t;
+	int64_t workspace;
+	double error;
+	int agrees;
+};
+
+/* Candidates of one problem, at most: the heuristics' configs and, with
+ * every engine, each engine's knob values. */
+#define CANDS_MAX 256
+
+/* Rebuild problem p on the GPU and time its recorded engine and the
+ * others opts asks for, the recorded one first, into c (*n of them).
+ * 0, or -1 with why the graph could not be built in why. */
+int graph_measure(struct gpu *g, const struct problem *p,
+		  const struct dt_replay_opts *opts, double budget_s,
+		  struct cand *c, size_t *n, char *why, size_t whylen);
+
+/* --------------------------------------------------- replay-results.c */
+
+/* What the results file's header says. */
+struct results_header {
+	const char *trace, *gpu, *recorded_gpu; /* recorded_gpu: NULL none */
+	bool any_gpu, cold_cache, all_engines;
+	size_t cudnn; /* cudnnGetVersion() */
+};
+
+/* The header line into f; false when it could not be written. */
+bool results_header(FILE *f, const struct results_header *h);
+/* Problem p's line into f, flushed: status "measured" with its
+ * candidates c (n of them, the recorded engine first), or "not_rebuilt"
+ * or "failed" with reason and none. False when it could not be
+ * written. */
+bool results_problem(FILE *f, const struct problem *p, const char *status,
+		     const char *reason, const struct cand *c, size_t n);
+/* The fastest of n candidates whose outputs agree with the recorded
+ * engine's (c[0], itself when none is faster), or -1. */
+int results_best(const struct cand *c, size_t n);
+
+/* ---------------------------------------------------- replay-legacy.c */
+
+/* Why a legacy call cannot be made again, or NULL when it can. */
+const char *legacy_why_not(const struct dt_cudnn_call *c);
+
+/* The same as graph_measure for a legacy call: its recorded algorithm,
+ * then those cuDNN's cudnnGet*Algorithm_v7 offers, each with its math
+ * type (candidates' knobs). */
+int legacy_measure(struct gpu *g, const struct problem *p,
+		   const struct dt_replay_opts *opts, double budget_s,
+		   struct cand *c, size_t *n, char *why, size_t whylen);
+
+#endif /* DT_REPLAY_INTERNAL_H */

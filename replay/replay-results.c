@@ -1,0 +1,164 @@
+/*
+ * replay-results.c - the results file written (replay/REPLAY.md has its
+ * format): its header line, and a line per problem with its candidates,
+ * the recorded engine's calibration against the trace and the best
+ * candidate. Each line is flushed when written, so that a replay stopped
+ * half way keeps what it measured. Reading the file back is the
+ * analyzer's (analyzer-replayed.c).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "dt-replayed.h"
+#include "replay-internal.h"
+
+/* The calibration tolerance: a replayed time of the recorded engine
+ * further than this from the trace's makes the verdict uncertain. */
+#define CALIBRATION 0.15
+
+static void put_str(json_object *o, const char *k, const char *v)
+{
+	if (v)
+		json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void put_int(json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+/* One line of JSON into f, flushed: what is measured stays. */
+static bool put_line(FILE *f, json_object *o)
+{
+	bool ok = fprintf(f, "%s\n",
+			  json_object_to_json_string_ext(
+				  o, JSON_C_TO_STRING_PLAIN)) > 0 &&
+		  !fflush(f);
+	json_object_put(o);
+	return ok;
+}
+
+static json_object *cand_json(const struct cand *c)
+{
+	json_object *o = json_object_new_object();
+
+	put_int(o, "engine", c->engine);
+	if (c->knobs[0])
+		put_str(o, "knobs", c->knobs);
+	put_str(o, "source", c->source);
+	put_str(o, "status", c->status);
+	if (c->t.runs) {
+		put_int(o, "median_ns", (int64_t)c->t.median_ns);
+		put_int(o, "p10_ns", (int64_t)c->t.p10_ns);
+		put_int(o, "p90_ns", (int64_t)c->t.p90_ns);
+		json_object_object_add(
+			o, "spread",
+			json_object_new_double(
+				c->t.median_ns
+					? (double)(c->t.p90_ns - c->t.p10_ns) /
+						  (double)c->t.median_ns
+					: 0));
+		put_int(o, "runs", c->t.runs);
+	}
+	put_int(o, "workspace", c->workspace);
+	if (c->error >= 0)
+		json_object_object_add(o, "error",
+				       json_object_new_double(c->error));
+	if (c->agrees >= 0)
+		json_object_object_add(o, "agrees",
+				       json_object_new_boolean(c->agrees));
+	return o;
+}
+
+int results_best(const struct cand *c, size_t n)
+{
+	int best = c[0].t.runs ? 0 : -1;
+
+	for (size_t i = 1; i < n; i++)
+		if (c[i].t.runs && c[i].agrees == 1 &&
+		    (best < 0 || c[i].t.median_ns < c[best].t.median_ns))
+			best = (int)i;
+	return best;
+}
+
+static json_object *problem_json(const struct problem *p, const char *status,
+				 const char *reason)
+{
+	json_object *o = json_object_new_object();
+
+	put_str(o, "problem", p->key);
+	put_str(o, "brief", p->brief);
+	put_str(o, "api", p->api);
+	put_str(o, "status", status);
+	put_str(o, "reason", reason);
+	put_int(o, "executions", (int64_t)p->executions);
+	put_int(o, "recorded_ns", (int64_t)problem_recorded_ns(p));
+	put_int(o, "engine", p->engine);
+	if (p->knobs)
+		put_str(o, "knobs", p->knobs);
+	/* a legacy call has no knobs: its algorithm is all there is */
+	json_object_object_add(
+		o, "knobs_recorded",
+		json_object_new_boolean(p->knobs != NULL || p->legacy));
+	json_object_object_add(o, "legacy", json_object_new_boolean(p->legacy));
+	return o;
+}
+
+static void measured_json(json_object *o, uint64_t recorded,
+			  const struct cand *c, size_t n)
+{
+	json_object *a = json_object_new_array();
+	uint64_t replayed = c[0].t.runs ? c[0].t.median_ns : 0;
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, cand_json(&c[i]));
+	json_object_object_add(o, "candidates", a);
+	put_int(o, "replayed_ns", (int64_t)replayed);
+	if (recorded && replayed)
+		json_object_object_add(
+			o, "calibration",
+			json_object_new_double((double)replayed /
+					       (double)recorded));
+	json_object_object_add(
+		o, "uncertain",
+		json_object_new_boolean(
+			!recorded || !replayed ||
+			(double)replayed >
+				(1 + CALIBRATION) * (double)recorded ||
+			(double)replayed <
+				(1 - CALIBRATION) * (double)recorded));
+	put_int(o, "chosen", c[0].t.runs ? 0 : -1);
+	put_int(o, "best", results_best(c, n));
+}
+
+bool results_header(FILE *f, const struct results_header *h)
+{
+	json_object *o = json_object_new_object();
+	char v[32];
+
+	put_str(o, "schema", "dnntrace.replay");
+	put_int(o, "version", DT_REPLAYED_VERSION);
+	put_str(o, "trace", h->trace);
+	put_str(o, "gpu", h->gpu);
+	put_str(o, "recorded_gpu", h->recorded_gpu);
+	json_object_object_add(o, "any_gpu",
+			       json_object_new_boolean(h->any_gpu));
+	json_object_object_add(o, "cold_cache",
+			       json_object_new_boolean(h->cold_cache));
+	put_str(o, "engines", h->all_engines ? "all" : "heuristic");
+	snprintf(v, sizeof(v), "%zu", h->cudnn);
+	put_str(o, "cudnn", v);
+	return put_line(f, o);
+}
+
+bool results_problem(FILE *f, const struct problem *p, const char *status,
+		     const char *reason, const struct cand *c, size_t n)
+{
+	json_object *o = problem_json(p, status, reason);
+
+	if (n)
+		measured_json(o, problem_recorded_ns(p), c, n);
+	return put_line(f, o);
+}

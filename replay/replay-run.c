@@ -1,0 +1,249 @@
+/*
+ * replay-run.c - one replay of a trace from start to end: its problems
+ * read, the ones asked for chosen (--top, --op), the GPU checked against
+ * the trace's, each problem measured within its share of the budget and
+ * its line written to the results file as soon as it is known (a replay
+ * stopped half way keeps what it measured, and the next one continues
+ * from there), progress on stderr. The trace itself is only read. The
+ * file's format is replay/REPLAY.md's; reading it back,
+ * analyzer-replayed.c's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dt-replayed.h"
+#include "replay-internal.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------- which problems */
+
+static bool wanted(const struct problems *ps, size_t i,
+		   const struct dt_replay_opts *o)
+{
+	if (o->op)
+		return ps->v[i].asked;
+	return !o->top || i < o->top;
+}
+
+/* Whether an earlier replay (prev) already has problem key. */
+static bool done_before(const struct dt_replayed *prev, const char *key)
+{
+	for (size_t i = 0; prev && i < prev->n_problems; i++)
+		if (!strcmp(prev->problems[i].problem, key))
+			return true;
+	return false;
+}
+
+static void list(const struct problems *ps, const struct dt_replay_opts *o)
+{
+	printf("%5s  %12s  %8s  %-8s %s\n", "#", "GPU time", "count", "engine",
+	       "problem");
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct problem *p = &ps->v[i];
+		char eng[24];
+		if (!wanted(ps, i, o))
+			continue;
+		if (p->engine >= 0)
+			snprintf(eng, sizeof(eng), "%s%lld",
+				 p->legacy ? "algo" : "eng",
+				 (long long)p->engine);
+		else
+			snprintf(eng, sizeof(eng), "?");
+		printf("%5zu  %10.1f us  %8llu  %-8s %.100s\n", i + 1,
+		       (double)p->gpu_ns / 1e3,
+		       (unsigned long long)p->executions, eng,
+		       p->brief && p->brief[0] ? p->brief : p->key);
+		printf("%5s  %s\n", "", p->why ? p->why : "can be rebuilt");
+	}
+}
+
+/* ------------------------------------------------------------ the run */
+
+struct run {
+	const char *path, *results;
+	const struct dt_replay_opts *o;
+	struct problems ps;
+	struct dt_replayed *prev;
+	struct gpu g;
+	FILE *out;
+};
+
+/* The results file opened: continued when an earlier replay on this GPU
+ * wrote it, else written anew with its header. */
+static int open_results(struct run *r, char *err, size_t errlen)
+{
+	char why[256];
+	int rc = dt_replayed_read(r->results, &r->prev, why, sizeof(why));
+
+	if (rc < 0) {
+		snprintf(err, errlen, "%s (move it away to replay again)", why);
+		return 2;
+	}
+	if (r->prev && (!r->prev->gpu || strcmp(r->prev->gpu, r->g.name) ||
+			r->prev->cold_cache != r->o->cold_cache ||
+			strcmp(r->prev->engines ? r->prev->engines : "",
+			       r->o->all_engines ? "all" : "heuristic"))) {
+		/* measured otherwise: not continued */
+		dt_replayed_free(r->prev);
+		r->prev = NULL;
+	}
+	/* continued after its last whole line: one cut short goes */
+	if (r->prev && truncate(r->results, (off_t)r->prev->complete_bytes)) {
+		snprintf(err, errlen, "cannot write %s: %s", r->results,
+			 strerror(errno));
+		return 2;
+	}
+	r->out = fopen(r->results, r->prev ? "a" : "w");
+	if (!r->out) {
+		snprintf(err, errlen, "cannot write %s: %s", r->results,
+			 strerror(errno));
+		return 2;
+	}
+	if (r->prev)
+		return 0;
+	struct results_header h = {
+		.trace = r->path,
+		.gpu = r->g.name,
+		.recorded_gpu = r->ps.gpu[0] ? r->ps.gpu : NULL,
+		.any_gpu = r->o->any_gpu,
+		.cold_cache = r->o->cold_cache,
+		.all_engines = r->o->all_engines,
+		.cudnn = r->g.cudnnGetVersion(),
+	};
+	if (!results_header(r->out, &h)) {
+		snprintf(err, errlen, "cannot write %s", r->results);
+		return 2;
+	}
+	return 0;
+}
+
+/* Measure problem i and write its line. */
+static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
+		       double budget)
+{
+	const struct problem *p = &r->ps.v[i];
+	struct cand c[CANDS_MAX];
+	size_t nc = 0;
+	char why[256];
+	const char *status = "measured", *reason = NULL;
+
+	if (!r->o->quiet)
+		fprintf(stderr, "replay: [%zu/%zu] %.90s\n", k, n,
+			p->brief ? p->brief : p->key);
+	if (p->why) {
+		status = "not_rebuilt";
+		reason = p->why;
+	} else if ((p->graph ? graph_measure : legacy_measure)(
+			   &r->g, p, r->o, budget, c, &nc, why, sizeof(why))) {
+		status = "failed";
+		reason = why;
+		if (!r->o->quiet)
+			fprintf(stderr, "replay:   not measured: %s\n", why);
+	}
+	int best = nc ? results_best(c, nc) : -1;
+	if (!r->o->quiet && best >= 0)
+		fprintf(stderr,
+			"replay:   %zu candidates; recorded %s%lld %.1f us, "
+			"best %s%lld %.1f us\n",
+			nc, p->legacy ? "algo" : "eng", (long long)c[0].engine,
+			(double)c[0].t.median_ns / 1e3,
+			p->legacy ? "algo" : "eng", (long long)c[best].engine,
+			(double)c[best].t.median_ns / 1e3);
+	return results_problem(r->out, p, status, reason, c, nc);
+}
+
+static int run_all(struct run *r, char *err, size_t errlen)
+{
+	size_t todo = 0, k = 0;
+	double t0 = now_s();
+
+	for (size_t i = 0; i < r->ps.n; i++)
+		todo += wanted(&r->ps, i, r->o) &&
+			!done_before(r->prev, r->ps.v[i].key);
+	if (!r->o->quiet && r->prev)
+		fprintf(stderr,
+			"replay: continuing %s: %zu problems measured before\n",
+			r->results, r->prev->n_problems);
+	for (size_t i = 0; i < r->ps.n; i++) {
+		if (!wanted(&r->ps, i, r->o) ||
+		    done_before(r->prev, r->ps.v[i].key))
+			continue;
+		double left = r->o->budget_s - (now_s() - t0);
+		if (left <= 0) {
+			if (!r->o->quiet)
+				fprintf(stderr,
+					"replay: the budget is spent: %zu "
+					"problems left for the next run\n",
+					todo - k);
+			break;
+		}
+		k++;
+		if (!replay_one(r, i, k, todo, left / (double)(todo - k + 1))) {
+			snprintf(err, errlen, "cannot write %s", r->results);
+			return 2;
+		}
+	}
+	if (!r->o->quiet)
+		fprintf(stderr, "replay: results in %s\n", r->results);
+	return 0;
+}
+
+int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
+	      size_t errlen)
+{
+	struct run r = { .path = path, .o = o };
+	char buf[4096], why[256];
+	int rc;
+
+	r.results = o->results ? o->results
+			       : dt_replayed_path(path, buf, sizeof(buf));
+	if (problems_read(path, o->op, &r.ps, err, errlen))
+		return 2;
+	if (o->list) {
+		list(&r.ps, o);
+		problems_free(&r.ps);
+		return 0;
+	}
+	if (gpu_open(&r.g, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot replay here: %s", why);
+		problems_free(&r.ps);
+		return DT_REPLAY_NO_GPU;
+	}
+	if (r.ps.gpu[0] && strcmp(r.ps.gpu, r.g.name) && !o->any_gpu) {
+		snprintf(err, errlen,
+			 "the trace was recorded on an %s, this GPU is an %s: "
+			 "its times would not compare (--any-gpu to replay "
+			 "anyway)",
+			 r.ps.gpu, r.g.name);
+		rc = DT_REPLAY_NO_GPU;
+	} else {
+		if (r.ps.gpu[0] && strcmp(r.ps.gpu, r.g.name) && !o->quiet)
+			fprintf(stderr,
+				"replay: recorded on an %s, replayed on an %s "
+				"(--any-gpu): calibration says how far apart\n",
+				r.ps.gpu, r.g.name);
+		rc = open_results(&r, err, errlen);
+		if (!rc)
+			rc = run_all(&r, err, errlen);
+	}
+	if (r.out && fclose(r.out) && !rc) {
+		snprintf(err, errlen, "cannot write %s", r.results);
+		rc = 2;
+	}
+	dt_replayed_free(r.prev);
+	gpu_close(&r.g);
+	problems_free(&r.ps);
+	return rc;
+}

@@ -1,0 +1,638 @@
+/*
+ * fake-gpu.c - a stand-in for CUDA's driver (libcuda.so.1) and cuDNN
+ * (libcudnn.so.9), both in one library, for `dnntrace replay` on a machine
+ * without a GPU: host memory for device memory, a clock that only the
+ * fake's executions move, and just enough of cuDNN's backend API and
+ * legacy convolutions to build what a trace recorded and run it. It is
+ * not cuDNN: it checks that descriptors point to finalized ones and that
+ * a variant pack names every non-virtual tensor of its plan's graph, and
+ * an execution takes a time chosen by the test, so that replay's choices
+ * can be checked.
+ *
+ * Environment: FAKE_GPU_NAME (the device's name, "NVIDIA H200"),
+ * FAKE_FAST (the engine, or a legacy convolution's algorithm, that runs
+ * in 5 us; every other takes 10 us). Every engine has one knob,
+ * TILE_SIZE, from 0 to 3; at 3 it runs in 4 us.
+ */
+#include <cudnn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* ------------------------------------------------------------- driver */
+
+static double clock_us; /* the fake GPU's time */
+
+struct event {
+	double t;
+};
+
+EXPORT int cuInit(unsigned flags)
+{
+	(void)flags;
+	return 0;
+}
+
+EXPORT int cuDeviceGetCount(int *n)
+{
+	*n = 1;
+	return 0;
+}
+
+EXPORT int cuDeviceGet(int *d, int i)
+{
+	*d = i;
+	return 0;
+}
+
+EXPORT int cuDeviceGetName(char *name, int len, int d)
+{
+	const char *n = getenv("FAKE_GPU_NAME");
+
+	(void)d;
+	snprintf(name, (size_t)len, "%s", n ? n : "NVIDIA H200");
+	return 0;
+}
+
+EXPORT int cuDeviceGetAttribute(int *v, int attr, int d)
+{
+	(void)attr;
+	(void)d;
+	*v = 1 << 20; /* the L2 cache: the only attribute asked */
+	return 0;
+}
+
+EXPORT int cuDevicePrimaryCtxRetain(void **ctx, int d)
+{
+	(void)d;
+	*ctx = &clock_us;
+	return 0;
+}
+
+EXPORT int cuCtxSetCurrent(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+EXPORT int cuMemAlloc_v2(uint64_t *p, size_t bytes)
+{
+	void *m = calloc(1, bytes);
+
+	*p = (uint64_t)(uintptr_t)m;
+	return m ? 0 : 2;
+}
+
+EXPORT int cuMemFree_v2(uint64_t p)
+{
+	free((void *)(uintptr_t)p);
+	return 0;
+}
+
+EXPORT int cuMemGetInfo_v2(size_t *free_b, size_t *total)
+{
+	*free_b = (size_t)8 << 30;
+	*total = (size_t)10 << 30;
+	return 0;
+}
+
+EXPORT int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n)
+{
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return 0;
+}
+
+EXPORT int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t n)
+{
+	memcpy(dst, (const void *)(uintptr_t)src, n);
+	return 0;
+}
+
+EXPORT int cuMemsetD8Async(uint64_t p, unsigned char v, size_t n, void *s)
+{
+	(void)s;
+	memset((void *)(uintptr_t)p, v, n);
+	return 0;
+}
+
+EXPORT int cuStreamCreate(void **s, unsigned flags)
+{
+	(void)flags;
+	*s = &clock_us;
+	return 0;
+}
+
+EXPORT int cuStreamSynchronize(void *s)
+{
+	(void)s;
+	return 0;
+}
+
+EXPORT int cuStreamWaitValue32_v2(void *s, uint64_t addr, uint32_t v,
+				  unsigned flags)
+{
+	(void)s, (void)addr, (void)v, (void)flags;
+	return 0;
+}
+
+EXPORT int cuStreamWriteValue32_v2(void *s, uint64_t addr, uint32_t v,
+				   unsigned flags)
+{
+	(void)s, (void)flags;
+	memcpy((void *)(uintptr_t)addr, &v, 4);
+	return 0;
+}
+
+EXPORT int cuEventCreate(void **e, unsigned flags)
+{
+	(void)flags;
+	*e = calloc(1, sizeof(struct event));
+	return *e ? 0 : 2;
+}
+
+EXPORT int cuEventRecord(void *e, void *s)
+{
+	(void)s;
+	if (!e)
+		return 400; /* CUDA_ERROR_INVALID_HANDLE */
+	((struct event *)e)->t = clock_us;
+	return 0;
+}
+
+EXPORT int cuEventSynchronize(void *e)
+{
+	(void)e;
+	return 0;
+}
+
+EXPORT int cuEventElapsedTime_v2(float *ms, void *a, void *b)
+{
+	if (!a || !b)
+		return 400;
+	*ms = (float)((((struct event *)b)->t - ((struct event *)a)->t) / 1e3);
+	return 0;
+}
+
+/* -------------------------------------------------------------- cuDNN */
+
+/* An execution: 5 us for FAKE_FAST, 10 us for every other; 4 us for
+ * any engine with its TILE_SIZE knob at 3. */
+static void run(int64_t engine, int64_t tile)
+{
+	const char *fast = getenv("FAKE_FAST");
+
+	clock_us += tile == 3 ? 4 : fast && atoll(fast) == engine ? 5 : 10;
+}
+
+struct attr {
+	cudnnBackendAttributeName_t name;
+	cudnnBackendAttributeType_t type;
+	int64_t count;
+	uint8_t data[512];
+};
+
+struct desc {
+	cudnnBackendDescriptorType_t type;
+	bool final;
+	struct attr attrs[32];
+	int n;
+};
+
+static size_t size_of(cudnnBackendAttributeType_t t)
+{
+	switch (t) {
+	case CUDNN_TYPE_BOOLEAN:
+	case CUDNN_TYPE_CHAR:
+		return 1;
+	case CUDNN_TYPE_HANDLE:
+	case CUDNN_TYPE_INT64:
+	case CUDNN_TYPE_DOUBLE:
+	case CUDNN_TYPE_VOID_PTR:
+	case CUDNN_TYPE_BACKEND_DESCRIPTOR:
+		return 8;
+	case CUDNN_TYPE_FRACTION:
+		return 16;
+	default:
+		return 4;
+	}
+}
+
+static struct attr *find(struct desc *d, cudnnBackendAttributeName_t name)
+{
+	for (int i = 0; i < d->n; i++)
+		if (d->attrs[i].name == name)
+			return &d->attrs[i];
+	return NULL;
+}
+
+static int64_t i64(struct desc *d, cudnnBackendAttributeName_t name)
+{
+	struct attr *a = find(d, name);
+	int64_t v = 0;
+
+	if (a)
+		memcpy(&v, a->data, size_of(a->type) < 8 ? 4 : 8);
+	return v;
+}
+
+static struct desc *ptr(struct desc *d, cudnnBackendAttributeName_t name, int i)
+{
+	struct attr *a = find(d, name);
+	struct desc *p = NULL;
+
+	if (a && i < a->count)
+		memcpy(&p, a->data + 8 * i, 8);
+	return p;
+}
+
+static void put(struct desc *d, cudnnBackendAttributeName_t name,
+		cudnnBackendAttributeType_t type, int64_t count, const void *v)
+{
+	struct attr *a = find(d, name);
+
+	if (!a && d->n < 32)
+		a = &d->attrs[d->n++];
+	if (!a)
+		return;
+	a->name = name;
+	a->type = type;
+	a->count = count;
+	memcpy(a->data, v, (size_t)count * size_of(type));
+}
+
+EXPORT size_t cudnnGetVersion(void)
+{
+	return 91900;
+}
+
+EXPORT cudnnStatus_t cudnnCreate(cudnnHandle_t *h)
+{
+	*h = (cudnnHandle_t)&clock_us;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnSetStream(cudnnHandle_t h, cudaStream_t s)
+{
+	(void)h, (void)s;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT const char *cudnnGetErrorString(cudnnStatus_t s)
+{
+	return s ? "CUDNN_STATUS_BAD_PARAM (fake)" : "CUDNN_STATUS_SUCCESS";
+}
+
+EXPORT void cudnnGetLastErrorString(char *m, size_t n)
+{
+	snprintf(m, n, "the fake refused it");
+}
+
+EXPORT cudnnStatus_t cudnnBackendCreateDescriptor(
+	cudnnBackendDescriptorType_t t, cudnnBackendDescriptor_t *d)
+{
+	struct desc *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return CUDNN_STATUS_ALLOC_FAILED;
+	x->type = t;
+	*d = x;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t d)
+{
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t d,
+					      cudnnBackendAttributeName_t name,
+					      cudnnBackendAttributeType_t type,
+					      int64_t count, const void *v)
+{
+	struct desc *x = d;
+
+	if (x->final || count < 0 ||
+	    (size_t)count * size_of(type) > sizeof(x->attrs[0].data))
+		return CUDNN_STATUS_BAD_PARAM;
+	for (int64_t i = 0; type == CUDNN_TYPE_BACKEND_DESCRIPTOR && i < count;
+	     i++) {
+		struct desc *p;
+		memcpy(&p, (const uint8_t *)v + 8 * i, 8);
+		/* a descriptor pointed to is finalized first (a config an
+		 * engine is read back into, and a heuristic's, are filled by
+		 * cuDNN itself) */
+		if (!p || (!p->final &&
+			   x->type != CUDNN_BACKEND_ENGINECFG_DESCRIPTOR))
+			return CUDNN_STATUS_BAD_PARAM;
+	}
+	put(x, name, type, count, v);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
+{
+	struct desc *x = d;
+
+	if (x->type == CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR &&
+	    !find(x, CUDNN_ATTR_OPERATIONGRAPH_OPS))
+		return CUDNN_STATUS_BAD_PARAM;
+	if (x->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR) {
+		struct desc *cfg =
+			ptr(x, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 0);
+		struct desc *e =
+			cfg ? ptr(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, 0) : NULL;
+		if (!e)
+			return CUDNN_STATUS_BAD_PARAM;
+		int64_t idx = i64(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX);
+		int64_t ws = 256 * idx;
+		put(x, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+		    CUDNN_TYPE_INT64, 1, &ws);
+		/* the engine it runs and its first knob's value, kept
+		 * where a plan has none */
+		put(x, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
+		    &idx);
+		struct desc *k = ptr(cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, 0);
+		if (k) {
+			int64_t v = i64(k, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE);
+			put(x, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
+			    CUDNN_TYPE_INT64, 1, &v);
+		}
+	}
+	x->final = true;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+/* The engines the fake offers for any graph. */
+static const int64_t offered[] = { 70, 1, 28 };
+#define OFFERED 3
+
+/* A heuristic's results: configs of the offered engines. */
+static cudnnStatus_t heur_results(struct desc *h, int64_t want, int64_t *n,
+				  void *out)
+{
+	struct desc *g = ptr(h, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, 0);
+
+	*n = want < OFFERED ? want : OFFERED;
+	if (!want)
+		*n = OFFERED;
+	for (int64_t i = 0; out && i < *n; i++) {
+		struct desc *cfg, *e;
+		memcpy(&cfg, (uint8_t *)out + 8 * i, 8);
+		cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR,
+					     (void **)&e);
+		put(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH,
+		    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g);
+		put(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
+		    &offered[i]);
+		e->final = true;
+		put(cfg, CUDNN_ATTR_ENGINECFG_ENGINE,
+		    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e);
+		cfg->final = true;
+	}
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const d,
+					      cudnnBackendAttributeName_t name,
+					      cudnnBackendAttributeType_t type,
+					      int64_t want, int64_t *n,
+					      void *out)
+{
+	struct desc *x = d;
+
+	if (x->type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR &&
+	    name == CUDNN_ATTR_ENGINEHEUR_RESULTS)
+		return heur_results(x, want, n, out);
+	if (name == CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT) {
+		*n = 1;
+		*(int64_t *)out = 72;
+		return CUDNN_STATUS_SUCCESS;
+	}
+	if (name == CUDNN_ATTR_ENGINE_KNOB_INFO) {
+		/* every engine has one knob: TILE_SIZE, 0 to 3 */
+		struct desc *info;
+		int32_t tile = CUDNN_KNOB_TYPE_TILE_SIZE;
+		int64_t v[3] = { 3, 0, 1 };
+		memcpy(&info, out, 8);
+		put(info, CUDNN_ATTR_KNOB_INFO_TYPE, CUDNN_TYPE_KNOB_TYPE, 1,
+		    &tile);
+		put(info, CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE, CUDNN_TYPE_INT64,
+		    1, &v[0]);
+		put(info, CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE, CUDNN_TYPE_INT64,
+		    1, &v[1]);
+		put(info, CUDNN_ATTR_KNOB_INFO_STRIDE, CUDNN_TYPE_INT64, 1,
+		    &v[2]);
+		info->final = true;
+		*n = 1;
+		return CUDNN_STATUS_SUCCESS;
+	}
+	if (name == CUDNN_ATTR_ENGINECFG_ENGINE) {
+		/* the engine copied into the one the caller made */
+		struct desc *e = ptr(x, name, 0), *to;
+		memcpy(&to, out, 8);
+		if (!e || !to)
+			return CUDNN_STATUS_BAD_PARAM;
+		*to = *e;
+		*n = 1;
+		return CUDNN_STATUS_SUCCESS;
+	}
+	struct attr *a = find(x, name);
+	if (!a || a->type != type)
+		return CUDNN_STATUS_BAD_PARAM;
+	*n = a->count < want ? a->count : want;
+	if (type != CUDNN_TYPE_BACKEND_DESCRIPTOR) {
+		memcpy(out, a->data, (size_t)*n * size_of(type));
+		return CUDNN_STATUS_SUCCESS;
+	}
+	/* descriptors are copied into those the caller made */
+	for (int64_t i = 0; i < *n; i++) {
+		struct desc *from = ptr(x, name, (int)i), *to;
+		memcpy(&to, (uint8_t *)out + 8 * i, 8);
+		if (!from || !to)
+			return CUDNN_STATUS_BAD_PARAM;
+		*to = *from;
+	}
+	return CUDNN_STATUS_SUCCESS;
+}
+
+/* Whether the variant pack names every non-virtual tensor its plan's
+ * graph reaches (the descriptors the operations point to). */
+static bool pack_complete(struct desc *plan, struct desc *vp)
+{
+	struct desc *cfg =
+		ptr(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 0);
+	struct desc *e = ptr(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, 0);
+	struct desc *g = ptr(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, 0);
+	struct attr *ops = g ? find(g, CUDNN_ATTR_OPERATIONGRAPH_OPS) : NULL;
+	struct attr *uids = find(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS);
+
+	for (int64_t i = 0; ops && i < ops->count; i++) {
+		struct desc *op = ptr(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, (int)i);
+		for (int k = 0; k < op->n; k++) {
+			struct attr *a = &op->attrs[k];
+			struct desc *t;
+			if (a->type != CUDNN_TYPE_BACKEND_DESCRIPTOR)
+				continue;
+			memcpy(&t, a->data, 8);
+			if (t->type != CUDNN_BACKEND_TENSOR_DESCRIPTOR ||
+			    i64(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL))
+				continue;
+			int64_t uid = i64(t, CUDNN_ATTR_TENSOR_UNIQUE_ID);
+			bool named = false;
+			for (int64_t j = 0; uids && j < uids->count; j++)
+				named |= !memcmp(uids->data + 8 * j, &uid, 8);
+			if (!named)
+				return false;
+		}
+	}
+	return ops != NULL;
+}
+
+EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t h,
+					 cudnnBackendDescriptor_t plan,
+					 cudnnBackendDescriptor_t vp)
+{
+	(void)h;
+	if (!((struct desc *)plan)->final || !((struct desc *)vp)->final ||
+	    !pack_complete(plan, vp))
+		return CUDNN_STATUS_BAD_PARAM;
+	run(i64(plan, CUDNN_ATTR_ENGINE_GLOBAL_INDEX),
+	    find(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
+		    ? i64(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
+		    : -1);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+/* ------------------------------------------------ legacy convolutions */
+
+EXPORT cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d)
+{
+	*d = calloc(1, 64);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d)
+{
+	*d = calloc(1, 64);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t
+cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *d)
+{
+	*d = calloc(1, 64);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d)
+{
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d)
+{
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t
+cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d)
+{
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t d,
+						cudnnDataType_t t, int n,
+						const int *dims,
+						const int *strides)
+{
+	(void)d, (void)t, (void)dims, (void)strides;
+	return n > 0 && n <= 8 ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+EXPORT cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t d,
+						cudnnDataType_t t,
+						cudnnTensorFormat_t f, int n,
+						const int *dims)
+{
+	(void)d, (void)t, (void)f, (void)dims;
+	return n > 0 && n <= 8 ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+EXPORT cudnnStatus_t cudnnSetConvolution2dDescriptor(
+	cudnnConvolutionDescriptor_t d, int ph, int pw, int u, int v, int dh,
+	int dw, cudnnConvolutionMode_t m, cudnnDataType_t t)
+{
+	(void)d, (void)ph, (void)pw, (void)m, (void)t;
+	return u > 0 && v > 0 && dh > 0 && dw > 0 ? CUDNN_STATUS_SUCCESS
+						  : CUDNN_STATUS_BAD_PARAM;
+}
+
+EXPORT cudnnStatus_t cudnnSetConvolutionNdDescriptor(
+	cudnnConvolutionDescriptor_t d, int n, const int *pad,
+	const int *stride, const int *dil, cudnnConvolutionMode_t m,
+	cudnnDataType_t t)
+{
+	(void)d, (void)n, (void)pad, (void)stride, (void)dil, (void)m, (void)t;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t d,
+						 cudnnMathType_t m)
+{
+	(void)d, (void)m;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t
+cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t d, int g)
+{
+	(void)d;
+	return g > 0 ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+EXPORT cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+	cudnnHandle_t h, const cudnnTensorDescriptor_t x,
+	const cudnnFilterDescriptor_t w, const cudnnConvolutionDescriptor_t c,
+	const cudnnTensorDescriptor_t y, const int want, int *n,
+	cudnnConvolutionFwdAlgoPerf_t *perf)
+{
+	(void)h, (void)x, (void)w, (void)c, (void)y;
+	*n = want < 3 ? want : 3;
+	for (int i = 0; i < *n; i++)
+		perf[i] = (cudnnConvolutionFwdAlgoPerf_t){ .algo = i,
+							   .status = 0 };
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
+	cudnnHandle_t h, const cudnnTensorDescriptor_t x,
+	const cudnnFilterDescriptor_t w, const cudnnConvolutionDescriptor_t c,
+	const cudnnTensorDescriptor_t y, cudnnConvolutionFwdAlgo_t a,
+	size_t *ws)
+{
+	(void)h, (void)x, (void)w, (void)c, (void)y;
+	*ws = 128 * (size_t)a;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnConvolutionForward(
+	cudnnHandle_t h, const void *alpha, const cudnnTensorDescriptor_t xd,
+	const void *x, const cudnnFilterDescriptor_t wd, const void *w,
+	const cudnnConvolutionDescriptor_t c, cudnnConvolutionFwdAlgo_t a,
+	void *ws, size_t wss, const void *beta,
+	const cudnnTensorDescriptor_t yd, void *y)
+{
+	(void)h, (void)xd, (void)wd, (void)c, (void)yd;
+	if (!alpha || !beta || !x || !w || !y || (wss && !ws))
+		return CUDNN_STATUS_BAD_PARAM;
+	run(a, -1);
+	return CUDNN_STATUS_SUCCESS;
+}

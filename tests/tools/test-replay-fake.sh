@@ -1,0 +1,71 @@
+#!/bin/sh
+# dnntrace replay end to end without a GPU: a stand-in for CUDA's driver
+# and cuDNN (fake-gpu.c, where engine or algorithm FAKE_FAST runs in 5 us
+# and every other in 10 us) under the names replay loads. On the bundled
+# sample's trace: a GPU of another model refused (3) unless --any-gpu;
+# both convolutions rebuilt and measured, the other calls said why not,
+# the fast engine and algorithm found best and the recorded ones' replays
+# uncertain against the trace; report's two engine choices; a replay
+# stopped half way continued; --op, --top, --cold-cache, --engines all
+# (every engine, and each knob over its range: TILE_SIZE at 3 runs in
+# 4 us).
+# usage: test-replay-fake.sh DNNTRACE FAKE_GPU_LIBRARY SOURCE_ROOT
+set -u
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+dnntrace=$(abs "$1") fake=$(abs "$2") root=$3
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir "$dir/lib"
+ln -s "$fake" "$dir/lib/libcuda.so.1" && ln -s "$fake" "$dir/lib/libcudnn.so.9" || exit 2
+LD_LIBRARY_PATH=$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+FAKE_FAST=1
+export LD_LIBRARY_PATH FAKE_FAST
+cp "$root/tests/data/h200-sample.dnnt" "$dir/" || exit 2
+t=$dir/h200-sample.dnnt
+fail=0
+failed() { echo "FAIL: $*"; fail=1; }
+# check RESULTS PYTHON: the results file's lines as `lines`, the problems
+# measured as `m` (the legacy convolution, then the backend one)
+check() {
+	python3 - "$1" "$2" <<'PY' || failed "$1: $2"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+m = sorted((p for p in lines[1:] if p["status"] == "measured"), key=lambda p: not p["legacy"])
+assert eval(sys.argv[2]), [(p["problem"][:40], p["status"], p.get("best")) for p in lines[1:]]
+PY
+}
+
+FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" "$dnntrace" replay -q "$t" 2>"$dir/err"
+[ $? = 3 ] || failed "another GPU model: exit status $?, not 3"
+grep -q "recorded on an NVIDIA H200, this GPU is an NVIDIA H100" "$dir/err" ||
+	failed "another GPU model said: $(cat "$dir/err")"
+FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" "$dnntrace" replay -q --any-gpu -o "$dir/any.jsonl" "$t" ||
+	failed "--any-gpu: exit status $?"
+check "$dir/any.jsonl" 'lines[0]["any_gpu"] and lines[0]["gpu"].startswith("NVIDIA H100")'
+
+"$dnntrace" replay --budget 30 "$t" 2>"$dir/err" || failed "replay: exit status $?: $(cat "$dir/err")"
+r=$dir/h200-sample.replay.jsonl
+check "$r" 'len(lines) == 7 and len(m) == 2 and all(p.get("reason") for p in lines[1:] if p["status"] != "measured")'
+# the recorded engine first; the fast one best; 10 us against 9.8 and 6.6
+check "$r" '[p["candidates"][0]["source"] for p in m] == ["recorded"] * 2 and [p["candidates"][p["best"]]["engine"] for p in m] == [1, 1]'
+check "$r" '[p["replayed_ns"] for p in m] == [10000, 10000] and [p["uncertain"] for p in m] == [False, True]'
+check "$r" 'all(c["agrees"] for p in m for c in p["candidates"][1:]) and m[1]["candidates"][m[1]["best"]]["workspace"] == 256'
+grep -q '^replay: \[2/6\]' "$dir/err" || failed "no progress on stderr"
+"$dnntrace" report "$t" >"$dir/report" || failed "report: exit status $?"
+[ "$(grep -c 'engine choice' "$dir/report")" = 2 ] || failed "report has not 2 engine choices"
+
+# stopped while writing the third line: continued from the second
+head -n 2 "$r" >"$dir/cut" && sed -n 3p "$r" | head -c 50 >>"$dir/cut" && mv "$dir/cut" "$r"
+"$dnntrace" replay --budget 30 "$t" 2>"$dir/err" || failed "continuing: exit status $?"
+grep -q "continuing .*: 1 problems measured before" "$dir/err" || failed "continuing said: $(cat "$dir/err")"
+check "$r" 'len(lines) == 7 and len(m) == 2'
+
+"$dnntrace" replay -q --op 120 -o "$dir/op.jsonl" "$t" || failed "--op: exit status $?"
+check "$dir/op.jsonl" 'len(lines) == 2 and m[0]["engine"] == 70'
+"$dnntrace" replay -q --top 2 --cold-cache -o "$dir/cold.jsonl" "$t" || failed "--cold-cache: exit status $?"
+check "$dir/cold.jsonl" 'lines[0]["cold_cache"] and len(lines) == 3 and [p["replayed_ns"] for p in m] == [10000, 10000]'
+"$dnntrace" replay -q --op 120 --engines all -o "$dir/all.jsonl" "$t" || failed "--engines all: exit status $?"
+# every engine, and each one's knob over its range: TILE_SIZE=3 best
+check "$dir/all.jsonl" 'lines[0]["engines"] == "all" and sum(c["source"] == "all" for c in m[0]["candidates"]) > 50'
+check "$dir/all.jsonl" 'm[0]["candidates"][m[0]["best"]].get("knobs") == "TILE_SIZE=3" and m[0]["candidates"][m[0]["best"]]["median_ns"] == 4000'
+exit $fail

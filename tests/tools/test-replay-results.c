@@ -1,0 +1,178 @@
+/*
+ * test-replay-results.c - the results file replay writes is the one the
+ * analyzer reads back, and the one replay/REPLAY.md describes: problems
+ * measured, not rebuilt and failed written with made-up candidates (no
+ * GPU is needed), read with dt_replayed_read, each field as written; the
+ * best candidate the fastest whose outputs agree; a recorded engine
+ * replayed 30 % slower than the trace uncertain; every key of every line
+ * named in REPLAY.md.
+ *
+ * Usage: test-replay-results REPLAY.md
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "dt-replayed.h"
+#include "replay-internal.h"
+#include "test-util.h"
+
+static struct cand cand(int64_t engine, const char *knobs, const char *source,
+			uint64_t median, int agrees, double error)
+{
+	struct cand c = { .engine = engine,
+			  .source = source,
+			  .t = { median, median - 10, median + 10, 64 },
+			  .workspace = 1024 * engine,
+			  .error = error,
+			  .agrees = agrees };
+
+	snprintf(c.knobs, sizeof(c.knobs), "%s", knobs);
+	snprintf(c.status, sizeof(c.status), "ok");
+	return c;
+}
+
+/* Write a header and three problems to path. */
+static void write_file(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	uint64_t times[] = { 95, 100, 105 };
+	struct problem p = { .key = "GRAPH(A)",
+			     .brief = "A",
+			     .api = "cudnnBackendExecute",
+			     .executions = 3,
+			     .engine = 7,
+			     .knobs = "TILE_SIZE=2",
+			     .times = times,
+			     .n_times = 3 };
+	struct cand c[3] = {
+		cand(7, "TILE_SIZE=2", "recorded", 100, -1, -1),
+		cand(9, "", "heuristic_a", 80, 1, 0.001),
+		/* faster, but its outputs are not the recorded engine's */
+		cand(4, "TILE_SIZE=1", "fallback", 50, 0, 0.5),
+	};
+	struct results_header h = { .trace = "t.dnnt",
+				    .gpu = "NVIDIA H200",
+				    .cudnn = 91900 };
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(results_header(f, &h));
+	CHECK(results_problem(f, &p, "measured", NULL, c, 3));
+	struct problem legacy = { .key = "softmax",
+				  .engine = 1,
+				  .legacy = true };
+	CHECK(results_problem(f, &legacy, "not_rebuilt", "not yet", NULL, 0));
+	/* replayed 30 % slower than the trace: uncertain */
+	struct problem slow = p;
+	slow.key = "GRAPH(B)";
+	slow.knobs = NULL;
+	c[0].t.median_ns = 130;
+	CHECK(results_problem(f, &slow, "measured", NULL, c, 1));
+	fclose(f);
+}
+
+static void check_read(const char *path)
+{
+	struct dt_replayed *r;
+	char err[256];
+
+	CHECK_EQ_U(dt_replayed_read(path, &r, err, sizeof(err)), 0);
+	if (!r)
+		return;
+	CHECK_EQ_S(r->gpu, "NVIDIA H200");
+	CHECK(!r->recorded_gpu && !r->any_gpu && !r->cold_cache);
+	CHECK_EQ_S(r->engines, "heuristic");
+	CHECK_EQ_U(r->n_problems, 3);
+	if (r->n_problems == 3) {
+		const struct dt_replayed_problem *a = &r->problems[0],
+						 *b = &r->problems[1],
+						 *s = &r->problems[2];
+		CHECK_EQ_S(a->status, "measured");
+		CHECK_EQ_U(a->recorded_ns, 100);
+		CHECK_EQ_U(a->replayed_ns, 100);
+		CHECK(!a->uncertain && !a->legacy && !a->knobs_unknown);
+		CHECK_EQ_U(a->n_cands, 3);
+		CHECK_EQ_U(a->chosen, 0);
+		CHECK_EQ_U(a->best, 1);
+		if (a->n_cands == 3) {
+			CHECK(!a->cands[1].knobs); /* none: left out */
+			CHECK_EQ_S(a->cands[2].knobs, "TILE_SIZE=1");
+			CHECK_EQ_S(a->cands[1].source, "heuristic_a");
+			CHECK_EQ_U(a->cands[1].median_ns, 80);
+			CHECK_EQ_U(a->cands[1].workspace, 9 * 1024);
+			CHECK_EQ_U(a->cands[1].agrees, 1);
+			CHECK_EQ_U(a->cands[2].agrees, 0);
+			CHECK_EQ_U(a->cands[0].agrees, (uint64_t)-1);
+			CHECK(a->cands[1].spread > 0.24 &&
+			      a->cands[1].spread < 0.26);
+		}
+		CHECK_EQ_S(b->status, "not_rebuilt");
+		CHECK_EQ_S(b->reason, "not yet");
+		CHECK(b->legacy && !b->knobs_unknown && !b->n_cands);
+		CHECK_EQ_U(b->best, (uint64_t)-1);
+		CHECK(s->uncertain && s->knobs_unknown);
+	}
+	dt_replayed_free(r);
+}
+
+/* Every key of every line of path is named in the doc, as `key`. */
+static void check_doc(const char *path, const char *doc_path)
+{
+	FILE *f = fopen(path, "r"), *d = fopen(doc_path, "r");
+	char *doc = NULL, *line = NULL;
+	size_t size = 0, len = 0;
+
+	CHECK(f && d);
+	if (!f || !d)
+		return;
+	CHECK(getdelim(&doc, &size, 0, d) > 0);
+	while (getline(&line, &len, f) > 0) {
+		json_object *o = json_tokener_parse(line), *cands;
+		json_object_object_foreach(o, key, val)
+		{
+			char want[80];
+			(void)val;
+			snprintf(want, sizeof(want), "`%s`", key);
+			if (!strstr(doc, want)) {
+				fprintf(stderr, "REPLAY.md does not name %s\n",
+					want);
+				CHECK(!"a key undocumented");
+			}
+		}
+		if (json_object_object_get_ex(o, "candidates", &cands) &&
+		    json_object_array_length(cands)) {
+			json_object *c = json_object_array_get_idx(cands, 0);
+			json_object_object_foreach(c, ckey, cval)
+			{
+				char want[80];
+				(void)cval;
+				snprintf(want, sizeof(want), "`%s`", ckey);
+				CHECK(strstr(doc, want) != NULL);
+			}
+		}
+		json_object_put(o);
+	}
+	free(line);
+	free(doc);
+	fclose(f);
+	fclose(d);
+}
+
+int main(int argc, char **argv)
+{
+	char path[] = "/tmp/replay-results-XXXXXX";
+	int fd = mkstemp(path);
+
+	CHECK(argc == 2 && fd >= 0);
+	if (argc != 2 || fd < 0)
+		return 1;
+	write_file(path);
+	check_read(path);
+	check_doc(path, argv[1]);
+	unlink(path);
+	return dt_test_failures ? 1 : 0;
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# dnntrace replay where there is no GPU, and what a replay measured as the
+# report shows it. tests/tools/replay/h200-sample.replay.jsonl is what
+# `dnntrace replay --any-gpu` measured of tests/data/h200-sample.dnnt on
+# an H200: its backend convolution timed with the recorded engine and the
+# 38 other configurations cuDNN's heuristics offered, its legacy one with
+# the recorded algorithm and the 5 others cuDNN offered.
+# usage: test-replay.sh DNNTRACE SOURCE_ROOT [--update]
+set -u
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+dnntrace=$(abs "$1") root=$2 update=${3:-}
+cd "$root" || exit 2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+failed() { echo "FAIL: $*"; fail=1; }
+golden() { # golden NAME FILE: FILE must be tests/tools/golden/NAME
+	if [ "$update" = --update ]; then
+		cp "$2" "tests/tools/golden/$1"
+	elif ! diff -u "tests/tools/golden/$1" "$2"; then
+		failed "differs from tests/tools/golden/$1"
+	fi
+}
+cp tests/data/h200-sample.dnnt "$dir/" || exit 2
+t=$dir/h200-sample.dnnt
+
+# which problems can be built again, without a GPU
+"$dnntrace" replay --list "$t" >"$dir/list" 2>&1 || failed "replay --list exited $?"
+golden replay.list "$dir/list"
+# --op: the problem of that call (120: the backend convolution's third run)
+"$dnntrace" replay --list --op 120 "$t" >"$dir/list" 2>&1
+[ "$(grep -c '^ *[0-9]' "$dir/list")" = 1 ] && grep -q ' eng70 ' "$dir/list" ||
+	failed "replay --list --op 120 listed: $(cat "$dir/list")"
+
+# no GPU here: a sentence, exit status 3, nothing written
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+	echo "a CUDA driver is installed: the refusal is not checked"
+else
+	"$dnntrace" replay "$t" >"$dir/out" 2>"$dir/err"
+	rc=$?
+	[ "$rc" = 3 ] || failed "replay without a GPU exited $rc, not 3"
+	grep -q '^dnntrace: cannot replay here: no CUDA driver here' "$dir/err" ||
+		failed "replay without a GPU said: $(cat "$dir/err")"
+	[ -e "$dir/h200-sample.replay.jsonl" ] && failed "replay without a GPU wrote results"
+	[ "$(wc -l <"$dir/err")" = 1 ] || failed "replay without a GPU said more than one line"
+fi
+
+# options it refuses
+for bad in "--engines some" "--budget 0" "--op x" "--top 2 --op 5"; do
+	# shellcheck disable=SC2086
+	"$dnntrace" replay $bad "$t" >/dev/null 2>&1
+	rc=$?
+	[ "$rc" = 2 ] || failed "replay $bad exited $rc, not 2"
+done
+
+# the report reads the results beside the trace: an engine-choice finding
+cp tests/tools/replay/h200-sample.replay.jsonl "$dir/" || exit 2
+"$dnntrace" report "$t" >"$dir/report" 2>&1 || failed "report exited $?"
+sed -n '/engine choice/,/to choose it/p' "$dir/report" >"$dir/finding"
+[ "$(grep -c 'engine choice' "$dir/finding")" = 2 ] || failed "report has not the 2 engine choices"
+golden replay.finding "$dir/finding"
+"$dnntrace" report --format json "$t" >"$dir/json" 2>&1 || failed "report --format json exited $?"
+python3 - "$dir/json" tests/tools/replay/h200-sample.replay.jsonl <<'PY' || failed "the JSON report's engine choices are not the results'"
+import json, sys
+got = sorted(x["cost_ns"] for x in json.load(open(sys.argv[1]))["findings"]
+             if x["type"] == "engine_choice")
+want = []
+for p in [json.loads(l) for l in open(sys.argv[2])][1:]:
+    if p.get("best", -1) not in (-1, p.get("chosen", -1)):
+        c = p["candidates"]
+        runs = 3  # each convolution ran three times in the sample
+        want.append(runs * (c[p["chosen"]]["median_ns"] - c[p["best"]]["median_ns"]))
+assert got == sorted(want) and len(got) == 2, (got, want)
+PY
+# two ranks of one job, each replayed: a finding per problem, its cost
+# over both
+mkdir "$dir/job" && cp "$t" "$dir/job/r0.dnnt" && cp "$t" "$dir/job/r1.dnnt" || exit 2
+for r in r0 r1; do cp tests/tools/replay/h200-sample.replay.jsonl "$dir/job/$r.replay.jsonl" || exit 2; done
+"$dnntrace" report --format json "$dir/job" >"$dir/json2" 2>&1 || failed "report of two ranks exited $?"
+python3 - "$dir/json" "$dir/json2" <<'PY' || failed "two ranks' engine choices are not one rank's twice"
+import json, sys
+one, two = ([x["cost_ns"] for x in json.load(open(f))["findings"] if x["type"] == "engine_choice"]
+            for f in sys.argv[1:])
+assert sorted(two) == sorted(2 * c for c in one), (one, two)
+PY
+# a replay stopped while writing a line: what comes before it is read
+head -n 2 tests/tools/replay/h200-sample.replay.jsonl >"$dir/h200-sample.replay.jsonl"
+sed -n 3p tests/tools/replay/h200-sample.replay.jsonl | head -c 100 >>"$dir/h200-sample.replay.jsonl"
+"$dnntrace" report "$t" >"$dir/report" 2>"$dir/err" || failed "report with a line cut short exited $?"
+[ -s "$dir/err" ] && failed "report with a line cut short said: $(cat "$dir/err")"
+[ "$(grep -c 'engine choice' "$dir/report")" = 1 ] ||
+	failed "report with a line cut short has not the legacy convolution's engine choice alone"
+# a results file this build does not read: said, and left out
+sed '1s/"version":1/"version":99/' tests/tools/replay/h200-sample.replay.jsonl >"$dir/h200-sample.replay.jsonl"
+"$dnntrace" report "$t" >"$dir/report" 2>"$dir/err" || failed "report with a results file of another version exited $?"
+grep -q 'its version 99 is not 1' "$dir/err" || failed "report said: $(cat "$dir/err")"
+grep -q 'engine choice' "$dir/report" && failed "report used results of another version"
+exit $fail
