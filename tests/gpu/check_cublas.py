@@ -327,6 +327,11 @@ def main():
         print("no GPU: skipped")
         return 77
     os.makedirs(args.outdir, exist_ok=True)
+    # an earlier run's traces and logs: `dnntrace record` would not write over a trace, and a
+    # log appended to would hold two runs
+    for old in glob.glob(os.path.join(args.outdir, "*.dnnt")) + \
+            glob.glob(os.path.join(args.outdir, "*.log")):
+        os.remove(old)
     if not args.llama:
         for d in (os.environ.get("DNNTRACE_LLAMA"),
                   os.path.join(args.root, "..", "shared", "workloads", "llama")):

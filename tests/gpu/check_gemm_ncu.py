@@ -28,8 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # name: the op's (m, n, k, batch) in cuBLAS's column-major terms, as the decoder gives them
 GEMMS = {"bf16": (4096, 4096, 4096, 1), "fp16_batched": (1024, 1024, 512, 16),
          "fp32": (2048, 2048, 2048, 1)}
-TENSOR = ["sm__ops_path_tensor_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum",
-          "sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_tf32_dst_fp32.sum"]
+TENSOR = ["sm__ops_path_tensor_src_bf16_dst_fp32.sum"]  # and whatever tensor counters ncu knows
 SIMT = {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 2,
         "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 1,
         "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 1}
@@ -63,10 +62,16 @@ def ours(dnntrace, out):
 
 
 def known(ncu, metrics):
-    """Those of metrics this ncu knows for the GPU (an unknown one fails the whole profile)."""
+    """Those of metrics this ncu knows for the GPU (an unknown one fails the whole profile), and
+    every tensor-pipe operation counter it knows (their names vary with the GPU: one per pair of
+    source and destination types)."""
     r = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True)
     names = {line.split()[0] for line in r.stdout.splitlines() if line.strip()}
-    return [m for m in metrics if m.rsplit(".", 1)[0] in names] if names else metrics
+    if not names:
+        return metrics
+    tensor = sorted(n + ".sum" for n in names
+                    if n.startswith("sm__ops_path_tensor_src_") and "sparsity" not in n)
+    return [m for m in metrics if m.rsplit(".", 1)[0] in names and m not in TENSOR] + tensor
 
 
 def theirs(ncu, name, out):
@@ -92,7 +97,7 @@ def theirs(ncu, name, out):
         return None
     k = len(runs) // 3
     execs = [runs[i * k:(i + 1) * k] for i in range(3)]
-    flops = [sum(sum(kr.get(m, 0) for m in TENSOR) + sum(kr.get(m, 0) * w for m, w in SIMT.items())
+    flops = [sum(sum(v for m, v in kr.items() if m.startswith("sm__ops_path_tensor_src_")) + sum(kr.get(m, 0) * w for m, w in SIMT.items())
                  for kr in e) for e in execs]
     ns = [sum(kr.get(TIME, 0) for kr in e) for e in execs]
     return statistics.median(flops), statistics.median(ns), [kr["name"][:60] for kr in execs[0]]
