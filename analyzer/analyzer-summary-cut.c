@@ -264,6 +264,9 @@ struct cut {
 	uint64_t t;
 	struct part p[SUM_STREAMS];
 	uint64_t busy; /* the GPUs' busy time before t (with SUM_GPU's) */
+	/* GPU time of each stream's events before t that came after the
+	 * stream took the point (sum_cut_late) */
+	uint64_t late[SUM_STREAMS];
 };
 
 /* A group's points, oldest first (pointers: one goes from the middle at
@@ -525,6 +528,19 @@ void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make)
 	thresholds(pv);
 }
 
+void sum_cut_late(struct dt_summary *s, int stream, uint64_t t, uint64_t ns)
+{
+	struct priv *pv = P(s);
+	struct points *c;
+
+	if (!pv->cuts || !ns)
+		return;
+	c = &pv->cuts->g[sum_group(stream)];
+	/* points are in time order; most events are past the newest taken */
+	for (size_t i = pv->cuts->next[stream]; i-- > 0 && c->cut[i]->t > t;)
+		c->cut[i]->late[stream] += ns;
+}
+
 void sum_cut_begin(struct dt_summary *s)
 {
 	struct priv *pv = P(s);
@@ -734,6 +750,8 @@ void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st)
 	u->steps += st->startup_steps;
 	u->ns += cut->t - t_first;
 	u->late_ns += cut->t - st->t_steady;
+	if (at[SUM_DEVICE])
+		u->misplaced_ns += at[SUM_DEVICE]->late[SUM_GPU];
 	u->steady_ns += t_last > cut->t ? t_last - cut->t : 0;
 	/* the GPU's busy time and span from its point on */
 	pv->cut_t = at[SUM_DEVICE] ? at[SUM_DEVICE]->t : UINT64_MAX;
@@ -786,7 +804,7 @@ void sum_engine_row(struct dt_summary *s, uint32_t problem, uint32_t engine)
 int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 {
 	const struct dt_sum_startup *u = &s->startup;
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32];
 
 	*buf = 0;
 	if (!u->traces)
@@ -803,7 +821,7 @@ int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 		"time (busy %s), %s of it searching and autotuning; %" PRIu64
 		" call%s (%s of host time), %" PRIu64 " plan%s built; left out "
 		"of what follows, which covers the last %s (from %s after the "
-		"steady state's first step%s); --with-warmup keeps it",
+		"steady state's first step%s)%s%s%s; --with-warmup keeps it",
 		dt_fmt_ns(u->ns, a, sizeof(a)),
 		u->traces > 1 ? "s of the traces, summed" : "", u->steps,
 		u->steps == 1 ? "" : "s", dt_fmt_ns(u->gpu_ns, b, sizeof(b)),
@@ -813,7 +831,14 @@ int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 		u->builds, u->builds == 1 ? "" : "s",
 		dt_fmt_ns(u->steady_ns, f, sizeof(f)),
 		dt_fmt_ns(u->late_ns, g, sizeof(g)),
-		u->kept ? "; some traces' start-ups are kept" : "");
+		u->kept ? "; some traces' start-ups are kept" : "",
+		u->misplaced_ns ? "; " : "",
+		u->misplaced_ns ? dt_fmt_ns(u->misplaced_ns, h, sizeof(h)) : "",
+		u->misplaced_ns ? " of GPU work that ran before the cut reached "
+				  "the trace after it and is counted as steady "
+				  "(totals by library and kind may differ by as "
+				  "much)"
+				: "");
 }
 
 uint64_t dt_sum_whole_gpu_ns(const struct dt_summary *s)

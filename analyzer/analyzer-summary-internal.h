@@ -204,6 +204,11 @@ static inline void sum_cut_pass(struct dt_summary *s, int stream, uint64_t t)
 	if (t >= P(s)->cut_at[stream])
 		sum_cut_reach(s, stream, t, false);
 }
+/* An event of the stream at t, of ns of GPU time, that reached the trace
+ * after the stream took points later than t: counted on the steady side
+ * of those points though it ran before them (said, not mended: the
+ * counters it went into are not known here). */
+void sum_cut_late(struct dt_summary *s, int stream, uint64_t t, uint64_t ns);
 /* The trace is read and its steps st found: its start-up taken out,
  * priv's cut_t set to where (0: nothing cut). */
 void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st);

@@ -129,6 +129,8 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 		sum_cut_pass(s, SUM_OP, t);
 	else if (op->origin != DT_OP_CAPTURED)
 		sum_cut_at(s, SUM_OP, t);
+	if (op->origin != DT_OP_CAPTURED)
+		sum_cut_late(s, SUM_OP, t, op->gpu_ns);
 	struct dt_sum_problem *p = sum_problem_of(s, op);
 	if (op->origin == DT_OP_CAPTURED) {
 		/* it ran nothing: its replays are its executions */
@@ -324,6 +326,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		sum_cut_at(s, SUM_GPU, t);
 	else
 		sum_cut_pass(s, SUM_GPU, t);
+	sum_cut_late(s, SUM_GPU, a->start, d);
 	f->gpu_ns += d;
 	pv->file_gpu += d;
 	s->gpu_ns += d;
