@@ -43,14 +43,17 @@ def agree(trace, what, numbers):
 def from_info(dnntrace, path):
     text = run([dnntrace, "info", "--calls", "0", path])
     rec = re.search(r"^records: .*\((\d+) calls", text, re.M)
-    split = re.search(r"^calls: +(\d+) the program's, (\d+) dnntrace's own",
+    split = re.search(r"^calls: +(\d+) the program's, (?:(\d+) made by one "
+                      r"library inside another's call, )?(\d+) dnntrace's own",
                       text, re.M)
     work = re.search(r"^GPU work: +(\d+) kernels, (\d+) copies and sets",
                      text, re.M)
-    calls, own = (int(split[1]), int(split[2])) if split else (int(rec[1]), 0)
+    calls, own = (int(split[1]), int(split[3])) if split else (int(rec[1]), 0)
+    nested = int(split[2] or 0) if split else 0
     if split:
         agree(path, "calls in info's records line", {
-            "records line": int(rec[1]), "program's + own": calls + own})
+            "records line": int(rec[1]),
+            "program's + nested + own": calls + nested + own})
     steps = re.search(r"^steps: +(.*)$", text, re.M)
     return {"calls": calls, "own": own,
             "kernels": int(work[1]) if work else 0,
@@ -65,7 +68,9 @@ def from_dump(dnntrace, path):
     for line in run([dnntrace, "dump", path]).splitlines():
         kind = line.split(" ", 1)[0]
         if kind == "API_CALL":
-            n["own" if line.endswith(" [dnntrace]") else "calls"] += 1
+            # a library's call inside another's is not the program's
+            if not line.endswith(" [nested]"):
+                n["own" if line.endswith(" [dnntrace]") else "calls"] += 1
             continue
         if kind not in ("KERNEL", "MEMCPY", "MEMSET"):
             continue
@@ -84,8 +89,12 @@ def from_sqlite(dnntrace, path, tmp):
          path])
     dur = 'CASE WHEN "end" > start THEN "end" - start ELSE 0 END'
     sql = f"""SELECT
-      (SELECT COUNT(*) FROM CUDNN_EVENTS WHERE byDnntrace = 0) AS calls,
-      (SELECT COUNT(*) FROM CUDNN_EVENTS WHERE byDnntrace = 1) AS own,
+      (SELECT COUNT(*) FROM (SELECT byDnntrace, nested FROM CUDNN_EVENTS
+        UNION ALL SELECT byDnntrace, nested FROM CUBLAS_EVENTS)
+        WHERE byDnntrace = 0 AND nested = 0) AS calls,
+      (SELECT COUNT(*) FROM (SELECT byDnntrace FROM CUDNN_EVENTS
+        UNION ALL SELECT byDnntrace FROM CUBLAS_EVENTS)
+        WHERE byDnntrace = 1) AS own,
       (SELECT calls FROM PROCESSES) AS process_calls,
       (SELECT ownCalls FROM PROCESSES) AS process_own,
       (SELECT COUNT(*) FROM CUDNN_OPS WHERE origin <> 'captured') AS ops,
@@ -194,8 +203,8 @@ def check_all(dnntrace, folder, alone):
                              folder]))
     text = run([dnntrace, "report", folder])
     m = re.search(r"^totals +(\d+) calls \(\d+ failed\)"
-                  r"(?: and (\d+) of dnntrace's own)?, (\d+) cuDNN op "
-                  r"executions, (\d+) kernels", text, re.M)
+                  r"(?: and (\d+) of dnntrace's own)?, (\d+) (?:cuDNN )?op "
+                  r"executions(?: \([^)]*\))?, (\d+) kernels", text, re.M)
     said = {"calls": int(m[1]), "own_calls": int(m[2] or 0),
             "ops": int(m[3]), "kernels": int(m[4])}
     whole = json.loads(run([dnntrace, "report", "--format", "json",

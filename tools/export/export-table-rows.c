@@ -79,9 +79,10 @@ static void on_call(void *arg, const struct dt_call *c)
 	 * them in, its columns numbered as CUDNN_EVENTS's */
 	emit(x, dt_lib_of_library(c->library) == DT_LIB_CUBLAS ? XT_cublas
 							       : XT_call);
+	/* a library's call inside another's is neither (COUNTS.md) */
 	if (c->flags & DT_CALL_BY_DNNTRACE)
 		x->own_calls++;
-	else
+	else if (!(c->flags & DT_CALL_NESTED))
 		x->calls++;
 }
 
