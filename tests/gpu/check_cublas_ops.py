@@ -9,9 +9,12 @@ OPS is `dnntrace ops --format json` of a trace, or the trace itself (a .dnnt, re
 CUBLASLT_LOG_FILE=...): check_cublas.py writes both beside its traces, as OUTDIR/NAME.dnnt,
 OUTDIR/NAME-cublas.log and OUTDIR/NAME-lt.PID.log. cublas_log_calls.py reads the logs.
 
-cuBLAS's ops are paired with the log's calls of the same functions, in order; cuBLASLt's
+The ops compared are the calls the program made: those it ran at once and those it captured
+into a CUDA graph (origin "captured"), which each library logs once, at the call; the graph's
+replays run them again without calling either library, so their ops (origin "replay") are left
+out. cuBLAS's ops are paired with the log's calls of the same functions, in order; cuBLASLt's
 matmuls with its log's cublasLtMatmul Api lines, and their algorithm with its Trace lines (a
-line per matmul run). Compared, where both sides give a number: transposes, m, n, k, leading
+line per matmul run, or capture). Compared, where both sides give a number: transposes, m, n, k, leading
 dimensions, batch count and strides, the matrices' types and the compute type (cuBLAS's by its
 arguments; cuBLASLt's from the descriptors the log prints), the epilogue, and the algorithm's
 id and attributes (tile, stages, split-k, reduction, swizzling, custom option, inner and cluster
@@ -167,7 +170,7 @@ def main():
     p.add_argument("--dnntrace", default="dnntrace")
     a = p.parse_args()
     ops = [o for o in ops_of(a.ops, a.dnntrace) if o.get("kind") == "matmul" and
-           o["api"].startswith("cublas") and o.get("origin", "call") == "call"]
+           o["api"].startswith("cublas") and o.get("origin", "call") in ("call", "captured")]
     c = Checks()
     blas = [(n, args) for n, args, _ in logs.cublas_log(a.cublas_log)] \
         if os.path.exists(a.cublas_log) else []

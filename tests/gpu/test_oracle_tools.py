@@ -323,13 +323,13 @@ i!Process=1; Thread=2; GPU=0
               "[2026-11-27 04:24:15][cublasLt][1][Trace][cublasLtMatmul] "
               "algo=[algoId=66 tile=20 stages=18]\n")
 
-    def run_main(self, m):
+    def run_main(self, m, more=()):
         ops = [{"seq": 3, "api": "cublasSgemm_v2", "kind": "matmul",
                 "params": {"transa": 0, "transb": 1, "m": m, "n": 32, "k": 16, "lda": 64}},
                {"seq": 9, "api": "cublasLtMatmul", "kind": "matmul",
                 "knobs": {"ID": 66, "TILE_ID": 20, "STAGES_ID": 18},
                 "params": {"transa": 1, "m": 512, "n": 256, "k": 768, "Atype": 14,
-                           "epilogue": 36}}]
+                           "epilogue": 36}}] + list(more)
         with tempfile.TemporaryDirectory() as d:
             paths = [os.path.join(d, n) for n in ("ops.json", "blas.log", "lt.log")]
             for path, text in zip(paths, (json.dumps({"ops": ops}), self.BLAS_LOG,
@@ -348,6 +348,19 @@ i!Process=1; Thread=2; GPU=0
         self.assertIn("cuBLAS arguments: 1 calls, 6 numbers compared, 0 differ", out)
         self.assertIn("cuBLASLt shapes, types, epilogue: 1 calls, 6 numbers compared", out)
         self.assertIn("cuBLASLt algorithms: 1 calls, 3 numbers compared, 0 differ", out)
+
+    def test_captured_calls_count_once_and_replays_not_at_all(self):
+        # a call captured into a CUDA graph is logged once, at the call; its replays are not
+        # calls of cuBLAS
+        captured = {"seq": 12, "api": "cublasSgemm_v2", "kind": "matmul", "origin": "captured",
+                    "params": {"transa": 0, "transb": 1, "m": 64, "n": 32, "k": 16, "lda": 64}}
+        replays = [dict(captured, origin="replay", graph_launch=g) for g in (14, 15, 16)]
+        rc, out = self.run_main(64, [captured] + replays)
+        self.assertIn("cuBLAS: 2 ops, 1 logged calls of their functions", out)
+        self.BLAS_LOG = CheckCublasOpsTest.BLAS_LOG * 2
+        rc, out = self.run_main(64, [captured] + replays)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("cuBLAS arguments: 2 calls, 12 numbers compared, 0 differ", out)
 
     def test_a_shape_that_differs(self):
         rc, out = self.run_main(65)
