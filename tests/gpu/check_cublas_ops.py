@@ -13,9 +13,11 @@ The ops compared are the calls the program made: those it ran at once and those 
 into a CUDA graph (origin "captured"), which each library logs once, at the call; the graph's
 replays run them again without calling either library, so their ops (origin "replay") are left
 out. cuBLAS's ops are paired with the log's calls of the same functions, in order; cuBLASLt's
-matmuls with its log's cublasLtMatmul Api lines, and their algorithm with its Trace lines (a
-line per matmul run, or capture). Compared, where both sides give a number: transposes, m, n, k, leading
-dimensions, batch count and strides, the matrices' types and the compute type (cuBLAS's by its
+matmuls with its log's cublasLtMatmul Api lines. An Api line gives the descriptors as addresses
+only: their contents (types, rows, columns, the compute descriptor's attributes) and the
+algorithm are on the Trace line cuBLASLt logs as the matmul runs (or is captured), after the
+Api line with the same matrices' addresses. Compared, where both sides give a number:
+transposes, m, n, k, leading dimensions, batch count and strides, the matrices' types and the compute type (cuBLAS's by its
 arguments; cuBLASLt's from the descriptors the log prints), the epilogue, and the algorithm's
 id and attributes (tile, stages, split-k, reduction, swizzling, custom option, inner and cluster
 shape) against those cuBLASLt logs as it runs.
@@ -98,6 +100,21 @@ def nested(text):
     return out
 
 
+def lt_matmuls(api, trace):
+    """The arguments of each cublasLtMatmul Api line, with those of its Trace line over them
+    (the descriptors' contents for their addresses). Api and Trace lines of the same matrices
+    A, B, C and D are paired in order: the matmuls of several threads interleave, each one's
+    Trace line after its Api line."""
+    calls, waiting = [dict(args) for args in api], {}
+    for call in calls:
+        waiting.setdefault(tuple(call.get(m) for m in "ABCD"), []).append(call)
+    for args in trace:
+        same = waiting.get(tuple(args.get(m) for m in "ABCD"))
+        if same:
+            same.pop(0).update(args)
+    return calls
+
+
 def ops_of(path, dnntrace):
     if path.endswith(".json"):
         with open(path) as f:
@@ -177,8 +194,9 @@ def main():
     api, trace = [], []
     for path in a.lt_logs:
         x, t = logs.lt_log(path)
-        api += [args for n, args in x if n == "cublasLtMatmul"]
         trace += [args for n, args in t if n == "cublasLtMatmul"]
+        api += lt_matmuls([args for n, args in x if n == "cublasLtMatmul"],
+                          [args for n, args in t if n == "cublasLtMatmul"])
 
     mine = [o for o in ops if o["api"] != "cublasLtMatmul"]
     names = {o["api"] for o in mine}
