@@ -17,10 +17,10 @@ matmuls with its log's cublasLtMatmul Api lines. An Api line gives the descripto
 only: their contents (types, rows, columns, the compute descriptor's attributes) and the
 algorithm are on the Trace line cuBLASLt logs as the matmul runs (or is captured), after the
 Api line with the same matrices' addresses. Compared, where both sides give a number:
-transposes, m, n, k, leading dimensions, batch count and strides, the matrices' types and the compute type (cuBLAS's by its
-arguments; cuBLASLt's from the descriptors the log prints), the epilogue, and the algorithm's
-id and attributes (tile, stages, split-k, reduction, swizzling, custom option, inner and cluster
-shape) against those cuBLASLt logs as it runs.
+transposes, m, n, k, leading dimensions, batch count and strides, the matrices' types and the
+compute type (cuBLAS's by its arguments; cuBLASLt's from the descriptors the log prints), the
+epilogue, and the algorithm's id and attributes (tile, stages, split-k, reduction, swizzling,
+custom option, inner and cluster shape) against those cuBLASLt logs as it runs.
 
 Prints one line per check and the differences found; exit status 0 when everything compared
 matches, 1 otherwise, 2 on bad input.
@@ -60,6 +60,9 @@ EPILOGUES = {"DEFAULT": 1, "RELU": 2, "RELU_AUX": 130, "BIAS": 4, "RELU_BIAS": 6
 TYPES = {"R_32F": 0, "R_64F": 1, "R_16F": 2, "R_8I": 3, "C_32F": 4, "C_64F": 5, "C_16F": 6,
          "R_8U": 8, "R_32I": 10, "R_16BF": 14, "R_8F_E4M3": 28, "R_8F_E5M2": 29}
 OPS = {"OP_N": 0, "OP_T": 1, "OP_C": 2}
+COMPUTE = {"16F": 64, "16F_PEDANTIC": 65, "32F": 68, "32F_PEDANTIC": 69, "32F_FAST_16F": 74,
+           "32F_FAST_16BF": 75, "32F_FAST_TF32": 77, "32F_EMULATED_16BFX9": 78, "64F": 70,
+           "64F_PEDANTIC": 71, "64F_EMULATED_FIXEDPOINT": 79, "32I": 72, "32I_PEDANTIC": 73}
 
 
 class Checks:
@@ -75,14 +78,15 @@ class Checks:
 
 def value(text):
     """A logged value as a number: cublas_log_calls.number(), or a name cuBLASLt prints
-    (R_16BF, OP_T, EPILOGUE_GELU_BIAS, CUBLASLT_EPILOGUE_BIAS, COMPUTE_32F(68))."""
+    (R_16BF, OP_T, EPILOGUE_GELU_BIAS, CUBLASLT_EPILOGUE_BIAS, COMPUTE_32F, COMPUTE_32F(68))."""
     if text is None:
         return None
     n = logs.number(text)
     if n is not None:
         return n
     name = re.sub(r"^(CUBLASLT_|CUBLAS_|CUDA_)", "", text.strip())
-    for table, prefix in ((EPILOGUES, "EPILOGUE_"), (TYPES, ""), (OPS, "")):
+    for table, prefix in ((EPILOGUES, "EPILOGUE_"), (COMPUTE, "COMPUTE_"), (TYPES, ""),
+                          (OPS, "")):
         if name.startswith(prefix) and name[len(prefix):] in table:
             return table[name[len(prefix):]]
     return None

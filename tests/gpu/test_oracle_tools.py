@@ -337,7 +337,7 @@ i!Process=1; Thread=2; GPU=0
                {"seq": 9, "api": "cublasLtMatmul", "kind": "matmul",
                 "knobs": {"ID": 66, "TILE_ID": 20, "STAGES_ID": 18},
                 "params": {"transa": 1, "m": 512, "n": 256, "k": 768, "Atype": 14,
-                           "epilogue": 36}}] + list(more)
+                           "computeType": 68, "epilogue": 36}}] + list(more)
         with tempfile.TemporaryDirectory() as d:
             paths = [os.path.join(d, n) for n in ("ops.json", "blas.log", "lt.log")]
             for path, text in zip(paths, (json.dumps({"ops": ops}), self.BLAS_LOG,
@@ -354,7 +354,7 @@ i!Process=1; Thread=2; GPU=0
         rc, out = self.run_main(64)
         self.assertEqual(rc, 0, out)
         self.assertIn("cuBLAS arguments: 1 calls, 6 numbers compared, 0 differ", out)
-        self.assertIn("cuBLASLt shapes, types, epilogue: 1 calls, 6 numbers compared", out)
+        self.assertIn("cuBLASLt shapes, types, epilogue: 1 calls, 7 numbers compared", out)
         self.assertIn("cuBLASLt algorithms: 1 calls, 3 numbers compared, 0 differ", out)
 
     def test_lt_descriptors_are_read_from_the_trace_line_of_the_same_matrices(self):
@@ -388,6 +388,11 @@ i!Process=1; Thread=2; GPU=0
         rc, out = self.run_main(64, [captured] + replays)
         self.assertEqual(rc, 0, out)
         self.assertIn("cuBLAS arguments: 2 calls, 12 numbers compared, 0 differ", out)
+
+    def test_compute_type_by_name(self):
+        self.assertEqual(check_cublas_ops.value("COMPUTE_32F"), 68)
+        self.assertEqual(check_cublas_ops.value("COMPUTE_32F_FAST_TF32"), 77)
+        self.assertEqual(check_cublas_ops.value("COMPUTE_32F(68)"), 68)
 
     def test_a_shape_that_differs(self):
         rc, out = self.run_main(65)
