@@ -9,13 +9,18 @@ OPS is `dnntrace ops --format json` of a trace, or the trace itself (a .dnnt, re
 CUBLASLT_LOG_FILE=...): check_cublas.py writes both beside its traces, as OUTDIR/NAME.dnnt,
 OUTDIR/NAME-cublas.log and OUTDIR/NAME-lt.PID.log. cublas_log_calls.py reads the logs.
 
-cuBLAS's ops are paired with the log's calls of the same functions, in order; cuBLASLt's
-matmuls with its log's cublasLtMatmul Api lines, and their algorithm with its Trace lines (a
-line per matmul run). Compared, where both sides give a number: transposes, m, n, k, leading
-dimensions, batch count and strides, the matrices' types and the compute type (cuBLAS's by its
-arguments; cuBLASLt's from the descriptors the log prints), the epilogue, and the algorithm's
-id and attributes (tile, stages, split-k, reduction, swizzling, custom option, inner and cluster
-shape) against those cuBLASLt logs as it runs.
+The ops compared are the calls the program made: those it ran at once and those it captured
+into a CUDA graph (origin "captured"), which each library logs once, at the call; the graph's
+replays run them again without calling either library, so their ops (origin "replay") are left
+out. cuBLAS's ops are paired with the log's calls of the same functions, in order; cuBLASLt's
+matmuls with its log's cublasLtMatmul Api lines. An Api line gives the descriptors as addresses
+only: their contents (types, rows, columns, the compute descriptor's attributes) and the
+algorithm are on the Trace line cuBLASLt logs as the matmul runs (or is captured), after the
+Api line with the same matrices' addresses. Compared, where both sides give a number:
+transposes, m, n, k, leading dimensions, batch count and strides, the matrices' types and the
+compute type (cuBLAS's by its arguments; cuBLASLt's from the descriptors the log prints), the
+epilogue, and the algorithm's id and attributes (tile, stages, split-k, reduction, swizzling,
+custom option, inner and cluster shape) against those cuBLASLt logs as it runs.
 
 Prints one line per check and the differences found; exit status 0 when everything compared
 matches, 1 otherwise, 2 on bad input.
@@ -55,6 +60,9 @@ EPILOGUES = {"DEFAULT": 1, "RELU": 2, "RELU_AUX": 130, "BIAS": 4, "RELU_BIAS": 6
 TYPES = {"R_32F": 0, "R_64F": 1, "R_16F": 2, "R_8I": 3, "C_32F": 4, "C_64F": 5, "C_16F": 6,
          "R_8U": 8, "R_32I": 10, "R_16BF": 14, "R_8F_E4M3": 28, "R_8F_E5M2": 29}
 OPS = {"OP_N": 0, "OP_T": 1, "OP_C": 2}
+COMPUTE = {"16F": 64, "16F_PEDANTIC": 65, "32F": 68, "32F_PEDANTIC": 69, "32F_FAST_16F": 74,
+           "32F_FAST_16BF": 75, "32F_FAST_TF32": 77, "32F_EMULATED_16BFX9": 78, "64F": 70,
+           "64F_PEDANTIC": 71, "64F_EMULATED_FIXEDPOINT": 79, "32I": 72, "32I_PEDANTIC": 73}
 
 
 class Checks:
@@ -70,14 +78,15 @@ class Checks:
 
 def value(text):
     """A logged value as a number: cublas_log_calls.number(), or a name cuBLASLt prints
-    (R_16BF, OP_T, EPILOGUE_GELU_BIAS, CUBLASLT_EPILOGUE_BIAS, COMPUTE_32F(68))."""
+    (R_16BF, OP_T, EPILOGUE_GELU_BIAS, CUBLASLT_EPILOGUE_BIAS, COMPUTE_32F, COMPUTE_32F(68))."""
     if text is None:
         return None
     n = logs.number(text)
     if n is not None:
         return n
     name = re.sub(r"^(CUBLASLT_|CUBLAS_|CUDA_)", "", text.strip())
-    for table, prefix in ((EPILOGUES, "EPILOGUE_"), (TYPES, ""), (OPS, "")):
+    for table, prefix in ((EPILOGUES, "EPILOGUE_"), (COMPUTE, "COMPUTE_"), (TYPES, ""),
+                          (OPS, "")):
         if name.startswith(prefix) and name[len(prefix):] in table:
             return table[name[len(prefix):]]
     return None
@@ -93,6 +102,21 @@ def nested(text):
                 out[k + "." + k2] = v2
         out.setdefault(k, v)
     return out
+
+
+def lt_matmuls(api, trace):
+    """The arguments of each cublasLtMatmul Api line, with those of its Trace line over them
+    (the descriptors' contents for their addresses). Api and Trace lines of the same matrices
+    A, B, C and D are paired in order: the matmuls of several threads interleave, each one's
+    Trace line after its Api line."""
+    calls, waiting = [dict(args) for args in api], {}
+    for call in calls:
+        waiting.setdefault(tuple(call.get(m) for m in "ABCD"), []).append(call)
+    for args in trace:
+        same = waiting.get(tuple(args.get(m) for m in "ABCD"))
+        if same:
+            same.pop(0).update(args)
+    return calls
 
 
 def ops_of(path, dnntrace):
@@ -167,15 +191,16 @@ def main():
     p.add_argument("--dnntrace", default="dnntrace")
     a = p.parse_args()
     ops = [o for o in ops_of(a.ops, a.dnntrace) if o.get("kind") == "matmul" and
-           o["api"].startswith("cublas") and o.get("origin", "call") == "call"]
+           o["api"].startswith("cublas") and o.get("origin", "call") in ("call", "captured")]
     c = Checks()
     blas = [(n, args) for n, args, _ in logs.cublas_log(a.cublas_log)] \
         if os.path.exists(a.cublas_log) else []
     api, trace = [], []
     for path in a.lt_logs:
         x, t = logs.lt_log(path)
-        api += [args for n, args in x if n == "cublasLtMatmul"]
         trace += [args for n, args in t if n == "cublasLtMatmul"]
+        api += lt_matmuls([args for n, args in x if n == "cublasLtMatmul"],
+                          [args for n, args in t if n == "cublasLtMatmul"])
 
     mine = [o for o in ops if o["api"] != "cublasLtMatmul"]
     names = {o["api"] for o in mine}

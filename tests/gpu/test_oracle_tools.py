@@ -316,20 +316,28 @@ i!  k: type=int; val=16
 i!  lda: type=int; val=64
 i!Process=1; Thread=2; GPU=0
 """
-    LT_LOG = ("[2026-11-27 04:24:15][cublasLt][1][Api][cublasLtMatmul] "
-              "Adesc=[type=R_16BF rows=768 cols=512 ld=768] "
+    # cuBLASLt 13.1's lines for a matmul: the Api line names the descriptors by address, the
+    # Trace line (as it runs) gives their contents
+    LT_LOG = ("[2026-11-27 05:53:34][cublasLt][1][Api][cublasLtMatmul] A=0X7F00 Adesc=0X45A0 "
+              "B=0X7F40 Bdesc=0X45B0 C=0X7F80 Cdesc=0X45C0 D=0X7F80 Ddesc=0X45C0 "
+              "computeDesc=0X4490 algo=0X7FFD workSpace=0X0 workSpaceSizeInBytes=0 stream=0X0\n"
+              "[2026-11-27 05:53:34][cublasLt][1][Trace][cublasLtMatmul] A=0X7F00 "
+              "Adesc=[type=R_16BF rows=768 cols=512 ld=768] B=0X7F40 "
+              "Bdesc=[type=R_16BF rows=768 cols=256 ld=768] C=0X7F80 "
+              "Cdesc=[type=R_16BF rows=512 cols=256 ld=512] D=0X7F80 "
               "Ddesc=[type=R_16BF rows=512 cols=256 ld=512] "
-              "computeDesc=[computeType=COMPUTE_32F transa=OP_T epilogue=EPILOGUE_GELU_BIAS]\n"
-              "[2026-11-27 04:24:15][cublasLt][1][Trace][cublasLtMatmul] "
-              "algo=[algoId=66 tile=20 stages=18]\n")
+              "computeDesc=[computeType=COMPUTE_32F scaleType=R_32F transa=OP_T "
+              "epilogue=EPILOGUE_GELU_BIAS biasPointer=0x7f5f69f86800] "
+              "algo=[algoId=66 tile=20 stages=18] workSpace=0X0 workSpaceSizeInBytes=0 beta=0 "
+              "outOfPlace=0 stream=0X0\n")
 
-    def run_main(self, m):
+    def run_main(self, m, more=()):
         ops = [{"seq": 3, "api": "cublasSgemm_v2", "kind": "matmul",
                 "params": {"transa": 0, "transb": 1, "m": m, "n": 32, "k": 16, "lda": 64}},
                {"seq": 9, "api": "cublasLtMatmul", "kind": "matmul",
                 "knobs": {"ID": 66, "TILE_ID": 20, "STAGES_ID": 18},
                 "params": {"transa": 1, "m": 512, "n": 256, "k": 768, "Atype": 14,
-                           "epilogue": 36}}]
+                           "computeType": 68, "epilogue": 36}}] + list(more)
         with tempfile.TemporaryDirectory() as d:
             paths = [os.path.join(d, n) for n in ("ops.json", "blas.log", "lt.log")]
             for path, text in zip(paths, (json.dumps({"ops": ops}), self.BLAS_LOG,
@@ -346,8 +354,45 @@ i!Process=1; Thread=2; GPU=0
         rc, out = self.run_main(64)
         self.assertEqual(rc, 0, out)
         self.assertIn("cuBLAS arguments: 1 calls, 6 numbers compared, 0 differ", out)
-        self.assertIn("cuBLASLt shapes, types, epilogue: 1 calls, 6 numbers compared", out)
+        self.assertIn("cuBLASLt shapes, types, epilogue: 1 calls, 7 numbers compared", out)
         self.assertIn("cuBLASLt algorithms: 1 calls, 3 numbers compared, 0 differ", out)
+
+    def test_lt_descriptors_are_read_from_the_trace_line_of_the_same_matrices(self):
+        # two threads' matmuls, interleaved: the second one's Trace line comes first
+        first = self.LT_LOG.splitlines()
+        second = self.LT_LOG.replace("0X7F00", "0X9F00").replace("rows=768", "rows=96")
+        second = second.splitlines()
+        text = "\n".join([first[0], second[0], second[1], first[1]]) + "\n"
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "lt.log")
+            with open(path, "w") as f:
+                f.write(text)
+            x, t = check_cublas_ops.logs.lt_log(path)
+        logged = check_cublas_ops.lt_matmuls([a for _, a in x], [a for _, a in t])
+        op = {"seq": 9, "api": "cublasLtMatmul", "params": {"m": 511, "k": 768, "Btype": 14}}
+        first = {n: (o, t) for n, o, t in check_cublas_ops.lt_fields(op, logged[0])}
+        second = {n: (o, t) for n, o, t in check_cublas_ops.lt_fields(op, logged[1])}
+        self.assertEqual((first["m"], first["k"], first["Btype"]), ((511, 512), (768, 768),
+                                                                     (14, 14)))
+        self.assertEqual(second["k"], (768, 96))
+
+    def test_captured_calls_count_once_and_replays_not_at_all(self):
+        # a call captured into a CUDA graph is logged once, at the call; its replays are not
+        # calls of cuBLAS
+        captured = {"seq": 12, "api": "cublasSgemm_v2", "kind": "matmul", "origin": "captured",
+                    "params": {"transa": 0, "transb": 1, "m": 64, "n": 32, "k": 16, "lda": 64}}
+        replays = [dict(captured, origin="replay", graph_launch=g) for g in (14, 15, 16)]
+        rc, out = self.run_main(64, [captured] + replays)
+        self.assertIn("cuBLAS: 2 ops, 1 logged calls of their functions", out)
+        self.BLAS_LOG = CheckCublasOpsTest.BLAS_LOG * 2
+        rc, out = self.run_main(64, [captured] + replays)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("cuBLAS arguments: 2 calls, 12 numbers compared, 0 differ", out)
+
+    def test_compute_type_by_name(self):
+        self.assertEqual(check_cublas_ops.value("COMPUTE_32F"), 68)
+        self.assertEqual(check_cublas_ops.value("COMPUTE_32F_FAST_TF32"), 77)
+        self.assertEqual(check_cublas_ops.value("COMPUTE_32F(68)"), 68)
 
     def test_a_shape_that_differs(self):
         rc, out = self.run_main(65)
