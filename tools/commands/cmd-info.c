@@ -251,12 +251,12 @@ static void print_contents(const struct dt_file_stats *st,
 	       "records:", st->records, st->frames, st->calls, ms->threads);
 	if (ms->own_calls && !nested)
 		printf("%-12s %" PRIu64 " the program's, %" PRIu64
-		       " dnntrace's own (its plan queries)\n",
+		       " dnntrace's own (its queries of plans and algorithms)\n",
 		       "calls:", ms->calls - ms->own_calls, ms->own_calls);
 	else if (nested)
 		printf("%-12s %" PRIu64 " the program's, %" PRIu64
 		       " made by one library inside another's call, %" PRIu64
-		       " dnntrace's own (its plan queries)\n",
+		       " dnntrace's own (its queries of plans and algorithms)\n",
 		       "calls:", ms->calls - ms->own_calls - nested, nested,
 		       ms->own_calls);
 	if (ms->kernels || ms->copies)
