@@ -169,9 +169,15 @@ struct pending *m_pending_of(struct dt_model *m, uint64_t seq)
 struct pending *m_op_new(struct dt_model *m, const struct dt_rec_api_call *c,
 			 const char *name, const char *desc)
 {
-	struct pending *p = m_pending_new(m);
+	struct pending *p;
 
-	if (!p)
+	/* a library's call inside another's call is part of the outer
+	 * call's work (its kernels are the outer call's): no op of its own,
+	 * or the execution would be counted twice (a library may run some
+	 * of its work through another's) */
+	if (c->flags & DT_CALL_NESTED)
+		return NULL;
+	if (!(p = m_pending_new(m)))
 		return NULL;
 	p->op.seq = c->seq;
 	p->op.exec = c->seq;

@@ -177,6 +177,7 @@ def main():
               "diff: GPU time per step under cuBLAS, not cuDNN")
         check_exports(dnntrace, d, t)
         check_static(dnntrace, synth, listing, d, t)
+        check_nested(dnntrace, synth, listing, d)
     return 1 if failures else 0
 
 
@@ -211,6 +212,30 @@ def check_exports(dnntrace, d, t):
           '"cuDNN call"' not in text,
           "chrome: calls named by their library")
     check("the libraries' ops" in text, "chrome: the ops' tracks")
+
+
+def check_nested(dnntrace, synth, listing, d):
+    """A cuBLAS call running through cuBLASLt's public matmul: one
+    execution, the outer call's, holding the kernel; the inner call is in
+    the trace, marked nested, and makes no op of its own."""
+    os.mkdir(d + "/nested")
+    rc, out = run(synth, listing, d + "/nested", "--scenario", "gemm",
+                  "--steps", "1", "--variant", "nested")
+    check(rc == 0, "synth-trace --variant nested: " + out)
+    t = d + "/nested/gemm.dnnt"
+    rc, out = run(dnntrace, "dump", t)
+    check(sum(1 for ln in out.splitlines() if "cublasLtMatmul(" in ln and
+              ln.endswith("[nested]")) == 1, "nested: the inner call dumped")
+    rc, out = run(dnntrace, "ops", "--format", "json", t)
+    ops = json.loads(out)["ops"] if rc == 0 else []
+    lt = [o for o in ops if o["api"] == "cublasLtMatmul"]
+    ex = [o for o in ops if o["api"] == "cublasGemmEx" and
+          o.get("origin", "call") == "call"]
+    check(len(lt) == 2, "nested: the inner matmul makes no op (%d "
+          "cublasLtMatmul ops, 2 expected)" % len(lt))
+    check(len(ex) == 2 and ex[-1]["gpu_ns"] == 250000,
+          "nested: the outer GemmEx holds the kernel (%s)" %
+          [(o["seq"], o["gpu_ns"]) for o in ex])
 
 
 def check_static(dnntrace, synth, listing, d, t):
