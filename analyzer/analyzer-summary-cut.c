@@ -877,20 +877,6 @@ static void compact_engines(struct dt_sum_problem *p)
 	}
 }
 
-static void problem_free(struct dt_sum_problem *p)
-{
-	free(p->key);
-	free(p->brief);
-	free(p->api);
-	for (uint32_t e = 0; e < p->n_engines; e++)
-		free(p->engines[e].knobs);
-	free(p->notes);
-	free(p->first_kernel);
-	free(p->times);
-	free(p->hist);
-	free(p->per_file);
-}
-
 void sum_cut_compact(struct dt_summary *s)
 {
 	struct priv *pv = P(s);
@@ -902,7 +888,7 @@ void sum_cut_compact(struct dt_summary *s)
 		struct dt_sum_problem *p = &s->problems[i];
 		compact_engines(p);
 		if (!p->count && !p->captured) {
-			problem_free(p);
+			sum_problem_free(p);
 			continue;
 		}
 		s->problems[n++] = *p;

@@ -183,6 +183,8 @@ void sum_phase_merge(struct dt_sum_phase *to, struct dt_sum_phase *from);
 struct dt_step_stats;
 /* A trace begins: what the summary holds now is not its start-up's. */
 void sum_cut_begin(struct dt_summary *s);
+/* What a problem holds, freed (not the problem itself). */
+void sum_problem_free(struct dt_sum_problem *p);
 /* An event of the stream at t makes a cut point (when make) or passes
  * one. */
 void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make);

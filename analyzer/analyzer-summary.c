@@ -1056,6 +1056,20 @@ struct dt_summary *dt_summary_new(const struct dt_summary_opts *opts)
 	return s;
 }
 
+void sum_problem_free(struct dt_sum_problem *p)
+{
+	free(p->key);
+	free(p->brief);
+	free(p->api);
+	for (uint32_t e = 0; e < p->n_engines; e++)
+		free(p->engines[e].knobs);
+	free(p->notes);
+	free(p->first_kernel);
+	free(p->times);
+	free(p->hist);
+	free(p->per_file);
+}
+
 void dt_summary_free(struct dt_summary *s)
 {
 	if (!s)
@@ -1094,19 +1108,8 @@ void dt_summary_free(struct dt_summary *s)
 		free((char *)s->ranges[i].domain);
 	}
 	free(s->ranges);
-	for (size_t i = 0; i < s->n_problems; i++) {
-		struct dt_sum_problem *p = &s->problems[i];
-		free(p->key);
-		free(p->brief);
-		free(p->api);
-		for (uint32_t e = 0; e < p->n_engines; e++)
-			free(p->engines[e].knobs);
-		free(p->notes);
-		free(p->first_kernel);
-		free(p->times);
-		free(p->hist);
-		free(p->per_file);
-	}
+	for (size_t i = 0; i < s->n_problems; i++)
+		sum_problem_free(&s->problems[i]);
 	for (size_t i = 0; i < s->n_builds; i++) {
 		free(s->builds[i].key);
 		free(s->builds[i].brief);

@@ -12,6 +12,7 @@ cuBLASLt calls, loaded by XLA with dlopen and resolved with dlsym. Imports no Py
 import os
 
 import wl_common
+from wl_jax_conv import import_jax
 
 
 def main():
@@ -22,19 +23,8 @@ def main():
     if "xla_gpu_enable_triton_gemm" not in os.environ.get("XLA_FLAGS", ""):
         os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                    " --xla_gpu_enable_triton_gemm=false").strip()
-    try:
-        import jax
-        import jax.numpy as jnp
-    except ImportError as e:
-        wl_common.skip("JAX is not installed (%s)" % e)
-    try:
-        gpus = jax.devices("gpu")
-    except RuntimeError as e:
-        wl_common.skip("JAX finds no GPU (%s)" % e)
-    if not gpus:
-        wl_common.skip("JAX finds no GPU")
-    wl_common.log("jax %s on %s, XLA_FLAGS=%s" % (jax.__version__, gpus[0].device_kind,
-                                                   os.environ["XLA_FLAGS"]))
+    jax, jnp, _ = import_jax()  # after XLA_FLAGS: XLA reads them as it starts
+    wl_common.log("XLA_FLAGS=%s" % os.environ["XLA_FLAGS"])
 
     dims = (1024, 4096, 4096, 1024)
     keys = jax.random.split(jax.random.PRNGKey(1234), len(dims))
