@@ -4,7 +4,8 @@
  * the trace's, each problem measured within its share of the budget and
  * its line written to the results file as soon as it is known (a replay
  * stopped half way keeps what it measured, and the next one continues
- * from there), progress on stderr. The trace itself is only read. The
+ * from there), then the fusion what-if of each fusable chain alike
+ * (replay-fuse.c), progress on stderr. The trace itself is only read. The
  * file's format is replay/REPLAY.md's; reading it back,
  * analyzer-replayed.c's.
  */
@@ -46,6 +47,27 @@ static bool done_before(const struct dt_replayed *prev, const char *key)
 	return false;
 }
 
+/* Whether an earlier replay already has the fusion what-if of chain
+ * key. */
+static bool fused_before(const struct dt_replayed *prev, const char *key)
+{
+	for (size_t i = 0; prev && i < prev->n_fusions; i++)
+		if (!strcmp(prev->fusions[i].chain, key))
+			return true;
+	return false;
+}
+
+/* A chain is measured with its head's problem; one whose head is no
+ * problem of the trace, only when every problem is. */
+static bool chain_wanted(const struct problems *ps, const char *head,
+			 const struct dt_replay_opts *o)
+{
+	for (size_t i = 0; head && i < ps->n; i++)
+		if (!strcmp(ps->v[i].key, head))
+			return wanted(ps, i, o);
+	return !o->op && !o->top;
+}
+
 static void list(const struct problems *ps, const struct dt_replay_opts *o)
 {
 	printf("%5s  %12s  %8s  %-8s %s\n", "#", "GPU time", "count", "engine",
@@ -75,6 +97,7 @@ struct run {
 	const char *path, *results;
 	const struct dt_replay_opts *o;
 	struct problems ps;
+	struct fuse_chains fc; /* the fusable chains, measured after */
 	struct dt_replayed *prev;
 	struct gpu g;
 	FILE *out;
@@ -164,21 +187,52 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 	return results_problem(r->out, p, status, reason, c, nc);
 }
 
+/* Measure chain i's fusion what-if and write its line. */
+static bool fuse_one(struct run *r, size_t i, size_t k, size_t n,
+		     double budget)
+{
+	const struct fuse_chain *c = &r->fc.v[i];
+	struct fuse_result res = { 0 };
+
+	if (!r->o->quiet)
+		fprintf(stderr, "replay: [%zu/%zu] fusion what-if: %s\n", k,
+			n, c->pattern);
+	fuse_measure(&r->g, c, &r->ps, r->o, budget, &res);
+	if (!r->o->quiet && res.reason)
+		fprintf(stderr, "replay:   not measured: %s\n", res.reason);
+	else if (!r->o->quiet)
+		fprintf(stderr,
+			"replay:   unfused %.1f us, fused %.1f us (eng%lld)\n",
+			(double)res.unfused_ns / 1e3,
+			(double)res.fused.t.median_ns / 1e3,
+			(long long)res.fused.engine);
+	return results_fusion(r->out, &res);
+}
+
+/* Whether item i is to be measured: the problems, then the chains. */
+static bool todo_item(const struct run *r, size_t i)
+{
+	if (i < r->ps.n)
+		return wanted(&r->ps, i, r->o) &&
+		       !done_before(r->prev, r->ps.v[i].key);
+	const struct fuse_chain *c = &r->fc.v[i - r->ps.n];
+	return chain_wanted(&r->ps, c->steps[0].problem, r->o) &&
+	       !fused_before(r->prev, c->key);
+}
+
 static int run_all(struct run *r, char *err, size_t errlen)
 {
-	size_t todo = 0, k = 0;
+	size_t todo = 0, k = 0, items = r->ps.n + r->fc.n;
 	double t0 = now_s();
 
-	for (size_t i = 0; i < r->ps.n; i++)
-		todo += wanted(&r->ps, i, r->o) &&
-			!done_before(r->prev, r->ps.v[i].key);
+	for (size_t i = 0; i < items; i++)
+		todo += todo_item(r, i);
 	if (!r->o->quiet && r->prev)
 		fprintf(stderr,
 			"replay: continuing %s: %zu problems measured before\n",
 			r->results, r->prev->n_problems);
-	for (size_t i = 0; i < r->ps.n; i++) {
-		if (!wanted(&r->ps, i, r->o) ||
-		    done_before(r->prev, r->ps.v[i].key))
+	for (size_t i = 0; i < items; i++) {
+		if (!todo_item(r, i))
 			continue;
 		double left = r->o->budget_s - (now_s() - t0);
 		if (left <= 0) {
@@ -190,7 +244,9 @@ static int run_all(struct run *r, char *err, size_t errlen)
 			break;
 		}
 		k++;
-		if (!replay_one(r, i, k, todo, left / (double)(todo - k + 1))) {
+		double share = left / (double)(todo - k + 1);
+		if (!(i < r->ps.n ? replay_one(r, i, k, todo, share)
+				  : fuse_one(r, i - r->ps.n, k, todo, share))) {
 			snprintf(err, errlen, "cannot write %s", r->results);
 			return 2;
 		}
@@ -216,8 +272,13 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 		problems_free(&r.ps);
 		return 0;
 	}
+	if (fuse_read(path, &r.fc, err, errlen)) {
+		problems_free(&r.ps);
+		return 2;
+	}
 	if (gpu_open(&r.g, why, sizeof(why))) {
 		snprintf(err, errlen, "cannot replay here: %s", why);
+		fuse_free(&r.fc);
 		problems_free(&r.ps);
 		return DT_REPLAY_NO_GPU;
 	}
@@ -244,6 +305,7 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 	}
 	dt_replayed_free(r.prev);
 	gpu_close(&r.g);
+	fuse_free(&r.fc);
 	problems_free(&r.ps);
 	return rc;
 }
