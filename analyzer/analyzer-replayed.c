@@ -166,6 +166,7 @@ static bool read_fusion(json_object *o, struct dt_replayed_fusion *f)
 			st->source = str_of(s, "source");
 			st->why = str_of(s, "why");
 			st->ns = (uint64_t)int_of(s, "ns", 0);
+			st->graph_ns = (uint64_t)int_of(s, "graph_ns", 0);
 		}
 	}
 	return true;

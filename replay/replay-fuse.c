@@ -7,9 +7,9 @@
  * the recorded shape, activations, casts) and virtual intermediates, in
  * the recorded layout and types; the engines cuDNN's heuristics offer for
  * it are timed as a problem's are (replay-graph.c), and so are the
- * unfused steps: the head with its recorded engine, each step after it as
- * a pointwise-only graph where cuDNN runs one, else its recorded kernel
- * time. What it is not: a check of the fused graph's numbers against the
+ * unfused steps: the head with its recorded engine, each kernel after it
+ * by its recorded time, and alone as a pointwise-only graph where cuDNN
+ * runs one. What it is not: a check of the fused graph's numbers against the
  * unfused ones', nor a rebuild of a legacy call as a head.
  */
 #define _GNU_SOURCE
@@ -626,8 +626,12 @@ static const char *why_not(const struct fuse_chain *c,
 	return NULL;
 }
 
-/* The unfused steps: the head replayed with its recorded engine, each
- * step after it as a pointwise-only graph, or its recorded time. */
+/* The unfused steps: the head replayed with its recorded engine; each
+ * step after it, a kernel the program ran outside cuDNN, by its time in
+ * the trace (what replay cannot run again: another library's kernel,
+ * which a cuDNN graph of the step does not stand for, being faster or
+ * slower), and beside it the step alone as a pointwise-only graph, what
+ * cuDNN would take for it. */
 static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 			 const struct head *h, const struct problem *head,
 			 const struct dt_replay_opts *opts, double budget_s,
@@ -658,11 +662,8 @@ static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 					  .ns = c->steps[m].ns };
 		if (s && step_graph(s, h, c, m, pt->why, sizeof(pt->why)) &&
 		    time_graph(g, &s->g, opts, budget_s, cands, &best, &tried,
-			       pt->why, sizeof(pt->why))) {
-			pt->source = "pointwise_graph";
-			pt->ns = best.t.median_ns;
-			pt->why[0] = 0;
-		}
+			       pt->why, sizeof(pt->why)))
+			pt->graph_ns = best.t.median_ns;
 		free(s);
 		r->unfused_ns += pt->ns;
 	}

@@ -267,10 +267,13 @@ void fuse_free(struct fuse_chains *fc);
 
 /* What one step of the unfused chain took. */
 struct fuse_part {
-	const char *source; /* "replayed" (the head, its recorded engine),
-			       "pointwise_graph" or "recorded" */
-	char why[200];      /* "recorded": why no graph was timed */
+	const char *source; /* "replayed" (the head, its recorded engine)
+			       or "recorded" (its kernels' time in the
+			       trace) */
 	uint64_t ns;
+	uint64_t graph_ns; /* the step alone as a cuDNN pointwise graph, 0
+			      none (why says why) */
+	char why[200];
 };
 
 struct fuse_result {

@@ -185,7 +185,9 @@ bool results_fusion(FILE *f, const struct fuse_result *r)
 		put_str(s, "what", c->steps[m].what);
 		put_str(s, "source", r->parts[m].source);
 		put_int(s, "ns", (int64_t)r->parts[m].ns);
-		if (r->parts[m].why[0])
+		if (m && r->parts[m].graph_ns)
+			put_int(s, "graph_ns", (int64_t)r->parts[m].graph_ns);
+		else if (m)
 			put_str(s, "why", r->parts[m].why);
 		json_object_array_add(steps, s);
 	}

@@ -61,12 +61,12 @@ struct dt_replayed_problem {
 /* One step of a fusable chain as replay timed it unfused. */
 struct dt_replayed_fstep {
 	char *what;
-	char *source; /* "replayed" (the head, its recorded engine),
-			 "pointwise_graph" (the step alone as a cuDNN
-			 graph) or "recorded" (its kernels' time in the
-			 trace) */
-	char *why;    /* "recorded": why no graph was timed, or NULL */
-	uint64_t ns;  /* per occurrence */
+	char *source;      /* "replayed" (the head, its recorded engine) or
+			      "recorded" (its kernels' time in the trace) */
+	uint64_t ns;       /* per occurrence */
+	uint64_t graph_ns; /* the step alone as a cuDNN pointwise graph; 0
+			      none, why says why */
+	char *why;
 };
 
 /* A fusion what-if: a chain `fusion` calls fusable, built as one cuDNN
