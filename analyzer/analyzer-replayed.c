@@ -296,17 +296,21 @@ int dt_replayed_read(const char *path, struct dt_replayed **out, char *err,
 	return 0;
 }
 
+static void cand_free(struct dt_replayed_cand *c)
+{
+	free(c->knobs);
+	free(c->source);
+	free(c->status);
+}
+
 void dt_replayed_free(struct dt_replayed *r)
 {
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->n_problems; i++) {
 		struct dt_replayed_problem *p = &r->problems[i];
-		for (size_t k = 0; k < p->n_cands; k++) {
-			free(p->cands[k].knobs);
-			free(p->cands[k].source);
-			free(p->cands[k].status);
-		}
+		for (size_t k = 0; k < p->n_cands; k++)
+			cand_free(&p->cands[k]);
 		free(p->cands);
 		free(p->problem);
 		free(p->brief);
@@ -326,9 +330,7 @@ void dt_replayed_free(struct dt_replayed *r)
 		free(f->pattern);
 		free(f->status);
 		free(f->reason);
-		free(f->fused.knobs);
-		free(f->fused.source);
-		free(f->fused.status);
+		cand_free(&f->fused);
 	}
 	free(r->fusions);
 	free(r->trace);

@@ -105,38 +105,57 @@ static int64_t ev(const char *type, const char *name)
 	return dt_enum_value(type, name, -1);
 }
 
+/* Looked up by name once: an attribute type (T), a descriptor type (D),
+ * an attribute (A), a data type (F), each without its prefix. */
 static void enums(void)
 {
-	const char *A = "cudnnBackendAttributeName_t";
-	const char *T = "cudnnBackendAttributeType_t";
-	const char *D = "cudnnBackendDescriptorType_t";
+	static const struct {
+		int64_t *at;
+		char kind;
+		const char *name;
+	} names[] = {
+		{ &E.t_handle, 'T', "HANDLE" },
+		{ &E.t_desc, 'T', "BACKEND_DESCRIPTOR" },
+		{ &E.t_int64, 'T', "INT64" },
+		{ &E.t_bool, 'T', "BOOLEAN" },
+		{ &E.t_dtype, 'T', "DATA_TYPE" },
+		{ &E.t_pw_mode, 'T', "POINTWISE_MODE" },
+		{ &E.bt_tensor, 'D', "TENSOR_DESCRIPTOR" },
+		{ &E.bt_pw, 'D', "POINTWISE_DESCRIPTOR" },
+		{ &E.bt_op_pw, 'D', "OPERATION_POINTWISE_DESCRIPTOR" },
+		{ &E.bt_graph, 'D', "OPERATIONGRAPH_DESCRIPTOR" },
+		{ &E.a_t_dtype, 'A', "TENSOR_DATA_TYPE" },
+		{ &E.a_t_dims, 'A', "TENSOR_DIMENSIONS" },
+		{ &E.a_t_strides, 'A', "TENSOR_STRIDES" },
+		{ &E.a_t_uid, 'A', "TENSOR_UNIQUE_ID" },
+		{ &E.a_t_virtual, 'A', "TENSOR_IS_VIRTUAL" },
+		{ &E.a_pw_mode, 'A', "POINTWISE_MODE" },
+		{ &E.a_pw_prec, 'A', "POINTWISE_MATH_PREC" },
+		{ &E.a_op_pw, 'A', "OPERATION_POINTWISE_PW_DESCRIPTOR" },
+		{ &E.a_op_x, 'A', "OPERATION_POINTWISE_XDESC" },
+		{ &E.a_op_b, 'A', "OPERATION_POINTWISE_BDESC" },
+		{ &E.a_op_y, 'A', "OPERATION_POINTWISE_YDESC" },
+		{ &E.a_graph_ops, 'A', "OPERATIONGRAPH_OPS" },
+		{ &E.a_graph_handle, 'A', "OPERATIONGRAPH_HANDLE" },
+		{ &E.float_type, 'F', "FLOAT" },
+	};
+	char n[96];
 
-	if (E.done)
-		return;
-	E.t_handle = ev(T, "CUDNN_TYPE_HANDLE");
-	E.t_desc = ev(T, "CUDNN_TYPE_BACKEND_DESCRIPTOR");
-	E.t_int64 = ev(T, "CUDNN_TYPE_INT64");
-	E.t_bool = ev(T, "CUDNN_TYPE_BOOLEAN");
-	E.t_dtype = ev(T, "CUDNN_TYPE_DATA_TYPE");
-	E.t_pw_mode = ev(T, "CUDNN_TYPE_POINTWISE_MODE");
-	E.bt_tensor = ev(D, "CUDNN_BACKEND_TENSOR_DESCRIPTOR");
-	E.bt_pw = ev(D, "CUDNN_BACKEND_POINTWISE_DESCRIPTOR");
-	E.bt_op_pw = ev(D, "CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR");
-	E.bt_graph = ev(D, "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR");
-	E.a_t_dtype = ev(A, "CUDNN_ATTR_TENSOR_DATA_TYPE");
-	E.a_t_dims = ev(A, "CUDNN_ATTR_TENSOR_DIMENSIONS");
-	E.a_t_strides = ev(A, "CUDNN_ATTR_TENSOR_STRIDES");
-	E.a_t_uid = ev(A, "CUDNN_ATTR_TENSOR_UNIQUE_ID");
-	E.a_t_virtual = ev(A, "CUDNN_ATTR_TENSOR_IS_VIRTUAL");
-	E.a_pw_mode = ev(A, "CUDNN_ATTR_POINTWISE_MODE");
-	E.a_pw_prec = ev(A, "CUDNN_ATTR_POINTWISE_MATH_PREC");
-	E.a_op_pw = ev(A, "CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR");
-	E.a_op_x = ev(A, "CUDNN_ATTR_OPERATION_POINTWISE_XDESC");
-	E.a_op_b = ev(A, "CUDNN_ATTR_OPERATION_POINTWISE_BDESC");
-	E.a_op_y = ev(A, "CUDNN_ATTR_OPERATION_POINTWISE_YDESC");
-	E.a_graph_ops = ev(A, "CUDNN_ATTR_OPERATIONGRAPH_OPS");
-	E.a_graph_handle = ev(A, "CUDNN_ATTR_OPERATIONGRAPH_HANDLE");
-	E.float_type = ev("cudnnDataType_t", "CUDNN_DATA_FLOAT");
+	for (size_t i = 0; !E.done && i < sizeof(names) / sizeof(names[0]);
+	     i++) {
+		char k = names[i].kind;
+		snprintf(n, sizeof(n), "CUDNN_%s%s",
+			 k == 'T'   ? "TYPE_"
+			 : k == 'D' ? "BACKEND_"
+			 : k == 'A' ? "ATTR_"
+				    : "DATA_",
+			 names[i].name);
+		*names[i].at = ev(k == 'T'   ? "cudnnBackendAttributeType_t"
+				  : k == 'D' ? "cudnnBackendDescriptorType_t"
+				  : k == 'A' ? "cudnnBackendAttributeName_t"
+					     : "cudnnDataType_t",
+				  n);
+	}
 	E.done = true;
 }
 
