@@ -615,12 +615,10 @@ static const struct problem *find_problem(const struct problems *ps,
 	return NULL;
 }
 
-/* Why chain c cannot be measured, or NULL: its head must be a backend
- * graph replay rebuilds, its other steps kernels a pointwise node
- * computes. */
-static const char *why_not(const struct fuse_chain *c,
-			   const struct problem *head, char *buf, size_t size)
+const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
+			 char *buf, size_t size)
 {
+	const struct problem *head = find_problem(ps, c->steps[0].problem);
 	bool binary;
 
 	if (!c->steps[0].problem)
@@ -633,15 +631,21 @@ static const char *why_not(const struct fuse_chain *c,
 	if (!head->graph)
 		return "its head is a legacy call: the fused graph is built "
 		       "from a backend graph";
-	for (int m = 1; m < c->n_steps; m++)
-		if (c->steps[m].cudnn || pw_mode(c->steps[m].op, &binary) < 0) {
+	for (int m = 1; m < c->n_steps; m++) {
+		const struct fuse_step *st = &c->steps[m];
+		if (st->cudnn)
 			snprintf(buf, size,
-				 "step %d (%s) is %s no pointwise node is "
-				 "made of",
-				 m + 1, c->steps[m].what,
-				 c->steps[m].cudnn ? "a cuDNN call" : "a kernel");
-			return buf;
-		}
+				 "step %d (%s) is a cuDNN call: pointwise "
+				 "nodes are made of other libraries' kernels",
+				 m + 1, st->what);
+		else if (pw_mode(st->op, &binary) < 0)
+			snprintf(buf, size,
+				 "no pointwise mode computes step %d (%s)",
+				 m + 1, st->what);
+		else
+			continue;
+		return buf;
+	}
 	return NULL;
 }
 
@@ -696,7 +700,7 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 	const struct problem *head = find_problem(ps, c->steps[0].problem);
 	struct cand *cands = calloc(CANDS_MAX, sizeof(*cands));
 	struct syn *s = calloc(1, sizeof(*s));
-	const char *not = why_not(c, head, r->why, sizeof(r->why));
+	const char *not = fuse_why_not(c, ps, r->why, sizeof(r->why));
 	struct head h;
 	/* the fused graph, the head, and each step after it */
 	double each = budget_s / (double)(c->n_steps + 1);

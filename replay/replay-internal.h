@@ -287,6 +287,12 @@ struct fuse_result {
 	uint64_t unfused_ns;
 };
 
+/* Why chain c cannot be measured, or NULL: its head must be a problem of
+ * ps that replay rebuilds from a backend graph, its other steps kernels
+ * a pointwise node computes. The words are static or in buf. */
+const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
+			 char *buf, size_t size);
+
 /* Build chain c's fused graph from its head's problem in ps, time it and
  * the unfused steps within budget_s, into r. */
 void fuse_measure(struct gpu *g, const struct fuse_chain *c,

@@ -68,6 +68,30 @@ static bool chain_wanted(const struct problems *ps, const char *head,
 	return !o->op && !o->top;
 }
 
+/* The fusable chains, each with whether its what-if can be built. */
+static void list_chains(const struct problems *ps,
+			const struct fuse_chains *fc,
+			const struct dt_replay_opts *o)
+{
+	char buf[256];
+	size_t k = 0;
+
+	for (size_t i = 0; i < fc->n; i++) {
+		const struct fuse_chain *c = &fc->v[i];
+		const char *why = fuse_why_not(c, ps, buf, sizeof(buf));
+		if (!chain_wanted(ps, c->steps[0].problem, o))
+			continue;
+		if (!k++)
+			printf("\nfusion what-ifs (the chains `dnntrace fusion` "
+			       "calls fusable):\n");
+		printf("%5zu  %llu times, %s:", k, (unsigned long long)c->count,
+		       c->pattern);
+		for (int m = 0; m < c->n_steps; m++)
+			printf("%s%s", m ? " -> " : " ", c->steps[m].what);
+		printf("\n%5s  %s\n", "", why ? why : "can be built fused");
+	}
+}
+
 static void list(const struct problems *ps, const struct dt_replay_opts *o)
 {
 	printf("%5s  %12s  %8s  %-8s %s\n", "#", "GPU time", "count", "engine",
@@ -267,14 +291,16 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 			       : dt_replayed_path(path, buf, sizeof(buf));
 	if (problems_read(path, o->op, &r.ps, err, errlen))
 		return 2;
-	if (o->list) {
-		list(&r.ps, o);
-		problems_free(&r.ps);
-		return 0;
-	}
 	if (fuse_read(path, &r.fc, err, errlen)) {
 		problems_free(&r.ps);
 		return 2;
+	}
+	if (o->list) {
+		list(&r.ps, o);
+		list_chains(&r.ps, &r.fc, o);
+		fuse_free(&r.fc);
+		problems_free(&r.ps);
+		return 0;
 	}
 	if (gpu_open(&r.g, why, sizeof(why))) {
 		snprintf(err, errlen, "cannot replay here: %s", why);

@@ -116,4 +116,12 @@ assert got["status"] == "measured" and got["gpu"] == "NVIDIA H100 80GB HBM3", go
 assert (got["saving_ns"], got["unfused_ns"], got["fused_ns"]) == (line["saving_ns"], line["unfused_ns"], line["fused_ns"]), got
 assert [s["ns"] for s in got["steps"]] == [s["ns"] for s in line["steps"]], got
 PY
+# --list, no GPU needed: each fusable chain and whether its what-if can be
+# built (a convolution graph's can; cuBLAS GEMMs' cannot)
+"$dnntrace" replay --list "$dir/cuda-graph.dnnt" >"$dir/list" 2>&1 || failed "replay --list of the CUDA-graph trace exited $?"
+sed -n '/^fusion what-ifs/,$p' "$dir/list" | grep -A1 "54 times, .*: convolution forward -> bias add -> ReLU" |
+	grep -q "can be built fused" || failed "replay --list said: $(cat "$dir/list")"
+"$dnntrace" replay --list tests/data/transformer-gemm.dnnt >"$dir/list" 2>&1 || failed "replay --list of the GEMM trace exited $?"
+[ "$(sed -n '/^fusion what-ifs/,$p' "$dir/list" | grep -c "not a cuDNN operation")" = 4 ] ||
+	failed "replay --list of the GEMM trace said: $(sed -n '/^fusion what-ifs/,$p' "$dir/list")"
 exit $fail

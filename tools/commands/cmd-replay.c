@@ -54,8 +54,9 @@ static void replay_help(FILE *f)
 		"timed run\n"
 		"  --any-gpu         replay on a GPU of another model than "
 		"the trace's\n"
-		"  --list            list the problems and whether they can "
-		"be rebuilt; no GPU\n"
+		"  --list            list the problems and fusion what-ifs "
+		"and whether they can\n"
+		"                    be built; no GPU\n"
 		"  -q, --quiet       no progress on stderr\n"
 		"  -h, --help        show this help\n");
 }
