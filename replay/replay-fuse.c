@@ -250,8 +250,8 @@ static int64_t syn_desc(struct syn *s, int64_t type)
 	return s->g.n_descs++;
 }
 
-static void syn_attr(struct syn *s, int64_t name, int64_t type,
-		     const void *v, uint32_t bytes)
+static void syn_attr(struct syn *s, int64_t name, int64_t type, const void *v,
+		     uint32_t bytes)
 {
 	if (!s->g.n_descs || s->n_attrs == SYN_ATTRS ||
 	    bytes > SYN_BYTES - s->used) {
@@ -259,10 +259,11 @@ static void syn_attr(struct syn *s, int64_t name, int64_t type,
 		return;
 	}
 	memcpy(s->data + s->used, v, bytes);
-	s->attrs[s->n_attrs++] = (struct dt_cudnn_attr){
-		.name = name, .type = type, .bytes = bytes,
-		.data = s->data + s->used
-	};
+	s->attrs[s->n_attrs++] =
+		(struct dt_cudnn_attr){ .name = name,
+					.type = type,
+					.bytes = bytes,
+					.data = s->data + s->used };
 	s->descs[s->g.n_descs - 1].n_attrs++;
 	s->used += bytes;
 }
@@ -291,8 +292,8 @@ static int64_t syn_tensor(struct syn *s, const struct dt_cudnn_graph *bp,
 		const struct dt_cudnn_attr *a = &d->attrs[k];
 		if (a->name != E.a_t_dtype && a->name != E.a_t_uid &&
 		    a->name != E.a_t_virtual &&
-		    (!dims || (a->name != E.a_t_dims &&
-			       a->name != E.a_t_strides)))
+		    (!dims ||
+		     (a->name != E.a_t_dims && a->name != E.a_t_strides)))
 			syn_attr(s, a->name, a->type, a->data, a->bytes);
 	}
 	syn_i64(s, E.a_t_dtype, E.t_dtype, dtype);
@@ -417,8 +418,7 @@ static bool head_of(const struct dt_cudnn_graph *bp, struct head *h, char *why,
 
 	*h = (struct head){ .bp = bp };
 	if (bp->root + 1 != bp->n_descs || !ops || ops->bytes != 8) {
-		snprintf(why, whylen,
-			 "its head's graph is not one operation");
+		snprintf(why, whylen, "its head's graph is not one operation");
 		return false;
 	}
 	int64_t op = desc_ref(ops, 0);
@@ -520,15 +520,15 @@ static bool fused_graph(struct syn *s, const struct head *h,
 	for (int m = 1; m < c->n_steps; m++) {
 		const struct fuse_step *st = &c->steps[m];
 		bool last = m == c->n_steps - 1;
-		int64_t y = last ? syn_tensor(s, h->bp, h->out,
-					      cudnn_dtype(st->dtype),
-					      tensor_uid(h->bp, h->out), false,
-					      NULL, NULL, 0)
-				 : syn_tensor(s, h->bp, h->out, E.float_type,
-					      s->next_uid++, true, NULL, NULL,
-					      0);
-		int64_t op = syn_pointwise(s, h->bp, h->out, st, x, y, why,
-					   whylen);
+		int64_t y =
+			last ? syn_tensor(s, h->bp, h->out,
+					  cudnn_dtype(st->dtype),
+					  tensor_uid(h->bp, h->out), false,
+					  NULL, NULL, 0)
+			     : syn_tensor(s, h->bp, h->out, E.float_type,
+					  s->next_uid++, true, NULL, NULL, 0);
+		int64_t op =
+			syn_pointwise(s, h->bp, h->out, st, x, y, why, whylen);
 		if (op < 0)
 			return false;
 		ops[n++] = op;
@@ -547,14 +547,13 @@ static bool step_graph(struct syn *s, const struct head *h,
 		       size_t whylen)
 {
 	int64_t in = c->steps[m - 1].dtype >= 0 ? c->steps[m - 1].dtype
-						 : c->steps[m].dtype;
+						: c->steps[m].dtype;
 
 	s->next_uid = h->max_uid + 1;
-	int64_t x = syn_tensor(s, h->bp, h->out, cudnn_dtype(in),
-			       s->next_uid++, false, NULL, NULL, 0);
-	int64_t y = syn_tensor(s, h->bp, h->out,
-			       cudnn_dtype(c->steps[m].dtype), s->next_uid++,
+	int64_t x = syn_tensor(s, h->bp, h->out, cudnn_dtype(in), s->next_uid++,
 			       false, NULL, NULL, 0);
+	int64_t y = syn_tensor(s, h->bp, h->out, cudnn_dtype(c->steps[m].dtype),
+			       s->next_uid++, false, NULL, NULL, 0);
 	int64_t op = syn_pointwise(s, h->bp, h->out, &c->steps[m], x, y, why,
 				   whylen);
 	if (op < 0)
@@ -572,7 +571,8 @@ static int fastest(const struct cand *c, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		if (c[i].t.runs &&
-		    (best < 0 || c[i].t.median_ns < c[(size_t)best].t.median_ns))
+		    (best < 0 ||
+		     c[i].t.median_ns < c[(size_t)best].t.median_ns))
 			best = (int)i;
 	return best;
 }
@@ -708,9 +708,9 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 	enums();
 	r->c = c;
 	r->status = "not_built";
-	if (not) {
+	if (not ) {
 		if (not != r->why)
-			snprintf(r->why, sizeof(r->why), "%s", not);
+			snprintf(r->why, sizeof(r->why), "%s", not );
 	} else if (!cands || !s) {
 		snprintf(r->why, sizeof(r->why), "out of host memory");
 	} else if (head_of(head->graph, &h, r->why, sizeof(r->why)) &&

@@ -69,8 +69,7 @@ static bool chain_wanted(const struct problems *ps, const char *head,
 }
 
 /* The fusable chains, each with whether its what-if can be built. */
-static void list_chains(const struct problems *ps,
-			const struct fuse_chains *fc,
+static void list_chains(const struct problems *ps, const struct fuse_chains *fc,
 			const struct dt_replay_opts *o)
 {
 	char buf[256];
@@ -82,8 +81,8 @@ static void list_chains(const struct problems *ps,
 		if (!chain_wanted(ps, c->steps[0].problem, o))
 			continue;
 		if (!k++)
-			printf("\nfusion what-ifs (the chains `dnntrace fusion` "
-			       "calls fusable):\n");
+			printf("\nfusion what-ifs (the chains `dnntrace "
+			       "fusion` calls fusable):\n");
 		printf("%5zu  %llu times, %s:", k, (unsigned long long)c->count,
 		       c->pattern);
 		for (int m = 0; m < c->n_steps; m++)
@@ -212,15 +211,14 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 }
 
 /* Measure chain i's fusion what-if and write its line. */
-static bool fuse_one(struct run *r, size_t i, size_t k, size_t n,
-		     double budget)
+static bool fuse_one(struct run *r, size_t i, size_t k, size_t n, double budget)
 {
 	const struct fuse_chain *c = &r->fc.v[i];
 	struct fuse_result res = { 0 };
 
 	if (!r->o->quiet)
-		fprintf(stderr, "replay: [%zu/%zu] fusion what-if: %s\n", k,
-			n, c->pattern);
+		fprintf(stderr, "replay: [%zu/%zu] fusion what-if: %s\n", k, n,
+			c->pattern);
 	fuse_measure(&r->g, c, &r->ps, r->o, budget, &res);
 	if (!r->o->quiet && res.reason)
 		fprintf(stderr, "replay:   not measured: %s\n", res.reason);

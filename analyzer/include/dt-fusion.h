@@ -52,7 +52,7 @@ struct dt_fz_step {
 			  from (replay/) */
 	bool full;     /* an elementwise kernel with no broadcast operand: a
 			  residual add, not a bias add */
-	uint64_t kernels, ns;    /* over every occurrence */
+	uint64_t kernels, ns; /* over every occurrence */
 };
 
 enum dt_fz_status {

@@ -72,10 +72,10 @@ struct dt_replayed_fstep {
 /* A fusion what-if: a chain `fusion` calls fusable, built as one cuDNN
  * graph and timed against its steps unfused. */
 struct dt_replayed_fusion {
-	char *chain;   /* the chain's key (dt_fz_opp.key) */
+	char *chain; /* the chain's key (dt_fz_opp.key) */
 	char *pattern;
-	char *status;  /* "measured", "not_built", "failed" */
-	char *reason;  /* why not measured; NULL */
+	char *status; /* "measured", "not_built", "failed" */
+	char *reason; /* why not measured; NULL */
 	uint64_t count;
 	int64_t priced_ns; /* the fusion analysis's saving per occurrence */
 	struct dt_replayed_fstep *steps;

@@ -195,8 +195,8 @@ static void print_opp_measured(FILE *out, const struct dt_summary *s,
 		fprintf(out, ")");
 	}
 	fprintf(out, "\n   fused:      one cuDNN graph, engine %lld%s%s%s\n",
-		(long long)f->fused.engine,
-		f->fused.knobs ? " (" : "", f->fused.knobs ? f->fused.knobs : "",
+		(long long)f->fused.engine, f->fused.knobs ? " (" : "",
+		f->fused.knobs ? f->fused.knobs : "",
 		f->fused.knobs ? ")" : "");
 }
 
