@@ -416,18 +416,18 @@ static bool head_of(const struct dt_cudnn_graph *bp, struct head *h, char *why,
 	const struct dt_cudnn_attr *ops =
 		dt_cudnn_attr_find(bp, bp->root, E.a_graph_ops);
 
+	int64_t op = desc_ref(ops, 0);
+
 	*h = (struct head){ .bp = bp };
-	if (bp->root + 1 != bp->n_descs || !ops || ops->bytes != 8) {
+	if (bp->root + 1 != bp->n_descs || !ops || ops->bytes != 8 || op < 0 ||
+	    (uint32_t)op >= bp->root) {
 		snprintf(why, whylen, "its head's graph is not one operation");
 		return false;
 	}
-	int64_t op = desc_ref(ops, 0);
-	if (op < 0 || (uint32_t)op >= bp->n_descs)
-		return false;
 	h->op = (uint32_t)op;
 	h->out_attr = output_attr(bp->descs[op].type);
 	int64_t out = desc_ref(dt_cudnn_attr_find(bp, h->op, h->out_attr), 0);
-	if (h->out_attr < 0 || out < 0 || (uint32_t)out >= bp->n_descs) {
+	if (h->out_attr < 0 || out < 0 || (uint32_t)out >= h->op) {
 		snprintf(why, whylen,
 			 "its head is no convolution or matmul whose output "
 			 "the trace holds");
