@@ -242,18 +242,56 @@ static bool todo_item(const struct run *r, size_t i)
 	       !fused_before(r->prev, c->key);
 }
 
+/* The order items are measured in: each problem, then the chains it is
+ * the head of (the largest problems' what-ifs are not left to the end of
+ * the budget), then the chains whose head is no problem. NULL when out
+ * of memory. */
+static size_t *item_order(const struct run *r)
+{
+	size_t n = 0, *order = malloc((r->ps.n + r->fc.n + 1) * sizeof(*order));
+	bool *taken = calloc(r->fc.n + 1, sizeof(*taken));
+
+	if (!order || !taken) {
+		free(order);
+		free(taken);
+		return NULL;
+	}
+	for (size_t i = 0; i < r->ps.n; i++) {
+		order[n++] = i;
+		for (size_t j = 0; j < r->fc.n; j++) {
+			const char *head = r->fc.v[j].steps[0].problem;
+			if (!taken[j] && head &&
+			    !strcmp(head, r->ps.v[i].key)) {
+				taken[j] = true;
+				order[n++] = r->ps.n + j;
+			}
+		}
+	}
+	for (size_t j = 0; j < r->fc.n; j++)
+		if (!taken[j])
+			order[n++] = r->ps.n + j;
+	free(taken);
+	return order;
+}
+
 static int run_all(struct run *r, char *err, size_t errlen)
 {
 	size_t todo = 0, k = 0, items = r->ps.n + r->fc.n;
+	size_t *order = item_order(r);
 	double t0 = now_s();
 
+	if (!order) {
+		snprintf(err, errlen, "out of memory");
+		return 2;
+	}
 	for (size_t i = 0; i < items; i++)
 		todo += todo_item(r, i);
 	if (!r->o->quiet && r->prev)
 		fprintf(stderr,
 			"replay: continuing %s: %zu problems measured before\n",
 			r->results, r->prev->n_problems);
-	for (size_t i = 0; i < items; i++) {
+	for (size_t at = 0; at < items; at++) {
+		size_t i = order[at];
 		if (!todo_item(r, i))
 			continue;
 		double left = r->o->budget_s - (now_s() - t0);
@@ -270,9 +308,11 @@ static int run_all(struct run *r, char *err, size_t errlen)
 		if (!(i < r->ps.n ? replay_one(r, i, k, todo, share)
 				  : fuse_one(r, i - r->ps.n, k, todo, share))) {
 			snprintf(err, errlen, "cannot write %s", r->results);
+			free(order);
 			return 2;
 		}
 	}
+	free(order);
 	if (!r->o->quiet)
 		fprintf(stderr, "replay: results in %s\n", r->results);
 	return 0;
