@@ -87,7 +87,7 @@ check "$rg" '(f[0]["fused_ns"], f[0]["unfused_ns"], f[0]["saving_ns"]) == (7000,
 check "$rg" '[(s["what"], s["source"], s["ns"], s.get("graph_ns")) for s in f[0]["steps"]] == [("convolution forward", "replayed", 10000, None), ("bias add", "recorded", 5288, 2000), ("ReLU", "recorded", 2307, 2000)]'
 check "$rg" 'f[0]["count"] == 54 and f[0]["priced_ns"] == 7596 and f[0]["engines_tried"] == 3'
 # right after its head's problem, before the smaller problems
-check "$rg" 'lines[1]["problem"] == f[0]["head"] and "fusion" in lines[2] and len(lines) == 4'
+check "$rg" 'lines[1]["problem"] == f[0]["head"] and "fusion" in lines[2]'
 grep -q "fusion what-if: convolution forward + pointwise epilogue" "$dir/err" || failed "no what-if progress: $(cat "$dir/err")"
 "$dnntrace" fusion "$g" >"$dir/fusion" || failed "fusion: exit status $?"
 grep -q "^   measured:   saving 10.6 us per time (priced: 7595 ns), 572.1 us in all: unfused 17.6 us, fused 7000 ns" "$dir/fusion" ||
