@@ -4,9 +4,9 @@
  * the trace's, each problem measured within its share of the budget and
  * its line written to the results file as soon as it is known (a replay
  * stopped half way keeps what it measured, and the next one continues
- * from there), then the fusion what-if of each fusable chain alike
- * (replay-fuse.c), progress on stderr. The trace itself is only read. The
- * file's format is replay/REPLAY.md's; reading it back,
+ * from there), each followed alike by the fusion what-ifs of the chains
+ * it heads (replay-fuse.c), progress on stderr. The trace itself is only
+ * read. The file's format is replay/REPLAY.md's; reading it back,
  * analyzer-replayed.c's.
  */
 #define _GNU_SOURCE
@@ -120,7 +120,8 @@ struct run {
 	const char *path, *results;
 	const struct dt_replay_opts *o;
 	struct problems ps;
-	struct fuse_chains fc; /* the fusable chains, measured after */
+	struct fuse_chains fc; /* the fusable chains, each measured after
+				  its head's problem */
 	struct dt_replayed *prev;
 	struct gpu g;
 	FILE *out;
@@ -231,7 +232,8 @@ static bool fuse_one(struct run *r, size_t i, size_t k, size_t n, double budget)
 	return results_fusion(r->out, &res);
 }
 
-/* Whether item i is to be measured: the problems, then the chains. */
+/* Whether item i is to be measured: items are the problems, then the
+ * chains. */
 static bool todo_item(const struct run *r, size_t i)
 {
 	if (i < r->ps.n)

@@ -154,9 +154,9 @@ static void print_opp_measured(FILE *out, const struct dt_summary *s,
 
 	if (!f)
 		return;
-	if (strcmp(f->status, "measured")) {
+	if (!f->status || strcmp(f->status, "measured")) {
 		fprintf(out, "   measured:   not measured: %s\n",
-			f->reason ? f->reason : f->status);
+			f->reason ? f->reason : "the results give no reason");
 		return;
 	}
 	uint64_t saving = f->saving_ns > 0 ? (uint64_t)f->saving_ns : 0;

@@ -203,7 +203,7 @@ static void measured_json(struct dt_json *j, const struct dt_summary *s,
 	dt_json_ks(j, "status", f->status);
 	dt_json_ks(j, "reason", f->reason);
 	dt_json_ks(j, "gpu", r->gpu);
-	if (!strcmp(f->status, "measured")) {
+	if (f->status && !strcmp(f->status, "measured")) {
 		dt_json_ki(j, "saving_ns", f->saving_ns);
 		dt_json_ku(j, "unfused_ns", f->unfused_ns);
 		dt_json_ku(j, "fused_ns", f->fused_ns);
