@@ -166,8 +166,8 @@ static void print_opp_measured(FILE *out, const struct dt_summary *s,
 			"in all",
 			dt_fmt_ns(saving, b1, sizeof(b1)),
 			dt_fmt_ns(o->saving_ns > 0
-					  ? (uint64_t)(o->saving_ns /
-						       (double)o->count)
+					  ? (uint64_t)llround(o->saving_ns /
+							      (double)o->count)
 					  : 0,
 				  b2, sizeof(b2)),
 			dt_fmt_ns(saving * o->count, b3, sizeof(b3)));
