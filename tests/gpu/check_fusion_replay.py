@@ -96,7 +96,7 @@ def main():
         w = next((x for k, x in whatifs.items() if of_steps(k, steps)), None)
         if not w or w["status"] != "measured":
             bad.append("%s: replay did not measure it: %s" % (
-                name, w["reason"] if w else "no line (%s)" % [x.get("reason") for x in whatifs.values()]))
+                name, w["reason"] if w else "no line for it: the budget spent first? (replay.log)"))
             continue
         if name not in real:
             bad.append("%s: the program did not time it" % name)
