@@ -3,14 +3,15 @@
  * analysis calls fusable (analyzer/FUSION.md, asked through dt-fusion.h),
  * the fused cuDNN graph is built from the chain's recorded head (the
  * convolution or matmul graph its decoder kept, struct dt_cudnn_graph)
- * with a pointwise node per step after it (bias and residual adds with
- * the recorded shape, activations, casts) and virtual intermediates, in
- * the recorded layout and types; the engines cuDNN's heuristics offer for
- * it are timed as a problem's are (replay-graph.c), and so are the
- * unfused steps: the head with its recorded engine, each kernel after it
- * by its recorded time, and alone as a pointwise-only graph where cuDNN
- * runs one. What it is not: a check of the fused graph's numbers against the
- * unfused ones', nor a rebuild of a legacy call as a head.
+ * with a pointwise node per step after it (a bias of the output's
+ * innermost dimension, a whole residual, activations, casts) and virtual
+ * intermediates, in the recorded layout and types; the engines cuDNN's
+ * heuristics offer for it are timed as a problem's are (replay-graph.c),
+ * and so are the unfused steps: the head with its recorded engine, each
+ * kernel after it by its recorded time, and alone as a pointwise-only
+ * graph where cuDNN runs one. What it is not: a check of the fused
+ * graph's numbers against the unfused ones', nor a rebuild of a legacy
+ * call or a cuBLAS GEMM as a head.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
