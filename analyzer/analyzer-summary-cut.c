@@ -16,6 +16,10 @@
  * (once their kernels are in) and calls (thread by thread). Each stream
  * copies its own counters (struct part) when its first event at or past a
  * point arrives, so that a point holds, of each, what happened before it.
+ * An event of GPU work or an op that arrives after its stream took points
+ * later than it ran is added to those points' copies too (sum_cut_credit,
+ * sum_cut_settle): GPU work is on the side of the cut its time is, however
+ * late CUPTI handed it over, and nothing is held back to wait for it.
  * GPU work and its ops share their points (an op's GPU time is its
  * kernels'; a call's kernels count at its first kernel's start, as its op
  * does); calls have points of their own, as they run far ahead of the GPU
@@ -264,9 +268,6 @@ struct cut {
 	uint64_t t;
 	struct part p[SUM_STREAMS];
 	uint64_t busy; /* the GPUs' busy time before t (with SUM_GPU's) */
-	/* GPU time of each stream's events before t that came after the
-	 * stream took the point (sum_cut_late) */
-	uint64_t late[SUM_STREAMS];
 };
 
 /* A group's points, oldest first (pointers: one goes from the middle at
@@ -360,17 +361,9 @@ static uint64_t busy_so_far(struct priv *pv)
 	return ns;
 }
 
-/* The stream's counters now into the point's copy (replaced). */
-static void take(struct dt_summary *s, int stream, struct cut *at)
+/* The stream's counters now into p, its spans' and its tables'. */
+static void take_counters(struct dt_summary *s, int stream, struct part *p)
 {
-	struct part *p = &at->p[stream];
-
-	part_free(p);
-	p->taken = true;
-	if (stream == SUM_GPU)
-		at->busy = busy_so_far(P(s));
-	if (stream == SUM_HOST)
-		take_minmax(P(s), p);
 	uint64_t *flat = malloc(spans_len(stream) * sizeof(*flat));
 	if ((p->flat = flat))
 		for (const struct span *sp = spans[stream]; sp->n; sp++) {
@@ -389,6 +382,20 @@ static void take(struct dt_summary *s, int stream, struct cut *at)
 		p->v[t] = v;
 		p->rows[t] = rows;
 	}
+}
+
+/* The stream's counters now into the point's copy (replaced). */
+static void take(struct dt_summary *s, int stream, struct cut *at)
+{
+	struct part *p = &at->p[stream];
+
+	part_free(p);
+	p->taken = true;
+	if (stream == SUM_GPU)
+		at->busy = busy_so_far(P(s));
+	if (stream == SUM_HOST)
+		take_minmax(P(s), p);
+	take_counters(s, stream, p);
 }
 
 static uint64_t held(const struct part *p, int t, size_t row, size_t k,
@@ -488,6 +495,7 @@ static void thresholds(struct priv *pv)
 		const struct points *g = &c->g[sum_group(k)];
 		pv->cut_at[k] =
 			c->next[k] < g->n ? g->cut[c->next[k]]->t : UINT64_MAX;
+		pv->cut_taken[k] = c->next[k] ? g->cut[c->next[k] - 1]->t : 0;
 	}
 }
 
@@ -528,25 +536,169 @@ void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make)
 	thresholds(pv);
 }
 
-void sum_cut_late(struct dt_summary *s, int stream, uint64_t t, uint64_t ns)
+/* ------------------------------------------------ late events credited */
+
+/* d more in slot i of table t of p (t < 0: its spans'), a counter of
+ * width w; a row the copy has not is made, from nothing. */
+static void part_add(int stream, struct part *p, int t, size_t i,
+		     enum width w, uint64_t d)
+{
+	uint64_t *v;
+
+	if (t < 0) {
+		v = p->flat ? &p->flat[i] : NULL;
+	} else {
+		const struct table *tb = &streams[stream][t];
+		size_t k = tb->fields, rows = i / k + 1;
+		if (rows > p->rows[t]) {
+			size_t cap = p->rows[t];
+			uint64_t *g = dt_grow_array(p->v[t], &cap, rows * k + 1,
+						    sizeof(*g));
+			if (!g)
+				return; /* it counts as steady */
+			memset(g + p->rows[t] * k, 0,
+			       (rows - p->rows[t]) * k * sizeof(*g));
+			p->v[t] = g;
+			p->rows[t] = rows;
+		}
+		v = &p->v[t][i];
+	}
+	if (!v)
+		return;
+	if (w == WDBL) {
+		double x, y;
+		memcpy(&x, v, sizeof(x));
+		memcpy(&y, &d, sizeof(y));
+		x += y;
+		memcpy(v, &x, sizeof(x));
+	} else {
+		*v += d;
+	}
+}
+
+/* d more in that slot of every copy the stream took at a point after t. */
+static void credit(struct dt_summary *s, int stream, uint64_t t, int table,
+		   size_t i, enum width w, uint64_t d)
+{
+	struct points *c = &P(s)->cuts->g[sum_group(stream)];
+
+	for (size_t k = P(s)->cuts->next[stream]; k-- > 0 && c->cut[k]->t > t;)
+		part_add(stream, &c->cut[k]->p[stream], table, i, w, d);
+}
+
+/* Where the stream's copies keep counter c: in its spans (*table -1) or
+ * a table's row and field (*i); false when c is none of its. */
+static bool slot_of(struct dt_summary *s, int stream, const uint64_t *c,
+		    int *table, size_t *i)
+{
+	uintptr_t at = (uintptr_t)c;
+	size_t flat = 0;
+
+	for (const struct span *sp = spans[stream]; sp->n; sp++) {
+		uintptr_t b = (uintptr_t)span_base(s, sp);
+		if (at >= b && at < b + sp->n * sizeof(*c)) {
+			*table = -1;
+			*i = flat + (at - b) / sizeof(*c);
+			return true;
+		}
+		flat += sp->n;
+	}
+	for (int t = 0; t < MAX_TABLES && streams[stream][t].at; t++) {
+		const struct table *tb = &streams[stream][t];
+		size_t rows = tb->rows(s), k = tb->fields;
+		for (size_t r = 0; r < rows; r++)
+			for (size_t f = 0; f < k; f++)
+				if (tb->at(s, r, f).p == c) {
+					*table = t;
+					*i = r * k + f;
+					return true;
+				}
+	}
+	return false;
+}
+
+void sum_cut_credit(struct dt_summary *s, int stream, uint64_t t,
+		    uint64_t *c, uint64_t n)
+{
+	int table;
+	size_t i;
+
+	if (P(s)->cuts && slot_of(s, stream, c, &table, &i))
+		credit(s, stream, t, table, i, W64, n);
+}
+
+void sum_cut_credit_busy(struct dt_summary *s, uint64_t t, uint64_t ns)
 {
 	struct priv *pv = P(s);
 	struct points *c;
 
-	if (!pv->cuts || !ns)
+	if (!pv->cuts)
 		return;
-	c = &pv->cuts->g[sum_group(stream)];
-	/* points are in time order; most events are past the newest taken */
-	for (size_t i = pv->cuts->next[stream]; i-- > 0 && c->cut[i]->t > t;)
-		c->cut[i]->late[stream] += ns;
+	c = &pv->cuts->g[SUM_DEVICE];
+	for (size_t k = pv->cuts->next[SUM_GPU]; k-- > 0 && c->cut[k]->t > t;)
+		c->cut[k]->busy += ns;
+}
+
+struct sum_held *sum_cut_hold(struct dt_summary *s, int stream)
+{
+	struct part *p = P(s)->cuts ? calloc(1, sizeof(*p)) : NULL;
+
+	if (p)
+		take_counters(s, stream, p);
+	return (struct sum_held *)p;
+}
+
+/* What counter c of width w gained from a to b. */
+static uint64_t gain(enum width w, uint64_t a, uint64_t b)
+{
+	double x, y;
+
+	if (w != WDBL)
+		return b - a;
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	y -= x;
+	memcpy(&b, &y, sizeof(b));
+	return b;
+}
+
+void sum_cut_settle(struct dt_summary *s, int stream, uint64_t t,
+		    struct sum_held *held_before)
+{
+	struct part *was = (struct part *)held_before, now = { 0 };
+
+	if (!was)
+		return;
+	take_counters(s, stream, &now);
+	for (size_t i = 0; was->flat && now.flat && i < spans_len(stream); i++)
+		if (now.flat[i] != was->flat[i])
+			credit(s, stream, t, -1, i, W64,
+			       now.flat[i] - was->flat[i]);
+	for (int tb = 0; tb < MAX_TABLES && streams[stream][tb].at; tb++) {
+		size_t k = streams[stream][tb].fields;
+		for (size_t r = 0; r < now.rows[tb]; r++)
+			for (size_t f = 0; f < k; f++) {
+				uint64_t a = held(was, tb, r, k, f),
+					 b = held(&now, tb, r, k, f);
+				enum width w = streams[stream][tb].at(s, r, f).w;
+				if (a != b)
+					credit(s, stream, t, tb, r * k + f, w,
+					       gain(w, a, b));
+			}
+	}
+	part_free(&now);
+	part_free(was);
+	free(was);
 }
 
 void sum_cut_begin(struct dt_summary *s)
 {
 	struct priv *pv = P(s);
 
-	for (int k = 0; k < SUM_STREAMS; k++)
+	for (int k = 0; k < SUM_STREAMS; k++) {
 		pv->cut_at[k] = UINT64_MAX;
+		pv->cut_taken[k] = 0;
+	}
 	for (int g = 0; g < SUM_GROUPS; g++) {
 		pv->cut_events[g] = 0;
 		pv->cut_every[g] = UINT64_MAX;
@@ -579,8 +731,10 @@ static void cuts_free(struct priv *pv)
 		part_free(&c->start.p[k]);
 	free(c);
 	pv->cuts = NULL;
-	for (int k = 0; k < SUM_STREAMS; k++)
+	for (int k = 0; k < SUM_STREAMS; k++) {
 		pv->cut_at[k] = UINT64_MAX;
+		pv->cut_taken[k] = 0;
+	}
 	for (int g = 0; g < SUM_GROUPS; g++)
 		pv->cut_every[g] = UINT64_MAX;
 }
@@ -750,8 +904,6 @@ void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st)
 	u->steps += st->startup_steps;
 	u->ns += cut->t - t_first;
 	u->late_ns += cut->t - st->t_steady;
-	if (at[SUM_DEVICE])
-		u->misplaced_ns += at[SUM_DEVICE]->late[SUM_GPU];
 	u->steady_ns += t_last > cut->t ? t_last - cut->t : 0;
 	/* the GPU's busy time and span from its point on */
 	pv->cut_t = at[SUM_DEVICE] ? at[SUM_DEVICE]->t : UINT64_MAX;
@@ -804,7 +956,7 @@ void sum_engine_row(struct dt_summary *s, uint32_t problem, uint32_t engine)
 int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 {
 	const struct dt_sum_startup *u = &s->startup;
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
 
 	*buf = 0;
 	if (!u->traces)
@@ -821,7 +973,7 @@ int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 		"time (busy %s), %s of it searching and autotuning; %" PRIu64
 		" call%s (%s of host time), %" PRIu64 " plan%s built; left out "
 		"of what follows, which covers the last %s (from %s after the "
-		"steady state's first step%s)%s%s%s; --with-warmup keeps it",
+		"steady state's first step%s); --with-warmup keeps it",
 		dt_fmt_ns(u->ns, a, sizeof(a)),
 		u->traces > 1 ? "s of the traces, summed" : "", u->steps,
 		u->steps == 1 ? "" : "s", dt_fmt_ns(u->gpu_ns, b, sizeof(b)),
@@ -831,14 +983,7 @@ int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 		u->builds, u->builds == 1 ? "" : "s",
 		dt_fmt_ns(u->steady_ns, f, sizeof(f)),
 		dt_fmt_ns(u->late_ns, g, sizeof(g)),
-		u->kept ? "; some traces' start-ups are kept" : "",
-		u->misplaced_ns ? "; " : "",
-		u->misplaced_ns ? dt_fmt_ns(u->misplaced_ns, h, sizeof(h)) : "",
-		u->misplaced_ns ? " of GPU work that ran before the cut reached "
-				  "the trace after it and is counted as steady "
-				  "(totals by library and kind may differ by as "
-				  "much)"
-				: "");
+		u->kept ? "; some traces' start-ups are kept" : "");
 }
 
 uint64_t dt_sum_whole_gpu_ns(const struct dt_summary *s)

@@ -117,8 +117,9 @@ struct priv {
 	/* the start-up's cut: each stream's next point, the points, where
 	 * the file was cut (0: not) */
 	uint64_t cut_at[SUM_STREAMS];  /* each stream's next point */
-	/* the latest calls that launched kernels, by seq: their first
-	 * kernel's start (sum_cut_call_t) */
+	uint64_t cut_taken[SUM_STREAMS]; /* and the newest it took, 0 */
+	/* the latest op executions (else calls) that launched kernels:
+	 * their first kernel's start (sum_cut_call_t) */
 	struct {
 		uint64_t call, t;
 	} cut_calls[64];
@@ -161,9 +162,10 @@ int32_t sum_build_of(struct dt_summary *s, const char *key, const char *brief,
 /* The summary's entry of the kernel name the model classified as kc. */
 struct kname *sum_kname_by_model(struct dt_summary *s,
 				 const struct dt_kernel_class *kc);
-/* A layout conversion of d ns, inside a call or not. */
-void sum_add_convert(struct dt_summary *s, struct kname *n, bool in_call,
-		     uint64_t d);
+/* The conversion row of a layout conversion kernel, inside a call or not
+ * (made when first seen), or NULL. */
+struct dt_sum_convert *sum_convert_of(struct dt_summary *s, struct kname *n,
+				      bool in_call);
 /* The summary's device for the file's device d (added when new). */
 int32_t sum_device_of(struct dt_summary *s, const struct dt_device *d);
 /* The summary's device of the file's device id, -1 none. */
@@ -206,11 +208,26 @@ static inline void sum_cut_pass(struct dt_summary *s, int stream, uint64_t t)
 	if (t >= P(s)->cut_at[stream])
 		sum_cut_reach(s, stream, t, false);
 }
-/* An event of the stream at t, of ns of GPU time, that reached the trace
- * after the stream took points later than t: counted on the steady side
- * of those points though it ran before them (said, not mended: the
- * counters it went into are not known here). */
-void sum_cut_late(struct dt_summary *s, int stream, uint64_t t, uint64_t ns);
+/* Whether an event of the stream at t comes after the stream took a point
+ * later than t: what it adds is credited to those points too. */
+static inline bool sum_cut_late(const struct dt_summary *s, int stream,
+				uint64_t t)
+{
+	return t < P(s)->cut_taken[stream];
+}
+/* n more of counter c (one of the stream's: uint64_t), of a late event at
+ * t: the copies taken after t gain it too. */
+void sum_cut_credit(struct dt_summary *s, int stream, uint64_t t,
+		    uint64_t *c, uint64_t n);
+/* The GPUs' busy time grew by ns with a late event at t. */
+void sum_cut_credit_busy(struct dt_summary *s, uint64_t t, uint64_t ns);
+/* For a late event that adds to many of the stream's counters (an op):
+ * its counters before it is added (NULL: not cutting), then what it added
+ * credited as by sum_cut_credit (held is freed). */
+struct sum_held;
+struct sum_held *sum_cut_hold(struct dt_summary *s, int stream);
+void sum_cut_settle(struct dt_summary *s, int stream, uint64_t t,
+		    struct sum_held *held);
 /* The trace is read and its steps st found: its start-up taken out,
  * priv's cut_t set to where (0: nothing cut). */
 void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st);
@@ -246,16 +263,22 @@ static inline void sum_cut_call(struct dt_summary *s, uint32_t api, uint64_t d)
 /* Every trace is in: the problems, engines, functions, plan builds and
  * conversions that only the start-ups had are left out. */
 void sum_cut_compact(struct dt_summary *s);
-/* When the first kernel of call (its seq) seen started: start for its
- * first, that of the first for the others (a call's kernels may come
- * between other streams'). */
-static inline uint64_t sum_cut_call_t(struct priv *pv, uint64_t call,
-				      uint64_t start)
+/* When the first kernel seen of a's op execution started, else of its
+ * call's: a's start for the first, that of the first for the others (a
+ * call's kernels may come between other streams'). A kernel replayed from
+ * a CUDA graph has the call that captured it, long before: one of no
+ * execution is on its own. */
+static inline uint64_t sum_cut_call_t(struct priv *pv,
+				      const struct dt_activity *a)
 {
-	size_t i = call % (sizeof(pv->cut_calls) / sizeof(pv->cut_calls[0]));
-	if (pv->cut_calls[i].call != call) {
-		pv->cut_calls[i].call = call;
-		pv->cut_calls[i].t = start;
+	uint64_t key = a->exec ? a->exec << 1 | 1 : a->call << 1;
+	size_t i = key % (sizeof(pv->cut_calls) / sizeof(pv->cut_calls[0]));
+
+	if (!a->exec && a->kernel && a->kernel->graph_id)
+		return a->start;
+	if (pv->cut_calls[i].call != key) {
+		pv->cut_calls[i].call = key;
+		pv->cut_calls[i].t = a->start;
 	}
 	return pv->cut_calls[i].t;
 }

@@ -257,8 +257,6 @@ struct dt_sum_startup {
 	uint64_t calls, host_ns; /* the program's calls before the cuts */
 	uint64_t builds;         /* plans built before the cuts */
 	uint64_t late_ns;        /* steady time before the cuts (rounding) */
-	uint64_t misplaced_ns;   /* GPU work before the cuts that reached the
-				    traces after them, counted as steady */
 	uint64_t steady_ns;      /* from each cut to its trace's last event */
 };
 

@@ -183,6 +183,14 @@ def check_steady(path, report, whole, diff):
         "whole run less start-up": whole["gpu"]["total_ns"] - up["gpu_ns"]})
     agree(path, "steady state's kernels, copies and sets", {
         "report": report["gpu"]["work"], "diff": diff.get("work")})
+    # GPU work is on the side of the cut its time is, however late it
+    # reached the trace, as its op is: the calls' work by library is their
+    # ops' by kind
+    for name, r in (("steady state", report), ("whole run", whole)):
+        gpu = r["gpu"]
+        agree(path, f"{name}'s GPU work in calls, by library and by kind", {
+            "by library": gpu["attributed_by"]["cudnn_call"],
+            "by op kind": sum(k["ns"] for k in gpu["cudnn_by_kind"])})
     agree(path, "steady state's host time in calls", {
         "report": report["host_cudnn_ns"],
         "whole run less start-up": whole["host_cudnn_ns"] - up["host_ns"]})

@@ -460,7 +460,6 @@ static void json_startup(struct dt_json *j, const struct dt_summary *s)
 	dt_json_ku(j, "host_ns", u->host_ns);
 	dt_json_ku(j, "builds", u->builds);
 	dt_json_ku(j, "late_ns", u->late_ns);
-	dt_json_ku(j, "misplaced_ns", u->misplaced_ns);
 	dt_json_ku(j, "steady_ns", u->steady_ns);
 	dt_json_close(j, -1);
 }
