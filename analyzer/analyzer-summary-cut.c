@@ -92,7 +92,8 @@ static const struct span gpu_spans[] = {
 	SPAN(gpu_ns), SPAN(cudnn_ns),   SPAN(lib_ns),      SPAN(lib_count),
 	SPAN(by_ns),  SPAN(other_ns),   SPAN(other_count), SPAN(copy_ns),
 	SPAN(copies), SPAN(copy_bytes), SPAN(tuner_ns),    SPAN(tuner_kernels),
-	SPAN(work),   PSPAN(file_gpu), PSPAN(file_comm), { 0, 0, 0 },
+	SPAN(work),   PSPAN(file_gpu), PSPAN(file_comm), PSPAN(file_kernels),
+	{ 0, 0, 0 },
 };
 /* what ops add to lib_ns and lib_count: there once the trace is read (GPU
  * work adds there as it streams, cut with the GPU work) */
@@ -739,6 +740,24 @@ static void cuts_free(struct priv *pv)
 		pv->cut_every[g] = UINT64_MAX;
 }
 
+/* ------------------------------------------ what a view places by time */
+
+uint64_t dt_sum_op_t(const struct dt_op *op)
+{
+	/* on the side of the cut its GPU work is (a replay's call is old) */
+	return op->kernels && op->gpu_start ? op->gpu_start : op->t_begin;
+}
+
+uint64_t dt_sum_work_t(struct dt_summary *s, const struct dt_activity *a)
+{
+	return sum_cut_work_t(P(s), a);
+}
+
+uint64_t dt_sum_cut_t(const struct dt_summary *s)
+{
+	return P(s)->cut_t;
+}
+
 /* ---------------------------------------------------------- the cut */
 
 /* A problem's exact times from before the cut taken out: times[] holds
@@ -891,11 +910,12 @@ void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st)
 		: at[SUM_CALLS] ? at[SUM_CALLS]
 				: at[SUM_DEVICE];
 	struct dt_summary was = *s;
-	uint64_t builds = 0;
+	uint64_t builds = 0, kernels = pv->file_kernels;
 	for (size_t b = 0; b < s->n_builds; b++)
 		builds += s->builds[b].builds;
 	take_out_all(s, at, &end);
 	startup_add(s, &was, builds);
+	s->startup.kernels += kernels - pv->file_kernels;
 
 	struct dt_sum_startup *u = &s->startup;
 	uint64_t t_first = st->t_steady - st->startup_ns,

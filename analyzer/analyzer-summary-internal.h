@@ -128,6 +128,7 @@ struct priv {
 	struct sum_cuts *cuts;
 	uint64_t cut_t, cut_busy; /* and the GPUs' busy time before it */
 	uint64_t file_gpu, file_comm; /* the file's, cut with the rest */
+	uint64_t file_kernels;        /* its timed kernels, the same */
 	bool cut_kernels; /* the file has kernels: they make the points */
 	struct engine_row *engine_rows;
 	size_t n_engine_rows, cap_engine_rows;
@@ -263,18 +264,18 @@ static inline void sum_cut_call(struct dt_summary *s, uint32_t api, uint64_t d)
 /* Every trace is in: the problems, engines, functions, plan builds and
  * conversions that only the start-ups had are left out. */
 void sum_cut_compact(struct dt_summary *s);
-/* When the first kernel seen of a's op execution started, else of its
- * call's: a's start for the first, that of the first for the others (a
- * call's kernels may come between other streams'). A kernel replayed from
- * a CUDA graph has the call that captured it, long before: one of no
- * execution is on its own. */
-static inline uint64_t sum_cut_call_t(struct priv *pv,
+/* The time GPU work is placed by (dt_sum_work_t): when the first kernel
+ * seen of its op execution started, else of its call's: a's start for the
+ * first, that of the first for the others (a call's kernels may come
+ * between other streams'). A kernel replayed from a CUDA graph has the
+ * call that captured it, long before: one of no execution is on its own. */
+static inline uint64_t sum_cut_work_t(struct priv *pv,
 				      const struct dt_activity *a)
 {
 	uint64_t key = a->exec ? a->exec << 1 | 1 : a->call << 1;
 	size_t i = key % (sizeof(pv->cut_calls) / sizeof(pv->cut_calls[0]));
 
-	if (!a->exec && a->kernel && a->kernel->graph_id)
+	if (!a->call || (!a->exec && a->kernel && a->kernel->graph_id))
 		return a->start;
 	if (pv->cut_calls[i].call != key) {
 		pv->cut_calls[i].call = key;

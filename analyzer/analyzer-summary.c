@@ -265,13 +265,12 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	struct priv *pv = P(s);
 	struct sum_held *held = NULL;
 
-	/* on the side of the cut its GPU work is (a replay's call is old);
-	 * ops come after their kernels, which make the points where there
+	/* ops come after their kernels, which make the points where there
 	 * are any; a capture ran nothing, out of the ops' order. One that
 	 * comes after points later than it were taken (its kernels came
 	 * late) adds to them too: it is rare, and what it adds to is found
 	 * by comparing the counters before and after */
-	uint64_t t = op->kernels && op->gpu_start ? op->gpu_start : op->t_begin;
+	uint64_t t = dt_sum_op_t(op);
 	if (op->origin != DT_OP_CAPTURED && pv->cut_kernels)
 		sum_cut_pass(s, SUM_OP, t);
 	else if (op->origin != DT_OP_CAPTURED)
@@ -358,9 +357,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 
 	if (!a->timed)
 		return;
-	/* a call's kernels on the side of the cut its first one is, as its
-	 * op (the first kernel's start is the op's time) */
-	uint64_t t = in_call ? sum_cut_call_t(pv, a) : a->start;
+	uint64_t t = sum_cut_work_t(pv, a);
 	if (a->kind == DT_ACT_KERNEL && (pv->cut_kernels = true))
 		sum_cut_at(s, SUM_GPU, t);
 	else
@@ -424,6 +421,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	}
 	f->kernels++;
 	s->kernels++;
+	work_add(&w, &pv->file_kernels, 1);
 	if (kc && kc->opfam == DT_OPF_COMM) {
 		f->comm_ns += d;
 		work_add(&w, &pv->file_comm, d);
@@ -761,7 +759,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	pv->last_launch = 0;
 	memset(pv->op_lib_ns, 0, sizeof(pv->op_lib_ns));
 	memset(pv->op_lib_count, 0, sizeof(pv->op_lib_count));
-	pv->file_gpu = pv->file_comm = 0;
+	pv->file_gpu = pv->file_comm = pv->file_kernels = 0;
 	pv->cut_kernels = false;
 	memset(pv->cut_calls, 0, sizeof(pv->cut_calls));
 	sum_cut_begin(s);
