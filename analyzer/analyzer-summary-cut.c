@@ -63,12 +63,14 @@ struct counter {
 	enum width w;
 };
 
-/* A table of counters: its rows and, per row, its counters (NULL: none
- * yet; it counts as 0). */
+/* A table of counters: its rows and, per row, its counters, into c[0,
+ * fields) (p NULL: none yet; it counts as 0). A row at a time: a copy
+ * reads every counter of every row. */
+#define MAX_FIELDS 15
 struct table {
 	size_t (*rows)(const struct dt_summary *s);
 	size_t fields;
-	struct counter (*at)(struct dt_summary *s, size_t row, size_t k);
+	void (*row)(struct dt_summary *s, size_t row, struct counter *c);
 };
 
 /* Arrays of counters of the summary's own (or its private state's), read
@@ -127,22 +129,21 @@ static size_t libs_rows(const struct dt_summary *s)
 	return s->n_libs;
 }
 
-static struct counter lib_gpu_at(struct dt_summary *s, size_t row, size_t k)
+static void lib_gpu_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_lib *l = &s->libs[row];
-	return (struct counter){ k ? &l->work : &l->gpu_ns, W64 };
+	c[0] = (struct counter){ &l->gpu_ns, W64 };
+	c[1] = (struct counter){ &l->work, W64 };
 }
 
-static struct counter lib_host_at(struct dt_summary *s, size_t row, size_t k)
+static void lib_host_at(struct dt_summary *s, size_t row, struct counter *c)
 {
-	(void)k;
-	return (struct counter){ &s->libs[row].host_ns, W64 };
+	c[0] = (struct counter){ &s->libs[row].host_ns, W64 };
 }
 
-static struct counter lib_op_at(struct dt_summary *s, size_t row, size_t k)
+static void lib_op_at(struct dt_summary *s, size_t row, struct counter *c)
 {
-	(void)k;
-	return (struct counter){ &s->libs[row].runs, W64 };
+	c[0] = (struct counter){ &s->libs[row].runs, W64 };
 }
 
 static size_t converts_rows(const struct dt_summary *s)
@@ -150,10 +151,11 @@ static size_t converts_rows(const struct dt_summary *s)
 	return s->n_converts;
 }
 
-static struct counter convert_at(struct dt_summary *s, size_t row, size_t k)
+static void convert_at(struct dt_summary *s, size_t row, struct counter *c)
 {
-	struct dt_sum_convert *c = &s->converts[row];
-	return (struct counter){ k ? &c->ns : &c->count, W64 };
+	struct dt_sum_convert *v = &s->converts[row];
+	c[0] = (struct counter){ &v->count, W64 };
+	c[1] = (struct counter){ &v->ns, W64 };
 }
 
 static size_t problems_rows(const struct dt_summary *s)
@@ -162,7 +164,7 @@ static size_t problems_rows(const struct dt_summary *s)
 }
 
 #define PROBLEM_FIELDS 15
-static struct counter problem_at(struct dt_summary *s, size_t row, size_t k)
+static void problem_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_problem *p = &s->problems[row];
 	uint32_t file = P(s)->file;
@@ -176,9 +178,10 @@ static struct counter problem_at(struct dt_summary *s, size_t row, size_t k)
 			  sh ? &sh->ns : NULL, sh ? &sh->count : NULL };
 	uint32_t *w[] = { &p->converts, &p->engine_changes, &p->tune_rounds };
 
-	if (k < 12)
-		return (struct counter){ u[k], W64 };
-	return (struct counter){ w[k - 12], W32 };
+	for (size_t k = 0; k < 12; k++)
+		c[k] = (struct counter){ u[k], W64 };
+	for (size_t k = 0; k < 3; k++)
+		c[12 + k] = (struct counter){ w[k], W32 };
 }
 
 static size_t engines_rows(const struct dt_summary *s)
@@ -186,16 +189,16 @@ static size_t engines_rows(const struct dt_summary *s)
 	return P(s)->n_engine_rows;
 }
 
-static struct counter engine_at(struct dt_summary *s, size_t row, size_t k)
+static void engine_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	const struct priv *pv = P(s);
 	struct dt_sum_engine *e =
 		&s->problems[pv->engine_rows[row].problem]
 			 .engines[pv->engine_rows[row].engine];
-	if (k == 3)
-		return (struct counter){ &e->sq_ns, WDBL };
-	uint64_t *u[] = { &e->count, &e->gpu_ns, &e->timed };
-	return (struct counter){ u[k], W64 };
+	c[0] = (struct counter){ &e->count, W64 };
+	c[1] = (struct counter){ &e->gpu_ns, W64 };
+	c[2] = (struct counter){ &e->timed, W64 };
+	c[3] = (struct counter){ &e->sq_ns, WDBL };
 }
 
 static size_t builds_rows(const struct dt_summary *s)
@@ -203,20 +206,18 @@ static size_t builds_rows(const struct dt_summary *s)
 	return s->n_builds;
 }
 
-static struct counter build_op_at(struct dt_summary *s, size_t row, size_t k)
+static void build_op_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_build *b = &s->builds[row];
-	if (k)
-		return (struct counter){ &b->repeat_ns, W64 };
-	return (struct counter){ &b->repeats, W32 };
+	c[0] = (struct counter){ &b->repeats, W32 };
+	c[1] = (struct counter){ &b->repeat_ns, W64 };
 }
 
-static struct counter build_host_at(struct dt_summary *s, size_t row, size_t k)
+static void build_host_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_build *b = &s->builds[row];
-	if (k)
-		return (struct counter){ &b->host_ns, W64 };
-	return (struct counter){ &b->builds, W32 };
+	c[0] = (struct counter){ &b->builds, W32 };
+	c[1] = (struct counter){ &b->host_ns, W64 };
 }
 
 static size_t apis_rows(const struct dt_summary *s)
@@ -224,11 +225,13 @@ static size_t apis_rows(const struct dt_summary *s)
 	return s->n_apis;
 }
 
-static struct counter api_at(struct dt_summary *s, size_t row, size_t k)
+static void api_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_api *a = &s->apis[row];
-	uint64_t *u[] = { &a->calls, &a->failed, &a->ns, &a->failed_ns };
-	return (struct counter){ u[k], W64 };
+	c[0] = (struct counter){ &a->calls, W64 };
+	c[1] = (struct counter){ &a->failed, W64 };
+	c[2] = (struct counter){ &a->ns, W64 };
+	c[3] = (struct counter){ &a->failed_ns, W64 };
 }
 
 /* Each stream's tables of rows, besides its spans. */
@@ -371,15 +374,18 @@ static void take_counters(struct dt_summary *s, int stream, struct part *p)
 			memcpy(flat, span_base(s, sp), sp->n * sizeof(*flat));
 			flat += sp->n;
 		}
-	for (int t = 0; t < MAX_TABLES && streams[stream][t].at; t++) {
+	for (int t = 0; t < MAX_TABLES && streams[stream][t].row; t++) {
 		const struct table *tb = &streams[stream][t];
 		size_t rows = tb->rows(s), k = tb->fields;
 		uint64_t *v = malloc((rows * k + 1) * sizeof(*v));
+		struct counter c[MAX_FIELDS];
 		if (!v)
 			continue; /* counts as nothing before it */
-		for (size_t r = 0; r < rows; r++)
+		for (size_t r = 0; r < rows; r++) {
+			tb->row(s, r, c);
 			for (size_t f = 0; f < k; f++)
-				v[r * k + f] = get(tb->at(s, r, f));
+				v[r * k + f] = get(c[f]);
+		}
 		p->v[t] = v;
 		p->rows[t] = rows;
 	}
@@ -405,6 +411,24 @@ static uint64_t held(const struct part *p, int t, size_t row, size_t k,
 	return p->v[t] && row < p->rows[t] ? p->v[t][row * k + f] : 0;
 }
 
+/* Counter c less what it gained from a to b. */
+static void counter_sub(struct counter c, uint64_t a, uint64_t b)
+{
+	double x, y;
+
+	if (!c.p)
+		return;
+	if (c.w == W64) {
+		*(uint64_t *)c.p -= b - a;
+	} else if (c.w == W32) {
+		*(uint32_t *)c.p -= (uint32_t)(b - a);
+	} else {
+		memcpy(&x, &a, sizeof(x));
+		memcpy(&y, &b, sizeof(y));
+		*(double *)c.p -= y - x;
+	}
+}
+
 /* The counters less what they gained from `from` to `to`. */
 static void take_out(struct dt_summary *s, int stream, const struct part *from,
 		     const struct part *to)
@@ -418,27 +442,16 @@ static void take_out(struct dt_summary *s, int stream, const struct part *from,
 		was += sp->n;
 		then += sp->n;
 	}
-	for (int t = 0; t < MAX_TABLES && streams[stream][t].at; t++) {
+	for (int t = 0; t < MAX_TABLES && streams[stream][t].row; t++) {
 		const struct table *tb = &streams[stream][t];
 		size_t rows = tb->rows(s), k = tb->fields;
-		for (size_t r = 0; r < rows; r++)
-			for (size_t f = 0; f < k; f++) {
-				struct counter c = tb->at(s, r, f);
-				uint64_t a = held(from, t, r, k, f),
-					 b = held(to, t, r, k, f);
-				if (!c.p)
-					continue;
-				if (c.w == W64)
-					*(uint64_t *)c.p -= b - a;
-				else if (c.w == W32)
-					*(uint32_t *)c.p -= (uint32_t)(b - a);
-				else {
-					double x, y;
-					memcpy(&x, &a, sizeof(x));
-					memcpy(&y, &b, sizeof(y));
-					*(double *)c.p -= y - x;
-				}
-			}
+		struct counter cs[MAX_FIELDS];
+		for (size_t r = 0; r < rows; r++) {
+			tb->row(s, r, cs);
+			for (size_t f = 0; f < k; f++)
+				counter_sub(cs[f], held(from, t, r, k, f),
+					    held(to, t, r, k, f));
+		}
 	}
 }
 
@@ -604,16 +617,19 @@ static bool slot_of(struct dt_summary *s, int stream, const uint64_t *c,
 		}
 		flat += sp->n;
 	}
-	for (int t = 0; t < MAX_TABLES && streams[stream][t].at; t++) {
+	for (int t = 0; t < MAX_TABLES && streams[stream][t].row; t++) {
 		const struct table *tb = &streams[stream][t];
 		size_t rows = tb->rows(s), k = tb->fields;
-		for (size_t r = 0; r < rows; r++)
+		struct counter cs[MAX_FIELDS];
+		for (size_t r = 0; r < rows; r++) {
+			tb->row(s, r, cs);
 			for (size_t f = 0; f < k; f++)
-				if (tb->at(s, r, f).p == c) {
+				if (cs[f].p == c) {
 					*table = t;
 					*i = r * k + f;
 					return true;
 				}
+		}
 	}
 	return false;
 }
@@ -675,17 +691,19 @@ void sum_cut_settle(struct dt_summary *s, int stream, uint64_t t,
 		if (now.flat[i] != was->flat[i])
 			credit(s, stream, t, -1, i, W64,
 			       now.flat[i] - was->flat[i]);
-	for (int tb = 0; tb < MAX_TABLES && streams[stream][tb].at; tb++) {
+	for (int tb = 0; tb < MAX_TABLES && streams[stream][tb].row; tb++) {
 		size_t k = streams[stream][tb].fields;
-		for (size_t r = 0; r < now.rows[tb]; r++)
+		struct counter cs[MAX_FIELDS];
+		for (size_t r = 0; r < now.rows[tb]; r++) {
+			streams[stream][tb].row(s, r, cs);
 			for (size_t f = 0; f < k; f++) {
 				uint64_t a = held(was, tb, r, k, f),
 					 b = held(&now, tb, r, k, f);
-				enum width w = streams[stream][tb].at(s, r, f).w;
 				if (a != b)
-					credit(s, stream, t, tb, r * k + f, w,
-					       gain(w, a, b));
+					credit(s, stream, t, tb, r * k + f,
+					       cs[f].w, gain(cs[f].w, a, b));
 			}
+		}
 	}
 	part_free(&now);
 	part_free(was);
@@ -744,8 +762,7 @@ static void cuts_free(struct priv *pv)
 
 uint64_t dt_sum_op_t(const struct dt_op *op)
 {
-	/* on the side of the cut its GPU work is (a replay's call is old) */
-	return op->kernels && op->gpu_start ? op->gpu_start : op->t_begin;
+	return sum_cut_op_t(op);
 }
 
 uint64_t dt_sum_work_t(struct dt_summary *s, const struct dt_activity *a)

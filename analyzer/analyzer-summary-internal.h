@@ -222,6 +222,34 @@ void sum_cut_credit(struct dt_summary *s, int stream, uint64_t t,
 		    uint64_t *c, uint64_t n);
 /* The GPUs' busy time grew by ns with a late event at t. */
 void sum_cut_credit_busy(struct dt_summary *s, uint64_t t, uint64_t ns);
+/* A piece of GPU work being added: where it falls against the cut. */
+struct sum_work {
+	struct dt_summary *s;
+	uint64_t t;
+	bool late; /* after points later than t were taken (sum_cut_late) */
+};
+
+/* n more of one of the GPU work's counters (those the cut takes); a late
+ * one's points gain it too, so that it counts on the side of its time. */
+static inline void sum_work_add(const struct sum_work *w, uint64_t *c,
+				uint64_t n)
+{
+	*c += n;
+	if (w->late)
+		sum_cut_credit(w->s, SUM_GPU, w->t, c, n);
+}
+
+/* [s, e) into the union of the device's busy intervals. */
+static inline void sum_work_busy(const struct sum_work *w, struct merger *g,
+				 uint64_t s, uint64_t e)
+{
+	uint64_t before = w->late ? sum_merger_busy(g) : 0;
+
+	sum_merger_add(g, s, e);
+	if (w->late)
+		sum_cut_credit_busy(w->s, w->t, sum_merger_busy(g) - before);
+}
+
 /* For a late event that adds to many of the stream's counters (an op):
  * its counters before it is added (NULL: not cutting), then what it added
  * credited as by sum_cut_credit (held is freed). */
@@ -264,6 +292,12 @@ static inline void sum_cut_call(struct dt_summary *s, uint32_t api, uint64_t d)
 /* Every trace is in: the problems, engines, functions, plan builds and
  * conversions that only the start-ups had are left out. */
 void sum_cut_compact(struct dt_summary *s);
+/* The time an op is placed by (dt_sum_op_t): its GPU work's, on the side
+ * of the cut its kernels are (a replay's call is old), else its call's. */
+static inline uint64_t sum_cut_op_t(const struct dt_op *op)
+{
+	return op->kernels && op->gpu_start ? op->gpu_start : op->t_begin;
+}
 /* The time GPU work is placed by (dt_sum_work_t): when the first kernel
  * seen of its op execution started, else of its call's: a's start for the
  * first, that of the first for the others (a call's kernels may come

@@ -270,7 +270,7 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	 * comes after points later than it were taken (its kernels came
 	 * late) adds to them too: it is rare, and what it adds to is found
 	 * by comparing the counters before and after */
-	uint64_t t = dt_sum_op_t(op);
+	uint64_t t = sum_cut_op_t(op);
 	if (op->origin != DT_OP_CAPTURED && pv->cut_kernels)
 		sum_cut_pass(s, SUM_OP, t);
 	else if (op->origin != DT_OP_CAPTURED)
@@ -278,7 +278,8 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	if (op->origin != DT_OP_CAPTURED && sum_cut_late(s, SUM_OP, t))
 		held = sum_cut_hold(s, SUM_OP);
 	add_op_counts(s, f, op);
-	sum_cut_settle(s, SUM_OP, t, held);
+	if (held)
+		sum_cut_settle(s, SUM_OP, t, held);
 }
 
 static void on_build(struct dt_summary *s, const struct dt_plan_build *b)
@@ -316,36 +317,13 @@ struct reading {
 	const struct dt_file_info *fi;
 };
 
-/* A piece of GPU work being added: where it falls against the cut. */
-struct work {
-	struct dt_summary *s;
-	uint64_t t;
-	bool late; /* after points later than t were taken (sum_cut_late) */
-};
-
-/* n more of one of the GPU work's counters (those the cut takes); a late
- * one's points gain it too, so that it counts on the side of its time. */
-static void work_add(const struct work *w, uint64_t *c, uint64_t n)
+/* A piece of GPU work added up; inlined twice, so that work on time (not
+ * late: nearly all of it) adds without asking whether it is at each
+ * counter. */
+static inline __attribute__((always_inline)) void
+add_work(struct reading *rd, const struct dt_activity *a,
+	 const struct sum_work *w)
 {
-	*c += n;
-	if (w->late)
-		sum_cut_credit(w->s, SUM_GPU, w->t, c, n);
-}
-
-/* [s, e) into the union of the device's busy intervals. */
-static void work_busy(const struct work *w, struct merger *g, uint64_t s,
-		      uint64_t e)
-{
-	uint64_t before = w->late ? sum_merger_busy(g) : 0;
-
-	sum_merger_add(g, s, e);
-	if (w->late)
-		sum_cut_credit_busy(w->s, w->t, sum_merger_busy(g) - before);
-}
-
-static void on_activity(void *arg, const struct dt_activity *a)
-{
-	struct reading *rd = arg;
 	struct dt_summary *s = rd->s;
 	struct dt_sum_file *f = rd->f;
 	struct priv *pv = P(s);
@@ -355,18 +333,10 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	bool in_call = a->call != 0;
 	enum dt_lib call_lib = dt_lib_of_library(a->library);
 
-	if (!a->timed)
-		return;
-	uint64_t t = sum_cut_work_t(pv, a);
-	if (a->kind == DT_ACT_KERNEL && (pv->cut_kernels = true))
-		sum_cut_at(s, SUM_GPU, t);
-	else
-		sum_cut_pass(s, SUM_GPU, t);
-	const struct work w = { s, t, sum_cut_late(s, SUM_GPU, t) };
 	f->gpu_ns += d;
-	work_add(&w, &pv->file_gpu, d);
-	work_add(&w, &s->gpu_ns, d);
-	work_add(&w, &s->work, 1);
+	sum_work_add(w, &pv->file_gpu, d);
+	sum_work_add(w, &s->gpu_ns, d);
+	sum_work_add(w, &s->work, 1);
 	/* the union of busy intervals does not care which clock, as long as
 	 * it is one; the histogram's is the host's */
 	if (!f->busy.width_ns && (!f->busy.t0 || a->start < f->busy.t0))
@@ -377,16 +347,16 @@ static void on_activity(void *arg, const struct dt_activity *a)
 			g->hist = &f->busy;
 			g->to_host = (int64_t)(a->start - a->gpu_start);
 		}
-		work_busy(&w, g, a->gpu_start, a->gpu_end);
+		sum_work_busy(w, g, a->gpu_start, a->gpu_end);
 	}
 	if (in_call) {
 		struct dt_sum_lib *l = sum_lib(s, a->library);
-		work_add(&w, &l->gpu_ns, d);
-		work_add(&w, &l->work, 1);
+		sum_work_add(w, &l->gpu_ns, d);
+		sum_work_add(w, &l->work, 1);
 	}
 	if (in_call && call_lib == DT_LIB_CUDNN) {
 		f->cudnn_gpu_ns += d;
-		work_add(&w, &s->cudnn_ns, d);
+		sum_work_add(w, &s->cudnn_ns, d);
 	}
 	if (pv->dram)
 		dt_dram_work(pv->dram, a->device, a->start, a->end,
@@ -398,55 +368,74 @@ static void on_activity(void *arg, const struct dt_activity *a)
 			     : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
 			     : kc			  ? kc->opfam
 							  : DT_OPF_OTHER);
-	work_add(&w,
-		 &s->by_ns[in_call			    ? DT_BY_CALL
-			   : a->kind != DT_ACT_KERNEL	    ? DT_BY_RUNTIME
-			   : !kc || kc->lib == DT_LIB_OTHER ? DT_BY_NONE
-			   : kc->lib_by_module		    ? DT_BY_MODULE
-							    : DT_BY_NAME],
-		 d);
+	sum_work_add(w,
+		     &s->by_ns[in_call                          ? DT_BY_CALL
+			       : a->kind != DT_ACT_KERNEL       ? DT_BY_RUNTIME
+			       : !kc || kc->lib == DT_LIB_OTHER ? DT_BY_NONE
+			       : kc->lib_by_module              ? DT_BY_MODULE
+								: DT_BY_NAME],
+		     d);
 	if (a->kind != DT_ACT_KERNEL) {
 		enum dt_opfam fam = a->kind == DT_ACT_MEMSET ? DT_OPF_FILL
 							     : DT_OPF_COPY;
 		f->copies++;
 		sum_phase_add(s, a, fam, d);
 		if (!in_call) {
-			work_add(&w, &s->lib_ns[DT_LIB_RUNTIME][fam], d);
-			work_add(&w, &s->lib_count[DT_LIB_RUNTIME][fam], 1);
-			work_add(&w, &s->copy_ns, d);
-			work_add(&w, &s->copies, 1);
-			work_add(&w, &s->copy_bytes, a->bytes);
+			sum_work_add(w, &s->lib_ns[DT_LIB_RUNTIME][fam], d);
+			sum_work_add(w, &s->lib_count[DT_LIB_RUNTIME][fam], 1);
+			sum_work_add(w, &s->copy_ns, d);
+			sum_work_add(w, &s->copies, 1);
+			sum_work_add(w, &s->copy_bytes, a->bytes);
 		}
 		return;
 	}
 	f->kernels++;
 	s->kernels++;
-	work_add(&w, &pv->file_kernels, 1);
+	sum_work_add(w, &pv->file_kernels, 1);
 	if (kc && kc->opfam == DT_OPF_COMM) {
 		f->comm_ns += d;
-		work_add(&w, &pv->file_comm, d);
+		sum_work_add(w, &pv->file_comm, d);
 	}
 	sum_phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
 	if (!in_call) {
 		enum dt_lib lib = kc ? kc->lib : DT_LIB_OTHER;
 		enum dt_opfam fam = kc ? kc->opfam : DT_OPF_OTHER;
-		work_add(&w, &s->lib_ns[lib][fam], d);
-		work_add(&w, &s->lib_count[lib][fam], 1);
-		work_add(&w, &s->other_ns[lib], d);
-		work_add(&w, &s->other_count[lib], 1);
+		sum_work_add(w, &s->lib_ns[lib][fam], d);
+		sum_work_add(w, &s->lib_count[lib][fam], 1);
+		sum_work_add(w, &s->other_ns[lib], d);
+		sum_work_add(w, &s->other_count[lib], 1);
 	}
 	if (!kc)
 		return;
 	if (!in_call && kc->tuner) {
-		work_add(&w, &s->tuner_ns, d);
-		work_add(&w, &s->tuner_kernels, 1);
+		sum_work_add(w, &s->tuner_ns, d);
+		sum_work_add(w, &s->tuner_kernels, 1);
 	}
 	struct kname *n = kc->layout ? sum_kname_by_model(s, kc) : NULL;
 	struct dt_sum_convert *cv = n ? sum_convert_of(s, n, in_call) : NULL;
 	if (cv) {
-		work_add(&w, &cv->count, 1);
-		work_add(&w, &cv->ns, d);
+		sum_work_add(w, &cv->count, 1);
+		sum_work_add(w, &cv->ns, d);
 	}
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct reading *rd = arg;
+	struct dt_summary *s = rd->s;
+	struct priv *pv = P(s);
+
+	if (!a->timed)
+		return;
+	uint64_t t = sum_cut_work_t(pv, a);
+	if (a->kind == DT_ACT_KERNEL && (pv->cut_kernels = true))
+		sum_cut_at(s, SUM_GPU, t);
+	else
+		sum_cut_pass(s, SUM_GPU, t);
+	if (sum_cut_late(s, SUM_GPU, t))
+		add_work(rd, a, &(const struct sum_work){ s, t, true });
+	else
+		add_work(rd, a, &(const struct sum_work){ s, t, false });
 }
 
 double dt_sum_peak_bandwidth(const struct dt_summary *s)
