@@ -411,6 +411,42 @@ static uint64_t held(const struct part *p, int t, size_t row, size_t k,
 	return p->v[t] && row < p->rows[t] ? p->v[t][row * k + f] : 0;
 }
 
+/* The stream's tables' counters one after another, from { 0 }: c, of
+ * table t, and where a copy holds it, i (its row * k, its fields, + its
+ * field). */
+struct walk {
+	int t;
+	size_t row, field, k, i;
+	struct counter c, cs[MAX_FIELDS];
+};
+
+static bool walk_next(struct dt_summary *s, int stream, struct walk *w)
+{
+	for (; w->t < MAX_TABLES && streams[stream][w->t].row;
+	     w->t++, w->row = w->field = 0) {
+		const struct table *tb = &streams[stream][w->t];
+		if (w->field == tb->fields) {
+			w->field = 0;
+			w->row++;
+		}
+		if (w->row >= tb->rows(s))
+			continue;
+		if (!w->field)
+			tb->row(s, w->row, w->cs);
+		w->k = tb->fields;
+		w->i = w->row * w->k + w->field;
+		w->c = w->cs[w->field++];
+		return true;
+	}
+	return false;
+}
+
+/* What p holds of the counter w is at. */
+static uint64_t held_at(const struct part *p, const struct walk *w)
+{
+	return held(p, w->t, w->row, w->k, w->field - 1);
+}
+
 /* Counter c less what it gained from a to b. */
 static void counter_sub(struct counter c, uint64_t a, uint64_t b)
 {
@@ -442,17 +478,8 @@ static void take_out(struct dt_summary *s, int stream, const struct part *from,
 		was += sp->n;
 		then += sp->n;
 	}
-	for (int t = 0; t < MAX_TABLES && streams[stream][t].row; t++) {
-		const struct table *tb = &streams[stream][t];
-		size_t rows = tb->rows(s), k = tb->fields;
-		struct counter cs[MAX_FIELDS];
-		for (size_t r = 0; r < rows; r++) {
-			tb->row(s, r, cs);
-			for (size_t f = 0; f < k; f++)
-				counter_sub(cs[f], held(from, t, r, k, f),
-					    held(to, t, r, k, f));
-		}
-	}
+	for (struct walk w = { 0 }; walk_next(s, stream, &w);)
+		counter_sub(w.c, held_at(from, &w), held_at(to, &w));
 }
 
 /* ------------------------------------------------------------- points */
@@ -617,20 +644,12 @@ static bool slot_of(struct dt_summary *s, int stream, const uint64_t *c,
 		}
 		flat += sp->n;
 	}
-	for (int t = 0; t < MAX_TABLES && streams[stream][t].row; t++) {
-		const struct table *tb = &streams[stream][t];
-		size_t rows = tb->rows(s), k = tb->fields;
-		struct counter cs[MAX_FIELDS];
-		for (size_t r = 0; r < rows; r++) {
-			tb->row(s, r, cs);
-			for (size_t f = 0; f < k; f++)
-				if (cs[f].p == c) {
-					*table = t;
-					*i = r * k + f;
-					return true;
-				}
+	for (struct walk w = { 0 }; walk_next(s, stream, &w);)
+		if (w.c.p == c) {
+			*table = w.t;
+			*i = w.i;
+			return true;
 		}
-	}
 	return false;
 }
 
@@ -691,19 +710,10 @@ void sum_cut_settle(struct dt_summary *s, int stream, uint64_t t,
 		if (now.flat[i] != was->flat[i])
 			credit(s, stream, t, -1, i, W64,
 			       now.flat[i] - was->flat[i]);
-	for (int tb = 0; tb < MAX_TABLES && streams[stream][tb].row; tb++) {
-		size_t k = streams[stream][tb].fields;
-		struct counter cs[MAX_FIELDS];
-		for (size_t r = 0; r < now.rows[tb]; r++) {
-			streams[stream][tb].row(s, r, cs);
-			for (size_t f = 0; f < k; f++) {
-				uint64_t a = held(was, tb, r, k, f),
-					 b = held(&now, tb, r, k, f);
-				if (a != b)
-					credit(s, stream, t, tb, r * k + f,
-					       cs[f].w, gain(cs[f].w, a, b));
-			}
-		}
+	for (struct walk w = { 0 }; walk_next(s, stream, &w);) {
+		uint64_t a = held_at(was, &w), b = held_at(&now, &w);
+		if (a != b)
+			credit(s, stream, t, w.t, w.i, w.c.w, gain(w.c.w, a, b));
 	}
 	part_free(&now);
 	part_free(was);
