@@ -592,7 +592,7 @@ static void part_add(int stream, struct part *p, int t, size_t i,
 		const struct table *tb = &streams[stream][t];
 		size_t k = tb->fields, rows = i / k + 1;
 		if (rows > p->rows[t]) {
-			size_t cap = p->rows[t];
+			size_t cap = p->v[t] ? p->rows[t] * k + 1 : 0;
 			uint64_t *g = dt_grow_array(p->v[t], &cap, rows * k + 1,
 						    sizeof(*g));
 			if (!g)
@@ -675,13 +675,18 @@ void sum_cut_credit_busy(struct dt_summary *s, uint64_t t, uint64_t ns)
 		c->cut[k]->busy += ns;
 }
 
+/* A stream's counters before a late event. */
+struct sum_held {
+	struct part p;
+};
+
 struct sum_held *sum_cut_hold(struct dt_summary *s, int stream)
 {
-	struct part *p = P(s)->cuts ? calloc(1, sizeof(*p)) : NULL;
+	struct sum_held *h = P(s)->cuts ? calloc(1, sizeof(*h)) : NULL;
 
-	if (p)
-		take_counters(s, stream, p);
-	return (struct sum_held *)p;
+	if (h)
+		take_counters(s, stream, &h->p);
+	return h;
 }
 
 /* What counter c of width w gained from a to b. */
@@ -701,8 +706,11 @@ static uint64_t gain(enum width w, uint64_t a, uint64_t b)
 void sum_cut_settle(struct dt_summary *s, int stream, uint64_t t,
 		    struct sum_held *held_before)
 {
-	struct part *was = (struct part *)held_before, now = { 0 };
+	struct part *was = held_before ? &held_before->p : NULL, now = { 0 };
 
+	/* a problem's exact GPU times are numbered as they arrive: the late
+	 * op's stays among the steady state's and the first of those leaves
+	 * in its place (the median may move by that one) */
 	if (!was)
 		return;
 	take_counters(s, stream, &now);
@@ -717,7 +725,7 @@ void sum_cut_settle(struct dt_summary *s, int stream, uint64_t t,
 	}
 	part_free(&now);
 	part_free(was);
-	free(was);
+	free(held_before);
 }
 
 void sum_cut_begin(struct dt_summary *s)
