@@ -22,7 +22,7 @@
 #include "dt-analyzer.h"
 #include "tools.h"
 
-#define KERNELS_SCHEMA_VERSION 1
+#define KERNELS_SCHEMA_VERSION 2
 
 /* A kernel's run times, for its median: the first TIMES_EXACT kept as
  * they are, later ones in buckets 1% wide, so that memory does not grow

@@ -18,7 +18,7 @@
 #include "dt-analyzer.h"
 #include "tools.h"
 
-#define OPS_SCHEMA_VERSION 2
+#define OPS_SCHEMA_VERSION 3
 
 static void ops_help(FILE *f)
 {

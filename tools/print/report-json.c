@@ -460,6 +460,9 @@ void dt_json_startup(struct dt_json *j, const struct dt_summary *s)
 	dt_json_ku(j, "host_ns", u->host_ns);
 	dt_json_ku(j, "builds", u->builds);
 	dt_json_ku(j, "late_ns", u->late_ns);
+	/* GPU work that ran before a cut and reached its trace after it was
+	 * counted as steady once; it is placed by its time now */
+	dt_json_ku(j, "misplaced_ns", 0);
 	dt_json_ku(j, "steady_ns", u->steady_ns);
 	dt_json_close(j, -1);
 }
