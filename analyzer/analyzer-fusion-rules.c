@@ -68,7 +68,8 @@ static void add_step(struct chain *c, const struct node *n,
 	struct dt_fz_step *s = &c->steps[c->n];
 	memset(s, 0, sizeof(*s));
 	c->nodes[c->n++] = n;
-	s->cudnn = (n->op && n->op->lib == DT_LIB_CUDNN) || n->cls == K_CUDNN;
+	/* a library call's kernels are cuDNN's only when its op says so */
+	s->cudnn = n->op ? n->op->lib == DT_LIB_CUDNN : n->cls == K_CUDNN;
 	if (!what && n->op && n->op->kind == DT_KIND_POINTWISE &&
 	    n->op->one_call)
 		what = dt_api_short(n->op->api); /* AddTensor */

@@ -655,7 +655,7 @@ struct msg_op {
 	int64_t dtype;
 	enum dt_op_kind kind;
 	uint32_t kernels, plan, n_ptrs;
-	const char *api, *desc, *brief, *problem;
+	const char *api, *desc, *brief, *problem, *library;
 	const struct dt_op_tensor *tensors;
 	uint32_t n_tensors;
 	bool has_recipe;
@@ -689,6 +689,7 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 			.desc = m->desc,
 			.brief = m->brief,
 			.problem = m->problem,
+			.library = m->library,
 			.tensors = m->tensors,
 			.n_tensors = m->n_tensors,
 			.recipe = m->has_recipe ? &m->recipe : NULL,
@@ -769,6 +770,7 @@ static void on_op(void *arg, const struct dt_op *op)
 		.desc = op->desc,
 		.brief = op->brief,
 		.problem = op->problem,
+		.library = op->library,
 		.tensors = op->tensors,
 		.n_tensors = op->n_tensors,
 		.has_recipe = op->recipe != NULL,

@@ -151,6 +151,8 @@ def main():
               ["cuBLASLt matmul with CUBLASLT_EPILOGUE_GELU_BIAS"],
               "fusion: the bias epilogue and GELU after it, got %s" %
               [o["cover"] for o in opps])
+        check(not any(s["cudnn"] for o in opps for s in o["steps"]),
+              "fusion: no step of cuBLAS's or PyTorch's called cuDNN's")
 
         # a problem under 1% of the libraries' GPU time is no finding
         rc, out = run(dnntrace, "report", t)
