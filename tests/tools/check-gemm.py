@@ -180,6 +180,7 @@ def main():
         check_exports(dnntrace, d, t)
         check_static(dnntrace, synth, listing, d, t)
         check_nested(dnntrace, synth, listing, d)
+        check_prologue(dnntrace, synth, listing, d)
     return 1 if failures else 0
 
 
@@ -238,6 +239,64 @@ def check_nested(dnntrace, synth, listing, d):
     check(len(ex) == 2 and ex[-1]["gpu_ns"] == 250000,
           "nested: the outer GemmEx holds the kernel (%s)" %
           [(o["seq"], o["gpu_ns"]) for o in ex])
+
+
+def check_prologue(dnntrace, synth, listing, d):
+    """Ops whose output a product reads as A or B: a chain that ends at
+    the GEMM, priced with the GEMM's own input (its write and read back
+    per step), the cuDNN graph that fuses it named, cuBLASLt's lack of a
+    prologue said; a layer norm and an FP64 input blocked, with why."""
+    os.mkdir(d + "/prologue")
+    rc, out = run(synth, listing, d + "/prologue", "--scenario", "gemm",
+                  "--steps", "3", "--variant", "prologue")
+    check(rc == 0, "synth-trace --variant prologue: " + out)
+    rc, out = run(dnntrace, "fusion", "--format", "json",
+                  d + "/prologue/gemm.dnnt")
+    opps = json.loads(out)["fusion"]["opportunities"] if rc == 0 else []
+    got = {o["steps"][-1]["detail"].split(" ")[0]: o for o in opps
+           if o["steps"][-1]["what"] == "matrix multiply"}
+    # api: (steps before the GEMM, its input, bytes saved and added,
+    #       status, what the cover or the block says)
+    want = {
+        # SiLU and a multiply of B, 1024 x 4096 FP32: two intermediates
+        # written and read back; the multiply's other operand read
+        "cublasSgemm_v2": (["SiLU", "multiply"], 2 * 2 * 4096 * 1024 * 4,
+                           4096 * 1024 * 4, "fusable", "ops on B ->"),
+        # a cast of B, 1024 x 1024 BF16
+        "cublasGemmEx": (["copy/cast"], 2 * 1024 * 1024 * 2, 0, "fusable",
+                         "mixed-input-precision"),
+        # a layer norm of B, 1024 x 512 BF16: no pointwise op
+        "cublasLtMatmul": (["layer norm"], 2 * 1024 * 512 * 2, 0,
+                           "blocked", "pointwise ops only"),
+        # an add of A or B (both 64 x 64) in FP64
+        "cublasDgemm_v2": (["residual add"], 2 * 64 * 64 * 8, 64 * 64 * 8,
+                           "blocked", "not DOUBLE"),
+    }
+    for api, (steps, saved, added, status, says) in want.items():
+        o = got.get(api)
+        check(o is not None, "prologue: a chain ending at %s, got %s" %
+              (api, sorted(got)))
+        if not o:
+            continue
+        check([s["what"] for s in o["steps"][:-1]] == steps and
+              all(s["removed"] for s in o["steps"][:-1]) and
+              not o["steps"][-1]["removed"],
+              "prologue %s: steps %s removed, the GEMM kept" % (api, steps))
+        check((o["bytes_saved"], o["bytes_added"]) == (saved, added),
+              "prologue %s: %d bytes saved, %d added; got %d, %d" %
+              (api, saved, added, o["bytes_saved"], o["bytes_added"]))
+        check(o["status"] == status and
+              says in (o["blocked_by"] or o["cover"]),
+              "prologue %s: %s, '%s'; got %s: %s" %
+              (api, status, says, o["status"],
+               o["blocked_by"] or o["cover"]))
+        check("cuBLASLt has no prologue" in (o["note"] or ""),
+              "prologue %s: cuBLASLt's limit in the note" % api)
+        check(not o["steps"][-1]["cudnn"],
+              "prologue %s: the GEMM not called cuDNN's" % api)
+    # the ReLU of another size feeds no product
+    check(not any(s["what"] == "ReLU" for o in opps for s in o["steps"]),
+          "prologue: the ReLU no product reads in no chain")
 
 
 def check_static(dnntrace, synth, listing, d, t):

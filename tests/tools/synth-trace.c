@@ -1887,6 +1887,19 @@ static uint32_t load_library(const char *file)
 #define K_TRSM        "trsm_left_kernel_double_64x64"
 #define K_SYRK        "syrk_kernel_double_64x64"
 
+#define K_CAST_BF16                                                      \
+	"_ZN2at6native29vectorized_elementwise_kernelILi8EZNS0_24bfloat16_" \
+	"copy_kernel_cudaERNS_18TensorIteratorBaseEEUlfE_St5arrayIPcLm2EEE" \
+	"EviT0_T1_"
+#define K_MUL_F32                                                          \
+	"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13BinaryFunct" \
+	"orIfffNS0_15binary_internal10MulFunctorIfEEEESt5arrayIPcLm3EEEEviT" \
+	"0_T1_"
+#define K_LAYER_NORM                                                         \
+	"_ZN2at6native53_GLOBAL__N__cd3a9e2c_20_layer_norm_kernel_cu_3b9d6a1d" \
+	"28vectorized_layer_norm_kernelIN3c108BFloat16EfLb0EEEviT0_PKT_S8_S8_" \
+	"PS5_S9_S9_"
+
 /* cuBLASLt's descriptor attributes and layout attributes set by the
  * scenario (cublasLt.h's values). */
 enum { LT_TRANSA = 3, LT_EPILOGUE = 7, LT_BIAS_POINTER = 8,
@@ -1942,6 +1955,50 @@ static void lt_algo_query(struct gen *g, const uint8_t algo[64])
 	g->call_flags = 0;
 }
 
+/* The gemm scenario's variant `prologue`: each step, PyTorch's kernels
+ * write what a product then reads as A or B: SiLU and a multiply (a gated
+ * unit) of Sgemm's B (1024 x 4096), a cast to BF16 of GemmEx's B
+ * (1024 x 1024), a layer norm of the cuBLASLt matmul's B (1024 x 512), an
+ * FP64 add of the small Dgemm's A or B (64 x 64, both); and between them
+ * a ReLU no product reads, of another size. */
+static void write_prologue(struct gen *g, uint64_t h, uint64_t lt,
+			   uint64_t desc, const uint64_t l[4],
+			   const uint8_t algo[64], int steps)
+{
+	uint64_t pa = 0x7e0000000000, pb = 0x7e0010000000,
+		 pc = 0x7e0020000000, pe = 0x7e0040000000;
+
+	for (int i = 0; i < steps; i++) {
+		launch(g, 0, K_SILU, 24000, 4096 * 1024 / 512, 128);
+		launch(g, 0, K_MUL_F32, 36000, 4096 * 1024 / 512, 128);
+		uint64_t seq = CALL(g, "cublasSgemm_v2", 6000, U(h), U(0),
+				    U(0), U(1024), U(4096), U(1024), M(1.0),
+				    U(pa), U(1024), U(pb), U(1024), M(0.0),
+				    U(pc), U(1024));
+		launch(g, seq, K_CUBLAS_TF32, 150000, 64, 256);
+		launch(g, 0, kname(K_CLAMP, "N3c108BFloat16E"), 2000, 100,
+		       128);
+		launch(g, 0, K_CAST_BF16, 3000, 1024 * 1024 / 1024, 128);
+		seq = CALL(g, "cublasGemmEx", 7000, U(h), U(1), U(0), U(4096),
+			   U(1024), U(1024), MV(1.0), U(pa), U(14), U(1024),
+			   U(pb), U(14), U(1024), MV(0.0), U(pc), U(14),
+			   U(4096), U(68), U((uint64_t)-1));
+		launch(g, seq, K_NVJET_TN, 60000, 132, 384);
+		launch(g, 0, K_LAYER_NORM, 5000, 512, 32);
+		seq = CALL(g, "cublasLtMatmul", 9000, U(lt), U(desc), MV(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(h),
+			   U(4u << 20), U(0x77));
+		kernel(g, seq, K_NVJET_GELU, 24000);
+		launch(g, 0, kname(K_ADDV, "d"), 2000, 4, 128);
+		seq = CALL(g, "cublasDgemm_v2", 3000, U(h), U(0), U(0), U(64),
+			   U(64), U(64), MD(1.0), U(pa), U(64), U(pb), U(64),
+			   MD(0.0), U(pc), U(64));
+		kernel(g, seq, K_CUBLAS_F64, 3000);
+		g->t = g->gpu + 20000;
+	}
+}
+
 /* The gemm scenario (OUT_DIR/gemm.dnnt): a process on an H100 making
  * its products through cuBLAS and cuBLASLt. Each step runs an FP32 GEMM
  * on a handle allowed TF32 and PyTorch's SiLU on its output (which no
@@ -1959,7 +2016,8 @@ static void lt_algo_query(struct gen *g, const uint8_t algo[64])
  * and makes the GemmEx 20% slower; the variant `huge` is one product of
  * shapes no GPU holds (2^40 each way); the variant `static` is the program
  * with cuBLAS linked into it: its kernels run, no cuBLAS library is
- * loaded and none of its calls is recorded. */
+ * loaded and none of its calls is recorded; the variant `prologue`,
+ * write_prologue()'s. */
 static void write_gemm(const char *dir, int steps, int threads)
 {
 	(void)threads;
@@ -2063,6 +2121,11 @@ static void write_gemm(const char *dir, int steps, int threads)
 	lt_set(&g, bdesc, LT_EPILOGUE, 4, 4);
 	lt_set(&g, bdesc, LT_BIAS_DATA_TYPE, 14, 4);
 
+	if (!strcmp(variant, "prologue")) {
+		write_prologue(&g, h, lt, desc, l, algo, steps);
+		scenario_end(&g);
+		return;
+	}
 	uint64_t pa = 0x7e0000000000, pb = 0x7e0010000000,
 		 pc = 0x7e0020000000, pd = 0x7e0030000000,
 		 pe = 0x7e0040000000;
@@ -2186,7 +2249,7 @@ static const struct scenario {
 	{ "extreme", "", write_extreme },
 	{ "ranges", " [--steps N]", write_ranges },
 	{ "libraries", " [--steps N]", write_libraries },
-	{ "gemm", " [--steps N] [--variant changed|huge|static|nested]", write_gemm },
+	{ "gemm", " [--steps N] [--variant changed|huge|static|nested|prologue]", write_gemm },
 	{ "startup", " [--steps N]", write_startup },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
