@@ -42,6 +42,20 @@ const struct dt_decoder *dt_decoder_find(const char *library)
 	return NULL;
 }
 
+int64_t dt_scalar_dtype(const char *api, const struct dt_arg *args, int n,
+			int i)
+{
+	for (size_t k = 0; api && dt_decoders[k]; k++) {
+		int64_t t = dt_decoders[k]->scalar_dtype
+				    ? dt_decoders[k]->scalar_dtype(api, args,
+								   n, i)
+				    : -1;
+		if (t >= 0)
+			return t;
+	}
+	return -1;
+}
+
 const char *dt_library_display(const char *library)
 {
 	const struct library *l = library_of(library);

@@ -181,6 +181,7 @@ def main():
         check_static(dnntrace, synth, listing, d, t)
         check_nested(dnntrace, synth, listing, d)
         check_prologue(dnntrace, synth, listing, d)
+        check_scalars(dnntrace, synth, listing, d)
     return 1 if failures else 0
 
 
@@ -239,6 +240,26 @@ def check_nested(dnntrace, synth, listing, d):
     check(len(ex) == 2 and ex[-1]["gpu_ns"] == 250000,
           "nested: the outer GemmEx holds the kernel (%s)" %
           [(o["seq"], o["gpu_ns"]) for o in ex])
+
+
+def check_scalars(dnntrace, synth, listing, d):
+    """dump prints alpha and beta in the type the call gives them: FP16
+    under a GemmEx computing in FP16 though 16 bytes were read, FP32 under
+    one computing in FP32, a __half, a complex with both parts."""
+    os.mkdir(d + "/scalars")
+    rc, out = run(synth, listing, d + "/scalars", "--scenario", "gemm",
+                  "--steps", "1", "--variant", "scalars")
+    check(rc == 0, "synth-trace --variant scalars: " + out)
+    rc, out = run(dnntrace, "dump", d + "/scalars/gemm.dnnt")
+    calls = [ln for ln in out.splitlines()
+             if re.search(r"cublas(GemmEx|Hgemm|Cgemm_v2)\(", ln)]
+    want = [("alpha=1.5,", "beta=0.25,"), ("alpha=0.75,", "beta=0,"),
+            ("alpha=1.5,", "beta=0.25,"), ("alpha=1+2i,", "beta=0.5-1i,")]
+    check(len(calls) == len(want), "scalars: %d calls dumped, got %d" %
+          (len(want), len(calls)))
+    for ln, (alpha, beta) in zip(calls, want):
+        check(alpha in ln and beta in ln, "scalars: %s %s in %s" %
+              (alpha, beta, ln))
 
 
 def check_prologue(dnntrace, synth, listing, d):

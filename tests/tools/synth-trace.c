@@ -245,6 +245,8 @@ static size_t encode(uint8_t *buf, size_t cap, const char *sig,
 				float f = (float)v[i].f;
 				memcpy(b, &f, 4);
 			}
+			if (v[i].data) /* the bytes as read */
+				memcpy(b, v[i].data, k < 16 ? k : 16);
 			memcpy(buf + len, &v[i].u, 8);
 			memcpy(buf + len + 8, &mode, 4);
 			memcpy(buf + len + 12, &k, 4);
@@ -1867,6 +1869,8 @@ static uint32_t load_library(const char *file)
 #define M(v)   ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 4 })
 #define MD(v)  ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 8 })
 #define MV(v)  ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 16 })
+/* the same as the bytes read there (n of them, up to 16) */
+#define MB(p, len) ((struct val){ .u = 0x7ffd00001000, .data = (p), .n = (len) })
 
 #define K_CUBLAS_TF32                                                     \
 	"sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_"       \
@@ -1999,6 +2003,40 @@ static void write_prologue(struct gen *g, uint64_t h, uint64_t lt,
 	}
 }
 
+/* The gemm scenario's variant `scalars`: alpha and beta as the shim reads
+ * them, each in its call's scale type: FP16 under a GemmEx computing in
+ * FP16 (16 bytes read behind a void pointer, the half first), FP32 under
+ * one computing in FP32, a __half of cublasHgemm's (2 bytes), a
+ * cuComplex of cublasCgemm's (8 bytes). */
+static void write_scalars(struct gen *g, uint64_t h)
+{
+	/* 1.5 and 0.25 as halves, then what lay after them in memory */
+	static const uint8_t alpha[16] = { 0x00, 0x3e, 0x00, 0x34, 0x11, 0x22,
+					   0x33, 0x44 },
+			     beta[16] = { 0x00, 0x34, 0x00, 0x3e, 0x55, 0x66 };
+	static const float calpha[2] = { 1, 2 }, cbeta[2] = { 0.5f, -1 };
+	uint64_t pa = 0x7e0000000000, pb = 0x7e0010000000,
+		 pc = 0x7e0020000000;
+
+	uint64_t seq = CALL(g, "cublasGemmEx", 7000, U(h), U(0), U(0), U(512),
+			    U(512), U(512), MB(alpha, 16), U(pa), U(2),
+			    U(512), U(pb), U(2), U(512), MB(beta, 16), U(pc),
+			    U(2), U(512), U(64), U((uint64_t)-1));
+	kernel(g, seq, K_CUBLAS_F16, 10000);
+	seq = CALL(g, "cublasGemmEx", 7000, U(h), U(0), U(0), U(512), U(512),
+		   U(512), MV(0.75), U(pa), U(2), U(512), U(pb), U(2), U(512),
+		   MV(0.0), U(pc), U(2), U(512), U(68), U((uint64_t)-1));
+	kernel(g, seq, K_CUBLAS_F16, 10000);
+	seq = CALL(g, "cublasHgemm", 7000, U(h), U(0), U(0), U(512), U(512),
+		   U(512), MB(alpha, 2), U(pa), U(512), U(pb), U(512),
+		   MB(beta, 2), U(pc), U(512));
+	kernel(g, seq, K_CUBLAS_F16, 10000);
+	seq = CALL(g, "cublasCgemm_v2", 7000, U(h), U(0), U(0), U(64), U(64),
+		   U(64), MB(calpha, 8), U(pa), U(64), U(pb), U(64),
+		   MB(cbeta, 8), U(pc), U(64));
+	kernel(g, seq, K_CUBLAS_TF32, 10000);
+}
+
 /* The gemm scenario (OUT_DIR/gemm.dnnt): a process on an H100 making
  * its products through cuBLAS and cuBLASLt. Each step runs an FP32 GEMM
  * on a handle allowed TF32 and PyTorch's SiLU on its output (which no
@@ -2016,8 +2054,8 @@ static void write_prologue(struct gen *g, uint64_t h, uint64_t lt,
  * and makes the GemmEx 20% slower; the variant `huge` is one product of
  * shapes no GPU holds (2^40 each way); the variant `static` is the program
  * with cuBLAS linked into it: its kernels run, no cuBLAS library is
- * loaded and none of its calls is recorded; the variant `prologue`,
- * write_prologue()'s. */
+ * loaded and none of its calls is recorded; the variants `prologue` and
+ * `scalars`, write_prologue()'s and write_scalars()'s. */
 static void write_gemm(const char *dir, int steps, int threads)
 {
 	(void)threads;
@@ -2121,6 +2159,11 @@ static void write_gemm(const char *dir, int steps, int threads)
 	lt_set(&g, bdesc, LT_EPILOGUE, 4, 4);
 	lt_set(&g, bdesc, LT_BIAS_DATA_TYPE, 14, 4);
 
+	if (!strcmp(variant, "scalars")) {
+		write_scalars(&g, h);
+		scenario_end(&g);
+		return;
+	}
 	if (!strcmp(variant, "prologue")) {
 		write_prologue(&g, h, lt, desc, l, algo, steps);
 		scenario_end(&g);
@@ -2249,7 +2292,7 @@ static const struct scenario {
 	{ "extreme", "", write_extreme },
 	{ "ranges", " [--steps N]", write_ranges },
 	{ "libraries", " [--steps N]", write_libraries },
-	{ "gemm", " [--steps N] [--variant changed|huge|static|nested|prologue]", write_gemm },
+	{ "gemm", " [--steps N] [--variant changed|huge|static|nested|prologue|scalars]", write_gemm },
 	{ "startup", " [--steps N]", write_startup },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
