@@ -784,9 +784,9 @@ static long prev_node(const struct stream *s, long j, uint64_t e)
 
 /* The input of matmul o (0: A, 1: B) that node n writes: a cuDNN op's by
  * its pointer, a kernel's by its element count; a kernel whose count is
- * not known, or a layer norm (one row a block), writes the smaller.
- * *both: A and B are as large, and a kernel could be writing either. -1
- * when n writes neither. */
+ * not known (a layer norm: one row a block) is taken to write the
+ * smaller. *both: A and B are as large, and a kernel could be writing
+ * either. -1 when n writes neither. */
 static int operand_of(const struct opinfo *o, const struct node *n, bool *both)
 {
 	uint64_t e[2] = { tensor_elems(o->in), tensor_elems(o->in2) };
@@ -853,7 +853,10 @@ static bool try_prologue(struct dt_fusion *fz, struct stream *s, long i)
 		long k = prev_node(s, j, e);
 		const struct node *n = k >= 0 ? &s->v[k] : NULL;
 		enum pro_step st = n ? prologue_step(n) : PRO_NONE;
-		if (st == PRO_NONE || (st == PRO_NORM && nb))
+		/* the first step back must say which input it writes: by its
+		 * pointer or its size (a layer norm's is not known) */
+		if (st == PRO_NONE || (st == PRO_NORM && nb) ||
+		    (st == PRO_POINTWISE && !nb && !n->elems))
 			break;
 		if (!nb) {
 			which = operand_of(o, n, &both);
