@@ -298,6 +298,14 @@ void dt_fz_fact_text(const struct fact *f, struct dt_sbuf *checks,
 			"source's strides are not recorded)",
 			f->a);
 		return;
+	case N_NEXT_READS:
+		dt_sb_item(note, "; ",
+			   "the matmul right after it (%s) has an input as "
+			   "large: where it reads the same tensor (a backward "
+			   "pass's two products of one gradient), that tensor "
+			   "stays in memory, saving only one read",
+			   f->s);
+		return;
 	case F_PROLOGUE_OP:
 		snprintf(label, sizeof(label), "%s in a prologue", f->s);
 		snprintf(buf, sizeof(buf),
@@ -808,6 +816,16 @@ static int operand_of(const struct opinfo *o, const struct node *n, bool *both)
 	return which >= 0 && e[which] ? which : -1;
 }
 
+/* The op of the matmul right after node i on the stream (bookkeeping
+ * passed over), or NULL when the next node is none. */
+static const struct opinfo *next_matmul(const struct stream *s, long i)
+{
+	long k = next_node(s, i, 0);
+	const struct opinfo *o = k >= 0 ? s->v[k].op : NULL;
+
+	return o && o->kind == DT_KIND_MATMUL ? o : NULL;
+}
+
 /* What a prologue step is to cuDNN's g1 (mainloop) fusion: a pointwise
  * op (a kernel, or a single-op cuDNN call), or a layer norm, which ends
  * the chain going back and blocks it. */
@@ -922,6 +940,9 @@ static bool try_prologue(struct dt_fusion *fz, struct stream *s, long i)
 	}
 	if (copy)
 		fact(&c, N_COPY_LAYOUT, true, copy, 0, NULL);
+	const struct opinfo *next = next_matmul(s, i);
+	if (next && (tensor_elems(next->in) == e || tensor_elems(next->in2) == e))
+		fact(&c, N_NEXT_READS, true, 0, 0, next->api);
 	if (norm) {
 		fact(&c, F_PROLOGUE_OP, false, 0, 0, "layer norm");
 	} else {

@@ -137,6 +137,7 @@ enum fact_id {
 	N_NO_PROLOGUE,   /* a GEMM outside cuDNN: cuBLASLt has no prologue */
 	F_PROLOGUE_OP,   /* s: a step cuDNN's g1 fusion does not take */
 	N_COPY_LAYOUT,   /* a: the step that copies without casting */
+	N_NEXT_READS,    /* s: the next matmul, with an input as large */
 };
 
 struct fact {

@@ -315,6 +315,11 @@ def check_prologue(dnntrace, synth, listing, d):
               "prologue %s: cuBLASLt's limit in the note" % api)
         check(not o["steps"][-1]["cudnn"],
               "prologue %s: the GEMM not called cuDNN's" % api)
+        # the second Dgemm right after the first may read the same input
+        check(("right after it (cublasDgemm_v2)" in (o["note"] or "")) ==
+              (api == "cublasDgemm_v2"),
+              "prologue %s: the matmul right after it noted only for the "
+              "Dgemm" % api)
     # the ReLU of another size feeds no product
     check(not any(s["what"] == "ReLU" for o in opps for s in o["steps"]),
           "prologue: the ReLU no product reads in no chain")

@@ -1984,8 +1984,9 @@ static void lt_algo_query(struct gen *g, const uint8_t algo[64])
  * write what a product then reads as A or B: SiLU and a multiply (a gated
  * unit) of Sgemm's B (1024 x 4096), a cast to BF16 of GemmEx's B
  * (1024 x 1024), a layer norm of the cuBLASLt matmul's B (1024 x 512), an
- * FP64 add of the small Dgemm's A or B (64 x 64, both); and between them
- * a ReLU no product reads, of another size. */
+ * FP64 add of the small Dgemm's A or B (64 x 64, both), a second Dgemm
+ * right after it; and between them a ReLU no product reads, of another
+ * size. */
 static void write_prologue(struct gen *g, uint64_t h, uint64_t lt,
 			   uint64_t desc, const uint64_t l[4],
 			   const uint8_t algo[64], int steps)
@@ -2016,10 +2017,12 @@ static void write_prologue(struct gen *g, uint64_t h, uint64_t lt,
 			   U(4u << 20), U(0x77));
 		kernel(g, seq, K_NVJET_GELU, 24000);
 		launch(g, 0, kname(K_ADDV, "d"), 2000, 4, 128);
-		seq = CALL(g, "cublasDgemm_v2", 3000, U(h), U(0), U(0), U(64),
-			   U(64), U(64), MD(1.0), U(pa), U(64), U(pb), U(64),
-			   MD(0.0), U(pc), U(64));
-		kernel(g, seq, K_CUBLAS_F64, 3000);
+		for (int k = 0; k < 2; k++) {
+			seq = CALL(g, "cublasDgemm_v2", 3000, U(h), U(k),
+				   U(0), U(64), U(64), U(64), MD(1.0), U(pa),
+				   U(64), U(pb), U(64), MD(0.0), U(pc), U(64));
+			kernel(g, seq, K_CUBLAS_F64, 3000);
+		}
 		g->t = g->gpu + 20000;
 	}
 }
