@@ -46,10 +46,9 @@ int64_t dt_scalar_dtype(const char *api, const struct dt_arg *args, int n,
 			int i)
 {
 	for (size_t k = 0; api && dt_decoders[k]; k++) {
-		int64_t t = dt_decoders[k]->scalar_dtype
-				    ? dt_decoders[k]->scalar_dtype(api, args,
-								   n, i)
-				    : -1;
+		const struct dt_decoder *d = dt_decoders[k];
+		int64_t t =
+			d->scalar_dtype ? d->scalar_dtype(api, args, n, i) : -1;
 		if (t >= 0)
 			return t;
 	}

@@ -941,7 +941,8 @@ static bool try_prologue(struct dt_fusion *fz, struct stream *s, long i)
 	if (copy)
 		fact(&c, N_COPY_LAYOUT, true, copy, 0, NULL);
 	const struct opinfo *next = next_matmul(s, i);
-	if (next && (tensor_elems(next->in) == e || tensor_elems(next->in2) == e))
+	if (next &&
+	    (tensor_elems(next->in) == e || tensor_elems(next->in2) == e))
 		fact(&c, N_NEXT_READS, true, 0, 0, next->api);
 	if (norm) {
 		fact(&c, F_PROLOGUE_OP, false, 0, 0, "layer norm");
