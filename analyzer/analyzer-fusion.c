@@ -522,6 +522,7 @@ static void recipe_facts(struct opinfo *o, const struct dt_op *op)
 	o->graph_ops = r && r->n_nodes ? r->n_nodes : 1;
 	o->one_call = r && !op->plan;
 	o->lib = (uint8_t)dt_lib_of_library(op->library);
+	o->library = op->library;
 	for (uint32_t i = 0; r && i < r->n_nodes; i++) {
 		const char *name = r->nodes[i].name;
 		o->training |= r->nodes[i].training;
@@ -930,6 +931,8 @@ static void own_steps(struct dt_fz_opp *o, const struct chain *c)
 		if (n->op) {
 			s->detail =
 				dt_xasprintf("%s %s", n->op->api, n->op->brief);
+			s->library =
+				dt_xstrdup(dt_library_display(n->op->library));
 		} else {
 			s->detail = kernel_detail(n->kc);
 			s->kernel = dt_xstrdup(name_of(n));
@@ -1121,6 +1124,7 @@ void dt_fusion_free(struct dt_fusion *fz)
 			free(o->steps[m].what);
 			free(o->steps[m].detail);
 			free(o->steps[m].kernel);
+			free(o->steps[m].library);
 		}
 	}
 	free(fz->opps);

@@ -57,6 +57,7 @@ struct opinfo {
 	bool strided;  /* a convolution with a stride other than 1 */
 	bool one_call; /* one call's work, not a graph's */
 	uint8_t lib;   /* enum dt_lib of its library */
+	const char *library; /* its library's name ("cublas"), the model's */
 	uint8_t epi;   /* a GEMM's epilogue (EPI_*), from its recipe */
 	const struct dt_tensor *out, *in; /* its shape's */
 	const struct dt_tensor *in2;      /* a matmul's B, its shape's */

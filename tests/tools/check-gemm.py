@@ -320,6 +320,13 @@ def check_prologue(dnntrace, synth, listing, d):
               (api == "cublasDgemm_v2"),
               "prologue %s: the matmul right after it noted only for the "
               "Dgemm" % api)
+    # the HTML report's chains name the library each GEMM ran in
+    rc, out = run(dnntrace, "report", "--format", "html",
+                  d + "/prologue/gemm.dnnt")
+    boxes = re.findall(r'class="mute">([^<,]*), \d+ kernels?<', out)
+    check({"cuBLAS", "cuBLASLt"} <= set(boxes) and "cuDNN" not in boxes,
+          "prologue: the HTML chains' GEMMs by library, got %s" %
+          sorted(set(boxes)))
     # the ReLU of another size feeds no product
     check(not any(s["what"] == "ReLU" for o in opps for s in o["steps"]),
           "prologue: the ReLU no product reads in no chain")
