@@ -846,6 +846,100 @@ static enum pro_step prologue_step(const struct node *n)
 					     : PRO_NONE;
 }
 
+/* The steps before a matmul that wrote its input, nearest first: each
+ * one's link to the step after it, which input they end at, its elements
+ * and type. */
+struct prologue {
+	const struct node *back[DT_FZ_STEPS - 1];
+	enum dt_fz_link links[DT_FZ_STEPS - 1];
+	int n;
+	int which; /* 0: A, 1: B */
+	bool both; /* A and B are as large: either */
+	bool norm; /* its first step is a layer norm */
+	uint64_t e;
+	int64_t dt;
+};
+
+/* Go back from matmul node i over the steps that wrote its input; false
+ * when none did. */
+static bool prologue_walk(const struct stream *s, long i, struct prologue *p)
+{
+	const struct opinfo *o = s->v[i].op;
+
+	*p = (struct prologue){ .which = -1, .dt = -1 };
+	for (long j = i; p->n < DT_FZ_STEPS - 1 && !p->norm;) {
+		long k = prev_node(s, j, p->e);
+		const struct node *n = k >= 0 ? &s->v[k] : NULL;
+		enum pro_step st = n ? prologue_step(n) : PRO_NONE;
+		/* the first step back must say which input it writes: by its
+		 * pointer or its size (a layer norm's is not known) */
+		if (st == PRO_NONE || (st == PRO_NORM && p->n) ||
+		    (st == PRO_POINTWISE && !p->n && !n->elems))
+			break;
+		if (!p->n) {
+			p->which = operand_of(o, n, &p->both);
+			if (p->which < 0)
+				break;
+			const struct dt_tensor *t = p->which ? o->in2 : o->in;
+			p->e = tensor_elems(t);
+			p->dt = t->dtype;
+		} else if (st == PRO_CUDNN
+				   ? !reads(p->back[p->n - 1]->op,
+					    n->op->out_ptr)
+				   : n->elems && !same_size(n, p->e, 0)) {
+			break;
+		}
+		p->links[p->n] = st == PRO_CUDNN ? DT_LINK_POINTER
+				 : st == PRO_POINTWISE && n->elems
+					 ? DT_LINK_SIZE
+					 : DT_LINK_ORDER;
+		p->norm = st == PRO_NORM;
+		p->back[p->n++] = n;
+		j = k;
+	}
+	return p->n > 0;
+}
+
+/* The fix for a prologue's chain, its notes and the limits checked. */
+static void prologue_words(struct dt_fusion *fz, const struct stream *s, long i,
+			   const struct prologue *p, struct chain *c, bool cast,
+			   int copy, char *cover, size_t size)
+{
+	static const char *const names[2][2] = { { "A", "B" },
+						 { "A or B", "A or B" } };
+	const struct node *mm = &s->v[i];
+	const struct opinfo *o = mm->op, *next = next_matmul(s, i);
+
+	c->pattern =
+		p->norm ? "layer norm + matmul" : "pointwise prologue + matmul";
+	if (p->norm) {
+		c->cover = "none: a normalization is no pointwise op";
+	} else {
+		snprintf(cover, size,
+			 "cuDNN graph pointwise ops on %s -> Matmul (generic "
+			 "runtime fusion, g1 mainloop fusion%s)",
+			 names[p->both][p->which],
+			 cast ? "; a mixed-input-precision matmul" : "");
+		c->cover = cover;
+	}
+	if (o->lib != DT_LIB_CUDNN) {
+		fact(c, N_GEMM, true, 0, 0, o->api);
+		fact(c, N_NO_PROLOGUE, true, 0, 0, NULL);
+	}
+	if (copy)
+		fact(c, N_COPY_LAYOUT, true, copy, 0, NULL);
+	if (next &&
+	    (tensor_elems(next->in) == p->e || tensor_elems(next->in2) == p->e))
+		fact(c, N_NEXT_READS, true, 0, 0, next->api);
+	if (p->norm) {
+		fact(c, F_PROLOGUE_OP, false, 0, 0, "layer norm");
+	} else {
+		check_dtype(c, p->dt);
+		check_cc(c, dt_fz_cc_of(fz, mm->device), 80, 0,
+			 "cuDNN's g1 (mainloop) fusion");
+	}
+}
+
 /* Pointwise ops whose output a matmul reads as A or B (a cuBLAS or
  * cuBLASLt call's op, or cuDNN's): one cuDNN graph with those ops in its
  * g1 (mainloop) fusion, on that input; a cast there makes it a
@@ -855,102 +949,37 @@ static enum pro_step prologue_step(const struct node *n)
 static bool try_prologue(struct dt_fusion *fz, struct stream *s, long i)
 {
 	const struct node *mm = &s->v[i];
-	const struct opinfo *o = mm->op;
-	const struct node *back[DT_FZ_STEPS - 1];
-	enum dt_fz_link links[DT_FZ_STEPS - 1]; /* each one's to the next */
-	static const char *const names[2][2] = { { "A", "B" },
-						 { "A or B", "A or B" } };
-	int nb = 0, which = -1;
-	bool both = false, norm = false, cast = false;
+	struct prologue p;
+	struct chain c;
+	bool cast = false;
 	int copy = 0; /* the step that copies without a cast */
-	uint64_t e = 0;
-	int64_t dt = -1;
 	char cover[200];
 
-	for (long j = i; nb < DT_FZ_STEPS - 1 && !norm;) {
-		long k = prev_node(s, j, e);
-		const struct node *n = k >= 0 ? &s->v[k] : NULL;
-		enum pro_step st = n ? prologue_step(n) : PRO_NONE;
-		/* the first step back must say which input it writes: by its
-		 * pointer or its size (a layer norm's is not known) */
-		if (st == PRO_NONE || (st == PRO_NORM && nb) ||
-		    (st == PRO_POINTWISE && !nb && !n->elems))
-			break;
-		if (!nb) {
-			which = operand_of(o, n, &both);
-			if (which < 0)
-				break;
-			const struct dt_tensor *t = which ? o->in2 : o->in;
-			e = tensor_elems(t);
-			dt = t->dtype;
-		} else if (st == PRO_CUDNN
-				   ? !reads(back[nb - 1]->op, n->op->out_ptr)
-				   : n->elems && !same_size(n, e, 0)) {
-			break;
-		}
-		links[nb] = st == PRO_CUDNN		? DT_LINK_POINTER
-			    : st == PRO_POINTWISE && n->elems ? DT_LINK_SIZE
-							      : DT_LINK_ORDER;
-		norm = st == PRO_NORM;
-		back[nb++] = n;
-		j = k;
-	}
-	if (!nb)
+	if (!prologue_walk(s, i, &p))
 		return false;
-
-	struct chain c;
 	chain_init(&c, mm->device);
-	for (int m = nb - 1; m >= 0; m--) {
-		const struct node *n = back[m];
+	for (int m = p.n - 1; m >= 0; m--) {
+		const struct node *n = p.back[m];
 		/* what feeds the matmul is its input; before that, what the
 		 * kernel's name says */
-		uint64_t se = n->op ? tensor_elems(n->op->out) : e;
+		uint64_t se = n->op ? tensor_elems(n->op->out) : p.e;
 		int64_t sdt = n->op		      ? n->op->out->dtype
 			      : m && n->dtype >= 0 ? n->dtype
-						   : dt;
+						   : p.dt;
 		/* PyTorch's same-type copy (a layout's, .contiguous()) */
 		if (n->cls == DT_KOP_COPY && strstr(name_of(n), "direct_copy"))
-			copy = nb - m;
+			copy = p.n - m;
 		else
 			cast |= n->cls == DT_KOP_COPY;
-		add_step(&c, n, m + 1 < nb ? links[m + 1] : DT_LINK_NONE, se,
+		add_step(&c, n, m + 1 < p.n ? p.links[m + 1] : DT_LINK_NONE, se,
 			 sdt, true, n->op ? NULL : pw_what(n));
 		c.bytes_saved += 2 * se * dsize(sdt);
 		if (!n->op && second_operand(n))
 			c.bytes_added += se * dsize(sdt);
 	}
-	add_step(&c, mm, links[0], tensor_elems(o->out), o->out->dtype, false,
-		 NULL);
-
-	const char *on = names[both][which];
-	c.pattern = "pointwise prologue + matmul";
-	if (norm) {
-		c.pattern = "layer norm + matmul";
-		c.cover = "none: a normalization is no pointwise op";
-	} else {
-		snprintf(cover, sizeof(cover),
-			 "cuDNN graph pointwise ops on %s -> Matmul (generic "
-			 "runtime fusion, g1 mainloop fusion%s)",
-			 on, cast ? "; a mixed-input-precision matmul" : "");
-		c.cover = cover;
-	}
-	if (o->lib != DT_LIB_CUDNN) {
-		fact(&c, N_GEMM, true, 0, 0, o->api);
-		fact(&c, N_NO_PROLOGUE, true, 0, 0, NULL);
-	}
-	if (copy)
-		fact(&c, N_COPY_LAYOUT, true, copy, 0, NULL);
-	const struct opinfo *next = next_matmul(s, i);
-	if (next &&
-	    (tensor_elems(next->in) == e || tensor_elems(next->in2) == e))
-		fact(&c, N_NEXT_READS, true, 0, 0, next->api);
-	if (norm) {
-		fact(&c, F_PROLOGUE_OP, false, 0, 0, "layer norm");
-	} else {
-		check_dtype(&c, dt);
-		check_cc(&c, dt_fz_cc_of(fz, mm->device), 80, 0,
-			 "cuDNN's g1 (mainloop) fusion");
-	}
+	add_step(&c, mm, p.links[0], tensor_elems(mm->op->out),
+		 mm->op->out->dtype, false, NULL);
+	prologue_words(fz, s, i, &p, &c, cast, copy, cover, sizeof(cover));
 	dt_fz_record(fz, &c);
 	return true;
 }
