@@ -7,11 +7,7 @@
 # usage: test-cublas-static.sh DNNTRACE GPU_CUBLAS_STATIC
 set -u
 dnntrace=$1 prog=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-"$prog" >/dev/null 2>&1
-[ $? = 77 ] && { echo "no GPU: skipped"; exit 77; }
-fail=0
+. "$(dirname "$0")/gpu-test-lib.sh"
 bad() { echo "FAIL: $*"; fail=1; }
 
 "$dnntrace" record -q -o "$tmp/t.dnnt" -- "$prog" >"$tmp/out" 2>&1 ||
