@@ -647,7 +647,9 @@ int graph_measure(struct gpu *g, const struct problem *p,
 		if (seen(c, *n, x->engine, x->knobs))
 			continue;
 		(*n)++;
-		measure(&b, cfgs[i], x, opts, each, ref, NULL);
+		/* the recorded engine refused: the first that runs is the
+		 * reference the others are held against */
+		measure(&b, cfgs[i], x, opts, each, ref, ref ? NULL : &ref);
 	}
 	free(ref);
 	free_built(&b);

@@ -215,7 +215,8 @@ bool results_header(FILE *f, const struct results_header *h);
 bool results_problem(FILE *f, const struct problem *p, const char *status,
 		     const char *reason, const struct cand *c, size_t n);
 /* The fastest of n candidates whose outputs agree with the recorded
- * engine's (c[0], itself when none is faster), or -1. */
+ * engine's (c[0], itself when none is faster; when it did not run, the
+ * first that did stands for it), or -1. */
 int results_best(const struct cand *c, size_t n);
 
 /* ---------------------------------------------------- replay-legacy.c */

@@ -349,7 +349,7 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 			continue;
 		(*n)++;
 		measure(&r, perf[i].algo, perf[i].math, x, opts, each, ref,
-			NULL);
+			ref ? NULL : &ref); /* as replay-graph.c's */
 	}
 	free(ref);
 	free_remade(&r);
