@@ -92,7 +92,10 @@ static void on_op(void *arg, const struct dt_op *op)
 {
 	struct reader *r = arg;
 
-	if (!op->problem || op->origin == DT_OP_CAPTURED || op->status)
+	/* set-up work (a handle made, dropout states) computes nothing:
+	 * there is no problem to build again */
+	if (!op->problem || op->origin == DT_OP_CAPTURED || op->status ||
+	    op->cost.kind == DT_KIND_SETUP)
 		return;
 	struct problem *p = find(r, op->problem);
 	if (!p)

@@ -32,6 +32,13 @@ golden replay.list "$dir/list"
 [ "$(grep -c '^ *[0-9]' "$dir/list")" = 1 ] && grep -q ' eng70 ' "$dir/list" ||
 	failed "replay --list --op 120 listed: $(cat "$dir/list")"
 
+# restored plans can be built again; the handles' set-up kernels are no
+# problem to build
+"$dnntrace" replay --list tests/data/jax-attn-restored.dnnt >"$dir/list" 2>&1 ||
+	failed "replay --list of restored plans exited $?"
+[ "$(grep -c '^ *[0-9]' "$dir/list")" = 2 ] && [ "$(grep -c 'can be rebuilt' "$dir/list")" = 2 ] ||
+	failed "replay --list of restored plans listed: $(cat "$dir/list")"
+
 # no GPU here: a sentence, exit status 3, nothing written
 if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
 	echo "a CUDA driver is installed: the refusal is not checked"
