@@ -231,4 +231,13 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 		   const struct dt_replay_opts *opts, double budget_s,
 		   struct cand *c, size_t *n, char *why, size_t whylen);
 
+/* ------------------------------------------------ replay-legacy-ops.c */
+
+/* Whether the legacy function api (not a convolution) is made again. */
+bool legacy_op_known(const char *api);
+/* legacy_measure's for those: the recorded call, the one candidate. */
+int legacy_op_measure(struct gpu *g, const struct problem *p,
+		      const struct dt_replay_opts *opts, double budget_s,
+		      struct cand *c, size_t *n, char *why, size_t whylen);
+
 #endif /* DT_REPLAY_INTERNAL_H */
