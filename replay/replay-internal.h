@@ -231,6 +231,11 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 		   const struct dt_replay_opts *opts, double budget_s,
 		   struct cand *c, size_t *n, char *why, size_t whylen);
 
+/* ------------------------------------------------------ replay-run.c */
+
+/* A monotonic clock, in seconds: budgets are wall time. */
+double replay_now_s(void);
+
 /* ------------------------------------------------ replay-legacy-ops.c */
 
 /* Whether the legacy function api (not a convolution) is made again. */

@@ -19,7 +19,7 @@
 #include "dt-replayed.h"
 #include "replay-internal.h"
 
-static double now_s(void)
+double replay_now_s(void)
 {
 	struct timespec ts;
 
@@ -167,7 +167,7 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 static int run_all(struct run *r, char *err, size_t errlen)
 {
 	size_t todo = 0, k = 0;
-	double t0 = now_s();
+	double t0 = replay_now_s();
 
 	for (size_t i = 0; i < r->ps.n; i++)
 		todo += wanted(&r->ps, i, r->o) &&
@@ -180,7 +180,7 @@ static int run_all(struct run *r, char *err, size_t errlen)
 		if (!wanted(&r->ps, i, r->o) ||
 		    done_before(r->prev, r->ps.v[i].key))
 			continue;
-		double left = r->o->budget_s - (now_s() - t0);
+		double left = r->o->budget_s - (replay_now_s() - t0);
 		if (left <= 0) {
 			if (!r->o->quiet)
 				fprintf(stderr,

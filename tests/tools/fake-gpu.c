@@ -11,8 +11,9 @@
  *
  * Environment: FAKE_GPU_NAME (the device's name, "NVIDIA H200"),
  * FAKE_FAST (the engine, or a legacy convolution's algorithm, that runs
- * in 5 us; every other takes 10 us). Every engine has one knob,
- * TILE_SIZE, from 0 to 3; at 3 it runs in 4 us.
+ * in 5 us; every other takes 10 us), FAKE_PLAN_US (the wall time a plan
+ * takes to build, 0 by default). Every engine has one knob, TILE_SIZE,
+ * from 0 to 3; at 3 it runs in 4 us.
  */
 #include <cudnn.h>
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -342,6 +344,10 @@ EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
 	    !find(x, CUDNN_ATTR_OPERATIONGRAPH_OPS))
 		return CUDNN_STATUS_BAD_PARAM;
 	if (x->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR) {
+		/* a plan takes FAKE_PLAN_US of wall time to build, as one
+		 * that compiles its kernel does */
+		if (getenv("FAKE_PLAN_US"))
+			usleep((useconds_t)atoi(getenv("FAKE_PLAN_US")));
 		struct desc *cfg =
 			ptr(x, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 0);
 		struct desc *e =

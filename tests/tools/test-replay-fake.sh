@@ -77,5 +77,12 @@ check "$dir/cold.jsonl" 'lines[0]["cold_cache"] and len(lines) == 3 and [p["repl
 # every engine, and each one's knob over its range: TILE_SIZE=3 best
 check "$dir/all.jsonl" 'lines[0]["engines"] == "all" and sum(c["source"] == "all" for c in m[0]["candidates"]) > 50'
 check "$dir/all.jsonl" 'm[0]["candidates"][m[0]["best"]].get("knobs") == "TILE_SIZE=3" and m[0]["candidates"][m[0]["best"]]["median_ns"] == 4000'
+# plans that take 50 ms each to build: --engines all stops building them
+# when the problem's budget (1 s) is spent, and says so
+start=$(date +%s)
+FAKE_PLAN_US=50000 "$dnntrace" replay -q --op 120 --engines all --budget 1 -o "$dir/slow.jsonl" "$t" ||
+	failed "--engines all with slow plans: exit status $?"
+[ $(($(date +%s) - start)) -le 5 ] || failed "--engines all with slow plans took $(($(date +%s) - start)) s for a 1 s budget"
+check "$dir/slow.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and any(c["status"] == "not timed: the problem\x27s budget was spent" for c in m[0]["candidates"])'
 "$legacy_ops" || failed "a batch normalization was not made again"
 exit $fail
