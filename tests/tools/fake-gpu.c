@@ -11,8 +11,8 @@
  *
  * Environment: FAKE_GPU_NAME (the device's name, "NVIDIA H200"),
  * FAKE_FAST (the engine, or a legacy convolution's algorithm, that runs
- * in 5 us; every other takes 10 us), FAKE_PLAN_US (the wall time a plan
- * takes to build, 0 by default). Every engine has one knob, TILE_SIZE,
+ * in 5 us; every other takes 10 us), FAKE_PLAN_US and FAKE_ENGINE_US
+ * (the wall time a plan and an engine take to finalize, 0 by default). Every engine has one knob, TILE_SIZE,
  * from 0 to 3; at 3 it runs in 4 us.
  */
 #include <cudnn.h>
@@ -343,6 +343,9 @@ EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
 	if (x->type == CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR &&
 	    !find(x, CUDNN_ATTR_OPERATIONGRAPH_OPS))
 		return CUDNN_STATUS_BAD_PARAM;
+	if (x->type == CUDNN_BACKEND_ENGINE_DESCRIPTOR &&
+	    getenv("FAKE_ENGINE_US"))
+		usleep((useconds_t)atoi(getenv("FAKE_ENGINE_US")));
 	if (x->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR) {
 		/* a plan takes FAKE_PLAN_US of wall time to build, as one
 		 * that compiles its kernel does */

@@ -84,5 +84,12 @@ FAKE_PLAN_US=50000 "$dnntrace" replay -q --op 120 --engines all --budget 1 -o "$
 	failed "--engines all with slow plans: exit status $?"
 [ $(($(date +%s) - start)) -le 5 ] || failed "--engines all with slow plans took $(($(date +%s) - start)) s for a 1 s budget"
 check "$dir/slow.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and any(c["status"] == "not timed: the problem\x27s budget was spent" for c in m[0]["candidates"])'
+# engines that take 20 ms each to finalize (72 of them, a config per knob
+# value): listing every engine's configs stops at half the budget
+start=$(date +%s)
+FAKE_ENGINE_US=20000 "$dnntrace" replay -q --op 120 --engines all --budget 1 -o "$dir/engines.jsonl" "$t" ||
+	failed "--engines all with slow engines: exit status $?"
+[ $(($(date +%s) - start)) -le 3 ] || failed "--engines all with slow engines took $(($(date +%s) - start)) s for a 1 s budget"
+check "$dir/engines.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and 1 < len(m[0]["candidates"]) < 100'
 "$legacy_ops" || failed "a batch normalization was not made again"
 exit $fail
