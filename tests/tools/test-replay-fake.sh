@@ -11,11 +11,13 @@
 # (every engine, and each knob over its range: TILE_SIZE at 3 runs in
 # 4 us).
 # A batch normalization made again from a call as the decoder keeps it
-# (test-replay-legacy-ops.c).
-# usage: test-replay-fake.sh DNNTRACE FAKE_GPU_LIBRARY SOURCE_ROOT LEGACY_OPS_TEST
+# (test-replay-legacy-ops.c); a layer normalization built as a backend
+# graph (synth-trace's norm scenario) rebuilt and measured.
+# usage: test-replay-fake.sh DNNTRACE FAKE_GPU_LIBRARY SOURCE_ROOT
+#                            LEGACY_OPS_TEST SYNTH_TRACE
 set -u
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 legacy_ops=$(abs "$4")
+dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 legacy_ops=$(abs "$4") synth=$(abs "$5")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/lib"
@@ -92,4 +94,9 @@ FAKE_ENGINE_US=20000 "$dnntrace" replay -q --op 120 --engines all --budget 1 -o 
 [ $(($(date +%s) - start)) -le 3 ] || failed "--engines all with slow engines took $(($(date +%s) - start)) s for a 1 s budget"
 check "$dir/engines.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and 1 < len(m[0]["candidates"]) < 100'
 "$legacy_ops" || failed "a batch normalization was not made again"
+# a backend normalization graph (recorded on an H100): rebuilt, its
+# engine and the heuristics' timed, the fast one (1) best
+"$synth" "$root/shim/libs/cudnn-api.txt" "$dir" --scenario norm --steps 4 || exit 2
+"$dnntrace" replay -q --any-gpu "$dir/norm.dnnt" || failed "replay of a normalization graph: exit status $?"
+check "$dir/norm.replay.jsonl" 'len(lines) == 2 and len(m) == 1 and m[0]["candidates"][0]["status"] == "ok" and m[0]["candidates"][m[0]["best"]]["engine"] == 1 and "NORM_FORWARD" in m[0]["problem"]'
 exit $fail
