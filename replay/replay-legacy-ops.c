@@ -94,6 +94,8 @@ static double double_arg(struct op *r, const char *name)
 	return a ? a->f : 0;
 }
 
+/* cuDNN's prototypes of the calls, descriptors as void * (no cuDNN header
+ * here): an activation's are a pooling's, its descriptor in its place. */
 typedef int (*pool_fwd_t)(void *, void *, const void *, void *, const void *,
 			  const void *, void *, void *);
 typedef int (*pool_bwd_t)(void *, void *, const void *, void *, const void *,
@@ -145,8 +147,6 @@ static int pool_bwd(struct op *r)
 				       r->t[3], dev(r, 3));
 }
 
-/* An activation is called as a pooling is, its descriptor in its
- * place. */
 static int act_fwd(struct op *r)
 {
 	return ((pool_fwd_t)r->f.exec)(h(r), r->act, scalar(r, "alpha"),
