@@ -6,7 +6,9 @@
  * each library, operation family and kernel launched outside cuDNN calls.
  * A change counts when it passes the relative threshold and an absolute
  * floor per step; a step time's is noise while the runs' steps overlap
- * (p10 to p90).
+ * (p10 to p90), and so is as much of a quantity's change as its
+ * communication's (collectives wait for the other ranks: their time moves
+ * with the step's).
  *
  * A problem is what an op computed: its function and the description of
  * its tensors, parameters or graph, with the tensors' uids left out (the
@@ -261,9 +263,12 @@ static void qty_judge(const struct dt_diff *d, struct dt_diff_qty *q)
 	q->change = delta / q->base;
 	if (mag < q->floor_ns || fabs(q->change) < d->opts.threshold)
 		return;
-	q->verdict = mag <= q->noise_ns ? DT_NOISE
-		     : delta > 0        ? DT_SLOWER
-					: DT_FASTER;
+	/* a part of the GPU time: what its noise leaves must count alone */
+	double rest = mag - q->noise_ns;
+	bool noise = rest <= 0 ||
+		     (q->kind != DT_Q_STEP &&
+		      (rest < q->floor_ns || rest < d->opts.threshold * q->base));
+	q->verdict = noise ? DT_NOISE : delta > 0 ? DT_SLOWER : DT_FASTER;
 }
 
 /* How far the step time must move to leave the steps' spread: slower
@@ -283,6 +288,7 @@ struct qtys {
 	struct dt_diff *d;
 	size_t cap;
 	double floor_ns; /* for the parts of the GPU time */
+	double comm_noise_ns; /* how far communication moves as noise */
 };
 
 static void qty_add(struct qtys *q, enum dt_qty_kind kind, const char *name,
@@ -309,11 +315,34 @@ static void qty_add(struct qtys *q, enum dt_qty_kind kind, const char *name,
 	d->qty_noise += x->verdict == DT_NOISE;
 }
 
-/* A part of the GPU time per step. */
-static void qty_part(struct qtys *q, enum dt_qty_kind kind, const char *name,
-		     double b, double n)
+/* A collective's GPU time holds its wait for the other ranks, which moves
+ * with their skew, from step to step as the step time does: of a
+ * quantity's change, as much as its communication (cb, cn) moved, up to
+ * the step time's spread, is noise. */
+static double comm_noise(const struct qtys *q, double cb, double cn)
 {
-	qty_add(q, kind, name, b, n, 0, q->floor_ns);
+	return fmin(fabs(cn - cb), q->comm_noise_ns);
+}
+
+/* A part of the GPU time per step, cb and cn of it communication. */
+static void qty_part(struct qtys *q, enum dt_qty_kind kind, const char *name,
+		     double b, double n, double cb, double cn)
+{
+	qty_add(q, kind, name, b, n, comm_noise(q, cb, cn), q->floor_ns);
+}
+
+/* Library l's communication per step: its GPU time per step times the
+ * share of its kernels' time that is collectives'. */
+static double lib_comm(const struct dt_step_stats *s, int l)
+{
+	double comm = 0, all = 0;
+	for (size_t i = 0; s->kernels_known && i < s->n_kernels; i++)
+		if ((int)s->kernels[i].lib == l) {
+			all += s->kernels[i].per_step_ns;
+			if (s->kernels[i].fam == DT_OPF_COMM)
+				comm += s->kernels[i].per_step_ns;
+		}
+	return all > 0 ? s->lib_ns[l] * comm / all : 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -345,8 +374,11 @@ static void qty_kernels(struct qtys *q, const struct dt_step_stats *b,
 			: j == n->n_kernels ? -1
 					    : strcmp(x[i]->name, y[j]->name);
 		const char *name = c <= 0 ? x[i]->name : y[j]->name;
-		qty_part(q, DT_Q_KERNEL, name, c <= 0 ? x[i]->per_step_ns : 0,
-			 c >= 0 ? y[j]->per_step_ns : 0);
+		double kb = c <= 0 ? x[i]->per_step_ns : 0,
+		       kn = c >= 0 ? y[j]->per_step_ns : 0;
+		bool comm = (c <= 0 ? x[i] : y[j])->fam == DT_OPF_COMM;
+		qty_part(q, DT_Q_KERNEL, name, kb, kn, comm ? kb : 0,
+			 comm ? kn : 0);
 		i += c <= 0;
 		j += c >= 0;
 	}
@@ -373,21 +405,24 @@ static void compare_steps(struct dt_diff *d)
 		return;
 	/* GPU time per step is a mean over the steady state: the
 	 * threshold and the floor judge it, it has no spread of its own */
+	double step_noise = step_noise_ns(&b->time, &n->time),
+	       cb = b->fam_ns[DT_OPF_COMM], cn = n->fam_ns[DT_OPF_COMM];
 	struct qtys q = {
 		.d = d,
 		.floor_ns = fmax((double)d->opts.min_ns, 0.01 * b->gpu_ns),
+		.comm_noise_ns = step_noise,
 	};
 	qty_add(&q, DT_Q_STEP, "step time", (double)b->time.median_ns,
-		(double)n->time.median_ns, step_noise_ns(&b->time, &n->time),
-		(double)d->opts.min_ns);
-	qty_add(&q, DT_Q_GPU, "GPU time per step", b->gpu_ns, n->gpu_ns, 0,
-		(double)d->opts.min_ns);
+		(double)n->time.median_ns, step_noise, (double)d->opts.min_ns);
+	qty_add(&q, DT_Q_GPU, "GPU time per step", b->gpu_ns, n->gpu_ns,
+		comm_noise(&q, cb, cn), (double)d->opts.min_ns);
 	for (int l = 0; l < DT_LIB_COUNT; l++)
 		qty_part(&q, DT_Q_LIBRARY, dt_lib_name(l), b->lib_ns[l],
-			 n->lib_ns[l]);
+			 n->lib_ns[l], lib_comm(b, l), lib_comm(n, l));
 	for (int f = 0; f < DT_OPF_COUNT; f++)
 		qty_part(&q, DT_Q_FAMILY, dt_opfam_name(f), b->fam_ns[f],
-			 n->fam_ns[f]);
+			 n->fam_ns[f], f == DT_OPF_COMM ? cb : 0,
+			 f == DT_OPF_COMM ? cn : 0);
 	if (b->kernels_known && n->kernels_known)
 		qty_kernels(&q, b, n);
 	if (d->n_qty)

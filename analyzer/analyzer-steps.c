@@ -17,9 +17,11 @@
  * the end of the trace; the step's token is the one whose last run covers
  * the most time in regular steps, the one of longest period among those
  * that cover nearly as much (a kernel run once per layer recurs regularly
- * too, but within a step). The program's NVTX ranges and marks are tried
- * first (its own word), then kernels and graph launches (their times are
- * the GPU's), functions only where no GPU work is. Everything before the
+ * too, but within a step). The program's NVTX ranges and marks come
+ * first (its own word) unless they recur faster than the kernels and graph
+ * launches do (their times are the GPU's): those ranges are a layer's, or
+ * a library's around each of its calls. Functions count only where no GPU
+ * work is. Everything before the
  * steady state is start-up: loading, compiling, autotuning, the first
  * steps.
  *
@@ -735,17 +737,17 @@ static struct pick choose(struct pick *all, size_t n, const struct pick *best)
 static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
 		    uint64_t min_run)
 {
-	struct pick best = { 0 };
+	struct pick best = { 0 }, range = { 0 };
 	size_t n = 0;
 	/* the program's own word first: NVTX ranges and marks */
 	for (size_t i = 0; i < st->cap[SP_RANGE]; i++)
 		consider(&best, all, &n, &st->tok[SP_RANGE][i],
 			 i < st->cap_strings ? st->strings[i] : NULL,
 			 "NVTX range", st->t_last_range, min_run);
-	if (best.k) {
-		*out = choose(all, n, &best);
-		return true;
-	}
+	if (best.k)
+		range = choose(all, n, &best);
+	best = (struct pick){ 0 };
+	n = 0;
 	for (size_t i = 0; i < st->cap[SP_KERNEL]; i++) {
 		const struct dt_kernel_class *kc = st->tok[SP_KERNEL][i].kc;
 		consider(&best, all, &n, &st->tok[SP_KERNEL][i],
@@ -754,6 +756,15 @@ static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
 	}
 	consider(&best, all, &n, &st->graph, "CUDA graph launch",
 		 "graph launch", st->t_last_gpu, min_run);
+	/* unless they recur within the step the GPU's work makes: a layer's
+	 * ranges, or a library's around each of its calls (a communication
+	 * library's around each collective of a step), which may be the only
+	 * ranges in the trace */
+	if (range.k && (!best.k || (double)range.median * REGULAR >=
+					   (double)choose(all, n, &best).median)) {
+		*out = range;
+		return true;
+	}
 	/* the host's calls only where there is no GPU work at all: in a
 	 * program with GPU work whose kernels do not repeat, a call that does
 	 * (a teardown's destroys, after the GPU work reached the trace in
@@ -847,6 +858,7 @@ static void steady_kernels(struct dt_stepper *st, struct dt_step_stats *r,
 		k->name = strdup(kn->kc->demangled ? kn->kc->demangled
 						   : kn->kc->name);
 		k->lib = kn->kc->lib;
+		k->fam = kn->kc->opfam;
 		k->per_step_ns = (double)ns * per_ns;
 		k->per_step = (double)count * per_ns;
 	}
@@ -1051,7 +1063,8 @@ struct dt_step_stats *dt_steps_merge(const struct dt_step_stats *const *v,
 				rk = &r->kernels[r->n_kernels++];
 				*rk = (struct dt_step_kernel){
 					.name = strdup(sk->name),
-					.lib = sk->lib
+					.lib = sk->lib,
+					.fam = sk->fam
 				};
 			}
 			rk->per_step_ns += sk->per_step_ns;

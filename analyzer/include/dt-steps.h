@@ -17,6 +17,7 @@
 struct dt_step_kernel {
 	char *name;
 	enum dt_lib lib;
+	enum dt_opfam fam;
 	double per_step_ns; /* GPU time per step */
 	double per_step;    /* launches per step */
 };

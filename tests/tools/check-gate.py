@@ -3,7 +3,8 @@
 (tests/data) made slower by scale-trace: the gate fails each slowed copy and
 names the quantity that changed; a copy, a copy rewritten at scale 1 and a
 trace against itself pass. Also a synthetic 2-rank job, one kernel by name
-2x slower, and every kernel 4.3x slower.
+2x slower, its collectives 12% longer (noise: they wait for the other
+rank), both together, and every kernel 4.3x slower.
 
 usage: check-gate.py DNNTRACE SCALE_TRACE DATA_DIR SYNTH_TRACE API_LISTING
 """
@@ -125,6 +126,24 @@ def main():
         expect(dnntrace, tmp, "a job's nvjet kernel 2x", base, one,
                [("dnntrace.diff.kernel",
                  "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT")])
+        # collectives 12% longer, as when the ranks arrive further apart:
+        # within the step time's spread (6%, 80 us a step), noise; the
+        # nvjet kernel 2x slower too still fails the gate
+        comm, both = (os.path.join(tmp, d) for d in ("job-comm", "job-both"))
+        os.makedirs(comm)
+        os.makedirs(both)
+        for r in (0, 1):
+            subprocess.run([scale, os.path.join(base, f"rank{r}.dnnt"),
+                            os.path.join(comm, f"rank{r}.dnnt"), "--name",
+                            "ncclDevKernel", "--scale", "1.12"], check=True)
+            subprocess.run([scale, os.path.join(comm, f"rank{r}.dnnt"),
+                            os.path.join(both, f"rank{r}.dnnt"), "--name",
+                            "nvjet_tst", "--scale", "2"], check=True)
+        expect(dnntrace, tmp, "a job's collectives 1.12x", base, comm, [])
+        expect(dnntrace, tmp, "a job's collectives 1.12x, nvjet 2x", base,
+               both, [("dnntrace.diff.kernel",
+                       "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT"),
+                      ("dnntrace.diff.gpu", "GPU time per step")])
         expect(dnntrace, tmp, "a job 4.3x slower", base, new,
                [("dnntrace.diff.step", "step time"),
                 ("dnntrace.diff.library", "NCCL")])

@@ -124,6 +124,21 @@ def main():
                  f"{s['anchor']}, {s['steps']} steps")
         else:
             print("12 steps in NVTX ranges named step: found by the ranges")
+        # a library's ranges around its collectives, four a step: they
+        # recur within the step the kernels make, and are no steps
+        d = os.path.join(tmp, "collectives")
+        subprocess.run([synth, api, d, "--scenario", "ranges", "--steps",
+                        "12", "--variant", "collectives"], check=True,
+                       capture_output=True)
+        s = steps(dnntrace, os.path.join(d, "ranges.dnnt"))
+        if (s["anchor_kind"], s["steps"] + s["startup_steps"]) != ("kernel",
+                                                                   12):
+            fail(f"12 steps, four collectives' ranges each: "
+                 f"{s['anchor_kind']} {s['anchor']}, {s['steps']} steady, "
+                 f"{s['startup_steps']} start-up steps")
+        else:
+            print("12 steps, four collectives' ranges each: found by the "
+                  "kernels")
 
         check_startup(dnntrace, synth, api, tmp)
 

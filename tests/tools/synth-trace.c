@@ -46,6 +46,8 @@
  * warm-up, then steps, each a forward and a backward range of calls that
  * launch kernels (and one kernel no call launched); a loader thread's
  * range in a domain of its own, and a start/end range the loader ends.
+ * Its variant `collectives` marks no step: only a communication library's
+ * ranges, four a step around its collectives.
  *
  * The fusion scenario writes one trace per case (OUT_DIR/fusion-*.dnnt):
  * PyTorch-like streams of cuDNN convolutions and PyTorch's own kernels
@@ -1750,6 +1752,25 @@ static void write_ranges(const char *dir, int steps, int threads)
 	string(&g, S_FWD, "forward");
 	string(&g, S_BWD, "backward");
 	string(&g, S_MARK, "checkpoint");
+	/* variant collectives: no range marks the step; a communication
+	 * library's ranges, in a domain of its own, wrap each of the four
+	 * collectives the backward pass makes, evenly spaced */
+	if (!strcmp(variant, "collectives")) {
+		string(&g, S_DOMAIN, "comm");
+		string(&g, S_LOAD, "allReduce");
+		for (int i = 0; i < steps; i++) {
+			launching(&g, handle, K_SGEMM, 40000);
+			for (int c = 0; c < 4; c++) {
+				nvtx(&g, DT_NVTX_PUSH, S_LOAD, S_DOMAIN, 0);
+				kernel(&g, 0, "at::add_kernel", 3000);
+				nvtx(&g, DT_NVTX_POP, 0, S_DOMAIN, 0);
+				g.t += 50000;
+			}
+		}
+		CALL(&g, "cudnnDestroy", 1000, U(handle));
+		scenario_end(&g);
+		return;
+	}
 	for (int i = 0; i < steps; i++) {
 		nvtx(&g, DT_NVTX_PUSH, S_STEP, 0, 0);
 		nvtx(&g, DT_NVTX_PUSH, S_FWD, 0, 0);
