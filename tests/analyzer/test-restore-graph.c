@@ -48,10 +48,10 @@ static bool same_refs(const struct dt_cudnn_graph *a,
 
 	if (x->bytes != y->bytes || n > 256)
 		return false;
+	bool any_order = x->name == a_graph_ops;
+
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t j = x->name == a_graph_ops ? 0 : i, end = j + 1;
-		if (x->name == a_graph_ops)
-			end = n;
+		uint32_t j = any_order ? 0 : i, end = any_order ? n : i + 1;
 		for (; j < end; j++)
 			if (!used[j] && ref(x, i) >= 0 && ref(y, j) >= 0 &&
 			    same_desc(a, (uint32_t)ref(x, i), b,
