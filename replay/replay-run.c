@@ -19,12 +19,17 @@
 #include "dt-replayed.h"
 #include "replay-internal.h"
 
-double replay_now_s(void)
+static double now_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double replay_now_s(void)
+{
+	return now_s();
 }
 
 /* ------------------------------------------------------- which problems */
@@ -167,7 +172,7 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 static int run_all(struct run *r, char *err, size_t errlen)
 {
 	size_t todo = 0, k = 0;
-	double t0 = replay_now_s();
+	double t0 = now_s();
 
 	for (size_t i = 0; i < r->ps.n; i++)
 		todo += wanted(&r->ps, i, r->o) &&
@@ -180,7 +185,7 @@ static int run_all(struct run *r, char *err, size_t errlen)
 		if (!wanted(&r->ps, i, r->o) ||
 		    done_before(r->prev, r->ps.v[i].key))
 			continue;
-		double left = r->o->budget_s - (replay_now_s() - t0);
+		double left = r->o->budget_s - (now_s() - t0);
 		if (left <= 0) {
 			if (!r->o->quiet)
 				fprintf(stderr,
