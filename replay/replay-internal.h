@@ -92,6 +92,9 @@ bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
 uint64_t gpu_alloc(struct gpu *g, size_t bytes);
 void gpu_free(struct gpu *g, uint64_t p, size_t bytes);
 
+/* A monotonic clock, in seconds, for budgets (replay-run.c's). */
+double replay_now_s(void);
+
 /* -------------------------------------------------- replay-problems.c */
 
 /* A distinct problem of a trace, from its ops. */
@@ -223,6 +226,13 @@ int results_best(const struct cand *c, size_t n);
 
 /* Why a legacy call cannot be made again, or NULL when it can. */
 const char *legacy_why_not(const struct dt_cudnn_call *c);
+/* Whether the legacy function api (not a convolution) is made again;
+ * legacy_measure's for those (replay-legacy-ops.c): the recorded call,
+ * the one candidate. */
+bool legacy_op_known(const char *api);
+int legacy_op_measure(struct gpu *g, const struct problem *p,
+		      const struct dt_replay_opts *opts, double budget_s,
+		      struct cand *c, size_t *n, char *why, size_t whylen);
 
 /* The same as graph_measure for a legacy call: its recorded algorithm,
  * then those cuDNN's cudnnGet*Algorithm_v7 offers, each with its math
@@ -230,19 +240,5 @@ const char *legacy_why_not(const struct dt_cudnn_call *c);
 int legacy_measure(struct gpu *g, const struct problem *p,
 		   const struct dt_replay_opts *opts, double budget_s,
 		   struct cand *c, size_t *n, char *why, size_t whylen);
-
-/* ------------------------------------------------------ replay-run.c */
-
-/* A monotonic clock, in seconds: budgets are wall time. */
-double replay_now_s(void);
-
-/* ------------------------------------------------ replay-legacy-ops.c */
-
-/* Whether the legacy function api (not a convolution) is made again. */
-bool legacy_op_known(const char *api);
-/* legacy_measure's for those: the recorded call, the one candidate. */
-int legacy_op_measure(struct gpu *g, const struct problem *p,
-		      const struct dt_replay_opts *opts, double budget_s,
-		      struct cand *c, size_t *n, char *why, size_t whylen);
 
 #endif /* DT_REPLAY_INTERNAL_H */
