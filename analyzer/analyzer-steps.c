@@ -150,6 +150,10 @@ struct dt_stepper {
 	uint64_t gpu[SLICES]; /* for the kernels' shares */
 	struct kname **kn;    /* by the kernel class's id */
 	size_t cap_kn;
+	/* the library of the last call whose work was seen, and its
+	 * kernels' (most work is the same library's as the work before) */
+	const char *library;
+	enum dt_lib lib;
 };
 
 /* ------------------------------------------------------ histograms */
@@ -526,9 +530,13 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		return;
 	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
 	/* a call's work is its library's, whatever its kernels' names */
-	enum dt_lib lib = a->call ? dt_lib_of_library(a->library)
+	if (a->call && a->library != st->library) {
+		st->library = a->library;
+		st->lib = dt_lib_of_library(a->library);
+	}
+	enum dt_lib lib = a->call		     ? st->lib
 			  : a->kind != DT_ACT_KERNEL ? DT_LIB_RUNTIME
-			  : kc                       ? kc->lib
+			  : kc			     ? kc->lib
 						     : DT_LIB_OTHER;
 	enum dt_opfam fam = a->kind == DT_ACT_MEMSET   ? DT_OPF_FILL
 			    : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
@@ -662,6 +670,7 @@ struct dt_stepper *dt_stepper_new(void)
 	if (!st)
 		return NULL;
 	st->width = 1000000; /* 1 ms to begin with */
+	st->lib = dt_lib_of_library(NULL);
 	return st;
 }
 

@@ -82,7 +82,7 @@ def main():
             print(out)
             return 1
         t = d + "/gemm.dnnt"
-        rc, out = run(dnntrace, "ops", "--format", "json", t)
+        rc, out = run(dnntrace, "ops", "--format", "json", "--with-warmup", t)
         check(rc == 0, "ops --format json exits 0")
         ops = json.loads(out)["ops"] if rc == 0 else []
         seen = {}
@@ -161,7 +161,7 @@ def main():
               "under 1% of GPU time")
 
         # the kernel no call launched stays under its family
-        rc, out = run(dnntrace, "ops", t)
+        rc, out = run(dnntrace, "ops", "--with-warmup", t)
         check("# 39 op executions; 20 kernels ran outside the libraries' "
               "calls" in out, "ops: the closing line, got " +
               out.splitlines()[-1] if out else "")
@@ -226,7 +226,7 @@ def check_nested(dnntrace, synth, listing, d):
     rc, out = run(dnntrace, "dump", t)
     check(sum(1 for ln in out.splitlines() if "cublasLtMatmul(" in ln and
               ln.endswith("[nested]")) == 1, "nested: the inner call dumped")
-    rc, out = run(dnntrace, "ops", "--format", "json", t)
+    rc, out = run(dnntrace, "ops", "--format", "json", "--with-warmup", t)
     ops = json.loads(out)["ops"] if rc == 0 else []
     lt = [o for o in ops if o["api"] == "cublasLtMatmul"]
     ex = [o for o in ops if o["api"] == "cublasGemmEx" and
