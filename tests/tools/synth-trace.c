@@ -35,6 +35,9 @@
  * The gemm scenario (OUT_DIR/gemm.dnnt) makes its products through
  * cuBLAS and cuBLASLt (write_gemm() says which).
  *
+ * The norm scenario (OUT_DIR/norm.dnnt) runs a layer normalization built
+ * as a backend graph.
+ *
  * The startup scenario (OUT_DIR/startup.dnnt) compiles before its loop:
  * pauses of the host and one-off kernels, then steps that keep the GPU
  * busy.
@@ -2298,6 +2301,96 @@ static void write_gemm(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* The norm scenario (OUT_DIR/norm.dnnt): a layer normalization built as
+ * a backend graph (NORM_FORWARD, training phase: X [16,64,32,32] FP32,
+ * scale and bias per channel, epsilon by value, Y, mean and inverse
+ * variance per sample) and executed `steps` times. */
+static uint64_t norm_tensor(struct gen *g, int64_t uid, int64_t c, int64_t hw,
+			    int64_t n, bool by_value)
+{
+	int64_t dims[4] = { n, c, hw, hw },
+		strides[4] = { c * hw * hw, hw * hw, hw, 1 };
+	uint64_t t = bk_create(g, BTYPE("TENSOR"));
+	uint8_t yes = 1;
+
+	bk_set1(g, t, ATTR("TENSOR_DATA_TYPE"), ATYPE("DATA_TYPE"),
+		E("cudnnDataType_t", "CUDNN_DATA_FLOAT"), 4);
+	bk_set(g, t, ATTR("TENSOR_DIMENSIONS"), ATYPE("INT64"), dims, 4, 8);
+	bk_set(g, t, ATTR("TENSOR_STRIDES"), ATYPE("INT64"), strides, 4, 8);
+	bk_set1(g, t, ATTR("TENSOR_UNIQUE_ID"), ATYPE("INT64"), uid, 8);
+	bk_set1(g, t, ATTR("TENSOR_BYTE_ALIGNMENT"), ATYPE("INT64"), 16, 8);
+	if (by_value)
+		bk_set(g, t, ATTR("TENSOR_IS_BY_VALUE"), ATYPE("BOOLEAN"), &yes,
+		       1, 1);
+	CALL(g, "cudnnBackendFinalize", 3000, U(t));
+	return t;
+}
+
+static void write_norm(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	struct gen g;
+	static const char *const roles[] = {
+		"CUDNN_ATTR_OPERATION_NORM_FWD_XDESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_YDESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC",
+	};
+	uint64_t t[7];
+
+	scenario_begin(&g, dir, "norm");
+	uint64_t handle = 0x1000;
+	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(handle));
+	kernel(&g, seq, "cudnn::init_kernel", 2000);
+	t[0] = norm_tensor(&g, 1, 64, 32, 16, false);
+	t[1] = norm_tensor(&g, 2, 64, 1, 1, false);
+	t[2] = norm_tensor(&g, 3, 64, 1, 1, false);
+	t[3] = norm_tensor(&g, 4, 1, 1, 1, true);
+	t[4] = norm_tensor(&g, 5, 64, 32, 16, false);
+	t[5] = norm_tensor(&g, 6, 1, 1, 16, false);
+	t[6] = norm_tensor(&g, 7, 1, 1, 16, false);
+	uint64_t op = bk_create(&g, BTYPE("OPERATION_NORM_FORWARD"));
+	bk_set1(&g, op, ATTR("OPERATION_NORM_FWD_MODE"), ATYPE("NORM_MODE"),
+		E("cudnnBackendNormMode_t", "CUDNN_LAYER_NORM"), 4);
+	bk_set1(&g, op, ATTR("OPERATION_NORM_FWD_PHASE"),
+		ATYPE("NORM_FWD_PHASE"),
+		E("cudnnBackendNormFwdPhase_t", "CUDNN_NORM_FWD_TRAINING"), 4);
+	for (int i = 0; i < 7; i++)
+		bk_set(&g, op, E("cudnnBackendAttributeName_t", roles[i]),
+		       ATYPE("BACKEND_DESCRIPTOR"), &t[i], 1, 8);
+	CALL(&g, "cudnnBackendFinalize", 4000, U(op));
+	uint64_t graph = bk_create(&g, BTYPE("OPERATIONGRAPH"));
+	bk_set(&g, graph, ATTR("OPERATIONGRAPH_HANDLE"), ATYPE("HANDLE"),
+	       &handle, 1, 8);
+	bk_set(&g, graph, ATTR("OPERATIONGRAPH_OPS"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &op, 1, 8);
+	CALL(&g, "cudnnBackendFinalize", 20000, U(graph));
+	uint64_t plan = matmul_plan(&g, handle, graph, 2, 1, 0);
+	static const int64_t uids[] = { 1, 2, 3, 4, 5, 6, 7 };
+	uint64_t ptrs[] = { 0x7f0000000000, 0x7f0001000000, 0x7f0002000000,
+			    0x7ffc00001000, 0x7f0003000000, 0x7f0004000000,
+			    0x7f0005000000 };
+	uint64_t ws = 0;
+	for (int i = 0; i < steps; i++) {
+		uint64_t vp = bk_create(&g, BTYPE("VARIANT_PACK"));
+		bk_set(&g, vp, ATTR("VARIANT_PACK_UNIQUE_IDS"), ATYPE("INT64"),
+		       uids, 7, 8);
+		bk_set(&g, vp, ATTR("VARIANT_PACK_DATA_POINTERS"),
+		       ATYPE("VOID_PTR"), ptrs, 7, 8);
+		bk_set(&g, vp, ATTR("VARIANT_PACK_WORKSPACE"),
+		       ATYPE("VOID_PTR"), &ws, 1, 8);
+		CALL(&g, "cudnnBackendFinalize", 2000, U(vp));
+		seq = CALL(&g, "cudnnBackendExecute", 8000, U(handle), U(plan),
+			   U(vp));
+		kernel(&g, seq, "cudnn::norm_fwd_kernel", 10000);
+		CALL(&g, "cudnnBackendDestroyDescriptor", 1000, U(vp));
+	}
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -2318,6 +2411,7 @@ static const struct scenario {
 	{ "libraries", " [--steps N]", write_libraries },
 	{ "gemm", " [--steps N] [--variant changed|huge|static|nested|prologue|scalars]", write_gemm },
 	{ "startup", " [--steps N]", write_startup },
+	{ "norm", " [--steps N]", write_norm },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
