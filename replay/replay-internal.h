@@ -92,6 +92,9 @@ bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
 uint64_t gpu_alloc(struct gpu *g, size_t bytes);
 void gpu_free(struct gpu *g, uint64_t p, size_t bytes);
 
+/* A monotonic clock, in seconds, for budgets (replay-run.c's). */
+double replay_now_s(void);
+
 /* -------------------------------------------------- replay-problems.c */
 
 /* A distinct problem of a trace, from its ops. */
@@ -218,13 +221,21 @@ bool results_header(FILE *f, const struct results_header *h);
 bool results_problem(FILE *f, const struct problem *p, const char *status,
 		     const char *reason, const struct cand *c, size_t n);
 /* The fastest of n candidates whose outputs agree with the recorded
- * engine's (c[0], itself when none is faster), or -1. */
+ * engine's (c[0], itself when none is faster; when it did not run, the
+ * first that did stands for it), or -1. */
 int results_best(const struct cand *c, size_t n);
 
 /* ---------------------------------------------------- replay-legacy.c */
 
 /* Why a legacy call cannot be made again, or NULL when it can. */
 const char *legacy_why_not(const struct dt_cudnn_call *c);
+/* Whether the legacy function api (not a convolution) is made again;
+ * legacy_measure's for those (replay-legacy-ops.c): the recorded call,
+ * the one candidate. */
+bool legacy_op_known(const char *api);
+int legacy_op_measure(struct gpu *g, const struct problem *p,
+		      const struct dt_replay_opts *opts, double budget_s,
+		      struct cand *c, size_t *n, char *why, size_t whylen);
 
 /* The same as graph_measure for a legacy call: its recorded algorithm,
  * then those cuDNN's cudnnGet*Algorithm_v7 offers, each with its math

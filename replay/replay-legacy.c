@@ -5,7 +5,7 @@
  * of the call (struct dt_cudnn_call), its data seeded (replay-data.c); the
  * recorded algorithm first, then every one cudnnGet*Algorithm_v7 offers
  * for it, each with the math type it names. Other legacy calls (pooling,
- * softmax, batch norm) are not made again yet.
+ * activations, softmax, batch norm) are replay-legacy-ops.c's.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -96,7 +96,11 @@ const char *legacy_why_not(const struct dt_cudnn_call *c)
 	for (size_t i = 0; c && i < sizeof(convs) / sizeof(convs[0]); i++)
 		if (!strcmp(c->api, convs[i].exec))
 			return NULL;
-	return "legacy API call: only convolutions are rebuilt yet";
+	if (c && legacy_op_known(c->api))
+		return NULL;
+	return "legacy API call: convolutions, pooling, activations, "
+	       "softmax and batch normalization (not its Ex variants) are "
+	       "rebuilt";
 }
 
 /* The call as made again, and what its runs need. */
@@ -310,6 +314,9 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++)
 		if (!strcmp(p->call->api, convs[i].exec))
 			api = &convs[i];
+	if (!api && legacy_op_known(p->call->api))
+		return legacy_op_measure(g, p, opts, budget_s, c, n, why,
+					 whylen);
 	if (!api || !remake(&r, api, why, whylen)) {
 		if (!api)
 			snprintf(why, whylen, "not a convolution");
@@ -349,7 +356,7 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 			continue;
 		(*n)++;
 		measure(&r, perf[i].algo, perf[i].math, x, opts, each, ref,
-			NULL);
+			ref ? NULL : &ref); /* as replay-graph.c's */
 	}
 	free(ref);
 	free_remade(&r);

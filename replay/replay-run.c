@@ -28,6 +28,11 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double replay_now_s(void)
+{
+	return now_s();
+}
+
 /* ------------------------------------------------------- which problems */
 
 static bool wanted(const struct problems *ps, size_t i,

@@ -622,8 +622,21 @@ bool dt_stream_{lib.name}(void *handle, void **stream)
 \treturn real && real({", ".join(args)}) == {lib.success};
 }}
 """)
-    if lib.version_call:
+    return "\n".join(out)
+
+
+def c_version_getters(libs: List[Tuple[Library, List[Api], int]], apis: List[Api]) -> str:
+    """Each library's version, by the function its description names: any wrapped library's
+    (cuBLAS's own getters answer with cuBLASLt's). Asked under the shim's lock when a library
+    is found, it is looked up without noting its library, and never through a wrapper."""
+    by_name = {a.func.name: a for a in apis}
+    out = []
+    for lib, _, _ in libs:
+        if not lib.version_call:
+            continue
         api = by_name.get(lib.version_call)
+        if api is None and len(libs) == 1:
+            continue  # another library's, not described in this run (a listing's check)
         if api is None or api.func.params or api.ret_kind not in INTEGER_CODES:
             raise GenError("%s: version call %s is not an integer function of no parameter"
                            % (lib.path, lib.version_call))
@@ -632,7 +645,7 @@ bool dt_stream_{lib.name}(void *handle, void **stream)
 uint64_t dt_version_{lib.name}(void)
 {{
 \ttypedef {c_declarator(ret, "(*real_t)")}(void);
-\treal_t real = (real_t)dt_real(DT_API_{lib.version_call});
+\treal_t real = (real_t)dt_real_peek(DT_API_{lib.version_call});
 \treturn real ? (uint64_t)real() : 0;
 }}
 """)
@@ -860,6 +873,7 @@ def api_c_file(libs: List[Tuple[Library, List[Api], int]], apis: List[Api], bann
                 lambda a: str(DEPRECATED if a.func.deprecated else 0)),
         "const struct dt_library dt_libraries[DT_LIBRARY_COUNT] = {\n%s\n};\n" % "\n".join(rows),
         after_call_table(libs),
+        c_version_getters(libs, apis),
     ]
     return "\n".join(parts)
 

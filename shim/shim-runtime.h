@@ -130,6 +130,9 @@ static inline void dt_gpu_end(struct dt_thread *t)
  * message on stderr) when its library is not loaded in the process. */
 DT_HIDDEN extern void *volatile dt_real_table[];
 DT_HIDDEN void *dt_real_resolve(unsigned api);
+/* The same without noting which file its library is (dt_library_found):
+ * for what the shim asks while it holds its lock. */
+DT_HIDDEN void *dt_real_peek(unsigned api);
 static inline void *dt_real(unsigned api)
 {
 	void *fn = dt_real_table[api];

@@ -43,6 +43,8 @@ struct dt_fz_step {
 	uint64_t elems; /* elements it writes, 0 unknown */
 	enum dt_fz_link link;
 	bool cudnn;   /* a cuDNN operation (else another library's kernel) */
+	char *library; /* the library whose call it is ("cuBLAS"), NULL for
+			  kernels outside any recorded call */
 	bool removed; /* its kernels disappear when the chain is fused */
 	char *kernel; /* outside cuDNN: the kernel's whole name, else NULL */
 	int32_t grid_x, block_x; /* and its launch shape */

@@ -3,9 +3,10 @@
  * analyzer reads back, and the one replay/REPLAY.md describes: problems
  * measured, not rebuilt and failed written with made-up candidates (no
  * GPU is needed), read with dt_replayed_read, each field as written; the
- * best candidate the fastest whose outputs agree; a recorded engine
- * replayed 30 % slower than the trace uncertain; fusion what-ifs, measured
- * and not; every key of every line named in REPLAY.md.
+ * best candidate the fastest whose outputs agree (with the first that ran
+ * when cuDNN refused the recorded engine); a recorded engine replayed
+ * 30 % slower than the trace uncertain; fusion what-ifs, measured and
+ * not; every key of every line named in REPLAY.md.
  *
  * Usage: test-replay-results REPLAY.md
  */
@@ -181,6 +182,26 @@ static void check_read(const char *path)
 	dt_replayed_free(r);
 }
 
+/* cuDNN refused the recorded engine: the first candidate that ran is
+ * the reference, and the best unless one that agrees with it is
+ * faster. */
+static void check_refused(void)
+{
+	struct cand c[4] = {
+		cand(7, "KERNEL_CFG=41", "recorded", 0, -1, -1),
+		cand(9, "", "heuristic_a", 80, -1, -1),
+		cand(4, "", "heuristic_b", 60, 1, 0.001),
+		cand(5, "", "fallback", 40, 0, 0.5),
+	};
+
+	c[0].t.runs = 0;
+	snprintf(c[0].status, sizeof(c[0].status),
+		 "cuDNN refused the engine config");
+	CHECK_EQ_U(results_best(c, 2), 1);
+	CHECK_EQ_U(results_best(c, 4), 2);
+	CHECK_EQ_U(results_best(c, 1), (uint64_t)-1);
+}
+
 /* Every key of every line of path is named in the doc, as `key`. */
 static void check_doc(const char *path, const char *doc_path)
 {
@@ -249,6 +270,7 @@ int main(int argc, char **argv)
 	write_file(path);
 	check_read(path);
 	check_doc(path, argv[1]);
+	check_refused();
 	unlink(path);
 	return dt_test_failures ? 1 : 0;
 }

@@ -34,6 +34,13 @@ golden replay.list "$dir/list"
 [ "$(grep -c '^ *[0-9]' "$dir/list")" = 1 ] && grep -q ' eng70 ' "$dir/list" ||
 	failed "replay --list --op 120 listed: $(cat "$dir/list")"
 
+# restored plans can be built again; the handles' set-up kernels are no
+# problem to build
+"$dnntrace" replay --list tests/data/jax-attn-restored.dnnt >"$dir/list" 2>&1 ||
+	failed "replay --list of restored plans exited $?"
+[ "$(grep -c '^ *[0-9]' "$dir/list")" = 2 ] && [ "$(grep -c 'can be rebuilt' "$dir/list")" = 2 ] ||
+	failed "replay --list of restored plans listed: $(cat "$dir/list")"
+
 # no GPU here: a sentence, exit status 3, nothing written
 if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
 	echo "a CUDA driver is installed: the refusal is not checked"
@@ -85,6 +92,34 @@ one, two = ([x["cost_ns"] for x in json.load(open(f))["findings"] if x["type"] =
             for f in sys.argv[1:])
 assert sorted(two) == sorted(2 * c for c in one), (one, two)
 PY
+# diff of two replayed runs: per problem, the recorded engine's replayed
+# time and the best engine of each; the legacy convolution's recorded
+# algorithm 20 % slower in the new replay, the backend one's within 2 %
+# with another knob choice best
+mkdir "$dir/base" "$dir/new" && cp "$t" "$dir/base/" && cp "$t" "$dir/new/" || exit 2
+cp tests/tools/replay/h200-sample.replay.jsonl "$dir/base/" &&
+	cp tests/tools/replay/h200-sample.next.replay.jsonl "$dir/new/h200-sample.replay.jsonl" || exit 2
+for f in text markdown; do
+	(cd "$dir" && "$dnntrace" diff --format $f base new) >"$dir/diff.$f" 2>&1 || failed "diff --format $f of replays exited $?"
+	sed -n '/Replays:/,/Verdict/p' "$dir/diff.$f" >"$dir/replays.$f"
+	golden "replay.diff.$f" "$dir/replays.$f"
+done
+(cd "$dir" && "$dnntrace" diff --format json base new) >"$dir/diff.json" 2>&1 || failed "diff --format json of replays exited $?"
+python3 - "$dir/diff.json" <<'PY' || failed "diff's JSON replays are not the two results files'"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["legacy"]: x for x in d["replays"]}
+assert len(d["replays"]) == 2 and d["counts"]["replay_moves"] == 1 and d["counts"]["best_changes"] == 1, d["counts"]
+assert r[True]["verdict"] == "slower" and not r[True]["best_changed"], r[True]
+assert r[True]["base"]["median_ns"] == 10372 and r[True]["new"]["median_ns"] == 12446, r[True]
+assert r[False]["verdict"] == "same" and r[False]["best_changed"], r[False]
+assert r[False]["new"]["best_knobs"] == "TILE_SIZE=12 IDX_MODE=1", r[False]
+PY
+# one run without a replay: nothing said of replays
+rm "$dir/new/h200-sample.replay.jsonl"
+(cd "$dir" && "$dnntrace" diff --format json base new) >"$dir/diff.json" 2>&1
+grep -q '"replays"' "$dir/diff.json" && failed "diff with one run replayed compared replays"
+
 # a replay stopped while writing a line: what comes before it is read
 head -n 2 tests/tools/replay/h200-sample.replay.jsonl >"$dir/h200-sample.replay.jsonl"
 sed -n 3p tests/tools/replay/h200-sample.replay.jsonl | head -c 100 >>"$dir/h200-sample.replay.jsonl"

@@ -93,6 +93,50 @@ static void json_quantities(struct dt_json *j, const struct dt_diff *d)
 	dt_json_close(j, -1);
 }
 
+static void json_replay_side(struct dt_json *j,
+			     const struct dt_diff_replay_side *s)
+{
+	if (!s->present) {
+		dt_json_null(j);
+		return;
+	}
+	dt_json_open(j, '{', -1);
+	dt_json_ki(j, "engine", s->engine);
+	dt_json_ks(j, "knobs", s->knobs);
+	dt_json_ku(j, "median_ns", s->median_ns);
+	dt_json_kg(j, "spread", s->spread);
+	dt_json_ki(j, "best", s->best);
+	dt_json_ks(j, "best_knobs", s->best_knobs);
+	dt_json_ku(j, "best_ns", s->best_ns);
+	dt_json_close(j, -1);
+}
+
+static void json_replays(struct dt_json *j, const struct dt_diff *d)
+{
+	if (!d->n_replays) /* neither run, or one alone, was replayed */
+		return;
+	dt_json_key_nl(j, "replays", 1);
+	dt_json_open(j, '[', 2);
+	for (size_t i = 0; i < d->n_replays; i++) {
+		const struct dt_diff_replay *r = &d->replays[i];
+		dt_json_open(j, '{', -1);
+		dt_json_ks(j, "verdict", dt_verdict_key(r->verdict));
+		dt_json_ks(j, "brief", r->brief);
+		dt_json_ks(j, "problem", r->key);
+		dt_json_key(j, "legacy");
+		dt_json_bool(j, r->legacy);
+		dt_json_kg(j, "change", r->change);
+		dt_json_key(j, "best_changed");
+		dt_json_bool(j, r->best_changed);
+		dt_json_key(j, "base");
+		json_replay_side(j, &r->base);
+		dt_json_key(j, "new");
+		json_replay_side(j, &r->next);
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+}
+
 void diff_json(const struct diff_ctx *c, enum gate g)
 {
 	const struct dt_diff *d = c->d;
@@ -163,12 +207,18 @@ void diff_json(const struct diff_ctx *c, enum gate g)
 	}
 	dt_json_close(&j, -1);
 	json_quantities(&j, d);
+	json_replays(&j, d);
 	dt_json_key_nl(&j, "counts", 1);
 	dt_json_open(&j, '{', -1);
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		dt_json_key(&j, counts[i].key);
 		dt_json_u64(&j, *(const size_t *)((const char *)d +
 						  counts[i].offset));
+	}
+	if (d->n_replays) {
+		dt_json_ku(&j, "replays", d->n_replays);
+		dt_json_ku(&j, "replay_moves", d->replay_moves);
+		dt_json_ku(&j, "best_changes", d->best_changes);
 	}
 	dt_json_close(&j, -1);
 	dt_json_key_nl(&j, "gate", 1);
