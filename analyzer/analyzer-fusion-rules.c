@@ -81,6 +81,8 @@ static void add_step(struct chain *c, const struct node *n,
 	else if (!what)
 		what = dt_fz_cls_what[n->cls];
 	s->what = (char *)what;
+	s->op = n->op ? 0 : n->cls;
+	s->full = n->full;
 	s->grid_x = n->op ? 0 : n->grid_x;
 	s->block_x = n->op ? 0 : n->block_x;
 	s->dtype = dtype;

@@ -615,6 +615,7 @@ static void op_now(struct dt_fusion *fz, const struct dt_op *op)
 		return;
 	*o = sh->proto;
 	o->seq = op->seq;
+	o->problem = op->problem;
 	op_pointers(o, sh, op);
 	if (sh->fused >= 0) {
 		fz->fused[sh->fused].count++;
@@ -933,6 +934,7 @@ static void own_steps(struct dt_fz_opp *o, const struct chain *c)
 				dt_xasprintf("%s %s", n->op->api, n->op->brief);
 			s->library =
 				dt_xstrdup(dt_library_display(n->op->library));
+			s->problem = dt_xstrdup(n->op->problem);
 		} else {
 			s->detail = kernel_detail(n->kc);
 			s->kernel = dt_xstrdup(name_of(n));
@@ -1125,6 +1127,7 @@ void dt_fusion_free(struct dt_fusion *fz)
 			free(o->steps[m].detail);
 			free(o->steps[m].kernel);
 			free(o->steps[m].library);
+			free(o->steps[m].problem);
 		}
 	}
 	free(fz->opps);

@@ -51,6 +51,8 @@ struct opinfo {
 	enum dt_op_kind kind;
 	char *api;
 	char *brief;
+	const char *problem; /* the op's key: the model's, as long as the
+				session lives */
 	int64_t dtype;
 	uint32_t graph_ops;
 	bool training; /* a normalization's training phase */

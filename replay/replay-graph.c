@@ -8,7 +8,7 @@
  * the configs cuDNN's heuristics offer (modes A, B and fallback) and,
  * when asked, every engine the graph supports; each timed (replay-gpu.c)
  * and its outputs compared with the recorded engine's. Legacy calls are
- * replay-legacy.c's; fusion what-ifs are not made yet.
+ * replay-legacy.c's; the graphs of fusion what-ifs, replay-fuse.c's.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -631,18 +631,22 @@ int graph_measure(struct gpu *g, const struct problem *p,
 	const char *source[CANDS_MAX];
 	double t0 = replay_now_s();
 	/* half the budget at most for listing them, the rest to time them */
-	size_t n_other = others(&b, opts, cfgs, source, t0 + budget_s / 2);
+	size_t n_other =
+		p->alone ? 0
+			 : others(&b, opts, cfgs, source, t0 + budget_s / 2);
 	double each = budget_s / (double)(n_other + 1);
 
 	/* the recorded engine first: the others are held against it */
-	struct cand *rec = &c[(*n)++];
-	memset(rec, 0, sizeof(*rec));
-	rec->engine = p->engine;
-	rec->source = "recorded";
-	snprintf(rec->knobs, sizeof(rec->knobs), "%s",
-		 p->knobs ? p->knobs : "");
-	measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv), rec,
-		opts, each, NULL, &ref);
+	struct cand *rec = p->engine >= 0 ? &c[(*n)++] : NULL;
+	if (rec) {
+		memset(rec, 0, sizeof(*rec));
+		rec->engine = p->engine;
+		rec->source = "recorded";
+		snprintf(rec->knobs, sizeof(rec->knobs), "%s",
+			 p->knobs ? p->knobs : "");
+		measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv),
+			rec, opts, each, NULL, &ref);
+	}
 	for (size_t i = 0; i < n_other && *n < CANDS_MAX; i++) {
 		struct cand *x = &c[*n];
 		memset(x, 0, sizeof(*x));

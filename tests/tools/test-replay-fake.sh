@@ -13,6 +13,8 @@
 # A batch normalization made again from a call as the decoder keeps it
 # (test-replay-legacy-ops.c); a layer normalization built as a backend
 # graph (synth-trace's norm scenario) rebuilt and measured.
+# The fusion what-if of the CUDA-graph trace's chain: measured,
+# continued, refused.
 # usage: test-replay-fake.sh DNNTRACE FAKE_GPU_LIBRARY SOURCE_ROOT
 #                            LEGACY_OPS_TEST SYNTH_TRACE
 set -u
@@ -31,15 +33,17 @@ fail=0
 failed() { echo "FAIL: $*"; fail=1; }
 # check RESULTS PYTHON: the results file's lines as `lines`, the
 # convolutions measured as `m` (the legacy one, then the backend one), the
-# other legacy calls measured as `o`
+# other legacy calls measured as `o`, the fusion what-ifs as `f`
 check() {
 	python3 - "$1" "$2" <<'PY' || failed "$1: $2"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 conv = lambda p: "Convolution" in p["api"] or not p["legacy"]
-m = sorted((p for p in lines[1:] if p["status"] == "measured" and conv(p)), key=lambda p: not p["legacy"])
-o = sorted((p["api"] for p in lines[1:] if p["status"] == "measured" and not conv(p)))
-assert eval(sys.argv[2]), [(p["problem"][:40], p["status"], p.get("best")) for p in lines[1:]]
+probs = [p for p in lines[1:] if "problem" in p]
+m = sorted((p for p in probs if p["status"] == "measured" and conv(p)), key=lambda p: not p["legacy"])
+o = sorted((p["api"] for p in probs if p["status"] == "measured" and not conv(p)))
+f = [p for p in lines[1:] if "fusion" in p]
+assert eval(sys.argv[2]), [(p.get("problem", p.get("fusion", ""))[:40], p["status"], p.get("best")) for p in lines[1:]]
 PY
 }
 
@@ -79,6 +83,37 @@ check "$dir/cold.jsonl" 'lines[0]["cold_cache"] and len(lines) == 3 and [p["repl
 # every engine, and each one's knob over its range: TILE_SIZE=3 best
 check "$dir/all.jsonl" 'lines[0]["engines"] == "all" and sum(c["source"] == "all" for c in m[0]["candidates"]) > 50'
 check "$dir/all.jsonl" 'm[0]["candidates"][m[0]["best"]].get("knobs") == "TILE_SIZE=3" and m[0]["candidates"][m[0]["best"]]["median_ns"] == 4000'
+# The fusion what-if: cuda-graph.dnnt's convolution + bias add + ReLU
+# (recorded on an H100) built as one graph, which the fake runs in 5 us
+# (engine 1) + 1 us a pointwise node; unfused, the recorded engine's
+# 10 us and the two kernels' times in the trace (5288 and 2307 ns), each
+# also timed alone as a pointwise graph (2 us).
+h100="NVIDIA H100 80GB HBM3"
+cp "$root/tests/data/cuda-graph.dnnt" "$dir/" || exit 2
+g=$dir/cuda-graph.dnnt
+FAKE_GPU_NAME=$h100 "$dnntrace" replay --budget 30 "$g" 2>"$dir/err" ||
+	failed "replay of the CUDA-graph trace: exit status $?: $(cat "$dir/err")"
+rg=$dir/cuda-graph.replay.jsonl
+check "$rg" 'len(f) == 1 and f[0]["status"] == "measured" and f[0]["pattern"] == "convolution forward + pointwise epilogue"'
+check "$rg" '(f[0]["fused_ns"], f[0]["unfused_ns"], f[0]["saving_ns"]) == (7000, 17595, 10595) and f[0]["fused"]["engine"] == 1'
+check "$rg" '[(s["what"], s["source"], s["ns"], s.get("graph_ns")) for s in f[0]["steps"]] == [("convolution forward", "replayed", 10000, None), ("bias add", "recorded", 5288, 2000), ("ReLU", "recorded", 2307, 2000)]'
+check "$rg" 'f[0]["count"] == 54 and f[0]["priced_ns"] == 7596 and f[0]["engines_tried"] == 3'
+# right after its head's problem, before the smaller problems
+check "$rg" 'lines[1]["problem"] == f[0]["head"] and "fusion" in lines[2]'
+grep -q "fusion what-if: convolution forward + pointwise epilogue" "$dir/err" || failed "no what-if progress: $(cat "$dir/err")"
+"$dnntrace" fusion "$g" >"$dir/fusion" || failed "fusion: exit status $?"
+grep -q "^   measured:   saving 10.6 us per time (priced: 7596 ns), 572.1 us in all: unfused 17.6 us, fused 7000 ns" "$dir/fusion" ||
+	failed "fusion does not show the measured saving: $(grep -A2 measured "$dir/fusion")"
+# continued: the what-if is not measured again
+FAKE_GPU_NAME=$h100 "$dnntrace" replay --budget 30 "$g" 2>"$dir/err" || failed "continuing the CUDA-graph replay: exit status $?"
+grep -q "fusion what-if" "$dir/err" && failed "the what-if was measured again"
+check "$rg" 'len(f) == 1'
+# a fused graph cuDNN refuses: not measured, with cuDNN's words
+FAKE_GPU_NAME=$h100 FAKE_NO_FUSION=1 "$dnntrace" replay -q -o "$dir/no.jsonl" "$g" || failed "replay, no fusion: exit status $?"
+check "$dir/no.jsonl" 'f[0]["status"] == "not_built" and f[0]["reason"].startswith("the fused graph: OPERATIONGRAPH_DESCRIPTOR cannot be built again: CUDNN_STATUS_BAD_PARAM") and "fused_ns" not in f[0]'
+cp "$dir/no.jsonl" "$rg"
+"$dnntrace" fusion "$g" | grep -q "^   measured:   not measured: the fused graph: OPERATIONGRAPH_DESCRIPTOR cannot be built again" ||
+	failed "fusion does not say why the what-if was not measured"
 # plans that take 50 ms each to build: --engines all stops building them
 # when the problem's budget (1 s) is spent, and says so
 start=$(date +%s)

@@ -5,6 +5,8 @@
 # an H200: its backend convolution timed with the recorded engine and the
 # 38 other configurations cuDNN's heuristics offered, its legacy one with
 # the recorded algorithm and the 5 others cuDNN offered.
+# tests/tools/replay/cuda-graph.replay.jsonl, of tests/data/cuda-graph.dnnt
+# on the H100 it was recorded on: `fusion` shows its what-if.
 # usage: test-replay.sh DNNTRACE SOURCE_ROOT [--update]
 set -u
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
@@ -130,4 +132,31 @@ sed '1s/"version":1/"version":99/' tests/tools/replay/h200-sample.replay.jsonl >
 "$dnntrace" report "$t" >"$dir/report" 2>"$dir/err" || failed "report with a results file of another version exited $?"
 grep -q 'its version 99 is not 1' "$dir/err" || failed "report said: $(cat "$dir/err")"
 grep -q 'engine choice' "$dir/report" && failed "report used results of another version"
+
+# the fusion what-if beside the price: tests/tools/replay/cuda-graph.replay.jsonl
+# is what `dnntrace replay` measured of tests/data/cuda-graph.dnnt on the
+# H100 it was recorded on: its convolution + bias add + ReLU built as one
+# graph (11.3 us) against the convolution replayed (11.3 us) and the two
+# kernels' times in the trace
+cp tests/data/cuda-graph.dnnt tests/tools/replay/cuda-graph.replay.jsonl "$dir/" || exit 2
+"$dnntrace" fusion "$dir/cuda-graph.dnnt" >"$dir/fusion" 2>&1 || failed "fusion exited $?"
+golden replay.fusion "$dir/fusion"
+"$dnntrace" fusion --format json "$dir/cuda-graph.dnnt" >"$dir/json" 2>&1 || failed "fusion --format json exited $?"
+python3 - "$dir/json" tests/tools/replay/cuda-graph.replay.jsonl <<'PY' || failed "the JSON what-if is not the results'"
+import json, sys
+opp = json.load(open(sys.argv[1]))["fusion"]["opportunities"][0]
+line = [json.loads(l) for l in open(sys.argv[2]) if '"fusion"' in l][0]
+got = opp["measured"]
+assert got["status"] == "measured" and got["gpu"] == "NVIDIA H100 80GB HBM3", got
+assert (got["saving_ns"], got["unfused_ns"], got["fused_ns"]) == (line["saving_ns"], line["unfused_ns"], line["fused_ns"]), got
+assert [s["ns"] for s in got["steps"]] == [s["ns"] for s in line["steps"]], got
+PY
+# --list, no GPU needed: each fusable chain and whether its what-if can be
+# built (a convolution graph's can; cuBLAS GEMMs' cannot)
+"$dnntrace" replay --list "$dir/cuda-graph.dnnt" >"$dir/list" 2>&1 || failed "replay --list of the CUDA-graph trace exited $?"
+sed -n '/^fusion what-ifs/,$p' "$dir/list" | grep -A1 "54 times, .*: convolution forward -> bias add -> ReLU" |
+	grep -q "can be built fused" || failed "replay --list said: $(cat "$dir/list")"
+"$dnntrace" replay --list tests/data/transformer-gemm.dnnt >"$dir/list" 2>&1 || failed "replay --list of the GEMM trace exited $?"
+[ "$(sed -n '/^fusion what-ifs/,$p' "$dir/list" | grep -c "not a cuDNN operation")" = 4 ] ||
+	failed "replay --list of the GEMM trace said: $(sed -n '/^fusion what-ifs/,$p' "$dir/list")"
 exit $fail
