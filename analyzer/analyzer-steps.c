@@ -769,18 +769,20 @@ static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
 	 * ranges, or a library's around each of its calls (a communication
 	 * library's around each collective of a step), which may be the only
 	 * ranges in the trace */
+	if (best.k)
+		*out = choose(all, n, &best);
 	if (range.k && (!best.k || (double)range.median * REGULAR >=
-					   (double)choose(all, n, &best).median)) {
+					   (double)out->median))
 		*out = range;
+	if (range.k || best.k)
 		return true;
-	}
 	/* the host's calls only where there is no GPU work at all: in a
 	 * program with GPU work whose kernels do not repeat, a call that does
 	 * (a teardown's destroys, after the GPU work reached the trace in
 	 * one batch) is no step of it; and only in long runs: a few calls
 	 * at nearly regular intervals are as often a program building its
 	 * descriptors one after another as its loop */
-	if (!best.k && !gpu_seen(st) && min_run >= MIN_STEPS)
+	if (!gpu_seen(st) && min_run >= MIN_STEPS)
 		for (size_t i = 0; i < st->cap[SP_CALL]; i++)
 			if (steps_hold_more(&st->tok[SP_CALL][i]))
 				consider(&best, all, &n, &st->tok[SP_CALL][i],
