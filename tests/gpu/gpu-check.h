@@ -30,6 +30,10 @@
 		}                                                          \
 	} while (0)
 
+/* A backend descriptor of type, made as the program makes them (one keeps
+ * them to destroy at its end): each program defines it. */
+static cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type);
+
 static inline void set(cudnnBackendDescriptor_t d,
 		       cudnnBackendAttributeName_t a,
 		       cudnnBackendAttributeType_t t, int64_t n, const void *v)
@@ -37,15 +41,15 @@ static inline void set(cudnnBackendDescriptor_t d,
 	CK(cudnnBackendSetAttribute(d, a, t, n, v));
 }
 
-/* The engine configs cuDNN's heuristics (mode A, in heur, a descriptor the
- * caller made) propose for graph, into cfgs: max config descriptors the
- * caller made. Returns how many. */
+/* The engine configs cuDNN's heuristics (in mode, in heur, a descriptor
+ * the caller made) propose for graph, into cfgs: max config descriptors
+ * the caller made. Returns how many. */
 static inline int64_t heuristic_configs(cudnnBackendDescriptor_t heur,
 					cudnnBackendDescriptor_t graph,
+					cudnnBackendHeurMode_t mode,
 					cudnnBackendDescriptor_t *cfgs,
 					int64_t max)
 {
-	cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A;
 	int64_t n = 0;
 
 	set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
@@ -67,6 +71,30 @@ static inline int plan_builds(cudnnBackendDescriptor_t plan, cudnnHandle_t h,
 	    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg);
 	set(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
 	return cudnnBackendFinalize(plan) == CUDNN_STATUS_SUCCESS;
+}
+
+/* The plan of the first config heuristics in mode propose for graph that
+ * builds on h; exits saying so when none does. */
+static inline cudnnBackendDescriptor_t
+first_plan(cudnnHandle_t h, cudnnBackendDescriptor_t graph,
+	   cudnnBackendHeurMode_t mode)
+{
+	enum { MAXCFG = 16 };
+	cudnnBackendDescriptor_t cfgs[MAXCFG];
+
+	for (int i = 0; i < MAXCFG; i++)
+		cfgs[i] = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+	int64_t n = heuristic_configs(make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR),
+				      graph, mode, cfgs, MAXCFG);
+	for (int64_t i = 0; i < n; i++) {
+		cudnnBackendDescriptor_t plan =
+			make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+		if (plan_builds(plan, h, cfgs[i]))
+			return plan;
+	}
+	fprintf(stderr, "none of %lld engine configs (heuristics mode %d) "
+		"builds\n", (long long)n, (int)mode);
+	exit(1);
 }
 
 /* The workspace a finalized plan needs, in bytes. */

@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 		cfgs[i] = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
 	cudnnBackendDescriptor_t heur =
 		make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-	int64_t ncfg = heuristic_configs(heur, graph, cfgs, MAXCFG);
+	int64_t ncfg = heuristic_configs(heur, graph, CUDNN_HEUR_MODE_A, cfgs, MAXCFG);
 
 	/* the first config that builds, preferring one that populates
 	 * graphs */

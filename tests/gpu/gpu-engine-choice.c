@@ -192,35 +192,6 @@ static cudnnBackendDescriptor_t config(cudnnBackendDescriptor_t g, int64_t idx,
 }
 
 /* The first config the FALLBACK heuristics give that builds a plan. */
-static cudnnBackendDescriptor_t fallback_plan(cudnnHandle_t h,
-					      cudnnBackendDescriptor_t g)
-{
-	enum { MAXCFG = 16 };
-	cudnnBackendDescriptor_t heur = make(
-					 CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR),
-				 cfgs[MAXCFG];
-	cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_FALLBACK;
-	int64_t n = 0;
-
-	for (int i = 0; i < MAXCFG; i++)
-		cfgs[i] = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-	set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
-	    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g);
-	set(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
-	CK(cudnnBackendFinalize(heur));
-	CK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
-				    CUDNN_TYPE_BACKEND_DESCRIPTOR, MAXCFG, &n,
-				    cfgs));
-	for (int64_t i = 0; i < n; i++) {
-		cudnnBackendDescriptor_t plan =
-			make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-		if (plan_builds(plan, h, cfgs[i]))
-			return plan;
-	}
-	fprintf(stderr, "no fallback engine config builds\n");
-	exit(1);
-}
-
 static int by_value(const void *a, const void *b)
 {
 	float x = *(const float *)a, y = *(const float *)b;
@@ -250,7 +221,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		plan = fallback_plan(h, g);
+		plan = first_plan(h, g, CUDNN_HEUR_MODE_FALLBACK);
 	}
 
 	size_t bytes[3] = { (size_t)N * C * H * W * 2,

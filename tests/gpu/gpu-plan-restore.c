@@ -127,21 +127,7 @@ static cudnnBackendDescriptor_t build_plan(cudnnHandle_t h)
 	set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
 	CK(cudnnBackendFinalize(graph));
 
-	enum { MAXCFG = 16 };
-	cudnnBackendDescriptor_t cfgs[MAXCFG];
-	for (int i = 0; i < MAXCFG; i++)
-		cfgs[i] = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-	int64_t ncfg = heuristic_configs(
-		make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR), graph, cfgs, MAXCFG);
-	for (int64_t i = 0; i < ncfg; i++) {
-		cudnnBackendDescriptor_t plan =
-			make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-		if (plan_builds(plan, h, cfgs[i]))
-			return plan;
-	}
-	fprintf(stderr, "none of %lld engine configs builds\n",
-		(long long)ncfg);
-	exit(1);
+	return first_plan(h, graph, CUDNN_HEUR_MODE_A);
 }
 
 static int run(cudnnHandle_t h, cudnnBackendDescriptor_t plan, void **bufs,
