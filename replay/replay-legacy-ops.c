@@ -15,7 +15,6 @@
  * made again yet.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,27 +263,25 @@ bool legacy_op_known(const char *api)
 
 /* ------------------------------------------------------ descriptors */
 
-static bool fn(struct gpu *g, void *to, const char *name)
-{
-	void *p = dlsym(g->cudnn, name);
-
-	memcpy(to, &p, sizeof(p));
-	return p != NULL;
-}
-
 static bool load(struct gpu *g, const struct op_api *api, struct op_fns *f)
 {
-	return fn(g, &f->exec, api->exec) &&
-	       fn(g, &f->create_tensor, "cudnnCreateTensorDescriptor") &&
-	       fn(g, &f->destroy_tensor, "cudnnDestroyTensorDescriptor") &&
-	       fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
-	       fn(g, &f->create_pool, "cudnnCreatePoolingDescriptor") &&
-	       fn(g, &f->destroy_pool, "cudnnDestroyPoolingDescriptor") &&
-	       fn(g, &f->set_pool2d, "cudnnSetPooling2dDescriptor") &&
-	       fn(g, &f->set_poolnd, "cudnnSetPoolingNdDescriptor") &&
-	       fn(g, &f->create_act, "cudnnCreateActivationDescriptor") &&
-	       fn(g, &f->destroy_act, "cudnnDestroyActivationDescriptor") &&
-	       fn(g, &f->set_act, "cudnnSetActivationDescriptor");
+	return gpu_cudnn_fn(g, &f->exec, api->exec) &&
+	       gpu_cudnn_fn(g, &f->create_tensor,
+			    "cudnnCreateTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_tensor,
+			    "cudnnDestroyTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->create_pool,
+			    "cudnnCreatePoolingDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_pool,
+			    "cudnnDestroyPoolingDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_pool2d, "cudnnSetPooling2dDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_poolnd, "cudnnSetPoolingNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->create_act,
+			    "cudnnCreateActivationDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_act,
+			    "cudnnDestroyActivationDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_act, "cudnnSetActivationDescriptor");
 }
 
 static const struct dt_cudnn_field *field_of(const struct dt_cudnn_arg *a,
