@@ -131,31 +131,22 @@ static void *param(struct op *r, int i)
 	return dev(r, n_tensors(r->api) + (size_t)i);
 }
 
+/* Pooling and activation: the call's own descriptor, the one it has. */
+static void *own(struct op *r)
+{
+	return r->pool ? r->pool : r->act;
+}
+
 static int pool_fwd(struct op *r)
 {
-	return ((pool_fwd_t)r->f.exec)(h(r), r->pool, scalar(r, "alpha"),
+	return ((pool_fwd_t)r->f.exec)(h(r), own(r), scalar(r, "alpha"),
 				       r->t[0], dev(r, 0), scalar(r, "beta"),
 				       r->t[1], dev(r, 1));
 }
 
 static int pool_bwd(struct op *r)
 {
-	return ((pool_bwd_t)r->f.exec)(h(r), r->pool, scalar(r, "alpha"),
-				       r->t[0], dev(r, 0), r->t[1], dev(r, 1),
-				       r->t[2], dev(r, 2), scalar(r, "beta"),
-				       r->t[3], dev(r, 3));
-}
-
-static int act_fwd(struct op *r)
-{
-	return ((pool_fwd_t)r->f.exec)(h(r), r->act, scalar(r, "alpha"),
-				       r->t[0], dev(r, 0), scalar(r, "beta"),
-				       r->t[1], dev(r, 1));
-}
-
-static int act_bwd(struct op *r)
-{
-	return ((pool_bwd_t)r->f.exec)(h(r), r->act, scalar(r, "alpha"),
+	return ((pool_bwd_t)r->f.exec)(h(r), own(r), scalar(r, "alpha"),
 				       r->t[0], dev(r, 0), r->t[1], dev(r, 1),
 				       r->t[2], dev(r, 2), scalar(r, "beta"),
 				       r->t[3], dev(r, 3));
@@ -215,12 +206,12 @@ static const struct op_api ops[] = {
 	  NULL,
 	  0,
 	  pool_bwd },
-	{ "cudnnActivationForward", { "xDesc", "yDesc" }, NULL, 0, act_fwd },
+	{ "cudnnActivationForward", { "xDesc", "yDesc" }, NULL, 0, pool_fwd },
 	{ "cudnnActivationBackward",
 	  { "yDesc", "dyDesc", "xDesc", "dxDesc" },
 	  NULL,
 	  0,
-	  act_bwd },
+	  pool_bwd },
 	{ "cudnnSoftmaxForward", { "xDesc", "yDesc" }, NULL, 0, softmax_fwd },
 	{ "cudnnSoftmaxBackward",
 	  { "yDesc", "dyDesc", "dxDesc" },
