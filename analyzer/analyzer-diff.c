@@ -443,20 +443,15 @@ static struct dt_diff_replay *replay_of(struct dt_diff *d, const char *key,
 			free(k);
 			return &d->replays[i];
 		}
-	if (d->n_replays == *cap) {
-		size_t c = *cap ? 2 * *cap : 16;
-		struct dt_diff_replay *v = realloc(d->replays, c * sizeof(*v));
-		if (!v) {
-			free(k);
-			return NULL;
-		}
-		d->replays = v;
-		*cap = c;
+	struct dt_diff_replay *v =
+		dt_grow_array(d->replays, cap, d->n_replays + 1, sizeof(*v));
+	if (!v) {
+		free(k);
+		return NULL;
 	}
-	struct dt_diff_replay *r = &d->replays[d->n_replays++];
-	memset(r, 0, sizeof(*r));
-	r->key = k;
-	return r;
+	d->replays = v;
+	v[d->n_replays].key = k; /* the rest zeroed as it grew */
+	return &v[d->n_replays++];
 }
 
 /* A measured problem as one run's side; the first of a key (a rank of

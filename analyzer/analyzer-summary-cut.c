@@ -728,18 +728,23 @@ void sum_cut_settle(struct dt_summary *s, int stream, uint64_t t,
 	free(held_before);
 }
 
-void sum_cut_begin(struct dt_summary *s)
+/* No point to make or reach: events pass with a comparison or two. */
+static void cuts_idle(struct priv *pv)
 {
-	struct priv *pv = P(s);
-
 	for (int k = 0; k < SUM_STREAMS; k++) {
 		pv->cut_at[k] = UINT64_MAX;
 		pv->cut_taken[k] = 0;
 	}
-	for (int g = 0; g < SUM_GROUPS; g++) {
-		pv->cut_events[g] = 0;
+	for (int g = 0; g < SUM_GROUPS; g++)
 		pv->cut_every[g] = UINT64_MAX;
-	}
+}
+
+void sum_cut_begin(struct dt_summary *s)
+{
+	struct priv *pv = P(s);
+
+	cuts_idle(pv);
+	memset(pv->cut_events, 0, sizeof(pv->cut_events));
 	free(pv->api_mm);
 	pv->api_mm = NULL;
 	pv->cap_api_mm = 0;
@@ -768,12 +773,7 @@ static void cuts_free(struct priv *pv)
 		part_free(&c->start.p[k]);
 	free(c);
 	pv->cuts = NULL;
-	for (int k = 0; k < SUM_STREAMS; k++) {
-		pv->cut_at[k] = UINT64_MAX;
-		pv->cut_taken[k] = 0;
-	}
-	for (int g = 0; g < SUM_GROUPS; g++)
-		pv->cut_every[g] = UINT64_MAX;
+	cuts_idle(pv);
 }
 
 /* ------------------------------------------ what a view places by time */

@@ -77,6 +77,9 @@ int gpu_open(struct gpu *g, char *err, size_t errlen);
 void gpu_close(struct gpu *g);
 /* The last error cuDNN set, in words, into buf. */
 const char *gpu_cudnn_error(struct gpu *g, int status, char *buf, size_t size);
+/* cuDNN's function name into *fn (a function pointer's address); false
+ * when this cuDNN lacks it. */
+bool gpu_cudnn_fn(struct gpu *g, void *fn, const char *name);
 
 /* Times of one way to run a problem: run(arg) launches one execution
  * on g->stream. Returns false when a run failed. */

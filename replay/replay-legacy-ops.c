@@ -15,7 +15,6 @@
  * made again yet.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,31 +131,22 @@ static void *param(struct op *r, int i)
 	return dev(r, n_tensors(r->api) + (size_t)i);
 }
 
+/* Pooling and activation: the call's own descriptor, the one it has. */
+static void *own(struct op *r)
+{
+	return r->pool ? r->pool : r->act;
+}
+
 static int pool_fwd(struct op *r)
 {
-	return ((pool_fwd_t)r->f.exec)(h(r), r->pool, scalar(r, "alpha"),
+	return ((pool_fwd_t)r->f.exec)(h(r), own(r), scalar(r, "alpha"),
 				       r->t[0], dev(r, 0), scalar(r, "beta"),
 				       r->t[1], dev(r, 1));
 }
 
 static int pool_bwd(struct op *r)
 {
-	return ((pool_bwd_t)r->f.exec)(h(r), r->pool, scalar(r, "alpha"),
-				       r->t[0], dev(r, 0), r->t[1], dev(r, 1),
-				       r->t[2], dev(r, 2), scalar(r, "beta"),
-				       r->t[3], dev(r, 3));
-}
-
-static int act_fwd(struct op *r)
-{
-	return ((pool_fwd_t)r->f.exec)(h(r), r->act, scalar(r, "alpha"),
-				       r->t[0], dev(r, 0), scalar(r, "beta"),
-				       r->t[1], dev(r, 1));
-}
-
-static int act_bwd(struct op *r)
-{
-	return ((pool_bwd_t)r->f.exec)(h(r), r->act, scalar(r, "alpha"),
+	return ((pool_bwd_t)r->f.exec)(h(r), own(r), scalar(r, "alpha"),
 				       r->t[0], dev(r, 0), r->t[1], dev(r, 1),
 				       r->t[2], dev(r, 2), scalar(r, "beta"),
 				       r->t[3], dev(r, 3));
@@ -216,12 +206,12 @@ static const struct op_api ops[] = {
 	  NULL,
 	  0,
 	  pool_bwd },
-	{ "cudnnActivationForward", { "xDesc", "yDesc" }, NULL, 0, act_fwd },
+	{ "cudnnActivationForward", { "xDesc", "yDesc" }, NULL, 0, pool_fwd },
 	{ "cudnnActivationBackward",
 	  { "yDesc", "dyDesc", "xDesc", "dxDesc" },
 	  NULL,
 	  0,
-	  act_bwd },
+	  pool_bwd },
 	{ "cudnnSoftmaxForward", { "xDesc", "yDesc" }, NULL, 0, softmax_fwd },
 	{ "cudnnSoftmaxBackward",
 	  { "yDesc", "dyDesc", "dxDesc" },
@@ -264,27 +254,25 @@ bool legacy_op_known(const char *api)
 
 /* ------------------------------------------------------ descriptors */
 
-static bool fn(struct gpu *g, void *to, const char *name)
-{
-	void *p = dlsym(g->cudnn, name);
-
-	memcpy(to, &p, sizeof(p));
-	return p != NULL;
-}
-
 static bool load(struct gpu *g, const struct op_api *api, struct op_fns *f)
 {
-	return fn(g, &f->exec, api->exec) &&
-	       fn(g, &f->create_tensor, "cudnnCreateTensorDescriptor") &&
-	       fn(g, &f->destroy_tensor, "cudnnDestroyTensorDescriptor") &&
-	       fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
-	       fn(g, &f->create_pool, "cudnnCreatePoolingDescriptor") &&
-	       fn(g, &f->destroy_pool, "cudnnDestroyPoolingDescriptor") &&
-	       fn(g, &f->set_pool2d, "cudnnSetPooling2dDescriptor") &&
-	       fn(g, &f->set_poolnd, "cudnnSetPoolingNdDescriptor") &&
-	       fn(g, &f->create_act, "cudnnCreateActivationDescriptor") &&
-	       fn(g, &f->destroy_act, "cudnnDestroyActivationDescriptor") &&
-	       fn(g, &f->set_act, "cudnnSetActivationDescriptor");
+	return gpu_cudnn_fn(g, &f->exec, api->exec) &&
+	       gpu_cudnn_fn(g, &f->create_tensor,
+			    "cudnnCreateTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_tensor,
+			    "cudnnDestroyTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->create_pool,
+			    "cudnnCreatePoolingDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_pool,
+			    "cudnnDestroyPoolingDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_pool2d, "cudnnSetPooling2dDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_poolnd, "cudnnSetPoolingNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->create_act,
+			    "cudnnCreateActivationDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_act,
+			    "cudnnDestroyActivationDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_act, "cudnnSetActivationDescriptor");
 }
 
 static const struct dt_cudnn_field *field_of(const struct dt_cudnn_arg *a,

@@ -8,7 +8,6 @@
  * activations, softmax, batch norm) are replay-legacy-ops.c's.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,30 +64,31 @@ struct fns {
 	int (*set_groups)(void *, int);
 };
 
-static bool fn(struct gpu *g, void *to, const char *name)
-{
-	void *p = dlsym(g->cudnn, name);
-
-	memcpy(to, &p, sizeof(p));
-	return p != NULL;
-}
-
 static bool load(struct gpu *g, const struct conv_api *api, struct fns *f)
 {
-	return fn(g, &f->exec, api->exec) && fn(g, &f->get, api->get) &&
-	       fn(g, &f->ws, api->ws) &&
-	       fn(g, &f->create_tensor, "cudnnCreateTensorDescriptor") &&
-	       fn(g, &f->create_filter, "cudnnCreateFilterDescriptor") &&
-	       fn(g, &f->create_conv, "cudnnCreateConvolutionDescriptor") &&
-	       fn(g, &f->destroy_tensor, "cudnnDestroyTensorDescriptor") &&
-	       fn(g, &f->destroy_filter, "cudnnDestroyFilterDescriptor") &&
-	       fn(g, &f->destroy_conv, "cudnnDestroyConvolutionDescriptor") &&
-	       fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
-	       fn(g, &f->set_filter, "cudnnSetFilterNdDescriptor") &&
-	       fn(g, &f->set_conv2d, "cudnnSetConvolution2dDescriptor") &&
-	       fn(g, &f->set_convnd, "cudnnSetConvolutionNdDescriptor") &&
-	       fn(g, &f->set_math, "cudnnSetConvolutionMathType") &&
-	       fn(g, &f->set_groups, "cudnnSetConvolutionGroupCount");
+	return gpu_cudnn_fn(g, &f->exec, api->exec) &&
+	       gpu_cudnn_fn(g, &f->get, api->get) &&
+	       gpu_cudnn_fn(g, &f->ws, api->ws) &&
+	       gpu_cudnn_fn(g, &f->create_tensor,
+			    "cudnnCreateTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->create_filter,
+			    "cudnnCreateFilterDescriptor") &&
+	       gpu_cudnn_fn(g, &f->create_conv,
+			    "cudnnCreateConvolutionDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_tensor,
+			    "cudnnDestroyTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_filter,
+			    "cudnnDestroyFilterDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_conv,
+			    "cudnnDestroyConvolutionDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_filter, "cudnnSetFilterNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_conv2d,
+			    "cudnnSetConvolution2dDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_convnd,
+			    "cudnnSetConvolutionNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_math, "cudnnSetConvolutionMathType") &&
+	       gpu_cudnn_fn(g, &f->set_groups, "cudnnSetConvolutionGroupCount");
 }
 
 const char *legacy_why_not(const struct dt_cudnn_call *c)
