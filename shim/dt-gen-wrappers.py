@@ -172,6 +172,7 @@ class FieldMaker:
         self.status = status
         self.uses_ok = False  # whether a Field tests the wrapper's `ok`
         self.mode: Optional[Tuple[PointerMode, str]] = None  # asked of which argument
+        self.scalar_most: Optional[str] = None  # bytes of a void scalar, by type arguments
 
     def by_value(self, param: Param) -> Field:
         elem = self.types.elem(param.node)
@@ -294,6 +295,10 @@ class FieldMaker:
             most = sizes[-1] if sizes else "16"
             for size in reversed(sizes[:-1]):
                 most = "dt_umax(%s, %s)" % (size, most)
+            if sizes:
+                # the same for each of the call's scalars: worked out once where
+                # there are several (alpha and beta; describe())
+                self.scalar_most, most = most, "dt_scalar_most"
         elif self.types.is_number(target):
             most = "sizeof(%s)" % target.ctype
         else:
@@ -421,6 +426,7 @@ class Api:
     fields: List[Field]
     uses_ok: bool
     mode: Optional[Tuple[PointerMode, str]] = None  # asked of which argument, for scalars
+    scalar_most: Optional[str] = None  # the bytes a void scalar may take, by type arguments
 
     @property
     def signature(self) -> str:
@@ -447,8 +453,15 @@ def describe(lib: Library, func: Function, types: Types, rules: List[Rule]) -> A
             errors.append("%s: parameter %s (%s): %s" % (func.name, param.name, param.decl, e))
     if errors:
         raise GenError("\n".join(errors))
+    most = maker.scalar_most
+    if most and sum("dt_scalar_most" in (f.count or "") for f in fields) < 2:
+        # one scalar: its bound stays under its condition (a host mode)
+        fields = [dataclasses.replace(f, count=f.count.replace("dt_scalar_most", most))
+                  if f.count else f for f in fields]
+        most = None
     extra = return_field(ret_kind)
-    return Api(func, ret_kind, fields + ([extra] if extra else []), maker.uses_ok, maker.mode)
+    return Api(func, ret_kind, fields + ([extra] if extra else []), maker.uses_ok, maker.mode,
+               most)
 
 
 # --------------------------------------------------------------------------- C output
@@ -572,6 +585,8 @@ def c_record(lib: Library, api: Api) -> List[str]:
     lines = ["\tconst int ok = ret == %s;" % lib.success] if api.uses_ok else []
     if api.mode:
         lines.append("\tconst int32_t dt_mode = %s(%s);" % (mode_getter(api.mode[0]), api.mode[1]))
+    if api.scalar_most:
+        lines.append("\tconst uint32_t dt_scalar_most = %s;" % api.scalar_most)
     lines += ["\tuint32_t %s = %s;" % (count_var(f.name), f.count) for f in api.fields if f.count]
     status = "(int32_t)ret" if api.ret_kind == "status" else "0"
     lines += [

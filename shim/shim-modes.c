@@ -58,18 +58,12 @@ void dt_mode_learn(unsigned kind, const void *obj, int32_t mode)
 		dt_mode_forget(kind, obj);
 }
 
-void dt_mode_update(unsigned kind, const void *obj, int32_t mode)
+/* The word in s becomes e, if s holds the object key is for: a change by
+ * compare-and-swap against that object, never another's. */
+static void replace_held(_Atomic uint64_t *s, uint64_t key, uint64_t e)
 {
-	uint64_t key = dt_mode_key(kind, obj), e = entry(kind, obj, mode);
-	_Atomic uint64_t *s = dt_mode_slot(obj);
 	uint64_t old = atomic_load_explicit(s, memory_order_relaxed);
 
-	if (!e) {
-		dt_mode_forget(kind, obj);
-		return;
-	}
-	/* only an object held already: one not seen created may be
-	 * anywhere, copied or initialized where no wrapper sees it */
 	while (key && (old & ~(uint64_t)DT_MODE_MASK) == key &&
 	       !atomic_compare_exchange_weak_explicit(s, &old, e,
 						      memory_order_release,
@@ -77,15 +71,19 @@ void dt_mode_update(unsigned kind, const void *obj, int32_t mode)
 		;
 }
 
+void dt_mode_update(unsigned kind, const void *obj, int32_t mode)
+{
+	uint64_t e = entry(kind, obj, mode);
+
+	/* only an object held already: one not seen created may be
+	 * anywhere, copied or initialized where no wrapper sees it */
+	if (e)
+		replace_held(dt_mode_slot(obj), dt_mode_key(kind, obj), e);
+	else
+		dt_mode_forget(kind, obj);
+}
+
 void dt_mode_forget(unsigned kind, const void *obj)
 {
-	uint64_t key = dt_mode_key(kind, obj);
-	_Atomic uint64_t *s = dt_mode_slot(obj);
-	uint64_t old = atomic_load_explicit(s, memory_order_relaxed);
-
-	while (key && (old & ~(uint64_t)DT_MODE_MASK) == key &&
-	       !atomic_compare_exchange_weak_explicit(s, &old, 0,
-						      memory_order_release,
-						      memory_order_relaxed))
-		;
+	replace_held(dt_mode_slot(obj), dt_mode_key(kind, obj), 0);
 }
