@@ -623,11 +623,11 @@ static void ops_text_end(const struct ops_out *o,
 {
 	/* a trace of cuDNN alone (or before LIBRARY records) says cuDNN */
 	bool several = o->fi->n_libraries > 1;
+	const struct dt_summary *s = dt_steady_summary(o->st);
+	bool cut = s->startup.traces > 0;
 	char up[1024];
 
-	bool cut = dt_steady_summary(o->st)->startup.traces > 0;
-
-	if (dt_steady_text(o->st, up, sizeof(up)))
+	if (dt_sum_startup_text(s, up, sizeof(up)))
 		printf("# start-up: %s\n", up);
 	printf("# %" PRIu64 " op executions%s; %" PRIu64
 	       " kernels ran outside %s calls%s%s\n",
