@@ -621,9 +621,9 @@ static void ops_text_end(const struct ops_out *o,
 			 const struct dt_model_stats *ms,
 			 const struct dt_file_stats *st)
 {
-	/* a trace of cuDNN alone (or before LIBRARY records) says cuDNN */
-	bool several = o->fi->n_libraries > 1;
 	const struct dt_summary *s = dt_steady_summary(o->st);
+	/* a trace of cuDNN alone (or before LIBRARY records) says cuDNN */
+	bool several = !dt_sum_cudnn_only(s);
 	bool cut = s->startup.traces > 0;
 	char up[1024];
 
