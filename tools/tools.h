@@ -456,8 +456,7 @@ uint64_t dt_steady_work_t(struct dt_steady *st, const struct dt_activity *a);
  * 0, or -1 said when they could not be read back. */
 int dt_steady_each(struct dt_steady *st,
 		   void (*fn)(void *arg, const void *p, size_t len), void *arg);
-/* The start-up's line (dt_sum_startup_text), of the traces read. */
-int dt_steady_text(const struct dt_steady *st, char *buf, size_t size);
+/* The summary of the traces read: their start-up (dt_sum_startup_text). */
 const struct dt_summary *dt_steady_summary(const struct dt_steady *st);
 
 #endif /* TOOLS_H */

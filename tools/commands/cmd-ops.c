@@ -361,12 +361,12 @@ struct ops_out {
 	uint64_t first_seq, last_seq; /* of the calls seen */
 	struct problems ps;
 	/* the listing, kept until the steady state is known: each op
-	 * written to mem (an element of its own, the JSON's in ej) */
+	 * written to mem (an element of its own, the JSON's by ej) */
 	struct dt_steady *st;
 	FILE *mem;
 	char *mem_buf;
 	size_t mem_len;
-	struct dt_json *ej;
+	struct dt_json ej;
 	uint64_t listed; /* op executions listed (captures not) */
 };
 
@@ -422,8 +422,8 @@ static void keep_op(struct ops_out *o, const struct dt_op *op)
 	/* whether it ran anything: a capture is no execution */
 	fputc(op->origin == DT_OP_CAPTURED ? 'c' : 'x', o->mem);
 	if (o->fmt == DT_JSON) {
-		dt_json_init(o->ej, o->mem); /* an element alone: no comma */
-		print_op_json(o->ej, o->fi, op);
+		dt_json_init(&o->ej, o->mem); /* an element alone: no comma */
+		print_op_json(&o->ej, o->fi, op);
 	} else {
 		print_op_text(o->mem, o->fi, op);
 	}
@@ -621,13 +621,13 @@ static void ops_text_end(const struct ops_out *o,
 			 const struct dt_model_stats *ms,
 			 const struct dt_file_stats *st)
 {
+	const struct dt_summary *s = dt_steady_summary(o->st);
 	/* a trace of cuDNN alone (or before LIBRARY records) says cuDNN */
-	bool several = o->fi->n_libraries > 1;
+	bool several = !dt_sum_cudnn_only(s);
+	bool cut = s->startup.traces > 0;
 	char up[1024];
 
-	bool cut = dt_steady_summary(o->st)->startup.traces > 0;
-
-	if (dt_steady_text(o->st, up, sizeof(up)))
+	if (dt_sum_startup_text(s, up, sizeof(up)))
 		printf("# start-up: %s\n", up);
 	printf("# %" PRIu64 " op executions%s; %" PRIu64
 	       " kernels ran outside %s calls%s%s\n",
@@ -702,8 +702,7 @@ static bool ops_steady(struct ops_out *o, bool whole)
 		return true;
 	o->st = dt_steady_new(whole);
 	o->mem = open_memstream(&o->mem_buf, &o->mem_len);
-	o->ej = malloc(sizeof(*o->ej));
-	if (o->st && o->mem && o->ej)
+	if (o->st && o->mem)
 		return true;
 	if (o->st)
 		dt_error("out of memory");
@@ -716,7 +715,6 @@ static void ops_free(struct ops_out *o)
 	if (o->mem)
 		fclose(o->mem);
 	free(o->mem_buf);
-	free(o->ej);
 }
 
 /* The session run: the ops listed, those of the steady state unless

@@ -129,8 +129,3 @@ const struct dt_summary *dt_steady_summary(const struct dt_steady *st)
 {
 	return st->s;
 }
-
-int dt_steady_text(const struct dt_steady *st, char *buf, size_t size)
-{
-	return dt_sum_startup_text(st->s, buf, size);
-}
