@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 #include <cudnn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -39,6 +40,27 @@ static inline void set(cudnnBackendDescriptor_t d,
 		       cudnnBackendAttributeType_t t, int64_t n, const void *v)
 {
 	CK(cudnnBackendSetAttribute(d, a, t, n, v));
+}
+
+/* A finalized tensor descriptor: its uid, type, n dims and strides,
+ * 16-byte aligned; virtual (never in memory) when virt. */
+static inline cudnnBackendDescriptor_t
+tensor_desc(int64_t uid, cudnnDataType_t dt, int64_t n, const int64_t *dims,
+	    const int64_t *strides, bool virt)
+{
+	cudnnBackendDescriptor_t t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+	int64_t align = 16;
+
+	set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
+	set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, n, dims);
+	set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, n, strides);
+	set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
+	set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
+	if (virt)
+		set(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1,
+		    &virt);
+	CK(cudnnBackendFinalize(t));
+	return t;
 }
 
 /* The engine configs cuDNN's heuristics (in mode, in heur, a descriptor

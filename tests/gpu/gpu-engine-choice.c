@@ -38,19 +38,10 @@ static cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type)
 static cudnnBackendDescriptor_t tensor(int64_t uid, int64_t n, int64_t c,
 				       int64_t h, int64_t w)
 {
-	cudnnBackendDescriptor_t t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-	cudnnDataType_t dt = CUDNN_DATA_HALF;
 	int64_t dims[4] = { n, c, h, w };
 	int64_t strides[4] = { c * h * w, 1, w * c, c };
-	int64_t align = 16;
 
-	set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
-	set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims);
-	set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides);
-	set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
-	set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
-	CK(cudnnBackendFinalize(t));
-	return t;
+	return tensor_desc(uid, CUDNN_DATA_HALF, 4, dims, strides, false);
 }
 
 static cudnnBackendDescriptor_t graph_of(cudnnHandle_t h)

@@ -47,25 +47,14 @@ static cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type)
 static cudnnBackendDescriptor_t tensor(int64_t uid, int64_t rows,
 				       int64_t cols, int virt)
 {
-	cudnnBackendDescriptor_t t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-	cudnnDataType_t dt = virt ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
 	int64_t dims[3] = { B, rows, cols };
 	int64_t strides[3] = { rows * cols, cols, 1 };
-	int64_t align = 16;
-	bool v = virt;
 
 	/* the bias broadcasts over the batch and the rows */
 	if (rows == 1)
 		dims[0] = 1, strides[0] = cols;
-	set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
-	set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 3, dims);
-	set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 3, strides);
-	set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
-	set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
-	if (virt)
-		set(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &v);
-	CK(cudnnBackendFinalize(t));
-	return t;
+	return tensor_desc(uid, virt ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF, 3,
+			   dims, strides, virt);
 }
 
 static cudnnBackendDescriptor_t pointwise(cudnnPointwiseMode_t mode,
