@@ -408,7 +408,7 @@ static bool run_op(void *arg)
 }
 
 int legacy_op_measure(struct gpu *g, const struct problem *p,
-		      const struct dt_replay_opts *opts, double budget_s,
+		      const struct dt_replay_opts *opts, struct budget *b,
 		      struct cand *c, size_t *n, char *why, size_t whylen)
 {
 	struct op r = { .g = g, .call = p->call, .api = api_of(p->call->api) };
@@ -429,8 +429,11 @@ int legacy_op_measure(struct gpu *g, const struct problem *p,
 	rec->error = -1;
 	rec->agrees = -1;
 	rec->workspace = 0;
-	data_time(&r.data, run_op, &r, &r.status, opts, budget_s, rec, NULL,
-		  &ref);
+	if (budget_allows(b, 0))
+		data_time(&r.data, run_op, &r, &r.status, opts, b->until, rec,
+			  NULL, &ref);
+	else
+		budget_skip(rec);
 	free(ref);
 	free_op(&r);
 	return 0;
