@@ -10,7 +10,8 @@
 # stopped half way continued; --op, --top, --cold-cache, --engines all
 # (every engine, and each knob over its range: TILE_SIZE at 3 runs in
 # 4 us); --budget a bound when plans, engine configs, heuristics or runs
-# are slow, or an engine never returns, what it left out said.
+# are slow, or an engine never returns, what it left out said; the
+# recorded time of an execution whose kernels ran side by side.
 # A batch normalization made again from a call as the decoder keeps it
 # (test-replay-legacy-ops.c); a layer normalization built as a backend
 # graph (synth-trace's norm scenario) rebuilt and measured.
@@ -170,6 +171,14 @@ took=$(($(ms) - start))
 [ "$took" -le 7000 ] || failed "an engine that never returns: took $took ms for a 1 s budget"
 check "$dir/hang.jsonl" '[(c["engine"], c["status"]) for c in m[0]["candidates"]] == [(70, "ok"), (1, "ok"), (28, "budget: it had not ended when the budget was spent")] and m[0]["cut_short"]["not_timed"] == 1'
 grep -q "had not returned when the budget was spent" "$dir/err" || failed "the stall was not said: $(tail -2 "$dir/err")"
+# a convolution whose engine (eng1) runs four of its nine kernels beside
+# the longest, recorded on an H200: the recorded time of an execution is
+# their span, 461.9 us (the median), as replay times it, not their sum,
+# 917.2 us
+cp "$root/tests/tools/replay/h200-engine-choice.dnnt" "$dir/" || exit 2
+"$dnntrace" replay -q --budget 2 -o "$dir/span.jsonl" "$dir/h200-engine-choice.dnnt" ||
+	failed "replay of the engine-choice trace: exit status $?"
+check "$dir/span.jsonl" 'lines[1]["recorded_ns"] == 461915 and lines[1]["engine"] == 1'
 "$legacy_ops" || failed "a batch normalization was not made again"
 # a backend normalization graph (recorded on an H100): rebuilt, its
 # engine and the heuristics' timed, the fast one (1) best
