@@ -598,6 +598,8 @@ struct search {
 	uint8_t *ref; /* the reference's outputs */
 	void *cfg[CANDS_MAX];
 	const char *source[CANDS_MAX];
+	int64_t engine[CANDS_MAX]; /* what cfg was made of: said when cuDNN
+				      refused it */
 	size_t n_cfg;
 	struct engine_knobs *e; /* with every engine: those that run the
 				   graph, as far as they were listed */
@@ -606,9 +608,11 @@ struct search {
 	int64_t unlisted; /* engines whose configs were not all made */
 };
 
-static void add_cfg(struct search *s, void *cfg, const char *source)
+static void add_cfg(struct search *s, void *cfg, const char *source,
+		    int64_t engine)
 {
 	s->cfg[s->n_cfg] = cfg;
+	s->engine[s->n_cfg] = engine;
 	s->source[s->n_cfg++] = source;
 }
 
@@ -637,7 +641,7 @@ static void engine_defaults(struct search *s, double until)
 			s->unlisted--; /* it does not run the graph */
 			continue;
 		}
-		add_cfg(s, make_cfg(b, i, NULL, 0), "all");
+		add_cfg(s, make_cfg(b, i, NULL, 0), "all", i);
 		s->ne++;
 	}
 }
@@ -658,36 +662,43 @@ static void others(struct search *s, double until)
 			return;
 		}
 		heuristic(s->b, modes[m], s->cfg, &s->n_cfg, CANDS_MAX);
-		for (size_t i = before; i < s->n_cfg; i++)
+		for (size_t i = before; i < s->n_cfg; i++) {
 			s->source[i] = names[m];
+			s->engine[i] = -1; /* cuDNN's own configs */
+		}
 	}
 	if (s->opts->all_engines)
 		engine_defaults(s, until);
 }
 
-/* Candidate x made of cfg: false when an earlier one of c (n) is the
- * same engine with the same knobs. */
+/* Candidate x made of cfg, or of engine and knobs where cuDNN refused
+ * to make it: false when an earlier one of c (n) is the same engine with
+ * the same knobs. */
 static bool new_cand(struct gpu *g, void *cfg, const char *source,
-		     const struct cand *c, size_t n, struct cand *x)
+		     int64_t engine, const char *knobs, const struct cand *c,
+		     size_t n, struct cand *x)
 {
 	memset(x, 0, sizeof(*x));
-	x->engine = cfg ? cfg_engine(g, cfg) : -1;
+	x->engine = cfg ? cfg_engine(g, cfg) : engine;
 	x->source = source;
 	if (cfg)
 		cfg_knobs(g, cfg, x->knobs, sizeof(x->knobs));
+	else
+		snprintf(x->knobs, sizeof(x->knobs), "%s", knobs);
 	return !seen(c, n, x->engine, x->knobs);
 }
 
-/* Config cfg timed as the next candidate, one of left still to time,
- * unless an earlier one is the same. The recorded engine refused, the
- * first that runs is the reference the others are held against. */
+/* Config cfg (made of engine and knobs) timed as the next candidate, one
+ * of left still to time, unless an earlier one is the same. The
+ * recorded engine refused, the first that runs is the reference the
+ * others are held against. */
 static void time_cfg(struct search *s, void *cfg, const char *source,
-		     size_t left)
+		     int64_t engine, const char *knobs, size_t left)
 {
 	struct cand *x = &s->c[*s->n];
 	double t = replay_now_s();
 
-	if (!new_cand(s->b->g, cfg, source, s->c, *s->n, x))
+	if (!new_cand(s->b->g, cfg, source, engine, knobs, s->c, *s->n, x))
 		return;
 	(*s->n)++;
 	measure(s->b, cfg, x, s->opts, s->bud, left, s->ref,
@@ -752,8 +763,11 @@ static bool engine_knob_search(struct search *s, const struct engine_knobs *e,
 				return false;
 			struct dt_recipe_kv kv = { name,
 						   k->min + v * k->stride };
+			char knobs[128];
+			snprintf(knobs, sizeof(knobs), "%s=%lld", name,
+				 (long long)kv.value);
 			time_cfg(s, make_cfg(s->b, e->idx, &kv, 1), "all",
-				 *left ? (*left)-- : 1);
+				 e->idx, knobs, *left ? (*left)-- : 1);
 		}
 	}
 	return true;
@@ -828,7 +842,8 @@ int graph_measure(struct gpu *g, const struct problem *p,
 			      replay_now_s() - t);
 	}
 	for (size_t i = 0; i < s->n_cfg && *n < CANDS_MAX; i++)
-		time_cfg(s, s->cfg[i], s->source[i], s->n_cfg - i);
+		time_cfg(s, s->cfg[i], s->source[i], s->engine[i], "",
+			 s->n_cfg - i);
 	if (s->ne)
 		knob_search(s);
 	bud->engines_left = (uint32_t)s->unlisted;

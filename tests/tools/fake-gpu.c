@@ -16,7 +16,8 @@
  * finalize, 0 by default), FAKE_RUN_US (the wall time an execution
  * takes, beside its time on the fake's clock; 0), FAKE_HANG (an engine
  * whose executions never return, as a kernel that never ends would
- * hold a synchronization), FAKE_NO_FUSION (a graph of more than one
+ * hold a synchronization), FAKE_REFUSE_TILE (an engine config with its
+ * TILE_SIZE at that value is refused), FAKE_NO_FUSION (a graph of more than one
  * operation is refused). Every engine has one knob, TILE_SIZE, from 0 to
  * 3; at 3 it runs in 4 us. A graph of pointwise operations alone runs in
  * 2 us an operation; each pointwise operation after another kind adds
@@ -368,6 +369,13 @@ EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
 		take("FAKE_ENGINE_US");
 	if (x->type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR)
 		take("FAKE_HEUR_US");
+	if (x->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR &&
+	    getenv("FAKE_REFUSE_TILE")) {
+		struct desc *k = ptr(x, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, 0);
+		if (k && i64(k, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE) ==
+				 atoll(getenv("FAKE_REFUSE_TILE")))
+			return CUDNN_STATUS_BAD_PARAM;
+	}
 	if (x->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR) {
 		/* a plan takes FAKE_PLAN_US of wall time to build, as one
 		 * that compiles its kernel does */

@@ -148,6 +148,10 @@ check "$dir/engines.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and 1 < len(
 check "$dir/engines.jsonl" '[bool(c.get("knobs")) for c in m[0]["candidates"] if c["source"] == "all"] == sorted(bool(c.get("knobs")) for c in m[0]["candidates"] if c["source"] == "all")'
 # then the knobs of the fastest engine (1, FAKE_FAST) first
 check "$dir/engines.jsonl" '[c["engine"] for c in m[0]["candidates"] if c.get("knobs")][0] == 1'
+# configs cuDNN refuses (TILE_SIZE=2): each said with its engine and knob
+FAKE_REFUSE_TILE=2 "$dnntrace" replay -q --op 120 --engines all --budget 5 -o "$dir/refused.jsonl" "$t" ||
+	failed "--engines all with refused configs: exit status $?"
+check "$dir/refused.jsonl" 'len([c for c in m[0]["candidates"] if c["status"] == "cuDNN refused the engine config" and c["knobs"] == "TILE_SIZE=2" and c["engine"] >= 0]) > 10'
 # heuristics that take 600 ms each: the second and third not asked
 start=$(ms)
 FAKE_HEUR_US=600000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur.jsonl" "$t" ||
