@@ -76,7 +76,9 @@ class Library:
     pointer_arrays: str  # "device": arrays of pointers to numbers are device memory; or ""
     handle_types: List[str]  # typedefs of pointers to complete structs recorded as handles
     pointer_modes: List[PointerMode]
-    after_call: Dict[str, str]  # function -> the shim's hook run after its call is recorded
+    after_call: Dict[str, str]  # function glob -> the shim's hook run after its call is recorded
+    undeclared: Dict[str, List[str]]  # declared function -> those the header lacks that take
+    # its parameters
     cplusplus_unguard: List[str]  # headers whose C++-only declarations are read as C
     stand_ins: List[str]  # C declarations of the C++ types those take (by pointer)
 
@@ -152,6 +154,7 @@ def read_library(path: str) -> Library:
         handle_types=_get(pointers, "handles", list, path + " [pointers]", []),
         pointer_modes=[_pointer_mode(m, path) for m in _get(d, "pointer_mode", list, path, [])],
         after_call=_get(d, "after_call", dict, path, {}),
+        undeclared=_get(d, "undeclared", dict, path, {}),
         cplusplus_unguard=_get(d.get("cplusplus", {}), "unguard", list, path + " [cplusplus]", []),
         stand_ins=_get(d.get("cplusplus", {}), "stand_ins", list, path + " [cplusplus]", []),
     )
@@ -167,6 +170,11 @@ def read_library(path: str) -> Library:
                        "pointer_arrays = \"device\"" % path)
     if (lib_.scalars == "pointer-mode") != bool(lib_.pointer_modes):
         raise GenError("%s: scalars = \"pointer-mode\" goes with [[pointer_mode]] tables" % path)
+    for like, names in lib_.undeclared.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) and
+                                                  n.startswith(lib_.prefix) for n in names):
+            raise GenError("%s: [undeclared] %s: a list of names starting with %s"
+                           % (path, like, lib_.prefix))
     if not re.fullmatch(r"[a-z][a-z0-9_]*", lib_.name):
         raise GenError("%s: name must be lower case letters, digits and _" % path)
     return lib_
