@@ -217,7 +217,10 @@ def check_exports(dnntrace, d, t):
 def check_nested(dnntrace, synth, listing, d):
     """A cuBLAS call running through cuBLASLt's public matmul: one
     execution, the outer call's, holding the kernel; the inner call is in
-    the trace, marked nested, and makes no op of its own."""
+    the trace, marked nested, and makes no op of its own. And one running
+    through cuBLASLt's typed matmul, as cuBLAS's GEMMs do: its op shows
+    the algorithm cuBLASLt chose (what the shim asked of it), in ops,
+    report JSON and SQLite."""
     os.mkdir(d + "/nested")
     rc, out = run(synth, listing, d + "/nested", "--scenario", "gemm",
                   "--steps", "1", "--variant", "nested")
@@ -233,9 +236,38 @@ def check_nested(dnntrace, synth, listing, d):
           o.get("origin", "call") == "call"]
     check(len(lt) == 2, "nested: the inner matmul makes no op (%d "
           "cublasLtMatmul ops, 2 expected)" % len(lt))
-    check(len(ex) == 2 and ex[-1]["gpu_ns"] == 250000,
+    check(len(ex) == 3 and ex[1]["gpu_ns"] == 250000,
           "nested: the outer GemmEx holds the kernel (%s)" %
           [(o["seq"], o["gpu_ns"]) for o in ex])
+    typed = [o for o in ops if "cublasLtTST" in o["api"]]
+    check(not typed, "nested: the typed calls make no op (%s)" % typed)
+    chosen = "lt{ID=66 TILE_ID=18 STAGES_ID=24 CLUSTER_SHAPE_ID=2}"
+    last = ex[-1] if ex else {}
+    check(last.get("desc", "").endswith(" beta=0 " + chosen) and
+          last.get("engine") == 66 and last.get("gpu_ns") == 40000 and
+          last.get("knobs") == {"ALGO": -1, "ID": 66, "TILE_ID": 18,
+                                "STAGES_ID": 24, "CLUSTER_SHAPE_ID": 2},
+          "nested: the GemmEx shows cuBLASLt's algorithm, got %s" %
+          {k: last.get(k) for k in ("desc", "engine", "knobs", "gpu_ns")})
+    check(last.get("params", {}).get("workspaceNeeded") == 0,
+          "nested: the heuristic's workspace, got %s" % last.get("params"))
+    rc, out = run(dnntrace, "report", "--format", "json", t)
+    rep = [o for o in json.loads(out)["ops"] if "m=1024 n=512" in
+           o["problem"]] if rc == 0 else []
+    check(rep and rep[0]["engine"] == 66 and rep[0]["knobs"] ==
+          "TILE_ID=18 STAGES_ID=24 CLUSTER_SHAPE_ID=2",
+          "nested: report JSON has cuBLASLt's algorithm, got %s" %
+          [(o["engine"], o["knobs"]) for o in rep])
+    db = d + "/nested/gemm.sqlite"
+    rc, out = run(dnntrace, "export", "--format", "sqlite", "-o", db, t)
+    con = sqlite3.connect(db)
+    rows = con.execute(
+        "SELECT o.engine FROM CUDNN_OPS o JOIN StringIds s ON s.id = "
+        "o.nameId WHERE s.value = 'cublasGemmEx' AND o.origin = 'call' "
+        "ORDER BY o.seq").fetchall()
+    con.close()
+    check(rows[-1:] == [(66,)],
+          "nested: CUDNN_OPS.engine of the GemmEx, got %s" % rows)
 
 
 def check_static(dnntrace, synth, listing, d, t):
