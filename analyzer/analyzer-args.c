@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dt-args.h"
+#include "dt-cudnn.h"
 #include "analyzer-util.h"
 
 void dt_args_begin(struct dt_args_iter *it, const char *sig,
@@ -375,6 +376,61 @@ static double half_value(const uint8_t *p)
 			       : ldexp(man + 1024, exp - 25);
 
 	return h & 0x8000 ? -v : v;
+}
+
+/* A bfloat16: a float's upper half. */
+static double bf16_value(const uint8_t *p)
+{
+	uint32_t u = (uint32_t)(p[0] | p[1] << 8) << 16;
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+bool dt_scalar_value(const uint8_t *p, uint32_t n, int64_t dtype, double *re,
+		     double *im)
+{
+	float f[2];
+	int32_t i;
+
+	*im = 0;
+	switch (dtype) {
+	case DT_DTYPE_HALF:
+		if (n < 2)
+			return false;
+		*re = half_value(p);
+		return true;
+	case DT_DTYPE_BFLOAT16:
+		if (n < 2)
+			return false;
+		*re = bf16_value(p);
+		return true;
+	case DT_DTYPE_INT32:
+		if (n < 4)
+			return false;
+		memcpy(&i, p, 4);
+		*re = i;
+		return true;
+	case DT_DTYPE_FLOAT:
+	case DT_DTYPE_COMPLEX_FP32:
+		if (n < (dtype == DT_DTYPE_FLOAT ? 4u : 8u))
+			return false;
+		memcpy(f, p, dtype == DT_DTYPE_FLOAT ? 4 : 8);
+		*re = f[0];
+		*im = dtype == DT_DTYPE_FLOAT ? 0 : f[1];
+		return true;
+	case DT_DTYPE_DOUBLE:
+	case DT_DTYPE_COMPLEX_FP64:
+		if (n < (dtype == DT_DTYPE_DOUBLE ? 8u : 16u))
+			return false;
+		memcpy(re, p, 8);
+		if (dtype == DT_DTYPE_COMPLEX_FP64)
+			memcpy(im, p + 8, 8);
+		return true;
+	default:
+		return false;
+	}
 }
 
 int dt_arg_format(const struct dt_arg *a, char *buf, size_t size)

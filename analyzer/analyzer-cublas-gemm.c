@@ -200,19 +200,21 @@ int64_t gemm_arg_i(const struct dt_arg *args, int n, const char *name,
 	return a->code == 'u' ? (int64_t)a->u : a->i;
 }
 
-/* An IEEE half's value. */
-static double half_value(uint16_t h)
+int64_t gemm_scale_dtype(int32_t scale)
 {
-	int e = (h >> 10) & 0x1f, f = h & 0x3ff;
-	double v = e ? ldexp(1024 + f, e - 25) : ldexp(f, -24);
+	const struct type_def *t = type_of(scale);
 
-	if (e == 31)
-		v = f ? NAN : INFINITY;
-	return h & 0x8000 ? -v : v;
+	if (!t || !t->complex)
+		return t ? t->dtype : -1;
+	return t->dtype == DT_DTYPE_DOUBLE  ? DT_DTYPE_COMPLEX_FP64
+	       : t->dtype == DT_DTYPE_FLOAT ? DT_DTYPE_COMPLEX_FP32
+					    : -1;
 }
 
 bool gemm_scalar(const struct dt_arg *a, int32_t scale, double *v)
 {
+	double im;
+
 	if (!a)
 		return false;
 	if (a->code == 'f') {
@@ -223,25 +225,9 @@ bool gemm_scalar(const struct dt_arg *a, int32_t scale, double *v)
 	 * read on the host */
 	if ((a->code != 'k' && a->code != 'm') || !a->count || !a->data)
 		return false;
-	const struct type_def *t = type_of(scale);
-	int64_t dt = t ? t->dtype : -1;
-	if (dt == DT_DTYPE_DOUBLE && a->count >= 8) {
-		memcpy(v, a->data, 8);
-	} else if (dt == DT_DTYPE_HALF && a->count >= 2) {
-		uint16_t h;
-		memcpy(&h, a->data, 2);
-		*v = half_value(h);
-	} else if (dt == DT_DTYPE_INT32 && a->count >= 4) {
-		int32_t i;
-		memcpy(&i, a->data, 4);
-		*v = i;
-	} else if (dt == DT_DTYPE_FLOAT && a->count >= 4) {
-		float f;
-		memcpy(&f, a->data, 4);
-		*v = f;
-	} else {
+	if (!dt_scalar_value(a->data, a->count, gemm_scale_dtype(scale), v,
+			     &im))
 		*v = dt_hostscalar_guess(a);
-	}
 	return true;
 }
 

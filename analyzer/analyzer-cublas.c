@@ -346,6 +346,22 @@ static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 		    s ? s->stream : 0);
 }
 
+/* The type of a compute call's scalars (alpha, beta), from its letters
+ * and types alone: what dump and the exports print them in. */
+static int64_t cublas_scalar_dtype(const char *api, const struct dt_arg *args,
+				   int n, int i)
+{
+	struct api_class_info ai = { 0 };
+	struct gemm g;
+
+	(void)i;
+	if (!compute_call(api, &ai))
+		return -1;
+	gemm_init(&g, (enum gemm_op)ai.op);
+	read_types(&g, &ai, args, n);
+	return gemm_scale_dtype(g.scale);
+}
+
 /* ------------------------------------------------------- the decoder */
 
 static void *cublas_create(struct dt_model *core, const struct dt_file_info *fi)
@@ -388,4 +404,5 @@ const struct dt_decoder dt_decoder_cublas = {
 	.create = cublas_create,
 	.destroy = gemm_decoder_free,
 	.call = cublas_call,
+	.scalar_dtype = cublas_scalar_dtype,
 };

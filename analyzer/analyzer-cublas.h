@@ -130,6 +130,10 @@ void gemm_op_redo(struct gemm_table *t, struct pending *p,
 /* An integer argument's value, or def when it is not there. */
 int64_t gemm_arg_i(const struct dt_arg *args, int n, const char *name,
 		   int64_t def);
+/* The analyzer's type (enum dt_dtype) of a scale type (cudaDataType_t),
+ * complex ones included; -1 when it is none it knows. */
+int64_t gemm_scale_dtype(int32_t scale);
+
 /* A scalar's real part, read in the scale type (cudaDataType_t; -1
  * unknown): a host scalar ('k'), or one under a host pointer mode ('m');
  * false when its value was not recorded (in device memory). */

@@ -136,14 +136,16 @@ static void plan_late(struct cudnn_model *m, uint64_t ptr, uint64_t seq,
 
 /* A plan restored from its JSON representation (or whose JSON was read
  * back): what the JSON says becomes the plan's, as if it had been built. */
-static void restore(struct cudnn_model *m, struct plan_info *pi,
-		    const struct battr *json)
+static void restore(struct cudnn_model *m, struct obj *plan)
 {
+	struct plan_info *pi = plan->plan;
+	const struct battr *json = m_battr(plan, m->a_plan_json);
+	uint64_t handle = m_battr_ptr(plan, m->a_plan_handle, 0);
 	char why[256];
 
 	if (!pi->cfg && !(pi->cfg = m_new_cfg(m)))
 		return;
-	if (!m_restore_plan(m, pi->cfg, bdata(json), json->bytes, why,
+	if (!m_restore_plan(m, pi->cfg, bdata(json), json->bytes, handle, why,
 			    sizeof(why))) {
 		m_stats(m->core)->plans.restored++;
 		pi->no_graph = NULL;
@@ -261,7 +263,7 @@ void m_backend_call(struct cudnn_model *m, const struct dt_rec_api_call *c,
 			   !o->plan->no_graph &&
 			   (!o->plan->cfg || !o->plan->cfg->graph)) {
 			/* the JSON of a plan whose graph the trace lacks */
-			restore(m, o->plan, m_battr(o, attr));
+			restore(m, o);
 		} else if (attr == m->a_plan_ws && o->plan) {
 			o->plan->workspace = m_battr_i64(o, attr, -1);
 		} else if (attr == m->a_plan_cfg && o->plan) {
@@ -313,7 +315,7 @@ void m_backend_call(struct cudnn_model *m, const struct dt_rec_api_call *c,
 			if (cfg)
 				m_stats(m->core)->plans.built++;
 			else if (m_battr(o, m->a_plan_json))
-				restore(m, pi, m_battr(o, m->a_plan_json));
+				restore(m, o);
 			plan_late(m, o->ptr, c->seq, pi);
 			struct dt_plan_build b = {
 				.plan = pi->id,
@@ -323,6 +325,8 @@ void m_backend_call(struct cudnn_model *m, const struct dt_rec_api_call *c,
 						: DT_KIND_OTHER,
 				.t = c->t_begin,
 				.host_ns = c->t_end - c->t_begin,
+				.restored = !cfg,
+				.build = pi->cfg ? pi->cfg->bp : NULL,
 			};
 			m_emit_plan(m->core, &b);
 		}

@@ -839,6 +839,8 @@ static const struct {
 	  "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE" },
 	{ offsetof(struct cudnn_model, a_plan_json), AN,
 	  "CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION" },
+	{ offsetof(struct cudnn_model, a_plan_handle), AN,
+	  "CUDNN_ATTR_EXECUTION_PLAN_HANDLE" },
 	{ offsetof(struct cudnn_model, a_t_dtype), AN,
 	  "CUDNN_ATTR_TENSOR_DATA_TYPE" },
 	{ offsetof(struct cudnn_model, a_t_dims), AN,

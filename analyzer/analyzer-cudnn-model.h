@@ -144,7 +144,7 @@ struct cudnn_model {
 		a_engine_graph, a_engine_index, a_plan_cfg, a_plan_ws,
 		a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
 		a_t_by_value, a_norm_phase, a_pw_mode, a_conv_pre, a_conv_post,
-		a_conv_stride, a_conv_dil, a_plan_json;
+		a_conv_stride, a_conv_dil, a_plan_json, a_plan_handle;
 	int64_t bn_per_activation, norm_training;
 	int8_t dtypes[DT_CUDNN_DTYPES]; /* cudnnDataType_t -> enum dt_dtype,
 					   -1 none */
@@ -312,11 +312,12 @@ struct dt_cudnn_call *m_call_blueprint(struct cudnn_model *m,
 
 /* Fill cfg from a plan's JSON representation (len bytes, maybe cut
  * short): its graph described as the built plan's, its engine and
- * knobs. NULL when the graph came out; otherwise why not, in words, in
- * why. */
+ * knobs. handle: the handle the plan was set with (0 none), which its
+ * graph gets as a built graph has its own. NULL when the graph came out;
+ * otherwise why not, in words, in why. */
 const char *m_restore_plan(struct cudnn_model *m, struct cfg_info *cfg,
-			   const uint8_t *json, uint32_t len, char *why,
-			   size_t size);
+			   const uint8_t *json, uint32_t len, uint64_t handle,
+			   char *why, size_t size);
 
 /* A finalized backend tensor in the common shape. */
 void m_backend_tensor(struct cudnn_model *m, struct obj *o);

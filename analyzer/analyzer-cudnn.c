@@ -5,12 +5,14 @@
  * never change).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dt-cudnn.h"
+#include "analyzer-decoder.h"
 #include "analyzer-util.h"
 
 static int cmp_value(const void *key, const void *elem)
@@ -393,6 +395,20 @@ int dt_arg_value_format(const char *api_name, const struct dt_arg *args,
 				    buf, size);
 		if (l >= 0)
 			return l;
+	}
+	/* a scalar read as raw bytes, in the type its library's decoder
+	 * says the call gives it */
+	double re, im;
+	if (a->code == 'm' && a->count &&
+	    dt_scalar_value(a->data, a->count,
+			    dt_scalar_dtype(api_name, args, n, i), &re, &im)) {
+		dt_put_g(buf, size, &len, re);
+		if (im != 0) {
+			dt_put_s(buf, size, &len, im < 0 ? "-" : "+");
+			dt_put_g(buf, size, &len, fabs(im));
+			dt_put_s(buf, size, &len, "i");
+		}
+		return len;
 	}
 	dt_arg_put(a, buf, size, &len);
 	return len;

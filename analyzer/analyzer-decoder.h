@@ -34,6 +34,12 @@ struct dt_decoder {
 	/* Op p is handed out still waiting (m_op_wait()): what the decoder
 	 * waited for never came (NULL: nothing to do). */
 	void (*unresolved)(void *state, struct pending *p);
+	/* The type (enum dt_dtype) of scalar argument i of a call of
+	 * function api, from the call's other arguments alone (no state):
+	 * -1 when not known, or api is not its library's (NULL: never
+	 * known). */
+	int64_t (*scalar_dtype)(const char *api, const struct dt_arg *args,
+				int n, int i);
 };
 
 /* The decoder of library, or NULL when it has none. The table is the
@@ -41,5 +47,10 @@ struct dt_decoder {
  * a `const struct dt_decoder dt_decoder_<library>` in files of its own,
  * added to that list (analyzer/meson.build), with no change here. */
 const struct dt_decoder *dt_decoder_find(const char *library);
+
+/* The type of scalar argument i of a call of function api, as the
+ * decoder of its library says (dt_decoder.scalar_dtype); -1 unknown. */
+int64_t dt_scalar_dtype(const char *api, const struct dt_arg *args, int n,
+			int i);
 
 #endif /* DT_ANALYZER_DECODER_H */

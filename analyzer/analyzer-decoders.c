@@ -42,6 +42,19 @@ const struct dt_decoder *dt_decoder_find(const char *library)
 	return NULL;
 }
 
+int64_t dt_scalar_dtype(const char *api, const struct dt_arg *args, int n,
+			int i)
+{
+	for (size_t k = 0; api && dt_decoders[k]; k++) {
+		const struct dt_decoder *d = dt_decoders[k];
+		int64_t t =
+			d->scalar_dtype ? d->scalar_dtype(api, args, n, i) : -1;
+		if (t >= 0)
+			return t;
+	}
+	return -1;
+}
+
 const char *dt_library_display(const char *library)
 {
 	const struct library *l = library_of(library);

@@ -17,6 +17,12 @@
  * a change counts when it passes the threshold and, over the executions
  * of a step, the floor, and is called noise when each run's median lies
  * within the other's range of executions.
+ *
+ * Replays (dt-replayed.h), when both runs' traces have their results
+ * beside them: per problem measured, the recorded engine's replayed time
+ * and the best engine found, each run's; the recorded engine's time
+ * compared as an op's is, noise being the larger spread of its two
+ * replays' runs.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -27,6 +33,7 @@
 
 #include "analyzer-util.h"
 #include "dt-analyzer.h"
+#include "dt-replayed.h"
 #include "dt-steps.h"
 
 const char *dt_verdict_key(enum dt_verdict v)
@@ -422,6 +429,109 @@ static void compare_steps(struct dt_diff *d)
 		qsort(d->qty, d->n_qty, sizeof(*d->qty), by_delta);
 }
 
+/* ---------------------------------------------------------- replays */
+
+static struct dt_diff_replay *replay_of(struct dt_diff *d, const char *key,
+					size_t *cap)
+{
+	char *k = normalize(key);
+
+	if (!k)
+		return NULL;
+	for (size_t i = 0; i < d->n_replays; i++)
+		if (!strcmp(d->replays[i].key, k)) {
+			free(k);
+			return &d->replays[i];
+		}
+	struct dt_diff_replay *v =
+		dt_grow_array(d->replays, cap, d->n_replays + 1, sizeof(*v));
+	if (!v) {
+		free(k);
+		return NULL;
+	}
+	d->replays = v;
+	v[d->n_replays].key = k; /* the rest zeroed as it grew */
+	return &v[d->n_replays++];
+}
+
+/* A measured problem as one run's side; the first of a key (a rank of
+ * the job) stands for the run. */
+static void replay_side(struct dt_diff_replay_side *s,
+			const struct dt_replayed_problem *p)
+{
+	const struct dt_replayed_cand *c =
+		p->chosen >= 0 ? &p->cands[p->chosen] : NULL;
+	const struct dt_replayed_cand *b =
+		p->best >= 0 ? &p->cands[p->best] : NULL;
+
+	if (s->present)
+		return;
+	*s = (struct dt_diff_replay_side){
+		.present = true,
+		.engine = c ? c->engine : -1,
+		.knobs = c ? c->knobs : NULL,
+		.median_ns = c ? c->median_ns : 0,
+		.spread = c ? c->spread : 0,
+		.best = b ? b->engine : -1,
+		.best_knobs = b ? b->knobs : NULL,
+		.best_ns = b ? b->median_ns : 0,
+	};
+}
+
+static void replay_judge(const struct dt_diff *d, struct dt_diff_replay *r)
+{
+	const struct dt_diff_replay_side *b = &r->base, *n = &r->next;
+
+	if (!b->present || !n->present) {
+		r->verdict = b->present ? DT_REMOVED : DT_ADDED;
+		return;
+	}
+	r->best_changed =
+		b->best != n->best || !same_str(b->best_knobs, n->best_knobs);
+	if (!b->median_ns || !n->median_ns) {
+		r->verdict = DT_UNTIMED;
+		return;
+	}
+	r->change = (double)n->median_ns / (double)b->median_ns - 1;
+	double mag = fabs(r->change);
+	r->verdict = mag < d->opts.threshold             ? DT_SAME
+		     : mag <= fmax(b->spread, n->spread) ? DT_NOISE
+		     : r->change > 0                     ? DT_SLOWER
+							 : DT_FASTER;
+}
+
+/* The problems measured by the replays beside both runs' traces. */
+static void compare_replays(struct dt_diff *d)
+{
+	size_t cap = 0;
+
+	if (!d->base->n_replayed || !d->next->n_replayed)
+		return;
+	for (int run = 0; run < 2; run++) {
+		const struct dt_summary *s = run ? d->next : d->base;
+		for (size_t f = 0; f < s->n_replayed; f++)
+			for (size_t i = 0; i < s->replayed[f]->n_problems;
+			     i++) {
+				const struct dt_replayed_problem *p =
+					&s->replayed[f]->problems[i];
+				struct dt_diff_replay *r;
+				if (strcmp(p->status, "measured") ||
+				    !(r = replay_of(d, p->problem, &cap)))
+					continue;
+				r->brief = r->brief ? r->brief : p->brief;
+				r->legacy = p->legacy;
+				replay_side(run ? &r->next : &r->base, p);
+			}
+	}
+	for (size_t i = 0; i < d->n_replays; i++) {
+		struct dt_diff_replay *r = &d->replays[i];
+		replay_judge(d, r);
+		d->replay_moves +=
+			r->verdict == DT_SLOWER || r->verdict == DT_FASTER;
+		d->best_changes += r->best_changed;
+	}
+}
+
 struct dt_diff *dt_diff_new(const struct dt_summary *base,
 			    const struct dt_summary *next,
 			    const struct dt_diff_opts *opts)
@@ -473,6 +583,7 @@ struct dt_diff *dt_diff_new(const struct dt_summary *base,
 	if (d->n_ops)
 		qsort(d->ops, d->n_ops, sizeof(*d->ops), by_weight);
 	compare_steps(d);
+	compare_replays(d);
 	if (base->n_devices && next->n_devices)
 		d->other_gpu = strcmp(base->devices[0].name,
 				      next->devices[0].name) != 0;
@@ -490,5 +601,8 @@ void dt_diff_free(struct dt_diff *d)
 		free(d->ops[i].key);
 	free(d->ops);
 	free(d->qty);
+	for (size_t i = 0; i < d->n_replays; i++)
+		free(d->replays[i].key);
+	free(d->replays);
 	free(d);
 }

@@ -1,11 +1,13 @@
 /*
  * analyzer-fusion-rules.c - the fusion patterns cuDNN documents and their
  * limits, as rules over a stream's nodes (analyzer/FUSION.md): a
- * convolution or matmul with its pointwise epilogue, a batch norm with its
+ * convolution or matmul with its pointwise epilogue, a matmul with the
+ * pointwise ops that wrote its A or B (its prologue), a batch norm with its
  * add and ReLU (NormAddRelu), a ReLU backward with the batch norm backward
  * (DReluForkDNorm), a run of cuDNN pointwise calls. Each rule builds the
- * chain that starts at a node, checks the limits that could block it and
- * hands it to the chain search (analyzer-fusion.c) to be counted.
+ * chain that starts (a prologue's: ends) at a node, checks the limits that
+ * could block it and hands it to the chain search (analyzer-fusion.c) to
+ * be counted.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -37,6 +39,7 @@ const char *const dt_fz_cls_what[DT_KOP_COUNT + 1] = {
 	[DT_KOP_BN_APPLY] = "batch norm apply",
 	[DT_KOP_BN_BWD_REDUCE] = "batch norm backward reduce",
 	[DT_KOP_BN_BWD_ELEMT] = "batch norm backward apply",
+	[DT_KOP_LAYER_NORM] = "layer norm",
 };
 
 static void chain_init(struct chain *c, int32_t device)
@@ -68,7 +71,8 @@ static void add_step(struct chain *c, const struct node *n,
 	struct dt_fz_step *s = &c->steps[c->n];
 	memset(s, 0, sizeof(*s));
 	c->nodes[c->n++] = n;
-	s->cudnn = (n->op && n->op->lib == DT_LIB_CUDNN) || n->cls == K_CUDNN;
+	/* a library call's kernels are cuDNN's only when its op says so */
+	s->cudnn = n->op ? n->op->lib == DT_LIB_CUDNN : n->cls == K_CUDNN;
 	if (!what && n->op && n->op->kind == DT_KIND_POINTWISE &&
 	    n->op->one_call)
 		what = dt_api_short(n->op->api); /* AddTensor */
@@ -77,6 +81,8 @@ static void add_step(struct chain *c, const struct node *n,
 	else if (!what)
 		what = dt_fz_cls_what[n->cls];
 	s->what = (char *)what;
+	s->op = n->op ? 0 : n->cls;
+	s->full = n->full;
 	s->grid_x = n->op ? 0 : n->grid_x;
 	s->block_x = n->op ? 0 : n->block_x;
 	s->dtype = dtype;
@@ -95,19 +101,21 @@ static bool same_size(const struct node *n, uint64_t e, uint64_t granule)
 	return (n->elems > e ? n->elems - e : e - n->elems) <= g;
 }
 
-/* The next node after j that a chain can go on with or must end at:
- * fills, running-stat updates and bookkeeping kernels far smaller than the
- * chain's tensor (e elements) are passed over. -1 at the end. */
+/* Whether a chain over a tensor of e elements passes over node n: fills,
+ * running-stat updates and bookkeeping kernels far smaller than it. */
+static bool passed_over(const struct node *n, uint64_t e)
+{
+	return n->cls == DT_KOP_FILL || n->cls == DT_KOP_BN_UPDATE ||
+	       (!n->seq && e && n->elems && n->elems * 16 < e);
+}
+
+/* The next node after j that a chain can go on with or must end at; -1 at
+ * the end. */
 static long next_node(const struct stream *s, long j, uint64_t e)
 {
-	for (long k = j + 1; k < (long)s->n && k <= j + LOOKAHEAD; k++) {
-		const struct node *n = &s->v[k];
-		if (n->cls == DT_KOP_FILL || n->cls == DT_KOP_BN_UPDATE)
-			continue;
-		if (!n->seq && e && n->elems && n->elems * 16 < e)
-			continue;
-		return k;
-	}
+	for (long k = j + 1; k < (long)s->n && k <= j + LOOKAHEAD; k++)
+		if (!passed_over(&s->v[k], e))
+			return k;
 	return -1;
 }
 
@@ -118,6 +126,15 @@ static const char *pw_what(const struct node *n)
 	if (n->cls == DT_KOP_MUL)
 		return n->full ? "multiply" : "scale";
 	return dt_fz_cls_what[n->cls];
+}
+
+/* Whether a pointwise kernel reads a whole second tensor (a residual, the
+ * saved tensor of a backward activation), which a fused kernel must read
+ * in its place. */
+static bool second_operand(const struct node *n)
+{
+	return binary_bwd(n->cls) ||
+	       ((n->cls == DT_KOP_ADD || n->cls == DT_KOP_MUL) && n->full);
 }
 
 /* Whether cuDNN op o reads pointer p. */
@@ -268,6 +285,38 @@ void dt_fz_fact_text(const struct fact *f, struct dt_sbuf *checks,
 			"read",
 			f->a, f->s);
 		return;
+	case N_NO_PROLOGUE:
+		dt_sb_item(note, "; ",
+			   "cuBLASLt has no prologue (it applies nothing to A "
+			   "or B as it loads them): the matmul would move to a "
+			   "cuDNN graph");
+		return;
+	case N_COPY_LAYOUT:
+		dt_sb_item(
+			note, "; ",
+			"step %" PRId64 " copies without a cast: the graph "
+			"could read its source only as a row- or column-major "
+			"matrix with its leading dimension packed (the "
+			"source's strides are not recorded)",
+			f->a);
+		return;
+	case N_NEXT_READS:
+		dt_sb_item(note, "; ",
+			   "the matmul right after it (%s) has an input as "
+			   "large: where it reads the same tensor (a backward "
+			   "pass's two products of one gradient), that tensor "
+			   "stays in memory, saving only one read",
+			   f->s);
+		return;
+	case F_PROLOGUE_OP:
+		snprintf(label, sizeof(label), "%s in a prologue", f->s);
+		snprintf(buf, sizeof(buf),
+			 "no library fuses a %s into the matmul after it: "
+			 "cuDNN's g1 (mainloop) fusion takes pointwise ops "
+			 "only, and cuBLASLt has no prologue",
+			 f->s);
+		why = buf;
+		break;
 	}
 	dt_sb_item(checks, "; ", "%s: %s", label, f->ok ? "ok" : "no");
 	if (!f->ok)
@@ -422,9 +471,7 @@ static bool try_epilogue(struct dt_fusion *fz, struct stream *s, long i)
 			ptr = 0;
 			add_step(&c, n, link, e, n->dtype >= 0 ? n->dtype : dt,
 				 true, pw_what(n));
-			if (binary_bwd(n->cls) ||
-			    ((n->cls == DT_KOP_ADD || n->cls == DT_KOP_MUL) &&
-			     n->full))
+			if (second_operand(n))
 				c.bytes_added += e * dsize(dt);
 		} else if (n->op && n->op->kind == DT_KIND_POINTWISE &&
 			   n->op->graph_ops == 1) {
@@ -735,6 +782,210 @@ static bool try_pointwise_chain(struct dt_fusion *fz, struct stream *s, long i)
 	return true;
 }
 
+/* The node before j that a prologue can go back to or must end at; -1
+ * past the nodes kept behind. */
+static long prev_node(const struct stream *s, long j, uint64_t e)
+{
+	for (long k = j - 1; k >= 0 && k >= j - KEEP_BEHIND; k--)
+		if (!passed_over(&s->v[k], e))
+			return k;
+	return -1;
+}
+
+/* The input of matmul o (0: A, 1: B) that node n writes: a cuDNN op's by
+ * its pointer, a kernel's by its element count; a kernel whose count is
+ * not known (a layer norm: one row a block) is taken to write the
+ * smaller. *both: A and B are as large, and a kernel could be writing
+ * either. -1 when n writes neither. */
+static int operand_of(const struct opinfo *o, const struct node *n, bool *both)
+{
+	uint64_t e[2] = { tensor_elems(o->in), tensor_elems(o->in2) };
+	uint64_t p[2] = { o->in_ptr, o->in2_ptr };
+	int which = -1;
+
+	*both = false;
+	for (int k = 0; k < 2; k++) {
+		if (n->op ? p[k] && n->op->out_ptr == p[k]
+			  : n->elems && same_size(n, e[k], 0)) {
+			*both = which >= 0;
+			which = which < 0 ? k : which;
+		}
+	}
+	if (!n->op && !n->elems && e[0] && e[1]) {
+		which = e[1] < e[0];
+		*both = e[0] == e[1];
+	}
+	return which >= 0 && e[which] ? which : -1;
+}
+
+/* The op of the matmul right after node i on the stream (bookkeeping
+ * passed over), or NULL when the next node is none. */
+static const struct opinfo *next_matmul(const struct stream *s, long i)
+{
+	long k = next_node(s, i, 0);
+	const struct opinfo *o = k >= 0 ? s->v[k].op : NULL;
+
+	return o && o->kind == DT_KIND_MATMUL ? o : NULL;
+}
+
+/* What a prologue step is to cuDNN's g1 (mainloop) fusion: a pointwise
+ * op (a kernel, or a single-op cuDNN call), or a layer norm, which ends
+ * the chain going back and blocks it. */
+enum pro_step { PRO_NONE, PRO_POINTWISE, PRO_CUDNN, PRO_NORM };
+
+static enum pro_step prologue_step(const struct node *n)
+{
+	if (n->used)
+		return PRO_NONE;
+	if (n->op)
+		return n->op->kind == DT_KIND_POINTWISE && n->op->graph_ops == 1
+			       ? PRO_CUDNN
+			       : PRO_NONE;
+	if (n->seq)
+		return PRO_NONE;
+	return pointwise(n->cls)	    ? PRO_POINTWISE
+	       : n->cls == DT_KOP_LAYER_NORM ? PRO_NORM
+					     : PRO_NONE;
+}
+
+/* The steps before a matmul that wrote its input, nearest first: each
+ * one's link to the step after it, which input they end at, its elements
+ * and type. */
+struct prologue {
+	const struct node *back[DT_FZ_STEPS - 1];
+	enum dt_fz_link links[DT_FZ_STEPS - 1];
+	int n;
+	int which; /* 0: A, 1: B */
+	bool both; /* A and B are as large: either */
+	bool norm; /* its first step is a layer norm */
+	uint64_t e;
+	int64_t dt;
+};
+
+/* Go back from matmul node i over the steps that wrote its input; false
+ * when none did. */
+static bool prologue_walk(const struct stream *s, long i, struct prologue *p)
+{
+	const struct opinfo *o = s->v[i].op;
+
+	*p = (struct prologue){ .which = -1, .dt = -1 };
+	for (long j = i; p->n < DT_FZ_STEPS - 1 && !p->norm;) {
+		long k = prev_node(s, j, p->e);
+		const struct node *n = k >= 0 ? &s->v[k] : NULL;
+		enum pro_step st = n ? prologue_step(n) : PRO_NONE;
+		/* the first step back must say which input it writes: by its
+		 * pointer or its size (a layer norm's is not known) */
+		if (st == PRO_NONE || (st == PRO_NORM && p->n) ||
+		    (st == PRO_POINTWISE && !p->n && !n->elems))
+			break;
+		if (!p->n) {
+			p->which = operand_of(o, n, &p->both);
+			if (p->which < 0)
+				break;
+			const struct dt_tensor *t = p->which ? o->in2 : o->in;
+			p->e = tensor_elems(t);
+			p->dt = t->dtype;
+		} else if (st == PRO_CUDNN
+				   ? !reads(p->back[p->n - 1]->op,
+					    n->op->out_ptr)
+				   : n->elems && !same_size(n, p->e, 0)) {
+			break;
+		}
+		p->links[p->n] = st == PRO_CUDNN ? DT_LINK_POINTER
+				 : st == PRO_POINTWISE && n->elems
+					 ? DT_LINK_SIZE
+					 : DT_LINK_ORDER;
+		p->norm = st == PRO_NORM;
+		p->back[p->n++] = n;
+		j = k;
+	}
+	return p->n > 0;
+}
+
+/* The fix for a prologue's chain, its notes and the limits checked. */
+static void prologue_words(struct dt_fusion *fz, const struct stream *s, long i,
+			   const struct prologue *p, struct chain *c, bool cast,
+			   int copy, char *cover, size_t size)
+{
+	static const char *const names[2][2] = { { "A", "B" },
+						 { "A or B", "A or B" } };
+	const struct node *mm = &s->v[i];
+	const struct opinfo *o = mm->op, *next = next_matmul(s, i);
+
+	c->pattern =
+		p->norm ? "layer norm + matmul" : "pointwise prologue + matmul";
+	if (p->norm) {
+		c->cover = "none: a normalization is no pointwise op";
+	} else {
+		snprintf(cover, size,
+			 "cuDNN graph pointwise ops on %s -> Matmul (generic "
+			 "runtime fusion, g1 mainloop fusion%s)",
+			 names[p->both][p->which],
+			 cast ? "; a mixed-input-precision matmul" : "");
+		c->cover = cover;
+	}
+	if (o->lib != DT_LIB_CUDNN) {
+		fact(c, N_GEMM, true, 0, 0, o->api);
+		fact(c, N_NO_PROLOGUE, true, 0, 0, NULL);
+	}
+	if (copy)
+		fact(c, N_COPY_LAYOUT, true, copy, 0, NULL);
+	if (next &&
+	    (tensor_elems(next->in) == p->e || tensor_elems(next->in2) == p->e))
+		fact(c, N_NEXT_READS, true, 0, 0, next->api);
+	if (p->norm) {
+		fact(c, F_PROLOGUE_OP, false, 0, 0, "layer norm");
+	} else {
+		check_dtype(c, p->dt);
+		check_cc(c, dt_fz_cc_of(fz, mm->device), 80, 0,
+			 "cuDNN's g1 (mainloop) fusion");
+	}
+}
+
+/* Pointwise ops whose output a matmul reads as A or B (a cuBLAS or
+ * cuBLASLt call's op, or cuDNN's): one cuDNN graph with those ops in its
+ * g1 (mainloop) fusion, on that input; a cast there makes it a
+ * mixed-input-precision matmul. cuBLASLt has no prologue. The saving is
+ * priced with the matmul's own input: each step's output written and read
+ * back. */
+static bool try_prologue(struct dt_fusion *fz, struct stream *s, long i)
+{
+	const struct node *mm = &s->v[i];
+	struct prologue p;
+	struct chain c;
+	bool cast = false;
+	int copy = 0; /* the step that copies without a cast */
+	char cover[200];
+
+	if (!prologue_walk(s, i, &p))
+		return false;
+	chain_init(&c, mm->device);
+	for (int m = p.n - 1; m >= 0; m--) {
+		const struct node *n = p.back[m];
+		/* what feeds the matmul is its input; before that, what the
+		 * kernel's name says */
+		uint64_t se = n->op ? tensor_elems(n->op->out) : p.e;
+		int64_t sdt = n->op		      ? n->op->out->dtype
+			      : m && n->dtype >= 0 ? n->dtype
+						   : p.dt;
+		/* PyTorch's same-type copy (a layout's, .contiguous()) */
+		if (n->cls == DT_KOP_COPY && strstr(name_of(n), "direct_copy"))
+			copy = p.n - m;
+		else
+			cast |= n->cls == DT_KOP_COPY;
+		add_step(&c, n, m + 1 < p.n ? p.links[m + 1] : DT_LINK_NONE, se,
+			 sdt, true, n->op ? NULL : pw_what(n));
+		c.bytes_saved += 2 * se * dsize(sdt);
+		if (!n->op && second_operand(n))
+			c.bytes_added += se * dsize(sdt);
+	}
+	add_step(&c, mm, p.links[0], tensor_elems(mm->op->out),
+		 mm->op->out->dtype, false, NULL);
+	prologue_words(fz, s, i, &p, &c, cast, copy, cover, sizeof(cover));
+	dt_fz_record(fz, &c);
+	return true;
+}
+
 void dt_fz_look_at(struct dt_fusion *fz, struct stream *s, long i)
 {
 	struct node *n = &s->v[i];
@@ -753,6 +1004,10 @@ void dt_fz_look_at(struct dt_fusion *fz, struct stream *s, long i)
 		     o->kind == DT_KIND_MATMUL) &&
 		    o->graph_ops == 1 + epi)
 			done = try_epilogue(fz, s, i);
+		/* and its inputs what ops before it wrote: the matmul may be
+		 * in an epilogue's chain and a prologue's */
+		if (o->kind == DT_KIND_MATMUL && o->graph_ops == 1 + epi)
+			done |= try_prologue(fz, s, i);
 		else if (o->kind == DT_KIND_NORM_FWD && o->training)
 			done = try_norm_add_relu(fz, s, i);
 		else if (o->kind == DT_KIND_POINTWISE && o->graph_ops == 1)

@@ -6,7 +6,8 @@
  * make one node, which the model's op for that call describes. Nodes are
  * kept in start order per stream, and once a few seconds of GPU time lie
  * after them, each is tried as the anchor of a chain: a convolution or
- * matmul with the pointwise kernels after it, a batch norm with its add and
+ * matmul with the pointwise kernels after it, a matmul with those before
+ * it that wrote its input, a batch norm with its add and
  * ReLU, a ReLU backward with the batch norm backward after it, a run of
  * cuDNN pointwise calls. Chains that match a pattern are checked against
  * its limits and added up by their steps.
@@ -131,6 +132,12 @@ static bool output_role(const char *role, size_t n)
 	return false;
 }
 
+/* Roles of an operation's second operand: a matmul's B. */
+static bool operand_role(const char *role, size_t n)
+{
+	return n == 1 && *role == 'B';
+}
+
 /* Roles of an operation's main input. */
 static bool input_role(const char *role, size_t n)
 {
@@ -150,8 +157,10 @@ static bool input_role(const char *role, size_t n)
 struct shape {
 	uint64_t id; /* dt_op.problem_id */
 	struct opinfo proto;
-	struct dt_tensor out, in; /* what it writes first, its main input */
-	int out_key, in_key;      /* their index in the op's tensors, -1 */
+	struct dt_tensor out, in, in2; /* what it writes first, its main
+					  input, a matmul's B */
+	int out_key, in_key, in2_key;  /* their index in the op's tensors,
+					  -1 */
 	int keys[MAX_KEYS];       /* what it reads */
 	int n_keys;
 	uint64_t virt; /* bytes of the intermediates a graph keeps virtual */
@@ -223,6 +232,9 @@ static void shape_tensors(struct shape *sh, const struct dt_op *op)
 		} else if (input_role(role, base) && !sh->in.valid) {
 			sh->in = t;
 			sh->in_key = (int)i;
+		} else if (operand_role(role, base) && !sh->in2.valid) {
+			sh->in2 = t;
+			sh->in2_key = (int)i;
 		}
 		if (reads && sh->n_keys < MAX_KEYS)
 			sh->keys[sh->n_keys++] = (int)i;
@@ -245,6 +257,8 @@ static void op_pointers(struct opinfo *o, const struct shape *sh,
 			o->out_ptr = p->value;
 		if (key_is(op, sh->in_key, p, i))
 			o->in_ptr = p->value;
+		if (key_is(op, sh->in2_key, p, i))
+			o->in2_ptr = p->value;
 		for (int k = 0; k < sh->n_keys && o->n_ptrs < MAX_KEYS; k++)
 			if (key_is(op, sh->keys[k], p, i))
 				o->ptrs[o->n_ptrs++] = p->value;
@@ -508,6 +522,7 @@ static void recipe_facts(struct opinfo *o, const struct dt_op *op)
 	o->graph_ops = r && r->n_nodes ? r->n_nodes : 1;
 	o->one_call = r && !op->plan;
 	o->lib = (uint8_t)dt_lib_of_library(op->library);
+	o->library = op->library;
 	for (uint32_t i = 0; r && i < r->n_nodes; i++) {
 		const char *name = r->nodes[i].name;
 		o->training |= r->nodes[i].training;
@@ -554,10 +569,12 @@ static struct shape *shape_of(struct dt_fusion *fz, const struct dt_op *op)
 		return NULL;
 	struct opinfo *o = &sh->proto;
 	sh->id = id;
-	sh->out_key = sh->in_key = -1; /* none: matches no pointer */
+	/* none: matches no pointer */
+	sh->out_key = sh->in_key = sh->in2_key = -1;
 	o->kind = op->cost.kind;
 	o->out = &sh->out;
 	o->in = &sh->in;
+	o->in2 = &sh->in2;
 	o->api = dt_xstrdup(op->api);
 	o->brief = dt_xstrdup(op->brief && *op->brief ? op->brief : op->desc);
 	o->dtype = op->cost.dtype;
@@ -598,6 +615,7 @@ static void op_now(struct dt_fusion *fz, const struct dt_op *op)
 		return;
 	*o = sh->proto;
 	o->seq = op->seq;
+	o->problem = op->problem;
 	op_pointers(o, sh, op);
 	if (sh->fused >= 0) {
 		fz->fused[sh->fused].count++;
@@ -655,7 +673,7 @@ struct msg_op {
 	int64_t dtype;
 	enum dt_op_kind kind;
 	uint32_t kernels, plan, n_ptrs;
-	const char *api, *desc, *brief, *problem;
+	const char *api, *desc, *brief, *problem, *library;
 	const struct dt_op_tensor *tensors;
 	uint32_t n_tensors;
 	bool has_recipe;
@@ -689,6 +707,7 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 			.desc = m->desc,
 			.brief = m->brief,
 			.problem = m->problem,
+			.library = m->library,
 			.tensors = m->tensors,
 			.n_tensors = m->n_tensors,
 			.recipe = m->has_recipe ? &m->recipe : NULL,
@@ -769,6 +788,7 @@ static void on_op(void *arg, const struct dt_op *op)
 		.desc = op->desc,
 		.brief = op->brief,
 		.problem = op->problem,
+		.library = op->library,
 		.tensors = op->tensors,
 		.n_tensors = op->n_tensors,
 		.has_recipe = op->recipe != NULL,
@@ -912,6 +932,9 @@ static void own_steps(struct dt_fz_opp *o, const struct chain *c)
 		if (n->op) {
 			s->detail =
 				dt_xasprintf("%s %s", n->op->api, n->op->brief);
+			s->library =
+				dt_xstrdup(dt_library_display(n->op->library));
+			s->problem = dt_xstrdup(n->op->problem);
 		} else {
 			s->detail = kernel_detail(n->kc);
 			s->kernel = dt_xstrdup(name_of(n));
@@ -1103,6 +1126,8 @@ void dt_fusion_free(struct dt_fusion *fz)
 			free(o->steps[m].what);
 			free(o->steps[m].detail);
 			free(o->steps[m].kernel);
+			free(o->steps[m].library);
+			free(o->steps[m].problem);
 		}
 	}
 	free(fz->opps);

@@ -51,15 +51,19 @@ struct opinfo {
 	enum dt_op_kind kind;
 	char *api;
 	char *brief;
+	const char *problem; /* the op's key: the model's, as long as the
+				session lives */
 	int64_t dtype;
 	uint32_t graph_ops;
 	bool training; /* a normalization's training phase */
 	bool strided;  /* a convolution with a stride other than 1 */
 	bool one_call; /* one call's work, not a graph's */
 	uint8_t lib;   /* enum dt_lib of its library */
+	const char *library; /* its library's name ("cublas"), the model's */
 	uint8_t epi;   /* a GEMM's epilogue (EPI_*), from its recipe */
 	const struct dt_tensor *out, *in; /* its shape's */
-	uint64_t out_ptr, in_ptr;
+	const struct dt_tensor *in2;      /* a matmul's B, its shape's */
+	uint64_t out_ptr, in_ptr, in2_ptr;
 	uint64_t ptrs[12]; /* every device pointer it reads */
 	const struct shape *shape;
 	struct opinfo *next_free; /* in the free list */
@@ -133,6 +137,10 @@ enum fact_id {
 	F_LT_DTYPE,      /* a: the output's type, cuBLASLt epilogues' */
 	N_CONV_KEPT,     /* a: whether FP16 ConvBNfprop could run */
 	N_ALSO_READ,     /* a: the step, s: the function that reads it */
+	N_NO_PROLOGUE,   /* a GEMM outside cuDNN: cuBLASLt has no prologue */
+	F_PROLOGUE_OP,   /* s: a step cuDNN's g1 fusion does not take */
+	N_COPY_LAYOUT,   /* a: the step that copies without casting */
+	N_NEXT_READS,    /* s: the next matmul, with an input as large */
 };
 
 struct fact {

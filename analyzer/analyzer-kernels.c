@@ -552,6 +552,9 @@ static const struct {
 	{ "batch_norm_elementwise", DT_KOP_BN_APPLY },
 	{ "batch_norm_backward_reduce", DT_KOP_BN_BWD_REDUCE },
 	{ "batch_norm_backward_elemt", DT_KOP_BN_BWD_ELEMT },
+	/* not "layer_norm_kernel": its backward's kernels are in that file */
+	{ "vectorized_layer_norm_kernel", DT_KOP_LAYER_NORM },
+	{ "LayerNormForwardCUDAKernel", DT_KOP_LAYER_NORM },
 	{ "threshold_kernel", DT_KOP_RELU_BWD },
 	{ "GeluBackward", DT_KOP_GELU_BWD },
 	{ "silu_backward", DT_KOP_SILU_BWD },

@@ -1,8 +1,9 @@
 /*
  * analyzer-replayed.c - a replay's results file read back (JSON lines:
- * a header line, then a line per problem; replay/REPLAY.md), and the
- * engine-choice findings made of it: a problem another engine ran faster
- * beyond noise, with outputs that agree. A replay continuing an earlier
+ * a header line, then a line per problem or fusion what-if;
+ * replay/REPLAY.md), and the engine-choice findings made of it: a
+ * problem another engine ran faster beyond noise, with outputs that
+ * agree. A replay continuing an earlier
  * one reads the file too; writing it is replay/'s.
  */
 #define _GNU_SOURCE
@@ -132,6 +133,59 @@ static bool read_problem(json_object *o, struct dt_replayed_problem *p)
 	return true;
 }
 
+/* A fusion what-if's line into f; false when it is none. */
+static bool read_fusion(json_object *o, struct dt_replayed_fusion *f)
+{
+	json_object *v, *steps;
+
+	f->chain = str_of(o, "fusion");
+	if (!f->chain)
+		return false;
+	f->pattern = str_of(o, "pattern");
+	f->status = str_of(o, "status");
+	f->reason = str_of(o, "reason");
+	f->count = (uint64_t)int_of(o, "count", 0);
+	f->priced_ns = int_of(o, "priced_ns", 0);
+	f->unfused_ns = (uint64_t)int_of(o, "unfused_ns", 0);
+	f->fused_ns = (uint64_t)int_of(o, "fused_ns", 0);
+	f->saving_ns = int_of(o, "saving_ns", 0);
+	f->fused.engine = -1;
+	f->fused.error = -1;
+	f->fused.agrees = -1;
+	if (json_object_object_get_ex(o, "fused", &v) &&
+	    json_object_is_type(v, json_type_object))
+		read_cand(v, &f->fused);
+	if (json_object_object_get_ex(o, "steps", &steps) &&
+	    json_object_is_type(steps, json_type_array)) {
+		size_t n = json_object_array_length(steps);
+		f->steps = n ? calloc(n, sizeof(*f->steps)) : NULL;
+		for (size_t i = 0; f->steps && i < n; i++) {
+			json_object *s = json_object_array_get_idx(steps, i);
+			struct dt_replayed_fstep *st = &f->steps[f->n_steps++];
+			st->what = str_of(s, "what");
+			st->source = str_of(s, "source");
+			st->why = str_of(s, "why");
+			st->ns = (uint64_t)int_of(s, "ns", 0);
+			st->graph_ns = (uint64_t)int_of(s, "graph_ns", 0);
+		}
+	}
+	return true;
+}
+
+/* Room for one more element of *v (n of them, *cap allocated). */
+static bool room(void **v, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return true;
+	size_t c = *cap ? *cap * 2 : 16;
+	void *p = realloc(*v, c * size);
+	if (!p)
+		return false;
+	*v = p;
+	*cap = c;
+	return true;
+}
+
 /* The header line into r; a sentence in err when it is none. */
 static bool read_header(json_object *o, struct dt_replayed *r, char *err,
 			size_t errlen)
@@ -161,28 +215,32 @@ static bool read_header(json_object *o, struct dt_replayed *r, char *err,
 	return true;
 }
 
-/* One line of the file: the header (line 1) or a problem. */
+/* One line of the file: the header (line 1), a problem or a fusion
+ * what-if; cap[0] problems and cap[1] what-ifs allocated. */
 static bool read_line(struct dt_replayed *r, const char *line, size_t lineno,
 		      size_t *cap, char *err, size_t errlen)
 {
 	json_object *o = json_tokener_parse(line);
+	json_object *v;
 	bool ok = o && json_object_is_type(o, json_type_object);
 
 	if (!ok) {
 		snprintf(err, errlen, "line %zu is not a JSON object", lineno);
 	} else if (lineno == 1) {
 		ok = read_header(o, r, err, errlen);
-	} else {
-		if (r->n_problems == *cap) {
-			size_t c = *cap ? *cap * 2 : 16;
-			void *v =
-				realloc(r->problems, c * sizeof(*r->problems));
-			ok = v != NULL;
-			if (v) {
-				r->problems = v;
-				*cap = c;
-			}
+	} else if (json_object_object_get_ex(o, "fusion", &v)) {
+		ok = room((void **)&r->fusions, r->n_fusions, &cap[1],
+			  sizeof(*r->fusions));
+		if (ok) {
+			struct dt_replayed_fusion *f =
+				&r->fusions[r->n_fusions];
+			memset(f, 0, sizeof(*f));
+			if (read_fusion(o, f))
+				r->n_fusions++;
 		}
+	} else {
+		ok = room((void **)&r->problems, r->n_problems, &cap[0],
+			  sizeof(*r->problems));
 		if (ok) {
 			struct dt_replayed_problem *p =
 				&r->problems[r->n_problems];
@@ -200,7 +258,7 @@ int dt_replayed_read(const char *path, struct dt_replayed **out, char *err,
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL, why[256] = "";
-	size_t len = 0, lineno = 0, cap = 0;
+	size_t len = 0, lineno = 0, cap[2] = { 0, 0 };
 	bool ok = true;
 
 	*out = NULL;
@@ -221,7 +279,7 @@ int dt_replayed_read(const char *path, struct dt_replayed **out, char *err,
 			break;
 		lineno++;
 		if (line[strspn(line, " \t\r\n")])
-			ok = read_line(r, line, lineno, &cap, why, sizeof(why));
+			ok = read_line(r, line, lineno, cap, why, sizeof(why));
 		r->complete_bytes += (uint64_t)n;
 	}
 	free(line);
@@ -238,17 +296,21 @@ int dt_replayed_read(const char *path, struct dt_replayed **out, char *err,
 	return 0;
 }
 
+static void cand_free(struct dt_replayed_cand *c)
+{
+	free(c->knobs);
+	free(c->source);
+	free(c->status);
+}
+
 void dt_replayed_free(struct dt_replayed *r)
 {
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->n_problems; i++) {
 		struct dt_replayed_problem *p = &r->problems[i];
-		for (size_t k = 0; k < p->n_cands; k++) {
-			free(p->cands[k].knobs);
-			free(p->cands[k].source);
-			free(p->cands[k].status);
-		}
+		for (size_t k = 0; k < p->n_cands; k++)
+			cand_free(&p->cands[k]);
 		free(p->cands);
 		free(p->problem);
 		free(p->brief);
@@ -256,6 +318,21 @@ void dt_replayed_free(struct dt_replayed *r)
 		free(p->reason);
 	}
 	free(r->problems);
+	for (size_t i = 0; i < r->n_fusions; i++) {
+		struct dt_replayed_fusion *f = &r->fusions[i];
+		for (size_t k = 0; k < f->n_steps; k++) {
+			free(f->steps[k].what);
+			free(f->steps[k].source);
+			free(f->steps[k].why);
+		}
+		free(f->steps);
+		free(f->chain);
+		free(f->pattern);
+		free(f->status);
+		free(f->reason);
+		cand_free(&f->fused);
+	}
+	free(r->fusions);
 	free(r->trace);
 	free(r->gpu);
 	free(r->recorded_gpu);
@@ -275,6 +352,20 @@ void dt_summary_add_replayed(struct dt_summary *s, struct dt_replayed *r)
 	}
 	s->replayed = v;
 	s->replayed[s->n_replayed++] = r;
+}
+
+const struct dt_replayed_fusion *
+dt_replayed_fusion_find(const struct dt_summary *s, const char *key,
+			const struct dt_replayed **from)
+{
+	for (size_t i = 0; i < s->n_replayed; i++)
+		for (size_t k = 0; k < s->replayed[i]->n_fusions; k++)
+			if (!strcmp(s->replayed[i]->fusions[k].chain, key)) {
+				if (from)
+					*from = s->replayed[i];
+				return &s->replayed[i]->fusions[k];
+			}
+	return NULL;
 }
 
 /* ------------------------------------------------ engine-choice findings */

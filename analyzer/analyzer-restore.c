@@ -155,6 +155,7 @@ struct restore {
 	struct obj **made;
 	size_t n_made, cap_made;
 	json_object *tensors; /* the graph's, by name */
+	uint64_t handle;      /* the plan's, 0 none */
 	const char *why;      /* set when a node could not be made */
 	char buf[160];
 };
@@ -303,6 +304,9 @@ static struct obj *tensor(struct restore *r, json_object *t)
 		return NULL;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (!json_object_object_get_ex(t, keys[i].key, &v))
+			continue;
+		/* false is the default: left unset, as a program leaves it */
+		if (keys[i].kind == V_BOOL && !json_object_get_boolean(v))
 			continue;
 		snprintf(atype, sizeof(atype), "CUDNN_TYPE_%s", keys[i].atype);
 		struct param p = { keys[i].key, keys[i].attr, atype,
@@ -471,6 +475,11 @@ static void graph(struct restore *r, json_object *og, struct cfg_info *cfg)
 	m_set_battr(r->m, g, r->m->a_graph_ops,
 		    atype_of("CUDNN_TYPE_BACKEND_DESCRIPTOR"),
 		    (const uint8_t *)ops, (uint32_t)(8 * n_ops));
+	/* the plan's handle, as a program sets one on the graph it builds:
+	 * a graph without one runs on no device (replay/ builds it again) */
+	if (r->handle)
+		set_bytes(r, g, "CUDNN_ATTR_OPERATIONGRAPH_HANDLE",
+			  "CUDNN_TYPE_HANDLE", &r->handle, 8);
 	m_finalize_desc(r->m, g);
 	m_copy_graph(r->m, cfg, g);
 }
@@ -529,11 +538,11 @@ static json_object *value_after(const char *text, size_t len, const char *key,
 }
 
 const char *m_restore_plan(struct cudnn_model *m, struct cfg_info *cfg,
-			   const uint8_t *json, uint32_t len, char *why,
-			   size_t size)
+			   const uint8_t *json, uint32_t len, uint64_t handle,
+			   char *why, size_t size)
 {
 	const char *text = (const char *)json;
-	struct restore r = { .m = m };
+	struct restore r = { .m = m, .handle = handle };
 	json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
 	json_object *doc = NULL, *og = NULL, *v;
 	enum json_tokener_error err = json_tokener_error_parse_eof;

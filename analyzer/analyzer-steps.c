@@ -150,6 +150,10 @@ struct dt_stepper {
 	uint64_t gpu[SLICES]; /* for the kernels' shares */
 	struct kname **kn;    /* by the kernel class's id */
 	size_t cap_kn;
+	/* the library of the last call whose work was seen, and its
+	 * kernels' (most work is the same library's as the work before) */
+	const char *library;
+	enum dt_lib lib;
 };
 
 /* ------------------------------------------------------ histograms */
@@ -526,9 +530,13 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		return;
 	uint64_t d = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
 	/* a call's work is its library's, whatever its kernels' names */
-	enum dt_lib lib = a->call ? dt_lib_of_library(a->library)
+	if (a->call && a->library != st->library) {
+		st->library = a->library;
+		st->lib = dt_lib_of_library(a->library);
+	}
+	enum dt_lib lib = a->call		     ? st->lib
 			  : a->kind != DT_ACT_KERNEL ? DT_LIB_RUNTIME
-			  : kc                       ? kc->lib
+			  : kc			     ? kc->lib
 						     : DT_LIB_OTHER;
 	enum dt_opfam fam = a->kind == DT_ACT_MEMSET   ? DT_OPF_FILL
 			    : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
@@ -662,6 +670,7 @@ struct dt_stepper *dt_stepper_new(void)
 	if (!st)
 		return NULL;
 	st->width = 1000000; /* 1 ms to begin with */
+	st->lib = dt_lib_of_library(NULL);
 	return st;
 }
 
@@ -760,18 +769,20 @@ static bool find_in(struct dt_stepper *st, struct pick *all, struct pick *out,
 	 * ranges, or a library's around each of its calls (a communication
 	 * library's around each collective of a step), which may be the only
 	 * ranges in the trace */
+	if (best.k)
+		*out = choose(all, n, &best);
 	if (range.k && (!best.k || (double)range.median * REGULAR >=
-					   (double)choose(all, n, &best).median)) {
+					   (double)out->median))
 		*out = range;
+	if (range.k || best.k)
 		return true;
-	}
 	/* the host's calls only where there is no GPU work at all: in a
 	 * program with GPU work whose kernels do not repeat, a call that does
 	 * (a teardown's destroys, after the GPU work reached the trace in
 	 * one batch) is no step of it; and only in long runs: a few calls
 	 * at nearly regular intervals are as often a program building its
 	 * descriptors one after another as its loop */
-	if (!best.k && !gpu_seen(st) && min_run >= MIN_STEPS)
+	if (!gpu_seen(st) && min_run >= MIN_STEPS)
 		for (size_t i = 0; i < st->cap[SP_CALL]; i++)
 			if (steps_hold_more(&st->tok[SP_CALL][i]))
 				consider(&best, all, &n, &st->tok[SP_CALL][i],

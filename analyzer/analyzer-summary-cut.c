@@ -16,6 +16,10 @@
  * (once their kernels are in) and calls (thread by thread). Each stream
  * copies its own counters (struct part) when its first event at or past a
  * point arrives, so that a point holds, of each, what happened before it.
+ * An event of GPU work or an op that arrives after its stream took points
+ * later than it ran is added to those points' copies too (sum_cut_credit,
+ * sum_cut_settle): GPU work is on the side of the cut its time is, however
+ * late CUPTI handed it over, and nothing is held back to wait for it.
  * GPU work and its ops share their points (an op's GPU time is its
  * kernels'; a call's kernels count at its first kernel's start, as its op
  * does); calls have points of their own, as they run far ahead of the GPU
@@ -59,12 +63,14 @@ struct counter {
 	enum width w;
 };
 
-/* A table of counters: its rows and, per row, its counters (NULL: none
- * yet; it counts as 0). */
+/* A table of counters: its rows and, per row, its counters, into c[0,
+ * fields) (p NULL: none yet; it counts as 0). A row at a time: a copy
+ * reads every counter of every row. */
+#define MAX_FIELDS 15
 struct table {
 	size_t (*rows)(const struct dt_summary *s);
 	size_t fields;
-	struct counter (*at)(struct dt_summary *s, size_t row, size_t k);
+	void (*row)(struct dt_summary *s, size_t row, struct counter *c);
 };
 
 /* Arrays of counters of the summary's own (or its private state's), read
@@ -88,7 +94,8 @@ static const struct span gpu_spans[] = {
 	SPAN(gpu_ns), SPAN(cudnn_ns),   SPAN(lib_ns),      SPAN(lib_count),
 	SPAN(by_ns),  SPAN(other_ns),   SPAN(other_count), SPAN(copy_ns),
 	SPAN(copies), SPAN(copy_bytes), SPAN(tuner_ns),    SPAN(tuner_kernels),
-	SPAN(work),   PSPAN(file_gpu), PSPAN(file_comm), { 0, 0, 0 },
+	SPAN(work),   PSPAN(file_gpu), PSPAN(file_comm), PSPAN(file_kernels),
+	{ 0, 0, 0 },
 };
 /* what ops add to lib_ns and lib_count: there once the trace is read (GPU
  * work adds there as it streams, cut with the GPU work) */
@@ -122,22 +129,21 @@ static size_t libs_rows(const struct dt_summary *s)
 	return s->n_libs;
 }
 
-static struct counter lib_gpu_at(struct dt_summary *s, size_t row, size_t k)
+static void lib_gpu_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_lib *l = &s->libs[row];
-	return (struct counter){ k ? &l->work : &l->gpu_ns, W64 };
+	c[0] = (struct counter){ &l->gpu_ns, W64 };
+	c[1] = (struct counter){ &l->work, W64 };
 }
 
-static struct counter lib_host_at(struct dt_summary *s, size_t row, size_t k)
+static void lib_host_at(struct dt_summary *s, size_t row, struct counter *c)
 {
-	(void)k;
-	return (struct counter){ &s->libs[row].host_ns, W64 };
+	c[0] = (struct counter){ &s->libs[row].host_ns, W64 };
 }
 
-static struct counter lib_op_at(struct dt_summary *s, size_t row, size_t k)
+static void lib_op_at(struct dt_summary *s, size_t row, struct counter *c)
 {
-	(void)k;
-	return (struct counter){ &s->libs[row].runs, W64 };
+	c[0] = (struct counter){ &s->libs[row].runs, W64 };
 }
 
 static size_t converts_rows(const struct dt_summary *s)
@@ -145,10 +151,11 @@ static size_t converts_rows(const struct dt_summary *s)
 	return s->n_converts;
 }
 
-static struct counter convert_at(struct dt_summary *s, size_t row, size_t k)
+static void convert_at(struct dt_summary *s, size_t row, struct counter *c)
 {
-	struct dt_sum_convert *c = &s->converts[row];
-	return (struct counter){ k ? &c->ns : &c->count, W64 };
+	struct dt_sum_convert *v = &s->converts[row];
+	c[0] = (struct counter){ &v->count, W64 };
+	c[1] = (struct counter){ &v->ns, W64 };
 }
 
 static size_t problems_rows(const struct dt_summary *s)
@@ -157,7 +164,7 @@ static size_t problems_rows(const struct dt_summary *s)
 }
 
 #define PROBLEM_FIELDS 15
-static struct counter problem_at(struct dt_summary *s, size_t row, size_t k)
+static void problem_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_problem *p = &s->problems[row];
 	uint32_t file = P(s)->file;
@@ -171,9 +178,10 @@ static struct counter problem_at(struct dt_summary *s, size_t row, size_t k)
 			  sh ? &sh->ns : NULL, sh ? &sh->count : NULL };
 	uint32_t *w[] = { &p->converts, &p->engine_changes, &p->tune_rounds };
 
-	if (k < 12)
-		return (struct counter){ u[k], W64 };
-	return (struct counter){ w[k - 12], W32 };
+	for (size_t k = 0; k < 12; k++)
+		c[k] = (struct counter){ u[k], W64 };
+	for (size_t k = 0; k < 3; k++)
+		c[12 + k] = (struct counter){ w[k], W32 };
 }
 
 static size_t engines_rows(const struct dt_summary *s)
@@ -181,16 +189,16 @@ static size_t engines_rows(const struct dt_summary *s)
 	return P(s)->n_engine_rows;
 }
 
-static struct counter engine_at(struct dt_summary *s, size_t row, size_t k)
+static void engine_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	const struct priv *pv = P(s);
 	struct dt_sum_engine *e =
 		&s->problems[pv->engine_rows[row].problem]
 			 .engines[pv->engine_rows[row].engine];
-	if (k == 3)
-		return (struct counter){ &e->sq_ns, WDBL };
-	uint64_t *u[] = { &e->count, &e->gpu_ns, &e->timed };
-	return (struct counter){ u[k], W64 };
+	c[0] = (struct counter){ &e->count, W64 };
+	c[1] = (struct counter){ &e->gpu_ns, W64 };
+	c[2] = (struct counter){ &e->timed, W64 };
+	c[3] = (struct counter){ &e->sq_ns, WDBL };
 }
 
 static size_t builds_rows(const struct dt_summary *s)
@@ -198,20 +206,18 @@ static size_t builds_rows(const struct dt_summary *s)
 	return s->n_builds;
 }
 
-static struct counter build_op_at(struct dt_summary *s, size_t row, size_t k)
+static void build_op_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_build *b = &s->builds[row];
-	if (k)
-		return (struct counter){ &b->repeat_ns, W64 };
-	return (struct counter){ &b->repeats, W32 };
+	c[0] = (struct counter){ &b->repeats, W32 };
+	c[1] = (struct counter){ &b->repeat_ns, W64 };
 }
 
-static struct counter build_host_at(struct dt_summary *s, size_t row, size_t k)
+static void build_host_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_build *b = &s->builds[row];
-	if (k)
-		return (struct counter){ &b->host_ns, W64 };
-	return (struct counter){ &b->builds, W32 };
+	c[0] = (struct counter){ &b->builds, W32 };
+	c[1] = (struct counter){ &b->host_ns, W64 };
 }
 
 static size_t apis_rows(const struct dt_summary *s)
@@ -219,11 +225,13 @@ static size_t apis_rows(const struct dt_summary *s)
 	return s->n_apis;
 }
 
-static struct counter api_at(struct dt_summary *s, size_t row, size_t k)
+static void api_at(struct dt_summary *s, size_t row, struct counter *c)
 {
 	struct dt_sum_api *a = &s->apis[row];
-	uint64_t *u[] = { &a->calls, &a->failed, &a->ns, &a->failed_ns };
-	return (struct counter){ u[k], W64 };
+	c[0] = (struct counter){ &a->calls, W64 };
+	c[1] = (struct counter){ &a->failed, W64 };
+	c[2] = (struct counter){ &a->ns, W64 };
+	c[3] = (struct counter){ &a->failed_ns, W64 };
 }
 
 /* Each stream's tables of rows, besides its spans. */
@@ -264,9 +272,6 @@ struct cut {
 	uint64_t t;
 	struct part p[SUM_STREAMS];
 	uint64_t busy; /* the GPUs' busy time before t (with SUM_GPU's) */
-	/* GPU time of each stream's events before t that came after the
-	 * stream took the point (sum_cut_late) */
-	uint64_t late[SUM_STREAMS];
 };
 
 /* A group's points, oldest first (pointers: one goes from the middle at
@@ -360,6 +365,32 @@ static uint64_t busy_so_far(struct priv *pv)
 	return ns;
 }
 
+/* The stream's counters now into p, its spans' and its tables'. */
+static void take_counters(struct dt_summary *s, int stream, struct part *p)
+{
+	uint64_t *flat = malloc(spans_len(stream) * sizeof(*flat));
+	if ((p->flat = flat))
+		for (const struct span *sp = spans[stream]; sp->n; sp++) {
+			memcpy(flat, span_base(s, sp), sp->n * sizeof(*flat));
+			flat += sp->n;
+		}
+	for (int t = 0; t < MAX_TABLES && streams[stream][t].row; t++) {
+		const struct table *tb = &streams[stream][t];
+		size_t rows = tb->rows(s), k = tb->fields;
+		uint64_t *v = malloc((rows * k + 1) * sizeof(*v));
+		struct counter c[MAX_FIELDS];
+		if (!v)
+			continue; /* counts as nothing before it */
+		for (size_t r = 0; r < rows; r++) {
+			tb->row(s, r, c);
+			for (size_t f = 0; f < k; f++)
+				v[r * k + f] = get(c[f]);
+		}
+		p->v[t] = v;
+		p->rows[t] = rows;
+	}
+}
+
 /* The stream's counters now into the point's copy (replaced). */
 static void take(struct dt_summary *s, int stream, struct cut *at)
 {
@@ -371,30 +402,67 @@ static void take(struct dt_summary *s, int stream, struct cut *at)
 		at->busy = busy_so_far(P(s));
 	if (stream == SUM_HOST)
 		take_minmax(P(s), p);
-	uint64_t *flat = malloc(spans_len(stream) * sizeof(*flat));
-	if ((p->flat = flat))
-		for (const struct span *sp = spans[stream]; sp->n; sp++) {
-			memcpy(flat, span_base(s, sp), sp->n * sizeof(*flat));
-			flat += sp->n;
-		}
-	for (int t = 0; t < MAX_TABLES && streams[stream][t].at; t++) {
-		const struct table *tb = &streams[stream][t];
-		size_t rows = tb->rows(s), k = tb->fields;
-		uint64_t *v = malloc((rows * k + 1) * sizeof(*v));
-		if (!v)
-			continue; /* counts as nothing before it */
-		for (size_t r = 0; r < rows; r++)
-			for (size_t f = 0; f < k; f++)
-				v[r * k + f] = get(tb->at(s, r, f));
-		p->v[t] = v;
-		p->rows[t] = rows;
-	}
+	take_counters(s, stream, p);
 }
 
 static uint64_t held(const struct part *p, int t, size_t row, size_t k,
 		     size_t f)
 {
 	return p->v[t] && row < p->rows[t] ? p->v[t][row * k + f] : 0;
+}
+
+/* The stream's tables' counters one after another, from { 0 }: c, of
+ * table t, and where a copy holds it, i (its row * k, its fields, + its
+ * field). */
+struct walk {
+	int t;
+	size_t row, field, k, i;
+	struct counter c, cs[MAX_FIELDS];
+};
+
+static bool walk_next(struct dt_summary *s, int stream, struct walk *w)
+{
+	for (; w->t < MAX_TABLES && streams[stream][w->t].row;
+	     w->t++, w->row = w->field = 0) {
+		const struct table *tb = &streams[stream][w->t];
+		if (w->field == tb->fields) {
+			w->field = 0;
+			w->row++;
+		}
+		if (w->row >= tb->rows(s))
+			continue;
+		if (!w->field)
+			tb->row(s, w->row, w->cs);
+		w->k = tb->fields;
+		w->i = w->row * w->k + w->field;
+		w->c = w->cs[w->field++];
+		return true;
+	}
+	return false;
+}
+
+/* What p holds of the counter w is at. */
+static uint64_t held_at(const struct part *p, const struct walk *w)
+{
+	return held(p, w->t, w->row, w->k, w->field - 1);
+}
+
+/* Counter c less what it gained from a to b. */
+static void counter_sub(struct counter c, uint64_t a, uint64_t b)
+{
+	double x, y;
+
+	if (!c.p)
+		return;
+	if (c.w == W64) {
+		*(uint64_t *)c.p -= b - a;
+	} else if (c.w == W32) {
+		*(uint32_t *)c.p -= (uint32_t)(b - a);
+	} else {
+		memcpy(&x, &a, sizeof(x));
+		memcpy(&y, &b, sizeof(y));
+		*(double *)c.p -= y - x;
+	}
 }
 
 /* The counters less what they gained from `from` to `to`. */
@@ -410,28 +478,8 @@ static void take_out(struct dt_summary *s, int stream, const struct part *from,
 		was += sp->n;
 		then += sp->n;
 	}
-	for (int t = 0; t < MAX_TABLES && streams[stream][t].at; t++) {
-		const struct table *tb = &streams[stream][t];
-		size_t rows = tb->rows(s), k = tb->fields;
-		for (size_t r = 0; r < rows; r++)
-			for (size_t f = 0; f < k; f++) {
-				struct counter c = tb->at(s, r, f);
-				uint64_t a = held(from, t, r, k, f),
-					 b = held(to, t, r, k, f);
-				if (!c.p)
-					continue;
-				if (c.w == W64)
-					*(uint64_t *)c.p -= b - a;
-				else if (c.w == W32)
-					*(uint32_t *)c.p -= (uint32_t)(b - a);
-				else {
-					double x, y;
-					memcpy(&x, &a, sizeof(x));
-					memcpy(&y, &b, sizeof(y));
-					*(double *)c.p -= y - x;
-				}
-			}
-	}
+	for (struct walk w = { 0 }; walk_next(s, stream, &w);)
+		counter_sub(w.c, held_at(from, &w), held_at(to, &w));
 }
 
 /* ------------------------------------------------------------- points */
@@ -488,6 +536,7 @@ static void thresholds(struct priv *pv)
 		const struct points *g = &c->g[sum_group(k)];
 		pv->cut_at[k] =
 			c->next[k] < g->n ? g->cut[c->next[k]]->t : UINT64_MAX;
+		pv->cut_taken[k] = c->next[k] ? g->cut[c->next[k] - 1]->t : 0;
 	}
 }
 
@@ -528,29 +577,174 @@ void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make)
 	thresholds(pv);
 }
 
-void sum_cut_late(struct dt_summary *s, int stream, uint64_t t, uint64_t ns)
+/* ------------------------------------------------ late events credited */
+
+/* d more in slot i of table t of p (t < 0: its spans'), a counter of
+ * width w; a row the copy has not is made, from nothing. */
+static void part_add(int stream, struct part *p, int t, size_t i,
+		     enum width w, uint64_t d)
+{
+	uint64_t *v;
+
+	if (t < 0) {
+		v = p->flat ? &p->flat[i] : NULL;
+	} else {
+		const struct table *tb = &streams[stream][t];
+		size_t k = tb->fields, rows = i / k + 1;
+		if (rows > p->rows[t]) {
+			size_t cap = p->v[t] ? p->rows[t] * k + 1 : 0;
+			uint64_t *g = dt_grow_array(p->v[t], &cap, rows * k + 1,
+						    sizeof(*g));
+			if (!g)
+				return; /* it counts as steady */
+			memset(g + p->rows[t] * k, 0,
+			       (rows - p->rows[t]) * k * sizeof(*g));
+			p->v[t] = g;
+			p->rows[t] = rows;
+		}
+		v = &p->v[t][i];
+	}
+	if (!v)
+		return;
+	if (w == WDBL) {
+		double x, y;
+		memcpy(&x, v, sizeof(x));
+		memcpy(&y, &d, sizeof(y));
+		x += y;
+		memcpy(v, &x, sizeof(x));
+	} else {
+		*v += d;
+	}
+}
+
+/* d more in that slot of every copy the stream took at a point after t. */
+static void credit(struct dt_summary *s, int stream, uint64_t t, int table,
+		   size_t i, enum width w, uint64_t d)
+{
+	struct points *c = &P(s)->cuts->g[sum_group(stream)];
+
+	for (size_t k = P(s)->cuts->next[stream]; k-- > 0 && c->cut[k]->t > t;)
+		part_add(stream, &c->cut[k]->p[stream], table, i, w, d);
+}
+
+/* Where the stream's copies keep counter c: in its spans (*table -1) or
+ * a table's row and field (*i); false when c is none of its. */
+static bool slot_of(struct dt_summary *s, int stream, const uint64_t *c,
+		    int *table, size_t *i)
+{
+	uintptr_t at = (uintptr_t)c;
+	size_t flat = 0;
+
+	for (const struct span *sp = spans[stream]; sp->n; sp++) {
+		uintptr_t b = (uintptr_t)span_base(s, sp);
+		if (at >= b && at < b + sp->n * sizeof(*c)) {
+			*table = -1;
+			*i = flat + (at - b) / sizeof(*c);
+			return true;
+		}
+		flat += sp->n;
+	}
+	for (struct walk w = { 0 }; walk_next(s, stream, &w);)
+		if (w.c.p == c) {
+			*table = w.t;
+			*i = w.i;
+			return true;
+		}
+	return false;
+}
+
+void sum_cut_credit(struct dt_summary *s, int stream, uint64_t t,
+		    uint64_t *c, uint64_t n)
+{
+	int table;
+	size_t i;
+
+	if (P(s)->cuts && slot_of(s, stream, c, &table, &i))
+		credit(s, stream, t, table, i, W64, n);
+}
+
+void sum_cut_credit_busy(struct dt_summary *s, uint64_t t, uint64_t ns)
 {
 	struct priv *pv = P(s);
 	struct points *c;
 
-	if (!pv->cuts || !ns)
+	if (!pv->cuts)
 		return;
-	c = &pv->cuts->g[sum_group(stream)];
-	/* points are in time order; most events are past the newest taken */
-	for (size_t i = pv->cuts->next[stream]; i-- > 0 && c->cut[i]->t > t;)
-		c->cut[i]->late[stream] += ns;
+	c = &pv->cuts->g[SUM_DEVICE];
+	for (size_t k = pv->cuts->next[SUM_GPU]; k-- > 0 && c->cut[k]->t > t;)
+		c->cut[k]->busy += ns;
+}
+
+/* A stream's counters before a late event. */
+struct sum_held {
+	struct part p;
+};
+
+struct sum_held *sum_cut_hold(struct dt_summary *s, int stream)
+{
+	struct sum_held *h = P(s)->cuts ? calloc(1, sizeof(*h)) : NULL;
+
+	if (h)
+		take_counters(s, stream, &h->p);
+	return h;
+}
+
+/* What counter c of width w gained from a to b. */
+static uint64_t gain(enum width w, uint64_t a, uint64_t b)
+{
+	double x, y;
+
+	if (w != WDBL)
+		return b - a;
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	y -= x;
+	memcpy(&b, &y, sizeof(b));
+	return b;
+}
+
+void sum_cut_settle(struct dt_summary *s, int stream, uint64_t t,
+		    struct sum_held *held_before)
+{
+	struct part *was = held_before ? &held_before->p : NULL, now = { 0 };
+
+	/* a problem's exact GPU times are numbered as they arrive: the late
+	 * op's stays among the steady state's and the first of those leaves
+	 * in its place (the median may move by that one) */
+	if (!was)
+		return;
+	take_counters(s, stream, &now);
+	for (size_t i = 0; was->flat && now.flat && i < spans_len(stream); i++)
+		if (now.flat[i] != was->flat[i])
+			credit(s, stream, t, -1, i, W64,
+			       now.flat[i] - was->flat[i]);
+	for (struct walk w = { 0 }; walk_next(s, stream, &w);) {
+		uint64_t a = held_at(was, &w), b = held_at(&now, &w);
+		if (a != b)
+			credit(s, stream, t, w.t, w.i, w.c.w, gain(w.c.w, a, b));
+	}
+	part_free(&now);
+	part_free(was);
+	free(held_before);
+}
+
+/* No point to make or reach: events pass with a comparison or two. */
+static void cuts_idle(struct priv *pv)
+{
+	for (int k = 0; k < SUM_STREAMS; k++) {
+		pv->cut_at[k] = UINT64_MAX;
+		pv->cut_taken[k] = 0;
+	}
+	for (int g = 0; g < SUM_GROUPS; g++)
+		pv->cut_every[g] = UINT64_MAX;
 }
 
 void sum_cut_begin(struct dt_summary *s)
 {
 	struct priv *pv = P(s);
 
-	for (int k = 0; k < SUM_STREAMS; k++)
-		pv->cut_at[k] = UINT64_MAX;
-	for (int g = 0; g < SUM_GROUPS; g++) {
-		pv->cut_events[g] = 0;
-		pv->cut_every[g] = UINT64_MAX;
-	}
+	cuts_idle(pv);
+	memset(pv->cut_events, 0, sizeof(pv->cut_events));
 	free(pv->api_mm);
 	pv->api_mm = NULL;
 	pv->cap_api_mm = 0;
@@ -579,10 +773,24 @@ static void cuts_free(struct priv *pv)
 		part_free(&c->start.p[k]);
 	free(c);
 	pv->cuts = NULL;
-	for (int k = 0; k < SUM_STREAMS; k++)
-		pv->cut_at[k] = UINT64_MAX;
-	for (int g = 0; g < SUM_GROUPS; g++)
-		pv->cut_every[g] = UINT64_MAX;
+	cuts_idle(pv);
+}
+
+/* ------------------------------------------ what a view places by time */
+
+uint64_t dt_sum_op_t(const struct dt_op *op)
+{
+	return sum_cut_op_t(op);
+}
+
+uint64_t dt_sum_work_t(struct dt_summary *s, const struct dt_activity *a)
+{
+	return sum_cut_work_t(P(s), a);
+}
+
+uint64_t dt_sum_cut_t(const struct dt_summary *s)
+{
+	return P(s)->cut_t;
 }
 
 /* ---------------------------------------------------------- the cut */
@@ -737,11 +945,12 @@ void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st)
 		: at[SUM_CALLS] ? at[SUM_CALLS]
 				: at[SUM_DEVICE];
 	struct dt_summary was = *s;
-	uint64_t builds = 0;
+	uint64_t builds = 0, kernels = pv->file_kernels;
 	for (size_t b = 0; b < s->n_builds; b++)
 		builds += s->builds[b].builds;
 	take_out_all(s, at, &end);
 	startup_add(s, &was, builds);
+	s->startup.kernels += kernels - pv->file_kernels;
 
 	struct dt_sum_startup *u = &s->startup;
 	uint64_t t_first = st->t_steady - st->startup_ns,
@@ -750,8 +959,6 @@ void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st)
 	u->steps += st->startup_steps;
 	u->ns += cut->t - t_first;
 	u->late_ns += cut->t - st->t_steady;
-	if (at[SUM_DEVICE])
-		u->misplaced_ns += at[SUM_DEVICE]->late[SUM_GPU];
 	u->steady_ns += t_last > cut->t ? t_last - cut->t : 0;
 	/* the GPU's busy time and span from its point on */
 	pv->cut_t = at[SUM_DEVICE] ? at[SUM_DEVICE]->t : UINT64_MAX;
@@ -804,7 +1011,7 @@ void sum_engine_row(struct dt_summary *s, uint32_t problem, uint32_t engine)
 int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 {
 	const struct dt_sum_startup *u = &s->startup;
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
 
 	*buf = 0;
 	if (!u->traces)
@@ -821,7 +1028,7 @@ int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 		"time (busy %s), %s of it searching and autotuning; %" PRIu64
 		" call%s (%s of host time), %" PRIu64 " plan%s built; left out "
 		"of what follows, which covers the last %s (from %s after the "
-		"steady state's first step%s)%s%s%s; --with-warmup keeps it",
+		"steady state's first step%s); --with-warmup keeps it",
 		dt_fmt_ns(u->ns, a, sizeof(a)),
 		u->traces > 1 ? "s of the traces, summed" : "", u->steps,
 		u->steps == 1 ? "" : "s", dt_fmt_ns(u->gpu_ns, b, sizeof(b)),
@@ -831,14 +1038,7 @@ int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 		u->builds, u->builds == 1 ? "" : "s",
 		dt_fmt_ns(u->steady_ns, f, sizeof(f)),
 		dt_fmt_ns(u->late_ns, g, sizeof(g)),
-		u->kept ? "; some traces' start-ups are kept" : "",
-		u->misplaced_ns ? "; " : "",
-		u->misplaced_ns ? dt_fmt_ns(u->misplaced_ns, h, sizeof(h)) : "",
-		u->misplaced_ns ? " of GPU work that ran before the cut reached "
-				  "the trace after it and is counted as steady "
-				  "(totals by library and kind may differ by as "
-				  "much)"
-				: "");
+		u->kept ? "; some traces' start-ups are kept" : "");
 }
 
 uint64_t dt_sum_whole_gpu_ns(const struct dt_summary *s)

@@ -117,8 +117,9 @@ struct priv {
 	/* the start-up's cut: each stream's next point, the points, where
 	 * the file was cut (0: not) */
 	uint64_t cut_at[SUM_STREAMS];  /* each stream's next point */
-	/* the latest calls that launched kernels, by seq: their first
-	 * kernel's start (sum_cut_call_t) */
+	uint64_t cut_taken[SUM_STREAMS]; /* and the newest it took, 0 */
+	/* the latest op executions (else calls) that launched kernels:
+	 * their first kernel's start (sum_cut_call_t) */
 	struct {
 		uint64_t call, t;
 	} cut_calls[64];
@@ -127,6 +128,7 @@ struct priv {
 	struct sum_cuts *cuts;
 	uint64_t cut_t, cut_busy; /* and the GPUs' busy time before it */
 	uint64_t file_gpu, file_comm; /* the file's, cut with the rest */
+	uint64_t file_kernels;        /* its timed kernels, the same */
 	bool cut_kernels; /* the file has kernels: they make the points */
 	struct engine_row *engine_rows;
 	size_t n_engine_rows, cap_engine_rows;
@@ -161,9 +163,10 @@ int32_t sum_build_of(struct dt_summary *s, const char *key, const char *brief,
 /* The summary's entry of the kernel name the model classified as kc. */
 struct kname *sum_kname_by_model(struct dt_summary *s,
 				 const struct dt_kernel_class *kc);
-/* A layout conversion of d ns, inside a call or not. */
-void sum_add_convert(struct dt_summary *s, struct kname *n, bool in_call,
-		     uint64_t d);
+/* The conversion row of a layout conversion kernel, inside a call or not
+ * (made when first seen), or NULL. */
+struct dt_sum_convert *sum_convert_of(struct dt_summary *s, struct kname *n,
+				      bool in_call);
 /* The summary's device for the file's device d (added when new). */
 int32_t sum_device_of(struct dt_summary *s, const struct dt_device *d);
 /* The summary's device of the file's device id, -1 none. */
@@ -206,11 +209,54 @@ static inline void sum_cut_pass(struct dt_summary *s, int stream, uint64_t t)
 	if (t >= P(s)->cut_at[stream])
 		sum_cut_reach(s, stream, t, false);
 }
-/* An event of the stream at t, of ns of GPU time, that reached the trace
- * after the stream took points later than t: counted on the steady side
- * of those points though it ran before them (said, not mended: the
- * counters it went into are not known here). */
-void sum_cut_late(struct dt_summary *s, int stream, uint64_t t, uint64_t ns);
+/* Whether an event of the stream at t comes after the stream took a point
+ * later than t: what it adds is credited to those points too. */
+static inline bool sum_cut_late(const struct dt_summary *s, int stream,
+				uint64_t t)
+{
+	return t < P(s)->cut_taken[stream];
+}
+/* n more of counter c (one of the stream's: uint64_t), of a late event at
+ * t: the copies taken after t gain it too. */
+void sum_cut_credit(struct dt_summary *s, int stream, uint64_t t,
+		    uint64_t *c, uint64_t n);
+/* The GPUs' busy time grew by ns with a late event at t. */
+void sum_cut_credit_busy(struct dt_summary *s, uint64_t t, uint64_t ns);
+/* A piece of GPU work being added: where it falls against the cut. */
+struct sum_work {
+	struct dt_summary *s;
+	uint64_t t;
+	bool late; /* after points later than t were taken (sum_cut_late) */
+};
+
+/* n more of one of the GPU work's counters (those the cut takes); a late
+ * one's points gain it too, so that it counts on the side of its time. */
+static inline void sum_work_add(const struct sum_work *w, uint64_t *c,
+				uint64_t n)
+{
+	*c += n;
+	if (w->late)
+		sum_cut_credit(w->s, SUM_GPU, w->t, c, n);
+}
+
+/* [s, e) into the union of the device's busy intervals. */
+static inline void sum_work_busy(const struct sum_work *w, struct merger *g,
+				 uint64_t s, uint64_t e)
+{
+	uint64_t before = w->late ? sum_merger_busy(g) : 0;
+
+	sum_merger_add(g, s, e);
+	if (w->late)
+		sum_cut_credit_busy(w->s, w->t, sum_merger_busy(g) - before);
+}
+
+/* For a late event that adds to many of the stream's counters (an op):
+ * its counters before it is added (NULL: not cutting), then what it added
+ * credited as by sum_cut_credit (held is freed). */
+struct sum_held;
+struct sum_held *sum_cut_hold(struct dt_summary *s, int stream);
+void sum_cut_settle(struct dt_summary *s, int stream, uint64_t t,
+		    struct sum_held *held);
 /* The trace is read and its steps st found: its start-up taken out,
  * priv's cut_t set to where (0: nothing cut). */
 void sum_cut_finish(struct dt_summary *s, const struct dt_step_stats *st);
@@ -246,16 +292,28 @@ static inline void sum_cut_call(struct dt_summary *s, uint32_t api, uint64_t d)
 /* Every trace is in: the problems, engines, functions, plan builds and
  * conversions that only the start-ups had are left out. */
 void sum_cut_compact(struct dt_summary *s);
-/* When the first kernel of call (its seq) seen started: start for its
- * first, that of the first for the others (a call's kernels may come
- * between other streams'). */
-static inline uint64_t sum_cut_call_t(struct priv *pv, uint64_t call,
-				      uint64_t start)
+/* The time an op is placed by (dt_sum_op_t): its GPU work's, on the side
+ * of the cut its kernels are (a replay's call is old), else its call's. */
+static inline uint64_t sum_cut_op_t(const struct dt_op *op)
 {
-	size_t i = call % (sizeof(pv->cut_calls) / sizeof(pv->cut_calls[0]));
-	if (pv->cut_calls[i].call != call) {
-		pv->cut_calls[i].call = call;
-		pv->cut_calls[i].t = start;
+	return op->kernels && op->gpu_start ? op->gpu_start : op->t_begin;
+}
+/* The time GPU work is placed by (dt_sum_work_t): when the first kernel
+ * seen of its op execution started, else of its call's: a's start for the
+ * first, that of the first for the others (a call's kernels may come
+ * between other streams'). A kernel replayed from a CUDA graph has the
+ * call that captured it, long before: one of no execution is on its own. */
+static inline uint64_t sum_cut_work_t(struct priv *pv,
+				      const struct dt_activity *a)
+{
+	uint64_t key = a->exec ? a->exec << 1 | 1 : a->call << 1;
+	size_t i = key % (sizeof(pv->cut_calls) / sizeof(pv->cut_calls[0]));
+
+	if (!a->call || (!a->exec && a->kernel && a->kernel->graph_id))
+		return a->start;
+	if (pv->cut_calls[i].call != key) {
+		pv->cut_calls[i].call = key;
+		pv->cut_calls[i].t = a->start;
 	}
 	return pv->cut_calls[i].t;
 }

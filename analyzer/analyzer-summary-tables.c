@@ -452,8 +452,8 @@ struct kname *sum_kname_by_model(struct dt_summary *s,
 	return &pv->kn[v[kc->id] - 1];
 }
 
-void sum_add_convert(struct dt_summary *s, struct kname *n, bool in_cudnn,
-		     uint64_t ns)
+struct dt_sum_convert *sum_convert_of(struct dt_summary *s, struct kname *n,
+				      bool in_cudnn)
 {
 	struct priv *pv = P(s);
 	int32_t *ix = &n->convert[in_cudnn];
@@ -463,14 +463,13 @@ void sum_add_convert(struct dt_summary *s, struct kname *n, bool in_cudnn,
 			dt_grow_array(s->converts, &pv->cap_converts,
 				      s->n_converts + 1, sizeof(*v));
 		if (!v)
-			return;
+			return NULL;
 		s->converts = v;
 		s->converts[s->n_converts].name = strdup(n->name);
 		s->converts[s->n_converts].in_cudnn = in_cudnn;
 		*ix = (int32_t)++s->n_converts;
 	}
-	s->converts[*ix - 1].count++;
-	s->converts[*ix - 1].ns += ns;
+	return &s->converts[*ix - 1];
 }
 
 /* ------------------------------------------------------------- devices */

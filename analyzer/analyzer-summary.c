@@ -116,21 +116,10 @@ static struct dt_sum_lib *sum_lib(struct dt_summary *s, const char *library)
 	return l;
 }
 
-static void add_op(struct dt_summary *s, struct dt_sum_file *f,
-		   const struct dt_op *op)
+static void add_op_counts(struct dt_summary *s, struct dt_sum_file *f,
+			  const struct dt_op *op)
 {
 	struct priv *pv = P(s);
-
-	/* on the side of the cut its GPU work is (a replay's call is old);
-	 * ops come after their kernels, which make the points where there
-	 * are any; a capture ran nothing, out of the ops' order */
-	uint64_t t = op->kernels && op->gpu_start ? op->gpu_start : op->t_begin;
-	if (op->origin != DT_OP_CAPTURED && pv->cut_kernels)
-		sum_cut_pass(s, SUM_OP, t);
-	else if (op->origin != DT_OP_CAPTURED)
-		sum_cut_at(s, SUM_OP, t);
-	if (op->origin != DT_OP_CAPTURED)
-		sum_cut_late(s, SUM_OP, t, op->gpu_ns);
 	struct dt_sum_problem *p = sum_problem_of(s, op);
 	if (op->origin == DT_OP_CAPTURED) {
 		/* it ran nothing: its replays are its executions */
@@ -270,6 +259,29 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	}
 }
 
+static void add_op(struct dt_summary *s, struct dt_sum_file *f,
+		   const struct dt_op *op)
+{
+	struct priv *pv = P(s);
+	struct sum_held *held = NULL;
+
+	/* ops come after their kernels, which make the points where there
+	 * are any; a capture ran nothing, out of the ops' order. One that
+	 * comes after points later than it were taken (its kernels came
+	 * late) adds to them too: it is rare, and what it adds to is found
+	 * by comparing the counters before and after */
+	uint64_t t = sum_cut_op_t(op);
+	if (op->origin != DT_OP_CAPTURED && pv->cut_kernels)
+		sum_cut_pass(s, SUM_OP, t);
+	else if (op->origin != DT_OP_CAPTURED)
+		sum_cut_at(s, SUM_OP, t);
+	if (op->origin != DT_OP_CAPTURED && sum_cut_late(s, SUM_OP, t))
+		held = sum_cut_hold(s, SUM_OP);
+	add_op_counts(s, f, op);
+	if (held)
+		sum_cut_settle(s, SUM_OP, t, held);
+}
+
 static void on_build(struct dt_summary *s, const struct dt_plan_build *b)
 {
 	struct priv *pv = P(s);
@@ -305,9 +317,13 @@ struct reading {
 	const struct dt_file_info *fi;
 };
 
-static void on_activity(void *arg, const struct dt_activity *a)
+/* A piece of GPU work added up; inlined twice, so that work on time (not
+ * late: nearly all of it) adds without asking whether it is at each
+ * counter. */
+static inline __attribute__((always_inline)) void
+add_work(struct reading *rd, const struct dt_activity *a,
+	 const struct sum_work *w)
 {
-	struct reading *rd = arg;
 	struct dt_summary *s = rd->s;
 	struct dt_sum_file *f = rd->f;
 	struct priv *pv = P(s);
@@ -317,20 +333,10 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	bool in_call = a->call != 0;
 	enum dt_lib call_lib = dt_lib_of_library(a->library);
 
-	if (!a->timed)
-		return;
-	/* a call's kernels on the side of the cut its first one is, as its
-	 * op (the first kernel's start is the op's time) */
-	uint64_t t = in_call ? sum_cut_call_t(pv, a->call, a->start) : a->start;
-	if (a->kind == DT_ACT_KERNEL && (pv->cut_kernels = true))
-		sum_cut_at(s, SUM_GPU, t);
-	else
-		sum_cut_pass(s, SUM_GPU, t);
-	sum_cut_late(s, SUM_GPU, a->start, d);
 	f->gpu_ns += d;
-	pv->file_gpu += d;
-	s->gpu_ns += d;
-	s->work++;
+	sum_work_add(w, &pv->file_gpu, d);
+	sum_work_add(w, &s->gpu_ns, d);
+	sum_work_add(w, &s->work, 1);
 	/* the union of busy intervals does not care which clock, as long as
 	 * it is one; the histogram's is the host's */
 	if (!f->busy.width_ns && (!f->busy.t0 || a->start < f->busy.t0))
@@ -341,16 +347,16 @@ static void on_activity(void *arg, const struct dt_activity *a)
 			g->hist = &f->busy;
 			g->to_host = (int64_t)(a->start - a->gpu_start);
 		}
-		sum_merger_add(g, a->gpu_start, a->gpu_end);
+		sum_work_busy(w, g, a->gpu_start, a->gpu_end);
 	}
 	if (in_call) {
 		struct dt_sum_lib *l = sum_lib(s, a->library);
-		l->gpu_ns += d;
-		l->work++;
+		sum_work_add(w, &l->gpu_ns, d);
+		sum_work_add(w, &l->work, 1);
 	}
 	if (in_call && call_lib == DT_LIB_CUDNN) {
 		f->cudnn_gpu_ns += d;
-		s->cudnn_ns += d;
+		sum_work_add(w, &s->cudnn_ns, d);
 	}
 	if (pv->dram)
 		dt_dram_work(pv->dram, a->device, a->start, a->end,
@@ -362,53 +368,74 @@ static void on_activity(void *arg, const struct dt_activity *a)
 			     : a->kind == DT_ACT_MEMCPY ? DT_OPF_COPY
 			     : kc			  ? kc->opfam
 							  : DT_OPF_OTHER);
-	s->by_ns[in_call			    ? DT_BY_CALL
-		 : a->kind != DT_ACT_KERNEL ? DT_BY_RUNTIME
-		 : !kc || kc->lib == DT_LIB_OTHER ? DT_BY_NONE
-		 : kc->lib_by_module		  ? DT_BY_MODULE
-						  : DT_BY_NAME] += d;
+	sum_work_add(w,
+		     &s->by_ns[in_call                          ? DT_BY_CALL
+			       : a->kind != DT_ACT_KERNEL       ? DT_BY_RUNTIME
+			       : !kc || kc->lib == DT_LIB_OTHER ? DT_BY_NONE
+			       : kc->lib_by_module              ? DT_BY_MODULE
+								: DT_BY_NAME],
+		     d);
 	if (a->kind != DT_ACT_KERNEL) {
 		enum dt_opfam fam = a->kind == DT_ACT_MEMSET ? DT_OPF_FILL
 							     : DT_OPF_COPY;
 		f->copies++;
 		sum_phase_add(s, a, fam, d);
 		if (!in_call) {
-			s->lib_ns[DT_LIB_RUNTIME][fam] += d;
-			s->lib_count[DT_LIB_RUNTIME][fam]++;
-			s->copy_ns += d;
-			s->copies++;
-			s->copy_bytes += a->bytes;
+			sum_work_add(w, &s->lib_ns[DT_LIB_RUNTIME][fam], d);
+			sum_work_add(w, &s->lib_count[DT_LIB_RUNTIME][fam], 1);
+			sum_work_add(w, &s->copy_ns, d);
+			sum_work_add(w, &s->copies, 1);
+			sum_work_add(w, &s->copy_bytes, a->bytes);
 		}
 		return;
 	}
 	f->kernels++;
 	s->kernels++;
+	sum_work_add(w, &pv->file_kernels, 1);
 	if (kc && kc->opfam == DT_OPF_COMM) {
 		f->comm_ns += d;
-		pv->file_comm += d;
+		sum_work_add(w, &pv->file_comm, d);
 	}
 	sum_phase_add(s, a, kc ? kc->opfam : DT_OPF_OTHER, d);
 	if (!in_call) {
 		enum dt_lib lib = kc ? kc->lib : DT_LIB_OTHER;
 		enum dt_opfam fam = kc ? kc->opfam : DT_OPF_OTHER;
-		s->lib_ns[lib][fam] += d;
-		s->lib_count[lib][fam]++;
-		s->other_ns[lib] += d;
-		s->other_count[lib]++;
+		sum_work_add(w, &s->lib_ns[lib][fam], d);
+		sum_work_add(w, &s->lib_count[lib][fam], 1);
+		sum_work_add(w, &s->other_ns[lib], d);
+		sum_work_add(w, &s->other_count[lib], 1);
 	}
 	if (!kc)
 		return;
-	if (!in_call) {
-		if (kc->tuner) {
-			s->tuner_ns += d;
-			s->tuner_kernels++;
-		}
+	if (!in_call && kc->tuner) {
+		sum_work_add(w, &s->tuner_ns, d);
+		sum_work_add(w, &s->tuner_kernels, 1);
 	}
-	if (kc->layout) {
-		struct kname *n = sum_kname_by_model(s, kc);
-		if (n)
-			sum_add_convert(s, n, in_call, d);
+	struct kname *n = kc->layout ? sum_kname_by_model(s, kc) : NULL;
+	struct dt_sum_convert *cv = n ? sum_convert_of(s, n, in_call) : NULL;
+	if (cv) {
+		sum_work_add(w, &cv->count, 1);
+		sum_work_add(w, &cv->ns, d);
 	}
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	struct reading *rd = arg;
+	struct dt_summary *s = rd->s;
+	struct priv *pv = P(s);
+
+	if (!a->timed)
+		return;
+	uint64_t t = sum_cut_work_t(pv, a);
+	if (a->kind == DT_ACT_KERNEL && (pv->cut_kernels = true))
+		sum_cut_at(s, SUM_GPU, t);
+	else
+		sum_cut_pass(s, SUM_GPU, t);
+	if (sum_cut_late(s, SUM_GPU, t))
+		add_work(rd, a, &(const struct sum_work){ s, t, true });
+	else
+		add_work(rd, a, &(const struct sum_work){ s, t, false });
 }
 
 double dt_sum_peak_bandwidth(const struct dt_summary *s)
@@ -721,7 +748,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	pv->last_launch = 0;
 	memset(pv->op_lib_ns, 0, sizeof(pv->op_lib_ns));
 	memset(pv->op_lib_count, 0, sizeof(pv->op_lib_count));
-	pv->file_gpu = pv->file_comm = 0;
+	pv->file_gpu = pv->file_comm = pv->file_kernels = 0;
 	pv->cut_kernels = false;
 	memset(pv->cut_calls, 0, sizeof(pv->cut_calls));
 	sum_cut_begin(s);

@@ -41,6 +41,11 @@ static bool sym(void *lib, void *fn, const char *const *names)
 	return false;
 }
 
+bool gpu_cudnn_fn(struct gpu *g, void *fn, const char *name)
+{
+	return sym(g->cudnn, fn, (const char *const[]){ name, NULL });
+}
+
 #define SYM(lib, field, ...) \
 	sym(g->lib, &g->field, (const char *const[]){ __VA_ARGS__, NULL })
 

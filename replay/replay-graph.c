@@ -8,7 +8,7 @@
  * the configs cuDNN's heuristics offer (modes A, B and fallback) and,
  * when asked, every engine the graph supports; each timed (replay-gpu.c)
  * and its outputs compared with the recorded engine's. Legacy calls are
- * replay-legacy.c's; fusion what-ifs are not made yet.
+ * replay-legacy.c's; the graphs of fusion what-ifs, replay-fuse.c's.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -588,8 +588,10 @@ static void engine_cfgs(struct built *b, int64_t idx, void **cfgs,
 	}
 }
 
+/* Every engine's configs are made until deadline (a wall time): making
+ * an engine config can take a while, and there may be 256 of them. */
 static size_t others(struct built *b, const struct dt_replay_opts *opts,
-		     void **cfgs, const char **source)
+		     void **cfgs, const char **source, double deadline)
 {
 	size_t n = 0;
 	int64_t modes[] = { E.heur_a, E.heur_b, E.heur_fallback };
@@ -605,7 +607,9 @@ static size_t others(struct built *b, const struct dt_replay_opts *opts,
 	if (opts->all_engines &&
 	    !b->g->cudnnBackendGetAttribute(b->graph, E.a_graph_count,
 					    E.t_int64, 1, &got, &count))
-		for (int64_t i = 0; i < count && n < CANDS_MAX; i++)
+		for (int64_t i = 0;
+		     i < count && n < CANDS_MAX && replay_now_s() < deadline;
+		     i++)
 			engine_cfgs(b, i, cfgs, source, &n);
 	return n;
 }
@@ -625,18 +629,24 @@ int graph_measure(struct gpu *g, const struct problem *p,
 	}
 	void *cfgs[CANDS_MAX];
 	const char *source[CANDS_MAX];
-	size_t n_other = others(&b, opts, cfgs, source);
+	double t0 = replay_now_s();
+	/* half the budget at most for listing them, the rest to time them */
+	size_t n_other =
+		p->alone ? 0
+			 : others(&b, opts, cfgs, source, t0 + budget_s / 2);
 	double each = budget_s / (double)(n_other + 1);
 
 	/* the recorded engine first: the others are held against it */
-	struct cand *rec = &c[(*n)++];
-	memset(rec, 0, sizeof(*rec));
-	rec->engine = p->engine;
-	rec->source = "recorded";
-	snprintf(rec->knobs, sizeof(rec->knobs), "%s",
-		 p->knobs ? p->knobs : "");
-	measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv), rec,
-		opts, each, NULL, &ref);
+	struct cand *rec = p->engine >= 0 ? &c[(*n)++] : NULL;
+	if (rec) {
+		memset(rec, 0, sizeof(*rec));
+		rec->engine = p->engine;
+		rec->source = "recorded";
+		snprintf(rec->knobs, sizeof(rec->knobs), "%s",
+			 p->knobs ? p->knobs : "");
+		measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv),
+			rec, opts, each, NULL, &ref);
+	}
 	for (size_t i = 0; i < n_other && *n < CANDS_MAX; i++) {
 		struct cand *x = &c[*n];
 		memset(x, 0, sizeof(*x));
@@ -647,7 +657,20 @@ int graph_measure(struct gpu *g, const struct problem *p,
 		if (seen(c, *n, x->engine, x->knobs))
 			continue;
 		(*n)++;
-		measure(&b, cfgs[i], x, opts, each, ref, NULL);
+		/* building a plan takes time too (seconds, for an engine that
+		 * compiles its kernel): what the budget did not reach is
+		 * said, not built */
+		if (replay_now_s() - t0 > budget_s) {
+			x->error = -1;
+			x->agrees = -1;
+			x->workspace = -1;
+			snprintf(x->status, sizeof(x->status),
+				 "not timed: the problem's budget was spent");
+			continue;
+		}
+		/* the recorded engine refused: the first that runs is the
+		 * reference the others are held against */
+		measure(&b, cfgs[i], x, opts, each, ref, ref ? NULL : &ref);
 	}
 	free(ref);
 	free_built(&b);

@@ -77,6 +77,9 @@ int gpu_open(struct gpu *g, char *err, size_t errlen);
 void gpu_close(struct gpu *g);
 /* The last error cuDNN set, in words, into buf. */
 const char *gpu_cudnn_error(struct gpu *g, int status, char *buf, size_t size);
+/* cuDNN's function name into *fn (a function pointer's address); false
+ * when this cuDNN lacks it. */
+bool gpu_cudnn_fn(struct gpu *g, void *fn, const char *name);
 
 /* Times of one way to run a problem: run(arg) launches one execution
  * on g->stream. Returns false when a run failed. */
@@ -91,6 +94,9 @@ bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
  * memory. */
 uint64_t gpu_alloc(struct gpu *g, size_t bytes);
 void gpu_free(struct gpu *g, uint64_t p, size_t bytes);
+
+/* A monotonic clock, in seconds, for budgets (replay-run.c's). */
+double replay_now_s(void);
 
 /* -------------------------------------------------- replay-problems.c */
 
@@ -116,6 +122,9 @@ struct problem {
 	const struct dt_cudnn_call *call;   /* a legacy call; both NULL: not
 					       rebuildable */
 	const char *why;                    /* when graph is NULL */
+	bool alone; /* only the recorded engine timed (a fusion what-if's
+		       head); engine < 0: only the heuristics' (a graph
+		       made by replay, which no program ran) */
 };
 
 struct problems {
@@ -215,13 +224,21 @@ bool results_header(FILE *f, const struct results_header *h);
 bool results_problem(FILE *f, const struct problem *p, const char *status,
 		     const char *reason, const struct cand *c, size_t n);
 /* The fastest of n candidates whose outputs agree with the recorded
- * engine's (c[0], itself when none is faster), or -1. */
+ * engine's (c[0], itself when none is faster; when it did not run, the
+ * first that did stands for it), or -1. */
 int results_best(const struct cand *c, size_t n);
 
 /* ---------------------------------------------------- replay-legacy.c */
 
 /* Why a legacy call cannot be made again, or NULL when it can. */
 const char *legacy_why_not(const struct dt_cudnn_call *c);
+/* Whether the legacy function api (not a convolution) is made again;
+ * legacy_measure's for those (replay-legacy-ops.c): the recorded call,
+ * the one candidate. */
+bool legacy_op_known(const char *api);
+int legacy_op_measure(struct gpu *g, const struct problem *p,
+		      const struct dt_replay_opts *opts, double budget_s,
+		      struct cand *c, size_t *n, char *why, size_t whylen);
 
 /* The same as graph_measure for a legacy call: its recorded algorithm,
  * then those cuDNN's cudnnGet*Algorithm_v7 offers, each with its math
@@ -229,5 +246,74 @@ const char *legacy_why_not(const struct dt_cudnn_call *c);
 int legacy_measure(struct gpu *g, const struct problem *p,
 		   const struct dt_replay_opts *opts, double budget_s,
 		   struct cand *c, size_t *n, char *why, size_t whylen);
+
+/* ------------------------------------------------------ replay-fuse.c */
+
+/* A step of a chain the fusion analysis calls fusable (struct
+ * dt_fz_step's fields replay builds from). */
+struct fuse_step {
+	char *what;    /* "bias add", "ReLU" */
+	char *problem; /* a cuDNN op's problem key, else NULL */
+	uint8_t op;    /* a kernel's class (enum dt_kop) */
+	bool full, cudnn;
+	int64_t dtype; /* of what it writes */
+	uint64_t ns;   /* its recorded GPU time per occurrence */
+};
+
+struct fuse_chain {
+	char *key, *pattern; /* as dt_fz_opp's */
+	uint64_t count;
+	double priced_ns; /* the analysis's saving per occurrence */
+	struct fuse_step steps[DT_FZ_STEPS];
+	int n_steps;
+};
+
+struct fuse_chains {
+	struct fuse_chain *v;
+	size_t n;
+};
+
+/* The fusable chains of the trace at path, from the fusion analysis.
+ * 0, or -1 with why in err. */
+int fuse_read(const char *path, struct fuse_chains *fc, char *err,
+	      size_t errlen);
+void fuse_free(struct fuse_chains *fc);
+
+/* What one step of the unfused chain took. */
+struct fuse_part {
+	const char *source; /* "replayed" (the head, its recorded engine)
+			       or "recorded" (its kernels' time in the
+			       trace) */
+	uint64_t ns;
+	uint64_t graph_ns; /* the step alone as a cuDNN pointwise graph, 0
+			      none (why says why) */
+	char why[200];
+};
+
+struct fuse_result {
+	const struct fuse_chain *c;
+	const char *status; /* "measured", "not_built", "failed" */
+	const char *reason; /* why not measured, NULL when it was */
+	char why[256];
+	struct cand fused; /* the fused graph's fastest engine */
+	size_t tried;      /* engines tried for it */
+	struct fuse_part parts[DT_FZ_STEPS];
+	uint64_t unfused_ns;
+};
+
+/* Why chain c cannot be measured, or NULL: its head must be a problem of
+ * ps that replay rebuilds from a backend graph, its other steps kernels
+ * a pointwise node computes. The words are static or in buf. */
+const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
+			 char *buf, size_t size);
+
+/* Build chain c's fused graph from its head's problem in ps, time it and
+ * the unfused steps within budget_s, into r. */
+void fuse_measure(struct gpu *g, const struct fuse_chain *c,
+		  const struct problems *ps, const struct dt_replay_opts *opts,
+		  double budget_s, struct fuse_result *r);
+
+/* Chain r's line into f, flushed; false when it could not be written. */
+bool results_fusion(FILE *f, const struct fuse_result *r);
 
 #endif /* DT_REPLAY_INTERNAL_H */

@@ -5,10 +5,9 @@
  * of the call (struct dt_cudnn_call), its data seeded (replay-data.c); the
  * recorded algorithm first, then every one cudnnGet*Algorithm_v7 offers
  * for it, each with the math type it names. Other legacy calls (pooling,
- * softmax, batch norm) are not made again yet.
+ * activations, softmax, batch norm) are replay-legacy-ops.c's.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,30 +64,31 @@ struct fns {
 	int (*set_groups)(void *, int);
 };
 
-static bool fn(struct gpu *g, void *to, const char *name)
-{
-	void *p = dlsym(g->cudnn, name);
-
-	memcpy(to, &p, sizeof(p));
-	return p != NULL;
-}
-
 static bool load(struct gpu *g, const struct conv_api *api, struct fns *f)
 {
-	return fn(g, &f->exec, api->exec) && fn(g, &f->get, api->get) &&
-	       fn(g, &f->ws, api->ws) &&
-	       fn(g, &f->create_tensor, "cudnnCreateTensorDescriptor") &&
-	       fn(g, &f->create_filter, "cudnnCreateFilterDescriptor") &&
-	       fn(g, &f->create_conv, "cudnnCreateConvolutionDescriptor") &&
-	       fn(g, &f->destroy_tensor, "cudnnDestroyTensorDescriptor") &&
-	       fn(g, &f->destroy_filter, "cudnnDestroyFilterDescriptor") &&
-	       fn(g, &f->destroy_conv, "cudnnDestroyConvolutionDescriptor") &&
-	       fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
-	       fn(g, &f->set_filter, "cudnnSetFilterNdDescriptor") &&
-	       fn(g, &f->set_conv2d, "cudnnSetConvolution2dDescriptor") &&
-	       fn(g, &f->set_convnd, "cudnnSetConvolutionNdDescriptor") &&
-	       fn(g, &f->set_math, "cudnnSetConvolutionMathType") &&
-	       fn(g, &f->set_groups, "cudnnSetConvolutionGroupCount");
+	return gpu_cudnn_fn(g, &f->exec, api->exec) &&
+	       gpu_cudnn_fn(g, &f->get, api->get) &&
+	       gpu_cudnn_fn(g, &f->ws, api->ws) &&
+	       gpu_cudnn_fn(g, &f->create_tensor,
+			    "cudnnCreateTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->create_filter,
+			    "cudnnCreateFilterDescriptor") &&
+	       gpu_cudnn_fn(g, &f->create_conv,
+			    "cudnnCreateConvolutionDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_tensor,
+			    "cudnnDestroyTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_filter,
+			    "cudnnDestroyFilterDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy_conv,
+			    "cudnnDestroyConvolutionDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_filter, "cudnnSetFilterNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_conv2d,
+			    "cudnnSetConvolution2dDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_convnd,
+			    "cudnnSetConvolutionNdDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set_math, "cudnnSetConvolutionMathType") &&
+	       gpu_cudnn_fn(g, &f->set_groups, "cudnnSetConvolutionGroupCount");
 }
 
 const char *legacy_why_not(const struct dt_cudnn_call *c)
@@ -96,7 +96,11 @@ const char *legacy_why_not(const struct dt_cudnn_call *c)
 	for (size_t i = 0; c && i < sizeof(convs) / sizeof(convs[0]); i++)
 		if (!strcmp(c->api, convs[i].exec))
 			return NULL;
-	return "legacy API call: only convolutions are rebuilt yet";
+	if (c && legacy_op_known(c->api))
+		return NULL;
+	return "legacy API call: convolutions, pooling, activations, "
+	       "softmax and batch normalization (not its Ex variants) are "
+	       "rebuilt";
 }
 
 /* The call as made again, and what its runs need. */
@@ -310,6 +314,9 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++)
 		if (!strcmp(p->call->api, convs[i].exec))
 			api = &convs[i];
+	if (!api && legacy_op_known(p->call->api))
+		return legacy_op_measure(g, p, opts, budget_s, c, n, why,
+					 whylen);
 	if (!api || !remake(&r, api, why, whylen)) {
 		if (!api)
 			snprintf(why, whylen, "not a convolution");
@@ -349,7 +356,7 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 			continue;
 		(*n)++;
 		measure(&r, perf[i].algo, perf[i].math, x, opts, each, ref,
-			NULL);
+			ref ? NULL : &ref); /* as replay-graph.c's */
 	}
 	free(ref);
 	free_remade(&r);

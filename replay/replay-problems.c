@@ -59,8 +59,9 @@ static const char *why_not(const struct dt_op *op)
 		return build ? legacy_why_not(build)
 			     : "the trace does not hold the call's arguments";
 	if (!g)
-		return "the trace holds no graph for its plan (restored from "
-		       "JSON, or built before recording)";
+		return "the trace holds no graph for its plan (built before "
+		       "recording, or restored from JSON this build cannot "
+		       "read)";
 	if (!g->complete)
 		return "the trace lacks a descriptor its graph points to";
 	if (op->engine < 0)
@@ -91,7 +92,10 @@ static void on_op(void *arg, const struct dt_op *op)
 {
 	struct reader *r = arg;
 
-	if (!op->problem || op->origin == DT_OP_CAPTURED || op->status)
+	/* set-up work (a handle made, dropout states) computes nothing:
+	 * there is no problem to build again */
+	if (!op->problem || op->origin == DT_OP_CAPTURED || op->status ||
+	    op->cost.kind == DT_KIND_SETUP)
 		return;
 	struct problem *p = find(r, op->problem);
 	if (!p)

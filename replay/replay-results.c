@@ -1,13 +1,14 @@
 /*
  * replay-results.c - the results file written (replay/REPLAY.md has its
- * format): its header line, and a line per problem with its candidates,
- * the recorded engine's calibration against the trace and the best
- * candidate. Each line is flushed when written, so that a replay stopped
- * half way keeps what it measured. Reading the file back is the
- * analyzer's (analyzer-replayed.c).
+ * format): its header line, a line per problem with its candidates, the
+ * recorded engine's calibration against the trace and the best candidate,
+ * and a line per fusion what-if. Each line is flushed when written, so
+ * that a replay stopped half way keeps what it measured. Reading the file
+ * back is the analyzer's (analyzer-replayed.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -74,11 +75,14 @@ static json_object *cand_json(const struct cand *c)
 
 int results_best(const struct cand *c, size_t n)
 {
-	int best = c[0].t.runs ? 0 : -1;
+	int best = -1;
 
-	for (size_t i = 1; i < n; i++)
-		if (c[i].t.runs && c[i].agrees == 1 &&
-		    (best < 0 || c[i].t.median_ns < c[best].t.median_ns))
+	/* the first that ran is the reference (the recorded engine, unless
+	 * cuDNN refused it): the others' outputs were held against its */
+	for (size_t i = 0; i < n; i++)
+		if (c[i].t.runs &&
+		    (best < 0 || (c[i].agrees == 1 &&
+				  c[i].t.median_ns < c[best].t.median_ns)))
 			best = (int)i;
 	return best;
 }
@@ -160,5 +164,42 @@ bool results_problem(FILE *f, const struct problem *p, const char *status,
 
 	if (n)
 		measured_json(o, problem_recorded_ns(p), c, n);
+	return put_line(f, o);
+}
+
+bool results_fusion(FILE *f, const struct fuse_result *r)
+{
+	const struct fuse_chain *c = r->c;
+	json_object *o = json_object_new_object();
+	bool measured = !strcmp(r->status, "measured");
+
+	put_str(o, "fusion", c->key);
+	put_str(o, "pattern", c->pattern);
+	put_str(o, "head", c->steps[0].problem);
+	put_str(o, "status", r->status);
+	put_str(o, "reason", r->reason);
+	put_int(o, "count", (int64_t)c->count);
+	put_int(o, "priced_ns", (int64_t)(c->priced_ns + 0.5));
+	if (!measured)
+		return put_line(f, o);
+	json_object *steps = json_object_new_array();
+	for (int m = 0; m < c->n_steps; m++) {
+		json_object *s = json_object_new_object();
+		put_str(s, "what", c->steps[m].what);
+		put_str(s, "source", r->parts[m].source);
+		put_int(s, "ns", (int64_t)r->parts[m].ns);
+		if (m && r->parts[m].graph_ns)
+			put_int(s, "graph_ns", (int64_t)r->parts[m].graph_ns);
+		else if (m)
+			put_str(s, "why", r->parts[m].why);
+		json_object_array_add(steps, s);
+	}
+	json_object_object_add(o, "steps", steps);
+	json_object_object_add(o, "fused", cand_json(&r->fused));
+	put_int(o, "engines_tried", (int64_t)r->tried);
+	put_int(o, "unfused_ns", (int64_t)r->unfused_ns);
+	put_int(o, "fused_ns", (int64_t)r->fused.t.median_ns);
+	put_int(o, "saving_ns",
+		(int64_t)r->unfused_ns - (int64_t)r->fused.t.median_ns);
 	return put_line(f, o);
 }

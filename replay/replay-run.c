@@ -4,8 +4,9 @@
  * the trace's, each problem measured within its share of the budget and
  * its line written to the results file as soon as it is known (a replay
  * stopped half way keeps what it measured, and the next one continues
- * from there), progress on stderr. The trace itself is only read. The
- * file's format is replay/REPLAY.md's; reading it back,
+ * from there), each followed alike by the fusion what-ifs of the chains
+ * it heads (replay-fuse.c), progress on stderr. The trace itself is only
+ * read. The file's format is replay/REPLAY.md's; reading it back,
  * analyzer-replayed.c's.
  */
 #define _GNU_SOURCE
@@ -27,6 +28,11 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double replay_now_s(void)
+{
+	return now_s();
+}
+
 /* ------------------------------------------------------- which problems */
 
 static bool wanted(const struct problems *ps, size_t i,
@@ -44,6 +50,50 @@ static bool done_before(const struct dt_replayed *prev, const char *key)
 		if (!strcmp(prev->problems[i].problem, key))
 			return true;
 	return false;
+}
+
+/* Whether an earlier replay already has the fusion what-if of chain
+ * key. */
+static bool fused_before(const struct dt_replayed *prev, const char *key)
+{
+	for (size_t i = 0; prev && i < prev->n_fusions; i++)
+		if (!strcmp(prev->fusions[i].chain, key))
+			return true;
+	return false;
+}
+
+/* A chain is measured with its head's problem; one whose head is no
+ * problem of the trace, only when every problem is. */
+static bool chain_wanted(const struct problems *ps, const char *head,
+			 const struct dt_replay_opts *o)
+{
+	for (size_t i = 0; head && i < ps->n; i++)
+		if (!strcmp(ps->v[i].key, head))
+			return wanted(ps, i, o);
+	return !o->op && !o->top;
+}
+
+/* The fusable chains, each with whether its what-if can be built. */
+static void list_chains(const struct problems *ps, const struct fuse_chains *fc,
+			const struct dt_replay_opts *o)
+{
+	char buf[256];
+	size_t k = 0;
+
+	for (size_t i = 0; i < fc->n; i++) {
+		const struct fuse_chain *c = &fc->v[i];
+		const char *why = fuse_why_not(c, ps, buf, sizeof(buf));
+		if (!chain_wanted(ps, c->steps[0].problem, o))
+			continue;
+		if (!k++)
+			printf("\nfusion what-ifs (the chains `dnntrace "
+			       "fusion` calls fusable):\n");
+		printf("%5zu  %llu times, %s:", k, (unsigned long long)c->count,
+		       c->pattern);
+		for (int m = 0; m < c->n_steps; m++)
+			printf("%s%s", m ? " -> " : " ", c->steps[m].what);
+		printf("\n%5s  %s\n", "", why ? why : "can be built fused");
+	}
 }
 
 static void list(const struct problems *ps, const struct dt_replay_opts *o)
@@ -75,6 +125,8 @@ struct run {
 	const char *path, *results;
 	const struct dt_replay_opts *o;
 	struct problems ps;
+	struct fuse_chains fc; /* the fusable chains, each measured after
+				  its head's problem */
 	struct dt_replayed *prev;
 	struct gpu g;
 	FILE *out;
@@ -164,21 +216,90 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 	return results_problem(r->out, p, status, reason, c, nc);
 }
 
+/* Measure chain i's fusion what-if and write its line. */
+static bool fuse_one(struct run *r, size_t i, size_t k, size_t n, double budget)
+{
+	const struct fuse_chain *c = &r->fc.v[i];
+	struct fuse_result res = { 0 };
+
+	if (!r->o->quiet)
+		fprintf(stderr, "replay: [%zu/%zu] fusion what-if: %s\n", k, n,
+			c->pattern);
+	fuse_measure(&r->g, c, &r->ps, r->o, budget, &res);
+	if (!r->o->quiet && res.reason)
+		fprintf(stderr, "replay:   not measured: %s\n", res.reason);
+	else if (!r->o->quiet)
+		fprintf(stderr,
+			"replay:   unfused %.1f us, fused %.1f us (eng%lld)\n",
+			(double)res.unfused_ns / 1e3,
+			(double)res.fused.t.median_ns / 1e3,
+			(long long)res.fused.engine);
+	return results_fusion(r->out, &res);
+}
+
+/* Whether item i is to be measured: items are the problems, then the
+ * chains. */
+static bool todo_item(const struct run *r, size_t i)
+{
+	if (i < r->ps.n)
+		return wanted(&r->ps, i, r->o) &&
+		       !done_before(r->prev, r->ps.v[i].key);
+	const struct fuse_chain *c = &r->fc.v[i - r->ps.n];
+	return chain_wanted(&r->ps, c->steps[0].problem, r->o) &&
+	       !fused_before(r->prev, c->key);
+}
+
+/* The order items are measured in: each problem, then the chains it is
+ * the head of (the largest problems' what-ifs are not left to the end of
+ * the budget), then the chains whose head is no problem. NULL when out
+ * of memory. */
+static size_t *item_order(const struct run *r)
+{
+	size_t n = 0, *order = malloc((r->ps.n + r->fc.n + 1) * sizeof(*order));
+	bool *taken = calloc(r->fc.n + 1, sizeof(*taken));
+
+	if (!order || !taken) {
+		free(order);
+		free(taken);
+		return NULL;
+	}
+	for (size_t i = 0; i < r->ps.n; i++) {
+		order[n++] = i;
+		for (size_t j = 0; j < r->fc.n; j++) {
+			const char *head = r->fc.v[j].steps[0].problem;
+			if (!taken[j] && head &&
+			    !strcmp(head, r->ps.v[i].key)) {
+				taken[j] = true;
+				order[n++] = r->ps.n + j;
+			}
+		}
+	}
+	for (size_t j = 0; j < r->fc.n; j++)
+		if (!taken[j])
+			order[n++] = r->ps.n + j;
+	free(taken);
+	return order;
+}
+
 static int run_all(struct run *r, char *err, size_t errlen)
 {
-	size_t todo = 0, k = 0;
+	size_t todo = 0, k = 0, items = r->ps.n + r->fc.n;
+	size_t *order = item_order(r);
 	double t0 = now_s();
 
-	for (size_t i = 0; i < r->ps.n; i++)
-		todo += wanted(&r->ps, i, r->o) &&
-			!done_before(r->prev, r->ps.v[i].key);
+	if (!order) {
+		snprintf(err, errlen, "out of memory");
+		return 2;
+	}
+	for (size_t i = 0; i < items; i++)
+		todo += todo_item(r, i);
 	if (!r->o->quiet && r->prev)
 		fprintf(stderr,
 			"replay: continuing %s: %zu problems measured before\n",
 			r->results, r->prev->n_problems);
-	for (size_t i = 0; i < r->ps.n; i++) {
-		if (!wanted(&r->ps, i, r->o) ||
-		    done_before(r->prev, r->ps.v[i].key))
+	for (size_t at = 0; at < items; at++) {
+		size_t i = order[at];
+		if (!todo_item(r, i))
 			continue;
 		double left = r->o->budget_s - (now_s() - t0);
 		if (left <= 0) {
@@ -190,11 +311,15 @@ static int run_all(struct run *r, char *err, size_t errlen)
 			break;
 		}
 		k++;
-		if (!replay_one(r, i, k, todo, left / (double)(todo - k + 1))) {
+		double share = left / (double)(todo - k + 1);
+		if (!(i < r->ps.n ? replay_one(r, i, k, todo, share)
+				  : fuse_one(r, i - r->ps.n, k, todo, share))) {
 			snprintf(err, errlen, "cannot write %s", r->results);
+			free(order);
 			return 2;
 		}
 	}
+	free(order);
 	if (!r->o->quiet)
 		fprintf(stderr, "replay: results in %s\n", r->results);
 	return 0;
@@ -211,13 +336,20 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 			       : dt_replayed_path(path, buf, sizeof(buf));
 	if (problems_read(path, o->op, &r.ps, err, errlen))
 		return 2;
+	if (fuse_read(path, &r.fc, err, errlen)) {
+		problems_free(&r.ps);
+		return 2;
+	}
 	if (o->list) {
 		list(&r.ps, o);
+		list_chains(&r.ps, &r.fc, o);
+		fuse_free(&r.fc);
 		problems_free(&r.ps);
 		return 0;
 	}
 	if (gpu_open(&r.g, why, sizeof(why))) {
 		snprintf(err, errlen, "cannot replay here: %s", why);
+		fuse_free(&r.fc);
 		problems_free(&r.ps);
 		return DT_REPLAY_NO_GPU;
 	}
@@ -244,6 +376,7 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 	}
 	dt_replayed_free(r.prev);
 	gpu_close(&r.g);
+	fuse_free(&r.fc);
 	problems_free(&r.ps);
 	return rc;
 }

@@ -172,6 +172,7 @@ class FieldMaker:
         self.status = status
         self.uses_ok = False  # whether a Field tests the wrapper's `ok`
         self.mode: Optional[Tuple[PointerMode, str]] = None  # asked of which argument
+        self.scalar_most: Optional[str] = None  # bytes of a void scalar, by type arguments
 
     def by_value(self, param: Param) -> Field:
         elem = self.types.elem(param.node)
@@ -285,10 +286,19 @@ class FieldMaker:
 
     def modal_scalar(self, param: Param, target: Elem, out: bool) -> Field:
         """A scalar in host or device memory as the call's pointer mode says (code m): read on
-        the host only in a host mode; its size is its type's, or for void at most 16 bytes (a
-        double complex), the decoder taking what the call's scale type says."""
+        the host only in a host mode; its size is its type's, or for void the largest any of
+        the call's type arguments gives ([scalar_sizes]), else at most 16 bytes (a double
+        complex), the decoder taking what the call's scale type says."""
         if target.kind == "void":
-            most = "16"
+            sizes = ["dt_size_%s(%s)" % (p.decl.split()[0], p.name) for p in self.params.values()
+                     if not p.is_pointer and p.decl.split()[0] in self.lib.scalar_sizes]
+            most = sizes[-1] if sizes else "16"
+            for size in reversed(sizes[:-1]):
+                most = "dt_umax(%s, %s)" % (size, most)
+            if sizes:
+                # the same for each of the call's scalars: worked out once where
+                # there are several (alpha and beta; describe())
+                self.scalar_most, most = most, "dt_scalar_most"
         elif self.types.is_number(target):
             most = "sizeof(%s)" % target.ctype
         else:
@@ -416,6 +426,7 @@ class Api:
     fields: List[Field]
     uses_ok: bool
     mode: Optional[Tuple[PointerMode, str]] = None  # asked of which argument, for scalars
+    scalar_most: Optional[str] = None  # the bytes a void scalar may take, by type arguments
 
     @property
     def signature(self) -> str:
@@ -442,8 +453,15 @@ def describe(lib: Library, func: Function, types: Types, rules: List[Rule]) -> A
             errors.append("%s: parameter %s (%s): %s" % (func.name, param.name, param.decl, e))
     if errors:
         raise GenError("\n".join(errors))
+    most = maker.scalar_most
+    if most and sum("dt_scalar_most" in (f.count or "") for f in fields) < 2:
+        # one scalar: its bound stays under its condition (a host mode)
+        fields = [dataclasses.replace(f, count=f.count.replace("dt_scalar_most", most))
+                  if f.count else f for f in fields]
+        most = None
     extra = return_field(ret_kind)
-    return Api(func, ret_kind, fields + ([extra] if extra else []), maker.uses_ok, maker.mode)
+    return Api(func, ret_kind, fields + ([extra] if extra else []), maker.uses_ok, maker.mode,
+               most)
 
 
 # --------------------------------------------------------------------------- C output
@@ -465,6 +483,11 @@ static inline int64_t dt_min64(int64_t a, int64_t b)
 static inline uint32_t dt_cap_failed(uint32_t n, int ok, uint32_t cap)
 {
 	return ok || n <= cap ? n : cap;
+}
+
+static inline uint32_t dt_umax(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
 }
 
 /* Bytes of `count` elements of `elem` bytes at ptr, within DT_MAX_BLOB. */
@@ -501,17 +524,21 @@ def c_wrapper(lib: Library, api: Api) -> str:
         "\treal_t real = (real_t)dt_real(DT_API_%s);" % func.name,
         "\tif (DT_UNLIKELY(!real))",
         "\t\treturn%s;" % (" " + not_loaded if not_loaded else ""),
-        "\tstruct dt_thread *t = dt_enter();",
     ]
+    before, after = mode_hooks(lib, func, api.ret_kind)
+    lines += before + ["\tstruct dt_thread *t = dt_enter();"]
     if void:
         lines += ["\tif (!t) {", "\t\treal(%s);" % args, "\t\treturn;", "\t}"]
+    elif after:
+        lines += ["\tif (!t) {", "\t\t%s = real(%s);" % (c_declarator(ret, "ret"), args)]
+        lines += ["\t" + a for a in after] + ["\t\treturn ret;", "\t}"]
     else:
         lines += ["\tif (!t)", "\t\treturn real(%s);" % args]
     call = "\t%sreal(%s);" % ("" if void else c_declarator(ret, "ret") + " = ", args)
     if launches_work(lib, func):
         call = "\tdt_gpu_begin(t);\n%s\n\tdt_gpu_end(t);" % call
         lines += [graph_scope(lib, func)]
-    lines += ["\tuint64_t t0 = dt_now();", call, "\tuint64_t t1 = dt_now();"]
+    lines += ["\tuint64_t t0 = dt_now();", call, "\tuint64_t t1 = dt_now();"] + after
     lines += c_record(lib, api)
     lines += ["\tdt_leave(t);"] + ([] if void else ["\treturn ret;"]) + ["}"]
     return "\n".join(lines) + "\n"
@@ -563,6 +590,8 @@ def c_record(lib: Library, api: Api) -> List[str]:
     lines = ["\tconst int ok = ret == %s;" % lib.success] if api.uses_ok else []
     if api.mode:
         lines.append("\tconst int32_t dt_mode = %s(%s);" % (mode_getter(api.mode[0]), api.mode[1]))
+    if api.scalar_most:
+        lines.append("\tconst uint32_t dt_scalar_most = %s;" % api.scalar_most)
     lines += ["\tuint32_t %s = %s;" % (count_var(f.name), f.count) for f in api.fields if f.count]
     status = "(int32_t)ret" if api.ret_kind == "status" else "0"
     lines += [
@@ -613,8 +642,21 @@ bool dt_stream_{lib.name}(void *handle, void **stream)
 \treturn real && real({", ".join(args)}) == {lib.success};
 }}
 """)
-    if lib.version_call:
+    return "\n".join(out)
+
+
+def c_version_getters(libs: List[Tuple[Library, List[Api], int]], apis: List[Api]) -> str:
+    """Each library's version, by the function its description names: any wrapped library's
+    (cuBLAS's own getters answer with cuBLASLt's). Asked under the shim's lock when a library
+    is found, it is looked up without noting its library, and never through a wrapper."""
+    by_name = {a.func.name: a for a in apis}
+    out = []
+    for lib, _, _ in libs:
+        if not lib.version_call:
+            continue
         api = by_name.get(lib.version_call)
+        if api is None and len(libs) == 1:
+            continue  # another library's, not described in this run (a listing's check)
         if api is None or api.func.params or api.ret_kind not in INTEGER_CODES:
             raise GenError("%s: version call %s is not an integer function of no parameter"
                            % (lib.path, lib.version_call))
@@ -623,7 +665,7 @@ bool dt_stream_{lib.name}(void *handle, void **stream)
 uint64_t dt_version_{lib.name}(void)
 {{
 \ttypedef {c_declarator(ret, "(*real_t)")}(void);
-\treal_t real = (real_t)dt_real(DT_API_{lib.version_call});
+\treal_t real = (real_t)dt_real_peek(DT_API_{lib.version_call});
 \treturn real ? (uint64_t)real() : 0;
 }}
 """)
@@ -634,12 +676,108 @@ def mode_getter(pm: PointerMode) -> str:
     return "dt_mode_" + pm.of
 
 
+def mode_kind(lib: Library, pm: PointerMode) -> str:
+    """The number that tells this [[pointer_mode]]'s objects from any other's in the shim's
+    table of modes (shim-runtime.h): the library's row and the table's place in it."""
+    return "(DT_LIBRARY * 16 + %d)" % lib.pointer_modes.index(pm)
+
+
+def mode_arg(func: Function, pm: PointerMode, out: bool) -> str:
+    """The parameter of func that is the object (`of`), or with out, that receives it."""
+    for p in func.params:
+        words = p.decl.replace("*", " * ").split()
+        if words[0] == pm.of and words.count("*") == (1 if out else 0):
+            return p.name
+    raise GenError("%s: no parameter of type %s%s for [[pointer_mode]]"
+                   % (func.name, pm.of, " *" if out else ""))
+
+
+def mode_hooks(lib: Library, func: Function, ret_kind: str) -> Tuple[List[str], List[str]]:
+    """The lines a wrapper runs, recording or not, before and after the real call, so that the
+    shim follows the pointer modes of a [[pointer_mode]]'s objects (created_by, setter,
+    forgotten_by; shim-modes.c)."""
+    before, after = [], []
+    for pm in lib.pointer_modes:
+        roles = [func.name in pm.created_by, func.name == pm.setter,
+                 func.name in pm.forgotten_by]
+        if not any(roles):
+            continue
+        if ret_kind != "status":
+            raise GenError("%s: follows a pointer mode, but returns no status" % func.name)
+        kind, ok = mode_kind(lib, pm), "ret == %s" % lib.success
+        if roles[0]:
+            out = mode_arg(func, pm, True)
+            after.append("\tif (%s && %s)" % (ok, out))
+            after.append("\t\tdt_mode_learn(%s, *%s, %s);" % (kind, out, pm.default))
+        if roles[1]:
+            nparams = 4 if pm.attribute else 2
+            if len(func.params) != nparams:
+                raise GenError("%s: pointer_mode setter of %d parameters, not %d"
+                               % (func.name, len(func.params), nparams))
+            after.append("\t%s(%s, %s);" % (mode_setter(pm), ok,
+                                            ", ".join(p.name for p in func.params)))
+        if roles[2]:
+            before.append("\tdt_mode_forget(%s, %s);" % (kind, mode_arg(func, pm, False)))
+    return before, after
+
+
+def mode_setter(pm: PointerMode) -> str:
+    return "dt_mode_set_" + pm.of
+
+
+def c_mode_setter(lib: Library, pm: PointerMode, apis: List[Api]) -> str:
+    """What its setter's wrapper runs once the real setter returned: the object's new mode, or
+    that its mode is no longer known."""
+    api = next((a for a in apis if a.func.name == pm.setter), None)
+    if api is None:
+        raise GenError("%s: pointer_mode setter %s is not a wrapped function"
+                       % (lib.path, pm.setter))
+    kind = mode_kind(lib, pm)
+    params = api.func.params
+    if not pm.attribute:
+        of, mode = params[0].name, params[1].name
+        body = f"""\tif (ok)
+\t\tdt_mode_update({kind}, {of}, (int32_t){mode});
+\telse
+\t\tdt_mode_forget({kind}, {of});
+"""
+    else:
+        of, attr, buf, size = (p.name for p in params)
+        body = f"""\tint32_t mode;
+
+\tif ({attr} != {pm.attribute})
+\t\treturn;
+\tif (ok && {buf} && {size} == sizeof(mode)) {{
+\t\tmemcpy(&mode, {buf}, sizeof(mode));
+\t\tdt_mode_update({kind}, {of}, mode);
+\t}} else {{
+\t\tdt_mode_forget({kind}, {of});
+\t}}
+"""
+    return f"""/* After {pm.setter}: the pointer mode of the
+ * {pm.of} as set, or not known when the call failed. */
+static void {mode_setter(pm)}(int ok, {", ".join(p.decl for p in params)})
+{{
+{body}}}
+"""
+
+
 def c_mode_getters(lib: Library, apis: List[Api]) -> str:
     """For each [[pointer_mode]] some call uses: the function that asks it (not recorded) of the
     call's argument; -1 when it cannot be asked (a NULL or bad handle: nothing is read)."""
     by_name = {a.func.name: a for a in apis}
     out = []
+    if len(lib.pointer_modes) > 16:
+        raise GenError("%s: more than 16 [[pointer_mode]] tables" % lib.path)
+    if any(pm.followed for pm in lib.pointer_modes):
+        out.append('_Static_assert(DT_LIBRARY < 16, "pointer mode kinds are 8 bits");\n')
     for pm in lib.pointer_modes:
+        if pm.followed:
+            for name in pm.created_by + pm.forgotten_by:
+                if name not in by_name:
+                    raise GenError("%s: [[pointer_mode]] %s is not a wrapped function"
+                                   % (lib.path, name))
+            out.append(c_mode_setter(lib, pm, apis))
         if not any(a.mode and a.mode[0] is pm for a in apis):
             continue
         api = by_name.get(pm.getter)
@@ -654,16 +792,41 @@ def c_mode_getters(lib: Library, apis: List[Api]) -> str:
         else:
             args = "of, (%s)&mode" % params[1].abstract
             local = ""
-        out.append(f"""/* The pointer mode of a {pm.of}, by {pm.getter} (not recorded); -1 when it
- * cannot be asked. */
+        known, how = "", ""
+        if pm.followed:
+            known = f"""\tint32_t known = dt_mode_cached({mode_kind(lib, pm)}, of);
+\tif (known >= 0)
+\t\treturn known;
+"""
+            how = "as followed (shim-modes.c), else "
+        out.append(f"""/* The pointer mode of a {pm.of}: {how}by
+ * {pm.getter} (not recorded); -1 when it cannot be asked. */
 static int32_t {mode_getter(pm)}({pm.of} of)
 {{
-\ttypedef {c_declarator(lib.status_type, "(*real_t)")}({", ".join(p.abstract for p in params)});
+{known}\ttypedef {c_declarator(lib.status_type, "(*real_t)")}({", ".join(p.abstract for p in params)});
 \treal_t real = (real_t)dt_real(DT_API_{pm.getter});
 \tint32_t mode = -1;
 {local}\tif (!of || !real || real({args}) != {lib.success})
 \t\treturn -1;
 \treturn mode;
+}}
+""")
+    return "\n".join(out)
+
+
+def c_scalar_sizes(lib: Library) -> str:
+    """For each type of the description's [scalar_sizes]: the bytes of a scalar of the type an
+    argument of it names; 16 (the most a scalar takes) for a value not listed."""
+    out = []
+    for ctype, sizes in sorted(lib.scalar_sizes.items()):
+        cases = "".join("\tcase %s:\n\t\treturn %d;\n" % kv for kv in sorted(sizes.items()))
+        out.append(f"""/* Bytes of a scalar of the type a {ctype} says ({os.path.basename(lib.path)}). */
+static inline uint32_t dt_size_{ctype}(int v)
+{{
+\tswitch (v) {{
+{cases}\tdefault:
+\t\treturn 16;
+\t}}
 }}
 """)
     return "\n".join(out)
@@ -688,6 +851,7 @@ def c_file(lib: Library, index: int, apis: List[Api], banner: str) -> str:
         '#include "shim-runtime.h"\n#include "dt-api.h"\n',
         "\n".join(array_static_asserts(apis)) + "\n",
         C_HELPERS,
+        c_scalar_sizes(lib),
         c_mode_getters(lib, apis),
     ]
     return "\n".join(parts + [c_wrapper(lib, a) for a in apis] + [c_trampolines(lib, apis)])
@@ -729,6 +893,7 @@ def api_c_file(libs: List[Tuple[Library, List[Api], int]], apis: List[Api], bann
                 lambda a: str(DEPRECATED if a.func.deprecated else 0)),
         "const struct dt_library dt_libraries[DT_LIBRARY_COUNT] = {\n%s\n};\n" % "\n".join(rows),
         after_call_table(libs),
+        c_version_getters(libs, apis),
     ]
     return "\n".join(parts)
 

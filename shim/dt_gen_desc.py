@@ -27,6 +27,19 @@ class PointerMode:
     getter: str
     attribute: str
     host: List[str]
+    # How the mode is followed without asking (shim/shim-modes.c): the calls that create an
+    # object (the first parameter of type `of *` receives it) in mode `default`; the setter
+    # (`status setter(of, mode)`, or with `attribute`, `status setter(of, attribute, buf,
+    # size)`); the calls after which the object is no longer the one created (destroyed,
+    # initialized again). All empty: the mode is asked on every call.
+    created_by: List[str]
+    default: str
+    setter: str
+    forgotten_by: List[str]
+
+    @property
+    def followed(self) -> bool:
+        return bool(self.setter)
 
     def host_modes(self, param: str) -> List[str]:
         """The modes under which the scalar `param` is in host memory."""
@@ -79,6 +92,8 @@ class Library:
     after_call: Dict[str, str]  # function glob -> the shim's hook run after its call is recorded
     undeclared: Dict[str, List[str]]  # declared function -> those the header lacks that take
     # its parameters
+    # type -> {value: bytes}: the size of a `const void *` scalar, from a call's arguments
+    scalar_sizes: Dict[str, Dict[str, int]]
     cplusplus_unguard: List[str]  # headers whose C++-only declarations are read as C
     stand_ins: List[str]  # C declarations of the C++ types those take (by pointer)
 
@@ -102,9 +117,17 @@ def _pointer_mode(table: dict, path: str) -> PointerMode:
     where = path + " [[pointer_mode]]"
     mode = PointerMode(of=_get(table, "of", str, where), getter=_get(table, "getter", str, where),
                        attribute=_get(table, "attribute", str, where, ""),
-                       host=_get(table, "host", list, where))
+                       host=_get(table, "host", list, where),
+                       created_by=_get(table, "created_by", list, where, []),
+                       default=_get(table, "default", str, where, ""),
+                       setter=_get(table, "setter", str, where, ""),
+                       forgotten_by=_get(table, "forgotten_by", list, where, []))
     if not mode.host:
         raise GenError("%s: `host` is empty" % where)
+    if len({bool(mode.created_by), bool(mode.default), bool(mode.setter),
+            bool(mode.forgotten_by)}) != 1:
+        raise GenError("%s: `created_by`, `default`, `setter` and `forgotten_by` go together"
+                       % where)
     return mode
 
 
@@ -155,6 +178,7 @@ def read_library(path: str) -> Library:
         pointer_modes=[_pointer_mode(m, path) for m in _get(d, "pointer_mode", list, path, [])],
         after_call=_get(d, "after_call", dict, path, {}),
         undeclared=_get(d, "undeclared", dict, path, {}),
+        scalar_sizes=_get(d, "scalar_sizes", dict, path, {}),
         cplusplus_unguard=_get(d.get("cplusplus", {}), "unguard", list, path + " [cplusplus]", []),
         stand_ins=_get(d.get("cplusplus", {}), "stand_ins", list, path + " [cplusplus]", []),
     )
@@ -175,6 +199,10 @@ def read_library(path: str) -> Library:
                                                   n.startswith(lib_.prefix) for n in names):
             raise GenError("%s: [undeclared] %s: a list of names starting with %s"
                            % (path, like, lib_.prefix))
+    for ctype, sizes in lib_.scalar_sizes.items():
+        if not isinstance(sizes, dict) or not all(v in (1, 2, 4, 8, 16) for v in sizes.values()):
+            raise GenError("%s: [scalar_sizes.%s]: values are sizes of 1, 2, 4, 8 or 16 bytes"
+                           % (path, ctype))
     if not re.fullmatch(r"[a-z][a-z0-9_]*", lib_.name):
         raise GenError("%s: name must be lower case letters, digits and _" % path)
     return lib_

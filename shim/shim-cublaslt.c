@@ -50,14 +50,14 @@ static const struct {
 	{ CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, sizeof(uint16_t) },
 };
 
-/* A hash of the algorithm's bytes, a word at a time; never 0 (an empty
- * slot). */
-static uint64_t algo_hash(const cublasLtMatmulAlgo_t *algo)
+/* A hash of an algorithm's bytes, a word at a time (read by memcpy: the
+ * bytes lie unaligned in a record); never 0 (an empty slot). */
+static uint64_t algo_hash(const uint8_t *bytes)
 {
 	uint64_t h = 0xcbf29ce484222325u, w;
 
-	for (size_t i = 0; i < sizeof(*algo); i += 8) {
-		memcpy(&w, (const uint8_t *)algo + i, 8);
+	for (size_t i = 0; i < sizeof(cublasLtMatmulAlgo_t); i += 8) {
+		memcpy(&w, bytes + i, 8);
 		h = (h ^ w) * 0x100000001b3u;
 		h ^= h >> 29;
 	}
@@ -72,14 +72,12 @@ static bool first_seen(const uint8_t *bytes)
 	/* per thread: compared without a lock */
 	static __thread uint8_t last[sizeof(cublasLtMatmulAlgo_t)];
 	static __thread bool have_last;
-	cublasLtMatmulAlgo_t algo;
 
 	if (have_last && !memcmp(bytes, last, sizeof(last)))
 		return false;
 	memcpy(last, bytes, sizeof(last));
 	have_last = true;
-	memcpy(&algo, bytes, sizeof(algo));
-	uint64_t h = algo_hash(&algo);
+	uint64_t h = algo_hash(bytes);
 	_Atomic uint64_t *s = &seen[h % SLOTS];
 
 	if (atomic_load_explicit(s, memory_order_relaxed) == h)

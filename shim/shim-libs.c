@@ -175,6 +175,16 @@ void *dt_real_resolve(unsigned api)
 	return fn;
 }
 
+void *dt_real_peek(unsigned api)
+{
+	void *fn = dt_real_table[api], *h;
+
+	if (fn)
+		return fn;
+	h = loaded_library(dt_library_of(api));
+	return h ? real_dlsym()(h, dt_api_names[api]) : NULL;
+}
+
 static int api_cmp(const void *key, const void *elem)
 {
 	return strcmp(key, *(const char *const *)elem);

@@ -12,6 +12,7 @@
 #ifndef SHIM_RUNTIME_H
 #define SHIM_RUNTIME_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -129,6 +130,9 @@ static inline void dt_gpu_end(struct dt_thread *t)
  * message on stderr) when its library is not loaded in the process. */
 DT_HIDDEN extern void *volatile dt_real_table[];
 DT_HIDDEN void *dt_real_resolve(unsigned api);
+/* The same without noting which file its library is (dt_library_found):
+ * for what the shim asks while it holds its lock. */
+DT_HIDDEN void *dt_real_peek(unsigned api);
 static inline void *dt_real(unsigned api)
 {
 	void *fn = dt_real_table[api];
@@ -209,6 +213,49 @@ static inline uint32_t dt_scalar_len(const void *p, uint32_t most)
 	if (!p)
 		return 0;
 	return most < left ? most : left;
+}
+
+/*
+ * Pointer modes of the objects a call's scalars depend on (shim-modes.c),
+ * learned from the calls that create, set and destroy them. `kind` tells
+ * one `[[pointer_mode]]` from another (the generator numbers them, below
+ * 256). dt_mode_cached is -1 for an object not held: the library must be
+ * asked.
+ */
+#define DT_MODE_SLOTS 4096u
+#define DT_MODE_MASK  0xffu /* the mode + 1, under the kind and address */
+DT_HIDDEN extern _Atomic uint64_t dt_mode_slots[DT_MODE_SLOTS];
+DT_HIDDEN void dt_mode_learn(unsigned kind, const void *obj, int32_t mode);
+DT_HIDDEN void dt_mode_update(unsigned kind, const void *obj, int32_t mode);
+DT_HIDDEN void dt_mode_forget(unsigned kind, const void *obj);
+
+/* The slot's key for obj of kind: 0 for an address of more than 48 bits
+ * (never held) or a kind above 255. */
+static inline uint64_t dt_mode_key(unsigned kind, const void *obj)
+{
+	uint64_t a = (uint64_t)(uintptr_t)obj;
+
+	if (!a || a >> 48 || kind > 255)
+		return 0;
+	return a << 16 | (uint64_t)kind << 8;
+}
+
+static inline _Atomic uint64_t *dt_mode_slot(const void *obj)
+{
+	uint64_t a = (uint64_t)(uintptr_t)obj;
+
+	return &dt_mode_slots[((a >> 4) * 0x9e3779b97f4a7c15u) >> 52];
+}
+
+static inline int32_t dt_mode_cached(unsigned kind, const void *obj)
+{
+	uint64_t key = dt_mode_key(kind, obj);
+	uint64_t e = atomic_load_explicit(dt_mode_slot(obj),
+					  memory_order_acquire);
+
+	if (!key || (e & ~(uint64_t)DT_MODE_MASK) != key)
+		return -1;
+	return (int32_t)(e & 0xff) - 1;
 }
 
 /* Length of an input string to record. */

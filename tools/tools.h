@@ -432,4 +432,31 @@ int dt_flush_stdout(void);
  * could not be written (dt_flush_stdout()): for main(). */
 int dt_finish(int rc);
 
+/* "startup": what the start-ups held, left out of what follows (report's
+ * gpu, ops, apis and findings; ops' and kernels' listings): report-json.c */
+void dt_json_startup(struct dt_json *j, const struct dt_summary *s);
+
+/* The steady state of a listing (commands/steady.c): a summary read in
+ * the same pass says where each trace is cut, as report cuts it; entries
+ * are kept with the time it places them by until then. */
+struct dt_steady;
+/* whole: nothing cut (--with-warmup). NULL, said, when it cannot be. */
+struct dt_steady *dt_steady_new(bool whole);
+void dt_steady_free(struct dt_steady *st);
+/* Run the session (its own consumers added first) and the summary on
+ * it: 0, or -1 said. */
+int dt_steady_read(struct dt_steady *st, struct dt_session *ss);
+/* An entry of len bytes placed at t (dt_sum_op_t, dt_steady_work_t). */
+void dt_steady_keep(struct dt_steady *st, uint64_t t, const void *p,
+		    size_t len);
+/* The time an activity is placed by (dt_sum_work_t). */
+uint64_t dt_steady_work_t(struct dt_steady *st, const struct dt_activity *a);
+/* Once the session ran: fn on each entry of the trace's steady state, in
+ * the order kept (p ends with a NUL past len), and the entries are gone:
+ * 0, or -1 said when they could not be read back. */
+int dt_steady_each(struct dt_steady *st,
+		   void (*fn)(void *arg, const void *p, size_t len), void *arg);
+/* The summary of the traces read: their start-up (dt_sum_startup_text). */
+const struct dt_summary *dt_steady_summary(const struct dt_steady *st);
+
 #endif /* TOOLS_H */

@@ -5,6 +5,8 @@
 #ifndef DT_TRACE_UTIL_H
 #define DT_TRACE_UTIL_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -23,6 +25,17 @@ static inline uint64_t dt_clock_mono(void)
 static inline uint64_t dt_clock_real(void)
 {
 	return dt_clock_read(CLOCK_REALTIME);
+}
+
+/* Whether a flag another thread sets before it sleeps (the writer's) was
+ * set, clearing it. It is read first: a producer over its ring's kick mark
+ * asks on every record while the writer drains, and a load of a line the
+ * writer seldom writes costs nothing, where a locked exchange would take
+ * the line from every other producer in turn. */
+static inline bool dt_take_flag(_Atomic int *flag)
+{
+	return atomic_load_explicit(flag, memory_order_relaxed) &&
+	       atomic_exchange(flag, 0);
 }
 
 /* The checksum of a skippable frame's payload (FRAME's `hash`): XXH64,

@@ -1246,7 +1246,7 @@ void dt_ring_commit_slow(struct dt_ring *r)
 {
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	if (r->head_local - r->tail_cache > r->kick_mark &&
-	    atomic_exchange(&r->writer->sleeping, 0))
+	    dt_take_flag(&r->writer->sleeping))
 		kick(r->writer);
 }
 
@@ -1267,7 +1267,7 @@ static void *reserve_slow(struct dt_ring *r, uint32_t size, bool count)
 		if (count)
 			atomic_fetch_add_explicit(&r->lost, 1,
 						  memory_order_relaxed);
-		if (atomic_exchange(&r->writer->sleeping, 0))
+		if (dt_take_flag(&r->writer->sleeping))
 			kick(r->writer);
 		return NULL;
 	}

@@ -77,6 +77,13 @@ int dt_arg_format(const struct dt_arg *a, char *buf, size_t size);
  * float reading. Analyses that know the data type pick it themselves. */
 double dt_hostscalar_guess(const struct dt_arg *a);
 
+/* A scalar of type dtype (enum dt_dtype: FLOAT, DOUBLE, HALF, BFLOAT16,
+ * INT32, COMPLEX_FP32, COMPLEX_FP64) from its n bytes at p: its real part
+ * in *re, its imaginary part in *im (0 for a real type). False when n is
+ * short of the type, or the type is none of those. */
+bool dt_scalar_value(const uint8_t *p, uint32_t n, int64_t dtype, double *re,
+		     double *im);
+
 /* The argument of those n (decoded) named name, or NULL: decoders read
  * calls by their parameters' names. */
 const struct dt_arg *dt_arg_named(const struct dt_arg *args, int n,

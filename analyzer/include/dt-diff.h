@@ -73,6 +73,33 @@ struct dt_diff_qty {
 	enum dt_verdict verdict;
 };
 
+/* One run's replay of a problem (dt-replayed.h): the engine it ran, as
+ * replayed, and the best engine replay found. */
+struct dt_diff_replay_side {
+	bool present;       /* measured in this run's replay */
+	int64_t engine;     /* the recorded one (a legacy call's algorithm) */
+	const char *knobs;  /* its knob choices, NULL none */
+	uint64_t median_ns; /* its replayed median, 0 not timed */
+	double spread;      /* (p90 - p10) / median of its runs */
+	int64_t best;       /* the best engine, -1 none */
+	const char *best_knobs;
+	uint64_t best_ns;
+};
+
+/* A problem both or either run's replay measured, compared. */
+struct dt_diff_replay {
+	char *key; /* the problem, uids left out */
+	const char *brief;
+	bool legacy; /* engines are algorithms */
+	struct dt_diff_replay_side base, next;
+	double change; /* of the recorded engine's replayed median, new over
+			  base minus 1 */
+	enum dt_verdict verdict; /* of that change: same, noise (within
+				    the larger spread of the two), slower,
+				    faster; added or removed */
+	bool best_changed;       /* the best engine or its knobs differ */
+};
+
 struct dt_diff_opts {
 	double threshold; /* relative; 0: 5% */
 	uint64_t min_ns;  /* absolute, per step; 0: 10 us */
@@ -91,6 +118,12 @@ struct dt_diff {
 				    largest change first */
 	size_t n_qty;
 	size_t qty_slower, qty_faster, qty_noise;
+	/* what replays beside both runs' traces measured, problem by
+	 * problem: when both runs have one; in the base run's order */
+	struct dt_diff_replay *replays;
+	size_t n_replays;
+	size_t replay_moves, best_changes; /* slower or faster; best
+					      engine changes */
 };
 
 /* Compare two finished summaries; they must outlive the diff. */

@@ -43,10 +43,18 @@ struct dt_fz_step {
 	uint64_t elems; /* elements it writes, 0 unknown */
 	enum dt_fz_link link;
 	bool cudnn;   /* a cuDNN operation (else another library's kernel) */
+	char *library; /* the library whose call it is ("cuBLAS"), NULL for
+			  kernels outside any recorded call */
 	bool removed; /* its kernels disappear when the chain is fused */
 	char *kernel; /* outside cuDNN: the kernel's whole name, else NULL */
 	int32_t grid_x, block_x; /* and its launch shape */
-	uint64_t kernels, ns;    /* over every occurrence */
+	char *problem; /* a cuDNN op's problem key (dt_op.problem), else NULL */
+	uint8_t op;    /* outside cuDNN: what its kernel computes (enum
+			  dt_kop), what a graph's pointwise node is built
+			  from (replay/) */
+	bool full;     /* an elementwise kernel with no broadcast operand: a
+			  residual add, not a bias add */
+	uint64_t kernels, ns; /* over every occurrence */
 };
 
 enum dt_fz_status {

@@ -103,6 +103,7 @@ enum dt_kernel_op {
 	DT_KOP_BN_APPLY,
 	DT_KOP_BN_BWD_REDUCE,
 	DT_KOP_BN_BWD_ELEMT,
+	DT_KOP_LAYER_NORM, /* a layer norm's forward, row by row */
 	DT_KOP_COUNT
 };
 

@@ -159,8 +159,12 @@ struct dt_plan_build {
 				unknown */
 	const char *brief;
 	enum dt_op_kind kind;
-	uint64_t t;       /* when (host, CLOCK_MONOTONIC ns) */
-	uint64_t host_ns; /* the finalize call's duration */
+	uint64_t t;        /* when (host, CLOCK_MONOTONIC ns) */
+	uint64_t host_ns;  /* the finalize call's duration */
+	bool restored;     /* from its serialized form, not built from a
+			      config */
+	const void *build; /* what its library's decoder keeps to build it
+			      again, as struct dt_recipe's build; NULL none */
 };
 
 /* The device pointer of op's tensor i: the legacy argument that holds its

@@ -2,8 +2,10 @@
  * dt-replayed.h - what `dnntrace replay` measured, read back from its
  * results file (replay/REPLAY.md has the format): per problem of a trace,
  * the recorded engine and every candidate timed on a GPU, for the report's
- * engine-choice findings. Part of analyzer/'s public interface (it reads
- * files and calls no GPU library); replay/ writes them.
+ * engine-choice findings; per fusable chain, its fused graph timed
+ * against its steps unfused, for `fusion`. Part of analyzer/'s public
+ * interface (it reads files and calls no GPU library); replay/ writes
+ * them.
  */
 #ifndef DT_REPLAYED_H
 #define DT_REPLAYED_H
@@ -56,6 +58,33 @@ struct dt_replayed_problem {
 	int best;   /* the fastest that agrees with it, -1 none */
 };
 
+/* One step of a fusable chain as replay timed it unfused. */
+struct dt_replayed_fstep {
+	char *what;
+	char *source;      /* "replayed" (the head, its recorded engine) or
+			      "recorded" (its kernels' time in the trace) */
+	uint64_t ns;       /* per occurrence */
+	uint64_t graph_ns; /* the step alone as a cuDNN pointwise graph; 0
+			      none, why says why */
+	char *why;
+};
+
+/* A fusion what-if: a chain `fusion` calls fusable, built as one cuDNN
+ * graph and timed against its steps unfused. */
+struct dt_replayed_fusion {
+	char *chain; /* the chain's key (dt_fz_opp.key) */
+	char *pattern;
+	char *status; /* "measured", "not_built", "failed" */
+	char *reason; /* why not measured; NULL */
+	uint64_t count;
+	int64_t priced_ns; /* the fusion analysis's saving per occurrence */
+	struct dt_replayed_fstep *steps;
+	size_t n_steps;
+	struct dt_replayed_cand fused; /* the fused graph's fastest engine */
+	uint64_t unfused_ns, fused_ns; /* per occurrence; 0 not measured */
+	int64_t saving_ns;             /* unfused less fused */
+};
+
 struct dt_replayed {
 	char *trace;        /* as named when replayed */
 	char *gpu;          /* the GPU it ran on */
@@ -65,6 +94,8 @@ struct dt_replayed {
 	char *engines; /* "heuristic" or "all" */
 	struct dt_replayed_problem *problems;
 	size_t n_problems;
+	struct dt_replayed_fusion *fusions;
+	size_t n_fusions;
 	/* the file's bytes up to the end of its last whole line (a replay
 	 * stopped while writing leaves a line cut short after them) */
 	uint64_t complete_bytes;
@@ -82,5 +113,12 @@ int dt_replayed_read(const char *path, struct dt_replayed **out, char *err,
 		     size_t errlen);
 
 void dt_replayed_free(struct dt_replayed *r);
+
+struct dt_summary;
+/* The fusion what-if of chain key in the results files the summary read
+ * (the first that has it, into *from when from is given), or NULL. */
+const struct dt_replayed_fusion *
+dt_replayed_fusion_find(const struct dt_summary *s, const char *key,
+			const struct dt_replayed **from);
 
 #endif /* DT_REPLAYED_H */

@@ -251,14 +251,13 @@ struct dt_sum_startup {
 	uint64_t ns;      /* from each trace's first event to its cut */
 	uint64_t steps;   /* start-up steps (dt_step_stats.startup_steps) */
 	uint64_t gpu_ns;  /* kernels, copies and sets before the cuts */
+	uint64_t kernels; /* of those, timed kernels */
 	uint64_t busy_ns; /* the union of those, per device */
 	uint64_t tune_ns; /* of gpu_ns, cuDNN's algorithm searches and an
 			     autotuner's kernels */
 	uint64_t calls, host_ns; /* the program's calls before the cuts */
 	uint64_t builds;         /* plans built before the cuts */
 	uint64_t late_ns;        /* steady time before the cuts (rounding) */
-	uint64_t misplaced_ns;   /* GPU work before the cuts that reached the
-				    traces after them, counted as steady */
 	uint64_t steady_ns;      /* from each cut to its trace's last event */
 };
 
@@ -406,6 +405,20 @@ bool dt_sum_cudnn_only(const struct dt_summary *s);
  * traces wrapped other libraries, the work inside every library's
  * calls. */
 uint64_t dt_sum_share_ns(const struct dt_summary *s);
+
+/* The time the steady state's cut places an op by: its GPU work's (its
+ * first kernel's start), else its call's. A view that lists ops keeps
+ * those at or after dt_sum_cut_t() to list the ops the summary counts. */
+uint64_t dt_sum_op_t(const struct dt_op *op);
+/* The time it places a piece of GPU work by: its op execution's first
+ * kernel's start (else its call's), so that an op's kernels are on its
+ * side; outside the calls, its own start. Asked of every activity in its
+ * order (the summary reading the same session asks the same). */
+uint64_t dt_sum_work_t(struct dt_summary *s, const struct dt_activity *a);
+/* Where the trace read last was cut (host clock): its ops and GPU work
+ * from then on are its steady state's; 0 when nothing was cut, UINT64_MAX
+ * when all of them were start-up's. */
+uint64_t dt_sum_cut_t(const struct dt_summary *s);
 
 /* Read one trace into the summary. Returns 0, or -1 with a sentence in
  * err when the file cannot be read at all (a damaged file still counts

@@ -32,8 +32,24 @@ static inline void print_median_p90(double *t, int n)
 	printf("%.1f %.1f\n", t[n / 2], t[n * 9 / 10]);
 }
 
+/* Busy for BENCH_PAUSE_US microseconds (none when unset): the thread keeps
+ * its CPU and caches, as a program between two calls would, while the
+ * shim's writer thread, on another, drains what the last batch recorded. */
+static inline void pause_between_batches(void)
+{
+	static int64_t pause = -1;
+
+	if (pause < 0) {
+		const char *env = getenv("BENCH_PAUSE_US");
+		pause = env ? atoll(env) * 1000 : 0;
+	}
+	for (uint64_t t0 = now_ns(); (int64_t)(now_ns() - t0) < pause;)
+		;
+}
+
 /* Times call() in batches of `batch` calls, after 10 000 to warm up (the
- * first calls resolve symbols), and prints the median and p90 per call. */
+ * first calls resolve symbols), each batch after a pause (above), and
+ * prints the median and p90 per call. */
 static inline int time_batches(void (*call)(void), int batches, int batch)
 {
 	double *per_call = malloc(sizeof(double) * (size_t)batches);
@@ -43,6 +59,7 @@ static inline int time_batches(void (*call)(void), int batches, int batch)
 	for (int i = 0; i < 10000; i++)
 		call();
 	for (int b = 0; b < batches; b++) {
+		pause_between_batches();
 		uint64_t t0 = now_ns();
 		for (int i = 0; i < batch; i++)
 			call();

@@ -4,13 +4,16 @@
 # of about 9.6 million records, reported 5 times; the best run counts.
 # Twice: with the fusion section (the default) and without (--no-fusion),
 # which reads ops without their device pointers.
-# Given a second build (BASELINE: the same command before a change), the
-# two also run in turn, 7 times each, and each one's median and range of
-# wall and CPU time are printed: on a shared machine, runs minutes apart
-# differ more than two builds do.
-# usage: bench-report.sh DNNTRACE SYNTH_TRACE API_LISTING [STEPS [BASELINE]]
+# Given other builds (BASELINE: the same command before a change, and
+# more to set beside it), all run in turn, $RUNS times each (7 unless
+# set), and each one's median and range of wall and CPU time are printed:
+# on a shared machine, runs minutes apart differ more than two builds do.
+# usage: bench-report.sh DNNTRACE SYNTH_TRACE API_LISTING [STEPS [BASELINE
+#        [OTHER...]]]
 set -eu
 dnntrace=$1 synth=$2 listing=$3 steps=${4:-400000} baseline=${5:-}
+shift $(($# < 5 ? $# : 5))
+others="$*"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -34,31 +37,47 @@ for opt in "" --no-fusion; do
 done
 
 [ -n "$baseline" ] || exit 0
-# One run's wall and CPU (user + system) seconds, appended to $1.
+# One run's wall and CPU (user + system) seconds, appended to $1: the
+# CPU time from getrusage, to the microsecond (time(1) prints 10 ms, as
+# much as two builds differ by).
 timed() {
 	out=$1
 	shift
-	s=$(date +%s.%N)
-	cpu=$( (/usr/bin/time -f '%U %S' "$@" >/dev/null) 2>&1 | tail -1)
-	e=$(date +%s.%N)
-	echo "$s $e $cpu" | awk '{ printf "%.3f %.3f\n", $2 - $1, $3 + $4 }' >>"$out"
+	python3 - "$@" >>"$out" <<'PY'
+import resource, subprocess, sys, time
+t = time.monotonic()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=False)
+wall = time.monotonic() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.4f %.4f" % (wall, r.ru_utime + r.ru_stime))
+PY
 }
 # Median and range of a column of $1.
 spread() {
 	sort -n -k"$2" "$1" | awk -v k="$2" '{ v[NR] = $k }
-		END { printf "median %.3f s (%.3f to %.3f)", v[int((NR + 1) / 2)], v[1], v[NR] }'
+		END { printf "median %.4f s (%.4f to %.4f)", v[int((NR + 1) / 2)], v[1], v[NR] }'
 }
-echo "interleaved with $baseline, 7 runs each (wall, then CPU of all threads):"
+runs=${RUNS:-7}
+echo "interleaved with $baseline${others:+ and $others}, $runs runs each (wall, then CPU of all threads):"
 for opt in "" --no-fusion; do
-	: >"$tmp/new"
-	: >"$tmp/old"
-	for i in 1 2 3 4 5 6 7; do
-		timed "$tmp/old" "$baseline" report $opt "$t"
-		timed "$tmp/new" "$dnntrace" report $opt "$t"
+	n=0
+	for b in "$baseline" $others "$dnntrace"; do
+		: >"$tmp/run$n"
+		n=$((n + 1))
 	done
-	for b in old new; do
+	for i in $(seq "$runs"); do
+		n=0
+		for b in "$baseline" $others "$dnntrace"; do
+			timed "$tmp/run$n" "$b" report $opt "$t"
+			n=$((n + 1))
+		done
+	done
+	n=0
+	for b in "$baseline" $others "$dnntrace"; do
 		printf '  %-12s %s: wall %s, CPU %s\n' "${opt:-with fusion}" \
-			"$([ $b = old ] && echo baseline || echo this build)" \
-			"$(spread "$tmp/$b" 1)" "$(spread "$tmp/$b" 2)"
+			"$([ "$b" = "$baseline" ] && echo baseline ||
+				{ [ "$b" = "$dnntrace" ] && echo this build || echo "$b"; })" \
+			"$(spread "$tmp/run$n" 1)" "$(spread "$tmp/run$n" 2)"
+		n=$((n + 1))
 	done
 done

@@ -3,12 +3,22 @@
 # nothing, cudnn, and one that can, cudnn-exec) and, where built,
 # bench-shim-gemm (cuBLASLt's cublasLtMatmul and cuBLAS's cublasGemmEx)
 # without the shim, with the shim only forwarding (DNNTRACE_DISABLE=1, the
-# no-op baseline), and recording. Five rounds, each running every call in
-# every configuration in turn (interleaved, so that a busy minute weighs on
-# all alike); per call and configuration, the median and the best of the
-# five runs' medians. BENCH_SHIM_CALLS names the calls (default: cudnn
-# cudnn-exec ltmatmul gemmex; on a GPU, ltmatmul-gpu and gemmex-gpu too:
-# real handles).
+# no-op baseline), and recording; with BENCH_SHIM_BASE (another build's
+# libdnntrace.so), recording with that one too, for a before and after.
+# Five rounds, each running every call in every configuration in turn
+# (interleaved, so that a busy minute weighs on all alike); per call and
+# configuration, the median and the best of the five runs' medians.
+# BENCH_SHIM_CALLS names the calls (default: cudnn cudnn-exec ltmatmul
+# gemmex; on a GPU, ltmatmul-gpu and gemmex-gpu too: real handles).
+#
+# A batch of 1000 calls is timed after a pause of BENCH_PAUSE_US (default
+# 1000 us, the thread busy) in which the writer thread drains the 4 MiB
+# ring: the cost measured is a call's when the writer keeps up, as it does
+# for a program that makes fewer than a million calls a second.
+# BENCH_PAUSE_US=0 measures back-to-back calls, where the ring overflows
+# (up to half the records lost, and the lost ones cost less): the
+# figures swing with how many (BENCHMARKS.md's earlier ones were so).
+# BENCH_SHIM_BATCHES: batches per run (1000).
 # usage: bench-shim.sh BENCH_SHIM LIBDNNTRACE [BENCH_SHIM_GEMM]
 set -eu
 bench=$1 shim=$2 gemm=${3:-}
@@ -17,26 +27,33 @@ trap 'rm -rf "$tmp"' EXIT
 
 calls=cudnn
 [ -n "$gemm" ] && calls=${BENCH_SHIM_CALLS:-cudnn cudnn-exec ltmatmul gemmex}
+base=${BENCH_SHIM_BASE:-}
+batches=${BENCH_SHIM_BATCHES:-1000}
+export BENCH_PAUSE_US=${BENCH_PAUSE_US:-1000}
 run() { # CALL ENV...: one run's "MEDIAN P90"
 	call=$1
 	shift
 	case $call in
-	cudnn) env "$@" "$bench" ;;
-	cudnn-exec) env "$@" "$bench" execute ;;
-	*) env "$@" "$gemm" "$call" ;;
+	cudnn) env "$@" "$bench" "$batches" ;;
+	cudnn-exec) env "$@" "$bench" execute "$batches" ;;
+	*) env "$@" "$gemm" "$call" "$batches" ;;
 	esac
+}
+record() { # CALL SHIM
+	run "$1" LD_PRELOAD="$2" DNNTRACE_OUTPUT="$tmp/b-%p.dnnt" DNNTRACE_BUFFER_SIZE=4M
+	rm -f "$tmp"/b-*.dnnt
 }
 for round in 1 2 3 4 5; do
 	for call in $calls; do
 		echo "$call plain $(run "$call" DNNTRACE_X=1)"
 		echo "$call noop $(run "$call" LD_PRELOAD="$shim" DNNTRACE_DISABLE=1)"
-		echo "$call rec $(run "$call" LD_PRELOAD="$shim" \
-			DNNTRACE_OUTPUT="$tmp/b-%p.dnnt" DNNTRACE_BUFFER_SIZE=64M)"
-		rm -f "$tmp"/b-*.dnnt
+		echo "$call rec $(record "$call" "$shim")"
+		[ -z "$base" ] || echo "$call base $(record "$call" "$base")"
 	done
 done >"$tmp/runs"
 
-echo "ns per call: median (best) of 5 interleaved runs' medians of 1000-call batches"
+echo "ns per call: median (best) of 5 interleaved runs' medians of 1000-call batches" \
+	"(${BENCH_PAUSE_US} us between batches)"
 for call in $calls; do
 	case $call in
 	cudnn) what="cudnnBackendSetAttribute(tensor, UNIQUE_ID, INT64, 1)" ;;
@@ -62,5 +79,10 @@ for call in $calls; do
 		printf "  %-34s %7.1f (%.1f)\n", "shim, recording off (no-op)", o, best["noop"]
 		printf "  %-34s %7.1f (%.1f)\n", "shim, recording", r, best["rec"]
 		printf "  recording adds %.1f ns over the no-op shim, %.1f ns over no shim\n", r - o, r - p
+		if (n["base"]) {
+			b = med("base")
+			printf "  %-34s %7.1f (%.1f)\n", "BENCH_SHIM_BASE, recording", b, best["base"]
+			printf "  which adds %.1f ns over the no-op shim\n", b - o
+		}
 	}' "$tmp/runs"
 done

@@ -28,8 +28,10 @@
 # Workloads: sdpa small_cnn lstm resnet50 (tests/gpu/wl_*.py, ms per
 # iteration: lower is better) and llama (llama-bench through
 # $LLAMA_RUN, default ../shared/workloads/llama/run-llama.sh beside the
-# source tree: tokens per second, prompt
-# and generation; no cuDNN, so no profiler or log runs). The table gives,
+# source tree: tokens per second, a prompt of 128 and the generation of
+# 128 tokens, one at a time, in one process: the prompt's cuBLAS GEMMs
+# start the recording, generation's many small kernels are then recorded;
+# no cuDNN, so no profiler or log runs). The table gives,
 # per configuration, the median ratio to plain over the rounds and the
 # range (min..max); time ratios for the PyTorch workloads (1.10 = 10 %
 # slower), throughput ratios for llama (0.90 = 10 % fewer tokens/s). Also
@@ -88,7 +90,7 @@ run() {
 	log) env=(CUDNN_LOGLEVEL_DBG=3 CUDNN_LOGDEST_DBG="$dir/cudnn.log") ;;
 	esac
 	if [ "$wl" = llama ]; then
-		env LLAMA_ARGS="-p 128 -n 32 -ngl 99 -r 3 -fa 1 -o csv" \
+		env LLAMA_ARGS="-p 128 -n 128 -ngl 99 -r 3 -fa 1 -o csv" \
 			"${env[@]}" bash "$llama_run" /tmp/llama "${pre[@]}" \
 			>"$dir/stdout" 2>"$dir/stderr"
 		# llama-bench's CSV: n_prompt, n_gen and avg_ts by name

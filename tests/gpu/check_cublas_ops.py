@@ -146,7 +146,7 @@ def ops_of(path, dnntrace):
     if path.endswith(".json"):
         with open(path) as f:
             return json.load(f)["ops"]
-    r = subprocess.run([dnntrace, "ops", "--format", "json", path], capture_output=True,
+    r = subprocess.run([dnntrace, "ops", "--format", "json", "--with-warmup", path], capture_output=True,
                        text=True)
     if r.returncode:
         sys.exit("check_cublas_ops.py: dnntrace ops %s: %s" % (path, r.stderr.strip()))

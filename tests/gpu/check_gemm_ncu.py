@@ -48,7 +48,7 @@ def ours(dnntrace, out):
         sys.exit(77)
     if r.returncode:
         sys.exit("wl_gemm_sizes under dnntrace failed: %s" % r.stderr[-2000:])
-    ops = json.loads(subprocess.run([dnntrace, "ops", "--format", "json", trace], check=True,
+    ops = json.loads(subprocess.run([dnntrace, "ops", "--format", "json", "--with-warmup", trace], check=True,
                                     capture_output=True, text=True).stdout)["ops"]
     found = {}
     for name, shape in GEMMS.items():

@@ -186,7 +186,7 @@ def from_log(paths, legacy_names):
 
 
 def from_trace(dnntrace, trace):
-    out = subprocess.run([dnntrace, "ops", "--format", "json", trace], capture_output=True,
+    out = subprocess.run([dnntrace, "ops", "--format", "json", "--with-warmup", trace], capture_output=True,
                          text=True, check=True).stdout
     execs, convs = [], []
     for op in json.loads(out)["ops"]:

@@ -71,7 +71,7 @@ def dnntrace_by_kind(dnntrace, traces):
         marks = [int(m[1]) for m in map(MARKER.match, dump.splitlines()) if m]
         if len(marks) < 2:
             continue
-        ops = json.loads(subprocess.run([dnntrace, "ops", "--format", "json", trace],
+        ops = json.loads(subprocess.run([dnntrace, "ops", "--format", "json", "--with-warmup", trace],
                                         capture_output=True, text=True, check=True).stdout)
         for op in ops["ops"]:
             if marks[0] < op["seq"] < marks[-1] and op["kernels"]:

@@ -2,7 +2,9 @@
  * gpu-cublas.c - a CUDA program that uses cuBLAS and no cuDNN at all, for
  * the check that dnntrace still records its kernels (and no call). With
  * "sigterm" it ends by a SIGTERM to itself, right after queuing work.
- * Exits 77 when no GPU is usable.
+ * Exits 77 when no GPU is usable. Built twice: against the shared
+ * libraries, and with cuBLAS and the CUDA runtime linked into it
+ * (gpu-cublas-static), whose calls never reach the shim.
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

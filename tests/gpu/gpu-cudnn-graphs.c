@@ -45,19 +45,10 @@ static cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type)
 static cudnnBackendDescriptor_t tensor(int64_t uid, int64_t rows,
 				       int64_t cols)
 {
-	cudnnBackendDescriptor_t t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-	cudnnDataType_t dt = CUDNN_DATA_HALF;
 	int64_t dims[3] = { B, rows, cols };
 	int64_t strides[3] = { rows * cols, cols, 1 };
-	int64_t align = 16;
 
-	set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
-	set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 3, dims);
-	set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 3, strides);
-	set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
-	set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
-	CK(cudnnBackendFinalize(t));
-	return t;
+	return tensor_desc(uid, CUDNN_DATA_HALF, 3, dims, strides, false);
 }
 
 /* Whether the engine of config cfg says it can populate CUDA graphs. */
@@ -158,7 +149,7 @@ int main(int argc, char **argv)
 		cfgs[i] = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
 	cudnnBackendDescriptor_t heur =
 		make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-	int64_t ncfg = heuristic_configs(heur, graph, cfgs, MAXCFG);
+	int64_t ncfg = heuristic_configs(heur, graph, CUDNN_HEUR_MODE_A, cfgs, MAXCFG);
 
 	/* the first config that builds, preferring one that populates
 	 * graphs */

@@ -47,25 +47,14 @@ static cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type)
 static cudnnBackendDescriptor_t tensor(int64_t uid, int64_t rows,
 				       int64_t cols, int virt)
 {
-	cudnnBackendDescriptor_t t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-	cudnnDataType_t dt = virt ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
 	int64_t dims[3] = { B, rows, cols };
 	int64_t strides[3] = { rows * cols, cols, 1 };
-	int64_t align = 16;
-	bool v = virt;
 
 	/* the bias broadcasts over the batch and the rows */
 	if (rows == 1)
 		dims[0] = 1, strides[0] = cols;
-	set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
-	set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 3, dims);
-	set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 3, strides);
-	set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
-	set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
-	if (virt)
-		set(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &v);
-	CK(cudnnBackendFinalize(t));
-	return t;
+	return tensor_desc(uid, virt ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF, 3,
+			   dims, strides, virt);
 }
 
 static cudnnBackendDescriptor_t pointwise(cudnnPointwiseMode_t mode,
@@ -127,21 +116,7 @@ static cudnnBackendDescriptor_t build_plan(cudnnHandle_t h)
 	set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
 	CK(cudnnBackendFinalize(graph));
 
-	enum { MAXCFG = 16 };
-	cudnnBackendDescriptor_t cfgs[MAXCFG];
-	for (int i = 0; i < MAXCFG; i++)
-		cfgs[i] = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-	int64_t ncfg = heuristic_configs(
-		make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR), graph, cfgs, MAXCFG);
-	for (int64_t i = 0; i < ncfg; i++) {
-		cudnnBackendDescriptor_t plan =
-			make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-		if (plan_builds(plan, h, cfgs[i]))
-			return plan;
-	}
-	fprintf(stderr, "none of %lld engine configs builds\n",
-		(long long)ncfg);
-	exit(1);
+	return first_plan(h, graph, CUDNN_HEUR_MODE_A);
 }
 
 static int run(cudnnHandle_t h, cudnnBackendDescriptor_t plan, void **bufs,

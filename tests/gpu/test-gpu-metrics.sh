@@ -20,7 +20,7 @@ if ! "$dnntrace" info "$f" | grep -q "GPU metrics: *on:"; then
 	exit 77
 fi
 "$dnntrace" report --format json "$f" >"$tmp/r.json" || exit 1
-"$dnntrace" ops --format json "$f" >"$tmp/o.json" || exit 1
+"$dnntrace" ops --format json --with-warmup "$f" >"$tmp/o.json" || exit 1
 python3 - "$tmp/r.json" "$tmp/o.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

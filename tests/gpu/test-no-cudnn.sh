@@ -5,11 +5,7 @@
 # usage: test-no-cudnn.sh DNNTRACE GPU_CUBLAS
 set -u
 dnntrace=$1 prog=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-"$prog" >/dev/null 2>&1
-[ $? = 77 ] && { echo "no GPU: skipped"; exit 77; }
-fail=0
+. "$(dirname "$0")/gpu-test-lib.sh"
 for mode in normal sigterm; do
 	"$dnntrace" record -q -o "$tmp/$mode-%p.dnnt" -- "$prog" $mode >/dev/null 2>&1
 	f=$(ls "$tmp"/$mode-*.dnnt 2>/dev/null | head -1)

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 [ $? = 77 ] && { echo "no GPU: skipped"; exit 77; }
 "$dnntrace" record -q -o "$tmp/%p.dnnt" -- "$prog" 5 || { echo "FAIL: the program failed"; exit 1; }
 f=$(ls "$tmp"/*.dnnt | head -1)
-"$dnntrace" ops --format json "$f" >"$tmp/ops.json" || exit 1
+"$dnntrace" ops --format json --with-warmup "$f" >"$tmp/ops.json" || exit 1
 python3 - "$tmp/ops.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

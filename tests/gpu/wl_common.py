@@ -190,3 +190,17 @@ def torch_train_loop(torch, model, optimizer, make_loss, iters, warmup):
     model.train()
     ms, _ = run_timed(step, iters, warmup, torch.cuda.synchronize)
     return ms, total.item()
+
+
+def jax_train_loop(jax, train_step, params, batch, iters, warmup):
+    """Time train_step(params, batch) -> (params, loss), a jitted JAX step, each step's params
+    the last one's; return (ms_per_iter, checksum = sum of all step losses)."""
+    state = {"params": params}
+    losses = []
+
+    def step():
+        state["params"], loss = train_step(state["params"], batch)
+        losses.append(loss)
+
+    ms, _ = run_timed(step, iters, warmup, lambda: jax.block_until_ready(state["params"]))
+    return ms, sum(float(v) for v in losses)

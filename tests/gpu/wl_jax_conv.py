@@ -55,18 +55,7 @@ def main():
         loss, grads = jax.value_and_grad(loss_fn)(params, x)
         return [w - 0.01 * g for w, g in zip(params, grads)], loss
 
-    state = {"params": params}
-    losses = []
-
-    def step():
-        state["params"], loss = train_step(state["params"], images)
-        losses.append(loss)
-
-    def sync():
-        jax.block_until_ready(state["params"])
-
-    ms, _ = wl_common.run_timed(step, args.iters, args.warmup, sync)
-    checksum = sum(float(x) for x in losses)
+    ms, checksum = wl_common.jax_train_loop(jax, train_step, params, images, args.iters, args.warmup)
     wl_common.print_result("jax_conv", ms, checksum)
 
 

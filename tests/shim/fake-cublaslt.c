@@ -1,16 +1,22 @@
 /*
  * fake-cublaslt.c - a stand-in for libcublasLt.so.13 (its soname and
  * symbol version, fake-cublaslt.map) whose matmuls succeed without a GPU,
- * for test-cublaslt-algo.sh: what the shim asks after a matmul given an
- * algorithm can be checked on the CPU. cublasLtTSTMatmul, one of the typed
- * matmuls the real library exports for cuBLAS (not in cublasLt.h), is
- * cublasLtMatmul here. Its matmul descriptors are in the
- * host pointer mode; an algorithm's configuration attribute N is N * 100
- * plus the algorithm's first byte, and is refused (CUBLAS_STATUS_INVALID_VALUE)
- * when asked with another size than the real library's.
+ * for test-cublaslt-algo.sh and test-cublaslt-mode.sh: what the shim
+ * asks after a matmul given an algorithm, and how it follows a
+ * descriptor's pointer mode, can be checked on the CPU.
+ * cublasLtTSTMatmul, one of the typed matmuls the real library exports
+ * for cuBLAS (not in cublasLt.h), is cublasLtMatmul here. The descriptors
+ * it creates or initializes hold their pointer mode (host at first, set by
+ * cublasLtMatmulDescSetAttribute, which refuses a value of another size
+ * than 4 bytes); any other descriptor is in the host pointer mode; the
+ * times the mode was asked are counted (fake_cublaslt_mode_asks). An
+ * algorithm's configuration attribute N is N * 100 plus the algorithm's
+ * first byte, and is refused (CUBLAS_STATUS_INVALID_VALUE) when asked with
+ * another size than the real library's.
  */
 #include <cublasLt.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -51,16 +57,92 @@ EXPORT cublasStatus_t cublasLtTSTMatmul(MATMUL_PARAMS)
 	return matmul(MATMUL_ARGS);
 }
 
+/* The descriptors made here, and their modes. */
+static cublasLtMatmulDesc_t made[16];
+static int32_t modes[16];
+static int n_made, asks;
+
+EXPORT int fake_cublaslt_mode_asks(void)
+{
+	return asks;
+}
+
+static int32_t *mode_of(cublasLtMatmulDesc_t desc)
+{
+	for (int i = 0; i < n_made; i++)
+		if (made[i] == desc)
+			return &modes[i];
+	return NULL;
+}
+
+static cublasStatus_t made_here(cublasLtMatmulDesc_t desc)
+{
+	if (n_made == 16)
+		return CUBLAS_STATUS_ALLOC_FAILED;
+	made[n_made] = desc;
+	modes[n_made++] = CUBLASLT_POINTER_MODE_HOST;
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
+					       cublasComputeType_t compute,
+					       cudaDataType_t scale)
+{
+	(void)compute, (void)scale;
+	*desc = calloc(1, sizeof(**desc));
+	return *desc ? made_here(*desc) : CUBLAS_STATUS_ALLOC_FAILED;
+}
+
+EXPORT cublasStatus_t cublasLtMatmulDescInit_internal(
+	cublasLtMatmulDesc_t desc, size_t size, cublasComputeType_t compute,
+	cudaDataType_t scale)
+{
+	(void)compute, (void)scale;
+	if (size < sizeof(*desc))
+		return CUBLAS_STATUS_INVALID_VALUE;
+	if (!mode_of(desc))
+		return made_here(desc);
+	*mode_of(desc) = CUBLASLT_POINTER_MODE_HOST;
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc)
+{
+	int32_t *mode = mode_of(desc);
+
+	if (mode) {
+		n_made--;
+		made[mode - modes] = made[n_made];
+		*mode = modes[n_made];
+	}
+	free(desc);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(
+	cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr,
+	const void *buf, size_t size)
+{
+	int32_t *mode = mode_of(desc);
+
+	if (!mode || attr != CUBLASLT_MATMUL_DESC_POINTER_MODE ||
+	    size != sizeof(*mode))
+		return CUBLAS_STATUS_INVALID_VALUE;
+	memcpy(mode, buf, sizeof(*mode));
+	return CUBLAS_STATUS_SUCCESS;
+}
+
 EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(
 	cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr,
 	void *buf, size_t size, size_t *written)
 {
-	int32_t host = CUBLASLT_POINTER_MODE_HOST;
+	int32_t host = CUBLASLT_POINTER_MODE_HOST, *mode = mode_of(desc);
 
 	if (!desc || attr != CUBLASLT_MATMUL_DESC_POINTER_MODE ||
 	    size != sizeof(host))
 		return CUBLAS_STATUS_INVALID_VALUE;
-	memcpy(buf, &host, sizeof(host));
+	asks++;
+	memcpy(buf, mode ? mode : &host, sizeof(host));
 	*written = sizeof(host);
 	return CUBLAS_STATUS_SUCCESS;
 }

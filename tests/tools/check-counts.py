@@ -117,9 +117,12 @@ def check_trace(dnntrace, path, tmp):
     whole = json.loads(run([dnntrace, "report", "--format", "json",
                             "--with-warmup", path]))
     f = report["files"][0]
-    ops = json.loads(run([dnntrace, "ops", "--format", "json", path]))
+    ops = json.loads(run([dnntrace, "ops", "--format", "json",
+                          "--with-warmup", path]))
     plans = json.loads(run([dnntrace, "ops", "--plans", "--format", "json",
-                            path]))
+                            "--with-warmup", path]))
+    kernels = json.loads(run([dnntrace, "kernels", "--format", "json",
+                              "--with-warmup", path]))
     diff = json.loads(run([dnntrace, "diff", "--format", "json",
                            "--with-warmup", path, path]))["base"]
     steady = json.loads(run([dnntrace, "diff", "--format", "json", path,
@@ -147,7 +150,7 @@ def check_trace(dnntrace, path, tmp):
                                    "dump": dump["kernels"]})
     agree(path, "timed kernels", more("timed", {
         "dump": dump["timed"], "report": f["kernels"],
-        "diff": diff.get("kernels")}))
+        "diff": diff.get("kernels"), "kernels": kernels["runs"]}))
     if not info["untimed"]:
         agree(path, "kernels", {"info": info["kernels"],
                                 "report": f["kernels"]})
@@ -167,6 +170,7 @@ def check_trace(dnntrace, path, tmp):
         "report total": whole["gpu"]["total_ns"],
         "diff": diff.get("gpu_ns")}))
     check_steady(path, report, whole, steady)
+    check_steady_lists(dnntrace, path, report, kernels)
     said = re.search(r"^steps +(.*)$", run([dnntrace, "report", "--no-fusion",
                                             path]), re.M)
     agree(path, "steps", {"info": info["steps"],
@@ -183,6 +187,14 @@ def check_steady(path, report, whole, diff):
         "whole run less start-up": whole["gpu"]["total_ns"] - up["gpu_ns"]})
     agree(path, "steady state's kernels, copies and sets", {
         "report": report["gpu"]["work"], "diff": diff.get("work")})
+    # GPU work is on the side of the cut its time is, however late it
+    # reached the trace, as its op is: the calls' work by library is their
+    # ops' by kind
+    for name, r in (("steady state", report), ("whole run", whole)):
+        gpu = r["gpu"]
+        agree(path, f"{name}'s GPU work in calls, by library and by kind", {
+            "by library": gpu["attributed_by"]["cudnn_call"],
+            "by op kind": sum(k["ns"] for k in gpu["cudnn_by_kind"])})
     agree(path, "steady state's host time in calls", {
         "report": report["host_cudnn_ns"],
         "whole run less start-up": whole["host_cudnn_ns"] - up["host_ns"]})
@@ -193,6 +205,26 @@ def check_steady(path, report, whole, diff):
         agree(path, "start-up steps", {
             "steps": report["steps"]["startup_steps"],
             "start-up": up["steps"]})
+
+
+def check_steady_lists(dnntrace, path, report, whole_kernels):
+    """ops and kernels list the steady state report and diff are of."""
+    ops = json.loads(run([dnntrace, "ops", "--format", "json", path]))
+    plans = json.loads(run([dnntrace, "ops", "--plans", "--format", "json",
+                            path]))
+    kernels = json.loads(run([dnntrace, "kernels", "--format", "json",
+                              path]))
+    agree(path, "steady state's op executions", {
+        "report": sum(k["count"] for k in report["gpu"]["cudnn_by_kind"]),
+        "ops": ops["stats"]["ops"],
+        "ops --plans": sum(p["count"] for p in plans["problems"])})
+    agree(path, "steady state's timed kernels", {
+        "kernels": kernels["runs"],
+        "whole run less report's start-up":
+            whole_kernels["runs"] - report["startup"]["kernels"]})
+    agree(path, "start-up", {"report": json.dumps(report["startup"]),
+                             "ops": json.dumps(ops["startup"]),
+                             "kernels": json.dumps(kernels["startup"])})
 
 
 def check_all(dnntrace, folder, alone):

@@ -82,7 +82,7 @@ def main():
             print(out)
             return 1
         t = d + "/gemm.dnnt"
-        rc, out = run(dnntrace, "ops", "--format", "json", t)
+        rc, out = run(dnntrace, "ops", "--format", "json", "--with-warmup", t)
         check(rc == 0, "ops --format json exits 0")
         ops = json.loads(out)["ops"] if rc == 0 else []
         seen = {}
@@ -151,6 +151,8 @@ def main():
               ["cuBLASLt matmul with CUBLASLT_EPILOGUE_GELU_BIAS"],
               "fusion: the bias epilogue and GELU after it, got %s" %
               [o["cover"] for o in opps])
+        check(not any(s["cudnn"] for o in opps for s in o["steps"]),
+              "fusion: no step of cuBLAS's or PyTorch's called cuDNN's")
 
         # a problem under 1% of the libraries' GPU time is no finding
         rc, out = run(dnntrace, "report", t)
@@ -161,7 +163,7 @@ def main():
               "under 1% of GPU time")
 
         # the kernel no call launched stays under its family
-        rc, out = run(dnntrace, "ops", t)
+        rc, out = run(dnntrace, "ops", "--with-warmup", t)
         check("# 39 op executions; 20 kernels ran outside the libraries' "
               "calls" in out, "ops: the closing line, got " +
               out.splitlines()[-1] if out else "")
@@ -178,6 +180,8 @@ def main():
         check_exports(dnntrace, d, t)
         check_static(dnntrace, synth, listing, d, t)
         check_nested(dnntrace, synth, listing, d)
+        check_prologue(dnntrace, synth, listing, d)
+        check_scalars(dnntrace, synth, listing, d)
     return 1 if failures else 0
 
 
@@ -229,7 +233,7 @@ def check_nested(dnntrace, synth, listing, d):
     rc, out = run(dnntrace, "dump", t)
     check(sum(1 for ln in out.splitlines() if "cublasLtMatmul(" in ln and
               ln.endswith("[nested]")) == 1, "nested: the inner call dumped")
-    rc, out = run(dnntrace, "ops", "--format", "json", t)
+    rc, out = run(dnntrace, "ops", "--format", "json", "--with-warmup", t)
     ops = json.loads(out)["ops"] if rc == 0 else []
     lt = [o for o in ops if o["api"] == "cublasLtMatmul"]
     ex = [o for o in ops if o["api"] == "cublasGemmEx" and
@@ -268,6 +272,96 @@ def check_nested(dnntrace, synth, listing, d):
     con.close()
     check(rows[-1:] == [(66,)],
           "nested: CUDNN_OPS.engine of the GemmEx, got %s" % rows)
+
+
+def check_scalars(dnntrace, synth, listing, d):
+    """dump prints alpha and beta in the type the call gives them: FP16
+    under a GemmEx computing in FP16 though 16 bytes were read, FP32 under
+    one computing in FP32, a __half, a complex with both parts."""
+    os.mkdir(d + "/scalars")
+    rc, out = run(synth, listing, d + "/scalars", "--scenario", "gemm",
+                  "--steps", "1", "--variant", "scalars")
+    check(rc == 0, "synth-trace --variant scalars: " + out)
+    rc, out = run(dnntrace, "dump", d + "/scalars/gemm.dnnt")
+    calls = [ln for ln in out.splitlines()
+             if re.search(r"cublas(GemmEx|Hgemm|Cgemm_v2)\(", ln)]
+    want = [("alpha=1.5,", "beta=0.25,"), ("alpha=0.75,", "beta=0,"),
+            ("alpha=1.5,", "beta=0.25,"), ("alpha=1+2i,", "beta=0.5-1i,")]
+    check(len(calls) == len(want), "scalars: %d calls dumped, got %d" %
+          (len(want), len(calls)))
+    for ln, (alpha, beta) in zip(calls, want):
+        check(alpha in ln and beta in ln, "scalars: %s %s in %s" %
+              (alpha, beta, ln))
+
+
+def check_prologue(dnntrace, synth, listing, d):
+    """Ops whose output a product reads as A or B: a chain that ends at
+    the GEMM, priced with the GEMM's own input (its write and read back
+    per step), the cuDNN graph that fuses it named, cuBLASLt's lack of a
+    prologue said; a layer norm and an FP64 input blocked, with why."""
+    os.mkdir(d + "/prologue")
+    rc, out = run(synth, listing, d + "/prologue", "--scenario", "gemm",
+                  "--steps", "3", "--variant", "prologue")
+    check(rc == 0, "synth-trace --variant prologue: " + out)
+    rc, out = run(dnntrace, "fusion", "--format", "json",
+                  d + "/prologue/gemm.dnnt")
+    opps = json.loads(out)["fusion"]["opportunities"] if rc == 0 else []
+    got = {o["steps"][-1]["detail"].split(" ")[0]: o for o in opps
+           if o["steps"][-1]["what"] == "matrix multiply"}
+    # api: (steps before the GEMM, its input, bytes saved and added,
+    #       status, what the cover or the block says)
+    want = {
+        # SiLU and a multiply of B, 1024 x 4096 FP32: two intermediates
+        # written and read back; the multiply's other operand read
+        "cublasSgemm_v2": (["SiLU", "multiply"], 2 * 2 * 4096 * 1024 * 4,
+                           4096 * 1024 * 4, "fusable", "ops on B ->"),
+        # a cast of B, 1024 x 1024 BF16
+        "cublasGemmEx": (["copy/cast"], 2 * 1024 * 1024 * 2, 0, "fusable",
+                         "mixed-input-precision"),
+        # a layer norm of B, 1024 x 512 BF16: no pointwise op
+        "cublasLtMatmul": (["layer norm"], 2 * 1024 * 512 * 2, 0,
+                           "blocked", "pointwise ops only"),
+        # an add of A or B (both 64 x 64) in FP64
+        "cublasDgemm_v2": (["residual add"], 2 * 64 * 64 * 8, 64 * 64 * 8,
+                           "blocked", "not DOUBLE"),
+    }
+    for api, (steps, saved, added, status, says) in want.items():
+        o = got.get(api)
+        check(o is not None, "prologue: a chain ending at %s, got %s" %
+              (api, sorted(got)))
+        if not o:
+            continue
+        check([s["what"] for s in o["steps"][:-1]] == steps and
+              all(s["removed"] for s in o["steps"][:-1]) and
+              not o["steps"][-1]["removed"],
+              "prologue %s: steps %s removed, the GEMM kept" % (api, steps))
+        check((o["bytes_saved"], o["bytes_added"]) == (saved, added),
+              "prologue %s: %d bytes saved, %d added; got %d, %d" %
+              (api, saved, added, o["bytes_saved"], o["bytes_added"]))
+        check(o["status"] == status and
+              says in (o["blocked_by"] or o["cover"]),
+              "prologue %s: %s, '%s'; got %s: %s" %
+              (api, status, says, o["status"],
+               o["blocked_by"] or o["cover"]))
+        check("cuBLASLt has no prologue" in (o["note"] or ""),
+              "prologue %s: cuBLASLt's limit in the note" % api)
+        check(not o["steps"][-1]["cudnn"],
+              "prologue %s: the GEMM not called cuDNN's" % api)
+        # the second Dgemm right after the first may read the same input
+        check(("right after it (cublasDgemm_v2)" in (o["note"] or "")) ==
+              (api == "cublasDgemm_v2"),
+              "prologue %s: the matmul right after it noted only for the "
+              "Dgemm" % api)
+    # the HTML report's chains name the library each GEMM ran in
+    rc, out = run(dnntrace, "report", "--format", "html",
+                  d + "/prologue/gemm.dnnt")
+    boxes = re.findall(r'class="mute">([^<,]*), \d+ kernels?<', out)
+    check({"cuBLAS", "cuBLASLt"} <= set(boxes) and "cuDNN" not in boxes,
+          "prologue: the HTML chains' GEMMs by library, got %s" %
+          sorted(set(boxes)))
+    # the ReLU of another size feeds no product
+    check(not any(s["what"] == "ReLU" for o in opps for s in o["steps"]),
+          "prologue: the ReLU no product reads in no chain")
 
 
 def check_static(dnntrace, synth, listing, d, t):

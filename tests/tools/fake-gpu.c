@@ -11,8 +11,12 @@
  *
  * Environment: FAKE_GPU_NAME (the device's name, "NVIDIA H200"),
  * FAKE_FAST (the engine, or a legacy convolution's algorithm, that runs
- * in 5 us; every other takes 10 us). Every engine has one knob,
- * TILE_SIZE, from 0 to 3; at 3 it runs in 4 us.
+ * in 5 us; every other takes 10 us), FAKE_PLAN_US and FAKE_ENGINE_US
+ * (the wall time a plan and an engine take to finalize, 0 by default),
+ * FAKE_NO_FUSION (a graph of more than one operation is refused). Every
+ * engine has one knob, TILE_SIZE, from 0 to 3; at 3 it runs in 4 us. A
+ * graph of pointwise operations alone runs in 2 us an operation; each
+ * pointwise operation after another kind adds 1 us.
  */
 #include <cudnn.h>
 #include <stdbool.h>
@@ -20,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -339,9 +344,18 @@ EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
 	struct desc *x = d;
 
 	if (x->type == CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR &&
-	    !find(x, CUDNN_ATTR_OPERATIONGRAPH_OPS))
+	    (!find(x, CUDNN_ATTR_OPERATIONGRAPH_OPS) ||
+	     (getenv("FAKE_NO_FUSION") &&
+	      find(x, CUDNN_ATTR_OPERATIONGRAPH_OPS)->count > 1)))
 		return CUDNN_STATUS_BAD_PARAM;
+	if (x->type == CUDNN_BACKEND_ENGINE_DESCRIPTOR &&
+	    getenv("FAKE_ENGINE_US"))
+		usleep((useconds_t)atoi(getenv("FAKE_ENGINE_US")));
 	if (x->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR) {
+		/* a plan takes FAKE_PLAN_US of wall time to build, as one
+		 * that compiles its kernel does */
+		if (getenv("FAKE_PLAN_US"))
+			usleep((useconds_t)atoi(getenv("FAKE_PLAN_US")));
 		struct desc *cfg =
 			ptr(x, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 0);
 		struct desc *e =
@@ -493,18 +507,43 @@ static bool pack_complete(struct desc *plan, struct desc *vp)
 	return ops != NULL;
 }
 
+/* The operations of a plan's graph, and how many are pointwise. */
+static int64_t plan_ops(struct desc *plan, int64_t *pointwise)
+{
+	struct desc *cfg =
+		ptr(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 0);
+	struct desc *e = ptr(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, 0);
+	struct desc *g = ptr(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, 0);
+	struct attr *ops = g ? find(g, CUDNN_ATTR_OPERATIONGRAPH_OPS) : NULL;
+
+	*pointwise = 0;
+	for (int64_t i = 0; ops && i < ops->count; i++)
+		*pointwise +=
+			ptr(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, (int)i)->type ==
+			CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR;
+	return ops ? ops->count : 0;
+}
+
 EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t h,
 					 cudnnBackendDescriptor_t plan,
 					 cudnnBackendDescriptor_t vp)
 {
+	int64_t pw, n;
+
 	(void)h;
 	if (!((struct desc *)plan)->final || !((struct desc *)vp)->final ||
 	    !pack_complete(plan, vp))
 		return CUDNN_STATUS_BAD_PARAM;
+	n = plan_ops(plan, &pw);
+	if (pw == n) { /* pointwise alone: 2 us an operation */
+		clock_us += 2 * (double)n;
+		return CUDNN_STATUS_SUCCESS;
+	}
 	run(i64(plan, CUDNN_ATTR_ENGINE_GLOBAL_INDEX),
 	    find(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
 		    ? i64(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
 		    : -1);
+	clock_us += (double)pw; /* 1 us an operation fused after it */
 	return CUDNN_STATUS_SUCCESS;
 }
 
@@ -635,4 +674,116 @@ EXPORT cudnnStatus_t cudnnConvolutionForward(
 		return CUDNN_STATUS_BAD_PARAM;
 	run(a, -1);
 	return CUDNN_STATUS_SUCCESS;
+}
+
+/* ------------------------------------- other legacy calls: 10 us each */
+
+EXPORT cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *d)
+{
+	*d = calloc(1, 64);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t d)
+{
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t d,
+						 cudnnPoolingMode_t m,
+						 cudnnNanPropagation_t nan,
+						 int wh, int ww, int vp, int hp,
+						 int vs, int hs)
+{
+	(void)d, (void)m, (void)nan, (void)vp, (void)hp;
+	return wh > 0 && ww > 0 && vs > 0 && hs > 0 ? CUDNN_STATUS_SUCCESS
+						    : CUDNN_STATUS_BAD_PARAM;
+}
+
+EXPORT cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t d,
+						 cudnnPoolingMode_t m,
+						 cudnnNanPropagation_t nan,
+						 int n, const int *w,
+						 const int *p, const int *s)
+{
+	(void)d, (void)m, (void)nan, (void)w, (void)p, (void)s;
+	return n > 0 ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+EXPORT cudnnStatus_t
+cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *d)
+{
+	*d = calloc(1, 64);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t
+cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t d)
+{
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t d,
+						  cudnnActivationMode_t m,
+						  cudnnNanPropagation_t nan,
+						  double coef)
+{
+	(void)d, (void)m, (void)nan, (void)coef;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+/* A legacy call with its descriptor (when it has one), scalars and data
+ * given: one run. */
+static cudnnStatus_t legacy_run(bool ok)
+{
+	if (!ok)
+		return CUDNN_STATUS_BAD_PARAM;
+	run(-1, -1);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnPoolingForward(
+	cudnnHandle_t h, const cudnnPoolingDescriptor_t p, const void *alpha,
+	const cudnnTensorDescriptor_t xd, const void *x, const void *beta,
+	const cudnnTensorDescriptor_t yd, void *y)
+{
+	(void)h;
+	return legacy_run(p && alpha && beta && xd && x && yd && y);
+}
+
+EXPORT cudnnStatus_t cudnnActivationForward(
+	cudnnHandle_t h, cudnnActivationDescriptor_t a, const void *alpha,
+	const cudnnTensorDescriptor_t xd, const void *x, const void *beta,
+	const cudnnTensorDescriptor_t yd, void *y)
+{
+	(void)h;
+	return legacy_run(a && alpha && beta && xd && x && yd && y);
+}
+
+EXPORT cudnnStatus_t cudnnSoftmaxForward(
+	cudnnHandle_t h, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+	const void *alpha, const cudnnTensorDescriptor_t xd, const void *x,
+	const void *beta, const cudnnTensorDescriptor_t yd, void *y)
+{
+	(void)h, (void)mode;
+	return legacy_run(algo <= CUDNN_SOFTMAX_LOG && alpha && beta && xd &&
+			  x && yd && y);
+}
+
+/* Training: the doubles must arrive where the program put them (the
+ * test's call sets 0.1 and 1e-5). */
+EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTraining(
+	cudnnHandle_t h, cudnnBatchNormMode_t mode, const void *alpha,
+	const void *beta, const cudnnTensorDescriptor_t xd, const void *x,
+	const cudnnTensorDescriptor_t yd, void *y,
+	const cudnnTensorDescriptor_t pd, const void *scale, const void *bias,
+	double factor, void *rmean, void *rvar, double eps, void *smean,
+	void *sinv)
+{
+	(void)h, (void)mode;
+	return legacy_run(alpha && beta && xd && x && yd && y && pd && scale &&
+			  bias && rmean && rvar && smean && sinv &&
+			  factor == 0.1 && eps == 1e-5);
 }

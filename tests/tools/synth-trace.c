@@ -35,6 +35,9 @@
  * The gemm scenario (OUT_DIR/gemm.dnnt) makes its products through
  * cuBLAS and cuBLASLt (write_gemm() says which).
  *
+ * The norm scenario (OUT_DIR/norm.dnnt) runs a layer normalization built
+ * as a backend graph.
+ *
  * The startup scenario (OUT_DIR/startup.dnnt) compiles before its loop:
  * pauses of the host and one-off kernels, then steps that keep the GPU
  * busy.
@@ -247,6 +250,8 @@ static size_t encode(uint8_t *buf, size_t cap, const char *sig,
 				float f = (float)v[i].f;
 				memcpy(b, &f, 4);
 			}
+			if (v[i].data) /* the bytes as read */
+				memcpy(b, v[i].data, k < 16 ? k : 16);
 			memcpy(buf + len, &v[i].u, 8);
 			memcpy(buf + len + 8, &mode, 4);
 			memcpy(buf + len + 12, &k, 4);
@@ -1888,6 +1893,8 @@ static uint32_t load_library(const char *file)
 #define M(v)   ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 4 })
 #define MD(v)  ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 8 })
 #define MV(v)  ((struct val){ .u = 0x7ffd00001000, .f = (v), .n = 16 })
+/* the same as the bytes read there (n of them, up to 16) */
+#define MB(p, len) ((struct val){ .u = 0x7ffd00001000, .data = (p), .n = (len) })
 
 #define K_CUBLAS_TF32                                                     \
 	"sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_"       \
@@ -1907,6 +1914,19 @@ static uint32_t load_library(const char *file)
 #define K_GEMV        "_Z13gemv2T_kernelIiifffLi128ELi16ELi4ELi4ELb0ELb0EEvv"
 #define K_TRSM        "trsm_left_kernel_double_64x64"
 #define K_SYRK        "syrk_kernel_double_64x64"
+
+#define K_CAST_BF16                                                      \
+	"_ZN2at6native29vectorized_elementwise_kernelILi8EZNS0_24bfloat16_" \
+	"copy_kernel_cudaERNS_18TensorIteratorBaseEEUlfE_St5arrayIPcLm2EEE" \
+	"EviT0_T1_"
+#define K_MUL_F32                                                          \
+	"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13BinaryFunct" \
+	"orIfffNS0_15binary_internal10MulFunctorIfEEEESt5arrayIPcLm3EEEEviT" \
+	"0_T1_"
+#define K_LAYER_NORM                                                         \
+	"_ZN2at6native53_GLOBAL__N__cd3a9e2c_20_layer_norm_kernel_cu_3b9d6a1d" \
+	"28vectorized_layer_norm_kernelIN3c108BFloat16EfLb0EEEviT0_PKT_S8_S8_" \
+	"PS5_S9_S9_"
 
 /* cuBLASLt's descriptor attributes and layout attributes set by the
  * scenario (cublasLt.h's values). */
@@ -2001,6 +2021,87 @@ static void nested_typed(struct gen *g, uint64_t h, uint64_t lt,
 	g->seq = last_seq;
 }
 
+/* The gemm scenario's variant `prologue`: each step, PyTorch's kernels
+ * write what a product then reads as A or B: SiLU and a multiply (a gated
+ * unit) of Sgemm's B (1024 x 4096), a cast to BF16 of GemmEx's B
+ * (1024 x 1024), a layer norm of the cuBLASLt matmul's B (1024 x 512), an
+ * FP64 add of the small Dgemm's A or B (64 x 64, both), a second Dgemm
+ * right after it; and between them a ReLU no product reads, of another
+ * size. */
+static void write_prologue(struct gen *g, uint64_t h, uint64_t lt,
+			   uint64_t desc, const uint64_t l[4],
+			   const uint8_t algo[64], int steps)
+{
+	uint64_t pa = 0x7e0000000000, pb = 0x7e0010000000,
+		 pc = 0x7e0020000000, pe = 0x7e0040000000;
+
+	for (int i = 0; i < steps; i++) {
+		launch(g, 0, K_SILU, 24000, 4096 * 1024 / 512, 128);
+		launch(g, 0, K_MUL_F32, 36000, 4096 * 1024 / 512, 128);
+		uint64_t seq = CALL(g, "cublasSgemm_v2", 6000, U(h), U(0),
+				    U(0), U(1024), U(4096), U(1024), M(1.0),
+				    U(pa), U(1024), U(pb), U(1024), M(0.0),
+				    U(pc), U(1024));
+		launch(g, seq, K_CUBLAS_TF32, 150000, 64, 256);
+		launch(g, 0, kname(K_CLAMP, "N3c108BFloat16E"), 2000, 100,
+		       128);
+		launch(g, 0, K_CAST_BF16, 3000, 1024 * 1024 / 1024, 128);
+		seq = CALL(g, "cublasGemmEx", 7000, U(h), U(1), U(0), U(4096),
+			   U(1024), U(1024), MV(1.0), U(pa), U(14), U(1024),
+			   U(pb), U(14), U(1024), MV(0.0), U(pc), U(14),
+			   U(4096), U(68), U((uint64_t)-1));
+		launch(g, seq, K_NVJET_TN, 60000, 132, 384);
+		launch(g, 0, K_LAYER_NORM, 5000, 512, 32);
+		seq = CALL(g, "cublasLtMatmul", 9000, U(lt), U(desc), MV(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(h),
+			   U(4u << 20), U(0x77));
+		kernel(g, seq, K_NVJET_GELU, 24000);
+		launch(g, 0, kname(K_ADDV, "d"), 2000, 4, 128);
+		for (int k = 0; k < 2; k++) {
+			seq = CALL(g, "cublasDgemm_v2", 3000, U(h), U(k),
+				   U(0), U(64), U(64), U(64), MD(1.0), U(pa),
+				   U(64), U(pb), U(64), MD(0.0), U(pc), U(64));
+			kernel(g, seq, K_CUBLAS_F64, 3000);
+		}
+		g->t = g->gpu + 20000;
+	}
+}
+
+/* The gemm scenario's variant `scalars`: alpha and beta as the shim reads
+ * them, each in its call's scale type: FP16 under a GemmEx computing in
+ * FP16 (16 bytes read behind a void pointer, the half first), FP32 under
+ * one computing in FP32, a __half of cublasHgemm's (2 bytes), a
+ * cuComplex of cublasCgemm's (8 bytes). */
+static void write_scalars(struct gen *g, uint64_t h)
+{
+	/* 1.5 and 0.25 as halves, then what lay after them in memory */
+	static const uint8_t alpha[16] = { 0x00, 0x3e, 0x00, 0x34, 0x11, 0x22,
+					   0x33, 0x44 },
+			     beta[16] = { 0x00, 0x34, 0x00, 0x3e, 0x55, 0x66 };
+	static const float calpha[2] = { 1, 2 }, cbeta[2] = { 0.5f, -1 };
+	uint64_t pa = 0x7e0000000000, pb = 0x7e0010000000,
+		 pc = 0x7e0020000000;
+
+	uint64_t seq = CALL(g, "cublasGemmEx", 7000, U(h), U(0), U(0), U(512),
+			    U(512), U(512), MB(alpha, 16), U(pa), U(2),
+			    U(512), U(pb), U(2), U(512), MB(beta, 16), U(pc),
+			    U(2), U(512), U(64), U((uint64_t)-1));
+	kernel(g, seq, K_CUBLAS_F16, 10000);
+	seq = CALL(g, "cublasGemmEx", 7000, U(h), U(0), U(0), U(512), U(512),
+		   U(512), MV(0.75), U(pa), U(2), U(512), U(pb), U(2), U(512),
+		   MV(0.0), U(pc), U(2), U(512), U(68), U((uint64_t)-1));
+	kernel(g, seq, K_CUBLAS_F16, 10000);
+	seq = CALL(g, "cublasHgemm", 7000, U(h), U(0), U(0), U(512), U(512),
+		   U(512), MB(alpha, 2), U(pa), U(512), U(pb), U(512),
+		   MB(beta, 2), U(pc), U(512));
+	kernel(g, seq, K_CUBLAS_F16, 10000);
+	seq = CALL(g, "cublasCgemm_v2", 7000, U(h), U(0), U(0), U(64), U(64),
+		   U(64), MB(calpha, 8), U(pa), U(64), U(pb), U(64),
+		   MB(cbeta, 8), U(pc), U(64));
+	kernel(g, seq, K_CUBLAS_TF32, 10000);
+}
+
 /* The gemm scenario (OUT_DIR/gemm.dnnt): a process on an H100 making
  * its products through cuBLAS and cuBLASLt. Each step runs an FP32 GEMM
  * on a handle allowed TF32 and PyTorch's SiLU on its output (which no
@@ -2018,7 +2119,8 @@ static void nested_typed(struct gen *g, uint64_t h, uint64_t lt,
  * and makes the GemmEx 20% slower; the variant `huge` is one product of
  * shapes no GPU holds (2^40 each way); the variant `static` is the program
  * with cuBLAS linked into it: its kernels run, no cuBLAS library is
- * loaded and none of its calls is recorded. */
+ * loaded and none of its calls is recorded; the variants `prologue` and
+ * `scalars`, write_prologue()'s and write_scalars()'s. */
 static void write_gemm(const char *dir, int steps, int threads)
 {
 	(void)threads;
@@ -2124,6 +2226,16 @@ static void write_gemm(const char *dir, int steps, int threads)
 	lt_set(&g, bdesc, LT_EPILOGUE, 4, 4);
 	lt_set(&g, bdesc, LT_BIAS_DATA_TYPE, 14, 4);
 
+	if (!strcmp(variant, "scalars")) {
+		write_scalars(&g, h);
+		scenario_end(&g);
+		return;
+	}
+	if (!strcmp(variant, "prologue")) {
+		write_prologue(&g, h, lt, desc, l, algo, steps);
+		scenario_end(&g);
+		return;
+	}
 	uint64_t pa = 0x7e0000000000, pb = 0x7e0010000000,
 		 pc = 0x7e0020000000, pd = 0x7e0030000000,
 		 pe = 0x7e0040000000;
@@ -2230,6 +2342,96 @@ static void write_gemm(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* The norm scenario (OUT_DIR/norm.dnnt): a layer normalization built as
+ * a backend graph (NORM_FORWARD, training phase: X [16,64,32,32] FP32,
+ * scale and bias per channel, epsilon by value, Y, mean and inverse
+ * variance per sample) and executed `steps` times. */
+static uint64_t norm_tensor(struct gen *g, int64_t uid, int64_t c, int64_t hw,
+			    int64_t n, bool by_value)
+{
+	int64_t dims[4] = { n, c, hw, hw },
+		strides[4] = { c * hw * hw, hw * hw, hw, 1 };
+	uint64_t t = bk_create(g, BTYPE("TENSOR"));
+	uint8_t yes = 1;
+
+	bk_set1(g, t, ATTR("TENSOR_DATA_TYPE"), ATYPE("DATA_TYPE"),
+		E("cudnnDataType_t", "CUDNN_DATA_FLOAT"), 4);
+	bk_set(g, t, ATTR("TENSOR_DIMENSIONS"), ATYPE("INT64"), dims, 4, 8);
+	bk_set(g, t, ATTR("TENSOR_STRIDES"), ATYPE("INT64"), strides, 4, 8);
+	bk_set1(g, t, ATTR("TENSOR_UNIQUE_ID"), ATYPE("INT64"), uid, 8);
+	bk_set1(g, t, ATTR("TENSOR_BYTE_ALIGNMENT"), ATYPE("INT64"), 16, 8);
+	if (by_value)
+		bk_set(g, t, ATTR("TENSOR_IS_BY_VALUE"), ATYPE("BOOLEAN"), &yes,
+		       1, 1);
+	CALL(g, "cudnnBackendFinalize", 3000, U(t));
+	return t;
+}
+
+static void write_norm(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	struct gen g;
+	static const char *const roles[] = {
+		"CUDNN_ATTR_OPERATION_NORM_FWD_XDESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_YDESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC",
+		"CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC",
+	};
+	uint64_t t[7];
+
+	scenario_begin(&g, dir, "norm");
+	uint64_t handle = 0x1000;
+	uint64_t seq = CALL(&g, "cudnnCreate", 300000, U(handle));
+	kernel(&g, seq, "cudnn::init_kernel", 2000);
+	t[0] = norm_tensor(&g, 1, 64, 32, 16, false);
+	t[1] = norm_tensor(&g, 2, 64, 1, 1, false);
+	t[2] = norm_tensor(&g, 3, 64, 1, 1, false);
+	t[3] = norm_tensor(&g, 4, 1, 1, 1, true);
+	t[4] = norm_tensor(&g, 5, 64, 32, 16, false);
+	t[5] = norm_tensor(&g, 6, 1, 1, 16, false);
+	t[6] = norm_tensor(&g, 7, 1, 1, 16, false);
+	uint64_t op = bk_create(&g, BTYPE("OPERATION_NORM_FORWARD"));
+	bk_set1(&g, op, ATTR("OPERATION_NORM_FWD_MODE"), ATYPE("NORM_MODE"),
+		E("cudnnBackendNormMode_t", "CUDNN_LAYER_NORM"), 4);
+	bk_set1(&g, op, ATTR("OPERATION_NORM_FWD_PHASE"),
+		ATYPE("NORM_FWD_PHASE"),
+		E("cudnnBackendNormFwdPhase_t", "CUDNN_NORM_FWD_TRAINING"), 4);
+	for (int i = 0; i < 7; i++)
+		bk_set(&g, op, E("cudnnBackendAttributeName_t", roles[i]),
+		       ATYPE("BACKEND_DESCRIPTOR"), &t[i], 1, 8);
+	CALL(&g, "cudnnBackendFinalize", 4000, U(op));
+	uint64_t graph = bk_create(&g, BTYPE("OPERATIONGRAPH"));
+	bk_set(&g, graph, ATTR("OPERATIONGRAPH_HANDLE"), ATYPE("HANDLE"),
+	       &handle, 1, 8);
+	bk_set(&g, graph, ATTR("OPERATIONGRAPH_OPS"),
+	       ATYPE("BACKEND_DESCRIPTOR"), &op, 1, 8);
+	CALL(&g, "cudnnBackendFinalize", 20000, U(graph));
+	uint64_t plan = matmul_plan(&g, handle, graph, 2, 1, 0);
+	static const int64_t uids[] = { 1, 2, 3, 4, 5, 6, 7 };
+	uint64_t ptrs[] = { 0x7f0000000000, 0x7f0001000000, 0x7f0002000000,
+			    0x7ffc00001000, 0x7f0003000000, 0x7f0004000000,
+			    0x7f0005000000 };
+	uint64_t ws = 0;
+	for (int i = 0; i < steps; i++) {
+		uint64_t vp = bk_create(&g, BTYPE("VARIANT_PACK"));
+		bk_set(&g, vp, ATTR("VARIANT_PACK_UNIQUE_IDS"), ATYPE("INT64"),
+		       uids, 7, 8);
+		bk_set(&g, vp, ATTR("VARIANT_PACK_DATA_POINTERS"),
+		       ATYPE("VOID_PTR"), ptrs, 7, 8);
+		bk_set(&g, vp, ATTR("VARIANT_PACK_WORKSPACE"),
+		       ATYPE("VOID_PTR"), &ws, 1, 8);
+		CALL(&g, "cudnnBackendFinalize", 2000, U(vp));
+		seq = CALL(&g, "cudnnBackendExecute", 8000, U(handle), U(plan),
+			   U(vp));
+		kernel(&g, seq, "cudnn::norm_fwd_kernel", 10000);
+		CALL(&g, "cudnnBackendDestroyDescriptor", 1000, U(vp));
+	}
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -2248,8 +2450,9 @@ static const struct scenario {
 	{ "extreme", "", write_extreme },
 	{ "ranges", " [--steps N]", write_ranges },
 	{ "libraries", " [--steps N]", write_libraries },
-	{ "gemm", " [--steps N] [--variant changed|huge|static|nested]", write_gemm },
+	{ "gemm", " [--steps N] [--variant changed|huge|static|nested|prologue|scalars]", write_gemm },
 	{ "startup", " [--steps N]", write_startup },
+	{ "norm", " [--steps N]", write_norm },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 

@@ -17,7 +17,7 @@ fail=0
 t=$tmp/graphs.dnnt
 
 # which call each replay goes to, by graph launch (correlation id)
-"$dnntrace" ops --format json "$t" >"$tmp/ops.json" || fail=1
+"$dnntrace" ops --format json --with-warmup "$t" >"$tmp/ops.json" || fail=1
 python3 - "$tmp/ops.json" <<'PY' || fail=1
 import collections, json, sys
 d = json.load(open(sys.argv[1]))

@@ -3,16 +3,23 @@
 # and cuDNN (fake-gpu.c, where engine or algorithm FAKE_FAST runs in 5 us
 # and every other in 10 us) under the names replay loads. On the bundled
 # sample's trace: a GPU of another model refused (3) unless --any-gpu;
-# both convolutions rebuilt and measured, the other calls said why not,
+# both convolutions rebuilt and measured, and its softmax, activation and
+# pooling (the recorded call, their one candidate),
 # the fast engine and algorithm found best and the recorded ones' replays
 # uncertain against the trace; report's two engine choices; a replay
 # stopped half way continued; --op, --top, --cold-cache, --engines all
 # (every engine, and each knob over its range: TILE_SIZE at 3 runs in
 # 4 us).
+# A batch normalization made again from a call as the decoder keeps it
+# (test-replay-legacy-ops.c); a layer normalization built as a backend
+# graph (synth-trace's norm scenario) rebuilt and measured.
+# The fusion what-if of the CUDA-graph trace's chain: measured,
+# continued, refused.
 # usage: test-replay-fake.sh DNNTRACE FAKE_GPU_LIBRARY SOURCE_ROOT
+#                            LEGACY_OPS_TEST SYNTH_TRACE
 set -u
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-dnntrace=$(abs "$1") fake=$(abs "$2") root=$3
+dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 legacy_ops=$(abs "$4") synth=$(abs "$5")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/lib"
@@ -24,14 +31,19 @@ cp "$root/tests/data/h200-sample.dnnt" "$dir/" || exit 2
 t=$dir/h200-sample.dnnt
 fail=0
 failed() { echo "FAIL: $*"; fail=1; }
-# check RESULTS PYTHON: the results file's lines as `lines`, the problems
-# measured as `m` (the legacy convolution, then the backend one)
+# check RESULTS PYTHON: the results file's lines as `lines`, the
+# convolutions measured as `m` (the legacy one, then the backend one), the
+# other legacy calls measured as `o`, the fusion what-ifs as `f`
 check() {
 	python3 - "$1" "$2" <<'PY' || failed "$1: $2"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-m = sorted((p for p in lines[1:] if p["status"] == "measured"), key=lambda p: not p["legacy"])
-assert eval(sys.argv[2]), [(p["problem"][:40], p["status"], p.get("best")) for p in lines[1:]]
+conv = lambda p: "Convolution" in p["api"] or not p["legacy"]
+probs = [p for p in lines[1:] if "problem" in p]
+m = sorted((p for p in probs if p["status"] == "measured" and conv(p)), key=lambda p: not p["legacy"])
+o = sorted((p["api"] for p in probs if p["status"] == "measured" and not conv(p)))
+f = [p for p in lines[1:] if "fusion" in p]
+assert eval(sys.argv[2]), [(p.get("problem", p.get("fusion", ""))[:40], p["status"], p.get("best")) for p in lines[1:]]
 PY
 }
 
@@ -45,12 +57,15 @@ check "$dir/any.jsonl" 'lines[0]["any_gpu"] and lines[0]["gpu"].startswith("NVID
 
 "$dnntrace" replay --budget 30 "$t" 2>"$dir/err" || failed "replay: exit status $?: $(cat "$dir/err")"
 r=$dir/h200-sample.replay.jsonl
-check "$r" 'len(lines) == 7 and len(m) == 2 and all(p.get("reason") for p in lines[1:] if p["status"] != "measured")'
+check "$r" 'len(lines) == 6 and len(m) == 2 and all(p.get("reason") for p in lines[1:] if p["status"] != "measured")'
 # the recorded engine first; the fast one best; 10 us against 9.8 and 6.6
 check "$r" '[p["candidates"][0]["source"] for p in m] == ["recorded"] * 2 and [p["candidates"][p["best"]]["engine"] for p in m] == [1, 1]'
 check "$r" '[p["replayed_ns"] for p in m] == [10000, 10000] and [p["uncertain"] for p in m] == [False, True]'
 check "$r" 'all(c["agrees"] for p in m for c in p["candidates"][1:]) and m[1]["candidates"][m[1]["best"]]["workspace"] == 256'
-grep -q '^replay: \[2/6\]' "$dir/err" || failed "no progress on stderr"
+# softmax, activation and pooling made again: the recorded call, timed
+check "$r" 'o == ["cudnnActivationForward", "cudnnPoolingForward", "cudnnSoftmaxForward"]'
+check "$r" 'all(len(p["candidates"]) == 1 and p["replayed_ns"] == 10000 and p["best"] == 0 for p in lines[1:] if p["api"] in o)'
+grep -q '^replay: \[2/5\]' "$dir/err" || failed "no progress on stderr"
 "$dnntrace" report "$t" >"$dir/report" || failed "report: exit status $?"
 [ "$(grep -c 'engine choice' "$dir/report")" = 2 ] || failed "report has not 2 engine choices"
 
@@ -58,7 +73,7 @@ grep -q '^replay: \[2/6\]' "$dir/err" || failed "no progress on stderr"
 head -n 2 "$r" >"$dir/cut" && sed -n 3p "$r" | head -c 50 >>"$dir/cut" && mv "$dir/cut" "$r"
 "$dnntrace" replay --budget 30 "$t" 2>"$dir/err" || failed "continuing: exit status $?"
 grep -q "continuing .*: 1 problems measured before" "$dir/err" || failed "continuing said: $(cat "$dir/err")"
-check "$r" 'len(lines) == 7 and len(m) == 2'
+check "$r" 'len(lines) == 6 and len(m) == 2'
 
 "$dnntrace" replay -q --op 120 -o "$dir/op.jsonl" "$t" || failed "--op: exit status $?"
 check "$dir/op.jsonl" 'len(lines) == 2 and m[0]["engine"] == 70'
@@ -68,4 +83,55 @@ check "$dir/cold.jsonl" 'lines[0]["cold_cache"] and len(lines) == 3 and [p["repl
 # every engine, and each one's knob over its range: TILE_SIZE=3 best
 check "$dir/all.jsonl" 'lines[0]["engines"] == "all" and sum(c["source"] == "all" for c in m[0]["candidates"]) > 50'
 check "$dir/all.jsonl" 'm[0]["candidates"][m[0]["best"]].get("knobs") == "TILE_SIZE=3" and m[0]["candidates"][m[0]["best"]]["median_ns"] == 4000'
+# The fusion what-if: cuda-graph.dnnt's convolution + bias add + ReLU
+# (recorded on an H100) built as one graph, which the fake runs in 5 us
+# (engine 1) + 1 us a pointwise node; unfused, the recorded engine's
+# 10 us and the two kernels' times in the trace (5288 and 2307 ns), each
+# also timed alone as a pointwise graph (2 us).
+h100="NVIDIA H100 80GB HBM3"
+cp "$root/tests/data/cuda-graph.dnnt" "$dir/" || exit 2
+g=$dir/cuda-graph.dnnt
+FAKE_GPU_NAME=$h100 "$dnntrace" replay --budget 30 "$g" 2>"$dir/err" ||
+	failed "replay of the CUDA-graph trace: exit status $?: $(cat "$dir/err")"
+rg=$dir/cuda-graph.replay.jsonl
+check "$rg" 'len(f) == 1 and f[0]["status"] == "measured" and f[0]["pattern"] == "convolution forward + pointwise epilogue"'
+check "$rg" '(f[0]["fused_ns"], f[0]["unfused_ns"], f[0]["saving_ns"]) == (7000, 17595, 10595) and f[0]["fused"]["engine"] == 1'
+check "$rg" '[(s["what"], s["source"], s["ns"], s.get("graph_ns")) for s in f[0]["steps"]] == [("convolution forward", "replayed", 10000, None), ("bias add", "recorded", 5288, 2000), ("ReLU", "recorded", 2307, 2000)]'
+check "$rg" 'f[0]["count"] == 54 and f[0]["priced_ns"] == 7596 and f[0]["engines_tried"] == 3'
+# right after its head's problem, before the smaller problems
+check "$rg" 'lines[1]["problem"] == f[0]["head"] and "fusion" in lines[2]'
+grep -q "fusion what-if: convolution forward + pointwise epilogue" "$dir/err" || failed "no what-if progress: $(cat "$dir/err")"
+"$dnntrace" fusion "$g" >"$dir/fusion" || failed "fusion: exit status $?"
+grep -q "^   measured:   saving 10.6 us per time (priced: 7596 ns), 572.1 us in all: unfused 17.6 us, fused 7000 ns" "$dir/fusion" ||
+	failed "fusion does not show the measured saving: $(grep -A2 measured "$dir/fusion")"
+# continued: the what-if is not measured again
+FAKE_GPU_NAME=$h100 "$dnntrace" replay --budget 30 "$g" 2>"$dir/err" || failed "continuing the CUDA-graph replay: exit status $?"
+grep -q "fusion what-if" "$dir/err" && failed "the what-if was measured again"
+check "$rg" 'len(f) == 1'
+# a fused graph cuDNN refuses: not measured, with cuDNN's words
+FAKE_GPU_NAME=$h100 FAKE_NO_FUSION=1 "$dnntrace" replay -q -o "$dir/no.jsonl" "$g" || failed "replay, no fusion: exit status $?"
+check "$dir/no.jsonl" 'f[0]["status"] == "not_built" and f[0]["reason"].startswith("the fused graph: OPERATIONGRAPH_DESCRIPTOR cannot be built again: CUDNN_STATUS_BAD_PARAM") and "fused_ns" not in f[0]'
+cp "$dir/no.jsonl" "$rg"
+"$dnntrace" fusion "$g" | grep -q "^   measured:   not measured: the fused graph: OPERATIONGRAPH_DESCRIPTOR cannot be built again" ||
+	failed "fusion does not say why the what-if was not measured"
+# plans that take 50 ms each to build: --engines all stops building them
+# when the problem's budget (1 s) is spent, and says so
+start=$(date +%s)
+FAKE_PLAN_US=50000 "$dnntrace" replay -q --op 120 --engines all --budget 1 -o "$dir/slow.jsonl" "$t" ||
+	failed "--engines all with slow plans: exit status $?"
+[ $(($(date +%s) - start)) -le 5 ] || failed "--engines all with slow plans took $(($(date +%s) - start)) s for a 1 s budget"
+check "$dir/slow.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and any(c["status"] == "not timed: the problem\x27s budget was spent" for c in m[0]["candidates"])'
+# engines that take 20 ms each to finalize (72 of them, a config per knob
+# value): listing every engine's configs stops at half the budget
+start=$(date +%s)
+FAKE_ENGINE_US=20000 "$dnntrace" replay -q --op 120 --engines all --budget 1 -o "$dir/engines.jsonl" "$t" ||
+	failed "--engines all with slow engines: exit status $?"
+[ $(($(date +%s) - start)) -le 3 ] || failed "--engines all with slow engines took $(($(date +%s) - start)) s for a 1 s budget"
+check "$dir/engines.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and 1 < len(m[0]["candidates"]) < 100'
+"$legacy_ops" || failed "a batch normalization was not made again"
+# a backend normalization graph (recorded on an H100): rebuilt, its
+# engine and the heuristics' timed, the fast one (1) best
+"$synth" "$root/shim/libs/cudnn-api.txt" "$dir" --scenario norm --steps 4 || exit 2
+"$dnntrace" replay -q --any-gpu "$dir/norm.dnnt" || failed "replay of a normalization graph: exit status $?"
+check "$dir/norm.replay.jsonl" 'len(lines) == 2 and len(m) == 1 and m[0]["candidates"][0]["status"] == "ok" and m[0]["candidates"][m[0]["best"]]["engine"] == 1 and "NORM_FORWARD" in m[0]["problem"]'
 exit $fail

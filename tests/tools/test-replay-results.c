@@ -3,9 +3,10 @@
  * analyzer reads back, and the one replay/REPLAY.md describes: problems
  * measured, not rebuilt and failed written with made-up candidates (no
  * GPU is needed), read with dt_replayed_read, each field as written; the
- * best candidate the fastest whose outputs agree; a recorded engine
- * replayed 30 % slower than the trace uncertain; every key of every line
- * named in REPLAY.md.
+ * best candidate the fastest whose outputs agree (with the first that ran
+ * when cuDNN refused the recorded engine); a recorded engine replayed
+ * 30 % slower than the trace uncertain; fusion what-ifs, measured and
+ * not; every key of every line named in REPLAY.md.
  *
  * Usage: test-replay-results REPLAY.md
  */
@@ -34,7 +35,40 @@ static struct cand cand(int64_t engine, const char *knobs, const char *source,
 	return c;
 }
 
-/* Write a header and three problems to path. */
+/* Two fusion what-ifs: one measured, one cuDNN would not build. */
+static void write_fusions(FILE *f)
+{
+	struct fuse_chain ch = {
+		.key = "conv + bias + ReLU|",
+		.pattern = "convolution forward + pointwise epilogue",
+		.count = 4,
+		.priced_ns = 30.4,
+		.steps = { { .what = "convolution forward",
+			     .problem = "GRAPH(A)" },
+			   { .what = "bias add", .op = DT_KOP_ADD },
+			   { .what = "ReLU", .op = DT_KOP_RELU } },
+		.n_steps = 3,
+	};
+	struct fuse_result r = {
+		.c = &ch,
+		.status = "measured",
+		.fused = cand(41, "TILE_SIZE=4", "heuristic_a", 60, -1, -1),
+		.tried = 12,
+		.parts = { { .source = "replayed", .ns = 50 },
+			   { .source = "recorded", .ns = 25, .graph_ns = 20 },
+			   { .source = "recorded", .ns = 15 } },
+		.unfused_ns = 90,
+	};
+
+	snprintf(r.parts[2].why, sizeof(r.parts[2].why), "no engine");
+	CHECK(results_fusion(f, &r));
+	struct fuse_result no = { .c = &ch,
+				  .status = "not_built",
+				  .reason = "the fused graph: refused" };
+	CHECK(results_fusion(f, &no));
+}
+
+/* Write a header, three problems and two fusion what-ifs to path. */
 static void write_file(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -72,6 +106,7 @@ static void write_file(const char *path)
 	slow.knobs = NULL;
 	c[0].t.median_ns = 130;
 	CHECK(results_problem(f, &slow, "measured", NULL, c, 1));
+	write_fusions(f);
 	fclose(f);
 }
 
@@ -116,7 +151,55 @@ static void check_read(const char *path)
 		CHECK_EQ_U(b->best, (uint64_t)-1);
 		CHECK(s->uncertain && s->knobs_unknown);
 	}
+	CHECK_EQ_U(r->n_fusions, 2);
+	if (r->n_fusions == 2) {
+		const struct dt_replayed_fusion *m = &r->fusions[0],
+						*no = &r->fusions[1];
+		CHECK_EQ_S(m->chain, "conv + bias + ReLU|");
+		CHECK_EQ_S(m->status, "measured");
+		CHECK(!m->reason);
+		CHECK_EQ_U(m->count, 4);
+		CHECK_EQ_U(m->priced_ns, 30);
+		CHECK_EQ_U(m->unfused_ns, 90);
+		CHECK_EQ_U(m->fused_ns, 60);
+		CHECK_EQ_U(m->saving_ns, 30);
+		CHECK_EQ_U(m->fused.engine, 41);
+		CHECK_EQ_S(m->fused.knobs, "TILE_SIZE=4");
+		CHECK_EQ_U(m->n_steps, 3);
+		if (m->n_steps == 3) {
+			CHECK_EQ_S(m->steps[0].source, "replayed");
+			CHECK_EQ_U(m->steps[0].ns, 50);
+			CHECK_EQ_S(m->steps[1].what, "bias add");
+			CHECK_EQ_U(m->steps[1].graph_ns, 20);
+			CHECK(!m->steps[1].why);
+			CHECK_EQ_U(m->steps[2].graph_ns, 0);
+			CHECK_EQ_S(m->steps[2].why, "no engine");
+		}
+		CHECK_EQ_S(no->status, "not_built");
+		CHECK_EQ_S(no->reason, "the fused graph: refused");
+		CHECK(!no->n_steps && !no->fused_ns);
+	}
 	dt_replayed_free(r);
+}
+
+/* cuDNN refused the recorded engine: the first candidate that ran is
+ * the reference, and the best unless one that agrees with it is
+ * faster. */
+static void check_refused(void)
+{
+	struct cand c[4] = {
+		cand(7, "KERNEL_CFG=41", "recorded", 0, -1, -1),
+		cand(9, "", "heuristic_a", 80, -1, -1),
+		cand(4, "", "heuristic_b", 60, 1, 0.001),
+		cand(5, "", "fallback", 40, 0, 0.5),
+	};
+
+	c[0].t.runs = 0;
+	snprintf(c[0].status, sizeof(c[0].status),
+		 "cuDNN refused the engine config");
+	CHECK_EQ_U(results_best(c, 2), 1);
+	CHECK_EQ_U(results_best(c, 4), 2);
+	CHECK_EQ_U(results_best(c, 1), (uint64_t)-1);
 }
 
 /* Every key of every line of path is named in the doc, as `key`. */
@@ -143,14 +226,28 @@ static void check_doc(const char *path, const char *doc_path)
 				CHECK(!"a key undocumented");
 			}
 		}
+		/* the keys of a candidate, a what-if's fused graph and its
+		 * steps */
+		json_object *inner[3] = { NULL, NULL, NULL };
 		if (json_object_object_get_ex(o, "candidates", &cands) &&
-		    json_object_array_length(cands)) {
-			json_object *c = json_object_array_get_idx(cands, 0);
-			json_object_object_foreach(c, ckey, cval)
+		    json_object_array_length(cands))
+			inner[0] = json_object_array_get_idx(cands, 0);
+		json_object_object_get_ex(o, "fused", &inner[1]);
+		if (json_object_object_get_ex(o, "steps", &cands) &&
+		    json_object_array_length(cands) > 1)
+			inner[2] = json_object_array_get_idx(cands, 1);
+		for (int i = 0; i < 3; i++) {
+			if (!inner[i])
+				continue;
+			json_object_object_foreach(inner[i], ckey, cval)
 			{
 				char want[80];
 				(void)cval;
 				snprintf(want, sizeof(want), "`%s`", ckey);
+				if (!strstr(doc, want))
+					fprintf(stderr,
+						"REPLAY.md does not name %s\n",
+						want);
 				CHECK(strstr(doc, want) != NULL);
 			}
 		}
@@ -173,6 +270,7 @@ int main(int argc, char **argv)
 	write_file(path);
 	check_read(path);
 	check_doc(path, argv[1]);
+	check_refused();
 	unlink(path);
 	return dt_test_failures ? 1 : 0;
 }

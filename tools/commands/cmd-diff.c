@@ -723,6 +723,88 @@ static void print_engines(const struct diff_ctx *c)
 	}
 }
 
+/* A replay's engine and its time: "eng7 {TILE_SIZE=2} 12.3 us". */
+static const char *replayed_str(const struct dt_diff_replay *r, int64_t engine,
+				const char *knobs, uint64_t ns, char *buf,
+				size_t size)
+{
+	char t[32];
+
+	if (engine < 0) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	snprintf(buf, size, "%s%" PRId64 "%s%s%s %s",
+		 r->legacy ? "algo" : "eng", engine, knobs ? " {" : "",
+		 knobs ? knobs : "", knobs ? "}" : "",
+		 ns ? dt_fmt_ns(ns, t, sizeof(t)) : "untimed");
+	return buf;
+}
+
+/* What the replays beside both runs measured: the recorded engine's
+ * replayed time and the best engine, each run's. */
+static void print_replays(const struct diff_ctx *c)
+{
+	static const char *const hdr[] = { "base: recorded", "base: best",
+					   "new: recorded",  "new: best",
+					   "change",         "verdict",
+					   "problem",        NULL };
+	const struct dt_diff *d = c->d;
+	struct dt_table *t;
+	long shown = 0;
+
+	if (!d->n_replays || !(t = dt_table_new(hdr, "lllllll")))
+		return;
+	for (size_t i = 0; i < d->n_replays; i++) {
+		const struct dt_diff_replay *r = &d->replays[i];
+		const struct dt_diff_replay_side *s[2] = { &r->base, &r->next };
+		char b[4][192], ch[24];
+		int max = c->format == DT_MARKDOWN ? 60 : 80;
+		if (c->top && shown++ >= c->top)
+			break;
+		if (r->verdict == DT_SLOWER || r->verdict == DT_FASTER)
+			dt_table_row_class(t, dt_verdict_key(r->verdict));
+		for (int k = 0; k < 2; k++) {
+			dt_table_cell(t, "%s",
+				      s[k]->present
+					      ? replayed_str(r, s[k]->engine,
+							     s[k]->knobs,
+							     s[k]->median_ns,
+							     b[2 * k],
+							     sizeof(b[0]))
+					      : "-");
+			dt_table_cell(t, "%s",
+				      s[k]->present
+					      ? replayed_str(r, s[k]->best,
+							     s[k]->best_knobs,
+							     s[k]->best_ns,
+							     b[2 * k + 1],
+							     sizeof(b[0]))
+					      : "-");
+		}
+		dt_table_cell(t, "%s",
+			      r->base.present && r->next.present &&
+					      r->base.median_ns &&
+					      r->next.median_ns
+				      ? change_str(r->change, ch, sizeof(ch))
+				      : "-");
+		dt_table_cell(t, "%s%s", dt_verdict_key(r->verdict),
+			      r->best_changed ? ", best changed" : "");
+		dt_table_cell(t, "%.*s%s", max, r->brief ? r->brief : r->key,
+			      (int)strlen(r->brief ? r->brief : r->key) > max
+				      ? "..."
+				      : "");
+	}
+	dt_heading(c->out, c->format, "###", c->color,
+		   "Replays: %zu problem%s, %zu recorded engine%s moved, "
+		   "%zu best engine%s changed",
+		   d->n_replays, d->n_replays == 1 ? "" : "s", d->replay_moves,
+		   d->replay_moves == 1 ? "" : "s", d->best_changes,
+		   d->best_changes == 1 ? "" : "s");
+	dt_table_print(t, c->out, c->format, c->color);
+	dt_table_free(t);
+}
+
 static void print_added(const struct diff_ctx *c, enum dt_verdict v)
 {
 	static const char *const hdr[] = { "calls", "GPU time", "median",
@@ -971,6 +1053,7 @@ static void print_sections(const struct diff_ctx *c, enum gate g)
 	print_engines(c);
 	print_added(c, DT_ADDED);
 	print_added(c, DT_REMOVED);
+	print_replays(c);
 	if (c->format == DT_TEXT || c->format == DT_HTML)
 		print_calls(c);
 	print_verdict(c, g);

@@ -1,8 +1,9 @@
 /*
  * cmd-fusion.c - `dnntrace fusion`: the chains of a run that one cuDNN
  * graph could run fused, in detail. The chains come from the analyzer
- * (rules in analyzer/FUSION.md); this file lays them out. The short
- * section `report` prints is in print-fusion.c.
+ * (rules in analyzer/FUSION.md), and what a replay measured of them
+ * (replay/REPLAY.md); this file lays them out. The short section
+ * `report` prints is in print-fusion.c.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -140,6 +141,65 @@ static void print_opp_saving(FILE *out, const struct dt_fusion *fz,
 		fprintf(out, "   note:       %s\n", o->note);
 }
 
+/* What a replay measured of the chain, beside the price above: the
+ * fused graph's time against its steps' unfused, per occurrence, or why
+ * it was not measured. Nothing when no replay has the chain. */
+static void print_opp_measured(FILE *out, const struct dt_summary *s,
+			       const struct dt_fz_opp *o)
+{
+	const struct dt_replayed *r = NULL;
+	const struct dt_replayed_fusion *f =
+		dt_replayed_fusion_find(s, o->key, &r);
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (!f)
+		return;
+	if (!f->status || strcmp(f->status, "measured")) {
+		fprintf(out, "   measured:   not measured: %s\n",
+			f->reason ? f->reason : "the results give no reason");
+		return;
+	}
+	uint64_t saving = f->saving_ns > 0 ? (uint64_t)f->saving_ns : 0;
+	if (f->saving_ns > 0)
+		fprintf(out,
+			"   measured:   saving %s per time (priced: %s), %s "
+			"in all",
+			dt_fmt_ns(saving, b1, sizeof(b1)),
+			dt_fmt_ns(o->saving_ns > 0
+					  ? (uint64_t)llround(o->saving_ns /
+							      (double)o->count)
+					  : 0,
+				  b2, sizeof(b2)),
+			dt_fmt_ns(saving * o->count, b3, sizeof(b3)));
+	else
+		fprintf(out,
+			"   measured:   no saving: the fused graph is %s "
+			"slower per time",
+			dt_fmt_ns((uint64_t)-f->saving_ns, b1, sizeof(b1)));
+	fprintf(out, ": unfused %s, fused %s, replayed on an %s\n",
+		dt_fmt_ns(f->unfused_ns, b1, sizeof(b1)),
+		dt_fmt_ns(f->fused_ns, b4, sizeof(b4)),
+		r->gpu ? r->gpu : "unnamed GPU");
+	fprintf(out, "   unfused:    ");
+	for (size_t m = 0; m < f->n_steps; m++) {
+		const struct dt_replayed_fstep *st = &f->steps[m];
+		bool replayed = st->source && !strcmp(st->source, "replayed");
+		fprintf(out, "%s%s %s (%s", m ? "; " : "",
+			st->what ? st->what : "?",
+			dt_fmt_ns(st->ns, b1, sizeof(b1)),
+			replayed ? "its recorded engine, replayed"
+				 : "in the trace");
+		if (st->graph_ns)
+			fprintf(out, "; a cuDNN pointwise graph: %s",
+				dt_fmt_ns(st->graph_ns, b2, sizeof(b2)));
+		fprintf(out, ")");
+	}
+	fprintf(out, "\n   fused:      one cuDNN graph, engine %lld%s%s%s\n",
+		(long long)f->fused.engine, f->fused.knobs ? " (" : "",
+		f->fused.knobs ? f->fused.knobs : "",
+		f->fused.knobs ? ")" : "");
+}
+
 /* The chains cuDNN already ran fused, and what they kept on chip. */
 static void print_fused(FILE *out, const struct dt_fusion *fz, bool color,
 			bool wide)
@@ -188,6 +248,7 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 		print_opp_head(out, s, o, i, color);
 		print_opp_steps(out, o, wide);
 		print_opp_saving(out, fz, o);
+		print_opp_measured(out, s, o);
 	}
 	if (fz->n_fused)
 		print_fused(out, fz, color, wide);

@@ -8,7 +8,8 @@
  * A consumer of the session's activity events, nothing more: copies and
  * sets are not kernels and are left out; kernels CUPTI could not time are
  * counted, not listed. Names are shown as C++ writes them (the model's
- * demangled name), or as recorded with --mangled.
+ * demangled name), or as recorded with --mangled. Of each trace's steady
+ * state, as report's (steady.c), unless --with-warmup.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -21,7 +22,7 @@
 #include "dt-analyzer.h"
 #include "tools.h"
 
-#define KERNELS_SCHEMA_VERSION 1
+#define KERNELS_SCHEMA_VERSION 2
 
 /* A kernel's run times, for its median: the first TIMES_EXACT kept as
  * they are, later ones in buckets 1% wide, so that memory does not grow
@@ -43,6 +44,7 @@ struct kernel_row {
 };
 
 struct kernels {
+	struct dt_steady *st; /* each run kept until the cut is known */
 	struct kernel_row *rows;
 	size_t n_rows, cap_rows;
 	size_t *index; /* open addressing by name hash: row + 1, 0 empty */
@@ -175,6 +177,14 @@ static bool same_dim3(int32_t *kept, bool first, int32_t x, int32_t y,
 	return kept[0] == x && kept[1] == y && kept[2] == z;
 }
 
+/* A kernel's run as it is kept until the steady state is known (the
+ * session's kernel names live as long as it does). */
+struct run {
+	const struct dt_kernel_class *kc;
+	uint64_t ns;
+	int32_t grid[3], block[3];
+};
+
 static void on_activity(void *arg, const struct dt_activity *a)
 {
 	struct kernels *k = arg;
@@ -185,19 +195,36 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		k->untimed++;
 		return;
 	}
-	struct kernel_row *r = row_of(k, a->kc);
+	const struct dt_rec_kernel *rec = a->kernel;
+	struct run run = {
+		a->kc,
+		a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0,
+		{ rec->grid_x, rec->grid_y, rec->grid_z },
+		{ rec->block_x, rec->block_y, rec->block_z },
+	};
+	dt_steady_keep(k->st, dt_steady_work_t(k->st, a), &run, sizeof(run));
+}
+
+/* A run of the steady state into its kernel's row. */
+static void add_run(void *arg, const void *p, size_t len)
+{
+	struct kernels *k = arg;
+	struct run run;
+
+	(void)len;
+	memcpy(&run, p, sizeof(run));
+	struct kernel_row *r = row_of(k, run.kc);
 	if (!r) {
 		k->failed = true;
 		return;
 	}
-	const struct dt_rec_kernel *rec = a->kernel;
-	uint64_t ns = a->gpu_end > a->gpu_start ? a->gpu_end - a->gpu_start : 0;
+	uint64_t ns = run.ns;
 	bool first = !r->count;
 
-	r->one_grid &= same_dim3(r->grid, first, rec->grid_x, rec->grid_y,
-				 rec->grid_z);
-	r->one_block &= same_dim3(r->block, first, rec->block_x,
-				  rec->block_y, rec->block_z);
+	r->one_grid &= same_dim3(r->grid, first, run.grid[0], run.grid[1],
+				 run.grid[2]);
+	r->one_block &= same_dim3(r->block, first, run.block[0],
+				  run.block[1], run.block[2]);
 	if (first || ns < r->min)
 		r->min = ns;
 	if (ns > r->max)
@@ -222,6 +249,7 @@ static int by_time(const void *a, const void *b)
 
 struct kernels_out {
 	FILE *out;
+	const struct dt_summary *s; /* what the start-ups held */
 	enum dt_format fmt;
 	bool mangled;
 	size_t top; /* rows printed */
@@ -255,7 +283,7 @@ static void print_text(const struct kernels_out *o, const struct kernels *k)
 		"max",        "grid",  "block", "kernel", NULL,
 	};
 	struct dt_table *t = dt_table_new(headers, "rrrrrrrrrl");
-	char b[6][32], pct[16];
+	char b[6][32], pct[16], up[1024];
 
 	if (!t) {
 		dt_error("out of memory");
@@ -293,6 +321,8 @@ static void print_text(const struct kernels_out *o, const struct kernels *k)
 			"# %" PRIu64 " kernels CUPTI could not time are "
 			"not counted\n",
 			k->untimed);
+	if (dt_sum_startup_text(o->s, up, sizeof(up)))
+		fprintf(o->out, "# start-up: %s\n", up);
 	for (size_t i = 0; i < o->n_paths; i++)
 		if (o->state[i] == TRACE_INCOMPLETE)
 			fprintf(o->out,
@@ -382,6 +412,7 @@ static void print_json(const struct kernels_out *o, const struct kernels *k)
 		dt_json_close(j, -1);
 	}
 	dt_json_close(j, -1);
+	dt_json_startup(j, o->s);
 	dt_json_ku(j, "total_ns", k->ns);
 	dt_json_ku(j, "runs", k->runs);
 	dt_json_ku(j, "untimed", k->untimed);
@@ -418,19 +449,22 @@ static void kernels_help(FILE *f)
 	fprintf(f,
 		"usage: dnntrace kernels [--top N] [--format text|json|csv] "
 		"[--mangled] [-o FILE [--force]]\n"
-		"                        TRACE|FOLDER...\n\n"
+		"                        [--with-warmup] TRACE|FOLDER...\n\n"
 		"Lists the GPU kernels of the traces, one row per kernel "
 		"name, longest total\ntime first: how often it ran, its time "
 		"in all and as a share of every kernel's,\nmean, median, "
 		"shortest and longest run, and its grid and block when every\n"
 		"launch had the same. Names as C++ writes them "
-		"(demangled).\n\n"
+		"(demangled). Only each trace's\nsteady state's, as "
+		"report's: the start-up before it (loading, compiling,\n"
+		"autotuning, the first steps) is said in one line.\n\n"
 		"  --top N        list the N kernels with the most time "
 		"(default all)\n"
 		"  --format FMT   text (default), json or csv (times in ns)\n"
 		"  --mangled      kernel names as recorded (mangled)\n"
 		"  -o FILE        write to FILE instead of standard output\n"
 		"  --force        replace FILE when it exists\n"
+		"  --with-warmup  the whole runs, start-up included\n"
 		"  -h, --help     show this help\n");
 }
 
@@ -450,8 +484,9 @@ static int read_traces(struct kernels *k, char **paths, size_t n,
 		struct dt_consumer c = { .arg = k, .activity = on_activity };
 		if (dt_session_add(ss, &c) < 0)
 			k->failed = true;
-		else
-			dt_session_run(ss);
+		else if (dt_steady_read(k->st, ss) < 0 ||
+			 dt_steady_each(k->st, add_run, k) < 0)
+			rc = EXIT_USAGE;
 		state[i] = dt_trace_complete(dt_session_file(ss))
 				   ? TRACE_COMPLETE
 				   : TRACE_INCOMPLETE;
@@ -473,12 +508,14 @@ static void kernels_free(struct kernels *k)
 	}
 	free(k->rows);
 	free(k->index);
+	dt_steady_free(k->st);
 }
 
 /* What the command line asks for, beside o's format and names. */
 struct kernels_args {
 	const char *output;
 	bool force;
+	bool whole; /* --with-warmup */
 	long top;
 };
 
@@ -493,6 +530,7 @@ static int kernels_options(int argc, char **argv, struct kernels_out *o,
 		{ "mangled", no_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'O' },
+		{ "with-warmup", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -519,6 +557,9 @@ static int kernels_options(int argc, char **argv, struct kernels_out *o,
 			break;
 		case 'O':
 			a->force = true;
+			break;
+		case 'W':
+			a->whole = true;
 			break;
 		case 'h':
 			kernels_help(stdout);
@@ -571,9 +612,11 @@ int cmd_kernels(int argc, char **argv)
 		free(o.paths);
 		return EXIT_USAGE;
 	}
-	struct kernels k = { 0 };
+	struct kernels k = { .st = dt_steady_new(a.whole) };
 	o.state = calloc(o.n_paths, sizeof(*o.state));
-	rc = o.state ? read_traces(&k, o.paths, o.n_paths, o.state) : 1;
+	rc = o.state && k.st ? read_traces(&k, o.paths, o.n_paths, o.state)
+			     : 1;
+	o.s = k.st ? dt_steady_summary(k.st) : NULL;
 	size_t read = 0;
 	for (size_t i = 0; o.state && i < o.n_paths; i++)
 		read += o.state[i] != TRACE_UNREAD;

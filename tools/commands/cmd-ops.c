@@ -3,7 +3,8 @@
  * GPU through the wrapped libraries (cuDNN; cuBLAS's and cuBLASLt's GEMMs),
  * as the analyzer's model decodes it: what it computed (tensors,
  * parameters, graph), what the library chose (engine or algorithm,
- * workspace) and what it cost (host time, kernels, GPU time).
+ * workspace) and what it cost (host time, kernels, GPU time). Of the
+ * steady state, as report's (steady.c), unless --with-warmup.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -17,13 +18,13 @@
 #include "dt-analyzer.h"
 #include "tools.h"
 
-#define OPS_SCHEMA_VERSION 2
+#define OPS_SCHEMA_VERSION 3
 
 static void ops_help(FILE *f)
 {
 	fprintf(f,
 		"usage: dnntrace ops [--format text|json] [--plans] [--call N] "
-		"[--range NAME]\n                   FILE\n\n"
+		"[--range NAME]\n                   [--with-warmup] FILE\n\n"
 		"Lists every cuDNN call that executed work on the GPU, in call "
 		"order: the\noperation with its tensors ([dims]:type:layout) "
 		"and "
@@ -32,6 +33,9 @@ static void ops_help(FILE *f)
 		"launched with their GPU time; and every cuBLAS and cuBLASLt "
 		"call\nthat computes (GEMMs: shapes, types, epilogue, "
 		"algorithm).\n\n"
+		"Only the steady state's, as report's: the start-up before "
+		"it (loading,\ncompiling, autotuning, the first steps) is "
+		"said in one line.\n\n"
 		"  --format F  text (default) or json (schema dnntrace.ops, "
 		"version %d)\n"
 		"  --plans     list each distinct problem (operation and "
@@ -42,6 +46,7 @@ static void ops_help(FILE *f)
 		"  --range NAME  only the work inside the program's NVTX "
 		"ranges NAME\n"
 		"              (every one; a shell pattern: 'layer*')\n"
+		"  --with-warmup  the whole run, start-up included\n"
 		"  -h, --help  show this help\n",
 		OPS_SCHEMA_VERSION);
 }
@@ -224,6 +229,15 @@ static void print_op_json(struct dt_json *j, const struct dt_file_info *fi,
 	dt_json_close(j, -1);
 }
 
+/* What --plans keeps of an op: add_problem's, its description after. */
+struct plan_entry {
+	const char *api;
+	uint32_t plan;
+	bool captured;
+	int64_t engine, workspace;
+	uint64_t gpu_ns, host_ns, kernels;
+};
+
 /* Distinct problems: the op's function and description. */
 struct problem {
 	char *key;
@@ -239,18 +253,19 @@ struct problems {
 	size_t n, cap;
 };
 
-static void add_problem(struct problems *ps, const struct dt_op *op)
+static void add_problem(struct problems *ps, const struct plan_entry *op,
+			const char *desc)
 {
 	/* a capture ran nothing: its replays are the executions */
-	bool captured = op->origin == DT_OP_CAPTURED;
+	bool captured = op->captured;
 
 	for (size_t i = 0; i < ps->n; i++) {
 		struct problem *p = &ps->v[i];
-		if (p->api == op->api && !strcmp(p->key, op->desc)) {
+		if (p->api == op->api && !strcmp(p->key, desc)) {
 			p->count += captured ? 0 : 1;
 			p->captured += captured;
 			p->gpu_ns += op->gpu_ns;
-			p->host_ns += op->t_end - op->t_begin;
+			p->host_ns += op->host_ns;
 			p->kernels += op->kernels;
 			if (op->engine != p->engine)
 				p->engine = -2; /* changed */
@@ -265,7 +280,7 @@ static void add_problem(struct problems *ps, const struct dt_op *op)
 		ps->v = v;
 		ps->cap = cap;
 	}
-	ps->v[ps->n++] = (struct problem){ .key = strdup(op->desc),
+	ps->v[ps->n++] = (struct problem){ .key = strdup(desc),
 					   .api = op->api,
 					   .plan = op->plan,
 					   .engine = op->engine,
@@ -273,7 +288,7 @@ static void add_problem(struct problems *ps, const struct dt_op *op)
 					   .count = !captured,
 					   .captured = captured,
 					   .gpu_ns = op->gpu_ns,
-					   .host_ns = op->t_end - op->t_begin,
+					   .host_ns = op->host_ns,
 					   .kernels = op->kernels };
 }
 
@@ -345,7 +360,16 @@ struct ops_out {
 	bool call_seen;
 	uint64_t first_seq, last_seq; /* of the calls seen */
 	struct problems ps;
+	/* the listing, kept until the steady state is known: each op
+	 * written to mem (an element of its own, the JSON's by ej) */
+	struct dt_steady *st;
+	FILE *mem;
+	char *mem_buf;
+	size_t mem_len;
+	struct dt_json ej;
+	uint64_t listed; /* op executions listed (captures not) */
 };
+
 
 /* --call N: the call, decoded. */
 static void on_call(void *arg, const struct dt_call *c)
@@ -389,6 +413,66 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		k->grid_z, k->block_x, k->block_y, k->block_z);
 }
 
+/* An op as it is listed, kept with its time. */
+static void keep_op(struct ops_out *o, const struct dt_op *op)
+{
+	long len;
+
+	rewind(o->mem);
+	/* whether it ran anything: a capture is no execution */
+	fputc(op->origin == DT_OP_CAPTURED ? 'c' : 'x', o->mem);
+	if (o->fmt == DT_JSON) {
+		dt_json_init(&o->ej, o->mem); /* an element alone: no comma */
+		print_op_json(&o->ej, o->fi, op);
+	} else {
+		print_op_text(o->mem, o->fi, op);
+	}
+	fflush(o->mem);
+	if ((len = ftell(o->mem)) >= 0)
+		dt_steady_keep(o->st, dt_sum_op_t(op), o->mem_buf, (size_t)len);
+}
+
+/* What --plans adds up of an op, kept with its time. */
+static void keep_plan(struct ops_out *o, const struct dt_op *op)
+{
+	struct plan_entry e = { .api = op->api,
+				.plan = op->plan,
+				.captured = op->origin == DT_OP_CAPTURED,
+				.engine = op->engine,
+				.workspace = op->workspace,
+				.gpu_ns = op->gpu_ns,
+				.host_ns = op->t_end - op->t_begin,
+				.kernels = op->kernels };
+	size_t n = strlen(op->desc ? op->desc : "");
+
+	rewind(o->mem);
+	if (fwrite(&e, sizeof(e), 1, o->mem) == 1 &&
+	    fwrite(op->desc ? op->desc : "", 1, n, o->mem) == n &&
+	    !fflush(o->mem))
+		dt_steady_keep(o->st, dt_sum_op_t(op), o->mem_buf,
+			       sizeof(e) + n);
+}
+
+/* An op of the steady state, kept: listed, or added to its problem. */
+static void list_op(void *arg, const void *p, size_t len)
+{
+	struct ops_out *o = arg;
+	struct plan_entry e;
+
+	if (!o->plans) {
+		const char *text = (const char *)p + 1;
+		o->listed += *(const char *)p != 'c';
+		if (o->fmt == DT_JSON)
+			dt_json_raw(&o->j, "%s", text);
+		else
+			fwrite(text, 1, len - 1, o->out);
+		return;
+	}
+	memcpy(&e, p, sizeof(e));
+	o->listed += !e.captured;
+	add_problem(&o->ps, &e, (const char *)p + sizeof(e));
+}
+
 static void on_op(void *arg, const struct dt_op *op)
 {
 	struct ops_out *o = arg;
@@ -406,11 +490,9 @@ static void on_op(void *arg, const struct dt_op *op)
 					: "?",
 				op->kernels, op->gpu_ns);
 	} else if (o->plans) {
-		add_problem(&o->ps, op);
-	} else if (o->fmt == DT_JSON) {
-		print_op_json(&o->j, o->fi, op);
+		keep_plan(o, op);
 	} else {
-		print_op_text(o->out, o->fi, op);
+		keep_op(o, op);
 	}
 }
 
@@ -420,6 +502,7 @@ struct ops_args {
 	bool plans;
 	int64_t call; /* --call N, or -1 */
 	const char *range;
+	bool whole; /* --with-warmup */
 };
 
 /* The options into a: -1, or the exit status when the command ends here
@@ -431,6 +514,7 @@ static int ops_options(int argc, char **argv, struct ops_args *a)
 		{ "plans", no_argument, NULL, 'p' },
 		{ "call", required_argument, NULL, 'c' },
 		{ "range", required_argument, NULL, 'R' },
+		{ "with-warmup", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -457,6 +541,9 @@ static int ops_options(int argc, char **argv, struct ops_args *a)
 			break;
 		case 'R':
 			a->range = optarg;
+			break;
+		case 'W':
+			a->whole = true;
 			break;
 		case 'h':
 			ops_help(stdout);
@@ -493,13 +580,17 @@ static void ops_begin(struct ops_out *o, const char *path)
 
 /* The JSON's end: its "stats", what the model decoded and how the trace
  * ended. */
-static void ops_json_end(struct dt_json *j, const struct dt_model_stats *ms,
+static void ops_json_end(struct ops_out *o, const struct dt_model_stats *ms,
 			 const struct dt_file_stats *st)
 {
+	struct dt_json *j = &o->j;
+
 	dt_json_close(j, 2);
+	if (o->st)
+		dt_json_startup(j, dt_steady_summary(o->st));
 	dt_json_key(j, "stats");
 	dt_json_open(j, '{', -1);
-	dt_json_ku(j, "ops", ms->ops);
+	dt_json_ku(j, "ops", o->st ? o->listed : ms->ops);
 	dt_json_ku(j, "undecoded_calls", ms->undecoded);
 	dt_json_ku(j, "other_kernels", ms->other_kernels);
 	dt_json_ku(j, "late_kernels", ms->late_kernels);
@@ -526,17 +617,23 @@ static void ops_json_end(struct dt_json *j, const struct dt_model_stats *ms,
 
 /* The text's closing "# " lines: the totals, sampling, CUDA graphs, and
  * what an incomplete trace lacks. */
-static void ops_text_end(const struct dt_file_info *fi,
+static void ops_text_end(const struct ops_out *o,
 			 const struct dt_model_stats *ms,
 			 const struct dt_file_stats *st)
 {
+	const struct dt_summary *s = dt_steady_summary(o->st);
 	/* a trace of cuDNN alone (or before LIBRARY records) says cuDNN */
-	bool several = fi->n_libraries > 1;
+	bool several = !dt_sum_cudnn_only(s);
+	bool cut = s->startup.traces > 0;
+	char up[1024];
 
-	printf("# %" PRIu64 " op executions; %" PRIu64
-	       " kernels ran outside %s calls%s\n",
-	       ms->ops, ms->other_kernels,
+	if (dt_sum_startup_text(s, up, sizeof(up)))
+		printf("# start-up: %s\n", up);
+	printf("# %" PRIu64 " op executions%s; %" PRIu64
+	       " kernels ran outside %s calls%s%s\n",
+	       o->listed, cut ? " in the steady state" : "", ms->other_kernels,
 	       several ? "the libraries'" : "cuDNN",
+	       cut ? " in the whole run" : "",
 	       ms->undecoded ? "; some calls could not be decoded" : "");
 	if (ms->sampling.one_in)
 		printf("# GPU activity sampled: %" PRIu64 " windows, "
@@ -597,6 +694,42 @@ static void ops_warnings(const char *path, const struct dt_model_stats *ms,
 			 st->error);
 }
 
+/* The listing kept until the steady state is known (not for --call):
+ * false, said, when it cannot be. */
+static bool ops_steady(struct ops_out *o, bool whole)
+{
+	if (o->call > 0)
+		return true;
+	o->st = dt_steady_new(whole);
+	o->mem = open_memstream(&o->mem_buf, &o->mem_len);
+	if (o->st && o->mem)
+		return true;
+	if (o->st)
+		dt_error("out of memory");
+	return false;
+}
+
+static void ops_free(struct ops_out *o)
+{
+	dt_steady_free(o->st);
+	if (o->mem)
+		fclose(o->mem);
+	free(o->mem_buf);
+}
+
+/* The session run: the ops listed, those of the steady state unless
+ * --with-warmup. */
+static int ops_run(struct ops_out *o, struct dt_session *ss)
+{
+	if (!o->st) {
+		dt_session_run(ss);
+		return 0;
+	}
+	if (dt_steady_read(o->st, ss) < 0)
+		return -1;
+	return dt_steady_each(o->st, list_op, o);
+}
+
 int cmd_ops(int argc, char **argv)
 {
 	struct ops_args a = { .fmt = DT_TEXT, .call = -1 };
@@ -620,24 +753,28 @@ int cmd_ops(int argc, char **argv)
 		cons.call = on_call;
 		cons.activity = on_activity;
 	}
-	dt_session_add(ss, &cons);
-
+	if (!ops_steady(&o, a.whole) || dt_session_add(ss, &cons) < 0) {
+		ops_free(&o);
+		dt_session_close(ss);
+		return 1;
+	}
 	ops_begin(&o, path);
-	dt_session_run(ss);
+	rc = ops_run(&o, ss) < 0 ? 1 : 0;
 	if (a.plans)
 		print_problems(stdout, &o.j, &o.ps, a.fmt);
 	const struct dt_model_stats *ms = dt_session_stats(ss);
 	const struct dt_file_stats *st = dt_session_file(ss);
 	if (a.fmt == DT_JSON) {
-		ops_json_end(&o.j, ms, st);
+		ops_json_end(&o, ms, st);
 	} else if (a.call < 0) {
-		ops_text_end(o.fi, ms, st);
+		ops_text_end(&o, ms, st);
 	} else if (!o.call_seen) {
 		no_such_call(path, &o, st);
-		dt_session_close(ss);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
 	}
-	ops_warnings(path, ms, st);
+	if (rc != EXIT_USAGE)
+		ops_warnings(path, ms, st);
+	ops_free(&o);
 	dt_session_close(ss);
-	return 0;
+	return rc;
 }

@@ -483,7 +483,7 @@ void dt_record_say(const struct dt_record_result *res, bool quiet)
 		dt_error("%s", res->notes[i]);
 	if (!res->n_paths && !res->n_notes && res->ran && !quiet)
 		dt_error("no trace written: no process of the program called "
-			 "cuDNN");
+			 "a library dnntrace records or ran work on a GPU");
 }
 
 void dt_record_free(struct dt_record_result *res)

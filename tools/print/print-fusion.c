@@ -187,6 +187,43 @@ void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
 		f == DT_MARKDOWN ? "\n" : "");
 }
 
+/* What a replay measured of the chain (replay/REPLAY.md), when one has
+ * it: no key otherwise. */
+static void measured_json(struct dt_json *j, const struct dt_summary *s,
+			  const struct dt_fz_opp *o)
+{
+	const struct dt_replayed *r = NULL;
+	const struct dt_replayed_fusion *f =
+		dt_replayed_fusion_find(s, o->key, &r);
+
+	if (!f)
+		return;
+	dt_json_key(j, "measured");
+	dt_json_open(j, '{', -1);
+	dt_json_ks(j, "status", f->status);
+	dt_json_ks(j, "reason", f->reason);
+	dt_json_ks(j, "gpu", r->gpu);
+	if (f->status && !strcmp(f->status, "measured")) {
+		dt_json_ki(j, "saving_ns", f->saving_ns);
+		dt_json_ku(j, "unfused_ns", f->unfused_ns);
+		dt_json_ku(j, "fused_ns", f->fused_ns);
+		dt_json_ki(j, "fused_engine", f->fused.engine);
+		dt_json_ks(j, "fused_knobs", f->fused.knobs);
+		dt_json_key(j, "steps");
+		dt_json_open(j, '[', -1);
+		for (size_t m = 0; m < f->n_steps; m++) {
+			dt_json_open(j, '{', -1);
+			dt_json_ks(j, "what", f->steps[m].what);
+			dt_json_ks(j, "source", f->steps[m].source);
+			dt_json_ku(j, "ns", f->steps[m].ns);
+			dt_json_ku(j, "graph_ns", f->steps[m].graph_ns);
+			dt_json_close(j, -1);
+		}
+		dt_json_close(j, -1);
+	}
+	dt_json_close(j, -1);
+}
+
 void dt_fusion_json(struct dt_json *j, const struct dt_summary *s)
 {
 	const struct dt_fusion *fz = s->fusion;
@@ -219,6 +256,7 @@ void dt_fusion_json(struct dt_json *j, const struct dt_summary *s)
 		dt_json_ku(j, "bytes_added", o->bytes_added);
 		dt_json_kn(j, "saving_ns", round(o->saving_ns));
 		dt_json_kn(j, "bytes_ns", round(o->bytes_ns));
+		measured_json(j, s, o);
 		dt_json_key(j, "steps");
 		dt_json_open(j, '[', 5);
 		for (int m = 0; m < o->n_steps; m++) {

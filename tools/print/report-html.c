@@ -463,7 +463,8 @@ static void chain_box(FILE *out, const struct dt_fz_step *st, double x,
 		dt_svg_text(out, x + CH_BOX / 2.0, y + 18, "middle", NULL, "%s",
 			    st->what);
 	dt_svg_text(out, x + CH_BOX / 2.0, y + 34, "middle", "mute",
-		    "%s, %" PRIu64 " kernel%s", st->cudnn ? "cuDNN" : "other",
+		    "%s, %" PRIu64 " kernel%s",
+		    st->library ? st->library : "other",
 		    st->kernels, st->kernels == 1 ? "" : "s");
 	dt_svg_text(out, x + CH_BOX / 2.0, y + 50, "middle", "mute", "%s, %s",
 		    dt_fmt_ns(st->ns, b, sizeof(b)),

