@@ -312,6 +312,7 @@ static void read_chosen(struct cublas_model *m, const struct dt_rec_api_call *c,
 	if (!ch || size != sizeof(*ch))
 		return;
 	memcpy(g->lt_algo, ch->algo, sizeof(g->lt_algo));
+	g->lt_key = ch->key;
 	g->from_heuristic = ch->from_heuristic;
 	g->workspace_used = ch->workspace_used;
 }
@@ -342,8 +343,12 @@ static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 		const struct dt_arg *a = mat_arg(args, n, i, &array);
 		ptrs[i] = a && a->code == 'p' ? a->u : 0;
 	}
-	gemm_op_new(m->d.core, m->d.problems, c, api->name, &g, ptrs,
-		    s ? s->stream : 0);
+	struct pending *p = gemm_op_new(m->d.core, m->d.problems, c,
+					api->name, &g, ptrs, s ? s->stream : 0);
+	/* the algorithm's attributes may come later (asked on another
+	 * thread): the cuBLASLt decoder describes the op again then */
+	if (p && g.lt_key)
+		m_op_wait(m->d.core, p, g.lt_key);
 }
 
 /* The type of a compute call's scalars (alpha, beta), from its letters

@@ -71,6 +71,9 @@ struct gemm {
 	/* a cuBLAS call: the attributes of the algorithm of the cuBLASLt
 	 * matmul it ran through (struct gemm_chosen) */
 	int64_t lt_algo[ALGO_ATTRS];
+	uint64_t lt_key; /* that algorithm, while its attributes are not
+			    known yet (they may follow: the cuBLASLt
+			    decoder's key); 0 otherwise */
 	bool from_heuristic;    /* the algorithm came from a heuristic
 				   query's results */
 	int64_t workspace;      /* bytes given, -1 unknown */
@@ -83,6 +86,7 @@ struct gemm {
  * (m_nested_note()). */
 struct gemm_chosen {
 	int64_t algo[ALGO_ATTRS]; /* ALGO_UNKNOWN where not known */
+	uint64_t key; /* the algorithm, for m_op_wait() while not known */
 	int64_t workspace_used;   /* as in struct gemm */
 	bool from_heuristic;
 };

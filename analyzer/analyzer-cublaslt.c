@@ -303,7 +303,10 @@ static void algo_known(void *arg, struct pending *p)
 	struct lt_model *m = arg;
 	struct gemm g = *gemm_of(p);
 
-	memcpy(g.algo, m->resolving->attr, sizeof(g.algo));
+	/* a cuBLAS call's op waits too when its nested matmul's algorithm
+	 * was asked on another thread, recorded after it */
+	memcpy(g.lt_key ? g.lt_algo : g.algo, m->resolving->attr,
+	       sizeof(g.algo));
 	g.from_heuristic = m->resolving->heuristic;
 	gemm_op_redo(m->d.problems, p, &g);
 	m_op_wait(m->d.core, p, algo_key(m->resolving));
@@ -315,6 +318,9 @@ static void note_nested(struct lt_model *m)
 	const struct algo *a = m->nested_algo;
 	struct gemm_chosen ch = { .workspace_used = a->workspace,
 				  .from_heuristic = a->heuristic };
+
+	if (a->attr[ALGO_ID] == ALGO_UNKNOWN)
+		ch.key = algo_key(a);
 
 	memcpy(ch.algo, a->attr, sizeof(ch.algo));
 	m_nested_note(m->d.core, &m->nested, &ch, sizeof(ch));

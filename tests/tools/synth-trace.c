@@ -2021,6 +2021,60 @@ static void nested_typed(struct gen *g, uint64_t h, uint64_t lt,
 	g->seq = last_seq;
 }
 
+/* A second GemmEx, on another thread, through a typed matmul whose
+ * algorithm the shim asked of on the program's thread, after a
+ * cublasLtMatmul given it there: the queries have the earlier times and
+ * seqs, yet reach the file after the other thread's records (its buffer
+ * was written out first), as in a PyTorch backward pass. */
+static void nested_elsewhere(struct gen *g, uint64_t h, uint64_t lt,
+			     uint64_t desc, const uint64_t l[4])
+{
+	static const int32_t values[9] = { 66, 20, 1, 0, 0, 1, 35, 0, 3 };
+	uint64_t typed_desc = 0x7ffd84ba6d10;
+	uint8_t algo[64];
+
+	for (int i = 0; i < 64; i++)
+		algo[i] = (uint8_t)(i * 11 + 5);
+	uint64_t t0 = g->t, seq0 = g->seq;
+	/* the other thread, later by the clock, written first */
+	g->tid = 101;
+	g->t = t0 + 100000;
+	g->seq = seq0 + 20;
+	uint64_t outer_t = g->t, outer_seq = g->seq;
+	g->seq++;
+	g->t += 1000;
+	g->call_flags = DT_CALL_NESTED;
+	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(typed_desc), MV(1.0),
+	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), MV(0.0),
+	     U(0x7e0030000000), U(l[2]), U(0x7e0030000000), U(l[3]),
+	     X(algo, 64), U(0), U(0), U(0x77));
+	g->call_flags = 0;
+	uint64_t inner_end = g->t, last_seq = g->seq;
+	g->t = outer_t;
+	g->seq = outer_seq;
+	uint64_t seq = CALL(g, "cublasGemmEx", inner_end + 1000 - outer_t,
+			    U(h), U(0), U(0), U(2048), U(1024), U(512),
+			    MV(1.0), U(0x7e0000000000), U(14), U(2048),
+			    U(0x7e0010000000), U(14), U(512), MV(0.0),
+			    U(0x7e0030000000), U(14), U(2048), U(68),
+			    U((uint64_t)-1));
+	kernel(g, seq, K_NVJET_TN, 60000);
+	uint64_t t_end = g->t;
+	/* the program's thread: the first matmul given the algorithm, and
+	 * what the shim asked of it */
+	g->tid = 0;
+	g->t = t0;
+	g->seq = seq0;
+	seq = CALL(g, "cublasLtMatmul", 3000, U(lt), U(desc), MV(1.0),
+		   U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]),
+		   MV(0.0), U(0x7e0030000000), U(l[2]), U(0x7e0030000000),
+		   U(l[3]), X(algo, 64), U(0), U(0), U(0x77));
+	kernel(g, seq, K_NVJET_TN, 30000);
+	lt_algo_query(g, algo, values);
+	g->seq = last_seq;
+	g->t = t_end;
+}
+
 /* The gemm scenario's variant `prologue`: each step, PyTorch's kernels
  * write what a product then reads as A or B: SiLU and a multiply (a gated
  * unit) of Sgemm's B (1024 x 4096), a cast to BF16 of GemmEx's B
@@ -2336,6 +2390,7 @@ static void write_gemm(const char *dir, int steps, int threads)
 		kernel(&g, seq, K_NVJET_TN, 250000);
 		g.seq = last_seq;
 		nested_typed(&g, h, lt, l);
+		nested_elsewhere(&g, h, lt, desc, l);
 	}
 	CALL(&g, "cublasLtMatmulDescDestroy", 300, U(desc));
 	CALL(&g, "cublasDestroy_v2", 50000, U(h));
