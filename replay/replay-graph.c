@@ -716,7 +716,9 @@ static size_t knob_values(const struct engine_knobs *e)
 	for (int i = 0; i < e->n; i++) {
 		int64_t steps =
 			(e->k[i].max - e->k[i].min) / e->k[i].stride + 1;
-		n += (size_t)(steps < KNOB_VALUES ? steps : KNOB_VALUES);
+		if (steps > 0) /* a range cuDNN gives upside down: none */
+			n += (size_t)(steps < KNOB_VALUES ? steps
+							  : KNOB_VALUES);
 	}
 	return n;
 }
