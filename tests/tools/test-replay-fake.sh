@@ -89,6 +89,10 @@ FAKE_GAP_US=2 "$dnntrace" replay -q --top 2 -o "$dir/gap.jsonl" "$t" || failed "
 check "$dir/gap.jsonl" '[p["replayed_ns"] for p in m] == [12000, 12000] and [p.get("replayed_kernels_ns") for p in m] == [10000, 10000]'
 check "$dir/gap.jsonl" '[p["calibration_by"] for p in m] == ["kernels"] * 2 and [p["uncertain"] for p in m] == [False, True] and abs(m[0]["calibration"] - 10000 / m[0]["recorded_ns"]) < 1e-9'
 check "$dir/gap.jsonl" '[p["candidates"][p["best"]]["median_ns"] for p in m] == [7000, 7000]'
+# the report's calibration, the same
+cp "$dir/gap.jsonl" "$r" && "$dnntrace" report "$t" >"$dir/report" || failed "report, by kernels: exit status $?"
+grep -q "calibration: the recorded engine replayed in 10.0 us of kernels, 9792 ns in the trace (1.02x)$" "$dir/report" ||
+	failed "the report's calibration: $(grep calibration "$dir/report")"
 # a libcupti.so.13 without CUPTI's functions: calibration by the events,
 # said on stderr and in the results
 libc=$(grep -m1 -o '/[^ ]*/libc\.so\.6' /proc/self/maps)
