@@ -121,6 +121,7 @@ static struct {
 	int (*next)(uint8_t *, size_t, void **);
 	struct work *v;
 	size_t n, cap;
+	bool lost; /* a record or a buffer for them was not had */
 } seen = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 #define CUPTI_BUFFER (1 << 20)
@@ -131,6 +132,12 @@ static void buffer_requested(uint8_t **buf, size_t *size, size_t *max)
 	*buf = aligned_alloc(8, CUPTI_BUFFER);
 	*size = *buf ? CUPTI_BUFFER : 0;
 	*max = 0; /* as many records as fit */
+	/* none: CUPTI drops the records */
+	if (!*buf) {
+		pthread_mutex_lock(&seen.mu);
+		seen.lost = true;
+		pthread_mutex_unlock(&seen.mu);
+	}
 }
 
 static void keep(uint64_t start, uint64_t end)
@@ -138,8 +145,10 @@ static void keep(uint64_t start, uint64_t end)
 	if (seen.n == seen.cap) {
 		size_t cap = seen.cap ? 2 * seen.cap : 1024;
 		struct work *v = realloc(seen.v, cap * sizeof(*v));
-		if (!v)
-			return; /* its run is then timed short: see run_ns */
+		if (!v) {
+			seen.lost = true; /* its run would be timed short */
+			return;
+		}
 		seen.v = v;
 		seen.cap = cap;
 	}
@@ -560,11 +569,11 @@ bool gpu_time_kernels(struct gpu *g, bool (*run)(void *arg), void *arg,
 	int on = 0, n = 0;
 
 	t->kernels_ns = 0;
-	t->kernel_runs = 0;
 	if (!g->cupti)
 		return false;
 	pthread_mutex_lock(&seen.mu);
 	seen.n = 0;
+	seen.lost = false;
 	pthread_mutex_unlock(&seen.mu);
 	while (on < n_kinds && !g->cuptiActivityEnable(kinds[on]))
 		on++;
@@ -575,13 +584,15 @@ bool gpu_time_kernels(struct gpu *g, bool (*run)(void *arg), void *arg,
 		g->cuptiActivityDisable(kinds[--on]);
 	g->cuptiActivityFlushAll(CUPTI_FLUSH_FORCED);
 	pthread_mutex_lock(&seen.mu);
+	/* a run whose work was not all seen: none counts */
+	if (seen.lost)
+		n = 0;
 	for (int i = 0; i < n; i++)
 		if (!(ns[i] = run_ns(&w[i])))
-			n = 0; /* a run whose work was not seen: none counts */
+			n = 0;
 	pthread_mutex_unlock(&seen.mu);
 	if (!n)
 		return false;
 	t->kernels_ns = median_of(ns, (size_t)n, 0.5);
-	t->kernel_runs = (uint32_t)n;
 	return true;
 }

@@ -102,8 +102,7 @@ bool gpu_cudnn_fn(struct gpu *g, void *fn, const char *name);
 struct timing {
 	uint64_t median_ns, p10_ns, p90_ns;
 	uint32_t runs;
-	uint64_t kernels_ns;  /* gpu_time_kernels's median, 0 none */
-	uint32_t kernel_runs; /* the runs it timed */
+	uint64_t kernels_ns; /* gpu_time_kernels's median, 0 none */
 };
 bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
 	      double until, struct timing *t);
