@@ -52,6 +52,27 @@ class PointerMode:
 
 
 @dataclasses.dataclass
+class ScaleType:
+    """The type of a call's `const void *` scalars, where an object the call is given holds it
+    (cuBLASLt's matmul descriptor): a value of type `type` (a [scalar_sizes] table says its
+    bytes), followed as a pointer mode is (shim/shim-modes.c): from the calls that create the
+    object (their parameter `created_from` gives it) and its setter (`status setter(of,
+    attribute, buf, size)`) until a call of `forgotten_by`; of an object not seen created, asked
+    by `getter` (`status getter(of, attribute, buf, size, size *written)`). It is recorded after
+    the call's arguments, as the pseudo-parameter `record_as`."""
+
+    of: str
+    getter: str
+    attribute: str
+    type: str
+    record_as: str
+    created_by: List[str]
+    created_from: str
+    setter: str
+    forgotten_by: List[str]
+
+
+@dataclasses.dataclass
 class Library:
     """One wrapped library, as its description (shim/libs/README.md) gives it."""
 
@@ -89,6 +110,7 @@ class Library:
     pointer_arrays: str  # "device": arrays of pointers to numbers are device memory; or ""
     handle_types: List[str]  # typedefs of pointers to complete structs recorded as handles
     pointer_modes: List[PointerMode]
+    scale_types: List[ScaleType]
     after_call: Dict[str, str]  # function -> the shim's hook run after its call is recorded
     # type -> {value: bytes}: the size of a `const void *` scalar, from a call's arguments
     scalar_sizes: Dict[str, Dict[str, int]]
@@ -127,6 +149,15 @@ def _pointer_mode(table: dict, path: str) -> PointerMode:
         raise GenError("%s: `created_by`, `default`, `setter` and `forgotten_by` go together"
                        % where)
     return mode
+
+
+def _scale_type(table: dict, path: str) -> ScaleType:
+    where = path + " [[scale_type]]"
+    fields = {f.name: _get(table, f.name, list if f.type == "List[str]" else str, where)
+              for f in dataclasses.fields(ScaleType)}
+    if not fields["created_by"] or not fields["forgotten_by"]:
+        raise GenError("%s: `created_by` and `forgotten_by` must name calls" % where)
+    return ScaleType(**fields)
 
 
 def read_library(path: str) -> Library:
@@ -174,6 +205,7 @@ def read_library(path: str) -> Library:
         pointer_arrays=_get(pointers, "pointer_arrays", str, path + " [pointers]", ""),
         handle_types=_get(pointers, "handles", list, path + " [pointers]", []),
         pointer_modes=[_pointer_mode(m, path) for m in _get(d, "pointer_mode", list, path, [])],
+        scale_types=[_scale_type(t, path) for t in _get(d, "scale_type", list, path, [])],
         after_call=_get(d, "after_call", dict, path, {}),
         scalar_sizes=_get(d, "scalar_sizes", dict, path, {}),
         cplusplus_unguard=_get(d.get("cplusplus", {}), "unguard", list, path + " [cplusplus]", []),
@@ -191,6 +223,9 @@ def read_library(path: str) -> Library:
                        "pointer_arrays = \"device\"" % path)
     if (lib_.scalars == "pointer-mode") != bool(lib_.pointer_modes):
         raise GenError("%s: scalars = \"pointer-mode\" goes with [[pointer_mode]] tables" % path)
+    for st in lib_.scale_types:
+        if st.type not in lib_.scalar_sizes:
+            raise GenError("%s: [[scale_type]] of %s: no [scalar_sizes.%s]" % (path, st.of, st.type))
     for ctype, sizes in lib_.scalar_sizes.items():
         if not isinstance(sizes, dict) or not all(v in (1, 2, 4, 8, 16) for v in sizes.values()):
             raise GenError("%s: [scalar_sizes.%s]: values are sizes of 1, 2, 4, 8 or 16 bytes"

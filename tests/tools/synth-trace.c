@@ -2014,10 +2014,10 @@ static void write_prologue(struct gen *g, uint64_t h, uint64_t lt,
 			   U(4096), U(68), U((uint64_t)-1));
 		launch(g, seq, K_NVJET_TN, 60000, 132, 384);
 		launch(g, 0, K_LAYER_NORM, 5000, 512, 32);
-		seq = CALL(g, "cublasLtMatmul", 9000, U(lt), U(desc), MV(1.0),
-			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+		seq = CALL(g, "cublasLtMatmul", 9000, U(lt), U(desc), M(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), M(0.0), U(pe),
 			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(h),
-			   U(4u << 20), U(0x77));
+			   U(4u << 20), U(0x77), U(0));
 		kernel(g, seq, K_NVJET_GELU, 24000);
 		launch(g, 0, kname(K_ADDV, "d"), 2000, 4, 128);
 		for (int k = 0; k < 2; k++) {
@@ -2237,17 +2237,19 @@ static void write_gemm(const char *dir, int steps, int threads)
 			   U(512), U(256), MD(1.0), U(pa), U(512), MD(0.0),
 			   U(pc), U(512));
 		kernel(&g, seq, K_SYRK, 20000);
-		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(desc), MV(1.0),
-			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+		/* alpha and beta floats: their descriptor's scale type,
+		 * CUDA_R_32F (0), recorded after the arguments */
+		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(desc), M(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), M(0.0), U(pe),
 			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(ws),
-			   U(changed ? 1u << 20 : 4u << 20), U(stream));
+			   U(changed ? 1u << 20 : 4u << 20), U(stream), U(0));
 		if (!i)
 			lt_algo_query(&g, algo);
 		kernel(&g, seq, K_NVJET_GELU, changed ? 36000 : 24000);
-		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(bdesc), MV(1.0),
-			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(bdesc), M(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), M(0.0), U(pe),
 			   U(l[2]), U(pe), U(l[3]), X(NULL, 0), U(ws),
-			   U(4u << 20), U(stream));
+			   U(4u << 20), U(stream), U(0));
 		launch(&g, seq, K_NVJET_BIAS, 22000, 132, 384);
 		launch(&g, 0, kname(K_GELU, "N3c108BFloat16E"), 4000,
 		       2048 * 512 / 1024, 128);
@@ -2280,10 +2282,10 @@ static void write_gemm(const char *dir, int steps, int threads)
 		g.seq++;
 		g.t += 1000;
 		g.call_flags = DT_CALL_NESTED;
-		CALL(&g, "cublasLtMatmul", 3000, U(lt), U(bdesc), MV(1.0),
-		     U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe), U(l[2]),
+		CALL(&g, "cublasLtMatmul", 3000, U(lt), U(bdesc), M(1.0),
+		     U(pa), U(l[0]), U(pb), U(l[1]), M(0.0), U(pe), U(l[2]),
 		     U(pe), U(l[3]), X(NULL, 0), U(ws), U(4u << 20),
-		     U(stream));
+		     U(stream), U(0));
 		g.call_flags = 0;
 		uint64_t inner_end = g.t, last_seq = g.seq;
 		g.t = outer_t;
