@@ -319,27 +319,27 @@ class FieldMaker:
                      "dt_put_modal(p, %s, dt_mode, %s)" % (param.name, n),
                      "%s ? dt_scalar_len(%s, %s) : 0" % (cond, param.name, most))
 
+    def arg_of(self, tables):
+        """The first table of those whose `of` is the type of an argument of this call, and that
+        argument; None when there is none."""
+        for table in tables:
+            arg = next((p.name for p in self.params.values()
+                        if not p.is_pointer and p.decl.split()[0] == table.of), None)
+            if arg:
+                return (table, arg)
+        return None
+
     def scale_type(self) -> Optional[Tuple[ScaleType, str]]:
         """The [[scale_type]] of an argument of this call, and that argument, if any."""
         if self.scale is None:
-            for st in self.lib.scale_types:
-                arg = next((p.name for p in self.params.values()
-                            if not p.is_pointer and p.decl.split()[0] == st.of), None)
-                if arg:
-                    self.scale = (st, arg)
-                    break
+            self.scale = self.arg_of(self.lib.scale_types)
         return self.scale
 
     def pointer_mode(self) -> Tuple[PointerMode, str]:
         """The pointer mode that rules this call's scalars, and the argument it is asked of."""
         if self.mode is None:
-            for pm in self.lib.pointer_modes:
-                arg = next((p.name for p in self.params.values()
-                            if not p.is_pointer and p.decl.split()[0] == pm.of), None)
-                if arg:
-                    self.mode = (pm, arg)
-                    break
-            else:
+            self.mode = self.arg_of(self.lib.pointer_modes)
+            if self.mode is None:
                 raise GenError("no argument of a type [[pointer_mode]] names (%s)"
                                % ", ".join(pm.of for pm in self.lib.pointer_modes))
         return self.mode

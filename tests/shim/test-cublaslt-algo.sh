@@ -12,8 +12,7 @@ set -u
 dnntrace=$1 shim=$2 prog=$3
 . "$(dirname "$0")/test-lib.sh"
 
-DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/t.dnnt" -- "$prog" >"$tmp/out" 2>&1 ||
-	{ bad "record failed"; cat "$tmp/out"; exit 1; }
+record_prog
 grep -q '^1 matmuls failed$' "$tmp/out" || bad "the program's output: $(cat "$tmp/out")"
 "$dnntrace" dump "$tmp/t.dnnt" | grep '^API_CALL' | sed 's/^API_CALL seq=[0-9]* tid=[0-9]* t=[0-9.]* dur=[0-9]*ns //' >"$tmp/calls"
 
