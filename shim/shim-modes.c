@@ -1,7 +1,7 @@
 /*
  * shim-modes.c - the pointer modes of the objects a library's scalars
  * depend on (a handle, an operation's descriptor), and the scale types
- * where an object holds the scalars' type (cuBLASLt's matmul descriptor),
+ * where an object holds the scalars' type (an operation's descriptor),
  * as learned from the calls that create, set and destroy them.
  *
  * A call whose scalars lie in host or device memory as a pointer mode
