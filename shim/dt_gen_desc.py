@@ -111,7 +111,9 @@ class Library:
     handle_types: List[str]  # typedefs of pointers to complete structs recorded as handles
     pointer_modes: List[PointerMode]
     scale_types: List[ScaleType]
-    after_call: Dict[str, str]  # function -> the shim's hook run after its call is recorded
+    after_call: Dict[str, str]  # function glob -> the shim's hook run after its call is recorded
+    undeclared: Dict[str, List[str]]  # declared function -> those the header lacks that take
+    # its parameters
     # type -> {value: bytes}: the size of a `const void *` scalar, from a call's arguments
     scalar_sizes: Dict[str, Dict[str, int]]
     cplusplus_unguard: List[str]  # headers whose C++-only declarations are read as C
@@ -207,6 +209,7 @@ def read_library(path: str) -> Library:
         pointer_modes=[_pointer_mode(m, path) for m in _get(d, "pointer_mode", list, path, [])],
         scale_types=[_scale_type(t, path) for t in _get(d, "scale_type", list, path, [])],
         after_call=_get(d, "after_call", dict, path, {}),
+        undeclared=_get(d, "undeclared", dict, path, {}),
         scalar_sizes=_get(d, "scalar_sizes", dict, path, {}),
         cplusplus_unguard=_get(d.get("cplusplus", {}), "unguard", list, path + " [cplusplus]", []),
         stand_ins=_get(d.get("cplusplus", {}), "stand_ins", list, path + " [cplusplus]", []),
@@ -226,6 +229,11 @@ def read_library(path: str) -> Library:
     for st in lib_.scale_types:
         if st.type not in lib_.scalar_sizes:
             raise GenError("%s: [[scale_type]] of %s: no [scalar_sizes.%s]" % (path, st.of, st.type))
+    for like, names in lib_.undeclared.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) and
+                                                  n.startswith(lib_.prefix) for n in names):
+            raise GenError("%s: [undeclared] %s: a list of names starting with %s"
+                           % (path, like, lib_.prefix))
     for ctype, sizes in lib_.scalar_sizes.items():
         if not isinstance(sizes, dict) or not all(v in (1, 2, 4, 8, 16) for v in sizes.values()):
             raise GenError("%s: [scalar_sizes.%s]: values are sizes of 1, 2, 4, 8 or 16 bytes"
