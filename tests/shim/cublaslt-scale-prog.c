@@ -4,7 +4,8 @@
  * alpha 2 and beta 0.5 as a half and as a double, 2 and 0 as floats with
  * another float after each, 2+1i and 0.5 as complex floats; a descriptor
  * whose scale type is set after its creation, and one initialized in the
- * program's memory. Prints how many times cuBLASLt was asked a
+ * program's memory; then a matrix transform (its descriptor holds its
+ * scale type likewise) in double, then set to half. Prints how many times cuBLASLt was asked a
  * descriptor's scale type (the program never asks).
  */
 #include <cublasLt.h>
@@ -22,6 +23,32 @@ static int matmul(cublasLtMatmulDesc_t desc, const void *alpha,
 			      FAKE(0xb000), FAKE(0xb0), beta, FAKE(0xc000),
 			      FAKE(0xc0), FAKE(0xc000), FAKE(0xc0), NULL, NULL,
 			      0, NULL);
+}
+
+static int transform(cublasLtMatrixTransformDesc_t desc, const void *alpha,
+		     const void *beta)
+{
+	return cublasLtMatrixTransform(FAKE(0x1), desc, alpha, FAKE(0xa000),
+				       FAKE(0xa0), beta, FAKE(0xb000),
+				       FAKE(0xb0), FAKE(0xc000), FAKE(0xc0),
+				       NULL);
+}
+
+static int transforms(void)
+{
+	static const uint16_t half[2] = { 0x4000, 0x3800 }; /* 2, 0.5 */
+	static const double dbl[2] = { 2.0, 0.5 };
+	cublasLtMatrixTransformDesc_t d;
+	int32_t fp16 = CUDA_R_16F;
+	int failed = 0;
+
+	failed += cublasLtMatrixTransformDescCreate(&d, CUDA_R_64F);
+	failed += transform(d, &dbl[0], &dbl[1]);
+	failed += cublasLtMatrixTransformDescSetAttribute(
+		d, CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, &fp16,
+		sizeof(fp16));
+	failed += transform(d, &half[0], &half[1]);
+	return failed + cublasLtMatrixTransformDescDestroy(d);
 }
 
 int main(void)
@@ -54,6 +81,7 @@ int main(void)
 	/* in the program's memory: asked of cuBLASLt */
 	failed += cublasLtMatmulDescInit(&mine, CUBLAS_COMPUTE_16F, CUDA_R_16F);
 	failed += matmul(&mine, &half[0], &half[1]);
+	failed += transforms();
 	printf("%d calls failed, scale type asked %d times\n", failed,
 	       fake_cublaslt_scale_asks());
 	return 0;

@@ -11,7 +11,9 @@
  * cublasLtMatmulDescSetAttribute, which refuses a value of another size
  * than 4 bytes; any other descriptor is in the host pointer mode, of
  * scale type CUDA_R_32F; the times the mode and the scale type were asked
- * are counted (fake_cublaslt_mode_asks, fake_cublaslt_scale_asks). An
+ * are counted (fake_cublaslt_mode_asks, fake_cublaslt_scale_asks). Its
+ * matrix transform descriptors hold their scale type and pointer mode
+ * alike, and its transforms succeed. An
  * algorithm's configuration attribute N is N * 100 plus the algorithm's
  * first byte, and is refused (CUBLAS_STATUS_INVALID_VALUE) when asked with
  * another size than the real library's.
@@ -186,4 +188,81 @@ cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo,
 	memcpy(buf, &value, size); /* little-endian: the low bytes */
 	*written = size;
 	return CUBLAS_STATUS_SUCCESS;
+}
+
+/* A matrix transform descriptor: its scale type, then its pointer mode. */
+EXPORT cublasStatus_t
+cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *desc,
+				  cudaDataType scale)
+{
+	int32_t *held = calloc(1, sizeof(**desc));
+
+	*desc = (cublasLtMatrixTransformDesc_t)held;
+	if (!held)
+		return CUBLAS_STATUS_ALLOC_FAILED;
+	held[0] = scale;
+	held[1] = CUBLASLT_POINTER_MODE_HOST;
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t
+cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t desc)
+{
+	free(desc);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+static int32_t *transform_attr(cublasLtMatrixTransformDesc_t desc,
+			       cublasLtMatrixTransformDescAttributes_t attr,
+			       size_t size)
+{
+	int32_t *held = (int32_t *)desc;
+
+	if (!desc || size != sizeof(*held))
+		return NULL;
+	if (attr == CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE)
+		return &held[0];
+	if (attr == CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE)
+		return &held[1];
+	return NULL;
+}
+
+EXPORT cublasStatus_t cublasLtMatrixTransformDescSetAttribute(
+	cublasLtMatrixTransformDesc_t desc,
+	cublasLtMatrixTransformDescAttributes_t attr, const void *buf,
+	size_t size)
+{
+	int32_t *to = transform_attr(desc, attr, size);
+
+	if (!to)
+		return CUBLAS_STATUS_INVALID_VALUE;
+	memcpy(to, buf, sizeof(*to));
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasLtMatrixTransformDescGetAttribute(
+	cublasLtMatrixTransformDesc_t desc,
+	cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t size,
+	size_t *written)
+{
+	int32_t *from = transform_attr(desc, attr, size);
+
+	if (!from)
+		return CUBLAS_STATUS_INVALID_VALUE;
+	memcpy(buf, from, sizeof(*from));
+	*written = sizeof(*from);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t
+cublasLtMatrixTransform(cublasLtHandle_t handle,
+			cublasLtMatrixTransformDesc_t desc, const void *alpha,
+			const void *A, cublasLtMatrixLayout_t Adesc,
+			const void *beta, const void *B,
+			cublasLtMatrixLayout_t Bdesc, void *C,
+			cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
+{
+	(void)desc, (void)alpha, (void)A, (void)Adesc, (void)beta, (void)B;
+	(void)Bdesc, (void)C, (void)Cdesc, (void)stream;
+	return handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
