@@ -171,6 +171,11 @@ struct cand;
 bool data_add(struct data *d, int64_t uid, int64_t dtype, size_t span,
 	      bool by_value, char *why, size_t whylen);
 void data_free(struct data *d);
+/* The seeded data again in every tensor (outputs the runs before wrote
+ * included), so that a candidate's outputs compare with another's, and
+ * so that a pass run before the timed one reads it. False when it could
+ * not be copied. */
+bool data_refill(struct data *d);
 
 /* Time candidate c, run(arg) launching one execution (*status: the
  * library's status of one that failed): its status, times, and its
@@ -180,6 +185,17 @@ void data_time(struct data *d, bool (*run)(void *), void *arg,
 	       const int *status, const struct dt_replay_opts *opts,
 	       double max_s, struct cand *c, const uint8_t *ref,
 	       uint8_t **take);
+/* A call with no algorithm to choose (a legacy call other than a
+ * convolution): the recorded call timed as the one candidate, c[0] (*n
+ * 1), with the workspace it took. */
+void data_time_recorded(struct data *d, bool (*run)(void *), void *arg,
+			const int *status, const struct problem *p,
+			int64_t workspace, const struct dt_replay_opts *opts,
+			double max_s, struct cand *c, size_t *n);
+/* Device memory of bytes into *p, none for 0 bytes (a workspace, a
+ * reserve space: no data of its own); false with why, what naming it. */
+bool data_scratch(struct gpu *g, uint64_t *p, size_t bytes, const char *what,
+		  char *why, size_t whylen);
 
 /* ----------------------------------------------------- replay-graph.c */
 
@@ -239,6 +255,11 @@ bool legacy_op_known(const char *api);
 int legacy_op_measure(struct gpu *g, const struct problem *p,
 		      const struct dt_replay_opts *opts, double budget_s,
 		      struct cand *c, size_t *n, char *why, size_t whylen);
+/* Field name of a legacy call's descriptor argument a (NULL when a is
+ * NULL or lacks it), and its value as an int (def when missing). */
+const struct dt_cudnn_field *legacy_field_of(const struct dt_cudnn_arg *a,
+					     const char *name);
+int legacy_field(const struct dt_cudnn_arg *a, const char *name, int def);
 
 /* The same as graph_measure for a legacy call: its recorded algorithm,
  * then those cuDNN's cudnnGet*Algorithm_v7 offers, each with its math
@@ -246,6 +267,15 @@ int legacy_op_measure(struct gpu *g, const struct problem *p,
 int legacy_measure(struct gpu *g, const struct problem *p,
 		   const struct dt_replay_opts *opts, double budget_s,
 		   struct cand *c, size_t *n, char *why, size_t whylen);
+
+/* ------------------------------------------------------- replay-rnn.c */
+
+/* Whether api is an RNN call replay-rnn.c makes again; legacy_measure's
+ * for those: the recorded call, the one candidate. */
+bool rnn_known(const char *api);
+int rnn_measure(struct gpu *g, const struct problem *p,
+		const struct dt_replay_opts *opts, double budget_s,
+		struct cand *c, size_t *n, char *why, size_t whylen);
 
 /* ------------------------------------------------------ replay-fuse.c */
 

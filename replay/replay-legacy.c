@@ -5,7 +5,8 @@
  * of the call (struct dt_cudnn_call), its data seeded (replay-data.c); the
  * recorded algorithm first, then every one cudnnGet*Algorithm_v7 offers
  * for it, each with the math type it names. Other legacy calls (pooling,
- * activations, softmax, batch norm) are replay-legacy-ops.c's.
+ * activations, softmax, batch norm) are replay-legacy-ops.c's, RNNs
+ * replay-rnn.c's.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -96,11 +97,10 @@ const char *legacy_why_not(const struct dt_cudnn_call *c)
 	for (size_t i = 0; c && i < sizeof(convs) / sizeof(convs[0]); i++)
 		if (!strcmp(c->api, convs[i].exec))
 			return NULL;
-	if (c && legacy_op_known(c->api))
+	if (c && (legacy_op_known(c->api) || rnn_known(c->api)))
 		return NULL;
 	return "legacy API call: convolutions, pooling, activations, "
-	       "softmax and batch normalization (not its Ex variants) are "
-	       "rebuilt";
+	       "softmax, batch normalization and RNNs are rebuilt";
 }
 
 /* The call as made again, and what its runs need. */
@@ -317,6 +317,8 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	if (!api && legacy_op_known(p->call->api))
 		return legacy_op_measure(g, p, opts, budget_s, c, n, why,
 					 whylen);
+	if (!api && rnn_known(p->call->api))
+		return rnn_measure(g, p, opts, budget_s, c, n, why, whylen);
 	if (!api || !remake(&r, api, why, whylen)) {
 		if (!api)
 			snprintf(why, whylen, "not a convolution");

@@ -4,8 +4,9 @@
  * where replay loads CUDA and cuDNN from): a call as the cuDNN decoder
  * keeps it (struct dt_cudnn_call), cudnnBatchNormalizationForwardTraining
  * with its two doubles (the stand-in refuses the call unless they arrive
- * as the program passed them), measured as its one candidate; its Ex
- * variant said not to be made again, with why.
+ * as the program passed them), measured as its one candidate; a call
+ * replay does not make again (local response normalization) said to be
+ * so, with why.
  *
  * Usage: test-replay-legacy-ops (LD_LIBRARY_PATH: the stand-in's)
  */
@@ -59,9 +60,9 @@ int main(void)
 	char why[256] = "";
 
 	CHECK(legacy_why_not(&call) == NULL);
-	struct dt_cudnn_call ex = call;
-	ex.api = "cudnnBatchNormalizationForwardTrainingEx";
-	CHECK(legacy_why_not(&ex) != NULL);
+	struct dt_cudnn_call lrn = call;
+	lrn.api = "cudnnLRNCrossChannelForward";
+	CHECK(legacy_why_not(&lrn) != NULL);
 	if (gpu_open(&g, why, sizeof(why))) {
 		printf("no stand-in GPU: %s\n", why);
 		return 1;
