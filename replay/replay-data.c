@@ -310,7 +310,11 @@ static void compare(struct data *d, bool (*run)(void *), void *arg,
 		const struct buf *t = &d->bufs[i];
 		if (!t->dev)
 			continue;
-		double e = tensor_error(t, ref + at, mine + at);
+		/* inputs the engine only read are the same bytes: no need
+		 * to look at each element */
+		double e = memcmp(ref + at, mine + at, t->bytes)
+				   ? tensor_error(t, ref + at, mine + at)
+				   : 0;
 		c->error = fmax(c->error, e);
 		if (e > tolerance(t->dtype))
 			c->agrees = 0;
@@ -321,14 +325,14 @@ static void compare(struct data *d, bool (*run)(void *), void *arg,
 
 void data_time(struct data *d, bool (*run)(void *), void *arg,
 	       const int *status, const struct dt_replay_opts *opts,
-	       double max_s, struct cand *c, const uint8_t *ref, uint8_t **take)
+	       double until, struct cand *c, const uint8_t *ref, uint8_t **take)
 {
 	char err[160];
 
 	if (!data_refill(d))
 		snprintf(c->status, sizeof(c->status),
 			 "its data could not be copied to the GPU");
-	else if (!gpu_time(d->g, run, arg, opts->cold_cache, max_s, &c->t))
+	else if (!gpu_time(d->g, run, arg, opts->cold_cache, until, &c->t))
 		snprintf(c->status, sizeof(c->status), "its runs failed: %s",
 			 *status ? gpu_cudnn_error(d->g, *status, err,
 						   sizeof(err))
@@ -344,7 +348,7 @@ void data_time(struct data *d, bool (*run)(void *), void *arg,
 void data_time_recorded(struct data *d, bool (*run)(void *), void *arg,
 			const int *status, const struct problem *p,
 			int64_t workspace, const struct dt_replay_opts *opts,
-			double max_s, struct cand *c, size_t *n)
+			struct budget *b, struct cand *c, size_t *n)
 {
 	uint8_t *ref = NULL;
 
@@ -355,7 +359,11 @@ void data_time_recorded(struct data *d, bool (*run)(void *), void *arg,
 	c->agrees = -1;
 	c->workspace = workspace;
 	*n = 1;
-	data_time(d, run, arg, status, opts, max_s, c, NULL, &ref);
+	if (!budget_allows(b, 0)) {
+		budget_skip(c);
+		return;
+	}
+	data_time(d, run, arg, status, opts, b->until, c, NULL, &ref);
 	free(ref);
 }
 

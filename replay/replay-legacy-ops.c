@@ -617,7 +617,7 @@ static bool run_op(void *arg)
 }
 
 int legacy_op_measure(struct gpu *g, const struct problem *p,
-		      const struct dt_replay_opts *opts, double budget_s,
+		      const struct dt_replay_opts *opts, struct budget *b,
 		      struct cand *c, size_t *n, char *why, size_t whylen)
 {
 	struct op r = { .g = g, .call = p->call, .api = api_of(p->call->api) };
@@ -630,7 +630,7 @@ int legacy_op_measure(struct gpu *g, const struct problem *p,
 		return -1;
 	}
 	data_time_recorded(&r.data, run_op, &r, &r.status, p,
-			   (int64_t)r.ws_bytes, opts, budget_s, c, n);
+			   (int64_t)r.ws_bytes, opts, b, c, n);
 	free_op(&r);
 	return 0;
 }

@@ -487,7 +487,7 @@ bool rnn_known(const char *api)
 }
 
 int rnn_measure(struct gpu *g, const struct problem *p,
-		const struct dt_replay_opts *opts, double budget_s,
+		const struct dt_replay_opts *opts, struct budget *b,
 		struct cand *c, size_t *n, char *why, size_t whylen)
 {
 	struct rnn r = { .g = g, .call = p->call };
@@ -502,7 +502,7 @@ int rnn_measure(struct gpu *g, const struct problem *p,
 		return -1;
 	}
 	data_time_recorded(&r.data, run_rnn, &r, &r.status, p,
-			   (int64_t)r.ws_bytes, opts, budget_s, c, n);
+			   (int64_t)r.ws_bytes, opts, b, c, n);
 	free_rnn(&r);
 	return 0;
 }

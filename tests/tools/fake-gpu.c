@@ -11,12 +11,17 @@
  *
  * Environment: FAKE_GPU_NAME (the device's name, "NVIDIA H200"),
  * FAKE_FAST (the engine, or a legacy convolution's algorithm, that runs
- * in 5 us; every other takes 10 us), FAKE_PLAN_US and FAKE_ENGINE_US
- * (the wall time a plan and an engine take to finalize, 0 by default),
- * FAKE_NO_FUSION (a graph of more than one operation is refused). Every
- * engine has one knob, TILE_SIZE, from 0 to 3; at 3 it runs in 4 us. A
- * graph of pointwise operations alone runs in 2 us an operation; each
- * pointwise operation after another kind adds 1 us.
+ * in 5 us; every other takes 10 us), FAKE_PLAN_US, FAKE_ENGINE_US and
+ * FAKE_HEUR_US (the wall time a plan, an engine and a heuristic take to
+ * finalize, 0 by default), FAKE_RUN_US (the wall time an execution
+ * takes, beside its time on the fake's clock; 0), FAKE_HANG (an engine
+ * whose executions never return, as a kernel that never ends would
+ * hold a synchronization), FAKE_REFUSE_TILE (an engine config with its
+ * TILE_SIZE at that value is refused), FAKE_NO_FUSION (a graph of more than one
+ * operation is refused). Every engine has one knob, TILE_SIZE, from 0 to
+ * 3; at 3 it runs in 4 us. A graph of pointwise operations alone runs in
+ * 2 us an operation; each pointwise operation after another kind adds
+ * 1 us.
  */
 #include <cudnn.h>
 #include <stdbool.h>
@@ -184,12 +189,24 @@ EXPORT int cuEventElapsedTime_v2(float *ms, void *a, void *b)
 
 /* -------------------------------------------------------------- cuDNN */
 
+/* Wall time spent as the environment's variable name says, in us. */
+static void take(const char *name)
+{
+	const char *us = getenv(name);
+
+	if (us)
+		usleep((useconds_t)atoi(us));
+}
+
 /* An execution: 5 us for FAKE_FAST, 10 us for every other; 4 us for
  * any engine with its TILE_SIZE knob at 3. */
 static void run(int64_t engine, int64_t tile)
 {
-	const char *fast = getenv("FAKE_FAST");
+	const char *fast = getenv("FAKE_FAST"), *hang = getenv("FAKE_HANG");
 
+	while (hang && atoll(hang) == engine)
+		pause();
+	take("FAKE_RUN_US");
 	clock_us += tile == 3 ? 4 : fast && atoll(fast) == engine ? 5 : 10;
 }
 
@@ -348,14 +365,21 @@ EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
 	     (getenv("FAKE_NO_FUSION") &&
 	      find(x, CUDNN_ATTR_OPERATIONGRAPH_OPS)->count > 1)))
 		return CUDNN_STATUS_BAD_PARAM;
-	if (x->type == CUDNN_BACKEND_ENGINE_DESCRIPTOR &&
-	    getenv("FAKE_ENGINE_US"))
-		usleep((useconds_t)atoi(getenv("FAKE_ENGINE_US")));
+	if (x->type == CUDNN_BACKEND_ENGINE_DESCRIPTOR)
+		take("FAKE_ENGINE_US");
+	if (x->type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR)
+		take("FAKE_HEUR_US");
+	if (x->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR &&
+	    getenv("FAKE_REFUSE_TILE")) {
+		struct desc *k = ptr(x, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, 0);
+		if (k && i64(k, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE) ==
+				 atoll(getenv("FAKE_REFUSE_TILE")))
+			return CUDNN_STATUS_BAD_PARAM;
+	}
 	if (x->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR) {
 		/* a plan takes FAKE_PLAN_US of wall time to build, as one
 		 * that compiles its kernel does */
-		if (getenv("FAKE_PLAN_US"))
-			usleep((useconds_t)atoi(getenv("FAKE_PLAN_US")));
+		take("FAKE_PLAN_US");
 		struct desc *cfg =
 			ptr(x, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 0);
 		struct desc *e =
