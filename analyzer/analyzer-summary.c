@@ -750,7 +750,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	memset(pv->op_lib_count, 0, sizeof(pv->op_lib_count));
 	pv->file_gpu = pv->file_comm = pv->file_kernels = 0;
 	pv->cut_kernels = false;
-	memset(pv->cut_calls, 0, sizeof(pv->cut_calls));
+	memset(&pv->cut_calls, 0, sizeof(pv->cut_calls));
 	sum_cut_begin(s);
 	dt_session_run(ss);
 	struct dt_step_stats *steps =
@@ -774,8 +774,10 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	/* what followed the last matrix product goes with it */
 	sum_phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_SETUP : pv->phase],
 		    &pv->pending);
-	if (s->fusion)
+	if (s->fusion) {
+		dt_fusion_cut(s->fusion, pv->cut_t); /* as the summary's */
 		dt_fusion_end_file(s->fusion);
+	}
 	/* after the pass: a process that had not loaded cuDNN when its
 	 * header was written says which one it loaded in the body */
 	const char *file = dt_library_info_get(fi, "cudnn", "file"), *ver;

@@ -456,10 +456,6 @@ void dt_summary_free(struct dt_summary *s);
 /* Op executions summed up: of the steady states (ops: every one). */
 uint64_t dt_sum_ops(const struct dt_summary *s);
 
-/* GPU time of the whole run, start-up included (what the fusion
- * analysis, which sees every op, is a share of). */
-uint64_t dt_sum_whole_gpu_ns(const struct dt_summary *s);
-
 /* What the start-up held and whether it is left out, in one line of
  * words (snprintf's return); 0 with "" when no trace has a steady state
  * after a start-up. */
