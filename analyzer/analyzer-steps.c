@@ -521,9 +521,8 @@ static inline void hit(struct dt_stepper *st, struct token *k, uint64_t t)
 	k->last_calls = st->calls;
 }
 
-static void on_activity(void *arg, const struct dt_activity *a)
+void dt_stepper_activity(struct dt_stepper *st, const struct dt_activity *a)
 {
-	struct dt_stepper *st = arg;
 	const struct dt_kernel_class *kc = a->kc;
 
 	if (!a->timed)
@@ -584,16 +583,18 @@ static bool gpu_seen(const struct dt_stepper *st)
 	return st->cap[SP_KERNEL] || st->graph.count;
 }
 
-static void on_call(void *arg, const struct dt_call *c)
+void dt_stepper_call(struct dt_stepper *st, const struct dt_call *c)
 {
-	struct dt_stepper *st = arg;
-
+	/* calls are steps only where no GPU work is: not followed once a
+	 * kernel is seen (one token per call costs a report its time), only
+	 * the latest one's time kept, for the run's span (saw, at the end) */
+	if (gpu_seen(st)) {
+		if (c->t_begin > st->t_last_call)
+			st->t_last_call = c->t_begin;
+		return;
+	}
 	saw(st, c->t_begin);
 	st->t_last_call = c->t_begin;
-	/* calls are steps only where no GPU work is: not followed once a
-	 * kernel is seen (one token per call costs a report its time) */
-	if (gpu_seen(st))
-		return;
 	if (c->api >= st->cap_names) {
 		const char **v = dt_grow_array(st->call_names, &st->cap_names,
 					       (size_t)c->api + 1, sizeof(*v));
@@ -641,10 +642,8 @@ static void on_string(struct dt_stepper *st, const struct dt_rec_string *r)
 	st->strings[r->id] = strndup((const char *)(r + 1), r->len);
 }
 
-static void on_record(void *arg, const struct dt_rec_hdr *h)
+void dt_stepper_record(struct dt_stepper *st, const struct dt_rec_hdr *h)
 {
-	struct dt_stepper *st = arg;
-
 	if (h->type == DT_REC_NVTX && h->size >= sizeof(struct dt_rec_nvtx))
 		on_nvtx(st, (const void *)h);
 	else if (h->type == DT_REC_STRING &&
@@ -654,14 +653,33 @@ static void on_record(void *arg, const struct dt_rec_hdr *h)
 		on_string(st, (const void *)h);
 }
 
-static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+void dt_stepper_graph_launch(struct dt_stepper *st,
+			     const struct dt_graph_launch *l)
 {
-	struct dt_stepper *st = arg;
-
 	saw(st, l->start);
 	if (l->start > st->t_last_gpu)
 		st->t_last_gpu = l->start;
 	hit(st, &st->graph, l->start);
+}
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	dt_stepper_call(arg, c);
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	dt_stepper_activity(arg, a);
+}
+
+static void on_record(void *arg, const struct dt_rec_hdr *h)
+{
+	dt_stepper_record(arg, h);
+}
+
+static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+{
+	dt_stepper_graph_launch(arg, l);
 }
 
 struct dt_stepper *dt_stepper_new(void)
@@ -890,6 +908,7 @@ struct dt_step_stats *dt_stepper_finish(struct dt_stepper *st)
 	if (!r)
 		return NULL;
 	r->traces = 1;
+	saw(st, st->t_last_call); /* calls after the first kernel's */
 	r->span_ns = st->t_last - st->t_first;
 	if (find_anchor(st, &p)) {
 		struct track *tr = p.k->tr;

@@ -10,6 +10,8 @@
 #include "analyzer-util.h"
 #include "dt-summary.h"
 
+#define SUM_LIB_SEEN 16
+
 /* An index from keys to positions in an array: open addressing, the
  * array's position + 1 in each slot, 0 for empty. */
 struct index {
@@ -92,6 +94,11 @@ struct priv {
 	uint32_t *n_seen;
 	/* the file being read */
 	uint32_t file;
+	/* library names seen (sum_lib), by their pointer: the file's */
+	struct {
+		const char *name;
+		uint32_t lib;
+	} lib_seen[SUM_LIB_SEEN];
 	uint32_t *api_map; /* its API ids -> summary apis + 1 */
 	uint32_t n_api_map;
 	int32_t dev_map[64]; /* its device ids -> summary devices, -1 */
@@ -153,6 +160,9 @@ void sum_merger_finish(struct merger *g);
 /* The problem of op (made on its first execution), or NULL. */
 struct dt_sum_problem *sum_problem_of(struct dt_summary *s,
 				      const struct dt_op *op);
+/* The entry of library (NULL: not known), made when first seen; past
+ * DT_SUM_LIBS, the last one. */
+struct dt_sum_lib *sum_lib(struct dt_summary *s, const char *library);
 /* The function of that name (made when first seen): its index + 1, 0
  * when out of memory. */
 uint32_t sum_api_of(struct dt_summary *s, const char *name);

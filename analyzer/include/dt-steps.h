@@ -70,6 +70,14 @@ void dt_stepper_free(struct dt_stepper *st);
 
 /* A stepper consuming the session's events (before dt_session_run). */
 struct dt_stepper *dt_steps_watch(struct dt_session *ss);
+/* What its consumer takes, for a consumer of the same events to hand on
+ * (the summary): one consumer fewer for the session to call at every
+ * event. */
+void dt_stepper_call(struct dt_stepper *st, const struct dt_call *c);
+void dt_stepper_activity(struct dt_stepper *st, const struct dt_activity *a);
+void dt_stepper_record(struct dt_stepper *st, const struct dt_rec_hdr *h);
+void dt_stepper_graph_launch(struct dt_stepper *st,
+			     const struct dt_graph_launch *l);
 /* Its steps, once the session ran, with those in *all (a job's ranks as
  * one program: dt_steps_merge); the stepper is freed. */
 void dt_steps_collect(struct dt_step_stats **all, struct dt_stepper *st);
