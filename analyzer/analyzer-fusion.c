@@ -67,7 +67,6 @@ struct priv {
 	size_t n_ops, cap_ops, ops_head;
 	struct device_cc devs[64];
 	int n_devs;
-	struct dt_place_calls placed; /* where GPU work is placed in time */
 	struct fz_steady steady;
 	/* results */
 	uint32_t *opp_idx; /* chain_hash() -> index + 1 */
@@ -735,7 +734,7 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 /* Room in the pipe for a message to the thread, or NULL when its work is
  * to be done now: no thread, or no room (the thread has caught up first,
  * so that the order holds). */
-static void *put(struct priv *pv, uint32_t kind, size_t n)
+static inline void *put(struct priv *pv, uint32_t kind, size_t n)
 {
 	void *m = pv->pipe ? dt_pipe_put(pv->pipe, kind, n) : NULL;
 
@@ -749,16 +748,11 @@ static void on_activity(void *arg, const struct dt_activity *a)
 	struct dt_fusion *fz = arg;
 	struct priv *pv = P(fz);
 
-	if (!a->timed || pv->finished)
-		return;
-	/* asked of every timed activity, as the summary asks it: a call's
-	 * first piece of work, a copy as well, places the rest */
-	uint64_t t = dt_place_work(&pv->placed, a);
-	if (a->kind != DT_ACT_KERNEL || !a->kc)
+	if (a->kind != DT_ACT_KERNEL || !a->timed || !a->kc || pv->finished)
 		return;
 	struct kernel k = { a->gpu_start,
 			    a->gpu_end,
-			    t,
+			    a->placed,
 			    a->exec,
 			    a->device,
 			    a->stream,
@@ -865,7 +859,6 @@ void dt_fusion_begin_file(struct dt_fusion *fz, struct dt_session *ss)
 	pv->n_devs = 0;
 	pv->steady.n_marks = 0;
 	pv->steady.from = 0;
-	memset(&pv->placed, 0, sizeof(pv->placed));
 	dt_session_add(ss, &c);
 }
 

@@ -2,9 +2,10 @@
  * analyzer-place.h - the time an op or a piece of GPU work is placed by
  * against the steady state's cut (analyzer/REPORT.md, STEADY STATE): the
  * summary's cut points, the views that list what it counts
- * (dt_sum_op_t, dt_sum_work_t) and the fusion analysis place it alike,
- * so that each puts it on the same side. Private to analyzer/; where the
- * cut falls is analyzer-summary-cut.c's.
+ * (dt_sum_op_t, dt_activity.placed) and the fusion analysis place it
+ * alike, so that each puts it on the same side. GPU work's is worked out
+ * once, by the model, as it hands each activity out. Private to
+ * analyzer/; where the cut falls is analyzer-summary-cut.c's.
  */
 #ifndef DT_ANALYZER_PLACE_H
 #define DT_ANALYZER_PLACE_H
@@ -22,7 +23,8 @@ static inline uint64_t dt_place_op(const struct dt_op *op)
 }
 
 /* The op executions (else calls) whose work was seen last: their first
- * kernel's start. Zeroed when a trace begins. */
+ * kernel's start. Zeroed when a trace begins; fed every timed activity,
+ * in the order consumers see them. */
 struct dt_place_calls {
 	struct {
 		uint64_t call, t;

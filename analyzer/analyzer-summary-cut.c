@@ -791,11 +791,6 @@ uint64_t dt_sum_op_t(const struct dt_op *op)
 	return sum_cut_op_t(op);
 }
 
-uint64_t dt_sum_work_t(struct dt_summary *s, const struct dt_activity *a)
-{
-	return sum_cut_work_t(P(s), a);
-}
-
 uint64_t dt_sum_cut_t(const struct dt_summary *s)
 {
 	return P(s)->cut_t;

@@ -126,9 +126,6 @@ struct priv {
 	 * the file was cut (0: not) */
 	uint64_t cut_at[SUM_STREAMS];  /* each stream's next point */
 	uint64_t cut_taken[SUM_STREAMS]; /* and the newest it took, 0 */
-	/* the latest op executions (else calls) that launched kernels:
-	 * their first kernel's start (sum_cut_work_t) */
-	struct dt_place_calls cut_calls;
 	/* by group: events read, the next point's */
 	uint64_t cut_events[SUM_GROUPS], cut_every[SUM_GROUPS];
 	struct sum_cuts *cuts;
@@ -305,12 +302,6 @@ void sum_cut_compact(struct dt_summary *s);
 static inline uint64_t sum_cut_op_t(const struct dt_op *op)
 {
 	return dt_place_op(op);
-}
-/* The time GPU work is placed by (dt_sum_work_t). */
-static inline uint64_t sum_cut_work_t(struct priv *pv,
-				      const struct dt_activity *a)
-{
-	return dt_place_work(&pv->cut_calls, a);
 }
 /* A problem's engine seen first: a row of counters the cut takes. */
 void sum_engine_row(struct dt_summary *s, uint32_t problem, uint32_t engine);

@@ -407,7 +407,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		return;
 	if (rd->steps)
 		dt_stepper_activity(rd->steps, a);
-	uint64_t t = sum_cut_work_t(pv, a);
+	uint64_t t = a->placed;
 	if (a->kind == DT_ACT_KERNEL && (pv->cut_kernels = true))
 		sum_cut_at(s, SUM_GPU, t);
 	else
@@ -753,7 +753,6 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	memset(pv->op_lib_count, 0, sizeof(pv->op_lib_count));
 	pv->file_gpu = pv->file_comm = pv->file_kernels = 0;
 	pv->cut_kernels = false;
-	memset(&pv->cut_calls, 0, sizeof(pv->cut_calls));
 	sum_cut_begin(s);
 	dt_session_run(ss);
 	struct dt_step_stats *steps =

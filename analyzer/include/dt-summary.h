@@ -410,11 +410,7 @@ uint64_t dt_sum_share_ns(const struct dt_summary *s);
  * first kernel's start), else its call's. A view that lists ops keeps
  * those at or after dt_sum_cut_t() to list the ops the summary counts. */
 uint64_t dt_sum_op_t(const struct dt_op *op);
-/* The time it places a piece of GPU work by: its op execution's first
- * kernel's start (else its call's), so that an op's kernels are on its
- * side; outside the calls, its own start. Asked of every activity in its
- * order (the summary reading the same session asks the same). */
-uint64_t dt_sum_work_t(struct dt_summary *s, const struct dt_activity *a);
+/* A piece of GPU work: dt_activity.placed. */
 /* Where the trace read last was cut (host clock): its ops and GPU work
  * from then on are its steady state's; 0 when nothing was cut, UINT64_MAX
  * when all of them were start-up's. */
