@@ -1,7 +1,7 @@
 /*
  * analyzer-steps.c - a program's steps, found from what repeats in its
  * trace (dt-steps.h): a consumer of the session's events, like the other
- * views, that needs no annotation.
+ * views (the summary hands them on to it), that needs no annotation.
  *
  * Every NVTX range's message, kernel name, the CUDA graph launch and
  * every function is a token; each time a token recurs, the time since its
