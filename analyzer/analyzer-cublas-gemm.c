@@ -185,7 +185,7 @@ void gemm_init(struct gemm *g, enum gemm_op op)
 	for (int i = 0; i < MATS; i++)
 		g->type[i] = -1;
 	for (int i = 0; i < ALGO_ATTRS; i++)
-		g->algo[i] = ALGO_UNKNOWN;
+		g->algo[i] = g->lt_algo[i] = ALGO_UNKNOWN;
 }
 
 /* ------------------------------------------------------------- reading */
@@ -507,13 +507,44 @@ static const char *const algo_names[ALGO_ATTRS] = {
 	"CLUSTER_SHAPE_ID",
 };
 
-/* The problem and what was chosen for it: cuBLAS's cublasGemmAlgo_t,
- * or the attributes of cuBLASLt's algorithm (or that a heuristic chose
- * it, when they are not known). */
+/* Whether attribute i of a cuBLASLt algorithm is shown: known, and the
+ * id or not 0 (none, auto, undefined). */
+static bool shown(const int64_t algo[ALGO_ATTRS], int i)
+{
+	return algo[i] != ALGO_UNKNOWN && (!i || algo[i]);
+}
+
+/* A cuBLASLt algorithm as " name{ID=66 TILE_ID=20 ...}", or
+ * " name{heuristic}" when only that a heuristic chose it is known. */
+static void put_algo(char *buf, size_t size, int *plen, const char *name,
+		     const int64_t algo[ALGO_ATTRS], bool from_heuristic)
+{
+	bool any = false;
+	int len = *plen;
+
+	for (int i = 0; i < ALGO_ATTRS; i++)
+		if (shown(algo, i)) {
+			if (any)
+				APPEND(" ");
+			else
+				APPEND(" %s{", name);
+			APPEND("%s=%" PRId64, algo_names[i], algo[i]);
+			any = true;
+		}
+	if (any)
+		APPEND("}");
+	else if (from_heuristic)
+		APPEND(" %s{heuristic}", name);
+	*plen = len;
+}
+
+/* The problem and what was chosen for it: cuBLAS's cublasGemmAlgo_t and,
+ * when the call ran through a cuBLASLt matmul, that one's algorithm
+ * (lt{...}); or the attributes of cuBLASLt's algorithm (or that a
+ * heuristic chose it, when they are not known). */
 static void describe(const struct gemm *g, const char *problem, char *buf,
 		     size_t size)
 {
-	bool any = false;
 	int len = 0;
 
 	APPEND("%s", problem);
@@ -521,19 +552,10 @@ static void describe(const struct gemm *g, const char *problem, char *buf,
 		/* -1 is CUBLAS_GEMM_DEFAULT: what a call without one runs */
 		if (g->algo[ALGO_ID] != ALGO_UNKNOWN && g->algo[ALGO_ID] != -1)
 			APPEND(" algo=%" PRId64, g->algo[ALGO_ID]);
+		put_algo(buf, size, &len, "lt", g->lt_algo, g->from_heuristic);
 		return;
 	}
-	/* attributes at 0 (none, auto, undefined) left out of the text */
-	for (int i = 0; i < ALGO_ATTRS; i++)
-		if (g->algo[i] != ALGO_UNKNOWN && (!i || g->algo[i])) {
-			APPEND("%s%s=%" PRId64, any ? " " : " algo{",
-			       algo_names[i], g->algo[i]);
-			any = true;
-		}
-	if (any)
-		APPEND("}");
-	else if (g->from_heuristic)
-		APPEND(" algo{heuristic}");
+	put_algo(buf, size, &len, "algo", g->algo, g->from_heuristic);
 }
 
 /* ---------------------------------------------------------------- cost */
@@ -798,12 +820,18 @@ static void recipe(const struct gemm *g, struct gemm_entry *e)
 		param(e, "beta", g->has_beta ? g->beta : NAN);
 	if (g->workspace_used >= 0)
 		param(e, "workspaceNeeded", (double)g->workspace_used);
-	/* as the description has them: those at 0 left out */
+	/* as the description has them: those at 0 left out; a cuBLAS
+	 * call's cublasGemmAlgo_t as ALGO, then cuBLASLt's choice */
 	for (int i = 0; i < ALGO_ATTRS; i++)
-		if (g->algo[i] != ALGO_UNKNOWN && (i == ALGO_ID || g->algo[i]))
+		if (shown(g->algo, i))
 			e->knobs[e->n_knobs++] = (struct dt_recipe_kv){
 				g->math >= 0 ? "ALGO" : algo_names[i],
 				g->algo[i]
+			};
+	for (int i = 0; i < ALGO_ATTRS; i++)
+		if (shown(g->lt_algo, i))
+			e->knobs[e->n_knobs++] = (struct dt_recipe_kv){
+				algo_names[i], g->lt_algo[i]
 			};
 }
 
@@ -829,7 +857,11 @@ static void fill(const struct gemm *g, struct gemm_entry *e,
 	tensors(g, &e->tensors);
 	recipe(g, e);
 	cost(g, &e->cost, &e->tensor_cores);
-	e->engine = g->algo[ALGO_ID] >= 0 ? g->algo[ALGO_ID] : -1;
+	/* what ran: cuBLASLt's algorithm, when a cuBLAS call ran through
+	 * one */
+	e->engine = g->lt_algo[ALGO_ID] >= 0 ? g->lt_algo[ALGO_ID]
+		    : g->algo[ALGO_ID] >= 0  ? g->algo[ALGO_ID]
+					     : -1;
 	e->knob_text = knobs_text(e);
 }
 

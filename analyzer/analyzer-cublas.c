@@ -2,9 +2,11 @@
  * analyzer-cublas.c - the cuBLAS decoder: its matrix products (every
  * gemm of every type, Ex, batched, strided and 64-bit variant), and the
  * level-2 and level-3 calls that are cheap to price (gemv, trsm, syrk and
- * herk), made ops with their shapes, types, scalars and algorithm; and
- * what each handle holds that they depend on: its stream, its math mode,
- * the workspace given to it.
+ * herk), made ops with their shapes, types, scalars and algorithm, and
+ * the algorithm cuBLASLt chose when the call ran through a cuBLASLt
+ * matmul (recorded nested in it, noted by the cuBLASLt decoder); and what
+ * each handle holds that they depend on: its stream, its math mode, the
+ * workspace given to it.
  *
  * A call is read by its parameters' names, as the headers give them
  * (transa, m, lda, Atype, strideA, batchCount, ...), and its types by
@@ -299,6 +301,22 @@ static void read_types(struct gemm *g, const struct api_class_info *ai,
 		g->scale = scale_of(g->compute, g->type[MAT_C]);
 }
 
+/* What cuBLASLt chose, when the call ran through a cuBLASLt matmul. */
+static void read_chosen(struct cublas_model *m, const struct dt_rec_api_call *c,
+			struct gemm *g)
+{
+	uint32_t size;
+	const struct gemm_chosen *ch =
+		m_nested_of(m->d.core, c, "cublaslt", &size);
+
+	if (!ch || size != sizeof(*ch))
+		return;
+	memcpy(g->lt_algo, ch->algo, sizeof(g->lt_algo));
+	g->lt_key = ch->key;
+	g->from_heuristic = ch->from_heuristic;
+	g->workspace_used = ch->workspace_used;
+}
+
 static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 		       const struct dt_api_def *api,
 		       const struct api_class_info *ai,
@@ -315,6 +333,7 @@ static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 	g.math = s ? s->math : 0;
 	g.workspace = s ? s->workspace : -1;
 	g.algo[ALGO_ID] = gemm_arg_i(args, n, "algo", ALGO_UNKNOWN);
+	read_chosen(m, c, &g);
 	g.has_alpha =
 		gemm_scalar(dt_arg_named(args, n, "alpha"), g.scale, &g.alpha);
 	g.has_beta =
@@ -324,8 +343,12 @@ static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 		const struct dt_arg *a = mat_arg(args, n, i, &array);
 		ptrs[i] = a && a->code == 'p' ? a->u : 0;
 	}
-	gemm_op_new(m->d.core, m->d.problems, c, api->name, &g, ptrs,
-		    s ? s->stream : 0);
+	struct pending *p = gemm_op_new(m->d.core, m->d.problems, c,
+					api->name, &g, ptrs, s ? s->stream : 0);
+	/* the algorithm's attributes may come later (asked on another
+	 * thread): the cuBLASLt decoder describes the op again then */
+	if (p && g.lt_key)
+		m_op_wait(m->d.core, p, g.lt_key);
 }
 
 /* The type of a compute call's scalars (alpha, beta), from its letters

@@ -68,11 +68,27 @@ struct gemm {
 	/* the algorithm: cublasGemmAlgo_t for cuBLAS (algo[ALGO_ID], -1 its
 	 * default), or cuBLASLt's attributes */
 	int64_t algo[ALGO_ATTRS];
+	/* a cuBLAS call: the attributes of the algorithm of the cuBLASLt
+	 * matmul it ran through (struct gemm_chosen) */
+	int64_t lt_algo[ALGO_ATTRS];
+	uint64_t lt_key; /* that algorithm, while its attributes are not
+			    known yet (they may follow: the cuBLASLt
+			    decoder's key); 0 otherwise */
 	bool from_heuristic;    /* the algorithm came from a heuristic
 				   query's results */
 	int64_t workspace;      /* bytes given, -1 unknown */
 	int64_t workspace_used; /* bytes the algorithm needs, as the
 				   heuristic result it came from said; -1 */
+};
+
+/* What cuBLASLt chose for a cuBLAS call: the algorithm of a matmul nested
+ * in it, the note the cuBLASLt decoder leaves of it for the cuBLAS decoder
+ * (m_nested_note()). */
+struct gemm_chosen {
+	int64_t algo[ALGO_ATTRS]; /* ALGO_UNKNOWN where not known */
+	uint64_t key; /* the algorithm, for m_op_wait() while not known */
+	int64_t workspace_used;   /* as in struct gemm */
+	bool from_heuristic;
 };
 
 /* A blank product: nothing known. */

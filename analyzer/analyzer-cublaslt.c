@@ -5,7 +5,9 @@
  * heuristic query, or read back attribute by attribute), and each
  * cublasLtMatmul made an op: the product of its layouts, its epilogue,
  * FP8 scaling, scalars and algorithm, described and costed by
- * analyzer-cublas-gemm.c.
+ * analyzer-cublas-gemm.c. The typed matmuls cuBLAS calls inside its own
+ * calls (cublasLtTSTMatmul: cublasLtMatmul's parameters, undeclared) make
+ * no op: what they ran is noted for the cuBLAS call (struct gemm_chosen).
  *
  * Descriptors are kept by handle while they live (frameworks create and
  * destroy one per product: the table only holds those alive).
@@ -89,6 +91,10 @@ struct lt_model {
 	struct desc *free_descs;
 	struct algo algos[ALGOS];
 	unsigned next_algo;
+	/* the last nested matmul noted, while its algorithm's attributes
+	 * may still come (the shim asks them right after it) */
+	struct dt_rec_api_call nested;
+	const struct algo *nested_algo;
 };
 
 /* -------------------------------------------------------- descriptors */
@@ -297,10 +303,27 @@ static void algo_known(void *arg, struct pending *p)
 	struct lt_model *m = arg;
 	struct gemm g = *gemm_of(p);
 
-	memcpy(g.algo, m->resolving->attr, sizeof(g.algo));
+	/* a cuBLAS call's op waits too when its nested matmul's algorithm
+	 * was asked on another thread, recorded after it */
+	memcpy(g.lt_key ? g.lt_algo : g.algo, m->resolving->attr,
+	       sizeof(g.algo));
 	g.from_heuristic = m->resolving->heuristic;
 	gemm_op_redo(m->d.problems, p, &g);
 	m_op_wait(m->d.core, p, algo_key(m->resolving));
+}
+
+/* What the last nested matmul ran, noted for the call it ran inside. */
+static void note_nested(struct lt_model *m)
+{
+	const struct algo *a = m->nested_algo;
+	struct gemm_chosen ch = { .workspace_used = a->workspace,
+				  .from_heuristic = a->heuristic };
+
+	if (a->attr[ALGO_ID] == ALGO_UNKNOWN)
+		ch.key = algo_key(a);
+
+	memcpy(ch.algo, a->attr, sizeof(ch.algo));
+	m_nested_note(m->d.core, &m->nested, &ch, sizeof(ch));
 }
 
 /* An attribute read back from an algorithm (or set on it: the bytes the
@@ -319,6 +342,8 @@ static void algo_attr(struct lt_model *m, const struct dt_arg *args, int n)
 			a->attr[i] = v;
 	m->resolving = a;
 	m_ops_waited(m->d.core, algo_key(a), 0, algo_known, m);
+	if (a == m->nested_algo)
+		note_nested(m);
 	m->resolving = NULL;
 }
 
@@ -428,6 +453,14 @@ static void matmul(struct lt_model *m, const struct dt_rec_api_call *c,
 		gemm_scalar(dt_arg_named(args, n, "beta"), g.scale, &g.beta);
 	g.workspace = gemm_arg_i(args, n, "workspaceSizeInBytes", -1);
 	read_algo(m, &g, args, n);
+	if (c->flags & DT_CALL_NESTED) { /* no op: its outer call's note */
+		if (!c->status &&
+		    (m->nested_algo = algo_arg(m, args, n, true))) {
+			m->nested = *c;
+			note_nested(m);
+		}
+		return;
+	}
 	a = dt_arg_named(args, n, "stream");
 	struct pending *p =
 		gemm_op_new(m->d.core, m->d.problems, c, api->name, &g, ptrs,
@@ -439,6 +472,16 @@ static void matmul(struct lt_model *m, const struct dt_rec_api_call *c,
 }
 
 /* ------------------------------------------------------- the decoder */
+
+/* Whether name is a typed variant of cuBLASLt's function "cublasLt" +
+ * what: three letters of types between (cublasLtTSTMatmul). */
+static bool typed(const char *name, const char *what)
+{
+	size_t n = strlen(name);
+
+	return n == strlen("cublasLt") + 3 + strlen(what) &&
+	       !strncmp(name, "cublasLt", 8) && !strcmp(name + 11, what);
+}
 
 static enum api_class classify(const char *name)
 {
@@ -460,7 +503,9 @@ static enum api_class classify(const char *name)
 	};
 
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (!strcmp(name, exact[i].name))
+		if (!strcmp(name, exact[i].name) ||
+		    ((exact[i].c == L_MATMUL || exact[i].c == L_HEURISTIC) &&
+		     typed(name, exact[i].name + 8)))
 			return exact[i].c;
 	return L_OTHER;
 }

@@ -57,6 +57,11 @@ struct pending {
 /* The decoders a model uses: one per library its calls name. */
 #define DECODERS_MAX 8
 
+/* A note a decoder leaves of a nested call (m_nested_note()): its most
+ * bytes, and the threads noted at once (a collision forgets the older). */
+#define M_NOTE_MAX   128
+#define M_NOTE_SLOTS 64
+
 struct dt_model {
 	const struct dt_file_info *fi;
 	/* ops waiting for their kernels, in call order, and by seq (open
@@ -161,6 +166,15 @@ struct dt_model {
 	char **kept; /* strings ops may still point to, freed at the end */
 	size_t n_kept, cap_kept;
 	struct dt_graphs *graphs; /* CUDA graphs (analyzer-graphs.c) */
+	/* what a decoder read of a thread's last nested call, for the
+	 * decoder of the call it ran inside, by thread */
+	struct nested_note {
+		uint32_t tid;
+		uint16_t api;
+		uint64_t t_begin, t_end; /* 0, 0: none */
+		uint32_t size;
+		uint8_t data[M_NOTE_MAX];
+	} notes[M_NOTE_SLOTS];
 };
 
 #define DEC_UNKNOWN 0xff
@@ -202,6 +216,16 @@ void m_op_wait(struct dt_model *m, struct pending *p, uint64_t key);
  * waiting. */
 void m_ops_waited(struct dt_model *m, uint64_t key, uint64_t seq,
 		  void (*fn)(void *arg, struct pending *p), void *arg);
+/* What a decoder read of nested call c (DT_CALL_NESTED), size bytes (at
+ * most M_NOTE_MAX), for the decoder of the call c ran inside, whose record
+ * comes after c's: kept until a note of its thread's next nested call. */
+void m_nested_note(struct dt_model *m, const struct dt_rec_api_call *c,
+		   const void *note, uint32_t size);
+/* The note of the last nested call of library that ran inside call c (on
+ * its thread, within its time), *size its size; NULL when none. */
+const void *m_nested_of(const struct dt_model *m,
+			const struct dt_rec_api_call *c, const char *library,
+			uint32_t *size);
 /* Strings ops may point to stay until the model is freed. */
 const char *m_keep(struct dt_model *m, char *s);
 /* Hand every consumer a plan built. */

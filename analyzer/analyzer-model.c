@@ -221,6 +221,36 @@ struct pending *m_op_new(struct dt_model *m, const struct dt_rec_api_call *c,
 	return p;
 }
 
+void m_nested_note(struct dt_model *m, const struct dt_rec_api_call *c,
+		   const void *note, uint32_t size)
+{
+	struct nested_note *s = &m->notes[c->tid % M_NOTE_SLOTS];
+
+	if (size > sizeof(s->data))
+		return;
+	s->tid = c->tid;
+	s->api = c->api;
+	s->t_begin = c->t_begin;
+	s->t_end = c->t_end;
+	s->size = size;
+	memcpy(s->data, note, size);
+}
+
+const void *m_nested_of(const struct dt_model *m,
+			const struct dt_rec_api_call *c, const char *library,
+			uint32_t *size)
+{
+	const struct nested_note *s = &m->notes[c->tid % M_NOTE_SLOTS];
+
+	if (s->tid != c->tid || s->t_end == 0 || s->t_begin < c->t_begin ||
+	    s->t_end > c->t_end || s->api >= m->fi->n_apis ||
+	    !m->fi->apis[s->api].library ||
+	    strcmp(m->fi->apis[s->api].library, library))
+		return NULL;
+	*size = s->size;
+	return s->data;
+}
+
 bool m_op_ptrs_room(struct pending *p, uint32_t n)
 {
 	if (n > p->ptr_cap) {

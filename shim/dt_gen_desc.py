@@ -89,7 +89,9 @@ class Library:
     pointer_arrays: str  # "device": arrays of pointers to numbers are device memory; or ""
     handle_types: List[str]  # typedefs of pointers to complete structs recorded as handles
     pointer_modes: List[PointerMode]
-    after_call: Dict[str, str]  # function -> the shim's hook run after its call is recorded
+    after_call: Dict[str, str]  # function glob -> the shim's hook run after its call is recorded
+    undeclared: Dict[str, List[str]]  # declared function -> those the header lacks that take
+    # its parameters
     # type -> {value: bytes}: the size of a `const void *` scalar, from a call's arguments
     scalar_sizes: Dict[str, Dict[str, int]]
     cplusplus_unguard: List[str]  # headers whose C++-only declarations are read as C
@@ -175,6 +177,7 @@ def read_library(path: str) -> Library:
         handle_types=_get(pointers, "handles", list, path + " [pointers]", []),
         pointer_modes=[_pointer_mode(m, path) for m in _get(d, "pointer_mode", list, path, [])],
         after_call=_get(d, "after_call", dict, path, {}),
+        undeclared=_get(d, "undeclared", dict, path, {}),
         scalar_sizes=_get(d, "scalar_sizes", dict, path, {}),
         cplusplus_unguard=_get(d.get("cplusplus", {}), "unguard", list, path + " [cplusplus]", []),
         stand_ins=_get(d.get("cplusplus", {}), "stand_ins", list, path + " [cplusplus]", []),
@@ -191,6 +194,11 @@ def read_library(path: str) -> Library:
                        "pointer_arrays = \"device\"" % path)
     if (lib_.scalars == "pointer-mode") != bool(lib_.pointer_modes):
         raise GenError("%s: scalars = \"pointer-mode\" goes with [[pointer_mode]] tables" % path)
+    for like, names in lib_.undeclared.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) and
+                                                  n.startswith(lib_.prefix) for n in names):
+            raise GenError("%s: [undeclared] %s: a list of names starting with %s"
+                           % (path, like, lib_.prefix))
     for ctype, sizes in lib_.scalar_sizes.items():
         if not isinstance(sizes, dict) or not all(v in (1, 2, 4, 8, 16) for v in sizes.values()):
             raise GenError("%s: [scalar_sizes.%s]: values are sizes of 1, 2, 4, 8 or 16 bytes"

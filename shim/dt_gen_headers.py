@@ -223,6 +223,7 @@ class Function:
     ret: c_ast.Node
     params: List[Param]
     deprecated: bool = False
+    like: str = ""  # not declared by the header: the declared function whose parameters it takes
 
 
 def find_header(include_dirs: List[str], header: str) -> str:

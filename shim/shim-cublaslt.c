@@ -6,8 +6,10 @@
  * only cuBLASLt can say what they mean (algorithm id, tile, stages,
  * split-k, reduction scheme, CTA swizzling, custom option, inner shape,
  * cluster shape). So right after a cublasLtMatmul that was given an
- * algorithm, the shim asks each of those once per distinct algorithm (by
- * its bytes), through the wrappers, with the calls marked as its own
+ * algorithm (or a typed matmul, cublasLtTSTMatmul, that cuBLAS calls
+ * inside a call of its own: recorded nested, with the same parameters),
+ * the shim asks each of those once per distinct algorithm (by its bytes),
+ * through the wrappers, with the calls marked as its own
  * (DT_CALL_BY_DNNTRACE): the trace holds them as
  * cublasLtMatmulAlgoConfigGetAttribute calls, each with the algorithm's
  * bytes, which a decoder reads as it would the program's own queries.

@@ -22,6 +22,12 @@ compute type (cuBLAS's by its arguments; cuBLASLt's from the descriptors the log
 epilogue, and the algorithm's id and attributes (tile, stages, split-k, reduction, swizzling,
 custom option, inner and cluster shape) against those cuBLASLt logs as it runs.
 
+cuBLAS's GEMMs run through cuBLASLt's typed matmuls (cublasLtTSTMatmul: cublasLtMatmul's
+parameters, not in its header), recorded nested in the cuBLAS call. Given the trace itself, each
+nested typed matmul's recorded pointers (matrices, descriptors, compute descriptor, workspace,
+stream) are compared with its Api line (a check of the signature the shim wraps it with), and the
+algorithm the cuBLAS op shows (its knobs) with the matmul's Trace line.
+
 Prints one line per check and the differences found; exit status 0 when everything compared
 matches, 1 otherwise, 2 on bad input.
 """
@@ -65,6 +71,23 @@ COMPUTE = {"16F": 64, "16F_PEDANTIC": 65, "32F": 68, "32F_PEDANTIC": 69, "32F_FA
            "64F_PEDANTIC": 71, "64F_EMULATED_FIXEDPOINT": 79, "32I": 72, "32I_PEDANTIC": 73}
 
 
+# the names cuBLASLt's Trace lines give tiles, stages and cluster shapes (MATMUL_TILE_96x128),
+# with their values, as cublasLt.h has them (read_algo_enums())
+ALGO_ENUMS = {}
+
+
+def read_algo_enums(header):
+    """cublasLt.h's tile, stages and cluster shape enumerators, without their CUBLASLT_ prefix."""
+    try:
+        with open(header) as f:
+            text = f.read()
+    except OSError:
+        return
+    for name, v in re.findall(r"\bCUBLASLT_((?:MATMUL_TILE|MATMUL_STAGES|CLUSTER_SHAPE)_\w+)"
+                              r"\s*=\s*(\d+)", text):
+        ALGO_ENUMS[name] = int(v)
+
+
 class Checks:
     def __init__(self):
         self.failures = 0
@@ -86,7 +109,7 @@ def value(text):
         return n
     name = re.sub(r"^(CUBLASLT_|CUBLAS_|CUDA_)", "", text.strip())
     for table, prefix in ((EPILOGUES, "EPILOGUE_"), (COMPUTE, "COMPUTE_"), (TYPES, ""),
-                          (OPS, "")):
+                          (OPS, ""), (ALGO_ENUMS, "")):
         if name.startswith(prefix) and name[len(prefix):] in table:
             return table[name[len(prefix):]]
     return None
@@ -183,21 +206,72 @@ def algo_fields(op, logged):
         yield name, ours, theirs
 
 
+TYPED = re.compile(r"^cublasLt[A-Z]{3}Matmul$")
+# a typed matmul's recorded argument -> its Api line's
+TYPED_PTRS = {"A": "A", "Adesc": "Adesc", "B": "B", "Bdesc": "Bdesc", "C": "C", "Cdesc": "Cdesc",
+              "D": "D", "Ddesc": "Ddesc", "computeDesc": "computeDesc", "workspace": "workSpace",
+              "workspaceSizeInBytes": "workSpaceSizeInBytes", "stream": "stream"}
+
+
+def typed_pointers(op, logged):
+    for ours, theirs in TYPED_PTRS.items():
+        yield ours, logs.number(op["args"].get(ours)), logs.number(logged.get(theirs))
+
+
+def check_typed(c, trace, dnntrace, ops, api, lt_trace):
+    """The typed matmuls cuBLAS ran, recorded nested: their pointers against their Api lines, and
+    the algorithm of the cuBLAS op each ran inside against its Trace line."""
+    calls, _, _ = logs.dnntrace_calls(dnntrace, trace)
+    nested = sorted(((seq, n, a) for n, a, seq, _, flags in calls
+                     if TYPED.match(n) and "nested" in flags), key=lambda x: x[0])
+    logged = [(n, a) for n, a in api if TYPED.match(n)]
+    ran = [a for n, a in lt_trace if TYPED.match(n)]
+    c.check(len(nested) == len(logged) and
+            [n for _, n, _ in nested] == [n for n, _ in logged],
+            "typed matmuls: %d recorded nested, %d Api lines, %d Trace lines (%s)"
+            % (len(nested), len(logged), len(ran),
+               ", ".join(sorted({n for _, n, _ in nested}))))
+    if not nested or len(nested) != len(logged):
+        return
+    pairs = [({"seq": seq, "api": n, "args": a}, theirs)
+             for (seq, n, a), (_, theirs) in zip(nested, logged)]
+    compare(c, "typed matmuls' pointers, recorded and logged", pairs, typed_pointers)
+    # each one's outer call: the cuBLAS op numbered last before it
+    cublas = sorted((o for o in ops if o["api"] != "cublasLtMatmul"), key=lambda o: o["seq"])
+    outer = []
+    for seq, _, _ in nested:
+        before = [o for o in cublas if o["seq"] < seq]
+        outer.append(before[-1] if before else None)
+    if len(ran) == len(nested):
+        pairs = [(o, t) for o, t in zip(outer, ran) if o is not None]
+        shown = sum(1 for o, _ in pairs if "ID" in o.get("knobs", {}))
+        c.check(shown == len(nested), "cuBLAS ops showing cuBLASLt's algorithm: %d of %d"
+                % (shown, len(nested)))
+        compare(c, "cuBLAS ops' algorithm, against their typed matmul's Trace line",
+                [(o, t) for o, t in pairs if "ID" in o.get("knobs", {})], algo_fields)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("ops", help="ops --format json, or the trace")
     p.add_argument("cublas_log")
     p.add_argument("lt_logs", nargs="*")
     p.add_argument("--dnntrace", default="dnntrace")
+    p.add_argument("--lt-header", default="/usr/local/cuda/include/cublasLt.h",
+                   help="cublasLt.h, for the values of the tile, stages and cluster shape names "
+                   "its log prints (without it, only the algorithm ids are compared)")
     a = p.parse_args()
+    read_algo_enums(a.lt_header)
     ops = [o for o in ops_of(a.ops, a.dnntrace) if o.get("kind") == "matmul" and
            o["api"].startswith("cublas") and o.get("origin", "call") in ("call", "captured")]
     c = Checks()
     blas = [(n, args) for n, args, _ in logs.cublas_log(a.cublas_log)] \
         if os.path.exists(a.cublas_log) else []
-    api, trace = [], []
+    api, trace, lt_api, lt_trace = [], [], [], []
     for path in a.lt_logs:
         x, t = logs.lt_log(path)
+        lt_api += x
+        lt_trace += t
         trace += [args for n, args in t if n == "cublasLtMatmul"]
         api += lt_matmuls([args for n, args in x if n == "cublasLtMatmul"],
                           [args for n, args in t if n == "cublasLtMatmul"])
@@ -221,6 +295,8 @@ def main():
         given = [(o, t) for o, t in zip(lt, trace) if o.get("knobs")]
         if len(trace) == len(lt) and given:
             compare(c, "cuBLASLt algorithms", given, algo_fields)
+    if a.ops.endswith(".dnnt"):
+        check_typed(c, a.ops, a.dnntrace, ops, lt_api, lt_trace)
     return 1 if c.failures else 0
 
 

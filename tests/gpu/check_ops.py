@@ -192,6 +192,8 @@ def from_trace(dnntrace, trace):
     for op in json.loads(out)["ops"]:
         if op.get("origin") == "replay":
             continue  # a CUDA graph's launch, not a call: the log has none
+        if not op["api"].startswith("cudnn"):
+            continue  # another library's (cuBLAS's GEMMs): not in cuDNN's log
         if op["api"] in BACKEND_RUNS:
             # tensors passed by value (host scalars) are left out on both sides
             tensors = {(t["uid"], tuple(t["dims"]), tuple(t["strides"]), t["dtype"], t["virtual"])

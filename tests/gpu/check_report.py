@@ -74,7 +74,8 @@ def dnntrace_by_kind(dnntrace, traces):
         ops = json.loads(subprocess.run([dnntrace, "ops", "--format", "json", "--with-warmup", trace],
                                         capture_output=True, text=True, check=True).stdout)
         for op in ops["ops"]:
-            if marks[0] < op["seq"] < marks[-1] and op["kernels"]:
+            # cuDNN's ops only: the profiler's side is the aten ops that run cuDNN
+            if marks[0] < op["seq"] < marks[-1] and op["kernels"] and op["api"].startswith("cudnn"):
                 k = GROUP.get(op["kind"], op["kind"])
                 ns[k] += op["gpu_ns"]
                 count[k] += 1

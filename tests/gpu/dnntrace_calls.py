@@ -32,14 +32,16 @@ def call_name(line):
     return words[-1]
 
 
-def count_dump(lines, counts):
-    """Add the API_CALL lines of one dump to counts; return (malformed lines, LOSS lines)."""
+def count_dump(lines, counts, prefix="cudnn"):
+    """Add the API_CALL lines of one dump whose function starts with prefix to counts;
+    return (malformed lines, LOSS lines)."""
     malformed = losses = 0
     for line in lines:
         if line.startswith("API_CALL"):
             name = call_name(line)
             if name:
-                counts[name] += 1
+                if name.startswith(prefix):
+                    counts[name] += 1
             else:
                 malformed += 1
         elif line.startswith("LOSS"):

@@ -18,8 +18,10 @@
 #
 # Environment: PYTHON (default python3); ORACLE_BUDGET_S (default 420: runs not started by then
 # are skipped, so the script ends well within 8 minutes on an H100); DNNTRACE_RECORD_FLAGS (extra
-# options for `dnntrace record`); ORACLE_COMPARE_FLAGS (extra options for compare_calls.py, e.g.
-# `--ignore cudnnGetVersion` where the tracer itself makes such a call: say why when you do).
+# options for `dnntrace record`); ORACLE_COMPARE_FLAGS (options for compare_calls.py; default
+# `--ignore cudnnGetVersion --ignore cudnnGetStream`: the shim makes these calls itself, unrecorded,
+# and cuDNN logs them: the version once a process for the trace's header, a handle's stream at each
+# call that can launch work, to follow CUDA graph capture).
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -194,7 +196,7 @@ shift 2
 WORKLOADS=${*:-$ALL_WORKLOADS}
 DNNTRACE=$BUILD/tools/dnntrace
 read -ra RECORD_FLAGS <<<"${DNNTRACE_RECORD_FLAGS:-}"
-read -ra COMPARE_FLAGS <<<"${ORACLE_COMPARE_FLAGS:-}"
+read -ra COMPARE_FLAGS <<<"${ORACLE_COMPARE_FLAGS---ignore cudnnGetVersion --ignore cudnnGetStream}"
 START=$SECONDS
 
 for name in $WORKLOADS; do

@@ -241,7 +241,8 @@ class DnntraceCallsTest(unittest.TestCase):
         counts = dnntrace_calls.collections.Counter()
         lines = ["HEADER pid=1\n", "API_CALL seq=1 a=1 cudnnCreate(handle=0x1) -> X\n",
                  "  API_CALL indented is not a record\n", "STRING id=1 cudnnCreate(\n",
-                 "API_CALL seq=2 broken\n", "LOSS t=1 count=3\n", "API_CALL seq=3 a=1 cudnnCreate(h) -> X\n"]
+                 "API_CALL seq=2 broken\n", "LOSS t=1 count=3\n", "API_CALL seq=3 a=1 cudnnCreate(h) -> X\n",
+                 "API_CALL seq=4 a=1 cublasGemmEx(handle=0x2) -> X\n"]
         self.assertEqual(dnntrace_calls.count_dump(lines, counts), (1, 1))
         self.assertEqual(counts, {"cudnnCreate": 2})
 

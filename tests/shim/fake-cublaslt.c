@@ -3,7 +3,9 @@
  * symbol version, fake-cublaslt.map) whose matmuls succeed without a GPU,
  * for test-cublaslt-algo.sh and test-cublaslt-mode.sh: what the shim
  * asks after a matmul given an algorithm, and how it follows a
- * descriptor's pointer mode, can be checked on the CPU. The descriptors
+ * descriptor's pointer mode, can be checked on the CPU.
+ * cublasLtTSTMatmul, one of the typed matmuls the real library exports
+ * for cuBLAS (not in cublasLt.h), is cublasLtMatmul here. The descriptors
  * it creates or initializes hold their pointer mode (host at first, set by
  * cublasLtMatmulDescSetAttribute, which refuses a value of another size
  * than 4 bytes); any other descriptor is in the host pointer mode; the
@@ -24,18 +26,35 @@ EXPORT size_t cublasLtGetVersion(void)
 	return CUBLAS_VERSION;
 }
 
-EXPORT cublasStatus_t
-cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
-	       const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
-	       const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta,
-	       const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
-	       cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo,
-	       void *workspace, size_t size, cudaStream_t stream)
+#define MATMUL_PARAMS                                                        \
+	cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void *alpha, \
+		const void *A, cublasLtMatrixLayout_t Adesc, const void *B,    \
+		cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, \
+		cublasLtMatrixLayout_t Cdesc, void *D,                         \
+		cublasLtMatrixLayout_t Ddesc,                                  \
+		const cublasLtMatmulAlgo_t *algo, void *workspace,             \
+		size_t size, cudaStream_t stream
+#define MATMUL_ARGS                                                          \
+	handle, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc,     \
+		algo, workspace, size, stream
+
+static cublasStatus_t matmul(MATMUL_PARAMS)
 {
 	(void)desc, (void)alpha, (void)A, (void)Adesc, (void)B, (void)Bdesc;
 	(void)beta, (void)C, (void)Cdesc, (void)D, (void)Ddesc, (void)algo;
 	(void)workspace, (void)size, (void)stream;
 	return handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
+EXPORT cublasStatus_t cublasLtMatmul(MATMUL_PARAMS)
+{
+	return matmul(MATMUL_ARGS);
+}
+
+EXPORT cublasStatus_t cublasLtTSTMatmul(MATMUL_PARAMS);
+EXPORT cublasStatus_t cublasLtTSTMatmul(MATMUL_PARAMS)
+{
+	return matmul(MATMUL_ARGS);
 }
 
 /* The descriptors made here, and their modes. */

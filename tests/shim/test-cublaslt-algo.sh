@@ -4,7 +4,9 @@
 # cublasLtMatmulAlgoConfigGetAttribute calls, each with the attribute's
 # own size, recorded as dnntrace's own and holding the algorithm's bytes
 # and the value; none for an algorithm seen already, a matmul given none,
-# or one that failed; none with DNNTRACE_PLAN_QUERY=0. On the CPU, through
+# or one that failed; none with DNNTRACE_PLAN_QUERY=0. A typed matmul
+# (cublasLtTSTMatmul: not in the header, cublasLtMatmul's parameters) is
+# recorded with its arguments and asked of alike. On the CPU, through
 # a stand-in for cuBLASLt whose matmuls succeed (fake-cublaslt.c).
 #
 # usage: test-cublaslt-algo.sh DNNTRACE LIBDNNTRACE CUBLASLT-ALGO-PROG
@@ -19,7 +21,7 @@ grep -q '^1 matmuls failed$' "$tmp/out" || bad "the program's output: $(cat "$tm
 
 # the calls in order, the algorithms by their first byte
 awk '
-/^cublasLtMatmul\(/ { match($0, /algo=<[0-9]+ bytes(: ..)?/); print "matmul " substr($0, RSTART + 6, RLENGTH - 6); next }
+/^cublasLt(TST)?Matmul\(/ { match($0, /algo=<[0-9]+ bytes(: ..)?/); print "matmul " substr($0, RSTART + 6, RLENGTH - 6); next }
 /^cublasLtMatmulAlgoConfigGetAttribute\(/ {
 	match($0, /algo=<64 bytes: ../); a = substr($0, RSTART + 16, 2)
 	match($0, /attr=[0-9]+/); n = substr($0, RSTART + 5, RLENGTH - 5)
@@ -47,9 +49,13 @@ queries() {
 	echo "matmul 64 bytes: 01"
 	echo "matmul 0 bytes"
 	echo "matmul 64 bytes: 03"
+	echo "matmul 64 bytes: 04"
+	queries 4
 } >"$tmp/want"
 diff "$tmp/want" "$tmp/seq" >"$tmp/diff" || { bad "the matmuls and the queries after them (- expected, + recorded):"; cat "$tmp/diff"; }
 grep -q 'cublasLtMatmul(.*alpha=2, .*beta=0, ' "$tmp/calls" || bad "host scalars not read: $(grep 'cublasLtMatmul(' "$tmp/calls" | head -1)"
+grep -q '^cublasLtTSTMatmul(lightHandle=0x1, computeDesc=0xd0, alpha=1, A=0xa000, Adesc=0xa0, .*workspace=NULL, workspaceSizeInBytes=0, stream=NULL) = 0$' "$tmp/calls" ||
+	bad "the typed matmul's arguments: $(grep 'TSTMatmul(' "$tmp/calls")"
 
 DNNTRACE_PLAN_QUERY=0 DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/off.dnnt" -- "$prog" >/dev/null 2>&1 ||
 	bad "record with DNNTRACE_PLAN_QUERY=0 failed"

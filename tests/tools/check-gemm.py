@@ -221,7 +221,10 @@ def check_exports(dnntrace, d, t):
 def check_nested(dnntrace, synth, listing, d):
     """A cuBLAS call running through cuBLASLt's public matmul: one
     execution, the outer call's, holding the kernel; the inner call is in
-    the trace, marked nested, and makes no op of its own."""
+    the trace, marked nested, and makes no op of its own. And one running
+    through cuBLASLt's typed matmul, as cuBLAS's GEMMs do: its op shows
+    the algorithm cuBLASLt chose (what the shim asked of it), in ops,
+    report JSON and SQLite."""
     os.mkdir(d + "/nested")
     rc, out = run(synth, listing, d + "/nested", "--scenario", "gemm",
                   "--steps", "1", "--variant", "nested")
@@ -235,11 +238,47 @@ def check_nested(dnntrace, synth, listing, d):
     lt = [o for o in ops if o["api"] == "cublasLtMatmul"]
     ex = [o for o in ops if o["api"] == "cublasGemmEx" and
           o.get("origin", "call") == "call"]
-    check(len(lt) == 2, "nested: the inner matmul makes no op (%d "
-          "cublasLtMatmul ops, 2 expected)" % len(lt))
-    check(len(ex) == 2 and ex[-1]["gpu_ns"] == 250000,
+    check(len(lt) == 3, "nested: the inner matmul makes no op (%d "
+          "cublasLtMatmul ops, 3 expected)" % len(lt))
+    check(len(ex) == 4 and ex[1]["gpu_ns"] == 250000,
           "nested: the outer GemmEx holds the kernel (%s)" %
           [(o["seq"], o["gpu_ns"]) for o in ex])
+    typed = [o for o in ops if "cublasLtTST" in o["api"]]
+    check(not typed, "nested: the typed calls make no op (%s)" % typed)
+    chosen = "lt{ID=66 TILE_ID=18 STAGES_ID=24 CLUSTER_SHAPE_ID=2}"
+    last = ([o for o in ex if " m=1024 n=512 " in o["desc"]] or [{}])[0]
+    check(last.get("desc", "").endswith(" beta=0 " + chosen) and
+          last.get("engine") == 66 and last.get("gpu_ns") == 40000 and
+          last.get("knobs") == {"ALGO": -1, "ID": 66, "TILE_ID": 18,
+                                "STAGES_ID": 24, "CLUSTER_SHAPE_ID": 2},
+          "nested: the GemmEx shows cuBLASLt's algorithm, got %s" %
+          {k: last.get(k) for k in ("desc", "engine", "knobs", "gpu_ns")})
+    check(last.get("params", {}).get("workspaceNeeded") == 0,
+          "nested: the heuristic's workspace, got %s" % last.get("params"))
+    # its algorithm asked of on another thread, reaching the file after it
+    other = [o for o in ex if " m=2048 n=1024 " in o["desc"]]
+    chosen = "lt{ID=66 TILE_ID=20 SPLITK_NUM=1 CUSTOM_OPTION=1 STAGES_ID=35 CLUSTER_SHAPE_ID=3}"
+    check(len(other) == 1 and other[0]["desc"].endswith(" " + chosen) and
+          other[0]["engine"] == 66,
+          "nested: a GemmEx whose algorithm was asked of on another thread "
+          "shows it, got %s" % [(o["desc"][-90:], o["engine"]) for o in other])
+    rc, out = run(dnntrace, "report", "--format", "json", t)
+    rep = [o for o in json.loads(out)["ops"] if "m=1024 n=512" in
+           o["problem"]] if rc == 0 else []
+    check(rep and rep[0]["engine"] == 66 and rep[0]["knobs"] ==
+          "TILE_ID=18 STAGES_ID=24 CLUSTER_SHAPE_ID=2",
+          "nested: report JSON has cuBLASLt's algorithm, got %s" %
+          [(o["engine"], o["knobs"]) for o in rep])
+    db = d + "/nested/gemm.sqlite"
+    rc, out = run(dnntrace, "export", "--format", "sqlite", "-o", db, t)
+    con = sqlite3.connect(db)
+    rows = con.execute(
+        "SELECT o.engine FROM CUDNN_OPS o JOIN StringIds s ON s.id = "
+        "o.nameId WHERE s.value = 'cublasGemmEx' AND o.origin = 'call' "
+        "ORDER BY o.seq").fetchall()
+    con.close()
+    check(rows[-1:] == [(66,)],
+          "nested: CUDNN_OPS.engine of the GemmEx, got %s" % rows)
 
 
 def check_scalars(dnntrace, synth, listing, d):

@@ -1969,18 +1969,110 @@ static void lt_algo(struct gen *g, uint64_t lt, uint64_t desc,
 
 /* What the shim asks of an algorithm after the first matmul given it:
  * each documented attribute (CUBLASLT_ALGO_CONFIG_ID to
- * CLUSTER_SHAPE_ID), as calls of its own, recorded after the matmul's. */
-static void lt_algo_query(struct gen *g, const uint8_t algo[64])
+ * CLUSTER_SHAPE_ID), its value in values, as calls of its own, recorded
+ * after the matmul's. */
+static void lt_algo_query(struct gen *g, const uint8_t algo[64],
+			  const int32_t values[9])
 {
-	bool changed = !strcmp(variant, "changed");
-	const int32_t values[9] = { 66, changed ? 15 : 20, 1, 0, 0,
-				    0,	changed ? 8 : 18,  0, 0 };
-
 	g->call_flags = DT_CALL_BY_DNNTRACE;
 	for (int i = 0; i < 9; i++)
 		CALL(g, "cublasLtMatmulAlgoConfigGetAttribute", 200,
 		     X(algo, 64), U(i), X(&values[i], 4), U(8), U(4));
 	g->call_flags = 0;
+}
+
+/* A GemmEx that runs through cuBLASLt's typed bf16 matmul, as cuBLAS
+ * does: its heuristic query and its matmul nested in it, then what the
+ * shim asks of the algorithm (top-level calls of its own), then the
+ * GemmEx's record, as the shim commits them. */
+static void nested_typed(struct gen *g, uint64_t h, uint64_t lt,
+			 const uint64_t l[4])
+{
+	static const int32_t values[9] = { 66, 18, 0, 0, 0, 0, 24, 0, 2 };
+	/* cuBLAS's descriptors are on its stack */
+	uint64_t desc = 0x7ffd84ba6c70;
+	uint8_t algo[64], res[96] = { 0 };
+
+	for (int i = 0; i < 64; i++)
+		algo[i] = (uint8_t)(i * 5 + 2);
+	memcpy(res, algo, 64);
+	uint64_t outer_t = g->t, outer_seq = g->seq;
+	g->seq++;
+	g->t += 1000;
+	g->call_flags = DT_CALL_NESTED;
+	CALL(g, "cublasLtTSTMatmulAlgoGetHeuristic", 20000, U(lt), U(desc),
+	     U(l[0]), U(l[1]), U(l[2]), U(l[3]), U(0x7ffd84ba6bd0), U(1),
+	     X(res, sizeof(res)), U(1));
+	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(desc), MV(1.0),
+	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), MV(0.0),
+	     U(0x7e0030000000), U(l[2]), U(0x7e0030000000), U(l[3]),
+	     X(algo, 64), U(0), U(0), U(0x77));
+	lt_algo_query(g, algo, values);
+	uint64_t inner_end = g->t, last_seq = g->seq;
+	g->t = outer_t;
+	g->seq = outer_seq;
+	uint64_t seq = CALL(g, "cublasGemmEx", inner_end + 1000 - outer_t,
+			    U(h), U(1), U(0), U(1024), U(512), U(2048),
+			    MV(1.0), U(0x7e0000000000), U(14), U(2048),
+			    U(0x7e0010000000), U(14), U(2048), MV(0.0),
+			    U(0x7e0030000000), U(14), U(1024), U(68),
+			    U((uint64_t)-1));
+	kernel(g, seq, K_NVJET_TN, 40000);
+	g->seq = last_seq;
+}
+
+/* A second GemmEx, on another thread, through a typed matmul whose
+ * algorithm the shim asked of on the program's thread, after a
+ * cublasLtMatmul given it there: the queries have the earlier times and
+ * seqs, yet reach the file after the other thread's records (its buffer
+ * was written out first), as in a PyTorch backward pass. */
+static void nested_elsewhere(struct gen *g, uint64_t h, uint64_t lt,
+			     uint64_t desc, const uint64_t l[4])
+{
+	static const int32_t values[9] = { 66, 20, 1, 0, 0, 1, 35, 0, 3 };
+	uint64_t typed_desc = 0x7ffd84ba6d10;
+	uint8_t algo[64];
+
+	for (int i = 0; i < 64; i++)
+		algo[i] = (uint8_t)(i * 11 + 5);
+	uint64_t t0 = g->t, seq0 = g->seq;
+	/* the other thread, later by the clock, written first */
+	g->tid = 101;
+	g->t = t0 + 100000;
+	g->seq = seq0 + 20;
+	uint64_t outer_t = g->t, outer_seq = g->seq;
+	g->seq++;
+	g->t += 1000;
+	g->call_flags = DT_CALL_NESTED;
+	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(typed_desc), MV(1.0),
+	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), MV(0.0),
+	     U(0x7e0030000000), U(l[2]), U(0x7e0030000000), U(l[3]),
+	     X(algo, 64), U(0), U(0), U(0x77));
+	g->call_flags = 0;
+	uint64_t inner_end = g->t, last_seq = g->seq;
+	g->t = outer_t;
+	g->seq = outer_seq;
+	uint64_t seq = CALL(g, "cublasGemmEx", inner_end + 1000 - outer_t,
+			    U(h), U(0), U(0), U(2048), U(1024), U(512),
+			    MV(1.0), U(0x7e0000000000), U(14), U(2048),
+			    U(0x7e0010000000), U(14), U(512), MV(0.0),
+			    U(0x7e0030000000), U(14), U(2048), U(68),
+			    U((uint64_t)-1));
+	kernel(g, seq, K_NVJET_TN, 60000);
+	uint64_t t_end = g->t;
+	/* the program's thread: the first matmul given the algorithm, and
+	 * what the shim asked of it */
+	g->tid = 0;
+	g->t = t0;
+	g->seq = seq0;
+	seq = CALL(g, "cublasLtMatmul", 3000, U(lt), U(desc), MV(1.0),
+		   U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]),
+		   MV(0.0), U(0x7e0030000000), U(l[2]), U(0x7e0030000000),
+		   U(l[3]), X(algo, 64), U(0), U(0), U(0x77));
+	kernel(g, seq, K_NVJET_TN, 30000);
+	lt_algo_query(g, algo, values);
+	g->seq = last_seq;
+	g->t = t_end;
 }
 
 /* The gemm scenario's variant `prologue`: each step, PyTorch's kernels
@@ -2167,6 +2259,8 @@ static void write_gemm(const char *dir, int steps, int threads)
 	 * bias and GELU as its epilogue */
 	uint64_t lt = 0x2000, desc = ptr(&g), l[4];
 	uint8_t algo[64];
+	const int32_t lt_values[9] = { 66, changed ? 15 : 20, 1, 0, 0,
+				       0,  changed ? 8 : 18,  0, 0 };
 	CALL(&g, "cublasLtCreate", 1000, U(lt));
 	CALL(&g, "cublasLtMatmulDescCreate", 500, U(desc), U(68), U(0));
 	lt_set(&g, desc, LT_TRANSA, 1, 4);
@@ -2242,7 +2336,7 @@ static void write_gemm(const char *dir, int steps, int threads)
 			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(ws),
 			   U(changed ? 1u << 20 : 4u << 20), U(stream));
 		if (!i)
-			lt_algo_query(&g, algo);
+			lt_algo_query(&g, algo, lt_values);
 		kernel(&g, seq, K_NVJET_GELU, changed ? 36000 : 24000);
 		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(bdesc), MV(1.0),
 			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
@@ -2295,6 +2389,8 @@ static void write_gemm(const char *dir, int steps, int threads)
 			   U((uint64_t)-1));
 		kernel(&g, seq, K_NVJET_TN, 250000);
 		g.seq = last_seq;
+		nested_typed(&g, h, lt, l);
+		nested_elsewhere(&g, h, lt, desc, l);
 	}
 	CALL(&g, "cublasLtMatmulDescDestroy", 300, U(desc));
 	CALL(&g, "cublasDestroy_v2", 50000, U(h));
