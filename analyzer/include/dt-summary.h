@@ -408,9 +408,9 @@ uint64_t dt_sum_share_ns(const struct dt_summary *s);
 
 /* The time the steady state's cut places an op by: its GPU work's (its
  * first kernel's start), else its call's. A view that lists ops keeps
- * those at or after dt_sum_cut_t() to list the ops the summary counts. */
+ * those at or after dt_sum_cut_t() to list the ops the summary counts;
+ * GPU work, those whose dt_activity.placed is. */
 uint64_t dt_sum_op_t(const struct dt_op *op);
-/* A piece of GPU work: dt_activity.placed. */
 /* Where the trace read last was cut (host clock): its ops and GPU work
  * from then on are its steady state's; 0 when nothing was cut, UINT64_MAX
  * when all of them were start-up's. */
