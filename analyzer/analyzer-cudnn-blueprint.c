@@ -302,70 +302,145 @@ static bool call_keeps(const struct dt_arg *a)
 	return !is_handle(a) && !is_data_ptr(a);
 }
 
-struct dt_cudnn_call *m_call_blueprint(struct cudnn_model *m,
-				       const struct dt_api_def *api,
-				       const struct dt_arg *args, int n)
-{
-	uint32_t n_args = 0, n_fields = 0, n_tensors = 0;
+/* A call's blueprint being put together: counted first (the arrays
+ * NULL), then filled into one block sized by the count. */
+struct call_build {
+	struct dt_cudnn_arg *args;
+	struct dt_cudnn_field *fields;
+	struct dt_tensor *tensors;
+	int64_t *values; /* long arrays' elements */
+	uint32_t n_args, n_fields, n_tensors, n_values;
+};
 
-	for (int i = 0; i < n; i++) {
-		if (!call_keeps(&args[i]))
-			continue;
-		n_args++;
-		const struct obj *o = is_desc(&args[i])
-					      ? m_obj_find(m, args[i].u, false)
-					      : NULL;
-		n_fields += o ? o->n_fields : 0;
-		n_tensors += o && o->t.valid;
-	}
-	struct dt_cudnn_call *c =
-		calloc(1, sizeof(*c) + n_args * sizeof(struct dt_cudnn_arg) +
-				  n_fields * sizeof(struct dt_cudnn_field) +
-				  n_tensors * sizeof(struct dt_tensor));
-	if (!c)
-		return NULL;
-	struct dt_cudnn_arg *ca = (struct dt_cudnn_arg *)(c + 1);
-	struct dt_cudnn_field *cf = (struct dt_cudnn_field *)(ca + n_args);
-	struct dt_tensor *ct = (struct dt_tensor *)(cf + n_fields);
-	c->api = api->name;
-	c->args = ca;
-	for (int i = 0; i < n; i++) {
-		const struct dt_arg *a = &args[i];
-		if (!call_keeps(a))
-			continue;
-		struct dt_cudnn_arg *x = &ca[c->n_args++];
-		*x = (struct dt_cudnn_arg){ .name = a->name,
-					    .name_len = a->name_len,
-					    .code = a->code,
-					    .i = a->i,
-					    .f = a->f };
-		if (a->code == 'k' && a->data && a->count <= sizeof(x->host)) {
-			memcpy(x->host, a->data, a->count);
-			x->width = (uint8_t)a->count;
-		}
-		const struct obj *o =
-			is_desc(a) ? m_obj_find(m, a->u, false) : NULL;
-		if (!o)
-			continue;
+/* Descriptor o's kind, shape and fields into x (counted alone when b's
+ * arrays are NULL). */
+static void call_desc(struct call_build *b, struct dt_cudnn_arg *x,
+		      const struct obj *o)
+{
+	if (x) {
 		x->kind = o->kind;
 		x->kind_len = o->kind_len;
-		if (o->t.valid) {
-			*ct = o->t;
-			x->t = ct++;
-		}
-		x->fields = cf;
-		for (uint32_t k = 0; k < o->n_fields; k++) {
-			const struct field *f = &o->fields[k];
-			struct dt_cudnn_field *y = &cf[x->n_fields++];
+		x->fields = b->fields + b->n_fields;
+	}
+	if (o->t.valid && x) {
+		b->tensors[b->n_tensors] = o->t;
+		x->t = &b->tensors[b->n_tensors];
+	}
+	b->n_tensors += o->t.valid;
+	for (uint32_t k = 0; k < o->n_fields; k++) {
+		const struct field *f = &o->fields[k];
+		if (x) {
+			struct dt_cudnn_field *y = &b->fields[b->n_fields];
 			*y = (struct dt_cudnn_field){ .name = f->name,
 						      .name_len = f->name_len,
 						      .code = f->code,
 						      .count = f->count,
 						      .f = f->f };
 			memcpy(y->v, f->v, sizeof(y->v));
+			if (f->all) {
+				y->all = b->values + b->n_values;
+				y->n_all = f->n_all;
+				memcpy(b->values + b->n_values, f->all,
+				       f->n_all * sizeof(*f->all));
+			}
+			x->n_fields++;
 		}
-		cf += x->n_fields;
+		b->n_fields++;
+		b->n_values += f->all ? f->n_all : 0;
 	}
+}
+
+/* A field that names another descriptor ("dropoutDesc"). */
+static bool field_is_desc(const struct field *f)
+{
+	const char *e = f->name + f->name_len - 4;
+
+	return f->code == 'p' && f->name_len > 4 && (e[0] | 32) == 'd' &&
+	       !memcmp(e + 1, "esc", 3);
+}
+
+/* A new argument into b (counted alone when b's arrays are NULL). */
+static struct dt_cudnn_arg *call_arg(struct call_build *b,
+				     struct dt_cudnn_arg init)
+{
+	struct dt_cudnn_arg *x = b->args ? &b->args[b->n_args] : NULL;
+
+	if (x)
+		*x = init;
+	b->n_args++;
+	return x;
+}
+
+/* The call's arguments, then the descriptors its descriptors point to. */
+static void call_fill(struct cudnn_model *m, struct call_build *b,
+		      const struct dt_arg *args, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct dt_arg *a = &args[i];
+		if (!call_keeps(a))
+			continue;
+		struct dt_cudnn_arg *x = call_arg(
+			b, (struct dt_cudnn_arg){ .name = a->name,
+						  .name_len = a->name_len,
+						  .code = a->code,
+						  .i = a->i,
+						  .f = a->f });
+		if (x && a->code == 'k' && a->data &&
+		    a->count <= sizeof(x->host)) {
+			memcpy(x->host, a->data, a->count);
+			x->width = (uint8_t)a->count;
+		}
+		const struct obj *o =
+			is_desc(a) ? m_obj_find(m, a->u, false) : NULL;
+		if (o)
+			call_desc(b, x, o);
+	}
+	for (int i = 0; i < n; i++) {
+		const struct obj *o = call_keeps(&args[i]) && is_desc(&args[i])
+					      ? m_obj_find(m, args[i].u, false)
+					      : NULL;
+		for (uint32_t k = 0; o && k < o->n_fields; k++) {
+			const struct field *f = &o->fields[k];
+			const struct obj *to =
+				field_is_desc(f)
+					? m_obj_find(m, (uint64_t)f->v[0],
+						     false)
+					: NULL;
+			if (!to)
+				continue;
+			struct dt_cudnn_arg *x = call_arg(
+				b,
+				(struct dt_cudnn_arg){ .name = f->name,
+						       .name_len = f->name_len,
+						       .code = 'p',
+						       .i = f->v[0] });
+			call_desc(b, x, to);
+		}
+	}
+}
+
+struct dt_cudnn_call *m_call_blueprint(struct cudnn_model *m,
+				       const struct dt_api_def *api,
+				       const struct dt_arg *args, int n)
+{
+	struct call_build count = { 0 };
+
+	call_fill(m, &count, args, n);
+	struct dt_cudnn_call *c = calloc(
+		1, sizeof(*c) + count.n_args * sizeof(struct dt_cudnn_arg) +
+			   count.n_fields * sizeof(struct dt_cudnn_field) +
+			   count.n_tensors * sizeof(struct dt_tensor) +
+			   count.n_values * sizeof(int64_t));
+	if (!c)
+		return NULL;
+	struct call_build b = { .args = (struct dt_cudnn_arg *)(c + 1) };
+	b.fields = (struct dt_cudnn_field *)(b.args + count.n_args);
+	b.tensors = (struct dt_tensor *)(b.fields + count.n_fields);
+	b.values = (int64_t *)(b.tensors + count.n_tensors);
+	call_fill(m, &b, args, n);
+	c->api = api->name;
+	c->args = b.args;
+	c->n_args = b.n_args;
 	return c;
 }
 

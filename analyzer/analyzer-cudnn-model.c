@@ -89,6 +89,8 @@ static void array_put(void **free_list, int *n, void *v, uint32_t cap)
 /* Let go of what a descriptor holds. */
 static void obj_release(struct cudnn_model *m, struct obj *o)
 {
+	for (uint32_t i = 0; i < o->n_fields; i++)
+		free(o->fields[i].all);
 	array_put((void **)m->free_fields, &m->n_free_fields, o->fields,
 		  o->cap_fields);
 	for (uint32_t i = 0; i < o->n_attrs; i++)
@@ -215,7 +217,9 @@ static void set_field(struct cudnn_model *m, struct obj *o,
 		if (o->fields[i].name_len == a->name_len &&
 		    !memcmp(o->fields[i].name, a->name, a->name_len))
 			f = &o->fields[i];
-	if (!f) {
+	if (f) {
+		free(f->all);
+	} else {
 		if (o->n_fields == o->cap_fields) {
 			struct field *nf =
 				o->cap_fields
@@ -244,6 +248,12 @@ static void set_field(struct cudnn_model *m, struct obj *o,
 		f->count = a->count < MAX_DIMS ? a->count : MAX_DIMS;
 		for (uint32_t i = 0; i < f->count; i++)
 			f->v[i] = dt_arg_elem_i(a, i);
+		if (a->count > MAX_DIMS && a->count <= FIELD_ALL_MAX &&
+		    (f->all = malloc(a->count * sizeof(*f->all)))) {
+			f->n_all = a->count;
+			for (uint32_t i = 0; i < a->count; i++)
+				f->all[i] = dt_arg_elem_i(a, i);
+		}
 	} else {
 		f->v[0] = a->i;
 	}
@@ -522,6 +532,8 @@ static void rehash(struct obj *o)
 		h = mix_bytes(h, f->v,
 			      sizeof(f->v[0]) * (f->count ? f->count : 1));
 		h = mix_bytes(h, &f->f, sizeof(f->f));
+		if (f->all)
+			h = mix_bytes(h, f->all, f->n_all * sizeof(*f->all));
 	}
 	if (o->t.valid)
 		h = mix_bytes(h, &o->t, sizeof(o->t));

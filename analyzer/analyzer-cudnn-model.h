@@ -27,10 +27,17 @@ struct field {
 	const char *type;
 	uint32_t type_len;
 	char code;
-	uint32_t count; /* arrays: elements kept */
+	uint32_t count; /* arrays: elements kept in v */
 	int64_t v[MAX_DIMS];
 	double f;
+	/* an array longer than v (an RNN's sequence lengths, one per batch
+	 * entry): every element, n_all of them; NULL otherwise */
+	int64_t *all;
+	uint32_t n_all;
 };
+
+/* The longest array kept whole. */
+#define FIELD_ALL_MAX (1u << 16)
 
 /* One backend attribute: as set, or as cuDNN returned it. */
 struct battr {
@@ -62,7 +69,7 @@ struct cfg_info {
 	char *notes; /* numerical notes: "TENSOR_CORE ...", once known */
 	const struct dt_recipe_kv *note_kv; /* the same, by name (kept) */
 	uint32_t n_note_kv;
-	struct dt_cost cost; /* what one execution computes and moves */
+	struct dt_cost cost;       /* what one execution computes and moves */
 	struct dt_cudnn_graph *bp; /* its graph, to build again; NULL none */
 };
 

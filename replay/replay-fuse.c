@@ -581,15 +581,16 @@ static int fastest(const struct cand *c, size_t n)
 /* The engines cuDNN's heuristics offer for graph g timed; the fastest
  * into *out. False with why (the first refusal's words when none ran). */
 static bool time_graph(struct gpu *g, const struct dt_cudnn_graph *graph,
-		       const struct dt_replay_opts *opts, double budget_s,
+		       const struct dt_replay_opts *opts, double until,
 		       struct cand *cands, struct cand *out, size_t *tried,
 		       char *why, size_t whylen)
 {
 	/* no recorded engine: heuristics only */
 	struct problem p = { .graph = graph, .engine = -1 };
+	struct budget b = { .until = until };
 	size_t n = 0;
 
-	if (graph_measure(g, &p, opts, budget_s, cands, &n, why, whylen))
+	if (graph_measure(g, &p, opts, &b, cands, &n, why, whylen))
 		return false;
 	*tried = n;
 	int best = fastest(cands, n);
@@ -655,20 +656,21 @@ const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
  * the trace (what replay cannot run again: another library's kernel,
  * which a cuDNN graph of the step does not stand for, being faster or
  * slower), and beside it the step alone as a pointwise-only graph, what
- * cuDNN would take for it. */
+ * cuDNN would take for it. Each in its share of what is left before
+ * until. */
 static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 			 const struct head *h, const struct problem *head,
-			 const struct dt_replay_opts *opts, double budget_s,
+			 const struct dt_replay_opts *opts, double until,
 			 struct cand *cands, struct fuse_result *r)
 {
 	struct problem alone = *head;
+	struct budget b = { .until = budget_share(until, (size_t)c->n_steps) };
 	size_t n = 0;
 	char why[160];
 
 	alone.alone = true;
 	r->parts[0] = (struct fuse_part){ .source = "replayed" };
-	if (graph_measure(g, &alone, opts, budget_s, cands, &n, why,
-			  sizeof(why)) ||
+	if (graph_measure(g, &alone, opts, &b, cands, &n, why, sizeof(why)) ||
 	    !n || !cands[0].t.runs) {
 		snprintf(r->why, sizeof(r->why),
 			 "its head's recorded engine did not run: %s",
@@ -685,8 +687,9 @@ static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 		*pt = (struct fuse_part){ .source = "recorded",
 					  .ns = c->steps[m].ns };
 		if (s && step_graph(s, h, c, m, pt->why, sizeof(pt->why)) &&
-		    time_graph(g, &s->g, opts, budget_s, cands, &best, &tried,
-			       pt->why, sizeof(pt->why)))
+		    time_graph(g, &s->g, opts,
+			       budget_share(until, (size_t)(c->n_steps - m)),
+			       cands, &best, &tried, pt->why, sizeof(pt->why)))
 			pt->graph_ns = best.t.median_ns;
 		free(s);
 		r->unfused_ns += pt->ns;
@@ -696,15 +699,13 @@ static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 
 void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 		  const struct problems *ps, const struct dt_replay_opts *opts,
-		  double budget_s, struct fuse_result *r)
+		  double until, struct fuse_result *r)
 {
 	const struct problem *head = find_problem(ps, c->steps[0].problem);
 	struct cand *cands = calloc(CANDS_MAX, sizeof(*cands));
 	struct syn *s = calloc(1, sizeof(*s));
 	const char *not = fuse_why_not(c, ps, r->why, sizeof(r->why));
 	struct head h;
-	/* the fused graph, the head, and each step after it */
-	double each = budget_s / (double)(c->n_steps + 1);
 
 	enums();
 	r->c = c;
@@ -717,11 +718,14 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 	} else if (head_of(head->graph, &h, r->why, sizeof(r->why)) &&
 		   fused_graph(s, &h, c, r->why, sizeof(r->why))) {
 		char why[200];
-		if (!time_graph(g, &s->g, opts, each, cands, &r->fused,
-				&r->tried, why, sizeof(why)))
+		/* the fused graph, then the head and each step after it,
+		 * each its share */
+		if (!time_graph(g, &s->g, opts,
+				budget_share(until, (size_t)c->n_steps + 1),
+				cands, &r->fused, &r->tried, why, sizeof(why)))
 			snprintf(r->why, sizeof(r->why), "the fused graph: %s",
 				 why);
-		else if (time_unfused(g, c, &h, head, opts, each, cands, r))
+		else if (time_unfused(g, c, &h, head, opts, until, cands, r))
 			r->status = "measured";
 		else
 			r->status = "failed";

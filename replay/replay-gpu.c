@@ -217,14 +217,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs per batch, warm-up runs, the most samples of one candidate and
  * the fewest. */
 #define BATCH       16
@@ -233,72 +225,88 @@ static double now_s(void)
 #define SAMPLES_MIN 8
 
 /* A launch that waits for its stream (an engine that synchronizes)
- * would wait for the gate forever: a watchdog opens it after a second. */
+ * would wait for the gate forever: a watchdog opens it after wait_s (a
+ * second, or what is left of the budget), and the candidate's later
+ * batches go ungated. */
 struct watchdog {
 	struct gpu *g;
 	uint32_t round;
-	atomic_bool done;
+	double wait_s;
+	atomic_bool done, opened;
 };
 
 static void *watch(void *arg)
 {
 	struct watchdog *w = arg;
+	double end = replay_now_s() + w->wait_s;
 
-	for (int i = 0; i < 100 && !atomic_load(&w->done); i++)
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-	if (!atomic_load(&w->done))
+	while (!atomic_load(&w->done) && replay_now_s() < end)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	if (!atomic_load(&w->done)) {
+		atomic_store(&w->opened, true);
 		w->g->cuStreamWriteValue32(w->g->release, w->g->gate, w->round,
 					   0);
+	}
 	return NULL;
 }
 
-/* One batch of BATCH runs queued behind the gate, when there is one.
- * Warm, the batch between two events is one sample: the mean of its
- * runs, which leaves the events' own cost out of a short kernel's time.
- * Cold, each run is a sample between two events, the L2 cache flushed
- * before it (outside them). Returns the samples written to ns, 0 when a
- * run failed. */
-static int batch(struct gpu *g, bool (*run)(void *), void *arg, bool cold,
-		 cu_ptr_t *ev, uint64_t *ns)
+/* A batch of runs, how it is run and what came of it. */
+struct batch {
+	bool (*run)(void *);
+	void *arg;
+	bool cold, gated; /* gated: queued behind the gate */
+	int runs;         /* at most BATCH */
+	double wait_s;    /* the watchdog's */
+	bool opened;      /* the watchdog opened the gate */
+};
+
+/* One batch of runs queued behind the gate, when there is one. Warm,
+ * the batch between two events is one sample: the mean of its runs,
+ * which leaves the events' own cost out of a short kernel's time. Cold,
+ * each run is a sample between two events, the L2 cache flushed before
+ * it (outside them). Returns the samples written to ns, 0 when a run
+ * failed. */
+static int batch(struct gpu *g, struct batch *b, cu_ptr_t *ev, uint64_t *ns)
 {
 	static uint32_t round;
-	struct watchdog w = { g, 0, false };
+	struct watchdog w = { .g = g, .wait_s = b->wait_s };
 	pthread_t th;
 	bool ok = true, watched = false;
-	int samples = cold ? BATCH : 1;
+	int samples = b->cold ? b->runs : 1;
 
-	if (g->gated) {
+	if (b->gated) {
 		w.round = ++round;
 		g->cuStreamWaitValue32(g->stream, g->gate, round,
 				       CU_STREAM_WAIT_VALUE_GEQ);
 		watched = !pthread_create(&th, NULL, watch, &w);
 	}
-	if (!cold)
+	if (!b->cold)
 		g->cuEventRecord(ev[0], g->stream);
-	for (int i = 0; i < BATCH && ok; i++) {
-		if (cold && g->flush)
+	for (int i = 0; i < b->runs && ok; i++) {
+		if (b->cold && g->flush)
 			g->cuMemsetD8Async(g->flush, (unsigned char)i,
 					   2 * (size_t)g->l2_bytes, g->stream);
-		if (cold)
+		if (b->cold)
 			g->cuEventRecord(ev[2 * i], g->stream);
-		ok = run(arg);
-		if (cold)
+		ok = b->run(b->arg);
+		if (b->cold)
 			g->cuEventRecord(ev[2 * i + 1], g->stream);
 	}
-	if (!cold)
+	if (!b->cold)
 		g->cuEventRecord(ev[1], g->stream);
-	if (g->gated)
+	if (b->gated)
 		g->cuStreamWriteValue32(g->release, g->gate, round, 0);
 	atomic_store(&w.done, true);
 	if (watched)
 		pthread_join(th, NULL);
+	b->opened = atomic_load(&w.opened);
 	if (g->cuStreamSynchronize(g->stream))
 		return 0;
 	for (int i = 0; i < samples && ok; i++) {
 		float ms = 0;
 		ok = !g->cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
 		ns[i] = (uint64_t)llround((double)ms * 1e6 /
-					  (cold ? 1 : BATCH));
+					  (b->cold ? 1 : b->runs));
 	}
 	return ok ? samples : 0;
 }
@@ -309,14 +317,30 @@ static uint64_t median_of(uint64_t *v, size_t n, double q)
 	return v[(size_t)((double)(n - 1) * q + 0.5)];
 }
 
+/* Runs of the next batch: BATCH, or as many as fit before until at
+ * run_s a run (one at least); 0 when samples are in and a batch does not
+ * fit. */
+static int batch_runs(double until, double run_s, size_t samples)
+{
+	double left = budget_left(until);
+	double fit = run_s > 0 ? left / run_s : BATCH;
+
+	if (samples)
+		return fit >= BATCH ? BATCH : 0;
+	return fit >= BATCH ? BATCH : fit >= 1 ? (int)fit : 1;
+}
+
 bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
-	      double max_s, struct timing *t)
+	      double until, struct timing *t)
 {
 	static cu_ptr_t ev[2 * BATCH];
 	uint64_t ns[SAMPLES_MAX], sorted[SAMPLES_MAX];
 	size_t n = 0;
 	uint64_t last_median = 0;
-	double t0 = now_s();
+	struct batch b = { .run = run,
+			   .arg = arg,
+			   .cold = cold,
+			   .gated = g->gated };
 
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; !ev[2 * BATCH - 1] && i < 2 * BATCH; i++)
@@ -324,7 +348,14 @@ bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
 			return false;
 	if (cold && !g->flush && g->l2_bytes > 0)
 		g->flush = gpu_alloc(g, 2 * (size_t)g->l2_bytes);
-	for (int i = 0; i < WARMUP; i++)
+	/* the first warm-up run's wall time bounds a run's, launch
+	 * included, until a batch says better: the others are made when
+	 * they and a run more fit (a run may take seconds) */
+	double t0 = replay_now_s();
+	if (!run(arg) || g->cuStreamSynchronize(g->stream))
+		return false;
+	double run_s = replay_now_s() - t0;
+	for (int i = 1; i < WARMUP && budget_left(until) > 2 * run_s; i++)
 		if (!run(arg))
 			return false;
 	if (g->cuStreamSynchronize(g->stream))
@@ -332,19 +363,25 @@ bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
 	/* batches until the median moves less than 1 % from one to the
 	 * next, the samples are used up or the time is */
 	uint32_t runs = 0;
-	while (n + BATCH <= SAMPLES_MAX) {
-		int k = batch(g, run, arg, cold, ev, ns + n);
+	while (n + BATCH <= SAMPLES_MAX &&
+	       (b.runs = batch_runs(until, run_s, n))) {
+		b.wait_s = fmin(1.0, fmax(0.01, budget_left(until)));
+		double start = replay_now_s();
+		int k = batch(g, &b, ev, ns + n);
 		if (!k)
 			return false;
+		/* what a run took, as the next batch will */
+		run_s = (replay_now_s() - start) / b.runs;
+		b.gated &= !b.opened;
 		n += (size_t)k;
-		runs += BATCH;
+		runs += (uint32_t)b.runs;
 		memcpy(sorted, ns, n * sizeof(*ns));
 		uint64_t m = median_of(sorted, n, 0.5);
 		bool still =
 			last_median && fabs((double)m - (double)last_median) <
 					       0.01 * (double)last_median;
 		last_median = m;
-		if ((still && n >= SAMPLES_MIN) || now_s() - t0 > max_s)
+		if (still && n >= SAMPLES_MIN)
 			break;
 	}
 	memcpy(sorted, ns, n * sizeof(*ns));

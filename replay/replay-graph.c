@@ -393,6 +393,19 @@ static bool run_plan(void *arg)
 	return !rc;
 }
 
+/* A plan finalized: the longest that took is what the budget keeps free
+ * for the next (one that compiles its kernel takes seconds). */
+static int finalize_timed(struct gpu *g, void *plan)
+{
+	double t0 = replay_now_s();
+	int rc = g->cudnnBackendFinalize(plan);
+	double took = replay_now_s() - t0;
+
+	if (took > g->build_s)
+		g->build_s = took;
+	return rc;
+}
+
 /* The plan of cfg and its variant pack, workspace allocated. */
 static bool make_plan(struct built *b, void *cfg, struct cand *c)
 {
@@ -407,7 +420,7 @@ static bool make_plan(struct built *b, void *cfg, struct cand *c)
 					      E.t_handle, 1, &g->handle)) ||
 	    (rc = g->cudnnBackendSetAttribute(b->plan, E.a_plan_cfg, E.t_desc,
 					      1, &cfg)) ||
-	    (rc = g->cudnnBackendFinalize(b->plan))) {
+	    (rc = finalize_timed(g, b->plan))) {
 		snprintf(c->status, sizeof(c->status), "no plan: %s",
 			 gpu_cudnn_error(g, rc, err, sizeof(err)));
 		return false;
@@ -465,10 +478,12 @@ static void drop_plan(struct built *b)
 }
 
 /* Time the config cfg as candidate c (its outputs compared with ref,
- * when given; taken as ref, when *take). */
+ * when given; taken as ref, when *take), one of left candidates still to
+ * time within bud: not built when the longest plan build seen would not
+ * fit in it, timed within its share of what the build left. */
 static void measure(struct built *b, void *cfg, struct cand *c,
-		    const struct dt_replay_opts *opts, double max_s,
-		    const uint8_t *ref, uint8_t **take)
+		    const struct dt_replay_opts *opts, struct budget *bud,
+		    size_t left, const uint8_t *ref, uint8_t **take)
 {
 	c->error = -1;
 	c->agrees = -1;
@@ -478,10 +493,14 @@ static void measure(struct built *b, void *cfg, struct cand *c,
 			 "cuDNN refused the engine config");
 		return;
 	}
+	if (!budget_allows(bud, b->g->build_s)) {
+		budget_skip(c);
+		return;
+	}
 	b->status = 0;
 	if (make_plan(b, cfg, c))
-		data_time(&b->data, run_plan, b, &b->status, opts, max_s, c,
-			  ref, take);
+		data_time(&b->data, run_plan, b, &b->status, opts,
+			  budget_share(bud->until, left), c, ref, take);
 	drop_plan(b);
 }
 
@@ -505,10 +524,7 @@ static void free_built(struct built *b)
 	data_free(&b->data);
 }
 
-/* The configs to time besides the recorded one: the heuristics', and
- * with all_engines every engine with its default knobs. */
-/* The knobs an engine of the graph has, with their ranges, into k (at
- * most max); -1 when the engine does not run the graph. */
+/* The knobs an engine of the graph has, with their ranges. */
 struct knob_range {
 	int32_t type;
 	int64_t min, max, stride;
@@ -516,6 +532,16 @@ struct knob_range {
 
 #define KNOBS_MAX 64 /* cuDNN 9 has 44 knob types */
 
+/* An engine that runs the graph, and its knobs. */
+struct engine_knobs {
+	int64_t idx;
+	int n;
+	struct knob_range k[KNOBS_MAX];
+	uint64_t ns; /* with its default knobs, 0 not timed */
+};
+
+/* The knobs of engine idx into k (at most KNOBS_MAX); -1 when the engine
+ * does not run the graph. */
 static int engine_knobs(struct built *b, int64_t idx, struct knob_range *k)
 {
 	struct gpu *g = b->g;
@@ -560,119 +586,272 @@ static int engine_knobs(struct built *b, int64_t idx, struct knob_range *k)
 /* Values of a knob tried, at most: spread over its range. */
 #define KNOB_VALUES 8
 
-/* Engine idx with its default knobs, then each of its knobs moved away
- * from the default alone, over up to KNOB_VALUES values of its range:
- * a knob at a time, since their product has no end. */
-static void engine_cfgs(struct built *b, int64_t idx, void **cfgs,
-			const char **source, size_t *n)
-{
-	struct knob_range k[KNOBS_MAX];
-	int nk = engine_knobs(b, idx, k);
-	char name[96];
+/* A problem's search: its graph built, the configs made and not yet
+ * timed, the candidates timed. */
+struct search {
+	struct built *b;
+	const struct dt_replay_opts *opts;
+	struct budget *bud;
+	struct cand *c; /* the recorded engine first */
+	size_t *n;
+	size_t total; /* candidates expected, for progress */
+	uint8_t *ref; /* the reference's outputs */
+	void *cfg[CANDS_MAX];
+	const char *source[CANDS_MAX];
+	int64_t engine[CANDS_MAX]; /* what cfg was made of: said when cuDNN
+				      refused it */
+	size_t n_cfg;
+	struct engine_knobs *e; /* with every engine: those that run the
+				   graph, as far as they were listed */
+	size_t ne;
+	int64_t engines;  /* the graph's */
+	int64_t unlisted; /* engines whose configs were not all made */
+};
 
-	if (nk < 0 || *n >= CANDS_MAX)
+static void add_cfg(struct search *s, void *cfg, const char *source,
+		    int64_t engine)
+{
+	s->cfg[s->n_cfg] = cfg;
+	s->engine[s->n_cfg] = engine;
+	s->source[s->n_cfg++] = source;
+}
+
+/* Every engine of the graph that runs it, with its default knobs, made
+ * until until (a wall time: making an engine config can take a while,
+ * and there may be hundreds); each one's knobs kept for later. */
+static void engine_defaults(struct search *s, double until)
+{
+	struct built *b = s->b;
+	int64_t got = 0, i = 0;
+
+	if (b->g->cudnnBackendGetAttribute(b->graph, E.a_graph_count, E.t_int64,
+					   1, &got, &s->engines) ||
+	    s->engines <= 0 ||
+	    !(s->e = calloc((size_t)s->engines, sizeof(*s->e)))) {
+		s->engines = 0;
 		return;
-	cfgs[*n] = make_cfg(b, idx, NULL, 0);
-	source[(*n)++] = "all";
-	for (int i = 0; i < nk; i++) {
-		int64_t steps = (k[i].max - k[i].min) / k[i].stride + 1;
-		int64_t every = steps > KNOB_VALUES ? steps / KNOB_VALUES : 1;
-		dt_enum_short("cudnnBackendKnobType_t", k[i].type,
-			      "CUDNN_KNOB_TYPE_", name, sizeof(name));
-		for (int64_t s = 0; s < steps && *n < CANDS_MAX; s += every) {
-			struct dt_recipe_kv kv = { name,
-						   k[i].min + s * k[i].stride };
-			cfgs[*n] = make_cfg(b, idx, &kv, 1);
-			source[(*n)++] = "all";
+	}
+	s->unlisted = s->engines;
+	for (; i < s->engines && s->n_cfg < CANDS_MAX && replay_now_s() < until;
+	     i++) {
+		struct engine_knobs *e = &s->e[s->ne];
+		e->idx = i;
+		e->n = engine_knobs(b, i, e->k);
+		if (e->n < 0) {
+			s->unlisted--; /* it does not run the graph */
+			continue;
 		}
+		add_cfg(s, make_cfg(b, i, NULL, 0), "all", i);
+		s->ne++;
 	}
 }
 
-/* Every engine's configs are made until deadline (a wall time): making
- * an engine config can take a while, and there may be 256 of them. */
-static size_t others(struct built *b, const struct dt_replay_opts *opts,
-		     void **cfgs, const char **source, double deadline)
+/* The configs to time besides the recorded one, in the order they are
+ * timed: the heuristics' (modes A, B and fallback), then with
+ * all_engines every engine's with its default knobs. Made until until;
+ * heuristics not asked are counted in s->bud. */
+static void others(struct search *s, double until)
 {
-	size_t n = 0;
 	int64_t modes[] = { E.heur_a, E.heur_b, E.heur_fallback };
 	const char *names[] = { "heuristic_a", "heuristic_b", "fallback" };
 
 	for (int m = 0; m < 3; m++) {
-		size_t before = n;
-		heuristic(b, modes[m], cfgs, &n, CANDS_MAX);
-		for (size_t i = before; i < n; i++)
-			source[i] = names[m];
+		size_t before = s->n_cfg;
+		if (replay_now_s() >= until) {
+			s->bud->modes_left = (uint32_t)(3 - m);
+			return;
+		}
+		heuristic(s->b, modes[m], s->cfg, &s->n_cfg, CANDS_MAX);
+		for (size_t i = before; i < s->n_cfg; i++) {
+			s->source[i] = names[m];
+			s->engine[i] = -1; /* cuDNN's own configs */
+		}
 	}
-	int64_t count = 0, got = 0;
-	if (opts->all_engines &&
-	    !b->g->cudnnBackendGetAttribute(b->graph, E.a_graph_count,
-					    E.t_int64, 1, &got, &count))
-		for (int64_t i = 0;
-		     i < count && n < CANDS_MAX && replay_now_s() < deadline;
-		     i++)
-			engine_cfgs(b, i, cfgs, source, &n);
+	if (s->opts->all_engines)
+		engine_defaults(s, until);
+}
+
+/* Candidate x made of cfg, or of engine and knobs where cuDNN refused
+ * to make it: false when an earlier one of c (n) is the same engine with
+ * the same knobs. */
+static bool new_cand(struct gpu *g, void *cfg, const char *source,
+		     int64_t engine, const char *knobs, const struct cand *c,
+		     size_t n, struct cand *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->engine = cfg ? cfg_engine(g, cfg) : engine;
+	x->source = source;
+	if (cfg)
+		cfg_knobs(g, cfg, x->knobs, sizeof(x->knobs));
+	else
+		snprintf(x->knobs, sizeof(x->knobs), "%s", knobs);
+	return !seen(c, n, x->engine, x->knobs);
+}
+
+/* Config cfg (made of engine and knobs) timed as the next candidate, one
+ * of left still to time, unless an earlier one is the same. The
+ * recorded engine refused, the first that runs is the reference the
+ * others are held against. */
+static void time_cfg(struct search *s, void *cfg, const char *source,
+		     int64_t engine, const char *knobs, size_t left)
+{
+	struct cand *x = &s->c[*s->n];
+	double t = replay_now_s();
+
+	if (!new_cand(s->b->g, cfg, source, engine, knobs, s->c, *s->n, x))
+		return;
+	(*s->n)++;
+	measure(s->b, cfg, x, s->opts, s->bud, left, s->ref,
+		s->ref ? NULL : &s->ref);
+	progress_cand(s->opts, *s->n, s->total, x, false, replay_now_s() - t);
+}
+
+/* The values engine e's knobs are tried at: each knob moved away from
+ * its default alone, over up to KNOB_VALUES values of its range (a knob
+ * at a time, since their product has no end). */
+static size_t knob_values(const struct engine_knobs *e)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < e->n; i++) {
+		int64_t steps =
+			(e->k[i].max - e->k[i].min) / e->k[i].stride + 1;
+		if (steps > 0) /* a range cuDNN gives upside down: none */
+			n += (size_t)(steps < KNOB_VALUES ? steps
+							  : KNOB_VALUES);
+	}
 	return n;
 }
 
+/* The median of engine idx with its default knobs (a heuristic's config
+ * may have been it), 0 when it did not run. */
+static uint64_t default_ns(const struct search *s, int64_t idx)
+{
+	for (size_t i = 0; i < *s->n; i++)
+		if (s->c[i].engine == idx && !s->c[i].knobs[0])
+			return s->c[i].t.runs ? s->c[i].t.median_ns : 0;
+	return 0;
+}
+
+static int by_default_ns(const void *a, const void *b)
+{
+	uint64_t x = ((const struct engine_knobs *)a)->ns,
+		 y = ((const struct engine_knobs *)b)->ns;
+
+	/* one that did not run last */
+	return (x == 0) - (y == 0) ? (x == 0) - (y == 0) : (x > y) - (x < y);
+}
+
+/* Engine e's knob values, each made and timed in turn while the budget
+ * and the candidates last (left: those still to time). False when they
+ * ended first. */
+static bool engine_knob_search(struct search *s, const struct engine_knobs *e,
+			       size_t *left)
+{
+	char name[96];
+
+	for (int i = 0; i < e->n; i++) {
+		const struct knob_range *k = &e->k[i];
+		int64_t steps = (k->max - k->min) / k->stride + 1;
+		int64_t every = steps > KNOB_VALUES ? steps / KNOB_VALUES : 1;
+		dt_enum_short("cudnnBackendKnobType_t", k->type,
+			      "CUDNN_KNOB_TYPE_", name, sizeof(name));
+		for (int64_t v = 0; v < steps; v += every) {
+			if (*s->n >= CANDS_MAX) {
+				s->bud->full = true;
+				return false;
+			}
+			if (!budget_allows(s->bud, s->b->g->build_s))
+				return false;
+			struct dt_recipe_kv kv = { name,
+						   k->min + v * k->stride };
+			char knobs[128];
+			snprintf(knobs, sizeof(knobs), "%s=%lld", name,
+				 (long long)kv.value);
+			time_cfg(s, make_cfg(s->b, e->idx, &kv, 1), "all",
+				 e->idx, knobs, *left ? (*left)-- : 1);
+		}
+	}
+	return true;
+}
+
+/* With every engine, after each was timed with its defaults: the knobs
+ * of the fastest engines first, so that what the budget leaves out is
+ * the slowest's. */
+static void knob_search(struct search *s)
+{
+	size_t left = 0;
+
+	for (size_t j = 0; j < s->ne; j++) {
+		s->e[j].ns = default_ns(s, s->e[j].idx);
+		left += knob_values(&s->e[j]);
+	}
+	s->total = *s->n + left;
+	if (s->total > CANDS_MAX)
+		s->total = CANDS_MAX;
+	qsort(s->e, s->ne, sizeof(*s->e), by_default_ns);
+	for (size_t j = 0; j < s->ne && engine_knob_search(s, &s->e[j], &left);
+	     j++)
+		s->unlisted--;
+}
+
 int graph_measure(struct gpu *g, const struct problem *p,
-		  const struct dt_replay_opts *opts, double budget_s,
+		  const struct dt_replay_opts *opts, struct budget *bud,
 		  struct cand *c, size_t *n, char *why, size_t whylen)
 {
 	struct built b = { .g = g, .bp = p->graph };
-	uint8_t *ref = NULL;
+	struct search *s = calloc(1, sizeof(*s));
 
 	enums();
 	*n = 0;
-	if (!tensors(&b, why, whylen) || !build_graph(&b, why, whylen)) {
-		free_built(&b);
+	if (!s) {
+		snprintf(why, whylen, "out of host memory");
 		return -1;
 	}
-	void *cfgs[CANDS_MAX];
-	const char *source[CANDS_MAX];
+	*s = (struct search){ .b = &b,
+			      .opts = opts,
+			      .bud = bud,
+			      .c = c,
+			      .n = n };
+	if (!tensors(&b, why, whylen) || !build_graph(&b, why, whylen)) {
+		free_built(&b);
+		free(s);
+		return -1;
+	}
 	double t0 = replay_now_s();
-	/* half the budget at most for listing them, the rest to time them */
-	size_t n_other =
-		p->alone ? 0
-			 : others(&b, opts, cfgs, source, t0 + budget_s / 2);
-	double each = budget_s / (double)(n_other + 1);
+	/* half of what is left at most to list them, the rest to time them */
+	if (!p->alone)
+		others(s, budget_share(bud->until, 2));
+	if (!opts->quiet && s->n_cfg)
+		fprintf(stderr,
+			"replay:   %zu engine configs besides the recorded "
+			"one, made in %.2f s\n",
+			s->n_cfg, replay_now_s() - t0);
 
 	/* the recorded engine first: the others are held against it */
 	struct cand *rec = p->engine >= 0 ? &c[(*n)++] : NULL;
+	s->total = s->n_cfg + *n;
 	if (rec) {
 		memset(rec, 0, sizeof(*rec));
 		rec->engine = p->engine;
 		rec->source = "recorded";
 		snprintf(rec->knobs, sizeof(rec->knobs), "%s",
 			 p->knobs ? p->knobs : "");
+		double t = replay_now_s();
 		measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv),
-			rec, opts, each, NULL, &ref);
+			rec, opts, bud, s->n_cfg + 1, NULL, &s->ref);
+		progress_cand(opts, 1, s->total, rec, false,
+			      replay_now_s() - t);
 	}
-	for (size_t i = 0; i < n_other && *n < CANDS_MAX; i++) {
-		struct cand *x = &c[*n];
-		memset(x, 0, sizeof(*x));
-		x->engine = cfgs[i] ? cfg_engine(g, cfgs[i]) : -1;
-		x->source = source[i];
-		if (cfgs[i])
-			cfg_knobs(g, cfgs[i], x->knobs, sizeof(x->knobs));
-		if (seen(c, *n, x->engine, x->knobs))
-			continue;
-		(*n)++;
-		/* building a plan takes time too (seconds, for an engine that
-		 * compiles its kernel): what the budget did not reach is
-		 * said, not built */
-		if (replay_now_s() - t0 > budget_s) {
-			x->error = -1;
-			x->agrees = -1;
-			x->workspace = -1;
-			snprintf(x->status, sizeof(x->status),
-				 "not timed: the problem's budget was spent");
-			continue;
-		}
-		/* the recorded engine refused: the first that runs is the
-		 * reference the others are held against */
-		measure(&b, cfgs[i], x, opts, each, ref, ref ? NULL : &ref);
-	}
-	free(ref);
+	for (size_t i = 0; i < s->n_cfg && *n < CANDS_MAX; i++)
+		time_cfg(s, s->cfg[i], s->source[i], s->engine[i], "",
+			 s->n_cfg - i);
+	if (s->ne)
+		knob_search(s);
+	bud->engines_left = (uint32_t)s->unlisted;
+	free(s->ref);
+	free(s->e);
 	free_built(&b);
+	free(s);
 	return 0;
 }

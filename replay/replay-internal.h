@@ -70,6 +70,7 @@ struct gpu {
 	bool gated;               /* stream memory operations work */
 	uint64_t flush;           /* 2 x L2 bytes, written between runs for a
 				     cold cache; 0 none */
+	double build_s;           /* the longest a plan took to build */
 };
 
 /* Load the libraries and take the first GPU. 0, or -1 with why in err. */
@@ -82,21 +83,81 @@ const char *gpu_cudnn_error(struct gpu *g, int status, char *buf, size_t size);
 bool gpu_cudnn_fn(struct gpu *g, void *fn, const char *name);
 
 /* Times of one way to run a problem: run(arg) launches one execution
- * on g->stream. Returns false when a run failed. */
+ * on g->stream. Batches are timed until the median holds still or until
+ * (replay_now_s's time) comes: the first batch is made as short as the
+ * warm-up runs say fits, one run at least. Returns false when a run
+ * failed. */
 struct timing {
 	uint64_t median_ns, p10_ns, p90_ns;
 	uint32_t runs;
 };
 bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
-	      double max_s, struct timing *t);
+	      double until, struct timing *t);
 
 /* Device memory, bounded: NULL past the replay's limit or out of
  * memory. */
 uint64_t gpu_alloc(struct gpu *g, size_t bytes);
 void gpu_free(struct gpu *g, uint64_t p, size_t bytes);
 
-/* A monotonic clock, in seconds, for budgets (replay-run.c's). */
+/* ---------------------------------------------------- replay-budget.c */
+
+/* A monotonic clock, in seconds: budgets are times of it. */
 double replay_now_s(void);
+
+struct cand;
+
+/* What one problem (or fusion what-if) may spend, and what it left out
+ * for it. Work is started only before until: each heuristic asked, each
+ * engine config made, each plan built (when the longest build seen so
+ * far still fits), each batch timed; a plan build or a batch already
+ * started is not cut. What the budget did not reach is written with the
+ * reason "budget": candidates made but not timed by their status, the
+ * rest counted here. */
+struct budget {
+	double until;
+	uint32_t modes_left;   /* heuristic modes not asked */
+	uint32_t engines_left; /* engines whose configs were not all made
+				  (--engines all) */
+	bool full;             /* CANDS_MAX candidates were made: the
+				  others were not */
+};
+
+/* The time left before until, 0 when it has come. */
+double budget_left(double until);
+/* The end of an equal share of what is left before until, for one of n
+ * parts still to do. */
+double budget_share(double until, size_t n);
+/* Whether work of need_s seconds can start before b's end. */
+bool budget_allows(const struct budget *b, double need_s);
+/* Whether b left anything out (candidates c, n of them, included). */
+bool budget_cut(const struct budget *b, const struct cand *c, size_t n);
+/* Candidate c's status: not timed, for the budget ("budget"). */
+void budget_skip(struct cand *c);
+/* Whether the budget left candidate c out. */
+bool budget_skipped(const struct cand *c);
+
+/* The last resort of the bound: should a call into cuDNN or CUDA not
+ * return by at (replay_now_s's time), the problem in hand is written to
+ * out with what was measured of it, and the process ends. NULL when no
+ * thread could wait (nothing is bounded then). */
+struct stall;
+struct problem;
+struct stall *stall_start(FILE *out, double at, bool quiet);
+/* The problem in hand: p with its candidates c, *n of them as they are
+ * measured, and its budget b; p NULL: none (a fusion what-if). */
+void stall_hold(struct stall *s, const struct problem *p, const struct cand *c,
+		const size_t *n, const struct budget *b);
+/* Around each line written to out; the problem in hand is then
+ * written, and no longer in hand. */
+void stall_lock(struct stall *s);
+void stall_unlock(struct stall *s);
+/* The replay done: the thread ends. */
+void stall_stop(struct stall *s);
+
+/* One line of progress on stderr (not with opts->quiet): candidate i of
+ * n timed, in secs of wall time. */
+void progress_cand(const struct dt_replay_opts *opts, size_t i, size_t n,
+		   const struct cand *c, bool legacy, double secs);
 
 /* -------------------------------------------------- replay-problems.c */
 
@@ -171,6 +232,11 @@ struct cand;
 bool data_add(struct data *d, int64_t uid, int64_t dtype, size_t span,
 	      bool by_value, char *why, size_t whylen);
 void data_free(struct data *d);
+/* The seeded data again in every tensor (outputs the runs before wrote
+ * included), so that a candidate's outputs compare with another's, and
+ * so that a pass run before the timed one reads it. False when it could
+ * not be copied. */
+bool data_refill(struct data *d);
 
 /* Time candidate c, run(arg) launching one execution (*status: the
  * library's status of one that failed): its status, times, and its
@@ -178,8 +244,20 @@ void data_free(struct data *d);
  * (when take is given). */
 void data_time(struct data *d, bool (*run)(void *), void *arg,
 	       const int *status, const struct dt_replay_opts *opts,
-	       double max_s, struct cand *c, const uint8_t *ref,
+	       double until, struct cand *c, const uint8_t *ref,
 	       uint8_t **take);
+/* A call with no algorithm to choose (a legacy call other than a
+ * convolution): the recorded call timed as the one candidate, c[0] (*n
+ * 1), with the workspace it took, within budget b (not run, its status
+ * "budget", when b is spent). */
+void data_time_recorded(struct data *d, bool (*run)(void *), void *arg,
+			const int *status, const struct problem *p,
+			int64_t workspace, const struct dt_replay_opts *opts,
+			struct budget *b, struct cand *c, size_t *n);
+/* Device memory of bytes into *p, none for 0 bytes (a workspace, a
+ * reserve space: no data of its own); false with why, what naming it. */
+bool data_scratch(struct gpu *g, uint64_t *p, size_t bytes, const char *what,
+		  char *why, size_t whylen);
 
 /* ----------------------------------------------------- replay-graph.c */
 
@@ -200,10 +278,11 @@ struct cand {
 #define CANDS_MAX 256
 
 /* Rebuild problem p on the GPU and time its recorded engine and the
- * others opts asks for, the recorded one first, into c (*n of them).
- * 0, or -1 with why the graph could not be built in why. */
+ * others opts asks for, the recorded one first, into c (*n of them),
+ * within budget b. 0, or -1 with why the graph could not be built in
+ * why. */
 int graph_measure(struct gpu *g, const struct problem *p,
-		  const struct dt_replay_opts *opts, double budget_s,
+		  const struct dt_replay_opts *opts, struct budget *b,
 		  struct cand *c, size_t *n, char *why, size_t whylen);
 
 /* --------------------------------------------------- replay-results.c */
@@ -218,11 +297,12 @@ struct results_header {
 /* The header line into f; false when it could not be written. */
 bool results_header(FILE *f, const struct results_header *h);
 /* Problem p's line into f, flushed: status "measured" with its
- * candidates c (n of them, the recorded engine first), or "not_rebuilt"
- * or "failed" with reason and none. False when it could not be
- * written. */
+ * candidates c (n of them, the recorded engine first) and what its
+ * budget b left out (NULL: nothing), or "not_rebuilt" or "failed" with
+ * reason and none. False when it could not be written. */
 bool results_problem(FILE *f, const struct problem *p, const char *status,
-		     const char *reason, const struct cand *c, size_t n);
+		     const char *reason, const struct cand *c, size_t n,
+		     const struct budget *b);
 /* The fastest of n candidates whose outputs agree with the recorded
  * engine's (c[0], itself when none is faster; when it did not run, the
  * first that did stands for it), or -1. */
@@ -237,15 +317,29 @@ const char *legacy_why_not(const struct dt_cudnn_call *c);
  * the one candidate. */
 bool legacy_op_known(const char *api);
 int legacy_op_measure(struct gpu *g, const struct problem *p,
-		      const struct dt_replay_opts *opts, double budget_s,
+		      const struct dt_replay_opts *opts, struct budget *b,
 		      struct cand *c, size_t *n, char *why, size_t whylen);
+/* Field name of a legacy call's descriptor argument a (NULL when a is
+ * NULL or lacks it), and its value as an int (def when missing). */
+const struct dt_cudnn_field *legacy_field_of(const struct dt_cudnn_arg *a,
+					     const char *name);
+int legacy_field(const struct dt_cudnn_arg *a, const char *name, int def);
 
 /* The same as graph_measure for a legacy call: its recorded algorithm,
  * then those cuDNN's cudnnGet*Algorithm_v7 offers, each with its math
  * type (candidates' knobs). */
 int legacy_measure(struct gpu *g, const struct problem *p,
-		   const struct dt_replay_opts *opts, double budget_s,
+		   const struct dt_replay_opts *opts, struct budget *b,
 		   struct cand *c, size_t *n, char *why, size_t whylen);
+
+/* ------------------------------------------------------- replay-rnn.c */
+
+/* Whether api is an RNN call replay-rnn.c makes again; legacy_measure's
+ * for those: the recorded call, the one candidate. */
+bool rnn_known(const char *api);
+int rnn_measure(struct gpu *g, const struct problem *p,
+		const struct dt_replay_opts *opts, struct budget *b,
+		struct cand *c, size_t *n, char *why, size_t whylen);
 
 /* ------------------------------------------------------ replay-fuse.c */
 
@@ -308,10 +402,10 @@ const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
 			 char *buf, size_t size);
 
 /* Build chain c's fused graph from its head's problem in ps, time it and
- * the unfused steps within budget_s, into r. */
+ * the unfused steps before until, into r. */
 void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 		  const struct problems *ps, const struct dt_replay_opts *opts,
-		  double budget_s, struct fuse_result *r);
+		  double until, struct fuse_result *r);
 
 /* Chain r's line into f, flushed; false when it could not be written. */
 bool results_fusion(FILE *f, const struct fuse_result *r);

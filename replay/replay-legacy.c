@@ -5,7 +5,8 @@
  * of the call (struct dt_cudnn_call), its data seeded (replay-data.c); the
  * recorded algorithm first, then every one cudnnGet*Algorithm_v7 offers
  * for it, each with the math type it names. Other legacy calls (pooling,
- * activations, softmax, batch norm) are replay-legacy-ops.c's.
+ * activations, softmax, batch norm) are replay-legacy-ops.c's, RNNs
+ * replay-rnn.c's.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -96,11 +97,10 @@ const char *legacy_why_not(const struct dt_cudnn_call *c)
 	for (size_t i = 0; c && i < sizeof(convs) / sizeof(convs[0]); i++)
 		if (!strcmp(c->api, convs[i].exec))
 			return NULL;
-	if (c && legacy_op_known(c->api))
+	if (c && (legacy_op_known(c->api) || rnn_known(c->api)))
 		return NULL;
 	return "legacy API call: convolutions, pooling, activations, "
-	       "softmax and batch normalization (not its Ex variants) are "
-	       "rebuilt";
+	       "softmax, batch normalization and RNNs are rebuilt";
 }
 
 /* The call as made again, and what its runs need. */
@@ -224,10 +224,11 @@ static bool run_call(void *arg)
 	return !rc;
 }
 
-/* Time algorithm algo with math type math as candidate c. */
+/* Time algorithm algo with math type math as candidate c, one of left
+ * still to time within bud, in its share of it. */
 static void measure(struct remade *r, int algo, int math, struct cand *c,
-		    const struct dt_replay_opts *opts, double max_s,
-		    const uint8_t *ref, uint8_t **take)
+		    const struct dt_replay_opts *opts, struct budget *bud,
+		    size_t left, const uint8_t *ref, uint8_t **take)
 {
 	size_t ws = 0;
 	char err[160];
@@ -236,6 +237,10 @@ static void measure(struct remade *r, int algo, int math, struct cand *c,
 	c->error = -1;
 	c->agrees = -1;
 	c->workspace = -1;
+	if (!budget_allows(bud, 0)) {
+		budget_skip(c);
+		return;
+	}
 	r->algo = algo;
 	r->status = 0;
 	if ((rc = r->f.set_math(r->conv, math)) ||
@@ -255,7 +260,8 @@ static void measure(struct remade *r, int algo, int math, struct cand *c,
 			 ws);
 		return;
 	}
-	data_time(&r->data, run_call, r, &r->status, opts, max_s, c, ref, take);
+	data_time(&r->data, run_call, r, &r->status, opts,
+		  budget_share(bud->until, left), c, ref, take);
 	gpu_free(r->g, r->ws, ws);
 	r->ws = 0;
 }
@@ -303,7 +309,7 @@ static bool remake(struct remade *r, const struct conv_api *api, char *why,
 }
 
 int legacy_measure(struct gpu *g, const struct problem *p,
-		   const struct dt_replay_opts *opts, double budget_s,
+		   const struct dt_replay_opts *opts, struct budget *b,
 		   struct cand *c, size_t *n, char *why, size_t whylen)
 {
 	struct remade r = { .g = g, .call = p->call };
@@ -315,8 +321,9 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 		if (!strcmp(p->call->api, convs[i].exec))
 			api = &convs[i];
 	if (!api && legacy_op_known(p->call->api))
-		return legacy_op_measure(g, p, opts, budget_s, c, n, why,
-					 whylen);
+		return legacy_op_measure(g, p, opts, b, c, n, why, whylen);
+	if (!api && rnn_known(p->call->api))
+		return rnn_measure(g, p, opts, b, c, n, why, whylen);
 	if (!api || !remake(&r, api, why, whylen)) {
 		if (!api)
 			snprintf(why, whylen, "not a convolution");
@@ -331,15 +338,16 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	if (r.f.get(g->handle, r.d[0], r.d[1], r.conv, r.d[2], CANDS_MAX, &got,
 		    perf))
 		got = 0;
-	double each = budget_s / (double)(got + 1);
-
 	/* the recorded algorithm, with the recorded math type, first */
 	struct cand *rec = &c[(*n)++];
+	size_t total = (size_t)got + 1;
 	memset(rec, 0, sizeof(*rec));
 	rec->engine = p->engine;
 	rec->source = "recorded";
 	math_words(math, rec->knobs, sizeof(rec->knobs));
-	measure(&r, (int)p->engine, math, rec, opts, each, NULL, &ref);
+	double t = replay_now_s();
+	measure(&r, (int)p->engine, math, rec, opts, b, total, NULL, &ref);
+	progress_cand(opts, 1, total, rec, true, replay_now_s() - t);
 	for (int i = 0; i < got && *n < CANDS_MAX; i++) {
 		struct cand *x = &c[*n];
 		if (perf[i].status)
@@ -355,8 +363,11 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 		if (dup)
 			continue;
 		(*n)++;
-		measure(&r, perf[i].algo, perf[i].math, x, opts, each, ref,
+		t = replay_now_s();
+		measure(&r, perf[i].algo, perf[i].math, x, opts, b,
+			(size_t)(got - i), ref,
 			ref ? NULL : &ref); /* as replay-graph.c's */
+		progress_cand(opts, *n, total, x, true, replay_now_s() - t);
 	}
 	free(ref);
 	free_remade(&r);

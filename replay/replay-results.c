@@ -157,13 +157,33 @@ bool results_header(FILE *f, const struct results_header *h)
 	return put_line(f, o);
 }
 
+/* What the budget b of a problem left out (c: its n candidates). */
+static void cut_json(json_object *o, const struct budget *b,
+		     const struct cand *c, size_t n)
+{
+	json_object *cut = json_object_new_object();
+	int64_t not_timed = 0;
+
+	for (size_t i = 0; i < n; i++)
+		not_timed += budget_skipped(&c[i]);
+	put_str(cut, "reason",
+		b->full && !not_timed ? "256 candidates at most" : "budget");
+	put_int(cut, "not_timed", not_timed);
+	put_int(cut, "engines_not_listed", b->engines_left);
+	put_int(cut, "heuristics_not_asked", b->modes_left);
+	json_object_object_add(o, "cut_short", cut);
+}
+
 bool results_problem(FILE *f, const struct problem *p, const char *status,
-		     const char *reason, const struct cand *c, size_t n)
+		     const char *reason, const struct cand *c, size_t n,
+		     const struct budget *b)
 {
 	json_object *o = problem_json(p, status, reason);
 
 	if (n)
 		measured_json(o, problem_recorded_ns(p), c, n);
+	if (b && budget_cut(b, c, n))
+		cut_json(o, b, c, n);
 	return put_line(f, o);
 }
 

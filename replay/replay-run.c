@@ -14,24 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dt-replayed.h"
 #include "replay-internal.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double replay_now_s(void)
-{
-	return now_s();
-}
 
 /* ------------------------------------------------------- which problems */
 
@@ -130,7 +116,15 @@ struct run {
 	struct dt_replayed *prev;
 	struct gpu g;
 	FILE *out;
+	double until; /* the end of the budget */
+	struct stall *stall;
 };
+
+/* How long after the budget's end a call that has not returned is taken
+ * to be stalled: a few seconds and a tenth of the budget (a plan that
+ * compiles its kernel, started just in time, is not one). */
+#define GRACE_S     5.0
+#define GRACE_SHARE 0.1
 
 /* The results file opened: continued when an earlier replay on this GPU
  * wrote it, else written anew with its header. */
@@ -181,24 +175,26 @@ static int open_results(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Measure problem i and write its line. */
+/* Measure problem i before until and write its line. */
 static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
-		       double budget)
+		       double until)
 {
 	const struct problem *p = &r->ps.v[i];
 	struct cand c[CANDS_MAX];
+	struct budget b = { .until = until };
 	size_t nc = 0;
 	char why[256];
 	const char *status = "measured", *reason = NULL;
 
 	if (!r->o->quiet)
-		fprintf(stderr, "replay: [%zu/%zu] %.90s\n", k, n,
-			p->brief ? p->brief : p->key);
+		fprintf(stderr, "replay: [%zu/%zu] %.90s (%.1f s)\n", k, n,
+			p->brief ? p->brief : p->key, budget_left(until));
+	stall_hold(r->stall, p, c, &nc, &b);
 	if (p->why) {
 		status = "not_rebuilt";
 		reason = p->why;
 	} else if ((p->graph ? graph_measure : legacy_measure)(
-			   &r->g, p, r->o, budget, c, &nc, why, sizeof(why))) {
+			   &r->g, p, r->o, &b, c, &nc, why, sizeof(why))) {
 		status = "failed";
 		reason = why;
 		if (!r->o->quiet)
@@ -213,11 +209,18 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 			(double)c[0].t.median_ns / 1e3,
 			p->legacy ? "algo" : "eng", (long long)c[best].engine,
 			(double)c[best].t.median_ns / 1e3);
-	return results_problem(r->out, p, status, reason, c, nc);
+	if (!r->o->quiet && budget_cut(&b, c, nc))
+		fprintf(stderr,
+			"replay:   its budget was spent before every engine "
+			"was timed (cut_short in the results)\n");
+	stall_lock(r->stall);
+	bool ok = results_problem(r->out, p, status, reason, c, nc, &b);
+	stall_unlock(r->stall);
+	return ok;
 }
 
-/* Measure chain i's fusion what-if and write its line. */
-static bool fuse_one(struct run *r, size_t i, size_t k, size_t n, double budget)
+/* Measure chain i's fusion what-if before until and write its line. */
+static bool fuse_one(struct run *r, size_t i, size_t k, size_t n, double until)
 {
 	const struct fuse_chain *c = &r->fc.v[i];
 	struct fuse_result res = { 0 };
@@ -225,7 +228,7 @@ static bool fuse_one(struct run *r, size_t i, size_t k, size_t n, double budget)
 	if (!r->o->quiet)
 		fprintf(stderr, "replay: [%zu/%zu] fusion what-if: %s\n", k, n,
 			c->pattern);
-	fuse_measure(&r->g, c, &r->ps, r->o, budget, &res);
+	fuse_measure(&r->g, c, &r->ps, r->o, until, &res);
 	if (!r->o->quiet && res.reason)
 		fprintf(stderr, "replay:   not measured: %s\n", res.reason);
 	else if (!r->o->quiet)
@@ -234,7 +237,10 @@ static bool fuse_one(struct run *r, size_t i, size_t k, size_t n, double budget)
 			(double)res.unfused_ns / 1e3,
 			(double)res.fused.t.median_ns / 1e3,
 			(long long)res.fused.engine);
-	return results_fusion(r->out, &res);
+	stall_lock(r->stall);
+	bool ok = results_fusion(r->out, &res);
+	stall_unlock(r->stall);
+	return ok;
 }
 
 /* Whether item i is to be measured: items are the problems, then the
@@ -281,11 +287,11 @@ static size_t *item_order(const struct run *r)
 	return order;
 }
 
+/* Each item measured in its share of what is left before r->until. */
 static int run_all(struct run *r, char *err, size_t errlen)
 {
 	size_t todo = 0, k = 0, items = r->ps.n + r->fc.n;
 	size_t *order = item_order(r);
-	double t0 = now_s();
 
 	if (!order) {
 		snprintf(err, errlen, "out of memory");
@@ -293,6 +299,9 @@ static int run_all(struct run *r, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < items; i++)
 		todo += todo_item(r, i);
+	r->stall = stall_start(
+		r->out, r->until + GRACE_S + GRACE_SHARE * r->o->budget_s,
+		r->o->quiet);
 	if (!r->o->quiet && r->prev)
 		fprintf(stderr,
 			"replay: continuing %s: %zu problems measured before\n",
@@ -301,8 +310,7 @@ static int run_all(struct run *r, char *err, size_t errlen)
 		size_t i = order[at];
 		if (!todo_item(r, i))
 			continue;
-		double left = r->o->budget_s - (now_s() - t0);
-		if (left <= 0) {
+		if (!budget_left(r->until)) {
 			if (!r->o->quiet)
 				fprintf(stderr,
 					"replay: the budget is spent: %zu "
@@ -311,14 +319,16 @@ static int run_all(struct run *r, char *err, size_t errlen)
 			break;
 		}
 		k++;
-		double share = left / (double)(todo - k + 1);
-		if (!(i < r->ps.n ? replay_one(r, i, k, todo, share)
-				  : fuse_one(r, i - r->ps.n, k, todo, share))) {
+		double until = budget_share(r->until, todo - k + 1);
+		if (!(i < r->ps.n ? replay_one(r, i, k, todo, until)
+				  : fuse_one(r, i - r->ps.n, k, todo, until))) {
 			snprintf(err, errlen, "cannot write %s", r->results);
+			stall_stop(r->stall);
 			free(order);
 			return 2;
 		}
 	}
+	stall_stop(r->stall);
 	free(order);
 	if (!r->o->quiet)
 		fprintf(stderr, "replay: results in %s\n", r->results);
@@ -328,7 +338,10 @@ static int run_all(struct run *r, char *err, size_t errlen)
 int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 	      size_t errlen)
 {
-	struct run r = { .path = path, .o = o };
+	/* reading the trace and opening the GPU count too */
+	struct run r = { .path = path,
+			 .o = o,
+			 .until = replay_now_s() + o->budget_s };
 	char buf[4096], why[256];
 	int rc;
 

@@ -43,7 +43,9 @@ struct dt_cudnn_graph {
  * with plan 0). Every argument but the handle and the device pointers:
  * scalars by value, host scalars (alpha, beta) by their bytes, and each
  * descriptor as its kind with what its setters were given, by parameter
- * name (tensors and filters also in the common shape). Names point into
+ * name (tensors and filters also in the common shape). A descriptor one
+ * of those was set to point to (an RNN descriptor's dropoutDesc) follows
+ * the call's arguments as one more, named as that field. Names point into
  * the trace's signatures: name_len bytes, not NUL-terminated. */
 struct dt_cudnn_field {
 	const char *name; /* "pad_h", "padA", "mathType" */
@@ -52,6 +54,10 @@ struct dt_cudnn_field {
 	uint32_t count;         /* 'a': elements in v */
 	int64_t v[DT_MAX_DIMS]; /* a scalar in v[0] */
 	double f;
+	/* 'a' longer than v (an RNN data descriptor's sequence lengths):
+	 * every element, n_all of them; NULL when v holds them all */
+	const int64_t *all;
+	uint32_t n_all;
 };
 struct dt_cudnn_arg {
 	const char *name; /* "xDesc", "algo", "alpha" */

@@ -134,6 +134,13 @@ static int knob_type(const char *name)
 		{ "TILE_ROWS", CUDNN_KNOB_TYPE_TILE_ROWS },
 		{ "TILE_COLS", CUDNN_KNOB_TYPE_TILE_COLS },
 		{ "LOAD_SIZE", CUDNN_KNOB_TYPE_LOAD_SIZE },
+		{ "CTA_COUNT", CUDNN_KNOB_TYPE_CTA_COUNT },
+		{ "STREAM_K", CUDNN_KNOB_TYPE_STREAM_K },
+		{ "SPLIT_P_SLC", CUDNN_KNOB_TYPE_SPLIT_P_SLC },
+		{ "TILE_M", CUDNN_KNOB_TYPE_TILE_M },
+		{ "TILE_N", CUDNN_KNOB_TYPE_TILE_N },
+		{ "WARP_SPEC_CFG", CUDNN_KNOB_TYPE_WARP_SPEC_CFG },
+		{ "SWAP_AB", CUDNN_KNOB_TYPE_SWAP_AB },
 	};
 	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
 		if (!strcmp(knobs[i].name, name))

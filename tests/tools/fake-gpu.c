@@ -11,12 +11,17 @@
  *
  * Environment: FAKE_GPU_NAME (the device's name, "NVIDIA H200"),
  * FAKE_FAST (the engine, or a legacy convolution's algorithm, that runs
- * in 5 us; every other takes 10 us), FAKE_PLAN_US and FAKE_ENGINE_US
- * (the wall time a plan and an engine take to finalize, 0 by default),
- * FAKE_NO_FUSION (a graph of more than one operation is refused). Every
- * engine has one knob, TILE_SIZE, from 0 to 3; at 3 it runs in 4 us. A
- * graph of pointwise operations alone runs in 2 us an operation; each
- * pointwise operation after another kind adds 1 us.
+ * in 5 us; every other takes 10 us), FAKE_PLAN_US, FAKE_ENGINE_US and
+ * FAKE_HEUR_US (the wall time a plan, an engine and a heuristic take to
+ * finalize, 0 by default), FAKE_RUN_US (the wall time an execution
+ * takes, beside its time on the fake's clock; 0), FAKE_HANG (an engine
+ * whose executions never return, as a kernel that never ends would
+ * hold a synchronization), FAKE_REFUSE_TILE (an engine config with its
+ * TILE_SIZE at that value is refused), FAKE_NO_FUSION (a graph of more than one
+ * operation is refused). Every engine has one knob, TILE_SIZE, from 0 to
+ * 3; at 3 it runs in 4 us. A graph of pointwise operations alone runs in
+ * 2 us an operation; each pointwise operation after another kind adds
+ * 1 us.
  */
 #include <cudnn.h>
 #include <stdbool.h>
@@ -184,12 +189,24 @@ EXPORT int cuEventElapsedTime_v2(float *ms, void *a, void *b)
 
 /* -------------------------------------------------------------- cuDNN */
 
+/* Wall time spent as the environment's variable name says, in us. */
+static void take(const char *name)
+{
+	const char *us = getenv(name);
+
+	if (us)
+		usleep((useconds_t)atoi(us));
+}
+
 /* An execution: 5 us for FAKE_FAST, 10 us for every other; 4 us for
  * any engine with its TILE_SIZE knob at 3. */
 static void run(int64_t engine, int64_t tile)
 {
-	const char *fast = getenv("FAKE_FAST");
+	const char *fast = getenv("FAKE_FAST"), *hang = getenv("FAKE_HANG");
 
+	while (hang && atoll(hang) == engine)
+		pause();
+	take("FAKE_RUN_US");
 	clock_us += tile == 3 ? 4 : fast && atoll(fast) == engine ? 5 : 10;
 }
 
@@ -348,14 +365,21 @@ EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
 	     (getenv("FAKE_NO_FUSION") &&
 	      find(x, CUDNN_ATTR_OPERATIONGRAPH_OPS)->count > 1)))
 		return CUDNN_STATUS_BAD_PARAM;
-	if (x->type == CUDNN_BACKEND_ENGINE_DESCRIPTOR &&
-	    getenv("FAKE_ENGINE_US"))
-		usleep((useconds_t)atoi(getenv("FAKE_ENGINE_US")));
+	if (x->type == CUDNN_BACKEND_ENGINE_DESCRIPTOR)
+		take("FAKE_ENGINE_US");
+	if (x->type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR)
+		take("FAKE_HEUR_US");
+	if (x->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR &&
+	    getenv("FAKE_REFUSE_TILE")) {
+		struct desc *k = ptr(x, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, 0);
+		if (k && i64(k, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE) ==
+				 atoll(getenv("FAKE_REFUSE_TILE")))
+			return CUDNN_STATUS_BAD_PARAM;
+	}
 	if (x->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR) {
 		/* a plan takes FAKE_PLAN_US of wall time to build, as one
 		 * that compiles its kernel does */
-		if (getenv("FAKE_PLAN_US"))
-			usleep((useconds_t)atoi(getenv("FAKE_PLAN_US")));
+		take("FAKE_PLAN_US");
 		struct desc *cfg =
 			ptr(x, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 0);
 		struct desc *e =
@@ -587,13 +611,25 @@ cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d)
 	return CUDNN_STATUS_SUCCESS;
 }
 
+/* A tensor descriptor keeps its dimensions (an RNN's h and c are
+ * checked against its descriptor). */
+struct fake_tensor {
+	int n, dims[8];
+};
+
 EXPORT cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t d,
 						cudnnDataType_t t, int n,
 						const int *dims,
 						const int *strides)
 {
-	(void)d, (void)t, (void)dims, (void)strides;
-	return n > 0 && n <= 8 ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+	struct fake_tensor *f = (struct fake_tensor *)d;
+
+	(void)t, (void)strides;
+	if (n < 1 || n > 8)
+		return CUDNN_STATUS_BAD_PARAM;
+	f->n = n;
+	memcpy(f->dims, dims, (size_t)n * sizeof(*dims));
+	return CUDNN_STATUS_SUCCESS;
 }
 
 EXPORT cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t d,
@@ -786,4 +822,320 @@ EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTraining(
 	return legacy_run(alpha && beta && xd && x && yd && y && pd && scale &&
 			  bias && rmean && rvar && smean && sinv &&
 			  factor == 0.1 && eps == 1e-5);
+}
+
+/* ----------------------------------------- batch normalization's Ex */
+
+/* What a forward in training leaves in a reserve space for the backward
+ * to read: replay must run one before it times a backward. */
+#define FAKE_BN_RESERVE 256
+#define FAKE_BN_WRITTEN 0x424e4658u
+#define FAKE_RNN_FWD    0x524e4e46u
+#define FAKE_RNN_BWD    0x524e4e42u
+
+static bool holds(const void *p, uint32_t magic)
+{
+	uint32_t v;
+
+	if (!p)
+		return false;
+	memcpy(&v, p, 4);
+	return v == magic;
+}
+
+EXPORT cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
+	cudnnHandle_t h, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t ops,
+	const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t z,
+	const cudnnTensorDescriptor_t y, const cudnnTensorDescriptor_t p,
+	const cudnnActivationDescriptor_t a, size_t *ws)
+{
+	(void)h, (void)mode, (void)ops, (void)z, (void)a;
+	*ws = 512;
+	return x && y && p ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+EXPORT cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(
+	cudnnHandle_t h, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t ops,
+	const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t y,
+	const cudnnTensorDescriptor_t dy, const cudnnTensorDescriptor_t dz,
+	const cudnnTensorDescriptor_t dx, const cudnnTensorDescriptor_t p,
+	const cudnnActivationDescriptor_t a, size_t *ws)
+{
+	(void)h, (void)mode, (void)ops, (void)y, (void)dz, (void)a;
+	*ws = 768;
+	return x && dy && dx && p ? CUDNN_STATUS_SUCCESS
+				  : CUDNN_STATUS_BAD_PARAM;
+}
+
+EXPORT cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
+	cudnnHandle_t h, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t ops,
+	const cudnnActivationDescriptor_t a, const cudnnTensorDescriptor_t x,
+	size_t *rs)
+{
+	(void)h, (void)mode, (void)ops, (void)a;
+	*rs = FAKE_BN_RESERVE;
+	return x ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+/* bnOps BN: no z and no activation, as the test's trace has it */
+EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
+	cudnnHandle_t h, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t ops,
+	const void *alpha, const void *beta, const cudnnTensorDescriptor_t xd,
+	const void *x, const cudnnTensorDescriptor_t zd, const void *z,
+	const cudnnTensorDescriptor_t yd, void *y,
+	const cudnnTensorDescriptor_t pd, const void *scale, const void *bias,
+	double factor, void *rmean, void *rvar, double eps, void *smean,
+	void *sinv, cudnnActivationDescriptor_t a, void *ws, size_t wss,
+	void *rs, size_t rss)
+{
+	(void)h, (void)mode, (void)factor;
+	bool ok = alpha && beta && xd && x && yd && y && pd && scale && bias &&
+		  rmean && rvar && smean && sinv && eps == 1e-5 &&
+		  (ops != CUDNN_BATCHNORM_OPS_BN || (!zd && !z && !a)) && ws &&
+		  wss == 512 && rs && rss == FAKE_BN_RESERVE;
+	if (ok)
+		memcpy(rs, &(uint32_t){ FAKE_BN_WRITTEN }, 4);
+	return legacy_run(ok);
+}
+
+EXPORT cudnnStatus_t cudnnBatchNormalizationBackwardEx(
+	cudnnHandle_t h, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t ops,
+	const void *ad, const void *bd, const void *ap, const void *bp,
+	const cudnnTensorDescriptor_t xd, const void *x,
+	const cudnnTensorDescriptor_t yd, const void *y,
+	const cudnnTensorDescriptor_t dyd, const void *dy,
+	const cudnnTensorDescriptor_t dzd, void *dz,
+	const cudnnTensorDescriptor_t dxd, void *dx,
+	const cudnnTensorDescriptor_t pd, const void *scale, const void *bias,
+	void *dscale, void *dbias, double eps, const void *smean,
+	const void *sinv, cudnnActivationDescriptor_t a, void *ws, size_t wss,
+	void *rs, size_t rss)
+{
+	(void)h, (void)mode, (void)yd, (void)y, (void)bias;
+	return legacy_run(
+		ad && bd && ap && bp && xd && x && dyd && dy && dxd && dx &&
+		pd && scale && dscale && dbias && smean && sinv &&
+		eps == 1e-5 &&
+		(ops != CUDNN_BATCHNORM_OPS_BN || (!dzd && !dz && !a)) && ws &&
+		wss == 768 && rss == FAKE_BN_RESERVE &&
+		holds(rs, FAKE_BN_WRITTEN));
+}
+
+/* --------------------------------------------------------------- RNNs */
+
+struct fake_dropout {
+	float p;
+	void *states;
+	size_t bytes;
+	unsigned long long seed;
+};
+
+struct fake_rnn_data {
+	int steps, batch, vec, lengths[64];
+};
+
+struct fake_rnn {
+	int cell, hidden, layers;
+	bool dropped; /* its dropout descriptor set as the test recorded */
+};
+
+EXPORT cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *d)
+{
+	*d = calloc(1, sizeof(struct fake_dropout));
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t d)
+{
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t h, size_t *n)
+{
+	(void)h;
+	*n = 1024;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t d,
+					       cudnnHandle_t h, float p,
+					       void *states, size_t bytes,
+					       unsigned long long seed)
+{
+	struct fake_dropout *f = (struct fake_dropout *)d;
+
+	(void)h;
+	if (p > 0 && (!states || bytes != 1024))
+		return CUDNN_STATUS_BAD_PARAM;
+	*f = (struct fake_dropout){ p, states, bytes, seed };
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *d)
+{
+	*d = calloc(1, sizeof(struct fake_rnn));
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t d)
+{
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnSetRNNDescriptor_v8(
+	cudnnRNNDescriptor_t d, cudnnRNNAlgo_t algo, cudnnRNNMode_t cell,
+	cudnnRNNBiasMode_t bias, cudnnDirectionMode_t dir,
+	cudnnRNNInputMode_t in, cudnnDataType_t t, cudnnDataType_t prec,
+	cudnnMathType_t math, int32_t in_size, int32_t hidden, int32_t proj,
+	int32_t layers, cudnnDropoutDescriptor_t drop, uint32_t aux)
+{
+	struct fake_rnn *r = (struct fake_rnn *)d;
+	const struct fake_dropout *f = (const struct fake_dropout *)drop;
+
+	(void)algo, (void)bias, (void)dir, (void)in, (void)t, (void)prec,
+		(void)math, (void)aux;
+	if (in_size < 1 || hidden < 1 || proj > hidden || layers < 1)
+		return CUDNN_STATUS_BAD_PARAM;
+	*r = (struct fake_rnn){ cell, hidden, layers,
+				f && f->p == 0.25f && f->seed == 42 &&
+					f->states };
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *d)
+{
+	*d = calloc(1, sizeof(struct fake_rnn_data));
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t d)
+{
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t d,
+					       cudnnDataType_t t,
+					       cudnnRNNDataLayout_t layout,
+					       int steps, int batch, int vec,
+					       const int lengths[], void *fill)
+{
+	struct fake_rnn_data *r = (struct fake_rnn_data *)d;
+
+	(void)t, (void)layout, (void)fill;
+	if (batch < 1 || batch > 64 || steps < 1 || vec < 1)
+		return CUDNN_STATUS_BAD_PARAM;
+	for (int i = 0; i < batch; i++)
+		if (lengths[i] < 1 || lengths[i] > steps)
+			return CUDNN_STATUS_BAD_PARAM;
+	r->steps = steps, r->batch = batch, r->vec = vec;
+	memcpy(r->lengths, lengths, (size_t)batch * sizeof(*lengths));
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t h,
+						cudnnRNNDescriptor_t d,
+						size_t *n)
+{
+	(void)h, (void)d;
+	*n = 4096;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+EXPORT cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t h,
+					       cudnnRNNDescriptor_t d,
+					       cudnnForwardMode_t mode,
+					       cudnnRNNDataDescriptor_t x,
+					       size_t *ws, size_t *rs)
+{
+	(void)h, (void)d, (void)x;
+	*ws = 1024;
+	*rs = mode == CUDNN_FWD_MODE_TRAINING ? 2048 : 0;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+/* h's or c's descriptor: [layers, batch, size] (then 1s, as PyTorch
+ * gives them) */
+static bool state_ok(cudnnTensorDescriptor_t d, const struct fake_rnn *r,
+		     const struct fake_rnn_data *x)
+{
+	const struct fake_tensor *t = (const struct fake_tensor *)d;
+
+	for (int i = 3; t && i < t->n; i++)
+		if (t->dims[i] != 1)
+			return false;
+	return t && t->n >= 3 && t->dims[0] == r->layers &&
+	       t->dims[1] == x->batch && t->dims[2] == r->hidden;
+}
+
+/* Every run checks what replay set from the trace: the dropout as
+ * recorded, the sequence lengths on the device the x descriptor's, h
+ * and c (when given) of the RNN's shape, the spaces of the sizes
+ * asked. */
+static bool rnn_ok(cudnnRNNDescriptor_t d, const int32_t *dev_lengths,
+		   cudnnRNNDataDescriptor_t xd, cudnnTensorDescriptor_t hd,
+		   cudnnTensorDescriptor_t cd, size_t wss, const void *w,
+		   size_t ws_size, const void *ws)
+{
+	const struct fake_rnn *r = (const struct fake_rnn *)d;
+	const struct fake_rnn_data *x = (const struct fake_rnn_data *)xd;
+
+	return r && r->dropped && x && state_ok(hd, r, x) &&
+	       (!cd || state_ok(cd, r, x)) && dev_lengths &&
+	       !memcmp(dev_lengths, x->lengths,
+		       (size_t)x->batch * sizeof(*dev_lengths)) &&
+	       wss == 4096 && w && ws_size == 1024 && ws;
+}
+
+EXPORT cudnnStatus_t cudnnRNNForward(
+	cudnnHandle_t h, cudnnRNNDescriptor_t d, cudnnForwardMode_t mode,
+	const int32_t lengths[], cudnnRNNDataDescriptor_t xd, const void *x,
+	cudnnRNNDataDescriptor_t yd, void *y, cudnnTensorDescriptor_t hd,
+	const void *hx, void *hy, cudnnTensorDescriptor_t cd, const void *cx,
+	void *cy, size_t wss, const void *w, size_t ws_size, void *ws,
+	size_t rss, void *rs)
+{
+	bool training = mode == CUDNN_FWD_MODE_TRAINING;
+	bool ok = rnn_ok(d, lengths, xd, hd, cd, wss, w, ws_size, ws) && x &&
+		  yd && y && hx && hy && cd && cx && cy &&
+		  (!training || (rs && rss == 2048));
+
+	(void)h;
+	if (ok && training)
+		memcpy(rs, &(uint32_t){ FAKE_RNN_FWD }, 4);
+	return legacy_run(ok);
+}
+
+EXPORT cudnnStatus_t cudnnRNNBackwardData_v8(
+	cudnnHandle_t h, cudnnRNNDescriptor_t d, const int32_t lengths[],
+	cudnnRNNDataDescriptor_t yd, const void *y, const void *dy,
+	cudnnRNNDataDescriptor_t xd, void *dx, cudnnTensorDescriptor_t hd,
+	const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cd,
+	const void *cx, const void *dcy, void *dcx, size_t wss, const void *w,
+	size_t ws_size, void *ws, size_t rss, void *rs)
+{
+	bool ok = rnn_ok(d, lengths, xd, hd, cd, wss, w, ws_size, ws) && yd &&
+		  y && dy && dx && hd && hx && dhy && dhx && cd && cx && dcy &&
+		  dcx && rss == 2048 &&
+		  (holds(rs, FAKE_RNN_FWD) || holds(rs, FAKE_RNN_BWD));
+
+	(void)h;
+	if (ok)
+		memcpy(rs, &(uint32_t){ FAKE_RNN_BWD }, 4);
+	return legacy_run(ok);
+}
+
+EXPORT cudnnStatus_t cudnnRNNBackwardWeights_v8(
+	cudnnHandle_t h, cudnnRNNDescriptor_t d, cudnnWgradMode_t add,
+	const int32_t lengths[], cudnnRNNDataDescriptor_t xd, const void *x,
+	cudnnTensorDescriptor_t hd, const void *hx, cudnnRNNDataDescriptor_t yd,
+	const void *y, size_t wss, void *dw, size_t ws_size, void *ws,
+	size_t rss, void *rs)
+{
+	(void)h, (void)add;
+	return legacy_run(
+		rnn_ok(d, lengths, xd, hd, NULL, wss, dw, ws_size, ws) && x &&
+		hd && hx && yd && y && rss == 2048 && holds(rs, FAKE_RNN_BWD));
 }

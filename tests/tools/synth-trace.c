@@ -38,6 +38,9 @@
  * The norm scenario (OUT_DIR/norm.dnnt) runs a layer normalization built
  * as a backend graph.
  *
+ * The rnn scenario (OUT_DIR/rnn.dnnt) runs an LSTM and a batch
+ * normalization through the legacy API, as PyTorch does.
+ *
  * The startup scenario (OUT_DIR/startup.dnnt) compiles before its loop:
  * pauses of the host and one-off kernels, then steps that keep the GPU
  * busy.
@@ -2487,6 +2490,128 @@ static void write_norm(const char *dir, int steps, int threads)
 	scenario_end(&g);
 }
 
+/* The rnn scenario (OUT_DIR/rnn.dnnt): the legacy calls PyTorch's LSTM
+ * and small CNN make, `steps` times: a 2-layer LSTM through the RNN API
+ * v8 (FP32, input 256, hidden 512, 64 steps of a batch of 32, so more
+ * sequence lengths than a descriptor's array keeps inline; dropout 0.25
+ * with seed 42 between its layers), forward in training mode, backward
+ * data and weights (h and c as PyTorch shapes them, [2,32,512,1,1]);
+ * and a batch normalization's Ex variants, forward
+ * training and backward (NCHW [8,16,14,14], spatial persistent, bnOps
+ * BN: no z, no activation, backward without y), with workspace and
+ * reserve space. */
+static uint64_t tensor_nd(struct gen *g, int nb, const int32_t *dims)
+{
+	int32_t strides[8];
+	uint64_t d = ptr(g);
+
+	strides[nb - 1] = 1;
+	for (int i = nb - 2; i >= 0; i--)
+		strides[i] = strides[i + 1] * dims[i + 1];
+	CALL(g, "cudnnCreateTensorDescriptor", 800, U(d));
+	CALL(g, "cudnnSetTensorNdDescriptor", 900, U(d),
+	     U(E("cudnnDataType_t", "CUDNN_DATA_FLOAT")), U(nb),
+	     X(dims, (uint32_t)nb), X(strides, (uint32_t)nb));
+	return d;
+}
+
+static uint64_t rnn_data(struct gen *g, int steps, int batch, int vec)
+{
+	int32_t lengths[32];
+	uint64_t d = ptr(g);
+
+	for (int i = 0; i < batch && i < 32; i++)
+		lengths[i] = steps;
+	CALL(g, "cudnnCreateRNNDataDescriptor", 800, U(d));
+	CALL(g, "cudnnSetRNNDataDescriptor", 900, U(d),
+	     U(E("cudnnDataType_t", "CUDNN_DATA_FLOAT")),
+	     U(E("cudnnRNNDataLayout_t",
+		 "CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED")),
+	     U(steps), U(batch), U(vec), X(lengths, (uint32_t)batch), K(0));
+	return d;
+}
+
+static void write_rnn(const char *dir, int steps, int threads)
+{
+	(void)threads;
+	struct gen g;
+	const int32_t hdims[5] = { 2, 32, 512, 1, 1 },
+		      xdims[4] = { 8, 16, 14, 14 };
+	uint64_t handle = 0x1000, drop = 0, rnn = 0, seq;
+
+	scenario_begin(&g, dir, "rnn");
+	seq = CALL(&g, "cudnnCreate", 300000, U(handle));
+	kernel(&g, seq, "cudnn::init_kernel", 2000);
+	drop = ptr(&g);
+	CALL(&g, "cudnnCreateDropoutDescriptor", 800, U(drop));
+	CALL(&g, "cudnnSetDropoutDescriptor", 50000, U(drop), U(handle),
+	     ((struct val){ .f = 0.25 }), U(0x7f00f0000000), U(1024), U(42));
+	rnn = ptr(&g);
+	CALL(&g, "cudnnCreateRNNDescriptor", 800, U(rnn));
+	CALL(&g, "cudnnSetRNNDescriptor_v8", 2000, U(rnn),
+	     U(E("cudnnRNNAlgo_t", "CUDNN_RNN_ALGO_STANDARD")),
+	     U(E("cudnnRNNMode_t", "CUDNN_LSTM")),
+	     U(E("cudnnRNNBiasMode_t", "CUDNN_RNN_DOUBLE_BIAS")),
+	     U(E("cudnnDirectionMode_t", "CUDNN_UNIDIRECTIONAL")),
+	     U(E("cudnnRNNInputMode_t", "CUDNN_LINEAR_INPUT")),
+	     U(E("cudnnDataType_t", "CUDNN_DATA_FLOAT")),
+	     U(E("cudnnDataType_t", "CUDNN_DATA_FLOAT")),
+	     U(E("cudnnMathType_t", "CUDNN_DEFAULT_MATH")), U(256), U(512),
+	     U(512), U(2), U(drop), U(0));
+	uint64_t x = rnn_data(&g, 64, 32, 256), y = rnn_data(&g, 64, 32, 512);
+	uint64_t h = tensor_nd(&g, 5, hdims), c = tensor_nd(&g, 5, hdims);
+	uint64_t bx = tensor_nd(&g, 4, xdims), bp = ptr(&g);
+	CALL(&g, "cudnnCreateTensorDescriptor", 800, U(bp));
+	int64_t mode =
+		E("cudnnBatchNormMode_t", "CUDNN_BATCHNORM_SPATIAL_PERSISTENT");
+	CALL(&g, "cudnnDeriveBNTensorDescriptor", 900, U(bp), U(bx), U(mode));
+	uint64_t m = 0x7e0000000000, ws = 0x7e1000000000, w = 6299648 * 4,
+		 train = E("cudnnForwardMode_t", "CUDNN_FWD_MODE_TRAINING");
+	for (int i = 0; i < steps; i++) {
+		seq = CALL(&g, "cudnnRNNForward", 30000, U(handle), U(rnn),
+			   U(train), U(m), U(x), U(m + 0x1000), U(y),
+			   U(m + 0x2000), U(h), U(m + 0x3000), U(m + 0x4000),
+			   U(c), U(m + 0x5000), U(m + 0x6000), U(w),
+			   U(m + 0x7000), U(1 << 20), U(ws), U(8 << 20),
+			   U(ws + 0x100000));
+		kernel(&g, seq, "RNN_blockPersist_fp_LSTM", 900000);
+		seq = CALL(&g, "cudnnRNNBackwardData_v8", 30000, U(handle),
+			   U(rnn), U(m), U(y), U(m + 0x2000), U(m + 0x8000),
+			   U(x), U(m + 0x9000), U(h), U(m + 0x3000),
+			   U(m + 0xa000), U(m + 0xb000), U(c), U(m + 0x5000),
+			   U(m + 0xc000), U(m + 0xd000), U(w), U(m + 0x7000),
+			   U(1 << 20), U(ws), U(8 << 20), U(ws + 0x100000));
+		kernel(&g, seq, "RNN_blockPersist_bp_LSTM", 1100000);
+		seq = CALL(&g, "cudnnRNNBackwardWeights_v8", 30000, U(handle),
+			   U(rnn),
+			   U(E("cudnnWgradMode_t", "CUDNN_WGRAD_MODE_ADD")),
+			   U(m), U(x), U(m + 0x1000), U(h), U(m + 0x3000), U(y),
+			   U(m + 0x2000), U(w), U(m + 0xe000), U(1 << 20),
+			   U(ws), U(8 << 20), U(ws + 0x100000));
+		kernel(&g, seq, "RNN_blockPersist_wgrad_LSTM", 700000);
+		seq = CALL(&g, "cudnnBatchNormalizationForwardTrainingEx", 9000,
+			   U(handle), U(mode), U(0), K(1), K(0), U(bx),
+			   U(m + 0x10000), U(0), U(0), U(bx), U(m + 0x11000),
+			   U(bp), U(m + 0x12000), U(m + 0x13000),
+			   ((struct val){ .f = 0.1 }), U(m + 0x14000),
+			   U(m + 0x15000), ((struct val){ .f = 1e-5 }),
+			   U(m + 0x16000), U(m + 0x17000), U(0), U(ws), U(4096),
+			   U(ws + 0x100000), U(8192));
+		kernel(&g, seq, "bn_fw_tr_1C11_kernel_NCHW", 12000);
+		seq = CALL(&g, "cudnnBatchNormalizationBackwardEx", 9000,
+			   U(handle), U(mode), U(0), K(1), K(0), K(1), K(0),
+			   U(bx), U(m + 0x10000), U(0), U(0), U(bx),
+			   U(m + 0x18000), U(0), U(0), U(bx), U(m + 0x19000),
+			   U(bp), U(m + 0x12000), U(0), U(m + 0x1a000),
+			   U(m + 0x1b000), ((struct val){ .f = 1e-5 }),
+			   U(m + 0x16000), U(m + 0x17000), U(0), U(ws), U(4096),
+			   U(ws + 0x100000), U(8192));
+		kernel(&g, seq, "bn_bw_1C11_kernel_new", 15000);
+		g.t = g.gpu + 20000;
+	}
+	scenario_end(&g);
+}
+
 /* The scenarios, each writing its own traces into dir (what of steps and
  * threads it takes, its options say). */
 static const struct scenario {
@@ -2508,6 +2633,7 @@ static const struct scenario {
 	{ "gemm", " [--steps N] [--variant changed|huge|static|nested|prologue|scalars]", write_gemm },
 	{ "startup", " [--steps N]", write_startup },
 	{ "norm", " [--steps N]", write_norm },
+	{ "rnn", " [--steps N]", write_rnn },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 

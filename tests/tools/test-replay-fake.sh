@@ -9,7 +9,9 @@
 # uncertain against the trace; report's two engine choices; a replay
 # stopped half way continued; --op, --top, --cold-cache, --engines all
 # (every engine, and each knob over its range: TILE_SIZE at 3 runs in
-# 4 us).
+# 4 us); --budget a bound when plans, engine configs, heuristics or runs
+# are slow, or an engine never returns, what it left out said; the
+# recorded time of an execution whose kernels ran side by side.
 # A batch normalization made again from a call as the decoder keeps it
 # (test-replay-legacy-ops.c); a layer normalization built as a backend
 # graph (synth-trace's norm scenario) rebuilt and measured.
@@ -115,20 +117,73 @@ check "$dir/no.jsonl" 'f[0]["status"] == "not_built" and f[0]["reason"].startswi
 cp "$dir/no.jsonl" "$rg"
 "$dnntrace" fusion "$g" | grep -q "^   measured:   not measured: the fused graph: OPERATIONGRAPH_DESCRIPTOR cannot be built again" ||
 	failed "fusion does not say why the what-if was not measured"
+# The budget bounds the whole replay: each check below takes the wall
+# time of a 1 s budget, in ms (past 1.5 s: not a bound)
+ms() { echo $(($(date +%s%N) / 1000000)); }
+bounded() { # NAME START: elapsed since START within 1.5 s
+	took=$(($(ms) - $2))
+	[ "$took" -le 1500 ] || failed "$1 took $took ms for a 1 s budget"
+}
 # plans that take 50 ms each to build: --engines all stops building them
-# when the problem's budget (1 s) is spent, and says so
-start=$(date +%s)
-FAKE_PLAN_US=50000 "$dnntrace" replay -q --op 120 --engines all --budget 1 -o "$dir/slow.jsonl" "$t" ||
+# when the problem's budget is spent, and says so: each candidate not
+# timed by its status, the problem by cut_short
+start=$(ms)
+FAKE_PLAN_US=50000 "$dnntrace" replay --op 120 --engines all --budget 1 -o "$dir/slow.jsonl" "$t" 2>"$dir/err" ||
 	failed "--engines all with slow plans: exit status $?"
-[ $(($(date +%s) - start)) -le 5 ] || failed "--engines all with slow plans took $(($(date +%s) - start)) s for a 1 s budget"
-check "$dir/slow.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and any(c["status"] == "not timed: the problem\x27s budget was spent" for c in m[0]["candidates"])'
+bounded "--engines all with slow plans" "$start"
+check "$dir/slow.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and any(c["status"] == "budget" for c in m[0]["candidates"])'
+check "$dir/slow.jsonl" 'm[0]["cut_short"]["reason"] == "budget" and m[0]["cut_short"]["not_timed"] == sum(c["status"] == "budget" for c in m[0]["candidates"]) > 0'
+# progress: each candidate, of how many, as it is timed
+grep -q '^replay:   \[1/[0-9]*\] eng70 (recorded): 10.0 us, ' "$dir/err" || failed "no progress of the recorded engine: $(head -5 "$dir/err")"
+grep -q '^replay:   \[2/[0-9]*\] eng1 (heuristic_a): 5.0 us, ' "$dir/err" || failed "no progress of the candidates: $(head -5 "$dir/err")"
+grep -q 'its budget was spent before every engine was timed' "$dir/err" || failed "the cut was not said: $(tail -3 "$dir/err")"
 # engines that take 20 ms each to finalize (72 of them, a config per knob
-# value): listing every engine's configs stops at half the budget
-start=$(date +%s)
+# value): making their configs stops at half the budget, every engine
+# with its default knobs before any knob moved, then the knobs of the
+# fastest engines first; those not reached said
+start=$(ms)
 FAKE_ENGINE_US=20000 "$dnntrace" replay -q --op 120 --engines all --budget 1 -o "$dir/engines.jsonl" "$t" ||
 	failed "--engines all with slow engines: exit status $?"
-[ $(($(date +%s) - start)) -le 3 ] || failed "--engines all with slow engines took $(($(date +%s) - start)) s for a 1 s budget"
-check "$dir/engines.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and 1 < len(m[0]["candidates"]) < 100'
+bounded "--engines all with slow engines" "$start"
+check "$dir/engines.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and 1 < len(m[0]["candidates"]) < 100 and 0 < m[0]["cut_short"]["engines_not_listed"] <= 72'
+check "$dir/engines.jsonl" '[bool(c.get("knobs")) for c in m[0]["candidates"] if c["source"] == "all"] == sorted(bool(c.get("knobs")) for c in m[0]["candidates"] if c["source"] == "all")'
+# then the knobs of the fastest engine (1, FAKE_FAST) first
+check "$dir/engines.jsonl" '[c["engine"] for c in m[0]["candidates"] if c.get("knobs")][0] == 1'
+# configs cuDNN refuses (TILE_SIZE=2): each said with its engine and knob
+FAKE_REFUSE_TILE=2 "$dnntrace" replay -q --op 120 --engines all --budget 5 -o "$dir/refused.jsonl" "$t" ||
+	failed "--engines all with refused configs: exit status $?"
+check "$dir/refused.jsonl" 'len([c for c in m[0]["candidates"] if c["status"] == "cuDNN refused the engine config" and c["knobs"] == "TILE_SIZE=2" and c["engine"] >= 0]) > 10'
+# heuristics that take 600 ms each: the second and third not asked
+start=$(ms)
+FAKE_HEUR_US=600000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur.jsonl" "$t" ||
+	failed "slow heuristics: exit status $?"
+bounded "slow heuristics" "$start"
+check "$dir/heur.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and m[0]["cut_short"]["heuristics_not_asked"] == 2'
+# runs that take 200 ms each: the recorded engine timed in the runs that
+# fit (one at least), the rest left for the budget
+start=$(ms)
+FAKE_RUN_US=200000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/runs.jsonl" "$t" ||
+	failed "slow runs: exit status $?"
+bounded "slow runs" "$start"
+check "$dir/runs.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and 1 <= m[0]["candidates"][0]["runs"] < 16 and m[0]["cut_short"]["not_timed"] >= 1'
+# an engine whose runs never return (28, the heuristics' third): at the
+# budget's end and its grace (5.1 s), what was measured is written, the
+# engine in hand said, and the replay ends
+start=$(ms)
+FAKE_HANG=28 "$dnntrace" replay --op 120 --budget 1 -o "$dir/hang.jsonl" "$t" 2>"$dir/err" ||
+	failed "an engine that never returns: exit status $?"
+took=$(($(ms) - start))
+[ "$took" -le 7000 ] || failed "an engine that never returns: took $took ms for a 1 s budget"
+check "$dir/hang.jsonl" '[(c["engine"], c["status"]) for c in m[0]["candidates"]] == [(70, "ok"), (1, "ok"), (28, "budget: it had not ended when the budget was spent")] and m[0]["cut_short"]["not_timed"] == 1'
+grep -q "had not returned when the budget was spent" "$dir/err" || failed "the stall was not said: $(tail -2 "$dir/err")"
+# a convolution whose engine (eng1) runs four of its nine kernels beside
+# the longest, recorded on an H200: the recorded time of an execution is
+# their span, 461.9 us (the median), as replay times it, not their sum,
+# 917.2 us
+cp "$root/tests/tools/replay/h200-engine-choice.dnnt" "$dir/" || exit 2
+"$dnntrace" replay -q --budget 2 -o "$dir/span.jsonl" "$dir/h200-engine-choice.dnnt" ||
+	failed "replay of the engine-choice trace: exit status $?"
+check "$dir/span.jsonl" 'lines[1]["recorded_ns"] == 461915 and lines[1]["engine"] == 1'
 "$legacy_ops" || failed "a batch normalization was not made again"
 # a backend normalization graph (recorded on an H100): rebuilt, its
 # engine and the heuristics' timed, the fast one (1) best

@@ -4,8 +4,10 @@
  * where replay loads CUDA and cuDNN from): a call as the cuDNN decoder
  * keeps it (struct dt_cudnn_call), cudnnBatchNormalizationForwardTraining
  * with its two doubles (the stand-in refuses the call unless they arrive
- * as the program passed them), measured as its one candidate; its Ex
- * variant said not to be made again, with why.
+ * as the program passed them), measured as its one candidate; a call
+ * replay does not make again (local response normalization) said to be
+ * so, with why; with its budget spent, the call not run and its status
+ * "budget".
  *
  * Usage: test-replay-legacy-ops (LD_LIBRARY_PATH: the stand-in's)
  */
@@ -59,14 +61,15 @@ int main(void)
 	char why[256] = "";
 
 	CHECK(legacy_why_not(&call) == NULL);
-	struct dt_cudnn_call ex = call;
-	ex.api = "cudnnBatchNormalizationForwardTrainingEx";
-	CHECK(legacy_why_not(&ex) != NULL);
+	struct dt_cudnn_call lrn = call;
+	lrn.api = "cudnnLRNCrossChannelForward";
+	CHECK(legacy_why_not(&lrn) != NULL);
 	if (gpu_open(&g, why, sizeof(why))) {
 		printf("no stand-in GPU: %s\n", why);
 		return 1;
 	}
-	CHECK_EQ_U(legacy_measure(&g, &pr, &opts, 5, c, &n, why, sizeof(why)),
+	struct budget b = { .until = replay_now_s() + 5 };
+	CHECK_EQ_U(legacy_measure(&g, &pr, &opts, &b, c, &n, why, sizeof(why)),
 		   0);
 	printf("%zu candidate(s): %s, %llu ns %s\n", n, n ? c[0].status : "-",
 	       n ? (unsigned long long)c[0].t.median_ns : 0ull, why);
@@ -74,6 +77,14 @@ int main(void)
 	CHECK_EQ_S(c[0].status, "ok");
 	CHECK_EQ_U(c[0].t.median_ns, 10000);
 	CHECK_EQ_U(results_best(c, n), 0);
+	/* its budget spent: said, not run */
+	b.until = replay_now_s();
+	CHECK_EQ_U(legacy_measure(&g, &pr, &opts, &b, c, &n, why, sizeof(why)),
+		   0);
+	CHECK_EQ_U(n, 1);
+	CHECK_EQ_S(c[0].status, "budget");
+	CHECK_EQ_U(c[0].t.runs, 0);
+	CHECK(budget_cut(&b, c, n));
 	gpu_close(&g);
 	return dt_test_failures ? 1 : 0;
 }

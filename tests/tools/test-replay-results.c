@@ -5,8 +5,9 @@
  * GPU is needed), read with dt_replayed_read, each field as written; the
  * best candidate the fastest whose outputs agree (with the first that ran
  * when cuDNN refused the recorded engine); a recorded engine replayed
- * 30 % slower than the trace uncertain; fusion what-ifs, measured and
- * not; every key of every line named in REPLAY.md.
+ * 30 % slower than the trace uncertain; what a problem's budget left
+ * out said in cut_short; fusion what-ifs, measured and not; every key of
+ * every line named in REPLAY.md.
  *
  * Usage: test-replay-results REPLAY.md
  */
@@ -95,17 +96,20 @@ static void write_file(const char *path)
 	if (!f)
 		return;
 	CHECK(results_header(f, &h));
-	CHECK(results_problem(f, &p, "measured", NULL, c, 3));
+	CHECK(results_problem(f, &p, "measured", NULL, c, 3, NULL));
 	struct problem legacy = { .key = "softmax",
 				  .engine = 1,
 				  .legacy = true };
-	CHECK(results_problem(f, &legacy, "not_rebuilt", "not yet", NULL, 0));
+	CHECK(results_problem(f, &legacy, "not_rebuilt", "not yet", NULL, 0,
+			      NULL));
 	/* replayed 30 % slower than the trace: uncertain */
 	struct problem slow = p;
 	slow.key = "GRAPH(B)";
 	slow.knobs = NULL;
 	c[0].t.median_ns = 130;
-	CHECK(results_problem(f, &slow, "measured", NULL, c, 1));
+	/* and its search cut short by the budget */
+	struct budget cut = { .engines_left = 5 };
+	CHECK(results_problem(f, &slow, "measured", NULL, c, 1, &cut));
 	write_fusions(f);
 	fclose(f);
 }
@@ -202,6 +206,73 @@ static void check_refused(void)
 	CHECK_EQ_U(results_best(c, 1), (uint64_t)-1);
 }
 
+/* The line of a problem measured with budget b (NULL: none), parsed. */
+static json_object *problem_line(struct cand *c, size_t n,
+				 const struct budget *b)
+{
+	struct problem p = { .key = "GRAPH(C)", .engine = 7 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f && results_problem(f, &p, "measured", NULL, c, n, b));
+	if (f)
+		fclose(f);
+	json_object *o = buf ? json_tokener_parse(buf) : NULL;
+	free(buf);
+	return o;
+}
+
+static int64_t cut_field(json_object *o, const char *key)
+{
+	json_object *cut, *v;
+
+	if (!json_object_object_get_ex(o, "cut_short", &cut) ||
+	    !json_object_object_get_ex(cut, key, &v))
+		return -1;
+	return json_object_get_int64(v);
+}
+
+/* What a problem's budget left out is said: candidates not timed,
+ * engines not listed, heuristics not asked; nothing when it left out
+ * nothing. */
+static void check_cut(void)
+{
+	struct cand c[3] = {
+		cand(7, "", "recorded", 100, -1, -1),
+		cand(9, "", "all", 80, 1, 0.001),
+		cand(4, "", "all", 0, -1, -1),
+	};
+	struct budget b = { .until = 0 };
+	json_object *o, *cut, *reason;
+
+	o = problem_line(c, 3, &b);
+	CHECK(o && !json_object_object_get_ex(o, "cut_short", &cut));
+	json_object_put(o);
+
+	budget_skip(&c[2]);
+	c[2].t.runs = 0;
+	b.engines_left = 12;
+	b.modes_left = 1;
+	o = problem_line(c, 3, &b);
+	CHECK_EQ_U(cut_field(o, "not_timed"), 1);
+	CHECK_EQ_U(cut_field(o, "engines_not_listed"), 12);
+	CHECK_EQ_U(cut_field(o, "heuristics_not_asked"), 1);
+	CHECK(json_object_object_get_ex(o, "cut_short", &cut) &&
+	      json_object_object_get_ex(cut, "reason", &reason));
+	CHECK_EQ_S(json_object_get_string(reason), "budget");
+	CHECK_EQ_S(c[2].status, "budget");
+	json_object_put(o);
+
+	/* the candidates' limit alone */
+	struct budget full = { .full = true, .engines_left = 3 };
+	o = problem_line(c, 2, &full);
+	CHECK(json_object_object_get_ex(o, "cut_short", &cut) &&
+	      json_object_object_get_ex(cut, "reason", &reason));
+	CHECK_EQ_S(json_object_get_string(reason), "256 candidates at most");
+	json_object_put(o);
+}
+
 /* Every key of every line of path is named in the doc, as `key`. */
 static void check_doc(const char *path, const char *doc_path)
 {
@@ -271,6 +342,7 @@ int main(int argc, char **argv)
 	check_read(path);
 	check_doc(path, argv[1]);
 	check_refused();
+	check_cut();
 	unlink(path);
 	return dt_test_failures ? 1 : 0;
 }
