@@ -593,15 +593,20 @@ static bool gpu_seen(const struct dt_stepper *st)
 	return st->cap[SP_KERNEL] || st->graph.count;
 }
 
-void dt_stepper_call(struct dt_stepper *st, const struct dt_call *c)
+void dt_stepper_calls_until(struct dt_stepper *st, uint64_t t_begin)
+{
+	if (t_begin > st->t_last_call)
+		st->t_last_call = t_begin;
+}
+
+bool dt_stepper_call(struct dt_stepper *st, const struct dt_call *c)
 {
 	/* calls are steps only where no GPU work is: not followed once a
 	 * kernel is seen (one token per call costs a report its time), only
 	 * the latest one's time kept, for the run's span (saw, at the end) */
 	if (gpu_seen(st)) {
-		if (c->t_begin > st->t_last_call)
-			st->t_last_call = c->t_begin;
-		return;
+		dt_stepper_calls_until(st, c->t_begin);
+		return false;
 	}
 	saw(st, c->t_begin);
 	st->t_last_call = c->t_begin;
@@ -609,7 +614,7 @@ void dt_stepper_call(struct dt_stepper *st, const struct dt_call *c)
 		const char **v = dt_grow_array(st->call_names, &st->cap_names,
 					       (size_t)c->api + 1, sizeof(*v));
 		if (!v)
-			return;
+			return true;
 		st->call_names = v;
 	}
 	st->call_names[c->api] = c->name;
@@ -617,6 +622,7 @@ void dt_stepper_call(struct dt_stepper *st, const struct dt_call *c)
 	st->calls++;
 	if (k)
 		hit(st, k, c->t_begin);
+	return true;
 }
 
 /* The program's own marks: a range opened or a mark, by its message. */
@@ -674,7 +680,7 @@ void dt_stepper_graph_launch(struct dt_stepper *st,
 
 static void on_call(void *arg, const struct dt_call *c)
 {
-	dt_stepper_call(arg, c);
+	(void)dt_stepper_call(arg, c);
 }
 
 static void on_activity(void *arg, const struct dt_activity *a)

@@ -292,7 +292,9 @@ struct reading {
 	struct dt_summary *s;
 	struct dt_sum_file *f;
 	const struct dt_file_info *fi;
-	struct dt_stepper *steps; /* handed every call and activity */
+	struct dt_stepper *steps; /* handed the events it reads */
+	bool steps_calls;         /* and still calls (dt_stepper_call) */
+	uint64_t last_call;       /* else the latest call's start */
 };
 
 /* A piece of GPU work added up; inlined twice, so that work on time (not
@@ -508,7 +510,7 @@ static void on_record(void *arg, const struct dt_rec_hdr *h)
 {
 	struct reading *rd = arg;
 
-	if (rd->steps)
+	if (rd->steps && dt_stepper_reads(h))
 		dt_stepper_record(rd->steps, h);
 }
 
@@ -529,8 +531,10 @@ static void on_call(void *arg, const struct dt_call *a)
 	struct priv *pv = P(s);
 	uint64_t d = a->t_end - a->t_begin;
 
-	if (rd->steps)
-		dt_stepper_call(rd->steps, a);
+	if (rd->steps_calls)
+		rd->steps_calls = dt_stepper_call(rd->steps, a);
+	else if (a->t_begin > rd->last_call)
+		rd->last_call = a->t_begin;
 	sum_cut_at(s, SUM_HOST, a->t_begin);
 	if (a->t_begin < f->t_begin || !f->t_begin)
 		f->t_begin = a->t_begin;
@@ -747,6 +751,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	dt_session_add(ss, &c);
 	/* the steps (dt-steps.h), handed the events as they come here */
 	struct dt_stepper *stepper = rd.steps = dt_stepper_new();
+	rd.steps_calls = stepper != NULL;
 	pv->phase = -1;
 	pv->last_launch = 0;
 	memset(pv->op_lib_ns, 0, sizeof(pv->op_lib_ns));
@@ -755,6 +760,8 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	pv->cut_kernels = false;
 	sum_cut_begin(s);
 	dt_session_run(ss);
+	if (stepper)
+		dt_stepper_calls_until(stepper, rd.last_call);
 	struct dt_step_stats *steps =
 		stepper ? dt_stepper_finish(stepper) : NULL;
 	dt_stepper_free(stepper);
