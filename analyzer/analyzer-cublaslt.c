@@ -439,6 +439,8 @@ static void matmul(struct lt_model *m, const struct dt_rec_api_call *c,
 	g.trans_b = 0;
 	if (d)
 		read_desc(&g, d);
+	else /* the type the recorder was told, where it says (1.10 on) */
+		g.scale = (int32_t)gemm_arg_i(args, n, "scaleType", -1);
 	g.m = g.n = g.k = -1;
 	for (int i = 0; i < MATS; i++) {
 		a = dt_arg_named(args, n, descs[i]);
@@ -604,9 +606,22 @@ static void lt_destroy(void *state)
 	gemm_decoder_free(m);
 }
 
+/* The type of a call's scalars (alpha, beta): its descriptor's scale
+ * type, which the recorder writes after the arguments (1.10 on); what dump
+ * and the exports print them in. */
+static int64_t lt_scalar_dtype(const char *api, const struct dt_arg *args,
+			       int n, int i)
+{
+	(void)i;
+	if (strncmp(api, "cublasLt", 8))
+		return -1;
+	return gemm_scale_dtype((int32_t)gemm_arg_i(args, n, "scaleType", -1));
+}
+
 const struct dt_decoder dt_decoder_cublaslt = {
 	.library = "cublaslt",
 	.create = lt_create,
 	.destroy = lt_destroy,
 	.call = lt_call,
+	.scalar_dtype = lt_scalar_dtype,
 };

@@ -39,13 +39,13 @@ import os
 import re
 import shlex
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from pycparser import c_ast
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 # imported after the line above, so that they leave none either
-from dt_gen_desc import GenError, Library, PointerMode, read_library  # noqa: E402
+from dt_gen_desc import GenError, Library, PointerMode, ScaleType, read_library  # noqa: E402
 from dt_gen_headers import (  # noqa: E402
     ENCODINGS, INTEGER_CODES, Elem, Function, Param, Types, base_code, deprecated_names,
     enums_file, find_header, header_version, own_headers, parse, preprocess, read_enums,
@@ -172,6 +172,7 @@ class FieldMaker:
         self.status = status
         self.uses_ok = False  # whether a Field tests the wrapper's `ok`
         self.mode: Optional[Tuple[PointerMode, str]] = None  # asked of which argument
+        self.scale: Optional[Tuple[ScaleType, str]] = None  # the same, for the scalars' type
         self.scalar_most: Optional[str] = None  # bytes of a void scalar, by type arguments
 
     def by_value(self, param: Param) -> Field:
@@ -292,6 +293,8 @@ class FieldMaker:
         if target.kind == "void":
             sizes = ["dt_size_%s(%s)" % (p.decl.split()[0], p.name) for p in self.params.values()
                      if not p.is_pointer and p.decl.split()[0] in self.lib.scalar_sizes]
+            if not sizes and self.scale_type():
+                sizes = ["dt_size_%s(dt_scale)" % self.scale[0].type]
             most = sizes[-1] if sizes else "16"
             for size in reversed(sizes[:-1]):
                 most = "dt_umax(%s, %s)" % (size, most)
@@ -316,16 +319,27 @@ class FieldMaker:
                      "dt_put_modal(p, %s, dt_mode, %s)" % (param.name, n),
                      "%s ? dt_scalar_len(%s, %s) : 0" % (cond, param.name, most))
 
+    def arg_of(self, tables):
+        """The first table of those whose `of` is the type of an argument of this call, and that
+        argument; None when there is none."""
+        for table in tables:
+            arg = next((p.name for p in self.params.values()
+                        if not p.is_pointer and p.decl.split()[0] == table.of), None)
+            if arg:
+                return (table, arg)
+        return None
+
+    def scale_type(self) -> Optional[Tuple[ScaleType, str]]:
+        """The [[scale_type]] of an argument of this call, and that argument, if any."""
+        if self.scale is None:
+            self.scale = self.arg_of(self.lib.scale_types)
+        return self.scale
+
     def pointer_mode(self) -> Tuple[PointerMode, str]:
         """The pointer mode that rules this call's scalars, and the argument it is asked of."""
         if self.mode is None:
-            for pm in self.lib.pointer_modes:
-                arg = next((p.name for p in self.params.values()
-                            if not p.is_pointer and p.decl.split()[0] == pm.of), None)
-                if arg:
-                    self.mode = (pm, arg)
-                    break
-            else:
+            self.mode = self.arg_of(self.lib.pointer_modes)
+            if self.mode is None:
                 raise GenError("no argument of a type [[pointer_mode]] names (%s)"
                                % ", ".join(pm.of for pm in self.lib.pointer_modes))
         return self.mode
@@ -427,6 +441,7 @@ class Api:
     uses_ok: bool
     mode: Optional[Tuple[PointerMode, str]] = None  # asked of which argument, for scalars
     scalar_most: Optional[str] = None  # the bytes a void scalar may take, by type arguments
+    scale: Optional[Tuple[ScaleType, str]] = None  # the scalars' type, asked of which argument
 
     @property
     def signature(self) -> str:
@@ -459,9 +474,13 @@ def describe(lib: Library, func: Function, types: Types, rules: List[Rule]) -> A
         fields = [dataclasses.replace(f, count=f.count.replace("dt_scalar_most", most))
                   if f.count else f for f in fields]
         most = None
-    extra = return_field(ret_kind)
-    return Api(func, ret_kind, fields + ([extra] if extra else []), maker.uses_ok, maker.mode,
-               most)
+    extra = [return_field(ret_kind)] if return_field(ret_kind) else []
+    if maker.scale:
+        # the type its scalars were read at, after the arguments: a reader
+        # cannot tell it from the call's own (trace/FORMAT.md)
+        st = maker.scale[0]
+        extra.append(fixed_field(st.record_as, "e=" + st.type, "dt_scale"))
+    return Api(func, ret_kind, fields + extra, maker.uses_ok, maker.mode, most, maker.scale)
 
 
 # --------------------------------------------------------------------------- C output
@@ -590,6 +609,9 @@ def c_record(lib: Library, api: Api) -> List[str]:
     lines = ["\tconst int ok = ret == %s;" % lib.success] if api.uses_ok else []
     if api.mode:
         lines.append("\tconst int32_t dt_mode = %s(%s);" % (mode_getter(api.mode[0]), api.mode[1]))
+    if api.scale:
+        lines.append("\tconst int32_t dt_scale = %s(%s);"
+                     % (mode_getter(api.scale[0]), api.scale[1]))
     if api.scalar_most:
         lines.append("\tconst uint32_t dt_scalar_most = %s;" % api.scalar_most)
     lines += ["\tuint32_t %s = %s;" % (count_var(f.name), f.count) for f in api.fields if f.count]
@@ -672,69 +694,99 @@ uint64_t dt_version_{lib.name}(void)
     return "\n".join(out)
 
 
-def mode_getter(pm: PointerMode) -> str:
-    return "dt_mode_" + pm.of
+# A value the shim follows per object (shim-modes.c): a [[pointer_mode]]'s mode, a
+# [[scale_type]]'s type. Both are kept, set and asked alike.
+Followed = Union[PointerMode, ScaleType]
 
 
-def mode_kind(lib: Library, pm: PointerMode) -> str:
-    """The number that tells this [[pointer_mode]]'s objects from any other's in the shim's
-    table of modes (shim-runtime.h): the library's row and the table's place in it."""
-    return "(DT_LIBRARY * 16 + %d)" % lib.pointer_modes.index(pm)
+def followed(lib: Library) -> List[Followed]:
+    return list(lib.pointer_modes) + list(lib.scale_types)
 
 
-def mode_arg(func: Function, pm: PointerMode, out: bool) -> str:
+def what(f: Followed) -> str:
+    return "pointer mode" if isinstance(f, PointerMode) else "scale type"
+
+
+def is_followed(f: Followed) -> bool:
+    return bool(f.setter)
+
+
+def mode_getter(f: Followed) -> str:
+    return ("dt_mode_" if isinstance(f, PointerMode) else "dt_scale_") + f.of
+
+
+def mode_setter(f: Followed) -> str:
+    return ("dt_mode_set_" if isinstance(f, PointerMode) else "dt_scale_set_") + f.of
+
+
+def mode_kind(lib: Library, f: Followed) -> str:
+    """The number that tells the objects of this [[pointer_mode]] or [[scale_type]] from any
+    other's in the shim's table (shim-runtime.h): the library's row and the table's place in
+    it, pointer modes first, scale types from 8."""
+    if isinstance(f, PointerMode):
+        return "(DT_LIBRARY * 16 + %d)" % lib.pointer_modes.index(f)
+    return "(DT_LIBRARY * 16 + 8 + %d)" % lib.scale_types.index(f)
+
+
+def mode_arg(func: Function, f: Followed, out: bool) -> str:
     """The parameter of func that is the object (`of`), or with out, that receives it."""
     for p in func.params:
         words = p.decl.replace("*", " * ").split()
-        if words[0] == pm.of and words.count("*") == (1 if out else 0):
+        if words[0] == f.of and words.count("*") == (1 if out else 0):
             return p.name
-    raise GenError("%s: no parameter of type %s%s for [[pointer_mode]]"
-                   % (func.name, pm.of, " *" if out else ""))
+    raise GenError("%s: no parameter of type %s%s for its %s"
+                   % (func.name, f.of, " *" if out else "", what(f)))
+
+
+def initial(func: Function, f: Followed) -> str:
+    """What an object a call of func created holds: the [[pointer_mode]]'s default, or the
+    [[scale_type]]'s argument of the call."""
+    if isinstance(f, PointerMode):
+        return f.default
+    if not any(p.name == f.created_from and not p.is_pointer for p in func.params):
+        raise GenError("%s: no parameter %s for its scale type" % (func.name, f.created_from))
+    return "(int32_t)" + f.created_from
 
 
 def mode_hooks(lib: Library, func: Function, ret_kind: str) -> Tuple[List[str], List[str]]:
     """The lines a wrapper runs, recording or not, before and after the real call, so that the
-    shim follows the pointer modes of a [[pointer_mode]]'s objects (created_by, setter,
+    shim follows the pointer modes and scale types of their objects (created_by, setter,
     forgotten_by; shim-modes.c)."""
     before, after = [], []
-    for pm in lib.pointer_modes:
-        roles = [func.name in pm.created_by, func.name == pm.setter,
-                 func.name in pm.forgotten_by]
+    for f in followed(lib):
+        roles = [func.name in f.created_by, func.name == f.setter,
+                 func.name in f.forgotten_by]
         if not any(roles):
             continue
         if ret_kind != "status":
-            raise GenError("%s: follows a pointer mode, but returns no status" % func.name)
-        kind, ok = mode_kind(lib, pm), "ret == %s" % lib.success
+            raise GenError("%s: follows a %s, but returns no status" % (func.name, what(f)))
+        kind, ok = mode_kind(lib, f), "ret == %s" % lib.success
         if roles[0]:
-            out = mode_arg(func, pm, True)
+            out = mode_arg(func, f, True)
             after.append("\tif (%s && %s)" % (ok, out))
-            after.append("\t\tdt_mode_learn(%s, *%s, %s);" % (kind, out, pm.default))
+            after.append("\t\tdt_mode_learn(%s, *%s, %s);" % (kind, out, initial(func, f)))
         if roles[1]:
-            nparams = 4 if pm.attribute else 2
+            nparams = 4 if f.attribute else 2
             if len(func.params) != nparams:
-                raise GenError("%s: pointer_mode setter of %d parameters, not %d"
-                               % (func.name, len(func.params), nparams))
-            after.append("\t%s(%s, %s);" % (mode_setter(pm), ok,
+                raise GenError("%s: %s setter of %d parameters, not %d"
+                               % (func.name, what(f), len(func.params), nparams))
+            after.append("\t%s(%s, %s);" % (mode_setter(f), ok,
                                             ", ".join(p.name for p in func.params)))
         if roles[2]:
-            before.append("\tdt_mode_forget(%s, %s);" % (kind, mode_arg(func, pm, False)))
+            before.append("\tdt_mode_forget(%s, %s);" % (kind, mode_arg(func, f, False)))
     return before, after
 
 
-def mode_setter(pm: PointerMode) -> str:
-    return "dt_mode_set_" + pm.of
-
-
-def c_mode_setter(lib: Library, pm: PointerMode, apis: List[Api]) -> str:
-    """What its setter's wrapper runs once the real setter returned: the object's new mode, or
-    that its mode is no longer known."""
-    api = next((a for a in apis if a.func.name == pm.setter), None)
+def c_mode_setter(lib: Library, f: Followed, apis: List[Api]) -> str:
+    """What its setter's wrapper runs once the real setter returned: the object's new value, or
+    that its value is no longer known."""
+    api = next((a for a in apis if a.func.name == f.setter), None)
     if api is None:
-        raise GenError("%s: pointer_mode setter %s is not a wrapped function"
-                       % (lib.path, pm.setter))
-    kind = mode_kind(lib, pm)
+        raise GenError("%s: %s setter %s is not a wrapped function"
+                       % (lib.path, what(f), f.setter))
+    kind = mode_kind(lib, f)
     params = api.func.params
-    if not pm.attribute:
+    if not f.attribute:
         of, mode = params[0].name, params[1].name
         body = f"""\tif (ok)
 \t\tdt_mode_update({kind}, {of}, (int32_t){mode});
@@ -743,72 +795,74 @@ def c_mode_setter(lib: Library, pm: PointerMode, apis: List[Api]) -> str:
 """
     else:
         of, attr, buf, size = (p.name for p in params)
-        body = f"""\tint32_t mode;
+        body = f"""\tint32_t value;
 
-\tif ({attr} != {pm.attribute})
+\tif ({attr} != {f.attribute})
 \t\treturn;
-\tif (ok && {buf} && {size} == sizeof(mode)) {{
-\t\tmemcpy(&mode, {buf}, sizeof(mode));
-\t\tdt_mode_update({kind}, {of}, mode);
+\tif (ok && {buf} && {size} == sizeof(value)) {{
+\t\tmemcpy(&value, {buf}, sizeof(value));
+\t\tdt_mode_update({kind}, {of}, value);
 \t}} else {{
 \t\tdt_mode_forget({kind}, {of});
 \t}}
 """
-    return f"""/* After {pm.setter}: the pointer mode of the
- * {pm.of} as set, or not known when the call failed. */
-static void {mode_setter(pm)}(int ok, {", ".join(p.decl for p in params)})
+    return f"""/* After {f.setter}: the {what(f)} of the
+ * {f.of} as set, or not known when the call failed. */
+static void {mode_setter(f)}(int ok, {", ".join(p.decl for p in params)})
 {{
 {body}}}
 """
 
 
 def c_mode_getters(lib: Library, apis: List[Api]) -> str:
-    """For each [[pointer_mode]] some call uses: the function that asks it (not recorded) of the
-    call's argument; -1 when it cannot be asked (a NULL or bad handle: nothing is read)."""
+    """For each [[pointer_mode]] and [[scale_type]] some call uses: the function that asks it
+    (not recorded) of the call's argument; -1 when it cannot be asked (a NULL or bad handle:
+    nothing is read)."""
     by_name = {a.func.name: a for a in apis}
     out = []
-    if len(lib.pointer_modes) > 16:
-        raise GenError("%s: more than 16 [[pointer_mode]] tables" % lib.path)
-    if any(pm.followed for pm in lib.pointer_modes):
+    if len(lib.pointer_modes) > 8 or len(lib.scale_types) > 8:
+        raise GenError("%s: more than 8 [[pointer_mode]] or [[scale_type]] tables" % lib.path)
+    if any(is_followed(f) for f in followed(lib)):
         out.append('_Static_assert(DT_LIBRARY < 16, "pointer mode kinds are 8 bits");\n')
-    for pm in lib.pointer_modes:
-        if pm.followed:
-            for name in pm.created_by + pm.forgotten_by:
+    for f in followed(lib):
+        if is_followed(f):
+            for name in f.created_by + f.forgotten_by:
                 if name not in by_name:
-                    raise GenError("%s: [[pointer_mode]] %s is not a wrapped function"
-                                   % (lib.path, name))
-            out.append(c_mode_setter(lib, pm, apis))
-        if not any(a.mode and a.mode[0] is pm for a in apis):
+                    raise GenError("%s: %s %s is not a wrapped function"
+                                   % (lib.path, what(f), name))
+            out.append(c_mode_setter(lib, f, apis))
+        if not any(f in (a.mode and a.mode[0], a.scale and a.scale[0]) for a in apis):
             continue
-        api = by_name.get(pm.getter)
-        nparams = 5 if pm.attribute else 2
+        api = by_name.get(f.getter)
+        nparams = 5 if f.attribute else 2
         if api is None or api.ret_kind != "status" or len(api.func.params) != nparams:
-            raise GenError("%s: pointer_mode getter %s is not a function of %d parameters "
-                           "returning %s" % (lib.path, pm.getter, nparams, lib.status_type))
+            raise GenError("%s: %s getter %s is not a function of %d parameters "
+                           "returning %s" % (lib.path, what(f), f.getter, nparams,
+                                             lib.status_type))
         params = api.func.params
-        if pm.attribute:
-            args = "of, %s, &mode, sizeof(mode), &written" % pm.attribute
+        if f.attribute:
+            args = "of, %s, &value, sizeof(value), &written" % f.attribute
             local = "\tsize_t written = 0;\n"
         else:
-            args = "of, (%s)&mode" % params[1].abstract
+            args = "of, (%s)&value" % params[1].abstract
             local = ""
         known, how = "", ""
-        if pm.followed:
-            known = f"""\tint32_t known = dt_mode_cached({mode_kind(lib, pm)}, of);
+        if is_followed(f):
+            known = f"""\tint32_t known = dt_mode_cached({mode_kind(lib, f)}, of);
 \tif (known >= 0)
 \t\treturn known;
 """
             how = "as followed (shim-modes.c), else "
-        out.append(f"""/* The pointer mode of a {pm.of}: {how}by
- * {pm.getter} (not recorded); -1 when it cannot be asked. */
-static int32_t {mode_getter(pm)}({pm.of} of)
+        out.append(f"""/* The {what(f)} of a {f.of}: {how}by
+ * {f.getter} (not recorded); -1 when it cannot be asked. */
+static int32_t {mode_getter(f)}({f.of} of)
 {{
 {known}\ttypedef {c_declarator(lib.status_type, "(*real_t)")}({", ".join(p.abstract for p in params)});
-\treal_t real = (real_t)dt_real(DT_API_{pm.getter});
-\tint32_t mode = -1;
+\treal_t real = (real_t)dt_real(DT_API_{f.getter});
+\tint32_t value = -1;
 {local}\tif (!of || !real || real({args}) != {lib.success})
 \t\treturn -1;
-\treturn mode;
+\treturn value;
 }}
 """)
     return "\n".join(out)

@@ -52,6 +52,27 @@ class PointerMode:
 
 
 @dataclasses.dataclass
+class ScaleType:
+    """The type of a call's `const void *` scalars, where an object the call is given holds it
+    (cuBLASLt's matmul descriptor): a value of type `type` (a [scalar_sizes] table says its
+    bytes), followed as a pointer mode is (shim/shim-modes.c): from the calls that create the
+    object (their parameter `created_from` gives it) and its setter (`status setter(of,
+    attribute, buf, size)`) until a call of `forgotten_by`; of an object not seen created, asked
+    by `getter` (`status getter(of, attribute, buf, size, size *written)`). It is recorded after
+    the call's arguments, as the pseudo-parameter `record_as`."""
+
+    of: str
+    getter: str
+    attribute: str
+    type: str
+    record_as: str
+    created_by: List[str]
+    created_from: str
+    setter: str
+    forgotten_by: List[str]
+
+
+@dataclasses.dataclass
 class Library:
     """One wrapped library, as its description (shim/libs/README.md) gives it."""
 
@@ -89,6 +110,7 @@ class Library:
     pointer_arrays: str  # "device": arrays of pointers to numbers are device memory; or ""
     handle_types: List[str]  # typedefs of pointers to complete structs recorded as handles
     pointer_modes: List[PointerMode]
+    scale_types: List[ScaleType]
     after_call: Dict[str, str]  # function glob -> the shim's hook run after its call is recorded
     undeclared: Dict[str, List[str]]  # declared function -> those the header lacks that take
     # its parameters
@@ -129,6 +151,15 @@ def _pointer_mode(table: dict, path: str) -> PointerMode:
         raise GenError("%s: `created_by`, `default`, `setter` and `forgotten_by` go together"
                        % where)
     return mode
+
+
+def _scale_type(table: dict, path: str) -> ScaleType:
+    where = path + " [[scale_type]]"
+    fields = {f.name: _get(table, f.name, list if f.type == "List[str]" else str, where)
+              for f in dataclasses.fields(ScaleType)}
+    if not fields["created_by"] or not fields["forgotten_by"]:
+        raise GenError("%s: `created_by` and `forgotten_by` must name calls" % where)
+    return ScaleType(**fields)
 
 
 def read_library(path: str) -> Library:
@@ -176,6 +207,7 @@ def read_library(path: str) -> Library:
         pointer_arrays=_get(pointers, "pointer_arrays", str, path + " [pointers]", ""),
         handle_types=_get(pointers, "handles", list, path + " [pointers]", []),
         pointer_modes=[_pointer_mode(m, path) for m in _get(d, "pointer_mode", list, path, [])],
+        scale_types=[_scale_type(t, path) for t in _get(d, "scale_type", list, path, [])],
         after_call=_get(d, "after_call", dict, path, {}),
         undeclared=_get(d, "undeclared", dict, path, {}),
         scalar_sizes=_get(d, "scalar_sizes", dict, path, {}),
@@ -194,6 +226,9 @@ def read_library(path: str) -> Library:
                        "pointer_arrays = \"device\"" % path)
     if (lib_.scalars == "pointer-mode") != bool(lib_.pointer_modes):
         raise GenError("%s: scalars = \"pointer-mode\" goes with [[pointer_mode]] tables" % path)
+    for st in lib_.scale_types:
+        if st.type not in lib_.scalar_sizes:
+            raise GenError("%s: [[scale_type]] of %s: no [scalar_sizes.%s]" % (path, st.of, st.type))
     for like, names in lib_.undeclared.items():
         if not isinstance(names, list) or not all(isinstance(n, str) and
                                                   n.startswith(lib_.prefix) for n in names):

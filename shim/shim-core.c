@@ -989,6 +989,10 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	r = dt_ring_reserve(t->ring, size);
 	if (DT_UNLIKELY(!r))
 		return NULL;
+	/* zero the alignment padding so files are reproducible: the padding
+	 * is less than the record's last word, zeroed first by one store
+	 * (not a call to memset), then written over by what comes before it */
+	memset((uint8_t *)r + size - 8, 0, 8);
 	r->hdr.type = DT_REC_API_CALL;
 	r->hdr.reserved = 0;
 	r->hdr.size = size;
@@ -1000,8 +1004,6 @@ uint8_t *dt_call_begin(struct dt_thread *t, unsigned api, uint64_t t0,
 	r->t_end = t1;
 	r->status = status;
 	r->len = len;
-	/* zero the alignment padding so files are reproducible */
-	memset((uint8_t *)(r + 1) + len, 0, size - sizeof(*r) - len);
 	t->api = api;
 	t->args = (const uint8_t *)(r + 1);
 	t->status = status;

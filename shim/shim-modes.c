@@ -1,7 +1,8 @@
 /*
  * shim-modes.c - the pointer modes of the objects a library's scalars
- * depend on (a handle, an operation's descriptor), as learned from the
- * calls that create, set and destroy them.
+ * depend on (a handle, an operation's descriptor), and the scale types
+ * where an object holds the scalars' type (an operation's descriptor),
+ * as learned from the calls that create, set and destroy them.
  *
  * A call whose scalars lie in host or device memory as a pointer mode
  * says (trace/FORMAT.md, code `m`) must know the mode before it reads a
@@ -23,12 +24,17 @@
  * asked of the library on every call. These wrappers run whether or not
  * the call is recorded.
  *
- * One word per slot, direct-mapped by address: the object's address (48
- * bits; others are never held), which `[[pointer_mode]]` it is of, and
- * the mode plus one (0: empty). A creation takes its slot, evicting the
- * object there, which is then asked of the library again. Nothing is
- * locked: a setter or a destroy changes a word only by compare-and-swap
- * against the object it is for, so it never touches another's.
+ * A scale type (`[[scale_type]]`) is kept as a mode is, and asked of the
+ * library alike for an object not held: a call reads its scalars at the
+ * type's size, and records the type.
+ *
+ * One word per slot, direct-mapped by address and kind: the object's
+ * address (48 bits; others are never held), which `[[pointer_mode]]` or
+ * `[[scale_type]]` it is of, and the value plus one (0: empty). A
+ * creation takes its slot, evicting the object there, which is then asked
+ * of the library again. Nothing is locked: a setter or a destroy changes a
+ * word only by compare-and-swap against the object it is for, so it never
+ * touches another's.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -52,7 +58,7 @@ void dt_mode_learn(unsigned kind, const void *obj, int32_t mode)
 	uint64_t e = entry(kind, obj, mode);
 
 	if (e)
-		atomic_store_explicit(dt_mode_slot(obj), e,
+		atomic_store_explicit(dt_mode_slot(kind, obj), e,
 				      memory_order_release);
 	else
 		dt_mode_forget(kind, obj);
@@ -78,12 +84,12 @@ void dt_mode_update(unsigned kind, const void *obj, int32_t mode)
 	/* only an object held already: one not seen created may be
 	 * anywhere, copied or initialized where no wrapper sees it */
 	if (e)
-		replace_held(dt_mode_slot(obj), dt_mode_key(kind, obj), e);
+		replace_held(dt_mode_slot(kind, obj), dt_mode_key(kind, obj), e);
 	else
 		dt_mode_forget(kind, obj);
 }
 
 void dt_mode_forget(unsigned kind, const void *obj)
 {
-	replace_held(dt_mode_slot(obj), dt_mode_key(kind, obj), 0);
+	replace_held(dt_mode_slot(kind, obj), dt_mode_key(kind, obj), 0);
 }

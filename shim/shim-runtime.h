@@ -216,11 +216,12 @@ static inline uint32_t dt_scalar_len(const void *p, uint32_t most)
 }
 
 /*
- * Pointer modes of the objects a call's scalars depend on (shim-modes.c),
- * learned from the calls that create, set and destroy them. `kind` tells
- * one `[[pointer_mode]]` from another (the generator numbers them, below
- * 256). dt_mode_cached is -1 for an object not held: the library must be
- * asked.
+ * What a call's scalars depend on, per object (shim-modes.c): the pointer
+ * mode, and the scale type where an object holds it, learned from the
+ * calls that create, set and destroy the object. `kind` tells one
+ * `[[pointer_mode]]` or `[[scale_type]]` from another (the generator
+ * numbers them, below 256), each value from 0 to 254. dt_mode_cached is
+ * -1 for an object not held: the library must be asked.
  */
 #define DT_MODE_SLOTS 4096u
 #define DT_MODE_MASK  0xffu /* the mode + 1, under the kind and address */
@@ -240,17 +241,20 @@ static inline uint64_t dt_mode_key(unsigned kind, const void *obj)
 	return a << 16 | (uint64_t)kind << 8;
 }
 
-static inline _Atomic uint64_t *dt_mode_slot(const void *obj)
+/* One object's pointer mode and its scale type take two slots. */
+static inline _Atomic uint64_t *dt_mode_slot(unsigned kind, const void *obj)
 {
 	uint64_t a = (uint64_t)(uintptr_t)obj;
 
-	return &dt_mode_slots[((a >> 4) * 0x9e3779b97f4a7c15u) >> 52];
+	return &dt_mode_slots[(((a >> 4) ^ (uint64_t)kind << 44) *
+			       0x9e3779b97f4a7c15u) >>
+			      52];
 }
 
 static inline int32_t dt_mode_cached(unsigned kind, const void *obj)
 {
 	uint64_t key = dt_mode_key(kind, obj);
-	uint64_t e = atomic_load_explicit(dt_mode_slot(obj),
+	uint64_t e = atomic_load_explicit(dt_mode_slot(kind, obj),
 					  memory_order_acquire);
 
 	if (!key || (e & ~(uint64_t)DT_MODE_MASK) != key)

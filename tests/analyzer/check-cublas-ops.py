@@ -97,7 +97,8 @@ def check_algorithms(dnntrace, shim, prog):
     """cublaslt-algo-prog (a stand-in cuBLASLt whose matmuls succeed):
     the algorithm the shim asks after a matmul reaches that matmul's op,
     and later ones; a matmul whose layouts were never seen has its shape
-    unknown, not made up."""
+    unknown, not made up, and of a descriptor never seen, the scale type
+    the recorder was told (the fake's CUDA_R_32F)."""
     with tempfile.TemporaryDirectory() as d:
         t = os.path.join(d, "t.dnnt")
         env = dict(os.environ, DNNTRACE_LIB=shim)
@@ -114,7 +115,7 @@ def check_algorithms(dnntrace, shim, prog):
           ops[1].get("knobs") == want,
           "algorithm: the first matmul's op and the next learn it, got %s" %
           [o.get("knobs") for o in ops[:2]])
-    check(ops and "m=? n=? k=? A=? B=? C=? alpha" in ops[0]["desc"],
+    check(ops and "m=? n=? k=? A=? B=? C=? scale=R_32F alpha" in ops[0]["desc"],
           "a matmul of unseen layouts: its shape unknown, got %s" %
           (ops[0]["desc"] if ops else None))
 

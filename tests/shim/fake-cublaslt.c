@@ -1,15 +1,19 @@
 /*
  * fake-cublaslt.c - a stand-in for libcublasLt.so.13 (its soname and
  * symbol version, fake-cublaslt.map) whose matmuls succeed without a GPU,
- * for test-cublaslt-algo.sh and test-cublaslt-mode.sh: what the shim
- * asks after a matmul given an algorithm, and how it follows a
- * descriptor's pointer mode, can be checked on the CPU.
- * cublasLtTSTMatmul, one of the typed matmuls the real library exports
- * for cuBLAS (not in cublasLt.h), is cublasLtMatmul here. The descriptors
- * it creates or initializes hold their pointer mode (host at first, set by
+ * for test-cublaslt-algo.sh, test-cublaslt-mode.sh and
+ * test-cublaslt-scale.sh: what the shim asks after a matmul given an
+ * algorithm, and how it follows a descriptor's pointer mode and scale
+ * type, can be checked on the CPU. cublasLtTSTMatmul, one of the typed
+ * matmuls the real library exports for cuBLAS (not in cublasLt.h), is
+ * cublasLtMatmul here. The descriptors it creates or initializes hold
+ * their pointer mode (host at first) and scale type (as created), set by
  * cublasLtMatmulDescSetAttribute, which refuses a value of another size
- * than 4 bytes); any other descriptor is in the host pointer mode; the
- * times the mode was asked are counted (fake_cublaslt_mode_asks). An
+ * than 4 bytes; any other descriptor is in the host pointer mode, of
+ * scale type CUDA_R_32F; the times the mode and the scale type were asked
+ * are counted (fake_cublaslt_mode_asks, fake_cublaslt_scale_asks). Its
+ * matrix transform descriptors hold their scale type and pointer mode
+ * alike, and its transforms succeed. An
  * algorithm's configuration attribute N is N * 100 plus the algorithm's
  * first byte, and is refused (CUBLAS_STATUS_INVALID_VALUE) when asked with
  * another size than the real library's.
@@ -57,14 +61,19 @@ EXPORT cublasStatus_t cublasLtTSTMatmul(MATMUL_PARAMS)
 	return matmul(MATMUL_ARGS);
 }
 
-/* The descriptors made here, and their modes. */
+/* The descriptors made here, their modes and scale types. */
 static cublasLtMatmulDesc_t made[16];
-static int32_t modes[16];
-static int n_made, asks;
+static int32_t modes[16], scales[16];
+static int n_made, asks, scale_asks;
 
 EXPORT int fake_cublaslt_mode_asks(void)
 {
 	return asks;
+}
+
+EXPORT int fake_cublaslt_scale_asks(void)
+{
+	return scale_asks;
 }
 
 static int32_t *mode_of(cublasLtMatmulDesc_t desc)
@@ -75,11 +84,12 @@ static int32_t *mode_of(cublasLtMatmulDesc_t desc)
 	return NULL;
 }
 
-static cublasStatus_t made_here(cublasLtMatmulDesc_t desc)
+static cublasStatus_t made_here(cublasLtMatmulDesc_t desc, cudaDataType_t scale)
 {
 	if (n_made == 16)
 		return CUBLAS_STATUS_ALLOC_FAILED;
 	made[n_made] = desc;
+	scales[n_made] = scale;
 	modes[n_made++] = CUBLASLT_POINTER_MODE_HOST;
 	return CUBLAS_STATUS_SUCCESS;
 }
@@ -88,21 +98,22 @@ EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
 					       cublasComputeType_t compute,
 					       cudaDataType_t scale)
 {
-	(void)compute, (void)scale;
+	(void)compute;
 	*desc = calloc(1, sizeof(**desc));
-	return *desc ? made_here(*desc) : CUBLAS_STATUS_ALLOC_FAILED;
+	return *desc ? made_here(*desc, scale) : CUBLAS_STATUS_ALLOC_FAILED;
 }
 
 EXPORT cublasStatus_t cublasLtMatmulDescInit_internal(
 	cublasLtMatmulDesc_t desc, size_t size, cublasComputeType_t compute,
 	cudaDataType_t scale)
 {
-	(void)compute, (void)scale;
+	(void)compute;
 	if (size < sizeof(*desc))
 		return CUBLAS_STATUS_INVALID_VALUE;
 	if (!mode_of(desc))
-		return made_here(desc);
+		return made_here(desc, scale);
 	*mode_of(desc) = CUBLASLT_POINTER_MODE_HOST;
+	scales[mode_of(desc) - modes] = scale;
 	return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -113,6 +124,7 @@ EXPORT cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc)
 	if (mode) {
 		n_made--;
 		made[mode - modes] = made[n_made];
+		scales[mode - modes] = scales[n_made];
 		*mode = modes[n_made];
 	}
 	free(desc);
@@ -123,12 +135,17 @@ EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(
 	cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr,
 	const void *buf, size_t size)
 {
-	int32_t *mode = mode_of(desc);
+	int32_t *mode = mode_of(desc), *to;
 
-	if (!mode || attr != CUBLASLT_MATMUL_DESC_POINTER_MODE ||
-	    size != sizeof(*mode))
+	if (!mode || size != sizeof(*mode))
 		return CUBLAS_STATUS_INVALID_VALUE;
-	memcpy(mode, buf, sizeof(*mode));
+	if (attr == CUBLASLT_MATMUL_DESC_SCALE_TYPE)
+		to = &scales[mode - modes];
+	else if (attr == CUBLASLT_MATMUL_DESC_POINTER_MODE)
+		to = mode;
+	else
+		return CUBLAS_STATUS_INVALID_VALUE;
+	memcpy(to, buf, sizeof(*to));
 	return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -137,12 +154,19 @@ EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(
 	void *buf, size_t size, size_t *written)
 {
 	int32_t host = CUBLASLT_POINTER_MODE_HOST, *mode = mode_of(desc);
+	int32_t fp32 = CUDA_R_32F;
 
-	if (!desc || attr != CUBLASLT_MATMUL_DESC_POINTER_MODE ||
-	    size != sizeof(host))
+	if (!desc || size != sizeof(host))
 		return CUBLAS_STATUS_INVALID_VALUE;
-	asks++;
-	memcpy(buf, mode ? mode : &host, sizeof(host));
+	if (attr == CUBLASLT_MATMUL_DESC_SCALE_TYPE) {
+		scale_asks++;
+		memcpy(buf, mode ? &scales[mode - modes] : &fp32, sizeof(fp32));
+	} else if (attr == CUBLASLT_MATMUL_DESC_POINTER_MODE) {
+		asks++;
+		memcpy(buf, mode ? mode : &host, sizeof(host));
+	} else {
+		return CUBLAS_STATUS_INVALID_VALUE;
+	}
 	*written = sizeof(host);
 	return CUBLAS_STATUS_SUCCESS;
 }
@@ -164,4 +188,81 @@ cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo,
 	memcpy(buf, &value, size); /* little-endian: the low bytes */
 	*written = size;
 	return CUBLAS_STATUS_SUCCESS;
+}
+
+/* A matrix transform descriptor: its scale type, then its pointer mode. */
+EXPORT cublasStatus_t
+cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *desc,
+				  cudaDataType scale)
+{
+	int32_t *held = calloc(1, sizeof(**desc));
+
+	*desc = (cublasLtMatrixTransformDesc_t)held;
+	if (!held)
+		return CUBLAS_STATUS_ALLOC_FAILED;
+	held[0] = scale;
+	held[1] = CUBLASLT_POINTER_MODE_HOST;
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t
+cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t desc)
+{
+	free(desc);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+static int32_t *transform_attr(cublasLtMatrixTransformDesc_t desc,
+			       cublasLtMatrixTransformDescAttributes_t attr,
+			       size_t size)
+{
+	int32_t *held = (int32_t *)desc;
+
+	if (!desc || size != sizeof(*held))
+		return NULL;
+	if (attr == CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE)
+		return &held[0];
+	if (attr == CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE)
+		return &held[1];
+	return NULL;
+}
+
+EXPORT cublasStatus_t cublasLtMatrixTransformDescSetAttribute(
+	cublasLtMatrixTransformDesc_t desc,
+	cublasLtMatrixTransformDescAttributes_t attr, const void *buf,
+	size_t size)
+{
+	int32_t *to = transform_attr(desc, attr, size);
+
+	if (!to)
+		return CUBLAS_STATUS_INVALID_VALUE;
+	memcpy(to, buf, sizeof(*to));
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t cublasLtMatrixTransformDescGetAttribute(
+	cublasLtMatrixTransformDesc_t desc,
+	cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t size,
+	size_t *written)
+{
+	int32_t *from = transform_attr(desc, attr, size);
+
+	if (!from)
+		return CUBLAS_STATUS_INVALID_VALUE;
+	memcpy(buf, from, sizeof(*from));
+	*written = sizeof(*from);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT cublasStatus_t
+cublasLtMatrixTransform(cublasLtHandle_t handle,
+			cublasLtMatrixTransformDesc_t desc, const void *alpha,
+			const void *A, cublasLtMatrixLayout_t Adesc,
+			const void *beta, const void *B,
+			cublasLtMatrixLayout_t Bdesc, void *C,
+			cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
+{
+	(void)desc, (void)alpha, (void)A, (void)Adesc, (void)beta, (void)B;
+	(void)Bdesc, (void)C, (void)Cdesc, (void)stream;
+	return handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }

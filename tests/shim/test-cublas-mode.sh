@@ -12,8 +12,7 @@ set -u
 dnntrace=$1 shim=$2 prog=$3
 . "$(dirname "$0")/test-lib.sh"
 
-DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/t.dnnt" -- "$prog" >"$tmp/out" 2>&1 ||
-	{ bad "record failed"; cat "$tmp/out"; exit 1; }
+record_prog
 has "$tmp/out" '^0 calls failed, mode asked 0 times$' "the program's output"
 
 "$dnntrace" dump "$tmp/t.dnnt" | grep '^API_CALL.*cublasGemmEx(' |

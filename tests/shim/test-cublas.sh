@@ -73,7 +73,7 @@ algo='<64 bytes: 0{24}04(00){51}>'
 has "$tmp/dump" "cublasLtMatmulAlgoConfigSetAttribute\(algo=>$algo, attr=2, buf=<4 bytes: 04000000>, sizeInBytes=4\) = 0$" \
 	"dump: the algorithm as the call left it"
 # host pointer mode (the descriptor's default): alpha and beta read
-has "$tmp/dump" "cublasLtMatmul\(lightHandle=NULL, computeDesc=$P, alpha=2, A=0xa000, Adesc=$P, B=0xb000, Bdesc=$P, beta=0\.5, C=0xc000, .*algo=$algo, workspace=0xe000, workspaceSizeInBytes=4194304, stream=NULL\) = 1$" \
+has "$tmp/dump" "cublasLtMatmul\(lightHandle=NULL, computeDesc=$P, alpha=2, A=0xa000, Adesc=$P, B=0xb000, Bdesc=$P, beta=0\.5, C=0xc000, .*algo=$algo, workspace=0xe000, workspaceSizeInBytes=4194304, stream=NULL, scaleType=0\) = 1$" \
 	"dump: cublasLtMatmul, host scalars and its algorithm"
 # device pointer mode: pointers only (0xf000 is no host memory)
 has "$tmp/dump" "cublasLtMatmul\(.*alpha=0xf000 \(mode 1\), .*beta=0xf004 \(mode 1\), .*algo=<0 bytes>, workspace=NULL" \

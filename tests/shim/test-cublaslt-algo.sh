@@ -14,8 +14,7 @@ set -u
 dnntrace=$1 shim=$2 prog=$3
 . "$(dirname "$0")/test-lib.sh"
 
-DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/t.dnnt" -- "$prog" >"$tmp/out" 2>&1 ||
-	{ bad "record failed"; cat "$tmp/out"; exit 1; }
+record_prog
 grep -q '^1 matmuls failed$' "$tmp/out" || bad "the program's output: $(cat "$tmp/out")"
 "$dnntrace" dump "$tmp/t.dnnt" | grep '^API_CALL' | sed 's/^API_CALL seq=[0-9]* tid=[0-9]* t=[0-9.]* dur=[0-9]*ns //' >"$tmp/calls"
 
@@ -54,7 +53,7 @@ queries() {
 } >"$tmp/want"
 diff "$tmp/want" "$tmp/seq" >"$tmp/diff" || { bad "the matmuls and the queries after them (- expected, + recorded):"; cat "$tmp/diff"; }
 grep -q 'cublasLtMatmul(.*alpha=2, .*beta=0, ' "$tmp/calls" || bad "host scalars not read: $(grep 'cublasLtMatmul(' "$tmp/calls" | head -1)"
-grep -q '^cublasLtTSTMatmul(lightHandle=0x1, computeDesc=0xd0, alpha=1, A=0xa000, Adesc=0xa0, .*workspace=NULL, workspaceSizeInBytes=0, stream=NULL) = 0$' "$tmp/calls" ||
+grep -q '^cublasLtTSTMatmul(lightHandle=0x1, computeDesc=0xd0, alpha=1, A=0xa000, Adesc=0xa0, .*workspace=NULL, workspaceSizeInBytes=0, stream=NULL, scaleType=0) = 0$' "$tmp/calls" ||
 	bad "the typed matmul's arguments: $(grep 'TSTMatmul(' "$tmp/calls")"
 
 DNNTRACE_PLAN_QUERY=0 DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/off.dnnt" -- "$prog" >/dev/null 2>&1 ||

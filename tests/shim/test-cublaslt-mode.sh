@@ -15,8 +15,7 @@ dnntrace=$1 shim=$2 prog=$3
 # not followed again: its mode was not known when it was next set), and
 # for the two of the program's own descriptor (initialized, not created)
 want='^0 calls failed, mode asked 4 times$'
-DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/t.dnnt" -- "$prog" >"$tmp/out" 2>&1 ||
-	{ bad "record failed"; cat "$tmp/out"; exit 1; }
+record_prog
 has "$tmp/out" "$want" "recording: the program's output"
 # not recording: the calls are passed on as they are, nothing is asked
 LD_PRELOAD=$shim DNNTRACE_DISABLE=1 "$prog" >"$tmp/off" 2>&1 || bad "not recording: failed"

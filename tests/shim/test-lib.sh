@@ -20,3 +20,9 @@ has() {
 count() { "$dnntrace" dump "$1" | grep -c '^API_CALL'; }
 # info_of TRACE LABEL: the value of one line of `dnntrace info`
 info_of() { "$dnntrace" info "$1" | sed -n "s/^$2: *//p"; }
+# record_prog: `dnntrace record` of $prog with $shim into $tmp/t.dnnt,
+# its output in $tmp/out; the test ends when recording fails
+record_prog() {
+	DNNTRACE_LIB=$shim "$dnntrace" record -q -o "$tmp/t.dnnt" -- "$prog" >"$tmp/out" 2>&1 ||
+		{ bad "record failed"; cat "$tmp/out"; exit 1; }
+}

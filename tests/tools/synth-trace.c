@@ -2006,10 +2006,10 @@ static void nested_typed(struct gen *g, uint64_t h, uint64_t lt,
 	CALL(g, "cublasLtTSTMatmulAlgoGetHeuristic", 20000, U(lt), U(desc),
 	     U(l[0]), U(l[1]), U(l[2]), U(l[3]), U(0x7ffd84ba6bd0), U(1),
 	     X(res, sizeof(res)), U(1));
-	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(desc), MV(1.0),
-	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), MV(0.0),
+	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(desc), M(1.0),
+	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), M(0.0),
 	     U(0x7e0030000000), U(l[2]), U(0x7e0030000000), U(l[3]),
-	     X(algo, 64), U(0), U(0), U(0x77));
+	     X(algo, 64), U(0), U(0), U(0x77), U(0));
 	lt_algo_query(g, algo, values);
 	uint64_t inner_end = g->t, last_seq = g->seq;
 	g->t = outer_t;
@@ -2047,10 +2047,10 @@ static void nested_elsewhere(struct gen *g, uint64_t h, uint64_t lt,
 	g->seq++;
 	g->t += 1000;
 	g->call_flags = DT_CALL_NESTED;
-	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(typed_desc), MV(1.0),
-	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), MV(0.0),
+	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(typed_desc), M(1.0),
+	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), M(0.0),
 	     U(0x7e0030000000), U(l[2]), U(0x7e0030000000), U(l[3]),
-	     X(algo, 64), U(0), U(0), U(0x77));
+	     X(algo, 64), U(0), U(0), U(0x77), U(0));
 	g->call_flags = 0;
 	uint64_t inner_end = g->t, last_seq = g->seq;
 	g->t = outer_t;
@@ -2068,10 +2068,10 @@ static void nested_elsewhere(struct gen *g, uint64_t h, uint64_t lt,
 	g->tid = 0;
 	g->t = t0;
 	g->seq = seq0;
-	seq = CALL(g, "cublasLtMatmul", 3000, U(lt), U(desc), MV(1.0),
+	seq = CALL(g, "cublasLtMatmul", 3000, U(lt), U(desc), M(1.0),
 		   U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]),
-		   MV(0.0), U(0x7e0030000000), U(l[2]), U(0x7e0030000000),
-		   U(l[3]), X(algo, 64), U(0), U(0), U(0x77));
+		   M(0.0), U(0x7e0030000000), U(l[2]), U(0x7e0030000000),
+		   U(l[3]), X(algo, 64), U(0), U(0), U(0x77), U(0));
 	kernel(g, seq, K_NVJET_TN, 30000);
 	lt_algo_query(g, algo, values);
 	g->seq = last_seq;
@@ -2109,10 +2109,10 @@ static void write_prologue(struct gen *g, uint64_t h, uint64_t lt,
 			   U(4096), U(68), U((uint64_t)-1));
 		launch(g, seq, K_NVJET_TN, 60000, 132, 384);
 		launch(g, 0, K_LAYER_NORM, 5000, 512, 32);
-		seq = CALL(g, "cublasLtMatmul", 9000, U(lt), U(desc), MV(1.0),
-			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+		seq = CALL(g, "cublasLtMatmul", 9000, U(lt), U(desc), M(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), M(0.0), U(pe),
 			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(h),
-			   U(4u << 20), U(0x77));
+			   U(4u << 20), U(0x77), U(0));
 		kernel(g, seq, K_NVJET_GELU, 24000);
 		launch(g, 0, kname(K_ADDV, "d"), 2000, 4, 128);
 		for (int k = 0; k < 2; k++) {
@@ -2334,17 +2334,19 @@ static void write_gemm(const char *dir, int steps, int threads)
 			   U(512), U(256), MD(1.0), U(pa), U(512), MD(0.0),
 			   U(pc), U(512));
 		kernel(&g, seq, K_SYRK, 20000);
-		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(desc), MV(1.0),
-			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+		/* alpha and beta floats: their descriptor's scale type,
+		 * CUDA_R_32F (0), recorded after the arguments */
+		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(desc), M(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), M(0.0), U(pe),
 			   U(l[2]), U(pe), U(l[3]), X(algo, 64), U(ws),
-			   U(changed ? 1u << 20 : 4u << 20), U(stream));
+			   U(changed ? 1u << 20 : 4u << 20), U(stream), U(0));
 		if (!i)
 			lt_algo_query(&g, algo, lt_values);
 		kernel(&g, seq, K_NVJET_GELU, changed ? 36000 : 24000);
-		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(bdesc), MV(1.0),
-			   U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe),
+		seq = CALL(&g, "cublasLtMatmul", 9000, U(lt), U(bdesc), M(1.0),
+			   U(pa), U(l[0]), U(pb), U(l[1]), M(0.0), U(pe),
 			   U(l[2]), U(pe), U(l[3]), X(NULL, 0), U(ws),
-			   U(4u << 20), U(stream));
+			   U(4u << 20), U(stream), U(0));
 		launch(&g, seq, K_NVJET_BIAS, 22000, 132, 384);
 		launch(&g, 0, kname(K_GELU, "N3c108BFloat16E"), 4000,
 		       2048 * 512 / 1024, 128);
@@ -2377,10 +2379,10 @@ static void write_gemm(const char *dir, int steps, int threads)
 		g.seq++;
 		g.t += 1000;
 		g.call_flags = DT_CALL_NESTED;
-		CALL(&g, "cublasLtMatmul", 3000, U(lt), U(bdesc), MV(1.0),
-		     U(pa), U(l[0]), U(pb), U(l[1]), MV(0.0), U(pe), U(l[2]),
+		CALL(&g, "cublasLtMatmul", 3000, U(lt), U(bdesc), M(1.0),
+		     U(pa), U(l[0]), U(pb), U(l[1]), M(0.0), U(pe), U(l[2]),
 		     U(pe), U(l[3]), X(NULL, 0), U(ws), U(4u << 20),
-		     U(stream));
+		     U(stream), U(0));
 		g.call_flags = 0;
 		uint64_t inner_end = g.t, last_seq = g.seq;
 		g.t = outer_t;

@@ -45,7 +45,7 @@ static inline uint64_t dt_hash(const void *p, size_t n, uint64_t seed)
 }
 
 #define DT_FORMAT_MAJOR 1
-#define DT_FORMAT_MINOR 9
+#define DT_FORMAT_MINOR 10
 
 /* The file header, first thing in the first (skippable) frame. */
 #define DT_FILE_MAGIC "DNNTRACE"

@@ -31,7 +31,7 @@ DNNTRACE_LIB=$shim "$dnntrace" record -o "$tmp/t.dnnt" -- "$prog" \
 has "$tmp/out" '^dtt 10200, workspace 16, cuDNN ([0-9]+) = \1$' "the program's output"
 
 "$dnntrace" info "$tmp/t.dnnt" >"$tmp/info" 2>&1 || bad "info failed"
-has "$tmp/info" '^format: +1\.9$' "info: format"
+has "$tmp/info" '^format: +1\.10$' "info: format"
 has "$tmp/info" '^DTT: +10200, built against 10200, loaded .*/libdtt\.so\.1\.2\.0$' "info: dtt"
 has "$tmp/info" '^cuDNN: +[0-9.]+, built against [0-9.]+, loaded .*libcudnn\.so' "info: cuDNN"
 # 10 dtt calls and 3 cuDNN calls the program made; 2 cuDNN calls dtt made
