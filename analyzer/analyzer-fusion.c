@@ -11,6 +11,13 @@
  * ReLU, a ReLU backward with the batch norm backward after it, a run of
  * cuDNN pointwise calls. Chains that match a pattern are checked against
  * its limits and added up by their steps.
+ *
+ * Of a trace's steady state by default, as the summary's numbers are: the
+ * summary hands over its cut points as it makes and drops them, and each
+ * chain's occurrences (and each fused problem's executions) are counted
+ * between them, by the time of the chain's first step, however late the
+ * analysis comes to it; once the trace is read, those before the cut are
+ * left out (dt_fusion_end_file).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -21,6 +28,7 @@
 
 #include "analyzer-fusion.h"
 #include "analyzer-pipe.h"
+#include "analyzer-place.h"
 
 /* GPU time (ns) a node waits after its start before it is looked at, so
  * that the kernels after it are in; nodes held per stream at most before
@@ -59,6 +67,7 @@ struct priv {
 	size_t n_ops, cap_ops, ops_head;
 	struct device_cc devs[64];
 	int n_devs;
+	struct fz_steady steady;
 	/* results */
 	uint32_t *opp_idx; /* chain_hash() -> index + 1 */
 	uint64_t *opp_h;   /* each opportunity's chain_hash() */
@@ -335,6 +344,7 @@ static void process(struct dt_fusion *fz, struct stream *s, bool final);
 /* What the analysis reads of a kernel. */
 struct kernel {
 	uint64_t start, end; /* on the GPU's clock: only their order counts */
+	uint64_t t;          /* the time the cut places it by */
 	uint64_t seq;        /* the op execution (dt_activity.exec), 0 for
 				kernels outside cuDNN */
 	uint32_t device, stream;
@@ -375,6 +385,7 @@ static void add_kernel(struct dt_fusion *fz, const struct kernel *k)
 	}
 	struct node n = { .start = k->start,
 			  .end = k->end,
+			  .t = k->t,
 			  .seq = seq,
 			  .ns = d,
 			  .kernels = 1,
@@ -603,7 +614,8 @@ static void shapes_free(struct priv *pv)
 	pv->n_shapes = pv->cap_shapes = 0;
 }
 
-static void op_now(struct dt_fusion *fz, const struct dt_op *op)
+/* An op handed over, placed at t (dt_place_op). */
+static void op_now(struct dt_fusion *fz, const struct dt_op *op, uint64_t t)
 {
 	struct priv *pv = P(fz);
 
@@ -617,10 +629,8 @@ static void op_now(struct dt_fusion *fz, const struct dt_op *op)
 	o->seq = op->seq;
 	o->problem = op->problem;
 	op_pointers(o, sh, op);
-	if (sh->fused >= 0) {
-		fz->fused[sh->fused].count++;
-		fz->fused[sh->fused].ns += op->gpu_ns;
-	}
+	if (sh->fused >= 0)
+		fz_steady_fused(&pv->steady, fz, sh->fused, t, op->gpu_ns);
 
 	uint64_t *delivered = delivered_of(pv, o->seq);
 	if (o->seq <= *delivered) {
@@ -666,10 +676,11 @@ static void op_now(struct dt_fusion *fz, const struct dt_op *op)
  * tensors an op points to are the model's, kept as long as the session
  * lives, which is past dt_fusion_end_file(); an op's pointers are
  * copied. */
-enum { MSG_DEVICE = 1, MSG_KERNEL, MSG_OP };
+enum { MSG_DEVICE = 1, MSG_KERNEL, MSG_OP, MSG_MARK, MSG_UNMARK };
 
 struct msg_op {
 	uint64_t seq, gpu_ns, problem_id, bytes;
+	uint64_t t; /* where it is placed in time */
 	int64_t dtype;
 	enum dt_op_kind kind;
 	uint32_t kernels, plan, n_ptrs;
@@ -690,6 +701,10 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 		add_kernel(fz, msg);
 	} else if (kind == MSG_DEVICE) {
 		on_device_now(fz, msg);
+	} else if (kind == MSG_MARK) {
+		fz_steady_mark(&P(fz)->steady, *(const uint64_t *)msg);
+	} else if (kind == MSG_UNMARK) {
+		fz_steady_unmark(&P(fz)->steady, fz, *(const uint64_t *)msg);
 	} else if (kind == MSG_OP) {
 		const struct msg_op *m = msg;
 		struct dt_op op = {
@@ -712,8 +727,20 @@ static void on_message(void *arg, uint32_t kind, void *msg, size_t n)
 			.n_tensors = m->n_tensors,
 			.recipe = m->has_recipe ? &m->recipe : NULL,
 		};
-		op_now(fz, &op);
+		op_now(fz, &op, m->t);
 	}
+}
+
+/* Room in the pipe for a message to the thread, or NULL when its work is
+ * to be done now: no thread, or no room (the thread has caught up first,
+ * so that the order holds). */
+static inline void *put(struct priv *pv, uint32_t kind, size_t n)
+{
+	void *m = pv->pipe ? dt_pipe_put(pv->pipe, kind, n) : NULL;
+
+	if (!m && pv->pipe)
+		dt_pipe_drain(pv->pipe);
+	return m;
 }
 
 static void on_activity(void *arg, const struct dt_activity *a)
@@ -723,18 +750,20 @@ static void on_activity(void *arg, const struct dt_activity *a)
 
 	if (a->kind != DT_ACT_KERNEL || !a->timed || !a->kc || pv->finished)
 		return;
-	struct kernel k = { a->gpu_start,       a->gpu_end, a->exec,
-			    a->device,          a->stream,  a->kernel->grid_x,
-			    a->kernel->block_x, a->kc };
-	struct kernel *m =
-		pv->pipe ? dt_pipe_put(pv->pipe, MSG_KERNEL, sizeof(*m)) : NULL;
-	if (m) {
+	struct kernel k = { a->gpu_start,
+			    a->gpu_end,
+			    a->placed,
+			    a->exec,
+			    a->device,
+			    a->stream,
+			    a->kernel->grid_x,
+			    a->kernel->block_x,
+			    a->kc };
+	struct kernel *m = put(pv, MSG_KERNEL, sizeof(*m));
+	if (m)
 		*m = k;
-		return;
-	}
-	if (pv->pipe)
-		dt_pipe_drain(pv->pipe);
-	add_kernel(fz, &k);
+	else
+		add_kernel(fz, &k);
 }
 
 static void on_device(void *arg, const struct dt_device *d)
@@ -744,15 +773,37 @@ static void on_device(void *arg, const struct dt_device *d)
 
 	if (pv->finished)
 		return;
-	struct dt_device *m =
-		pv->pipe ? dt_pipe_put(pv->pipe, MSG_DEVICE, sizeof(*m)) : NULL;
-	if (m) {
+	struct dt_device *m = put(pv, MSG_DEVICE, sizeof(*m));
+	if (m)
 		*m = *d;
+	else
+		on_device_now(fz, d);
+}
+
+/* A cut point of the summary's made (MSG_MARK) or dropped. */
+static void point(struct dt_fusion *fz, uint32_t kind, uint64_t t)
+{
+	struct priv *pv = P(fz);
+	uint64_t *m;
+
+	if (pv->finished)
 		return;
-	}
-	if (pv->pipe)
-		dt_pipe_drain(pv->pipe);
-	on_device_now(fz, d);
+	if ((m = put(pv, kind, sizeof(*m))))
+		*m = t;
+	else if (kind == MSG_MARK)
+		fz_steady_mark(&pv->steady, t);
+	else
+		fz_steady_unmark(&pv->steady, fz, t);
+}
+
+void dt_fusion_mark(struct dt_fusion *fz, uint64_t t)
+{
+	point(fz, MSG_MARK, t);
+}
+
+void dt_fusion_unmark(struct dt_fusion *fz, uint64_t t)
+{
+	point(fz, MSG_UNMARK, t);
 }
 
 static void on_op(void *arg, const struct dt_op *op)
@@ -763,20 +814,16 @@ static void on_op(void *arg, const struct dt_op *op)
 
 	if (!op->kernels)
 		return;
-	struct msg_op *m =
-		pv->pipe ? dt_pipe_put(pv->pipe, MSG_OP, sizeof(*m) + ptrs)
-			 : NULL;
+	/* none: too many pointers for a message */
+	struct msg_op *m = put(pv, MSG_OP, sizeof(*m) + ptrs);
 	if (!m) {
-		/* too many pointers for a message: the thread catches up
-		 * first, so that the order holds */
-		if (pv->pipe)
-			dt_pipe_drain(pv->pipe);
-		op_now(fz, op);
+		op_now(fz, op, dt_place_op(op));
 		return;
 	}
 	*m = (struct msg_op){
 		.seq = op->exec,
 		.gpu_ns = op->gpu_ns,
+		.t = dt_place_op(op),
 		.problem_id = op->problem_id,
 		.bytes = op->cost.bytes,
 		.dtype = op->cost.dtype,
@@ -810,6 +857,8 @@ void dt_fusion_begin_file(struct dt_fusion *fz, struct dt_session *ss)
 	pv->pipe = pv->finished ? NULL : dt_pipe_new(on_message, fz);
 	pv->delivered[0] = pv->delivered[1] = 0;
 	pv->n_devs = 0;
+	pv->steady.n_marks = 0;
+	pv->steady.from = 0;
 	dt_session_add(ss, &c);
 }
 
@@ -863,6 +912,11 @@ static void process(struct dt_fusion *fz, struct stream *s, bool final)
 	s->attached = s->attached > drop ? s->attached - drop : 0;
 }
 
+void dt_fusion_cut(struct dt_fusion *fz, uint64_t from)
+{
+	P(fz)->steady.from = from;
+}
+
 void dt_fusion_end_file(struct dt_fusion *fz)
 {
 	struct priv *pv = P(fz);
@@ -877,6 +931,7 @@ void dt_fusion_end_file(struct dt_fusion *fz)
 			opinfo_free(pv, s->v[k].op);
 		free(s->v);
 	}
+	fz_steady_settle(&pv->steady, fz);
 	free(pv->streams);
 	pv->streams = NULL;
 	pv->n_streams = 0;
@@ -928,6 +983,7 @@ static void own_steps(struct dt_fz_opp *o, const struct chain *c)
 		const struct node *n = c->nodes[m];
 		struct dt_fz_step *s = &o->steps[m];
 		*s = c->steps[m];
+		s->ns = s->kernels = 0; /* counted with the occurrences */
 		s->what = dt_xstrdup(c->steps[m].what);
 		if (n->op) {
 			s->detail =
@@ -975,11 +1031,7 @@ void dt_fz_record(struct dt_fusion *fz, struct chain *c)
 		struct dt_fz_opp *o = &fz->opps[at];
 		if (pv->opp_h[at] == h && o->n_steps == c->n &&
 		    !strcmp(o->pattern, c->pattern)) {
-			o->count++;
-			for (int m = 0; m < c->n; m++) {
-				o->steps[m].ns += c->steps[m].ns;
-				o->steps[m].kernels += c->steps[m].kernels;
-			}
+			fz_steady_chain(&pv->steady, fz, at, c);
 			return;
 		}
 	}
@@ -1007,7 +1059,6 @@ void dt_fz_record(struct dt_fusion *fz, struct chain *c)
 	o->note = note.len ? dt_sb_take(&note) : NULL;
 	free(note.p);
 	o->device = c->device;
-	o->count = 1;
 	o->bytes_saved = c->bytes_saved;
 	o->bytes_added = c->bytes_added;
 	own_steps(o, c);
@@ -1023,6 +1074,7 @@ void dt_fz_record(struct dt_fusion *fz, struct chain *c)
 	free(blocked.p);
 	pv->opp_h[fz->n_opps] = h;
 	pv->opp_idx[q] = (uint32_t)++fz->n_opps;
+	fz_steady_chain(&pv->steady, fz, fz->n_opps - 1, c);
 }
 
 static int by_saving(const void *a, const void *b)
@@ -1050,6 +1102,8 @@ void dt_fusion_finish(struct dt_fusion *fz)
 
 	/* a file not ended: what its thread was given is worked on first */
 	stop_thread(pv);
+	fz_steady_settle(&pv->steady, fz);
+	fz_drop_startups(fz);
 
 	if (fz->bandwidth_override > 0) {
 		bw = fz->bandwidth_override;
@@ -1114,32 +1168,16 @@ void dt_fusion_free(struct dt_fusion *fz)
 	struct priv *pv = P(fz);
 	pv->finished = false; /* let go of what a file left */
 	dt_fusion_end_file(fz);
-	for (size_t i = 0; i < fz->n_opps; i++) {
-		struct dt_fz_opp *o = &fz->opps[i];
-		free(o->key);
-		free(o->pattern);
-		free(o->cover);
-		free(o->blocked);
-		free(o->checks);
-		free(o->note);
-		for (int m = 0; m < o->n_steps; m++) {
-			free(o->steps[m].what);
-			free(o->steps[m].detail);
-			free(o->steps[m].kernel);
-			free(o->steps[m].library);
-			free(o->steps[m].problem);
-		}
-	}
+	for (size_t i = 0; i < fz->n_opps; i++)
+		fz_opp_free(&fz->opps[i]);
 	free(fz->opps);
-	for (size_t i = 0; i < fz->n_fused; i++) {
-		free(fz->fused[i].key);
-		free(fz->fused[i].what);
-		free(fz->fused[i].brief);
-	}
+	for (size_t i = 0; i < fz->n_fused; i++)
+		fz_fused_free(&fz->fused[i]);
 	free(fz->fused);
 	free(pv->opp_idx);
 	free(pv->opp_h);
 	free(pv->ops);
+	fz_steady_free(&pv->steady);
 	while (pv->free_ops) {
 		struct opinfo *o = pv->free_ops;
 		pv->free_ops = o->next_free;

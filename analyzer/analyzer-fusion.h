@@ -74,6 +74,7 @@ struct opinfo {
 
 struct node {
 	uint64_t start, end;
+	uint64_t t; /* the time the cut places it by (analyzer-place.h) */
 	uint64_t seq; /* the cuDNN call, 0 for kernels outside cuDNN */
 	uint64_t elems, granule;
 	uint64_t ns;
@@ -163,6 +164,42 @@ struct chain {
 	uint64_t bytes_saved, bytes_added;
 	int32_t device;
 };
+
+/* What the analysis counts of a trace's steady state
+ * (analyzer-fusion-steady.c): the summary's cut points so far, in time
+ * order, and each opportunity's and fused problem's counts between them,
+ * by index. */
+struct tally;
+struct fz_steady {
+	uint64_t *marks;
+	size_t n_marks, cap_marks;
+	uint64_t from; /* where the steady state begins (dt_fusion_cut) */
+	struct tally *opp, *fused;
+	size_t cap_opp, cap_fused;
+};
+
+/* An occurrence of chain c, opportunity i of fz, placed by its first
+ * step's time. */
+void fz_steady_chain(struct fz_steady *st, struct dt_fusion *fz, size_t i,
+		     const struct chain *c);
+/* An execution of fused problem i of fz at t, of ns of GPU time. */
+void fz_steady_fused(struct fz_steady *st, struct dt_fusion *fz, int32_t i,
+		     uint64_t t, uint64_t ns);
+/* A cut point made at t (later than the others), or dropped. */
+void fz_steady_mark(struct fz_steady *st, uint64_t t);
+void fz_steady_unmark(struct fz_steady *st, const struct dt_fusion *fz,
+		      uint64_t t);
+/* The trace is read: what came from st->from on (0: all of it,
+ * UINT64_MAX: none) into fz's counts, the rest left out; st emptied for
+ * the next trace. */
+void fz_steady_settle(struct fz_steady *st, struct dt_fusion *fz);
+void fz_steady_free(struct fz_steady *st);
+
+/* What an opportunity and a fused problem hold, freed. */
+void fz_opp_free(struct dt_fz_opp *o);
+void fz_fused_free(struct dt_fz_fused *f);
+/* The chains and fused problems seen only in start-ups left out. */
+void fz_drop_startups(struct dt_fusion *fz);
 
 /* The compute capability (major * 10 + minor) of a device of the file
  * being read, 0 when unknown. */

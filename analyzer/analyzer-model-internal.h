@@ -10,6 +10,7 @@
 
 #include "analyzer-cost.h"
 #include "analyzer-model.h"
+#include "analyzer-place.h"
 #include "analyzer-util.h"
 #include "dt-session.h"
 
@@ -78,6 +79,7 @@ struct dt_model {
 	uint64_t last_out;     /* its seq */
 	uint64_t now;          /* latest host time seen */
 	int64_t cupti_to_mono;
+	struct dt_place_calls placed; /* where timed work is placed */
 	/* the most recent calls, by seq: a call that launched work but made
 	 * no op (a handle created, a library with no decoder) becomes an op
 	 * when its first launch shows up */

@@ -647,8 +647,11 @@ static void graph_kernels_released(struct dt_model *m, bool all)
 	enum m_graph_tie tie;
 
 	while ((a = m_graph_released(m, all, &tie))) {
+		struct dt_activity placed = *a;
 		m->stats.other_kernels += tie == M_GRAPH_NONE;
-		EMIT(m, activity, a);
+		if (placed.timed)
+			placed.placed = dt_place_work(&m->placed, a);
+		EMIT(m, activity, &placed);
 	}
 }
 
@@ -730,6 +733,8 @@ static void emit_activity(struct dt_model *m, const struct dt_rec_hdr *h)
 	}
 	if (a.call && !a.library)
 		a.library = library_of_call(m, a.call);
+	if (a.timed)
+		a.placed = dt_place_work(&m->placed, &a);
 	EMIT(m, activity, &a);
 }
 

@@ -1,7 +1,7 @@
 /*
  * analyzer-steps.c - a program's steps, found from what repeats in its
  * trace (dt-steps.h): a consumer of the session's events, like the other
- * views, that needs no annotation.
+ * views (the summary hands them on to it), that needs no annotation.
  *
  * Every NVTX range's message, kernel name, the CUDA graph launch and
  * every function is a token; each time a token recurs, the time since its
@@ -55,9 +55,15 @@
 #define KERNEL_SLICES 4   /* slices wholly in a steady state, for kernels */
 #define REGULAR       1.5 /* an interval within this of the median is regular */
 
-/* GPU time: summed, by library, by family. */
+/* GPU time: summed, by library, by family; the same as one array. */
+#define SUMS_WORDS (1 + DT_LIB_COUNT + DT_OPF_COUNT)
 struct sums {
-	uint64_t gpu, lib[DT_LIB_COUNT], fam[DT_OPF_COUNT];
+	union {
+		struct {
+			uint64_t gpu, lib[DT_LIB_COUNT], fam[DT_OPF_COUNT];
+		};
+		uint64_t v[SUMS_WORDS];
+	};
 };
 
 /* GPU time by start time: GPU work reaches a trace in batches, not in
@@ -234,13 +240,20 @@ static int ring_shift(int k)
 	return RING_SHIFT + 2 * k;
 }
 
-static void sums_add(struct sums *to, const struct sums *from)
+/* from added to to (NULL: dropped), and emptied: a ring's slice moving
+ * on to the next ring, every few pieces of work in a sparse trace. In
+ * one unrolled pass: the loops were two thirds of a move. */
+static void sums_move(struct sums *to, struct sums *from)
 {
-	to->gpu += from->gpu;
-	for (int l = 0; l < DT_LIB_COUNT; l++)
-		to->lib[l] += from->lib[l];
-	for (int f = 0; f < DT_OPF_COUNT; f++)
-		to->fam[f] += from->fam[f];
+	if (!to) {
+		memset(from, 0, sizeof(*from));
+		return;
+	}
+#pragma GCC unroll 64
+	for (size_t i = 0; i < SUMS_WORDS; i++) {
+		to->v[i] += from->v[i];
+		from->v[i] = 0;
+	}
 }
 
 /* from, times w (0 to 1), added to to. */
@@ -265,13 +278,10 @@ static struct sums *ring_slot(struct ring *rings, int k, uint64_t q)
 		return k + 1 < SCALES ? ring_slot(rings, k + 1, (q - 1) / 4 + 1)
 				      : NULL;
 	if (r->q[i] < q) {
-		if (r->q[i] && k + 1 < SCALES) {
-			struct sums *up =
-				ring_slot(rings, k + 1, (r->q[i] - 1) / 4 + 1);
-			if (up)
-				sums_add(up, &r->s[i]);
-		}
-		memset(&r->s[i], 0, sizeof(r->s[i]));
+		sums_move(r->q[i] && k + 1 < SCALES
+				  ? ring_slot(rings, k + 1, (r->q[i] - 1) / 4 + 1)
+				  : NULL,
+			  &r->s[i]);
 		r->q[i] = q;
 	}
 	return &r->s[i];
@@ -521,9 +531,8 @@ static inline void hit(struct dt_stepper *st, struct token *k, uint64_t t)
 	k->last_calls = st->calls;
 }
 
-static void on_activity(void *arg, const struct dt_activity *a)
+void dt_stepper_activity(struct dt_stepper *st, const struct dt_activity *a)
 {
-	struct dt_stepper *st = arg;
 	const struct dt_kernel_class *kc = a->kc;
 
 	if (!a->timed)
@@ -584,21 +593,28 @@ static bool gpu_seen(const struct dt_stepper *st)
 	return st->cap[SP_KERNEL] || st->graph.count;
 }
 
-static void on_call(void *arg, const struct dt_call *c)
+void dt_stepper_calls_until(struct dt_stepper *st, uint64_t t_begin)
 {
-	struct dt_stepper *st = arg;
+	if (t_begin > st->t_last_call)
+		st->t_last_call = t_begin;
+}
 
+bool dt_stepper_call(struct dt_stepper *st, const struct dt_call *c)
+{
+	/* calls are steps only where no GPU work is: not followed once a
+	 * kernel is seen (one token per call costs a report its time), only
+	 * the latest one's time kept, for the run's span (saw, at the end) */
+	if (gpu_seen(st)) {
+		dt_stepper_calls_until(st, c->t_begin);
+		return false;
+	}
 	saw(st, c->t_begin);
 	st->t_last_call = c->t_begin;
-	/* calls are steps only where no GPU work is: not followed once a
-	 * kernel is seen (one token per call costs a report its time) */
-	if (gpu_seen(st))
-		return;
 	if (c->api >= st->cap_names) {
 		const char **v = dt_grow_array(st->call_names, &st->cap_names,
 					       (size_t)c->api + 1, sizeof(*v));
 		if (!v)
-			return;
+			return true;
 		st->call_names = v;
 	}
 	st->call_names[c->api] = c->name;
@@ -606,6 +622,7 @@ static void on_call(void *arg, const struct dt_call *c)
 	st->calls++;
 	if (k)
 		hit(st, k, c->t_begin);
+	return true;
 }
 
 /* The program's own marks: a range opened or a mark, by its message. */
@@ -641,10 +658,8 @@ static void on_string(struct dt_stepper *st, const struct dt_rec_string *r)
 	st->strings[r->id] = strndup((const char *)(r + 1), r->len);
 }
 
-static void on_record(void *arg, const struct dt_rec_hdr *h)
+void dt_stepper_record(struct dt_stepper *st, const struct dt_rec_hdr *h)
 {
-	struct dt_stepper *st = arg;
-
 	if (h->type == DT_REC_NVTX && h->size >= sizeof(struct dt_rec_nvtx))
 		on_nvtx(st, (const void *)h);
 	else if (h->type == DT_REC_STRING &&
@@ -654,14 +669,33 @@ static void on_record(void *arg, const struct dt_rec_hdr *h)
 		on_string(st, (const void *)h);
 }
 
-static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+void dt_stepper_graph_launch(struct dt_stepper *st,
+			     const struct dt_graph_launch *l)
 {
-	struct dt_stepper *st = arg;
-
 	saw(st, l->start);
 	if (l->start > st->t_last_gpu)
 		st->t_last_gpu = l->start;
 	hit(st, &st->graph, l->start);
+}
+
+static void on_call(void *arg, const struct dt_call *c)
+{
+	(void)dt_stepper_call(arg, c);
+}
+
+static void on_activity(void *arg, const struct dt_activity *a)
+{
+	dt_stepper_activity(arg, a);
+}
+
+static void on_record(void *arg, const struct dt_rec_hdr *h)
+{
+	dt_stepper_record(arg, h);
+}
+
+static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+{
+	dt_stepper_graph_launch(arg, l);
 }
 
 struct dt_stepper *dt_stepper_new(void)
@@ -890,6 +924,7 @@ struct dt_step_stats *dt_stepper_finish(struct dt_stepper *st)
 	if (!r)
 		return NULL;
 	r->traces = 1;
+	saw(st, st->t_last_call); /* calls after the first kernel's */
 	r->span_ns = st->t_last - st->t_first;
 	if (find_anchor(st, &p)) {
 		struct track *tr = p.k->tr;

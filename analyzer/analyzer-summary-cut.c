@@ -282,6 +282,8 @@ struct points {
 };
 
 struct sum_cuts {
+	struct dt_fusion *fz; /* counts its chains between the GPU work's
+				 points (dt_fusion_mark), or NULL */
 	struct cut start; /* when the trace began */
 	struct points g[SUM_GROUPS];
 	size_t next[SUM_STREAMS]; /* each stream's first point not taken */
@@ -502,6 +504,8 @@ static void drop(struct priv *pv, int g, size_t i)
 		if (sum_group(k) == g && next[k] > i)
 			next[k]--;
 	}
+	if (g == SUM_DEVICE && pv->cuts->fz)
+		dt_fusion_unmark(pv->cuts->fz, c->cut[i]->t);
 	free(c->cut[i]);
 	memmove(&c->cut[i], &c->cut[i + 1], (c->n - i - 1) * sizeof(c->cut[0]));
 	c->cut[--c->n] = NULL;
@@ -566,8 +570,11 @@ void sum_cut_reach(struct dt_summary *s, int stream, uint64_t t, bool make)
 		uint64_t n = pv->cut_events[g] / SPACING;
 		pv->cut_every[g] = pv->cut_events[g] + (n > EVERY ? n : EVERY);
 		if (t && !behind(pv, g, t) &&
-		    (c->cut[c->n] = calloc(1, sizeof(*c->cut[0]))))
+		    (c->cut[c->n] = calloc(1, sizeof(*c->cut[0])))) {
 			c->cut[c->n++]->t = t;
+			if (g == SUM_DEVICE && pv->cuts->fz)
+				dt_fusion_mark(pv->cuts->fz, t);
+		}
 		if (c->n > CUTS)
 			thin(pv, g);
 	}
@@ -750,6 +757,7 @@ void sum_cut_begin(struct dt_summary *s)
 	pv->cap_api_mm = 0;
 	if (s->opts.whole || !(pv->cuts = calloc(1, sizeof(*pv->cuts))))
 		return;
+	pv->cuts->fz = s->fusion;
 	for (int k = 0; k < SUM_STREAMS; k++)
 		take(s, k, &pv->cuts->start);
 	free(pv->cuts->start.p[SUM_HOST].mm);
@@ -781,11 +789,6 @@ static void cuts_free(struct priv *pv)
 uint64_t dt_sum_op_t(const struct dt_op *op)
 {
 	return sum_cut_op_t(op);
-}
-
-uint64_t dt_sum_work_t(struct dt_summary *s, const struct dt_activity *a)
-{
-	return sum_cut_work_t(P(s), a);
 }
 
 uint64_t dt_sum_cut_t(const struct dt_summary *s)
@@ -1039,11 +1042,6 @@ int dt_sum_startup_text(const struct dt_summary *s, char *buf, size_t size)
 		dt_fmt_ns(u->steady_ns, f, sizeof(f)),
 		dt_fmt_ns(u->late_ns, g, sizeof(g)),
 		u->kept ? "; some traces' start-ups are kept" : "");
-}
-
-uint64_t dt_sum_whole_gpu_ns(const struct dt_summary *s)
-{
-	return s->gpu_ns + s->startup.gpu_ns;
 }
 
 /* ------------------------------------------------------ what is left */

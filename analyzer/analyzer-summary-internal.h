@@ -6,8 +6,11 @@
 #ifndef DT_ANALYZER_SUMMARY_INTERNAL_H
 #define DT_ANALYZER_SUMMARY_INTERNAL_H
 
+#include "analyzer-place.h"
 #include "analyzer-util.h"
 #include "dt-summary.h"
+
+#define SUM_LIB_SEEN 16
 
 /* An index from keys to positions in an array: open addressing, the
  * array's position + 1 in each slot, 0 for empty. */
@@ -91,6 +94,11 @@ struct priv {
 	uint32_t *n_seen;
 	/* the file being read */
 	uint32_t file;
+	/* library names seen (sum_lib), by their pointer: the file's */
+	struct {
+		const char *name;
+		uint32_t lib;
+	} lib_seen[SUM_LIB_SEEN];
 	uint32_t *api_map; /* its API ids -> summary apis + 1 */
 	uint32_t n_api_map;
 	int32_t dev_map[64]; /* its device ids -> summary devices, -1 */
@@ -118,11 +126,6 @@ struct priv {
 	 * the file was cut (0: not) */
 	uint64_t cut_at[SUM_STREAMS];  /* each stream's next point */
 	uint64_t cut_taken[SUM_STREAMS]; /* and the newest it took, 0 */
-	/* the latest op executions (else calls) that launched kernels:
-	 * their first kernel's start (sum_cut_call_t) */
-	struct {
-		uint64_t call, t;
-	} cut_calls[64];
 	/* by group: events read, the next point's */
 	uint64_t cut_events[SUM_GROUPS], cut_every[SUM_GROUPS];
 	struct sum_cuts *cuts;
@@ -154,6 +157,9 @@ void sum_merger_finish(struct merger *g);
 /* The problem of op (made on its first execution), or NULL. */
 struct dt_sum_problem *sum_problem_of(struct dt_summary *s,
 				      const struct dt_op *op);
+/* The entry of library (NULL: not known), made when first seen; past
+ * DT_SUM_LIBS, the last one. */
+struct dt_sum_lib *sum_lib(struct dt_summary *s, const char *library);
 /* The function of that name (made when first seen): its index + 1, 0
  * when out of memory. */
 uint32_t sum_api_of(struct dt_summary *s, const char *name);
@@ -292,30 +298,10 @@ static inline void sum_cut_call(struct dt_summary *s, uint32_t api, uint64_t d)
 /* Every trace is in: the problems, engines, functions, plan builds and
  * conversions that only the start-ups had are left out. */
 void sum_cut_compact(struct dt_summary *s);
-/* The time an op is placed by (dt_sum_op_t): its GPU work's, on the side
- * of the cut its kernels are (a replay's call is old), else its call's. */
+/* The time an op is placed by (dt_sum_op_t). */
 static inline uint64_t sum_cut_op_t(const struct dt_op *op)
 {
-	return op->kernels && op->gpu_start ? op->gpu_start : op->t_begin;
-}
-/* The time GPU work is placed by (dt_sum_work_t): when the first kernel
- * seen of its op execution started, else of its call's: a's start for the
- * first, that of the first for the others (a call's kernels may come
- * between other streams'). A kernel replayed from a CUDA graph has the
- * call that captured it, long before: one of no execution is on its own. */
-static inline uint64_t sum_cut_work_t(struct priv *pv,
-				      const struct dt_activity *a)
-{
-	uint64_t key = a->exec ? a->exec << 1 | 1 : a->call << 1;
-	size_t i = key % (sizeof(pv->cut_calls) / sizeof(pv->cut_calls[0]));
-
-	if (!a->call || (!a->exec && a->kernel && a->kernel->graph_id))
-		return a->start;
-	if (pv->cut_calls[i].call != key) {
-		pv->cut_calls[i].call = key;
-		pv->cut_calls[i].t = a->start;
-	}
-	return pv->cut_calls[i].t;
+	return dt_place_op(op);
 }
 /* A problem's engine seen first: a row of counters the cut takes. */
 void sum_engine_row(struct dt_summary *s, uint32_t problem, uint32_t engine);

@@ -137,6 +137,8 @@ static void merger_close(struct merger *g)
 
 static void merge_out(struct merger *g, size_t n)
 {
+	uint64_t was = g->busy + g->known_ns;
+
 	for (size_t i = 0; i < n; i++) {
 		uint64_t s = g->iv[i][0], e = g->iv[i][1];
 		if (s < g->done)
@@ -158,7 +160,16 @@ static void merge_out(struct merger *g, size_t n)
 	}
 	memmove(g->iv, g->iv + n, (g->n - n) * sizeof(g->iv[0]));
 	g->n -= n;
-	g->known = 0;
+	/* the union of what was walked (sum_merger_busy) is of the same
+	 * intervals, some of them settled now: it stands, less what busy
+	 * took, and the walk goes on where it was (walking the window again
+	 * after each merge was most of the cut's cost in busy time) */
+	if (g->known >= n) {
+		g->known -= n;
+		g->known_ns = was - g->busy;
+	} else {
+		g->known = 0;
+	}
 }
 
 void sum_merger_add(struct merger *g, uint64_t s, uint64_t e)
@@ -228,6 +239,37 @@ void sum_merger_finish(struct merger *g)
 }
 
 /* -------------------------------------------------------------- tables */
+
+struct dt_sum_lib *sum_lib(struct dt_summary *s, const char *library)
+{
+	const char *name = library ? library : "?";
+	struct priv *pv = P(s);
+	/* the names come from the trace (its API table has one per function)
+	 * or the model: a call's, an activity's, an op's finds its row by the
+	 * pointer, without comparing strings */
+	size_t h = ((uintptr_t)library >> 4) % SUM_LIB_SEEN, i = 0;
+
+	if (library && pv->lib_seen[h].name == library)
+		return &s->libs[pv->lib_seen[h].lib];
+	while (i < s->n_libs && strcmp(s->libs[i].library, name))
+		i++;
+	if (i < s->n_libs) {
+		pv->lib_seen[h].name = library;
+		pv->lib_seen[h].lib = (uint32_t)i;
+		return &s->libs[i];
+	}
+	if (s->n_libs == DT_SUM_LIBS)
+		return &s->libs[DT_SUM_LIBS - 1];
+	struct dt_sum_lib *l = &s->libs[s->n_libs];
+	if (!(l->library = strdup(name)) ||
+	    !(l->display = strdup(dt_library_display(name)))) {
+		free(l->library);
+		return &s->libs[s->n_libs ? s->n_libs - 1 : 0];
+	}
+	s->n_libs++;
+	return l;
+}
+
 
 struct key_arg {
 	const struct dt_summary *s;

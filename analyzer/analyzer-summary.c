@@ -93,29 +93,6 @@ static bool same_knobs(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
-/* The entry of library (NULL: not known), made when first seen; past
- * DT_SUM_LIBS, the last one. */
-static struct dt_sum_lib *sum_lib(struct dt_summary *s, const char *library)
-{
-	const char *name = library ? library : "?";
-	size_t i = 0;
-
-	while (i < s->n_libs && strcmp(s->libs[i].library, name))
-		i++;
-	if (i < s->n_libs)
-		return &s->libs[i];
-	if (s->n_libs == DT_SUM_LIBS)
-		return &s->libs[DT_SUM_LIBS - 1];
-	struct dt_sum_lib *l = &s->libs[s->n_libs];
-	if (!(l->library = strdup(name)) ||
-	    !(l->display = strdup(dt_library_display(name)))) {
-		free(l->library);
-		return &s->libs[s->n_libs ? s->n_libs - 1 : 0];
-	}
-	s->n_libs++;
-	return l;
-}
-
 static void add_op_counts(struct dt_summary *s, struct dt_sum_file *f,
 			  const struct dt_op *op)
 {
@@ -315,6 +292,9 @@ struct reading {
 	struct dt_summary *s;
 	struct dt_sum_file *f;
 	const struct dt_file_info *fi;
+	struct dt_stepper *steps; /* handed the events it reads */
+	bool steps_calls;         /* and still calls (dt_stepper_call) */
+	uint64_t last_call;       /* else the latest call's start */
 };
 
 /* A piece of GPU work added up; inlined twice, so that work on time (not
@@ -427,7 +407,9 @@ static void on_activity(void *arg, const struct dt_activity *a)
 
 	if (!a->timed)
 		return;
-	uint64_t t = sum_cut_work_t(pv, a);
+	if (rd->steps)
+		dt_stepper_activity(rd->steps, a);
+	uint64_t t = a->placed;
 	if (a->kind == DT_ACT_KERNEL && (pv->cut_kernels = true))
 		sum_cut_at(s, SUM_GPU, t);
 	else
@@ -523,6 +505,23 @@ uint64_t dt_sum_lib_ns(const struct dt_summary *s, int lib, int fam,
 	return ns;
 }
 
+/* What the summary reads of these, the steps alone do. */
+static void on_record(void *arg, const struct dt_rec_hdr *h)
+{
+	struct reading *rd = arg;
+
+	if (rd->steps && dt_stepper_reads(h))
+		dt_stepper_record(rd->steps, h);
+}
+
+static void on_graph_launch(void *arg, const struct dt_graph_launch *l)
+{
+	struct reading *rd = arg;
+
+	if (rd->steps)
+		dt_stepper_graph_launch(rd->steps, l);
+}
+
 static void on_call(void *arg, const struct dt_call *a)
 {
 	struct reading *rd = arg;
@@ -532,6 +531,10 @@ static void on_call(void *arg, const struct dt_call *a)
 	struct priv *pv = P(s);
 	uint64_t d = a->t_end - a->t_begin;
 
+	if (rd->steps_calls)
+		rd->steps_calls = dt_stepper_call(rd->steps, a);
+	else if (a->t_begin > rd->last_call)
+		rd->last_call = a->t_begin;
 	sum_cut_at(s, SUM_HOST, a->t_begin);
 	if (a->t_begin < f->t_begin || !f->t_begin)
 		f->t_begin = a->t_begin;
@@ -721,6 +724,7 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 		pv->dev_map[i] = -1;
 		memset(&pv->merge[i], 0, sizeof(pv->merge[i]));
 	}
+	memset(pv->lib_seen, 0, sizeof(pv->lib_seen)); /* the last trace's */
 	if (pv->ids)
 		memset(pv->ids, 0, pv->cap_ids * sizeof(*pv->ids));
 	pv->n_ids = 0;
@@ -739,20 +743,25 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 				 .op = on_op,
 				 .plan = on_plan,
 				 .gpu_metrics = on_gpu_metrics,
-				 .gpu_sample = on_gpu_sample };
+				 .gpu_sample = on_gpu_sample,
+				 .record = on_record,
+				 .graph_launch = on_graph_launch };
 	if (s->fusion)
 		dt_fusion_begin_file(s->fusion, ss);
 	dt_session_add(ss, &c);
-	struct dt_stepper *stepper = dt_steps_watch(ss); /* dt-steps.h */
+	/* the steps (dt-steps.h), handed the events as they come here */
+	struct dt_stepper *stepper = rd.steps = dt_stepper_new();
+	rd.steps_calls = stepper != NULL;
 	pv->phase = -1;
 	pv->last_launch = 0;
 	memset(pv->op_lib_ns, 0, sizeof(pv->op_lib_ns));
 	memset(pv->op_lib_count, 0, sizeof(pv->op_lib_count));
 	pv->file_gpu = pv->file_comm = pv->file_kernels = 0;
 	pv->cut_kernels = false;
-	memset(pv->cut_calls, 0, sizeof(pv->cut_calls));
 	sum_cut_begin(s);
 	dt_session_run(ss);
+	if (stepper)
+		dt_stepper_calls_until(stepper, rd.last_call);
 	struct dt_step_stats *steps =
 		stepper ? dt_stepper_finish(stepper) : NULL;
 	dt_stepper_free(stepper);
@@ -774,8 +783,10 @@ int dt_summary_read(struct dt_summary *s, struct dt_session *ss, char *err,
 	/* what followed the last matrix product goes with it */
 	sum_phase_merge(&s->phases[pv->phase < 0 ? DT_PHASE_SETUP : pv->phase],
 		    &pv->pending);
-	if (s->fusion)
+	if (s->fusion) {
+		dt_fusion_cut(s->fusion, pv->cut_t); /* as the summary's */
 		dt_fusion_end_file(s->fusion);
+	}
 	/* after the pass: a process that had not loaded cuDNN when its
 	 * header was written says which one it loaded in the body */
 	const char *file = dt_library_info_get(fi, "cudnn", "file"), *ver;

@@ -446,11 +446,9 @@ void dt_steady_free(struct dt_steady *st);
 /* Run the session (its own consumers added first) and the summary on
  * it: 0, or -1 said. */
 int dt_steady_read(struct dt_steady *st, struct dt_session *ss);
-/* An entry of len bytes placed at t (dt_sum_op_t, dt_steady_work_t). */
+/* An entry of len bytes placed at t (dt_sum_op_t, dt_activity.placed). */
 void dt_steady_keep(struct dt_steady *st, uint64_t t, const void *p,
 		    size_t len);
-/* The time an activity is placed by (dt_sum_work_t). */
-uint64_t dt_steady_work_t(struct dt_steady *st, const struct dt_activity *a);
 /* Once the session ran: fn on each entry of the trace's steady state, in
  * the order kept (p ends with a NUL past len), and the entries are gone:
  * 0, or -1 said when they could not be read back. */

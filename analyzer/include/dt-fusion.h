@@ -71,7 +71,7 @@ struct dt_fz_opp {
 	char *checks;  /* the limits checked, "layout NHWC: ok; ..." */
 	char *note;    /* what else to know, or NULL */
 	int32_t device;
-	uint64_t count; /* occurrences */
+	uint64_t count; /* occurrences (in the steady states: dt_fusion_cut) */
 	struct dt_fz_step steps[DT_FZ_STEPS];
 	int n_steps;
 	/* one occurrence: bytes no longer moved, and bytes the fused kernel
@@ -121,6 +121,23 @@ void dt_fusion_free(struct dt_fusion *fz);
  * dt_fusion_end_file() closes it once the session has run. */
 void dt_fusion_begin_file(struct dt_fusion *fz, struct dt_session *ss);
 void dt_fusion_end_file(struct dt_fusion *fz);
+
+/*
+ * The steady state. While the trace is read, the summary hands over its
+ * cut points as it makes them (each later than the one before) and drops
+ * them (analyzer-summary-cut.c); the analysis counts each chain's
+ * occurrences, and each fused problem's executions, between them, by the
+ * time the cut places the chain's first step at (host clock), however
+ * late it comes to it. Once the trace is read, dt_fusion_cut() says where
+ * its steady state begins (one of the points; 0: the whole trace,
+ * UINT64_MAX: none of it), and dt_fusion_end_file() leaves out what came
+ * before. Without points or a cut, the counts are the whole trace's.
+ * Memory: per chain and fused problem, its counters per point (at most
+ * the summary's 128), for the trace being read.
+ */
+void dt_fusion_mark(struct dt_fusion *fz, uint64_t t);
+void dt_fusion_unmark(struct dt_fusion *fz, uint64_t t);
+void dt_fusion_cut(struct dt_fusion *fz, uint64_t from);
 
 /* Every trace is in: price the chains and sort them. */
 void dt_fusion_finish(struct dt_fusion *fz);

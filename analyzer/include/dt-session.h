@@ -56,6 +56,11 @@ struct dt_activity {
 				read yet in a trace of several libraries */
 	uint64_t exec; /* the op execution it belongs to (dt_op.exec), 0 for
 			  none */
+	/* timed work: the time the steady state's cut places it by, host
+	 * clock: its op execution's first kernel's start (else its call's),
+	 * so that an op's kernels are on its side; outside the calls, its
+	 * own start. Every view that cuts places it by this. */
+	uint64_t placed;
 	uint32_t corr; /* CUPTI's correlation id of the launch */
 	uint32_t device, context, stream;
 	uint64_t bytes; /* copies and sets */

@@ -70,6 +70,22 @@ void dt_stepper_free(struct dt_stepper *st);
 
 /* A stepper consuming the session's events (before dt_session_run). */
 struct dt_stepper *dt_steps_watch(struct dt_session *ss);
+/* What its consumer takes, for a consumer of the same events to hand on
+ * (the summary): one consumer fewer for the session to call at every
+ * event. A call: false once calls no longer mark steps (GPU work was
+ * seen); the caller may then keep the latest call's start itself and
+ * hand it over before dt_stepper_finish (dt_stepper_calls_until). A
+ * record: those that dt_stepper_reads() alone need be. */
+bool dt_stepper_call(struct dt_stepper *st, const struct dt_call *c);
+void dt_stepper_calls_until(struct dt_stepper *st, uint64_t t_begin);
+void dt_stepper_activity(struct dt_stepper *st, const struct dt_activity *a);
+void dt_stepper_record(struct dt_stepper *st, const struct dt_rec_hdr *h);
+static inline bool dt_stepper_reads(const struct dt_rec_hdr *h)
+{
+	return h->type == DT_REC_NVTX || h->type == DT_REC_STRING;
+}
+void dt_stepper_graph_launch(struct dt_stepper *st,
+			     const struct dt_graph_launch *l);
 /* Its steps, once the session ran, with those in *all (a job's ranks as
  * one program: dt_steps_merge); the stepper is freed. */
 void dt_steps_collect(struct dt_step_stats **all, struct dt_stepper *st);

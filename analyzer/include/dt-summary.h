@@ -408,13 +408,9 @@ uint64_t dt_sum_share_ns(const struct dt_summary *s);
 
 /* The time the steady state's cut places an op by: its GPU work's (its
  * first kernel's start), else its call's. A view that lists ops keeps
- * those at or after dt_sum_cut_t() to list the ops the summary counts. */
+ * those at or after dt_sum_cut_t() to list the ops the summary counts;
+ * GPU work, those whose dt_activity.placed is. */
 uint64_t dt_sum_op_t(const struct dt_op *op);
-/* The time it places a piece of GPU work by: its op execution's first
- * kernel's start (else its call's), so that an op's kernels are on its
- * side; outside the calls, its own start. Asked of every activity in its
- * order (the summary reading the same session asks the same). */
-uint64_t dt_sum_work_t(struct dt_summary *s, const struct dt_activity *a);
 /* Where the trace read last was cut (host clock): its ops and GPU work
  * from then on are its steady state's; 0 when nothing was cut, UINT64_MAX
  * when all of them were start-up's. */
@@ -455,10 +451,6 @@ void dt_summary_free(struct dt_summary *s);
 
 /* Op executions summed up: of the steady states (ops: every one). */
 uint64_t dt_sum_ops(const struct dt_summary *s);
-
-/* GPU time of the whole run, start-up included (what the fusion
- * analysis, which sees every op, is a share of). */
-uint64_t dt_sum_whole_gpu_ns(const struct dt_summary *s);
 
 /* What the start-up held and whether it is left out, in one line of
  * words (snprintf's return); 0 with "" when no trace has a steady state

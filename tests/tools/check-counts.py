@@ -7,10 +7,12 @@ usage: check-counts.py DNNTRACE SYNTH_TRACE SOURCE_ROOT
 Each trace of tests/data and a few synthetic ones (a job's ranks, CUDA
 graphs, sampled GPU recording) is read by `info`, `report --format json`,
 `ops --format json` (with and without --plans), `dump`, `diff --format json`
-of the trace against itself and, where the sqlite3 client is installed, the
-SQLite export. The program's calls, dnntrace's own calls, op executions,
-kernels, copies, sets and GPU time must agree wherever they are printed,
-and a report of every trace at once must add up to the traces read alone.
+of the trace against itself, `fusion --format json` and, where the sqlite3
+client is installed, the SQLite export. The program's calls, dnntrace's own
+calls, op executions, kernels, copies, sets and GPU time must agree wherever
+they are printed (an op that already runs fused too, in report's fusion
+section), and a report of every trace at once must add up to the traces
+read alone.
 """
 import json
 import os
@@ -171,6 +173,7 @@ def check_trace(dnntrace, path, tmp):
         "diff": diff.get("gpu_ns")}))
     check_steady(path, report, whole, steady)
     check_steady_lists(dnntrace, path, report, kernels)
+    check_fusion(dnntrace, path, report, whole)
     said = re.search(r"^steps +(.*)$", run([dnntrace, "report", "--no-fusion",
                                             path]), re.M)
     agree(path, "steps", {"info": info["steps"],
@@ -227,6 +230,37 @@ def check_steady_lists(dnntrace, path, report, whole_kernels):
                              "kernels": json.dumps(kernels["startup"])})
 
 
+def check_fusion(dnntrace, path, report, whole):
+    """Fusion is of the steady state report is of: an op that already runs
+    fused counts its executions and GPU time as report's operations do,
+    with and without the start-up, and `fusion` says what report's section
+    says."""
+    for name, r, opt in (("steady state", report, []),
+                         ("whole run", whole, ["--with-warmup"])):
+        ops = {}
+        for o in r["ops"]:
+            n = ops.setdefault(o["brief"], [0, 0])
+            n[0] += o["count"]
+            n[1] += o["gpu_ns"]
+        fused = {}
+        for f in r["fusion"]["already_fused"]:
+            n = fused.setdefault(f["brief"], [0, 0])
+            n[0] += f["count"]
+            n[1] += f["gpu_ns"]
+        for brief, (count, ns) in sorted(fused.items()):
+            agree(path, f"{name}'s executions of fused {brief[:40]}", {
+                "report's fusion": count,
+                "report's operations": ops.get(brief, [0, 0])[0]})
+            agree(path, f"{name}'s GPU time of fused {brief[:40]}", {
+                "report's fusion": ns,
+                "report's operations": ops.get(brief, [0, 0])[1]})
+        alone = json.loads(run([dnntrace, "fusion", "--format", "json",
+                                *opt, path]))
+        agree(path, f"{name}'s fusion", {
+            "report": json.dumps([r["fusion"], r["startup"]]),
+            "fusion": json.dumps([alone["fusion"], alone["startup"]])})
+
+
 def check_all(dnntrace, folder, alone):
     """Every trace at once (a folder of them): the totals of report and diff
     and report's Traces are the traces read alone (alone: report's
@@ -276,7 +310,11 @@ def main():
         for name, args in (("job", ["--ranks", "2", "--steps", "4"]),
                            ("graphs", ["--scenario", "graphs"]),
                            ("startup", ["--scenario", "startup"]),
-                           ("sampled", ["--scenario", "sampled"])):
+                           ("sampled", ["--scenario", "sampled"]),
+                           # long enough for the cut's points to be
+                           # dropped while fusion's thread lags behind
+                           ("fusion", ["--scenario", "fusion", "--steps",
+                                       "2000"])):
             out = os.path.join(tmp, name)
             os.mkdir(out)
             run([synth, listing, out, *args])

@@ -2,8 +2,9 @@
  * cmd-fusion.c - `dnntrace fusion`: the chains of a run that one cuDNN
  * graph could run fused, in detail. The chains come from the analyzer
  * (rules in analyzer/FUSION.md), and what a replay measured of them
- * (replay/REPLAY.md); this file lays them out. The short section
- * `report` prints is in print-fusion.c.
+ * (replay/REPLAY.md); this file lays them out. Of each trace's steady
+ * state, as report's, unless --with-warmup. The short section `report`
+ * prints is in print-fusion.c.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -231,14 +232,17 @@ static void print_detail(FILE *out, const struct dt_summary *s, bool color,
 			 bool wide, long top)
 {
 	const struct dt_fusion *fz = s->fusion;
-	char b1[32], b2[32];
+	char b1[32], b2[32], up[1024];
 
 	dt_print_unclean(out, DT_TEXT, s, "warning: ");
+	if (dt_sum_startup_text(s, up, sizeof(up)))
+		fprintf(out, "# start-up: %s\n", up);
 	fprintf(out,
-		"%zu trace%s, %s of GPU time; byte savings priced at "
+		"%zu trace%s, %s of GPU time%s; byte savings priced at "
 		"%sB/s, %s.\n",
 		s->n_files, s->n_files == 1 ? "" : "s",
 		dt_fmt_ns(s->gpu_ns, b1, sizeof(b1)),
+		s->startup.traces ? " in the steady state" : "",
 		dt_fmt_si(fz->bandwidth, b2, sizeof(b2)), fz->bandwidth_source);
 	if (!fz->n_opps)
 		fprintf(out, "\nNo chain of operations that one cuDNN graph "
@@ -280,6 +284,7 @@ static void print_json(FILE *out, const struct dt_summary *s)
 		dt_json_close(&j, -1);
 	}
 	dt_json_close(&j, -1);
+	dt_json_startup(&j, s);
 	dt_json_key_nl(&j, "gpu_ns", 1);
 	dt_json_u64(&j, s->gpu_ns);
 	dt_json_key_nl(&j, "fusion", 1);
@@ -324,7 +329,12 @@ static void fusion_help(FILE *f)
 		"NVTX ranges NAME\n"
 		"                       (every one; a shell pattern: "
 		"'layer*')\n"
-		"  -h, --help           this help\n");
+		"  --with-warmup        the whole runs, start-up included\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"Only each trace's steady state's, as report's: the "
+		"start-up before it (loading,\ncompiling, autotuning, the "
+		"first steps) is left out, and said once.\n");
 }
 
 int cmd_fusion(int argc, char **argv)
@@ -337,11 +347,11 @@ int cmd_fusion(int argc, char **argv)
 		{ "force", no_argument, NULL, 'O' },
 		{ "wide", no_argument, NULL, 'w' },
 		{ "range", required_argument, NULL, 'R' },
+		{ "with-warmup", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	/* every op is in the fusion analysis: the whole run's GPU time */
-	struct dt_summary_opts so = { .fusion = true, .whole = true };
+	struct dt_summary_opts so = { .fusion = true };
 	const char *output = NULL;
 	struct dt_output o;
 	bool force = false;
@@ -379,6 +389,9 @@ int cmd_fusion(int argc, char **argv)
 			break;
 		case 'R':
 			so.range = optarg;
+			break;
+		case 'W':
+			so.whole = true;
 			break;
 		case 'h':
 			return fusion_help(stdout), 0;

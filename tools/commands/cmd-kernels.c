@@ -202,7 +202,7 @@ static void on_activity(void *arg, const struct dt_activity *a)
 		{ rec->grid_x, rec->grid_y, rec->grid_z },
 		{ rec->block_x, rec->block_y, rec->block_z },
 	};
-	dt_steady_keep(k->st, dt_steady_work_t(k->st, a), &run, sizeof(run));
+	dt_steady_keep(k->st, a->placed, &run, sizeof(run));
 }
 
 /* A run of the steady state into its kernel's row. */

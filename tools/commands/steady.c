@@ -78,11 +78,6 @@ void dt_steady_keep(struct dt_steady *st, uint64_t t, const void *p,
 		st->failed = true;
 }
 
-uint64_t dt_steady_work_t(struct dt_steady *st, const struct dt_activity *a)
-{
-	return dt_sum_work_t(st->s, a);
-}
-
 int dt_steady_each(struct dt_steady *st,
 		   void (*fn)(void *arg, const void *p, size_t len), void *arg)
 {

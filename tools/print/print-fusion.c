@@ -62,7 +62,7 @@ static void fusion_summary(FILE *out, const struct dt_summary *s,
 			"GPU time (%s)",
 			fusable, fusable == 1 ? "" : "s",
 			dt_fmt_ns((uint64_t)total, b1, sizeof(b1)),
-			dt_fmt_pct(dt_pct_of(total, dt_sum_whole_gpu_ns(s)), b2,
+			dt_fmt_pct(dt_pct_of(total, s->gpu_ns), b2,
 				   sizeof(b2)));
 	else
 		n = snprintf(line, sizeof(line),
@@ -103,7 +103,7 @@ static void fusion_chains(FILE *out, const struct dt_summary *s,
 			t, "%s",
 			dt_fmt_pct(
 				dt_pct_of(o->saving_ns > 0 ? o->saving_ns : 0,
-					  dt_sum_whole_gpu_ns(s)),
+					  s->gpu_ns),
 				b2, sizeof(b2)));
 		dt_table_cell(t, "%" PRIu64, o->count);
 		dt_table_cell(t, "%" PRIu64 " (%s)", o->removed_kernels,
@@ -163,13 +163,8 @@ void dt_fusion_text(FILE *out, const struct dt_summary *s, enum dt_format f,
 
 	if (!fz)
 		return;
-	/* the analysis sees every op, start-up's too */
 	dt_heading(out, f, "##", color, "%s",
-		   s->startup.traces ? "Fusion opportunities over the whole "
-				       "run (start-up included), largest "
-				       "saving first"
-				     : "Fusion opportunities, largest saving "
-				       "first");
+		   "Fusion opportunities, largest saving first");
 	if (!fz->n_opps && !fz->n_fused) {
 		dt_para(out, f, NULL,
 			"none: no chain of operations that one cuDNN graph "
