@@ -109,6 +109,7 @@ static bool read_problem(json_object *o, struct dt_replayed_problem *p)
 	p->executions = (uint64_t)int_of(o, "executions", 0);
 	p->recorded_ns = (uint64_t)int_of(o, "recorded_ns", 0);
 	p->replayed_ns = (uint64_t)int_of(o, "replayed_ns", 0);
+	p->replayed_kernels_ns = (uint64_t)int_of(o, "replayed_kernels_ns", 0);
 	p->uncertain = bool_of(o, "uncertain");
 	p->legacy = bool_of(o, "legacy");
 	json_object *v;
@@ -458,13 +459,18 @@ static char *choice_evidence(const struct dt_summary *s,
 		   c->workspace >= 0 ? dt_fmt_bytes((uint64_t)c->workspace, w2,
 						    sizeof(w2))
 				     : "?");
-	if (rp->recorded_ns && rp->replayed_ns)
+	/* calibration holds like against like: the kernels' time where the
+	 * replay had it, as the trace's is */
+	uint64_t cal = rp->replayed_kernels_ns ? rp->replayed_kernels_ns
+					       : rp->replayed_ns;
+	if (rp->recorded_ns && cal)
 		dt_sb_item(&ev, "\n",
-			   "calibration: the recorded engine replayed in %s, "
+			   "calibration: the recorded engine replayed in %s%s, "
 			   "%s in the trace (%.2fx)%s",
-			   dt_fmt_ns(rp->replayed_ns, t1, sizeof(t1)),
+			   dt_fmt_ns(cal, t1, sizeof(t1)),
+			   rp->replayed_kernels_ns ? " of kernels" : "",
 			   dt_fmt_ns(rp->recorded_ns, t2, sizeof(t2)),
-			   (double)rp->replayed_ns / (double)rp->recorded_ns,
+			   (double)cal / (double)rp->recorded_ns,
 			   rp->uncertain ? ": more than 15% off, the verdict "
 					   "is uncertain"
 					 : "");

@@ -1,10 +1,12 @@
 /*
- * replay-gpu.c - the GPU as replay uses it: CUDA's driver API and cuDNN
- * loaded with dlopen (dnntrace links neither, so every other command runs
- * where they are missing), the first device and its primary context (the
- * one cuDNN's runtime uses), device memory within a bound, and timing of
- * one way to run a problem with CUDA events until its median holds still.
- * What to run is replay-graph.c's.
+ * replay-gpu.c - the GPU as replay uses it: CUDA's driver API, cuDNN and
+ * CUPTI loaded with dlopen (dnntrace links none, so every other command
+ * runs where they are missing; replay, where CUPTI alone is), the first
+ * device and its primary context (the one cuDNN's runtime uses), device
+ * memory within a bound, and timing of one way to run a problem: with
+ * CUDA events until its median holds still, and, for calibration, by the
+ * kernels CUPTI saw of each run, as the trace timed them. What to run is
+ * replay-graph.c's.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,6 +25,18 @@
 #define CU_STREAM_NON_BLOCKING            1
 #define CU_STREAM_WAIT_VALUE_GEQ          0
 #define CU_EVENT_DEFAULT                  0
+
+/* CUPTI's values used here (cupti_activity.h's): the work a trace counts
+ * in an execution's time, and where a record of it keeps its kind, start
+ * and end (the same in CUpti_ActivityKernel4 to Kernel10, Memcpy6 and
+ * Memset4: records are read by that prefix, whatever their version). */
+#define CUPTI_KIND_MEMCPY            1
+#define CUPTI_KIND_MEMSET            2
+#define CUPTI_KIND_CONCURRENT_KERNEL 10
+#define CUPTI_FLUSH_FORCED           1
+#define REC_KIND                     0
+#define REC_START                    16
+#define REC_END                      24
 
 /* Device memory replay may hold at once, at most: the rest is the
  * machine's (another job's, or the driver's). */
@@ -94,6 +108,97 @@ static bool load_cudnn(struct gpu *g)
 	       SYM(cudnn, cudnnBackendExecute, "cudnnBackendExecute");
 }
 
+/* ------------------------------------------------------------- CUPTI */
+
+/* The GPU work CUPTI reported: CUPTI hands its buffers to callbacks that
+ * take no argument of ours, hence one collector for the process. */
+struct work {
+	uint64_t start, end;
+};
+
+static struct {
+	pthread_mutex_t mu;
+	int (*next)(uint8_t *, size_t, void **);
+	struct work *v;
+	size_t n, cap;
+	bool lost; /* a record or a buffer for them was not had */
+} seen = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+#define CUPTI_BUFFER (1 << 20)
+
+static void buffer_requested(uint8_t **buf, size_t *size, size_t *max)
+{
+	/* CUPTI wants them 8-byte aligned */
+	*buf = aligned_alloc(8, CUPTI_BUFFER);
+	*size = *buf ? CUPTI_BUFFER : 0;
+	*max = 0; /* as many records as fit */
+	/* none: CUPTI drops the records */
+	if (!*buf) {
+		pthread_mutex_lock(&seen.mu);
+		seen.lost = true;
+		pthread_mutex_unlock(&seen.mu);
+	}
+}
+
+static void keep(uint64_t start, uint64_t end)
+{
+	if (seen.n == seen.cap) {
+		size_t cap = seen.cap ? 2 * seen.cap : 1024;
+		struct work *v = realloc(seen.v, cap * sizeof(*v));
+		if (!v) {
+			seen.lost = true; /* its run would be timed short */
+			return;
+		}
+		seen.v = v;
+		seen.cap = cap;
+	}
+	seen.v[seen.n++] = (struct work){ start, end };
+}
+
+static void buffer_completed(cu_ptr_t ctx, uint32_t stream, uint8_t *buf,
+			     size_t size, size_t valid)
+{
+	void *rec = NULL;
+
+	(void)ctx, (void)stream, (void)size;
+	pthread_mutex_lock(&seen.mu);
+	while (seen.next && !seen.next(buf, valid, &rec)) {
+		uint32_t kind;
+		uint64_t start, end;
+		memcpy(&kind, (uint8_t *)rec + REC_KIND, sizeof(kind));
+		memcpy(&start, (uint8_t *)rec + REC_START, sizeof(start));
+		memcpy(&end, (uint8_t *)rec + REC_END, sizeof(end));
+		/* start == end == 0: CUPTI could not time it */
+		if ((kind == CUPTI_KIND_CONCURRENT_KERNEL ||
+		     kind == CUPTI_KIND_MEMCPY || kind == CUPTI_KIND_MEMSET) &&
+		    end > start)
+			keep(start, end);
+	}
+	pthread_mutex_unlock(&seen.mu);
+	free(buf);
+}
+
+/* CUPTI where libcupti.so.13 loads and takes the callbacks; else
+ * g->cupti stays NULL, and calibration compares the events' times. */
+static void load_cupti(struct gpu *g)
+{
+#define CUPTI(fn) SYM(cupti, fn, #fn) /* no versioned names */
+	g->cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
+	if (g->cupti && CUPTI(cuptiActivityRegisterCallbacks) &&
+	    CUPTI(cuptiActivityEnable) && CUPTI(cuptiActivityDisable) &&
+	    CUPTI(cuptiActivityFlushAll) && CUPTI(cuptiActivityGetNextRecord) &&
+	    CUPTI(cuptiGetTimestamp) &&
+	    !g->cuptiActivityRegisterCallbacks(buffer_requested,
+					       buffer_completed)) {
+		seen.next = g->cuptiActivityGetNextRecord;
+		return;
+	}
+#undef CUPTI
+	if (g->cupti)
+		dlclose(g->cupti);
+	g->cupti = NULL;
+}
+
 /* The stream the timed work runs on is held by a word it waits for, so
  * that a batch of runs is queued before the GPU starts it: the runs then
  * follow each other on the GPU as fast as it goes, not as fast as the
@@ -163,6 +268,7 @@ int gpu_open(struct gpu *g, char *err, size_t errlen)
 		return -1;
 	}
 	gate_open(g);
+	load_cupti(g);
 	return 0;
 }
 
@@ -173,6 +279,11 @@ void gpu_close(struct gpu *g)
 		g->cuMemFree(g->flush);
 	if (g->gate)
 		g->cuMemFree(g->gate);
+	pthread_mutex_lock(&seen.mu);
+	free(seen.v);
+	seen.v = NULL;
+	seen.n = seen.cap = 0;
+	pthread_mutex_unlock(&seen.mu);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -389,5 +500,99 @@ bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
 	t->p10_ns = median_of(sorted, n, 0.1);
 	t->p90_ns = median_of(sorted, n, 0.9);
 	t->runs = runs;
+	return true;
+}
+
+/* ----------------------------------------------- timed by its kernels */
+
+/* Runs timed by their kernels, at most. */
+#define KERNEL_RUNS 16
+
+/* A run's window on CUPTI's clock: from before its launch to after its
+ * stream synchronized. Nothing else runs meanwhile, so the work that
+ * started in it is the run's. */
+struct window {
+	uint64_t from, to;
+};
+
+/* What the work of window w took, as a trace times an execution; 0 when
+ * CUPTI saw none. */
+static uint64_t run_ns(const struct window *w)
+{
+	uint64_t sum = 0, first = UINT64_MAX, last = 0;
+
+	for (size_t i = 0; i < seen.n; i++) {
+		const struct work *k = &seen.v[i];
+		if (k->start < w->from || k->start >= w->to)
+			continue;
+		sum += k->end - k->start;
+		first = k->start < first ? k->start : first;
+		last = k->end > last ? k->end : last;
+	}
+	return sum ? kernels_ns(sum, first, last) : 0;
+}
+
+/* Up to KERNEL_RUNS runs, each alone: launched, then waited for (the
+ * L2 cache overwritten before, cold); their windows into w. Returns the
+ * runs made, 0 when one failed. */
+static int kernel_runs(struct gpu *g, bool (*run)(void *), void *arg, bool cold,
+		       double until, struct window *w)
+{
+	double run_s = 0;
+	int n = 0;
+
+	while (n < KERNEL_RUNS && (!n || budget_left(until) > run_s)) {
+		if (cold && g->flush &&
+		    (g->cuMemsetD8Async(g->flush, (unsigned char)n,
+					2 * (size_t)g->l2_bytes, g->stream) ||
+		     g->cuStreamSynchronize(g->stream)))
+			return 0;
+		double t0 = replay_now_s();
+		if (g->cuptiGetTimestamp(&w[n].from) || !run(arg) ||
+		    g->cuStreamSynchronize(g->stream) ||
+		    g->cuptiGetTimestamp(&w[n].to))
+			return 0;
+		run_s = replay_now_s() - t0;
+		n++;
+	}
+	return n;
+}
+
+bool gpu_time_kernels(struct gpu *g, bool (*run)(void *arg), void *arg,
+		      bool cold, double until, struct timing *t)
+{
+	static const int kinds[] = { CUPTI_KIND_CONCURRENT_KERNEL,
+				     CUPTI_KIND_MEMCPY, CUPTI_KIND_MEMSET };
+	const int n_kinds = (int)(sizeof(kinds) / sizeof(kinds[0]));
+	struct window w[KERNEL_RUNS];
+	uint64_t ns[KERNEL_RUNS];
+	int on = 0, n = 0;
+
+	t->kernels_ns = 0;
+	if (!g->cupti)
+		return false;
+	pthread_mutex_lock(&seen.mu);
+	seen.n = 0;
+	seen.lost = false;
+	pthread_mutex_unlock(&seen.mu);
+	while (on < n_kinds && !g->cuptiActivityEnable(kinds[on]))
+		on++;
+	if (on == n_kinds)
+		n = kernel_runs(g, run, arg, cold, until, w);
+	/* off again: the other candidates are timed without CUPTI's cost */
+	while (on)
+		g->cuptiActivityDisable(kinds[--on]);
+	g->cuptiActivityFlushAll(CUPTI_FLUSH_FORCED);
+	pthread_mutex_lock(&seen.mu);
+	/* a run whose work was not all seen: none counts */
+	if (seen.lost)
+		n = 0;
+	for (int i = 0; i < n; i++)
+		if (!(ns[i] = run_ns(&w[i])))
+			n = 0;
+	pthread_mutex_unlock(&seen.mu);
+	if (!n)
+		return false;
+	t->kernels_ns = median_of(ns, (size_t)n, 0.5);
 	return true;
 }

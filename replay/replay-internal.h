@@ -21,10 +21,11 @@
 
 typedef void *cu_ptr_t; /* CUstream, CUevent, CUcontext: opaque handles */
 
-/* The functions replay calls, found with dlsym in libcuda.so.1 and
- * libcudnn.so.9 (the one the loader finds, as the program's was). */
+/* The functions replay calls, found with dlsym in libcuda.so.1,
+ * libcudnn.so.9 (the one the loader finds, as the program's was) and,
+ * where it loads, libcupti.so.13. */
 struct gpu {
-	void *cuda, *cudnn; /* dlopen handles */
+	void *cuda, *cudnn, *cupti; /* dlopen handles; cupti NULL: none */
 	int (*cuInit)(unsigned);
 	int (*cuDeviceGet)(int *, int);
 	int (*cuDeviceGetCount)(int *);
@@ -61,6 +62,17 @@ struct gpu {
 					int64_t *, void *);
 	int (*cudnnBackendExecute)(void *, void *, void *);
 
+	/* CUPTI's activity API (cupti_activity.h), for the recorded
+	 * engine's runs timed as the trace timed them */
+	int (*cuptiActivityRegisterCallbacks)(
+		void (*)(uint8_t **, size_t *, size_t *),
+		void (*)(cu_ptr_t, uint32_t, uint8_t *, size_t, size_t));
+	int (*cuptiActivityEnable)(int);
+	int (*cuptiActivityDisable)(int);
+	int (*cuptiActivityFlushAll)(uint32_t);
+	int (*cuptiActivityGetNextRecord)(uint8_t *, size_t, void **);
+	int (*cuptiGetTimestamp)(uint64_t *);
+
 	int device;
 	char name[128];
 	int l2_bytes;
@@ -90,9 +102,17 @@ bool gpu_cudnn_fn(struct gpu *g, void *fn, const char *name);
 struct timing {
 	uint64_t median_ns, p10_ns, p90_ns;
 	uint32_t runs;
+	uint64_t kernels_ns; /* gpu_time_kernels's median, 0 none */
 };
 bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
 	      double until, struct timing *t);
+/* The same runs timed as a trace times an execution (kernels_ns), from
+ * the kernels, copies and memsets CUPTI saw of each: up to 16 runs, each
+ * alone on the GPU, the first one at least, the others while they fit
+ * before until; their median into t->kernels_ns. False (t->kernels_ns
+ * 0) where CUPTI is missing or saw no work of a run. */
+bool gpu_time_kernels(struct gpu *g, bool (*run)(void *arg), void *arg,
+		      bool cold, double until, struct timing *t);
 
 /* Device memory, bounded: NULL past the replay's limit or out of
  * memory. */
@@ -203,6 +223,10 @@ int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
 void problems_free(struct problems *ps);
 /* The median GPU time of its recorded engine's executions, 0 none. */
 uint64_t problem_recorded_ns(const struct problem *p);
+/* What an execution took on the GPU, as a trace times it: the summed
+ * time of its kernels (sum_ns), or the span from the first one's start
+ * to the last one's end where that is shorter. */
+uint64_t kernels_ns(uint64_t sum_ns, uint64_t first, uint64_t last);
 
 /* ------------------------------------------------------ replay-data.c */
 

@@ -88,16 +88,15 @@ static void keep_engine(struct problem *p, const struct dt_op *op)
 		p->knob_kv[p->n_knob_kv++] = op->recipe->knobs[i];
 }
 
-/* What an execution took on the GPU, as replay times it: its kernels'
- * summed time, or the span from the first one's start to the last one's
- * end where that is shorter (kernels that ran side by side on other
- * streams: eng1 of a 3x3 convolution runs four of its nine so). */
-static uint64_t execution_ns(const struct dt_op *op)
+/* The span is shorter where kernels ran side by side on other streams:
+ * eng1 of a 3x3 convolution runs four of its nine so. Replay's runs of
+ * the recorded engine are timed by this too (gpu_time_kernels), so that
+ * calibration holds like against like. */
+uint64_t kernels_ns(uint64_t sum_ns, uint64_t first, uint64_t last)
 {
-	uint64_t span =
-		op->gpu_end > op->gpu_start ? op->gpu_end - op->gpu_start : 0;
+	uint64_t span = last > first ? last - first : 0;
 
-	return span && span < op->gpu_ns ? span : op->gpu_ns;
+	return span && span < sum_ns ? span : sum_ns;
 }
 
 static void on_op(void *arg, const struct dt_op *op)
@@ -138,7 +137,8 @@ static void on_op(void *arg, const struct dt_op *op)
 		p->times = v;
 		p->cap_times = cap;
 	}
-	p->times[p->n_times++] = execution_ns(op);
+	p->times[p->n_times++] =
+		kernels_ns(op->gpu_ns, op->gpu_start, op->gpu_end);
 }
 
 static void on_device(void *arg, const struct dt_device *d)

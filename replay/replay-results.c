@@ -1,7 +1,8 @@
 /*
  * replay-results.c - the results file written (replay/REPLAY.md has its
  * format): its header line, a line per problem with its candidates, the
- * recorded engine's calibration against the trace and the best candidate,
+ * recorded engine's calibration against the trace (its kernels' time
+ * where CUPTI gave it, else its events') and the best candidate,
  * and a line per fusion what-if. Each line is flushed when written, so
  * that a replay stopped half way keeps what it measured. Reading the file
  * back is the analyzer's (analyzer-replayed.c).
@@ -110,16 +111,32 @@ static json_object *problem_json(const struct problem *p, const char *status,
 	return o;
 }
 
+/* The recorded engine's replayed time that calibration holds against
+ * the trace's, and by what it was measured: its kernels' times, as the
+ * trace measured it, where CUPTI gave them; else the events'. */
+static uint64_t calibrated_ns(const struct cand *c0, const char **by)
+{
+	*by = c0->t.kernels_ns ? "kernels" : "events";
+	if (!c0->t.runs)
+		return 0;
+	return c0->t.kernels_ns ? c0->t.kernels_ns : c0->t.median_ns;
+}
+
 static void measured_json(json_object *o, uint64_t recorded,
 			  const struct cand *c, size_t n)
 {
 	json_object *a = json_object_new_array();
-	uint64_t replayed = c[0].t.runs ? c[0].t.median_ns : 0;
+	const char *by;
+	uint64_t replayed = calibrated_ns(&c[0], &by);
 
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(a, cand_json(&c[i]));
 	json_object_object_add(o, "candidates", a);
-	put_int(o, "replayed_ns", (int64_t)replayed);
+	put_int(o, "replayed_ns",
+		(int64_t)(c[0].t.runs ? c[0].t.median_ns : 0));
+	if (c[0].t.kernels_ns)
+		put_int(o, "replayed_kernels_ns", (int64_t)c[0].t.kernels_ns);
+	put_str(o, "calibration_by", by);
 	if (recorded && replayed)
 		json_object_object_add(
 			o, "calibration",

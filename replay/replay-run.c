@@ -201,12 +201,17 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 			fprintf(stderr, "replay:   not measured: %s\n", why);
 	}
 	int best = nc ? results_best(c, nc) : -1;
+	char kernels[64] = "";
+	if (best >= 0 && c[0].t.kernels_ns)
+		snprintf(kernels, sizeof(kernels), " (its kernels %.1f us)",
+			 (double)c[0].t.kernels_ns / 1e3);
 	if (!r->o->quiet && best >= 0)
 		fprintf(stderr,
-			"replay:   %zu candidates; recorded %s%lld %.1f us, "
-			"best %s%lld %.1f us\n",
+			"replay:   %zu candidates; recorded %s%lld %.1f us%s "
+			"against %.1f us in the trace, best %s%lld %.1f us\n",
 			nc, p->legacy ? "algo" : "eng", (long long)c[0].engine,
-			(double)c[0].t.median_ns / 1e3,
+			(double)c[0].t.median_ns / 1e3, kernels,
+			(double)problem_recorded_ns(p) / 1e3,
 			p->legacy ? "algo" : "eng", (long long)c[best].engine,
 			(double)c[best].t.median_ns / 1e3);
 	if (!r->o->quiet && budget_cut(&b, c, nc))
@@ -379,6 +384,13 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 				"replay: recorded on an %s, replayed on an %s "
 				"(--any-gpu): calibration says how far apart\n",
 				r.ps.gpu, r.g.name);
+		if (!r.g.cupti && !o->quiet)
+			fprintf(stderr,
+				"replay: CUPTI cannot be loaded "
+				"(libcupti.so.13 on the loader's path): "
+				"calibration compares the events' times, not "
+				"the kernels' as the trace timed them "
+				"(calibration_by)\n");
 		rc = open_results(&r, err, errlen);
 		if (!rc)
 			rc = run_all(&r, err, errlen);

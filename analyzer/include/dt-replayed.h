@@ -52,6 +52,10 @@ struct dt_replayed_problem {
 	bool knobs_unknown;   /* the trace lacks the recorded engine's knob
 				 choices: it was replayed with cuDNN's
 				 defaults */
+	/* the recorded engine's kernels' time, replayed, as the trace's
+	 * (CUPTI), which calibration then holds against recorded_ns; 0
+	 * none: replayed_ns is */
+	uint64_t replayed_kernels_ns;
 	struct dt_replayed_cand *cands;
 	size_t n_cands;
 	int chosen; /* index of the recorded engine in cands, -1 none */

@@ -18,10 +18,18 @@
  * whose executions never return, as a kernel that never ends would
  * hold a synchronization), FAKE_REFUSE_TILE (an engine config with its
  * TILE_SIZE at that value is refused), FAKE_NO_FUSION (a graph of more than one
- * operation is refused). Every engine has one knob, TILE_SIZE, from 0 to
- * 3; at 3 it runs in 4 us. A graph of pointwise operations alone runs in
- * 2 us an operation; each pointwise operation after another kind adds
- * 1 us.
+ * operation is refused), FAKE_GAP_US (an engine's or algorithm's
+ * execution runs as two kernels of half its time each, the GPU idle
+ * that long between them: events see the gap, the kernels do not).
+ * Every engine has one knob, TILE_SIZE, from 0 to 3; at 3 it runs in
+ * 4 us. A graph of pointwise operations alone runs in 2 us an operation;
+ * each pointwise operation after another kind adds 1 us.
+ *
+ * Linked as libcupti.so.13 too, it stands in for CUPTI's activity API
+ * as replay uses it: while kernel records are enabled, each kernel the
+ * fake runs is a record (a CUpti_ActivityKernel10's size, its kind,
+ * start and end where CUPTI puts them) on the fake's clock, which
+ * cuptiGetTimestamp reads.
  */
 #include <cudnn.h>
 #include <stdbool.h>
@@ -36,6 +44,15 @@
 /* ------------------------------------------------------------- driver */
 
 static double clock_us; /* the fake GPU's time */
+
+static void kernel_ran(double start_us, double end_us);
+
+/* A kernel of us on the fake GPU. */
+static void kernel(double us)
+{
+	kernel_ran(clock_us, clock_us + us);
+	clock_us += us;
+}
 
 struct event {
 	double t;
@@ -206,8 +223,17 @@ static void run(int64_t engine, int64_t tile)
 
 	while (hang && atoll(hang) == engine)
 		pause();
+	double us = tile == 3 ? 4 : fast && atoll(fast) == engine ? 5 : 10;
+	const char *gap = getenv("FAKE_GAP_US");
+
 	take("FAKE_RUN_US");
-	clock_us += tile == 3 ? 4 : fast && atoll(fast) == engine ? 5 : 10;
+	if (!gap) {
+		kernel(us);
+		return;
+	}
+	kernel(us / 2);
+	clock_us += atof(gap);
+	kernel(us / 2);
 }
 
 struct attr {
@@ -560,14 +586,15 @@ EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t h,
 		return CUDNN_STATUS_BAD_PARAM;
 	n = plan_ops(plan, &pw);
 	if (pw == n) { /* pointwise alone: 2 us an operation */
-		clock_us += 2 * (double)n;
+		kernel(2 * (double)n);
 		return CUDNN_STATUS_SUCCESS;
 	}
 	run(i64(plan, CUDNN_ATTR_ENGINE_GLOBAL_INDEX),
 	    find(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
 		    ? i64(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
 		    : -1);
-	clock_us += (double)pw; /* 1 us an operation fused after it */
+	if (pw) /* 1 us an operation fused after it */
+		kernel((double)pw);
 	return CUDNN_STATUS_SUCCESS;
 }
 
@@ -1138,4 +1165,99 @@ EXPORT cudnnStatus_t cudnnRNNBackwardWeights_v8(
 	return legacy_run(
 		rnn_ok(d, lengths, xd, hd, NULL, wss, dw, ws_size, ws) && x &&
 		hd && hx && yd && y && rss == 2048 && holds(rs, FAKE_RNN_BWD));
+}
+
+/* -------------------------------------------------------------- CUPTI */
+
+/* cupti_activity.h's values the fake knows */
+#define CUPTI_KIND_CONCURRENT_KERNEL  10
+#define CUPTI_ERROR_MAX_LIMIT_REACHED 12
+#define CUPTI_ERROR_INVALID_PARAMETER 1
+#define KERNEL_RECORD                 216 /* sizeof(CUpti_ActivityKernel10) */
+
+static struct {
+	void (*request)(uint8_t **, size_t *, size_t *);
+	void (*complete)(void *, uint32_t, uint8_t *, size_t, size_t);
+	bool kernels; /* CONCURRENT_KERNEL enabled */
+	uint8_t *buf;
+	size_t size, used;
+} cupti;
+
+/* The buffer handed back, filled or not. */
+static void cupti_complete(void)
+{
+	if (cupti.buf)
+		cupti.complete(NULL, 0, cupti.buf, cupti.size, cupti.used);
+	cupti.buf = NULL;
+}
+
+static void kernel_ran(double start_us, double end_us)
+{
+	size_t max = 0;
+
+	if (!cupti.kernels)
+		return;
+	if (cupti.buf && cupti.used + KERNEL_RECORD > cupti.size)
+		cupti_complete();
+	if (!cupti.buf)
+		cupti.request(&cupti.buf, &cupti.size, &max);
+	if (!cupti.buf || cupti.size < KERNEL_RECORD)
+		return; /* dropped, as CUPTI drops it */
+	uint8_t *r = cupti.buf + cupti.used;
+	uint32_t kind = CUPTI_KIND_CONCURRENT_KERNEL;
+	uint64_t start = (uint64_t)(start_us * 1e3),
+		 end = (uint64_t)(end_us * 1e3);
+	memset(r, 0, KERNEL_RECORD);
+	memcpy(r, &kind, sizeof(kind));
+	memcpy(r + 16, &start, sizeof(start));
+	memcpy(r + 24, &end, sizeof(end));
+	cupti.used += KERNEL_RECORD;
+}
+
+EXPORT int cuptiActivityRegisterCallbacks(
+	void (*request)(uint8_t **, size_t *, size_t *),
+	void (*complete)(void *, uint32_t, uint8_t *, size_t, size_t))
+{
+	if (!request || !complete)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	cupti.request = request;
+	cupti.complete = complete;
+	return 0;
+}
+
+EXPORT int cuptiActivityEnable(int kind)
+{
+	if (!cupti.request)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	cupti.kernels |= kind == CUPTI_KIND_CONCURRENT_KERNEL;
+	return 0;
+}
+
+EXPORT int cuptiActivityDisable(int kind)
+{
+	cupti.kernels &= kind != CUPTI_KIND_CONCURRENT_KERNEL;
+	return 0;
+}
+
+EXPORT int cuptiActivityFlushAll(uint32_t flag)
+{
+	(void)flag;
+	cupti_complete();
+	return 0;
+}
+
+EXPORT int cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, void **rec)
+{
+	uint8_t *next = *rec ? (uint8_t *)*rec + KERNEL_RECORD : buf;
+
+	if (next + KERNEL_RECORD > buf + valid)
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*rec = next;
+	return 0;
+}
+
+EXPORT int cuptiGetTimestamp(uint64_t *t)
+{
+	*t = (uint64_t)(clock_us * 1e3);
+	return 0;
 }

@@ -11,7 +11,10 @@
 # (every engine, and each knob over its range: TILE_SIZE at 3 runs in
 # 4 us); --budget a bound when plans, engine configs, heuristics or runs
 # are slow, or an engine never returns, what it left out said; the
-# recorded time of an execution whose kernels ran side by side.
+# recorded time of an execution whose kernels ran side by side;
+# calibration by the recorded engine's kernels, as the trace timed them
+# (the stand-in linked as libcupti.so.13 too), or by the events where
+# CUPTI does not load.
 # A batch normalization made again from a call as the decoder keeps it
 # (test-replay-legacy-ops.c); a layer normalization built as a backend
 # graph (synth-trace's norm scenario) rebuilt and measured.
@@ -25,7 +28,8 @@ dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 legacy_ops=$(abs "$4") synth=$(abs
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/lib"
-ln -s "$fake" "$dir/lib/libcuda.so.1" && ln -s "$fake" "$dir/lib/libcudnn.so.9" || exit 2
+ln -s "$fake" "$dir/lib/libcuda.so.1" && ln -s "$fake" "$dir/lib/libcudnn.so.9" &&
+	ln -s "$fake" "$dir/lib/libcupti.so.13" || exit 2
 LD_LIBRARY_PATH=$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 FAKE_FAST=1
 export LD_LIBRARY_PATH FAKE_FAST
@@ -76,6 +80,29 @@ head -n 2 "$r" >"$dir/cut" && sed -n 3p "$r" | head -c 50 >>"$dir/cut" && mv "$d
 "$dnntrace" replay --budget 30 "$t" 2>"$dir/err" || failed "continuing: exit status $?"
 grep -q "continuing .*: 1 problems measured before" "$dir/err" || failed "continuing said: $(cat "$dir/err")"
 check "$r" 'len(lines) == 6 and len(m) == 2'
+
+# calibration as the trace measured: each execution two kernels of half
+# its time with 2 us between them; the events see 12 us of the recorded
+# engines, CUPTI's kernels 10 us, which calibration holds against the
+# trace's 9.8 and 6.6 us
+FAKE_GAP_US=2 "$dnntrace" replay -q --top 2 -o "$dir/gap.jsonl" "$t" || failed "kernels with gaps: exit status $?"
+check "$dir/gap.jsonl" '[p["replayed_ns"] for p in m] == [12000, 12000] and [p.get("replayed_kernels_ns") for p in m] == [10000, 10000]'
+check "$dir/gap.jsonl" '[p["calibration_by"] for p in m] == ["kernels"] * 2 and [p["uncertain"] for p in m] == [False, True] and abs(m[0]["calibration"] - 10000 / m[0]["recorded_ns"]) < 1e-9'
+check "$dir/gap.jsonl" '[p["candidates"][p["best"]]["median_ns"] for p in m] == [7000, 7000]'
+# the report's calibration, the same
+cp "$dir/gap.jsonl" "$r" && "$dnntrace" report "$t" >"$dir/report" || failed "report, by kernels: exit status $?"
+grep -q "calibration: the recorded engine replayed in 10.0 us of kernels, 9792 ns in the trace (1.02x)$" "$dir/report" ||
+	failed "the report's calibration: $(grep calibration "$dir/report")"
+# a libcupti.so.13 without CUPTI's functions: calibration by the events,
+# said on stderr and in the results
+libc=$(grep -m1 -o '/[^ ]*/libc\.so\.6' /proc/self/maps)
+mkdir "$dir/nocupti" && ln -s "$fake" "$dir/nocupti/libcuda.so.1" && ln -s "$fake" "$dir/nocupti/libcudnn.so.9" &&
+	ln -s "$libc" "$dir/nocupti/libcupti.so.13" || exit 2
+LD_LIBRARY_PATH=$dir/nocupti FAKE_GAP_US=2 "$dnntrace" replay --top 2 -o "$dir/nocupti.jsonl" "$t" 2>"$dir/err" ||
+	failed "no CUPTI: exit status $?"
+check "$dir/nocupti.jsonl" '[p["calibration_by"] for p in m] == ["events"] * 2 and not any("replayed_kernels_ns" in p for p in m) and [p["replayed_ns"] for p in m] == [12000, 12000] and [p["uncertain"] for p in m] == [True, True]'
+grep -q "^replay: CUPTI cannot be loaded .*: calibration compares the events' times" "$dir/err" ||
+	failed "no CUPTI, not said: $(head -2 "$dir/err")"
 
 "$dnntrace" replay -q --op 120 -o "$dir/op.jsonl" "$t" || failed "--op: exit status $?"
 check "$dir/op.jsonl" 'len(lines) == 2 and m[0]["engine"] == 70'

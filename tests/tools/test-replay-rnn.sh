@@ -25,7 +25,8 @@ t=$dir/rnn.dnnt
 	failed "replay --list listed: $(cat "$dir/list")"
 
 mkdir "$dir/lib"
-ln -s "$fake" "$dir/lib/libcuda.so.1" && ln -s "$fake" "$dir/lib/libcudnn.so.9" || exit 2
+ln -s "$fake" "$dir/lib/libcuda.so.1" && ln -s "$fake" "$dir/lib/libcudnn.so.9" &&
+	ln -s "$fake" "$dir/lib/libcupti.so.13" || exit 2
 LD_LIBRARY_PATH=$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" \
 	"$dnntrace" replay -q --budget 10 "$t" 2>"$dir/err" || failed "replay: exit status $?: $(cat "$dir/err")"
 python3 - "$dir/rnn.replay.jsonl" <<'PY' || failed "the results: $(cat "$dir/rnn.replay.jsonl")"
