@@ -46,10 +46,13 @@ sys.dont_write_bytecode = True
 import cublas_log_calls as logs  # noqa: E402
 
 # Calls dnntrace makes of the libraries without recording them: the pointer mode of a call's
-# scalars, a handle's stream (to follow CUDA graph capture), the loaded version.
+# scalars and (cuBLASLt's) their scale type, of a descriptor it did not see created; a handle's
+# stream (to follow CUDA graph capture); the loaded version.
 RECORDER_QUERIES = {"cublasGetPointerMode_v2", "cublasGetStream_v2", "cublasLtGetVersion"}
-LT_MODE_QUERIES = {"cublasLtMatmulDescGetAttribute": "MATMUL_DESC_POINTER_MODE",
-                   "cublasLtMatrixTransformDescGetAttribute": "MATRIX_TRANSFORM_DESC_POINTER_MODE"}
+LT_MODE_QUERIES = {
+    "cublasLtMatmulDescGetAttribute": {"MATMUL_DESC_POINTER_MODE", "MATMUL_DESC_SCALE_TYPE"},
+    "cublasLtMatrixTransformDescGetAttribute": {"MATRIX_TRANSFORM_DESC_POINTER_MODE",
+                                                "MATRIX_TRANSFORM_DESC_SCALE_TYPE"}}
 GEMM = re.compile(r"^cublas([SDCZH]gemm\w*|Gemm\w*Ex(_64)?|LtMatmul)$")
 
 
@@ -102,7 +105,7 @@ def read_logs(prefix, wrapped):
 
 def is_recorder_query(name, args):
     return name in RECORDER_QUERIES or (name in LT_MODE_QUERIES
-                                        and LT_MODE_QUERIES[name] == args.get("attr"))
+                                        and args.get("attr") in LT_MODE_QUERIES[name])
 
 
 def counts(calls):
