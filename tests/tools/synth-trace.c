@@ -1984,6 +1984,17 @@ static void lt_algo_query(struct gen *g, const uint8_t algo[64],
 	g->call_flags = 0;
 }
 
+/* cuBLAS's bf16 typed matmul of C = A B in the layouts l, given algo,
+ * on its own descriptor: a call nested in a cuBLAS call's. */
+static void typed_matmul(struct gen *g, uint64_t lt, uint64_t desc,
+			 const uint64_t l[4], const uint8_t algo[64])
+{
+	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(desc), M(1.0),
+	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), M(0.0),
+	     U(0x7e0030000000), U(l[2]), U(0x7e0030000000), U(l[3]),
+	     X(algo, 64), U(0), U(0), U(0x77), U(0));
+}
+
 /* A GemmEx that runs through cuBLASLt's typed bf16 matmul, as cuBLAS
  * does: its heuristic query and its matmul nested in it, then what the
  * shim asks of the algorithm (top-level calls of its own), then the
@@ -2006,10 +2017,7 @@ static void nested_typed(struct gen *g, uint64_t h, uint64_t lt,
 	CALL(g, "cublasLtTSTMatmulAlgoGetHeuristic", 20000, U(lt), U(desc),
 	     U(l[0]), U(l[1]), U(l[2]), U(l[3]), U(0x7ffd84ba6bd0), U(1),
 	     X(res, sizeof(res)), U(1));
-	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(desc), M(1.0),
-	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), M(0.0),
-	     U(0x7e0030000000), U(l[2]), U(0x7e0030000000), U(l[3]),
-	     X(algo, 64), U(0), U(0), U(0x77), U(0));
+	typed_matmul(g, lt, desc, l, algo);
 	lt_algo_query(g, algo, values);
 	uint64_t inner_end = g->t, last_seq = g->seq;
 	g->t = outer_t;
@@ -2047,10 +2055,7 @@ static void nested_elsewhere(struct gen *g, uint64_t h, uint64_t lt,
 	g->seq++;
 	g->t += 1000;
 	g->call_flags = DT_CALL_NESTED;
-	CALL(g, "cublasLtTSTMatmul", 3000, U(lt), U(typed_desc), M(1.0),
-	     U(0x7e0000000000), U(l[0]), U(0x7e0010000000), U(l[1]), M(0.0),
-	     U(0x7e0030000000), U(l[2]), U(0x7e0030000000), U(l[3]),
-	     X(algo, 64), U(0), U(0), U(0x77), U(0));
+	typed_matmul(g, lt, typed_desc, l, algo);
 	g->call_flags = 0;
 	uint64_t inner_end = g->t, last_seq = g->seq;
 	g->t = outer_t;
