@@ -195,6 +195,13 @@ bool results_problem(FILE *f, const struct problem *p, const char *status,
 		     const char *reason, const struct cand *c, size_t n,
 		     const struct budget *b)
 {
+	/* a problem none of whose candidates ran was not measured, whatever
+	 * cut its search short */
+	if (!strcmp(status, "measured") && results_best(c, n) < 0) {
+		status = "failed";
+		reason = "no engine was timed: its share of the budget was "
+			 "spent first";
+	}
 	json_object *o = problem_json(p, status, reason);
 
 	if (n)

@@ -186,6 +186,11 @@ FAKE_HEUR_US=600000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur.json
 	failed "slow heuristics: exit status $?"
 bounded "slow heuristics" "$start"
 check "$dir/heur.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and m[0]["cut_short"]["heuristics_not_asked"] == 2'
+# one heuristic longer than the whole budget: no engine timed, so the
+# problem is not said to be measured
+FAKE_HEUR_US=2000000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur2.jsonl" "$t" ||
+	failed "a heuristic longer than the budget: exit status $?"
+check "$dir/heur2.jsonl" 'probs[0]["status"] == "failed" and "budget" in probs[0]["reason"] and probs[0]["best"] == -1 and all(c["status"] == "budget" for c in probs[0]["candidates"])'
 # runs that take 200 ms each: the recorded engine timed in the runs that
 # fit (one at least), the rest left for the budget
 start=$(ms)
