@@ -95,6 +95,22 @@ static void read_cand(json_object *o, struct dt_replayed_cand *c)
 			    : -1;
 }
 
+static void problem_free(struct dt_replayed_problem *p);
+
+/* Problem p, read after the others: a problem measured again by a later
+ * run (one an earlier run left unmeasured or cut short) takes the place
+ * of what was read of it before. */
+static void keep_last(struct dt_replayed *r, struct dt_replayed_problem *p)
+{
+	for (size_t i = 0; i < r->n_problems; i++)
+		if (!strcmp(r->problems[i].problem, p->problem)) {
+			problem_free(&r->problems[i]);
+			r->problems[i] = *p;
+			return;
+		}
+	r->n_problems++;
+}
+
 /* A problem line into p; false when it is none. */
 static bool read_problem(json_object *o, struct dt_replayed_problem *p)
 {
@@ -119,6 +135,11 @@ static bool read_problem(json_object *o, struct dt_replayed_problem *p)
 			   !json_object_get_boolean(v);
 	p->chosen = (int)int_of(o, "chosen", -1);
 	p->best = (int)int_of(o, "best", -1);
+	/* cut short by the budget (not by the most candidates kept) */
+	json_object *cut;
+	p->cut_short = json_object_object_get_ex(o, "cut_short", &cut) &&
+		       json_object_object_get_ex(cut, "reason", &v) &&
+		       !strcmp(json_object_get_string(v), "budget");
 	if (json_object_object_get_ex(o, "candidates", &cands) &&
 	    json_object_is_type(cands, json_type_array)) {
 		size_t n = json_object_array_length(cands);
@@ -247,7 +268,7 @@ static bool read_line(struct dt_replayed *r, const char *line, size_t lineno,
 				&r->problems[r->n_problems];
 			memset(p, 0, sizeof(*p));
 			if (read_problem(o, p))
-				r->n_problems++;
+				keep_last(r, p);
 		}
 	}
 	json_object_put(o);
@@ -304,20 +325,23 @@ static void cand_free(struct dt_replayed_cand *c)
 	free(c->status);
 }
 
+static void problem_free(struct dt_replayed_problem *p)
+{
+	for (size_t k = 0; k < p->n_cands; k++)
+		cand_free(&p->cands[k]);
+	free(p->cands);
+	free(p->problem);
+	free(p->brief);
+	free(p->status);
+	free(p->reason);
+}
+
 void dt_replayed_free(struct dt_replayed *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n_problems; i++) {
-		struct dt_replayed_problem *p = &r->problems[i];
-		for (size_t k = 0; k < p->n_cands; k++)
-			cand_free(&p->cands[k]);
-		free(p->cands);
-		free(p->problem);
-		free(p->brief);
-		free(p->status);
-		free(p->reason);
-	}
+	for (size_t i = 0; i < r->n_problems; i++)
+		problem_free(&r->problems[i]);
 	free(r->problems);
 	for (size_t i = 0; i < r->n_fusions; i++) {
 		struct dt_replayed_fusion *f = &r->fusions[i];

@@ -29,12 +29,16 @@ static bool wanted(const struct problems *ps, size_t i,
 	return !o->top || i < o->top;
 }
 
-/* Whether an earlier replay (prev) already has problem key. */
+/* Whether an earlier replay (prev) has problem key as well as it can:
+ * one it left unmeasured for want of time (failed when none of its
+ * engines was timed) or cut short is measured again. */
 static bool done_before(const struct dt_replayed *prev, const char *key)
 {
-	for (size_t i = 0; prev && i < prev->n_problems; i++)
-		if (!strcmp(prev->problems[i].problem, key))
-			return true;
+	for (size_t i = 0; prev && i < prev->n_problems; i++) {
+		const struct dt_replayed_problem *p = &prev->problems[i];
+		if (!strcmp(p->problem, key))
+			return !p->cut_short;
+	}
 	return false;
 }
 

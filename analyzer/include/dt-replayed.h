@@ -60,6 +60,8 @@ struct dt_replayed_problem {
 	size_t n_cands;
 	int chosen; /* index of the recorded engine in cands, -1 none */
 	int best;   /* the fastest that agrees with it, -1 none */
+	bool cut_short; /* its budget was spent before every candidate was
+			   timed */
 };
 
 /* One step of a fusable chain as replay timed it unfused. */

@@ -191,6 +191,14 @@ check "$dir/heur.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and m[0]["cut_s
 FAKE_HEUR_US=2000000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur2.jsonl" "$t" ||
 	failed "a heuristic longer than the budget: exit status $?"
 check "$dir/heur2.jsonl" 'probs[0]["status"] == "failed" and "budget" in probs[0]["reason"] and probs[0]["best"] == -1 and all(c["status"] == "budget" for c in probs[0]["candidates"])'
+# continued with time enough, that problem is measured again (its new
+# line is the one read); a third run has nothing left to do for it
+"$dnntrace" replay -q --op 120 --budget 30 -o "$dir/heur2.jsonl" "$t" ||
+	failed "continuing a replay cut short: exit status $?"
+check "$dir/heur2.jsonl" 'len(probs) == 2 and probs[1]["problem"] == probs[0]["problem"] and probs[1]["status"] == "measured" and probs[1]["best"] >= 0'
+"$dnntrace" replay -q --op 120 --budget 30 -o "$dir/heur2.jsonl" "$t" ||
+	failed "continuing a replay again: exit status $?"
+check "$dir/heur2.jsonl" 'len(probs) == 2'
 # runs that take 200 ms each: the recorded engine timed in the runs that
 # fit (one at least), the rest left for the budget
 start=$(ms)
