@@ -1995,6 +1995,18 @@ static void typed_matmul(struct gen *g, uint64_t lt, uint64_t desc,
 	     X(algo, 64), U(0), U(0), U(0x77), U(0));
 }
 
+/* The bf16 cublasGemmEx a typed matmul ran inside, of dur ns, recorded
+ * after it (with A, B and C where typed_matmul has them): its seq. */
+static uint64_t outer_gemmex(struct gen *g, uint64_t h, uint64_t dur,
+			     int transa, uint64_t m, uint64_t n, uint64_t k,
+			     uint64_t lda, uint64_t ldb, uint64_t ldc)
+{
+	return CALL(g, "cublasGemmEx", dur, U(h), U(transa), U(0), U(m), U(n),
+		    U(k), MV(1.0), U(0x7e0000000000), U(14), U(lda),
+		    U(0x7e0010000000), U(14), U(ldb), MV(0.0),
+		    U(0x7e0030000000), U(14), U(ldc), U(68), U((uint64_t)-1));
+}
+
 /* A GemmEx that runs through cuBLASLt's typed bf16 matmul, as cuBLAS
  * does: its heuristic query and its matmul nested in it, then what the
  * shim asks of the algorithm (top-level calls of its own), then the
@@ -2022,12 +2034,8 @@ static void nested_typed(struct gen *g, uint64_t h, uint64_t lt,
 	uint64_t inner_end = g->t, last_seq = g->seq;
 	g->t = outer_t;
 	g->seq = outer_seq;
-	uint64_t seq = CALL(g, "cublasGemmEx", inner_end + 1000 - outer_t,
-			    U(h), U(1), U(0), U(1024), U(512), U(2048),
-			    MV(1.0), U(0x7e0000000000), U(14), U(2048),
-			    U(0x7e0010000000), U(14), U(2048), MV(0.0),
-			    U(0x7e0030000000), U(14), U(1024), U(68),
-			    U((uint64_t)-1));
+	uint64_t seq = outer_gemmex(g, h, inner_end + 1000 - outer_t, 1, 1024,
+				    512, 2048, 2048, 2048, 1024);
 	kernel(g, seq, K_NVJET_TN, 40000);
 	g->seq = last_seq;
 }
@@ -2060,12 +2068,8 @@ static void nested_elsewhere(struct gen *g, uint64_t h, uint64_t lt,
 	uint64_t inner_end = g->t, last_seq = g->seq;
 	g->t = outer_t;
 	g->seq = outer_seq;
-	uint64_t seq = CALL(g, "cublasGemmEx", inner_end + 1000 - outer_t,
-			    U(h), U(0), U(0), U(2048), U(1024), U(512),
-			    MV(1.0), U(0x7e0000000000), U(14), U(2048),
-			    U(0x7e0010000000), U(14), U(512), MV(0.0),
-			    U(0x7e0030000000), U(14), U(2048), U(68),
-			    U((uint64_t)-1));
+	uint64_t seq = outer_gemmex(g, h, inner_end + 1000 - outer_t, 0, 2048,
+				    1024, 512, 2048, 512, 2048);
 	kernel(g, seq, K_NVJET_TN, 60000);
 	uint64_t t_end = g->t;
 	/* the program's thread: the first matmul given the algorithm, and
