@@ -361,6 +361,16 @@ static void *watch(void *arg)
 	return NULL;
 }
 
+/* The L2 cache overwritten on g->stream before cold run i (with a byte
+ * other than the last run's); nothing where the L2's size is unknown.
+ * Returns CUDA's status. */
+static int flush_l2(struct gpu *g, int i)
+{
+	return g->flush ? g->cuMemsetD8Async(g->flush, (unsigned char)i,
+					     2 * (size_t)g->l2_bytes, g->stream)
+			: 0;
+}
+
 /* A batch of runs, how it is run and what came of it. */
 struct batch {
 	bool (*run)(void *);
@@ -394,11 +404,10 @@ static int batch(struct gpu *g, struct batch *b, cu_ptr_t *ev, uint64_t *ns)
 	if (!b->cold)
 		g->cuEventRecord(ev[0], g->stream);
 	for (int i = 0; i < b->runs && ok; i++) {
-		if (b->cold && g->flush)
-			g->cuMemsetD8Async(g->flush, (unsigned char)i,
-					   2 * (size_t)g->l2_bytes, g->stream);
-		if (b->cold)
+		if (b->cold) {
+			flush_l2(g, i);
 			g->cuEventRecord(ev[2 * i], g->stream);
+		}
 		ok = b->run(b->arg);
 		if (b->cold)
 			g->cuEventRecord(ev[2 * i + 1], g->stream);
@@ -542,10 +551,8 @@ static int kernel_runs(struct gpu *g, bool (*run)(void *), void *arg, bool cold,
 	int n = 0;
 
 	while (n < KERNEL_RUNS && (!n || budget_left(until) > run_s)) {
-		if (cold && g->flush &&
-		    (g->cuMemsetD8Async(g->flush, (unsigned char)n,
-					2 * (size_t)g->l2_bytes, g->stream) ||
-		     g->cuStreamSynchronize(g->stream)))
+		if (cold &&
+		    (flush_l2(g, n) || g->cuStreamSynchronize(g->stream)))
 			return 0;
 		double t0 = replay_now_s();
 		if (g->cuptiGetTimestamp(&w[n].from) || !run(arg) ||

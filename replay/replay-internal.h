@@ -334,6 +334,17 @@ int results_best(const struct cand *c, size_t n);
 
 /* ---------------------------------------------------- replay-legacy.c */
 
+/* cuDNN's tensor descriptor functions, which every legacy call uses. */
+struct tensor_fns {
+	int (*create)(void **), (*destroy)(void *);
+	int (*set)(void *, int, int, const int *, const int *);
+};
+bool legacy_tensor_fns(struct gpu *g, struct tensor_fns *f);
+/* A tensor descriptor made into *d and set; cuDNN's status, 0 when
+ * both took. */
+int legacy_tensor(const struct tensor_fns *f, void **d, int dtype, int nb,
+		  const int *dims, const int *strides);
+
 /* Why a legacy call cannot be made again, or NULL when it can. */
 const char *legacy_why_not(const struct dt_cudnn_call *c);
 /* Whether the legacy function api (not a convolution) is made again;

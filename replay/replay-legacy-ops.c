@@ -43,8 +43,7 @@ struct op_api {
 /* The functions an op needs besides its own. */
 struct op_fns {
 	void *exec;
-	int (*create_tensor)(void **), (*destroy_tensor)(void *);
-	int (*set_tensor)(void *, int, int, const int *, const int *);
+	struct tensor_fns tensor;
 	int (*create_pool)(void **), (*destroy_pool)(void *);
 	int (*set_pool2d)(void *, int, int, int, int, int, int, int, int);
 	int (*set_poolnd)(void *, int, int, int, const int *, const int *,
@@ -452,11 +451,7 @@ bool legacy_op_known(const char *api)
 static bool load(struct gpu *g, const struct op_api *api, struct op_fns *f)
 {
 	return gpu_cudnn_fn(g, &f->exec, api->exec) &&
-	       gpu_cudnn_fn(g, &f->create_tensor,
-			    "cudnnCreateTensorDescriptor") &&
-	       gpu_cudnn_fn(g, &f->destroy_tensor,
-			    "cudnnDestroyTensorDescriptor") &&
-	       gpu_cudnn_fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
+	       legacy_tensor_fns(g, &f->tensor) &&
 	       gpu_cudnn_fn(g, &f->create_pool,
 			    "cudnnCreatePoolingDescriptor") &&
 	       gpu_cudnn_fn(g, &f->destroy_pool,
@@ -512,8 +507,8 @@ static bool tensor(struct op *r, int i, const char *name, int count, char *why,
 		strides[k] = (int)t->strides[k];
 		span += (size_t)(dims[k] - 1) * (size_t)strides[k];
 	}
-	if (r->f.create_tensor(&r->t[i]) ||
-	    r->f.set_tensor(r->t[i], (int)t->dtype, t->nb, dims, strides)) {
+	if (legacy_tensor(&r->f.tensor, &r->t[i], (int)t->dtype, t->nb, dims,
+			  strides)) {
 		snprintf(why, whylen, "its %s cannot be set again", name);
 		return false;
 	}
@@ -577,7 +572,7 @@ static void free_op(struct op *r)
 {
 	for (size_t i = 0; i <= TENSORS_MAX; i++)
 		if (r->t[i])
-			r->f.destroy_tensor(r->t[i]);
+			r->f.tensor.destroy(r->t[i]);
 	if (r->pool)
 		r->f.destroy_pool(r->pool);
 	if (r->act)

@@ -52,11 +52,9 @@ struct fns {
 	int (*get)(void *, void *, void *, void *, void *, int, int *,
 		   struct perf *);
 	int (*ws)(void *, void *, void *, void *, void *, int, size_t *);
-	int (*create_tensor)(void **), (*create_filter)(void **),
-		(*create_conv)(void **);
-	int (*destroy_tensor)(void *), (*destroy_filter)(void *),
-		(*destroy_conv)(void *);
-	int (*set_tensor)(void *, int, int, const int *, const int *);
+	struct tensor_fns tensor;
+	int (*create_filter)(void **), (*create_conv)(void **);
+	int (*destroy_filter)(void *), (*destroy_conv)(void *);
 	int (*set_filter)(void *, int, int, int, const int *);
 	int (*set_conv2d)(void *, int, int, int, int, int, int, int, int);
 	int (*set_convnd)(void *, int, const int *, const int *, const int *,
@@ -65,24 +63,35 @@ struct fns {
 	int (*set_groups)(void *, int);
 };
 
+bool legacy_tensor_fns(struct gpu *g, struct tensor_fns *f)
+{
+	return gpu_cudnn_fn(g, &f->create, "cudnnCreateTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->destroy, "cudnnDestroyTensorDescriptor") &&
+	       gpu_cudnn_fn(g, &f->set, "cudnnSetTensorNdDescriptor");
+}
+
+int legacy_tensor(const struct tensor_fns *f, void **d, int dtype, int nb,
+		  const int *dims, const int *strides)
+{
+	int rc = f->create(d);
+
+	return rc ? rc : f->set(*d, dtype, nb, dims, strides);
+}
+
 static bool load(struct gpu *g, const struct conv_api *api, struct fns *f)
 {
 	return gpu_cudnn_fn(g, &f->exec, api->exec) &&
 	       gpu_cudnn_fn(g, &f->get, api->get) &&
 	       gpu_cudnn_fn(g, &f->ws, api->ws) &&
-	       gpu_cudnn_fn(g, &f->create_tensor,
-			    "cudnnCreateTensorDescriptor") &&
+	       legacy_tensor_fns(g, &f->tensor) &&
 	       gpu_cudnn_fn(g, &f->create_filter,
 			    "cudnnCreateFilterDescriptor") &&
 	       gpu_cudnn_fn(g, &f->create_conv,
 			    "cudnnCreateConvolutionDescriptor") &&
-	       gpu_cudnn_fn(g, &f->destroy_tensor,
-			    "cudnnDestroyTensorDescriptor") &&
 	       gpu_cudnn_fn(g, &f->destroy_filter,
 			    "cudnnDestroyFilterDescriptor") &&
 	       gpu_cudnn_fn(g, &f->destroy_conv,
 			    "cudnnDestroyConvolutionDescriptor") &&
-	       gpu_cudnn_fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
 	       gpu_cudnn_fn(g, &f->set_filter, "cudnnSetFilterNdDescriptor") &&
 	       gpu_cudnn_fn(g, &f->set_conv2d,
 			    "cudnnSetConvolution2dDescriptor") &&
@@ -167,9 +176,8 @@ static bool make_desc(struct remade *r, int i, const struct dt_cudnn_arg *a,
 				   r->f.set_filter(r->d[i], (int)t->dtype,
 						   (int)field(a, "format", 0),
 						   t->nb, dims)
-			 : r->f.create_tensor(&r->d[i]) ||
-				   r->f.set_tensor(r->d[i], (int)t->dtype,
-						   t->nb, dims, strides);
+			 : legacy_tensor(&r->f.tensor, &r->d[i], (int)t->dtype,
+					 t->nb, dims, strides);
 	if (rc) {
 		snprintf(why, whylen, "%.*s cannot be set again",
 			 (int)a->name_len, a->name);
@@ -276,7 +284,7 @@ static void free_remade(struct remade *r)
 	for (int i = 0; i < 3; i++)
 		if (r->d[i])
 			(r->filter[i] ? r->f.destroy_filter
-				      : r->f.destroy_tensor)(r->d[i]);
+				      : r->f.tensor.destroy)(r->d[i]);
 	if (r->conv)
 		r->f.destroy_conv(r->conv);
 	data_free(&r->data);

@@ -53,8 +53,7 @@ struct rnn_fns {
 	int (*set_dropout)(void *, void *, float, void *, size_t,
 			   unsigned long long);
 	int (*dropout_states)(void *, size_t *);
-	int (*create_tensor)(void **), (*destroy_tensor)(void *);
-	int (*set_tensor)(void *, int, int, const int *, const int *);
+	struct tensor_fns tensor;
 	int (*weight_space)(void *, void *, size_t *);
 	int (*temp_space)(void *, void *, int, void *, size_t *, size_t *);
 };
@@ -79,11 +78,7 @@ static bool load(struct gpu *g, struct rnn_fns *f)
 	       gpu_cudnn_fn(g, &f->set_dropout, "cudnnSetDropoutDescriptor") &&
 	       gpu_cudnn_fn(g, &f->dropout_states,
 			    "cudnnDropoutGetStatesSize") &&
-	       gpu_cudnn_fn(g, &f->create_tensor,
-			    "cudnnCreateTensorDescriptor") &&
-	       gpu_cudnn_fn(g, &f->destroy_tensor,
-			    "cudnnDestroyTensorDescriptor") &&
-	       gpu_cudnn_fn(g, &f->set_tensor, "cudnnSetTensorNdDescriptor") &&
+	       legacy_tensor_fns(g, &f->tensor) &&
 	       gpu_cudnn_fn(g, &f->weight_space,
 			    "cudnnGetRNNWeightSpaceSize") &&
 	       gpu_cudnn_fn(g, &f->temp_space, "cudnnGetRNNTempSpaceSizes");
@@ -307,8 +302,8 @@ static bool make_state(struct rnn *r, void **d, const struct dt_tensor *t,
 	}
 	for (int k = 0; k < t->nb; k++)
 		span += (size_t)(dims[k] - 1) * (size_t)strides[k];
-	if (r->f.create_tensor(d) ||
-	    r->f.set_tensor(*d, (int)t->dtype, t->nb, dims, strides)) {
+	if (legacy_tensor(&r->f.tensor, d, (int)t->dtype, t->nb, dims,
+			  strides)) {
 		snprintf(why, whylen, "its h or c tensor cannot be set again");
 		return false;
 	}
@@ -465,9 +460,9 @@ static void free_rnn(struct rnn *r)
 		if (d[i])
 			r->f.destroy_data(d[i]);
 	if (r->h)
-		r->f.destroy_tensor(r->h);
+		r->f.tensor.destroy(r->h);
 	if (r->c)
-		r->f.destroy_tensor(r->c);
+		r->f.tensor.destroy(r->c);
 	if (r->rnn)
 		r->f.destroy_rnn(r->rnn);
 	if (r->dropout)
