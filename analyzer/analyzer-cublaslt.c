@@ -321,7 +321,6 @@ static void note_nested(struct lt_model *m)
 
 	if (a->attr[ALGO_ID] == ALGO_UNKNOWN)
 		ch.key = algo_key(a);
-
 	memcpy(ch.algo, a->attr, sizeof(ch.algo));
 	m_nested_note(m->d.core, &m->nested, &ch, sizeof(ch));
 }

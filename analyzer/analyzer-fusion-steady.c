@@ -94,6 +94,23 @@ static void tally_settle(struct tally *y, size_t width, size_t first,
 	*y = (struct tally){ 0 };
 }
 
+/* Counters d (OPP_WIDTH(o->n_steps) of them) into opportunity o. */
+static void opp_add(struct dt_fz_opp *o, const uint64_t *d)
+{
+	o->count += d[0];
+	for (int m = 0; m < o->n_steps; m++) {
+		o->steps[m].ns += d[1 + 2 * m];
+		o->steps[m].kernels += d[2 + 2 * m];
+	}
+}
+
+/* Counters d (FUSED_WIDTH of them) into fused problem f. */
+static void fused_add(struct dt_fz_fused *f, const uint64_t *d)
+{
+	f->count += d[0];
+	f->ns += d[1];
+}
+
 /* An occurrence of chain c, opportunity i: counted by the time of its
  * first step (else, memory short, as the steady state's). */
 void fz_steady_chain(struct fz_steady *st, struct dt_fusion *fz, size_t i,
@@ -110,13 +127,8 @@ void fz_steady_chain(struct fz_steady *st, struct dt_fusion *fz, size_t i,
 		if (c->nodes[m]->t < t)
 			t = c->nodes[m]->t;
 	}
-	if (y && tally_add(y, OPP_WIDTH(c->n), bucket_of(st, t), d))
-		return;
-	o->count++;
-	for (int m = 0; m < c->n; m++) {
-		o->steps[m].ns += c->steps[m].ns;
-		o->steps[m].kernels += c->steps[m].kernels;
-	}
+	if (!y || !tally_add(y, OPP_WIDTH(c->n), bucket_of(st, t), d))
+		opp_add(o, d);
 }
 
 /* An execution of fused problem i at t, of ns of GPU time. */
@@ -126,10 +138,8 @@ void fz_steady_fused(struct fz_steady *st, struct dt_fusion *fz, int32_t i,
 	struct tally *y = tally_row(&st->fused, &st->cap_fused, (size_t)i);
 	uint64_t d[FUSED_WIDTH] = { 1, ns };
 
-	if (y && tally_add(y, FUSED_WIDTH, bucket_of(st, t), d))
-		return;
-	fz->fused[i].count++;
-	fz->fused[i].ns += ns;
+	if (!y || !tally_add(y, FUSED_WIDTH, bucket_of(st, t), d))
+		fused_add(&fz->fused[i], d);
 }
 
 void fz_steady_mark(struct fz_steady *st, uint64_t t)
@@ -171,17 +181,12 @@ void fz_steady_settle(struct fz_steady *st, struct dt_fusion *fz)
 		struct dt_fz_opp *o = &fz->opps[i];
 		uint64_t sum[OPP_WIDTH(DT_FZ_STEPS)] = { 0 };
 		tally_settle(&st->opp[i], OPP_WIDTH(o->n_steps), first, sum);
-		o->count += sum[0];
-		for (int m = 0; m < o->n_steps; m++) {
-			o->steps[m].ns += sum[1 + 2 * m];
-			o->steps[m].kernels += sum[2 + 2 * m];
-		}
+		opp_add(o, sum);
 	}
 	for (size_t i = 0; i < fz->n_fused && i < st->cap_fused; i++) {
 		uint64_t sum[FUSED_WIDTH] = { 0 };
 		tally_settle(&st->fused[i], FUSED_WIDTH, first, sum);
-		fz->fused[i].count += sum[0];
-		fz->fused[i].ns += sum[1];
+		fused_add(&fz->fused[i], sum);
 	}
 	st->n_marks = 0;
 	st->from = 0;

@@ -788,7 +788,7 @@ static void cuts_free(struct priv *pv)
 
 uint64_t dt_sum_op_t(const struct dt_op *op)
 {
-	return sum_cut_op_t(op);
+	return dt_place_op(op);
 }
 
 uint64_t dt_sum_cut_t(const struct dt_summary *s)

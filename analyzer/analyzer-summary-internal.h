@@ -298,11 +298,6 @@ static inline void sum_cut_call(struct dt_summary *s, uint32_t api, uint64_t d)
 /* Every trace is in: the problems, engines, functions, plan builds and
  * conversions that only the start-ups had are left out. */
 void sum_cut_compact(struct dt_summary *s);
-/* The time an op is placed by (dt_sum_op_t). */
-static inline uint64_t sum_cut_op_t(const struct dt_op *op)
-{
-	return dt_place_op(op);
-}
 /* A problem's engine seen first: a row of counters the cut takes. */
 void sum_engine_row(struct dt_summary *s, uint32_t problem, uint32_t engine);
 

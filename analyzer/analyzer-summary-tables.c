@@ -270,7 +270,6 @@ struct dt_sum_lib *sum_lib(struct dt_summary *s, const char *library)
 	return l;
 }
 
-
 struct key_arg {
 	const struct dt_summary *s;
 	const char *key;

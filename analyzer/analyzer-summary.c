@@ -247,7 +247,7 @@ static void add_op(struct dt_summary *s, struct dt_sum_file *f,
 	 * comes after points later than it were taken (its kernels came
 	 * late) adds to them too: it is rare, and what it adds to is found
 	 * by comparing the counters before and after */
-	uint64_t t = sum_cut_op_t(op);
+	uint64_t t = dt_place_op(op);
 	if (op->origin != DT_OP_CAPTURED && pv->cut_kernels)
 		sum_cut_pass(s, SUM_OP, t);
 	else if (op->origin != DT_OP_CAPTURED)

@@ -760,27 +760,23 @@ static void print_replays(const struct diff_ctx *c)
 		const struct dt_diff_replay_side *s[2] = { &r->base, &r->next };
 		char b[4][192], ch[24];
 		int max = c->format == DT_MARKDOWN ? 60 : 80;
+		const char *what = r->brief ? r->brief : r->key;
 		if (c->top && shown++ >= c->top)
 			break;
 		if (r->verdict == DT_SLOWER || r->verdict == DT_FASTER)
 			dt_table_row_class(t, dt_verdict_key(r->verdict));
 		for (int k = 0; k < 2; k++) {
+			/* a run without the problem: no engine */
+			bool in = s[k]->present;
 			dt_table_cell(t, "%s",
-				      s[k]->present
-					      ? replayed_str(r, s[k]->engine,
-							     s[k]->knobs,
-							     s[k]->median_ns,
-							     b[2 * k],
-							     sizeof(b[0]))
-					      : "-");
+				      replayed_str(r, in ? s[k]->engine : -1,
+						   s[k]->knobs, s[k]->median_ns,
+						   b[2 * k], sizeof(b[0])));
 			dt_table_cell(t, "%s",
-				      s[k]->present
-					      ? replayed_str(r, s[k]->best,
-							     s[k]->best_knobs,
-							     s[k]->best_ns,
-							     b[2 * k + 1],
-							     sizeof(b[0]))
-					      : "-");
+				      replayed_str(r, in ? s[k]->best : -1,
+						   s[k]->best_knobs,
+						   s[k]->best_ns, b[2 * k + 1],
+						   sizeof(b[0])));
 		}
 		dt_table_cell(t, "%s",
 			      r->base.present && r->next.present &&
@@ -790,10 +786,8 @@ static void print_replays(const struct diff_ctx *c)
 				      : "-");
 		dt_table_cell(t, "%s%s", dt_verdict_key(r->verdict),
 			      r->best_changed ? ", best changed" : "");
-		dt_table_cell(t, "%.*s%s", max, r->brief ? r->brief : r->key,
-			      (int)strlen(r->brief ? r->brief : r->key) > max
-				      ? "..."
-				      : "");
+		dt_table_cell(t, "%.*s%s", max, what,
+			      (int)strlen(what) > max ? "..." : "");
 	}
 	dt_heading(c->out, c->format, "###", c->color,
 		   "Replays: %zu problem%s, %zu recorded engine%s moved, "

@@ -370,7 +370,6 @@ struct ops_out {
 	uint64_t listed; /* op executions listed (captures not) */
 };
 
-
 /* --call N: the call, decoded. */
 static void on_call(void *arg, const struct dt_call *c)
 {
