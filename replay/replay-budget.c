@@ -17,7 +17,7 @@
 
 #include "replay-internal.h"
 
-double replay_now_s(void)
+double dt_replay_now_s(void)
 {
 	struct timespec ts;
 
@@ -27,14 +27,14 @@ double replay_now_s(void)
 
 double budget_left(double until)
 {
-	double left = until - replay_now_s();
+	double left = until - dt_replay_now_s();
 
 	return left > 0 ? left : 0;
 }
 
 double budget_share(double until, size_t n)
 {
-	return replay_now_s() + budget_left(until) / (double)(n ? n : 1);
+	return dt_replay_now_s() + budget_left(until) / (double)(n ? n : 1);
 }
 
 bool budget_allows(const struct budget *b, double need_s)

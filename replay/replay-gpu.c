@@ -349,9 +349,9 @@ struct watchdog {
 static void *watch(void *arg)
 {
 	struct watchdog *w = arg;
-	double end = replay_now_s() + w->wait_s;
+	double end = dt_replay_now_s() + w->wait_s;
 
-	while (!atomic_load(&w->done) && replay_now_s() < end)
+	while (!atomic_load(&w->done) && dt_replay_now_s() < end)
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	if (!atomic_load(&w->done)) {
 		atomic_store(&w->opened, true);
@@ -471,10 +471,10 @@ bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
 	/* the first warm-up run's wall time bounds a run's, launch
 	 * included, until a batch says better: the others are made when
 	 * they and a run more fit (a run may take seconds) */
-	double t0 = replay_now_s();
+	double t0 = dt_replay_now_s();
 	if (!run(arg) || g->cuStreamSynchronize(g->stream))
 		return false;
-	double run_s = replay_now_s() - t0;
+	double run_s = dt_replay_now_s() - t0;
 	for (int i = 1; i < WARMUP && budget_left(until) > 2 * run_s; i++)
 		if (!run(arg))
 			return false;
@@ -486,12 +486,12 @@ bool gpu_time(struct gpu *g, bool (*run)(void *arg), void *arg, bool cold,
 	while (n + BATCH <= SAMPLES_MAX &&
 	       (b.runs = batch_runs(until, run_s, n))) {
 		b.wait_s = fmin(1.0, fmax(0.01, budget_left(until)));
-		double start = replay_now_s();
+		double start = dt_replay_now_s();
 		int k = batch(g, &b, ev, ns + n);
 		if (!k)
 			return false;
 		/* what a run took, as the next batch will */
-		run_s = (replay_now_s() - start) / b.runs;
+		run_s = (dt_replay_now_s() - start) / b.runs;
 		b.gated &= !b.opened;
 		n += (size_t)k;
 		runs += (uint32_t)b.runs;
@@ -554,12 +554,12 @@ static int kernel_runs(struct gpu *g, bool (*run)(void *), void *arg, bool cold,
 		if (cold &&
 		    (flush_l2(g, n) || g->cuStreamSynchronize(g->stream)))
 			return 0;
-		double t0 = replay_now_s();
+		double t0 = dt_replay_now_s();
 		if (g->cuptiGetTimestamp(&w[n].from) || !run(arg) ||
 		    g->cuStreamSynchronize(g->stream) ||
 		    g->cuptiGetTimestamp(&w[n].to))
 			return 0;
-		run_s = replay_now_s() - t0;
+		run_s = dt_replay_now_s() - t0;
 		n++;
 	}
 	return n;

@@ -397,9 +397,9 @@ static bool run_plan(void *arg)
  * for the next (one that compiles its kernel takes seconds). */
 static int finalize_timed(struct gpu *g, void *plan)
 {
-	double t0 = replay_now_s();
+	double t0 = dt_replay_now_s();
 	int rc = g->cudnnBackendFinalize(plan);
-	double took = replay_now_s() - t0;
+	double took = dt_replay_now_s() - t0;
 
 	if (took > g->build_s)
 		g->build_s = took;
@@ -632,7 +632,7 @@ static void engine_defaults(struct search *s, double until)
 		return;
 	}
 	s->unlisted = s->engines;
-	for (; i < s->engines && s->n_cfg < CANDS_MAX && replay_now_s() < until;
+	for (; i < s->engines && s->n_cfg < CANDS_MAX && dt_replay_now_s() < until;
 	     i++) {
 		struct engine_knobs *e = &s->e[s->ne];
 		e->idx = i;
@@ -657,7 +657,7 @@ static void others(struct search *s, double until)
 
 	for (int m = 0; m < 3; m++) {
 		size_t before = s->n_cfg;
-		if (replay_now_s() >= until) {
+		if (dt_replay_now_s() >= until) {
 			s->bud->modes_left = (uint32_t)(3 - m);
 			return;
 		}
@@ -696,14 +696,14 @@ static void time_cfg(struct search *s, void *cfg, const char *source,
 		     int64_t engine, const char *knobs, size_t left)
 {
 	struct cand *x = &s->c[*s->n];
-	double t = replay_now_s();
+	double t = dt_replay_now_s();
 
 	if (!new_cand(s->b->g, cfg, source, engine, knobs, s->c, *s->n, x))
 		return;
 	(*s->n)++;
 	measure(s->b, cfg, x, s->opts, s->bud, left, s->ref,
 		s->ref ? NULL : &s->ref);
-	progress_cand(s->opts, *s->n, s->total, x, false, replay_now_s() - t);
+	progress_cand(s->opts, *s->n, s->total, x, false, dt_replay_now_s() - t);
 }
 
 /* The values engine e's knobs are tried at: each knob moved away from
@@ -818,7 +818,7 @@ int graph_measure(struct gpu *g, const struct problem *p,
 		free(s);
 		return -1;
 	}
-	double t0 = replay_now_s();
+	double t0 = dt_replay_now_s();
 	/* half of what is left at most to list them, the rest to time them */
 	if (!p->alone)
 		others(s, budget_share(bud->until, 2));
@@ -826,7 +826,7 @@ int graph_measure(struct gpu *g, const struct problem *p,
 		fprintf(stderr,
 			"replay:   %zu engine configs besides the recorded "
 			"one, made in %.2f s\n",
-			s->n_cfg, replay_now_s() - t0);
+			s->n_cfg, dt_replay_now_s() - t0);
 
 	/* the recorded engine first: the others are held against it */
 	struct cand *rec = p->engine >= 0 ? &c[(*n)++] : NULL;
@@ -837,11 +837,11 @@ int graph_measure(struct gpu *g, const struct problem *p,
 		rec->source = "recorded";
 		snprintf(rec->knobs, sizeof(rec->knobs), "%s",
 			 p->knobs ? p->knobs : "");
-		double t = replay_now_s();
+		double t = dt_replay_now_s();
 		measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv),
 			rec, opts, bud, s->n_cfg + 1, NULL, &s->ref);
 		progress_cand(opts, 1, s->total, rec, false,
-			      replay_now_s() - t);
+			      dt_replay_now_s() - t);
 	}
 	for (size_t i = 0; i < s->n_cfg && *n < CANDS_MAX; i++)
 		time_cfg(s, s->cfg[i], s->source[i], s->engine[i], "",

@@ -96,7 +96,7 @@ bool gpu_cudnn_fn(struct gpu *g, void *fn, const char *name);
 
 /* Times of one way to run a problem: run(arg) launches one execution
  * on g->stream. Batches are timed until the median holds still or until
- * (replay_now_s's time) comes: the first batch is made as short as the
+ * (dt_replay_now_s's time) comes: the first batch is made as short as the
  * warm-up runs say fits, one run at least. Returns false when a run
  * failed. */
 struct timing {
@@ -120,9 +120,6 @@ uint64_t gpu_alloc(struct gpu *g, size_t bytes);
 void gpu_free(struct gpu *g, uint64_t p, size_t bytes);
 
 /* ---------------------------------------------------- replay-budget.c */
-
-/* A monotonic clock, in seconds: budgets are times of it. */
-double replay_now_s(void);
 
 struct cand;
 
@@ -157,7 +154,7 @@ void budget_skip(struct cand *c);
 bool budget_skipped(const struct cand *c);
 
 /* The last resort of the bound: should a call into cuDNN or CUDA not
- * return by at (replay_now_s's time), the problem in hand is written to
+ * return by at (dt_replay_now_s's time), the problem in hand is written to
  * out with what was measured of it, and the process ends. NULL when no
  * thread could wait (nothing is bounded then). */
 struct stall;

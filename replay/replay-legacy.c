@@ -353,9 +353,9 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	rec->engine = p->engine;
 	rec->source = "recorded";
 	math_words(math, rec->knobs, sizeof(rec->knobs));
-	double t = replay_now_s();
+	double t = dt_replay_now_s();
 	measure(&r, (int)p->engine, math, rec, opts, b, total, NULL, &ref);
-	progress_cand(opts, 1, total, rec, true, replay_now_s() - t);
+	progress_cand(opts, 1, total, rec, true, dt_replay_now_s() - t);
 	for (int i = 0; i < got && *n < CANDS_MAX; i++) {
 		struct cand *x = &c[*n];
 		if (perf[i].status)
@@ -371,11 +371,11 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 		if (dup)
 			continue;
 		(*n)++;
-		t = replay_now_s();
+		t = dt_replay_now_s();
 		measure(&r, perf[i].algo, perf[i].math, x, opts, b,
 			(size_t)(got - i), ref,
 			ref ? NULL : &ref); /* as replay-graph.c's */
-		progress_cand(opts, *n, total, x, true, replay_now_s() - t);
+		progress_cand(opts, *n, total, x, true, dt_replay_now_s() - t);
 	}
 	free(ref);
 	free_remade(&r);

@@ -350,7 +350,7 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 	/* reading the trace and opening the GPU count too */
 	struct run r = { .path = path,
 			 .o = o,
-			 .until = replay_now_s() + o->budget_s };
+			 .until = dt_replay_now_s() + o->budget_s };
 	char buf[4096], why[256];
 	int rc;
 

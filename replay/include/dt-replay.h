@@ -38,4 +38,7 @@ struct dt_replay_opts {
 int dt_replay(const char *path, const struct dt_replay_opts *opts, char *err,
 	      size_t errlen);
 
+/* A monotonic clock, in seconds: replay's budgets are times of it. */
+double dt_replay_now_s(void);
+
 #endif /* DT_REPLAY_H */

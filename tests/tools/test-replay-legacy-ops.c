@@ -68,7 +68,7 @@ int main(void)
 		printf("no stand-in GPU: %s\n", why);
 		return 1;
 	}
-	struct budget b = { .until = replay_now_s() + 5 };
+	struct budget b = { .until = dt_replay_now_s() + 5 };
 	CHECK_EQ_U(legacy_measure(&g, &pr, &opts, &b, c, &n, why, sizeof(why)),
 		   0);
 	printf("%zu candidate(s): %s, %llu ns %s\n", n, n ? c[0].status : "-",
@@ -78,7 +78,7 @@ int main(void)
 	CHECK_EQ_U(c[0].t.median_ns, 10000);
 	CHECK_EQ_U(results_best(c, n), 0);
 	/* its budget spent: said, not run */
-	b.until = replay_now_s();
+	b.until = dt_replay_now_s();
 	CHECK_EQ_U(legacy_measure(&g, &pr, &opts, &b, c, &n, why, sizeof(why)),
 		   0);
 	CHECK_EQ_U(n, 1);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dt-replay.h"
 #include "tools.h"
@@ -60,15 +59,6 @@ static void replay_help(FILE *f)
 		"                    be built; no GPU\n"
 		"  -q, --quiet       no progress on stderr\n"
 		"  -h, --help        show this help\n");
-}
-
-/* A monotonic clock, in seconds. */
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The options into o: -1, or the exit status when the command ends
@@ -182,9 +172,9 @@ int cmd_replay(int argc, char **argv)
 	}
 	/* the budget is the whole command's: each trace its share of what
 	 * the ones before it left */
-	double end = now_s() + o.budget_s;
+	double end = dt_replay_now_s() + o.budget_s;
 	for (size_t i = 0; i < n; i++) {
-		o.budget_s = fmax(0, end - now_s()) / (double)(n - i);
+		o.budget_s = fmax(0, end - dt_replay_now_s()) / (double)(n - i);
 		int r = dt_replay(paths[i], &o, err, sizeof(err));
 		if (r) {
 			dt_error("%s", err);
