@@ -192,6 +192,7 @@ struct problem {
 	int64_t workspace;
 	uint64_t *times; /* GPU ns of executions with that engine */
 	size_t n_times, cap_times;
+	uint64_t recorded_ns; /* their median, 0 none */
 	uint64_t gpu_ns; /* of every execution */
 	uint64_t first_seq;
 	bool asked; /* one of its executions is the op asked for (--op) */
@@ -218,8 +219,6 @@ struct problems {
 int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
 		  size_t errlen);
 void problems_free(struct problems *ps);
-/* The median GPU time of its recorded engine's executions, 0 none. */
-uint64_t problem_recorded_ns(const struct problem *p);
 /* What an execution took on the GPU, as a trace times it: the summed
  * time of its kernels (sum_ns), or the span from the first one's start
  * to the last one's end where that is shorter. */

@@ -158,6 +158,23 @@ static int by_gpu_time(const void *a, const void *b)
 	return x->first_seq < y->first_seq ? -1 : x->first_seq > y->first_seq;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of its recorded engine's executions' times, once they are
+ * all in (sorted in place), 0 none. */
+static void set_recorded(struct problem *p)
+{
+	if (!p->n_times)
+		return;
+	qsort(p->times, p->n_times, sizeof(*p->times), cmp_u64);
+	p->recorded_ns = p->times[p->n_times / 2];
+}
+
 int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
 		  size_t errlen)
 {
@@ -171,6 +188,8 @@ int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
 		return -1;
 	dt_session_add(ps->ss, &c);
 	dt_session_run(ps->ss);
+	for (size_t i = 0; i < ps->n; i++)
+		set_recorded(&ps->v[i]);
 	if (ps->n)
 		qsort(ps->v, ps->n, sizeof(*ps->v), by_gpu_time);
 	return 0;
@@ -193,23 +212,3 @@ void problems_free(struct problems *ps)
 	memset(ps, 0, sizeof(*ps));
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-uint64_t problem_recorded_ns(const struct problem *p)
-{
-	if (!p->n_times)
-		return 0;
-	uint64_t *v = malloc(p->n_times * sizeof(*v));
-	if (!v)
-		return 0;
-	memcpy(v, p->times, p->n_times * sizeof(*v));
-	qsort(v, p->n_times, sizeof(*v), cmp_u64);
-	uint64_t m = v[p->n_times / 2];
-	free(v);
-	return m;
-}

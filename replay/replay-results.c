@@ -99,7 +99,7 @@ static json_object *problem_json(const struct problem *p, const char *status,
 	put_str(o, "status", status);
 	put_str(o, "reason", reason);
 	put_int(o, "executions", (int64_t)p->executions);
-	put_int(o, "recorded_ns", (int64_t)problem_recorded_ns(p));
+	put_int(o, "recorded_ns", (int64_t)p->recorded_ns);
 	put_int(o, "engine", p->engine);
 	if (p->knobs)
 		put_str(o, "knobs", p->knobs);
@@ -205,7 +205,7 @@ bool results_problem(FILE *f, const struct problem *p, const char *status,
 	json_object *o = problem_json(p, status, reason);
 
 	if (n)
-		measured_json(o, problem_recorded_ns(p), c, n);
+		measured_json(o, p->recorded_ns, c, n);
 	if (b && budget_cut(b, c, n))
 		cut_json(o, b, c, n);
 	return put_line(f, o);

@@ -215,7 +215,7 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 			"against %.1f us in the trace, best %s%lld %.1f us\n",
 			nc, p->legacy ? "algo" : "eng", (long long)c[0].engine,
 			(double)c[0].t.median_ns / 1e3, kernels,
-			(double)problem_recorded_ns(p) / 1e3,
+			(double)p->recorded_ns / 1e3,
 			p->legacy ? "algo" : "eng", (long long)c[best].engine,
 			(double)c[best].t.median_ns / 1e3);
 	if (!r->o->quiet && budget_cut(&b, c, nc))
