@@ -82,11 +82,14 @@ static void dt_test_cleanup(void)
 	rmdir(dt_test_dir);
 }
 
-/* A fresh scratch folder under $TMPDIR; the path is static storage. */
+/* The test's scratch folder under $TMPDIR, made on the first call and
+ * removed at exit; the path is static storage. */
 static inline const char *dt_test_tmpdir(void)
 {
 	const char *base = getenv("TMPDIR");
 
+	if (dt_test_dir[0])
+		return dt_test_dir;
 	snprintf(dt_test_dir, sizeof(dt_test_dir), "%s/dnntrace-test-XXXXXX",
 		 base ? base : "/tmp");
 	if (!mkdtemp(dt_test_dir)) {
