@@ -628,6 +628,9 @@ const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
 		       "operations";
 	if (!head)
 		return "its head is not among the trace's problems";
+	if (head->gemm)
+		return "its head is a GEMM of cuBLAS or cuBLASLt: the fused "
+		       "graph is built from a cuDNN backend graph";
 	if (head->why)
 		return head->why;
 	if (!head->graph)

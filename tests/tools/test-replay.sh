@@ -157,6 +157,6 @@ PY
 sed -n '/^fusion what-ifs/,$p' "$dir/list" | grep -A1 "54 times, .*: convolution forward -> bias add -> ReLU" |
 	grep -q "can be built fused" || failed "replay --list said: $(cat "$dir/list")"
 "$dnntrace" replay --list tests/data/transformer-gemm.dnnt >"$dir/list" 2>&1 || failed "replay --list of the GEMM trace exited $?"
-[ "$(sed -n '/^fusion what-ifs/,$p' "$dir/list" | grep -c "not a cuDNN operation")" = 4 ] ||
+[ "$(sed -n '/^fusion what-ifs/,$p' "$dir/list" | grep -c "its head is a GEMM of cuBLAS or cuBLASLt")" = 4 ] ||
 	failed "replay --list of the GEMM trace said: $(sed -n '/^fusion what-ifs/,$p' "$dir/list")"
 exit $fail
