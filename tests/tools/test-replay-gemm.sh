@@ -11,7 +11,8 @@
 # On synth-trace's nested GEMMs: cuBLAS calls rebuilt from the algorithm
 # of the cuBLASLt matmul they ran through, --engines all trying every
 # algorithm ID over its tiles, gemv, trsm and syrk not rebuilt, and the
-# report saying that cuBLAS's call has the faster one through cuBLASLt.
+# report saying that cuBLAS's call has the faster one through cuBLASLt;
+# diff naming GEMMs' engines as algorithms.
 # An algorithm whose outputs disagree is not the best; where
 # libcublasLt.so.13 does not load, GEMMs are listed not rebuilt and
 # cuDNN's problems are measured.
@@ -76,6 +77,13 @@ has "$dir/report.json" "to choose it: pass cublasLtMatmul algorithm ID 1 with TI
 "$dnntrace" report "$t" >"$dir/report" 2>&1 || failed "report: exit status $?"
 grep -q "engine choice (uncertain): matmul gemm T,N m=512 n=1024 k=2048 .* ran algo66 (TILE_ID=15 SPLITK_NUM=1 CUSTOM_OPTION=1 STAGES_ID=35 CLUSTER_SHAPE_ID=3) in 10.0 us; algo1 (TILE_ID=20 SPLITK_NUM=1 STAGES_ID=35) took 5000 ns" "$dir/report" ||
 	failed "report: $(grep 'engine choice' "$dir/report")"
+
+# diff names a GEMM's engines as its algorithms
+mkdir "$dir/a" "$dir/b" && cp "$t" "$dir/transformer-gemm.replay.jsonl" "$dir/a/" &&
+	cp "$t" "$dir/transformer-gemm.replay.jsonl" "$dir/b/" || exit 2
+"$dnntrace" diff "$dir/a/transformer-gemm.dnnt" "$dir/b/transformer-gemm.dnnt" >"$dir/diff" 2>&1
+grep -q "^algo66 {TILE_ID=15 SPLITK_NUM=1 CUSTOM_OPTION=1 STAGES_ID=35 CLUSTER_SHAPE_ID=3} 10.0 us  algo1 {TILE_ID=20 SPLITK_NUM=1 STAGES_ID=35} 5000 ns" "$dir/diff" ||
+	failed "diff: $(grep -A6 '^Replays' "$dir/diff")"
 
 # an algorithm whose outputs disagree is not the best
 FAKE_GEMM_WRONG=1 "$dnntrace" replay -q --budget 10 -o "$dir/wrong.jsonl" "$t" || failed "replay with a wrong algorithm: exit status $?"
