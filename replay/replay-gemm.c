@@ -387,12 +387,12 @@ static void config_of(const struct remade *r, const struct lt_algo *a,
 		      int64_t v[DT_GEMM_ALGO_ATTRS])
 {
 	for (int i = 0; i < DT_GEMM_ALGO_ATTRS; i++) {
-		uint32_t x = 0;
+		uint32_t x = 0; /* little-endian: a uint16_t in its low half */
 		size_t n = 0;
-		v[i] = r->f.config_get(a, i, &x, attr_bytes(i), &n)
-			       ? DT_GEMM_ALGO_UNKNOWN
-		       : attr_bytes(i) == 2 ? (int64_t)(uint16_t)x
-					    : (int64_t)(int32_t)x;
+		if (r->f.config_get(a, i, &x, attr_bytes(i), &n))
+			v[i] = DT_GEMM_ALGO_UNKNOWN;
+		else
+			v[i] = attr_bytes(i) == 2 ? (uint16_t)x : (int32_t)x;
 	}
 }
 
@@ -409,14 +409,9 @@ static int algo_make(struct remade *r, int id, const int64_t *v,
 
 	for (int i = DT_GEMM_ALGO_ID + 1; v && !rc && i < DT_GEMM_ALGO_ATTRS;
 	     i++) {
-		uint32_t x = (uint32_t)v[i];
-		uint16_t h = (uint16_t)v[i];
+		uint32_t x = (uint32_t)v[i]; /* as config_of reads it */
 		if (v[i] != DT_GEMM_ALGO_UNKNOWN)
-			rc = r->f.config_set(a, i,
-					     attr_bytes(i) == 2
-						     ? (const void *)&h
-						     : (const void *)&x,
-					     attr_bytes(i));
+			rc = r->f.config_set(a, i, &x, attr_bytes(i));
 	}
 	return rc;
 }
