@@ -119,6 +119,26 @@ bool gemm_library(const char *library)
 	       (!strcmp(library, "cublas") || !strcmp(library, "cublaslt"));
 }
 
+/* Whether every size is one cuBLAS's int arguments can hold, so that
+ * the memory's spans (a leading dimension times columns, a stride times
+ * the batch) cannot overflow: the trace is untrusted. */
+static bool sizes_fit(const struct dt_gemm_build *b)
+{
+	const int64_t big = INT32_MAX;
+
+	if (b->m < 1 || b->n < 1 || b->k < 1 || b->batch < 1 ||
+	    b->m > big || b->n > big || b->k > big || b->batch > big)
+		return false;
+	for (int i = 0; i < DT_GEMM_MATS; i++) {
+		const struct dt_gemm_matrix *m = &b->mat[i];
+		if (m->rows < 1 || m->cols < 1 || m->ld < m->rows ||
+		    m->rows > big || m->cols > big || m->ld > big ||
+		    m->stride > big)
+			return false;
+	}
+	return true;
+}
+
 const char *gemm_why_not(const struct dt_gemm_build *b)
 {
 	if (!b)
@@ -137,6 +157,9 @@ const char *gemm_why_not(const struct dt_gemm_build *b)
 	}
 	if (b->m < 0 || b->n < 0 || b->k < 0 || b->compute < 0 || b->scale < 0)
 		return "the trace lacks the matmul's descriptor or a layout";
+	if (!sizes_fit(b))
+		return "a dimension, leading dimension, batch or stride "
+		       "outside 1 to 2^31: replay does not size its memory";
 	if (b->algo[DT_GEMM_ALGO_ID] < 0)
 		return strcmp(b->library, "cublas")
 			       ? "the algorithm the program ran is not in the "
@@ -216,7 +239,7 @@ static bool scalar(int32_t scale, bool has, double v, uint8_t out[8])
 	}
 }
 
-/* Elements a matrix spans, its batch included. */
+/* Elements a matrix spans, its batch included (sizes_fit holds). */
 static size_t span_of(const struct dt_gemm_matrix *m, int64_t batch)
 {
 	size_t one = (size_t)(m->ld * (m->cols - 1) + m->rows);

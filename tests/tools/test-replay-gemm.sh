@@ -12,7 +12,8 @@
 # of the cuBLASLt matmul they ran through, --engines all trying every
 # algorithm ID over its tiles, gemv, trsm and syrk not rebuilt, and the
 # report saying that cuBLAS's call has the faster one through cuBLASLt;
-# diff naming GEMMs' engines as algorithms.
+# diff naming GEMMs' engines as algorithms; sizes past cuBLAS's ints
+# not rebuilt.
 # An algorithm whose outputs disagree is not the best; where
 # libcublasLt.so.13 does not load, GEMMs are listed not rebuilt and
 # cuDNN's problems are measured.
@@ -102,6 +103,13 @@ check "$r" 'sorted(p["problem"][:4] for p in probs if p["status"] == "not_rebuil
 "$dnntrace" report --format json "$n" >"$dir/report.json" 2>"$dir/err" || failed "report: exit status $?"
 has "$dir/report.json" "to choose it: call cublasLtMatmul algorithm ID 1 with TILE_ID=20 SPLITK_NUM=1 STAGES_ID=35 (cuBLAS takes none since CUDA 11; cublasLtMatmulAlgoInit"
 has "$dir/report.json" "PyTorch: TunableOp (PYTORCH_TUNABLEOP_ENABLED=1)"
+
+# sizes past cuBLAS's ints (a hostile trace's) are not sized in memory
+mkdir "$dir/huge" &&
+	"$synth" "$root/shim/libs/cudnn-api.txt" "$dir/huge" --scenario gemm --variant huge >/dev/null || exit 2
+"$dnntrace" replay --list "$dir/huge/gemm.dnnt" >"$dir/list" 2>&1 || failed "replay --list: exit status $?"
+grep -q "a dimension, leading dimension, batch or stride outside 1 to 2^31" "$dir/list" ||
+	failed "replay --list of huge sizes: $(cat "$dir/list")"
 
 # no cuBLASLt: GEMMs not rebuilt, cuDNN's problems measured
 LD_LIBRARY_PATH=$dir/nolt "$dnntrace" replay --budget 10 -o "$dir/nolt.jsonl" "$t" 2>"$dir/err" ||
