@@ -126,8 +126,8 @@ static bool sizes_fit(const struct dt_gemm_build *b)
 {
 	const int64_t big = INT32_MAX;
 
-	if (b->m < 1 || b->n < 1 || b->k < 1 || b->batch < 1 ||
-	    b->m > big || b->n > big || b->k > big || b->batch > big)
+	if (b->m < 1 || b->n < 1 || b->k < 1 || b->batch < 1 || b->m > big ||
+	    b->n > big || b->k > big || b->batch > big)
 		return false;
 	for (int i = 0; i < DT_GEMM_MATS; i++) {
 		const struct dt_gemm_matrix *m = &b->mat[i];
@@ -319,8 +319,13 @@ static bool epilogue(struct remade *r, char *why, size_t whylen)
 			return false;
 	}
 	if (e & DT_GEMM_EPI_AUX) {
-		int64_t ld = (b->m + 127) / 128 * 128, stride = ld * b->n;
-		size_t n = (size_t)(stride * b->batch);
+		int64_t ld = (b->m + 127) / 128 * 128, stride = ld * b->n, all;
+		if (__builtin_mul_overflow(stride, b->batch, &all)) {
+			snprintf(why, whylen,
+				 "its auxiliary matrices' size overflows");
+			return false;
+		}
+		size_t n = (size_t)all;
 		if (!add(r, BUF_AUX, relu ? DT_DTYPE_UINT8 : dt_gemm_dtype(aux),
 			 relu ? n / 8 : n, why, whylen) ||
 		    !desc_ptr(r, MD_AUX_POINTER, BUF_AUX) ||
