@@ -353,11 +353,11 @@ static int run_all(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Whether a problem of ps is a GEMM replay can build. */
-static bool has_gemms(const struct problems *ps)
+/* Whether a problem of ps that o asks for is a GEMM replay can build. */
+static bool has_gemms(const struct problems *ps, const struct dt_replay_opts *o)
 {
 	for (size_t i = 0; i < ps->n; i++)
-		if (ps->v[i].gemm && !ps->v[i].why)
+		if (ps->v[i].gemm && !ps->v[i].why && wanted(ps, i, o))
 			return true;
 	return false;
 }
@@ -413,7 +413,8 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 				"calibration compares the events' times, not "
 				"the kernels' as the trace timed them "
 				"(calibration_by)\n");
-		if (has_gemms(&r.ps) && !gpu_load_cublaslt(&r.g) && !o->quiet)
+		if (has_gemms(&r.ps, o) && !gpu_load_cublaslt(&r.g) &&
+		    !o->quiet)
 			fprintf(stderr,
 				"replay: %s: GEMMs are listed not rebuilt\n",
 				NO_CUBLASLT);
