@@ -17,11 +17,13 @@
 # An algorithm whose outputs disagree is not the best; where
 # libcublasLt.so.13 does not load, GEMMs are listed not rebuilt and
 # cuDNN's problems are measured.
+# Epilogues, FP16 scalars and refusals no trace at hand has:
+# test-replay-gemm-build.c.
 # usage: test-replay-gemm.sh DNNTRACE FAKE_GPU_LIBRARY SOURCE_ROOT
-#                            SYNTH_TRACE
+#                            SYNTH_TRACE GEMM_BUILD_TEST
 set -u
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 synth=$(abs "$4")
+dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 synth=$(abs "$4") build_test=$(abs "$5")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/lib" "$dir/nolt"
@@ -103,6 +105,8 @@ check "$r" 'sorted(p["problem"][:4] for p in probs if p["status"] == "not_rebuil
 "$dnntrace" report --format json "$n" >"$dir/report.json" 2>"$dir/err" || failed "report: exit status $?"
 has "$dir/report.json" "to choose it: call cublasLtMatmul algorithm ID 1 with TILE_ID=20 SPLITK_NUM=1 STAGES_ID=35 (cuBLAS takes none since CUDA 11; cublasLtMatmulAlgoInit"
 has "$dir/report.json" "PyTorch: TunableOp (PYTORCH_TUNABLEOP_ENABLED=1)"
+
+"$build_test" || failed "GEMMs made from struct dt_gemm_build"
 
 # sizes past cuBLAS's ints (a hostile trace's) are not sized in memory
 mkdir "$dir/huge" &&
