@@ -480,11 +480,16 @@ static void drop_plan(struct built *b)
 /* Time the config cfg as candidate c (its outputs compared with ref,
  * when given; taken as ref, when *take), one of left candidates still to
  * time within bud: not built when the longest plan build seen would not
- * fit in it, timed within its share of what the build left. */
+ * fit in it, timed within its share of what the build left. The
+ * recorded engine is built whenever its problem's share has begun: the
+ * longest build seen is another engine's (one that compiled its kernel,
+ * which would leave every later problem without its calibration). */
 static void measure(struct built *b, void *cfg, struct cand *c,
 		    const struct dt_replay_opts *opts, struct budget *bud,
 		    size_t left, const uint8_t *ref, uint8_t **take)
 {
+	bool recorded = !strcmp(c->source, "recorded");
+
 	c->error = -1;
 	c->agrees = -1;
 	c->workspace = -1;
@@ -493,7 +498,7 @@ static void measure(struct built *b, void *cfg, struct cand *c,
 			 "cuDNN refused the engine config");
 		return;
 	}
-	if (!budget_allows(bud, b->g->build_s)) {
+	if (!budget_allows(bud, recorded ? 0 : b->g->build_s)) {
 		budget_skip(c);
 		return;
 	}
@@ -818,6 +823,26 @@ int graph_measure(struct gpu *g, const struct problem *p,
 		free(s);
 		return -1;
 	}
+	/* the recorded engine first, before the others are listed (the
+	 * first heuristic asked may take longer than a small problem's
+	 * share): the others are held against it, and it calibrates the
+	 * problem; up to half of the problem's share, which it leaves as
+	 * soon as its median holds still */
+	if (p->engine >= 0) {
+		struct cand *rec = &c[(*n)++];
+		memset(rec, 0, sizeof(*rec));
+		rec->engine = p->engine;
+		rec->source = "recorded";
+		snprintf(rec->knobs, sizeof(rec->knobs), "%s",
+			 p->knobs ? p->knobs : "");
+		double t = dt_replay_now_s();
+		measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv),
+			rec, opts, bud, p->alone ? 1 : 2, NULL, &s->ref);
+		budget_recorded(bud, rec);
+		/* how many others is not known yet, but when it is alone */
+		progress_cand(opts, 1, p->alone ? 1 : 0, rec, false,
+			      dt_replay_now_s() - t);
+	}
 	double t0 = dt_replay_now_s();
 	/* half of what is left at most to list them, the rest to time them */
 	if (!p->alone)
@@ -827,22 +852,7 @@ int graph_measure(struct gpu *g, const struct problem *p,
 			"replay:   %zu engine configs besides the recorded "
 			"one, made in %.2f s\n",
 			s->n_cfg, dt_replay_now_s() - t0);
-
-	/* the recorded engine first: the others are held against it */
-	struct cand *rec = p->engine >= 0 ? &c[(*n)++] : NULL;
 	s->total = s->n_cfg + *n;
-	if (rec) {
-		memset(rec, 0, sizeof(*rec));
-		rec->engine = p->engine;
-		rec->source = "recorded";
-		snprintf(rec->knobs, sizeof(rec->knobs), "%s",
-			 p->knobs ? p->knobs : "");
-		double t = dt_replay_now_s();
-		measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv),
-			rec, opts, bud, s->n_cfg + 1, NULL, &s->ref);
-		progress_cand(opts, 1, s->total, rec, false,
-			      dt_replay_now_s() - t);
-	}
 	for (size_t i = 0; i < s->n_cfg && *n < CANDS_MAX; i++)
 		time_cfg(s, s->cfg[i], s->source[i], s->engine[i], "",
 			 s->n_cfg - i);

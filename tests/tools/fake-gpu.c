@@ -707,6 +707,7 @@ EXPORT cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
 	cudnnConvolutionFwdAlgoPerf_t *perf)
 {
 	(void)h, (void)x, (void)w, (void)c, (void)y;
+	take("FAKE_HEUR_US"); /* a heuristic, as a backend one */
 	*n = want < 3 ? want : 3;
 	for (int i = 0; i < *n; i++)
 		perf[i] = (cudnnConvolutionFwdAlgoPerf_t){ .algo = i,

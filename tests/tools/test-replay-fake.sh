@@ -161,7 +161,7 @@ bounded "--engines all with slow plans" "$start"
 check "$dir/slow.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and any(c["status"] == "budget" for c in m[0]["candidates"])'
 check "$dir/slow.jsonl" 'm[0]["cut_short"]["reason"] == "budget" and m[0]["cut_short"]["not_timed"] == sum(c["status"] == "budget" for c in m[0]["candidates"]) > 0'
 # progress: each candidate, of how many, as it is timed
-grep -q '^replay:   \[1/[0-9]*\] eng70 (recorded): 10.0 us, ' "$dir/err" || failed "no progress of the recorded engine: $(head -5 "$dir/err")"
+grep -q '^replay:   \[1\] eng70 (recorded): 10.0 us, ' "$dir/err" || failed "no progress of the recorded engine: $(head -5 "$dir/err")"
 grep -q '^replay:   \[2/[0-9]*\] eng1 (heuristic_a): 5.0 us, ' "$dir/err" || failed "no progress of the candidates: $(head -5 "$dir/err")"
 grep -q 'its budget was spent before every engine was timed' "$dir/err" || failed "the cut was not said: $(tail -3 "$dir/err")"
 # engines that take 20 ms each to finalize (72 of them, a config per knob
@@ -186,10 +186,24 @@ FAKE_HEUR_US=600000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur.json
 	failed "slow heuristics: exit status $?"
 bounded "slow heuristics" "$start"
 check "$dir/heur.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and m[0]["cut_short"]["heuristics_not_asked"] == 2'
-# one heuristic longer than the whole budget: no engine timed, so the
-# problem is not said to be measured
-FAKE_HEUR_US=2000000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur2.jsonl" "$t" ||
+# one heuristic longer than the whole budget: the recorded engine timed
+# before any heuristic is asked, so that the problem has its calibration
+FAKE_HEUR_US=2000000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur1.jsonl" "$t" ||
 	failed "a heuristic longer than the budget: exit status $?"
+check "$dir/heur1.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and m[0]["replayed_kernels_ns"] == 10000 and "calibration" in m[0] and m[0]["cut_short"]["heuristics_not_asked"] == 2'
+# a budget too short for every problem (heuristics of 400 ms, the legacy
+# convolution's too; 1.5 s for five problems): shared by their recorded
+# GPU time, the largest (the legacy convolution, 45 %) has its recorded
+# algorithm timed and calibrated, and every algorithm cuDNN offers; the
+# backend one, next, its recorded engine before its first heuristic
+FAKE_HEUR_US=400000 "$dnntrace" replay --budget 1.5 -o "$dir/short.jsonl" "$t" 2>"$dir/err" ||
+	failed "a short budget: exit status $?"
+check "$dir/short.jsonl" 'm[0]["legacy"] and m[0]["candidates"][0]["status"] == "ok" and "calibration" in m[0] and len(m[0]["candidates"]) == 3 and "cut_short" not in m[0]'
+check "$dir/short.jsonl" 'not m[1]["legacy"] and m[1]["candidates"][0]["status"] == "ok" and "calibration" in m[1]'
+# the recorded engine's config longer than the whole budget: no engine
+# timed, so the problem is not said to be measured
+FAKE_ENGINE_US=2000000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur2.jsonl" "$t" ||
+	failed "an engine config longer than the budget: exit status $?"
 check "$dir/heur2.jsonl" 'probs[0]["status"] == "failed" and "budget" in probs[0]["reason"] and probs[0]["best"] == -1 and all(c["status"] == "budget" for c in probs[0]["candidates"])'
 # continued with time enough, that problem is measured again (its new
 # line is the one read); a third run has nothing left to do for it
