@@ -9,8 +9,11 @@
 # uncertain against the trace; report's two engine choices; a replay
 # stopped half way continued; --op, --top, --cold-cache, --engines all
 # (every engine, and each knob over its range: TILE_SIZE at 3 runs in
-# 4 us); --budget a bound when plans, engine configs, heuristics or runs
-# are slow, or an engine never returns, what it left out said; the
+# 4 us; two knobs that do better together than either alone found);
+# --budget a bound when plans, engine configs, heuristics or runs
+# are slow, or an engine never returns, what it left out said; a short
+# budget shared by the problems' recorded GPU time, each problem's
+# recorded engine timed before its others are asked for; the
 # recorded time of an execution whose kernels ran side by side;
 # calibration by the recorded engine's kernels, as the trace timed them
 # (the stand-in linked as libcupti.so.13 too), or by the events where
@@ -112,6 +115,12 @@ check "$dir/cold.jsonl" 'lines[0]["cold_cache"] and len(lines) == 3 and [p["repl
 # every engine, and each one's knob over its range: TILE_SIZE=3 best
 check "$dir/all.jsonl" 'lines[0]["engines"] == "all" and sum(c["source"] == "all" for c in m[0]["candidates"]) > 50'
 check "$dir/all.jsonl" 'm[0]["candidates"][m[0]["best"]].get("knobs") == "TILE_SIZE=3" and m[0]["candidates"][m[0]["best"]]["median_ns"] == 4000'
+# engine 5 of two knobs (FAKE_PAIR): 8 us at its defaults, each knob
+# alone no better (9 us at 2, 12 otherwise), both at 2 3 us: found by
+# the combinations of its knobs, said as such
+FAKE_PAIR=5 "$dnntrace" replay -q --op 120 --engines all -o "$dir/pair.jsonl" "$t" || failed "two knobs: exit status $?"
+check "$dir/pair.jsonl" '[(c["engine"], c["knobs"], c["source"], c["median_ns"], c["agrees"]) for c in [m[0]["candidates"][m[0]["best"]]]] == [(5, "TILE_SIZE=2 STAGES=2", "combination", 3000, True)]'
+check "$dir/pair.jsonl" 'sorted(c["median_ns"] for c in m[0]["candidates"] if c["engine"] == 5 and c["source"] == "all") == [8000, 8000, 8000, 9000, 9000, 12000, 12000, 12000, 12000]'
 # The fusion what-if: cuda-graph.dnnt's convolution + bias add + ReLU
 # (recorded on an H100) built as one graph, which the fake runs in 5 us
 # (engine 1) + 1 us a pointwise node; unfused, the recorded engine's
