@@ -197,7 +197,7 @@ bounded "slow heuristics" "$start"
 check "$dir/heur.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and m[0]["cut_short"]["heuristics_not_asked"] == 2'
 # one heuristic longer than the whole budget: the recorded engine timed
 # before any heuristic is asked, so that the problem has its calibration
-FAKE_HEUR_US=2000000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur1.jsonl" "$t" ||
+FAKE_HEUR_US=1200000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur1.jsonl" "$t" ||
 	failed "a heuristic longer than the budget: exit status $?"
 check "$dir/heur1.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and m[0]["replayed_kernels_ns"] == 10000 and "calibration" in m[0] and m[0]["cut_short"]["heuristics_not_asked"] == 2'
 # a budget too short for every problem (heuristics of 400 ms, the legacy
@@ -211,7 +211,7 @@ check "$dir/short.jsonl" 'm[0]["legacy"] and m[0]["candidates"][0]["status"] == 
 check "$dir/short.jsonl" 'not m[1]["legacy"] and m[1]["candidates"][0]["status"] == "ok" and "calibration" in m[1]'
 # the recorded engine's config longer than the whole budget: no engine
 # timed, so the problem is not said to be measured
-FAKE_ENGINE_US=2000000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur2.jsonl" "$t" ||
+FAKE_ENGINE_US=1200000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur2.jsonl" "$t" ||
 	failed "an engine config longer than the budget: exit status $?"
 check "$dir/heur2.jsonl" 'probs[0]["status"] == "failed" and "budget" in probs[0]["reason"] and probs[0]["best"] == -1 and all(c["status"] == "budget" for c in probs[0]["candidates"])'
 # continued with time enough, that problem is measured again (its new
