@@ -343,8 +343,9 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	int math = (int)field(conv, "mathType", 0);
 	struct perf perf[CANDS_MAX];
 	int got = 0;
-	if (r.f.get(g->handle, r.d[0], r.d[1], r.conv, r.d[2], CANDS_MAX, &got,
-		    perf))
+	/* a fusion what-if's head: its recorded algorithm alone */
+	if (p->alone || r.f.get(g->handle, r.d[0], r.d[1], r.conv, r.d[2],
+				CANDS_MAX, &got, perf))
 		got = 0;
 	/* the recorded algorithm, with the recorded math type, first */
 	struct cand *rec = &c[(*n)++];
@@ -380,4 +381,39 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	free(ref);
 	free_remade(&r);
 	return 0;
+}
+
+int legacy_run(struct gpu *g, const struct problem *p, struct tensor_io *io,
+	       size_t n_io, char *why, size_t whylen)
+{
+	struct remade r = { .g = g, .call = p->call };
+	const struct conv_api *api = NULL;
+	size_t ws = 0;
+	int rc = -1;
+
+	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++)
+		if (!strcmp(p->call->api, convs[i].exec))
+			api = &convs[i];
+	if (!api)
+		snprintf(why, whylen, "not a convolution");
+	else if (remake(&r, api, why, whylen)) {
+		r.algo = (int)p->engine;
+		if (r.f.set_math(
+			    r.conv,
+			    (int)field(dt_cudnn_arg_find(p->call, "convDesc"),
+				       "mathType", 0)) ||
+		    r.f.ws(g->handle, r.d[0], r.d[1], r.conv, r.d[2], r.algo,
+			   &ws))
+			snprintf(why, whylen,
+				 "cuDNN refused its recorded algorithm");
+		else if (data_scratch(g, &r.ws, ws, "workspace", why, whylen)) {
+			r.ws_bytes = ws;
+			if (data_run_io(&r.data, run_call, &r, &r.status, io,
+					n_io, why, whylen))
+				rc = 0;
+			gpu_free(g, r.ws, ws);
+		}
+	}
+	free_remade(&r);
+	return rc;
 }

@@ -127,6 +127,10 @@ static void on_op(void *arg, const struct dt_op *op)
 	p->why = why_not(op);
 	p->graph = !p->why && op->plan ? op->recipe->build : NULL;
 	p->call = !p->why && !op->plan ? op->recipe->build : NULL;
+	if (op->recipe) /* the op's own, its arrays the session's */
+		p->recipe = *op->recipe;
+	p->tensors = op->tensors;
+	p->n_tensors = op->n_tensors;
 	if (!op->kernels || op->unsampled)
 		return;
 	if (p->n_times == p->cap_times) {
