@@ -171,6 +171,10 @@ static bool read_fusion(json_object *o, struct dt_replayed_fusion *f)
 	f->unfused_ns = (uint64_t)int_of(o, "unfused_ns", 0);
 	f->fused_ns = (uint64_t)int_of(o, "fused_ns", 0);
 	f->saving_ns = int_of(o, "saving_ns", 0);
+	f->outputs_agree = number_of(o, "outputs_error")
+				   ? bool_of(o, "outputs_agree")
+				   : -1;
+	f->outputs_error = double_of(o, "outputs_error", -1);
 	f->fused.engine = -1;
 	f->fused.error = -1;
 	f->fused.agrees = -1;

@@ -89,6 +89,11 @@ struct dt_replayed_fusion {
 	struct dt_replayed_cand fused; /* the fused graph's fastest engine */
 	uint64_t unfused_ns, fused_ns; /* per occurrence; 0 not measured */
 	int64_t saving_ns;             /* unfused less fused */
+	/* the fused output against the unfused chain's: 1 within its
+	 * type's tolerance, 0 not, -1 not compared; error their largest
+	 * difference over the largest magnitude */
+	int outputs_agree;
+	double outputs_error;
 };
 
 struct dt_replayed {

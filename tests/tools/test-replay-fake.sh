@@ -153,7 +153,7 @@ cp "$dir/no.jsonl" "$rg"
 # fused call named; the fused output held against the unfused chain's
 # (the fake's convolutions write zeros, its pointwise graphs copy):
 # they agree, and with FAKE_FUSED_OFF (the fused graph writes a 4) they
-# do not
+# do not, which `fusion` says instead of a saving
 "$synth" "$root/shim/libs/cudnn-api.txt" "$dir" --scenario fusion --steps 4 >/dev/null || exit 2
 lg=$dir/fusion-h100.dnnt
 "$dnntrace" replay -q --any-gpu --top 1 --budget 30 -o "$dir/legacy.jsonl" "$lg" || failed "replay of a legacy head: exit status $?"
@@ -163,6 +163,10 @@ check "$dir/legacy.jsonl" "[(s['what'], s['source'], s['ns']) for s in $lf[0]['s
 check "$dir/legacy.jsonl" "$lf[0]['outputs_agree'] is True and $lf[0]['outputs_error'] == 0 and 'outputs_not_compared' not in $lf[0]"
 FAKE_FUSED_OFF=1 "$dnntrace" replay -q --any-gpu --top 1 --budget 30 -o "$dir/off.jsonl" "$lg" || failed "replay, fused output off: exit status $?"
 check "$dir/off.jsonl" "$lf[0]['outputs_agree'] is False and $lf[0]['outputs_error'] == 4 and $lf[0]['saving_ns'] == 40000"
+cp "$dir/off.jsonl" "$dir/fusion-h100.replay.jsonl"
+"$dnntrace" fusion --with-warmup "$lg" >"$dir/fusion" || failed "fusion of a legacy head: exit status $?"
+grep -q "^   measured:   no saving: the fused graph's output is not the unfused chain's (4 of its largest value apart), though 40.0 us faster per time" "$dir/fusion" ||
+	failed "fusion shows outputs that disagree as: $(grep measured: "$dir/fusion")"
 # GEMM heads (synth-trace's gemm scenario, on an H100): a GemmEx with
 # PyTorch's bias add and GELU after it, an Sgemm with SiLU, a cuBLASLt
 # matmul whose own epilogue adds its bias, with GELU after it; each a

@@ -200,11 +200,14 @@ static void check_read(const char *path)
 			CHECK_EQ_U(m->steps[2].graph_ns, 0);
 			CHECK_EQ_S(m->steps[2].why, "no engine");
 		}
+		/* outputs that disagree, read as such */
+		CHECK(m->outputs_agree == 0 && m->outputs_error == 0.5);
 		CHECK_EQ_S(no->status, "not_built");
 		CHECK_EQ_S(no->reason, "the fused graph: refused");
 		CHECK(!no->n_steps && !no->fused_ns);
+		CHECK(no->outputs_agree < 0);
 		const struct dt_replayed_fusion *g = &r->fusions[2];
-		CHECK(g->n_steps == 3);
+		CHECK(g->outputs_agree < 0 && g->n_steps == 3);
 		if (g->n_steps == 3) {
 			CHECK_EQ_S(g->steps[0].source, "recorded");
 			CHECK_EQ_U(g->steps[0].graph_ns, 40);
