@@ -193,6 +193,7 @@ static bool read_fusion(json_object *o, struct dt_replayed_fusion *f)
 			st->why = str_of(s, "why");
 			st->ns = (uint64_t)int_of(s, "ns", 0);
 			st->graph_ns = (uint64_t)int_of(s, "graph_ns", 0);
+			st->head = bool_of(s, "head");
 		}
 	}
 	return true;

@@ -63,15 +63,26 @@ static int run_graph(struct gpu *g, const struct dt_cudnn_graph *graph,
 }
 
 /* The head run as replay runs it, its output into *out. A legacy call
- * runs on the inputs the fused graph read (ins, its places 0 and 1). */
+ * runs on the inputs the fused graph read (ins, its places 0 and 1); a
+ * prologue's head on what its last step wrote (*in), in its input's
+ * place. */
 static bool run_head(struct gpu *g, const struct fuse_graphs *fg,
-		     struct tensor_io *ins, struct tensor_io *out, char *why,
-		     size_t whylen)
+		     struct tensor_io *ins, const struct tensor_io *in,
+		     struct tensor_io *out, char *why, size_t whylen)
 {
 	if (!fg->head->call) {
-		*out = (struct tensor_io){ .uid = fg->head_out_uid };
-		return !run_graph(g, fg->head_graph, fg->head_engine,
-				  fg->head_knobs, out, 1, why, whylen);
+		struct tensor_io io[2] = {
+			{ .uid = fg->head_out_uid },
+			{ .uid = fg->in_uid,
+			  .in = true,
+			  .bytes = in ? in->bytes : NULL,
+			  .n = in ? in->n : 0 },
+		};
+		bool ok =
+			!run_graph(g, fg->head_graph, fg->head_engine,
+				   fg->head_knobs, io, in ? 2 : 1, why, whylen);
+		*out = io[0];
+		return ok;
 	}
 	struct tensor_io io[3] = {
 		{ .uid = 0, .in = true, .bytes = ins[0].bytes, .n = ins[0].n },
@@ -83,12 +94,12 @@ static bool run_head(struct gpu *g, const struct fuse_graphs *fg,
 	return ok;
 }
 
-/* The unfused chain's last output into *last, from the head's: each step
- * reads what the one before wrote. */
-static bool run_steps(struct gpu *g, const struct fuse_graphs *fg,
-		      struct tensor_io *last, char *why, size_t whylen)
+/* Steps from to end (not the head) run on *last, each on what the one
+ * before wrote; the last one's output into *last. */
+static bool run_steps(struct gpu *g, const struct fuse_graphs *fg, int from,
+		      int end, struct tensor_io *last, char *why, size_t whylen)
 {
-	for (int m = 1; m < fg->n_steps; m++) {
+	for (int m = from; m < end; m++) {
 		struct tensor_io io[2] = {
 			{ .uid = fg->step_x_uid,
 			  .in = true,
@@ -111,15 +122,48 @@ static bool run_steps(struct gpu *g, const struct fuse_graphs *fg,
 	return true;
 }
 
+/* The unfused chain run on the fused graph's inputs (io: its output,
+ * then the inputs it read), its last output into *last. */
+static bool run_unfused(struct gpu *g, const struct fuse_graphs *fg,
+			struct tensor_io *io, struct tensor_io *last, char *why,
+			size_t whylen)
+{
+	char w[160];
+
+	if (fg->head_at) { /* a prologue: from the input it writes */
+		struct tensor_io in = { .bytes = malloc(io[1].n),
+					.n = io[1].n };
+		if (!in.bytes) {
+			snprintf(why, whylen, "out of host memory");
+			return false;
+		}
+		memcpy(in.bytes, io[1].bytes, in.n);
+		bool ok = run_steps(g, fg, 0, fg->head_at, &in, why, whylen);
+		if (ok && !run_head(g, fg, NULL, &in, last, w, sizeof(w))) {
+			snprintf(why, whylen, "the head did not run again: %s",
+				 w);
+			ok = false;
+		}
+		free(in.bytes);
+		return ok;
+	}
+	if (!run_head(g, fg, io + 1, NULL, last, w, sizeof(w))) {
+		snprintf(why, whylen, "the head did not run again: %s", w);
+		return false;
+	}
+	return run_steps(g, fg, 1, fg->n_steps, last, why, whylen);
+}
+
 void fuse_check(struct gpu *g, const struct fuse_graphs *fg,
 		const struct cand *fused, struct fuse_result *r)
 {
-	/* the fused output, and (a legacy head's) the inputs it read */
+	/* the fused output, and the inputs it read that the unfused chain
+	 * is given: a legacy head's two, the input a prologue writes */
 	struct tensor_io io[3] = { { .uid = fg->head_out_uid },
-				   { .uid = 1 },
+				   { .uid = fg->head_at ? fg->in_uid : 1 },
 				   { .uid = 2 } };
 	struct tensor_io unfused = { 0 };
-	size_t n_io = fg->head->call ? 3 : 1;
+	size_t n_io = fg->head->call ? 3 : fg->head_at ? 2 : 1;
 	char why[160];
 
 	r->outputs_agree = -1;
@@ -127,11 +171,8 @@ void fuse_check(struct gpu *g, const struct fuse_graphs *fg,
 		      sizeof(why)))
 		snprintf(r->outputs_why, sizeof(r->outputs_why),
 			 "the fused graph did not run again: %s", why);
-	else if (!run_head(g, fg, io + 1, &unfused, why, sizeof(why)))
-		snprintf(r->outputs_why, sizeof(r->outputs_why),
-			 "the head did not run again: %s", why);
-	else if (!run_steps(g, fg, &unfused, r->outputs_why,
-			    sizeof(r->outputs_why)))
+	else if (!run_unfused(g, fg, io, &unfused, r->outputs_why,
+			      sizeof(r->outputs_why)))
 		;
 	else if (unfused.n != io[0].n || unfused.dtype != io[0].dtype)
 		snprintf(r->outputs_why, sizeof(r->outputs_why),

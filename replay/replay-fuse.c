@@ -4,15 +4,16 @@
  * the fused cuDNN graph is built from the chain's head (the graph its
  * decoder kept, struct dt_cudnn_graph, of one operation or several; or
  * one replay-fuse-heads.c makes of a legacy convolution or a GEMM) with
- * a pointwise node per step after it (a bias of the output's innermost
- * dimension, a whole residual, activations, casts) and virtual
- * intermediates, in the recorded layout and types; the engines cuDNN's
- * heuristics offer for it are timed as a problem's are (replay-graph.c),
- * and so are the unfused steps: the head as replay runs it (or, a GEMM,
- * by its time in the trace), each kernel after it by its recorded time,
- * and alone as a pointwise-only graph where cuDNN runs one; then the
- * fused output is held against the unfused chain's (replay-fuse-check.c).
- * What it is not: a GEMM run through cuBLAS, or a prologue's chain.
+ * a pointwise node per other step (a bias of the output's innermost
+ * dimension, a whole residual, activations, casts), after it or, a
+ * prologue's, on its matmul's input, and virtual intermediates, in the
+ * recorded layout and types; the engines cuDNN's heuristics offer for it
+ * are timed as a problem's are (replay-graph.c), and so are the unfused
+ * steps: the head as replay runs it (or, a GEMM, by its time in the
+ * trace), each other kernel by its recorded time, and alone as a
+ * pointwise-only graph where cuDNN runs one; then the fused output is
+ * held against the unfused chain's (replay-fuse-check.c). What it is
+ * not: a GEMM run through cuBLAS.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -90,79 +91,17 @@ void fuse_free(struct fuse_chains *fc)
 	memset(fc, 0, sizeof(*fc));
 }
 
+/* The head's step: the first, or the last when the steps before it are
+ * its matmul's prologue (they wrote its input; the chain's first step is
+ * no op's). */
+int fuse_head_at(const struct fuse_chain *c)
+{
+	return !c->steps[0].problem && c->steps[c->n_steps - 1].problem
+		       ? c->n_steps - 1
+		       : 0;
+}
+
 /* ------------------------------------------------ cuDNN's enumerators */
-
-static int64_t ev(const char *type, const char *prefix, const char *name)
-{
-	char n[128];
-
-	snprintf(n, sizeof(n), "%s%s", prefix, name);
-	return dt_enum_value(type, n, -1);
-}
-
-int64_t fz_attr(const char *name)
-{
-	return ev("cudnnBackendAttributeName_t", "CUDNN_ATTR_", name);
-}
-
-int64_t fz_desc(const char *name)
-{
-	return ev("cudnnBackendDescriptorType_t", "CUDNN_BACKEND_", name);
-}
-
-int64_t fz_type(const char *name)
-{
-	return ev("cudnnBackendAttributeType_t", "CUDNN_TYPE_", name);
-}
-
-int64_t fz_data(const char *name)
-{
-	return ev("cudnnDataType_t", "CUDNN_DATA_", name);
-}
-
-/* Those used for every graph, looked up once. */
-static struct {
-	bool done;
-	int64_t t_handle, t_desc, t_int64, t_bool, t_dtype, t_pw_mode;
-	int64_t bt_tensor, bt_pw, bt_op_pw, bt_graph;
-	int64_t a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
-		a_t_align;
-	int64_t a_pw_mode, a_pw_prec, a_op_pw, a_op_x, a_op_b, a_op_y;
-	int64_t a_graph_ops, a_graph_handle;
-	int64_t float_type;
-} E;
-
-static void enums(void)
-{
-	if (E.done)
-		return;
-	E.t_handle = fz_type("HANDLE");
-	E.t_desc = fz_type("BACKEND_DESCRIPTOR");
-	E.t_int64 = fz_type("INT64");
-	E.t_bool = fz_type("BOOLEAN");
-	E.t_dtype = fz_type("DATA_TYPE");
-	E.t_pw_mode = fz_type("POINTWISE_MODE");
-	E.bt_tensor = fz_desc("TENSOR_DESCRIPTOR");
-	E.bt_pw = fz_desc("POINTWISE_DESCRIPTOR");
-	E.bt_op_pw = fz_desc("OPERATION_POINTWISE_DESCRIPTOR");
-	E.bt_graph = fz_desc("OPERATIONGRAPH_DESCRIPTOR");
-	E.a_t_dtype = fz_attr("TENSOR_DATA_TYPE");
-	E.a_t_dims = fz_attr("TENSOR_DIMENSIONS");
-	E.a_t_strides = fz_attr("TENSOR_STRIDES");
-	E.a_t_uid = fz_attr("TENSOR_UNIQUE_ID");
-	E.a_t_virtual = fz_attr("TENSOR_IS_VIRTUAL");
-	E.a_t_align = fz_attr("TENSOR_BYTE_ALIGNMENT");
-	E.a_pw_mode = fz_attr("POINTWISE_MODE");
-	E.a_pw_prec = fz_attr("POINTWISE_MATH_PREC");
-	E.a_op_pw = fz_attr("OPERATION_POINTWISE_PW_DESCRIPTOR");
-	E.a_op_x = fz_attr("OPERATION_POINTWISE_XDESC");
-	E.a_op_b = fz_attr("OPERATION_POINTWISE_BDESC");
-	E.a_op_y = fz_attr("OPERATION_POINTWISE_YDESC");
-	E.a_graph_ops = fz_attr("OPERATIONGRAPH_OPS");
-	E.a_graph_handle = fz_attr("OPERATIONGRAPH_HANDLE");
-	E.float_type = fz_data("FLOAT");
-	E.done = true;
-}
 
 /* The attribute of an operation that names the tensor it writes; -1 for
  * an operation whose output is not followed here. */
@@ -215,139 +154,24 @@ static int64_t pw_mode(uint8_t op, bool *binary)
 	return -1;
 }
 
-int64_t fz_cudnn_dtype(int64_t dtype)
-{
-	char ty[DT_DTYPE_NAME_SIZE];
-
-	return dtype < 0 ? -1 : fz_data(dt_dtype_name(dtype, ty, sizeof(ty)));
-}
-
-/* --------------------------------------------------- a graph as data */
-
-int64_t syn_desc(struct syn *s, int64_t type)
-{
-	if (s->g.n_descs == SYN_DESCS || type < 0) {
-		s->full = true;
-		return -1;
-	}
-	struct dt_cudnn_desc *d = &s->descs[s->g.n_descs];
-	*d = (struct dt_cudnn_desc){ .type = type,
-				     .attrs = &s->attrs[s->n_attrs] };
-	return s->g.n_descs++;
-}
-
-void syn_attr(struct syn *s, int64_t name, int64_t type, const void *v,
-	      uint32_t bytes)
-{
-	if (!s->g.n_descs || s->n_attrs == SYN_ATTRS ||
-	    bytes > SYN_BYTES - s->used || name < 0) {
-		s->full = true;
-		return;
-	}
-	memcpy(s->data + s->used, v, bytes);
-	s->attrs[s->n_attrs++] =
-		(struct dt_cudnn_attr){ .name = name,
-					.type = type,
-					.bytes = bytes,
-					.data = s->data + s->used };
-	s->descs[s->g.n_descs - 1].n_attrs++;
-	s->used += bytes;
-}
-
-void syn_i64(struct syn *s, int64_t name, int64_t type, int64_t v)
-{
-	uint32_t es = dt_backend_type_size(type);
-
-	syn_attr(s, name, type, &v, es ? es : 8); /* little endian */
-}
-
-int64_t syn_tensor_new(struct syn *s, int64_t dtype, int64_t uid, bool virt,
-		       const int64_t *dims, const int64_t *strides, uint32_t n)
-{
-	int64_t i = syn_desc(s, E.bt_tensor);
-	uint8_t yes = virt;
-
-	syn_i64(s, E.a_t_dtype, E.t_dtype, dtype);
-	syn_attr(s, E.a_t_dims, E.t_int64, dims, n * 8);
-	syn_attr(s, E.a_t_strides, E.t_int64, strides, n * 8);
-	syn_attr(s, E.a_t_uid, E.t_int64, &uid, 8);
-	syn_attr(s, E.a_t_virtual, E.t_bool, &yes, 1);
-	syn_i64(s, E.a_t_align, E.t_int64, 16);
-	return i;
-}
-
-/* A copy of tensor t of bp: of type dtype, uid, virtual or not, and of
- * dims and strides (n of them) where given, its own otherwise. */
-static int64_t syn_tensor(struct syn *s, const struct dt_cudnn_graph *bp,
-			  uint32_t t, int64_t dtype, int64_t uid, bool virt,
-			  const int64_t *dims, const int64_t *strides,
-			  uint32_t n)
-{
-	const struct dt_cudnn_desc *d = &bp->descs[t];
-	int64_t i = syn_desc(s, E.bt_tensor);
-	uint8_t yes = virt;
-
-	if (i < 0)
-		return -1;
-	for (uint32_t k = 0; k < d->n_attrs; k++) {
-		const struct dt_cudnn_attr *a = &d->attrs[k];
-		if (a->name != E.a_t_dtype && a->name != E.a_t_uid &&
-		    a->name != E.a_t_virtual &&
-		    (!dims ||
-		     (a->name != E.a_t_dims && a->name != E.a_t_strides)))
-			syn_attr(s, a->name, a->type, a->data, a->bytes);
-	}
-	syn_i64(s, E.a_t_dtype, E.t_dtype, dtype);
-	syn_attr(s, E.a_t_uid, E.t_int64, &uid, 8);
-	syn_attr(s, E.a_t_virtual, E.t_bool, &yes, 1);
-	if (dims) {
-		syn_attr(s, E.a_t_dims, E.t_int64, dims, n * 8);
-		syn_attr(s, E.a_t_strides, E.t_int64, strides, n * 8);
-	}
-	return i;
-}
-
-int64_t syn_pointwise_op(struct syn *s, int64_t mode, int64_t x, int64_t b,
-			 int64_t y)
-{
-	int64_t pw = syn_desc(s, E.bt_pw);
-
-	syn_i64(s, E.a_pw_mode, E.t_pw_mode, mode);
-	syn_i64(s, E.a_pw_prec, E.t_dtype, E.float_type);
-	int64_t op = syn_desc(s, E.bt_op_pw);
-	syn_attr(s, E.a_op_pw, E.t_desc, &pw, 8);
-	syn_attr(s, E.a_op_x, E.t_desc, &x, 8);
-	if (b >= 0)
-		syn_attr(s, E.a_op_b, E.t_desc, &b, 8);
-	syn_attr(s, E.a_op_y, E.t_desc, &y, 8);
-	return op;
-}
-
-void syn_graph(struct syn *s, const int64_t *ops, uint32_t n)
-{
-	int64_t none = 0;
-	int64_t i = syn_desc(s, E.bt_graph);
-
-	syn_attr(s, E.a_graph_handle, E.t_handle, &none, 8);
-	syn_attr(s, E.a_graph_ops, E.t_desc, ops, n * 8);
-	s->g.descs = s->descs;
-	s->g.root = i < 0 ? 0 : (uint32_t)i;
-	s->g.complete = !s->full;
-}
-
 /* ------------------------------------------------------ the head */
 
 /* The most operations a head's graph may have here. */
 #define HEAD_OPS 8
 
 /* What the head's graph is made of: its operations, the one tensor they
- * write (the others are virtual), its largest uid. */
+ * write (the others are virtual), its largest uid; and where the chain's
+ * other steps go: after it (an epilogue), or before its matmul, on the
+ * input they write (a prologue's, the head the chain's last step). */
 struct head {
 	const struct dt_cudnn_graph *bp;
 	int64_t ops[HEAD_OPS];
 	uint32_t n_ops;
 	uint32_t out;
 	int64_t max_uid;
+	int at;     /* the head's step in the chain */
+	uint32_t t; /* the tensor whose shape the other steps have: out, or
+		       the matmul's input a prologue writes */
 };
 
 static int64_t desc_ref(const struct dt_cudnn_attr *a, uint32_t i)
@@ -392,7 +216,7 @@ static bool head_output(struct head *h, char *why, size_t whylen)
 					       sizeof(tn)));
 			return false;
 		}
-		if (!attr_i64(bp, (uint32_t)y, E.a_t_virtual)) {
+		if (!attr_i64(bp, (uint32_t)y, fz_e.a_t_virtual)) {
 			h->out = (uint32_t)y;
 			outs++;
 		}
@@ -405,13 +229,16 @@ static bool head_output(struct head *h, char *why, size_t whylen)
 	return outs == 1;
 }
 
-static bool head_of(const struct dt_cudnn_graph *bp, struct head *h, char *why,
-		    size_t whylen)
+static bool prologue_input(struct head *h, const struct fuse_chain *c,
+			   char *why, size_t whylen);
+
+static bool head_of(const struct dt_cudnn_graph *bp, const struct fuse_chain *c,
+		    struct head *h, char *why, size_t whylen)
 {
 	const struct dt_cudnn_attr *ops =
-		dt_cudnn_attr_find(bp, bp->root, E.a_graph_ops);
+		dt_cudnn_attr_find(bp, bp->root, fz_e.a_graph_ops);
 
-	*h = (struct head){ .bp = bp };
+	*h = (struct head){ .bp = bp, .at = fuse_head_at(c) };
 	h->n_ops = ops ? ops->bytes / 8 : 0;
 	if (bp->root + 1 != bp->n_descs || !h->n_ops || h->n_ops > HEAD_OPS) {
 		snprintf(why, whylen,
@@ -431,10 +258,56 @@ static bool head_of(const struct dt_cudnn_graph *bp, struct head *h, char *why,
 	if (!head_output(h, why, whylen))
 		return false;
 	for (uint32_t d = 0; d < bp->n_descs; d++)
-		if (bp->descs[d].type == E.bt_tensor &&
-		    attr_i64(bp, d, E.a_t_uid) > h->max_uid)
-			h->max_uid = attr_i64(bp, d, E.a_t_uid);
-	return true;
+		if (bp->descs[d].type == fz_e.bt_tensor &&
+		    attr_i64(bp, d, fz_e.a_t_uid) > h->max_uid)
+			h->max_uid = attr_i64(bp, d, fz_e.a_t_uid);
+	h->t = h->out;
+	return !h->at || prologue_input(h, c, why, whylen);
+}
+
+static uint64_t tensor_elems(const struct dt_cudnn_graph *bp, uint32_t t)
+{
+	const struct dt_cudnn_attr *d =
+		dt_cudnn_attr_find(bp, t, fz_e.a_t_dims);
+	uint64_t n = 1;
+
+	for (uint32_t i = 0; d && i < d->bytes / 8; i++)
+		n *= (uint64_t)desc_ref(d, i);
+	return d ? n : 0;
+}
+
+/* A prologue's head: its matmul's input the prologue writes, the one of
+ * as many elements as the step before the head wrote (A when both are),
+ * into h->t. False with why. */
+static bool prologue_input(struct head *h, const struct fuse_chain *c,
+			   char *why, size_t whylen)
+{
+	static const char *const ins[] = { "OPERATION_MATMUL_ADESC",
+					   "OPERATION_MATMUL_BDESC" };
+	uint64_t e = c->steps[h->at - 1].elems;
+
+	for (uint32_t i = 0; i < h->n_ops; i++) {
+		uint32_t op = (uint32_t)h->ops[i];
+		if (h->bp->descs[op].type !=
+		    fz_desc("OPERATION_MATMUL_DESCRIPTOR"))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			int64_t x = desc_ref(
+				dt_cudnn_attr_find(h->bp, op, fz_attr(ins[k])),
+				0);
+			if (x >= 0 && (uint32_t)x < op &&
+			    !attr_i64(h->bp, (uint32_t)x, fz_e.a_t_virtual) &&
+			    tensor_elems(h->bp, (uint32_t)x) == e) {
+				h->t = (uint32_t)x;
+				return true;
+			}
+		}
+	}
+	snprintf(why, whylen,
+		 "no input of its matmul is as large as its prologue's "
+		 "output (%llu elements)",
+		 (unsigned long long)e);
+	return false;
 }
 
 /* The uids of the tensors made here, past the head's: step m's second
@@ -448,27 +321,29 @@ static int64_t uid_operand(const struct head *h, int m)
 
 static int64_t uid_virtual(const struct head *h, int m)
 {
-	return h->max_uid + DT_FZ_STEPS + m;
+	return h->max_uid + DT_FZ_STEPS + 1 + m;
 }
 
 static int64_t uid_step_x(const struct head *h)
 {
-	return h->max_uid + 2 * DT_FZ_STEPS + 1;
+	return h->max_uid + 2 * DT_FZ_STEPS + 2;
 }
 
 static int64_t uid_step_y(const struct head *h)
 {
-	return h->max_uid + 2 * DT_FZ_STEPS + 2;
+	return h->max_uid + 2 * DT_FZ_STEPS + 3;
 }
 
-/* The cuDNN type of what step m writes: the head's output's type for the
- * head, the step's own where the analysis knows it, else the type of
- * what the step before wrote. */
+/* The cuDNN type of what step m writes: h->t's (the head's output's)
+ * for the head, the step's own where the analysis knows it, else the
+ * type of what the step before wrote. A prologue's first step reads,
+ * and its last writes, the matmul's input in its type (-1: what the
+ * first reads). */
 static int64_t step_dtype(const struct head *h, const struct fuse_chain *c,
 			  int m)
 {
-	if (!m)
-		return attr_i64(h->bp, h->out, E.a_t_dtype);
+	if (m == h->at || m < 0 || (h->at && m == h->at - 1))
+		return attr_i64(h->bp, h->t, fz_e.a_t_dtype);
 	return c->steps[m].dtype >= 0 ? fz_cudnn_dtype(c->steps[m].dtype)
 				      : step_dtype(h, c, m - 1);
 }
@@ -479,9 +354,10 @@ static int64_t step_dtype(const struct head *h, const struct fuse_chain *c,
 static bool bias_shape(const struct dt_cudnn_graph *bp, uint32_t t,
 		       int64_t *dims, int64_t *strides, uint32_t *n)
 {
-	const struct dt_cudnn_attr *dd = dt_cudnn_attr_find(bp, t, E.a_t_dims);
+	const struct dt_cudnn_attr *dd =
+		dt_cudnn_attr_find(bp, t, fz_e.a_t_dims);
 	const struct dt_cudnn_attr *sd =
-		dt_cudnn_attr_find(bp, t, E.a_t_strides);
+		dt_cudnn_attr_find(bp, t, fz_e.a_t_strides);
 	int inner = -1;
 
 	if (!dd || !sd || dd->bytes != sd->bytes || dd->bytes > 8 * 8)
@@ -522,28 +398,40 @@ static int64_t step_node(struct syn *s, const struct head *h,
 		int64_t dims[8], strides[8];
 		uint32_t n = 0;
 		bool bias = !st->full;
-		if (bias && !bias_shape(h->bp, h->out, dims, strides, &n)) {
+		if (bias && !bias_shape(h->bp, h->t, dims, strides, &n)) {
 			snprintf(why, whylen,
 				 "the output has no dimension of stride 1 for "
 				 "its %s",
 				 st->what);
 			return -1;
 		}
-		b = syn_tensor(s, h->bp, h->out, step_dtype(h, c, m),
-			       uid_operand(h, m), false, bias ? dims : NULL,
+		b = syn_tensor(s, h->bp, h->t, step_dtype(h, c, m),
+			       uid_operand(h, m + 1), false, bias ? dims : NULL,
 			       bias ? strides : NULL, n);
 	}
 	return syn_pointwise_op(s, mode, x, b, y);
 }
 
-/* The head's descriptors copied but for its graph: the tensor its
- * operations write becomes a virtual FLOAT one, which the first step's
- * node reads. Returns that tensor's index; the operations' indices here
- * into ops. */
-static int64_t copy_head(struct syn *s, const struct head *h, int64_t *ops)
+/* Whether descriptor i of the head is one of its operations. */
+static bool head_op(const struct head *h, uint32_t i)
+{
+	for (uint32_t k = 0; k < h->n_ops; k++)
+		if (h->ops[k] == (int64_t)i)
+			return true;
+	return false;
+}
+
+/* The head's descriptors copied but for its graph, its operations'
+ * indices here into ops. An epilogue's: the tensor the operations write
+ * becomes a virtual FLOAT one, which the first step's node reads
+ * (returned). A prologue's: the matmul reads a virtual tensor of its
+ * input's type (*in) in place of its input, which the input's copy, read
+ * by the prologue's first node, is (returned). */
+static int64_t copy_head(struct syn *s, const struct head *h, int64_t *ops,
+			 int64_t *in)
 {
 	const struct dt_cudnn_graph *bp = h->bp;
-	int64_t map[SYN_DESCS], virt = -1;
+	int64_t map[SYN_DESCS], virt = -1, to = -1;
 
 	if (bp->n_descs > SYN_DESCS) {
 		s->full = true;
@@ -551,8 +439,8 @@ static int64_t copy_head(struct syn *s, const struct head *h, int64_t *ops)
 	}
 	for (uint32_t i = 0; i < bp->root; i++) {
 		const struct dt_cudnn_desc *d = &bp->descs[i];
-		if (i == h->out) {
-			map[i] = virt = syn_tensor(s, bp, h->out, E.float_type,
+		if (i == h->t && !h->at) {
+			map[i] = virt = syn_tensor(s, bp, h->t, fz_e.float_type,
 						   uid_virtual(h, 0), true,
 						   NULL, NULL, 0);
 			continue;
@@ -560,7 +448,7 @@ static int64_t copy_head(struct syn *s, const struct head *h, int64_t *ops)
 		map[i] = syn_desc(s, d->type);
 		for (uint32_t k = 0; k < d->n_attrs; k++) {
 			const struct dt_cudnn_attr *a = &d->attrs[k];
-			if (a->type != E.t_desc) {
+			if (a->type != fz_e.t_desc) {
 				syn_attr(s, a->name, a->type, a->data,
 					 a->bytes);
 				continue;
@@ -569,10 +457,18 @@ static int64_t copy_head(struct syn *s, const struct head *h, int64_t *ops)
 			uint32_t n = a->bytes / 8 < 64 ? a->bytes / 8 : 64;
 			for (uint32_t e = 0; e < n; e++) {
 				int64_t x = desc_ref(a, e);
-				refs[e] =
-					x >= 0 && (uint32_t)x < i ? map[x] : -1;
+				refs[e] = x < 0 || (uint32_t)x >= i  ? -1
+					  : x == to && head_op(h, i) ? *in
+								     : map[x];
 			}
 			syn_attr(s, a->name, a->type, refs, n * 8);
+		}
+		if (i == h->t && h->at) {
+			to = i;
+			virt = map[i];
+			*in = syn_tensor(
+				s, bp, h->t, attr_i64(bp, h->t, fz_e.a_t_dtype),
+				uid_virtual(h, 0), true, NULL, NULL, 0);
 		}
 	}
 	for (uint32_t i = 0; i < h->n_ops; i++)
@@ -582,26 +478,32 @@ static int64_t copy_head(struct syn *s, const struct head *h, int64_t *ops)
 
 /* The fused graph: the head, then each step after it as a pointwise
  * node, the intermediates virtual FLOAT, the last writing the head's
- * output tensor (its uid, shape and layout) in the last step's type. */
+ * output tensor (its uid, shape and layout) in the last step's type; or
+ * a prologue's steps as nodes on the matmul's input, the last writing
+ * what the matmul reads in the input's place. */
 static bool fused_graph(struct syn *s, const struct head *h,
 			const struct fuse_chain *c, char *why, size_t whylen)
 {
-	int64_t ops[HEAD_OPS + DT_FZ_STEPS], x;
+	int64_t ops[HEAD_OPS + DT_FZ_STEPS], x, in = -1;
 	uint32_t n = h->n_ops;
+	int first = h->at ? 0 : 1, end = h->at ? h->at : c->n_steps;
 
-	x = copy_head(s, h, ops);
+	x = copy_head(s, h, ops, &in);
 	if (x < 0 || s->full) {
 		snprintf(why, whylen, "its graph is too large to extend here");
 		return false;
 	}
-	for (int m = 1; m < c->n_steps; m++) {
-		bool last = m == c->n_steps - 1;
-		int64_t y =
-			syn_tensor(s, h->bp, h->out,
-				   last ? step_dtype(h, c, m) : E.float_type,
-				   last ? attr_i64(h->bp, h->out, E.a_t_uid)
-					: uid_virtual(h, m),
-				   !last, NULL, NULL, 0);
+	for (int m = first; m < end; m++) {
+		bool last = m == end - 1;
+		int64_t y = last && h->at
+				    ? in
+				    : syn_tensor(s, h->bp, h->t,
+						 last ? step_dtype(h, c, m)
+						      : fz_e.float_type,
+						 last ? attr_i64(h->bp, h->t,
+								 fz_e.a_t_uid)
+						      : uid_virtual(h, m + 1),
+						 !last, NULL, NULL, 0);
 		int64_t op = step_node(s, h, c, m, x, y, why, whylen);
 		if (op < 0)
 			return false;
@@ -620,9 +522,9 @@ static bool step_graph(struct syn *s, const struct head *h,
 		       const struct fuse_chain *c, int m, char *why,
 		       size_t whylen)
 {
-	int64_t x = syn_tensor(s, h->bp, h->out, step_dtype(h, c, m - 1),
+	int64_t x = syn_tensor(s, h->bp, h->t, step_dtype(h, c, m - 1),
 			       uid_step_x(h), false, NULL, NULL, 0);
-	int64_t y = syn_tensor(s, h->bp, h->out, step_dtype(h, c, m),
+	int64_t y = syn_tensor(s, h->bp, h->t, step_dtype(h, c, m),
 			       uid_step_y(h), false, NULL, NULL, 0);
 	int64_t op = step_node(s, h, c, m, x, y, why, whylen);
 
@@ -639,7 +541,7 @@ static const struct dt_cudnn_graph *head_graph(const struct problem *p,
 					       struct syn *s, const char **from,
 					       char *why, size_t whylen)
 {
-	enums();
+	fz_enums_init();
 	if (p->graph) {
 		*from = "graph";
 		return p->graph;
@@ -716,19 +618,19 @@ static const struct problem *find_problem(const struct problems *ps,
 const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
 			 char *buf, size_t size)
 {
-	const struct problem *head = find_problem(ps, c->steps[0].problem);
+	int at = fuse_head_at(c);
+	const struct problem *head = find_problem(ps, c->steps[at].problem);
 	bool binary;
 
-	if (!c->steps[0].problem && c->steps[c->n_steps - 1].problem)
-		return "a prologue's chain: the fused graph is built of a head "
-		       "and the steps after it";
-	if (!c->steps[0].problem)
+	if (!c->steps[at].problem)
 		return "its head is a kernel no recorded call launched: the "
 		       "trace holds no operands of it";
 	if (!head)
 		return "its head is not among the trace's problems";
-	for (int m = 1; m < c->n_steps; m++) {
+	for (int m = 0; m < c->n_steps; m++) {
 		const struct fuse_step *st = &c->steps[m];
+		if (m == at)
+			continue;
 		if (st->cudnn)
 			snprintf(buf, size,
 				 "step %d (%s) is a cuDNN call: pointwise "
@@ -751,7 +653,7 @@ const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
 	if (!hs || !fs)
 		why = "out of host memory";
 	else if (!(bp = head_graph(head, hs, &from, buf, size)) ||
-		 !head_of(bp, &h, buf, size) ||
+		 !head_of(bp, c, &h, buf, size) ||
 		 !fused_graph(fs, &h, c, buf, size))
 		why = buf;
 	free(hs);
@@ -769,14 +671,14 @@ struct work {
 };
 
 /* The head as replay runs it (a rebuilt problem, its recorded engine
- * alone), into r->parts[0]; a GEMM, which replay does not run, by its
+ * alone), into its part of r; a GEMM, which replay does not run, by its
  * time in the trace, and its cuDNN matmul graph timed beside it. False
  * with why in r->why. */
 static bool time_head(struct gpu *g, const struct problem *head,
 		      const struct head *h, const struct dt_replay_opts *opts,
 		      struct budget *b, struct work *w, struct fuse_result *r)
 {
-	struct fuse_part *pt = &r->parts[0];
+	struct fuse_part *pt = &r->parts[h->at];
 	size_t n = 0, tried = 0;
 	char why[160];
 
@@ -815,12 +717,12 @@ static bool time_head(struct gpu *g, const struct problem *head,
 	return true;
 }
 
-/* The unfused steps: the head (time_head); each step after it, a kernel
- * the program ran outside cuDNN, by its time in the trace (what replay
- * cannot run again: another library's kernel, which a cuDNN graph of the
- * step does not stand for, being faster or slower), and beside it the
- * step alone as a pointwise-only graph, what cuDNN would take for it.
- * Each in its share of what is left before until. */
+/* The unfused steps: the head (time_head); each other step (after it,
+ * or a prologue's before it), a kernel the program ran outside cuDNN, by its
+ * time in the trace (what replay cannot run again: another library's kernel,
+ * which a cuDNN graph of the step does not stand for, being faster or slower),
+ * and beside it the step alone as a pointwise-only graph, what cuDNN would take
+ * for it. Each in its share of what is left before until. */
 static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 			 const struct head *h, const struct problem *head,
 			 const struct dt_replay_opts *opts, double until,
@@ -830,9 +732,11 @@ static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 
 	if (!time_head(g, head, h, opts, &b, w, r))
 		return false;
-	r->unfused_ns = r->parts[0].ns;
-	for (int m = 1; m < c->n_steps; m++) {
+	r->unfused_ns = r->parts[h->at].ns;
+	for (int m = 0; m < c->n_steps; m++) {
 		struct fuse_part *pt = &r->parts[m];
+		if (m == h->at)
+			continue;
 		struct syn *s = w->steps[m] = calloc(1, sizeof(*s));
 		size_t tried = 0;
 		*pt = (struct fuse_part){ .source = "recorded",
@@ -840,11 +744,12 @@ static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 		w->fg.step_engine[m] = -1;
 		if (s && step_graph(s, h, c, m, pt->why, sizeof(pt->why))) {
 			w->fg.steps[m] = &s->g;
-			if (time_graph(g, &s->g, opts,
-				       budget_share(until,
-						    (size_t)(c->n_steps - m)),
-				       w->cands, &w->step_best[m], &tried,
-				       pt->why, sizeof(pt->why))) {
+			if (time_graph(
+				    g, &s->g, opts,
+				    budget_share(until, (size_t)(c->n_steps -
+								 m - !!h->at)),
+				    w->cands, &w->step_best[m], &tried, pt->why,
+				    sizeof(pt->why))) {
 				pt->graph_ns = w->step_best[m].t.median_ns;
 				w->fg.step_engine[m] = w->step_best[m].engine;
 				w->fg.step_knobs[m] = w->step_best[m].knobs;
@@ -867,7 +772,9 @@ static void check_graphs(struct work *w, const struct head *h,
 		fg->head_engine = head->engine;
 		fg->head_knobs = head->knobs;
 	}
-	fg->head_out_uid = attr_i64(h->bp, h->out, E.a_t_uid);
+	fg->head_out_uid = attr_i64(h->bp, h->out, fz_e.a_t_uid);
+	fg->head_at = h->at;
+	fg->in_uid = h->at ? attr_i64(h->bp, h->t, fz_e.a_t_uid) : -1;
 	fg->fused = &w->fused->g;
 	fg->step_x_uid = uid_step_x(h);
 	fg->step_y_uid = uid_step_y(h);
@@ -878,11 +785,12 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 		  const struct problems *ps, const struct dt_replay_opts *opts,
 		  double until, struct fuse_result *r)
 {
-	const struct problem *head = find_problem(ps, c->steps[0].problem);
+	const struct problem *head =
+		find_problem(ps, c->steps[fuse_head_at(c)].problem);
 	const char *not = fuse_why_not(c, ps, r->why, sizeof(r->why));
 	const struct dt_cudnn_graph *bp = NULL;
 	struct work w = { .fg = { .head_engine = -1 } };
-	struct head h;
+	struct head h = { 0 };
 
 	r->c = c;
 	r->status = "not_built";
@@ -897,7 +805,7 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 		snprintf(r->why, sizeof(r->why), "out of host memory");
 	} else if ((bp = head_graph(head, w.head, &r->head_from, r->why,
 				    sizeof(r->why))) &&
-		   head_of(bp, &h, r->why, sizeof(r->why)) &&
+		   head_of(bp, c, &h, r->why, sizeof(r->why)) &&
 		   fused_graph(w.fused, &h, c, r->why, sizeof(r->why))) {
 		char why[200];
 		r->legacy_call = fuse_legacy_fused_call(c, head);

@@ -1,16 +1,33 @@
 /*
  * replay-fuse.h - what the fusion what-if's files share (replay-fuse.c,
- * replay-fuse-heads.c, replay-fuse-check.c): a cuDNN backend graph made
- * here as data, as the cuDNN decoder keeps a recorded one (struct
- * dt_cudnn_graph), so that replay-graph.c builds and runs it as it does
- * those; the head graphs made from what is not one (a legacy convolution
- * call, a GEMM op); and the unfused chain run on the fused graph's data.
- * Private to replay/.
+ * replay-fuse-syn.c, replay-fuse-heads.c, replay-fuse-check.c): a cuDNN
+ * backend graph made here as data, as the cuDNN decoder keeps a recorded
+ * one (struct dt_cudnn_graph), so that replay-graph.c builds and runs it
+ * as it does those; the head graphs made from what is not one (a legacy
+ * convolution call, a GEMM op); and the unfused chain run on the fused
+ * graph's data. Private to replay/.
  */
 #ifndef DT_REPLAY_FUSE_H
 #define DT_REPLAY_FUSE_H
 
 #include "replay-internal.h"
+
+/* ---------------------------------------------------- replay-fuse-syn.c */
+
+/* The enumerators every graph made here uses, looked up by name once
+ * (fz_enums_init). */
+struct fz_enums {
+	bool done;
+	int64_t t_handle, t_desc, t_int64, t_bool, t_dtype, t_pw_mode;
+	int64_t bt_tensor, bt_pw, bt_op_pw, bt_graph;
+	int64_t a_t_dtype, a_t_dims, a_t_strides, a_t_uid, a_t_virtual,
+		a_t_align;
+	int64_t a_pw_mode, a_pw_prec, a_op_pw, a_op_x, a_op_b, a_op_y;
+	int64_t a_graph_ops, a_graph_handle;
+	int64_t float_type;
+};
+extern struct fz_enums fz_e;
+void fz_enums_init(void);
 
 /* cuDNN's enumerators by their names without the prefix: an attribute
  * (CUDNN_ATTR_), a descriptor type (CUDNN_BACKEND_), an attribute type
@@ -44,6 +61,11 @@ void syn_attr(struct syn *s, int64_t name, int64_t type, const void *v,
 	      uint32_t bytes);
 /* One value of type, as wide as type is. */
 void syn_i64(struct syn *s, int64_t name, int64_t type, int64_t v);
+/* A copy of tensor t of bp: of type dtype, uid, virtual or not, and of
+ * dims and strides (n of them) where given, its own otherwise. */
+int64_t syn_tensor(struct syn *s, const struct dt_cudnn_graph *bp, uint32_t t,
+		   int64_t dtype, int64_t uid, bool virt, const int64_t *dims,
+		   const int64_t *strides, uint32_t n);
 /* A tensor: type dtype (cudnnDataType_t), uid, virtual or not, n dims
  * and strides; its byte alignment 16 (replay aligns its memory to 256).
  * Its index, -1 out of room. */
@@ -92,10 +114,10 @@ struct fuse_graphs {
 				heuristics' first */
 	const char *head_knobs;
 	int64_t head_out_uid;
-	int64_t in_uid[2]; /* a legacy head's inputs in the head graph (its
-			      places 0 and 1), -1 none */
+	int head_at;    /* the head's step: 0, or a prologue's last */
+	int64_t in_uid; /* the matmul's input a prologue writes, -1 none */
 	const struct dt_cudnn_graph *fused;
-	const struct dt_cudnn_graph *steps[DT_FZ_STEPS]; /* 1 .. n-1 */
+	const struct dt_cudnn_graph *steps[DT_FZ_STEPS]; /* but head_at */
 	int64_t step_engine[DT_FZ_STEPS];
 	const char *step_knobs[DT_FZ_STEPS];
 	int64_t step_x_uid, step_y_uid;

@@ -440,6 +440,10 @@ struct fuse_chains {
 	size_t n;
 };
 
+/* The step of chain c that is its head: the first, or the last when the
+ * steps before it are its matmul's prologue. */
+int fuse_head_at(const struct fuse_chain *c);
+
 /* The fusable chains of the trace at path, from the fusion analysis.
  * 0, or -1 with why in err. */
 int fuse_read(const char *path, struct fuse_chains *fc, char *err,

@@ -235,7 +235,7 @@ bool results_fusion(FILE *f, const struct fuse_result *r)
 
 	put_str(o, "fusion", c->key);
 	put_str(o, "pattern", c->pattern);
-	put_str(o, "head", c->steps[0].problem);
+	put_str(o, "head", c->steps[fuse_head_at(c)].problem);
 	put_str(o, "status", r->status);
 	put_str(o, "reason", r->reason);
 	put_int(o, "count", (int64_t)c->count);
@@ -245,10 +245,13 @@ bool results_fusion(FILE *f, const struct fuse_result *r)
 	json_object *steps = json_object_new_array();
 	for (int m = 0; m < c->n_steps; m++) {
 		json_object *s = json_object_new_object();
-		/* the head alone as a graph: a GEMM's, beside its time in
-		 * the trace */
-		bool graph = m || !strcmp(r->parts[m].source, "recorded");
+		/* a time from the trace, and the step alone as a graph (a
+		 * GEMM head's too) */
+		bool graph = !strcmp(r->parts[m].source, "recorded");
 		put_str(s, "what", c->steps[m].what);
+		if (m == fuse_head_at(c))
+			json_object_object_add(s, "head",
+					       json_object_new_boolean(true));
 		put_str(s, "source", r->parts[m].source);
 		put_int(s, "ns", (int64_t)r->parts[m].ns);
 		if (graph && r->parts[m].graph_ns)

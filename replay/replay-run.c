@@ -73,7 +73,7 @@ static void list_chains(const struct problems *ps, const struct fuse_chains *fc,
 	for (size_t i = 0; i < fc->n; i++) {
 		const struct fuse_chain *c = &fc->v[i];
 		const char *why = fuse_why_not(c, ps, buf, sizeof(buf));
-		if (!chain_wanted(ps, c->steps[0].problem, o))
+		if (!chain_wanted(ps, c->steps[fuse_head_at(c)].problem, o))
 			continue;
 		if (!k++)
 			printf("\nfusion what-ifs (the chains `dnntrace "
@@ -260,7 +260,7 @@ static bool todo_item(const struct run *r, size_t i)
 		return wanted(&r->ps, i, r->o) &&
 		       !done_before(r->prev, r->ps.v[i].key);
 	const struct fuse_chain *c = &r->fc.v[i - r->ps.n];
-	return chain_wanted(&r->ps, c->steps[0].problem, r->o) &&
+	return chain_wanted(&r->ps, c->steps[fuse_head_at(c)].problem, r->o) &&
 	       !fused_before(r->prev, c->key);
 }
 
@@ -281,7 +281,8 @@ static size_t *item_order(const struct run *r)
 	for (size_t i = 0; i < r->ps.n; i++) {
 		order[n++] = i;
 		for (size_t j = 0; j < r->fc.n; j++) {
-			const char *head = r->fc.v[j].steps[0].problem;
+			const struct fuse_chain *c = &r->fc.v[j];
+			const char *head = c->steps[fuse_head_at(c)].problem;
 			if (!taken[j] && head &&
 			    !strcmp(head, r->ps.v[i].key)) {
 				taken[j] = true;

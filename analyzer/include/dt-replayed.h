@@ -70,9 +70,12 @@ struct dt_replayed_fstep {
 	char *source;      /* "replayed" (the head, its recorded engine) or
 			      "recorded" (its kernels' time in the trace) */
 	uint64_t ns;       /* per occurrence */
-	uint64_t graph_ns; /* the step alone as a cuDNN pointwise graph; 0
-			      none, why says why */
+	uint64_t graph_ns; /* the step alone as a cuDNN pointwise graph (a
+			      GEMM head as a matmul graph); 0 none, why
+			      says why */
 	char *why;
+	bool head; /* the chain's head (its first step, or a prologue's
+		      last) */
 };
 
 /* A fusion what-if: a chain `fusion` calls fusable, built as one cuDNN

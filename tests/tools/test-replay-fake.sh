@@ -177,6 +177,14 @@ FAKE_GPU_NAME=$h100 "$dnntrace" replay -q --budget 30 -o "$dir/gemm.jsonl" "$dir
 check "$dir/gemm.jsonl" "len(f) == 3 and all(x['status'] == 'measured' and x['head_from'] == 'GEMM' and x['outputs_agree'] for x in f)"
 check "$dir/gemm.jsonl" "sorted((x['steps'][0]['source'], x['steps'][0]['ns'], x['steps'][0]['graph_ns'], x['fused_ns']) for x in f) == [('recorded', 22000, 6000, 7000), ('recorded', 40000, 5000, 6000), ('recorded', 250000, 5000, 7000)]"
 check "$dir/gemm.jsonl" "[s['what'] for x in f for s in x['steps'] if x['steps'][0]['ns'] == 250000] == ['matrix multiply', 'bias add', 'GELU']"
+# prologues (the variant `prologue`): SiLU and a multiply written into an
+# Sgemm's B, a cast into a GemmEx's B, each a pointwise node on the
+# matmul's input in one graph; the head the chain's last step
+mkdir "$dir/pro" && "$synth" "$root/shim/libs/cudnn-api.txt" "$dir/pro" --scenario gemm --steps 4 --variant prologue >/dev/null || exit 2
+FAKE_GPU_NAME=$h100 "$dnntrace" replay -q --budget 30 -o "$dir/pro.jsonl" "$dir/pro/gemm.dnnt" || failed "replay of prologues: exit status $?"
+check "$dir/pro.jsonl" "len(f) == 2 and all(x['status'] == 'measured' and x['pattern'] == 'pointwise prologue + matmul' and x['outputs_agree'] and x['head'] for x in f)"
+check "$dir/pro.jsonl" "sorted([(s['what'], s['source'], s['ns'], s.get('graph_ns'), s.get('head', False)) for s in x['steps']] for x in f) == [[('SiLU', 'recorded', 24000, 2000, False), ('multiply', 'recorded', 36000, 2000, False), ('matrix multiply', 'recorded', 150000, 5000, True)], [('copy/cast', 'recorded', 3000, 2000, False), ('matrix multiply', 'recorded', 60000, 5000, True)]]"
+check "$dir/pro.jsonl" "sorted(x['fused_ns'] for x in f) == [6000, 7000]"
 # The budget bounds the whole replay: each check below takes the wall
 # time of a 1 s budget, in ms (past 1.5 s: not a bound)
 ms() { echo $(($(date +%s%N) / 1000000)); }

@@ -202,8 +202,8 @@ static void print_opp_measured(FILE *out, const struct dt_summary *s,
 				 : "in the trace");
 		if (st->graph_ns) /* the head's: a GEMM's cuDNN matmul */
 			fprintf(out, "; %s: %s",
-				m ? "a cuDNN pointwise graph"
-				  : "as a cuDNN graph",
+				st->head ? "as a cuDNN graph"
+					 : "a cuDNN pointwise graph",
 				dt_fmt_ns(st->graph_ns, b2, sizeof(b2)));
 		fprintf(out, ")");
 	}
