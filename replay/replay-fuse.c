@@ -808,16 +808,17 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 		   head_of(bp, c, &h, r->why, sizeof(r->why)) &&
 		   fused_graph(w.fused, &h, c, r->why, sizeof(r->why))) {
 		char why[200];
+		/* the fused graph, then the head and each other step, each
+		 * its share; one more kept for the outputs' comparison */
+		double timed = until - budget_left(until) / (c->n_steps + 2);
 		r->legacy_call = fuse_legacy_fused_call(c, head);
-		/* the fused graph, then the head and each step after it,
-		 * each its share */
 		if (!time_graph(g, &w.fused->g, opts,
-				budget_share(until, (size_t)c->n_steps + 1),
+				budget_share(timed, (size_t)c->n_steps + 1),
 				w.cands, &r->fused, &r->tried, why,
 				sizeof(why)))
 			snprintf(r->why, sizeof(r->why), "the fused graph: %s",
 				 why);
-		else if (time_unfused(g, c, &h, head, opts, until, &w, r))
+		else if (time_unfused(g, c, &h, head, opts, timed, &w, r))
 			r->status = "measured";
 		else
 			r->status = "failed";

@@ -242,10 +242,14 @@ static bool fuse_one(struct run *r, size_t i, size_t k, size_t n, double until)
 		fprintf(stderr, "replay:   not measured: %s\n", res.reason);
 	else if (!r->o->quiet)
 		fprintf(stderr,
-			"replay:   unfused %.1f us, fused %.1f us (eng%lld)\n",
+			"replay:   unfused %.1f us, fused %.1f us (eng%lld), "
+			"outputs %s\n",
 			(double)res.unfused_ns / 1e3,
 			(double)res.fused.t.median_ns / 1e3,
-			(long long)res.fused.engine);
+			(long long)res.fused.engine,
+			res.outputs_agree > 0 ? "agree"
+			: !res.outputs_agree  ? "disagree"
+					      : "not compared");
 	stall_lock(r->stall);
 	bool ok = results_fusion(r->out, &res);
 	stall_unlock(r->stall);
