@@ -101,7 +101,7 @@ int fuse_head_at(const struct fuse_chain *c)
 		       : 0;
 }
 
-/* ------------------------------------------------ cuDNN's enumerators */
+/* ------------------------------------------ operations and pointwise modes */
 
 /* The attribute of an operation that names the tensor it writes; -1 for
  * an operation whose output is not followed here. */
@@ -229,42 +229,6 @@ static bool head_output(struct head *h, char *why, size_t whylen)
 	return outs == 1;
 }
 
-static bool prologue_input(struct head *h, const struct fuse_chain *c,
-			   char *why, size_t whylen);
-
-static bool head_of(const struct dt_cudnn_graph *bp, const struct fuse_chain *c,
-		    struct head *h, char *why, size_t whylen)
-{
-	const struct dt_cudnn_attr *ops =
-		dt_cudnn_attr_find(bp, bp->root, fz_e.a_graph_ops);
-
-	*h = (struct head){ .bp = bp, .at = fuse_head_at(c) };
-	h->n_ops = ops ? ops->bytes / 8 : 0;
-	if (bp->root + 1 != bp->n_descs || !h->n_ops || h->n_ops > HEAD_OPS) {
-		snprintf(why, whylen,
-			 "its head's graph is not of 1 to %d operations",
-			 HEAD_OPS);
-		return false;
-	}
-	for (uint32_t i = 0; i < h->n_ops; i++) {
-		h->ops[i] = desc_ref(ops, i);
-		if (h->ops[i] < 0 || (uint32_t)h->ops[i] >= bp->root) {
-			snprintf(why, whylen,
-				 "the trace lacks an operation of its head's "
-				 "graph");
-			return false;
-		}
-	}
-	if (!head_output(h, why, whylen))
-		return false;
-	for (uint32_t d = 0; d < bp->n_descs; d++)
-		if (bp->descs[d].type == fz_e.bt_tensor &&
-		    attr_i64(bp, d, fz_e.a_t_uid) > h->max_uid)
-			h->max_uid = attr_i64(bp, d, fz_e.a_t_uid);
-	h->t = h->out;
-	return !h->at || prologue_input(h, c, why, whylen);
-}
-
 static uint64_t tensor_elems(const struct dt_cudnn_graph *bp, uint32_t t)
 {
 	const struct dt_cudnn_attr *d =
@@ -308,6 +272,39 @@ static bool prologue_input(struct head *h, const struct fuse_chain *c,
 		 "output (%llu elements)",
 		 (unsigned long long)e);
 	return false;
+}
+
+static bool head_of(const struct dt_cudnn_graph *bp, const struct fuse_chain *c,
+		    struct head *h, char *why, size_t whylen)
+{
+	const struct dt_cudnn_attr *ops =
+		dt_cudnn_attr_find(bp, bp->root, fz_e.a_graph_ops);
+
+	*h = (struct head){ .bp = bp, .at = fuse_head_at(c) };
+	h->n_ops = ops ? ops->bytes / 8 : 0;
+	if (bp->root + 1 != bp->n_descs || !h->n_ops || h->n_ops > HEAD_OPS) {
+		snprintf(why, whylen,
+			 "its head's graph is not of 1 to %d operations",
+			 HEAD_OPS);
+		return false;
+	}
+	for (uint32_t i = 0; i < h->n_ops; i++) {
+		h->ops[i] = desc_ref(ops, i);
+		if (h->ops[i] < 0 || (uint32_t)h->ops[i] >= bp->root) {
+			snprintf(why, whylen,
+				 "the trace lacks an operation of its head's "
+				 "graph");
+			return false;
+		}
+	}
+	if (!head_output(h, why, whylen))
+		return false;
+	for (uint32_t d = 0; d < bp->n_descs; d++)
+		if (bp->descs[d].type == fz_e.bt_tensor &&
+		    attr_i64(bp, d, fz_e.a_t_uid) > h->max_uid)
+			h->max_uid = attr_i64(bp, d, fz_e.a_t_uid);
+	h->t = h->out;
+	return !h->at || prologue_input(h, c, why, whylen);
 }
 
 /* The uids of the tensors made here, past the head's: step m's second
