@@ -156,12 +156,12 @@ cp "$dir/no.jsonl" "$rg"
 # do not, which `fusion` says instead of a saving
 "$synth" "$root/shim/libs/cudnn-api.txt" "$dir" --scenario fusion --steps 4 >/dev/null || exit 2
 lg=$dir/fusion-h100.dnnt
-"$dnntrace" replay -q --any-gpu --top 1 --budget 30 -o "$dir/legacy.jsonl" "$lg" || failed "replay of a legacy head: exit status $?"
+"$dnntrace" replay -q --any-gpu --top 1 -o "$dir/legacy.jsonl" "$lg" || failed "replay of a legacy head: exit status $?"
 lf='[x for x in f if x["status"] == "measured"]'
 check "$dir/legacy.jsonl" "len($lf) == 1 and $lf[0]['head_from'] == 'legacy call' and $lf[0]['legacy_fused_call'] == 'cudnnConvolutionBiasActivationForward'"
 check "$dir/legacy.jsonl" "[(s['what'], s['source'], s['ns']) for s in $lf[0]['steps']] == [('convolution forward', 'replayed', 5000), ('bias add', 'recorded', 31000), ('ReLU', 'recorded', 11000)] and $lf[0]['fused_ns'] == 7000"
 check "$dir/legacy.jsonl" "$lf[0]['outputs_agree'] is True and $lf[0]['outputs_error'] == 0 and 'outputs_not_compared' not in $lf[0]"
-FAKE_FUSED_OFF=1 "$dnntrace" replay -q --any-gpu --top 1 --budget 30 -o "$dir/off.jsonl" "$lg" || failed "replay, fused output off: exit status $?"
+FAKE_FUSED_OFF=1 "$dnntrace" replay -q --any-gpu --top 1 -o "$dir/off.jsonl" "$lg" || failed "replay, fused output off: exit status $?"
 check "$dir/off.jsonl" "$lf[0]['outputs_agree'] is False and $lf[0]['outputs_error'] == 4 and $lf[0]['saving_ns'] == 40000"
 cp "$dir/off.jsonl" "$dir/fusion-h100.replay.jsonl"
 "$dnntrace" fusion --with-warmup "$lg" >"$dir/fusion" || failed "fusion of a legacy head: exit status $?"
@@ -173,7 +173,7 @@ grep -q "^   measured:   no saving: the fused graph's output is not the unfused 
 # cuDNN matmul graph (its epilogue's bias a pointwise node of it, 1 us
 # more), timed beside the GEMM's time in the trace
 "$synth" "$root/shim/libs/cudnn-api.txt" "$dir" --scenario gemm --steps 4 >/dev/null || exit 2
-FAKE_GPU_NAME=$h100 "$dnntrace" replay -q --budget 30 -o "$dir/gemm.jsonl" "$dir/gemm.dnnt" || failed "replay of GEMM heads: exit status $?"
+FAKE_GPU_NAME=$h100 "$dnntrace" replay -q -o "$dir/gemm.jsonl" "$dir/gemm.dnnt" || failed "replay of GEMM heads: exit status $?"
 check "$dir/gemm.jsonl" "len(f) == 3 and all(x['status'] == 'measured' and x['head_from'] == 'GEMM' and x['outputs_agree'] for x in f)"
 check "$dir/gemm.jsonl" "sorted((x['steps'][0]['source'], x['steps'][0]['ns'], x['steps'][0]['graph_ns'], x['fused_ns']) for x in f) == [('recorded', 22000, 6000, 7000), ('recorded', 40000, 5000, 6000), ('recorded', 250000, 5000, 7000)]"
 check "$dir/gemm.jsonl" "[s['what'] for x in f for s in x['steps'] if x['steps'][0]['ns'] == 250000] == ['matrix multiply', 'bias add', 'GELU']"
@@ -181,7 +181,7 @@ check "$dir/gemm.jsonl" "[s['what'] for x in f for s in x['steps'] if x['steps']
 # Sgemm's B, a cast into a GemmEx's B, each a pointwise node on the
 # matmul's input in one graph; the head the chain's last step
 mkdir "$dir/pro" && "$synth" "$root/shim/libs/cudnn-api.txt" "$dir/pro" --scenario gemm --steps 4 --variant prologue >/dev/null || exit 2
-FAKE_GPU_NAME=$h100 "$dnntrace" replay -q --budget 30 -o "$dir/pro.jsonl" "$dir/pro/gemm.dnnt" || failed "replay of prologues: exit status $?"
+FAKE_GPU_NAME=$h100 "$dnntrace" replay -q -o "$dir/pro.jsonl" "$dir/pro/gemm.dnnt" || failed "replay of prologues: exit status $?"
 check "$dir/pro.jsonl" "len(f) == 2 and all(x['status'] == 'measured' and x['pattern'] == 'pointwise prologue + matmul' and x['outputs_agree'] and x['head'] for x in f)"
 check "$dir/pro.jsonl" "sorted([(s['what'], s['source'], s['ns'], s.get('graph_ns'), s.get('head', False)) for s in x['steps']] for x in f) == [[('SiLU', 'recorded', 24000, 2000, False), ('multiply', 'recorded', 36000, 2000, False), ('matrix multiply', 'recorded', 150000, 5000, True)], [('copy/cast', 'recorded', 3000, 2000, False), ('matrix multiply', 'recorded', 60000, 5000, True)]]"
 check "$dir/pro.jsonl" "sorted(x['fused_ns'] for x in f) == [6000, 7000]"
