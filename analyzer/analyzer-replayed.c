@@ -175,6 +175,8 @@ static bool read_fusion(json_object *o, struct dt_replayed_fusion *f)
 				   ? bool_of(o, "outputs_agree")
 				   : -1;
 	f->outputs_error = double_of(o, "outputs_error", -1);
+	f->head_from = str_of(o, "head_from");
+	f->legacy_call = str_of(o, "legacy_fused_call");
 	f->fused.engine = -1;
 	f->fused.error = -1;
 	f->fused.agrees = -1;
@@ -360,6 +362,8 @@ void dt_replayed_free(struct dt_replayed *r)
 		free(f->pattern);
 		free(f->status);
 		free(f->reason);
+		free(f->head_from);
+		free(f->legacy_call);
 		cand_free(&f->fused);
 	}
 	free(r->fusions);

@@ -97,6 +97,9 @@ struct dt_replayed_fusion {
 	 * difference over the largest magnitude */
 	int outputs_agree;
 	double outputs_error;
+	char *head_from;   /* "graph", "legacy call", "GEMM"; NULL unknown */
+	char *legacy_call; /* the legacy API's fused call that would run the
+			      chain too, NULL none */
 };
 
 struct dt_replayed {

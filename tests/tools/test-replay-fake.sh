@@ -167,6 +167,8 @@ cp "$dir/off.jsonl" "$dir/fusion-h100.replay.jsonl"
 "$dnntrace" fusion --with-warmup "$lg" >"$dir/fusion" || failed "fusion of a legacy head: exit status $?"
 grep -q "^   measured:   no saving: the fused graph's output is not the unfused chain's (4 of its largest value apart), though 40.0 us faster per time" "$dir/fusion" ||
 	failed "fusion shows outputs that disagree as: $(grep measured: "$dir/fusion")"
+grep -q "^   note:       the fused graph was built of the legacy call's descriptors; cudnnConvolutionBiasActivationForward would run the chain too" "$dir/fusion" ||
+	failed "fusion does not name the legacy fused call: $(grep -A4 measured: "$dir/fusion")"
 # GEMM heads (synth-trace's gemm scenario, on an H100): a GemmEx with
 # PyTorch's bias add and GELU after it, an Sgemm with SiLU, a cuBLASLt
 # matmul whose own epilogue adds its bias, with GELU after it; each a

@@ -202,6 +202,9 @@ static void check_read(const char *path)
 		}
 		/* outputs that disagree, read as such */
 		CHECK(m->outputs_agree == 0 && m->outputs_error == 0.5);
+		CHECK_EQ_S(m->head_from, "legacy call");
+		CHECK_EQ_S(m->legacy_call,
+			   "cudnnConvolutionBiasActivationForward");
 		CHECK_EQ_S(no->status, "not_built");
 		CHECK_EQ_S(no->reason, "the fused graph: refused");
 		CHECK(!no->n_steps && !no->fused_ns);

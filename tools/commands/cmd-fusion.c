@@ -216,6 +216,12 @@ static void print_opp_measured(FILE *out, const struct dt_summary *s,
 			"   outputs:    the fused graph's agrees with the "
 			"unfused chain's (%.3g of its largest value apart)\n",
 			f->outputs_error);
+	if (f->legacy_call)
+		fprintf(out,
+			"   note:       the fused graph was built of the "
+			"legacy call's descriptors; %s would run the chain "
+			"too, not timed\n",
+			f->legacy_call);
 }
 
 /* The chains cuDNN already ran fused, and what they kept on chip. */

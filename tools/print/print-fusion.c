@@ -204,6 +204,8 @@ static void measured_json(struct dt_json *j, const struct dt_summary *s,
 		dt_json_ku(j, "fused_ns", f->fused_ns);
 		dt_json_ki(j, "fused_engine", f->fused.engine);
 		dt_json_ks(j, "fused_knobs", f->fused.knobs);
+		dt_json_ks(j, "head_from", f->head_from);
+		dt_json_ks(j, "legacy_fused_call", f->legacy_call);
 		dt_json_key(j, "outputs_agree");
 		dt_json_tri(j, f->outputs_agree);
 		if (f->outputs_agree >= 0)
