@@ -101,12 +101,19 @@ static bool load(struct gpu *g, const struct conv_api *api, struct fns *f)
 	       gpu_cudnn_fn(g, &f->set_groups, "cudnnSetConvolutionGroupCount");
 }
 
+/* The convolution function api is, NULL none. */
+static const struct conv_api *conv_api_of(const char *api)
+{
+	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++)
+		if (!strcmp(api, convs[i].exec))
+			return &convs[i];
+	return NULL;
+}
+
 const char *legacy_why_not(const struct dt_cudnn_call *c)
 {
-	for (size_t i = 0; c && i < sizeof(convs) / sizeof(convs[0]); i++)
-		if (!strcmp(c->api, convs[i].exec))
-			return NULL;
-	if (c && (legacy_op_known(c->api) || rnn_known(c->api)))
+	if (c && (conv_api_of(c->api) || legacy_op_known(c->api) ||
+		  rnn_known(c->api)))
 		return NULL;
 	return "legacy API call: convolutions, pooling, activations, "
 	       "softmax, batch normalization and RNNs are rebuilt";
@@ -321,13 +328,10 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 		   struct cand *c, size_t *n, char *why, size_t whylen)
 {
 	struct remade r = { .g = g, .call = p->call };
-	const struct conv_api *api = NULL;
+	const struct conv_api *api = conv_api_of(p->call->api);
 	uint8_t *ref = NULL;
 
 	*n = 0;
-	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++)
-		if (!strcmp(p->call->api, convs[i].exec))
-			api = &convs[i];
 	if (!api && legacy_op_known(p->call->api))
 		return legacy_op_measure(g, p, opts, b, c, n, why, whylen);
 	if (!api && rnn_known(p->call->api))
@@ -387,13 +391,10 @@ int legacy_run(struct gpu *g, const struct problem *p, struct tensor_io *io,
 	       size_t n_io, char *why, size_t whylen)
 {
 	struct remade r = { .g = g, .call = p->call };
-	const struct conv_api *api = NULL;
+	const struct conv_api *api = conv_api_of(p->call->api);
 	size_t ws = 0;
 	int rc = -1;
 
-	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++)
-		if (!strcmp(p->call->api, convs[i].exec))
-			api = &convs[i];
 	if (!api)
 		snprintf(why, whylen, "not a convolution");
 	else if (remake(&r, api, why, whylen)) {
