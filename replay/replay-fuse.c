@@ -644,18 +644,26 @@ const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
 	/* the graphs are data: made here, they say what cuDNN is not
 	 * asked (no GPU needed) */
 	struct syn *hs = calloc(1, sizeof(*hs)), *fs = calloc(1, sizeof(*fs));
-	const struct dt_cudnn_graph *bp;
-	const char *from, *why = NULL;
-	struct head h;
+	const char *why = NULL;
 	if (!hs || !fs)
 		why = "out of host memory";
-	else if (!(bp = head_graph(head, hs, &from, buf, size)) ||
-		 !head_of(bp, c, &h, buf, size) ||
-		 !fused_graph(fs, &h, c, buf, size))
+	else if (!fuse_fused_graph(fs, hs, c, head, buf, size))
 		why = buf;
 	free(hs);
 	free(fs);
 	return why;
+}
+
+bool fuse_fused_graph(struct syn *s, struct syn *hs, const struct fuse_chain *c,
+		      const struct problem *head, char *why, size_t whylen)
+{
+	const struct dt_cudnn_graph *bp;
+	const char *from;
+	struct head h;
+
+	return (bp = head_graph(head, hs, &from, why, whylen)) &&
+	       head_of(bp, c, &h, why, whylen) &&
+	       fused_graph(s, &h, c, why, whylen);
 }
 
 /* What the outputs' comparison needs of what was timed: the graphs, kept

@@ -82,6 +82,14 @@ void syn_graph(struct syn *s, const int64_t *ops, uint32_t n);
 /* The cuDNN data type (cudnnDataType_t) of the analyzer's dtype. */
 int64_t fz_cudnn_dtype(int64_t dtype);
 
+/* ------------------------------------------------------ replay-fuse.c */
+
+/* Chain c's fused graph as a what-if builds it, of its head's problem
+ * (its graph made into hs where the program built none), into s; false
+ * with why. No GPU needed: the graphs are data. */
+bool fuse_fused_graph(struct syn *s, struct syn *hs, const struct fuse_chain *c,
+		      const struct problem *head, char *why, size_t whylen);
+
 /* ------------------------------------------------ replay-fuse-heads.c */
 
 /* A chain's head made a backend graph into s, its tensors' uids 1 to 3
