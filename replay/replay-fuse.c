@@ -603,20 +603,11 @@ static bool time_graph(struct gpu *g, const struct dt_cudnn_graph *graph,
 	return true;
 }
 
-static const struct problem *find_problem(const struct problems *ps,
-					  const char *key)
-{
-	for (size_t i = 0; key && i < ps->n; i++)
-		if (!strcmp(ps->v[i].key, key))
-			return &ps->v[i];
-	return NULL;
-}
-
 const char *fuse_why_not(const struct fuse_chain *c, const struct problems *ps,
 			 char *buf, size_t size)
 {
 	int at = fuse_head_at(c);
-	const struct problem *head = find_problem(ps, c->steps[at].problem);
+	const struct problem *head = problems_find(ps, c->steps[at].problem);
 	bool binary;
 
 	if (!c->steps[at].problem)
@@ -791,7 +782,7 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 		  double until, struct fuse_result *r)
 {
 	const struct problem *head =
-		find_problem(ps, c->steps[fuse_head_at(c)].problem);
+		problems_find(ps, c->steps[fuse_head_at(c)].problem);
 	const char *not = fuse_why_not(c, ps, r->why, sizeof(r->why));
 	const struct dt_cudnn_graph *bp = NULL;
 	struct work w = { .fg = { .head_engine = -1 } };

@@ -225,6 +225,8 @@ struct problems {
 int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
 		  size_t errlen);
 void problems_free(struct problems *ps);
+/* The problem of ps whose key is key, NULL none (or key NULL). */
+const struct problem *problems_find(const struct problems *ps, const char *key);
 /* What an execution took on the GPU, as a trace times it: the summed
  * time of its kernels (sum_ns), or the span from the first one's start
  * to the last one's end where that is shorter. */

@@ -199,6 +199,14 @@ int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
 	return 0;
 }
 
+const struct problem *problems_find(const struct problems *ps, const char *key)
+{
+	for (size_t i = 0; key && i < ps->n; i++)
+		if (!strcmp(ps->v[i].key, key))
+			return &ps->v[i];
+	return NULL;
+}
+
 void problems_free(struct problems *ps)
 {
 	for (size_t i = 0; i < ps->n; i++) {

@@ -68,15 +68,6 @@ static bool finalize_all(const char *chain, const struct dt_cudnn_graph *g)
 	return ok;
 }
 
-static const struct problem *problem_of(const struct problems *ps,
-					const char *key)
-{
-	for (size_t i = 0; key && i < ps->n; i++)
-		if (!strcmp(ps->v[i].key, key))
-			return &ps->v[i];
-	return NULL;
-}
-
 /* The what-ifs of the trace at path that can be built, each finalized:
  * how many were. */
 static int check_trace(const char *path)
@@ -96,7 +87,7 @@ static int check_trace(const char *path)
 		memset(s, 0, sizeof(*s));
 		memset(hs, 0, sizeof(*hs));
 		const struct problem *head =
-			problem_of(&ps, c->steps[fuse_head_at(c)].problem);
+			problems_find(&ps, c->steps[fuse_head_at(c)].problem);
 		CHECK(fuse_fused_graph(s, hs, c, head, why, sizeof(why)));
 		if (finalize_all(c->pattern, &s->g))
 			built++;
