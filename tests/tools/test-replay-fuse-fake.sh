@@ -11,12 +11,7 @@ abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 synth=$(abs "$4")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-mkdir "$dir/lib"
-ln -s "$fake" "$dir/lib/libcuda.so.1" && ln -s "$fake" "$dir/lib/libcudnn.so.9" &&
-	ln -s "$fake" "$dir/lib/libcupti.so.13" || exit 2
-LD_LIBRARY_PATH=$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-FAKE_FAST=1
-export LD_LIBRARY_PATH FAKE_FAST
+. "$(dirname "$0")/fake-gpu-env.sh"
 h100="NVIDIA H100 80GB HBM3"
 fail=0
 failed() { echo "FAIL: $*"; fail=1; }
