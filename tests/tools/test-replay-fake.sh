@@ -22,7 +22,7 @@
 # (test-replay-legacy-ops.c); a layer normalization built as a backend
 # graph (synth-trace's norm scenario) rebuilt and measured.
 # The fusion what-if of the CUDA-graph trace's chain: measured,
-# continued, refused.
+# continued, refused (other heads: test-replay-fuse-fake.sh).
 # usage: test-replay-fake.sh DNNTRACE FAKE_GPU_LIBRARY SOURCE_ROOT
 #                            LEGACY_OPS_TEST SYNTH_TRACE
 set -u
@@ -30,12 +30,7 @@ abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 legacy_ops=$(abs "$4") synth=$(abs "$5")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-mkdir "$dir/lib"
-ln -s "$fake" "$dir/lib/libcuda.so.1" && ln -s "$fake" "$dir/lib/libcudnn.so.9" &&
-	ln -s "$fake" "$dir/lib/libcupti.so.13" || exit 2
-LD_LIBRARY_PATH=$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-FAKE_FAST=1
-export LD_LIBRARY_PATH FAKE_FAST
+. "$(dirname "$0")/fake-gpu-env.sh"
 cp "$root/tests/data/h200-sample.dnnt" "$dir/" || exit 2
 t=$dir/h200-sample.dnnt
 fail=0
