@@ -10,8 +10,13 @@
  * handle's mode and its stream were asked are counted
  * (fake_cublas_mode_asks, fake_cublas_stream_asks). fake_cublas_handle
  * makes a handle as cublasCreate_v2 does, unseen by the shim, as one made
- * before it was loaded.
+ * before it was loaded. After fake_cublas_use_lt, a handle's GEMMs run
+ * as cuBLAS runs its own through cuBLASLt: on a descriptor given, its
+ * pointer mode set to the handle's where no wrapper sees it
+ * (fake-cublaslt.c's fake_cublaslt_set_mode), then cublasLtTSTMatmul with
+ * the GEMM's alpha and beta.
  */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -21,6 +26,7 @@
 struct cublasContext {
 	cublasPointerMode_t mode;
 	cudaStream_t stream;
+	cublasLtMatmulDesc_t lt; /* its GEMMs' descriptor, or NULL */
 };
 
 static int asks, stream_asks;
@@ -54,6 +60,11 @@ EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 {
 	free(handle);
 	return CUBLAS_STATUS_SUCCESS;
+}
+
+EXPORT void fake_cublas_use_lt(cublasHandle_t handle, cublasLtMatmulDesc_t desc)
+{
+	handle->lt = desc;
 }
 
 EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle,
@@ -95,6 +106,27 @@ EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle,
 	return CUBLAS_STATUS_SUCCESS;
 }
 
+/* A GEMM run as cuBLAS runs its own through cuBLASLt. */
+static cublasStatus_t through_lt(cublasHandle_t handle, const void *alpha,
+				 const void *beta)
+{
+	void (*set_mode)(cublasLtMatmulDesc_t, int32_t) =
+		(void (*)(cublasLtMatmulDesc_t, int32_t))dlsym(
+			RTLD_DEFAULT, "fake_cublaslt_set_mode");
+	/* it takes cublasLtMatmul's parameters */
+	__typeof__(&cublasLtMatmul) matmul = (__typeof__(&cublasLtMatmul))dlsym(
+		RTLD_DEFAULT, "cublasLtTSTMatmul");
+
+	if (!set_mode || !matmul)
+		return CUBLAS_STATUS_NOT_SUPPORTED;
+	set_mode(handle->lt, handle->mode == CUBLAS_POINTER_MODE_DEVICE
+				     ? CUBLASLT_POINTER_MODE_DEVICE
+				     : CUBLASLT_POINTER_MODE_HOST);
+	return matmul((cublasLtHandle_t)handle, handle->lt, alpha, NULL, NULL,
+		      NULL, NULL, beta, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+		      handle->stream);
+}
+
 EXPORT cublasStatus_t cublasGemmEx(
 	cublasHandle_t handle, cublasOperation_t transa,
 	cublasOperation_t transb, int m, int n, int k, const void *alpha,
@@ -109,6 +141,8 @@ EXPORT cublasStatus_t cublasGemmEx(
 	(void)algo;
 	if (!handle)
 		return CUBLAS_STATUS_NOT_INITIALIZED;
+	if (handle->lt)
+		return through_lt(handle, alpha, beta);
 	void (*launch)(cudaStream_t) = (void (*)(cudaStream_t))dlsym(
 		RTLD_DEFAULT, "fake_capture_launch");
 	if (launch)
