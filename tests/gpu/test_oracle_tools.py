@@ -18,6 +18,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import calib_table  # noqa: E402
 import check_cublas_ops  # noqa: E402
 import check_ops  # noqa: E402
 import compare_calls  # noqa: E402
@@ -399,6 +400,26 @@ i!Process=1; Thread=2; GPU=0
         rc, out = self.run_main(65)
         self.assertEqual(rc, 1)
         self.assertIn("call 3 cublasSgemm_v2 m: ops 65, log 64", out)
+
+
+class CalibTableTest(unittest.TestCase):
+    """A continued replay appends a problem's line again: the last counts."""
+
+    def test_last_line_of_a_problem_counts(self):
+        head = {"schema": "dnntrace.replay", "version": 1}
+        cut = {"problem": "conv A", "api": "cudnnBackendExecute", "status": "failed",
+               "reason": "budget", "executions": 3, "recorded_ns": 3000}
+        again = dict(cut, status="measured", uncertain=False, replayed_ns=2000)
+        other = {"problem": "conv B", "api": "cudnnBackendExecute", "status": "measured",
+                 "uncertain": True, "executions": 1, "recorded_ns": 1000, "replayed_ns": 2000}
+        gemm = {"problem": "gemm", "api": "cublasGemmEx", "status": "measured",
+                "uncertain": False, "executions": 9, "recorded_ns": 9000}
+        probs = calib_table.problems([head, cut, other, again, gemm])
+        self.assertEqual([p["status"] for p in probs], ["measured", "measured"])
+        ok, ok_events = calib_table.within(probs)
+        self.assertAlmostEqual(ok, 0.9)         # A: 9000 of 10000 ns, calibrated
+        self.assertAlmostEqual(ok_events, 0.0)  # A's events 0.67x, B's 2x
+        self.assertEqual(len(calib_table.problems([head, gemm], "cublas")), 1)
 
 
 if __name__ == "__main__":
