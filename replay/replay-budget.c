@@ -1,6 +1,7 @@
 /*
  * replay-budget.c - replay's time: the clock budgets are kept on, a
- * budget shared out, what one did not reach said (replay/REPLAY.md's
+ * budget shared out (a replay's among its problems by their recorded GPU
+ * time, with a floor), what one did not reach said (replay/REPLAY.md's
  * "Budget"), the stall of a call that does not return, and progress on
  * stderr. Where the budget is checked is its callers': before each
  * heuristic asked, each engine config made, each plan built and each
@@ -8,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,12 @@ bool budget_skipped(const struct cand *c)
 	return !strncmp(c->status, not_timed, sizeof(not_timed) - 1);
 }
 
+void budget_recorded(struct budget *b, const struct cand *c)
+{
+	if (c->t.runs)
+		b->recorded_at = dt_replay_now_s();
+}
+
 bool budget_cut(const struct budget *b, const struct cand *c, size_t n)
 {
 	if (b->modes_left || b->engines_left || b->full)
@@ -75,14 +83,70 @@ void progress_cand(const struct dt_replay_opts *opts, size_t i, size_t n,
 {
 	if (opts->quiet)
 		return;
-	fprintf(stderr, "replay:   [%zu/%zu] %s%lld%s%s (%s): ", i, n,
-		legacy ? "algo" : "eng", (long long)c->engine,
-		c->knobs[0] ? " " : "", c->knobs, c->source);
+	if (n)
+		fprintf(stderr, "replay:   [%zu/%zu] ", i, n);
+	else
+		fprintf(stderr, "replay:   [%zu] ", i);
+	fprintf(stderr, "%s%lld%s%s (%s): ", legacy ? "algo" : "eng",
+		(long long)c->engine, c->knobs[0] ? " " : "", c->knobs,
+		c->source);
 	if (c->t.runs)
 		fprintf(stderr, "%.1f us", (double)c->t.median_ns / 1e3);
 	else
 		fprintf(stderr, "%s", c->status);
 	fprintf(stderr, ", %.2f s\n", secs);
+}
+
+/* ------------------------------------------------------------ shares */
+
+void shares_add(struct shares *s, double weight)
+{
+	s->weight += weight;
+	s->items++;
+}
+
+/* What the recorded engines took, their median (the lower one of an
+ * even count: the first problem's, which loads cuDNN's modules, is no
+ * floor for the second); 0 before any. */
+static double shares_floor(const struct shares *s)
+{
+	return s->n ? s->took[(s->n - 1) / 2] : 0;
+}
+
+double shares_next(struct shares *s, double until, double weight)
+{
+	double left = budget_left(until);
+	double part = s->items <= 1   ? 1
+		      : s->weight > 0 ? weight / s->weight
+				      : 1 / (double)s->items;
+	double share = fmax(left * part, shares_floor(s));
+
+	s->weight = fmax(s->weight - weight, 0);
+	if (s->items)
+		s->items--;
+	return dt_replay_now_s() + fmin(share, left);
+}
+
+void shares_took(struct shares *s, double secs)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		double *v = realloc(s->took, cap * sizeof(*v));
+		if (!v)
+			return; /* the floor stays as it was */
+		s->took = v;
+		s->cap = cap;
+	}
+	size_t i = s->n++;
+	for (; i > 0 && s->took[i - 1] > secs; i--)
+		s->took[i] = s->took[i - 1];
+	s->took[i] = secs;
+}
+
+void shares_free(struct shares *s)
+{
+	free(s->took);
+	*s = (struct shares){ 0 };
 }
 
 /* ------------------------------------------------------------ the stall */

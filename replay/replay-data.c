@@ -374,6 +374,7 @@ void data_time_recorded(struct data *d, bool (*run)(void *), void *arg,
 	}
 	/* no other candidate to compare with: its outputs are not taken */
 	data_time(d, run, arg, status, opts, b->until, c, NULL, NULL);
+	budget_recorded(b, c);
 }
 
 bool data_scratch(struct gpu *g, uint64_t *p, size_t bytes, const char *what,

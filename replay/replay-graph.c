@@ -4,11 +4,13 @@
  * dt_cudnn_graph) created, set and finalized in the program's order with
  * this process's handle; its tensors given device memory of their
  * recorded shapes, strides and types, filled with seeded random data
- * (replay-data.c); the recorded engine and knobs made into a plan, then
- * the configs cuDNN's heuristics offer (modes A, B and fallback) and,
- * when asked, every engine the graph supports; each timed (replay-gpu.c)
- * and its outputs compared with the recorded engine's. Legacy calls are
- * replay-legacy.c's; the graphs of fusion what-ifs, replay-fuse.c's.
+ * (replay-data.c); the recorded engine and knobs made into a plan and
+ * timed, then the configs cuDNN's heuristics offer (modes A, B and
+ * fallback) and, when asked, every engine the graph supports, each
+ * engine's knobs moved alone, then in combinations; each timed
+ * (replay-gpu.c) and its outputs compared with the recorded engine's.
+ * Legacy calls are replay-legacy.c's; the graphs of fusion what-ifs,
+ * replay-fuse.c's.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -480,11 +482,16 @@ static void drop_plan(struct built *b)
 /* Time the config cfg as candidate c (its outputs compared with ref,
  * when given; taken as ref, when *take), one of left candidates still to
  * time within bud: not built when the longest plan build seen would not
- * fit in it, timed within its share of what the build left. */
+ * fit in it, timed within its share of what the build left. The
+ * recorded engine is built whenever its problem's share has begun: the
+ * longest build seen is another engine's (one that compiled its kernel,
+ * which would leave every later problem without its calibration). */
 static void measure(struct built *b, void *cfg, struct cand *c,
 		    const struct dt_replay_opts *opts, struct budget *bud,
 		    size_t left, const uint8_t *ref, uint8_t **take)
 {
+	bool recorded = !strcmp(c->source, "recorded");
+
 	c->error = -1;
 	c->agrees = -1;
 	c->workspace = -1;
@@ -493,7 +500,7 @@ static void measure(struct built *b, void *cfg, struct cand *c,
 			 "cuDNN refused the engine config");
 		return;
 	}
-	if (!budget_allows(bud, b->g->build_s)) {
+	if (!budget_allows(bud, recorded ? 0 : b->g->build_s)) {
 		budget_skip(c);
 		return;
 	}
@@ -504,13 +511,14 @@ static void measure(struct built *b, void *cfg, struct cand *c,
 	drop_plan(b);
 }
 
-static bool seen(const struct cand *c, size_t n, int64_t engine,
-		 const char *knobs)
+/* The candidate of c (n of them) that is engine with knobs, or NULL. */
+static const struct cand *same_cand(const struct cand *c, size_t n,
+				    int64_t engine, const char *knobs)
 {
 	for (size_t i = 0; i < n; i++)
 		if (c[i].engine == engine && !strcmp(c[i].knobs, knobs))
-			return true;
-	return false;
+			return &c[i];
+	return NULL;
 }
 
 static void free_built(struct built *b)
@@ -586,6 +594,19 @@ static int engine_knobs(struct built *b, int64_t idx, struct knob_range *k)
 /* Values of a knob tried, at most: spread over its range. */
 #define KNOB_VALUES 8
 
+/* Values of each knob of a pair tried together: the ones that did best
+ * alone (the product of two knobs' values is up to 64 configs a pair,
+ * and an engine has up to a few dozen pairs). */
+#define PAIR_VALUES 2
+
+/* The values of a knob tried alone, and the median each gave. */
+struct tried {
+	int n;
+	int64_t v[KNOB_VALUES];
+	uint64_t ns[KNOB_VALUES]; /* 0: it did not run, or its outputs did
+				     not agree */
+};
+
 /* A problem's search: its graph built, the configs made and not yet
  * timed, the candidates timed. */
 struct search {
@@ -606,6 +627,10 @@ struct search {
 	size_t ne;
 	int64_t engines;  /* the graph's */
 	int64_t unlisted; /* engines whose configs were not all made */
+	/* the engine in hand's knobs: their names, and their values tried
+	 * alone (what its combinations are made of) */
+	char names[KNOBS_MAX][64];
+	struct tried tried[KNOBS_MAX];
 };
 
 static void add_cfg(struct search *s, void *cfg, const char *source,
@@ -672,11 +697,9 @@ static void others(struct search *s, double until)
 }
 
 /* Candidate x made of cfg, or of engine and knobs where cuDNN refused
- * to make it: false when an earlier one of c (n) is the same engine with
- * the same knobs. */
-static bool new_cand(struct gpu *g, void *cfg, const char *source,
-		     int64_t engine, const char *knobs, const struct cand *c,
-		     size_t n, struct cand *x)
+ * to make it. */
+static void new_cand(struct gpu *g, void *cfg, const char *source,
+		     int64_t engine, const char *knobs, struct cand *x)
 {
 	memset(x, 0, sizeof(*x));
 	x->engine = cfg ? cfg_engine(g, cfg) : engine;
@@ -685,41 +708,80 @@ static bool new_cand(struct gpu *g, void *cfg, const char *source,
 		cfg_knobs(g, cfg, x->knobs, sizeof(x->knobs));
 	else
 		snprintf(x->knobs, sizeof(x->knobs), "%s", knobs);
-	return !seen(c, n, x->engine, x->knobs);
 }
 
 /* Config cfg (made of engine and knobs) timed as the next candidate, one
  * of left still to time, unless an earlier one is the same. The
  * recorded engine refused, the first that runs is the reference the
- * others are held against. */
-static void time_cfg(struct search *s, void *cfg, const char *source,
-		     int64_t engine, const char *knobs, size_t left)
+ * others are held against. Returns the candidate timed, or the earlier
+ * same one. */
+static const struct cand *time_cfg(struct search *s, void *cfg,
+				   const char *source, int64_t engine,
+				   const char *knobs, size_t left)
 {
 	struct cand *x = &s->c[*s->n];
 	double t = dt_replay_now_s();
 
-	if (!new_cand(s->b->g, cfg, source, engine, knobs, s->c, *s->n, x))
-		return;
+	new_cand(s->b->g, cfg, source, engine, knobs, x);
+	const struct cand *same = same_cand(s->c, *s->n, x->engine, x->knobs);
+	if (same)
+		return same;
 	(*s->n)++;
 	measure(s->b, cfg, x, s->opts, s->bud, left, s->ref,
 		s->ref ? NULL : &s->ref);
 	progress_cand(s->opts, *s->n, s->total, x, false, dt_replay_now_s() - t);
+	return x;
 }
 
-/* The values engine e's knobs are tried at: each knob moved away from
+/* A candidate's median where it ran and its outputs agree with the
+ * reference's (or are the reference), else 0: what the search for
+ * better knobs goes by. */
+static uint64_t usable_ns(const struct cand *x)
+{
+	return x && x->t.runs && x->agrees != 0 ? x->t.median_ns : 0;
+}
+
+/* Whether one more candidate may be made: the candidates' limit and the
+ * budget allow it (the longest plan build seen still fits). */
+static bool room(struct search *s)
+{
+	if (*s->n >= CANDS_MAX) {
+		s->bud->full = true;
+		return false;
+	}
+	return budget_allows(s->bud, s->b->g->build_s);
+}
+
+/* The values of a knob of range k tried alone: up to KNOB_VALUES of its
+ * steps, spread over the range, its minimum first. */
+static int64_t knob_steps(const struct knob_range *k, int64_t *every)
+{
+	int64_t steps = (k->max - k->min) / k->stride + 1;
+
+	*every = 1;
+	if (steps <= 0) /* a range cuDNN gives upside down: none */
+		return 0;
+	*every = (steps + KNOB_VALUES - 1) / KNOB_VALUES;
+	return steps;
+}
+
+/* The candidates expected of engine e's knobs: each knob moved away from
  * its default alone, over up to KNOB_VALUES values of its range (a knob
- * at a time, since their product has no end). */
+ * at a time, since their product has no end), then their combinations:
+ * the best value of each, and each pair of knobs' best values
+ * together. */
 static size_t knob_values(const struct engine_knobs *e)
 {
 	size_t n = 0;
+	int64_t every;
 
 	for (int i = 0; i < e->n; i++) {
-		int64_t steps =
-			(e->k[i].max - e->k[i].min) / e->k[i].stride + 1;
-		if (steps > 0) /* a range cuDNN gives upside down: none */
-			n += (size_t)(steps < KNOB_VALUES ? steps
-							  : KNOB_VALUES);
+		int64_t steps = knob_steps(&e->k[i], &every);
+		n += (size_t)((steps + every - 1) / every);
 	}
+	if (e->n > 1)
+		n += 1 + (size_t)(e->n * (e->n - 1) / 2) * PAIR_VALUES *
+				 PAIR_VALUES;
 	return n;
 }
 
@@ -742,37 +804,186 @@ static int by_default_ns(const void *a, const void *b)
 	return (x == 0) - (y == 0) ? (x == 0) - (y == 0) : (x > y) - (x < y);
 }
 
+/* ------------------------------------------------- knob combinations */
+
+/* A config of an engine: a value for each of its knobs set, the others
+ * at their defaults, and its median (0: none yet). */
+struct point {
+	bool set[KNOBS_MAX];
+	int64_t v[KNOBS_MAX];
+	uint64_t ns;
+};
+
+/* A median to beat: none is beaten by any. */
+static uint64_t to_beat(uint64_t ns)
+{
+	return ns ? ns : UINT64_MAX;
+}
+
+/* Point q of engine e made and timed as a candidate, one of left still
+ * to time, while the candidates and the budget allow one more: its
+ * median into q->ns (0 when it did not run), and p moved to it when it
+ * beats p. A knob alone that cuDNN refuses is a candidate, said with
+ * why; a combination it refuses is none: no such config exists. False
+ * when no more candidates may be made. */
+static bool try_point(struct search *s, const struct engine_knobs *e,
+		      struct point *q, bool combination, struct point *p,
+		      size_t *left)
+{
+	struct dt_recipe_kv kv[KNOBS_MAX];
+	char knobs[256] = "";
+	uint32_t n = 0;
+	size_t len = 0;
+
+	if (!room(s))
+		return false;
+	for (int i = 0; i < e->n; i++) {
+		if (!q->set[i])
+			continue;
+		kv[n++] = (struct dt_recipe_kv){ s->names[i], q->v[i] };
+		if (len < sizeof(knobs))
+			len += (size_t)snprintf(
+				knobs + len, sizeof(knobs) - len, "%s%s=%lld",
+				len ? " " : "", s->names[i],
+				(long long)q->v[i]);
+	}
+	void *cfg = make_cfg(s->b, e->idx, kv, n);
+	q->ns = 0;
+	if (cfg || !combination)
+		q->ns = usable_ns(
+			time_cfg(s, cfg, combination ? "combination" : "all",
+				 e->idx, knobs, *left ? (*left)-- : 1));
+	if (q->ns && q->ns < to_beat(p->ns))
+		*p = *q;
+	return true;
+}
+
+/* The index of the fastest of knob t's values tried alone after skip
+ * of them (skip: a bit per value), -1 none. */
+static int fastest(const struct tried *t, unsigned skip)
+{
+	int best = -1;
+
+	for (int j = 0; j < t->n; j++)
+		if (t->ns[j] && !(skip >> j & 1) &&
+		    (best < 0 || t->ns[j] < t->ns[best]))
+			best = j;
+	return best;
+}
+
+/* Knob t's PAIR_VALUES fastest values alone into v; how many. */
+static int fastest_values(const struct tried *t, int64_t *v)
+{
+	unsigned skip = 0;
+	int n = 0, j;
+
+	while (n < PAIR_VALUES && (j = fastest(t, skip)) >= 0) {
+		v[n++] = t->v[j];
+		skip |= 1u << j;
+	}
+	return n;
+}
+
+static int by_fastest_knob(const void *a, const void *b, void *arg)
+{
+	const struct tried *t = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	uint64_t nx = t[x].ns[fastest(&t[x], 0)],
+		 ny = t[y].ns[fastest(&t[y], 0)];
+
+	return (nx > ny) - (nx < ny);
+}
+
+/* Knobs i and j of engine e moved together from p, each over its
+ * PAIR_VALUES best values alone; p moves to any that beats it. False
+ * when no more candidates may be made. */
+static bool try_pair(struct search *s, const struct engine_knobs *e, int i,
+		     int j, struct point *p, size_t *left)
+{
+	int64_t vi[PAIR_VALUES], vj[PAIR_VALUES];
+	int ni = fastest_values(&s->tried[i], vi);
+	int nj = fastest_values(&s->tried[j], vj);
+
+	for (int x = 0; x < ni; x++)
+		for (int y = 0; y < nj; y++) {
+			struct point q = *p;
+			if (q.set[i] && q.set[j] && q.v[i] == vi[x] &&
+			    q.v[j] == vj[y])
+				continue; /* p itself */
+			q.set[i] = q.set[j] = true;
+			q.v[i] = vi[x];
+			q.v[j] = vj[y];
+			if (!try_point(s, e, &q, true, p, left))
+				return false;
+		}
+	return true;
+}
+
+/* After engine e's knobs were moved alone: their combinations, from p
+ * (the fastest of its defaults, def their median, and its knobs alone).
+ * Each knob at the value it did best at alone, where that beat the
+ * defaults, all together; then, greedily, each pair of knobs (those that
+ * did best alone first) moved together over each one's best values
+ * alone, around the fastest point found so far: what two knobs do
+ * together that neither does alone. False when no more candidates may
+ * be made. */
+static bool combine(struct search *s, const struct engine_knobs *e,
+		    uint64_t def, struct point *p, size_t *left)
+{
+	struct point q = { 0 };
+	int order[KNOBS_MAX], n = 0, moved = 0;
+
+	for (int i = 0; i < e->n; i++) {
+		int j = fastest(&s->tried[i], 0);
+		if (j < 0)
+			continue;
+		order[n++] = i;
+		if (s->tried[i].ns[j] < to_beat(def)) {
+			q.set[i] = true;
+			q.v[i] = s->tried[i].v[j];
+			moved++;
+		}
+	}
+	if (moved > 1 && !try_point(s, e, &q, true, p, left))
+		return false;
+	qsort_r(order, (size_t)n, sizeof(*order), by_fastest_knob, s->tried);
+	for (int a = 0; a < n; a++)
+		for (int b = a + 1; b < n; b++)
+			if (!try_pair(s, e, order[a], order[b], p, left))
+				return false;
+	return true;
+}
+
 /* Engine e's knob values, each made and timed in turn while the budget
- * and the candidates last (left: those still to time). False when they
- * ended first. */
+ * and the candidates last (left: those still to time), then their
+ * combinations. False when they ended first. */
 static bool engine_knob_search(struct search *s, const struct engine_knobs *e,
 			       size_t *left)
 {
-	char name[96];
+	/* the point combinations start from: the engine's defaults, or
+	 * the knob value alone that beat them most */
+	uint64_t def = usable_ns(same_cand(s->c, *s->n, e->idx, ""));
+	struct point p = { .ns = def };
 
 	for (int i = 0; i < e->n; i++) {
 		const struct knob_range *k = &e->k[i];
-		int64_t steps = (k->max - k->min) / k->stride + 1;
-		int64_t every = steps > KNOB_VALUES ? steps / KNOB_VALUES : 1;
+		struct tried *t = &s->tried[i];
+		int64_t every, steps = knob_steps(k, &every);
 		dt_enum_short("cudnnBackendKnobType_t", k->type,
-			      "CUDNN_KNOB_TYPE_", name, sizeof(name));
+			      "CUDNN_KNOB_TYPE_", s->names[i],
+			      sizeof(s->names[i]));
+		t->n = 0;
 		for (int64_t v = 0; v < steps; v += every) {
-			if (*s->n >= CANDS_MAX) {
-				s->bud->full = true;
+			struct point q = { 0 };
+			q.set[i] = true;
+			q.v[i] = k->min + v * k->stride;
+			if (!try_point(s, e, &q, false, &p, left))
 				return false;
-			}
-			if (!budget_allows(s->bud, s->b->g->build_s))
-				return false;
-			struct dt_recipe_kv kv = { name,
-						   k->min + v * k->stride };
-			char knobs[128];
-			snprintf(knobs, sizeof(knobs), "%s=%lld", name,
-				 (long long)kv.value);
-			time_cfg(s, make_cfg(s->b, e->idx, &kv, 1), "all",
-				 e->idx, knobs, *left ? (*left)-- : 1);
+			t->v[t->n] = q.v[i];
+			t->ns[t->n++] = q.ns;
 		}
 	}
-	return true;
+	return e->n < 2 || combine(s, e, def, &p, left);
 }
 
 /* With every engine, after each was timed with its defaults: the knobs
@@ -786,9 +997,11 @@ static void knob_search(struct search *s)
 		s->e[j].ns = default_ns(s, s->e[j].idx);
 		left += knob_values(&s->e[j]);
 	}
+	/* no more than the candidates' limit lets be timed: each one's
+	 * share of the budget counts those alone */
+	if (left > CANDS_MAX - *s->n)
+		left = CANDS_MAX - *s->n;
 	s->total = *s->n + left;
-	if (s->total > CANDS_MAX)
-		s->total = CANDS_MAX;
 	qsort(s->e, s->ne, sizeof(*s->e), by_default_ns);
 	for (size_t j = 0; j < s->ne && engine_knob_search(s, &s->e[j], &left);
 	     j++)
@@ -818,6 +1031,26 @@ int graph_measure(struct gpu *g, const struct problem *p,
 		free(s);
 		return -1;
 	}
+	/* the recorded engine first, before the others are listed (the
+	 * first heuristic asked may take longer than a small problem's
+	 * share): the others are held against it, and it calibrates the
+	 * problem; up to half of the problem's share, which it leaves as
+	 * soon as its median holds still */
+	if (p->engine >= 0) {
+		struct cand *rec = &c[(*n)++];
+		memset(rec, 0, sizeof(*rec));
+		rec->engine = p->engine;
+		rec->source = "recorded";
+		snprintf(rec->knobs, sizeof(rec->knobs), "%s",
+			 p->knobs ? p->knobs : "");
+		double t = dt_replay_now_s();
+		measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv),
+			rec, opts, bud, p->alone ? 1 : 2, NULL, &s->ref);
+		budget_recorded(bud, rec);
+		/* how many others is not known yet, but when it is alone */
+		progress_cand(opts, 1, p->alone ? 1 : 0, rec, false,
+			      dt_replay_now_s() - t);
+	}
 	double t0 = dt_replay_now_s();
 	/* half of what is left at most to list them, the rest to time them */
 	if (!p->alone)
@@ -827,22 +1060,7 @@ int graph_measure(struct gpu *g, const struct problem *p,
 			"replay:   %zu engine configs besides the recorded "
 			"one, made in %.2f s\n",
 			s->n_cfg, dt_replay_now_s() - t0);
-
-	/* the recorded engine first: the others are held against it */
-	struct cand *rec = p->engine >= 0 ? &c[(*n)++] : NULL;
 	s->total = s->n_cfg + *n;
-	if (rec) {
-		memset(rec, 0, sizeof(*rec));
-		rec->engine = p->engine;
-		rec->source = "recorded";
-		snprintf(rec->knobs, sizeof(rec->knobs), "%s",
-			 p->knobs ? p->knobs : "");
-		double t = dt_replay_now_s();
-		measure(&b, make_cfg(&b, p->engine, p->knob_kv, p->n_knob_kv),
-			rec, opts, bud, s->n_cfg + 1, NULL, &s->ref);
-		progress_cand(opts, 1, s->total, rec, false,
-			      dt_replay_now_s() - t);
-	}
 	for (size_t i = 0; i < s->n_cfg && *n < CANDS_MAX; i++)
 		time_cfg(s, s->cfg[i], s->source[i], s->engine[i], "",
 			 s->n_cfg - i);

@@ -137,6 +137,8 @@ struct budget {
 				  (--engines all) */
 	bool full;             /* CANDS_MAX candidates were made: the
 				  others were not */
+	double recorded_at;    /* when the recorded engine had been timed
+				  (dt_replay_now_s), 0 when it was not */
 };
 
 /* The time left before until, 0 when it has come. */
@@ -152,6 +154,33 @@ bool budget_cut(const struct budget *b, const struct cand *c, size_t n);
 void budget_skip(struct cand *c);
 /* Whether the budget left candidate c out. */
 bool budget_skipped(const struct cand *c);
+/* The recorded engine, candidate c, measured: when, kept in b where it
+ * ran (what the next problems' floor is made of). */
+void budget_recorded(struct budget *b, const struct cand *c);
+
+/* The budget shared out among the items of a replay (its problems and
+ * fusion what-ifs), in the order they are measured: each item's share of
+ * what is left is its weight's part of the weight left (an item's weight:
+ * its recorded GPU time; all of them none: equal parts), and at least
+ * the floor, the median of what the recorded engines measured so far
+ * took from their problem's start, so that a small problem's recorded
+ * engine is timed as well as the others' were. What an item leaves
+ * unused is shared by the ones after it. */
+struct shares {
+	double weight; /* of the items not started */
+	size_t items;  /* not started */
+	double *took;  /* seconds each recorded engine took, ascending */
+	size_t n, cap;
+};
+
+/* An item of weight counted in s, before any is started. */
+void shares_add(struct shares *s, double weight);
+/* The next item, of weight, started: the end of its share of what is
+ * left before until. */
+double shares_next(struct shares *s, double until, double weight);
+/* A problem's recorded engine measured secs after the problem started. */
+void shares_took(struct shares *s, double secs);
+void shares_free(struct shares *s);
 
 /* The last resort of the bound: should a call into cuDNN or CUDA not
  * return by at (dt_replay_now_s's time), the problem in hand is written to

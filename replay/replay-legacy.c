@@ -343,19 +343,22 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	int math = (int)field(conv, "mathType", 0);
 	struct perf perf[CANDS_MAX];
 	int got = 0;
-	if (r.f.get(g->handle, r.d[0], r.d[1], r.conv, r.d[2], CANDS_MAX, &got,
-		    perf))
-		got = 0;
-	/* the recorded algorithm, with the recorded math type, first */
+	/* the recorded algorithm, with the recorded math type, first, in
+	 * up to half of the problem's share, before cuDNN is asked for the
+	 * others (as replay-graph.c's) */
 	struct cand *rec = &c[(*n)++];
-	size_t total = (size_t)got + 1;
 	memset(rec, 0, sizeof(*rec));
 	rec->engine = p->engine;
 	rec->source = "recorded";
 	math_words(math, rec->knobs, sizeof(rec->knobs));
 	double t = dt_replay_now_s();
-	measure(&r, (int)p->engine, math, rec, opts, b, total, NULL, &ref);
-	progress_cand(opts, 1, total, rec, true, dt_replay_now_s() - t);
+	measure(&r, (int)p->engine, math, rec, opts, b, 2, NULL, &ref);
+	budget_recorded(b, rec);
+	progress_cand(opts, 1, 0, rec, true, dt_replay_now_s() - t);
+	if (r.f.get(g->handle, r.d[0], r.d[1], r.conv, r.d[2], CANDS_MAX, &got,
+		    perf))
+		got = 0;
+	size_t total = (size_t)got + 1;
 	for (int i = 0; i < got && *n < CANDS_MAX; i++) {
 		struct cand *x = &c[*n];
 		if (perf[i].status)

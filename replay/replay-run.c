@@ -1,11 +1,12 @@
 /*
  * replay-run.c - one replay of a trace from start to end: its problems
  * read, the ones asked for chosen (--top, --op), the GPU checked against
- * the trace's, each problem measured within its share of the budget and
- * its line written to the results file as soon as it is known (a replay
- * stopped half way keeps what it measured, and the next one continues
- * from there), each followed alike by the fusion what-ifs of the chains
- * it heads (replay-fuse.c), progress on stderr. The trace itself is only
+ * the trace's, each problem measured within its share of the budget (by
+ * its recorded GPU time: replay-budget.c's shares) and its line written
+ * to the results file as soon as it is known (a replay stopped half way
+ * keeps what it measured, and the next one continues from there), each
+ * followed alike by the fusion what-ifs of the chains it heads
+ * (replay-fuse.c), progress on stderr. The trace itself is only
  * read. The file's format is replay/REPLAY.md's; reading it back,
  * analyzer-replayed.c's.
  */
@@ -121,6 +122,7 @@ struct run {
 	struct gpu g;
 	FILE *out;
 	double until; /* the end of the budget */
+	struct shares shares; /* of what is left before until */
 	struct stall *stall;
 };
 
@@ -189,6 +191,7 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 	size_t nc = 0;
 	char why[256];
 	const char *status = "measured", *reason = NULL;
+	double t0 = dt_replay_now_s();
 
 	if (!r->o->quiet)
 		fprintf(stderr, "replay: [%zu/%zu] %.90s (%.1f s)\n", k, n,
@@ -204,6 +207,8 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 		if (!r->o->quiet)
 			fprintf(stderr, "replay:   not measured: %s\n", why);
 	}
+	if (b.recorded_at)
+		shares_took(&r->shares, b.recorded_at - t0);
 	int best = nc ? results_best(c, nc) : -1;
 	char kernels[64] = "";
 	if (best >= 0 && c[0].t.kernels_ns)
@@ -264,6 +269,32 @@ static bool todo_item(const struct run *r, size_t i)
 	       !fused_before(r->prev, c->key);
 }
 
+/* What item i weighs in the budget's shares: a problem, its recorded GPU
+ * time (the median of its recorded engine's executions times their
+ * count, or all of its executions' time where none was timed); a fusion
+ * what-if, its chain's (each step's time per occurrence times the
+ * occurrences). One that is not measured, none: it takes no time. */
+static double item_weight(const struct run *r, size_t i)
+{
+	char buf[256];
+
+	if (i < r->ps.n) {
+		const struct problem *p = &r->ps.v[i];
+		if (p->why)
+			return 0;
+		return p->recorded_ns
+			       ? (double)p->recorded_ns * (double)p->executions
+			       : (double)p->gpu_ns;
+	}
+	const struct fuse_chain *c = &r->fc.v[i - r->ps.n];
+	double ns = 0;
+	if (fuse_why_not(c, &r->ps, buf, sizeof(buf)))
+		return 0;
+	for (int m = 0; m < c->n_steps; m++)
+		ns += (double)c->steps[m].ns;
+	return ns * (double)c->count;
+}
+
 /* The order items are measured in: each problem, then the chains it is
  * the head of (the largest problems' what-ifs are not left to the end of
  * the budget), then the chains whose head is no problem. NULL when out
@@ -307,7 +338,10 @@ static int run_all(struct run *r, char *err, size_t errlen)
 		return 2;
 	}
 	for (size_t i = 0; i < items; i++)
-		todo += todo_item(r, i);
+		if (todo_item(r, i)) {
+			todo++;
+			shares_add(&r->shares, item_weight(r, i));
+		}
 	r->stall = stall_start(
 		r->out, r->until + GRACE_S + GRACE_SHARE * r->o->budget_s,
 		r->o->quiet);
@@ -328,16 +362,19 @@ static int run_all(struct run *r, char *err, size_t errlen)
 			break;
 		}
 		k++;
-		double until = budget_share(r->until, todo - k + 1);
+		double until =
+			shares_next(&r->shares, r->until, item_weight(r, i));
 		if (!(i < r->ps.n ? replay_one(r, i, k, todo, until)
 				  : fuse_one(r, i - r->ps.n, k, todo, until))) {
 			snprintf(err, errlen, "cannot write %s", r->results);
 			stall_stop(r->stall);
+			shares_free(&r->shares);
 			free(order);
 			return 2;
 		}
 	}
 	stall_stop(r->stall);
+	shares_free(&r->shares);
 	free(order);
 	if (!r->o->quiet)
 		fprintf(stderr, "replay: results in %s\n", r->results);

@@ -22,7 +22,7 @@ struct dt_replayed_cand {
 	int64_t engine;     /* global engine index */
 	char *knobs;        /* "TILE_SIZE=4 KBLOCK=3", or NULL none */
 	char *source;       /* "recorded", "heuristic_a", "heuristic_b",
-			       "fallback", "all" */
+			       "fallback", "all", "combination" */
 	char *status;       /* "ok", or why it was not timed */
 	uint64_t median_ns; /* per execution; 0 not timed */
 	double spread;      /* (p90 - p10) / median of its runs */

@@ -25,6 +25,13 @@
  * 4 us. A graph of pointwise operations alone runs in 2 us an operation;
  * each pointwise operation after another kind adds 1 us.
  *
+ * FAKE_HEUR_US holds a legacy convolution's heuristic too
+ * (cudnnGetConvolutionForwardAlgorithm_v7). Engine FAKE_PAIR has a
+ * second knob, STAGES, from 0 to 3, and times of its own: 8 us at its
+ * defaults (0 or unset), 9 us with one knob at 2 and the other at its
+ * default, 12 us otherwise, 3 us with both at 2: what two knobs do
+ * together and neither alone.
+ *
  * Linked as libcupti.so.13 too, it stands in for CUPTI's activity API
  * as replay uses it: while kernel records are enabled, each kernel the
  * fake runs is a record (a CUpti_ActivityKernel10's size, its kind,
@@ -431,6 +438,59 @@ EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d)
 	return CUDNN_STATUS_SUCCESS;
 }
 
+/* ------------------------------------------- an engine of two knobs */
+
+/* Whether engine idx is FAKE_PAIR's. */
+static bool paired(int64_t idx)
+{
+	const char *pair = getenv("FAKE_PAIR");
+
+	return pair && atoll(pair) == idx;
+}
+
+/* A knob's range, 0 to 3, into info. */
+static void knob_info(struct desc *info, int32_t type)
+{
+	int64_t v[3] = { 3, 0, 1 };
+
+	put(info, CUDNN_ATTR_KNOB_INFO_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &type);
+	put(info, CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE, CUDNN_TYPE_INT64, 1,
+	    &v[0]);
+	put(info, CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE, CUDNN_TYPE_INT64, 1,
+	    &v[1]);
+	put(info, CUDNN_ATTR_KNOB_INFO_STRIDE, CUDNN_TYPE_INT64, 1, &v[2]);
+	info->final = true;
+}
+
+/* The value of knob type among cfg's choices, 0 (its default) when it
+ * is not one. */
+static int64_t knob_of(struct desc *cfg, int32_t type)
+{
+	struct attr *a = find(cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES);
+
+	for (int i = 0; a && i < a->count; i++) {
+		struct desc *k = ptr(cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, i);
+		if (i64(k, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE) == type)
+			return i64(k, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE);
+	}
+	return 0;
+}
+
+/* What an execution of FAKE_PAIR's engine with plan's knobs takes. */
+static double pair_us(struct desc *plan)
+{
+	struct desc *cfg =
+		ptr(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 0);
+	int64_t t = knob_of(cfg, CUDNN_KNOB_TYPE_TILE_SIZE),
+		s = knob_of(cfg, CUDNN_KNOB_TYPE_STAGES);
+
+	if (t == 2 && s == 2)
+		return 3;
+	if (!t && !s)
+		return 8;
+	return (t == 2 && !s) || (s == 2 && !t) ? 9 : 12;
+}
+
 /* The engines the fake offers for any graph. */
 static const int64_t offered[] = { 70, 1, 28 };
 #define OFFERED 3
@@ -478,21 +538,16 @@ EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const d,
 		return CUDNN_STATUS_SUCCESS;
 	}
 	if (name == CUDNN_ATTR_ENGINE_KNOB_INFO) {
-		/* every engine has one knob: TILE_SIZE, 0 to 3 */
-		struct desc *info;
-		int32_t tile = CUDNN_KNOB_TYPE_TILE_SIZE;
-		int64_t v[3] = { 3, 0, 1 };
-		memcpy(&info, out, 8);
-		put(info, CUDNN_ATTR_KNOB_INFO_TYPE, CUDNN_TYPE_KNOB_TYPE, 1,
-		    &tile);
-		put(info, CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE, CUDNN_TYPE_INT64,
-		    1, &v[0]);
-		put(info, CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE, CUDNN_TYPE_INT64,
-		    1, &v[1]);
-		put(info, CUDNN_ATTR_KNOB_INFO_STRIDE, CUDNN_TYPE_INT64, 1,
-		    &v[2]);
-		info->final = true;
-		*n = 1;
+		/* every engine has one knob: TILE_SIZE, 0 to 3; FAKE_PAIR's
+		 * STAGES too */
+		struct desc *info[2];
+		*n = paired(i64(x, CUDNN_ATTR_ENGINE_GLOBAL_INDEX)) ? 2 : 1;
+		if (want < *n)
+			return CUDNN_STATUS_BAD_PARAM;
+		memcpy(info, out, (size_t)*n * 8);
+		knob_info(info[0], CUDNN_KNOB_TYPE_TILE_SIZE);
+		if (*n > 1)
+			knob_info(info[1], CUDNN_KNOB_TYPE_STAGES);
 		return CUDNN_STATUS_SUCCESS;
 	}
 	if (name == CUDNN_ATTR_ENGINECFG_ENGINE) {
@@ -589,10 +644,13 @@ EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t h,
 		kernel(2 * (double)n);
 		return CUDNN_STATUS_SUCCESS;
 	}
-	run(i64(plan, CUDNN_ATTR_ENGINE_GLOBAL_INDEX),
-	    find(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
-		    ? i64(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
-		    : -1);
+	if (paired(i64(plan, CUDNN_ATTR_ENGINE_GLOBAL_INDEX)))
+		kernel(pair_us(plan));
+	else
+		run(i64(plan, CUDNN_ATTR_ENGINE_GLOBAL_INDEX),
+		    find(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
+			    ? i64(plan, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)
+			    : -1);
 	if (pw) /* 1 us an operation fused after it */
 		kernel((double)pw);
 	return CUDNN_STATUS_SUCCESS;
@@ -707,6 +765,7 @@ EXPORT cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
 	cudnnConvolutionFwdAlgoPerf_t *perf)
 {
 	(void)h, (void)x, (void)w, (void)c, (void)y;
+	take("FAKE_HEUR_US"); /* a heuristic, as a backend one */
 	*n = want < 3 ? want : 3;
 	for (int i = 0; i < *n; i++)
 		perf[i] = (cudnnConvolutionFwdAlgoPerf_t){ .algo = i,

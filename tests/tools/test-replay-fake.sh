@@ -9,8 +9,11 @@
 # uncertain against the trace; report's two engine choices; a replay
 # stopped half way continued; --op, --top, --cold-cache, --engines all
 # (every engine, and each knob over its range: TILE_SIZE at 3 runs in
-# 4 us); --budget a bound when plans, engine configs, heuristics or runs
-# are slow, or an engine never returns, what it left out said; the
+# 4 us; two knobs that do better together than either alone found);
+# --budget a bound when plans, engine configs, heuristics or runs
+# are slow, or an engine never returns, what it left out said; a short
+# budget shared by the problems' recorded GPU time, each problem's
+# recorded engine timed before its others are asked for; the
 # recorded time of an execution whose kernels ran side by side;
 # calibration by the recorded engine's kernels, as the trace timed them
 # (the stand-in linked as libcupti.so.13 too), or by the events where
@@ -112,6 +115,12 @@ check "$dir/cold.jsonl" 'lines[0]["cold_cache"] and len(lines) == 3 and [p["repl
 # every engine, and each one's knob over its range: TILE_SIZE=3 best
 check "$dir/all.jsonl" 'lines[0]["engines"] == "all" and sum(c["source"] == "all" for c in m[0]["candidates"]) > 50'
 check "$dir/all.jsonl" 'm[0]["candidates"][m[0]["best"]].get("knobs") == "TILE_SIZE=3" and m[0]["candidates"][m[0]["best"]]["median_ns"] == 4000'
+# engine 5 of two knobs (FAKE_PAIR): 8 us at its defaults, each knob
+# alone no better (9 us at 2, 12 otherwise), both at 2 3 us: found by
+# the combinations of its knobs, said as such
+FAKE_PAIR=5 "$dnntrace" replay -q --op 120 --engines all -o "$dir/pair.jsonl" "$t" || failed "two knobs: exit status $?"
+check "$dir/pair.jsonl" '[(c["engine"], c["knobs"], c["source"], c["median_ns"], c["agrees"]) for c in [m[0]["candidates"][m[0]["best"]]]] == [(5, "TILE_SIZE=2 STAGES=2", "combination", 3000, True)]'
+check "$dir/pair.jsonl" 'sorted(c["median_ns"] for c in m[0]["candidates"] if c["engine"] == 5 and c["source"] == "all") == [8000, 8000, 8000, 9000, 9000, 12000, 12000, 12000, 12000]'
 # The fusion what-if: cuda-graph.dnnt's convolution + bias add + ReLU
 # (recorded on an H100) built as one graph, which the fake runs in 5 us
 # (engine 1) + 1 us a pointwise node; unfused, the recorded engine's
@@ -161,7 +170,7 @@ bounded "--engines all with slow plans" "$start"
 check "$dir/slow.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and any(c["status"] == "budget" for c in m[0]["candidates"])'
 check "$dir/slow.jsonl" 'm[0]["cut_short"]["reason"] == "budget" and m[0]["cut_short"]["not_timed"] == sum(c["status"] == "budget" for c in m[0]["candidates"]) > 0'
 # progress: each candidate, of how many, as it is timed
-grep -q '^replay:   \[1/[0-9]*\] eng70 (recorded): 10.0 us, ' "$dir/err" || failed "no progress of the recorded engine: $(head -5 "$dir/err")"
+grep -q '^replay:   \[1\] eng70 (recorded): 10.0 us, ' "$dir/err" || failed "no progress of the recorded engine: $(head -5 "$dir/err")"
 grep -q '^replay:   \[2/[0-9]*\] eng1 (heuristic_a): 5.0 us, ' "$dir/err" || failed "no progress of the candidates: $(head -5 "$dir/err")"
 grep -q 'its budget was spent before every engine was timed' "$dir/err" || failed "the cut was not said: $(tail -3 "$dir/err")"
 # engines that take 20 ms each to finalize (72 of them, a config per knob
@@ -186,10 +195,24 @@ FAKE_HEUR_US=600000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur.json
 	failed "slow heuristics: exit status $?"
 bounded "slow heuristics" "$start"
 check "$dir/heur.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and m[0]["cut_short"]["heuristics_not_asked"] == 2'
-# one heuristic longer than the whole budget: no engine timed, so the
-# problem is not said to be measured
-FAKE_HEUR_US=2000000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur2.jsonl" "$t" ||
+# one heuristic longer than the whole budget: the recorded engine timed
+# before any heuristic is asked, so that the problem has its calibration
+FAKE_HEUR_US=1200000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur1.jsonl" "$t" ||
 	failed "a heuristic longer than the budget: exit status $?"
+check "$dir/heur1.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and m[0]["replayed_kernels_ns"] == 10000 and "calibration" in m[0] and m[0]["cut_short"]["heuristics_not_asked"] == 2'
+# a budget too short for every problem (heuristics of 400 ms, the legacy
+# convolution's too; 1.5 s for five problems): shared by their recorded
+# GPU time, the largest (the legacy convolution, 45 %) has its recorded
+# algorithm timed and calibrated, and every algorithm cuDNN offers; the
+# backend one, next, its recorded engine before its first heuristic
+FAKE_HEUR_US=400000 "$dnntrace" replay --budget 1.5 -o "$dir/short.jsonl" "$t" 2>"$dir/err" ||
+	failed "a short budget: exit status $?"
+check "$dir/short.jsonl" 'm[0]["legacy"] and m[0]["candidates"][0]["status"] == "ok" and "calibration" in m[0] and len(m[0]["candidates"]) == 3 and "cut_short" not in m[0]'
+check "$dir/short.jsonl" 'not m[1]["legacy"] and m[1]["candidates"][0]["status"] == "ok" and "calibration" in m[1]'
+# the recorded engine's config longer than the whole budget: no engine
+# timed, so the problem is not said to be measured
+FAKE_ENGINE_US=1200000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/heur2.jsonl" "$t" ||
+	failed "an engine config longer than the budget: exit status $?"
 check "$dir/heur2.jsonl" 'probs[0]["status"] == "failed" and "budget" in probs[0]["reason"] and probs[0]["best"] == -1 and all(c["status"] == "budget" for c in probs[0]["candidates"])'
 # continued with time enough, that problem is measured again (its new
 # line is the one read); a third run has nothing left to do for it

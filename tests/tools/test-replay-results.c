@@ -7,7 +7,8 @@
  * when cuDNN refused the recorded engine); a recorded engine replayed
  * 30 % slower than the trace uncertain; what a problem's budget left
  * out said in cut_short; fusion what-ifs, measured and not; every key of
- * every line named in REPLAY.md.
+ * every line named in REPLAY.md; the budget shared by the items' weight,
+ * with its floor.
  *
  * Usage: test-replay-results REPLAY.md
  */
@@ -335,6 +336,43 @@ static void check_doc(const char *path, const char *doc_path)
 	fclose(d);
 }
 
+/* Whether the share that ends at end lasts secs (within 10 ms). */
+static bool lasts(double end, double secs)
+{
+	double d = end - dt_replay_now_s() - secs;
+
+	return d > -0.01 && d < 0.01;
+}
+
+/* The budget shared by weight: an item's share is its weight's part of
+ * what is left, at least the floor (the lower median of what the
+ * recorded engines took: the first one's, slow, is not the floor for
+ * long), never more than what is left; the last item has all of it;
+ * items of no weight at all, equal parts. */
+static void check_shares(void)
+{
+	struct shares s = { 0 };
+	double until = dt_replay_now_s() + 100;
+
+	shares_add(&s, 600);
+	shares_add(&s, 1);
+	shares_add(&s, 1);
+	shares_add(&s, 398);
+	CHECK(lasts(shares_next(&s, until, 600), 60));
+	shares_took(&s, 5);
+	CHECK(lasts(shares_next(&s, until, 1), 5)); /* not 0.25 s */
+	shares_took(&s, 1);
+	CHECK(lasts(shares_next(&s, until, 1), 1));
+	CHECK(lasts(shares_next(&s, until, 398), 100));
+	CHECK(lasts(shares_next(&s, dt_replay_now_s() + 0.5, 1), 0.5));
+	shares_free(&s);
+
+	shares_add(&s, 0);
+	shares_add(&s, 0);
+	CHECK(lasts(shares_next(&s, until, 0), 50));
+	shares_free(&s);
+}
+
 int main(int argc, char **argv)
 {
 	char path[] = "/tmp/replay-results-XXXXXX";
@@ -348,6 +386,7 @@ int main(int argc, char **argv)
 	check_doc(path, argv[1]);
 	check_refused();
 	check_cut();
+	check_shares();
 	unlink(path);
 	return dt_test_failures ? 1 : 0;
 }
