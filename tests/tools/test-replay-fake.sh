@@ -151,9 +151,9 @@ cp "$dir/no.jsonl" "$rg"
 # The budget bounds the whole replay: each check below takes the wall
 # time of a 1 s budget, in ms (past 1.5 s: not a bound)
 ms() { echo $(($(date +%s%N) / 1000000)); }
-bounded() { # NAME START: elapsed since START within 1.5 s
+bounded() { # NAME START [MS]: elapsed since START within MS (1500)
 	took=$(($(ms) - $2))
-	[ "$took" -le 1500 ] || failed "$1 took $took ms for a 1 s budget"
+	[ "$took" -le "${3:-1500}" ] || failed "$1 took $took ms for a 1 s budget"
 }
 # plans that take 50 ms each to build: --engines all stops building them
 # when the problem's budget is spent, and says so: each candidate not
@@ -222,7 +222,9 @@ check "$dir/heur2.jsonl" 'len(probs) == 2'
 start=$(ms)
 FAKE_RUN_US=200000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/runs.jsonl" "$t" ||
 	failed "slow runs: exit status $?"
-bounded "slow runs" "$start"
+# (a run under way is not cut, 200 ms here, and the start-up counts: 1.4 s
+# on an idle machine, up to 1.6 s on a loaded one)
+bounded "slow runs" "$start" 2000
 check "$dir/runs.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and 1 <= m[0]["candidates"][0]["runs"] < 16 and m[0]["cut_short"]["not_timed"] >= 1'
 # an engine whose runs never return (28, the heuristics' third): at the
 # budget's end and its grace (5.1 s), what was measured is written, the
