@@ -176,6 +176,12 @@ static bool read_fusion(json_object *o, struct dt_replayed_fusion *f)
 	f->unfused_ns = (uint64_t)int_of(o, "unfused_ns", 0);
 	f->fused_ns = (uint64_t)int_of(o, "fused_ns", 0);
 	f->saving_ns = int_of(o, "saving_ns", 0);
+	f->outputs_agree = number_of(o, "outputs_error")
+				   ? bool_of(o, "outputs_agree")
+				   : -1;
+	f->outputs_error = double_of(o, "outputs_error", -1);
+	f->head_from = str_of(o, "head_from");
+	f->legacy_call = str_of(o, "legacy_fused_call");
 	f->fused.engine = -1;
 	f->fused.error = -1;
 	f->fused.agrees = -1;
@@ -194,6 +200,7 @@ static bool read_fusion(json_object *o, struct dt_replayed_fusion *f)
 			st->why = str_of(s, "why");
 			st->ns = (uint64_t)int_of(s, "ns", 0);
 			st->graph_ns = (uint64_t)int_of(s, "graph_ns", 0);
+			st->head = bool_of(s, "head");
 		}
 	}
 	return true;
@@ -361,6 +368,8 @@ void dt_replayed_free(struct dt_replayed *r)
 		free(f->pattern);
 		free(f->status);
 		free(f->reason);
+		free(f->head_from);
+		free(f->legacy_call);
 		cand_free(&f->fused);
 	}
 	free(r->fusions);

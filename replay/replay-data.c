@@ -389,3 +389,78 @@ bool data_scratch(struct gpu *g, uint64_t *p, size_t bytes, const char *what,
 			 what, bytes);
 	return !bytes || *p;
 }
+
+/* ------------------------------------------------- one run, untimed */
+
+static struct buf *buf_of(struct data *d, int64_t uid)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->bufs[i].uid == uid && d->bufs[i].dev)
+			return &d->bufs[i];
+	return NULL;
+}
+
+bool data_run_io(struct data *d, bool (*run)(void *), void *arg,
+		 const int *status, struct tensor_io *io, size_t n_io,
+		 char *why, size_t whylen)
+{
+	char err[160];
+
+	for (size_t i = 0; i < n_io; i++) {
+		struct buf *t = buf_of(d, io[i].uid);
+		if (!t) {
+			snprintf(why, whylen, "tensor #%lld has no memory",
+				 (long long)io[i].uid);
+			return false;
+		}
+		if (io[i].in && io[i].n != t->bytes) {
+			snprintf(why, whylen,
+				 "tensor #%lld is %zu bytes, the step before "
+				 "wrote %zu",
+				 (long long)io[i].uid, t->bytes, io[i].n);
+			return false;
+		}
+		if (io[i].in)
+			memcpy(t->host, io[i].bytes, t->bytes);
+	}
+	if (!data_refill(d)) {
+		snprintf(why, whylen,
+			 "its data could not be copied to the GPU");
+		return false;
+	}
+	if (!run(arg) || d->g->cuStreamSynchronize(d->g->stream)) {
+		snprintf(why, whylen, "its run failed: %s",
+			 *status ? gpu_cudnn_error(d->g, *status, err,
+						   sizeof(err))
+				 : "the GPU refused it");
+		return false;
+	}
+	for (size_t i = 0; i < n_io; i++) {
+		struct buf *t = buf_of(d, io[i].uid);
+		if (io[i].in)
+			continue;
+		free(io[i].bytes); /* an earlier try's */
+		io[i].bytes = malloc(t->bytes);
+		io[i].n = t->bytes;
+		io[i].dtype = t->dtype;
+		if (!io[i].bytes ||
+		    d->g->cuMemcpyDtoH(io[i].bytes, t->dev, t->bytes)) {
+			snprintf(why, whylen, "its output could not be read");
+			return false;
+		}
+	}
+	return true;
+}
+
+double data_error(int64_t dtype, const void *ref, const void *mine,
+		  size_t bytes)
+{
+	struct buf t = { .dtype = dtype, .bytes = bytes };
+
+	return tensor_error(&t, ref, mine);
+}
+
+bool data_within(int64_t dtype, double error)
+{
+	return error <= tolerance(dtype);
+}

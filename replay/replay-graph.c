@@ -1073,3 +1073,48 @@ int graph_measure(struct gpu *g, const struct problem *p,
 	free(s);
 	return 0;
 }
+
+/* The configs to run the graph with, into cfgs: engine p->engine with
+ * its knobs, or those cuDNN's heuristics offer (modes A, then
+ * fallback). */
+static size_t run_cfgs(struct built *b, const struct problem *p, void **cfgs)
+{
+	size_t n = 0;
+
+	if (p->engine >= 0) {
+		cfgs[0] = make_cfg(b, p->engine, p->knob_kv, p->n_knob_kv);
+		return cfgs[0] != NULL;
+	}
+	heuristic(b, E.heur_a, cfgs, &n, CANDS_MAX);
+	heuristic(b, E.heur_fallback, cfgs, &n, CANDS_MAX);
+	return n;
+}
+
+int graph_run(struct gpu *g, const struct problem *p, struct tensor_io *io,
+	      size_t n_io, char *why, size_t whylen)
+{
+	struct built b = { .g = g, .bp = p->graph };
+	void **cfgs = calloc(CANDS_MAX, sizeof(*cfgs));
+	int rc = -1;
+
+	enums();
+	if (!cfgs)
+		snprintf(why, whylen, "out of host memory");
+	else if (tensors(&b, why, whylen) && build_graph(&b, why, whylen)) {
+		size_t n = run_cfgs(&b, p, cfgs);
+		snprintf(why, whylen, "cuDNN offers no engine that runs it");
+		for (size_t i = 0; rc && i < n; i++) {
+			struct cand c = { 0 };
+			b.status = 0;
+			if (!make_plan(&b, cfgs[i], &c))
+				snprintf(why, whylen, "%s", c.status);
+			else if (data_run_io(&b.data, run_plan, &b, &b.status,
+					     io, n_io, why, whylen))
+				rc = 0;
+			drop_plan(&b);
+		}
+	}
+	free_built(&b);
+	free(cfgs);
+	return rc;
+}

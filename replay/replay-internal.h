@@ -253,6 +253,12 @@ struct problem {
 	bool alone; /* only the recorded engine timed (a fusion what-if's
 		       head); engine < 0: only the heuristics' (a graph
 		       made by replay, which no program ran) */
+	/* the op's recipe (its arrays the session's, all 0 none) and
+	 * tensors (the session's): what a fusion what-if builds a GEMM
+	 * head's cuDNN matmul graph from */
+	struct dt_recipe recipe;
+	const struct dt_op_tensor *tensors;
+	uint32_t n_tensors;
 };
 
 struct problems {
@@ -268,6 +274,8 @@ struct problems {
 int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
 		  size_t errlen);
 void problems_free(struct problems *ps);
+/* The problem of ps whose key is key, NULL none (or key NULL). */
+const struct problem *problems_find(const struct problems *ps, const char *key);
 /* What an execution took on the GPU, as a trace times it: the summed
  * time of its kernels (sum_ns), or the span from the first one's start
  * to the last one's end where that is shorter. */
@@ -332,6 +340,31 @@ bool data_scratch(struct gpu *g, uint64_t *p, size_t bytes, const char *what,
 /* A float as FP16's bits (small values flushed to zero). */
 uint16_t data_half(float f);
 
+/* A tensor's bytes given to one run, or read back after it: a chain's
+ * steps run one after the other on what the step before wrote. */
+struct tensor_io {
+	int64_t uid; /* as struct buf's */
+	bool in;     /* given: bytes (n of them) copied in before the run;
+			else read: bytes malloc'd (the caller frees them),
+			n and dtype set */
+	void *bytes;
+	size_t n;
+	int64_t dtype;
+};
+
+/* One run, run(arg), on d's seeded data, the tensors io names given or
+ * read back (n_io of them). False with why (*status: the library's
+ * status of a run that failed). */
+bool data_run_io(struct data *d, bool (*run)(void *), void *arg,
+		 const int *status, struct tensor_io *io, size_t n_io,
+		 char *why, size_t whylen);
+/* The largest difference of two tensors of bytes of type dtype over
+ * ref's largest magnitude, and whether that is within the type's
+ * tolerance (as candidates' outputs are compared). */
+double data_error(int64_t dtype, const void *ref, const void *mine,
+		  size_t bytes);
+bool data_within(int64_t dtype, double error);
+
 /* ----------------------------------------------------- replay-graph.c */
 
 /* A candidate and what came of it (struct dt_replayed_cand's fields). */
@@ -357,6 +390,11 @@ struct cand {
 int graph_measure(struct gpu *g, const struct problem *p,
 		  const struct dt_replay_opts *opts, struct budget *b,
 		  struct cand *c, size_t *n, char *why, size_t whylen);
+/* Problem p's graph run once, untimed, as data_run_io runs it: with
+ * engine p->engine and knobs p->knob_kv, or (engine < 0) the first
+ * configuration cuDNN's heuristics offer that runs. 0, or -1 with why. */
+int graph_run(struct gpu *g, const struct problem *p, struct tensor_io *io,
+	      size_t n_io, char *why, size_t whylen);
 
 /* --------------------------------------------------- replay-results.c */
 
@@ -416,6 +454,11 @@ int legacy_field(const struct dt_cudnn_arg *a, const char *name, int def);
 int legacy_measure(struct gpu *g, const struct problem *p,
 		   const struct dt_replay_opts *opts, struct budget *b,
 		   struct cand *c, size_t *n, char *why, size_t whylen);
+/* A legacy convolution run once, untimed, with its recorded algorithm
+ * and math type, as data_run_io runs it: its tensors' uids are the
+ * places of its three descriptors (0, 1, 2). 0, or -1 with why. */
+int legacy_run(struct gpu *g, const struct problem *p, struct tensor_io *io,
+	       size_t n_io, char *why, size_t whylen);
 
 /* ------------------------------------------------------- replay-rnn.c */
 
@@ -437,6 +480,7 @@ struct fuse_step {
 	bool full, cudnn;
 	int64_t dtype; /* of what it writes */
 	uint64_t ns;   /* its recorded GPU time per occurrence */
+	uint64_t elems; /* elements it writes, 0 unknown */
 };
 
 struct fuse_chain {
@@ -451,6 +495,10 @@ struct fuse_chains {
 	struct fuse_chain *v;
 	size_t n;
 };
+
+/* The step of chain c that is its head: the first, or the last when the
+ * steps before it are its matmul's prologue. */
+int fuse_head_at(const struct fuse_chain *c);
 
 /* The fusable chains of the trace at path, from the fusion analysis.
  * 0, or -1 with why in err. */
@@ -478,6 +526,17 @@ struct fuse_result {
 	size_t tried;      /* engines tried for it */
 	struct fuse_part parts[DT_FZ_STEPS];
 	uint64_t unfused_ns;
+	/* what the head's graph was built from: "graph" (the recorded
+	 * one), "legacy call", "GEMM"; NULL not built */
+	const char *head_from;
+	const char *legacy_call; /* the legacy API's own fused call that
+				    would run the chain too, NULL none */
+	/* the fused graph's final output against the unfused chain's: 1
+	 * within the output type's tolerance, 0 not, -1 not compared
+	 * (outputs_why says why) */
+	int outputs_agree;
+	double outputs_error;
+	char outputs_why[200];
 };
 
 /* Why chain c cannot be measured, or NULL: its head must be a problem of

@@ -101,12 +101,19 @@ static bool load(struct gpu *g, const struct conv_api *api, struct fns *f)
 	       gpu_cudnn_fn(g, &f->set_groups, "cudnnSetConvolutionGroupCount");
 }
 
+/* The convolution function api is, NULL none. */
+static const struct conv_api *conv_api_of(const char *api)
+{
+	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++)
+		if (!strcmp(api, convs[i].exec))
+			return &convs[i];
+	return NULL;
+}
+
 const char *legacy_why_not(const struct dt_cudnn_call *c)
 {
-	for (size_t i = 0; c && i < sizeof(convs) / sizeof(convs[0]); i++)
-		if (!strcmp(c->api, convs[i].exec))
-			return NULL;
-	if (c && (legacy_op_known(c->api) || rnn_known(c->api)))
+	if (c && (conv_api_of(c->api) || legacy_op_known(c->api) ||
+		  rnn_known(c->api)))
 		return NULL;
 	return "legacy API call: convolutions, pooling, activations, "
 	       "softmax, batch normalization and RNNs are rebuilt";
@@ -321,13 +328,10 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 		   struct cand *c, size_t *n, char *why, size_t whylen)
 {
 	struct remade r = { .g = g, .call = p->call };
-	const struct conv_api *api = NULL;
+	const struct conv_api *api = conv_api_of(p->call->api);
 	uint8_t *ref = NULL;
 
 	*n = 0;
-	for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++)
-		if (!strcmp(p->call->api, convs[i].exec))
-			api = &convs[i];
 	if (!api && legacy_op_known(p->call->api))
 		return legacy_op_measure(g, p, opts, b, c, n, why, whylen);
 	if (!api && rnn_known(p->call->api))
@@ -344,19 +348,23 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	struct perf perf[CANDS_MAX];
 	int got = 0;
 	/* the recorded algorithm, with the recorded math type, first, in
-	 * up to half of the problem's share, before cuDNN is asked for the
-	 * others (as replay-graph.c's) */
+	 * up to half of the problem's share (all of it alone: a fusion
+	 * what-if's head), before cuDNN is asked for the others (as
+	 * replay-graph.c's) */
 	struct cand *rec = &c[(*n)++];
 	memset(rec, 0, sizeof(*rec));
 	rec->engine = p->engine;
 	rec->source = "recorded";
 	math_words(math, rec->knobs, sizeof(rec->knobs));
 	double t = dt_replay_now_s();
-	measure(&r, (int)p->engine, math, rec, opts, b, 2, NULL, &ref);
+	measure(&r, (int)p->engine, math, rec, opts, b, p->alone ? 1 : 2, NULL,
+		&ref);
 	budget_recorded(b, rec);
-	progress_cand(opts, 1, 0, rec, true, dt_replay_now_s() - t);
-	if (r.f.get(g->handle, r.d[0], r.d[1], r.conv, r.d[2], CANDS_MAX, &got,
-		    perf))
+	progress_cand(opts, 1, p->alone ? 1 : 0, rec, true,
+		      dt_replay_now_s() - t);
+	/* a fusion what-if's head: its recorded algorithm alone */
+	if (p->alone || r.f.get(g->handle, r.d[0], r.d[1], r.conv, r.d[2],
+				CANDS_MAX, &got, perf))
 		got = 0;
 	size_t total = (size_t)got + 1;
 	for (int i = 0; i < got && *n < CANDS_MAX; i++) {
@@ -383,4 +391,36 @@ int legacy_measure(struct gpu *g, const struct problem *p,
 	free(ref);
 	free_remade(&r);
 	return 0;
+}
+
+int legacy_run(struct gpu *g, const struct problem *p, struct tensor_io *io,
+	       size_t n_io, char *why, size_t whylen)
+{
+	struct remade r = { .g = g, .call = p->call };
+	const struct conv_api *api = conv_api_of(p->call->api);
+	size_t ws = 0;
+	int rc = -1;
+
+	if (!api)
+		snprintf(why, whylen, "not a convolution");
+	else if (remake(&r, api, why, whylen)) {
+		r.algo = (int)p->engine;
+		if (r.f.set_math(
+			    r.conv,
+			    (int)field(dt_cudnn_arg_find(p->call, "convDesc"),
+				       "mathType", 0)) ||
+		    r.f.ws(g->handle, r.d[0], r.d[1], r.conv, r.d[2], r.algo,
+			   &ws))
+			snprintf(why, whylen,
+				 "cuDNN refused its recorded algorithm");
+		else if (data_scratch(g, &r.ws, ws, "workspace", why, whylen)) {
+			r.ws_bytes = ws;
+			if (data_run_io(&r.data, run_call, &r, &r.status, io,
+					n_io, why, whylen))
+				rc = 0;
+			gpu_free(g, r.ws, ws);
+		}
+	}
+	free_remade(&r);
+	return rc;
 }

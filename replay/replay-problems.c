@@ -136,6 +136,10 @@ static void on_op(void *arg, const struct dt_op *op)
 	p->gemm = blas ? build : NULL;
 	p->graph = !blas && !p->why && op->plan ? build : NULL;
 	p->call = !blas && !p->why && !op->plan ? build : NULL;
+	if (op->recipe) /* the op's own, its arrays the session's */
+		p->recipe = *op->recipe;
+	p->tensors = op->tensors;
+	p->n_tensors = op->n_tensors;
 	if (!op->kernels || op->unsampled)
 		return;
 	if (p->n_times == p->cap_times) {
@@ -202,6 +206,14 @@ int problems_read(const char *path, uint64_t op, struct problems *ps, char *err,
 	if (ps->n)
 		qsort(ps->v, ps->n, sizeof(*ps->v), by_gpu_time);
 	return 0;
+}
+
+const struct problem *problems_find(const struct problems *ps, const char *key)
+{
+	for (size_t i = 0; key && i < ps->n; i++)
+		if (!strcmp(ps->v[i].key, key))
+			return &ps->v[i];
+	return NULL;
 }
 
 void problems_free(struct problems *ps)

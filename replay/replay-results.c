@@ -240,6 +240,22 @@ bool results_problem(FILE *f, const struct problem *p, const char *status,
 	return put_line(f, o);
 }
 
+/* What the fused graph was built from, and its output against the
+ * unfused chain's. */
+static void fusion_built_json(json_object *o, const struct fuse_result *r)
+{
+	put_str(o, "head_from", r->head_from);
+	put_str(o, "legacy_fused_call", r->legacy_call);
+	if (r->outputs_agree < 0) {
+		put_str(o, "outputs_not_compared", r->outputs_why);
+		return;
+	}
+	json_object_object_add(o, "outputs_agree",
+			       json_object_new_boolean(r->outputs_agree));
+	json_object_object_add(o, "outputs_error",
+			       json_object_new_double(r->outputs_error));
+}
+
 bool results_fusion(FILE *f, const struct fuse_result *r)
 {
 	const struct fuse_chain *c = r->c;
@@ -248,7 +264,7 @@ bool results_fusion(FILE *f, const struct fuse_result *r)
 
 	put_str(o, "fusion", c->key);
 	put_str(o, "pattern", c->pattern);
-	put_str(o, "head", c->steps[0].problem);
+	put_str(o, "head", c->steps[fuse_head_at(c)].problem);
 	put_str(o, "status", r->status);
 	put_str(o, "reason", r->reason);
 	put_int(o, "count", (int64_t)c->count);
@@ -258,12 +274,18 @@ bool results_fusion(FILE *f, const struct fuse_result *r)
 	json_object *steps = json_object_new_array();
 	for (int m = 0; m < c->n_steps; m++) {
 		json_object *s = json_object_new_object();
+		/* a time from the trace, and the step alone as a graph (a
+		 * GEMM head's too) */
+		bool graph = !strcmp(r->parts[m].source, "recorded");
 		put_str(s, "what", c->steps[m].what);
+		if (m == fuse_head_at(c))
+			json_object_object_add(s, "head",
+					       json_object_new_boolean(true));
 		put_str(s, "source", r->parts[m].source);
 		put_int(s, "ns", (int64_t)r->parts[m].ns);
-		if (m && r->parts[m].graph_ns)
+		if (graph && r->parts[m].graph_ns)
 			put_int(s, "graph_ns", (int64_t)r->parts[m].graph_ns);
-		else if (m)
+		else if (graph)
 			put_str(s, "why", r->parts[m].why);
 		json_object_array_add(steps, s);
 	}
@@ -274,5 +296,6 @@ bool results_fusion(FILE *f, const struct fuse_result *r)
 	put_int(o, "fused_ns", (int64_t)r->fused.t.median_ns);
 	put_int(o, "saving_ns",
 		(int64_t)r->unfused_ns - (int64_t)r->fused.t.median_ns);
+	fusion_built_json(o, r);
 	return put_line(f, o);
 }

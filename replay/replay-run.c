@@ -74,7 +74,7 @@ static void list_chains(const struct problems *ps, const struct fuse_chains *fc,
 	for (size_t i = 0; i < fc->n; i++) {
 		const struct fuse_chain *c = &fc->v[i];
 		const char *why = fuse_why_not(c, ps, buf, sizeof(buf));
-		if (!chain_wanted(ps, c->steps[0].problem, o))
+		if (!chain_wanted(ps, c->steps[fuse_head_at(c)].problem, o))
 			continue;
 		if (!k++)
 			printf("\nfusion what-ifs (the chains `dnntrace "
@@ -256,10 +256,14 @@ static bool fuse_one(struct run *r, size_t i, size_t k, size_t n, double until)
 		fprintf(stderr, "replay:   not measured: %s\n", res.reason);
 	else if (!r->o->quiet)
 		fprintf(stderr,
-			"replay:   unfused %.1f us, fused %.1f us (eng%lld)\n",
+			"replay:   unfused %.1f us, fused %.1f us (eng%lld), "
+			"outputs %s\n",
 			(double)res.unfused_ns / 1e3,
 			(double)res.fused.t.median_ns / 1e3,
-			(long long)res.fused.engine);
+			(long long)res.fused.engine,
+			res.outputs_agree > 0 ? "agree"
+			: !res.outputs_agree  ? "disagree"
+					      : "not compared");
 	stall_lock(r->stall);
 	bool ok = results_fusion(r->out, &res);
 	stall_unlock(r->stall);
@@ -274,7 +278,7 @@ static bool todo_item(const struct run *r, size_t i)
 		return wanted(&r->ps, i, r->o) &&
 		       !done_before(r->prev, r->ps.v[i].key);
 	const struct fuse_chain *c = &r->fc.v[i - r->ps.n];
-	return chain_wanted(&r->ps, c->steps[0].problem, r->o) &&
+	return chain_wanted(&r->ps, c->steps[fuse_head_at(c)].problem, r->o) &&
 	       !fused_before(r->prev, c->key);
 }
 
@@ -321,7 +325,8 @@ static size_t *item_order(const struct run *r)
 	for (size_t i = 0; i < r->ps.n; i++) {
 		order[n++] = i;
 		for (size_t j = 0; j < r->fc.n; j++) {
-			const char *head = r->fc.v[j].steps[0].problem;
+			const struct fuse_chain *c = &r->fc.v[j];
+			const char *head = c->steps[fuse_head_at(c)].problem;
 			if (!taken[j] && head &&
 			    !strcmp(head, r->ps.v[i].key)) {
 				taken[j] = true;

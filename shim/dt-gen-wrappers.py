@@ -39,13 +39,15 @@ import os
 import re
 import shlex
 import sys
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Tuple
 
 from pycparser import c_ast
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 # imported after the line above, so that they leave none either
 from dt_gen_desc import GenError, Library, PointerMode, ScaleType, read_library  # noqa: E402
+from dt_gen_follow import (  # noqa: E402
+    c_mode_setter, followed, is_followed, mode_getter, mode_hooks, mode_kind, what)
 from dt_gen_headers import (  # noqa: E402
     ENCODINGS, INTEGER_CODES, Elem, Function, Param, Types, base_code, deprecated_names,
     enums_file, find_header, header_version, own_headers, parse, preprocess, read_enums,
@@ -608,9 +610,10 @@ def c_record(lib: Library, api: Api) -> List[str]:
     """The lines that size the API_CALL record and store the arguments into it."""
     lines = ["\tconst int ok = ret == %s;" % lib.success] if api.uses_ok else []
     if api.mode:
-        lines.append("\tconst int32_t dt_mode = %s(%s);" % (mode_getter(api.mode[0]), api.mode[1]))
+        lines.append("\tconst int32_t dt_mode = %s(%s, t);"
+                     % (mode_getter(api.mode[0]), api.mode[1]))
     if api.scale:
-        lines.append("\tconst int32_t dt_scale = %s(%s);"
+        lines.append("\tconst int32_t dt_scale = %s(%s, t);"
                      % (mode_getter(api.scale[0]), api.scale[1]))
     if api.scalar_most:
         lines.append("\tconst uint32_t dt_scalar_most = %s;" % api.scalar_most)
@@ -645,6 +648,10 @@ def c_trampolines(lib: Library, apis: List[Api]) -> str:
     dt_library), as plain C functions: a handle's stream, the loaded library's version."""
     by_name = {a.func.name: a for a in apis}
     out = []
+    st = lib.stream
+    for name in (st.created_by + [st.setter] + st.forgotten_by) if st else []:
+        if name not in by_name:
+            raise GenError("%s: [stream] %s is not a wrapped function" % (lib.path, name))
     if lib.stream_getter:
         api = by_name.get(lib.stream_getter)
         if api is None or api.ret_kind != "status" or len(api.func.params) != 2:
@@ -694,126 +701,6 @@ uint64_t dt_version_{lib.name}(void)
     return "\n".join(out)
 
 
-# A value the shim follows per object (shim-modes.c): a [[pointer_mode]]'s mode, a
-# [[scale_type]]'s type. Both are kept, set and asked alike.
-Followed = Union[PointerMode, ScaleType]
-
-
-def followed(lib: Library) -> List[Followed]:
-    return list(lib.pointer_modes) + list(lib.scale_types)
-
-
-def what(f: Followed) -> str:
-    return "pointer mode" if isinstance(f, PointerMode) else "scale type"
-
-
-def is_followed(f: Followed) -> bool:
-    return bool(f.setter)
-
-
-def mode_getter(f: Followed) -> str:
-    return ("dt_mode_" if isinstance(f, PointerMode) else "dt_scale_") + f.of
-
-
-def mode_setter(f: Followed) -> str:
-    return ("dt_mode_set_" if isinstance(f, PointerMode) else "dt_scale_set_") + f.of
-
-
-def mode_kind(lib: Library, f: Followed) -> str:
-    """The number that tells the objects of this [[pointer_mode]] or [[scale_type]] from any
-    other's in the shim's table (shim-runtime.h): the library's row and the table's place in
-    it, pointer modes first, scale types from 8."""
-    if isinstance(f, PointerMode):
-        return "(DT_LIBRARY * 16 + %d)" % lib.pointer_modes.index(f)
-    return "(DT_LIBRARY * 16 + 8 + %d)" % lib.scale_types.index(f)
-
-
-def mode_arg(func: Function, f: Followed, out: bool) -> str:
-    """The parameter of func that is the object (`of`), or with out, that receives it."""
-    for p in func.params:
-        words = p.decl.replace("*", " * ").split()
-        if words[0] == f.of and words.count("*") == (1 if out else 0):
-            return p.name
-    raise GenError("%s: no parameter of type %s%s for its %s"
-                   % (func.name, f.of, " *" if out else "", what(f)))
-
-
-def initial(func: Function, f: Followed) -> str:
-    """What an object a call of func created holds: the [[pointer_mode]]'s default, or the
-    [[scale_type]]'s argument of the call."""
-    if isinstance(f, PointerMode):
-        return f.default
-    if not any(p.name == f.created_from and not p.is_pointer for p in func.params):
-        raise GenError("%s: no parameter %s for its scale type" % (func.name, f.created_from))
-    return "(int32_t)" + f.created_from
-
-
-def mode_hooks(lib: Library, func: Function, ret_kind: str) -> Tuple[List[str], List[str]]:
-    """The lines a wrapper runs, recording or not, before and after the real call, so that the
-    shim follows the pointer modes and scale types of their objects (created_by, setter,
-    forgotten_by; shim-modes.c)."""
-    before, after = [], []
-    for f in followed(lib):
-        roles = [func.name in f.created_by, func.name == f.setter,
-                 func.name in f.forgotten_by]
-        if not any(roles):
-            continue
-        if ret_kind != "status":
-            raise GenError("%s: follows a %s, but returns no status" % (func.name, what(f)))
-        kind, ok = mode_kind(lib, f), "ret == %s" % lib.success
-        if roles[0]:
-            out = mode_arg(func, f, True)
-            after.append("\tif (%s && %s)" % (ok, out))
-            after.append("\t\tdt_mode_learn(%s, *%s, %s);" % (kind, out, initial(func, f)))
-        if roles[1]:
-            nparams = 4 if f.attribute else 2
-            if len(func.params) != nparams:
-                raise GenError("%s: %s setter of %d parameters, not %d"
-                               % (func.name, what(f), len(func.params), nparams))
-            after.append("\t%s(%s, %s);" % (mode_setter(f), ok,
-                                            ", ".join(p.name for p in func.params)))
-        if roles[2]:
-            before.append("\tdt_mode_forget(%s, %s);" % (kind, mode_arg(func, f, False)))
-    return before, after
-
-
-def c_mode_setter(lib: Library, f: Followed, apis: List[Api]) -> str:
-    """What its setter's wrapper runs once the real setter returned: the object's new value, or
-    that its value is no longer known."""
-    api = next((a for a in apis if a.func.name == f.setter), None)
-    if api is None:
-        raise GenError("%s: %s setter %s is not a wrapped function"
-                       % (lib.path, what(f), f.setter))
-    kind = mode_kind(lib, f)
-    params = api.func.params
-    if not f.attribute:
-        of, mode = params[0].name, params[1].name
-        body = f"""\tif (ok)
-\t\tdt_mode_update({kind}, {of}, (int32_t){mode});
-\telse
-\t\tdt_mode_forget({kind}, {of});
-"""
-    else:
-        of, attr, buf, size = (p.name for p in params)
-        body = f"""\tint32_t value;
-
-\tif ({attr} != {f.attribute})
-\t\treturn;
-\tif (ok && {buf} && {size} == sizeof(value)) {{
-\t\tmemcpy(&value, {buf}, sizeof(value));
-\t\tdt_mode_update({kind}, {of}, value);
-\t}} else {{
-\t\tdt_mode_forget({kind}, {of});
-\t}}
-"""
-    return f"""/* After {f.setter}: the {what(f)} of the
- * {f.of} as set, or not known when the call failed. */
-static void {mode_setter(f)}(int ok, {", ".join(p.decl for p in params)})
-{{
-{body}}}
-"""
-
-
 def c_mode_getters(lib: Library, apis: List[Api]) -> str:
     """For each [[pointer_mode]] and [[scale_type]] some call uses: the function that asks it
     (not recorded) of the call's argument; -1 when it cannot be asked (a NULL or bad handle:
@@ -830,7 +717,7 @@ def c_mode_getters(lib: Library, apis: List[Api]) -> str:
                 if name not in by_name:
                     raise GenError("%s: %s %s is not a wrapped function"
                                    % (lib.path, what(f), name))
-            out.append(c_mode_setter(lib, f, apis))
+            out.append(c_mode_setter(lib, f, [a.func for a in apis]))
         if not any(f in (a.mode and a.mode[0], a.scale and a.scale[0]) for a in apis):
             continue
         api = by_name.get(f.getter)
@@ -846,16 +733,18 @@ def c_mode_getters(lib: Library, apis: List[Api]) -> str:
         else:
             args = "of, (%s)&value" % params[1].abstract
             local = ""
-        known, how = "", ""
+        known, how = "\t(void)t;\n", ""
         if is_followed(f):
-            known = f"""\tint32_t known = dt_mode_cached({mode_kind(lib, f)}, of);
+            known = f"""\t/* a call made from inside another library's call is given that
+\t * library's objects, made and set where no wrapper sees them */
+\tint32_t known = t->depth == 1 ? dt_mode_cached({mode_kind(lib, f)}, of) : -1;
 \tif (known >= 0)
 \t\treturn known;
 """
-            how = "as followed (shim-modes.c), else "
+            how = "for a call of the program's, as followed (shim-modes.c), else "
         out.append(f"""/* The {what(f)} of a {f.of}: {how}by
  * {f.getter} (not recorded); -1 when it cannot be asked. */
-static int32_t {mode_getter(f)}({f.of} of)
+static int32_t {mode_getter(f)}({f.of} of, const struct dt_thread *t)
 {{
 {known}\ttypedef {c_declarator(lib.status_type, "(*real_t)")}({", ".join(p.abstract for p in params)});
 \treal_t real = (real_t)dt_real(DT_API_{f.getter});

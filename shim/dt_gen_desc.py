@@ -9,7 +9,7 @@ import fnmatch
 import os
 import re
 import tomllib
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 
 class GenError(Exception):
@@ -28,7 +28,8 @@ class PointerMode:
     attribute: str
     host: List[str]
     # How the mode is followed without asking (shim/shim-modes.c): the calls that create an
-    # object (the first parameter of type `of *` receives it) in mode `default`; the setter
+    # object (the first parameter of type `of *` receives it), or initialize one in place (the
+    # parameter of type `of` points to it), in mode `default`; the setter
     # (`status setter(of, mode)`, or with `attribute`, `status setter(of, attribute, buf,
     # size)`); the calls after which the object is no longer the one created (destroyed,
     # initialized again). All empty: the mode is asked on every call.
@@ -73,6 +74,21 @@ class ScaleType:
 
 
 @dataclasses.dataclass
+class HandleStream:
+    """How the shim follows a handle's stream instead of asking it (`[handle]` `stream_getter`)
+    on every call that launches work (shim/shim-streams.c): the calls that create a handle of
+    type `of` (their parameter of type `of *` receives it) on the default stream; the setter,
+    whose parameter `setter_arg` is the stream; the calls after which the handle is no longer
+    the one created (destroyed)."""
+
+    of: str
+    created_by: List[str]
+    setter: str
+    setter_arg: str
+    forgotten_by: List[str]
+
+
+@dataclasses.dataclass
 class Library:
     """One wrapped library, as its description (shim/libs/README.md) gives it."""
 
@@ -111,6 +127,7 @@ class Library:
     handle_types: List[str]  # typedefs of pointers to complete structs recorded as handles
     pointer_modes: List[PointerMode]
     scale_types: List[ScaleType]
+    stream: Optional[HandleStream]
     after_call: Dict[str, str]  # function glob -> the shim's hook run after its call is recorded
     undeclared: Dict[str, List[str]]  # declared function -> those the header lacks that take
     # its parameters
@@ -153,13 +170,22 @@ def _pointer_mode(table: dict, path: str) -> PointerMode:
     return mode
 
 
-def _scale_type(table: dict, path: str) -> ScaleType:
-    where = path + " [[scale_type]]"
+def _followed(cls, table: dict, where: str):
+    """A ScaleType or a HandleStream (cls) from its table: every field given, and calls that
+    create and forget the object."""
     fields = {f.name: _get(table, f.name, list if f.type == "List[str]" else str, where)
-              for f in dataclasses.fields(ScaleType)}
+              for f in dataclasses.fields(cls)}
     if not fields["created_by"] or not fields["forgotten_by"]:
         raise GenError("%s: `created_by` and `forgotten_by` must name calls" % where)
-    return ScaleType(**fields)
+    return cls(**fields)
+
+
+def _scale_type(table: dict, path: str) -> ScaleType:
+    return _followed(ScaleType, table, path + " [[scale_type]]")
+
+
+def _stream(table: dict, path: str) -> HandleStream:
+    return _followed(HandleStream, table, path + " [stream]")
 
 
 def read_library(path: str) -> Library:
@@ -208,6 +234,7 @@ def read_library(path: str) -> Library:
         handle_types=_get(pointers, "handles", list, path + " [pointers]", []),
         pointer_modes=[_pointer_mode(m, path) for m in _get(d, "pointer_mode", list, path, [])],
         scale_types=[_scale_type(t, path) for t in _get(d, "scale_type", list, path, [])],
+        stream=_stream(_get(d, "stream", dict, path), path) if "stream" in d else None,
         after_call=_get(d, "after_call", dict, path, {}),
         undeclared=_get(d, "undeclared", dict, path, {}),
         scalar_sizes=_get(d, "scalar_sizes", dict, path, {}),
@@ -226,6 +253,8 @@ def read_library(path: str) -> Library:
                        "pointer_arrays = \"device\"" % path)
     if (lib_.scalars == "pointer-mode") != bool(lib_.pointer_modes):
         raise GenError("%s: scalars = \"pointer-mode\" goes with [[pointer_mode]] tables" % path)
+    if lib_.stream and (not lib_.stream_getter or lib_.stream.of != lib_.handle_type):
+        raise GenError("%s: [stream] is of the [handle] type, which has a stream_getter" % path)
     for st in lib_.scale_types:
         if st.type not in lib_.scalar_sizes:
             raise GenError("%s: [[scale_type]] of %s: no [scalar_sizes.%s]" % (path, st.of, st.type))

@@ -946,11 +946,9 @@ void dt_leave(struct dt_thread *t)
 
 void dt_graph_begin_slow(struct dt_thread *t, void *handle)
 {
-	const struct dt_library *lib = &dt_libraries[t->library];
 	void *stream = NULL;
 
-	if (t->depth == 1 && handle && lib->get_stream &&
-	    lib->get_stream(handle, &stream))
+	if (t->depth == 1 && handle && dt_stream_of(t->library, handle, &stream))
 		dt_cupti_graph_begin_stream(&t->graph, stream);
 }
 
@@ -1039,6 +1037,7 @@ static void after_fork_child(void)
 	atomic_fetch_add(&g.epoch, 1);
 	tls.ring = NULL;
 	dt_signals_after_fork();
+	dt_streams_after_fork();
 	/* the child's trace starts now, and says it is a fork's child */
 	load_config();
 	g.cfg.proc_event = DT_PROC_FORK;

@@ -96,4 +96,8 @@ DT_HIDDEN void dt_signals_init(void);
 DT_HIDDEN void dt_signals_take(void);
 DT_HIDDEN void dt_signals_after_fork(void);
 
+/* shim-streams.c: in a fork's child, before any other thread runs, empty
+ * the slots a thread of the parent was writing. */
+DT_HIDDEN void dt_streams_after_fork(void);
+
 #endif /* DT_SHIM_INTERNAL_H */

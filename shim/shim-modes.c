@@ -15,14 +15,18 @@
  * table does not hold.
  *
  * What is held is only ever what the library was told: an object enters
- * when a wrapped call created it (in the library's default mode), its
- * mode changes only when a wrapped setter succeeded for it, and it leaves
- * before a wrapped call that destroys or re-initializes it, and when a
- * setter fails or is given what cannot be read. An object the table never
- * saw created (one created before the shim was loaded, one set up in the
- * program's own memory) stays out of it, whatever is set on it, so it is
- * asked of the library on every call. These wrappers run whether or not
- * the call is recorded.
+ * when a wrapped call created it, or initialized it in the program's
+ * memory (in the library's default mode), its mode changes only when a
+ * wrapped setter succeeded for it, and it leaves before a wrapped call
+ * that destroys or re-initializes it, and when a setter fails or is given
+ * what cannot be read. An object the table never saw created (one created
+ * before the shim was loaded, one whose bytes the program copied) stays
+ * out of it, whatever is set on it, so it is asked of the library on
+ * every call. These wrappers run whether or not the call is recorded.
+ * A call made from inside another library's call (cuBLAS's of cuBLASLt's
+ * typed matmuls) is given that library's objects, which it makes and sets
+ * where no wrapper sees, perhaps at an address the table holds for one of
+ * the program's: the generated wrappers ask those every time.
  *
  * A scale type (`[[scale_type]]`) is kept as a mode is, and asked of the
  * library alike for an object not held: a call reads its scalars at the

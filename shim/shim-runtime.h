@@ -262,6 +262,18 @@ static inline int32_t dt_mode_cached(unsigned kind, const void *obj)
 	return (int32_t)(e & 0xff) - 1;
 }
 
+/*
+ * The CUDA stream of a library's handle (shim-streams.c), learned from the
+ * calls that create it (NULL: the default stream), set its stream and
+ * destroy it. dt_stream_of gives a handle's stream, asking the library
+ * (struct dt_library's get_stream) only for one not held, which is then
+ * held; false when the library cannot say.
+ */
+DT_HIDDEN void dt_stream_learn(unsigned library, const void *handle,
+			       void *stream);
+DT_HIDDEN void dt_stream_forget(unsigned library, const void *handle);
+DT_HIDDEN bool dt_stream_of(unsigned library, void *handle, void **stream);
+
 /* Length of an input string to record. */
 static inline uint32_t dt_strlen(const char *s, size_t max)
 {

@@ -76,9 +76,12 @@ struct dt_replayed_fstep {
 	char *source;      /* "replayed" (the head, its recorded engine) or
 			      "recorded" (its kernels' time in the trace) */
 	uint64_t ns;       /* per occurrence */
-	uint64_t graph_ns; /* the step alone as a cuDNN pointwise graph; 0
-			      none, why says why */
+	uint64_t graph_ns; /* the step alone as a cuDNN pointwise graph (a
+			      GEMM head as a matmul graph); 0 none, why
+			      says why */
 	char *why;
+	bool head; /* the chain's head (its first step, or a prologue's
+		      last) */
 };
 
 /* A fusion what-if: a chain `fusion` calls fusable, built as one cuDNN
@@ -95,6 +98,14 @@ struct dt_replayed_fusion {
 	struct dt_replayed_cand fused; /* the fused graph's fastest engine */
 	uint64_t unfused_ns, fused_ns; /* per occurrence; 0 not measured */
 	int64_t saving_ns;             /* unfused less fused */
+	/* the fused output against the unfused chain's: 1 within its
+	 * type's tolerance, 0 not, -1 not compared; error their largest
+	 * difference over the largest magnitude */
+	int outputs_agree;
+	double outputs_error;
+	char *head_from;   /* "graph", "legacy call", "GEMM"; NULL unknown */
+	char *legacy_call; /* the legacy API's fused call that would run the
+			      chain too, NULL none */
 };
 
 struct dt_replayed {

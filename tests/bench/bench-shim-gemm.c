@@ -6,6 +6,8 @@
  * recording included. cublasLtMatmul is given a real matmul descriptor
  * (host pointer mode, asked by the wrapper), host alpha and beta and an
  * algorithm (64 bytes recorded); cublasGemmEx, host alpha and beta.
+ * ltmatmul-init is cublasLtMatmul with a descriptor initialized in the
+ * program's memory (cublasLtMatmulDescInit).
  * On a GPU, the -gpu calls are given real handles and empty matrices: the
  * library checks them all and succeeds with nothing to launch, and the
  * wrapper asks the handle's pointer mode (and, after cublasLtMatmul, sees
@@ -13,7 +15,7 @@
  * percentile of the per-call time over batches; exits 77 where a -gpu
  * call finds no GPU.
  *
- * usage: bench-shim-gemm {ltmatmul|gemmex|ltmatmul-gpu|gemmex-gpu} [BATCHES]
+ * usage: bench-shim-gemm {ltmatmul|gemmex|ltmatmul-init}[-gpu] [BATCHES]
  */
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -28,6 +30,7 @@
 
 static const float alpha = 1.0f, beta = 0.0f;
 static cublasLtMatmulDesc_t op;
+static cublasLtMatmulDescOpaque_t op_here; /* ltmatmul-init's */
 static cublasLtMatrixLayout_t layout;
 static cublasLtMatmulAlgo_t algo;
 static cublasHandle_t handle; /* NULL, or a real one (-gpu) */
@@ -84,11 +87,18 @@ int main(int argc, char **argv)
 	if (cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) ||
 	    cublasLtMatrixLayoutCreate(&layout, CUDA_R_16BF, 4096, 4096, 4096))
 		return 1;
+	if (!strncmp(name, "ltmatmul-init", 13)) {
+		cublasLtMatmulDescDestroy(op);
+		op = &op_here;
+		if (cublasLtMatmulDescInit(op, CUBLAS_COMPUTE_32F, CUDA_R_32F))
+			return 1;
+	}
 	if (strstr(name, "-gpu") && (rc = on_gpu()))
 		return rc;
 	if (time_batches(call, batches, BATCH))
 		return 1;
 	cublasLtMatrixLayoutDestroy(layout);
-	cublasLtMatmulDescDestroy(op);
+	if (op != &op_here)
+		cublasLtMatmulDescDestroy(op);
 	return 0;
 }

@@ -9,7 +9,9 @@
 # (interleaved, so that a busy minute weighs on all alike); per call and
 # configuration, the median and the best of the five runs' medians.
 # BENCH_SHIM_CALLS names the calls (default: cudnn cudnn-exec ltmatmul
-# gemmex; on a GPU, ltmatmul-gpu and gemmex-gpu too: real handles).
+# gemmex; also ltmatmul-init, its descriptor initialized in the program's
+# memory; on a GPU, ltmatmul-gpu, gemmex-gpu and ltmatmul-init-gpu too:
+# real handles).
 #
 # A batch of 1000 calls is timed after a pause of BENCH_PAUSE_US (default
 # 1000 us, the thread busy) in which the writer thread drains the 4 MiB
@@ -61,6 +63,8 @@ for call in $calls; do
 	ltmatmul) what="cublasLtMatmul(no handle: rejected; host scalars, algo)" ;;
 	gemmex) what="cublasGemmEx(no handle: rejected; host scalars)" ;;
 	ltmatmul-gpu) what="cublasLtMatmul(real handle, empty matrices; host scalars, algo)" ;;
+	ltmatmul-init) what="cublasLtMatmul(no handle: rejected; descriptor initialized in place)" ;;
+	ltmatmul-init-gpu) what="cublasLtMatmul(real handle, empty; descriptor initialized in place)" ;;
 	gemmex-gpu) what="cublasGemmEx(real handle, empty matrices; host scalars)" ;;
 	esac
 	echo "$what:"

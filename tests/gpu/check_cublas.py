@@ -46,8 +46,9 @@ sys.dont_write_bytecode = True
 import cublas_log_calls as logs  # noqa: E402
 
 # Calls dnntrace makes of the libraries without recording them: the pointer mode of a call's
-# scalars and (cuBLASLt's) their scale type, of a descriptor it did not see created; a handle's
-# stream (to follow CUDA graph capture); the loaded version.
+# scalars and (cuBLASLt's) their scale type, of a descriptor it did not see made (cuBLAS makes its
+# typed matmuls' descriptors in its own memory); the stream of a handle it did not see created (to
+# follow CUDA graph capture); the loaded version.
 RECORDER_QUERIES = {"cublasGetPointerMode_v2", "cublasGetStream_v2", "cublasLtGetVersion"}
 LT_MODE_QUERIES = {
     "cublasLtMatmulDescGetAttribute": {"MATMUL_DESC_POINTER_MODE", "MATMUL_DESC_SCALE_TYPE"},

@@ -19,9 +19,10 @@
 # Environment: PYTHON (default python3); ORACLE_BUDGET_S (default 420: runs not started by then
 # are skipped, so the script ends well within 8 minutes on an H100); DNNTRACE_RECORD_FLAGS (extra
 # options for `dnntrace record`); ORACLE_COMPARE_FLAGS (options for compare_calls.py; default
-# `--ignore cudnnGetVersion --ignore cudnnGetStream`: the shim makes these calls itself, unrecorded,
-# and cuDNN logs them: the version once a process for the trace's header, a handle's stream at each
-# call that can launch work, to follow CUDA graph capture).
+# `--ignore cudnnGetVersion --ignore cudnnGetStream`: the shim may make these calls itself,
+# unrecorded, and cuDNN logs them: the version once a process for the trace's header, and the
+# stream of a handle it did not see created (once; the others' it follows from cudnnSetStream, to
+# follow CUDA graph capture)).
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -58,11 +58,15 @@ int main(void)
 	failed += cublasLtMatmulDescCreate(&e, CUBLAS_COMPUTE_32F, CUDA_R_32F);
 	failed += matmul(e, 1);
 	failed += cublasLtMatmulDescDestroy(e);
-	/* one in the program's memory: asked every time */
+	/* one in the program's memory: learned from its initialization, in
+	 * host mode, then as set; initialized again, in host mode again */
 	failed += cublasLtMatmulDescInit(&mine, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+	failed += matmul(&mine, 1);
 	failed += set_mode(&mine, CUBLASLT_POINTER_MODE_DEVICE, 4);
 	failed += matmul(&mine, 0);
 	failed += matmul(&mine, 0);
+	failed += cublasLtMatmulDescInit(&mine, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+	failed += matmul(&mine, 1);
 	printf("%d calls failed, mode asked %d times\n", failed,
 	       fake_cublaslt_mode_asks());
 	return 0;

@@ -78,7 +78,7 @@ int main(void)
 	failed += cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F, CUDA_C_32F);
 	failed += matmul(d, cplx[0], cplx[1]);
 	failed += cublasLtMatmulDescDestroy(d);
-	/* in the program's memory: asked of cuBLASLt */
+	/* in the program's memory: learned from its initialization */
 	failed += cublasLtMatmulDescInit(&mine, CUBLAS_COMPUTE_16F, CUDA_R_16F);
 	failed += matmul(&mine, &half[0], &half[1]);
 	failed += transforms();

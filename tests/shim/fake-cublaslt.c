@@ -11,7 +11,8 @@
  * cublasLtMatmulDescSetAttribute, which refuses a value of another size
  * than 4 bytes; any other descriptor is in the host pointer mode, of
  * scale type CUDA_R_32F; the times the mode and the scale type were asked
- * are counted (fake_cublaslt_mode_asks, fake_cublaslt_scale_asks). Its
+ * are counted (fake_cublaslt_mode_asks, fake_cublaslt_scale_asks);
+ * fake_cublaslt_set_mode sets a mode as cuBLAS does, unseen. Its
  * matrix transform descriptors hold their scale type and pointer mode
  * alike, and its transforms succeed. An
  * algorithm's configuration attribute N is N * 100 plus the algorithm's
@@ -115,6 +116,17 @@ EXPORT cublasStatus_t cublasLtMatmulDescInit_internal(
 	*mode_of(desc) = CUBLASLT_POINTER_MODE_HOST;
 	scales[mode_of(desc) - modes] = scale;
 	return CUBLAS_STATUS_SUCCESS;
+}
+
+/* What cuBLAS does to the descriptors it makes: set their pointer mode
+ * without cublasLtMatmulDescSetAttribute (its library imports none of
+ * cuBLASLt's descriptor functions). */
+EXPORT void fake_cublaslt_set_mode(cublasLtMatmulDesc_t desc, int32_t mode)
+{
+	int32_t *held = mode_of(desc);
+
+	if (held)
+		*held = mode;
 }
 
 EXPORT cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc)

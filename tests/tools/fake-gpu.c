@@ -628,13 +628,155 @@ static bool pack_complete(struct desc *plan, struct desc *vp)
 	return ops != NULL;
 }
 
+/* ------------------------------------------------------------- outputs */
+
+/* What the fake writes, so that outputs compare as a GPU's would: a
+ * convolution or a matmul (a graph with one, a legacy convolution)
+ * writes zeros; a pointwise-only graph of one operation copies its input
+ * to its output (the identity). With FAKE_FUSED_OFF, a graph of
+ * pointwise operations after another kind writes 4 into the first
+ * element of what its pointwise operations write, as a fused engine that
+ * computed something else would. */
+
+static size_t elem_size(int64_t dtype)
+{
+	switch (dtype) {
+	case CUDNN_DATA_DOUBLE:
+	case CUDNN_DATA_INT64:
+		return 8;
+	case CUDNN_DATA_FLOAT:
+	case CUDNN_DATA_INT32:
+		return 4;
+	case CUDNN_DATA_HALF:
+	case CUDNN_DATA_BFLOAT16:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+/* A backend tensor's bytes, as far as its strides reach. */
+static size_t tensor_bytes(struct desc *t)
+{
+	struct attr *d = find(t, CUDNN_ATTR_TENSOR_DIMENSIONS),
+		    *s = find(t, CUDNN_ATTR_TENSOR_STRIDES);
+	size_t span = 1;
+
+	for (int64_t i = 0; d && s && i < d->count && i < s->count; i++) {
+		int64_t n, st;
+		memcpy(&n, d->data + 8 * i, 8);
+		memcpy(&st, s->data + 8 * i, 8);
+		span += (size_t)(n - 1) * (size_t)st;
+	}
+	return span * elem_size(i64(t, CUDNN_ATTR_TENSOR_DATA_TYPE));
+}
+
+/* The memory the variant pack gives tensor t, NULL for a virtual one. */
+static uint8_t *tensor_ptr(struct desc *vp, struct desc *t)
+{
+	struct attr *uids = find(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS),
+		    *ptrs = find(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS);
+	int64_t uid = i64(t, CUDNN_ATTR_TENSOR_UNIQUE_ID);
+
+	for (int64_t j = 0; t && !i64(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL) &&
+			    uids && ptrs && j < uids->count;
+	     j++)
+		if (!memcmp(uids->data + 8 * j, &uid, 8)) {
+			uint8_t *p;
+			memcpy(&p, ptrs->data + 8 * j, 8);
+			return p;
+		}
+	return NULL;
+}
+
+/* The tensor an operation writes, NULL for one the fake does not know. */
+static struct desc *op_output(struct desc *op)
+{
+	static const struct {
+		cudnnBackendDescriptorType_t type;
+		cudnnBackendAttributeName_t y;
+	} outs[] = {
+		{ CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+		  CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y },
+		{ CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+		  CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX },
+		{ CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+		  CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW },
+		{ CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR,
+		  CUDNN_ATTR_OPERATION_MATMUL_CDESC },
+		{ CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR,
+		  CUDNN_ATTR_OPERATION_POINTWISE_YDESC },
+	};
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
+		if (op->type == outs[i].type)
+			return ptr(op, outs[i].y, 0);
+	return NULL;
+}
+
+/* 4 in a tensor's first element, in its type. */
+static void four(uint8_t *p, int64_t dtype)
+{
+	float f = 4;
+	double d = 4;
+	uint16_t h = dtype == CUDNN_DATA_HALF ? 0x4400 : 0x4080;
+
+	if (dtype == CUDNN_DATA_DOUBLE)
+		memcpy(p, &d, 8);
+	else if (dtype == CUDNN_DATA_FLOAT)
+		memcpy(p, &f, 4);
+	else
+		memcpy(p, &h, 2);
+}
+
+static void write_outputs(struct desc *g, struct desc *vp)
+{
+	struct attr *ops = find(g, CUDNN_ATTR_OPERATIONGRAPH_OPS);
+	struct desc *last_pw = NULL;
+	int64_t pw = 0;
+
+	for (int64_t i = 0; i < ops->count; i++)
+		pw += ptr(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, (int)i)->type ==
+		      CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR;
+	if (pw == 1 && ops->count == 1) {
+		struct desc *op = ptr(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, 0);
+		struct desc *x = ptr(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC,
+				     0),
+			    *y = ptr(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC,
+				     0);
+		uint8_t *px = tensor_ptr(vp, x), *py = tensor_ptr(vp, y);
+		if (px && py && tensor_bytes(x) == tensor_bytes(y))
+			memcpy(py, px, tensor_bytes(y));
+		return;
+	}
+	for (int64_t i = 0; i < ops->count; i++) {
+		struct desc *op = ptr(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, (int)i);
+		struct desc *y = op_output(op);
+		uint8_t *p = y ? tensor_ptr(vp, y) : NULL;
+		if (!p)
+			continue;
+		memset(p, 0, tensor_bytes(y));
+		if (op->type == CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR)
+			last_pw = y;
+	}
+	if (last_pw && pw < ops->count && getenv("FAKE_FUSED_OFF"))
+		four(tensor_ptr(vp, last_pw),
+		     i64(last_pw, CUDNN_ATTR_TENSOR_DATA_TYPE));
+}
+
 /* The operations of a plan's graph, and how many are pointwise. */
-static int64_t plan_ops(struct desc *plan, int64_t *pointwise)
+static struct desc *plan_graph(struct desc *plan)
 {
 	struct desc *cfg =
 		ptr(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, 0);
 	struct desc *e = ptr(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, 0);
-	struct desc *g = ptr(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, 0);
+
+	return ptr(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, 0);
+}
+
+static int64_t plan_ops(struct desc *plan, int64_t *pointwise)
+{
+	struct desc *g = plan_graph(plan);
 	struct attr *ops = g ? find(g, CUDNN_ATTR_OPERATIONGRAPH_OPS) : NULL;
 
 	*pointwise = 0;
@@ -656,6 +798,7 @@ EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t h,
 	    !pack_complete(plan, vp))
 		return CUDNN_STATUS_BAD_PARAM;
 	n = plan_ops(plan, &pw);
+	write_outputs(plan_graph(plan), vp);
 	if (pw == n) { /* pointwise alone: 2 us an operation */
 		kernel(2 * (double)n);
 		return CUDNN_STATUS_SUCCESS;
@@ -716,6 +859,7 @@ cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d)
  * checked against its descriptor). */
 struct fake_tensor {
 	int n, dims[8];
+	size_t bytes; /* as far as its strides reach */
 };
 
 EXPORT cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t d,
@@ -725,11 +869,14 @@ EXPORT cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t d,
 {
 	struct fake_tensor *f = (struct fake_tensor *)d;
 
-	(void)t, (void)strides;
 	if (n < 1 || n > 8)
 		return CUDNN_STATUS_BAD_PARAM;
 	f->n = n;
 	memcpy(f->dims, dims, (size_t)n * sizeof(*dims));
+	f->bytes = elem_size(t);
+	for (int i = 0; i < n; i++)
+		f->bytes += (size_t)(dims[i] - 1) * (size_t)strides[i] *
+			    elem_size(t);
 	return CUDNN_STATUS_SUCCESS;
 }
 
@@ -807,9 +954,10 @@ EXPORT cudnnStatus_t cudnnConvolutionForward(
 	void *ws, size_t wss, const void *beta,
 	const cudnnTensorDescriptor_t yd, void *y)
 {
-	(void)h, (void)xd, (void)wd, (void)c, (void)yd;
+	(void)h, (void)xd, (void)wd, (void)c;
 	if (!alpha || !beta || !x || !w || !y || (wss && !ws))
 		return CUDNN_STATUS_BAD_PARAM;
+	memset(y, 0, ((const struct fake_tensor *)yd)->bytes);
 	run(a, -1);
 	return CUDNN_STATUS_SUCCESS;
 }

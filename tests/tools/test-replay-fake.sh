@@ -22,7 +22,7 @@
 # (test-replay-legacy-ops.c); a layer normalization built as a backend
 # graph (synth-trace's norm scenario) rebuilt and measured.
 # The fusion what-if of the CUDA-graph trace's chain: measured,
-# continued, refused.
+# continued, refused (other heads: test-replay-fuse-fake.sh).
 # usage: test-replay-fake.sh DNNTRACE FAKE_GPU_LIBRARY SOURCE_ROOT
 #                            LEGACY_OPS_TEST SYNTH_TRACE
 set -u
@@ -30,12 +30,7 @@ abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 legacy_ops=$(abs "$4") synth=$(abs "$5")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-mkdir "$dir/lib"
-ln -s "$fake" "$dir/lib/libcuda.so.1" && ln -s "$fake" "$dir/lib/libcudnn.so.9" &&
-	ln -s "$fake" "$dir/lib/libcupti.so.13" || exit 2
-LD_LIBRARY_PATH=$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-FAKE_FAST=1
-export LD_LIBRARY_PATH FAKE_FAST
+. "$(dirname "$0")/fake-gpu-env.sh"
 cp "$root/tests/data/h200-sample.dnnt" "$dir/" || exit 2
 t=$dir/h200-sample.dnnt
 fail=0
@@ -156,9 +151,9 @@ cp "$dir/no.jsonl" "$rg"
 # The budget bounds the whole replay: each check below takes the wall
 # time of a 1 s budget, in ms (past 1.5 s: not a bound)
 ms() { echo $(($(date +%s%N) / 1000000)); }
-bounded() { # NAME START: elapsed since START within 1.5 s
+bounded() { # NAME START [MS]: elapsed since START within MS (1500)
 	took=$(($(ms) - $2))
-	[ "$took" -le 1500 ] || failed "$1 took $took ms for a 1 s budget"
+	[ "$took" -le "${3:-1500}" ] || failed "$1 took $took ms for a 1 s budget"
 }
 # plans that take 50 ms each to build: --engines all stops building them
 # when the problem's budget is spent, and says so: each candidate not
@@ -227,7 +222,9 @@ check "$dir/heur2.jsonl" 'len(probs) == 2'
 start=$(ms)
 FAKE_RUN_US=200000 "$dnntrace" replay -q --op 120 --budget 1 -o "$dir/runs.jsonl" "$t" ||
 	failed "slow runs: exit status $?"
-bounded "slow runs" "$start"
+# (a run under way is not cut, 200 ms here, and the start-up counts: 1.4 s
+# on an idle machine, up to 1.6 s on a loaded one)
+bounded "slow runs" "$start" 2000
 check "$dir/runs.jsonl" 'm[0]["candidates"][0]["status"] == "ok" and 1 <= m[0]["candidates"][0]["runs"] < 16 and m[0]["cut_short"]["not_timed"] >= 1'
 # an engine whose runs never return (28, the heuristics' third): at the
 # budget's end and its grace (5.1 s), what was measured is written, the

@@ -37,7 +37,8 @@ static struct cand cand(int64_t engine, const char *knobs, const char *source,
 	return c;
 }
 
-/* Two fusion what-ifs: one measured, one cuDNN would not build. */
+/* Three fusion what-ifs: one measured whose outputs disagree, one cuDNN
+ * would not build, one of a GEMM head. */
 static void write_fusions(FILE *f)
 {
 	struct fuse_chain ch = {
@@ -60,6 +61,10 @@ static void write_fusions(FILE *f)
 			   { .source = "recorded", .ns = 25, .graph_ns = 20 },
 			   { .source = "recorded", .ns = 15 } },
 		.unfused_ns = 90,
+		.head_from = "legacy call",
+		.legacy_call = "cudnnConvolutionBiasActivationForward",
+		.outputs_agree = 0,
+		.outputs_error = 0.5,
 	};
 
 	snprintf(r.parts[2].why, sizeof(r.parts[2].why), "no engine");
@@ -68,9 +73,20 @@ static void write_fusions(FILE *f)
 				  .status = "not_built",
 				  .reason = "the fused graph: refused" };
 	CHECK(results_fusion(f, &no));
+	/* a GEMM's: its time in the trace, and as a cuDNN matmul graph;
+	 * outputs not compared */
+	struct fuse_result gemm = r;
+	gemm.head_from = "GEMM";
+	gemm.legacy_call = NULL;
+	gemm.outputs_agree = -1;
+	snprintf(gemm.outputs_why, sizeof(gemm.outputs_why), "no time left");
+	gemm.parts[0] = (struct fuse_part){ .source = "recorded",
+					    .ns = 70,
+					    .graph_ns = 40 };
+	CHECK(results_fusion(f, &gemm));
 }
 
-/* Write a header, three problems and two fusion what-ifs to path. */
+/* Write a header, three problems and three fusion what-ifs to path. */
 static void write_file(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -161,8 +177,8 @@ static void check_read(const char *path)
 		CHECK(s->uncertain && s->knobs_unknown &&
 		      !s->replayed_kernels_ns);
 	}
-	CHECK_EQ_U(r->n_fusions, 2);
-	if (r->n_fusions == 2) {
+	CHECK_EQ_U(r->n_fusions, 3);
+	if (r->n_fusions == 3) {
 		const struct dt_replayed_fusion *m = &r->fusions[0],
 						*no = &r->fusions[1];
 		CHECK_EQ_S(m->chain, "conv + bias + ReLU|");
@@ -185,9 +201,21 @@ static void check_read(const char *path)
 			CHECK_EQ_U(m->steps[2].graph_ns, 0);
 			CHECK_EQ_S(m->steps[2].why, "no engine");
 		}
+		/* outputs that disagree, read as such */
+		CHECK(m->outputs_agree == 0 && m->outputs_error == 0.5);
+		CHECK_EQ_S(m->head_from, "legacy call");
+		CHECK_EQ_S(m->legacy_call,
+			   "cudnnConvolutionBiasActivationForward");
 		CHECK_EQ_S(no->status, "not_built");
 		CHECK_EQ_S(no->reason, "the fused graph: refused");
 		CHECK(!no->n_steps && !no->fused_ns);
+		CHECK(no->outputs_agree < 0);
+		const struct dt_replayed_fusion *g = &r->fusions[2];
+		CHECK(g->outputs_agree < 0 && g->n_steps == 3);
+		if (g->n_steps == 3) {
+			CHECK_EQ_S(g->steps[0].source, "recorded");
+			CHECK_EQ_U(g->steps[0].graph_ns, 40);
+		}
 	}
 	dt_replayed_free(r);
 }

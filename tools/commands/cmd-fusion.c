@@ -161,7 +161,17 @@ static void print_opp_measured(FILE *out, const struct dt_summary *s,
 		return;
 	}
 	uint64_t saving = f->saving_ns > 0 ? (uint64_t)f->saving_ns : 0;
-	if (f->saving_ns > 0)
+	if (f->outputs_agree == 0) /* a time, not a saving */
+		fprintf(out,
+			"   measured:   no saving: the fused graph's output "
+			"is not the unfused chain's (%.3g of its largest "
+			"value apart), though %s %s per time",
+			f->outputs_error,
+			dt_fmt_ns(f->saving_ns > 0 ? saving
+						   : (uint64_t)-f->saving_ns,
+				  b1, sizeof(b1)),
+			f->saving_ns > 0 ? "faster" : "slower");
+	else if (f->saving_ns > 0)
 		fprintf(out,
 			"   measured:   saving %s per time (priced: %s), %s "
 			"in all",
@@ -190,8 +200,10 @@ static void print_opp_measured(FILE *out, const struct dt_summary *s,
 			dt_fmt_ns(st->ns, b1, sizeof(b1)),
 			replayed ? "its recorded engine, replayed"
 				 : "in the trace");
-		if (st->graph_ns)
-			fprintf(out, "; a cuDNN pointwise graph: %s",
+		if (st->graph_ns) /* the head's: a GEMM's cuDNN matmul */
+			fprintf(out, "; %s: %s",
+				st->head ? "as a cuDNN graph"
+					 : "a cuDNN pointwise graph",
 				dt_fmt_ns(st->graph_ns, b2, sizeof(b2)));
 		fprintf(out, ")");
 	}
@@ -199,6 +211,17 @@ static void print_opp_measured(FILE *out, const struct dt_summary *s,
 		(long long)f->fused.engine, f->fused.knobs ? " (" : "",
 		f->fused.knobs ? f->fused.knobs : "",
 		f->fused.knobs ? ")" : "");
+	if (f->outputs_agree > 0)
+		fprintf(out,
+			"   outputs:    the fused graph's agrees with the "
+			"unfused chain's (%.3g of its largest value apart)\n",
+			f->outputs_error);
+	if (f->legacy_call)
+		fprintf(out,
+			"   note:       the fused graph was built of the "
+			"legacy call's descriptors; %s would run the chain "
+			"too, not timed\n",
+			f->legacy_call);
 }
 
 /* The chains cuDNN already ran fused, and what they kept on chip. */

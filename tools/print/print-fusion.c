@@ -204,6 +204,12 @@ static void measured_json(struct dt_json *j, const struct dt_summary *s,
 		dt_json_ku(j, "fused_ns", f->fused_ns);
 		dt_json_ki(j, "fused_engine", f->fused.engine);
 		dt_json_ks(j, "fused_knobs", f->fused.knobs);
+		dt_json_ks(j, "head_from", f->head_from);
+		dt_json_ks(j, "legacy_fused_call", f->legacy_call);
+		dt_json_key(j, "outputs_agree");
+		dt_json_tri(j, f->outputs_agree);
+		if (f->outputs_agree >= 0)
+			dt_json_kg(j, "outputs_error", f->outputs_error);
 		dt_json_key(j, "steps");
 		dt_json_open(j, '[', -1);
 		for (size_t m = 0; m < f->n_steps; m++) {
