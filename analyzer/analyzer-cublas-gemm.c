@@ -66,6 +66,13 @@ int gemm_type_bits(int32_t type)
 	return t ? t->bits : 0;
 }
 
+int64_t dt_gemm_dtype(int32_t type)
+{
+	const struct type_def *t = type_of(type);
+
+	return t && !t->complex ? t->dtype : -1;
+}
+
 static const char *type_name(int32_t v, char *buf, size_t size)
 {
 	const struct type_def *t = type_of(v);
@@ -127,17 +134,6 @@ static const char *math_name(int32_t v)
 	}
 }
 
-/* cublasLtEpilogue_t's bits: what each adds after the product. */
-#define EPI_RELU   2u
-#define EPI_BIAS   4u
-#define EPI_DRELU  8u
-#define EPI_BGRAD  16u
-#define EPI_GELU   32u
-#define EPI_DGELU  64u
-#define EPI_AUX    128u
-#define EPI_BGRADA 256u
-#define EPI_BGRADB 512u
-
 /* The epilogue as cuBLASLt names it, without CUBLASLT_EPILOGUE_. */
 static const char *epilogue_name(uint32_t e, char *buf, size_t size)
 {
@@ -184,8 +180,8 @@ void gemm_init(struct gemm *g, enum gemm_op op)
 			    .workspace_used = -1 };
 	for (int i = 0; i < MATS; i++)
 		g->type[i] = -1;
-	for (int i = 0; i < ALGO_ATTRS; i++)
-		g->algo[i] = g->lt_algo[i] = ALGO_UNKNOWN;
+	for (int i = 0; i < DT_GEMM_ALGO_ATTRS; i++)
+		g->algo[i] = g->lt_algo[i] = DT_GEMM_ALGO_UNKNOWN;
 }
 
 /* ------------------------------------------------------------- reading */
@@ -240,7 +236,7 @@ struct gemm_entry {
 	struct tlist tensors;
 	struct dt_recipe_node nodes[4];
 	uint32_t n_nodes;
-	struct dt_recipe_kv knobs[ALGO_ATTRS + 1];
+	struct dt_recipe_kv knobs[DT_GEMM_ALGO_ATTRS + 1];
 	uint32_t n_knobs;
 	struct dt_recipe_param params[28];
 	uint32_t n_params;
@@ -249,8 +245,10 @@ struct gemm_entry {
 	struct dt_cost cost;
 	int tensor_cores;
 	int64_t engine;
-	struct gemm g; /* the product it was made of */
-	char desc[];   /* the key: the problem and the algorithm */
+	struct dt_gemm_build build; /* a GEMM's, for replay/; library NULL
+				       none */
+	struct gemm g;              /* the product it was made of */
+	char desc[];                /* the key: the problem and the algorithm */
 };
 
 struct gemm_table {
@@ -476,12 +474,12 @@ static void describe_problem(const struct gemm *g, char *buf, size_t size)
 	if (g->epilogue > 1) {
 		APPEND(" epilogue=%s",
 		       epilogue_name(g->epilogue, tb, sizeof(tb)));
-		if ((g->epilogue &
-		     (EPI_BIAS | EPI_BGRAD | EPI_BGRADA | EPI_BGRADB)) &&
+		if ((g->epilogue & (DT_GEMM_EPI_BIAS | DT_GEMM_EPI_BGRAD |
+				    DT_GEMM_EPI_BGRADA | DT_GEMM_EPI_BGRADB)) &&
 		    g->bias_type >= 0)
 			APPEND(" bias=%s",
 			       type_name(g->bias_type, tb, sizeof(tb)));
-		if ((g->epilogue & EPI_AUX) && g->aux_type >= 0)
+		if ((g->epilogue & DT_GEMM_EPI_AUX) && g->aux_type >= 0)
 			APPEND(" aux=%s",
 			       type_name(g->aux_type, tb, sizeof(tb)));
 	}
@@ -494,8 +492,9 @@ static void describe_problem(const struct gemm *g, char *buf, size_t size)
 		put_scalar(buf, size, &len, " beta=", g->has_beta, g->beta);
 }
 
-/* CUBLASLT_ALGO_CONFIG_* names, without the prefix, by enum algo_attr. */
-static const char *const algo_names[ALGO_ATTRS] = {
+/* CUBLASLT_ALGO_CONFIG_* names, without the prefix, by enum
+ * dt_gemm_algo_attr. */
+static const char *const algo_names[DT_GEMM_ALGO_ATTRS] = {
 	"ID",
 	"TILE_ID",
 	"SPLITK_NUM",
@@ -509,20 +508,34 @@ static const char *const algo_names[ALGO_ATTRS] = {
 
 /* Whether attribute i of a cuBLASLt algorithm is shown: known, and the
  * id or not 0 (none, auto, undefined). */
-static bool shown(const int64_t algo[ALGO_ATTRS], int i)
+static bool shown(const int64_t algo[DT_GEMM_ALGO_ATTRS], int i)
 {
-	return algo[i] != ALGO_UNKNOWN && (!i || algo[i]);
+	return algo[i] != DT_GEMM_ALGO_UNKNOWN && (!i || algo[i]);
+}
+
+const char *dt_gemm_knobs(const int64_t algo[DT_GEMM_ALGO_ATTRS], char *buf,
+			  size_t size)
+{
+	int len = 0;
+
+	buf[0] = 0;
+	for (int i = DT_GEMM_ALGO_ID + 1; i < DT_GEMM_ALGO_ATTRS; i++)
+		if (shown(algo, i))
+			APPEND("%s%s=%" PRId64, len ? " " : "", algo_names[i],
+			       algo[i]);
+	return buf;
 }
 
 /* A cuBLASLt algorithm as " name{ID=66 TILE_ID=20 ...}", or
  * " name{heuristic}" when only that a heuristic chose it is known. */
 static void put_algo(char *buf, size_t size, int *plen, const char *name,
-		     const int64_t algo[ALGO_ATTRS], bool from_heuristic)
+		     const int64_t algo[DT_GEMM_ALGO_ATTRS],
+		     bool from_heuristic)
 {
 	bool any = false;
 	int len = *plen;
 
-	for (int i = 0; i < ALGO_ATTRS; i++)
+	for (int i = 0; i < DT_GEMM_ALGO_ATTRS; i++)
 		if (shown(algo, i)) {
 			if (any)
 				APPEND(" ");
@@ -550,8 +563,9 @@ static void describe(const struct gemm *g, const char *problem, char *buf,
 	APPEND("%s", problem);
 	if (g->math >= 0) {
 		/* -1 is CUBLAS_GEMM_DEFAULT: what a call without one runs */
-		if (g->algo[ALGO_ID] != ALGO_UNKNOWN && g->algo[ALGO_ID] != -1)
-			APPEND(" algo=%" PRId64, g->algo[ALGO_ID]);
+		if (g->algo[DT_GEMM_ALGO_ID] != DT_GEMM_ALGO_UNKNOWN &&
+		    g->algo[DT_GEMM_ALGO_ID] != -1)
+			APPEND(" algo=%" PRId64, g->algo[DT_GEMM_ALGO_ID]);
 		put_algo(buf, size, &len, "lt", g->lt_algo, g->from_heuristic);
 		return;
 	}
@@ -603,17 +617,20 @@ static void epilogue_cost(const struct gemm *g, double *flops, uint64_t *bytes)
 	int32_t d = g->type[MAT_D] >= 0 ? g->type[MAT_D] : g->type[MAT_C];
 	int bias = gemm_type_bits(g->bias_type >= 0 ? g->bias_type : d);
 	int aux = gemm_type_bits(g->aux_type >= 0 ? g->aux_type : d);
-	int steps = !!(e & (EPI_RELU | EPI_DRELU)) +
-		    !!(e & (EPI_GELU | EPI_DGELU)) + !!(e & EPI_BIAS) +
-		    !!(e & (EPI_BGRAD | EPI_BGRADA | EPI_BGRADB));
+	int steps = !!(e & (DT_GEMM_EPI_RELU | DT_GEMM_EPI_DRELU)) +
+		    !!(e & (DT_GEMM_EPI_GELU | DT_GEMM_EPI_DGELU)) +
+		    !!(e & DT_GEMM_EPI_BIAS) +
+		    !!(e & (DT_GEMM_EPI_BGRAD | DT_GEMM_EPI_BGRADA |
+			    DT_GEMM_EPI_BGRADB));
 
 	*flops += steps * elems;
-	if (e & EPI_BIAS) /* a vector of m, read */
+	if (e & DT_GEMM_EPI_BIAS) /* a vector of m, read */
 		*bytes += (uint64_t)g->m * (uint64_t)bias / 8;
-	if (e & (EPI_BGRAD | EPI_BGRADA | EPI_BGRADB)) /* written */
-		*bytes += (uint64_t)(e & EPI_BGRADB ? g->n : g->m) *
+	if (e & (DT_GEMM_EPI_BGRAD | DT_GEMM_EPI_BGRADA |
+		 DT_GEMM_EPI_BGRADB)) /* written */
+		*bytes += (uint64_t)(e & DT_GEMM_EPI_BGRADB ? g->n : g->m) *
 			  (uint64_t)bias / 8;
-	if (e & EPI_AUX) /* written forward, read by DRELU/DGELU */
+	if (e & DT_GEMM_EPI_AUX) /* written forward, read by DRELU/DGELU */
 		*bytes += to_u64(elems * aux / 8);
 }
 
@@ -737,7 +754,8 @@ static void tensors(const struct gemm *g, struct tlist *l)
 	static const int order[MATS] = { MAT_A, MAT_B, MAT_D, MAT_C };
 	uint32_t e = g->epilogue > 1 ? g->epilogue : 0;
 	int out = has_mat(g, MAT_D) ? MAT_D : MAT_C;
-	int steps = !!(e & EPI_BIAS) + !!(e & (EPI_RELU | EPI_GELU));
+	int steps = !!(e & DT_GEMM_EPI_BIAS) +
+		    !!(e & (DT_GEMM_EPI_RELU | DT_GEMM_EPI_GELU));
 
 	for (int k = 0; k < MATS; k++) {
 		const struct type_def *t = type_of(g->type[order[k]]);
@@ -779,13 +797,15 @@ static void recipe(const struct gemm *g, struct gemm_entry *e)
 	uint32_t ep = g->epilogue > 1 ? g->epilogue : 0;
 
 	node(e, DT_KIND_MATMUL, op_names[g->op]);
-	if (ep & EPI_BIAS)
+	if (ep & DT_GEMM_EPI_BIAS)
 		node(e, DT_KIND_POINTWISE, "bias");
-	if (ep & (EPI_RELU | EPI_DRELU))
-		node(e, DT_KIND_POINTWISE, ep & EPI_DRELU ? "drelu" : "relu");
-	if (ep & (EPI_GELU | EPI_DGELU))
-		node(e, DT_KIND_POINTWISE, ep & EPI_DGELU ? "dgelu" : "gelu");
-	if (ep & (EPI_BGRAD | EPI_BGRADA | EPI_BGRADB))
+	if (ep & (DT_GEMM_EPI_RELU | DT_GEMM_EPI_DRELU))
+		node(e, DT_KIND_POINTWISE,
+		     ep & DT_GEMM_EPI_DRELU ? "drelu" : "relu");
+	if (ep & (DT_GEMM_EPI_GELU | DT_GEMM_EPI_DGELU))
+		node(e, DT_KIND_POINTWISE,
+		     ep & DT_GEMM_EPI_DGELU ? "dgelu" : "gelu");
+	if (ep & (DT_GEMM_EPI_BGRAD | DT_GEMM_EPI_BGRADA | DT_GEMM_EPI_BGRADB))
 		node(e, DT_KIND_REDUCTION, "bgrad");
 	param(e, "transa", g->trans_a);
 	if (g->trans_b >= 0)
@@ -822,31 +842,78 @@ static void recipe(const struct gemm *g, struct gemm_entry *e)
 		param(e, "workspaceNeeded", (double)g->workspace_used);
 	/* as the description has them: those at 0 left out; a cuBLAS
 	 * call's cublasGemmAlgo_t as ALGO, then cuBLASLt's choice */
-	for (int i = 0; i < ALGO_ATTRS; i++)
+	for (int i = 0; i < DT_GEMM_ALGO_ATTRS; i++)
 		if (shown(g->algo, i))
 			e->knobs[e->n_knobs++] = (struct dt_recipe_kv){
 				g->math >= 0 ? "ALGO" : algo_names[i],
 				g->algo[i]
 			};
-	for (int i = 0; i < ALGO_ATTRS; i++)
+	for (int i = 0; i < DT_GEMM_ALGO_ATTRS; i++)
 		if (shown(g->lt_algo, i))
-			e->knobs[e->n_knobs++] = (struct dt_recipe_kv){
-				algo_names[i], g->lt_algo[i]
-			};
+			e->knobs[e->n_knobs++] =
+				(struct dt_recipe_kv){ algo_names[i],
+						       g->lt_algo[i] };
 }
 
 /* The knob choices as one text, for views that compare them whole (a
- * change of tile or stages is an engine change, as a cuDNN knob's is). */
-static char *knobs_text(const struct gemm_entry *e)
+ * change of tile or stages is an engine change, as a cuDNN knob's is):
+ * the configuration of the cuBLASLt algorithm that ran. */
+static char *knobs_text(const struct gemm *g)
 {
-	struct dt_sbuf b = { 0 };
+	char buf[256];
 
-	for (uint32_t i = 0; i < e->n_knobs; i++)
-		if (strcmp(e->knobs[i].name, "ID") &&
-		    strcmp(e->knobs[i].name, "ALGO"))
-			dt_sb_item(&b, " ", "%s=%" PRId64, e->knobs[i].name,
-				   e->knobs[i].value);
-	return b.p ? dt_sb_take(&b) : NULL;
+	dt_gemm_knobs(g->math >= 0 ? g->lt_algo : g->algo, buf, sizeof(buf));
+	return buf[0] ? strdup(buf) : NULL;
+}
+
+/* cuBLAS's FP32 product under the handle's TF32 math mode is what
+ * cuBLASLt calls 32F_FAST_TF32 (77). */
+static int32_t lt_compute(const struct gemm *g)
+{
+	return math_matters(g) && (g->math & ~16) == 3 && g->compute == 68
+		       ? 77
+		       : g->compute;
+}
+
+/* What replay builds the GEMM again from: the product as cuBLASLt takes
+ * it, and the cuBLASLt algorithm that ran. */
+static void build(const struct gemm *g, struct gemm_entry *e)
+{
+	struct dt_gemm_build *b = &e->build;
+	bool cublas = g->math >= 0;
+
+	*b = (struct dt_gemm_build){
+		.library = cublas ? "cublas" : "cublaslt",
+		.trans_a = g->trans_a,
+		.trans_b = g->trans_b,
+		.m = g->m,
+		.n = g->n,
+		.k = g->k,
+		.batch = g->batch,
+		.in_place = !has_mat(g, MAT_D),
+		.compute = lt_compute(g),
+		.scale = g->scale,
+		.epilogue = g->epilogue > 1 ? g->epilogue : 1,
+		.bias_type = g->bias_type,
+		.aux_type = g->aux_type,
+		.scaled = g->scaled,
+		.amax = g->amax,
+		.has_alpha = g->has_alpha,
+		.has_beta = g->has_beta,
+		.alpha = g->alpha,
+		.beta = g->beta,
+		.workspace = g->workspace,
+	};
+	for (int i = 0; i < MATS; i++) {
+		/* D written in place is C's layout again */
+		int from = i == MAT_D && b->in_place ? MAT_C : i;
+		struct dt_gemm_matrix *mt = &b->mat[i];
+		mat_shape(g, from, &mt->rows, &mt->cols);
+		mt->type = g->type[from];
+		mt->ld = g->ld[from] ? g->ld[from] : mt->rows;
+		mt->stride = g->stride[from];
+	}
+	memcpy(b->algo, cublas ? g->lt_algo : g->algo, sizeof(b->algo));
 }
 
 static void fill(const struct gemm *g, struct gemm_entry *e,
@@ -859,10 +926,13 @@ static void fill(const struct gemm *g, struct gemm_entry *e,
 	cost(g, &e->cost, &e->tensor_cores);
 	/* what ran: cuBLASLt's algorithm, when a cuBLAS call ran through
 	 * one */
-	e->engine = g->lt_algo[ALGO_ID] >= 0 ? g->lt_algo[ALGO_ID]
-		    : g->algo[ALGO_ID] >= 0  ? g->algo[ALGO_ID]
-					     : -1;
-	e->knob_text = knobs_text(e);
+	e->engine = g->lt_algo[DT_GEMM_ALGO_ID] >= 0
+			    ? g->lt_algo[DT_GEMM_ALGO_ID]
+		    : g->algo[DT_GEMM_ALGO_ID] >= 0 ? g->algo[DT_GEMM_ALGO_ID]
+						    : -1;
+	e->knob_text = knobs_text(g);
+	if (g->op == GEMM_GEMM)
+		build(g, e);
 }
 
 /* The entry of g's description, made with its problem's when new. */
@@ -896,7 +966,9 @@ static void apply(struct pending *p, const struct gemm_entry *e)
 					.knobs = e->knobs,
 					.n_knobs = e->n_knobs,
 					.params = e->params,
-					.n_params = e->n_params };
+					.n_params = e->n_params,
+					.build = e->build.library ? &e->build
+								  : NULL };
 	p->op.cost = e->cost;
 	p->op.tensor_cores = e->tensor_cores;
 	p->op.engine = e->engine;

@@ -332,7 +332,8 @@ static void compute_op(struct cublas_model *m, const struct dt_rec_api_call *c,
 	read_types(&g, ai, args, n);
 	g.math = s ? s->math : 0;
 	g.workspace = s ? s->workspace : -1;
-	g.algo[ALGO_ID] = gemm_arg_i(args, n, "algo", ALGO_UNKNOWN);
+	g.algo[DT_GEMM_ALGO_ID] =
+		gemm_arg_i(args, n, "algo", DT_GEMM_ALGO_UNKNOWN);
 	read_chosen(m, c, &g);
 	g.has_alpha =
 		gemm_scalar(dt_arg_named(args, n, "alpha"), g.scale, &g.alpha);

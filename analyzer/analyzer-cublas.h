@@ -12,6 +12,7 @@
 #define DT_ANALYZER_CUBLAS_H
 
 #include "analyzer-decoder.h"
+#include "dt-gemm-build.h"
 
 /* The matrices of a product, in the order of the tables below. */
 enum { MAT_A, MAT_B, MAT_C, MAT_D, MATS };
@@ -22,22 +23,6 @@ enum gemm_op {
 	GEMM_GEMV, /* y = alpha op(A) x + beta y */
 	GEMM_TRSM, /* op(A) X = alpha B (or X op(A)), X over B */
 	GEMM_SYRK, /* C = alpha op(A) op(A)^T + beta C, one triangle */
-};
-
-/* The algorithm's documented attributes (CUBLASLT_ALGO_CONFIG_*),
- * ALGO_UNKNOWN where not known. */
-#define ALGO_UNKNOWN INT64_MIN
-enum algo_attr {
-	ALGO_ID,
-	ALGO_TILE,
-	ALGO_SPLITK,
-	ALGO_REDUCTION,
-	ALGO_SWIZZLE,
-	ALGO_CUSTOM,
-	ALGO_STAGES,
-	ALGO_INNER_SHAPE,
-	ALGO_CLUSTER_SHAPE,
-	ALGO_ATTRS
 };
 
 /* One call's product, as its decoder read it. Types are cudaDataType_t
@@ -65,12 +50,12 @@ struct gemm {
 	bool amax;         /* the absolute maximum of D computed */
 	bool has_alpha, has_beta;
 	double alpha, beta; /* their real parts, where recorded */
-	/* the algorithm: cublasGemmAlgo_t for cuBLAS (algo[ALGO_ID], -1 its
-	 * default), or cuBLASLt's attributes */
-	int64_t algo[ALGO_ATTRS];
+	/* the algorithm: cublasGemmAlgo_t for cuBLAS (algo[DT_GEMM_ALGO_ID],
+	 * -1 its default), or cuBLASLt's attributes */
+	int64_t algo[DT_GEMM_ALGO_ATTRS];
 	/* a cuBLAS call: the attributes of the algorithm of the cuBLASLt
 	 * matmul it ran through (struct gemm_chosen) */
-	int64_t lt_algo[ALGO_ATTRS];
+	int64_t lt_algo[DT_GEMM_ALGO_ATTRS];
 	uint64_t lt_key; /* that algorithm, while its attributes are not
 			    known yet (they may follow: the cuBLASLt
 			    decoder's key); 0 otherwise */
@@ -85,7 +70,8 @@ struct gemm {
  * in it, the note the cuBLASLt decoder leaves of it for the cuBLAS decoder
  * (m_nested_note()). */
 struct gemm_chosen {
-	int64_t algo[ALGO_ATTRS]; /* ALGO_UNKNOWN where not known */
+	/* DT_GEMM_ALGO_UNKNOWN where not known */
+	int64_t algo[DT_GEMM_ALGO_ATTRS];
 	uint64_t key; /* the algorithm, for m_op_wait() while not known */
 	int64_t workspace_used;   /* as in struct gemm */
 	bool from_heuristic;

@@ -65,7 +65,7 @@ struct desc {
 /* An algorithm the program was given, by its bytes. */
 struct algo {
 	uint64_t hash; /* 0: free */
-	int64_t attr[ALGO_ATTRS];
+	int64_t attr[DT_GEMM_ALGO_ATTRS];
 	int64_t workspace; /* a heuristic's result says it needs this */
 	bool heuristic;
 };
@@ -266,8 +266,8 @@ static struct algo *algo_at(struct lt_model *m, const uint8_t *p, uint32_t n,
 		return NULL;
 	struct algo *a = &m->algos[m->next_algo++ % ALGOS];
 	*a = (struct algo){ .hash = h, .workspace = -1 };
-	for (int i = 0; i < ALGO_ATTRS; i++)
-		a->attr[i] = ALGO_UNKNOWN;
+	for (int i = 0; i < DT_GEMM_ALGO_ATTRS; i++)
+		a->attr[i] = DT_GEMM_ALGO_UNKNOWN;
 	return a;
 }
 
@@ -280,13 +280,6 @@ static struct algo *algo_arg(struct lt_model *m, const struct dt_arg *args,
 	return a && a->code == 'x' ? algo_at(m, a->data, a->count, create)
 				   : NULL;
 }
-
-/* cublasLtMatmulAlgoConfigAttributes_t values, by enum algo_attr. */
-static const int algo_config[ALGO_ATTRS] = {
-	[ALGO_ID] = 0,        [ALGO_TILE] = 1,        [ALGO_SPLITK] = 2,
-	[ALGO_REDUCTION] = 3, [ALGO_SWIZZLE] = 4,     [ALGO_CUSTOM] = 5,
-	[ALGO_STAGES] = 6,    [ALGO_INNER_SHAPE] = 7, [ALGO_CLUSTER_SHAPE] = 8,
-};
 
 /* What matmul ops wait on while their algorithm's attributes are still
  * to come: its hash, marked as the cuBLASLt decoder's (the top bit: no
@@ -319,7 +312,7 @@ static void note_nested(struct lt_model *m)
 	struct gemm_chosen ch = { .workspace_used = a->workspace,
 				  .from_heuristic = a->heuristic };
 
-	if (a->attr[ALGO_ID] == ALGO_UNKNOWN)
+	if (a->attr[DT_GEMM_ALGO_ID] == DT_GEMM_ALGO_UNKNOWN)
 		ch.key = algo_key(a);
 	memcpy(ch.algo, a->attr, sizeof(ch.algo));
 	m_nested_note(m->d.core, &m->nested, &ch, sizeof(ch));
@@ -336,9 +329,9 @@ static void algo_attr(struct lt_model *m, const struct dt_arg *args, int n)
 
 	if (!a || !attr_value(dt_arg_named(args, n, "buf"), &v))
 		return;
-	for (int i = 0; i < ALGO_ATTRS; i++)
-		if (algo_config[i] == attr)
-			a->attr[i] = v;
+	/* enum dt_gemm_algo_attr is cuBLASLt's numbering */
+	if (attr >= 0 && attr < DT_GEMM_ALGO_ATTRS)
+		a->attr[attr] = v;
 	m->resolving = a;
 	m_ops_waited(m->d.core, algo_key(a), 0, algo_known, m);
 	if (a == m->nested_algo)
@@ -468,7 +461,7 @@ static void matmul(struct lt_model *m, const struct dt_rec_api_call *c,
 			    a && a->code == 'p' ? a->u : 0);
 	/* an algorithm not known yet: its attributes may follow */
 	const struct algo *al = algo_arg(m, args, n, true);
-	if (p && al && al->attr[ALGO_ID] == ALGO_UNKNOWN)
+	if (p && al && al->attr[DT_GEMM_ALGO_ID] == DT_GEMM_ALGO_UNKNOWN)
 		m_op_wait(m->d.core, p, algo_key(al));
 }
 
@@ -569,7 +562,8 @@ static void lt_call(void *state, const struct dt_rec_api_call *c,
 		return;
 	case L_ALGO_INIT:
 		if ((a = algo_arg(m, args, n, true)))
-			a->attr[ALGO_ID] = gemm_arg_i(args, n, "algoId", -1);
+			a->attr[DT_GEMM_ALGO_ID] =
+				gemm_arg_i(args, n, "algoId", -1);
 		return;
 	case L_ALGO_GET:
 		algo_attr(m, args, n);

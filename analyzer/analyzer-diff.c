@@ -519,7 +519,7 @@ static void compare_replays(struct dt_diff *d)
 				    !(r = replay_of(d, p->problem, &cap)))
 					continue;
 				r->brief = r->brief ? r->brief : p->brief;
-				r->legacy = p->legacy;
+				r->legacy = p->legacy || p->gemm;
 				replay_side(run ? &r->next : &r->base, p);
 			}
 	}

@@ -133,6 +133,11 @@ static bool read_problem(json_object *o, struct dt_replayed_problem *p)
 	p->knobs_unknown = !p->legacy &&
 			   json_object_object_get_ex(o, "knobs_recorded", &v) &&
 			   !json_object_get_boolean(v);
+	p->gemm = str_of(o, "gemm");
+	p->scalars_unknown =
+		p->gemm &&
+		json_object_object_get_ex(o, "scalars_recorded", &v) &&
+		!json_object_get_boolean(v);
 	p->chosen = (int)int_of(o, "chosen", -1);
 	p->best = (int)int_of(o, "best", -1);
 	/* cut short by the budget (not by the most candidates kept) */
@@ -341,6 +346,7 @@ static void problem_free(struct dt_replayed_problem *p)
 	free(p->brief);
 	free(p->status);
 	free(p->reason);
+	free(p->gemm);
 }
 
 void dt_replayed_free(struct dt_replayed *r)
@@ -415,7 +421,7 @@ static const char *engine_words(const struct dt_replayed_problem *rp,
 				const struct dt_replayed_cand *c, char *buf,
 				size_t size)
 {
-	const char *what = rp->legacy ? "algo" : "eng";
+	const char *what = rp->legacy || rp->gemm ? "algo" : "eng";
 
 	if (c->knobs && c->knobs[0])
 		snprintf(buf, size, "%s%lld (%s)", what, (long long)c->engine,
@@ -455,6 +461,28 @@ static uint64_t beyond_noise(const struct dt_replayed_cand *chosen,
 	if (saving < CHOICE_MIN * (double)chosen->median_ns || saving <= noise)
 		return 0;
 	return chosen->median_ns - best->median_ns;
+}
+
+/* How to have a GEMM's faster algorithm: a cuBLASLt caller passes it to
+ * cublasLtMatmul; cuBLAS takes none (its algo argument has chosen
+ * nothing since CUDA 11), so a cuBLAS call has it through cuBLASLt. In
+ * PyTorch, TunableOp times the algorithms of each GEMM and keeps the
+ * fastest. */
+static void gemm_knob(struct dt_sbuf *ev, const struct dt_replayed_problem *rp,
+		      const struct dt_replayed_cand *b)
+{
+	bool knobs = b->knobs && b->knobs[0];
+	bool cublas = !strcmp(rp->gemm, "cublas");
+
+	dt_sb_item(ev, "\n",
+		   "to choose it: %s cublasLtMatmul algorithm ID %lld with %s "
+		   "(%scublasLtMatmulAlgoInit%s); PyTorch: TunableOp "
+		   "(PYTORCH_TUNABLEOP_ENABLED=1) times each GEMM's "
+		   "algorithms and keeps the fastest",
+		   cublas ? "call" : "pass", (long long)b->engine,
+		   knobs ? b->knobs : "its default config",
+		   cublas ? "cuBLAS takes none since CUDA 11; " : "",
+		   knobs ? ", then cublasLtMatmulAlgoConfigSetAttribute" : "");
 }
 
 /* The evidence of one finding: executions times saving, per step when
@@ -509,10 +537,21 @@ static char *choice_evidence(const struct dt_summary *s,
 					 : "");
 	if (rp->knobs_unknown)
 		dt_sb_item(&ev, "\n",
-			   "the trace does not hold the knob choices the "
-			   "program ran: its engine was replayed with cuDNN's "
-			   "defaults");
-	if (rp->legacy)
+			   rp->gemm
+				   ? "the trace does not hold every "
+				     "attribute of the algorithm the program "
+				     "ran: those missing were left at "
+				     "cuBLASLt's defaults"
+				   : "the trace does not hold the knob choices "
+				     "the program ran: its engine was "
+				     "replayed with cuDNN's defaults");
+	if (rp->scalars_unknown)
+		dt_sb_item(&ev, "\n",
+			   "its alpha and beta were in device memory, not in "
+			   "the trace: replayed as 1");
+	if (rp->gemm)
+		gemm_knob(&ev, rp, b);
+	else if (rp->legacy)
 		dt_sb_item(&ev, "\n",
 			   "to choose it: the call's algo argument and "
 			   "cudnnSetConvolutionMathType: %s; or "

@@ -23,7 +23,7 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
-static uint16_t to_half(float f)
+uint16_t data_half(float f)
 {
 	uint32_t x;
 	memcpy(&x, &f, 4);
@@ -124,7 +124,7 @@ static void fill(void *p, int64_t dtype, size_t bytes, uint64_t seed)
 			break;
 		}
 		case DT_DTYPE_HALF: {
-			uint16_t h = to_half(f);
+			uint16_t h = data_half(f);
 			memcpy(b + 2 * i, &h, 2);
 			break;
 		}
@@ -342,9 +342,11 @@ void data_time(struct data *d, bool (*run)(void *), void *arg,
 	else if (!gpu_time(d->g, run, arg, opts->cold_cache, batches_until,
 			   &c->t))
 		snprintf(c->status, sizeof(c->status), "its runs failed: %s",
-			 *status ? gpu_cudnn_error(d->g, *status, err,
-						   sizeof(err))
-				 : "the GPU refused its timing");
+			 !*status ? "the GPU refused its timing"
+			 : d->errors
+				 ? d->errors(d->g, *status, err, sizeof(err))
+				 : gpu_cudnn_error(d->g, *status, err,
+						   sizeof(err)));
 	else if (take && !snapshot(d, run, arg, take))
 		*take = NULL;
 	else if (!take)

@@ -1,7 +1,8 @@
 /*
  * replay-gpu.c - the GPU as replay uses it: CUDA's driver API, cuDNN and
  * CUPTI loaded with dlopen (dnntrace links none, so every other command
- * runs where they are missing; replay, where CUPTI alone is), the first
+ * runs where they are missing; replay, where CUPTI alone is), cuBLASLt
+ * too where a trace has GEMMs (replay runs without it), the first
  * device and its primary context (the one cuDNN's runtime uses), device
  * memory within a bound, and timing of one way to run a problem: with
  * CUDA events until its median holds still, and, for calibration, by the
@@ -58,6 +59,12 @@ static bool sym(void *lib, void *fn, const char *const *names)
 bool gpu_cudnn_fn(struct gpu *g, void *fn, const char *name)
 {
 	return sym(g->cudnn, fn, (const char *const[]){ name, NULL });
+}
+
+bool gpu_cublaslt_fn(struct gpu *g, void *fn, const char *name)
+{
+	return g->cublaslt &&
+	       sym(g->cublaslt, fn, (const char *const[]){ name, NULL });
 }
 
 #define SYM(lib, field, ...) \
@@ -197,6 +204,33 @@ static void load_cupti(struct gpu *g)
 	if (g->cupti)
 		dlclose(g->cupti);
 	g->cupti = NULL;
+}
+
+/* ---------------------------------------------------------- cuBLASLt */
+
+bool gpu_load_cublaslt(struct gpu *g)
+{
+	int (*create)(void **) = NULL;
+
+	g->cublaslt = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
+	if (g->cublaslt && gpu_cublaslt_fn(g, &create, "cublasLtCreate") &&
+	    SYM(cublaslt, cublasLtGetVersion, "cublasLtGetVersion") &&
+	    SYM(cublaslt, cublasLtGetStatusString, "cublasLtGetStatusString") &&
+	    !create(&g->cublaslt_handle))
+		return true;
+	if (g->cublaslt)
+		dlclose(g->cublaslt);
+	g->cublaslt = NULL;
+	return false;
+}
+
+const char *gpu_cublaslt_error(struct gpu *g, int status, char *buf,
+			       size_t size)
+{
+	const char *s = g->cublasLtGetStatusString(status);
+
+	snprintf(buf, size, "%s", s ? s : "?");
+	return buf;
 }
 
 /* The stream the timed work runs on is held by a word it waits for, so

@@ -73,6 +73,13 @@ struct gpu {
 	int (*cuptiActivityGetNextRecord)(uint8_t *, size_t, void **);
 	int (*cuptiGetTimestamp)(uint64_t *);
 
+	/* cuBLASLt (libcublasLt.so.13), where it loads and makes a
+	 * handle: GEMMs are built again through it (replay-gemm.c); NULL
+	 * none */
+	void *cublaslt, *cublaslt_handle;
+	size_t (*cublasLtGetVersion)(void);
+	const char *(*cublasLtGetStatusString)(int);
+
 	int device;
 	char name[128];
 	int l2_bytes;
@@ -93,6 +100,15 @@ const char *gpu_cudnn_error(struct gpu *g, int status, char *buf, size_t size);
 /* cuDNN's function name into *fn (a function pointer's address); false
  * when this cuDNN lacks it. */
 bool gpu_cudnn_fn(struct gpu *g, void *fn, const char *name);
+/* cuBLASLt loaded (libcublasLt.so.13, a large library: only for a trace
+ * with GEMMs to build) and its handle made; false, g->cublaslt NULL,
+ * where it cannot be. */
+bool gpu_load_cublaslt(struct gpu *g);
+/* The same as gpu_cudnn_fn of cuBLASLt (g->cublaslt loaded), and a
+ * status of its in words into buf. */
+bool gpu_cublaslt_fn(struct gpu *g, void *fn, const char *name);
+const char *gpu_cublaslt_error(struct gpu *g, int status, char *buf,
+			       size_t size);
 
 /* Times of one way to run a problem: run(arg) launches one execution
  * on g->stream. Batches are timed until the median holds still or until
@@ -229,6 +245,10 @@ struct problem {
 					       session's), or */
 	const struct dt_cudnn_call *call;   /* a legacy call; both NULL: not
 					       rebuildable */
+	const struct dt_gemm_build *gemm;   /* or a GEMM (cuBLAS's or
+					       cuBLASLt's), built through
+					       cuBLASLt; set where why says
+					       it cannot be too */
 	const char *why;                    /* when graph is NULL */
 	bool alone; /* only the recorded engine timed (a fusion what-if's
 		       head); engine < 0: only the heuristics' (a graph
@@ -280,6 +300,8 @@ struct data {
 	struct gpu *g;
 	struct buf bufs[BUFS_MAX];
 	size_t n;
+	/* a failed run's status in words: its library's (NULL: cuDNN's) */
+	const char *(*errors)(struct gpu *, int, char *, size_t);
 };
 
 struct cand;
@@ -315,6 +337,8 @@ void data_time_recorded(struct data *d, bool (*run)(void *), void *arg,
  * reserve space: no data of its own); false with why, what naming it. */
 bool data_scratch(struct gpu *g, uint64_t *p, size_t bytes, const char *what,
 		  char *why, size_t whylen);
+/* A float as FP16's bits (small values flushed to zero). */
+uint16_t data_half(float f);
 
 /* A tensor's bytes given to one run, or read back after it: a chain's
  * steps run one after the other on what the step before wrote. */
@@ -379,6 +403,7 @@ struct results_header {
 	const char *trace, *gpu, *recorded_gpu; /* recorded_gpu: NULL none */
 	bool any_gpu, cold_cache, all_engines;
 	size_t cudnn; /* cudnnGetVersion() */
+	size_t cublaslt; /* cublasLtGetVersion(), 0: not loaded */
 };
 
 /* The header line into f; false when it could not be written. */
@@ -528,5 +553,20 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 
 /* Chain r's line into f, flushed; false when it could not be written. */
 bool results_fusion(FILE *f, const struct fuse_result *r);
+
+/* ------------------------------------------------------ replay-gemm.c */
+
+/* Whether library (an op's) is one whose GEMMs replay builds through
+ * cuBLASLt: cuBLAS's or cuBLASLt's. */
+bool gemm_library(const char *library);
+/* Why the GEMM the decoders kept as b (NULL: a call that is no GEMM)
+ * cannot be built again, or NULL when it can. */
+const char *gemm_why_not(const struct dt_gemm_build *b);
+/* The same as graph_measure for a GEMM (p->gemm) through cuBLASLt: its
+ * recorded algorithm, then cublasLtMatmulAlgoGetHeuristic's, and with
+ * --engines all every algorithm ID over its tiles. */
+int gemm_measure(struct gpu *g, const struct problem *p,
+		 const struct dt_replay_opts *opts, struct budget *b,
+		 struct cand *c, size_t *n, char *why, size_t whylen);
 
 #endif /* DT_REPLAY_INTERNAL_H */

@@ -53,8 +53,11 @@ static const char *why_not(const struct dt_op *op)
 	const void *build = op->recipe ? op->recipe->build : NULL;
 	const struct dt_cudnn_graph *g = build;
 
+	if (gemm_library(op->library))
+		return gemm_why_not(build);
 	if (!op->library || strcmp(op->library, "cudnn"))
-		return "not a cuDNN operation: replay rebuilds cuDNN's";
+		return "not a cuDNN, cuBLAS or cuBLASLt operation: replay "
+		       "rebuilds theirs";
 	if (!op->plan)
 		return build ? legacy_why_not(build)
 			     : "the trace does not hold the call's arguments";
@@ -115,7 +118,8 @@ static void on_op(void *arg, const struct dt_op *op)
 		p->first_seq = op->seq;
 		p->brief = op->brief ? strdup(op->brief) : NULL;
 		p->kind = op->cost.kind;
-		p->legacy = !op->plan;
+		/* a GEMM has no plan, and is no legacy cuDNN call */
+		p->legacy = !op->plan && !gemm_library(op->library);
 	}
 	p->executions++;
 	p->asked |= r->op && op->seq == r->op;
@@ -125,8 +129,13 @@ static void on_op(void *arg, const struct dt_op *op)
 		      : op->knobs != NULL))
 		keep_engine(p, op);
 	p->why = why_not(op);
-	p->graph = !p->why && op->plan ? op->recipe->build : NULL;
-	p->call = !p->why && !op->plan ? op->recipe->build : NULL;
+	/* a GEMM's build even when it cannot be built (why says so): its
+	 * chains are told apart by it */
+	const void *build = op->recipe ? op->recipe->build : NULL;
+	bool blas = gemm_library(op->library);
+	p->gemm = blas ? build : NULL;
+	p->graph = !blas && !p->why && op->plan ? build : NULL;
+	p->call = !blas && !p->why && !op->plan ? build : NULL;
 	if (op->recipe) /* the op's own, its arrays the session's */
 		p->recipe = *op->recipe;
 	p->tensors = op->tensors;

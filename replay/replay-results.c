@@ -88,6 +88,27 @@ int results_best(const struct cand *c, size_t n)
 	return best;
 }
 
+/* Whether every attribute of a GEMM's algorithm is in the trace (those
+ * that are not were left at cuBLASLt's defaults). */
+static bool gemm_config_known(const struct dt_gemm_build *b)
+{
+	for (int i = 0; i < DT_GEMM_ALGO_ATTRS; i++)
+		if (b->algo[i] == DT_GEMM_ALGO_UNKNOWN)
+			return false;
+	return true;
+}
+
+/* A GEMM's: whose call it was (the knob that acts on it differs), and
+ * whether its scalars were the program's (else 1, as replay took them
+ * where they were in device memory). */
+static void gemm_json(json_object *o, const struct dt_gemm_build *b)
+{
+	put_str(o, "gemm", b->library);
+	json_object_object_add(
+		o, "scalars_recorded",
+		json_object_new_boolean(b->has_alpha && b->has_beta));
+}
+
 static json_object *problem_json(const struct problem *p, const char *status,
 				 const char *reason)
 {
@@ -106,8 +127,12 @@ static json_object *problem_json(const struct problem *p, const char *status,
 	/* a legacy call has no knobs: its algorithm is all there is */
 	json_object_object_add(
 		o, "knobs_recorded",
-		json_object_new_boolean(p->knobs != NULL || p->legacy));
+		json_object_new_boolean(p->gemm ? gemm_config_known(p->gemm)
+						: p->knobs != NULL ||
+							  p->legacy));
 	json_object_object_add(o, "legacy", json_object_new_boolean(p->legacy));
+	if (p->gemm)
+		gemm_json(o, p->gemm);
 	return o;
 }
 
@@ -171,6 +196,10 @@ bool results_header(FILE *f, const struct results_header *h)
 	put_str(o, "engines", h->all_engines ? "all" : "heuristic");
 	snprintf(v, sizeof(v), "%zu", h->cudnn);
 	put_str(o, "cudnn", v);
+	if (h->cublaslt) {
+		snprintf(v, sizeof(v), "%zu", h->cublaslt);
+		put_str(o, "cublaslt", v);
+	}
 	return put_line(f, o);
 }
 

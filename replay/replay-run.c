@@ -98,7 +98,7 @@ static void list(const struct problems *ps, const struct dt_replay_opts *o)
 			continue;
 		if (p->engine >= 0)
 			snprintf(eng, sizeof(eng), "%s%lld",
-				 p->legacy ? "algo" : "eng",
+				 p->legacy || p->gemm ? "algo" : "eng",
 				 (long long)p->engine);
 		else
 			snprintf(eng, sizeof(eng), "?");
@@ -173,6 +173,7 @@ static int open_results(struct run *r, char *err, size_t errlen)
 		.cold_cache = r->o->cold_cache,
 		.all_engines = r->o->all_engines,
 		.cudnn = r->g.cudnnGetVersion(),
+		.cublaslt = r->g.cublaslt ? r->g.cublasLtGetVersion() : 0,
 	};
 	if (!results_header(r->out, &h)) {
 		snprintf(err, errlen, "cannot write %s", r->results);
@@ -180,6 +181,11 @@ static int open_results(struct run *r, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+/* Why a GEMM is not rebuilt where cuBLASLt does not load. */
+#define NO_CUBLASLT                                                     \
+	"cuBLASLt cannot be loaded (libcublasLt.so.13 on the loader's " \
+	"path), through which GEMMs are built again"
 
 /* Measure problem i before until and write its line. */
 static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
@@ -197,11 +203,13 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 		fprintf(stderr, "replay: [%zu/%zu] %.90s (%.1f s)\n", k, n,
 			p->brief ? p->brief : p->key, budget_left(until));
 	stall_hold(r->stall, p, c, &nc, &b);
-	if (p->why) {
+	if (p->why || (p->gemm && !r->g.cublaslt)) {
 		status = "not_rebuilt";
-		reason = p->why;
-	} else if ((p->graph ? graph_measure : legacy_measure)(
-			   &r->g, p, r->o, &b, c, &nc, why, sizeof(why))) {
+		reason = p->why ? p->why : NO_CUBLASLT;
+	} else if ((p->gemm    ? gemm_measure
+		    : p->graph ? graph_measure
+			       : legacy_measure)(&r->g, p, r->o, &b, c, &nc,
+						 why, sizeof(why))) {
 		status = "failed";
 		reason = why;
 		if (!r->o->quiet)
@@ -210,6 +218,7 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 	if (b.recorded_at)
 		shares_took(&r->shares, b.recorded_at - t0);
 	int best = nc ? results_best(c, nc) : -1;
+	const char *algo = p->legacy || p->gemm ? "algo" : "eng";
 	char kernels[64] = "";
 	if (best >= 0 && c[0].t.kernels_ns)
 		snprintf(kernels, sizeof(kernels), " (its kernels %.1f us)",
@@ -218,10 +227,10 @@ static bool replay_one(struct run *r, size_t i, size_t k, size_t n,
 		fprintf(stderr,
 			"replay:   %zu candidates; recorded %s%lld %.1f us%s "
 			"against %.1f us in the trace, best %s%lld %.1f us\n",
-			nc, p->legacy ? "algo" : "eng", (long long)c[0].engine,
+			nc, algo, (long long)c[0].engine,
 			(double)c[0].t.median_ns / 1e3, kernels,
-			(double)p->recorded_ns / 1e3,
-			p->legacy ? "algo" : "eng", (long long)c[best].engine,
+			(double)p->recorded_ns / 1e3, algo,
+			(long long)c[best].engine,
 			(double)c[best].t.median_ns / 1e3);
 	if (!r->o->quiet && budget_cut(&b, c, nc))
 		fprintf(stderr,
@@ -386,6 +395,15 @@ static int run_all(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* Whether a problem of ps that o asks for is a GEMM replay can build. */
+static bool has_gemms(const struct problems *ps, const struct dt_replay_opts *o)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].gemm && !ps->v[i].why && wanted(ps, i, o))
+			return true;
+	return false;
+}
+
 int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 	      size_t errlen)
 {
@@ -437,6 +455,11 @@ int dt_replay(const char *path, const struct dt_replay_opts *o, char *err,
 				"calibration compares the events' times, not "
 				"the kernels' as the trace timed them "
 				"(calibration_by)\n");
+		if (has_gemms(&r.ps, o) && !gpu_load_cublaslt(&r.g) &&
+		    !o->quiet)
+			fprintf(stderr,
+				"replay: %s: GEMMs are listed not rebuilt\n",
+				NO_CUBLASLT);
 		rc = open_results(&r, err, errlen);
 		if (!rc)
 			rc = run_all(&r, err, errlen);

@@ -6,6 +6,7 @@
  *   dt-args.h     decoding a call's arguments with its recorded signature
  *   dt-cudnn.h    cuDNN's names, the analyzer's data types, versions
  *   dt-cudnn-build.h  what cuDNN's decoder keeps to build a problem again
+ *   dt-gemm-build.h   what the cuBLAS decoders keep to build a GEMM again
  *   dt-cost.h     what an op computes and moves; peaks
  *   dt-kernels.h  what kernel names say
  *   dt-ops.h      ops, their recipes, libraries' display names
@@ -26,6 +27,7 @@
 #include "dt-cudnn.h"
 #include "dt-cost.h"
 #include "dt-cudnn-build.h"
+#include "dt-gemm-build.h"
 #include "dt-kernels.h"
 #include "dt-ops.h"
 #include "dt-session.h"

@@ -86,8 +86,10 @@ struct dt_recipe {
 						 scale's n and alpha) */
 	uint32_t n_params;
 	/* what its library's decoder keeps to build the problem again on a
-	 * GPU (replay/): cuDNN's, struct dt_cudnn_graph for a backend
-	 * execution, struct dt_cudnn_call for a legacy call (dt-cudnn-build.h);
+	 * GPU (replay/), the struct told by the op's library: cuDNN's,
+	 * struct dt_cudnn_graph for a backend execution, struct
+	 * dt_cudnn_call for a legacy call (dt-cudnn-build.h); cuBLAS's and
+	 * cuBLASLt's, struct dt_gemm_build for a GEMM (dt-gemm-build.h);
 	 * NULL where it keeps nothing */
 	const void *build;
 };

@@ -52,6 +52,12 @@ struct dt_replayed_problem {
 	bool knobs_unknown;   /* the trace lacks the recorded engine's knob
 				 choices: it was replayed with cuDNN's
 				 defaults */
+	/* a GEMM built through cuBLASLt: the library of the call ("cublas"
+	 * or "cublaslt"; engines are cuBLASLt's algorithm IDs, knobs their
+	 * configuration), NULL for cuDNN's problems */
+	char *gemm;
+	bool scalars_unknown; /* a GEMM's alpha or beta was in device memory:
+				 replayed as 1 */
 	/* the recorded engine's kernels' time, replayed, as the trace's
 	 * (CUPTI), which calibration then holds against recorded_ns; 0
 	 * none: replayed_ns is */
