@@ -717,8 +717,8 @@ static bool time_head(struct gpu *g, const struct problem *head,
  * or a prologue's before it), a kernel the program ran outside cuDNN, by its
  * time in the trace (what replay cannot run again: another library's kernel,
  * which a cuDNN graph of the step does not stand for, being faster or slower),
- * and beside it the step alone as a pointwise-only graph, what cuDNN would take
- * for it. Each in its share of what is left before until. */
+ * its pointwise-only graph made (time_steps times it) for the outputs'
+ * comparison. The head in its share of what is left before until. */
 static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 			 const struct head *h, const struct problem *head,
 			 const struct dt_replay_opts *opts, double until,
@@ -734,26 +734,38 @@ static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 		if (m == h->at)
 			continue;
 		struct syn *s = w->steps[m] = calloc(1, sizeof(*s));
-		size_t tried = 0;
 		*pt = (struct fuse_part){ .source = "recorded",
 					  .ns = c->steps[m].ns };
 		w->fg.step_engine[m] = -1;
-		if (s && step_graph(s, h, c, m, pt->why, sizeof(pt->why))) {
+		if (s && step_graph(s, h, c, m, pt->why, sizeof(pt->why)))
 			w->fg.steps[m] = &s->g;
-			if (time_graph(
-				    g, &s->g, opts,
-				    budget_share(until, (size_t)(c->n_steps -
-								 m - !!h->at)),
-				    w->cands, &w->step_best[m], &tried, pt->why,
-				    sizeof(pt->why))) {
-				pt->graph_ns = w->step_best[m].t.median_ns;
-				w->fg.step_engine[m] = w->step_best[m].engine;
-				w->fg.step_knobs[m] = w->step_best[m].knobs;
-			}
-		}
 		r->unfused_ns += pt->ns;
 	}
 	return true;
+}
+
+/* Beside each step's time in the trace, the step alone as its pointwise
+ * graph, what cuDNN would take for it, each in its share of what is left
+ * before until: after the outputs' comparison, which needs no more than
+ * the graphs made, and which these timings, kept for the reader, must
+ * not crowd out. */
+static void time_steps(struct gpu *g, const struct fuse_chain *c,
+		       const struct head *h,
+		       const struct dt_replay_opts *opts, double until,
+		       struct work *w, struct fuse_result *r)
+{
+	for (int m = 0; m < c->n_steps; m++) {
+		struct fuse_part *pt = &r->parts[m];
+		size_t tried = 0;
+		if (m == h->at || !w->fg.steps[m])
+			continue;
+		if (time_graph(g, w->fg.steps[m], opts,
+			       budget_share(until, (size_t)(c->n_steps - m -
+							    (m < h->at))),
+			       w->cands, &w->step_best[m], &tried, pt->why,
+			       sizeof(pt->why)))
+			pt->graph_ns = w->step_best[m].t.median_ns;
+	}
 }
 
 /* What the comparison runs, from what was built. */
@@ -804,9 +816,9 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 		   head_of(bp, c, &h, r->why, sizeof(r->why)) &&
 		   fused_graph(w.fused, &h, c, r->why, sizeof(r->why))) {
 		char why[200];
-		/* the fused graph, then the head and each other step, each
-		 * its share; one more kept for the outputs' comparison */
-		double timed = until - budget_left(until) / (c->n_steps + 2);
+		/* the fused graph, then the head, each its share; the rest
+		 * for the outputs' comparison and the steps' own graphs */
+		double timed = until - budget_left(until) / 2;
 		r->legacy_call = fuse_legacy_fused_call(c, head);
 		if (!time_graph(g, &w.fused->g, opts,
 				budget_share(timed, (size_t)c->n_steps + 1),
@@ -827,6 +839,7 @@ void fuse_measure(struct gpu *g, const struct fuse_chain *c,
 			snprintf(r->outputs_why, sizeof(r->outputs_why),
 				 "the budget was spent before the outputs "
 				 "were compared");
+		time_steps(g, c, &h, opts, until, &w, r);
 	}
 	if (r->why[0] && strcmp(r->status, "measured"))
 		r->reason = r->why;
