@@ -109,8 +109,8 @@ static bool run_steps(struct gpu *g, const struct fuse_graphs *fg, int from,
 		};
 		char w[160];
 		bool ok = fg->steps[m] &&
-			  !run_graph(g, fg->steps[m], fg->step_engine[m],
-				     fg->step_knobs[m], io, 2, w, sizeof(w));
+			  !run_graph(g, fg->steps[m], -1, NULL, io, 2, w,
+				     sizeof(w));
 		free(last->bytes);
 		*last = io[1];
 		if (!ok) {

@@ -657,8 +657,9 @@ bool fuse_fused_graph(struct syn *s, struct syn *hs, const struct fuse_chain *c,
 	       fused_graph(s, &h, c, why, whylen);
 }
 
-/* What the outputs' comparison needs of what was timed: the graphs, kept
- * until then, and the engines each ran fastest with. */
+/* A what-if's graphs, kept for the outputs' comparison, and the fastest
+ * candidates of the head's (a GEMM's matmul graph: the comparison runs
+ * it so) and the steps' own graphs. */
 struct work {
 	struct syn *head, *fused, *steps[DT_FZ_STEPS];
 	struct cand *cands;
@@ -736,7 +737,6 @@ static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
 		struct syn *s = w->steps[m] = calloc(1, sizeof(*s));
 		*pt = (struct fuse_part){ .source = "recorded",
 					  .ns = c->steps[m].ns };
-		w->fg.step_engine[m] = -1;
 		if (s && step_graph(s, h, c, m, pt->why, sizeof(pt->why)))
 			w->fg.steps[m] = &s->g;
 		r->unfused_ns += pt->ns;

@@ -125,9 +125,9 @@ struct fuse_graphs {
 	int head_at;    /* the head's step: 0, or a prologue's last */
 	int64_t in_uid; /* the matmul's input a prologue writes, -1 none */
 	const struct dt_cudnn_graph *fused;
-	const struct dt_cudnn_graph *steps[DT_FZ_STEPS]; /* but head_at */
-	int64_t step_engine[DT_FZ_STEPS];
-	const char *step_knobs[DT_FZ_STEPS];
+	/* but head_at; each run with the heuristics' first config that
+	 * runs */
+	const struct dt_cudnn_graph *steps[DT_FZ_STEPS];
 	int64_t step_x_uid, step_y_uid;
 	int n_steps;
 };

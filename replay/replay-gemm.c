@@ -569,11 +569,6 @@ static void pick_all(struct picks *s)
 	}
 }
 
-static const char *lt_error(struct gpu *g, int status, char *buf, size_t size)
-{
-	return gpu_cublaslt_error(g, status, buf, size);
-}
-
 /* Time candidate c (its pick p), one of left still to time within bud. */
 static void measure(struct remade *r, const struct pick *p, struct cand *c,
 		    const struct dt_replay_opts *opts, struct budget *bud,
@@ -586,7 +581,7 @@ static void measure(struct remade *r, const struct pick *p, struct cand *c,
 	c->workspace = p->workspace;
 	if (p->status) {
 		snprintf(c->status, sizeof(c->status), "refused: %s",
-			 lt_error(r->g, p->status, err, sizeof(err)));
+			 gpu_cublaslt_error(r->g, p->status, err, sizeof(err)));
 		return;
 	}
 	if (!budget_allows(bud, 0)) {
@@ -616,7 +611,7 @@ int gemm_measure(struct gpu *g, const struct problem *p,
 
 	*n = 0;
 	why[0] = 0;
-	r.data.errors = lt_error;
+	r.data.errors = gpu_cublaslt_error;
 	if (!pk || !remake(&r, why, whylen)) {
 		if (!pk)
 			snprintf(why, whylen, "out of host memory");

@@ -26,17 +26,17 @@ abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 dnntrace=$(abs "$1") fake=$(abs "$2") root=$3 synth=$(abs "$4") build_test=$(abs "$5")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-mkdir "$dir/lib" "$dir/nolt"
+. "$(dirname "$0")/fake-gpu-env.sh"
+# the stand-in as cuBLASLt too; and in nolt, the same but a cuBLASLt
+# that is not a library: the loader stops at it, whatever cuBLASLt the
+# machine has
+ln -s "$fake" "$dir/lib/libcublasLt.so.13" && mkdir "$dir/nolt" || exit 2
 for l in libcuda.so.1 libcudnn.so.9 libcupti.so.13; do
-	ln -s "$fake" "$dir/lib/$l" && ln -s "$fake" "$dir/nolt/$l" || exit 2
+	ln -s "$fake" "$dir/nolt/$l" || exit 2
 done
-ln -s "$fake" "$dir/lib/libcublasLt.so.13" || exit 2
-# not a library: the loader stops at it, whatever cuBLASLt the machine has
 : >"$dir/nolt/libcublasLt.so.13"
-LD_LIBRARY_PATH=$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-FAKE_FAST=1
 FAKE_GPU_NAME="NVIDIA H100 80GB HBM3"
-export LD_LIBRARY_PATH FAKE_FAST FAKE_GPU_NAME
+export FAKE_GPU_NAME
 fail=0
 failed() { echo "FAIL: $*"; fail=1; }
 # check RESULTS PYTHON: the results file's lines as `lines`, the GEMM
