@@ -108,9 +108,8 @@ static bool run_steps(struct gpu *g, const struct fuse_graphs *fg, int from,
 			{ .uid = fg->step_y_uid },
 		};
 		char w[160];
-		bool ok = fg->steps[m] &&
-			  !run_graph(g, fg->steps[m], -1, NULL, io, 2, w,
-				     sizeof(w));
+		bool ok = fg->steps[m] && !run_graph(g, fg->steps[m], -1, NULL,
+						     io, 2, w, sizeof(w));
 		free(last->bytes);
 		*last = io[1];
 		if (!ok) {
