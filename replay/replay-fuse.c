@@ -750,9 +750,8 @@ static bool time_unfused(struct gpu *g, const struct fuse_chain *c,
  * the graphs made, and which these timings, kept for the reader, must
  * not crowd out. */
 static void time_steps(struct gpu *g, const struct fuse_chain *c,
-		       const struct head *h,
-		       const struct dt_replay_opts *opts, double until,
-		       struct work *w, struct fuse_result *r)
+		       const struct head *h, const struct dt_replay_opts *opts,
+		       double until, struct work *w, struct fuse_result *r)
 {
 	for (int m = 0; m < c->n_steps; m++) {
 		struct fuse_part *pt = &r->parts[m];

@@ -657,7 +657,8 @@ static void engine_defaults(struct search *s, double until)
 		return;
 	}
 	s->unlisted = s->engines;
-	for (; i < s->engines && s->n_cfg < CANDS_MAX && dt_replay_now_s() < until;
+	for (; i < s->engines && s->n_cfg < CANDS_MAX &&
+	       dt_replay_now_s() < until;
 	     i++) {
 		struct engine_knobs *e = &s->e[s->ne];
 		e->idx = i;
@@ -729,7 +730,8 @@ static const struct cand *time_cfg(struct search *s, void *cfg,
 	(*s->n)++;
 	measure(s->b, cfg, x, s->opts, s->bud, left, s->ref,
 		s->ref ? NULL : &s->ref);
-	progress_cand(s->opts, *s->n, s->total, x, false, dt_replay_now_s() - t);
+	progress_cand(s->opts, *s->n, s->total, x, false,
+		      dt_replay_now_s() - t);
 	return x;
 }
 

@@ -238,7 +238,7 @@ struct problem {
 	uint64_t *times; /* GPU ns of executions with that engine */
 	size_t n_times, cap_times;
 	uint64_t recorded_ns; /* their median, 0 none */
-	uint64_t gpu_ns; /* of every execution */
+	uint64_t gpu_ns;      /* of every execution */
 	uint64_t first_seq;
 	bool asked; /* one of its executions is the op asked for (--op) */
 	const struct dt_cudnn_graph *graph; /* a backend graph (the
@@ -402,7 +402,7 @@ int graph_run(struct gpu *g, const struct problem *p, struct tensor_io *io,
 struct results_header {
 	const char *trace, *gpu, *recorded_gpu; /* recorded_gpu: NULL none */
 	bool any_gpu, cold_cache, all_engines;
-	size_t cudnn; /* cudnnGetVersion() */
+	size_t cudnn;    /* cudnnGetVersion() */
 	size_t cublaslt; /* cublasLtGetVersion(), 0: not loaded */
 };
 
@@ -478,8 +478,8 @@ struct fuse_step {
 	char *problem; /* a cuDNN op's problem key, else NULL */
 	uint8_t op;    /* a kernel's class (enum dt_kop) */
 	bool full, cudnn;
-	int64_t dtype; /* of what it writes */
-	uint64_t ns;   /* its recorded GPU time per occurrence */
+	int64_t dtype;  /* of what it writes */
+	uint64_t ns;    /* its recorded GPU time per occurrence */
 	uint64_t elems; /* elements it writes, 0 unknown */
 };
 

@@ -232,4 +232,3 @@ void problems_free(struct problems *ps)
 		dt_session_close(ps->ss);
 	memset(ps, 0, sizeof(*ps));
 }
-

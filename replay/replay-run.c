@@ -121,7 +121,7 @@ struct run {
 	struct dt_replayed *prev;
 	struct gpu g;
 	FILE *out;
-	double until; /* the end of the budget */
+	double until;         /* the end of the budget */
 	struct shares shares; /* of what is left before until */
 	struct stall *stall;
 };
