@@ -74,7 +74,7 @@ struct opinfo {
 
 struct node {
 	uint64_t start, end;
-	uint64_t t; /* the time the cut places it by (analyzer-place.h) */
+	uint64_t t;   /* the time the cut places it by (analyzer-place.h) */
 	uint64_t seq; /* the cuDNN call, 0 for kernels outside cuDNN */
 	uint64_t elems, granule;
 	uint64_t ns;

@@ -948,7 +948,8 @@ void dt_graph_begin_slow(struct dt_thread *t, void *handle)
 {
 	void *stream = NULL;
 
-	if (t->depth == 1 && handle && dt_stream_of(t->library, handle, &stream))
+	if (t->depth == 1 && handle &&
+	    dt_stream_of(t->library, handle, &stream))
 		dt_cupti_graph_begin_stream(&t->graph, stream);
 }
 

@@ -88,7 +88,8 @@ void dt_mode_update(unsigned kind, const void *obj, int32_t mode)
 	/* only an object held already: one not seen created may be
 	 * anywhere, copied or initialized where no wrapper sees it */
 	if (e)
-		replace_held(dt_mode_slot(kind, obj), dt_mode_key(kind, obj), e);
+		replace_held(dt_mode_slot(kind, obj), dt_mode_key(kind, obj),
+			     e);
 	else
 		dt_mode_forget(kind, obj);
 }
